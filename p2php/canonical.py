@@ -1,0 +1,64 @@
+"""Canonical encoding of plain data, and the hashes built on it.
+
+Determinism is a contract of p2php: two peers that applied the same actions must
+produce byte-identical encodings of their public state, in any process and under
+any ``PYTHONHASHSEED``.  msgpack alone does not guarantee that (a dict encodes in
+insertion order, and a float or a set has no single canonical form), so every
+value goes through :func:`canonical` first: dict keys are sorted, tuples become
+lists, and anything that is not plain data (floats, sets, objects) is refused
+loudly instead of being encoded in some order that may differ elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+
+Plain = None | bool | int | str | bytes | list["Plain"] | dict[str, "Plain"]
+
+
+class NotCanonical(TypeError):
+    """A value that has no canonical encoding (a float, a set, an object ...)."""
+
+
+def canonical(value: Any) -> Any:
+    """Return ``value`` rewritten as canonical plain data (sorted dict keys, lists)."""
+    if value is None or isinstance(value, bool | int | str | bytes):
+        return value
+    if isinstance(value, list | tuple):
+        return [canonical(v) for v in value]
+    if isinstance(value, Mapping):
+        keys = list(value.keys())
+        if not all(isinstance(k, str) for k in keys) and not all(
+            isinstance(k, int) and not isinstance(k, bool) for k in keys
+        ):
+            raise NotCanonical(f"dict keys must be all str or all int, got {keys[:5]!r}")
+        return {k: canonical(value[k]) for k in sorted(keys)}
+    raise NotCanonical(f"{type(value).__name__} has no canonical encoding: {value!r:.80}")
+
+
+def encode(value: Any) -> bytes:
+    """Canonical msgpack bytes of ``value`` (see :func:`canonical`)."""
+    return msgpack.packb(canonical(value), use_bin_type=True, strict_types=False)
+
+
+def decode(data: bytes) -> Any:
+    """Inverse of :func:`encode`; refuses anything but plain msgpack data."""
+    return msgpack.unpackb(data, raw=False, strict_map_key=False, use_list=True)
+
+
+def digest(*parts: bytes) -> bytes:
+    """SHA-256 over length-prefixed parts, so ``(a, bc)`` and ``(ab, c)`` differ."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    return h.digest()
+
+
+def hash_value(value: Any) -> bytes:
+    """SHA-256 of the canonical encoding of ``value``."""
+    return hashlib.sha256(encode(value)).digest()

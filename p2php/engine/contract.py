@@ -1,0 +1,288 @@
+"""The engine contract: what every game implements and every peer, bot and UI uses.
+
+A game is a pure, deterministic state machine (no sockets, clocks, threads or
+global randomness).  Its *public* state is identical on every peer; hidden cards
+are opaque **slots** (ints) whose faces only some peers know.  The shape follows
+OpenSpiel: ask the state what happens next (:meth:`GameState.step`), list the
+legal actions of a seat, apply actions, observe per seat.
+
+What happens next is one of these :data:`Step` values:
+
+* :class:`Decide` – the listed seats must each send one action.  Every listed
+  seat answers (a "pass" is an action too), so no peer learns anything from who
+  stayed silent, and the answers are applied together, in the listed order.
+* :class:`Shuffle` – make a new face-down deck of the given (public) card
+  instances; its slots are ``first_slot ..`` in the shuffled order.
+* :class:`Deal` – give face-down slots to seats; only the receiving seat learns
+  each face.
+* :class:`Reveal` – open slots to everyone; the faces come back to
+  :meth:`GameState.advance`.
+* :class:`Show` – let one seat see another seat's slots privately.
+* :class:`Randomness` – joint randomness that no peer could predict or bias;
+  the 32 bytes come back to :meth:`GameState.advance`.
+* :class:`GameOver` – the result.
+
+The session layer (or :class:`p2php.engine.local.LocalTable` for engine-only
+play) fulfils each step and calls back into the state.  An action that opens
+cards (playing a card from the hand) names them through
+:meth:`GameState.reveals`; the faces travel with the action and arrive in
+:meth:`GameState.apply`.  Legality that depends on a face the validating peer
+cannot see is checked by the peers that can see it, and by everyone at the
+audit, which replays the game knowing every face (see :class:`Knowledge`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from p2php.canonical import hash_value
+
+Seat = int
+Slot = int
+CardId = int
+Action = dict[str, Any]
+"""An action is plain msgpack-able data with a ``"type"`` key, e.g.
+``{"type": "play", "slot": 17, "colour": "red", "uno": True}``."""
+
+
+# ----------------------------------------------------------------------------- steps
+
+
+@dataclass(frozen=True, slots=True)
+class Decide:
+    """Seats that must each send one action now, applied in this order."""
+
+    seats: tuple[Seat, ...]
+    prompt: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    """Make a face-down deck of ``cards`` (public composition), shuffled by every peer.
+
+    The deck's slots are ``first_slot, first_slot + 1, ...`` in shuffled order.
+    """
+
+    cards: tuple[CardId, ...]
+    first_slot: Slot
+    purpose: str = "deck"
+
+    @property
+    def slots(self) -> range:
+        return range(self.first_slot, self.first_slot + len(self.cards))
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Give each slot to a seat; only that seat learns the face."""
+
+    to: tuple[tuple[Slot, Seat], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """Open slots to everyone."""
+
+    slots: tuple[Slot, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Show:
+    """Let ``viewer`` see ``slots`` (held face down by ``owner``) privately."""
+
+    slots: tuple[Slot, ...]
+    owner: Seat
+    viewer: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Randomness:
+    """Joint randomness: 32 bytes nobody could predict or bias (except by aborting)."""
+
+    purpose: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The game has ended."""
+
+    winners: tuple[Seat, ...]
+    scores: tuple[int, ...]
+    summary: str = ""
+
+
+Step = Decide | Shuffle | Deal | Reveal | Show | Randomness | GameOver
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+class IllegalAction(ValueError):
+    """An action that the rules do not allow.  ``str(err)`` says why."""
+
+
+class OptionError(ValueError):
+    """A game option that is unknown or has a bad value."""
+
+
+# ----------------------------------------------------------------------------- knowledge
+
+
+@dataclass(slots=True)
+class Knowledge:
+    """What one seat knows about faces: the public faces plus its private ones.
+
+    ``everything=True`` is the auditor's view at the end of a game, when every
+    secret has been released: then every face is known.
+    """
+
+    public: Mapping[Slot, CardId]
+    private: dict[Slot, CardId] = field(default_factory=dict)
+    everything: bool = False
+
+    def face(self, slot: Slot) -> CardId | None:
+        """The face of ``slot`` if this seat knows it, else ``None``."""
+        f = self.public.get(slot)
+        if f is None:
+            f = self.private.get(slot)
+        return f
+
+
+# ----------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One game option: its default and the values allowed (``None``: any int)."""
+
+    default: str | int | bool
+    choices: tuple[str | int | bool, ...] | None = None
+    help: str = ""
+
+    def parse(self, name: str, raw: object) -> str | int | bool:
+        """Turn a raw value (possibly a CLI string) into a checked option value."""
+        kind = type(self.default)
+        value: str | int | bool
+        if isinstance(raw, kind):
+            value = raw
+        elif isinstance(raw, str):
+            try:
+                if kind is bool:
+                    low = raw.lower()
+                    if low not in ("true", "false", "on", "off", "yes", "no", "1", "0"):
+                        raise ValueError(raw)
+                    value = low in ("true", "on", "yes", "1")
+                elif kind is int:
+                    value = int(raw)
+                else:
+                    value = raw
+            except ValueError:
+                raise OptionError(f"option {name}: {raw!r} is not a {kind.__name__}") from None
+        else:
+            raise OptionError(f"option {name}: {raw!r} is not a {kind.__name__}")
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise OptionError(f"option {name}: {value!r} is not one of {allowed}")
+        return value
+
+
+# ----------------------------------------------------------------------------- game + state
+
+
+class GameState(ABC):
+    """Public state of one game in progress.  Mutable; :meth:`clone` to branch."""
+
+    @abstractmethod
+    def step(self) -> Step:
+        """What happens next."""
+
+    @abstractmethod
+    def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        """Every legal action for ``seat`` at the current :class:`Decide` step."""
+
+    @abstractmethod
+    def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        """Raise :class:`IllegalAction` if ``action`` is not allowed for ``seat``.
+
+        ``knowledge`` is the *validating* peer's.  Checks that need a face it
+        does not know are skipped; the peers who know it, and the audit, make them.
+        Faces revealed by the action itself are checked in :meth:`apply`.
+        """
+
+    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        """Slots that ``action`` opens to everyone (e.g. the card being played)."""
+        return ()
+
+    @abstractmethod
+    def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        """Apply the answers to the current :class:`Decide`, in order.
+
+        ``faces`` holds the faces opened by the answers (see :meth:`reveals`).
+        Raises :class:`IllegalAction` if a revealed face makes an action illegal.
+        """
+
+    @abstractmethod
+    def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
+        """Complete the current non-:class:`Decide` step (faces for a Reveal, bytes for Randomness)."""
+
+    @abstractmethod
+    def observation(self, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
+        """What ``seat`` may see (``None``: a spectator), as plain data for UIs and bots."""
+
+    @abstractmethod
+    def snapshot(self) -> Any:
+        """The whole public state as plain data (see :mod:`p2php.canonical`)."""
+
+    @abstractmethod
+    def clone(self) -> GameState:
+        """An independent copy."""
+
+    def state_hash(self) -> bytes:
+        """SHA-256 of the canonical encoding of :meth:`snapshot`."""
+        return hash_value(self.snapshot())
+
+    def describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
+        """A one-line human description of an action (for logs)."""
+        return f"seat {seat}: {action}"
+
+
+class Game(ABC):
+    """A game definition: registered by name, creates states."""
+
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options: ClassVar[Mapping[str, OptionSpec]] = {}
+
+    def parse_options(self, raw: Mapping[str, object]) -> dict[str, str | int | bool]:
+        """Check ``raw`` options and fill in defaults.  Raises :class:`OptionError`."""
+        unknown = sorted(set(raw) - set(self.options))
+        if unknown:
+            known = ", ".join(sorted(self.options)) or "none"
+            raise OptionError(f"unknown option(s) {', '.join(unknown)} for {self.name} (known: {known})")
+        out: dict[str, str | int | bool] = {}
+        for name in sorted(self.options):
+            spec = self.options[name]
+            out[name] = spec.parse(name, raw[name]) if name in raw else spec.default
+        return out
+
+    @abstractmethod
+    def new_state(self, players: int, options: Mapping[str, object]) -> GameState:
+        """The state before anything has happened (options already parsed or raw)."""
+
+    @abstractmethod
+    def card_name(self, card: CardId, options: Mapping[str, object]) -> str:
+        """A human name of a card instance."""
+
+    @abstractmethod
+    def universe_size(self, options: Mapping[str, object]) -> int:
+        """How many card instances exist (card ids are ``0 .. size-1``)."""
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise OptionError(
+                f"{self.name} needs {self.min_players}–{self.max_players} players, not {players}"
+            )

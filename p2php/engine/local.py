@@ -1,0 +1,124 @@
+"""Engine-only play with a trusted local dealer.
+
+:class:`LocalTable` fulfils every :data:`~p2php.engine.contract.Step` itself: it
+knows every face, so it needs no cryptography.  It is what bots train and
+benchmark on, what rule tests use (``arrange`` stacks the deck, the test-only
+hook that bypasses the crypto), and what the audit and ``p2php verify`` build on.
+It is *not* how peers play: in a networked game no one knows every face.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from p2php.bots import Bot, RandomBot
+from p2php.engine.contract import (
+    Action,
+    CardId,
+    Deal,
+    Decide,
+    GameOver,
+    GameState,
+    Knowledge,
+    Randomness,
+    Reveal,
+    Seat,
+    Show,
+    Shuffle,
+    Slot,
+)
+from p2php.rng import DetRng
+
+Arrange = Callable[[Shuffle], Sequence[CardId]]
+"""A deck-stacking hook: given a Shuffle step, the faces in slot order."""
+
+
+@dataclass
+class LocalTable:
+    """Runs one game with every face known to the table (no crypto)."""
+
+    state: GameState
+    seed: bytes | str | int = 0
+    arrange: Arrange | None = None
+    faces: dict[Slot, CardId] = field(default_factory=dict)
+    public: dict[Slot, CardId] = field(default_factory=dict)
+    private: dict[Seat, dict[Slot, CardId]] = field(default_factory=dict)
+    log: list[tuple[str, object]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rng = DetRng(self.seed)
+
+    def knowledge(self, seat: Seat) -> Knowledge:
+        """What ``seat`` knows now."""
+        return Knowledge(self.public, self.private.setdefault(seat, {}))
+
+    def everything(self) -> Knowledge:
+        return Knowledge(self.faces, {}, everything=True)
+
+    def run_chance(self) -> GameOver | Decide:
+        """Fulfil steps until a decision is needed or the game is over."""
+        while True:
+            step = self.state.step()
+            if isinstance(step, Decide | GameOver):
+                return step
+            self.fulfil(step)
+
+    def fulfil(self, step: Shuffle | Deal | Reveal | Show | Randomness) -> None:
+        """Carry out one non-decision step, as the peers' protocol would."""
+        if isinstance(step, Shuffle):
+            if self.arrange is not None:
+                order = list(self.arrange(step))
+                if sorted(order) != sorted(step.cards):
+                    raise ValueError("arrange() must return a permutation of the shuffled cards")
+            else:
+                order = list(step.cards)
+                self.rng.shuffle(order)
+            for slot, card in zip(step.slots, order, strict=True):
+                self.faces[slot] = card
+            self.state.advance()
+        elif isinstance(step, Deal):
+            for slot, seat in step.to:
+                self.private.setdefault(seat, {})[slot] = self.faces[slot]
+            self.state.advance()
+        elif isinstance(step, Reveal):
+            opened = {slot: self.faces[slot] for slot in step.slots}
+            self.public.update(opened)
+            self.state.advance(faces=opened)
+        elif isinstance(step, Show):
+            seen = self.private.setdefault(step.viewer, {})
+            for slot in step.slots:
+                seen[slot] = self.faces[slot]
+            self.state.advance()
+        else:
+            self.state.advance(random=self.rng.bytes(32))
+        self.log.append((type(step).__name__, step))
+
+    def act(self, answers: Sequence[tuple[Seat, Action]]) -> None:
+        """Apply the answers to the current decision, opening what they reveal."""
+        opened: dict[Slot, CardId] = {}
+        for seat, action in answers:
+            self.state.check(seat, action, self.knowledge(seat))
+            for slot in self.state.reveals(seat, action):
+                opened[slot] = self.faces[slot]
+        self.public.update(opened)
+        self.state.apply(answers, opened)
+        self.log.append(("actions", list(answers)))
+
+    def play(self, bots: Mapping[Seat, Bot] | None = None, max_steps: int = 1_000_000) -> GameOver:
+        """Play to the end with ``bots`` (random bots for seats not given)."""
+        bots = dict(bots or {})
+        for _ in range(max_steps):
+            step = self.run_chance()
+            if isinstance(step, GameOver):
+                return step
+            answers = []
+            for seat in step.seats:
+                bot = bots.get(seat)
+                if bot is None:
+                    bot = bots[seat] = RandomBot((self.seed, seat).__repr__())
+                knowledge = self.knowledge(seat)
+                legal = self.state.legal_actions(seat, knowledge)
+                answers.append((seat, bot.choose(self.state, seat, knowledge, legal)))
+            self.act(answers)
+        raise RuntimeError(f"game did not end within {max_steps} steps")

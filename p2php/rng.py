@@ -1,0 +1,92 @@
+"""A version-independent deterministic random generator.
+
+Python's :mod:`random` may change its algorithms between versions (``shuffle`` and
+``randrange`` have), which would break replay of old transcripts, so p2php uses its
+own: a SHA-256 counter stream.  Block ``i`` is ``SHA-256(seed || i)`` (``i`` as 8
+big-endian bytes); integers are drawn 8 bytes at a time and reduced without bias by
+rejection sampling; shuffles are Fisher–Yates from the last index down.
+
+The generator is used for every random choice inside an engine (seeded from joint
+randomness, see :mod:`p2php.crypto.beacon`), for the secret permutations of a
+mental-poker shuffle (seeded from a peer's private secret), and for bots.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import MutableSequence, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_LIMIT = 1 << 64
+
+
+class DetRng:
+    """Deterministic generator over a SHA-256 counter stream."""
+
+    __slots__ = ("_seed", "_counter", "_buf", "_pos")
+
+    def __init__(self, seed: bytes | str | int) -> None:
+        if isinstance(seed, int):
+            seed = seed.to_bytes(16, "big", signed=True)
+        elif isinstance(seed, str):
+            seed = seed.encode()
+        self._seed = hashlib.sha256(b"p2php/rng/v1\x00" + seed).digest()
+        self._counter = 0
+        self._buf = b""
+        self._pos = 0
+
+    def _word(self) -> int:
+        if self._pos + 8 > len(self._buf):
+            self._buf = hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
+            self._counter += 1
+            self._pos = 0
+        w = int.from_bytes(self._buf[self._pos : self._pos + 8], "big")
+        self._pos += 8
+        return w
+
+    def bytes(self, n: int) -> bytes:
+        """``n`` pseudo-random bytes."""
+        out = bytearray()
+        while len(out) < n:
+            out += self._word().to_bytes(8, "big")
+        return bytes(out[:n])
+
+    def below(self, n: int) -> int:
+        """Uniform integer in ``[0, n)`` (rejection sampling, no modulo bias)."""
+        if n <= 0:
+            raise ValueError("below() needs n >= 1")
+        if n == 1:
+            return 0
+        if n > _LIMIT:
+            # Wide ranges (scalars of an elliptic-curve group): draw enough words.
+            words = (n.bit_length() + 63) // 64 + 1
+            bound = (1 << (64 * words)) // n * n
+            while True:
+                x = 0
+                for _ in range(words):
+                    x = (x << 64) | self._word()
+                if x < bound:
+                    return x % n
+        bound = _LIMIT - (_LIMIT % n)
+        while True:
+            x = self._word()
+            if x < bound:
+                return x % n
+
+    def choice(self, items: Sequence[T]) -> T:
+        """A uniformly chosen element of a non-empty sequence."""
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher–Yates shuffle in place (from the last index down)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def permutation(self, n: int) -> list[int]:
+        """A uniformly random permutation of ``range(n)``."""
+        p = list(range(n))
+        self.shuffle(p)
+        return p
