@@ -281,6 +281,16 @@ class Game(ABC):
     def universe_size(self, options: Mapping[str, object]) -> int:
         """How many card instances exist (card ids are ``0 .. size-1``)."""
 
+    bot_kinds: ClassVar[tuple[str, ...]] = ("random",)
+
+    def make_bot(self, kind: str, seed: bytes | str | int) -> Any:
+        """A bot of the given kind (``"random"`` always exists; games add e.g. ``"heuristic"``)."""
+        from p2php.bots import RandomBot
+
+        if kind != "random":
+            raise OptionError(f"{self.name} has no {kind!r} bot (kinds: {', '.join(self.bot_kinds)})")
+        return RandomBot(seed)
+
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
             raise OptionError(
