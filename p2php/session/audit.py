@@ -1,0 +1,174 @@
+"""The audit: after the game, everyone re-checks everything.
+
+When a game ends (or aborts) every peer releases the secret from which all its
+deck keys and permutations follow, plus the keys of the private messages it sent.
+Each peer then re-verifies, in transcript order:
+
+1. every deck: the final ciphertexts must be exactly what the released secrets
+   produce from the public card list; if not, each shuffle and lock pass is
+   checked on its own and the first dishonest pass names its sender;
+2. every published key commitment against the released secrets;
+3. every private show (decrypted with its released message key);
+4. every action, replayed through the engine knowing every face, which catches
+   lies about hidden cards (a false claim, a bluff called wrongly ...).
+
+The verdict names the first peer that deviated, or says the game was clean.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from p2php.canonical import decode
+from p2php.crypto import channel, deck
+from p2php.engine.contract import CardId, Seat, Slot
+from p2php.session.handshake import Table, deck_seed
+from p2php.session.replay import ReplayFault, replay_events
+
+if TYPE_CHECKING:
+    from p2php.session.lockstep import DeckRecord, Fault, Lockstep
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of the audit."""
+
+    clean: bool
+    culprit: Seat | None
+    reason: str
+    state_hash: bytes
+
+    def text(self, table: Table | None = None) -> str:
+        if self.clean:
+            return "clean"
+        if self.culprit is None:
+            return f"unattributed: {self.reason}"
+        name = f" ({table.name(self.culprit)})" if table is not None else ""
+        return f"seat {self.culprit}{name}: {self.reason}"
+
+
+def run_audit(ls: Lockstep) -> Verdict:
+    from p2php.session.lockstep import Fault
+
+    findings: list[Fault] = []
+    if ls.fault is not None:
+        findings.append(ls.fault)
+    end = (ls.tick + 1, 0)
+    secrets: dict[Seat, bytes] = {}
+    for seat in range(ls.players):
+        body = ls.audit_bodies.get(seat)
+        if body is None:
+            continue
+        if body.get("refused"):
+            findings.append(Fault(seat, "did not release its secrets for the audit", end))
+        elif body.get("invalid"):
+            findings.append(Fault(seat, "released malformed audit secrets", end))
+        else:
+            secret = body["decks"]
+            assert isinstance(secret, bytes)
+            secrets[seat] = secret
+
+    faces: dict[Slot, CardId] = {}
+    for rec in ls.decks:
+        findings.extend(_audit_deck(ls, rec, secrets, faces))
+    findings.extend(_audit_shows(ls, secrets))
+
+    final_hash = ls.state.state_hash()
+    if ls.fault is None and len(faces) == len(ls.slot_deck):
+        try:
+            replayed = replay_events(ls.game, ls.players, ls.options, ls.events, everything=faces)
+            final_hash = replayed.state_hash()
+            if final_hash != ls.state.state_hash():
+                findings.append(Fault(None, "replay gives a different final state", end))
+        except ReplayFault as err:
+            findings.append(Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0)))
+
+    named = sorted((f for f in findings if f.culprit is not None), key=lambda f: f.at)
+    if named:
+        first = named[0]
+        return Verdict(False, first.culprit, first.reason, final_hash)
+    if findings:
+        return Verdict(False, None, findings[0].reason, final_hash)
+    if ls.result is None:
+        return Verdict(False, None, "the game did not finish", final_hash)
+    return Verdict(True, None, "", final_hash)
+
+
+def _audit_deck(
+    ls: Lockstep, rec: DeckRecord, secrets: dict[Seat, bytes], faces: dict[Slot, CardId]
+) -> list[Fault]:
+    from p2php.session.lockstep import Fault
+
+    if len(rec.passes) != 2 * ls.players:
+        return []  # the game stopped during this shuffle
+    derived = {
+        seat: deck.DeckSecrets.derive(deck_seed(secret, rec.number), rec.context, rec.size)
+        for seat, secret in secrets.items()
+    }
+    out: list[Fault] = []
+    for seat, ds in derived.items():
+        if deck.key_commitments(ds, rec.context, seat) != rec.commits.get(seat):
+            out.append(Fault(seat, f"its key commitments for deck {rec.number} do not match its secret",
+                             (rec.tick, 2 * ls.players)))
+    # Fast path: with every secret known, the final deck must be exactly what the
+    # honest passes produce.  One multiplication per card.
+    if len(derived) == ls.players:
+        order = list(rec.cards)
+        for seat in range(ls.players):
+            perm = derived[seat].permutation
+            order = [order[perm[j]] for j in range(rec.size)]
+        honest = True
+        for index in range(rec.size):
+            keys = [derived[s].slot_keys[index] for s in range(ls.players)]
+            point = deck.open_point(rec.current[index], keys)
+            card = ls.points.card_of(point)
+            if card != order[index]:
+                honest = False
+                break
+            faces[rec.first_slot + index] = card
+        if honest:
+            return out
+    # Slow path: find the first dishonest pass.
+    source = [ls.points.points[c] for c in rec.cards]
+    for number, (seat, kind, cards) in enumerate(rec.passes):
+        ds = derived.get(seat)
+        if ds is not None:
+            ok = (
+                deck.verify_shuffle_pass(source, cards, ds.shuffle_key)
+                if kind == "shuffle"
+                else deck.verify_lock_pass(source, cards, ds.shuffle_key, ds.slot_keys)
+            )
+            if not ok:
+                what = "a permutation of its input" if kind == "shuffle" else "its input re-locked"
+                out.append(Fault(seat, f"{kind} pass of deck {rec.number} was not {what}",
+                                 (rec.tick, number)))
+                return out
+        source = cards
+    return out
+
+
+def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
+    from p2php.session.lockstep import Fault
+
+    out: list[Fault] = []
+    for msg in ls.transcript:
+        if msg.kind != "show" or msg.sender not in secrets:
+            continue
+        body = ls.audit_bodies[msg.sender]
+        keys = {q: k for q, k in body.get("boxes", []) if isinstance(q, int) and isinstance(k, bytes)}
+        key = keys.get(msg.seq)
+        if key is None:
+            out.append(Fault(msg.sender, f"did not release the key of its private message {msg.seq}", msg.at))
+            continue
+        try:
+            shown = decode(channel.open_sealed(key, msg.body["box"], ls.session_id))
+            for slot, raw in shown:
+                d, index = ls.slot_deck[slot]
+                rec = ls.decks[d]
+                ds = deck.DeckSecrets.derive(deck_seed(secrets[msg.sender], d), rec.context, rec.size)
+                if int.from_bytes(raw, "big") != ds.slot_keys[index]:
+                    raise ValueError(f"wrong key for slot {slot}")
+        except Exception as err:
+            out.append(Fault(msg.sender, f"private message {msg.seq} was dishonest: {err}", msg.at))
+    return out

@@ -1,0 +1,142 @@
+"""The handshake: who sits where, with which keys, playing what.
+
+Each peer sends one signed ``hello`` on every connection before anything else.
+All peers must agree on the protocol version, game, options and player count;
+each hello carries the peer's Ed25519 and X25519 public keys, the anchor of its
+randomness hash chain and a fresh nonce.  The session id is the hash of all
+hellos in seat order, so it is unique to this table, and every later signature
+is bound to it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from p2php import PROTOCOL_VERSION
+from p2php.canonical import digest, encode
+from p2php.crypto.beacon import HashChain
+from p2php.crypto.identity import Identity, PublicIdentity
+from p2php.session.messages import HELLO_DOMAIN, SESSION_DOMAIN
+
+CHAIN_LENGTH = 4096
+"""Randomness draws a peer can reveal in one game (one per Randomness step)."""
+
+
+class HandshakeRefused(ValueError):
+    """A hello that does not match this table (or is badly signed)."""
+
+
+@dataclass
+class LocalSecrets:
+    """Everything secret about one peer in one game, derived from a 32-byte master.
+
+    The master never leaves the peer.  At the audit the peer releases only
+    ``decks_secret`` (from which every deck seed follows), so its identity keys
+    stay private even after the game.
+    """
+
+    master: bytes = field(default_factory=lambda: os.urandom(32))
+
+    def __post_init__(self) -> None:
+        self.identity = Identity.from_secret(digest(b"p2php/identity/v1", self.master))
+        self.decks_secret = digest(b"p2php/decks/v1", self.master)
+        self._chain_seed = digest(b"p2php/beacon-seed/v1", self.master)
+        self.nonce = digest(b"p2php/nonce/v1", self.master)
+
+    def chain(self, binding: bytes) -> HashChain:
+        return HashChain(self._chain_seed, binding, CHAIN_LENGTH)
+
+
+def deck_seed(decks_secret: bytes, deck_number: int) -> bytes:
+    return digest(b"p2php/deck-seed/v1", decks_secret, deck_number.to_bytes(4, "big"))
+
+
+def chain_binding(seat: int, sign_key: bytes) -> bytes:
+    """Binds a hash chain to its owner so no peer can copy another's anchor."""
+    return digest(b"p2php/chain-binding/v1", seat.to_bytes(2, "big"), sign_key)
+
+
+def make_hello(
+    secrets: LocalSecrets, seat: int, players: int, game: str, options: dict[str, Any], name: str
+) -> dict[str, Any]:
+    pub = secrets.identity.public
+    chain = secrets.chain(chain_binding(seat, pub.sign_key))
+    hello: dict[str, Any] = {
+        "hello": PROTOCOL_VERSION,
+        "game": game,
+        "options": options,
+        "players": players,
+        "seat": seat,
+        "name": name,
+        "sign_key": pub.sign_key,
+        "box_key": pub.box_key,
+        "anchor": chain.anchor,
+        "chain": CHAIN_LENGTH,
+        "nonce": secrets.nonce,
+    }
+    hello["sig"] = secrets.identity.sign(digest(HELLO_DOMAIN, encode(hello)))
+    return hello
+
+
+@dataclass(frozen=True)
+class Table:
+    """What every peer agreed on in the handshake."""
+
+    game: str
+    options: dict[str, Any]
+    hellos: tuple[dict[str, Any], ...]
+
+    @property
+    def players(self) -> int:
+        return len(self.hellos)
+
+    @property
+    def session_id(self) -> bytes:
+        return digest(SESSION_DOMAIN, encode(list(self.hellos)))
+
+    def public(self, seat: int) -> PublicIdentity:
+        h = self.hellos[seat]
+        return PublicIdentity(sign_key=h["sign_key"], box_key=h["box_key"])
+
+    def name(self, seat: int) -> str:
+        return str(self.hellos[seat].get("name", f"seat {seat}"))
+
+
+def check_hello(
+    hello: Any, *, seat: int | None, players: int, game: str, options: dict[str, Any]
+) -> dict[str, Any]:
+    """Validate a peer's hello against this table; returns it, or raises :class:`HandshakeRefused`."""
+    if not isinstance(hello, dict):
+        raise HandshakeRefused("hello is not a map")
+    fields = {
+        "hello": int, "game": str, "options": dict, "players": int, "seat": int, "name": str,
+        "sign_key": bytes, "box_key": bytes, "anchor": bytes, "chain": int, "nonce": bytes, "sig": bytes,
+    }
+    for key, kind in fields.items():
+        if not isinstance(hello.get(key), kind):
+            raise HandshakeRefused(f"hello field {key!r} is missing or not a {kind.__name__}")
+    who = f"hello from seat {hello['seat']} ({hello['name']!r})"
+    if hello["hello"] != PROTOCOL_VERSION:
+        raise HandshakeRefused(f"{who}: protocol version {hello['hello']}, we speak {PROTOCOL_VERSION}")
+    if hello["game"] != game:
+        raise HandshakeRefused(f"{who}: game {hello['game']!r}, this table plays {game!r}")
+    if encode(hello["options"]) != encode(options):
+        raise HandshakeRefused(f"{who}: options {hello['options']} differ from this table's {options}")
+    if hello["players"] != players:
+        raise HandshakeRefused(f"{who}: {hello['players']} players, this table has {players}")
+    if seat is not None and hello["seat"] != seat:
+        raise HandshakeRefused(f"{who}: claims seat {hello['seat']}, expected seat {seat}")
+    if not 0 <= hello["seat"] < players:
+        raise HandshakeRefused(f"{who}: seat out of range")
+    for key in ("sign_key", "box_key", "anchor", "nonce"):
+        if len(hello[key]) != 32:
+            raise HandshakeRefused(f"{who}: {key} must be 32 bytes")
+    if hello["chain"] < 1 or hello["chain"] > 1 << 20:
+        raise HandshakeRefused(f"{who}: bad chain length")
+    unsigned = {k: v for k, v in hello.items() if k != "sig"}
+    pub = PublicIdentity(sign_key=hello["sign_key"], box_key=hello["box_key"])
+    if not pub.verify(hello["sig"], digest(HELLO_DOMAIN, encode(unsigned))):
+        raise HandshakeRefused(f"{who}: bad signature")
+    return hello

@@ -1,0 +1,834 @@
+"""The lockstep session: one peer's view of a game, as a sans-IO state machine.
+
+Every peer runs the same :class:`Lockstep` over the same messages and so walks the
+engine through the same steps.  At each point ``(tick, phase)`` the engine's
+current step says exactly which seats must send which kind of message (see
+:meth:`Lockstep.expected`); the phase completes when all of them have arrived, in
+a fixed seat order, which gives every peer the same total order of events without
+a leader.  A message from a seat that is not expected there, with the wrong kind,
+wrong contents, a bad signature, a broken chain or a different state hash is a
+:class:`Fault` that names the seat.
+
+Like h11, the class does no I/O: feed it frames with :meth:`Lockstep.receive`,
+collect what to broadcast from :meth:`Lockstep.poll`, give it the local seat's
+decision with :meth:`Lockstep.act`, and tell it about silence with
+:meth:`Lockstep.timeout`.  With ``secrets=None`` it is a spectator/verifier that
+follows every public message (used by ``p2php verify`` and the audit).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from p2php.canonical import decode, digest, encode
+from p2php.crypto import beacon, channel, deck
+from p2php.engine.contract import (
+    Action,
+    CardId,
+    Deal,
+    Decide,
+    Game,
+    GameOver,
+    GameState,
+    IllegalAction,
+    Knowledge,
+    Randomness,
+    Reveal,
+    Seat,
+    Show,
+    Shuffle,
+    Slot,
+    Step,
+)
+from p2php.session.handshake import LocalSecrets, Table, chain_binding, deck_seed
+from p2php.session.messages import (
+    BadMessage,
+    Message,
+    body_field,
+    key_list,
+    parse_message,
+    points_list,
+    scalar_bytes,
+    signing_bytes,
+)
+
+if TYPE_CHECKING:
+    from p2php.session.audit import Verdict
+
+MAX_BACKLOG = 2048
+"""Messages buffered per sender before it is named for flooding."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A deviation from the protocol, and whom it names (``None``: the audit will tell)."""
+
+    culprit: Seat | None
+    reason: str
+    at: tuple[int, int] = (0, 0)
+
+    def describe(self, table: Table | None = None) -> str:
+        if self.culprit is None:
+            return self.reason
+        who = f"seat {self.culprit}"
+        if table is not None:
+            who += f" ({table.name(self.culprit)})"
+        return f"{who}: {self.reason}"
+
+
+class FaultError(Exception):
+    def __init__(self, fault: Fault) -> None:
+        super().__init__(fault.reason)
+        self.fault = fault
+
+
+@dataclass
+class DeckRecord:
+    """The public record of one mental-poker deck."""
+
+    number: int
+    context: bytes
+    first_slot: Slot
+    tick: int
+    cards: tuple[CardId, ...]
+    passes: list[tuple[Seat, str, list[bytes]]] = field(default_factory=list)
+    commits: dict[Seat, list[bytes]] = field(default_factory=dict)
+    seen_faces: dict[CardId, Slot] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+    @property
+    def current(self) -> list[bytes]:
+        return self.passes[-1][2]
+
+
+@dataclass
+class Event:
+    """One resolved engine step, for logs and the audit replay."""
+
+    tick: int
+    step: Step
+    answers: list[tuple[Seat, Action]] = field(default_factory=list)
+    faces: dict[Slot, CardId] = field(default_factory=dict)
+    random: bytes = b""
+
+
+class Lockstep:
+    """One peer's lockstep state machine (or a spectator's, with ``seat=None``)."""
+
+    def __init__(
+        self,
+        game: Game,
+        table: Table,
+        seat: Seat | None = None,
+        secrets: LocalSecrets | None = None,
+    ) -> None:
+        self.game = game
+        self.table = table
+        self.players = table.players
+        self.seat = seat
+        self.secrets = secrets
+        self.session_id = table.session_id
+        self.options = game.parse_options(table.options)
+        self.state: GameState = game.new_state(self.players, self.options)
+        self.points = deck.PointBook(
+            digest(b"p2php/cards/v1", self.session_id, game.name.encode()),
+            game.universe_size(self.options),
+        )
+        self.publics = [table.public(s) for s in range(self.players)]
+        self.tick = 0
+        self.phase = 0
+        self._step: Step = self.state.step()
+        self._state_hash = self.state.state_hash()
+        # Message bookkeeping.
+        self.inbox: dict[Seat, deque[Message]] = {s: deque() for s in range(self.players)}
+        self.last_seq: dict[Seat, int] = {s: -1 for s in range(self.players)}
+        self.last_hash: dict[Seat, bytes] = {s: self.session_id for s in range(self.players)}
+        self.processed: dict[Seat, dict[int, Message]] = {s: {} for s in range(self.players)}
+        self.seen_claims: dict[tuple[Seat, int], list[tuple[bytes, Message]]] = {}
+        self.transcript: list[Message] = []
+        self.outbox: list[Message] = []
+        self._sent_at: tuple[int, int] | None = None
+        self._my_seq = 0
+        # Cards.
+        self.decks: list[DeckRecord] = []
+        self.slot_deck: dict[Slot, tuple[int, int]] = {}
+        self.released: dict[Slot, dict[Seat, int]] = {}
+        self.public_faces: dict[Slot, CardId] = {}
+        self.private_faces: dict[Slot, CardId] = {}
+        self.chain_values: dict[Seat, bytes] = {
+            s: table.hellos[s]["anchor"] for s in range(self.players)
+        }
+        self.chain_index = 0
+        self._chain = (
+            secrets.chain(chain_binding(seat, secrets.identity.public.sign_key))
+            if secrets is not None and seat is not None
+            else None
+        )
+        # Decide bookkeeping.
+        self._answers: list[tuple[Seat, Action]] = []
+        self.events: list[Event] = []
+        self.box_keys: list[tuple[int, bytes]] = []  # (seq, key) of show messages I sent
+        # Ending.
+        self.verdict: Verdict | None = None
+        self.fault: Fault | None = None
+        self.auditing = False
+        self.audit_bodies: dict[Seat, dict[str, Any]] = {}
+        self.abort_messages: list[Message] = []
+        self.finished = False
+        self.result: GameOver | None = None
+
+    # ------------------------------------------------------------------ knowledge
+
+    def knowledge(self) -> Knowledge:
+        """What the local seat knows (public faces plus its private ones)."""
+        return Knowledge(self.public_faces, self.private_faces)
+
+    @property
+    def step(self) -> Step:
+        return self._step
+
+    def awaiting_me(self) -> bool:
+        """True when the engine waits for the local seat's decision."""
+        return (
+            not self.auditing
+            and self.seat is not None
+            and isinstance(self._step, Decide)
+            and self.phase == 0
+            and self.seat in self._step.seats
+            and self._sent_at != (self.tick, self.phase)
+        )
+
+    def legal_actions(self) -> list[Action]:
+        assert self.seat is not None
+        return self.state.legal_actions(self.seat, self.knowledge())
+
+    # ------------------------------------------------------------------ expectations
+
+    def _unreleased(self, slot: Slot) -> list[Seat]:
+        done = self.released.get(slot, {})
+        return [s for s in range(self.players) if s not in done]
+
+    def _key_duty(self, seat: Seat) -> list[Slot]:
+        """Slots whose key ``seat`` must release in the current keys phase."""
+        step = self._step
+        out: list[Slot] = []
+        if isinstance(step, Deal):
+            for slot, to in step.to:
+                if to != seat and seat in self._unreleased(slot) and slot not in out:
+                    out.append(slot)
+        elif isinstance(step, Reveal):
+            out = [s for s in step.slots if seat in self._unreleased(s)]
+        elif isinstance(step, Decide) and self.phase == 1:
+            for slot in self._pending_reveals():
+                if seat in self._unreleased(slot) and slot not in out:
+                    out.append(slot)
+        elif isinstance(step, Show):
+            out = [s for s in step.slots if seat != step.viewer and seat in self._unreleased(s)]
+        return out
+
+    def _pending_reveals(self) -> list[Slot]:
+        out: list[Slot] = []
+        for seat, action in self._answers:
+            for slot in self.state.reveals(seat, action):
+                if slot not in out:
+                    out.append(slot)
+        return out
+
+    def expected(self) -> dict[Seat, str]:
+        """Which seat must send which kind of message at the current point, in order."""
+        if self.finished:
+            return {}
+        if self.auditing:
+            return {s: "audit" for s in self.audit_required()}
+        step = self._step
+        n = self.players
+        if isinstance(step, Shuffle):
+            return {self.phase: "shuffle"} if self.phase < n else {2 * n - 1 - self.phase: "lock"}
+        if isinstance(step, Deal | Reveal):
+            return {s: "keys" for s in range(n) if self._key_duty(s)}
+        if isinstance(step, Show):
+            return {s: "show" for s in range(n) if self._key_duty(s)}
+        if isinstance(step, Decide):
+            if self.phase == 0:
+                return {s: "action" for s in step.seats}
+            return {s: "keys" for s in range(n) if self._key_duty(s)}
+        if isinstance(step, Randomness):
+            return {s: "beacon" for s in range(n)}
+        return {}  # GameOver: the audit phase takes over
+
+    def waiting_for(self) -> list[Seat]:
+        """Seats whose message for the current point has not arrived yet."""
+        return [s for s in self.expected() if not self._has_current(s)]
+
+    def _has_current(self, seat: Seat) -> bool:
+        q = self.inbox[seat]
+        return bool(q) and (self.auditing or q[0].at == (self.tick, self.phase))
+
+    # ------------------------------------------------------------------ receiving
+
+    def receive(self, sender: Seat, frame: Any) -> None:
+        """Take one frame that arrived from ``sender``'s connection.
+
+        Checks the envelope, signature and chain at once; a bad frame becomes a
+        :class:`Fault` naming ``sender`` (it never raises).
+        """
+        if self.finished:
+            return
+        try:
+            if not isinstance(frame, dict):
+                raise BadMessage("frame is not a map")
+            msg = parse_message(frame)
+            if msg.sender != sender:
+                raise BadMessage(f"message claims to be from seat {msg.sender}")
+            self._check_envelope(msg)
+        except BadMessage as err:
+            self._raise_fault(Fault(sender, f"bad message: {err}", (self.tick, self.phase)))
+            return
+        self.inbox[sender].append(msg)
+        if len(self.inbox[sender]) > MAX_BACKLOG:
+            self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase)))
+
+    def _check_envelope(self, msg: Message) -> None:
+        s = msg.sender
+        if not self.publics[s].verify(msg.sig, signing_bytes(self.session_id, msg.fields())):
+            raise BadMessage(f"message {msg.seq}: signature does not verify")
+        expected_seq = self.last_seq[s] + 1 + sum(1 for _ in self.inbox[s])
+        if msg.seq < expected_seq:
+            raise BadMessage(f"message {msg.seq} replayed (expected {expected_seq})")
+        if msg.seq != expected_seq:
+            raise BadMessage(f"message {msg.seq} out of order (expected {expected_seq})")
+        prev = self.inbox[s][-1].msg_hash if self.inbox[s] else self.last_hash[s]
+        if msg.prev != prev:
+            raise BadMessage(f"message {msg.seq}: 'prev' does not chain to its previous message")
+        if msg.at < (self.tick, self.phase) and msg.kind not in ("abort", "audit"):
+            raise BadMessage(
+                f"{msg.kind} message for step {msg.at[0]}.{msg.at[1]} arrived after that step closed"
+            )
+
+    # ------------------------------------------------------------------ acting
+
+    def act(self, action: Action) -> None:
+        """Send the local seat's answer to the current decision."""
+        if not self.awaiting_me():
+            raise IllegalAction("it is not this seat's turn to act")
+        assert self.seat is not None
+        self.state.check(self.seat, action, self.knowledge())
+        keys = [
+            [slot, scalar_bytes(self._my_key(slot))]
+            for slot in self.state.reveals(self.seat, action)
+            if self.seat in self._unreleased(slot)
+        ]
+        self._send("action", {"action": action, "keys": keys})
+
+    def _send(self, kind: str, body: dict[str, Any]) -> Message:
+        assert self.secrets is not None and self.seat is not None
+        fields = {
+            "from": self.seat,
+            "seq": self._my_seq,
+            "prev": self._my_prev(),
+            "at": [self.tick, self.phase],
+            "state": self._state_hash,
+            "seen": [
+                [s, self.last_seq[s], self.last_hash[s]]
+                for s in range(self.players)
+                if s != self.seat and self.last_seq[s] >= 0
+            ],
+            "kind": kind,
+            "body": body,
+        }
+        sig = self.secrets.identity.sign(signing_bytes(self.session_id, fields))
+        msg = parse_message({**fields, "sig": sig})
+        self._my_seq += 1
+        self._sent_at = (self.tick, self.phase)
+        self.outbox.append(msg)
+        self.inbox[self.seat].append(msg)
+        return msg
+
+    def _my_prev(self) -> bytes:
+        assert self.seat is not None
+        q = self.inbox[self.seat]
+        return q[-1].msg_hash if q else self.last_hash[self.seat]
+
+    def _my_key(self, slot: Slot) -> int:
+        d, index = self.slot_deck[slot]
+        return self._deck_secrets(d).slot_keys[index]
+
+    def _deck_secrets(self, number: int) -> deck.DeckSecrets:
+        assert self.secrets is not None
+        cache: dict[int, deck.DeckSecrets] = self.__dict__.setdefault("_secret_cache", {})
+        if number not in cache:
+            rec = self.decks[number]
+            cache[number] = deck.DeckSecrets.derive(
+                deck_seed(self.secrets.decks_secret, number), rec.context, rec.size
+            )
+        return cache[number]
+
+    # ------------------------------------------------------------------ the loop
+
+    def poll(self) -> list[Message]:
+        """Advance as far as the messages at hand allow; return messages to broadcast."""
+        while not self.finished:
+            try:
+                if self.auditing:
+                    self._audit_round()
+                    break
+                if self._aborted_by_peer():
+                    continue
+                if self._produce_own():
+                    continue
+                if not self._phase_ready():
+                    break
+                self._complete_phase()
+            except FaultError as err:
+                self._raise_fault(err.fault)
+        out, self.outbox = self.outbox, []
+        return out
+
+    def _aborted_by_peer(self) -> bool:
+        """A peer that aborted sends nothing more: stop waiting and audit."""
+        for seat, queue in self.inbox.items():
+            if seat != self.seat and any(m.kind == "abort" for m in queue):
+                self._start_audit()
+                return True
+        return False
+
+    def _produce_own(self) -> bool:
+        """Send the local seat's message for this point, if one is due and automatic."""
+        if self.seat is None or self.secrets is None or self._sent_at == (self.tick, self.phase):
+            return False
+        kind = self.expected().get(self.seat)
+        if kind is None or kind == "action":
+            return False
+        self._send(kind, self._own_body(kind))
+        return True
+
+    def _own_body(self, kind: str) -> dict[str, Any]:
+        assert self.seat is not None and self.secrets is not None
+        step = self._step
+        if kind == "shuffle":
+            assert isinstance(step, Shuffle)
+            rec = self._deck_for(step)
+            source = rec.current if rec.passes else [self.points.points[c] for c in rec.cards]
+            return {"cards": deck.shuffle_pass(self._deck_secrets(rec.number), source)}
+        if kind == "lock":
+            assert isinstance(step, Shuffle)
+            rec = self._deck_for(step)
+            secrets = self._deck_secrets(rec.number)
+            return {
+                "cards": deck.lock_pass(secrets, rec.current),
+                "commits": deck.key_commitments(secrets, rec.context, self.seat),
+            }
+        if kind == "keys":
+            return {"keys": [[s, scalar_bytes(self._my_key(s))] for s in self._key_duty(self.seat)]}
+        if kind == "show":
+            assert isinstance(step, Show)
+            payload = encode([[s, scalar_bytes(self._my_key(s))] for s in self._key_duty(self.seat)])
+            key = self._box_key(self.seat, step.viewer, self._my_seq)
+            self.box_keys.append((self._my_seq, key))
+            return {"to": step.viewer, "box": channel.seal(key, payload, self.session_id)}
+        if kind == "beacon":
+            assert self._chain is not None
+            return {"value": self._chain.value(self.chain_index + 1)}
+        raise AssertionError(kind)
+
+    def _box_key(self, sender: Seat, viewer: Seat, seq: int) -> bytes:
+        assert self.secrets is not None
+        other = viewer if sender == self.seat else sender
+        context = digest(
+            b"p2php/show/v1", self.session_id, sender.to_bytes(2, "big"),
+            viewer.to_bytes(2, "big"), seq.to_bytes(8, "big"),
+        )
+        return channel.message_key(self.secrets.identity, self.publics[other].box_key, context)
+
+    def _phase_ready(self) -> bool:
+        exp = self.expected()
+        if self.auditing:
+            return not exp
+        if not exp:
+            return True
+        return all(self._has_current(s) for s in exp)
+
+    # ------------------------------------------------------------------ completing phases
+
+    def _take(self, seat: Seat, kind: str) -> Message:
+        msg = self.inbox[seat].popleft()
+        if msg.kind != kind:
+            raise FaultError(
+                Fault(seat, f"sent a {msg.kind!r} message where a {kind!r} was due", msg.at)
+            )
+        if msg.state != self._state_hash:
+            raise FaultError(
+                Fault(seat, f"state hash differs from ours at step {self.tick} (desync)", msg.at)
+            )
+        self._consume(msg)
+        return msg
+
+    def _consume(self, msg: Message) -> None:
+        s = msg.sender
+        self.last_seq[s] = msg.seq
+        self.last_hash[s] = msg.msg_hash
+        self.processed[s][msg.seq] = msg
+        self.transcript.append(msg)
+        for other, seq, h in msg.seen:
+            if 0 <= other < self.players and other != s:
+                self.seen_claims.setdefault((other, seq), []).append((h, msg))
+        self._check_equivocation()
+
+    def _check_equivocation(self) -> None:
+        for (other, seq), claims in list(self.seen_claims.items()):
+            mine = self.processed[other].get(seq)
+            if mine is None:
+                continue
+            for h, claimer in claims:
+                if h != mine.msg_hash:
+                    raise FaultError(
+                        Fault(
+                            other,
+                            f"equivocation: seat {claimer.sender} saw a different message {seq} "
+                            f"from seat {other} than we did",
+                            (self.tick, self.phase),
+                        )
+                    )
+            del self.seen_claims[(other, seq)]
+
+    def _complete_phase(self) -> None:
+        step = self._step
+        exp = self.expected()
+        msgs = [(s, self._take(s, kind)) for s, kind in exp.items()]
+        if isinstance(step, Shuffle):
+            self._on_pass(step, msgs[0][1])
+        elif isinstance(step, Deal):
+            self._on_keys(msgs)
+            self._open_deal(step)
+            self._advance()
+        elif isinstance(step, Reveal):
+            self._on_keys(msgs)
+            faces = self._open_public(step.slots)
+            self._advance(faces=faces)
+        elif isinstance(step, Decide):
+            self._on_decide(step, msgs)
+        elif isinstance(step, Show):
+            self._on_show(step, msgs)
+            self._advance()
+        elif isinstance(step, Randomness):
+            self._on_beacon(msgs)
+
+    def _advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
+        step = self._step
+        try:
+            self.state.advance(faces=faces, random=random)
+        except IllegalAction as err:
+            raise FaultError(Fault(None, f"engine refused step {self.tick}: {err}", (self.tick, 0))) from err
+        self.events.append(Event(self.tick, step, faces=dict(faces or {}), random=random))
+        self._next_tick()
+
+    def _next_tick(self) -> None:
+        self.tick += 1
+        self.phase = 0
+        self._answers = []
+        self._step = self.state.step()
+        self._state_hash = self.state.state_hash()
+        if isinstance(self._step, Shuffle):
+            self._deck_for(self._step)
+        elif isinstance(self._step, GameOver):
+            self._start_audit()
+
+    # ------------------------------------------------------------------ shuffles
+
+    def _deck_for(self, step: Shuffle) -> DeckRecord:
+        if self.decks and self.decks[-1].first_slot == step.first_slot:
+            return self.decks[-1]
+        number = len(self.decks)
+        rec = DeckRecord(
+            number=number,
+            context=digest(b"p2php/deck/v1", self.session_id, number.to_bytes(4, "big")),
+            first_slot=step.first_slot,
+            tick=self.tick,
+            cards=tuple(step.cards),
+        )
+        self.decks.append(rec)
+        return rec
+
+    def _on_pass(self, step: Shuffle, msg: Message) -> None:
+        rec = self._deck_for(step)
+        cards = points_list(msg)
+        problem = deck.check_deck_shape(cards, rec.size)
+        if problem is not None:
+            raise FaultError(Fault(msg.sender, f"{msg.kind} pass of deck {rec.number}: {problem}", msg.at))
+        if msg.kind == "lock":
+            commits = points_list(msg, "commits")
+            if len(commits) != rec.size or any(len(c) != 32 for c in commits):
+                raise FaultError(Fault(msg.sender, f"lock pass of deck {rec.number}: bad key commitments", msg.at))
+            rec.commits[msg.sender] = commits
+        rec.passes.append((msg.sender, msg.kind, cards))
+        self.phase += 1
+        if self.phase == 2 * self.players:
+            for index in range(rec.size):
+                slot = rec.first_slot + index
+                self.slot_deck[slot] = (rec.number, index)
+                self.released[slot] = {}
+            self._advance()
+
+    # ------------------------------------------------------------------ keys and opening
+
+    def _on_keys(self, msgs: list[tuple[Seat, Message]]) -> None:
+        for seat, msg in msgs:
+            self._accept_keys(seat, msg, key_list(msg), self._key_duty(seat))
+
+    def _accept_keys(self, seat: Seat, msg: Message, keys: list[tuple[int, int]], duty: list[Slot]) -> None:
+        if [s for s, _ in keys] != duty:
+            raise FaultError(
+                Fault(seat, f"released keys for slots {[s for s, _ in keys]}, expected {duty}", msg.at)
+            )
+        for slot, key in keys:
+            d, index = self.slot_deck[slot]
+            rec = self.decks[d]
+            commit = deck.key_commitment(rec.context, seat, index, key)
+            if commit != rec.commits[seat][index]:
+                raise FaultError(Fault(seat, f"released a wrong key for slot {slot}", msg.at))
+        for slot, key in keys:
+            self.released[slot][seat] = key
+
+    def _open(self, slot: Slot, extra: Mapping[Seat, int] | None = None) -> CardId:
+        keys = dict(self.released[slot])
+        if extra:
+            keys.update(extra)
+        if len(keys) != self.players:
+            raise AssertionError(f"slot {slot} is not fully unlocked")
+        d, index = self.slot_deck[slot]
+        rec = self.decks[d]
+        point = deck.open_point(rec.current[index], [keys[s] for s in range(self.players)])
+        card = self.points.card_of(point)
+        if card is None:
+            raise FaultError(
+                Fault(None, f"slot {slot} opened to a point that is no card: a shuffle pass or a key "
+                      "was bad (the audit names who)", (self.tick, self.phase))
+            )
+        other = rec.seen_faces.get(card)
+        if other is not None and other != slot or card not in rec.cards:
+            raise FaultError(
+                Fault(None, f"slot {slot} opened to a card that is not in its place in deck {d} "
+                      "(the audit names who)", (self.tick, self.phase))
+            )
+        rec.seen_faces[card] = slot
+        return card
+
+    def _open_deal(self, step: Deal) -> None:
+        if self.seat is None:
+            return
+        for slot, to in step.to:
+            if to == self.seat and slot not in self.private_faces:
+                self.private_faces[slot] = self._open(slot, {self.seat: self._my_key(slot)})
+
+    def _open_public(self, slots: tuple[Slot, ...] | list[Slot]) -> dict[Slot, CardId]:
+        faces = {}
+        for slot in slots:
+            card = self._open(slot)
+            faces[slot] = card
+            self.public_faces[slot] = card
+        return faces
+
+    # ------------------------------------------------------------------ decisions
+
+    def _on_decide(self, step: Decide, msgs: list[tuple[Seat, Message]]) -> None:
+        if self.phase == 0:
+            knowledge = self.knowledge()
+            self._answers = []
+            for seat, msg in msgs:
+                action = body_field(msg, "action", dict)
+                try:
+                    self.state.check(seat, action, knowledge)
+                except IllegalAction as err:
+                    raise FaultError(Fault(seat, f"illegal action {action}: {err}", msg.at)) from err
+                except Exception as err:  # malformed action data must not crash us
+                    raise FaultError(Fault(seat, f"malformed action {action!r:.120}: {err}", msg.at)) from err
+                self._answers.append((seat, action))
+            for seat, msg in msgs:
+                own = [s for s in self._pending_reveals() if seat in self._unreleased(s)
+                       and any(s in self.state.reveals(a_seat, a) for a_seat, a in self._answers
+                               if a_seat == seat)]
+                self._accept_keys(seat, msg, key_list(msg), own)
+            if any(self._key_duty(s) for s in range(self.players)):
+                self.phase = 1
+                return
+        else:
+            self._on_keys(msgs)
+        faces = self._open_public(self._pending_reveals())
+        answers = self._answers
+        try:
+            self.state.apply(answers, faces)
+        except IllegalAction as err:
+            culprit = self._first_bad_answer(answers, faces)
+            raise FaultError(Fault(culprit, f"illegal play: {err}", (self.tick, self.phase))) from err
+        self.events.append(Event(self.tick, step, answers=list(answers), faces=faces))
+        self._next_tick()
+
+    def _first_bad_answer(self, answers: list[tuple[Seat, Action]], faces: dict[Slot, CardId]) -> Seat | None:
+        if len(answers) == 1:
+            return answers[0][0]
+        # The engine applies answers in order; a failed apply may have changed the
+        # state half way, so rebuild it from the event log and try each prefix.
+        from p2php.session.replay import replay_events
+
+        for k in range(1, len(answers) + 1):
+            trial = replay_events(self.game, self.players, self.options, self.events)
+            try:
+                trial.apply(answers[:k], faces)
+            except IllegalAction:
+                return answers[k - 1][0]
+        return None
+
+    # ------------------------------------------------------------------ show, beacon
+
+    def _on_show(self, step: Show, msgs: list[tuple[Seat, Message]]) -> None:
+        for seat, msg in msgs:
+            to = body_field(msg, "to", int)
+            box = body_field(msg, "box", bytes)
+            if to != step.viewer:
+                raise FaultError(Fault(seat, f"showed cards to seat {to}, not {step.viewer}", msg.at))
+            if self.seat != step.viewer:
+                continue
+            key = self._box_key(seat, step.viewer, msg.seq)
+            try:
+                payload = channel.open_sealed(key, box, self.session_id)
+                raw = decode(payload)
+                keys = [(int(s), int.from_bytes(k, "big")) for s, k in raw]
+            except Exception as err:
+                raise FaultError(Fault(seat, f"private show could not be opened: {err}", msg.at)) from err
+            duty = self._key_duty(seat)
+            self._accept_keys_private(seat, msg, keys, duty)
+        if self.seat == step.viewer:
+            for slot in step.slots:
+                if slot in self.public_faces or slot in self.private_faces:
+                    continue
+                extra = dict(self._shown.get(slot, {}))
+                self.private_faces[slot] = self._open(slot, extra)
+
+    @property
+    def _shown(self) -> dict[Slot, dict[Seat, int]]:
+        shown: dict[Slot, dict[Seat, int]] = self.__dict__.setdefault("_shown_keys", {})
+        return shown
+
+    def _accept_keys_private(self, seat: Seat, msg: Message, keys: list[tuple[int, int]], duty: list[Slot]) -> None:
+        if [s for s, _ in keys] != duty:
+            raise FaultError(Fault(seat, f"privately showed slots {[s for s, _ in keys]}, expected {duty}", msg.at))
+        for slot, key in keys:
+            d, index = self.slot_deck[slot]
+            rec = self.decks[d]
+            if deck.key_commitment(rec.context, seat, index, key) != rec.commits[seat][index]:
+                raise FaultError(Fault(seat, f"privately showed a wrong key for slot {slot}", msg.at))
+            self._shown.setdefault(slot, {})[seat] = key
+
+    def _on_beacon(self, msgs: list[tuple[Seat, Message]]) -> None:
+        values = []
+        for seat, msg in msgs:
+            value = body_field(msg, "value", bytes)
+            binding = chain_binding(seat, self.publics[seat].sign_key)
+            if not beacon.verify_next(binding, self.chain_values[seat], value):
+                raise FaultError(Fault(seat, "revealed a randomness value that breaks its hash chain", msg.at))
+            values.append(value)
+        for (seat, _), value in zip(msgs, values, strict=True):
+            self.chain_values[seat] = value
+        self.chain_index += 1
+        self._advance(random=beacon.combine(values, encode([self.tick])))
+
+    # ------------------------------------------------------------------ faults, abort and audit
+
+    def _raise_fault(self, fault: Fault) -> None:
+        """Record the first fault, tell the others, and move to the audit."""
+        if self.fault is None and not self.auditing:
+            self.fault = fault
+            if self.secrets is not None and self.seat is not None:
+                self._send(
+                    "abort",
+                    {"culprit": -1 if fault.culprit is None else fault.culprit, "reason": fault.reason,
+                     "at": list(fault.at), "evidence": self._evidence(fault)},
+                )
+        self._start_audit()
+
+    def _evidence(self, fault: Fault) -> list[Any]:
+        """Signed messages that back an accusation (the equivocator's version)."""
+        if fault.culprit is None or "equivocation" not in fault.reason:
+            return []
+        return [m.to_wire() for m in self.processed[fault.culprit].values()][-8:]
+
+    def _start_audit(self) -> None:
+        if self.auditing:
+            return
+        self.auditing = True
+        if isinstance(self._step, GameOver) and self.fault is None:
+            self.result = self._step
+        if self.secrets is not None and self.seat is not None:
+            self._send(
+                "audit",
+                {"decks": self.secrets.decks_secret, "boxes": [[q, k] for q, k in self.box_keys]},
+            )
+
+    def audit_required(self) -> list[Seat]:
+        """Seats whose audit message is still awaited."""
+        culprit = self.fault.culprit if self.fault is not None else None
+        return [s for s in range(self.players) if s not in self.audit_bodies and s != culprit]
+
+    def _audit_round(self) -> None:
+        for seat in range(self.players):
+            queue = self.inbox[seat]
+            while queue:
+                msg = queue.popleft()
+                self._consume_late(msg)
+        if not self.audit_required():
+            self._finish()
+
+    def _consume_late(self, msg: Message) -> None:
+        s = msg.sender
+        self.last_seq[s] = msg.seq
+        self.last_hash[s] = msg.msg_hash
+        self.processed[s][msg.seq] = msg
+        self.transcript.append(msg)
+        if msg.kind == "abort":
+            self.abort_messages.append(msg)
+            if self.fault is None:
+                self.fault = self._abort_fault(msg)
+        elif msg.kind == "audit":
+            secret = msg.body.get("decks")
+            boxes = msg.body.get("boxes")
+            if isinstance(secret, bytes) and len(secret) == 32 and isinstance(boxes, list):
+                self.audit_bodies[s] = msg.body
+            else:
+                self.audit_bodies[s] = {"invalid": True}
+
+    def _abort_fault(self, msg: Message) -> Fault:
+        culprit = msg.body.get("culprit", -1)
+        reason = msg.body.get("reason", "")
+        if not isinstance(culprit, int) or not isinstance(reason, str):
+            return Fault(msg.sender, "sent a malformed abort", msg.at)
+        return Fault(None if culprit < 0 else culprit, f"seat {msg.sender} reported: {reason}", msg.at)
+
+    def _finish(self) -> None:
+        from p2php.session.audit import run_audit
+
+        self.verdict = run_audit(self)
+        self.finished = True
+
+    def timeout(self) -> list[Seat]:
+        """The wait timed out: name the silent seats and move on (to the audit, or its end)."""
+        if self.finished:
+            return []
+        if self.auditing:
+            silent = [s for s in self.audit_required() if s != self.seat]
+            for s in silent:
+                self.audit_bodies[s] = {"refused": True}
+            self.poll()
+            return silent
+        silent = [s for s in self.waiting_for() if s != self.seat]
+        if silent:
+            kind = self.expected()[silent[0]]
+            self._raise_fault(Fault(silent[0], f"went silent (no {kind} message in time)",
+                                    (self.tick, self.phase)))
+            self.poll()
+        return silent

@@ -1,0 +1,90 @@
+"""Peers wired together in memory: the full protocol, without sockets.
+
+Useful for tests (a ``tamper`` hook plays a cheating network or peer), for
+benchmarks that want to separate crypto cost from network cost, and as the
+smallest example of driving :class:`~p2php.session.lockstep.Lockstep`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from p2php.bots import Bot
+from p2php.engine.contract import Game
+from p2php.engine.registry import get_game
+from p2php.session.handshake import LocalSecrets, Table, check_hello, make_hello
+from p2php.session.lockstep import Lockstep
+
+Tamper = Callable[[int, int, dict[str, Any]], dict[str, Any] | None]
+"""``tamper(sender, recipient, frame)`` returns the frame to deliver, or ``None`` to drop it."""
+
+
+def seeded_secrets(seed: int | str, seat: int) -> LocalSecrets:
+    """Deterministic secrets for tests and reproducible demos (never for real play)."""
+    from p2php.canonical import digest
+
+    return LocalSecrets(master=digest(b"p2php/test-master", str(seed).encode(), seat.to_bytes(2, "big")))
+
+
+def make_peers(
+    game_name: str,
+    players: int,
+    options: Mapping[str, Any] | None = None,
+    seed: int | str | None = None,
+) -> list[Lockstep]:
+    """One :class:`Lockstep` per seat, after an in-memory handshake."""
+    game: Game = get_game(game_name)
+    game.check_players(players)
+    opts = game.parse_options(dict(options or {}))
+    secrets = [
+        seeded_secrets(seed, s) if seed is not None else LocalSecrets() for s in range(players)
+    ]
+    hellos = [make_hello(secrets[s], s, players, game.name, opts, f"peer{s}") for s in range(players)]
+    for s, h in enumerate(hellos):
+        check_hello(h, seat=s, players=players, game=game.name, options=opts)
+    table = Table(game.name, opts, tuple(hellos))
+    return [Lockstep(game, table, s, secrets[s]) for s in range(players)]
+
+
+def run_in_memory(
+    peers: Sequence[Lockstep],
+    bots: Mapping[int, Bot],
+    tamper: Tamper | None = None,
+    silent: Sequence[int] = (),
+    max_rounds: int = 1_000_000,
+) -> None:
+    """Deliver every message to every other peer until all peers have finished.
+
+    Seats in ``silent`` stop sending (their outgoing messages are dropped) from the
+    start; when nothing moves, every waiting peer's :meth:`~Lockstep.timeout` fires.
+    """
+    for _ in range(max_rounds):
+        moved = False
+        for ls in peers:
+            if ls.finished or ls.seat in silent:
+                continue
+            assert ls.seat is not None
+            while True:
+                if ls.awaiting_me():
+                    legal = ls.legal_actions()
+                    ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), legal))
+                for msg in ls.poll():
+                    moved = True
+                    for other in peers:
+                        if other is ls:
+                            continue
+                        frame: dict[str, Any] | None = msg.to_wire()
+                        if tamper is not None:
+                            frame = tamper(ls.seat, other.seat if other.seat is not None else -1, frame)
+                        if frame is not None:
+                            other.receive(ls.seat, frame)
+                if not ls.awaiting_me():
+                    break
+        if all(ls.finished or ls.seat in silent for ls in peers):
+            return
+        if not moved:
+            for ls in peers:
+                if not ls.finished and ls.seat not in silent:
+                    ls.timeout()
+    raise RuntimeError("in-memory game did not finish")

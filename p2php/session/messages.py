@@ -1,0 +1,160 @@
+"""Signed messages: the envelope every peer-to-peer message travels in.
+
+Every message after the handshake is a msgpack map::
+
+    {"from": seat, "seq": n, "prev": H(previous message of this sender),
+     "at": [tick, phase], "state": state hash at that tick,
+     "seen": [[seat, seq, hash], ...], "kind": str, "body": {...}, "sig": 64 bytes}
+
+``sig`` is an Ed25519 signature over ``digest("p2php/msg/v1", session_id,
+encode(message without sig))``, so a message cannot be moved to another session,
+reordered within its sender's chain (``seq``/``prev``), or altered.  ``seen``
+lists the head of every other sender's chain as the sender has processed it:
+if two peers report different hashes for the same ``(sender, seq)``, that sender
+showed different messages to different peers (equivocation).  See protocol.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from p2php.canonical import digest, encode
+
+MSG_DOMAIN = b"p2php/msg/v1"
+HELLO_DOMAIN = b"p2php/hello/v1"
+SESSION_DOMAIN = b"p2php/session/v1"
+
+KINDS = ("shuffle", "lock", "keys", "action", "beacon", "show", "abort", "audit")
+
+
+class BadMessage(ValueError):
+    """A message that is malformed, wrongly signed, replayed or out of place."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A decoded, signature-checked message."""
+
+    sender: int
+    seq: int
+    prev: bytes
+    at: tuple[int, int]
+    state: bytes
+    seen: tuple[tuple[int, int, bytes], ...]
+    kind: str
+    body: dict[str, Any]
+    sig: bytes
+
+    def fields(self) -> dict[str, Any]:
+        """The signed fields, as sent."""
+        return {
+            "from": self.sender,
+            "seq": self.seq,
+            "prev": self.prev,
+            "at": list(self.at),
+            "state": self.state,
+            "seen": [list(s) for s in self.seen],
+            "kind": self.kind,
+            "body": self.body,
+        }
+
+    def to_wire(self) -> dict[str, Any]:
+        d = self.fields()
+        d["sig"] = self.sig
+        return d
+
+    @property
+    def msg_hash(self) -> bytes:
+        """Identifies the message (chains ``prev`` and the ``seen`` heads)."""
+        return digest(b"p2php/msgid/v1", encode(self.to_wire()))
+
+
+def signing_bytes(session_id: bytes, fields: dict[str, Any]) -> bytes:
+    return digest(MSG_DOMAIN, session_id, encode(fields))
+
+
+def _need(d: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
+    if key not in d:
+        raise BadMessage(f"{what}: missing field {key!r}")
+    value = d[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        raise BadMessage(f"{what}: field {key!r} has type {type(value).__name__}")
+    return value
+
+
+def _hash32(value: Any, what: str) -> bytes:
+    if not isinstance(value, bytes) or len(value) != 32:
+        raise BadMessage(f"{what} must be 32 bytes")
+    return value
+
+
+def parse_message(frame: dict[str, Any]) -> Message:
+    """Check the envelope's shape (not the signature).  Raises :class:`BadMessage`."""
+    what = "message"
+    sender = _need(frame, "from", int, what)
+    what = f"message from seat {sender}"
+    seq = _need(frame, "seq", int, what)
+    what = f"message {seq} from seat {sender}"
+    prev = _hash32(_need(frame, "prev", bytes, what), f"{what}: prev")
+    at = _need(frame, "at", list, what)
+    if len(at) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in at):
+        raise BadMessage(f"{what}: 'at' must be [tick, phase]")
+    state = _hash32(_need(frame, "state", bytes, what), f"{what}: state")
+    seen_raw = _need(frame, "seen", list, what)
+    seen = []
+    for item in seen_raw:
+        if (
+            not isinstance(item, list)
+            or len(item) != 3
+            or not isinstance(item[0], int)
+            or not isinstance(item[1], int)
+        ):
+            raise BadMessage(f"{what}: bad 'seen' entry")
+        seen.append((item[0], item[1], _hash32(item[2], f"{what}: seen hash")))
+    kind = _need(frame, "kind", str, what)
+    if kind not in KINDS:
+        raise BadMessage(f"{what}: unknown kind {kind!r}")
+    body = _need(frame, "body", dict, what)
+    sig = _need(frame, "sig", bytes, what)
+    if len(sig) != 64:
+        raise BadMessage(f"{what}: signature must be 64 bytes")
+    extra = sorted(set(frame) - {"from", "seq", "prev", "at", "state", "seen", "kind", "body", "sig"})
+    if extra:
+        raise BadMessage(f"{what}: unexpected field(s) {', '.join(map(str, extra))}")
+    return Message(sender, seq, prev, (at[0], at[1]), state, tuple(seen), kind, body, sig)
+
+
+# ----------------------------------------------------------------------------- body helpers
+
+
+def body_field(msg: Message, key: str, kind: type | tuple[type, ...]) -> Any:
+    return _need(msg.body, key, kind, f"{msg.kind} message {msg.seq} from seat {msg.sender}")
+
+
+def key_list(msg: Message, key: str = "keys") -> list[tuple[int, int]]:
+    """A body list of ``[slot, key]`` pairs (keys as 32-byte big-endian scalars)."""
+    raw = body_field(msg, key, list)
+    out = []
+    for item in raw:
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], int)
+            or not isinstance(item[1], bytes)
+            or len(item[1]) != 32
+        ):
+            raise BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: bad key entry")
+        out.append((item[0], int.from_bytes(item[1], "big")))
+    return out
+
+
+def points_list(msg: Message, key: str = "cards") -> list[bytes]:
+    raw = body_field(msg, key, list)
+    if not all(isinstance(p, bytes) for p in raw):
+        raise BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: '{key}' must be byte strings")
+    return list(raw)
+
+
+def scalar_bytes(k: int) -> bytes:
+    return k.to_bytes(32, "big")
