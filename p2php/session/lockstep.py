@@ -447,12 +447,24 @@ class Lockstep:
         return channel.message_key(self.secrets.identity, self.publics[other].box_key, context)
 
     def _phase_ready(self) -> bool:
+        self._check_stale()
         exp = self.expected()
         if self.auditing:
             return not exp
         if not exp:
             return True
         return all(self._has_current(s) for s in exp)
+
+    def _check_stale(self) -> None:
+        """A message for a point that has passed was never due: name its sender."""
+        now = (self.tick, self.phase)
+        for seat, queue in self.inbox.items():
+            if queue and queue[0].at < now:
+                msg = queue[0]
+                raise FaultError(
+                    Fault(seat, f"sent an {msg.kind!r} message at step {msg.at[0]}.{msg.at[1]} "
+                          "where none was due", msg.at)
+                )
 
     # ------------------------------------------------------------------ completing phases
 
@@ -462,11 +474,11 @@ class Lockstep:
             raise FaultError(
                 Fault(seat, f"sent a {msg.kind!r} message where a {kind!r} was due", msg.at)
             )
+        self._consume(msg)
         if msg.state != self._state_hash:
             raise FaultError(
                 Fault(seat, f"state hash differs from ours at step {self.tick} (desync)", msg.at)
             )
-        self._consume(msg)
         return msg
 
     def _consume(self, msg: Message) -> None:

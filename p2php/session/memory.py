@@ -59,6 +59,7 @@ def run_in_memory(
     Seats in ``silent`` stop sending (their outgoing messages are dropped) from the
     start; when nothing moves, every waiting peer's :meth:`~Lockstep.timeout` fires.
     """
+    stuck = 0
     for _ in range(max_rounds):
         moved = False
         for ls in peers:
@@ -71,6 +72,7 @@ def run_in_memory(
                     ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), legal))
                 for msg in ls.poll():
                     moved = True
+                    stuck = 0
                     for other in peers:
                         if other is ls:
                             continue
@@ -84,6 +86,9 @@ def run_in_memory(
         if all(ls.finished or ls.seat in silent for ls in peers):
             return
         if not moved:
+            stuck += 1
+            if stuck > 3:
+                return  # nothing more can happen (e.g. only cheaters are left waiting)
             for ls in peers:
                 if not ls.finished and ls.seat not in silent:
                     ls.timeout()

@@ -1,0 +1,235 @@
+"""Every kind of cheating the foundation promises to catch, caught and attributed.
+
+The peers run the full protocol in memory (:mod:`p2php.session.memory`); a
+``tamper`` hook plays the cheating peer, re-signing what it alters with that
+peer's own key, exactly as a modified client would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p2php.bots import RandomBot
+from p2php.crypto import group
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+from p2php.session.messages import signing_bytes
+
+
+def play(players: int = 3, seed: int = 1, tamper=None, silent=(), options=None) -> list[Lockstep]:
+    peers = make_peers("toy", players, options or {}, seed=seed)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(players)}, tamper=tamper, silent=silent)
+    return peers
+
+
+def resign(peers: list[Lockstep], frame: dict[str, Any]) -> dict[str, Any]:
+    """What a cheating peer does after altering its own message: sign it again."""
+    sender = peers[frame["from"]]
+    fields = {k: v for k, v in frame.items() if k != "sig"}
+    assert sender.secrets is not None
+    frame["sig"] = sender.secrets.identity.sign(signing_bytes(sender.session_id, fields))
+    return frame
+
+
+def cheat(peer: Lockstep, alter: Any) -> None:
+    """Make ``peer`` a modified client: ``alter(kind, body)`` rewrites what it signs and sends."""
+    send = peer._send
+
+    def cheating_send(kind: str, body: dict[str, Any]) -> Any:
+        return send(kind, alter(kind, body))
+
+    peer._send = cheating_send  # type: ignore[method-assign]
+
+
+def run(peers: list[Lockstep], seed: int = 0, **kw: Any) -> list[Lockstep]:
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(len(peers))}, **kw)
+    return peers
+
+
+def honest_verdicts(peers: list[Lockstep], culprit: int | None) -> list[Any]:
+    return [p.verdict for p in peers if p.seat != culprit]
+
+
+def assert_named(peers: list[Lockstep], culprit: int, words: str) -> None:
+    for p in peers:
+        if p.seat == culprit:
+            continue
+        assert p.finished, f"seat {p.seat} did not finish"
+        assert p.verdict is not None
+        assert p.verdict.culprit == culprit, (p.seat, p.verdict)
+        assert words in p.verdict.reason, (p.seat, p.verdict.reason)
+        assert p.transcript, "honest peers keep the transcript"
+
+
+def test_honest_game_is_clean_and_agrees() -> None:
+    peers = play(4, seed=3)
+    hashes = {p.verdict.state_hash for p in peers}
+    assert len(hashes) == 1
+    assert all(p.verdict.clean for p in peers)
+    assert all(p.result is not None for p in peers)
+
+
+def test_forged_signature_is_named() -> None:
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and frame["kind"] == "action":
+            frame = dict(frame, sig=bytes(64))
+        return frame
+
+    assert_named(play(tamper=tamper), 1, "signature")
+
+
+def test_missing_signature_is_named() -> None:
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 2 and frame["kind"] == "beacon":
+            frame = {k: v for k, v in frame.items() if k != "sig"}
+        return frame
+
+    assert_named(play(tamper=tamper), 2, "sig")
+
+
+def test_replayed_message_is_named() -> None:
+    sent: list[dict[str, Any]] = []
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 0:
+            sent.append(frame)
+            if frame["kind"] == "action" and len(sent) > 3:
+                return sent[0]  # an old, validly signed message again
+        return frame
+
+    assert_named(play(tamper=tamper), 0, "replayed")
+
+
+def test_action_out_of_turn_is_named() -> None:
+    peers = make_peers("toy", 3, {}, seed=5)
+    cheater = peers[2]
+    # Seat 2 sends an action during the shuffle, when nobody is asked to act.
+    cheater._send("action", {"action": {"type": "bid", "n": 1}, "keys": []})
+    frame = cheater.poll()[0].to_wire()
+    for p in peers[:2]:
+        p.receive(2, frame)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert_named(peers, 2, "where none was due")
+
+
+def test_illegal_action_is_named() -> None:
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "action" and body["action"].get("type") == "bid":
+            return {"action": {"type": "bid", "n": 7}, "keys": []}
+        return body
+
+    peers = make_peers("toy", 3, {}, seed=2)
+    cheat(peers[1], alter)
+    assert_named(run(peers), 1, "illegal action")
+
+
+def test_playing_a_card_not_dealt_is_named() -> None:
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "action" and body["action"].get("type") == "play":
+            theirs = peers[0].state.hands[0][0]  # a card dealt to seat 0
+            return {"action": {"type": "play", "slot": theirs}, "keys": body["keys"]}
+        return body
+
+    peers = make_peers("toy", 3, {}, seed=4)
+    cheat(peers[2], alter)
+    assert_named(run(peers), 2, "not in seat 2's hand")
+
+
+def test_wrong_key_is_named() -> None:
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "keys" and body["keys"]:
+            keys = [list(k) for k in body["keys"]]
+            keys[0][1] = (int.from_bytes(keys[0][1], "big") + 1).to_bytes(32, "big")
+            return {"keys": keys}
+        return body
+
+    peers = make_peers("toy", 3, {}, seed=6)
+    cheat(peers[2], alter)
+    assert_named(run(peers), 2, "wrong key")
+
+
+def test_tampered_shuffle_is_named_at_the_audit() -> None:
+    garbage = group.hash_to_point(b"test", b"not a card")
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "shuffle":
+            cards = list(body["cards"])
+            cards[0] = garbage  # replaces a card: no longer a permutation of the input
+            return {"cards": cards}
+        return body
+
+    peers = make_peers("toy", 3, {"reveal_end": True}, seed=7)
+    cheat(peers[1], alter)
+    assert_named(run(peers), 1, "shuffle pass of deck 0 was not a permutation")
+
+
+def test_equivocation_is_named() -> None:
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        # Seat 0 tells seat 2 it bid something else than it told seat 1.
+        if sender == 0 and recipient == 2 and frame["kind"] == "action" and \
+                frame["body"]["action"].get("type") == "bid":
+            n = frame["body"]["action"]["n"]
+            frame["body"] = {"action": {"type": "bid", "n": (n + 1) % 3}, "keys": []}
+            return resign(peers, frame)
+        return frame
+
+    peers = make_peers("toy", 3, {}, seed=8)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    for p in peers[1:]:
+        assert p.verdict is not None and not p.verdict.clean
+        assert p.verdict.culprit == 0, p.verdict
+
+
+def test_withheld_key_names_the_silent_peer() -> None:
+    stopped = []
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if sender == 1 and (stopped or frame["kind"] == "keys"):
+            stopped.append(frame)
+            return None  # from its first key release on, seat 1 sends nothing
+        return frame
+
+    assert_named(play(tamper=tamper), 1, "went silent")
+
+
+def test_silent_peer_is_named() -> None:
+    peers = play(4, silent=(3,))
+    for p in peers[:3]:
+        assert p.verdict.culprit == 3 and "silent" in p.verdict.reason
+
+
+def test_refusing_the_audit_is_named() -> None:
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if sender == 2 and frame["kind"] == "audit":
+            return None
+        return frame
+
+    assert_named(play(tamper=tamper), 2, "did not release its secrets")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_false_claim_about_hidden_cards_is_named_at_the_audit(seed: int) -> None:
+    """Passing with "no red card" while holding one is caught by the audit replay."""
+    liar = 1
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "action" and body["action"].get("type") == "play":
+            hand[:] = [peers[liar].private_faces[s] for s in peers[liar].state.hands[liar]]
+            return {"action": {"type": "pass"}, "keys": []}
+        return body
+
+    hand: list[int] = []
+    peers = make_peers("toy", 3, {}, seed=seed)
+    cheat(peers[liar], alter)
+    run(peers)
+    holds_red = any(c < 6 for c in hand)
+    for p in peers:
+        if p.seat == liar:
+            continue
+        if holds_red:
+            assert p.verdict.culprit == liar, p.verdict
+            assert "not legal" in p.verdict.reason or "no red" in p.verdict.reason
+        else:
+            assert p.verdict.clean
