@@ -116,6 +116,7 @@ class Event:
     answers: list[tuple[Seat, Action]] = field(default_factory=list)
     faces: dict[Slot, CardId] = field(default_factory=dict)
     random: bytes = b""
+    lines: list[str] = field(default_factory=list)
 
 
 class Lockstep:
@@ -673,13 +674,21 @@ class Lockstep:
             self._on_keys(msgs)
         faces = self._open_public(self._pending_reveals())
         answers = self._answers
+        lines = [self._describe(seat, action, faces) for seat, action in answers]
         try:
             self.state.apply(answers, faces)
         except IllegalAction as err:
             culprit = self._first_bad_answer(answers, faces)
             raise FaultError(Fault(culprit, f"illegal play: {err}", (self.tick, self.phase))) from err
-        self.events.append(Event(self.tick, step, answers=list(answers), faces=faces))
+        self.events.append(Event(self.tick, step, answers=list(answers), faces=faces, lines=lines))
         self._next_tick()
+
+    def _describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
+        known = {**self.private_faces, **self.public_faces, **faces}
+        try:
+            return self.state.describe(seat, action, known)
+        except Exception:  # a description must never stop the game
+            return f"seat {seat}: {action}"
 
     def _first_bad_answer(self, answers: list[tuple[Seat, Action]], faces: dict[Slot, CardId]) -> Seat | None:
         if len(answers) == 1:

@@ -1,0 +1,259 @@
+"""The ``p2php`` command: demos, terminal play, LAN tables and transcript checks.
+
+    p2php demo uno --peers 4 --seed 7          bots play a whole game over loopback TCP
+    p2php play uno --bots 3                    you against three bot peers
+    p2php host uno --players 3 --bots 1        open a table for other machines
+    p2php join 192.168.1.20:7700 --name ann    sit down at that table
+    p2php verify transcripts/seat0.p2php       re-check a saved game from scratch
+
+Every user mistake or network fault ends with a clear message and a non-zero
+exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2php.engine.contract import OptionError
+from p2php.engine.registry import game_names, get_game
+from p2php.session.lockstep import Lockstep
+from p2php.session.runner import Decider, PeerResult, bot_decider
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise OptionError(f"--option needs key=value, got {pair!r}")
+        key, value = pair.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _bots(game_name: str, kind: str, seed: int | None, seats: range) -> list[Decider]:
+    game = get_game(game_name)
+    return [bot_decider(game.make_bot(kind, f"{seed}/{seat}")) for seat in seats]
+
+
+class _Printer:
+    """Prints the public log of one peer as the game goes (and its private view when asked)."""
+
+    def __init__(self, stream: Any, view: bool) -> None:
+        self.stream = stream
+        self.view = view
+        self.done = 0
+
+    def __call__(self, ls: Lockstep, _lines: list[str]) -> None:
+        from p2php.terminal import event_lines
+
+        while self.done < len(ls.events):
+            event = ls.events[self.done]
+            self.done += 1
+            for line in event_lines(ls, event):
+                if line.startswith("·") and not self.view and "revealed" not in line:
+                    continue
+                print(line, file=self.stream)
+
+
+def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[str, Any]:
+    first = results[0].lockstep
+    verdicts = [r.lockstep.verdict for r in results]
+    hashes = {v.state_hash.hex() for v in verdicts if v is not None}
+    clean = all(v is not None and v.clean for v in verdicts)
+    result = first.result
+    audit = "clean" if clean else next(
+        (v.text(first.table) for v in verdicts if v is not None and not v.clean), "unfinished"
+    )
+    return {
+        "game": game_name,
+        "peers": len(results),
+        "options": first.options,
+        "winner": list(result.winners) if result else None,
+        "scores": list(result.scores) if result else None,
+        "summary": result.summary if result else "",
+        "state_hash": hashes.pop() if len(hashes) == 1 else sorted(hashes),
+        "agree": len({v.state_hash for v in verdicts if v is not None}) == 1,
+        "audit": audit,
+        "seconds": round(seconds, 3),
+        "setup_seconds": round(max(r.setup_seconds for r in results), 3),
+        "steps": first.tick,
+        "bytes_on_wire": sum(r.bytes_sent for r in results),
+        "messages": sum(r.frames_sent for r in results),
+    }
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from p2php.session.local_net import run_local_table
+
+    game = get_game(args.game)
+    game.check_players(args.peers)
+    options = game.parse_options(_options(args.option))
+    deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
+    printer = None if args.json else _Printer(sys.stdout, args.view)
+    transcripts = Path(args.transcripts) if args.transcripts else None
+    start = time.perf_counter()
+    results = trio.run(lambda: run_local_table(
+        game.name, args.peers, deciders, options, seed=args.seed, timeout=args.timeout,
+        transcripts=transcripts, observe=printer,
+    ))
+    summary = _summary(game.name, results, time.perf_counter() - start)
+    ok = summary["agree"] and summary["audit"] == "clean" and len(results) == args.peers
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print("─" * 60)
+        if summary["summary"]:
+            print(summary["summary"])
+        print(f"winner: {summary['winner']}   scores: {summary['scores']}")
+        print(f"state hash (every peer): {summary['state_hash']}")
+        print(f"audit: {summary['audit']}   peers agree: {summary['agree']}")
+        print(f"{summary['steps']} steps, {summary['messages']} signed messages, "
+              f"{summary['bytes_on_wire']} bytes on the wire, {summary['seconds']} s "
+              f"(setup {summary['setup_seconds']} s)")
+        if transcripts:
+            print(f"transcripts saved in {transcripts}/ — check one with: p2php verify {transcripts}/seat0.p2php")
+    return 0 if ok else 1
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from p2php.session.local_net import run_local_table
+    from p2php.terminal import Quit, terminal_decider
+
+    game = get_game(args.game)
+    players = args.bots + 1
+    game.check_players(players)
+    options = game.parse_options(_options(args.option))
+    deciders = [terminal_decider()] + _bots(game.name, args.bot, args.seed, range(1, players))
+    names = [args.name] + [f"bot{s}" for s in range(1, players)]
+    printer = _Printer(sys.stdout, True)
+    try:
+        results = trio.run(lambda: run_local_table(
+            game.name, players, deciders, options, seed=args.seed, timeout=args.timeout,
+            observe=printer, names=names,
+        ))
+    except BaseExceptionGroup as group:
+        if group.subgroup(Quit) is None:
+            raise
+        print("\nYou left the table. Bye!")
+        return 0
+    except Quit:
+        print("\nYou left the table. Bye!")
+        return 0
+    summary = _summary(game.name, results, 0.0)
+    print("─" * 60)
+    print(summary["summary"] or f"winner: {summary['winner']}  scores: {summary['scores']}")
+    print(f"audit: {summary['audit']}")
+    return 0 if summary["audit"] == "clean" else 1
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from p2php.session.transcript import verify
+
+    check = verify(args.file)
+    for line in check.lines:
+        print(line)
+    print("OK" if check.ok else "FAILED")
+    return 0 if check.ok else 1
+
+
+def cmd_host(args: argparse.Namespace) -> int:
+    from p2php.session.netplay import host_game
+
+    return trio.run(lambda: host_game(args))
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    from p2php.session.netplay import join_game
+
+    return trio.run(lambda: join_game(args))
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    for name in game_names():
+        game = get_game(name)
+        opts = ", ".join(f"{k}={v.default}" for k, v in game.options.items())
+        print(f"{name}: {game.min_players}–{game.max_players} players; options: {opts or 'none'}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="p2php", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                       help="a game option, e.g. deck=all (repeatable)")
+        p.add_argument("--seed", type=int, default=None,
+                       help="make bots and peer secrets reproducible (demo only: not secret!)")
+        p.add_argument("--bot", default="heuristic", help="bot kind: random or heuristic")
+        p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a peer")
+
+    p = sub.add_parser("demo", help="bot peers play a whole game over loopback TCP")
+    p.add_argument("game", nargs="?", default="uno")
+    p.add_argument("--peers", type=int, default=4)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the play")
+    p.add_argument("--transcripts", metavar="DIR", help="save each peer's signed transcript here")
+    p.add_argument("--view", action="store_true", help="also show dealing, shuffles and private steps")
+    common(p)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("play", help="play in this terminal against bot peers")
+    p.add_argument("game", nargs="?", default="uno")
+    p.add_argument("--bots", type=int, default=3)
+    p.add_argument("--name", default="you")
+    common(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("host", help="open a table for peers on other machines")
+    p.add_argument("game", nargs="?", default="uno")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--bots", type=int, default=0, help="seats filled by bot peers on this machine")
+    p.add_argument("--port", type=int, default=7700)
+    p.add_argument("--bind", default="0.0.0.0")
+    p.add_argument("--name", default="host")
+    p.add_argument("--auto", action="store_true", help="let a bot play the host's own seat")
+    common(p)
+    p.set_defaults(func=cmd_host)
+
+    p = sub.add_parser("join", help="sit down at a table opened with p2php host")
+    p.add_argument("address", metavar="HOST:PORT")
+    p.add_argument("--name", default="guest")
+    p.add_argument("--auto", action="store_true", help="let a bot play this seat")
+    p.add_argument("--bind", default="0.0.0.0")
+    common(p)
+    p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("verify", help="re-check a saved transcript: signatures, replay, audit")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("games", help="list the games and their options")
+    p.set_defaults(func=cmd_games)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except (OptionError, ValueError) as err:
+        print(f"p2php: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except OSError as err:
+        print(f"p2php: network error: {err}", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
