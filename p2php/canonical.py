@@ -42,7 +42,8 @@ def canonical(value: Any) -> Any:
 
 def encode(value: Any) -> bytes:
     """Canonical msgpack bytes of ``value`` (see :func:`canonical`)."""
-    return msgpack.packb(canonical(value), use_bin_type=True, strict_types=False)
+    packed: bytes = msgpack.packb(canonical(value), use_bin_type=True, strict_types=False)
+    return packed
 
 
 def decode(data: bytes) -> Any:

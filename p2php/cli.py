@@ -166,13 +166,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_host(args: argparse.Namespace) -> int:
     from p2php.session.netplay import host_game
 
-    return trio.run(lambda: host_game(args))
+    code: int = trio.run(lambda: host_game(args))
+    return code
 
 
 def cmd_join(args: argparse.Namespace) -> int:
     from p2php.session.netplay import join_game
 
-    return trio.run(lambda: join_game(args))
+    code: int = trio.run(lambda: join_game(args))
+    return code
 
 
 def cmd_games(args: argparse.Namespace) -> int:

@@ -88,7 +88,8 @@ async def host_lobby(
                 await stream.send_all(encode_frame({"lobby": "refused", "reason": reason}))
                 await stream.aclose()
                 return
-            peer_host = stream.socket.getpeername()[0]
+            assert isinstance(name, str) and isinstance(port, int)
+            peer_host = str(stream.socket.getpeername()[0])
             seat = Seated(len(seated), name, peer_host, port, stream)
             seated.append(seat)
             announce(f"{name} joined from {peer_host} and takes seat {seat.seat} ({len(seated)}/{players})")

@@ -13,8 +13,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from p2php.engine.contract import (
-    Action, CardId, Deal, Decide, Game, GameOver, GameState, IllegalAction, Knowledge,
-    OptionSpec, Randomness, Reveal, Seat, Show, Shuffle, Slot, Step,
+    Action,
+    CardId,
+    Deal,
+    Decide,
+    Game,
+    GameOver,
+    GameState,
+    IllegalAction,
+    Knowledge,
+    OptionSpec,
+    Randomness,
+    Reveal,
+    Seat,
+    Show,
+    Shuffle,
+    Slot,
+    Step,
 )
 from p2php.engine.registry import register
 from p2php.rng import DetRng
@@ -117,7 +132,8 @@ class ToyState(GameState):
             self.phase = "over"
 
     def observation(self, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
-        return {"table": dict(self.table), "hand": [knowledge.face(s) for s in self.hands[seat]] if seat is not None else None}
+        hand = [knowledge.face(s) for s in self.hands[seat]] if seat is not None else None
+        return {"table": dict(self.table), "hand": hand}
 
     def snapshot(self) -> Any:
         return {"phase": self.phase, "hands": self.hands, "first": self.first, "turn": self.turn,

@@ -132,12 +132,12 @@ def _audit_deck(
     # Slow path: find the first dishonest pass.
     source = [ls.points.points[c] for c in rec.cards]
     for number, (seat, kind, cards) in enumerate(rec.passes):
-        ds = derived.get(seat)
-        if ds is not None:
+        mine = derived.get(seat)
+        if mine is not None:
             ok = (
-                deck.verify_shuffle_pass(source, cards, ds.shuffle_key)
+                deck.verify_shuffle_pass(source, cards, mine.shuffle_key)
                 if kind == "shuffle"
-                else deck.verify_lock_pass(source, cards, ds.shuffle_key, ds.slot_keys)
+                else deck.verify_lock_pass(source, cards, mine.shuffle_key, mine.slot_keys)
             )
             if not ok:
                 what = "a permutation of its input" if kind == "shuffle" else "its input re-locked"

@@ -77,7 +77,7 @@ def run_in_memory(
                         if other is ls:
                             continue
                         frame: dict[str, Any] | None = msg.to_wire()
-                        if tamper is not None:
+                        if tamper is not None and frame is not None:
                             frame = tamper(ls.seat, other.seat if other.seat is not None else -1, frame)
                         if frame is not None:
                             other.receive(ls.seat, frame)
