@@ -1,0 +1,36 @@
+"""The network edge: length-prefixed msgpack frames (sans-IO) and a full TCP mesh (trio).
+
+:mod:`p2php.net.framing` knows bytes and nothing about sockets; :mod:`p2php.net.mesh`
+owns the sockets and nothing about games.  The session layer speaks dicts to a
+:class:`Mesh` and gets :class:`Frame` / :class:`PeerError` events back.
+"""
+
+from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, decode_frame_body, encode_frame
+from p2php.net.mesh import (
+    Event,
+    Frame,
+    HandshakeError,
+    Mesh,
+    MeshError,
+    PeerError,
+    listen,
+    listener_port,
+    open_mesh,
+)
+
+__all__ = [
+    "MAX_FRAME",
+    "Event",
+    "Frame",
+    "FrameDecoder",
+    "FrameError",
+    "HandshakeError",
+    "Mesh",
+    "MeshError",
+    "PeerError",
+    "decode_frame_body",
+    "encode_frame",
+    "listen",
+    "listener_port",
+    "open_mesh",
+]

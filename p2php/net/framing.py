@@ -1,0 +1,261 @@
+# mypy: disable-error-code="import-untyped"
+"""Length-prefixed msgpack frames: the wire format between peers (sans-IO).
+
+A frame is a 4-byte big-endian unsigned length followed by exactly that many
+bytes holding one msgpack map with ``str`` keys.  This module does no I/O, so
+the same code is driven by :mod:`p2php.net.mesh` over TCP and by tests over
+plain byte strings, split any way they like.
+
+Every byte of a frame may come from a cheating or broken peer, so decoding is
+defensive first and fast second.  Before msgpack builds a single object, a small
+structural scan (:func:`_check_structure`) walks the body and refuses anything
+outside the wire contract: ext types, non-``str`` map keys, nesting deeper than
+:data:`MAX_DEPTH`, a top level that is not a map, trailing bytes, truncation.
+The scan also refuses a container that declares more items than the bytes left
+could hold.  That matters because msgpack preallocates a list for the count it
+is told: without the check, a few hundred bytes of nested ``array32`` headers
+would ask for gigabytes.  With it, every allocation is bounded by the body size,
+which is itself bounded by ``max_size`` before a single body byte is buffered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+MAX_FRAME = 4 * 1024 * 1024
+"""Default largest body a peer may send (the length prefix excluded)."""
+
+MAX_DEPTH = 32
+"""Deepest container nesting allowed in a frame; the top-level map is depth 1."""
+
+HEADER_SIZE = 4
+_MAX_DECLARABLE = 2**32 - 1
+
+
+class FrameError(ValueError):
+    """A frame that breaks the wire contract; the peer that sent it is at fault."""
+
+
+# What a msgpack type byte announces, outside the fixint/fixmap/fixarray/fixstr ranges.
+# Fixed-size scalars: type byte -> (kind, payload bytes that follow).
+_FIXED: dict[int, tuple[str, int]] = {
+    0xC0: ("nil", 0),
+    0xC2: ("bool", 0),
+    0xC3: ("bool", 0),
+    0xCA: ("float", 4),
+    0xCB: ("float", 8),
+    0xCC: ("int", 1),
+    0xCD: ("int", 2),
+    0xCE: ("int", 4),
+    0xCF: ("int", 8),
+    0xD0: ("int", 1),
+    0xD1: ("int", 2),
+    0xD2: ("int", 4),
+    0xD3: ("int", 8),
+}
+# Length-prefixed values: type byte -> (kind, width of the big-endian length/count).
+_SIZED: dict[int, tuple[str, int]] = {
+    0xC4: ("bin", 1),
+    0xC5: ("bin", 2),
+    0xC6: ("bin", 4),
+    0xD9: ("str", 1),
+    0xDA: ("str", 2),
+    0xDB: ("str", 4),
+    0xDC: ("array", 2),
+    0xDD: ("array", 4),
+    0xDE: ("map", 2),
+    0xDF: ("map", 4),
+}
+_EXT = frozenset({0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8})
+
+
+def _header(body: bytes, pos: int) -> tuple[str, int, int]:
+    """Read the msgpack header at ``pos``: ``(kind, n, next_pos)``.
+
+    ``n`` is the item count for an array or map, and for anything else the
+    number of payload bytes to skip, so the scan never looks inside scalars.
+    """
+    b = body[pos]
+    pos += 1
+    if b <= 0x7F or b >= 0xE0:
+        return "int", 0, pos
+    if b <= 0x8F:
+        return "map", b & 0x0F, pos
+    if b <= 0x9F:
+        return "array", b & 0x0F, pos
+    if b <= 0xBF:
+        return "str", b & 0x1F, pos
+    if b in _FIXED:
+        kind, size = _FIXED[b]
+        return kind, size, pos
+    if b in _SIZED:
+        kind, width = _SIZED[b]
+        if pos + width > len(body):
+            raise FrameError(f"body is truncated inside a {kind} header at byte {pos - 1}")
+        return kind, int.from_bytes(body[pos : pos + width], "big"), pos + width
+    if b in _EXT:
+        raise FrameError(f"msgpack ext type (byte 0x{b:02x} at {pos - 1}) is not allowed in a frame")
+    raise FrameError(f"body is not valid msgpack: byte 0x{b:02x} at {pos - 1} is never used")
+
+
+def _check_structure(body: bytes) -> None:
+    """Refuse, without building any object, a body outside the wire contract.
+
+    The walk keeps one counter per open container (items still to come) and the
+    total still owed; since every item takes at least one byte, a total above
+    the bytes left is a lie that would only make msgpack preallocate memory.
+    """
+    end = len(body)
+    if end == 0:
+        raise FrameError("frame body is empty")
+    pos = 0
+    owed = 1  # items still to read, across all open containers; first the top-level map
+    stack: list[list[int]] = []  # per open container: [items left, 1 if it is a map]
+    while owed:
+        if pos >= end:
+            raise FrameError(f"body is truncated msgpack: {owed} item(s) missing after {end} bytes")
+        start = pos
+        kind, n, pos = _header(body, pos)
+        if not stack:
+            if kind != "map":
+                raise FrameError(f"top-level value is {kind}, a frame must be a map")
+        else:
+            parent = stack[-1]
+            if parent[1] and parent[0] % 2 == 0 and kind != "str":
+                raise FrameError(f"map key at byte {start} is {kind}, frame map keys must all be str")
+            parent[0] -= 1
+        owed -= 1
+        if kind in ("array", "map"):
+            if len(stack) >= MAX_DEPTH:
+                raise FrameError(f"nesting deeper than {MAX_DEPTH} levels at byte {start}")
+            items = 2 * n if kind == "map" else n
+            owed += items
+            if owed > end - pos:
+                raise FrameError(
+                    f"{kind} at byte {start} declares {n} items, more than the {end - pos} bytes left can hold"
+                )
+            stack.append([items, kind == "map"])
+        else:
+            pos += n
+            if pos > end:
+                raise FrameError(f"body is truncated inside a {kind} starting at byte {start}")
+        while stack and stack[-1][0] == 0:
+            stack.pop()
+    if pos != end:
+        raise FrameError(f"{end - pos} trailing byte(s) after the msgpack map ({pos} of {end} used)")
+
+
+def decode_frame_body(body: bytes) -> dict[str, Any]:
+    """Decode one frame body (no length prefix) into a dict, or raise FrameError."""
+    body = bytes(body)
+    _check_structure(body)
+    try:
+        # The scan bounded every count already; these limits, strict_map_key and
+        # the ext_hook are a second line of defence should the two ever disagree.
+        limit = len(body)
+        obj = msgpack.unpackb(
+            body,
+            raw=False,
+            use_list=True,
+            strict_map_key=True,
+            ext_hook=_refuse_ext,
+            max_str_len=limit,
+            max_bin_len=limit,
+            max_array_len=limit,
+            max_map_len=limit // 2,
+            max_ext_len=0,
+        )
+    except Exception as exc:  # hostile bytes must never escape as anything but FrameError
+        raise FrameError(f"body is not valid msgpack: {exc}") from exc
+    assert isinstance(obj, dict)  # guaranteed by _check_structure
+    return obj
+
+
+def _refuse_ext(code: int, data: bytes) -> Any:
+    """ext_hook that can only fire if the structural scan were bypassed."""
+    raise FrameError(f"msgpack ext type {code} is not allowed in a frame")
+
+
+def encode_frame(obj: dict[str, Any], max_size: int = MAX_FRAME) -> bytes:
+    """Encode ``obj`` as one frame (length prefix + msgpack body).
+
+    The body is checked by the very rules the receiver applies, so a frame a
+    peer would reject (an int key, too deep, too big) fails loudly here, in the
+    sender's own code, instead of getting an honest peer disconnected as a cheat.
+    """
+    if not isinstance(obj, dict):
+        raise TypeError(f"a frame must be a dict, got {type(obj).__name__}")
+    body: bytes = msgpack.packb(obj, use_bin_type=True)
+    _check_structure(body)
+    if len(body) > max_size:
+        raise FrameError(f"frame body is {len(body)} bytes, over the {max_size}-byte limit")
+    return len(body).to_bytes(HEADER_SIZE, "big") + body
+
+
+class FrameDecoder:
+    """Turns a byte stream, split anywhere, into decoded frames.
+
+    h11-style: :meth:`receive_data` buffers bytes, :meth:`next_frame` returns one
+    frame or None when more bytes are needed; :meth:`feed` does both at once.
+    The length prefix is checked as soon as its 4 bytes arrive, so an oversized
+    frame is refused before any of its body is waited for or kept.  After a
+    :class:`FrameError` the stream position is lost, so the decoder refuses all
+    further use rather than guess where the next frame starts.
+    """
+
+    def __init__(self, max_size: int = MAX_FRAME) -> None:
+        if not 1 <= max_size <= _MAX_DECLARABLE:
+            raise ValueError(f"max_size must be in 1..{_MAX_DECLARABLE}, got {max_size}")
+        self.max_size = max_size
+        self._buffer = bytearray()
+        self._error: FrameError | None = None
+
+    @property
+    def pending(self) -> int:
+        """Bytes buffered that do not yet form a complete frame."""
+        return len(self._buffer)
+
+    def receive_data(self, data: bytes) -> None:
+        """Buffer ``data``; decode it with :meth:`next_frame`."""
+        self._raise_if_failed()
+        self._buffer += data
+
+    def next_frame(self) -> dict[str, Any] | None:
+        """The next complete frame, or None if more bytes are needed."""
+        self._raise_if_failed()
+        buffer = self._buffer
+        if len(buffer) < HEADER_SIZE:
+            return None
+        length = int.from_bytes(buffer[:HEADER_SIZE], "big")
+        try:
+            if length > self.max_size:
+                raise FrameError(f"frame declares {length} bytes, over the {self.max_size}-byte limit")
+            if length == 0:
+                raise FrameError("zero-length frame")
+            if len(buffer) < HEADER_SIZE + length:
+                return None
+            body = bytes(buffer[HEADER_SIZE : HEADER_SIZE + length])
+            del buffer[: HEADER_SIZE + length]
+            return decode_frame_body(body)
+        except FrameError as exc:
+            self._error = exc
+            buffer.clear()
+            raise
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        """Buffer ``data`` and return every frame it completes, in order.
+
+        On a FrameError the frames before the bad one in ``data`` are lost with
+        the exception; loop on :meth:`next_frame` to keep them.
+        """
+        self.receive_data(data)
+        frames = []
+        while (frame := self.next_frame()) is not None:
+            frames.append(frame)
+        return frames
+
+    def _raise_if_failed(self) -> None:
+        if self._error is not None:
+            raise FrameError(f"decoder is unusable after an earlier error: {self._error}")

@@ -1,0 +1,509 @@
+# mypy: disable-error-code="import-untyped"
+"""A full mesh of TCP connections between seated peers (the I/O edge, on trio).
+
+There is no server: every pair of seats shares one connection.  To get exactly
+one per pair without negotiation, seat ``i`` dials every lower seat and accepts
+every higher one.  A dialer retries until the deadline because the seat it dials
+may not be listening yet.
+
+Handshake, identical on both ends of every connection (one frame each way,
+twice, so both ends learn the verdict and neither keeps a half-open peer):
+
+1. send our ``hello`` frame, read theirs (it must claim an int ``"seat"``);
+2. judge it: the seat must be one we expect on this connection, not our own,
+   not already connected, and the caller's ``check_hello`` must accept it;
+3. send our verdict ``{"mesh": "ok"}`` or ``{"mesh": "reject", "reason": ...}``,
+   read theirs; the connection is up only if both said ok.
+
+Once formed, each connection gets a reader task (frames in, as :class:`Frame`
+events) and a writer task draining an unbounded per-peer queue, so :meth:`Mesh.send`
+never blocks and peers that all broadcast at once cannot deadlock.  Incoming
+events go through one bounded channel: a peer that floods us only stalls its own
+TCP stream.  Whatever a peer does wrong (bad frame, reset, EOF) ends that one
+connection and becomes a :class:`PeerError` event; the mesh and the other peers
+carry on.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import trio
+
+from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
+
+log = logging.getLogger(__name__)
+
+_READ_SIZE = 65536
+_EVENT_BUFFER = 256  # frames waiting for the application before readers stop reading
+_REASON_LIMIT = 200  # a remote peer's reject reason is shown, but not at any length
+# What a failed handshake may raise besides HandshakeError: the peer's fault, or the network's.
+_HANDSHAKE_FAILURES = (FrameError, OSError, trio.BrokenResourceError, trio.TooSlowError)
+
+
+class HandshakeError(ValueError):
+    """A peer's hello was refused (by the mesh rules or by ``check_hello``).
+
+    ``check_hello`` raises it with just a message; the mesh fills in ``seat``, the
+    seat the hello claimed, so a failure can be reported against that seat.
+    """
+
+    def __init__(self, message: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
+
+
+class MeshError(Exception):
+    """The mesh could not be formed; ``missing`` lists the seats not connected."""
+
+    def __init__(self, message: str, missing: list[int]) -> None:
+        super().__init__(message)
+        self.missing = missing
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A frame received from ``seat``."""
+
+    seat: int
+    frame: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PeerError:
+    """The connection to ``seat`` is over (bad frame, reset, closed); why, in words."""
+
+    seat: int
+    reason: str
+
+
+Event = Frame | PeerError
+CheckHello = Callable[[int, dict[str, Any]], None]
+
+
+async def listen(host: str = "127.0.0.1", port: int = 0) -> trio.SocketListener:
+    """A TCP listener on ``host:port`` (port 0: any free port, see :func:`listener_port`)."""
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    for extra in listeners[1:]:  # a name resolving to several addresses: keep the first
+        await extra.aclose()
+    return listeners[0]
+
+
+def listener_port(listener: trio.SocketListener) -> int:
+    """The port ``listener`` is bound to, to tell the other peers where to dial."""
+    port: int = listener.socket.getsockname()[1]
+    return port
+
+
+class _Peer:
+    """One connection: its stream, decoder, byte counters and outgoing queue."""
+
+    def __init__(self, stream: trio.SocketStream, max_frame: int) -> None:
+        # trio already enables TCP_NODELAY; say it here since small lockstep frames need it.
+        stream.setsockopt(trio.socket.IPPROTO_TCP, trio.socket.TCP_NODELAY, True)
+        self.stream = stream
+        self.decoder = FrameDecoder(max_frame)
+        self.bytes_sent = 0
+        self.bytes_received = 0
+        self.outbox, self._outbox_out = trio.open_memory_channel(math.inf)
+        self.scope = trio.CancelScope()
+        self.reason: str | None = None  # set once, when the connection ends
+        self.drained = trio.Event()  # set when the writer has stopped
+
+    async def write(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+        self.bytes_sent += len(data)
+
+    async def read_frame(self) -> dict[str, Any] | None:
+        """The next frame, or None at end of stream."""
+        while (frame := self.decoder.next_frame()) is None:
+            data = await self.stream.receive_some(_READ_SIZE)
+            if not data:
+                return None
+            self.bytes_received += len(data)
+            self.decoder.receive_data(data)
+        return frame
+
+    def end(self, reason: str) -> None:
+        """Stop both tasks of this connection; the first reason given wins."""
+        if self.reason is None:
+            self.reason = reason
+        self.scope.cancel()
+
+
+class Mesh:
+    """The formed mesh: send, broadcast, receive events, close.
+
+    Run it with ``async with mesh: ...`` or ``await nursery.start(mesh.run)``;
+    until it runs, frames wait in the sockets and sends wait in the queues.
+    """
+
+    def __init__(self, seat: int, peers: dict[int, _Peer], max_frame: int = MAX_FRAME) -> None:
+        self.seat = seat
+        self.max_frame = max_frame
+        self.seats = sorted(peers)  # the other seats
+        self._peers = peers
+        self._events_in, self._events = trio.open_memory_channel(_EVENT_BUFFER)
+        self._run_scope = trio.CancelScope()
+        self._running = False
+        self._closed = False
+        self._nursery_cm: Any = None
+
+    @property
+    def bytes_sent(self) -> dict[int, int]:
+        """Bytes written to each seat, framing and handshake included."""
+        return {s: p.bytes_sent for s, p in self._peers.items()}
+
+    @property
+    def bytes_received(self) -> dict[int, int]:
+        """Bytes read from each seat, framing and handshake included."""
+        return {s: p.bytes_received for s, p in self._peers.items()}
+
+    def connected(self) -> list[int]:
+        """Seats whose connection is still up."""
+        return [s for s, p in self._peers.items() if p.reason is None]
+
+    def receive(self) -> trio.MemoryReceiveChannel:
+        """The channel of :class:`Frame` / :class:`PeerError` events; ends at :meth:`aclose`."""
+        return self._events
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self._events.__aiter__()  # type: ignore[no-any-return]
+
+    async def send(self, seat: int, frame: dict[str, Any]) -> None:
+        """Queue ``frame`` for ``seat``; dropped silently if that peer is gone.
+
+        Encoding happens here, so a frame the receiver would refuse raises now.
+        """
+        self._enqueue([seat], encode_frame(frame, self.max_frame))
+        await trio.lowlevel.checkpoint()
+
+    async def broadcast(self, frame: dict[str, Any]) -> None:
+        """Queue ``frame`` for every other seat (encoded once)."""
+        self._enqueue(self.seats, encode_frame(frame, self.max_frame))
+        await trio.lowlevel.checkpoint()
+
+    async def disconnect(self, seat: int, reason: str) -> None:
+        """Drop ``seat`` (a cheater, say); a PeerError with ``reason`` follows."""
+        self._peer(seat).end(reason)
+        await trio.lowlevel.checkpoint()
+
+    def _peer(self, seat: int) -> _Peer:
+        try:
+            return self._peers[seat]
+        except KeyError:
+            raise ValueError(f"seat {seat} is not a peer of this mesh (peers: {self.seats})") from None
+
+    def _enqueue(self, seats: list[int], data: bytes) -> None:
+        if self._closed:
+            raise trio.ClosedResourceError("the mesh is closed")
+        for seat in seats:
+            peer = self._peer(seat)
+            if peer.reason is None:
+                peer.outbox.send_nowait(data)
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Serve every connection until :meth:`aclose` (use with ``nursery.start``)."""
+        if self._running or self._closed:
+            raise RuntimeError("Mesh.run can only be started once, before aclose")
+        self._running = True
+        with self._run_scope:
+            async with trio.open_nursery() as nursery:
+                for seat, peer in self._peers.items():
+                    nursery.start_soon(self._serve, seat, peer)
+                task_status.started()
+                await trio.sleep_forever()
+
+    async def _serve(self, seat: int, peer: _Peer) -> None:
+        with peer.scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._read_loop, seat, peer)
+                nursery.start_soon(self._write_loop, peer)
+        peer.drained.set()
+        await trio.aclose_forcefully(peer.stream)
+        log.info("seat %d: connection to seat %d ended: %s", self.seat, seat, peer.reason)
+        if not self._closed:
+            await self._events_in.send(PeerError(seat, peer.reason or "connection ended"))
+
+    async def _read_loop(self, seat: int, peer: _Peer) -> None:
+        try:
+            while (frame := await peer.read_frame()) is not None:
+                await self._events_in.send(Frame(seat, frame))
+        except FrameError as exc:
+            peer.end(f"framing error: {exc}")
+        except (trio.BrokenResourceError, OSError) as exc:
+            peer.end(f"connection broken: {exc.__cause__ or exc}")
+        except trio.ClosedResourceError:
+            peer.end("connection closed locally")
+        else:
+            peer.end("connection closed by peer")
+
+    async def _write_loop(self, peer: _Peer) -> None:
+        try:
+            async for data in peer._outbox_out:
+                await peer.write(data)
+            await peer.stream.send_eof()  # aclose: everything queued was sent; tell the peer
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            peer.end(f"send failed: {exc.__cause__ or exc}")
+        peer.drained.set()
+
+    async def aclose(self, linger: float = 1.0) -> None:
+        """Close every connection, first giving queued frames ``linger`` seconds to go out.
+
+        The event channel then ends, so ``async for event in mesh`` loops finish.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        for peer in self._peers.values():
+            peer.outbox.close()
+        try:
+            if self._running:
+                with trio.move_on_after(linger):
+                    for peer in self._peers.values():
+                        await peer.drained.wait()
+        finally:  # even when cancelled: the sockets must not outlive the mesh
+            self._run_scope.cancel()
+            with trio.CancelScope(shield=True):
+                for peer in self._peers.values():
+                    if peer.reason is None:
+                        peer.reason = "mesh closed"
+                    await trio.aclose_forcefully(peer.stream)
+            self._events_in.close()
+
+    async def __aenter__(self) -> Mesh:
+        self._nursery_cm = trio.open_nursery()
+        nursery = await self._nursery_cm.__aenter__()
+        try:
+            await nursery.start(self.run)
+        except BaseException as exc:
+            await self._nursery_cm.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool:
+        try:
+            await self.aclose()
+        finally:
+            suppressed = await self._nursery_cm.__aexit__(exc_type, exc, tb)
+        return bool(suppressed)
+
+
+class _Formation:
+    """The state of one :func:`open_mesh` call: who is up, who is being greeted, what failed."""
+
+    def __init__(
+        self,
+        seat: int,
+        expected: set[int],
+        hello: dict[str, Any],
+        check_hello: CheckHello,
+        handshake_timeout: float,
+        max_frame: int,
+    ) -> None:
+        self.seat = seat
+        self.expected = expected
+        self.hello = hello
+        self.check_hello = check_hello
+        self.handshake_timeout = handshake_timeout
+        self.max_frame = max_frame
+        self.peers: dict[int, _Peer] = {}
+        self.greeting: set[int] = set()  # seats with a handshake in progress
+        self.failures: dict[int, str] = {}  # last failure per expected seat
+        self.strays: list[str] = []  # connections that never named an acceptable seat
+        self.fatal: str | None = None
+        self.done = trio.Event()
+
+    def judge(self, expect: int | None, hello: dict[str, Any]) -> int:
+        """The seat ``hello`` claims, if acceptable on this connection; else HandshakeError."""
+        claimed = hello.get("seat")
+        if not isinstance(claimed, int) or isinstance(claimed, bool):
+            raise HandshakeError(f"hello has no int 'seat' (got {claimed!r:.40})")
+        if claimed == self.seat:
+            raise HandshakeError(f"hello claims seat {claimed}, which is our own")
+        if expect is not None and claimed != expect:
+            raise HandshakeError(f"dialed seat {expect} but the hello claims seat {claimed}")
+        if expect is None and (claimed not in self.expected or claimed < self.seat):
+            raise HandshakeError(f"seat {claimed} is not expected to connect to seat {self.seat}")
+        if claimed in self.peers or claimed in self.greeting:
+            raise HandshakeError(f"seat {claimed} is already connected")
+        try:
+            self.check_hello(claimed, hello)
+        except HandshakeError:
+            raise
+        except Exception as exc:  # a hostile hello must not crash us through check_hello
+            log.exception("check_hello raised on seat %d's hello", claimed)
+            raise HandshakeError(f"check_hello raised {type(exc).__name__}: {exc}") from exc
+        return claimed
+
+    async def greet(self, stream: trio.SocketStream, expect: int | None) -> tuple[int, _Peer]:
+        """Run the handshake on ``stream``: (seat, peer), or HandshakeError / ConnectionError."""
+        peer = _Peer(stream, self.max_frame)
+        seat: int | None = None
+        try:
+            with trio.fail_after(self.handshake_timeout):
+                await peer.write(encode_frame(self.hello, self.max_frame))
+                theirs = await peer.read_frame()
+                if theirs is None:
+                    raise ConnectionError("connection closed before the hello")
+                claimed = theirs.get("seat")
+                named = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+                refusal: str | None = None
+                try:
+                    seat = self.judge(expect, theirs)
+                    self.greeting.add(seat)
+                except HandshakeError as exc:
+                    refusal = str(exc)
+                verdict = {"mesh": "ok"} if refusal is None else {"mesh": "reject", "reason": refusal}
+                await peer.write(encode_frame(verdict, self.max_frame))
+                answer = await peer.read_frame()
+            if refusal is not None:
+                raise HandshakeError(refusal, named)
+            if answer is None:
+                raise ConnectionError("connection closed before the handshake verdict")
+            if answer.get("mesh") == "reject":
+                why = str(answer.get("reason"))[:_REASON_LIMIT]
+                raise HandshakeError(f"seat {seat} rejected our hello: {why}", seat)
+            if answer != {"mesh": "ok"}:
+                raise HandshakeError(f"seat {seat} sent a malformed handshake verdict", seat)
+            assert seat is not None
+            return seat, peer
+        finally:
+            if seat is not None:
+                self.greeting.discard(seat)
+
+    def connected(self, seat: int, peer: _Peer) -> None:
+        self.peers[seat] = peer
+        self.failures.pop(seat, None)
+        if set(self.peers) == self.expected:
+            self.done.set()
+
+    async def dial(self, seat: int, address: tuple[str, int]) -> None:
+        """Connect to a lower ``seat``, retrying until it answers; a rejection is final."""
+        host, port = address
+        delay = 0.05
+        while True:
+            try:
+                stream = await trio.open_tcp_stream(host, port)
+            except OSError as exc:
+                self.failures[seat] = f"cannot connect to {host}:{port}: {exc}"
+            else:
+                try:
+                    self.connected(*await self.greet(stream, seat))
+                    return
+                except HandshakeError as exc:
+                    await trio.aclose_forcefully(stream)
+                    self.fatal = f"seat {seat} at {host}:{port}: handshake failed: {exc}"
+                    self.done.set()
+                    return
+                except _HANDSHAKE_FAILURES as exc:
+                    await trio.aclose_forcefully(stream)
+                    self.failures[seat] = f"handshake with {host}:{port} failed: {_describe(exc)}"
+                except BaseException:
+                    await trio.aclose_forcefully(stream)
+                    raise
+            await trio.sleep(delay)  # the deadline is enforced by open_mesh's cancel scope
+            delay = min(delay * 2, 0.5)
+
+    async def accept(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
+        """Accept connections, each greeted in its own task so a silent one blocks nobody."""
+        while True:
+            stream = await listener.accept()
+            nursery.start_soon(self._greet_accepted, stream)
+
+    async def _greet_accepted(self, stream: trio.SocketStream) -> None:
+        try:
+            host, port = stream.socket.getpeername()[:2]
+            where = f"{host}:{port}"
+        except OSError:
+            where = "unknown address"
+        try:
+            self.connected(*await self.greet(stream, None))
+        except (HandshakeError, *_HANDSHAKE_FAILURES) as exc:
+            await trio.aclose_forcefully(stream)
+            message = f"connection from {where} dropped: {_describe(exc)}"
+            log.warning("seat %d: %s", self.seat, message)
+            claimed = exc.seat if isinstance(exc, HandshakeError) else None
+            if claimed is not None and claimed in self.expected and claimed not in self.peers:
+                self.failures[claimed] = message
+            else:
+                self.strays.append(message)
+        except BaseException:
+            await trio.aclose_forcefully(stream)
+            raise
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, trio.TooSlowError):
+        return "handshake timed out"
+    if isinstance(exc, FrameError):
+        return f"framing error: {exc}"
+    if isinstance(exc, trio.BrokenResourceError) and exc.__cause__ is not None:
+        return f"connection broken: {exc.__cause__}"
+    return str(exc) or type(exc).__name__
+
+
+async def open_mesh(
+    seat: int,
+    peers: Mapping[int, tuple[str, int]],
+    listener: trio.SocketListener | None,
+    hello: dict[str, Any],
+    check_hello: CheckHello,
+    *,
+    connect_timeout: float = 10.0,
+    handshake_timeout: float = 10.0,
+    max_frame: int = MAX_FRAME,
+) -> Mesh:
+    """Connect ``seat`` to every other seat of ``peers``; raise MeshError if that fails.
+
+    ``peers`` maps every seat (ours may be included, and is ignored) to the
+    address it listens on; only the addresses of lower seats are dialed.
+    ``listener`` accepts the higher seats and may be None if there are none; it
+    is left open (close it once the mesh is formed).  ``hello`` is our handshake
+    frame and must hold our int ``"seat"``; ``check_hello(seat, hello)`` raises
+    :class:`HandshakeError` to refuse a peer's.  ``connect_timeout`` bounds the
+    whole formation, ``handshake_timeout`` each single handshake.
+    """
+    if hello.get("seat") != seat or isinstance(hello.get("seat"), bool):
+        raise ValueError(f"hello must contain 'seat': {seat}, got {hello.get('seat')!r}")
+    encode_frame(hello, max_frame)  # refuse an unsendable hello here, not in every handshake
+    others = set(peers) - {seat}
+    higher = sorted(s for s in others if s > seat)
+    if higher and listener is None:
+        raise ValueError(f"seat {seat} must accept seats {higher} but was given no listener")
+    form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame)
+    formed = False
+    try:
+        if others:
+            async with trio.open_nursery() as nursery:
+                for other in sorted(others):
+                    if other < seat:
+                        nursery.start_soon(form.dial, other, peers[other])
+                if higher:
+                    nursery.start_soon(form.accept, listener, nursery)
+                with trio.move_on_after(connect_timeout):
+                    await form.done.wait()
+                nursery.cancel_scope.cancel()
+        missing = sorted(others - set(form.peers))
+        formed = form.fatal is None and not missing
+    finally:
+        if not formed:
+            with trio.CancelScope(shield=True):
+                for peer in form.peers.values():
+                    await trio.aclose_forcefully(peer.stream)
+    if formed:
+        return Mesh(seat, form.peers, max_frame)
+    if form.fatal is not None:
+        head = f"seat {seat}: mesh not formed: {form.fatal}"
+    else:
+        head = f"seat {seat}: no connection with seat(s) {missing} after {connect_timeout}s"
+    details = [f"seat {s}: {form.failures.get(s, 'nothing received')}" for s in missing]
+    details += [f"other: {stray}" for stray in form.strays[-5:]]
+    raise MeshError("; ".join([head, *details]), missing)

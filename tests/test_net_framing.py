@@ -1,0 +1,186 @@
+# mypy: disable-error-code="import-untyped"
+"""Wire framing: round trips, any split of the stream, and every refusal a hostile peer can trigger."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from p2php.net.framing import (
+    MAX_DEPTH,
+    MAX_FRAME,
+    FrameDecoder,
+    FrameError,
+    decode_frame_body,
+    encode_frame,
+)
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.text(max_size=20)
+    | st.binary(max_size=40)
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=30,
+)
+frames = st.dictionaries(st.text(max_size=8), values, max_size=6)
+
+
+def frame_bytes(body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + body
+
+
+def nested(depth: int) -> dict[str, Any]:
+    """A frame whose containers nest ``depth`` deep (the top-level map counts as 1)."""
+    value: Any = []
+    for _ in range(depth - 2):
+        value = [value]
+    return {"x": value}
+
+
+@given(frames)
+def test_round_trip(frame: dict[str, Any]) -> None:
+    data = encode_frame(frame)
+    assert decode_frame_body(data[4:]) == frame
+    assert FrameDecoder().feed(data) == [frame]
+
+
+@settings(max_examples=150)
+@given(st.lists(frames, min_size=1, max_size=5), st.data())
+def test_any_split_of_the_stream(sent: list[dict[str, Any]], data: st.DataObject) -> None:
+    stream = b"".join(encode_frame(f) for f in sent)
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(stream)), max_size=12)))
+    decoder = FrameDecoder()
+    received: list[dict[str, Any]] = []
+    for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True):
+        received += decoder.feed(stream[start:end])
+    assert received == sent
+    assert decoder.pending == 0
+
+
+def test_partial_frame_stays_pending() -> None:
+    data = encode_frame({"a": b"x" * 100})
+    decoder = FrameDecoder()
+    assert decoder.feed(data[:2]) == []
+    assert decoder.pending == 2
+    assert decoder.feed(data[2:-1]) == []
+    assert decoder.pending == len(data) - 1
+    assert decoder.feed(data[-1:]) == [{"a": b"x" * 100}]
+    assert decoder.pending == 0
+
+
+def test_next_frame_keeps_frames_before_a_bad_one() -> None:
+    decoder = FrameDecoder()
+    decoder.receive_data(encode_frame({"ok": 1}) + frame_bytes(b"\xc1"))
+    assert decoder.next_frame() == {"ok": 1}
+    with pytest.raises(FrameError):
+        decoder.next_frame()
+
+
+def test_oversized_length_refused_before_the_body() -> None:
+    decoder = FrameDecoder(max_size=1000)
+    with pytest.raises(FrameError, match="declares 1001 bytes, over the 1000-byte limit"):
+        decoder.feed(struct.pack(">I", 1001))  # only the header: the body is never awaited
+    assert decoder.pending == 0
+
+
+def test_default_limit_and_huge_declared_length() -> None:
+    decoder = FrameDecoder()
+    assert decoder.feed(struct.pack(">I", MAX_FRAME)[:3]) == []
+    with pytest.raises(FrameError, match="over the 4194304-byte limit"):
+        decoder.feed(b"\xff" + b"\x00" * 10)  # declared 0xffffff.. stays unbuffered
+
+
+def test_decoder_unusable_after_error() -> None:
+    decoder = FrameDecoder()
+    with pytest.raises(FrameError, match="zero-length frame"):
+        decoder.feed(struct.pack(">I", 0))
+    with pytest.raises(FrameError, match="unusable after an earlier error: zero-length frame"):
+        decoder.feed(encode_frame({"fine": True}))
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"\xc1", "not valid msgpack: byte 0xc1"),
+        (b"\x81\xa1a\xa1\xff", "not valid msgpack: 'utf-8' codec"),  # str that is not UTF-8
+        (b"\x82\xa1a\xa5hello\xa1b", "truncated msgpack: 1 item"),  # map of 2 entries, 1.5 present
+        (b"\x82\xa1a\x01", "declares 2 items, more than the 3 bytes left"),
+        (b"\x81\xa1a\xc4\x10ab", "truncated inside a bin"),
+        (msgpack.packb([1, 2]), "top-level value is array, a frame must be a map"),
+        (msgpack.packb("hi"), "top-level value is str"),
+        (msgpack.packb({1: "x"}), "map key at byte 1 is int, frame map keys must all be str"),
+        (msgpack.packb({"a": {b"k": 1}}, use_bin_type=True), "map key at byte 4 is bin"),
+        (msgpack.packb({"a": {None: 1}}), "map key at byte 4 is nil"),
+        (msgpack.packb({"a": 1}) + b"\x00", "1 trailing byte"),
+        (msgpack.packb({"a": 1}) * 2, "4 trailing byte"),
+        (msgpack.packb({"a": msgpack.ExtType(5, b"data")}), "ext type .* is not allowed"),
+        (msgpack.packb({"a": [msgpack.ExtType(1, b"x" * 300)]}), "ext type .* is not allowed"),
+        (b"\x81\xa1a\xdd\xff\xff\xff\xff", "declares 4294967295 items"),  # would preallocate 32 GiB
+    ],
+)
+def test_bad_bodies(body: bytes, message: str) -> None:
+    with pytest.raises(FrameError, match=message):
+        decode_frame_body(body)
+    with pytest.raises(FrameError, match=message):
+        FrameDecoder().feed(frame_bytes(body))
+
+
+def test_empty_body() -> None:
+    with pytest.raises(FrameError, match="frame body is empty"):
+        decode_frame_body(b"")
+
+
+def test_zero_length_frame() -> None:
+    with pytest.raises(FrameError, match="zero-length frame"):
+        FrameDecoder().feed(b"\x00\x00\x00\x00")
+
+
+def test_nesting_limit() -> None:
+    assert decode_frame_body(msgpack.packb(nested(MAX_DEPTH))) == nested(MAX_DEPTH)
+    with pytest.raises(FrameError, match=f"nesting deeper than {MAX_DEPTH}"):
+        decode_frame_body(msgpack.packb(nested(MAX_DEPTH + 1)))
+    deep_maps = b"\x81\xa1k" * 500 + b"\xc0"  # far past msgpack's own stack limit
+    with pytest.raises(FrameError, match="nesting deeper"):
+        decode_frame_body(deep_maps)
+
+
+def test_nested_preallocation_bomb_is_refused_cheaply() -> None:
+    # Each level claims 2**20 items; msgpack alone would allocate 8 MiB per level.
+    bomb = b"\x81\xa1a" + b"\xdd\x00\x10\x00\x00" * 30
+    with pytest.raises(FrameError, match="declares 1048576 items"):
+        decode_frame_body(bomb)
+
+
+@given(st.binary(max_size=64))
+def test_garbage_never_escapes_as_anything_but_frame_error(garbage: bytes) -> None:
+    try:
+        frame = decode_frame_body(garbage)
+    except FrameError:
+        return
+    assert isinstance(frame, dict)
+    assert all(isinstance(k, str) for k in frame)
+
+
+@pytest.mark.parametrize(
+    ("frame", "error", "message"),
+    [
+        ({1: "x"}, FrameError, "keys must all be str"),
+        ({"a": {2: "x"}}, FrameError, "keys must all be str"),
+        (nested(MAX_DEPTH + 1), FrameError, "nesting deeper"),
+        ({"big": b"x" * 100}, FrameError, "over the 50-byte limit"),
+        (["not", "a", "dict"], TypeError, "must be a dict"),
+    ],
+)
+def test_encode_refuses_what_a_peer_would_reject(frame: Any, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        encode_frame(frame, max_size=50)

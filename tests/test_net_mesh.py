@@ -1,0 +1,381 @@
+# mypy: disable-error-code="import-untyped"
+"""The TCP mesh over real loopback sockets: forming, broadcasting, and surviving bad peers."""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+import pytest
+import trio
+
+from p2php.net import (
+    Event,
+    Frame,
+    FrameDecoder,
+    HandshakeError,
+    Mesh,
+    MeshError,
+    PeerError,
+    encode_frame,
+    listen,
+    listener_port,
+    open_mesh,
+)
+
+HOST = "127.0.0.1"
+
+
+def hello_for(seat: int, game: str = "uno") -> dict[str, Any]:
+    return {"seat": seat, "game": game, "v": 1}
+
+
+def same_game(seat: int, hello: dict[str, Any]) -> None:
+    if hello.get("game") != "uno":
+        raise HandshakeError(f"wrong game {hello.get('game')!r}")
+
+
+async def form(
+    seats: list[int], peers: dict[int, tuple[str, int]], listeners: dict[int, Any]
+) -> dict[int, Mesh]:
+    """Run open_mesh for ``seats`` concurrently, as the separate peers would."""
+    meshes: dict[int, Mesh] = {}
+
+    async def one(seat: int) -> None:
+        meshes[seat] = await open_mesh(
+            seat,
+            peers,
+            listeners[seat],
+            hello_for(seat),
+            same_game,
+            connect_timeout=5.0,
+            handshake_timeout=2.0,
+        )
+
+    async with trio.open_nursery() as nursery:
+        for seat in seats:
+            nursery.start_soon(one, seat)
+    return meshes
+
+
+Table = Callable[[int], Awaitable[tuple[dict[int, tuple[str, int]], dict[int, Any]]]]
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[Table]:
+    """Makes ``n`` seats' listeners and address table; closes the listeners afterwards."""
+    opened: list[Any] = []
+
+    async def make(n: int) -> tuple[dict[int, tuple[str, int]], dict[int, Any]]:
+        listeners = {seat: await listen() for seat in range(n)}
+        opened.extend(listeners.values())
+        return {seat: (HOST, listener_port(lst)) for seat, lst in listeners.items()}, listeners
+
+    yield make
+    for listener in opened:
+        await listener.aclose()
+
+
+async def collect(mesh: Mesh, count: int, timeout: float = 5.0) -> list[Event]:
+    events: list[Event] = []
+    with trio.fail_after(timeout):
+        async for event in mesh:
+            events.append(event)
+            if len(events) == count:
+                break
+    return events
+
+
+async def raw_peer(port: int, seat: int) -> tuple[trio.SocketStream, FrameDecoder]:
+    """A hand-rolled peer that passes the handshake as ``seat``; returns its stream."""
+    stream = await trio.open_tcp_stream(HOST, port)
+    await stream.send_all(encode_frame(hello_for(seat)) + encode_frame({"mesh": "ok"}))
+    decoder = FrameDecoder()
+    frames: list[dict[str, Any]] = []
+    while len(frames) < 2:
+        frames += decoder.feed(await stream.receive_some(4096))
+    assert frames[1] == {"mesh": "ok"}
+    return stream, decoder
+
+
+async def read_until_closed(stream: trio.SocketStream) -> bytes:
+    """Everything the other side still sends; returns once it has closed the connection."""
+    data = b""
+    with trio.fail_after(5):
+        try:
+            while chunk := await stream.receive_some(4096):
+                data += chunk
+        except trio.BrokenResourceError:
+            pass
+    return data
+
+
+async def test_four_peers_all_broadcast_at_once(table: Table) -> None:
+    peers, listeners = await table(4)
+    meshes = await form([3, 1, 0, 2], peers, listeners)
+    rounds, payload = 50, b"x" * 20_000  # ~3 MB in flight at once: must not deadlock
+    async with AsyncExitStack() as stack:
+        for mesh in meshes.values():
+            await stack.enter_async_context(mesh)
+        received: dict[int, list[Event]] = {}
+
+        async def peer(seat: int) -> None:
+            mesh = meshes[seat]
+            assert mesh.seats == sorted({0, 1, 2, 3} - {seat})
+            for r in range(rounds):
+                await mesh.broadcast({"from": seat, "round": r, "pad": payload})
+            received[seat] = await collect(mesh, 3 * rounds)
+
+        async with trio.open_nursery() as nursery:
+            for seat in meshes:
+                nursery.start_soon(peer, seat)
+
+        for seat, events in received.items():
+            frames = [e for e in events if isinstance(e, Frame)]
+            assert len(frames) == len(events)
+            assert all(f.frame["from"] == f.seat for f in frames)
+            for other in set(meshes) - {seat}:
+                rounds_seen = [f.frame["round"] for f in frames if f.seat == other]
+                assert rounds_seen == list(range(rounds))  # per-peer order kept
+        for i in meshes:
+            for j in meshes[i].seats:
+                assert meshes[i].bytes_sent[j] == meshes[j].bytes_received[i] > rounds * len(payload)
+
+
+async def test_dialer_retries_until_the_lower_seat_listens() -> None:
+    probe = await listen()
+    port = listener_port(probe)
+    await probe.aclose()  # nobody listens on ``port`` for now
+    peers = {0: (HOST, port), 1: (HOST, 0)}
+    result: dict[int, Mesh] = {}
+
+    async def late_seat_0() -> None:
+        await trio.sleep(0.3)
+        listener = await listen(port=port)
+        result[0] = await open_mesh(
+            0, peers, listener, hello_for(0), same_game, connect_timeout=5.0, handshake_timeout=2.0
+        )
+        await listener.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(late_seat_0)
+        result[1] = await open_mesh(
+            1, peers, None, hello_for(1), same_game, connect_timeout=5.0, handshake_timeout=2.0
+        )
+    async with result[0], result[1]:
+        await result[1].send(0, {"hi": 0})
+        assert await collect(result[0], 1) == [Frame(1, {"hi": 0})]
+
+
+async def test_rejected_hello_names_the_seat_on_both_sides(table: Table) -> None:
+    peers, listeners = await table(2)
+
+    async def seat_0() -> None:
+        with pytest.raises(MeshError) as info:
+            await open_mesh(0, peers, listeners[0], hello_for(0), same_game, connect_timeout=0.5)
+        assert info.value.missing == [1]
+        assert "seat 1: connection from 127.0.0.1" in str(info.value)
+        assert "wrong game 'chess'" in str(info.value)
+
+    async def seat_1() -> None:
+        with trio.fail_after(3), pytest.raises(MeshError) as info:  # a refusal is final: no waiting
+            await open_mesh(1, peers, None, hello_for(1, "chess"), same_game, connect_timeout=5)
+        assert info.value.missing == [0]
+        assert "seat 0 rejected our hello: wrong game 'chess'" in str(info.value)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(seat_0)
+        nursery.start_soon(seat_1)
+
+
+async def test_impostor_and_silent_connections_do_not_stop_the_real_peer(table: Table) -> None:
+    peers, listeners = await table(2)
+    port = listener_port(listeners[0])
+
+    async def impostor() -> None:
+        stream = await trio.open_tcp_stream(HOST, port)
+        await stream.send_all(encode_frame(hello_for(1, "chess")) + encode_frame({"mesh": "ok"}))
+        data = await read_until_closed(stream)
+        await stream.aclose()
+        assert {"mesh": "reject", "reason": "wrong game 'chess'"} in FrameDecoder().feed(data)
+
+    meshes: dict[int, Mesh] = {}
+
+    async def real(seat: int) -> None:
+        if seat == 1:
+            await trio.sleep(0.2)  # after the impostor
+        meshes[seat] = await open_mesh(
+            seat,
+            peers,
+            listeners[seat],
+            hello_for(seat),
+            same_game,
+            connect_timeout=5.0,
+            handshake_timeout=2.0,
+        )
+
+    silent = await trio.open_tcp_stream(HOST, port)  # connects, never says hello
+    with trio.fail_after(3):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(impostor)
+            nursery.start_soon(real, 0)
+            nursery.start_soon(real, 1)
+    await silent.aclose()
+    async with meshes[0], meshes[1]:
+        await meshes[0].send(1, {"ok": True})
+        assert await collect(meshes[1], 1) == [Frame(0, {"ok": True})]
+
+
+async def test_check_hello_crash_is_a_rejection_not_a_crash(table: Table) -> None:
+    peers, listeners = await table(2)
+
+    def buggy(seat: int, hello: dict[str, Any]) -> None:
+        hello["missing-key"]
+
+    async def seat_0() -> None:
+        with pytest.raises(MeshError, match="check_hello raised KeyError"):
+            await open_mesh(0, peers, listeners[0], hello_for(0), buggy, connect_timeout=0.5)
+
+    async def seat_1() -> None:
+        with pytest.raises(MeshError, match="seat 0 rejected our hello: check_hello raised KeyError"):
+            await open_mesh(1, peers, None, hello_for(1), same_game, connect_timeout=0.5)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(seat_0)
+        nursery.start_soon(seat_1)
+
+
+async def test_missing_peers_give_mesh_error_naming_them(table: Table) -> None:
+    peers, listeners = await table(3)
+    await listeners[0].aclose()  # seat 0 never comes (dialing it is refused), nor does seat 2
+    with trio.fail_after(3), pytest.raises(MeshError) as info:
+        await open_mesh(1, peers, listeners[1], hello_for(1), same_game, connect_timeout=0.5)
+    assert info.value.missing == [0, 2]
+    message = str(info.value)
+    assert message.startswith("seat 1: no connection with seat(s) [0, 2] after 0.5s")
+    assert f"seat 0: cannot connect to 127.0.0.1:{peers[0][1]}" in message
+    assert "seat 2: nothing received" in message
+
+
+async def test_garbage_after_handshake_drops_only_that_peer(table: Table) -> None:
+    peers, listeners = await table(3)
+    async with trio.open_nursery() as nursery:
+        meshes: dict[int, Mesh] = {}
+
+        async def honest(seat: int) -> None:
+            meshes[seat] = await open_mesh(
+                seat,
+                peers,
+                listeners[seat],
+                hello_for(seat),
+                same_game,
+                connect_timeout=5.0,
+                handshake_timeout=2.0,
+            )
+
+        nursery.start_soon(honest, 0)
+        nursery.start_soon(honest, 1)
+        to_0, _ = await raw_peer(peers[0][1], 2)
+        to_1, _ = await raw_peer(peers[1][1], 2)
+    async with meshes[0], meshes[1]:
+        await to_0.send_all(encode_frame({"fine": 1}) + struct.pack(">I", 3) + b"\xc1\xc1\xc1")
+        await to_1.send_all(encode_frame({"fine": 1}))
+        events = await collect(meshes[0], 2)
+        assert events[0] == Frame(2, {"fine": 1})  # the frame before the garbage still counts
+        assert isinstance(events[1], PeerError) and events[1].seat == 2
+        assert events[1].reason == "framing error: body is not valid msgpack: byte 0xc1 at 0 is never used"
+        assert meshes[0].connected() == [1]
+        assert await collect(meshes[1], 1) == [Frame(2, {"fine": 1})]
+        await read_until_closed(to_0)  # seat 0 hung up on it
+        await to_0.aclose()
+
+        await meshes[0].broadcast({"still": "here"})  # seat 2 is skipped, silently
+        await meshes[1].broadcast({"me": "too"})
+        assert await collect(meshes[1], 1) == [Frame(0, {"still": "here"})]
+        assert await collect(meshes[0], 1) == [Frame(1, {"me": "too"})]
+        assert FrameDecoder().feed(await to_1.receive_some(4096)) == [{"me": "too"}]
+    await to_1.aclose()
+
+
+async def test_oversized_length_prefix_is_dropped_with_a_reason(table: Table) -> None:
+    peers, listeners = await table(2)
+    port = listener_port(listeners[0])
+
+    # Before the handshake: a raw socket instead of a hello.
+    async def attacker() -> None:
+        stream = await trio.open_tcp_stream(HOST, port)
+        await stream.send_all(struct.pack(">I", 2**31))
+        await read_until_closed(stream)
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(attacker)
+        with pytest.raises(MeshError) as info:
+            await open_mesh(0, peers, listeners[0], hello_for(0), same_game, connect_timeout=0.5)
+    assert "framing error: frame declares 2147483648 bytes, over the 4194304-byte limit" in str(info.value)
+
+    # After the handshake: the connection is dropped and reported as a PeerError.
+    async with trio.open_nursery() as nursery:
+        result: dict[int, Mesh] = {}
+
+        async def seat_0() -> None:
+            result[0] = await open_mesh(
+                0, peers, listeners[0], hello_for(0), same_game, connect_timeout=5.0, handshake_timeout=2.0
+            )
+
+        nursery.start_soon(seat_0)
+        stream, _ = await raw_peer(port, 1)
+    async with result[0] as mesh:
+        await stream.send_all(struct.pack(">I", 5 * 1024 * 1024) + b"\x00" * 1000)
+        [event] = await collect(mesh, 1)
+        assert event == PeerError(
+            1, "framing error: frame declares 5242880 bytes, over the 4194304-byte limit"
+        )
+        await read_until_closed(stream)
+        await stream.aclose()
+
+
+async def test_close_flushes_queued_frames_then_peers_see_eof(table: Table) -> None:
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[1]:
+        async with meshes[0]:
+            await meshes[0].send(1, {"last": "words"})
+        assert await collect(meshes[1], 2) == [
+            Frame(0, {"last": "words"}),
+            PeerError(0, "connection closed by peer"),
+        ]
+        with pytest.raises(trio.ClosedResourceError):
+            await meshes[0].send(1, {"too": "late"})
+    assert [e async for e in meshes[1]] == []  # the event channel ended with aclose
+
+
+async def test_disconnect_and_sending_to_a_gone_peer(table: Table) -> None:
+    peers, listeners = await table(3)
+    meshes = await form([0, 1, 2], peers, listeners)
+    async with meshes[0], meshes[1], meshes[2]:
+        await meshes[0].disconnect(2, "caught cheating")
+        assert await collect(meshes[0], 1) == [PeerError(2, "caught cheating")]
+        assert await collect(meshes[2], 1) == [PeerError(0, "connection closed by peer")]
+        await meshes[0].send(2, {"ignored": True})  # gone: dropped, no error
+        await meshes[0].broadcast({"to": "one"})
+        assert await collect(meshes[1], 1) == [Frame(0, {"to": "one"})]
+        with pytest.raises(ValueError, match="seat 7 is not a peer"):
+            await meshes[0].send(7, {})
+        with pytest.raises(ValueError, match="keys must all be str"):
+            await meshes[0].send(1, {"bad": {1: 2}})
+
+
+async def test_bad_arguments() -> None:
+    listener = await listen()
+    with pytest.raises(ValueError, match="hello must contain 'seat': 0"):
+        await open_mesh(0, {0: (HOST, 1)}, listener, {"seat": 1}, same_game)
+    with pytest.raises(ValueError, match="must accept seats \\[1\\] but was given no listener"):
+        await open_mesh(0, {0: (HOST, 1), 1: (HOST, 2)}, None, hello_for(0), same_game)
+    alone = await open_mesh(0, {0: (HOST, 1)}, None, hello_for(0), same_game)
+    async with alone:
+        assert alone.seats == []
+        await alone.broadcast({"nobody": "listens"})
+    await listener.aclose()
