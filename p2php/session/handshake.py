@@ -20,7 +20,7 @@ from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity
 from p2php.session.messages import HELLO_DOMAIN, SESSION_DOMAIN
 
-CHAIN_LENGTH = 4096
+CHAIN_LENGTH = 1024
 """Randomness draws a peer can reveal in one game (one per Randomness step)."""
 
 
@@ -46,7 +46,10 @@ class LocalSecrets:
         self.nonce = digest(b"p2php/nonce/v1", self.master)
 
     def chain(self, binding: bytes) -> HashChain:
-        return HashChain(self._chain_seed, binding, CHAIN_LENGTH)
+        cache: dict[bytes, HashChain] = self.__dict__.setdefault("_chains", {})
+        if binding not in cache:
+            cache[binding] = HashChain(self._chain_seed, binding, CHAIN_LENGTH)
+        return cache[binding]
 
 
 def deck_seed(decks_secret: bytes, deck_number: int) -> bytes:

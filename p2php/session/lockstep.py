@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2php.canonical import decode, digest, encode
 from p2php.crypto import beacon, channel, deck
+from p2php.crypto.group import InvalidPoint
 from p2php.engine.contract import (
     Action,
     CardId,
@@ -412,19 +413,24 @@ class Lockstep:
     def _own_body(self, kind: str) -> dict[str, Any]:
         assert self.seat is not None and self.secrets is not None
         step = self._step
-        if kind == "shuffle":
-            assert isinstance(step, Shuffle)
-            rec = self._deck_for(step)
-            source = rec.current if rec.passes else [self.points.points[c] for c in rec.cards]
-            return {"cards": deck.shuffle_pass(self._deck_secrets(rec.number), source)}
-        if kind == "lock":
+        if kind in ("shuffle", "lock"):
             assert isinstance(step, Shuffle)
             rec = self._deck_for(step)
             secrets = self._deck_secrets(rec.number)
-            return {
-                "cards": deck.lock_pass(secrets, rec.current),
-                "commits": deck.key_commitments(secrets, rec.context, self.seat),
-            }
+            source = rec.current if rec.passes else [self.points.points[c] for c in rec.cards]
+            try:
+                if kind == "shuffle":
+                    return {"cards": deck.shuffle_pass(secrets, source)}
+                return {
+                    "cards": deck.lock_pass(secrets, source),
+                    "commits": deck.key_commitments(secrets, rec.context, self.seat),
+                }
+            except InvalidPoint as err:
+                culprit = rec.passes[-1][0] if rec.passes else None
+                raise FaultError(
+                    Fault(culprit, f"its pass of deck {rec.number} holds a point that is not on the curve: {err}",
+                          (self.tick, self.phase))
+                ) from err
         if kind == "keys":
             return {"keys": [[s, scalar_bytes(self._my_key(s))] for s in self._key_duty(self.seat)]}
         if kind == "show":
@@ -571,7 +577,8 @@ class Lockstep:
     def _on_pass(self, step: Shuffle, msg: Message) -> None:
         rec = self._deck_for(step)
         cards = points_list(msg)
-        problem = deck.check_deck_shape(cards, rec.size)
+        previous = rec.current if rec.passes else None
+        problem = deck.check_deck_shape(cards, rec.size, previous=previous, on_curve=False)
         if problem is not None:
             raise FaultError(Fault(msg.sender, f"{msg.kind} pass of deck {rec.number}: {problem}", msg.at))
         if msg.kind == "lock":
@@ -616,8 +623,11 @@ class Lockstep:
             raise AssertionError(f"slot {slot} is not fully unlocked")
         d, index = self.slot_deck[slot]
         rec = self.decks[d]
-        point = deck.open_point(rec.current[index], [keys[s] for s in range(self.players)])
-        card = self.points.card_of(point)
+        try:
+            point: bytes | None = deck.open_point(rec.current[index], [keys[s] for s in range(self.players)])
+        except InvalidPoint:
+            point = None
+        card = None if point is None else self.points.card_of(point)
         if card is None:
             raise FaultError(
                 Fault(None, f"slot {slot} opened to a point that is no card: a shuffle pass or a key "

@@ -17,6 +17,7 @@ showed different messages to different peers (equivocation).  See protocol.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from p2php.canonical import digest, encode
@@ -32,7 +33,7 @@ class BadMessage(ValueError):
     """A message that is malformed, wrongly signed, replayed or out of place."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Message:
     """A decoded, signature-checked message."""
 
@@ -64,7 +65,7 @@ class Message:
         d["sig"] = self.sig
         return d
 
-    @property
+    @cached_property
     def msg_hash(self) -> bytes:
         """Identifies the message (chains ``prev`` and the ``seen`` heads)."""
         return digest(b"p2php/msgid/v1", encode(self.to_wire()))
