@@ -1,0 +1,557 @@
+"""How long a table takes to get going over real loopback TCP, and what it costs afterwards.
+
+Times the set-up of a game played by bot peers, each with its own keys and its
+own TCP connections on 127.0.0.1: handshake and mesh, the joint shuffle (every
+pass of every peer), the initial deal, until every peer is ready for the first
+decision that follows the deal.  Then, optionally, the time per decision and the
+bytes of a whole game.
+
+    python benchmarks/deal.py --game uno --peers 4 --option deck=hat [--repeat 3] [--json]
+    python benchmarks/deal.py --game uno --peers 4 --option rounds=1 --full-game
+    python benchmarks/deal.py --all --json        # uno deck=hat 2/4/6/10 peers (+ hpsha if present)
+
+Every peer runs in this one process, on one trio loop and so on one core: the
+crypto of all peers is serialised, so the times are those of a single core doing
+every peer's work (a real table spreads it over the players' machines).  Step
+times are observed on seat 0 with :func:`time.perf_counter` after every
+:meth:`~p2php.session.lockstep.Lockstep.poll`.
+
+The peers run a copy of the loop of :func:`p2php.session.runner.run_peer` with
+timestamps added and a stop once enough has been measured (``run_peer`` always
+plays to the end).  ``--full-game`` uses :func:`p2php.session.local_net.run_local_table`
+itself, unmodified.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from p2php.engine.contract import Deal, Decide, Game, OptionError, Reveal, Shuffle, Step
+from p2php.engine.registry import get_game
+from p2php.net.framing import encode_frame
+from p2php.net.mesh import Frame, HandshakeError, listen, listener_port, open_mesh
+from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import seeded_secrets
+from p2php.session.runner import Decider, Observer, bot_decider
+
+ALL_MATRIX: tuple[tuple[str, dict[str, str], tuple[int, ...]], ...] = (
+    ("uno", {"deck": "hat"}, (2, 4, 6, 10)),  # 112 cards
+    ("hpsha", {}, (4, 6, 10)),  # 104 cards; measured only once the game is registered
+)
+"""The matrix of ``--all``: (game, options, peer counts)."""
+
+NOTE = ("all peers run in one process on one core: every peer's crypto is serialised, "
+        "so times are one core doing the whole table's work")
+
+
+class BenchError(Exception):
+    """The measured game went wrong (a fault, a timeout): the numbers would be meaningless."""
+
+
+def machine() -> dict[str, Any]:
+    """The machine the numbers were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "nproc": os.cpu_count(),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(terse=True),
+        "cpu": cpu,
+    }
+
+
+def category(step: Step) -> str:
+    """The set-up bucket a resolved step belongs to."""
+    if isinstance(step, Shuffle):
+        return "shuffle"
+    if isinstance(step, Deal | Reveal):
+        return "deal"
+    return "other"
+
+
+def is_ready(ls: Lockstep) -> bool:
+    """True at the first decision that follows the initial deal (the end of the set-up)."""
+    return isinstance(ls.step, Decide) and any(isinstance(e.step, Deal) for e in ls.events)
+
+
+# ----------------------------------------------------------------------------- seat 0's clock
+
+
+@dataclass
+class StepClock:
+    """Times the steps one peer resolves, from its observations after every poll.
+
+    The time between two observations at which steps were resolved is charged to
+    the first step resolved then (the one that was being waited for; the others
+    finished within the same poll).  A decision lasts from the first observation
+    at which it is the current step to the one at which it is resolved.
+    """
+
+    start: float
+    mesh_at: float = 0.0
+    last: float = 0.0
+    seen: int = 0
+    buckets: dict[str, float] = field(default_factory=lambda: {"shuffle": 0.0, "deal": 0.0, "other": 0.0})
+    cards: int = 0
+    shuffles: int = 0
+    ready_at: float = 0.0
+    decide_began: dict[int, float] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    resolved_at: list[float] = field(default_factory=list)
+
+    def mesh_formed(self, now: float) -> None:
+        self.mesh_at = self.last = now
+
+    def observe(self, now: float, ls: Lockstep) -> None:
+        new = ls.events[self.seen:]
+        self.seen = len(ls.events)
+        for event in new:
+            if isinstance(event.step, Decide) and self.ready_at:
+                began = self.decide_began.pop(event.tick, None)
+                if began is not None:
+                    self.latencies.append(now - began)
+                    self.resolved_at.append(now)
+            if not self.ready_at and isinstance(event.step, Shuffle):
+                self.cards += len(event.step.cards)
+                self.shuffles += 1
+        if new and not self.ready_at:
+            self.buckets[category(new[0].step)] += now - self.last
+            self.last = now
+        if not self.ready_at and is_ready(ls):
+            self.ready_at = now
+        if self.ready_at and isinstance(ls.step, Decide) and not ls.auditing:
+            self.decide_began.setdefault(ls.tick, now)
+
+
+# ----------------------------------------------------------------------------- one measured run
+
+
+@dataclass
+class RunResult:
+    """What one run measured (times in seconds from the start of the run)."""
+
+    setup_seconds: float
+    handshake_seconds: float
+    shuffle_seconds: float
+    deal_seconds: float
+    other_seconds: float
+    bytes_on_wire: int
+    messages: int
+    cards: int
+    shuffles: int
+    latencies: list[float]
+    action_span: float
+
+
+class _Run:
+    """Shared bookkeeping of the peers of one run, and the decision to stop it."""
+
+    def __init__(self, players: int, actions: int, start: float) -> None:
+        self.players = players
+        self.actions = actions
+        self.clock = StepClock(start)
+        self.ready_at: list[float | None] = [None] * players
+        self.setup_bytes = [0] * players
+        self.setup_frames = [0] * players
+        self.scope = trio.CancelScope()
+        self.peer0: Lockstep | None = None
+        self.stopped = False
+
+    def check_stop(self) -> None:
+        if self.stopped or any(t is None for t in self.ready_at):
+            return
+        ls0 = self.peer0
+        ended = ls0 is not None and (ls0.auditing or ls0.finished)
+        if len(self.clock.latencies) >= self.actions or ended:
+            self.stopped = True
+            self.scope.cancel()
+
+
+async def _bench_peer(
+    run: _Run,
+    game: Game,
+    options: dict[str, Any],
+    seat: int,
+    addresses: Mapping[int, tuple[str, int]],
+    listener: trio.SocketListener,
+    decide: Decider,
+    secrets: LocalSecrets,
+    timeout: float,
+) -> None:
+    """:func:`p2php.session.runner.run_peer`'s loop, timed, until ``run`` says stop."""
+    players = run.players
+    hello = make_hello(secrets, seat, players, game.name, options, f"bot{seat}")
+    hellos: dict[int, dict[str, Any]] = {seat: hello}
+
+    def accept_hello(other: int, their: dict[str, Any]) -> None:
+        try:
+            hellos[other] = check_hello(their, seat=other, players=players, game=game.name, options=options)
+        except HandshakeRefused as err:
+            raise HandshakeError(str(err), other) from None
+
+    try:
+        mesh = await open_mesh(seat, dict(addresses), listener, hello, accept_hello,
+                               connect_timeout=timeout)
+    finally:
+        await listener.aclose()
+    handshake_bytes = sum(mesh.bytes_sent.values())  # hello and verdict frames, written already
+    if seat == 0:
+        run.clock.mesh_formed(time.perf_counter())
+    table = Table(game.name, options, tuple(hellos[s] for s in range(players)))
+    ls = Lockstep(game, table, seat, secrets)
+    if seat == 0:
+        run.peer0 = ls
+    ready = False
+    async with mesh:
+        events = mesh.receive()
+        while True:
+            for msg in ls.poll():
+                frame = msg.to_wire()
+                if not ready:  # the writer tasks may not have flushed yet: count what was queued
+                    run.setup_bytes[seat] += len(encode_frame(frame, mesh.max_frame)) * (players - 1)
+                    run.setup_frames[seat] += 1
+                await mesh.broadcast(frame)
+            now = time.perf_counter()
+            if ls.fault is not None:
+                raise BenchError(f"seat {seat}: the game faulted: {ls.fault.describe(table)}")
+            if seat == 0:
+                run.clock.observe(now, ls)
+            if not ready and is_ready(ls):
+                ready = True
+                run.ready_at[seat] = now
+                run.setup_bytes[seat] += handshake_bytes
+            run.check_stop()
+            if ls.finished:
+                return
+            if ls.awaiting_me():
+                ls.act(await decide(ls))
+                continue
+            with trio.move_on_after(timeout) as scope:
+                event = await events.receive()
+            if scope.cancelled_caught:
+                raise BenchError(f"seat {seat}: no message from seat(s) {ls.waiting_for()} in {timeout}s")
+            if isinstance(event, Frame):
+                ls.receive(event.seat, event.frame)
+            elif not ls.finished:
+                raise BenchError(f"seat {seat}: lost seat {event.seat}: {event.reason}")
+
+
+def _first_leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc
+
+
+async def measure_run(
+    game: Game,
+    players: int,
+    options: dict[str, Any],
+    actions: int,
+    seed: int | None,
+    run_no: int,
+    bot: str,
+    timeout: float,
+) -> RunResult:
+    """One table: set up, then ``actions`` decisions (or the end of the game), then stop."""
+    start = time.perf_counter()
+    run = _Run(players, actions, start)
+    listeners = [await listen("127.0.0.1", 0) for _ in range(players)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(players)}
+    try:
+        with run.scope:
+            async with trio.open_nursery() as nursery:
+                for seat in range(players):
+                    secrets = seeded_secrets(f"{seed}/{run_no}", seat) if seed is not None else LocalSecrets()
+                    decide = bot_decider(game.make_bot(bot, f"{seed}/{run_no}/{seat}"))
+                    nursery.start_soon(_bench_peer, run, game, options, seat, addresses, listeners[seat],
+                                       decide, secrets, timeout)
+    except BaseExceptionGroup as group:
+        leaf = _first_leaf(group)
+        if isinstance(leaf, BenchError):
+            raise leaf from None
+        if isinstance(leaf, Exception):
+            raise BenchError(f"{type(leaf).__name__}: {leaf}") from group
+        raise
+    for listener in listeners:  # those of peers that never got as far as the mesh
+        with trio.CancelScope(shield=True):
+            await listener.aclose()
+    if any(t is None for t in run.ready_at):
+        raise BenchError("the game ended before every peer reached a decision after the deal")
+    clock = run.clock
+    setup = max(t for t in run.ready_at if t is not None) - start
+    handshake = clock.mesh_at - start
+    shuffle, deal = clock.buckets["shuffle"], clock.buckets["deal"]
+    other = setup - handshake - shuffle - deal  # randomness, shows, and the last peers catching up
+    # Peers finish their last poll before the stop takes effect: keep exactly the decisions asked for.
+    timed = clock.latencies[:actions]
+    span = clock.resolved_at[len(timed) - 1] - clock.ready_at if timed else 0.0
+    return RunResult(setup, handshake, shuffle, deal, other, sum(run.setup_bytes), sum(run.setup_frames),
+                     clock.cards, clock.shuffles, timed, span)
+
+
+# ----------------------------------------------------------------------------- a whole game
+
+
+class _DecisionTimer:
+    """An ``observe`` callback for seat 0: counts and times decisions over a whole game."""
+
+    def __init__(self) -> None:
+        self.clock = StepClock(time.perf_counter())
+
+    def __call__(self, ls: Lockstep, _lines: list[str]) -> None:
+        self.clock.observe(time.perf_counter(), ls)
+
+
+async def measure_full_game(
+    game: Game, players: int, options: Mapping[str, Any], seed: int | None, bot: str, timeout: float
+) -> dict[str, Any]:
+    """Play one whole game with :func:`run_local_table` and report its cost on the wire."""
+    from p2php.session.local_net import run_local_table
+
+    deciders = [bot_decider(game.make_bot(bot, f"{seed}/full/{seat}")) for seat in range(players)]
+    timer = _DecisionTimer()
+    observe: Observer = timer
+    start = time.perf_counter()
+    results = await run_local_table(game.name, players, deciders, options, seed=seed, timeout=timeout,
+                                    observe=observe)
+    seconds = time.perf_counter() - start
+    verdicts = [r.lockstep.verdict for r in results]
+    clean = len(results) == players and all(v is not None and v.clean for v in verdicts)
+    agree = len({v.state_hash for v in verdicts if v is not None}) == 1
+    total = sum(r.bytes_sent for r in results)
+    decisions = sum(1 for e in results[0].lockstep.events if isinstance(e.step, Decide))
+    return {
+        "game_seconds": round(seconds, 3),
+        "game_steps": results[0].lockstep.tick,
+        "game_decisions": decisions,
+        "game_messages": sum(r.frames_sent for r in results),
+        "bytes_per_game": total,
+        "bytes_per_game_per_peer": round(total / players),
+        "bytes_per_decision": round(total / decisions) if decisions else None,
+        "game_action_latency_ms": _ms(statistics.median(timer.clock.latencies)) if timer.clock.latencies
+        else None,
+        "game_audit": "clean" if clean and agree else "NOT CLEAN",
+    }
+
+
+# ----------------------------------------------------------------------------- one configuration
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1e3, 2)
+
+
+def _frac(part: float, whole: float) -> float:
+    return round(part / whole, 3) if whole > 0 else 0.0
+
+
+def benchmark(
+    game_name: str,
+    peers: int,
+    raw_options: Mapping[str, str],
+    *,
+    repeat: int = 3,
+    actions: int = 20,
+    full_game: bool = False,
+    seed: int | None = None,
+    bot: str = "random",
+    timeout: float = 60.0,
+) -> dict[str, Any]:
+    """Measure one (game, peers, options) configuration; raises OptionError on bad input."""
+    game = get_game(game_name)
+    game.check_players(peers)
+    options = game.parse_options(dict(raw_options))
+    game.make_bot(bot, 0)  # an unknown bot kind is an input error, found before any run
+    runs: list[RunResult] = []
+    for run_no in range(max(1, repeat)):
+        runs.append(trio.run(measure_run, game, peers, options, actions, seed, run_no, bot, timeout))
+    chosen = sorted(runs, key=lambda r: r.setup_seconds)[(len(runs) - 1) // 2]  # the median (low) run
+    setup = chosen.setup_seconds
+    latencies = [x for r in runs for x in r.latencies]
+    measured = sum(len(r.latencies) for r in runs)
+    span = sum(r.action_span for r in runs)
+    out: dict[str, Any] = {
+        "game": game.name,
+        "peers": peers,
+        "options": options,
+        "cards": chosen.cards,
+        "shuffles": chosen.shuffles,
+        "universe": game.universe_size(options),
+        "repeat": len(runs),
+        "setup_seconds": round(setup, 4),
+        "setup_seconds_runs": [round(r.setup_seconds, 4) for r in runs],
+        "handshake_seconds": round(chosen.handshake_seconds, 4),
+        "shuffle_seconds": round(chosen.shuffle_seconds, 4),
+        "deal_seconds": round(chosen.deal_seconds, 4),
+        "other_seconds": round(chosen.other_seconds, 4),
+        "handshake_fraction": _frac(chosen.handshake_seconds, setup),
+        "shuffle_fraction": _frac(chosen.shuffle_seconds, setup),
+        "deal_fraction": _frac(chosen.deal_seconds, setup),
+        "other_fraction": _frac(chosen.other_seconds, setup),
+        "bytes_on_wire": chosen.bytes_on_wire,
+        "messages": chosen.messages,
+        "actions": actions,
+        "actions_measured": measured,
+        "action_latency_ms": _ms(statistics.median(latencies)) if latencies else None,
+        "action_latency_ms_p90": _ms(statistics.quantiles(latencies, n=10)[-1]) if len(latencies) >= 2
+        else None,
+        "seconds_per_action": round(span / measured, 4) if measured else None,
+        "machine": machine(),
+        "note": NOTE,
+    }
+    if full_game:
+        out.update(trio.run(measure_full_game, game, peers, options, seed, bot, timeout))
+    return out
+
+
+def registered(name: str) -> bool:
+    """Whether ``name`` is a game this installation knows."""
+    try:
+        get_game(name)
+    except OptionError:
+        return False
+    return True
+
+
+def run_all(**kwargs: Any) -> list[dict[str, Any]]:
+    """The issue's matrix (see :data:`ALL_MATRIX`); games not registered are left out."""
+    out = []
+    for game_name, options, peer_counts in ALL_MATRIX:
+        if not registered(game_name):
+            print(f"deal.py: game {game_name!r} is not registered: skipped", file=sys.stderr)
+            continue
+        for peers in peer_counts:
+            print(f"deal.py: {game_name} {options} {peers} peers...", file=sys.stderr)
+            out.append(benchmark(game_name, peers, options, **kwargs))
+    return out
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def print_report(r: dict[str, Any]) -> None:
+    """A readable table of one configuration."""
+    opts = " ".join(f"{k}={v}" for k, v in r["options"].items())
+    m = r["machine"]
+    print(f"{r['game']} with {r['peers']} peers ({opts}); {r['cards']} cards shuffled during set-up "
+          f"({r['shuffles']} shuffles of a {r['universe']}-card universe)")
+    print(f"machine: {m['nproc']} cores, Python {m['python']}, {m['cpu']}")
+    print(f"note: {r['note']}")
+    runs = ", ".join(f"{s:.3f}" for s in r["setup_seconds_runs"])
+    print(f"{'set-up (median of ' + str(r['repeat']) + ')':<28}{r['setup_seconds']:>10.3f} s   runs: {runs}")
+    for part in ("handshake", "shuffle", "deal", "other"):
+        print(f"  {part:<26}{r[part + '_seconds']:>10.3f} s   {r[part + '_fraction'] * 100:5.1f} %")
+    print(f"{'bytes on the wire (set-up)':<28}{r['bytes_on_wire']:>10}")
+    print(f"{'messages (set-up)':<28}{r['messages']:>10}")
+    if r["actions_measured"]:
+        print(f"{'decision latency (median)':<28}{r['action_latency_ms']:>10.2f} ms  "
+              f"p90 {r['action_latency_ms_p90']} ms over {r['actions_measured']} decisions")
+        print(f"{'time per decision':<28}{r['seconds_per_action'] * 1e3:>10.2f} ms  (draws and reshuffles included)")
+    if "bytes_per_game" in r:
+        print(f"{'whole game':<28}{r['game_seconds']:>10.3f} s   {r['game_decisions']} decisions, "
+              f"{r['game_steps']} steps, audit {r['game_audit']}")
+        print(f"{'bytes per game':<28}{r['bytes_per_game']:>10}   per peer {r['bytes_per_game_per_peer']}, "
+              f"per decision {r['bytes_per_decision']}")
+
+
+def print_matrix(rows: Sequence[dict[str, Any]]) -> None:
+    """One line per configuration."""
+    print(f"{'game':<8}{'deck':>5}{'shuf':>5}{'peers':>6}{'setup s':>9}{'hs %':>7}{'shuf %':>8}{'deal %':>8}"
+          f"{'other %':>8}{'bytes':>10}{'msgs':>6}{'act ms':>8}")
+    for r in rows:
+        act = r["action_latency_ms"]
+        print(f"{r['game']:<8}{r['universe']:>5}{r['shuffles']:>5}{r['peers']:>6}{r['setup_seconds']:>9.3f}"
+              f"{r['handshake_fraction'] * 100:>7.1f}{r['shuffle_fraction'] * 100:>8.1f}"
+              f"{r['deal_fraction'] * 100:>8.1f}{r['other_fraction'] * 100:>8.1f}"
+              f"{r['bytes_on_wire']:>10}{r['messages']:>6}{act if act is not None else '-':>8}")
+    if rows:
+        m = rows[0]["machine"]
+        print(f"machine: {m['nproc']} cores, Python {m['python']}; {NOTE}")
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, str]:
+    """``["deck=hat", ...]`` to a dict; raises OptionError on a pair without ``=``."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise OptionError(f"--option needs key=value, got {pair!r}")
+        key, value = pair.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--game", default="uno", help="a registered game (default: uno)")
+    ap.add_argument("--peers", type=int, default=4)
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a game option, e.g. deck=hat (repeatable)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per configuration; the median is reported")
+    ap.add_argument("--actions", type=int, default=20,
+                    help="decisions to time after the set-up, per run (0: stop at the set-up)")
+    ap.add_argument("--full-game", action="store_true",
+                    help="also play one whole game and report its bytes on the wire")
+    ap.add_argument("--all", action="store_true",
+                    help="run the matrix: uno deck=hat with 2/4/6/10 peers, hpsha with 4/6/10 if registered")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="reproducible peer secrets and bots (default: fresh secrets, as in real play)")
+    ap.add_argument("--bot", default="random", help="bot kind making the decisions (default: random)")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for any one message")
+    ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                    help="import a module that registers more games (repeatable)")
+    ap.add_argument("--json", action="store_true", help="print JSON (one object; a list with --all)")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        for module in args.imports:
+            importlib.import_module(module)
+        kwargs: dict[str, Any] = {"repeat": args.repeat, "actions": max(0, args.actions),
+                                  "full_game": args.full_game, "seed": args.seed, "bot": args.bot,
+                                  "timeout": args.timeout}
+        if args.all:
+            rows = run_all(**kwargs)
+            if args.json:
+                print(json.dumps(rows))
+            else:
+                print_matrix(rows)
+            return 0
+        result = benchmark(args.game, args.peers, parse_options(args.option), **kwargs)
+    except (OptionError, ImportError) as err:
+        print(f"deal.py: {err}", file=sys.stderr)
+        return 2
+    except BenchError as err:
+        print(f"deal.py: the measured game failed: {err}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_report(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

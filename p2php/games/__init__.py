@@ -1,0 +1,1 @@
+"""Games built on :mod:`p2php.engine` (each registers itself with the registry on import)."""

@@ -1,0 +1,111 @@
+"""Smoke tests of the benchmark scripts: they run quickly and print the documented JSON keys."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+DEAL_KEYS = {
+    "game", "peers", "options", "cards", "shuffles", "universe", "repeat",
+    "setup_seconds", "setup_seconds_runs",
+    "handshake_seconds", "shuffle_seconds", "deal_seconds", "other_seconds",
+    "handshake_fraction", "shuffle_fraction", "deal_fraction", "other_fraction",
+    "bytes_on_wire", "messages",
+    "actions", "actions_measured", "action_latency_ms", "action_latency_ms_p90", "seconds_per_action",
+    "machine", "note",
+}
+FULL_GAME_KEYS = {
+    "game_seconds", "game_steps", "game_decisions", "game_messages", "bytes_per_game",
+    "bytes_per_game_per_peer", "bytes_per_decision", "game_action_latency_ms", "game_audit",
+}
+ENGINE_KEYS = {
+    "game", "players", "options", "unit", "seconds",
+    "p2php_games", "p2php_games_per_s", "p2php_steps_per_s", "p2php_decisions_per_s",
+    "p2php_decisions_per_game",
+    "rlcard_version", "rlcard_games_per_s", "rlcard_decisions_per_s", "rlcard_decisions_per_game",
+    "ratio", "decisions_ratio", "machine",
+}
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT), str(ROOT / "tests"), *filter(None, [env.get("PYTHONPATH")])]
+    )
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+def _json(*args: str) -> Any:
+    proc = _run(*args)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _check_deal(result: dict[str, Any], peers: int, actions: int) -> None:
+    assert set(result) >= DEAL_KEYS, DEAL_KEYS - set(result)
+    assert result["peers"] == peers
+    assert result["setup_seconds"] > 0
+    assert result["shuffle_seconds"] > 0
+    assert result["bytes_on_wire"] > 0 and result["messages"] > 0
+    assert result["cards"] >= result["universe"] > 0  # at least one whole deck was shuffled
+    fractions = sum(result[f"{p}_fraction"] for p in ("handshake", "shuffle", "deal", "other"))
+    assert fractions == pytest.approx(1.0, abs=0.01)
+    assert 0 < result["actions_measured"] <= actions * result["repeat"]  # pooled over the runs
+    assert {"nproc", "python"} <= set(result["machine"])
+
+
+def test_deal_benchmark_uno() -> None:
+    pytest.importorskip("p2php.games.uno")
+    result = _json("benchmarks/deal.py", "--game", "uno", "--peers", "2", "--json", "--repeat", "1",
+                   "--actions", "2")
+    _check_deal(result, 2, 2)
+    assert result["game"] == "uno"
+    assert result["actions_measured"] == 2
+
+
+def test_engine_speed_uno() -> None:
+    pytest.importorskip("p2php.games.uno")
+    result = _json("benchmarks/engine_speed.py", "--game", "uno", "--players", "2", "--seconds", "1",
+                   "--json")
+    assert set(result) >= ENGINE_KEYS, ENGINE_KEYS - set(result)
+    assert result["unit"] == "round" and result["options"]["rounds"] == 1
+    assert result["p2php_games"] >= 1 and result["p2php_games_per_s"] > 0
+    assert result["p2php_steps_per_s"] > 0
+    if result["rlcard_version"] is not None:  # rlcard is a benchmark-only dependency
+        assert result["rlcard_games_per_s"] > 0 and result["ratio"] > 0
+    else:
+        assert result["rlcard_skipped"]
+
+
+def test_deal_benchmark_any_registered_game_with_a_full_game() -> None:
+    result = _json("benchmarks/deal.py", "--import", "toygame", "--game", "toy", "--peers", "3", "--json",
+                   "--repeat", "2", "--actions", "2", "--full-game", "--seed", "5")
+    _check_deal(result, 3, 2)
+    assert result["repeat"] == 2 and len(result["setup_seconds_runs"]) == 2
+    assert set(result) >= FULL_GAME_KEYS, FULL_GAME_KEYS - set(result)
+    assert result["game_audit"] == "clean"
+    assert result["bytes_per_game"] >= result["bytes_on_wire"]
+
+
+def test_engine_speed_any_registered_game() -> None:
+    result = _json("benchmarks/engine_speed.py", "--import", "toygame", "--game", "toy", "--players", "3",
+                   "--seconds", "0.2", "--json")
+    assert set(result) >= ENGINE_KEYS
+    assert result["unit"] == "game" and result["rlcard_games_per_s"] is None
+
+
+@pytest.mark.parametrize("script", ["benchmarks/deal.py", "benchmarks/engine_speed.py"])
+def test_unknown_game_is_a_clear_error(script: str) -> None:
+    proc = _run(script, "--game", "no-such-game", "--json")
+    assert proc.returncode == 2
+    assert "unknown game 'no-such-game'" in proc.stderr
+    assert "Traceback" not in proc.stderr
