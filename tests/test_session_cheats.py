@@ -233,3 +233,104 @@ def test_false_claim_about_hidden_cards_is_named_at_the_audit(seed: int) -> None
             assert "not legal" in p.verdict.reason or "no red" in p.verdict.reason
         else:
             assert p.verdict.clean
+
+
+def test_groundless_abort_does_not_convict_the_accused() -> None:
+    """A peer that aborts naming an honest seat gets nobody convicted on its word alone."""
+    peers = make_peers("toy", 3, {}, seed=9)
+    send = peers[2]._send
+    state = {"done": False}
+
+    def lying_send(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "action" and not state["done"]:
+            state["done"] = True
+            send("abort", {"culprit": 1, "reason": "illegal action (made up)", "at": [0, 0],
+                           "evidence": [], "claims": []})
+            peers[2].auditing = True  # the liar stops playing and goes to the audit
+            return send("audit", {"decks": peers[2].secrets.decks_secret, "boxes": [], "evidence": []})
+        return send(kind, body)
+
+    peers[2]._send = lying_send  # type: ignore[method-assign]
+    run(peers)
+    for p in peers[:2]:
+        assert p.verdict is not None and not p.verdict.clean
+        assert p.verdict.culprit != 1, p.verdict
+        assert "do not confirm" in p.verdict.reason
+
+
+def test_false_seen_claim_blames_the_claimer_not_the_framed_peer() -> None:
+    peers = make_peers("toy", 3, {}, seed=10)
+    send = peers[2]._send
+
+    def framing_send(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "action":
+            # Seat 2 lies about the hash of seat 0's last message in its 'seen' heads.
+            peers[2].last_hash[0] = bytes(32)
+        return send(kind, body)
+
+    peers[2]._send = framing_send  # type: ignore[method-assign]
+    run(peers)
+    for p in peers[:2]:
+        assert p.verdict is not None and p.verdict.culprit == 2, p.verdict
+
+
+def test_other_permutation_cannot_hide_a_lie_from_the_audit() -> None:
+    """A shuffle with a permutation that is not the committed secret's is itself named."""
+    liar = 1
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "shuffle":
+            cards = list(body["cards"])
+            cards[0], cards[1] = cards[1], cards[0]  # a valid shuffle, but not the derived one
+            return {"cards": cards}
+        if kind == "action" and body["action"].get("type") == "play":
+            return {"action": {"type": "pass"}, "keys": []}
+        return body
+
+    peers = make_peers("toy", 3, {}, seed=1)
+    cheat(peers[liar], alter)
+    run(peers)
+    for p in peers:
+        if p.seat != liar:
+            assert p.verdict.culprit == liar, p.verdict
+
+
+def test_action_that_opens_a_deck_card_collects_every_key() -> None:
+    """An action revealing a card nobody holds needs a second phase of key releases."""
+    peers = make_peers("toy", 3, {"flips": True}, seed=12)
+
+    class Flipper(RandomBot):
+        def choose(self, state, seat, knowledge, legal):  # type: ignore[no-untyped-def]
+            flips = [a for a in legal if a["type"] == "flip"]
+            return flips[0] if flips else super().choose(state, seat, knowledge, legal)
+
+    run_in_memory(peers, {s: Flipper(s) for s in range(3)})
+    assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
+    assert all(len(p.state.table) == 3 for p in peers)
+
+
+@pytest.mark.parametrize("kind,body", [
+    ("shuffle", {"cards": "not a list"}),
+    ("shuffle", {}),
+    ("beacon", {"value": 7}),
+])
+def test_signed_message_with_bad_body_is_named(kind: str, body: dict[str, Any]) -> None:
+    peers = make_peers("toy", 3, {}, seed=13)
+    target = {"shuffle": 1, "beacon": 2}[kind]
+
+    def alter(k: str, b: dict[str, Any]) -> dict[str, Any]:
+        return body if k == kind else b
+
+    cheat(peers[target], alter)
+    run(peers)
+    for p in peers:
+        if p.seat != target:
+            assert p.verdict is not None and p.verdict.culprit == target, p.verdict
+
+
+def test_float_in_a_frame_is_named_not_raised() -> None:
+    peers = make_peers("toy", 2, {}, seed=14)
+    frame = {"from": 1, "seq": 0, "prev": bytes(32), "at": [0, 0], "state": bytes(32), "seen": [],
+             "kind": "shuffle", "body": {"cards": [1.5]}, "sig": bytes(64)}
+    peers[0].receive(1, frame)
+    assert peers[0].fault is not None and peers[0].fault.culprit == 1

@@ -47,6 +47,7 @@ class ToyState(GameState):
         self.passed: list[bool] = [False] * players
         self.table: dict[int, int] = {}
         self.reveal_end = bool(options.get("reveal_end", False))
+        self.flips = bool(options.get("flips", False))
 
     def step(self) -> Step:
         n = self.players
@@ -71,6 +72,8 @@ class ToyState(GameState):
         if self.phase == "bid":
             return [{"type": "bid", "n": k} for k in range(3)]
         acts: list[Action] = [{"type": "play", "slot": s} for s in self.hands[seat]]
+        if self.flips:
+            acts.append({"type": "flip"})
         faces = [knowledge.face(s) for s in self.hands[seat]]
         if all(f is not None and f >= 6 for f in faces):
             acts.append({"type": "pass"})
@@ -88,6 +91,9 @@ class ToyState(GameState):
         if kind == "play":
             if action.get("slot") not in self.hands[seat]:
                 raise IllegalAction(f"slot {action.get('slot')} is not in seat {seat}'s hand")
+        elif kind == "flip":
+            if not self.flips:
+                raise IllegalAction("flips are off")
         elif kind == "pass":
             for s in self.hands[seat]:
                 f = knowledge.face(s)
@@ -97,6 +103,8 @@ class ToyState(GameState):
             raise IllegalAction(f"unknown action {kind!r}")
 
     def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        if action.get("type") == "flip":
+            return (3 * self.players + self.turn,)  # an undealt deck card: every peer's key is needed
         return (action["slot"],) if action.get("type") == "play" else ()
 
     def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
@@ -108,6 +116,8 @@ class ToyState(GameState):
         if action["type"] == "play":
             self.hands[seat].remove(action["slot"])
             self.table[seat] = faces[action["slot"]] % 6
+        elif action["type"] == "flip":
+            self.table[seat] = faces[3 * self.players + self.turn] % 6
         else:
             self.passed[seat] = True
         self.turn += 1
@@ -148,7 +158,7 @@ class ToyGame(Game):
     name = "toy"
     min_players = 2
     max_players = 6
-    options = {"reveal_end": OptionSpec(False)}
+    options = {"reveal_end": OptionSpec(False), "flips": OptionSpec(False)}
 
     def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
         return ToyState(players, self.parse_options(dict(options)))

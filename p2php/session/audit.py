@@ -18,7 +18,7 @@ The verdict names the first peer that deviated, or says the game was clean.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from p2php.canonical import decode
 from p2php.crypto import channel, deck
@@ -52,9 +52,12 @@ def run_audit(ls: Lockstep) -> Verdict:
     from p2php.session.lockstep import Fault
 
     findings: list[Fault] = []
-    if ls.fault is not None:
-        findings.append(ls.fault)
     end = (ls.tick + 1, 0)
+    if ls.fault is not None:
+        judged = _judge_fault(ls)
+        if judged is not None:
+            findings.append(judged)
+    findings.extend(_judge_equivocation(ls))
     secrets: dict[Seat, bytes] = {}
     for seat in range(ls.players):
         body = ls.audit_bodies.get(seat)
@@ -75,14 +78,18 @@ def run_audit(ls: Lockstep) -> Verdict:
     findings.extend(_audit_shows(ls, secrets))
 
     final_hash = ls.state.state_hash()
-    if ls.fault is None and len(faces) == len(ls.slot_deck):
+    if len(faces) == len(ls.slot_deck):
+        # Replay every completed step knowing every face: lies about hidden cards show here.
         try:
             replayed = replay_events(ls.game, ls.players, ls.options, ls.events, everything=faces)
-            final_hash = replayed.state_hash()
-            if final_hash != ls.state.state_hash():
-                findings.append(Fault(None, "replay gives a different final state", end))
+            if ls.fault is None:
+                final_hash = replayed.state_hash()
+                if final_hash != ls.state.state_hash():
+                    findings.append(Fault(None, "replay gives a different final state", end))
         except ReplayFault as err:
             findings.append(Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0)))
+    elif ls.fault is None:
+        findings.append(Fault(None, "some cards could not be opened at the audit", end))
 
     named = sorted((f for f in findings if f.culprit is not None), key=lambda f: f.at)
     if named:
@@ -121,30 +128,90 @@ def _audit_deck(
         honest = True
         for index in range(rec.size):
             keys = [derived[s].slot_keys[index] for s in range(ls.players)]
-            point = deck.open_point(rec.current[index], keys)
-            card = ls.points.card_of(point)
+            try:
+                card = ls.points.card_of(deck.open_point(rec.current[index], keys))
+            except ValueError:  # not a point at all
+                card = None
             if card != order[index]:
                 honest = False
                 break
             faces[rec.first_slot + index] = card
         if honest:
             return out
-    # Slow path: find the first dishonest pass.
+    # Slow path: find the first pass that is not exactly what its sender's secret
+    # produces (the permutation too: a peer may not choose another one).
     source = [ls.points.points[c] for c in rec.cards]
     for number, (seat, kind, cards) in enumerate(rec.passes):
         mine = derived.get(seat)
-        if mine is not None:
-            ok = (
-                deck.verify_shuffle_pass(source, cards, mine.shuffle_key)
-                if kind == "shuffle"
-                else deck.verify_lock_pass(source, cards, mine.shuffle_key, mine.slot_keys)
-            )
-            if not ok:
-                what = "a permutation of its input" if kind == "shuffle" else "its input re-locked"
-                out.append(Fault(seat, f"{kind} pass of deck {rec.number} was not {what}",
-                                 (rec.tick, number)))
-                return out
+        if mine is not None and not _pass_is_exact(mine, kind, source, cards):
+            what = "a permutation of its input" if kind == "shuffle" else "its input re-locked"
+            out.append(Fault(seat, f"{kind} pass of deck {rec.number} was not {what} as its secret dictates",
+                             (rec.tick, number)))
+            return out
         source = cards
+    return out
+
+
+def _pass_is_exact(secrets: deck.DeckSecrets, kind: str, source: list[bytes], cards: list[bytes]) -> bool:
+    try:
+        expected = deck.shuffle_pass(secrets, source) if kind == "shuffle" else deck.lock_pass(secrets, source)
+    except ValueError:  # the input already held a non-point: the earlier pass is to blame
+        return True
+    return expected == cards
+
+
+def _judge_fault(ls: Lockstep) -> Fault | None:
+    """Our own findings stand; an accusation from another peer's abort must be confirmed."""
+    from p2php.session.lockstep import Fault
+
+    fault = ls.fault
+    assert fault is not None
+    if ls.fault_from is None or fault.culprit is None:
+        return fault if fault.culprit is not None or ls.fault_from is None else None
+    accuser = ls.fault_from
+    if fault.silent:
+        if fault.culprit in ls.waiting_at_abort:
+            return Fault(fault.culprit, fault.reason, fault.at, silent=True)
+        return Fault(None, f"seat {accuser} says seat {fault.culprit} went silent, but its messages reached us",
+                     fault.at)
+    return Fault(None, f"{fault.reason} — an accusation by seat {accuser} against seat {fault.culprit} "
+                 "that our own checks and the audit do not confirm", fault.at)
+
+
+def _judge_equivocation(ls: Lockstep) -> list[Fault]:
+    """Two validly signed messages with one sender and number prove equivocation;
+    a claim to have seen a message that nobody can produce blames the claimer."""
+    from p2php.session.lockstep import Fault
+    from p2php.session.messages import BadMessage, parse_message, signing_bytes
+
+    copies: dict[tuple[int, int], set[bytes]] = {}
+
+    def add(wire: Any) -> None:
+        try:
+            msg = parse_message(wire)
+        except (BadMessage, TypeError):
+            return
+        if not 0 <= msg.sender < ls.players:
+            return
+        if ls.publics[msg.sender].verify(msg.sig, signing_bytes(ls.session_id, msg.fields())):
+            copies.setdefault((msg.sender, msg.seq), set()).add(msg.msg_hash)
+
+    for seat, msgs in ls.processed.items():
+        for msg in msgs.values():
+            copies.setdefault((seat, msg.seq), set()).add(msg.msg_hash)
+            if msg.kind in ("abort", "audit"):
+                evidence = msg.body.get("evidence")
+                for wire in evidence if isinstance(evidence, list) else []:
+                    add(wire)
+    out: list[Fault] = []
+    for (seat, seq), hashes in copies.items():
+        if len(hashes) > 1:
+            out.append(Fault(seat, f"equivocation: signed two different messages numbered {seq}", (0, seq)))
+    proven = {f.culprit for f in out}
+    for s in ls.suspicions:
+        if s.seat not in proven and s.claimed not in copies.get((s.seat, s.seq), set()):
+            out.append(Fault(s.claimer, f"claimed to have seen a message {s.seq} from seat {s.seat} "
+                             "that nobody can produce", (0, s.seq)))
     return out
 
 
@@ -156,7 +223,11 @@ def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
         if msg.kind != "show" or msg.sender not in secrets:
             continue
         body = ls.audit_bodies[msg.sender]
-        keys = {q: k for q, k in body.get("boxes", []) if isinstance(q, int) and isinstance(k, bytes)}
+        boxes = body.get("boxes")
+        keys = {
+            item[0]: item[1] for item in (boxes if isinstance(boxes, list) else [])
+            if isinstance(item, list) and len(item) == 2 and isinstance(item[0], int) and isinstance(item[1], bytes)
+        }
         key = keys.get(msg.seq)
         if key is None:
             out.append(Fault(msg.sender, f"did not release the key of its private message {msg.seq}", msg.at))

@@ -118,7 +118,7 @@ def check_hello(
         "sign_key": bytes, "box_key": bytes, "anchor": bytes, "chain": int, "nonce": bytes, "sig": bytes,
     }
     for key, kind in fields.items():
-        if not isinstance(hello.get(key), kind):
+        if not isinstance(hello.get(key), kind) or (kind is int and isinstance(hello.get(key), bool)):
             raise HandshakeRefused(f"hello field {key!r} is missing or not a {kind.__name__}")
     who = f"hello from seat {hello['seat']} ({hello['name']!r})"
     if hello["hello"] != PROTOCOL_VERSION:

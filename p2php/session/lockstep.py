@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from p2php.canonical import decode, digest, encode
+from p2php.canonical import NotCanonical, decode, digest, encode
 from p2php.crypto import beacon, channel, deck
 from p2php.crypto.group import InvalidPoint
 from p2php.engine.contract import (
@@ -44,7 +44,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.session.handshake import LocalSecrets, Table, chain_binding, deck_seed
+from p2php.session.handshake import CHAIN_LENGTH, LocalSecrets, Table, chain_binding, deck_seed
 from p2php.session.messages import (
     BadMessage,
     Message,
@@ -70,6 +70,7 @@ class Fault:
     culprit: Seat | None
     reason: str
     at: tuple[int, int] = (0, 0)
+    silent: bool = False  # the culprit stopped answering (so nobody waits for its audit)
 
     def describe(self, table: Table | None = None) -> str:
         if self.culprit is None:
@@ -84,6 +85,16 @@ class FaultError(Exception):
     def __init__(self, fault: Fault) -> None:
         super().__init__(fault.reason)
         self.fault = fault
+
+
+@dataclass(frozen=True)
+class Suspicion:
+    """``claimer`` says it saw message ``seq`` of ``seat`` with hash ``claimed``; we saw another."""
+
+    seat: Seat
+    seq: int
+    claimer: Seat
+    claimed: bytes
 
 
 @dataclass
@@ -182,6 +193,10 @@ class Lockstep:
         self.auditing = False
         self.audit_bodies: dict[Seat, dict[str, Any]] = {}
         self.abort_messages: list[Message] = []
+        self.fault_from: Seat | None = None  # the seat whose abort told us of the fault (None: we saw it)
+        self.waiting_at_abort: list[Seat] = []
+        self.suspicions: list[Suspicion] = []
+        self.disputed: list[tuple[Seat, int]] = []
         self.finished = False
         self.result: GameOver | None = None
 
@@ -227,12 +242,14 @@ class Lockstep:
         elif isinstance(step, Reveal):
             out = [s for s in step.slots if seat in self._unreleased(s)]
         elif isinstance(step, Decide) and self.phase == 1:
-            for slot in self._pending_reveals():
-                if seat in self._unreleased(slot) and slot not in out:
-                    out.append(slot)
+            out = self._reveal_duty(seat)
         elif isinstance(step, Show):
             out = [s for s in step.slots if seat != step.viewer and seat in self._unreleased(s)]
         return out
+
+    def _reveal_duty(self, seat: Seat) -> list[Slot]:
+        """Slots the current answers open whose key ``seat`` still holds."""
+        return [slot for slot in self._pending_reveals() if seat in self._unreleased(slot)]
 
     def _pending_reveals(self) -> list[Slot]:
         out: list[Slot] = []
@@ -270,7 +287,7 @@ class Lockstep:
 
     def _has_current(self, seat: Seat) -> bool:
         q = self.inbox[seat]
-        return bool(q) and (self.auditing or q[0].at == (self.tick, self.phase))
+        return bool(q) and q[0].at == (self.tick, self.phase) and q[0].kind not in ("abort", "audit")
 
     # ------------------------------------------------------------------ receiving
 
@@ -289,7 +306,7 @@ class Lockstep:
             if msg.sender != sender:
                 raise BadMessage(f"message claims to be from seat {msg.sender}")
             self._check_envelope(msg)
-        except BadMessage as err:
+        except (BadMessage, NotCanonical) as err:
             self._raise_fault(Fault(sender, f"bad message: {err}", (self.tick, self.phase)))
             return
         self.inbox[sender].append(msg)
@@ -307,6 +324,9 @@ class Lockstep:
             raise BadMessage(f"message {msg.seq} out of order (expected {expected_seq})")
         prev = self.inbox[s][-1].msg_hash if self.inbox[s] else self.last_hash[s]
         if msg.prev != prev:
+            # The sender signed another message numbered seq - 1 than the one we got:
+            # our copy goes out as evidence, whoever holds the other proves equivocation.
+            self.disputed.append((s, msg.seq - 1))
             raise BadMessage(f"message {msg.seq}: 'prev' does not chain to its previous message")
         if msg.at < (self.tick, self.phase) and msg.kind not in ("abort", "audit"):
             raise BadMessage(
@@ -380,15 +400,22 @@ class Lockstep:
                 if self.auditing:
                     self._audit_round()
                     break
-                if self._aborted_by_peer():
-                    continue
                 if self._produce_own():
                     continue
-                if not self._phase_ready():
+                if self._phase_ready():
+                    self._complete_phase()
+                    continue
+                # Stuck: if a peer aborted, nothing more will come from it.  (We first
+                # processed everything we could, so our own checks ran on it all.)
+                if not self._aborted_by_peer():
                     break
-                self._complete_phase()
             except FaultError as err:
                 self._raise_fault(err.fault)
+            except BadMessage as err:
+                self._raise_fault(Fault(err.sender, f"bad message: {err}", (self.tick, self.phase)))
+            except Exception as err:  # an honest peer never crashes; the audit sorts it out
+                self._raise_fault(Fault(None, f"could not process step {self.tick}.{self.phase}: "
+                                        f"{type(err).__name__}: {err}", (self.tick, self.phase)))
         out, self.outbox = self.outbox, []
         return out
 
@@ -441,6 +468,9 @@ class Lockstep:
             return {"to": step.viewer, "box": channel.seal(key, payload, self.session_id)}
         if kind == "beacon":
             assert self._chain is not None
+            if self.chain_index >= CHAIN_LENGTH:
+                raise FaultError(Fault(None, "the game needed more joint random draws than the hash chains hold",
+                                       (self.tick, self.phase)))
             return {"value": self._chain.value(self.chain_index + 1)}
         raise AssertionError(kind)
 
@@ -466,7 +496,7 @@ class Lockstep:
         """A message for a point that has passed was never due: name its sender."""
         now = (self.tick, self.phase)
         for seat, queue in self.inbox.items():
-            if queue and queue[0].at < now:
+            if queue and queue[0].at < now and queue[0].kind not in ("abort", "audit"):
                 msg = queue[0]
                 raise FaultError(
                     Fault(seat, f"sent an {msg.kind!r} message at step {msg.at[0]}.{msg.at[1]} "
@@ -506,9 +536,13 @@ class Lockstep:
                 continue
             for h, claimer in claims:
                 if h != mine.msg_hash:
+                    # Either ``other`` signed two messages numbered ``seq`` or the claimer
+                    # lies about what it saw; the signed copies released with the abort
+                    # and the audit decide which (see p2php.session.audit).
+                    self.suspicions.append(Suspicion(other, seq, claimer.sender, h))
                     raise FaultError(
                         Fault(
-                            other,
+                            None,
                             f"equivocation: seat {claimer.sender} saw a different message {seq} "
                             f"from seat {other} than we did",
                             (self.tick, self.phase),
@@ -561,7 +595,7 @@ class Lockstep:
     # ------------------------------------------------------------------ shuffles
 
     def _deck_for(self, step: Shuffle) -> DeckRecord:
-        if self.decks and self.decks[-1].first_slot == step.first_slot:
+        if self.decks and self.decks[-1].tick == self.tick:
             return self.decks[-1]
         number = len(self.decks)
         rec = DeckRecord(
@@ -673,11 +707,13 @@ class Lockstep:
                     raise FaultError(Fault(seat, f"malformed action {action!r:.120}: {err}", msg.at)) from err
                 self._answers.append((seat, action))
             for seat, msg in msgs:
-                own = [s for s in self._pending_reveals() if seat in self._unreleased(s)
-                       and any(s in self.state.reveals(a_seat, a) for a_seat, a in self._answers
-                               if a_seat == seat)]
+                own: list[Slot] = []
+                for a_seat, a in self._answers:
+                    if a_seat == seat:
+                        own += [s for s in self._safe_reveals(seat, a, msg) if seat in self._unreleased(s)
+                                and s not in own]
                 self._accept_keys(seat, msg, key_list(msg), own)
-            if any(self._key_duty(s) for s in range(self.players)):
+            if any(self._reveal_duty(s) for s in range(self.players)):
                 self.phase = 1
                 return
         else:
@@ -692,6 +728,16 @@ class Lockstep:
             raise FaultError(Fault(culprit, f"illegal play: {err}", (self.tick, self.phase))) from err
         self.events.append(Event(self.tick, step, answers=list(answers), faces=faces, lines=lines))
         self._next_tick()
+
+    def _safe_reveals(self, seat: Seat, action: Action, msg: Message) -> list[Slot]:
+        try:
+            slots = list(self.state.reveals(seat, action))
+        except Exception as err:  # a checked action should not get here, but never crash
+            raise FaultError(Fault(seat, f"action {action!r:.80} cannot be resolved: {err}", msg.at)) from err
+        for slot in slots:
+            if slot not in self.slot_deck:
+                raise FaultError(Fault(seat, f"action opens slot {slot}, which is no card", msg.at))
+        return slots
 
     def _describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
         known = {**self.private_faces, **self.public_faces, **faces}
@@ -739,6 +785,8 @@ class Lockstep:
                 if slot in self.public_faces or slot in self.private_faces:
                     continue
                 extra = dict(self._shown.get(slot, {}))
+                if self.seat in self._unreleased(slot):
+                    extra[self.seat] = self._my_key(slot)
                 self.private_faces[slot] = self._open(slot, extra)
 
     @property
@@ -779,32 +827,56 @@ class Lockstep:
                 self._send(
                     "abort",
                     {"culprit": -1 if fault.culprit is None else fault.culprit, "reason": fault.reason,
-                     "at": list(fault.at), "evidence": self._evidence(fault)},
+                     "at": list(fault.at), "evidence": self._evidence(),
+                     "claims": [[s.seat, s.seq, s.claimer, s.claimed] for s in self.suspicions]},
                 )
         self._start_audit()
 
-    def _evidence(self, fault: Fault) -> list[Any]:
-        """Signed messages that back an accusation (the equivocator's version)."""
-        if fault.culprit is None or "equivocation" not in fault.reason:
-            return []
-        return [m.to_wire() for m in self.processed[fault.culprit].values()][-8:]
+    def _evidence(self) -> list[Any]:
+        """Our signed copies of every message whose content is in dispute.
+
+        Disputes come from our own suspicions and from evidence in others' aborts:
+        two validly signed messages with one sender and number but different
+        contents prove that sender equivocated.
+        """
+        wanted: list[tuple[Seat, int]] = [(s.seat, s.seq) for s in self.suspicions] + self.disputed
+        for queue in self.inbox.values():
+            for msg in queue:
+                if msg.kind == "abort":
+                    for item in msg.body.get("claims", []) if isinstance(msg.body.get("claims"), list) else []:
+                        if isinstance(item, list) and len(item) == 4 and all(isinstance(x, int) for x in item[:2]):
+                            wanted.append((item[0], item[1]))
+                    for wire in msg.body.get("evidence", []) if isinstance(msg.body.get("evidence"), list) else []:
+                        if isinstance(wire, dict) and isinstance(wire.get("from"), int) \
+                                and isinstance(wire.get("seq"), int):
+                            wanted.append((wire["from"], wire["seq"]))
+        out = []
+        for seat, seq in wanted:
+            mine = self.processed.get(seat, {}).get(seq)
+            if mine is None:
+                mine = next((m for m in self.inbox.get(seat, ()) if m.seq == seq), None)
+            if mine is not None and mine.to_wire() not in out:
+                out.append(mine.to_wire())
+        return out
 
     def _start_audit(self) -> None:
         if self.auditing:
             return
+        self.waiting_at_abort = self.waiting_for()
         self.auditing = True
         if isinstance(self._step, GameOver) and self.fault is None:
             self.result = self._step
         if self.secrets is not None and self.seat is not None:
             self._send(
                 "audit",
-                {"decks": self.secrets.decks_secret, "boxes": [[q, k] for q, k in self.box_keys]},
+                {"decks": self.secrets.decks_secret, "boxes": [[q, k] for q, k in self.box_keys],
+                 "evidence": self._evidence()},
             )
 
     def audit_required(self) -> list[Seat]:
-        """Seats whose audit message is still awaited."""
-        culprit = self.fault.culprit if self.fault is not None else None
-        return [s for s in range(self.players) if s not in self.audit_bodies and s != culprit]
+        """Seats whose audit message is still awaited (not a seat known to be silent)."""
+        gone = self.fault.culprit if self.fault is not None and self.fault.silent else None
+        return [s for s in range(self.players) if s not in self.audit_bodies and s != gone]
 
     def _audit_round(self) -> None:
         for seat in range(self.players):
@@ -825,6 +897,12 @@ class Lockstep:
             self.abort_messages.append(msg)
             if self.fault is None:
                 self.fault = self._abort_fault(msg)
+                self.fault_from = msg.sender
+            claims = msg.body.get("claims")
+            for item in claims if isinstance(claims, list) else []:
+                if (isinstance(item, list) and len(item) == 4 and all(isinstance(x, int) for x in item[:3])
+                        and isinstance(item[3], bytes)):
+                    self.suspicions.append(Suspicion(item[0], item[1], item[2], item[3]))
         elif msg.kind == "audit":
             secret = msg.body.get("decks")
             boxes = msg.body.get("boxes")
@@ -838,7 +916,8 @@ class Lockstep:
         reason = msg.body.get("reason", "")
         if not isinstance(culprit, int) or not isinstance(reason, str):
             return Fault(msg.sender, "sent a malformed abort", msg.at)
-        return Fault(None if culprit < 0 else culprit, f"seat {msg.sender} reported: {reason}", msg.at)
+        silent = "went silent" in reason or "connection lost" in reason
+        return Fault(None if culprit < 0 else culprit, f"seat {msg.sender} reported: {reason}", msg.at, silent)
 
     def _finish(self) -> None:
         from p2php.session.audit import run_audit
@@ -860,6 +939,6 @@ class Lockstep:
         if silent:
             kind = self.expected()[silent[0]]
             self._raise_fault(Fault(silent[0], f"went silent (no {kind} message in time)",
-                                    (self.tick, self.phase)))
+                                    (self.tick, self.phase), silent=True))
             self.poll()
         return silent

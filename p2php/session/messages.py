@@ -32,6 +32,10 @@ KINDS = ("shuffle", "lock", "keys", "action", "beacon", "show", "abort", "audit"
 class BadMessage(ValueError):
     """A message that is malformed, wrongly signed, replayed or out of place."""
 
+    def __init__(self, text: str, sender: int | None = None) -> None:
+        super().__init__(text)
+        self.sender = sender
+
 
 @dataclass(frozen=True)
 class Message:
@@ -130,7 +134,10 @@ def parse_message(frame: dict[str, Any]) -> Message:
 
 
 def body_field(msg: Message, key: str, kind: type | tuple[type, ...]) -> Any:
-    return _need(msg.body, key, kind, f"{msg.kind} message {msg.seq} from seat {msg.sender}")
+    try:
+        return _need(msg.body, key, kind, f"{msg.kind} message {msg.seq} from seat {msg.sender}")
+    except BadMessage as err:
+        raise BadMessage(str(err), msg.sender) from None
 
 
 def key_list(msg: Message, key: str = "keys") -> list[tuple[int, int]]:
@@ -145,7 +152,7 @@ def key_list(msg: Message, key: str = "keys") -> list[tuple[int, int]]:
             or not isinstance(item[1], bytes)
             or len(item[1]) != 32
         ):
-            raise BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: bad key entry")
+            raise BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: bad key entry", msg.sender)
         out.append((item[0], int.from_bytes(item[1], "big")))
     return out
 
@@ -153,7 +160,8 @@ def key_list(msg: Message, key: str = "keys") -> list[tuple[int, int]]:
 def points_list(msg: Message, key: str = "cards") -> list[bytes]:
     raw = body_field(msg, key, list)
     if not all(isinstance(p, bytes) for p in raw):
-        raise BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: '{key}' must be byte strings")
+        raise BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: '{key}' must be byte strings",
+                         msg.sender)
     return list(raw)
 
 

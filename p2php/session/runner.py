@@ -113,7 +113,7 @@ async def run_peer(
             if isinstance(event, Frame):
                 ls.receive(event.seat, event.frame)
             elif not ls.finished and event.seat in ls.waiting_for() and not ls.auditing:
-                ls._raise_fault(Fault(event.seat, f"connection lost: {event.reason}", (ls.tick, ls.phase)))
+                ls._raise_fault(Fault(event.seat, f"connection lost: {event.reason}", (ls.tick, ls.phase), silent=True))
         sent = sum(mesh.bytes_sent.values())
         received = sum(mesh.bytes_received.values())
         await mesh.aclose()
