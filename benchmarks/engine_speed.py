@@ -202,7 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="a game option (repeatable); default rounds=1 when the game has 'rounds'")
     ap.add_argument("--full", action="store_true", help="also measure whole games (the game's default rounds)")
-    ap.add_argument("--bot", default="random", help="p2php bot kind (default: random)")
+    ap.add_argument("--bot", default=None,
+                    help="p2php bot kind (default: 'eager' when the game has it — uniform over legal plays, "
+                         "drawing only when nothing is playable, which is exactly RLCard's random agent's "
+                         "action space — else 'random')")
     ap.add_argument("--no-rlcard", dest="rlcard", action="store_false", help="do not measure RLCard")
     ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
                     help="import a module that registers more games (repeatable)")
@@ -215,8 +218,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for module in args.imports:
             importlib.import_module(module)
+        bot = args.bot
+        if bot is None:
+            bot = "eager" if "eager" in get_game(args.game).bot_kinds else "random"
         result = benchmark(args.game, args.players, parse_options(args.option), args.seconds,
-                           full=args.full, bot=args.bot, rlcard=args.rlcard)
+                           full=args.full, bot=bot, rlcard=args.rlcard)
+        result["bot"] = bot
     except (OptionError, ImportError) as err:
         print(f"engine_speed.py: {err}", file=sys.stderr)
         return 2
