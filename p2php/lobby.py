@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import trio
@@ -65,6 +66,9 @@ async def host_lobby(
     """
     seated = [Seated(i, name, None, port) for i, (name, port) in enumerate(local)]
     full = trio.Event()
+    ready = trio.Event()
+    addresses: list[tuple[str | None, int]] = []
+    failures: list[str] = []
     if len(seated) >= players:
         full.set()
 
@@ -100,20 +104,23 @@ async def host_lobby(
                 full.set()
         except (FrameError, LobbyError, OSError, trio.BrokenResourceError, trio.TooSlowError) as err:
             announce(f"a join attempt failed: {err}")
-            await stream.aclose()
+            return
+        # Keep the connection until everyone is seated, then tell this peer where the others are.
+        await ready.wait()
+        try:
+            await stream.send_all(encode_frame({"lobby": "start", "addresses": [list(a) for a in addresses]}))
+        except (OSError, trio.BrokenResourceError) as err:
+            failures.append(f"{seat.name} (seat {seat.seat}) left before the start: {err}")
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, handle, [listener])
-        await full.wait()
-        nursery.cancel_scope.cancel()
-    addresses: list[tuple[str | None, int]] = [(s.host, s.port) for s in seated]
-    for s in seated:
-        if s.stream is not None:
-            try:
-                await s.stream.send_all(encode_frame({"lobby": "start", "addresses": [list(a) for a in addresses]}))
-                await s.stream.aclose()
-            except (OSError, trio.BrokenResourceError) as err:
-                raise LobbyError(f"{s.name} (seat {s.seat}) left before the start: {err}") from None
+    async with trio.open_nursery() as handlers:
+        async with trio.open_nursery() as server:
+            server.start_soon(partial(trio.serve_listeners, handle, [listener], handler_nursery=handlers))
+            await full.wait()
+            server.cancel_scope.cancel()
+        addresses.extend((s.host, s.port) for s in seated)
+        ready.set()
+    if failures:
+        raise LobbyError("; ".join(failures))
     return addresses
 
 
