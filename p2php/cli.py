@@ -96,12 +96,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     game.check_players(args.peers)
     options = game.parse_options(_options(args.option))
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
-    printer = None if args.json else _Printer(sys.stdout, args.view)
+    if args.view is not None and not 0 <= args.view < args.peers:
+        raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
+    printer = None if args.json else _Printer(sys.stdout, args.view is not None)
     transcripts = Path(args.transcripts) if args.transcripts else None
     start = time.perf_counter()
     results = trio.run(lambda: run_local_table(
         game.name, args.peers, deciders, options, seed=args.seed, timeout=args.timeout,
-        transcripts=transcripts, observe=printer,
+        transcripts=transcripts, observe=printer, observe_seat=args.view or 0,
     ))
     summary = _summary(game.name, results, time.perf_counter() - start)
     ok = summary["agree"] and summary["audit"] == "clean" and len(results) == args.peers
@@ -202,7 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--peers", type=int, default=4)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the play")
     p.add_argument("--transcripts", metavar="DIR", help="save each peer's signed transcript here")
-    p.add_argument("--view", action="store_true", help="also show dealing, shuffles and private steps")
+    p.add_argument("--view", type=int, metavar="SEAT", default=None,
+                   help="print the game as this seat's peer sees it, with its own cards and every crypto step")
     common(p)
     p.set_defaults(func=cmd_demo)
 
@@ -252,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into e.g. `head`: not an error of ours
+        return 0
     except OSError as err:
         print(f"p2php: network error: {err}", file=sys.stderr)
         return 3

@@ -334,3 +334,33 @@ def test_float_in_a_frame_is_named_not_raised() -> None:
              "kind": "shuffle", "body": {"cards": [1.5]}, "sig": bytes(64)}
     peers[0].receive(1, frame)
     assert peers[0].fault is not None and peers[0].fault.culprit == 1
+
+
+def test_sealed_choices_commit_before_anyone_reveals() -> None:
+    peers = make_peers("toy", 3, {"sealed": True}, seed=15)
+    kinds: list[tuple[int, str, tuple[int, int]]] = []
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if recipient == (sender + 1) % 3:
+            kinds.append((sender, frame["kind"], tuple(frame["at"])))
+        return frame
+
+    run(peers, tamper=tamper)
+    assert all(p.verdict is not None and p.verdict.clean for p in peers)
+    bid_tick = next(at[0] for _, kind, at in kinds if kind == "commit")
+    commits = [at for _, kind, at in kinds if kind == "commit"]
+    reveals = [at for _, kind, at in kinds if kind == "action" and at[0] == bid_tick]
+    assert len(commits) == 3 and all(at == (bid_tick, 0) for at in commits)
+    assert len(reveals) == 3 and all(at == (bid_tick, 1) for at in reveals)
+    assert len(peers[0].state.bids) == 3
+
+
+def test_revealing_another_choice_than_committed_is_named() -> None:
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "action" and body["action"].get("type") == "bid":
+            return {**body, "action": {"type": "bid", "n": (body["action"]["n"] + 1) % 3}}
+        return body
+
+    peers = make_peers("toy", 3, {"sealed": True}, seed=16)
+    cheat(peers[0], alter)
+    assert_named(run(peers), 0, "does not match its commitment")

@@ -48,6 +48,7 @@ class ToyState(GameState):
         self.table: dict[int, int] = {}
         self.reveal_end = bool(options.get("reveal_end", False))
         self.flips = bool(options.get("flips", False))
+        self.sealed = bool(options.get("sealed", False))
 
     def step(self) -> Step:
         n = self.players
@@ -60,7 +61,7 @@ class ToyState(GameState):
         if self.phase == "show":
             return Show((self.hands[self.first][0],), self.first, (self.first + 1) % n)
         if self.phase == "bid":
-            return Decide(tuple(range(n)), "bid")
+            return Decide(tuple(range(n)), "bid", sealed=self.sealed)
         if self.phase == "play":
             return Decide(((self.first + self.turn) % n,), "play")
         if self.phase == "reveal_rest":
@@ -158,7 +159,7 @@ class ToyGame(Game):
     name = "toy"
     min_players = 2
     max_players = 6
-    options = {"reveal_end": OptionSpec(False), "flips": OptionSpec(False)}
+    options = {"reveal_end": OptionSpec(False), "flips": OptionSpec(False), "sealed": OptionSpec(False)}
 
     def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
         return ToyState(players, self.parse_options(dict(options)))

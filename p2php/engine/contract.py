@@ -53,10 +53,16 @@ Action = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class Decide:
-    """Seats that must each send one action now, applied in this order."""
+    """Seats that must each send one action now, applied in this order.
+
+    ``sealed=True`` makes it a simultaneous choice: every seat first commits to
+    its answer (a hash), and only when all commitments are in are the answers
+    revealed, so nobody can wait to see the others' choices before making its own.
+    """
 
     seats: tuple[Seat, ...]
     prompt: str = ""
+    sealed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +228,9 @@ class GameState(ABC):
 
         ``faces`` holds the faces opened by the answers (see :meth:`reveals`).
         Raises :class:`IllegalAction` if a revealed face makes an action illegal.
+        To find which of several answers is to blame, the session may call
+        ``apply`` on a fresh copy with only a prefix of the answers: a partial
+        call must validate the given answers (it need not leave a usable state).
         """
 
     @abstractmethod

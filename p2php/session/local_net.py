@@ -29,6 +29,7 @@ async def run_local_table(
     transcripts: Path | None = None,
     observe: Observer | None = None,
     names: Sequence[str] | None = None,
+    observe_seat: int = 0,
 ) -> list[PeerResult]:
     """Run ``players`` peers on loopback until every one has a verdict."""
     listeners = [await listen("127.0.0.1", 0) for _ in range(players)]
@@ -49,7 +50,7 @@ async def run_local_table(
         )
         try:
             results[seat] = await run_peer(
-                cfg, addresses, listeners[seat], deciders[seat], observe if seat == 0 else None
+                cfg, addresses, listeners[seat], deciders[seat], observe if seat == observe_seat else None
             )
         finally:
             await listeners[seat].aclose()

@@ -185,6 +185,8 @@ class Lockstep:
         )
         # Decide bookkeeping.
         self._answers: list[tuple[Seat, Action]] = []
+        self._sealed: tuple[Action, bytes] | None = None  # our committed answer and its nonce
+        self._commits: dict[Seat, bytes] = {}
         self.events: list[Event] = []
         self.box_keys: list[tuple[int, bytes]] = []  # (seq, key) of show messages I sent
         # Ending.
@@ -217,6 +219,7 @@ class Lockstep:
             and self.seat is not None
             and isinstance(self._step, Decide)
             and self.phase == 0
+            and self._sealed is None
             and self.seat in self._step.seats
             and self._sent_at != (self.tick, self.phase)
         )
@@ -241,11 +244,16 @@ class Lockstep:
                     out.append(slot)
         elif isinstance(step, Reveal):
             out = [s for s in step.slots if seat in self._unreleased(s)]
-        elif isinstance(step, Decide) and self.phase == 1:
+        elif isinstance(step, Decide) and self.phase == self._keys_phase:
             out = self._reveal_duty(seat)
         elif isinstance(step, Show):
             out = [s for s in step.slots if seat != step.viewer and seat in self._unreleased(s)]
         return out
+
+    @property
+    def _keys_phase(self) -> int:
+        """The Decide phase in which other seats release keys for opened cards."""
+        return 2 if isinstance(self._step, Decide) and self._step.sealed else 1
 
     def _reveal_duty(self, seat: Seat) -> list[Slot]:
         """Slots the current answers open whose key ``seat`` still holds."""
@@ -274,7 +282,9 @@ class Lockstep:
         if isinstance(step, Show):
             return {s: "show" for s in range(n) if self._key_duty(s)}
         if isinstance(step, Decide):
-            if self.phase == 0:
+            if step.sealed and self.phase == 0:
+                return {s: "commit" for s in step.seats}
+            if self.phase == self._keys_phase - 1:
                 return {s: "action" for s in step.seats}
             return {s: "keys" for s in range(n) if self._key_duty(s)}
         if isinstance(step, Randomness):
@@ -339,14 +349,27 @@ class Lockstep:
         """Send the local seat's answer to the current decision."""
         if not self.awaiting_me():
             raise IllegalAction("it is not this seat's turn to act")
-        assert self.seat is not None
+        assert self.seat is not None and self.secrets is not None
         self.state.check(self.seat, action, self.knowledge())
+        if isinstance(self._step, Decide) and self._step.sealed:
+            nonce = digest(b"p2php/seal-nonce/v1", self.secrets.master, self.session_id,
+                           self.tick.to_bytes(8, "big"))
+            self._sealed = (action, nonce)
+            self._send("commit", {"commit": beacon.commit(self._seal_context(self.seat), encode(action), nonce)})
+            return
+        self._send("action", self._action_body(action))
+
+    def _action_body(self, action: Action) -> dict[str, Any]:
+        assert self.seat is not None
         keys = [
             [slot, scalar_bytes(self._my_key(slot))]
             for slot in self.state.reveals(self.seat, action)
             if self.seat in self._unreleased(slot)
         ]
-        self._send("action", {"action": action, "keys": keys})
+        return {"action": action, "keys": keys}
+
+    def _seal_context(self, seat: Seat) -> bytes:
+        return digest(b"p2php/seal/v1", self.session_id, self.tick.to_bytes(8, "big"), seat.to_bytes(2, "big"))
 
     def _send(self, kind: str, body: dict[str, Any]) -> Message:
         assert self.secrets is not None and self.seat is not None
@@ -432,8 +455,14 @@ class Lockstep:
         if self.seat is None or self.secrets is None or self._sent_at == (self.tick, self.phase):
             return False
         kind = self.expected().get(self.seat)
-        if kind is None or kind == "action":
+        if kind is None or kind == "commit":
             return False
+        if kind == "action":
+            if self._sealed is None:
+                return False  # the local decider must answer first
+            action, nonce = self._sealed
+            self._send("action", {**self._action_body(action), "nonce": nonce})
+            return True
         self._send(kind, self._own_body(kind))
         return True
 
@@ -585,6 +614,8 @@ class Lockstep:
         self.tick += 1
         self.phase = 0
         self._answers = []
+        self._sealed = None
+        self._commits = {}
         self._step = self.state.step()
         self._state_hash = self.state.state_hash()
         if isinstance(self._step, Shuffle):
@@ -694,11 +725,29 @@ class Lockstep:
     # ------------------------------------------------------------------ decisions
 
     def _on_decide(self, step: Decide, msgs: list[tuple[Seat, Message]]) -> None:
-        if self.phase == 0:
+        if step.sealed and self.phase == 0:
+            self._commits = {}
+            for seat, msg in msgs:
+                commit = body_field(msg, "commit", bytes)
+                if len(commit) != 32:
+                    raise FaultError(Fault(seat, "a sealed choice's commitment must be 32 bytes", msg.at))
+                self._commits[seat] = commit
+            self.phase = 1
+            return
+        if self.phase == self._keys_phase - 1:
             knowledge = self.knowledge()
             self._answers = []
             for seat, msg in msgs:
                 action = body_field(msg, "action", dict)
+                if step.sealed:
+                    nonce = body_field(msg, "nonce", bytes)
+                    try:
+                        opened = beacon.check_commit(self._commits[seat], self._seal_context(seat), encode(action),
+                                                     nonce)
+                    except NotCanonical:
+                        opened = False
+                    if not opened:
+                        raise FaultError(Fault(seat, "revealed a choice that does not match its commitment", msg.at))
                 try:
                     self.state.check(seat, action, knowledge)
                 except IllegalAction as err:
@@ -714,7 +763,7 @@ class Lockstep:
                                 and s not in own]
                 self._accept_keys(seat, msg, key_list(msg), own)
             if any(self._reveal_duty(s) for s in range(self.players)):
-                self.phase = 1
+                self.phase = self._keys_phase
                 return
         else:
             self._on_keys(msgs)

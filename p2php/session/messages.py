@@ -26,7 +26,7 @@ MSG_DOMAIN = b"p2php/msg/v1"
 HELLO_DOMAIN = b"p2php/hello/v1"
 SESSION_DOMAIN = b"p2php/session/v1"
 
-KINDS = ("shuffle", "lock", "keys", "action", "beacon", "show", "abort", "audit")
+KINDS = ("shuffle", "lock", "keys", "commit", "action", "beacon", "show", "abort", "audit")
 
 
 class BadMessage(ValueError):
