@@ -364,3 +364,21 @@ def test_revealing_another_choice_than_committed_is_named() -> None:
     peers = make_peers("toy", 3, {"sealed": True}, seed=16)
     cheat(peers[0], alter)
     assert_named(run(peers), 0, "does not match its commitment")
+
+
+def test_secret_composition_deck_is_dealt_and_audited() -> None:
+    """A deck whose list only its owner knows: others learn only the cards it opens."""
+    peers = make_peers("toy", 3, {"secret_deck": True}, seed=17, private_decks={0: {"secret": [6, 8, 11]}})
+    run(peers)
+    assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
+    assert peers[0].private_faces[100] in (6, 8, 11)
+    assert 100 not in peers[1].private_faces and 100 not in peers[1].public_faces
+    assert peers[1].public_faces[101] in (6, 8, 11)
+
+
+def test_secret_deck_that_breaks_the_rules_is_named_at_the_audit() -> None:
+    peers = make_peers("toy", 3, {"secret_deck": True}, seed=18, private_decks={0: {"secret": [6, 1, 11]}})
+    run(peers)
+    for p in peers[1:]:
+        assert p.verdict is not None and p.verdict.culprit == 0, p.verdict
+        assert "black cards only" in p.verdict.reason

@@ -38,7 +38,7 @@ from p2php.rng import DetRng
 class ToyState(GameState):
     def __init__(self, players: int, options: Mapping[str, Any]) -> None:
         self.players = players
-        self.phase = "shuffle"
+        self.phase = "secret" if options.get("secret_deck") else "shuffle"
         self.hands: list[list[int]] = [[] for _ in range(players)]
         self.first = 0
         self.turn = 0
@@ -49,9 +49,16 @@ class ToyState(GameState):
         self.reveal_end = bool(options.get("reveal_end", False))
         self.flips = bool(options.get("flips", False))
         self.sealed = bool(options.get("sealed", False))
+        self.secret_face = -1
 
     def step(self) -> Step:
         n = self.players
+        if self.phase == "secret":
+            return Shuffle((), 100, purpose="secret", owner=0, size=3)
+        if self.phase == "secret_deal":
+            return Deal(((100, 0),))
+        if self.phase == "secret_reveal":
+            return Reveal((101,))
         if self.phase == "shuffle":
             return Shuffle(tuple(range(12)), 0)
         if self.phase == "deal":
@@ -127,7 +134,15 @@ class ToyState(GameState):
 
     def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
         n = self.players
-        if self.phase == "shuffle":
+        if self.phase == "secret":
+            self.phase = "secret_deal"
+        elif self.phase == "secret_deal":
+            self.phase = "secret_reveal"
+        elif self.phase == "secret_reveal":
+            assert faces is not None
+            self.secret_face = faces[101]
+            self.phase = "shuffle"
+        elif self.phase == "shuffle":
             self.phase = "deal"
         elif self.phase == "deal":
             for i in range(3):
@@ -147,7 +162,7 @@ class ToyState(GameState):
         return {"table": dict(self.table), "hand": hand}
 
     def snapshot(self) -> Any:
-        return {"phase": self.phase, "hands": self.hands, "first": self.first, "turn": self.turn,
+        return {"phase": self.phase, "secret_face": self.secret_face, "hands": self.hands, "first": self.first, "turn": self.turn,
                 "table": self.table, "bids": self.bids, "passed": self.passed}
 
     def clone(self) -> ToyState:
@@ -159,7 +174,15 @@ class ToyGame(Game):
     name = "toy"
     min_players = 2
     max_players = 6
-    options = {"reveal_end": OptionSpec(False), "flips": OptionSpec(False), "sealed": OptionSpec(False)}
+    options = {"reveal_end": OptionSpec(False), "flips": OptionSpec(False), "sealed": OptionSpec(False),
+               "secret_deck": OptionSpec(False)}
+
+    def check_private_deck(
+        self, options: Mapping[str, object], owner: Seat, purpose: str, cards: Sequence[CardId]
+    ) -> str | None:
+        if any(c < 6 for c in cards):
+            return "a secret deck may hold black cards only"
+        return None
 
     def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
         return ToyState(players, self.parse_options(dict(options)))

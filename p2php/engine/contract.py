@@ -70,15 +70,27 @@ class Shuffle:
     """Make a face-down deck of ``cards`` (public composition), shuffled by every peer.
 
     The deck's slots are ``first_slot, first_slot + 1, ...`` in shuffled order.
+
+    With ``owner`` set, the composition is secret to everyone but the owner (a
+    trading-card player's own deck): ``cards`` is empty, ``size`` says how many,
+    and the owner's peer supplies the list privately (``private_decks[purpose]``).
+    Nobody, the owner included, learns the order; the audit recovers the list and
+    checks it with :meth:`Game.check_private_deck`.
     """
 
     cards: tuple[CardId, ...]
     first_slot: Slot
     purpose: str = "deck"
+    owner: Seat | None = None
+    size: int = 0
+
+    @property
+    def count(self) -> int:
+        return self.size if self.owner is not None else len(self.cards)
 
     @property
     def slots(self) -> range:
-        return range(self.first_slot, self.first_slot + len(self.cards))
+        return range(self.first_slot, self.first_slot + self.count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +311,12 @@ class Game(ABC):
         if kind != "random":
             raise OptionError(f"{self.name} has no {kind!r} bot (kinds: {', '.join(self.bot_kinds)})")
         return RandomBot(seed)
+
+    def check_private_deck(
+        self, options: Mapping[str, object], owner: Seat, purpose: str, cards: Sequence[CardId]
+    ) -> str | None:
+        """Why a secret deck list (see :class:`Shuffle`) breaks the deck-building rules, or ``None``."""
+        return None
 
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:

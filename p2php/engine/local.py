@@ -41,6 +41,7 @@ class LocalTable:
     state: GameState
     seed: bytes | str | int = 0
     arrange: Arrange | None = None
+    private_decks: dict[tuple[Seat, str], list[CardId]] = field(default_factory=dict)
     faces: dict[Slot, CardId] = field(default_factory=dict)
     public: dict[Slot, CardId] = field(default_factory=dict)
     private: dict[Seat, dict[Slot, CardId]] = field(default_factory=dict)
@@ -67,12 +68,17 @@ class LocalTable:
     def fulfil(self, step: Shuffle | Deal | Reveal | Show | Randomness) -> None:
         """Carry out one non-decision step, as the peers' protocol would."""
         if isinstance(step, Shuffle):
+            cards = list(step.cards)
+            if step.owner is not None:
+                cards = list(self.private_decks[(step.owner, step.purpose)])
+                if len(cards) != step.size:
+                    raise ValueError(f"seat {step.owner}'s {step.purpose} deck has {len(cards)} cards, not {step.size}")
             if self.arrange is not None:
                 order = list(self.arrange(step))
-                if sorted(order) != sorted(step.cards):
+                if sorted(order) != sorted(cards):
                     raise ValueError("arrange() must return a permutation of the shuffled cards")
             else:
-                order = list(step.cards)
+                order = cards
                 self.rng.shuffle(order)
             for slot, card in zip(step.slots, order, strict=True):
                 self.faces[slot] = card

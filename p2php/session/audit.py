@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from p2php.canonical import decode
-from p2php.crypto import channel, deck
+from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Seat, Slot
 from p2php.session.handshake import Table, deck_seed
 from p2php.session.replay import ReplayFault, replay_events
@@ -118,11 +118,23 @@ def _audit_deck(
         if deck.key_commitments(ds, rec.context, seat) != rec.commits.get(seat):
             out.append(Fault(seat, f"its key commitments for deck {rec.number} do not match its secret",
                              (rec.tick, 2 * ls.players)))
+    cards_in = list(rec.cards)
+    if rec.owner is not None:
+        # A secret deck: the owner's first pass, unlocked with its released secret,
+        # gives its private list back; check it against the deck-building rules.
+        owner = derived.get(rec.owner)
+        if owner is None:
+            return out
+        recovered = _recover_secret_list(ls, rec, owner)
+        if isinstance(recovered, str):
+            out.append(Fault(rec.owner, f"its secret deck {rec.number}: {recovered}", (rec.tick, 0)))
+            return out
+        cards_in = recovered
     # Fast path: with every secret known, the final deck must be exactly what the
     # honest passes produce.  One multiplication per card.
     if len(derived) == ls.players:
-        order = list(rec.cards)
-        for seat in range(ls.players):
+        order = list(cards_in)
+        for seat in rec.pass_order(ls.players):
             perm = derived[seat].permutation
             order = [order[perm[j]] for j in range(rec.size)]
         honest = True
@@ -140,7 +152,7 @@ def _audit_deck(
             return out
     # Slow path: find the first pass that is not exactly what its sender's secret
     # produces (the permutation too: a peer may not choose another one).
-    source = [ls.points.points[c] for c in rec.cards]
+    source = [ls.points.points[c] for c in cards_in]
     for number, (seat, kind, cards) in enumerate(rec.passes):
         mine = derived.get(seat)
         if mine is not None and not _pass_is_exact(mine, kind, source, cards):
@@ -150,6 +162,27 @@ def _audit_deck(
             return out
         source = cards
     return out
+
+
+def _recover_secret_list(ls: Lockstep, rec: DeckRecord, owner: deck.DeckSecrets) -> list[CardId] | str:
+    """The owner's private list, in the order it fed its first pass, or why it is invalid."""
+    first = rec.passes[0][2]
+    try:
+        unlocked = group.mul_many(first, group.inverse(owner.shuffle_key))
+    except ValueError:
+        return "its first pass holds a point that is not on the curve"
+    plain: list[bytes] = [b""] * rec.size
+    for j, i in enumerate(owner.permutation):
+        plain[i] = unlocked[j]
+    cards = [ls.points.card_of(p) for p in plain]
+    if any(c is None for c in cards):
+        return "it holds something that is no card"
+    listed = [c for c in cards if c is not None]
+    if len(set(listed)) != len(listed):
+        return "it holds the same card instance twice"
+    assert rec.owner is not None
+    problem = ls.game.check_private_deck(ls.options, rec.owner, rec.purpose, listed)
+    return problem if problem is not None else listed
 
 
 def _pass_is_exact(secrets: deck.DeckSecrets, kind: str, source: list[bytes], cards: list[bytes]) -> bool:

@@ -106,13 +106,22 @@ class DeckRecord:
     first_slot: Slot
     tick: int
     cards: tuple[CardId, ...]
+    owner: Seat | None = None
+    secret_size: int = 0
+    purpose: str = "deck"
     passes: list[tuple[Seat, str, list[bytes]]] = field(default_factory=list)
     commits: dict[Seat, list[bytes]] = field(default_factory=dict)
     seen_faces: dict[CardId, Slot] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
-        return len(self.cards)
+        return self.secret_size if self.owner is not None else len(self.cards)
+
+    def pass_order(self, players: int) -> list[Seat]:
+        """Who shuffles, in order: the owner of a secret deck first (it alone knows the list)."""
+        if self.owner is None:
+            return list(range(players))
+        return [self.owner] + [s for s in range(players) if s != self.owner]
 
     @property
     def current(self) -> list[bytes]:
@@ -140,12 +149,14 @@ class Lockstep:
         table: Table,
         seat: Seat | None = None,
         secrets: LocalSecrets | None = None,
+        private_decks: Mapping[str, list[CardId]] | None = None,
     ) -> None:
         self.game = game
         self.table = table
         self.players = table.players
         self.seat = seat
         self.secrets = secrets
+        self.private_decks = dict(private_decks or {})  # secret deck lists this seat owns, by purpose
         self.session_id = table.session_id
         self.options = game.parse_options(table.options)
         self.state: GameState = game.new_state(self.players, self.options)
@@ -276,7 +287,9 @@ class Lockstep:
         step = self._step
         n = self.players
         if isinstance(step, Shuffle):
-            return {self.phase: "shuffle"} if self.phase < n else {2 * n - 1 - self.phase: "lock"}
+            if self.phase < n:
+                return {self._deck_for(step).pass_order(n)[self.phase]: "shuffle"}
+            return {2 * n - 1 - self.phase: "lock"}
         if isinstance(step, Deal | Reveal):
             return {s: "keys" for s in range(n) if self._key_duty(s)}
         if isinstance(step, Show):
@@ -473,7 +486,7 @@ class Lockstep:
             assert isinstance(step, Shuffle)
             rec = self._deck_for(step)
             secrets = self._deck_secrets(rec.number)
-            source = rec.current if rec.passes else [self.points.points[c] for c in rec.cards]
+            source = rec.current if rec.passes else self._first_input(rec)
             try:
                 if kind == "shuffle":
                     return {"cards": deck.shuffle_pass(secrets, source)}
@@ -502,6 +515,18 @@ class Lockstep:
                                        (self.tick, self.phase)))
             return {"value": self._chain.value(self.chain_index + 1)}
         raise AssertionError(kind)
+
+    def _first_input(self, rec: DeckRecord) -> list[bytes]:
+        """The plaintext points the first pass starts from (a secret deck: the owner's list)."""
+        if rec.owner is None:
+            return [self.points.points[c] for c in rec.cards]
+        purpose = rec.purpose
+        cards = list(self.private_decks.get(purpose, ()))
+        if len(cards) != rec.size or len(set(cards)) != len(cards) or not all(
+            isinstance(c, int) and 0 <= c < len(self.points) for c in cards
+        ):
+            raise ValueError(f"our private {purpose!r} deck must be {rec.size} distinct card ids")
+        return [self.points.points[c] for c in cards]
 
     def _box_key(self, sender: Seat, viewer: Seat, seq: int) -> bytes:
         assert self.secrets is not None
@@ -635,6 +660,9 @@ class Lockstep:
             first_slot=step.first_slot,
             tick=self.tick,
             cards=tuple(step.cards),
+            owner=step.owner,
+            secret_size=step.size,
+            purpose=step.purpose,
         )
         self.decks.append(rec)
         return rec
@@ -699,7 +727,7 @@ class Lockstep:
                       "was bad (the audit names who)", (self.tick, self.phase))
             )
         other = rec.seen_faces.get(card)
-        if other is not None and other != slot or card not in rec.cards:
+        if other is not None and other != slot or (rec.owner is None and card not in rec.cards):
             raise FaultError(
                 Fault(None, f"slot {slot} opened to a card that is not in its place in deck {d} "
                       "(the audit names who)", (self.tick, self.phase))

@@ -32,6 +32,7 @@ def make_peers(
     players: int,
     options: Mapping[str, Any] | None = None,
     seed: int | str | None = None,
+    private_decks: Mapping[int, Mapping[str, list[int]]] | None = None,
 ) -> list[Lockstep]:
     """One :class:`Lockstep` per seat, after an in-memory handshake."""
     game: Game = get_game(game_name)
@@ -44,7 +45,8 @@ def make_peers(
     for s, h in enumerate(hellos):
         check_hello(h, seat=s, players=players, game=game.name, options=opts)
     table = Table(game.name, opts, tuple(hellos))
-    return [Lockstep(game, table, s, secrets[s]) for s in range(players)]
+    decks = private_decks or {}
+    return [Lockstep(game, table, s, secrets[s], dict(decks.get(s, {}))) for s in range(players)]
 
 
 def run_in_memory(

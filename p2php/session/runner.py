@@ -41,6 +41,8 @@ class PeerConfig:
     connect_timeout: float = 20.0
     secrets: LocalSecrets = field(default_factory=LocalSecrets)
     transcript_path: Path | None = None
+    private_decks: dict[str, list[int]] = field(default_factory=dict)
+    """Secret deck lists this seat owns, by Shuffle purpose (e.g. a trading-card deck)."""
 
 
 @dataclass
@@ -86,7 +88,7 @@ async def run_peer(
         cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout
     )
     table = Table(game.name, options, tuple(hellos[s] for s in range(cfg.players)))
-    ls = Lockstep(game, table, cfg.seat, cfg.secrets)
+    ls = Lockstep(game, table, cfg.seat, cfg.secrets, cfg.private_decks)
     frames_sent = 0
     setup_seconds = 0.0
     async with mesh:
