@@ -162,8 +162,8 @@ class ToyState(GameState):
         return {"table": dict(self.table), "hand": hand}
 
     def snapshot(self) -> Any:
-        return {"phase": self.phase, "secret_face": self.secret_face, "hands": self.hands, "first": self.first, "turn": self.turn,
-                "table": self.table, "bids": self.bids, "passed": self.passed}
+        return {"phase": self.phase, "secret_face": self.secret_face, "hands": self.hands, "first": self.first,
+                "turn": self.turn, "table": self.table, "bids": self.bids, "passed": self.passed}
 
     def clone(self) -> ToyState:
         import copy
