@@ -7,7 +7,7 @@ import importlib
 from p2php.engine.contract import Game, OptionError
 
 _GAMES: dict[str, Game] = {}
-_BUILTIN = {"uno": "p2php.games.uno"}
+_BUILTIN = {"uno": "p2php.games.uno", "hpsha": "p2php.games.hpsha"}
 
 
 def register(game: Game) -> Game:

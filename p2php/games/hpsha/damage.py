@@ -1,0 +1,322 @@
+"""Damage through its ordered timing points, HP loss, dying, death, and the end of the game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from p2php.engine.contract import (
+    CardId,
+    Reveal,
+    Slot,
+    Step,
+)
+from p2php.games.hpsha import triggers as tp
+from p2php.games.hpsha.data import (
+    AUROR,
+    DARK,
+    MINISTER,
+    MINUS,
+    PLUS,
+    ROLE_NAMES,
+    SPY,
+    identity_role,
+)
+
+if TYPE_CHECKING:
+    from p2php.games.hpsha.state import HpshaState
+
+from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask
+from p2php.games.hpsha.tasks import AskCard, AskChoice, Task
+from p2php.games.hpsha.windows import WindowTask
+
+# ----------------------------------------------------------------------------- damage, HP, dying, death
+
+
+@dataclass
+class DamageTask(Task):
+    """Damage through ordered timing points.
+
+    0 before (即将造成: locked prevention such as 万幸, DAMAGE_BEFORE skills) →
+    1 the 呼神护卫 window → 2 armour (分院帽 same faction), then causing
+    (造成伤害时: 柳木 +1, 槭木 broom discard, DAMAGE_CAUSED) → 3 receiving
+    (DAMAGE_RECEIVED) → 4 HP reduced, dying resolved first → 5 after
+    (DAMAGE_AFTER).  ``source`` −1 is sourceless damage.  ``ret``: damage dealt.
+    """
+
+    source: int
+    target: int
+    amount: int
+    via: str  # bombarda | sectumsempra | stupefy | crucio | avada | walnut | ...
+    ignore_armour: bool = False
+    nature: str = ""  # "" or "avada" (阿瓦达索命's own attribute)
+
+    def run(self, st: HpshaState) -> Step | None:
+        tgt = self.target
+        if self.stage == 0:
+            if not st.alive[tgt]:
+                st.finish(0)
+                return None
+            if st.damage_prevented(tgt):
+                st.say(f"{st.who(tgt)} cannot take more damage this turn (locked skill)")
+                st.finish(0)
+                return None
+            self.stage = 1
+            st.fire(tp.DAMAGE_BEFORE, self._ctx())
+            return None
+        if self.stage == 1:
+            self.stage = 2
+            st.push(WindowTask("patronus", f"{self.amount} damage", tgt))
+            return None
+        if self.stage == 2:
+            if st.ret:
+                st.say(f"the damage to {st.who(tgt)} is cancelled by 呼神护卫")
+                st.finish(0)
+                return None
+            if not st.alive[tgt]:
+                st.finish(0)
+                return None
+            src = self.source
+            if (not self.ignore_armour and st.armour(tgt) == "hat" and src >= 0 and src != tgt
+                    and st.current != tgt and st.faction(src) == st.faction(tgt)):
+                st.say(f"分院帽 Sorting Hat: {st.who(src)} (same faction) cannot damage {st.who(tgt)}")
+                st.finish(0)
+                return None
+            self.stage = 3
+            if self.via == "bombarda" and src >= 0:
+                w = st.weapon(src)
+                if w == "willow" and not st.hands[tgt]:
+                    self.amount += 1
+                    st.say("柳木魔杖 Willow Wand: no hand cards, +1 damage")
+                if w == "maple":
+                    brooms = [st.equip[tgt][k] for k in (PLUS, MINUS) if k in st.equip[tgt]]
+                    if brooms:
+                        st.push(MapleTask(src, tgt, brooms))
+                        return None
+            return None
+        if self.stage == 3:
+            self.stage = 35
+            st.fire(tp.DAMAGE_CAUSED, self._ctx())
+            return None
+        if self.stage == 35:
+            self.stage = 4
+            st.fire(tp.DAMAGE_RECEIVED, self._ctx())
+            return None
+        if self.stage == 4:
+            self.stage = 5
+            if not st.alive[tgt]:
+                self.amount = 0
+                return None
+            st.hp[tgt] -= self.amount
+            st.damaged(tgt, self.amount)
+            st.note(self.source, tgt, True)
+            frm = f" from {st.who(self.source)}" if self.source >= 0 else " (no source)"
+            st.say(f"{st.who(tgt)} takes {self.amount} damage{frm} [{self.via}] → HP {st.hp[tgt]}")
+            if st.hp[tgt] <= 0:
+                st.push(DyingTask(tgt, self.source))
+            return None
+        if self.stage == 5:
+            self.stage = 6
+            if self.amount > 0:
+                st.fire(tp.DAMAGE_AFTER, self._ctx())
+            return None
+        st.finish(self.amount)
+        return None
+
+    def _ctx(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target, "amount": self.amount, "via": self.via}
+
+
+@dataclass
+class MapleTask(Task):
+    """槭木魔杖: before the damage resolves, the source may discard one of the target's brooms."""
+
+    source: int
+    target: int
+    brooms: list[int]
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 0:
+            self.stage = 1
+            st.push(AskChoice(self.source, "weapon:maple", ["pass", *self.brooms]))
+            return None
+        if st.ret != "pass" and st.ret in self.brooms:
+            st.say(f"槭木魔杖 Maple Wand: {st.who(self.source)} discards {st.names([int(st.ret)])}")
+            st.to_discard(int(st.ret))
+        st.finish(None)
+        return None
+
+
+@dataclass
+class LoseHpTask(Task):
+    """HP loss (流失体力): not damage, so no damage timing points and no 呼神护卫."""
+
+    seat: int
+    amount: int
+    why: str = ""
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 0:
+            self.stage = 1
+            if not st.alive[self.seat]:
+                st.finish(None)
+                return None
+            st.hp[self.seat] -= self.amount
+            st.say(f"{st.who(self.seat)} loses {self.amount} HP ({self.why}) → HP {st.hp[self.seat]}")
+            if st.hp[self.seat] <= 0:
+                st.push(DyingTask(self.seat, -1))
+            return None
+        st.finish(None)
+        return None
+
+
+@dataclass
+class DyingTask(Task):
+    """濒死: ENTER_DYING skills, then every living seat in order (from the current player) is asked
+    for 凤凰眼泪 until the character is back to 1 HP; a seat that gives one is asked again.
+    Nobody saves → death.  Cards promised "after the dying state is resolved" are handed over last.
+    """
+
+    who: int
+    killer: int
+    uid: int = -1
+    order: list[int] = field(default_factory=list)
+    asked: int = -1
+
+    def run(self, st: HpshaState) -> Step | None:
+        who = self.who
+        if self.stage == 0:
+            self.uid = st.new_uid()
+            st.say(f"{st.who(who)} is dying (HP {st.hp[who]})")
+            self.stage = 1
+            st.fire(tp.ENTER_DYING, {"who": who, "uid": self.uid})
+            return None
+        if self.stage == 1:
+            self.order = st.order_from(st.current_or_first())
+            self.stage = 2
+        if self.stage == 3:
+            if st.ret is not None:
+                st.note(self.order[0], who, False)
+                st.recover(who, 1, quiet=True)
+                st.say(f"{st.who(who)} recovers to HP {st.hp[who]}")
+            else:
+                self.order.pop(0)
+            self.stage = 2
+        if self.stage == 2:
+            if st.hp[who] >= 1 or not st.alive[who]:
+                self.stage = 5
+            else:
+                while self.order and not st.alive[self.order[0]]:
+                    self.order.pop(0)
+                if self.order:
+                    self.stage = 3
+                    st.push(AskCard(self.order[0], "respond:tears", "kind:tears", "use", target=who,
+                                    note=f" to save {st.who(who)}"))
+                    return None
+                self.stage = 5
+                st.push(DeathTask(who, self.killer))
+                return None
+        if self.stage == 5:
+            for seat, slot in st.after_dying.pop(self.uid, []):
+                if st.alive[seat] and st.locate(slot) is not None:
+                    st.to_hand(seat, slot)
+                    st.say(f"{st.who(seat)} obtains {st.names([slot])}")
+                if slot in st.set_aside:
+                    st.set_aside.remove(slot)
+            st.finish(None)
+        return None
+
+
+@dataclass
+class DeathTask(Task):
+    """死亡: reveal the identity, check the end of the game, discard every card of the character
+    (hand, equipment, judgement area), then the rewards and penalties."""
+
+    who: int
+    killer: int
+
+    def run(self, st: HpshaState) -> Step | None:
+        who = self.who
+        if self.stage == 0:
+            st.kill(who)
+            if who in st.roles:
+                self.stage = 2
+                return None
+            self.stage = 1
+            return Reveal((st.identity_slot[who],))
+        if self.stage == 2:
+            role = st.roles[who]
+            killer = f", killed by {st.who(self.killer)}" if self.killer >= 0 else ""
+            st.say(f"☠ {st.who(who)} dies{killer}: {ROLE_NAMES[role]}")
+            if st.game_decided():
+                st.stack = [GameEndTask()]
+                return None
+            self.stage = 3
+            st.fire(tp.DEATH, {"who": who, "killer": self.killer})
+            return None
+        if self.stage == 3:
+            self.stage = 4
+            cards = list(st.hands[who]) + list(st.equip[who].values()) + [s for s, _k in st.judge[who]]
+            if cards:
+                st.push(DiscardCardsTask(cards, f"{st.who(who)}'s cards"))
+            return None
+        if self.stage == 4:
+            self.stage = 5
+            k, role = self.killer, st.roles[who]
+            if k >= 0 and st.alive[k]:
+                if role == DARK:
+                    st.say(f"{st.who(k)} killed a dark wizard: draws 3")
+                    st.push(DrawTask(k, 3))
+                elif role == AUROR and k == st.minister:
+                    cards = list(st.hands[k]) + list(st.equip[k].values())
+                    st.say(f"the minister killed an auror: {st.who(k)} discards every hand and equipped card")
+                    if cards:
+                        st.push(DiscardCardsTask(cards, "penalty"))
+            return None
+        st.finish(None)
+        return None
+
+    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
+        st.roles[self.who] = identity_role(faces[st.identity_slot[self.who]])
+        self.stage = 2
+
+
+@dataclass
+class GameEndTask(Task):
+    """The game is decided (or the turn limit is reached): open every hidden identity, then GameOver."""
+
+    aborted: bool = False
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 0:
+            self.stage = 1
+            hidden = tuple(st.identity_slot[s] for s in range(st.n) if s not in st.roles)
+            if hidden:
+                return Reveal(hidden)
+        st.result = st.final_result(self.aborted)
+        return None
+
+    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
+        for s in range(st.n):
+            if s not in st.roles:
+                st.roles[s] = identity_role(faces[st.identity_slot[s]])
+        self.stage = 1
+
+
+def winners_for(roles: Mapping[int, str], alive: Sequence[bool], aborted: bool) -> tuple[int, ...]:
+    """Who won, from the (now all known) roles: §7 of the rules, each spy wins alone."""
+    n = len(alive)
+    if aborted:
+        return ()
+    minister = next(s for s in range(n) if roles[s] == MINISTER)
+    if not alive[minister]:
+        living = [s for s in range(n) if alive[s]]
+        if len(living) == 1 and roles[living[0]] == SPY:
+            return (living[0],)
+        return tuple(s for s in range(n) if roles[s] == DARK)
+    return tuple(s for s in range(n) if roles[s] in (MINISTER, AUROR))
+
+
+def role_summary(roles: Mapping[int, str], n: int) -> str:
+    return "; ".join(f"seat {s}: {ROLE_NAMES[roles[s]]}" for s in range(n))

@@ -1,0 +1,128 @@
+"""What a seat may see (observation) and human-readable action labels (describe).
+
+Both are built only from the public state plus the viewer's own knowledge, so
+they can never show another seat's hidden identity or hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from p2php.engine.contract import Action, CardId, Decide, Knowledge, Slot
+from p2php.games.hpsha.data import (
+    CHARACTER_BASE,
+    CHARACTERS,
+    FACTIONS,
+    ROLE_NAMES,
+    card_label,
+    character_of,
+    identity_role,
+    kind_label,
+)
+
+if TYPE_CHECKING:
+    from p2php.games.hpsha.state import HpshaState
+
+
+def _name(st: HpshaState, slot: int, faces: Mapping[Slot, CardId]) -> str:
+    f = st.pub.get(slot, faces.get(slot))
+    return card_label(f) if f is not None else f"hidden card #{slot}"
+
+
+def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
+    """The viewer's picture of the table: one readable line per character, then the viewer's own cards."""
+    players = []
+    for s in range(st.n):
+        c = st.char[s]
+        role = st.roles.get(s)
+        if role is None and seat == s and st.identity_slot[s] >= 0:
+            f = kn.face(st.identity_slot[s])
+            role = identity_role(f) if f is not None else None
+        parts = [f"seat {s}" + (" (you)" if s == seat else "") + (" ▶" if s == st.current else "")]
+        if c >= 0:
+            parts.append(f"{CHARACTERS[c].label} [{FACTIONS[CHARACTERS[c].faction]}]")
+            parts.append(f"HP {st.hp[s]}/{st.max_hp[s]}" if st.alive[s] else "dead")
+        parts.append(ROLE_NAMES[role] if role else "identity hidden")
+        parts.append(f"{len(st.hands[s])} in hand")
+        if st.equip[s]:
+            parts.append("equipped: " + ", ".join(card_label(st.pub[x]) for x in st.equip[s].values()))
+        if st.judge[s]:
+            parts.append("judgement area: " + ", ".join(kind_label(k) for _x, k in st.judge[s]))
+        if st.face_down[s]:
+            parts.append("face down")
+        if seat is not None and s != seat and st.alive[s] and st.alive[seat] and st.char[seat] >= 0:
+            parts.append(f"distance {st.distance(seat, s)}" + (" (in range)" if st.in_range(seat, s) else ""))
+        players.append(" · ".join(parts))
+    out: dict[str, Any] = {
+        "you": seat,
+        "turn": st.current,
+        "phase": st.phase,
+        "turn_no": st.turn_no,
+        "players": players,
+        "deck": len(st.deck),
+        "discard_top": card_label(st.pub[st.discard[-1]]) if st.discard else "",
+    }
+    if seat is not None:
+        mine = []
+        for x in st.hands[seat]:
+            f = kn.face(x)
+            mine.append(card_label(f) if f is not None else "?")
+        out["hand"] = mine
+        f = kn.face(st.identity_slot[seat]) if st.identity_slot[seat] >= 0 else None
+        out["identity"] = ROLE_NAMES[identity_role(f)] if f is not None else "?"
+        if st.char[seat] >= 0:
+            out["attack_range"] = st.attack_range(seat)
+    step = st.pending
+    out["prompt"] = step.prompt if isinstance(step, Decide) else ""
+    out["log"] = list(st.log[-12:])
+    return out
+
+
+def describe_action(st: HpshaState, seat: int, action: Action, faces: Mapping[Slot, CardId]) -> str:
+    t = action.get("type")
+    who = st.who(seat)
+    try:
+        if t == "use":
+            slots = [int(x) for x in action.get("slots", [])]
+            cards = ", ".join(_name(st, s, faces) for s in slots)
+            via = f" via {st.skill_label(str(action['skill']))}" if action.get("skill") else ""
+            tg = ", ".join(st.who(int(x)) for x in action.get("targets", []))
+            return f"{who}: use {kind_label(str(action['kind']))} [{cards}]{via} → {tg}"
+        if t == "quill":
+            return (f"{who}: 羽毛笔 Quill — play {_name(st, int(action['slot']), faces)} face down at "
+                    f"{st.who(int(action['targets'][0]))}")
+        if t == "end":
+            return f"{who}: end the play phase"
+        if t == "pass":
+            return f"{who}: pass"
+        if t == "card":
+            via = f" via {st.skill_label(str(action['skill']))}" if action.get("skill") else ""
+            return f"{who}: give {', '.join(_name(st, int(s), faces) for s in action['slots'])}{via}"
+        if t == "discard":
+            return f"{who}: discard {', '.join(_name(st, int(s), faces) for s in action['slots'])}"
+        if t == "choose":
+            v = action["value"]
+            if isinstance(v, int):
+                return f"{who}: choose {_name(st, v, faces)}"
+            return f"{who}: choose {v}"
+        if t == "invoke":
+            extra = ""
+            if "target" in action:
+                extra = f" → {st.who(int(action['target']))}"
+            if "slot" in action:
+                extra = f" with {_name(st, int(action['slot']), faces)}"
+            step = st.pending
+            key = step.prompt[6:] if isinstance(step, Decide) and step.prompt.startswith("skill:") else "skill"
+            return f"{who}: use {st.skill_label(key)}{extra}"
+        if t == "reveal_identity":
+            return f"{who}: reveal the identity card (minister)"
+        if t == "not_minister":
+            return f"{who}: I am not the minister"
+        if t == "pick":
+            f = faces.get(int(action["slot"]))
+            name = character_of(f).label if f is not None and f >= CHARACTER_BASE else "a character"
+            return f"{who}: pick {name}"
+    except (KeyError, ValueError, TypeError, IndexError):
+        pass
+    return f"{who}: {action}"

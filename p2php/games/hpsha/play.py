@@ -1,0 +1,269 @@
+"""The play phase: which cards may be used now, on whom, and the generic "use a card" task.
+
+Legal actions and their check share one set of public target rules
+(:func:`targets_for`), so every action listed passes :meth:`check`, and a peer
+that cannot see the card still checks everything but its face (the face is
+opened by the action itself and checked in ``apply``).
+
+Play-phase actions:
+
+* ``{"type": "use", "kind": k, "slots": [s], "targets": [...]}`` — use a hand card
+  (``"skill": key`` when a view-as skill converts the cards);
+* ``{"type": "quill", "slot": s, "targets": [t]}`` — 羽毛笔: a hand card face down
+  as a 爆破咒 (no reveal until the target has guessed);
+* ``{"type": "end"}`` — end the play phase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot, Step
+from p2php.games.hpsha import triggers as tp
+from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, WEAPON, is_delayed, is_instant, kind_label
+from p2php.games.hpsha.tasks import Task, as_int, as_slots
+
+if TYPE_CHECKING:
+    from p2php.games.hpsha.state import HpshaState
+
+NOT_IN_PLAY = frozenset({"apparate", "patronus", "counter"})  # responses only
+MAX_PLAYS = 200  # guard: a lone 复制成双 can cycle through a one-card deck forever
+HOSTILE = frozenset({"bombarda", "expelliarmus", "legilimens", "crucio", "bind", "impediment", "out_of_body"})
+
+
+def bombarda_allowed(st: HpshaState, user: int) -> bool:
+    """One 爆破咒 per play phase, any number with the 胡桃木魔杖."""
+    return st.bombarda_used == 0 or st.weapon(user) == "walnut"
+
+
+def has_cards(st: HpshaState, t: int, zones: str) -> bool:
+    """Does ``t`` have a card in the zones (h: hand, w: weapon, e: any equipment, j: judgement)?"""
+    return bool(
+        ("h" in zones and st.hands[t]) or ("w" in zones and WEAPON in st.equip[t])
+        or ("e" in zones and st.equip[t]) or ("j" in zones and st.judge[t])
+    )
+
+
+def targets_for(st: HpshaState, user: int, kind: str) -> list[list[int]]:
+    """Every legal target list for using ``kind`` in ``user``'s play phase (empty: not usable)."""
+    others = [s for s in st.order_from(user) if s != user]
+    if kind == "bombarda":
+        return [[t] for t in others if st.in_range(user, t)] if bombarda_allowed(st, user) else []
+    if kind == "tears":
+        return [[user]] if st.hp[user] < st.max_hp[user] else []
+    if kind == "geminio":
+        return [[user]]
+    if kind == "expelliarmus":
+        return [[t] for t in others if has_cards(st, t, "hwj")]
+    if kind == "legilimens":
+        return [[t] for t in others if st.in_range(user, t) and has_cards(st, t, "hej")]
+    if kind in ("sectumsempra", "stupefy"):
+        return [others] if others else []
+    if kind == "reparo":
+        hurt = [s for s in st.order_from(user) if st.hp[s] < st.max_hp[s]]
+        return [hurt] if hurt else []
+    if kind == "aguamenti":
+        return [st.order_from(user)]
+    if kind == "out_of_body":
+        return [[a, b] for a in others if st.in_range(user, a) for b in st.order_from(a) if st.in_range(a, b)]
+    if kind == "crucio":
+        return [[t] for t in others]
+    if kind == "bind":
+        return [[t] for t in others if not st.has_judge(t, "bind")]
+    if kind == "impediment":
+        return [[t] for t in others if st.in_range(user, t) and not st.has_judge(t, "impediment")]
+    if kind == "avada":
+        return [] if st.has_judge(user, "avada") else [[user]]
+    if KINDS[kind].category == EQUIPMENT:
+        return [[user]]
+    return []
+
+
+def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
+    acts: list[Action] = []
+    if st.plays_this_phase >= MAX_PLAYS:
+        return [{"type": "end"}]
+    cache: dict[str, list[list[int]]] = {}
+    for s in st.hands[seat]:
+        f = kn.face(s)
+        if f is None:
+            continue
+        kind = CARDS[f].kind
+        if kind in NOT_IN_PLAY:
+            continue
+        if kind not in cache:
+            cache[kind] = targets_for(st, seat, kind)
+        for tg in cache[kind]:
+            acts.append({"type": "use", "kind": kind, "slots": [s], "targets": tg})
+    for sk in st.skills(seat):
+        if sk.view_as and sk.view_as not in NOT_IN_PLAY:
+            tgs = targets_for(st, seat, sk.view_as)
+            for group in sk.view_as_sets(st, seat, kn):
+                for tg in tgs:
+                    acts.append({"type": "use", "kind": sk.view_as, "slots": group, "targets": tg, "skill": sk.key})
+    if st.weapon(seat) == "quill" and bombarda_allowed(st, seat):
+        in_range = [t for t in st.order_from(seat) if st.in_range(seat, t)]
+        for s in st.hands[seat]:
+            for t in in_range:
+                acts.append({"type": "quill", "slot": s, "targets": [t]})
+    acts.append({"type": "end"})
+    return acts
+
+
+def validate_play(st: HpshaState, seat: int, action: Action, face: Any) -> None:
+    """Raise IllegalAction unless ``action`` is a valid play-phase action (faces checked where known)."""
+    t = action.get("type")
+    if t == "end":
+        return
+    if st.plays_this_phase >= MAX_PLAYS:
+        raise IllegalAction(f"at most {MAX_PLAYS} actions in one play phase (endless-loop guard)")
+    targets = as_slots(action, "targets")
+    if t == "quill":
+        s = as_int(action, "slot")
+        if st.weapon(seat) != "quill" or not bombarda_allowed(st, seat):
+            raise IllegalAction("羽毛笔 Quill: needs the quill equipped and a 爆破咒 still allowed")
+        if s not in st.hands[seat]:
+            raise IllegalAction(f"slot {s} is not in your hand")
+        if len(targets) != 1 or not st.in_range(seat, targets[0]):
+            raise IllegalAction("羽毛笔 Quill: one target within attack range")
+        return
+    if t != "use":
+        raise IllegalAction(f"unknown play action {t!r}")
+    kind = action.get("kind")
+    if not isinstance(kind, str) or kind not in KINDS or kind in NOT_IN_PLAY:
+        raise IllegalAction(f"{kind!r} cannot be used in the play phase")
+    slots = as_slots(action)
+    for s in slots:
+        if s not in st.hands[seat]:
+            raise IllegalAction(f"slot {s} is not in your hand")
+    skill = action.get("skill")
+    if skill is None:
+        if len(slots) != 1:
+            raise IllegalAction("use exactly one card")
+        f = face(slots[0])
+        if f is not None and CARDS[f].kind != kind:
+            raise IllegalAction(f"that card is not {kind_label(kind)}")
+    else:
+        sk = next((x for x in st.skills(seat) if x.key == skill and x.view_as == kind), None)
+        if sk is None or len(slots) != sk.view_as_count:
+            raise IllegalAction(f"no skill {skill!r} turning cards into {kind_label(kind)}")
+        faces = [face(s) for s in slots]
+        if all(f is not None for f in faces) and not sk.view_as_ok([CARDS[f] for f in faces]):
+            raise IllegalAction(f"{sk.label}: those cards cannot be used as {kind_label(kind)}")
+    if targets not in targets_for(st, seat, kind):
+        raise IllegalAction(f"{kind_label(kind)} cannot target {targets}")
+
+
+@dataclass
+class PlayPhaseTask(Task):
+    """出牌阶段: the player uses cards one at a time until choosing to end (or dying)."""
+
+    seat: int
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 1 or not st.alive[self.seat]:
+            st.finish(None)
+            return None
+        if self.stage == 0:
+            st.bombarda_used = 0
+            st.plays_this_phase = 0
+            self.stage = 2
+        return Decide((self.seat,), "play")
+
+    def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
+        return play_actions(st, seat, kn)
+
+    def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
+        validate_play(st, seat, action, kn.face)
+
+    def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        if action.get("type") == "use":
+            return st.unopened(as_slots(action))
+        return ()
+
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        ((seat, action),) = answers
+        validate_play(st, seat, action, st.pub.get)
+        t = action["type"]
+        if t == "end":
+            self.stage = 1
+            return
+        st.plays_this_phase += 1
+        if t == "quill":
+            from p2php.games.hpsha.cards_basic import QuillTask
+
+            slot = action["slot"]
+            st.to_processing(slot)
+            st.push(QuillTask(seat, slot, action["targets"][0]))
+            return
+        for s in action["slots"]:
+            st.to_processing(s)
+        st.push(UseCardTask(seat, action["kind"], list(action["slots"]), list(action["targets"]),
+                            action.get("skill") or ""))
+
+
+@dataclass
+class UseCardTask(Task):
+    """使用 a card from the hand: CARD_USED fires (before it resolves), then the card's effect,
+    then the card goes to the discard pile (equipment and delayed spells go to their areas)."""
+
+    user: int
+    kind: str
+    slots: list[int]
+    targets: list[int]
+    skill: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def run(self, st: HpshaState) -> Step | None:
+        kind, user = self.kind, self.user
+        if self.stage == 0:
+            via = f" via {st.skill_label(self.skill)}" if self.skill else ""
+            tg = ", ".join(st.who(t) for t in self.targets)
+            st.say(f"{st.who(user)} uses {kind_label(kind)} ({st.names(self.slots)}){via} → {tg}")
+            if kind in HOSTILE:
+                st.note(user, self.targets[0], True)
+            k = KINDS[kind]
+            if k.category == EQUIPMENT:
+                st.put_equipment(user, self.slots[0])
+                st.finish(None)
+                return None
+            if is_delayed(kind):
+                st.take(self.slots[0])
+                st.judge[self.targets[0]].append([self.slots[0], kind])
+                st.finish(None)
+                return None
+            if kind == "bombarda":
+                st.bombarda_used += 1
+            self.stage = 1
+            st.fire(tp.CARD_USED, {"user": user, "kind": kind, "targets": list(self.targets)})
+            return None
+        if self.stage == 1:
+            self.stage = 2
+            for t in reversed(self.targets):  # pushed in reverse: the first target's point resolves first
+                st.fire(tp.TARGET_CHOSEN, {"user": user, "kind": kind, "target": t})
+            return None
+        if self.stage == 2:
+            self.stage = 3
+            if kind == "tears":
+                st.recover(user, 1)
+            elif kind == "bombarda":
+                from p2php.games.hpsha.cards_basic import BombardaTask
+
+                st.push(BombardaTask(user, self.targets[0], list(self.slots)))
+            elif is_instant(kind):
+                from p2php.games.hpsha.cards_spells import SpellTask
+
+                st.push(SpellTask(user, kind, list(self.targets)))
+            return None
+        if self.stage == 3:
+            self.stage = 4
+            st.fire(tp.CARD_RESOLVED, {"user": user, "kind": kind, "targets": list(self.targets)})
+            return None
+        for s in self.slots:
+            if s in st.processing:
+                st.to_discard(s)
+        st.finish(None)
+        return None
+

@@ -1,0 +1,260 @@
+"""A scenario harness for rule tests: fixed identities, characters, hands and deck order.
+
+Built on :class:`p2php.engine.local.LocalTable` and its ``arrange`` hook (the
+test-only deck-stacking that bypasses the crypto).  It drives the setup
+decisions so that each seat gets the requested identity and character, deals
+the requested starting hands and stacks the deck, then lets a test script the
+rest with :meth:`Scenario.act` and friends.  Nothing here is used in real play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from p2php.engine.contract import Action, Decide, GameOver, Shuffle, Step
+from p2php.engine.local import LocalTable
+from p2php.games.hpsha.data import (
+    AUROR,
+    CARDS,
+    CHARACTER_BASE,
+    CHARACTER_INDEX,
+    CHARACTERS,
+    DARK,
+    GAME_CARDS,
+    MINISTER,
+    RANK_NAMES,
+    SPY,
+    identity_cards,
+    identity_role,
+    role_counts,
+)
+from p2php.games.hpsha.state import HpshaState
+
+INERT = ("geminio", "expelliarmus", "legilimens", "out_of_body", "aguamenti", "impediment", "bind", "reparo")
+CardSpec = str | int | tuple[str, str] | tuple[str, str, int]
+"""A card: its id, a kind (``"bombarda"``), (kind, suit) or (kind, suit, rank), or ``"*"`` (a filler)."""
+
+
+def default_roles(n: int, alt: bool = False) -> list[str]:
+    m, a, d, s = role_counts(n, alt)
+    return [MINISTER] * m + [AUROR] * a + [DARK] * d + [SPY] * s
+
+
+class Scenario:
+    """A game with a stacked deck; seat 0..n-1 get ``chars`` and ``roles``."""
+
+    def __init__(
+        self,
+        chars: Sequence[str],
+        roles: Sequence[str] | None = None,
+        hands: dict[int, list[CardSpec]] | None = None,
+        deck: Sequence[CardSpec] = (),
+        options: dict[str, Any] | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.n = len(chars)
+        opts = {"roles": "standard", "max_turns": 1000, **(options or {})}
+        self.state = HpshaState(self.n, opts)
+        self.roles = list(roles) if roles is not None else default_roles(self.n, opts["roles"] == "alt")
+        self.chars = list(chars)
+        self.used: set[int] = set()
+        hands = hands or {}
+        self.hand_ids = {s: [self.card(c) for c in hands.get(s, [])] for s in range(self.n)}
+        self.deck_ids = [self.card(c) for c in deck]
+        self.reshuffle_order: list[int] | None = None
+        self._char_round = 0
+        self.table = LocalTable(self.state, seed, arrange=self._arrange)
+        self._setup()
+
+    # ------------------------------------------------------------------ cards
+    def card(self, spec: CardSpec) -> int:
+        """Resolve a card spec to an unused card id (and mark it used)."""
+        if isinstance(spec, int):
+            if spec in self.used:
+                raise ValueError(f"card {spec} used twice")
+            self.used.add(spec)
+            return spec
+        if spec == "*":  # any filler card
+            c = next(c for c in CARDS if c.id not in self.used and c.kind in INERT)
+            self.used.add(c.id)
+            return c.id
+        if isinstance(spec, str):
+            kind, suit, rank = spec, "", 0
+        else:
+            kind, suit = spec[0], spec[1]
+            rank = spec[2] if len(spec) == 3 else 0
+        for c in CARDS:
+            if c.id in self.used or c.kind != kind or (suit and c.suit != suit) or (rank and c.rank != rank):
+                continue
+            self.used.add(c.id)
+            return c.id
+        raise ValueError(f"no unused card {kind} {suit}{RANK_NAMES[rank] if rank else ''}")
+
+    def _arrange(self, step: Shuffle) -> list[int]:
+        st = self.state
+        if step.purpose == "identities":
+            pool = list(identity_cards(self.n, st.alt_roles))
+            out = []
+            for role in self.roles:
+                c = next(x for x in pool if identity_role(x) == role)
+                pool.remove(c)
+                out.append(c)
+            return out
+        if step.purpose == "characters":
+            self._char_round += 1
+            want = [CHARACTER_BASE + CHARACTER_INDEX[k] for k in self.chars]
+            cards = list(step.cards)
+            if self._char_round == 1:
+                first = want[self.roles.index(MINISTER)]
+                return [first] + [c for c in cards if c != first]
+            each = 2 if self.n >= 9 else 3
+            rest = [c for c in cards if c not in want]
+            out = []
+            for seat in st.order_from(st.minister)[1:]:
+                out.append(want[seat])
+                out += [rest.pop() for _ in range(each - 1)]
+            return out + rest
+        if step.purpose == "deck":
+            order = st.order_from(st.minister)
+            free = [c for c in range(GAME_CARDS) if c not in self.used]
+            # fillers: spells that answer nothing and change no distance, taken first
+            free.sort(key=lambda c: (CARDS[c].kind not in INERT, c))
+            hands = {s: list(self.hand_ids[s]) for s in range(self.n)}
+            for s in hands:
+                while len(hands[s]) < 4:
+                    hands[s].append(free.pop(0))
+            out = [hands[seat][i] for i in range(4) for seat in order]
+            return out + self.deck_ids + free
+        if self.reshuffle_order is not None:
+            order = [c for c in self.reshuffle_order if c in step.cards]
+            return order + [c for c in step.cards if c not in order]
+        return list(step.cards)
+
+    def _setup(self) -> None:
+        st, tb = self.state, self.table
+        for _ in range(3):
+            step = tb.run_chance()
+            assert isinstance(step, Decide)
+            if step.prompt == "identity":
+                tb.act([(s, st.legal_actions(s, tb.knowledge(s))[0]) for s in step.seats])
+            else:
+                answers = []
+                for s in step.seats:
+                    want = CHARACTER_BASE + CHARACTER_INDEX[self.chars[s]]
+                    legal = st.legal_actions(s, tb.knowledge(s))
+                    answers.append((s, next(a for a in legal if tb.faces[a["slot"]] == want)))
+                tb.act(answers)
+        tb.run_chance()
+        assert [CHARACTERS[c].key for c in st.char] == self.chars
+
+    # ------------------------------------------------------------------ driving
+    def step(self) -> Step:
+        """Run chance steps until a decision (or the end)."""
+        return self.table.run_chance()
+
+    def decide(self) -> Decide:
+        s = self.step()
+        assert isinstance(s, Decide), f"expected a decision, got {s}"
+        return s
+
+    def over(self) -> GameOver:
+        s = self.step()
+        assert isinstance(s, GameOver), f"expected the end, got {s}"
+        return s
+
+    def legal(self, seat: int) -> list[Action]:
+        self.decide()
+        return self.state.legal_actions(seat, self.table.knowledge(seat))
+
+    def act(self, seat: int, action: Action, prompt: str | None = None) -> None:
+        d = self.decide()
+        assert d.seats == (seat,), f"expected seat {seat} to decide, got {d}"
+        if prompt is not None:
+            assert d.prompt == prompt, f"expected prompt {prompt}, got {d.prompt}"
+        self.table.act([(seat, action)])
+
+    def slot(self, seat: int, kind: str, nth: int = 0) -> int:
+        """A slot of ``seat``'s hand holding a card of ``kind``."""
+        got = [s for s in self.state.hands[seat] if CARDS[self.table.faces[s]].kind == kind]
+        return got[nth]
+
+    def slot_of(self, card: int) -> int:
+        return next(s for s, c in self.table.faces.items() if c == card)
+
+    def open(self, slot: int) -> None:
+        """Test-only: make a slot's face public (as if it had been revealed)."""
+        self.state.pub[slot] = self.table.faces[slot]
+        self.table.public[slot] = self.table.faces[slot]
+
+    def force_equip(self, seat: int, kind: str) -> int:
+        """Test-only shortcut: equip a card of ``kind`` from ``seat``'s hand without a turn."""
+        s = self.slot(seat, kind)
+        self.open(s)
+        self.state.put_equipment(seat, s)
+        return s
+
+    def force_judge(self, seat: int, kind: str, onto: int) -> int:
+        """Test-only shortcut: move a delayed spell from ``seat``'s hand into ``onto``'s judgement area."""
+        s = self.slot(seat, kind)
+        self.open(s)
+        self.state.take(s)
+        self.state.judge[onto].append([s, kind])
+        return s
+
+    def discard_kinds(self) -> list[str]:
+        return [self.state.kind(s) for s in self.state.discard]
+
+    def hand_kinds(self, seat: int) -> list[str]:
+        return sorted(CARDS[self.table.faces[s]].kind for s in self.state.hands[seat])
+
+    def use(self, seat: int, kind: str, targets: Sequence[int] | None = None, nth: int = 0) -> None:
+        """Use a hand card of ``kind`` in the play phase (targets default to the only legal list)."""
+        s = self.slot(seat, kind, nth)
+        legal = [a for a in self.legal(seat) if a.get("type") == "use" and a["slots"] == [s]]
+        if targets is None:
+            assert len(legal) == 1, f"targets needed: {legal}"
+            action = legal[0]
+        else:
+            action = {"type": "use", "kind": kind, "slots": [s], "targets": list(targets)}
+        self.act(seat, action, "play")
+
+    def give(self, seat: int, kind: str, prompt: str | None = None, nth: int = 0) -> None:
+        """Answer an AskCard with a hand card of ``kind``."""
+        self.act(seat, {"type": "card", "slots": [self.slot(seat, kind, nth)]}, prompt)
+
+    def pass_(self, seat: int, prompt: str | None = None) -> None:
+        self.act(seat, {"type": "pass"}, prompt)
+
+    def choose(self, seat: int, value: Any, prompt: str | None = None) -> None:
+        self.act(seat, {"type": "choose", "value": value}, prompt)
+
+    def end(self, seat: int) -> None:
+        self.act(seat, {"type": "end"}, "play")
+
+    def prompt(self) -> tuple[tuple[int, ...], str]:
+        d = self.decide()
+        return d.seats, d.prompt
+
+    def pass_until(self, seat: int, prompt: str, limit: int = 200) -> None:
+        """Answer every decision with a pass (or end / first legal) until ``seat`` is asked ``prompt``."""
+        for _ in range(limit):
+            d = self.decide()
+            if d.seats == (seat,) and d.prompt == prompt:
+                return
+            self.table.act([(s, self._default(s, d.prompt)) for s in d.seats])
+        raise AssertionError(f"seat {seat} was never asked {prompt}")
+
+    def _default(self, seat: int, prompt: str) -> Action:
+        legal = self.state.legal_actions(seat, self.table.knowledge(seat))
+        if prompt == "discard":  # keep the cards a test gave: throw fillers first
+            inert = [a for a in legal if CARDS[self.table.faces[a["slots"][0]]].kind in INERT]
+            return inert[0] if inert else legal[-1]
+        for t in ("pass", "end"):
+            for a in legal:
+                if a["type"] == t:
+                    return a
+        return legal[0]
+
+    def log(self) -> str:
+        return "\n".join(self.state.log)

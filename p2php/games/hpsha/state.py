@@ -1,0 +1,513 @@
+"""The public state of a Harry Potter Sha game and its small, shared rule helpers.
+
+The state is identical on every peer and never holds a hidden face: hands are
+lists of slots, and ``pub`` maps only the slots opened to everyone (cards used,
+played, discarded, equipped, judged, shown).  Pending resolution is the task
+stack (see :mod:`p2php.games.hpsha.tasks`); :meth:`HpshaState._settle` runs it
+until a task needs an external step, which is cached so :meth:`step` is an
+idempotent, cheap read.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from p2php.engine.contract import (
+    Action,
+    CardId,
+    Deal,
+    Decide,
+    GameOver,
+    GameState,
+    IllegalAction,
+    Knowledge,
+    Randomness,
+    Reveal,
+    Seat,
+    Show,
+    Shuffle,
+    Slot,
+    Step,
+)
+from p2php.games.hpsha import characters as _characters  # noqa: F401  (registers the skills)
+from p2php.games.hpsha.damage import role_summary, winners_for
+from p2php.games.hpsha.data import (
+    ARMOUR,
+    CARDS,
+    CHARACTERS,
+    DARK,
+    KINDS,
+    MINUS,
+    PLUS,
+    ROLE_NAMES,
+    ROLE_TABLE,
+    SPY,
+    WEAPON,
+    Card,
+    card_label,
+    identity_cards,
+    role_counts,
+)
+from p2php.games.hpsha.tasks import Task
+from p2php.games.hpsha.triggers import SKILLS, SKILLS_BY_CHARACTER, Skill
+from p2php.games.hpsha.windows import TriggerTask
+
+LOG_KEEP = 40
+_SKILLS_OF: tuple[tuple[Skill, ...], ...] = tuple(SKILLS_BY_CHARACTER.get(c.key, ()) for c in CHARACTERS)
+
+
+class HpshaState(GameState):
+    """One game of Harry Potter Sha in progress (public information only)."""
+
+    def __init__(self, players: int, options: Mapping[str, Any]) -> None:
+        from p2php.games.hpsha.flow import SetupTask
+
+        if players not in ROLE_TABLE:
+            raise ValueError(f"Harry Potter Sha needs 4–10 players, not {players}")
+        self.n = players
+        self.alt_roles = options.get("roles", "standard") == "alt"
+        self.max_turns = int(options.get("max_turns", 1000))
+        self.counts = role_counts(players, self.alt_roles)
+        self.identity_pool = identity_cards(players, self.alt_roles)
+        self.next_slot = 0
+        self.uid = 0
+        self.stack: list[Task] = [SetupTask()]
+        self.pending: Step | None = None
+        self.ret: Any = None
+        self.result: GameOver | None = None
+        # zones (slots)
+        self.deck: list[int] = []
+        self.discard: list[int] = []
+        self.processing: list[int] = []
+        self.set_aside: list[int] = []
+        self.pub: dict[int, int] = {}
+        self.hands: list[list[int]] = [[] for _ in range(players)]
+        self.equip: list[dict[str, int]] = [{} for _ in range(players)]
+        self.judge: list[list[list[Any]]] = [[] for _ in range(players)]  # [slot, kind] oldest first
+        # seats
+        self.alive = [True] * players
+        self.hp = [0] * players
+        self.max_hp = [0] * players
+        self.char = [-1] * players
+        self.face_down = [False] * players
+        self.identity_slot = [-1] * players
+        self.roles: dict[int, str] = {}
+        self.minister = -1
+        self.flags: list[dict[str, int]] = [{} for _ in range(players)]
+        self.after_dying: dict[int, list[list[int]]] = {}
+        # public record of who acted against / for whom (for bots' role guessing; from public events only)
+        self.hostile: list[list[int]] = [[0] * players for _ in range(players)]
+        self.friendly: list[list[int]] = [[0] * players for _ in range(players)]
+        # turn
+        self.current = -1
+        self.phase = "setup"
+        self.turn_no = 0
+        self.bombarda_used = 0
+        self.plays_this_phase = 0
+        self.impeded = False
+        self.skip: list[str] = []
+        self.log: list[str] = []
+        self._listen: dict[str, bool] = {}
+        self._dist_hooks: list[tuple[int, Skill]] = []
+        self._range_hooks = False
+        self._alive_key: list[bool] = []
+        self._pos: dict[int, int] = {}
+        self._settle()
+
+    # ------------------------------------------------------------------ engine plumbing
+
+    def _settle(self) -> None:
+        while self.pending is None:
+            if self.result is not None:
+                self.pending = self.result
+                return
+            step = self.stack[-1].run(self)
+            if step is not None:
+                self.pending = step
+
+    def step(self) -> Step:
+        if self.pending is None:
+            self._settle()
+        assert self.pending is not None
+        return self.pending
+
+    def _top_decide(self, seat: Seat) -> Task:
+        step = self.step()
+        if not isinstance(step, Decide) or seat not in step.seats:
+            raise IllegalAction(f"seat {seat} is not asked to decide now")
+        return self.stack[-1]
+
+    def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return self._top_decide(seat).legal(self, seat, knowledge)
+
+    def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        if not isinstance(action, dict):
+            raise IllegalAction("an action is a dict")
+        self._top_decide(seat).check(self, seat, action, knowledge)
+
+    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        return self._top_decide(seat).reveals(self, seat, action)
+
+    def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        step = self.step()
+        if not isinstance(step, Decide):
+            raise IllegalAction("no decision is pending")
+        if tuple(s for s, _a in answers) != step.seats:
+            raise IllegalAction(f"answers must come from seats {step.seats} in that order")
+        task = self.stack[-1]
+        for seat, action in answers:
+            task.check(self, seat, action, Knowledge(self.pub))
+            for slot in task.reveals(self, seat, action):
+                if slot not in faces:
+                    raise IllegalAction(f"the face of slot {slot} was not revealed")
+        added = [s for s in faces if s not in self.pub]
+        self.pub.update(faces)
+        try:
+            task.answer(self, answers, faces)  # validates the opened faces before changing anything
+        except IllegalAction:
+            for s in added:
+                del self.pub[s]
+            raise
+        self.pending = None
+        self._settle()
+
+    def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
+        step = self.step()
+        if isinstance(step, Decide | GameOver):
+            raise IllegalAction("advance() is for chance steps")
+        faces = dict(faces or {})
+        if isinstance(step, Reveal):
+            missing = [s for s in step.slots if s not in faces]
+            if missing:
+                raise IllegalAction(f"faces missing for revealed slots {missing}")
+            self.pub.update(faces)
+        if isinstance(step, Randomness) and len(random) < 16:
+            raise IllegalAction("randomness too short")
+        task = self.stack[-1]
+        task.advanced(self, faces, random)
+        self.pending = None
+        self._settle()
+
+    def push(self, task: Task) -> None:
+        self.stack.append(task)
+
+    def finish(self, value: Any) -> None:
+        """Pop the top task (the caller) and hand ``value`` to its parent."""
+        self.stack.pop()
+        self.ret = value
+
+    def alloc(self, n: int) -> int:
+        first = self.next_slot
+        self.next_slot += n
+        return first
+
+    def new_uid(self) -> int:
+        self.uid += 1
+        return self.uid
+
+    # ------------------------------------------------------------------ seats and skills
+
+    def order_from(self, start: int) -> list[int]:
+        """Living seats in turn order starting at ``start`` (inclusive)."""
+        return [(start + i) % self.n for i in range(self.n) if self.alive[(start + i) % self.n]]
+
+    def next_alive(self, seat: int) -> int:
+        for i in range(1, self.n + 1):
+            s = (seat + i) % self.n
+            if self.alive[s]:
+                return s
+        return seat
+
+    def current_or_first(self) -> int:
+        return self.current if self.current >= 0 else max(self.minister, 0)
+
+    def skills(self, seat: int) -> tuple[Skill, ...]:
+        c = self.char[seat]
+        if c < 0:
+            return ()
+        return _SKILLS_OF[c]
+
+    def skill_label(self, key: str) -> str:
+        return SKILLS[key].label if key in SKILLS else key
+
+    def fire(self, point: str, ctx: dict[str, Any]) -> None:
+        """Push a trigger task for ``point`` if any living seat has a skill listening there."""
+        listening = self._listen.get(point)
+        if listening is None:
+            listening = self._listen[point] = any(point in sk.points for s in range(self.n) for sk in self.skills(s))
+        if listening:
+            self.push(TriggerTask(point, ctx))
+
+    def characters_changed(self) -> None:
+        self._listen = {}
+        self._dist_hooks = [(seat, sk) for seat in range(self.n) for sk in self.skills(seat)
+                            if type(sk).distance_override is not Skill.distance_override]
+        self._range_hooks = any(type(sk).attack_range is not Skill.attack_range
+                                for seat in range(self.n) for sk in self.skills(seat))
+
+    def faction(self, seat: int) -> str:
+        return CHARACTERS[self.char[seat]].faction if self.char[seat] >= 0 else ""
+
+    def gender(self, seat: int) -> str:
+        return CHARACTERS[self.char[seat]].gender if self.char[seat] >= 0 else ""
+
+    def who(self, seat: int) -> str:
+        c = self.char[seat]
+        return f"seat {seat}" + (f" {CHARACTERS[c].zh}" if c >= 0 else "")
+
+    def say(self, line: str) -> None:
+        self.log.append(line)
+        if len(self.log) > LOG_KEEP:
+            del self.log[: len(self.log) - LOG_KEEP]
+
+    # ------------------------------------------------------------------ cards and zones
+
+    def card(self, slot: int) -> Card:
+        return CARDS[self.pub[slot]]
+
+    def kind(self, slot: int) -> str:
+        return CARDS[self.pub[slot]].kind
+
+    def names(self, slots: Iterable[int]) -> str:
+        return ", ".join(card_label(self.pub[s]) if s in self.pub else "a hidden card" for s in slots)
+
+    def unopened(self, slots: Iterable[int]) -> tuple[int, ...]:
+        return tuple(s for s in slots if s not in self.pub)
+
+    def discard_available(self) -> bool:
+        return any(s not in self.set_aside for s in self.discard)
+
+    def locate(self, slot: int) -> tuple[str, int] | None:
+        """Where a slot is: (zone, seat) with seat -1 for shared zones."""
+        for seat in range(self.n):
+            if slot in self.hands[seat]:
+                return ("hand", seat)
+            for k, s in self.equip[seat].items():
+                if s == slot:
+                    return (k, seat)
+            for s, _k in self.judge[seat]:
+                if s == slot:
+                    return ("judge", seat)
+        for name, zone in (("discard", self.discard), ("processing", self.processing), ("deck", self.deck)):
+            if slot in zone:
+                return (name, -1)
+        return None
+
+    def take(self, slot: int) -> None:
+        """Remove a slot from wherever it is."""
+        where = self.locate(slot)
+        if where is None:
+            return
+        zone, seat = where
+        if zone == "hand":
+            self.hands[seat].remove(slot)
+        elif zone == "judge":
+            self.judge[seat] = [e for e in self.judge[seat] if e[0] != slot]
+        elif zone == "discard":
+            self.discard.remove(slot)
+        elif zone == "processing":
+            self.processing.remove(slot)
+        elif zone == "deck":
+            self.deck.remove(slot)
+        else:
+            del self.equip[seat][zone]
+
+    def to_discard(self, slot: int) -> None:
+        self.take(slot)
+        self.discard.append(slot)
+
+    def to_hand(self, seat: int, slot: int) -> None:
+        self.take(slot)
+        self.hands[seat].append(slot)
+
+    def to_processing(self, slot: int) -> None:
+        self.take(slot)
+        self.processing.append(slot)
+
+    def put_equipment(self, seat: int, slot: int) -> None:
+        """Equip (replacing — and discarding — the card in the same equipment slot)."""
+        sub = KINDS[self.kind(slot)].sub
+        old = self.equip[seat].get(sub)
+        self.take(slot)
+        if old is not None:
+            self.to_discard(old)
+        self.equip[seat][sub] = slot
+
+    def weapon(self, seat: int) -> str | None:
+        s = self.equip[seat].get(WEAPON)
+        return None if s is None else self.kind(s)
+
+    def armour(self, seat: int) -> str | None:
+        s = self.equip[seat].get(ARMOUR)
+        return None if s is None else self.kind(s)
+
+    def has_judge(self, seat: int, kind: str) -> bool:
+        return any(k == kind for _s, k in self.judge[seat])
+
+    # ------------------------------------------------------------------ HP
+
+    def recover(self, seat: int, n: int, quiet: bool = False) -> None:
+        if not self.alive[seat]:
+            return
+        before = self.hp[seat]
+        self.hp[seat] = min(self.max_hp[seat], self.hp[seat] + n)
+        if not quiet and self.hp[seat] != before:
+            self.say(f"{self.who(seat)} recovers to HP {self.hp[seat]}")
+
+    def note(self, actor: int, target: int, hostile: bool) -> None:
+        """Record a public hostile (attack) or friendly (rescue) act."""
+        if actor >= 0 and target >= 0 and actor != target:
+            (self.hostile if hostile else self.friendly)[actor][target] += 1
+
+    def damaged(self, seat: int, amount: int) -> None:
+        self.flags[seat]["hit_turn"] = self.turn_no
+
+    def damage_prevented(self, seat: int) -> bool:
+        return any(sk.prevents_damage(self, seat) for sk in self.skills(seat))
+
+    def uncounterable(self, seat: int, kind: str) -> bool:
+        return any(sk.uncounterable(self, seat, kind) for sk in self.skills(seat))
+
+    def skips(self, seat: int, phase: str) -> bool:
+        return phase in self.skip or any(sk.skips_phase(self, seat, phase) for sk in self.skills(seat))
+
+    def hand_limit(self, seat: int) -> int:
+        limit = max(self.hp[seat], 0)
+        for sk in self.skills(seat):
+            limit = sk.hand_limit(self, seat, limit)
+        return limit
+
+    def kill(self, seat: int) -> None:
+        self.alive[seat] = False
+        for f in self.flags:
+            if f.get("flyer") == seat:
+                del f["flyer"]
+
+    # ------------------------------------------------------------------ distance and range
+
+    def raw_distance(self, a: int, b: int) -> int:
+        """Seats between ``a`` and ``b`` the shorter way round, counting living characters only."""
+        if a == b:
+            return 0
+        if self._alive_key != self.alive:
+            self._alive_key = list(self.alive)
+            self._pos = {s: i for i, s in enumerate(s for s in range(self.n) if self.alive[s])}
+        pos = self._pos
+        m = len(pos)
+        if a not in pos or b not in pos:  # a dead seat: only living seats between count, plus the end
+            n, alive = self.n, self.alive
+            cw = sum(1 for i in range(1, (b - a) % n + 1) if alive[(a + i) % n] or (a + i) % n == b)
+            ccw = sum(1 for i in range(1, (a - b) % n + 1) if alive[(a - i) % n] or (a - i) % n == b)
+            return min(cw, ccw)
+        d = (pos[b] - pos[a]) % m
+        return min(d, m - d)
+
+    def distance(self, a: int, b: int, depth: int = 0) -> int:
+        """Distance from ``a`` to ``b`` (≥ 1 between different characters), with every modifier."""
+        if a == b:
+            return 0
+        if depth < 2:
+            for s, sk in self._dist_hooks:
+                if self.alive[s]:
+                    d = sk.distance_override(self, s, a, b, depth)
+                    if d is not None:
+                        return d
+        if self.armour(a) == "cloak":
+            return 1
+        d = self.raw_distance(a, b)
+        plus = self.equip[b].get(PLUS)
+        if plus is not None:
+            d += KINDS[self.kind(plus)].distance
+        minus = self.equip[a].get(MINUS)
+        if minus is not None:
+            d += KINDS[self.kind(minus)].distance
+        if self.impeded and a == self.current and self.phase == "play":
+            d += 1
+        return max(d, 1)
+
+    def attack_range(self, seat: int) -> int:
+        w = self.weapon(seat)
+        rng = KINDS[w].range if w is not None else 1
+        if self._range_hooks:
+            for sk in self.skills(seat):
+                rng = sk.attack_range(self, seat, rng)
+        return rng
+
+    def in_range(self, a: int, b: int) -> bool:
+        return a != b and self.alive[b] and self.distance(a, b) <= self.attack_range(a)
+
+    # ------------------------------------------------------------------ end of game
+
+    def game_decided(self) -> bool:
+        """Public test: the minister is dead, or every dark wizard and spy is dead (roles revealed at death)."""
+        if self.minister >= 0 and not self.alive[self.minister]:
+            return True
+        dead_bad = sum(1 for s, r in self.roles.items() if r in (DARK, SPY) and not self.alive[s])
+        return dead_bad == self.counts[2] + self.counts[3]
+
+    def final_result(self, aborted: bool) -> GameOver:
+        winners = winners_for(self.roles, self.alive, aborted)
+        scores = tuple(1 if s in winners else 0 for s in range(self.n))
+        if aborted:
+            head = f"no winner: the turn limit ({self.max_turns}) was reached"
+        else:
+            roles = sorted({ROLE_NAMES[self.roles[s]] for s in winners})
+            head = "winners: " + ", ".join(f"seat {s}" for s in winners) + " (" + " + ".join(roles) + ")"
+        return GameOver(winners, scores, head + ". " + role_summary(self.roles, self.n))
+
+    # ------------------------------------------------------------------ contract extras
+
+    def observation(self, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
+        from p2php.games.hpsha.observe import observe
+
+        return observe(self, seat, knowledge)
+
+    def describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
+        from p2php.games.hpsha.observe import describe_action
+
+        return describe_action(self, seat, action, faces)
+
+    def snapshot(self) -> Any:
+        pending: Any = None
+        p = self.pending
+        if isinstance(p, Decide):
+            pending = ["decide", list(p.seats), p.prompt]
+        elif isinstance(p, Shuffle):
+            pending = ["shuffle", list(p.cards), p.first_slot, p.purpose]
+        elif isinstance(p, Deal):
+            pending = ["deal", [list(x) for x in p.to]]
+        elif isinstance(p, Reveal):
+            pending = ["reveal", list(p.slots)]
+        elif isinstance(p, Show):
+            pending = ["show", list(p.slots), p.owner, p.viewer]
+        elif isinstance(p, Randomness):
+            pending = ["random", p.purpose]
+        elif isinstance(p, GameOver):
+            pending = ["over", list(p.winners), list(p.scores), p.summary]
+        return {
+            "n": self.n, "alt_roles": self.alt_roles, "max_turns": self.max_turns, "next_slot": self.next_slot,
+            "uid": self.uid, "stack": [t.snap() for t in self.stack], "pending": pending, "ret": _plain(self.ret),
+            "deck": self.deck, "discard": self.discard, "processing": self.processing, "set_aside": self.set_aside,
+            "pub": self.pub, "hands": self.hands, "equip": self.equip, "judge": self.judge, "alive": self.alive,
+            "hp": self.hp, "max_hp": self.max_hp, "char": self.char, "face_down": self.face_down,
+            "identity_slot": self.identity_slot, "roles": self.roles, "minister": self.minister,
+            "flags": self.flags, "after_dying": self.after_dying, "current": self.current, "phase": self.phase,
+            "turn_no": self.turn_no, "bombarda_used": self.bombarda_used,
+            "plays_this_phase": self.plays_this_phase, "impeded": self.impeded,
+            "skip": self.skip, "log": self.log, "hostile": self.hostile, "friendly": self.friendly,
+        }
+
+    def clone(self) -> HpshaState:
+        return copy.deepcopy(self)
+
+
+def _plain(v: Any) -> Any:
+    if v is None or isinstance(v, bool | int | str):
+        return v
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    return repr(v)

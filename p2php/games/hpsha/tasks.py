@@ -1,0 +1,254 @@
+"""The resolution machinery: an explicit stack of small plain-data tasks.
+
+Why not generators or closures: decisions and crypto steps interrupt resolution
+at any depth, and the whole state must be snapshot-able (plain data for the
+state hash) and cloneable.  So pending resolution is a stack of dataclasses.
+Each task has a ``stage`` counter; :meth:`Task.run` advances it by one stage and
+either pushes sub-tasks (returns ``None``), asks for an external step (returns
+it: Decide / Shuffle / Deal / Reveal / Show / Randomness), or finishes
+(:meth:`HpshaState.finish` pops it and stores its return value in ``state.ret``,
+which the parent reads in its next stage).  The external step's result is
+delivered to the waiting task through :meth:`Task.answer` (Decide) or
+:meth:`Task.advanced` (everything else).
+
+This module holds the base class and the two ways of asking a seat (for a card,
+for a choice).  The generic tasks built on them live in :mod:`.moves` (drawing,
+reshuffling, revealing, taking cards, 拼点), :mod:`.windows` (timing points,
+咒立停 / 呼神护卫 windows, judgement) and :mod:`.damage` (damage, HP loss, dying,
+death, the end of the game).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from p2php.engine.contract import (
+    Action,
+    CardId,
+    Decide,
+    IllegalAction,
+    Knowledge,
+    Seat,
+    Slot,
+    Step,
+)
+from p2php.games.hpsha import triggers as tp
+from p2php.games.hpsha.data import (
+    BASIC,
+    CARDS,
+    Card,
+    kind_label,
+)
+
+if TYPE_CHECKING:
+    from p2php.games.hpsha.state import HpshaState
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def as_int(action: Action, key: str) -> int:
+    """An int field of an action, or IllegalAction (actions arrive from the network)."""
+    v = action.get(key)
+    if type(v) is not int:
+        raise IllegalAction(f"action field {key!r} must be an int, got {v!r}")
+    return v
+
+
+def as_slots(action: Action, key: str = "slots") -> list[int]:
+    v = action.get(key)
+    if not isinstance(v, list) or not all(type(x) is int for x in v) or len(set(v)) != len(v):
+        raise IllegalAction(f"action field {key!r} must be a list of distinct ints, got {v!r}")
+    return list(v)
+
+
+def spec_ok(spec: str, card: Card) -> bool:
+    """Does a physical card satisfy a card spec?
+
+    Specs are plain strings so they can live in task fields:
+    ``kind:<k>`` (that card name), ``any``, ``nonbasic``, ``colour_not:<red|black>``,
+    ``suit_not:<suits>`` (none of those suit symbols).
+    """
+    if spec.startswith("kind:"):
+        return card.kind == spec[5:]
+    if spec == "any":
+        return True
+    if spec == "nonbasic":
+        return card.category != BASIC
+    if spec.startswith("colour_not:"):
+        return card.colour != spec[11:]
+    if spec.startswith("suit_not:"):
+        return card.suit not in spec[9:]
+    raise ValueError(f"unknown card spec {spec!r}")
+
+
+# ----------------------------------------------------------------------------- base
+
+
+@dataclass
+class Task:
+    """Base of every pending-resolution task (plain fields only)."""
+
+    stage: int = field(default=0, kw_only=True)
+
+    def run(self, st: HpshaState) -> Step | None:
+        raise NotImplementedError
+
+    # Decide plumbing (only for tasks that return a Decide)
+    def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
+        raise IllegalAction("no decision pending")
+
+    def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
+        if action not in self.legal(st, seat, kn):
+            raise IllegalAction(f"not a legal action here: {action}")
+
+    def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        return ()
+
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        raise IllegalAction("no decision pending")
+
+    # other steps
+    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
+        self.stage += 1
+
+    def snap(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["kind"] = type(self).__name__
+        return d
+
+
+# ----------------------------------------------------------------------------- asking
+
+
+@dataclass
+class AskCard(Task):
+    """Ask one seat for hand card(s) matching ``spec`` (or pass, when ``optional``).
+
+    ``mode`` is ``use`` (使用), ``play`` (打出) or ``discard`` (弃置): the three are
+    kept distinct — they fire different timing points and read differently in
+    the log.  For ``kind:<k>`` specs the seat's view-as skills add conversions.
+    ``ret``: None when passed, else ``{"slots": [...], "kind": k, "skill": key}``.
+    """
+
+    seat: int
+    prompt: str
+    spec: str
+    mode: str = "play"
+    optional: bool = True
+    target: int = -1
+    note: str = ""
+    result: dict[str, Any] | None = None
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 0:
+            if not st.alive[self.seat]:
+                st.finish(None)
+                return None
+            return Decide((self.seat,), self.prompt)
+        if self.stage == 1:
+            self.stage = 2
+            r = self.result
+            if r is not None and self.mode != "discard":
+                point = tp.CARD_USED if self.mode == "use" else tp.CARD_PLAYED
+                st.fire(point, {"user": self.seat, "kind": r["kind"], "targets": [self.target]})
+            return None
+        st.finish(self.result)
+        return None
+
+    def _kind(self) -> str:
+        return self.spec[5:] if self.spec.startswith("kind:") else ""
+
+    def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
+        out: list[Action] = [{"type": "pass"}] if self.optional else []
+        for s in st.hands[seat]:
+            f = kn.face(s)
+            if f is not None and spec_ok(self.spec, CARDS[f]):
+                out.append({"type": "card", "slots": [s]})
+        k = self._kind()
+        if k:
+            for sk in st.skills(seat):
+                if sk.view_as == k:
+                    for group in sk.view_as_sets(st, seat, kn):
+                        out.append({"type": "card", "slots": group, "skill": sk.key})
+        if not out:  # a compulsory answer with nothing known (spectator view): offer every hand card
+            out = [{"type": "card", "slots": [s]} for s in st.hands[seat]]
+        return out
+
+    def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
+        self._validate(st, seat, action, kn.face)
+
+    def _validate(self, st: HpshaState, seat: Seat, action: Action, face: Any) -> tuple[list[int], str]:
+        t = action.get("type")
+        if t == "pass":
+            if not self.optional:
+                raise IllegalAction(f"{self.prompt}: you must give a card")
+            return [], ""
+        if t != "card":
+            raise IllegalAction(f"{self.prompt}: answer pass or card, not {t!r}")
+        slots = as_slots(action)
+        for s in slots:
+            if s not in st.hands[seat]:
+                raise IllegalAction(f"slot {s} is not in your hand")
+        skill = action.get("skill")
+        if skill is not None:
+            sk = next((x for x in st.skills(seat) if x.key == skill), None)
+            if sk is None or not self._kind() or sk.view_as != self._kind():
+                raise IllegalAction(f"skill {skill!r} cannot give {self.spec}")
+            if len(slots) != sk.view_as_count:
+                raise IllegalAction(f"{sk.label} needs {sk.view_as_count} card(s)")
+            cards = [face(s) for s in slots]
+            if all(c is not None for c in cards) and not sk.view_as_ok([CARDS[c] for c in cards]):
+                raise IllegalAction(f"{sk.label}: those cards cannot be used as {kind_label(sk.view_as)}")
+            return slots, str(skill)
+        if len(slots) != 1:
+            raise IllegalAction("give exactly one card")
+        f = face(slots[0])
+        if f is not None and not spec_ok(self.spec, CARDS[f]):
+            raise IllegalAction(f"{CARDS[f].kind} does not answer {self.spec}")
+        return slots, ""
+
+    def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        if action.get("type") == "card":
+            return st.unopened(as_slots(action))
+        return ()
+
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        ((seat, action),) = answers
+        slots, skill = self._validate(st, seat, action, st.pub.get)
+        self.stage = 1
+        if not slots:
+            return
+        kind = self._kind() or CARDS[st.pub[slots[0]]].kind
+        verb = {"use": "uses", "play": "plays", "discard": "discards"}[self.mode]
+        how = f" (as {kind_label(kind)} via {st.skill_label(skill)})" if skill else ""
+        st.say(f"{st.who(seat)} {verb} {st.names(slots)}{how}{self.note}")
+        for s in slots:
+            st.to_discard(s)
+        self.result = {"slots": slots, "kind": kind, "skill": skill}
+
+
+@dataclass
+class AskChoice(Task):
+    """Ask one seat to choose one of public ``options`` (str or int values).  ``ret``: the value."""
+
+    seat: int
+    prompt: str
+    options: list[Any]
+    result: Any = None
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 0:
+            return Decide((self.seat,), self.prompt)
+        st.finish(self.result)
+        return None
+
+    def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
+        return [{"type": "choose", "value": v} for v in self.options]
+
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        ((_seat, action),) = answers
+        self.result = action["value"]
+        self.stage = 1
