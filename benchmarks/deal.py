@@ -91,8 +91,12 @@ def category(step: Step) -> str:
 
 
 def is_ready(ls: Lockstep) -> bool:
-    """True at the first decision that follows the initial deal (the end of the set-up)."""
-    return isinstance(ls.step, Decide) and any(isinstance(e.step, Deal) for e in ls.events)
+    """True at the first decision after the set-up (the game's ``setup_done``) and the initial deal."""
+    return (
+        isinstance(ls.step, Decide)
+        and ls.state.setup_done()
+        and any(isinstance(e.step, Deal) for e in ls.events)
+    )
 
 
 # ----------------------------------------------------------------------------- seat 0's clock
@@ -133,7 +137,7 @@ class StepClock:
                     self.latencies.append(now - began)
                     self.resolved_at.append(now)
             if not self.ready_at and isinstance(event.step, Shuffle):
-                self.cards += len(event.step.cards)
+                self.cards += event.step.count
                 self.shuffles += 1
         if new and not self.ready_at:
             self.buckets[category(new[0].step)] += now - self.last

@@ -230,6 +230,14 @@ class GameState(ABC):
         Faces revealed by the action itself are checked in :meth:`apply`.
         """
 
+    def setup_done(self) -> bool:
+        """Whether the set-up (dealing roles, characters, starting hands ...) is over.
+
+        Informative only (benchmarks measure set-up time with it); the default says
+        the set-up ends at the first decision.
+        """
+        return True
+
     def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
         """Slots that ``action`` opens to everyone (e.g. the card being played)."""
         return ()

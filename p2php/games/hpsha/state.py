@@ -127,6 +127,10 @@ class HpshaState(GameState):
             if step is not None:
                 self.pending = step
 
+    def setup_done(self) -> bool:
+        """Roles, characters and the four starting cards each are all dealt."""
+        return self.phase != "setup"
+
     def step(self) -> Step:
         if self.pending is None:
             self._settle()
