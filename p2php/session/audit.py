@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Seat, Slot
-from p2php.session.handshake import Table, deck_seed
+from p2php.session.handshake import Table
 from p2php.session.replay import ReplayFault, replay_events
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def _audit_deck(
     if len(rec.passes) != 2 * ls.players:
         return []  # the game stopped during this shuffle
     derived = {
-        seat: deck.DeckSecrets.derive(deck_seed(secret, rec.number), rec.context, rec.size)
+        seat: ls.secrets_of(seat, rec, secret)
         for seat, secret in secrets.items()
     }
     out: list[Fault] = []
@@ -270,7 +270,7 @@ def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
             for slot, raw in shown:
                 d, index = ls.slot_deck[slot]
                 rec = ls.decks[d]
-                ds = deck.DeckSecrets.derive(deck_seed(secrets[msg.sender], d), rec.context, rec.size)
+                ds = ls.secrets_of(msg.sender, rec, secrets[msg.sender])
                 if int.from_bytes(raw, "big") != ds.slot_keys[index]:
                     raise ValueError(f"wrong key for slot {slot}")
         except Exception as err:

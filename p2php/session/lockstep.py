@@ -19,7 +19,7 @@ follows every public message (used by ``p2php verify`` and the audit).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +58,8 @@ from p2php.session.messages import (
 
 if TYPE_CHECKING:
     from p2php.session.audit import Verdict
+
+Stacker = Callable[[int, "DeckRecord", deck.DeckSecrets], deck.DeckSecrets]
 
 MAX_BACKLOG = 2048
 """Messages buffered per sender before it is named for flooding."""
@@ -157,6 +159,7 @@ class Lockstep:
         self.seat = seat
         self.secrets = secrets
         self.private_decks = dict(private_decks or {})  # secret deck lists this seat owns, by purpose
+        self.stacker: Stacker | None = None  # TEST ONLY: see p2php.session.stacking
         self.session_id = table.session_id
         self.options = game.parse_options(table.options)
         self.state: GameState = game.new_state(self.players, self.options)
@@ -417,14 +420,20 @@ class Lockstep:
         d, index = self.slot_deck[slot]
         return self._deck_secrets(d).slot_keys[index]
 
+    def secrets_of(self, seat: Seat, rec: DeckRecord, decks_secret: bytes) -> deck.DeckSecrets:
+        """A seat's secrets for one deck, derived from its (released or own) decks secret."""
+        ds = deck.DeckSecrets.derive(deck_seed(decks_secret, rec.number), rec.context, rec.size)
+        if self.stacker is not None:
+            ds = self.stacker(seat, rec, ds)
+        return ds
+
     def _deck_secrets(self, number: int) -> deck.DeckSecrets:
         assert self.secrets is not None
         cache: dict[int, deck.DeckSecrets] = self.__dict__.setdefault("_secret_cache", {})
         if number not in cache:
             rec = self.decks[number]
-            cache[number] = deck.DeckSecrets.derive(
-                deck_seed(self.secrets.decks_secret, number), rec.context, rec.size
-            )
+            assert self.seat is not None
+            cache[number] = self.secrets_of(self.seat, rec, self.secrets.decks_secret)
         return cache[number]
 
     # ------------------------------------------------------------------ the loop
