@@ -27,8 +27,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -37,9 +35,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trio
+from machine_info import machine
 
 from p2php.engine.contract import Deal, Decide, Game, OptionError, Reveal, Shuffle, Step
-from p2php.engine.registry import get_game
+from p2php.engine.registry import get_game, parse_option_pairs
 from p2php.net.framing import encode_frame
 from p2php.net.mesh import Frame, HandshakeError, listen, listener_port, open_mesh
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
@@ -61,24 +60,6 @@ class BenchError(Exception):
     """The measured game went wrong (a fault, a timeout): the numbers would be meaningless."""
 
 
-def machine() -> dict[str, Any]:
-    """The machine the numbers were measured on."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {
-        "nproc": os.cpu_count(),
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-        "platform": platform.platform(terse=True),
-        "cpu": cpu,
-    }
 
 
 def category(step: Step) -> str:
@@ -494,15 +475,6 @@ def print_matrix(rows: Sequence[dict[str, Any]]) -> None:
         print(f"machine: {m['nproc']} cores, Python {m['python']}; {NOTE}")
 
 
-def parse_options(pairs: Sequence[str]) -> dict[str, str]:
-    """``["deck=hat", ...]`` to a dict; raises OptionError on a pair without ``=``."""
-    out: dict[str, str] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise OptionError(f"--option needs key=value, got {pair!r}")
-        key, value = pair.split("=", 1)
-        out[key.strip()] = value.strip()
-    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -543,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 print_matrix(rows)
             return 0
-        result = benchmark(args.game, args.peers, parse_options(args.option), **kwargs)
+        result = benchmark(args.game, args.peers, parse_option_pairs(list(args.option)), **kwargs)
     except (OptionError, ImportError) as err:
         print(f"deal.py: {err}", file=sys.stderr)
         return 2

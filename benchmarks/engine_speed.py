@@ -20,25 +20,21 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
-import platform
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from machine_info import machine
+
 from p2php.engine.contract import Game, OptionError
 from p2php.engine.local import LocalTable
-from p2php.engine.registry import get_game
+from p2php.engine.registry import get_game, parse_option_pairs
 
 RLCARD_GAMES = {"uno": "uno"}
 """p2php game name -> RLCard environment id, for the games RLCard also has."""
 
 
-def machine() -> dict[str, Any]:
-    """The machine the numbers were measured on."""
-    return {"nproc": os.cpu_count(), "python": platform.python_version(),
-            "implementation": platform.python_implementation(), "platform": platform.platform(terse=True)}
 
 
 def measure_p2php(game: Game, players: int, options: Mapping[str, Any], seconds: float,
@@ -183,15 +179,6 @@ def print_report(r: dict[str, Any]) -> None:
               f"{r['p2php_full_games_per_s']} games/s, {r['p2php_full_decisions_per_game']} decisions/game")
 
 
-def parse_options(pairs: Sequence[str]) -> dict[str, str]:
-    """``["rounds=1", ...]`` to a dict; raises OptionError on a pair without ``=``."""
-    out: dict[str, str] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise OptionError(f"--option needs key=value, got {pair!r}")
-        key, value = pair.split("=", 1)
-        out[key.strip()] = value.strip()
-    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -221,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot = args.bot
         if bot is None:
             bot = "eager" if "eager" in get_game(args.game).bot_kinds else "random"
-        result = benchmark(args.game, args.players, parse_options(args.option), args.seconds,
+        result = benchmark(args.game, args.players, parse_option_pairs(list(args.option)), args.seconds,
                            full=args.full, bot=bot, rlcard=args.rlcard)
         result["bot"] = bot
     except (OptionError, ImportError) as err:

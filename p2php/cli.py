@@ -22,19 +22,9 @@ from typing import Any
 import trio
 
 from p2php.engine.contract import OptionError
-from p2php.engine.registry import game_names, get_game
+from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.session.lockstep import Lockstep
 from p2php.session.runner import Decider, PeerResult, bot_decider
-
-
-def _options(pairs: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise OptionError(f"--option needs key=value, got {pair!r}")
-        key, value = pair.split("=", 1)
-        out[key.strip()] = value.strip()
-    return out
 
 
 def _bots(game_name: str, kind: str, seed: int | None, seats: range) -> list[Decider]:
@@ -94,7 +84,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     game = get_game(args.game)
     game.check_players(args.peers)
-    options = game.parse_options(_options(args.option))
+    options = game.parse_options(parse_option_pairs(args.option))
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
@@ -131,7 +121,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     players = args.bots + 1
     game.check_players(players)
-    options = game.parse_options(_options(args.option))
+    options = game.parse_options(parse_option_pairs(args.option))
     deciders = [terminal_decider()] + _bots(game.name, args.bot, args.seed, range(1, players))
     names = [args.name] + [f"bot{s}" for s in range(1, players)]
     printer = _Printer(sys.stdout, True)

@@ -27,5 +27,16 @@ def get_game(name: str) -> Game:
         raise OptionError(f"unknown game {name!r} (known: {known})") from None
 
 
+def parse_option_pairs(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """``["deck=hat", ...]`` (command-line ``--option`` values) to a dict of raw option strings."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise OptionError(f"--option needs key=value, got {pair!r}")
+        key, value = pair.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
 def game_names() -> list[str]:
     return sorted(set(_GAMES) | set(_BUILTIN))

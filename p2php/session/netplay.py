@@ -38,13 +38,14 @@ def _report(result: PeerResult) -> int:
 
 
 async def host_game(args: argparse.Namespace) -> int:
-    from p2php.cli import _options, _Printer
+    from p2php.cli import _Printer
+    from p2php.engine.registry import parse_option_pairs
 
     game = get_game(args.game)
     game.check_players(args.players)
     if args.bots + 1 > args.players:
         raise ValueError(f"{args.bots} bots and the host need {args.bots + 1} seats; the table has {args.players}")
-    options = game.parse_options(_options(args.option))
+    options = game.parse_options(parse_option_pairs(args.option))
     local = 1 + args.bots
     listeners = [await listen(args.bind, 0) for _ in range(local)]
     names = [args.name] + [f"bot{i}" for i in range(1, local)]
