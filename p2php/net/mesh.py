@@ -82,7 +82,22 @@ class PeerError:
     reason: str
 
 
-Event = Frame | PeerError
+@dataclass(frozen=True)
+class Rejoined:
+    """``seat``'s connection is up again (it reconnected, or we redialled it)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class SpectatorJoined:
+    """A spectator connected; send it frames with :meth:`Mesh.send_spectator`."""
+
+    spectator: int
+    hello: dict[str, Any]
+
+
+Event = Frame | PeerError | Rejoined | SpectatorJoined
 CheckHello = Callable[[int, dict[str, Any]], None]
 
 
@@ -153,16 +168,85 @@ class Mesh:
         self._running = False
         self._closed = False
         self._nursery_cm: Any = None
+        self._nursery: trio.Nursery | None = None
+        self._spectators: dict[int, _Peer] = {}
+        self._retired: dict[int, tuple[int, int]] = {}  # bytes of connections that were replaced
 
     @property
     def bytes_sent(self) -> dict[int, int]:
         """Bytes written to each seat, framing and handshake included."""
-        return {s: p.bytes_sent for s, p in self._peers.items()}
+        return {s: p.bytes_sent + self._retired.get(s, (0, 0))[0] for s, p in self._peers.items()}
 
     @property
     def bytes_received(self) -> dict[int, int]:
         """Bytes read from each seat, framing and handshake included."""
-        return {s: p.bytes_received for s, p in self._peers.items()}
+        return {s: p.bytes_received + self._retired.get(s, (0, 0))[1] for s, p in self._peers.items()}
+
+    def is_down(self, seat: int) -> bool:
+        return self._peer(seat).reason is not None
+
+    def _replace(self, seat: int, peer: _Peer) -> None:
+        """A new connection for ``seat`` (after a drop): serve it like the first one."""
+        old = self._peers[seat]
+        sent, received = self._retired.get(seat, (0, 0))
+        self._retired[seat] = (sent + old.bytes_sent, received + old.bytes_received)
+        self._peers[seat] = peer
+        assert self._nursery is not None
+        self._nursery.start_soon(self._serve, seat, peer)
+        self._events_in.send_nowait(Rejoined(seat))
+
+    def _add_spectator(self, hello: dict[str, Any], peer: _Peer) -> None:
+        number = len(self._spectators)
+        self._spectators[number] = peer
+        assert self._nursery is not None
+        self._nursery.start_soon(self._serve_spectator, peer)
+        self._events_in.send_nowait(SpectatorJoined(number, hello))
+
+    async def _serve_spectator(self, peer: _Peer) -> None:
+        with peer.scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._drain_spectator, peer)
+                nursery.start_soon(self._write_loop, peer)
+        await trio.aclose_forcefully(peer.stream)
+
+    async def _drain_spectator(self, peer: _Peer) -> None:
+        """Spectators only listen; anything they send is read and dropped, EOF ends them."""
+        try:
+            while await peer.read_frame() is not None:
+                pass
+        except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        peer.end("spectator left")
+
+    def send_spectator(self, spectator: int, frame: dict[str, Any]) -> None:
+        """Queue ``frame`` for a spectator (dropped if it left)."""
+        peer = self._spectators.get(spectator)
+        if peer is not None and peer.reason is None and not self._closed:
+            peer.outbox.send_nowait(encode_frame(frame, self.max_frame))
+
+    async def serve_rejoins(
+        self,
+        listener: trio.SocketListener,
+        hello: dict[str, Any],
+        check_hello: CheckHello,
+        *,
+        spectators: bool = False,
+        handshake_timeout: float = 10.0,
+    ) -> None:
+        """Accept, for as long as the mesh runs, a known seat whose connection is down
+        (a peer that lost its link or restarted) and, if allowed, spectators."""
+        rejoin = _Rejoin(self, hello, check_hello, handshake_timeout, spectators)
+        async with trio.open_nursery() as nursery:
+            await rejoin.accept(listener, nursery)
+
+    async def redial(self, seat: int, address: tuple[str, int], hello: dict[str, Any],
+                     check_hello: CheckHello, give_up_after: float, handshake_timeout: float = 10.0) -> bool:
+        """Dial ``seat`` again after its connection dropped, until it answers or time is up."""
+        rejoin = _Rejoin(self, hello, check_hello, handshake_timeout, False)
+        with trio.move_on_after(give_up_after):
+            await rejoin.dial(seat, address)
+            return rejoin.fatal is None
+        return False
 
     def connected(self) -> list[int]:
         """Seats whose connection is still up."""
@@ -214,6 +298,7 @@ class Mesh:
         self._running = True
         with self._run_scope:
             async with trio.open_nursery() as nursery:
+                self._nursery = nursery
                 for seat, peer in self._peers.items():
                     nursery.start_soon(self._serve, seat, peer)
                 task_status.started()
@@ -260,7 +345,7 @@ class Mesh:
         if self._closed:
             return
         self._closed = True
-        for peer in self._peers.values():
+        for peer in [*self._peers.values(), *self._spectators.values()]:
             peer.outbox.close()
         try:
             if self._running:
@@ -270,7 +355,7 @@ class Mesh:
         finally:  # even when cancelled: the sockets must not outlive the mesh
             self._run_scope.cancel()
             with trio.CancelScope(shield=True):
-                for peer in self._peers.values():
+                for peer in [*self._peers.values(), *self._spectators.values()]:
                     if peer.reason is None:
                         peer.reason = "mesh closed"
                     await trio.aclose_forcefully(peer.stream)
@@ -438,6 +523,49 @@ class _Formation:
         except BaseException:
             await trio.aclose_forcefully(stream)
             raise
+
+
+class _Rejoin(_Formation):
+    """Greets connections after the mesh is formed: returning seats, and spectators."""
+
+    def __init__(self, mesh: Mesh, hello: dict[str, Any], check_hello: CheckHello, handshake_timeout: float,
+                 spectators: bool) -> None:
+        super().__init__(mesh.seat, set(mesh.seats), hello, check_hello, handshake_timeout, mesh.max_frame)
+        self.mesh = mesh
+        self.spectators = spectators
+        self.spectator_hello: dict[str, Any] | None = None
+
+    def judge(self, expect: int | None, hello: dict[str, Any]) -> int:
+        claimed = hello.get("seat")
+        if expect is None and claimed == SPECTATOR and hello.get("spectator") is True:
+            if not self.spectators:
+                raise HandshakeError("this peer does not accept spectators")
+            self.spectator_hello = hello
+            return SPECTATOR
+        if not isinstance(claimed, int) or isinstance(claimed, bool) or claimed not in self.expected:
+            raise HandshakeError(f"seat {claimed!r:.20} is not a seat of this table")
+        if expect is not None and claimed != expect:
+            raise HandshakeError(f"dialed seat {expect} but the hello claims seat {claimed}")
+        if not self.mesh.is_down(claimed) or claimed in self.greeting:
+            raise HandshakeError(f"seat {claimed} is already connected")
+        try:
+            self.check_hello(claimed, hello)
+        except HandshakeError:
+            raise
+        except Exception as exc:
+            raise HandshakeError(f"check_hello raised {type(exc).__name__}: {exc}") from exc
+        return claimed
+
+    def connected(self, seat: int, peer: _Peer) -> None:
+        if seat == SPECTATOR:
+            assert self.spectator_hello is not None
+            self.mesh._add_spectator(self.spectator_hello, peer)
+        else:
+            self.mesh._replace(seat, peer)
+
+
+SPECTATOR = -1
+"""The ``seat`` a spectator's hello claims (with ``"spectator": true``)."""
 
 
 def _describe(exc: BaseException) -> str:

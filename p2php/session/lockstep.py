@@ -83,6 +83,10 @@ class Fault:
         return f"{who}: {self.reason}"
 
 
+class _Gap(Exception):
+    """A message from further ahead in its sender's chain than the next one we lack."""
+
+
 class FaultError(Exception):
     def __init__(self, fault: Fault) -> None:
         super().__init__(fault.reason)
@@ -180,7 +184,9 @@ class Lockstep:
         self.seen_claims: dict[tuple[Seat, int], list[tuple[bytes, Message]]] = {}
         self.transcript: list[Message] = []
         self.outbox: list[Message] = []
-        self._sent_at: tuple[int, int] | None = None
+        self._own_points: set[tuple[int, int]] = set()  # points where we have sent our message
+        self.parked: dict[Seat, list[dict[str, Any]]] = {}  # frames waiting for a missed earlier one
+        self.record: Callable[[dict[str, Any]], None] | None = None  # sees every accepted frame (resume log)
         self._my_seq = 0
         # Cards.
         self.decks: list[DeckRecord] = []
@@ -202,7 +208,6 @@ class Lockstep:
         self._sealed: tuple[Action, bytes] | None = None  # our committed answer and its nonce
         self._commits: dict[Seat, bytes] = {}
         self.events: list[Event] = []
-        self.box_keys: list[tuple[int, bytes]] = []  # (seq, key) of show messages I sent
         # Ending.
         self.verdict: Verdict | None = None
         self.fault: Fault | None = None
@@ -235,7 +240,7 @@ class Lockstep:
             and self.phase == 0
             and self._sealed is None
             and self.seat in self._step.seats
-            and self._sent_at != (self.tick, self.phase)
+            and (self.tick, self.phase) not in self._own_points
         )
 
     def legal_actions(self) -> list[Action]:
@@ -332,12 +337,76 @@ class Lockstep:
             if msg.sender != sender:
                 raise BadMessage(f"message claims to be from seat {msg.sender}")
             self._check_envelope(msg)
+        except _Gap:
+            # A message we missed (a link dropped) comes first; keep this one until the
+            # gap is filled by a relay.  If it never is, the timeout names the sender.
+            parked = self.parked.setdefault(sender, [])
+            parked.append(frame)
+            if len(parked) > MAX_BACKLOG:
+                self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase)))
+            return
         except (BadMessage, NotCanonical) as err:
             self._raise_fault(Fault(sender, f"bad message: {err}", (self.tick, self.phase)))
             return
-        self.inbox[sender].append(msg)
+        self._accept(msg)
         if len(self.inbox[sender]) > MAX_BACKLOG:
             self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase)))
+
+    def _accept(self, msg: Message) -> None:
+        self.inbox[msg.sender].append(msg)
+        if msg.sender == self.seat:
+            # Our own message coming back (resume): never send another for that point.
+            self._own_points.add(msg.at)
+            self._my_seq = max(self._my_seq, msg.seq + 1)
+        if self.record is not None:
+            self.record(msg.to_wire())
+        parked = self.parked.get(msg.sender)
+        if parked:
+            # The gap may be filled now: retry what waited, in order.
+            waiting, self.parked[msg.sender] = parked, []
+            for frame in sorted(waiting, key=lambda f: f.get("seq", 0) if isinstance(f.get("seq"), int) else 0):
+                self.receive(msg.sender, frame)
+
+    def restore_sealed(self, tick: int, action: Action) -> None:
+        """Resume: our committed, not yet revealed answer of a sealed decision."""
+        assert self.secrets is not None
+        nonce = digest(b"p2php/seal-nonce/v1", self.secrets.master, self.session_id, tick.to_bytes(8, "big"))
+        self._sealed = (action, nonce)
+
+    def known_seq(self, seat: Seat) -> int:
+        """The highest message number of ``seat`` we hold (processed or queued), or -1."""
+        q = self.inbox[seat]
+        return q[-1].seq if q else self.last_seq[seat]
+
+    def messages_after(self, seat: Seat, seq: int) -> list[dict[str, Any]]:
+        """``seat``'s messages numbered above ``seq`` that we hold, in order (for catching up)."""
+        held = [m for q, m in sorted(self.processed[seat].items()) if q > seq]
+        held += [m for m in self.inbox[seat] if m.seq > seq]
+        return [m.to_wire() for m in held]
+
+    def receive_relayed(self, frame: Any) -> bool:
+        """Take a message relayed by another peer while catching up (any author).
+
+        Its signature proves its author; one we already hold is ignored, one that
+        does not continue its author's chain is refused (returns False) — a relay
+        can fill a gap, never rewrite history.
+        """
+        if self.finished or not isinstance(frame, dict):
+            return False
+        try:
+            msg = parse_message(frame)
+            if not 0 <= msg.sender < self.players:
+                return False
+            if msg.seq <= self.known_seq(msg.sender):
+                return True
+            self._check_envelope(msg)
+        except _Gap:
+            self.parked.setdefault(msg.sender, []).append(frame)
+            return True
+        except (BadMessage, NotCanonical):
+            return False
+        self._accept(msg)
+        return True
 
     def _check_envelope(self, msg: Message) -> None:
         s = msg.sender
@@ -347,7 +416,7 @@ class Lockstep:
         if msg.seq < expected_seq:
             raise BadMessage(f"message {msg.seq} replayed (expected {expected_seq})")
         if msg.seq != expected_seq:
-            raise BadMessage(f"message {msg.seq} out of order (expected {expected_seq})")
+            raise _Gap()
         prev = self.inbox[s][-1].msg_hash if self.inbox[s] else self.last_hash[s]
         if msg.prev != prev:
             # The sender signed another message numbered seq - 1 than the one we got:
@@ -371,6 +440,8 @@ class Lockstep:
             nonce = digest(b"p2php/seal-nonce/v1", self.secrets.master, self.session_id,
                            self.tick.to_bytes(8, "big"))
             self._sealed = (action, nonce)
+            if self.record is not None:
+                self.record({"local": "sealed", "tick": self.tick, "action": action})
             self._send("commit", {"commit": beacon.commit(self._seal_context(self.seat), encode(action), nonce)})
             return
         self._send("action", self._action_body(action))
@@ -406,9 +477,11 @@ class Lockstep:
         sig = self.secrets.identity.sign(signing_bytes(self.session_id, fields))
         msg = parse_message({**fields, "sig": sig})
         self._my_seq += 1
-        self._sent_at = (self.tick, self.phase)
+        self._own_points.add(msg.at)
         self.outbox.append(msg)
         self.inbox[self.seat].append(msg)
+        if self.record is not None:
+            self.record(msg.to_wire())
         return msg
 
     def _my_prev(self) -> bytes:
@@ -474,7 +547,7 @@ class Lockstep:
 
     def _produce_own(self) -> bool:
         """Send the local seat's message for this point, if one is due and automatic."""
-        if self.seat is None or self.secrets is None or self._sent_at == (self.tick, self.phase):
+        if self.seat is None or self.secrets is None or (self.tick, self.phase) in self._own_points:
             return False
         kind = self.expected().get(self.seat)
         if kind is None or kind == "commit":
@@ -515,7 +588,6 @@ class Lockstep:
             assert isinstance(step, Show)
             payload = encode([[s, scalar_bytes(self._my_key(s))] for s in self._key_duty(self.seat)])
             key = self._box_key(self.seat, step.viewer, self._my_seq)
-            self.box_keys.append((self._my_seq, key))
             return {"to": step.viewer, "box": channel.seal(key, payload, self.session_id)}
         if kind == "beacon":
             assert self._chain is not None
@@ -909,7 +981,7 @@ class Lockstep:
         """Record the first fault, tell the others, and move to the audit."""
         if self.fault is None and not self.auditing:
             self.fault = fault
-            if self.secrets is not None and self.seat is not None:
+            if self.secrets is not None and self.seat is not None and not self._have_own("abort"):
                 self._send(
                     "abort",
                     {"culprit": -1 if fault.culprit is None else fault.culprit, "reason": fault.reason,
@@ -952,12 +1024,24 @@ class Lockstep:
         self.auditing = True
         if isinstance(self._step, GameOver) and self.fault is None:
             self.result = self._step
-        if self.secrets is not None and self.seat is not None:
+        if self.secrets is not None and self.seat is not None and not self._have_own("audit"):
             self._send(
                 "audit",
-                {"decks": self.secrets.decks_secret, "boxes": [[q, k] for q, k in self.box_keys],
-                 "evidence": self._evidence()},
+                {"decks": self.secrets.decks_secret, "boxes": self._own_box_keys(), "evidence": self._evidence()},
             )
+
+    def _have_own(self, kind: str) -> bool:
+        assert self.seat is not None
+        return any(m.kind == kind for m in self.processed[self.seat].values()) or any(
+            m.kind == kind for m in self.inbox[self.seat]
+        )
+
+    def _own_box_keys(self) -> list[list[Any]]:
+        """The message keys of every private show we sent (re-derived, so a resumed peer has them too)."""
+        assert self.seat is not None
+        own = list(self.processed[self.seat].values()) + list(self.inbox[self.seat])
+        return [[m.seq, self._box_key(self.seat, m.body["to"], m.seq)] for m in own
+                if m.kind == "show" and isinstance(m.body.get("to"), int)]
 
     def audit_required(self) -> list[Seat]:
         """Seats whose audit message is still awaited (not a seat known to be silent)."""

@@ -2,9 +2,16 @@
 
 :func:`run_peer` forms the mesh, performs the handshake, then loops: broadcast
 what the lockstep machine produced, ask the local decider when it is this seat's
-turn, otherwise wait (with a timeout) for the next frame.  A silent peer is named
-when the timeout expires; a peer that sends garbage is named at once.  Whatever
-happens, the peer ends with a verdict and its full transcript.
+turn (concurrently, so a person thinking never stalls the network), otherwise
+wait — with a timeout — for the next frame.  A silent peer is named when the
+timeout expires; a peer that sends garbage is named at once.  Whatever happens,
+the peer ends with a verdict and its full transcript.
+
+Links that drop are not the end of the game: the higher seat of the pair dials
+again, a restarted peer (``p2php resume``) forms its links anew, and both sides
+then exchange ``sync`` requests and relay the signed messages the other missed.
+The others wait up to ``resume_timeout`` for an absent seat before naming it.
+Spectators may connect to a peer's listener and receive every public message.
 """
 
 from __future__ import annotations
@@ -19,10 +26,10 @@ import trio
 
 from p2php.engine.contract import Action, Decide
 from p2php.engine.registry import get_game
-from p2php.net.mesh import Frame, HandshakeError, open_mesh
+from p2php.net.mesh import Frame, HandshakeError, Mesh, PeerError, Rejoined, SpectatorJoined, open_mesh
 from p2php.session import transcript
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
-from p2php.session.lockstep import Fault, Lockstep
+from p2php.session.lockstep import Lockstep
 
 Decider = Callable[[Lockstep], Awaitable[Action]]
 """Chooses the local seat's action (a bot, or a person at a terminal)."""
@@ -39,10 +46,18 @@ class PeerConfig:
     name: str = ""
     timeout: float = 30.0
     connect_timeout: float = 20.0
+    resume_timeout: float = 60.0
+    """How long the others wait for a seat whose link dropped before naming it."""
     secrets: LocalSecrets = field(default_factory=LocalSecrets)
     transcript_path: Path | None = None
+    resume_path: Path | None = None
+    """Where to keep the resume log (this peer's secrets and every message): ``p2php resume`` reads it."""
     private_decks: dict[str, list[int]] = field(default_factory=dict)
     """Secret deck lists this seat owns, by Shuffle purpose (e.g. a trading-card deck)."""
+    spectators: bool = True
+    """Let spectators connect to this peer's listener and watch the public game."""
+    bot: str | None = None
+    """The bot kind playing this seat, if any (recorded in the resume log)."""
 
 
 @dataclass
@@ -64,61 +79,217 @@ def bot_decider(bot: Any) -> Decider:
     return decide
 
 
+def _hello_checker(cfg: PeerConfig, options: dict[str, Any], hellos: dict[int, dict[str, Any]],
+                   known: tuple[dict[str, Any], ...] | None) -> Callable[[int, dict[str, Any]], None]:
+    game = get_game(cfg.game)
+
+    def accept_hello(seat: int, their: dict[str, Any]) -> None:
+        if known is not None:
+            # Rejoining a running game: the seat must come back with exactly its old hello.
+            if their != known[seat]:
+                raise HandshakeError(f"seat {seat} came back with a different hello", seat)
+            return
+        try:
+            hellos[seat] = check_hello(their, seat=seat, players=cfg.players, game=game.name, options=options)
+        except HandshakeRefused as err:
+            raise HandshakeError(str(err), seat) from None
+
+    return accept_hello
+
+
 async def run_peer(
     cfg: PeerConfig,
     addresses: Mapping[int, tuple[str, int]],
     listener: trio.SocketListener | None,
     decide: Decider,
     observe: Observer | None = None,
+    restored: Lockstep | None = None,
 ) -> PeerResult:
-    """Play one seat to the end (or to a named fault) and return what happened."""
+    """Play one seat to the end (or to a named fault) and return what happened.
+
+    ``restored`` is a lockstep rebuilt from a resume log (see
+    :mod:`p2php.session.resume`): the peer then rejoins the running game.
+    """
     start = time.perf_counter()
     game = get_game(cfg.game)
     options = game.parse_options(dict(cfg.options))
-    hello = make_hello(cfg.secrets, cfg.seat, cfg.players, game.name, options, cfg.name or f"seat{cfg.seat}")
+    if restored is not None:
+        hello = dict(restored.table.hellos[cfg.seat])
+        known: tuple[dict[str, Any], ...] | None = restored.table.hellos
+    else:
+        hello = make_hello(cfg.secrets, cfg.seat, cfg.players, game.name, options, cfg.name or f"seat{cfg.seat}")
+        known = None
     hellos: dict[int, dict[str, Any]] = {cfg.seat: hello}
-
-    def accept_hello(seat: int, their: dict[str, Any]) -> None:
-        try:
-            hellos[seat] = check_hello(their, seat=seat, players=cfg.players, game=game.name, options=options)
-        except HandshakeRefused as err:
-            raise HandshakeError(str(err), seat) from None
-
+    accept_hello = _hello_checker(cfg, options, hellos, known)
     mesh = await open_mesh(
         cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout
     )
-    table = Table(game.name, options, tuple(hellos[s] for s in range(cfg.players)))
-    ls = Lockstep(game, table, cfg.seat, cfg.secrets, cfg.private_decks)
-    frames_sent = 0
-    setup_seconds = 0.0
-    async with mesh:
-        events = mesh.receive()
-        while True:
-            for msg in ls.poll():
-                await mesh.broadcast(msg.to_wire())
-                frames_sent += 1
-            if observe is not None:
-                observe(ls, [])
-            if not setup_seconds and isinstance(ls.step, Decide):
-                setup_seconds = time.perf_counter() - start  # keys, shuffle, deal: all ready
-            if ls.finished:
-                break
-            if ls.awaiting_me():
-                action = await decide(ls)
-                ls.act(action)
-                continue
-            with trio.move_on_after(cfg.timeout) as scope:
-                event = await events.receive()
-            if scope.cancelled_caught:
-                ls.timeout()
-                continue
-            if isinstance(event, Frame):
-                ls.receive(event.seat, event.frame)
-            elif not ls.finished and event.seat in ls.waiting_for() and not ls.auditing:
-                ls._raise_fault(Fault(event.seat, f"connection lost: {event.reason}", (ls.tick, ls.phase), silent=True))
-        sent = sum(mesh.bytes_sent.values())
-        received = sum(mesh.bytes_received.values())
-        await mesh.aclose()
+    if restored is not None:
+        ls = restored
+    else:
+        table = Table(game.name, options, tuple(hellos[s] for s in range(cfg.players)))
+        ls = Lockstep(game, table, cfg.seat, cfg.secrets, cfg.private_decks)
+    runner = _Runner(cfg, ls, mesh, addresses, hello, _hello_checker(cfg, options, {}, ls.table.hellos),
+                     decide, observe, start)
+    await runner.run(listener, rejoining=restored is not None)
     if cfg.transcript_path is not None:
         transcript.save(ls, cfg.transcript_path)
-    return PeerResult(ls, time.perf_counter() - start, setup_seconds, sent, received, frames_sent)
+    return PeerResult(ls, time.perf_counter() - start, runner.setup_seconds, runner.sent, runner.received,
+                      runner.frames_sent)
+
+
+class _Runner:
+    """The event loop of one peer (kept in one place so the rules stay visible)."""
+
+    def __init__(self, cfg: PeerConfig, ls: Lockstep, mesh: Mesh, addresses: Mapping[int, tuple[str, int]],
+                 hello: dict[str, Any], check: Callable[[int, dict[str, Any]], None], decide: Decider,
+                 observe: Observer | None, start: float) -> None:
+        self.cfg = cfg
+        self.ls = ls
+        self.mesh = mesh
+        self.addresses = addresses
+        self.hello = hello
+        self.check = check
+        self.decide = decide
+        self.observe = observe
+        self.start = start
+        self.setup_seconds = 0.0
+        self.frames_sent = 0
+        self.sent = 0
+        self.received = 0
+        self.down: dict[int, float] = {}
+        self.spectators: dict[int, int] = {}  # spectator -> transcript messages relayed so far
+        self.deciding = False
+        self.log = None if cfg.resume_path is None else _ResumeWriter(cfg, ls, addresses)
+
+    async def run(self, listener: trio.SocketListener | None, rejoining: bool) -> None:
+        ls, mesh = self.ls, self.mesh
+        merged_in, merged = trio.open_memory_channel(256)
+        async with mesh, trio.open_nursery() as nursery:
+            nursery.start_soon(self._pump, merged_in.clone())
+            if listener is not None:
+                nursery.start_soon(partial_serve(mesh, listener, self.hello, self.check, self.cfg.spectators))
+            if rejoining:
+                for seat in mesh.seats:
+                    await self._sync(seat)
+            while True:
+                await self._flush()
+                if ls.finished:
+                    break
+                if ls.awaiting_me() and not self.deciding:
+                    self.deciding = True
+                    nursery.start_soon(self._run_decider, merged_in.clone())
+                with trio.move_on_after(self._wait()) as scope:
+                    event = await merged.receive()
+                if scope.cancelled_caught:
+                    ls.timeout()
+                    continue
+                await self._handle(event, nursery)
+            self.sent = sum(mesh.bytes_sent.values())
+            self.received = sum(mesh.bytes_received.values())
+            nursery.cancel_scope.cancel()
+        if self.log is not None:
+            self.log.close()
+
+    async def _pump(self, out: trio.MemorySendChannel[Any]) -> None:
+        async with out:
+            async for event in self.mesh.receive():
+                await out.send(event)
+
+    async def _run_decider(self, out: trio.MemorySendChannel[Any]) -> None:
+        async with out:
+            action = await self.decide(self.ls)
+            await out.send(("act", action))
+
+    def _wait(self) -> float:
+        """The regular timeout, or longer while an awaited seat's link is down."""
+        awaited = self.ls.audit_required() if self.ls.auditing else self.ls.waiting_for()
+        now = time.monotonic()
+        waits = [since + self.cfg.resume_timeout - now for seat, since in self.down.items() if seat in awaited]
+        return max([self.cfg.timeout, *waits])
+
+    async def _handle(self, event: Any, nursery: trio.Nursery) -> None:
+        ls = self.ls
+        if isinstance(event, tuple) and event[0] == "act":
+            self.deciding = False
+            if ls.awaiting_me():
+                ls.act(event[1])
+        elif isinstance(event, Frame):
+            frame = event.frame
+            if "sync" in frame:
+                await self._answer_sync(event.seat, frame["sync"])
+            elif "relay" in frame:
+                ls.receive_relayed(frame["relay"])
+            else:
+                ls.receive(event.seat, frame)
+        elif isinstance(event, PeerError):
+            if not ls.finished and event.seat not in self.down:
+                self.down[event.seat] = time.monotonic()
+                if event.seat < ls.seat:  # type: ignore[operator]
+                    # The higher seat of a pair dials (as when the mesh formed).
+                    nursery.start_soon(self._redial, event.seat)
+        elif isinstance(event, Rejoined):
+            self.down.pop(event.seat, None)
+            await self._sync(event.seat)
+        elif isinstance(event, SpectatorJoined):
+            self.spectators[event.spectator] = 0
+            self.mesh.send_spectator(event.spectator, {"watch": "table", "hellos": list(ls.table.hellos),
+                                                       "game": ls.table.game, "options": ls.table.options})
+
+    async def _redial(self, seat: int) -> None:
+        await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check, self.cfg.resume_timeout)
+
+    async def _sync(self, seat: int) -> None:
+        """Tell ``seat`` which messages we hold; it relays what we lack."""
+        have = [[s, self.ls.known_seq(s)] for s in range(self.ls.players)]
+        await self.mesh.send(seat, {"sync": have})
+
+    async def _answer_sync(self, seat: int, have: Any) -> None:
+        if not isinstance(have, list):
+            return
+        for item in have:
+            if (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int) and isinstance(item[1], int)
+                    and 0 <= item[0] < self.ls.players):
+                for wire in self.ls.messages_after(item[0], item[1]):
+                    await self.mesh.send(seat, {"relay": wire})
+
+    async def _flush(self) -> None:
+        ls = self.ls
+        for msg in ls.poll():
+            await self.mesh.broadcast(msg.to_wire())
+            self.frames_sent += 1
+        for spectator, done in self.spectators.items():
+            for msg in ls.transcript[done:]:
+                self.mesh.send_spectator(spectator, {"relay": msg.to_wire()})
+            self.spectators[spectator] = len(ls.transcript)
+        if self.observe is not None:
+            self.observe(ls, [])
+        if not self.setup_seconds and isinstance(ls.step, Decide):
+            self.setup_seconds = time.perf_counter() - self.start  # keys, shuffle, deal: all ready
+        if self.log is not None:
+            self.log.flush()
+
+
+def partial_serve(mesh: Mesh, listener: trio.SocketListener, hello: dict[str, Any],
+                  check: Callable[[int, dict[str, Any]], None], spectators: bool) -> Callable[[], Awaitable[None]]:
+    async def serve() -> None:
+        await mesh.serve_rejoins(listener, hello, check, spectators=spectators)
+
+    return serve
+
+
+class _ResumeWriter:
+    """Appends to the resume log every message this peer accepts or sends."""
+
+    def __init__(self, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> None:
+        from p2php.session.resume import ResumeLog
+
+        assert cfg.resume_path is not None
+        self.file = ResumeLog.create(cfg, ls, addresses)
+        ls.record = self.file.append
+
+    def flush(self) -> None:
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()

@@ -1,0 +1,97 @@
+"""Peers that lose their link or their process come back; absent ones are named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from p2php.engine.registry import get_game
+from p2php.net.mesh import listen, listener_port
+from p2php.session.handshake import LocalSecrets
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import seeded_secrets
+from p2php.session.resume import restore
+from p2php.session.runner import PeerConfig, PeerResult, bot_decider, run_peer
+
+GAME = "uno"
+OPTIONS = {"rounds": 1, "deck": "magic"}
+
+
+def _cfg(seat: int, tmp: Path, secrets: LocalSecrets, **kw: object) -> PeerConfig:
+    return PeerConfig(GAME, OPTIONS, 3, seat, f"p{seat}", timeout=kw.pop("timeout", 5.0),  # type: ignore[arg-type]
+                      resume_timeout=kw.pop("resume_timeout", 20.0), secrets=secrets,  # type: ignore[arg-type]
+                      resume_path=tmp / f"seat{seat}.resume", **kw)  # type: ignore[arg-type]
+
+
+def _bot(seat: int, salt: str = "") -> object:
+    return bot_decider(get_game(GAME).make_bot("heuristic", f"{seat}{salt}"))
+
+
+async def test_a_killed_peer_resumes_from_its_log_and_the_game_ends_clean(tmp_path: Path) -> None:
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    results: dict[int, PeerResult] = {}
+    crash = trio.CancelScope()
+
+    def observe(ls: Lockstep, _: list[str]) -> None:
+        if ls.tick >= 25 and not crash.cancel_called:
+            crash.cancel()  # seat 1's process "dies" mid-game
+
+    async def play(seat: int) -> None:
+        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(8, seat)), addresses, listeners[seat],
+                                       _bot(seat))  # type: ignore[arg-type]
+
+    async def victim() -> None:
+        with crash:
+            await run_peer(_cfg(1, tmp_path, seeded_secrets(8, 1)), addresses, listeners[1], _bot(1),  # type: ignore[arg-type]
+                           observe)
+        assert crash.cancelled_caught, "the game ended before the crash"
+        await listeners[1].aclose()
+        await trio.sleep(0.5)
+        header, ls = restore(tmp_path / "seat1.resume")  # re-verifies everything it logged
+        assert ls.tick >= 20
+        relisten = await listen("127.0.0.1", addresses[1][1])
+        cfg = _cfg(1, tmp_path, LocalSecrets(master=header["master"]))
+        results[1] = await run_peer(cfg, addresses, relisten, _bot(1, "again"), restored=ls)  # type: ignore[arg-type]
+        await relisten.aclose()
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, 0)
+            nursery.start_soon(victim)
+            nursery.start_soon(play, 2)
+    verdicts = [results[s].lockstep.verdict for s in range(3)]
+    assert all(v is not None and v.clean for v in verdicts), verdicts
+    assert len({v.state_hash for v in verdicts if v is not None}) == 1
+    assert results[1].lockstep.result is not None
+
+
+async def test_a_peer_that_never_returns_is_named_after_the_timeout(tmp_path: Path) -> None:
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    results: dict[int, PeerResult] = {}
+    crash = trio.CancelScope()
+
+    def observe(ls: Lockstep, _: list[str]) -> None:
+        if ls.tick >= 10:
+            crash.cancel()
+
+    async def play(seat: int) -> None:
+        cfg = _cfg(seat, tmp_path, seeded_secrets(9, seat), timeout=1.0, resume_timeout=2.0)
+        if seat == 1:
+            with crash:
+                await run_peer(cfg, addresses, listeners[1], _bot(1), observe)  # type: ignore[arg-type]
+            await listeners[1].aclose()
+            return
+        results[seat] = await run_peer(cfg, addresses, listeners[seat], _bot(seat))  # type: ignore[arg-type]
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            for seat in range(3):
+                nursery.start_soon(play, seat)
+    for seat in (0, 2):
+        verdict = results[seat].lockstep.verdict
+        assert verdict is not None and verdict.culprit == 1, verdict
+        assert "silent" in verdict.reason
+        assert results[seat].lockstep.transcript  # nothing already played is lost
