@@ -225,6 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_join)
 
+    from p2php.peercli import register as register_peer_commands
+
+    register_peer_commands(sub)
+
     p = sub.add_parser("verify", help="re-check a saved transcript: signatures, replay, audit")
     p.add_argument("file")
     p.set_defaults(func=cmd_verify)

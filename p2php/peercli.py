@@ -1,0 +1,157 @@
+"""``p2php peer``, ``p2php resume`` and ``p2php watch``: one seat, its comeback, a spectator.
+
+``peer`` runs a single seat of a table whose addresses everyone already knows
+(scripts, tests, or a LAN where people agree on ports); ``resume`` brings a seat
+back from its resume log after a crash or a lost link; ``watch`` follows a running
+table from any peer's address, seeing only what the public sees.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2php.engine.contract import OptionError
+from p2php.engine.registry import get_game, parse_option_pairs
+from p2php.net.mesh import MeshError, listen
+from p2php.session.handshake import LocalSecrets
+from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, _, port = text.strip().rpartition(":")
+    if not host or not port.isdigit():
+        raise OptionError(f"expected HOST:PORT, got {text!r}")
+    return host, int(port)
+
+
+def _decider(game: str, bot: str | None, seed: Any, seat: int) -> Decider:
+    if bot is None:
+        from p2php.terminal import terminal_decider
+
+        return terminal_decider()
+    return bot_decider(get_game(game).make_bot(bot, f"{seed}/{seat}"))
+
+
+def _report(result: PeerResult) -> int:
+    ls = result.lockstep
+    print("─" * 60)
+    if ls.result is not None:
+        print(ls.result.summary or f"winner: {list(ls.result.winners)} scores: {list(ls.result.scores)}")
+    print(f"audit: {ls.verdict.text(ls.table) if ls.verdict else 'unfinished'}")
+    return 0 if ls.verdict is not None and ls.verdict.clean else 1
+
+
+async def _run(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: Decider, restored: Any = None) -> int:
+    from p2php.cli import _Printer
+
+    host, port = addresses[cfg.seat]
+    try:
+        listener = await listen(host, port)
+    except OSError as err:
+        print(f"p2php: cannot listen on {host}:{port}: {err.strerror or err}", file=sys.stderr)
+        return 3
+    try:
+        result = await run_peer(cfg, addresses, listener, decide, _Printer(sys.stdout, True), restored=restored)
+    except MeshError as err:
+        print(f"p2php: {err}", file=sys.stderr)
+        return 3
+    finally:
+        await listener.aclose()
+    return _report(result)
+
+
+def cmd_peer(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    addresses = {s: _address(a) for s, a in enumerate(args.addresses.split(","))}
+    game.check_players(len(addresses))
+    if not 0 <= args.seat < len(addresses):
+        raise OptionError(f"--seat {args.seat} is not one of the {len(addresses)} seats")
+    from p2php.session.memory import seeded_secrets
+
+    secrets = seeded_secrets(args.seed, args.seat) if args.seed is not None else LocalSecrets()
+    cfg = PeerConfig(game.name, game.parse_options(parse_option_pairs(args.option)), len(addresses), args.seat,
+                     args.name or f"seat{args.seat}", timeout=args.timeout, resume_timeout=args.resume_timeout,
+                     secrets=secrets, bot=None if args.human else args.bot,
+                     transcript_path=Path(args.transcript) if args.transcript else None,
+                     resume_path=Path(args.resume_log) if args.resume_log else None)
+    decide = _decider(game.name, cfg.bot, args.seed, args.seat)
+    code: int = trio.run(_run, cfg, addresses, decide)
+    return code
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from p2php.session.resume import restore
+
+    header, ls = restore(args.log)
+    seat = int(header["seat"])
+    addresses = {s: (str(a[0]), int(a[1])) for s, a in enumerate(header["addresses"])}
+    bot = None if args.human else (args.bot or header.get("bot"))
+    print(f"resumed seat {seat} at step {ls.tick}: {len(ls.transcript)} logged messages re-verified")
+    cfg = PeerConfig(ls.table.game, ls.table.options, ls.players, seat, str(header.get("name") or ""),
+                     timeout=float(header.get("timeout", 30.0)), resume_timeout=float(header.get("resume_timeout", 60)),
+                     secrets=LocalSecrets(master=header["master"]), bot=bot,
+                     transcript_path=Path(args.transcript) if args.transcript else None,
+                     resume_path=Path(args.log))
+    code: int = trio.run(_run, cfg, addresses, _decider(ls.table.game, bot, "resumed", seat), ls)
+    return code
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from p2php.session.lockstep import Lockstep
+    from p2php.session.spectator import WatchError, watch
+    from p2php.terminal import event_lines
+
+    host, port = _address(args.address)
+    done = [0]
+
+    def show(ls: Lockstep) -> None:
+        while done[0] < len(ls.events):
+            for line in event_lines(ls, ls.events[done[0]]):
+                print(line)
+            done[0] += 1
+
+    try:
+        ls = trio.run(lambda: watch(host, port, args.name, show))
+    except WatchError as err:
+        print(f"p2php: {err}", file=sys.stderr)
+        return 3
+    print("─" * 60)
+    if ls.result is not None:
+        print(ls.result.summary or f"winner: {list(ls.result.winners)}")
+    print(f"audit: {ls.verdict.text(ls.table) if ls.verdict else 'unfinished'}")
+    return 0 if ls.verdict is not None and ls.verdict.clean else 1
+
+
+def register(sub: Any) -> None:
+    """Add the ``peer``, ``resume`` and ``watch`` subcommands to the ``p2php`` parser."""
+    p = sub.add_parser("peer", help="run one seat of a table whose addresses are known")
+    p.add_argument("game")
+    p.add_argument("--seat", type=int, required=True)
+    p.add_argument("--addresses", required=True, metavar="H:P,H:P,...", help="every seat's address, in seat order")
+    p.add_argument("--name", default="")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--bot", default="heuristic", help="bot kind playing this seat")
+    p.add_argument("--human", action="store_true", help="a person plays this seat in the terminal")
+    p.add_argument("--seed", type=int, default=None, help="reproducible secrets and bot (tests only: not secret!)")
+    p.add_argument("--timeout", type=float, default=30.0)
+    p.add_argument("--resume-timeout", type=float, default=60.0, help="seconds to wait for a peer that dropped")
+    p.add_argument("--resume-log", metavar="FILE", help="keep a resume log here (holds this seat's secrets)")
+    p.add_argument("--transcript", metavar="FILE", help="save the signed transcript here at the end")
+    p.set_defaults(func=cmd_peer)
+
+    p = sub.add_parser("resume", help="bring a seat back from its resume log and finish the game")
+    p.add_argument("log")
+    p.add_argument("--bot", default=None, help="bot kind (default: as logged)")
+    p.add_argument("--human", action="store_true")
+    p.add_argument("--transcript", metavar="FILE")
+    p.set_defaults(func=cmd_resume)
+
+    p = sub.add_parser("watch", help="watch a running table from any peer's address (public view only)")
+    p.add_argument("address", metavar="HOST:PORT")
+    p.add_argument("--name", default="spectator")
+    p.set_defaults(func=cmd_watch)

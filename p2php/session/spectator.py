@@ -1,0 +1,96 @@
+"""Watching a running table: a spectator sees exactly what the public sees, live.
+
+A spectator connects to any peer's listener with a hello claiming seat ``-1`` and
+``"spectator": true``.  The peer first sends the table (every signed hello), then
+relays every signed message as it processes it.  The spectator checks all of it
+itself — signatures, chains, the engine replay and, at the end, the audit — with a
+:class:`~p2php.session.lockstep.Lockstep` that has no seat and no secret, so it
+cannot learn a hidden card even from a peer that wanted to tell it one (it would
+need that peer's keys, which only ever travel sealed to their recipient).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import trio
+
+from p2php import PROTOCOL_VERSION
+from p2php.engine.registry import get_game
+from p2php.net.framing import FrameDecoder, FrameError, encode_frame
+from p2php.net.mesh import SPECTATOR
+from p2php.session.handshake import Table, check_hello
+from p2php.session.lockstep import Lockstep
+
+
+class WatchError(Exception):
+    """Watching failed; the message says why, for a person to read."""
+
+
+async def _read(stream: trio.SocketStream, decoder: FrameDecoder) -> dict[str, Any] | None:
+    while (frame := decoder.next_frame()) is None:
+        data = await stream.receive_some(65536)
+        if not data:
+            return None
+        decoder.receive_data(data)
+    return frame
+
+
+async def watch(host: str, port: int, name: str = "spectator",
+                observe: Callable[[Lockstep], None] | None = None, timeout: float = 600.0) -> Lockstep:
+    """Watch the table of the peer at ``host:port`` until the game (and its audit) ends."""
+    try:
+        stream = await trio.open_tcp_stream(host, port)
+    except OSError as err:
+        raise WatchError(f"cannot reach a peer at {host}:{port}: {err.strerror or err}") from None
+    decoder = FrameDecoder()
+    ls: Lockstep | None = None
+    async with stream:
+        try:
+            with trio.fail_after(10):
+                await stream.send_all(encode_frame({"seat": SPECTATOR, "spectator": True, "name": name,
+                                                    "hello": PROTOCOL_VERSION}))
+                if await _read(stream, decoder) is None:
+                    raise WatchError("the peer closed the connection")
+                await stream.send_all(encode_frame({"mesh": "ok"}))
+                verdict = await _read(stream, decoder)
+            if verdict != {"mesh": "ok"}:
+                reason = verdict.get("reason") if isinstance(verdict, dict) else "connection closed"
+                raise WatchError(f"the peer refused us: {reason}")
+            with trio.fail_after(timeout):
+                while True:
+                    frame = await _read(stream, decoder)
+                    if frame is None:
+                        break
+                    if frame.get("watch") == "table":
+                        ls = _table(frame)
+                    elif "relay" in frame and ls is not None:
+                        ls.receive_relayed(frame["relay"])
+                        ls.poll()
+                        if observe is not None:
+                            observe(ls)
+                        if ls.finished:
+                            break
+        except FrameError as err:
+            raise WatchError(f"the peer sent a bad frame: {err}") from None
+        except (trio.BrokenResourceError, OSError) as err:
+            raise WatchError(f"the connection broke: {err}") from None
+        except trio.TooSlowError:
+            raise WatchError("the peer did not answer in time") from None
+    if ls is None:
+        raise WatchError("the peer never showed the table")
+    if not ls.finished:
+        ls.timeout()
+    return ls
+
+
+def _table(frame: dict[str, Any]) -> Lockstep:
+    game = get_game(str(frame.get("game")))
+    options = game.parse_options(frame.get("options") or {})
+    hellos = frame.get("hellos")
+    if not isinstance(hellos, list):
+        raise WatchError("the peer sent no hellos")
+    for seat, hello in enumerate(hellos):
+        check_hello(hello, seat=seat, players=len(hellos), game=game.name, options=options)
+    return Lockstep(game, Table(game.name, options, tuple(hellos)))
