@@ -19,11 +19,10 @@ follows every public message (used by ``p2php verify`` and the audit).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from p2php.canonical import NotCanonical, decode, digest, encode
+from p2php.canonical import NotCanonical, digest, encode
 from p2php.crypto import beacon, channel, deck
 from p2php.crypto.group import InvalidPoint
 from p2php.engine.contract import (
@@ -33,7 +32,6 @@ from p2php.engine.contract import (
     Decide,
     Game,
     GameOver,
-    GameState,
     IllegalAction,
     Knowledge,
     Randomness,
@@ -44,109 +42,36 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.session.handshake import CHAIN_LENGTH, LocalSecrets, Table, chain_binding, deck_seed
+from p2php.session.decks import DeckSteps
+from p2php.session.ending import Ending
+from p2php.session.handshake import CHAIN_LENGTH, LocalSecrets, Table, chain_binding
 from p2php.session.messages import (
     BadMessage,
     Message,
     body_field,
     key_list,
     parse_message,
-    points_list,
     scalar_bytes,
     signing_bytes,
 )
+from p2php.session.records import (
+    MAX_BACKLOG,
+    DeckRecord,
+    Event,
+    Fault,
+    FaultError,
+    Gap,
+    Stacker,
+    Suspicion,
+)
 
 if TYPE_CHECKING:
-    from p2php.session.audit import Verdict
+    from p2php.session.audit import Verdict  # noqa: F401
 
-Stacker = Callable[[int, "DeckRecord", deck.DeckSecrets], deck.DeckSecrets]
-
-MAX_BACKLOG = 2048
-"""Messages buffered per sender before it is named for flooding."""
+__all__ = ["DeckRecord", "Event", "Fault", "FaultError", "Lockstep", "Stacker", "Suspicion"]
 
 
-@dataclass(frozen=True)
-class Fault:
-    """A deviation from the protocol, and whom it names (``None``: the audit will tell)."""
-
-    culprit: Seat | None
-    reason: str
-    at: tuple[int, int] = (0, 0)
-    silent: bool = False  # the culprit stopped answering (so nobody waits for its audit)
-
-    def describe(self, table: Table | None = None) -> str:
-        if self.culprit is None:
-            return self.reason
-        who = f"seat {self.culprit}"
-        if table is not None:
-            who += f" ({table.name(self.culprit)})"
-        return f"{who}: {self.reason}"
-
-
-class _Gap(Exception):
-    """A message from further ahead in its sender's chain than the next one we lack."""
-
-
-class FaultError(Exception):
-    def __init__(self, fault: Fault) -> None:
-        super().__init__(fault.reason)
-        self.fault = fault
-
-
-@dataclass(frozen=True)
-class Suspicion:
-    """``claimer`` says it saw message ``seq`` of ``seat`` with hash ``claimed``; we saw another."""
-
-    seat: Seat
-    seq: int
-    claimer: Seat
-    claimed: bytes
-
-
-@dataclass
-class DeckRecord:
-    """The public record of one mental-poker deck."""
-
-    number: int
-    context: bytes
-    first_slot: Slot
-    tick: int
-    cards: tuple[CardId, ...]
-    owner: Seat | None = None
-    secret_size: int = 0
-    purpose: str = "deck"
-    passes: list[tuple[Seat, str, list[bytes]]] = field(default_factory=list)
-    commits: dict[Seat, list[bytes]] = field(default_factory=dict)
-    seen_faces: dict[CardId, Slot] = field(default_factory=dict)
-
-    @property
-    def size(self) -> int:
-        return self.secret_size if self.owner is not None else len(self.cards)
-
-    def pass_order(self, players: int) -> list[Seat]:
-        """Who shuffles, in order: the owner of a secret deck first (it alone knows the list)."""
-        if self.owner is None:
-            return list(range(players))
-        return [self.owner] + [s for s in range(players) if s != self.owner]
-
-    @property
-    def current(self) -> list[bytes]:
-        return self.passes[-1][2]
-
-
-@dataclass
-class Event:
-    """One resolved engine step, for logs and the audit replay."""
-
-    tick: int
-    step: Step
-    answers: list[tuple[Seat, Action]] = field(default_factory=list)
-    faces: dict[Slot, CardId] = field(default_factory=dict)
-    random: bytes = b""
-    lines: list[str] = field(default_factory=list)
-
-
-class Lockstep:
+class Lockstep(DeckSteps, Ending):
     """One peer's lockstep state machine (or a spectator's, with ``seat=None``)."""
 
     def __init__(
@@ -163,10 +88,10 @@ class Lockstep:
         self.seat = seat
         self.secrets = secrets
         self.private_decks = dict(private_decks or {})  # secret deck lists this seat owns, by purpose
-        self.stacker: Stacker | None = None  # TEST ONLY: see p2php.session.stacking
+        self.stacker = None  # TEST ONLY: see p2php.session.stacking
         self.session_id = table.session_id
         self.options = game.parse_options(table.options)
-        self.state: GameState = game.new_state(self.players, self.options)
+        self.state = game.new_state(self.players, self.options)
         self.points = deck.PointBook(
             digest(b"p2php/cards/v1", self.session_id, game.name.encode()),
             game.universe_size(self.options),
@@ -174,26 +99,26 @@ class Lockstep:
         self.publics = [table.public(s) for s in range(self.players)]
         self.tick = 0
         self.phase = 0
-        self._step: Step = self.state.step()
+        self._step = self.state.step()
         self._state_hash = self.state.state_hash()
         # Message bookkeeping.
-        self.inbox: dict[Seat, deque[Message]] = {s: deque() for s in range(self.players)}
-        self.last_seq: dict[Seat, int] = {s: -1 for s in range(self.players)}
-        self.last_hash: dict[Seat, bytes] = {s: self.session_id for s in range(self.players)}
-        self.processed: dict[Seat, dict[int, Message]] = {s: {} for s in range(self.players)}
-        self.seen_claims: dict[tuple[Seat, int], list[tuple[bytes, Message]]] = {}
-        self.transcript: list[Message] = []
-        self.outbox: list[Message] = []
-        self._own_points: set[tuple[int, int]] = set()  # points where we have sent our message
-        self.parked: dict[Seat, list[dict[str, Any]]] = {}  # frames waiting for a missed earlier one
-        self.record: Callable[[dict[str, Any]], None] | None = None  # sees every accepted frame (resume log)
+        self.inbox = {s: deque() for s in range(self.players)}
+        self.last_seq = {s: -1 for s in range(self.players)}
+        self.last_hash = {s: self.session_id for s in range(self.players)}
+        self.processed = {s: {} for s in range(self.players)}
+        self.seen_claims = {}
+        self.transcript = []
+        self.outbox = []
+        self._own_points = set()  # points where we have sent our message
+        self.parked = {}  # frames waiting for a missed earlier one
+        self.record = None  # sees every accepted frame (resume log)
         self._my_seq = 0
         # Cards.
-        self.decks: list[DeckRecord] = []
-        self.slot_deck: dict[Slot, tuple[int, int]] = {}
-        self.released: dict[Slot, dict[Seat, int]] = {}
-        self.public_faces: dict[Slot, CardId] = {}
-        self.private_faces: dict[Slot, CardId] = {}
+        self.decks = []
+        self.slot_deck = {}
+        self.released = {}
+        self.public_faces = {}
+        self.private_faces = {}
         self.chain_values: dict[Seat, bytes] = {
             s: table.hellos[s]["anchor"] for s in range(self.players)
         }
@@ -204,22 +129,22 @@ class Lockstep:
             else None
         )
         # Decide bookkeeping.
-        self._answers: list[tuple[Seat, Action]] = []
+        self._answers = []
         self._sealed: tuple[Action, bytes] | None = None  # our committed answer and its nonce
         self._commits: dict[Seat, bytes] = {}
-        self.events: list[Event] = []
+        self.events = []
         # Ending.
-        self.verdict: Verdict | None = None
-        self.fault: Fault | None = None
+        self.verdict = None
+        self.fault = None
         self.auditing = False
-        self.audit_bodies: dict[Seat, dict[str, Any]] = {}
-        self.abort_messages: list[Message] = []
-        self.fault_from: Seat | None = None  # the seat whose abort told us of the fault (None: we saw it)
-        self.waiting_at_abort: list[Seat] = []
-        self.suspicions: list[Suspicion] = []
-        self.disputed: list[tuple[Seat, int]] = []
+        self.audit_bodies = {}
+        self.abort_messages = []
+        self.fault_from = None  # the seat whose abort told us of the fault (None: we saw it)
+        self.waiting_at_abort = []
+        self.suspicions = []
+        self.disputed = []
         self.finished = False
-        self.result: GameOver | None = None
+        self.result = None
 
     # ------------------------------------------------------------------ knowledge
 
@@ -249,42 +174,10 @@ class Lockstep:
 
     # ------------------------------------------------------------------ expectations
 
-    def _unreleased(self, slot: Slot) -> list[Seat]:
-        done = self.released.get(slot, {})
-        return [s for s in range(self.players) if s not in done]
-
-    def _key_duty(self, seat: Seat) -> list[Slot]:
-        """Slots whose key ``seat`` must release in the current keys phase."""
-        step = self._step
-        out: list[Slot] = []
-        if isinstance(step, Deal):
-            for slot, to in step.to:
-                if to != seat and seat in self._unreleased(slot) and slot not in out:
-                    out.append(slot)
-        elif isinstance(step, Reveal):
-            out = [s for s in step.slots if seat in self._unreleased(s)]
-        elif isinstance(step, Decide) and self.phase == self._keys_phase:
-            out = self._reveal_duty(seat)
-        elif isinstance(step, Show):
-            out = [s for s in step.slots if seat != step.viewer and seat in self._unreleased(s)]
-        return out
-
     @property
     def _keys_phase(self) -> int:
         """The Decide phase in which other seats release keys for opened cards."""
         return 2 if isinstance(self._step, Decide) and self._step.sealed else 1
-
-    def _reveal_duty(self, seat: Seat) -> list[Slot]:
-        """Slots the current answers open whose key ``seat`` still holds."""
-        return [slot for slot in self._pending_reveals() if seat in self._unreleased(slot)]
-
-    def _pending_reveals(self) -> list[Slot]:
-        out: list[Slot] = []
-        for seat, action in self._answers:
-            for slot in self.state.reveals(seat, action):
-                if slot not in out:
-                    out.append(slot)
-        return out
 
     def expected(self) -> dict[Seat, str]:
         """Which seat must send which kind of message at the current point, in order."""
@@ -337,7 +230,7 @@ class Lockstep:
             if msg.sender != sender:
                 raise BadMessage(f"message claims to be from seat {msg.sender}")
             self._check_envelope(msg)
-        except _Gap:
+        except Gap:
             # A message we missed (a link dropped) comes first; keep this one until the
             # gap is filled by a relay.  If it never is, the timeout names the sender.
             parked = self.parked.setdefault(sender, [])
@@ -400,7 +293,7 @@ class Lockstep:
             if msg.seq <= self.known_seq(msg.sender):
                 return True
             self._check_envelope(msg)
-        except _Gap:
+        except Gap:
             self.parked.setdefault(msg.sender, []).append(frame)
             return True
         except (BadMessage, NotCanonical):
@@ -416,7 +309,7 @@ class Lockstep:
         if msg.seq < expected_seq:
             raise BadMessage(f"message {msg.seq} replayed (expected {expected_seq})")
         if msg.seq != expected_seq:
-            raise _Gap()
+            raise Gap()
         prev = self.inbox[s][-1].msg_hash if self.inbox[s] else self.last_hash[s]
         if msg.prev != prev:
             # The sender signed another message numbered seq - 1 than the one we got:
@@ -488,26 +381,6 @@ class Lockstep:
         assert self.seat is not None
         q = self.inbox[self.seat]
         return q[-1].msg_hash if q else self.last_hash[self.seat]
-
-    def _my_key(self, slot: Slot) -> int:
-        d, index = self.slot_deck[slot]
-        return self._deck_secrets(d).slot_keys[index]
-
-    def secrets_of(self, seat: Seat, rec: DeckRecord, decks_secret: bytes) -> deck.DeckSecrets:
-        """A seat's secrets for one deck, derived from its (released or own) decks secret."""
-        ds = deck.DeckSecrets.derive(deck_seed(decks_secret, rec.number), rec.context, rec.size)
-        if self.stacker is not None:
-            ds = self.stacker(seat, rec, ds)
-        return ds
-
-    def _deck_secrets(self, number: int) -> deck.DeckSecrets:
-        assert self.secrets is not None
-        cache: dict[int, deck.DeckSecrets] = self.__dict__.setdefault("_secret_cache", {})
-        if number not in cache:
-            rec = self.decks[number]
-            assert self.seat is not None
-            cache[number] = self.secrets_of(self.seat, rec, self.secrets.decks_secret)
-        return cache[number]
 
     # ------------------------------------------------------------------ the loop
 
@@ -596,27 +469,6 @@ class Lockstep:
                                        (self.tick, self.phase)))
             return {"value": self._chain.value(self.chain_index + 1)}
         raise AssertionError(kind)
-
-    def _first_input(self, rec: DeckRecord) -> list[bytes]:
-        """The plaintext points the first pass starts from (a secret deck: the owner's list)."""
-        if rec.owner is None:
-            return [self.points.points[c] for c in rec.cards]
-        purpose = rec.purpose
-        cards = list(self.private_decks.get(purpose, ()))
-        if len(cards) != rec.size or len(set(cards)) != len(cards) or not all(
-            isinstance(c, int) and 0 <= c < len(self.points) for c in cards
-        ):
-            raise ValueError(f"our private {purpose!r} deck must be {rec.size} distinct card ids")
-        return [self.points.points[c] for c in cards]
-
-    def _box_key(self, sender: Seat, viewer: Seat, seq: int) -> bytes:
-        assert self.secrets is not None
-        other = viewer if sender == self.seat else sender
-        context = digest(
-            b"p2php/show/v1", self.session_id, sender.to_bytes(2, "big"),
-            viewer.to_bytes(2, "big"), seq.to_bytes(8, "big"),
-        )
-        return channel.message_key(self.secrets.identity, self.publics[other].box_key, context)
 
     def _phase_ready(self) -> bool:
         self._check_stale()
@@ -731,105 +583,7 @@ class Lockstep:
 
     # ------------------------------------------------------------------ shuffles
 
-    def _deck_for(self, step: Shuffle) -> DeckRecord:
-        if self.decks and self.decks[-1].tick == self.tick:
-            return self.decks[-1]
-        number = len(self.decks)
-        rec = DeckRecord(
-            number=number,
-            context=digest(b"p2php/deck/v1", self.session_id, number.to_bytes(4, "big")),
-            first_slot=step.first_slot,
-            tick=self.tick,
-            cards=tuple(step.cards),
-            owner=step.owner,
-            secret_size=step.size,
-            purpose=step.purpose,
-        )
-        self.decks.append(rec)
-        return rec
-
-    def _on_pass(self, step: Shuffle, msg: Message) -> None:
-        rec = self._deck_for(step)
-        cards = points_list(msg)
-        previous = rec.current if rec.passes else None
-        problem = deck.check_deck_shape(cards, rec.size, previous=previous, on_curve=False)
-        if problem is not None:
-            raise FaultError(Fault(msg.sender, f"{msg.kind} pass of deck {rec.number}: {problem}", msg.at))
-        if msg.kind == "lock":
-            commits = points_list(msg, "commits")
-            if len(commits) != rec.size or any(len(c) != 32 for c in commits):
-                raise FaultError(Fault(msg.sender, f"lock pass of deck {rec.number}: bad key commitments", msg.at))
-            rec.commits[msg.sender] = commits
-        rec.passes.append((msg.sender, msg.kind, cards))
-        self.phase += 1
-        if self.phase == 2 * self.players:
-            for index in range(rec.size):
-                slot = rec.first_slot + index
-                self.slot_deck[slot] = (rec.number, index)
-                self.released[slot] = {}
-            self._advance()
-
     # ------------------------------------------------------------------ keys and opening
-
-    def _on_keys(self, msgs: list[tuple[Seat, Message]]) -> None:
-        for seat, msg in msgs:
-            self._accept_keys(seat, msg, key_list(msg), self._key_duty(seat))
-
-    def _accept_keys(self, seat: Seat, msg: Message, keys: list[tuple[int, int]], duty: list[Slot]) -> None:
-        if [s for s, _ in keys] != duty:
-            raise FaultError(
-                Fault(seat, f"released keys for slots {[s for s, _ in keys]}, expected {duty}", msg.at)
-            )
-        for slot, key in keys:
-            d, index = self.slot_deck[slot]
-            rec = self.decks[d]
-            commit = deck.key_commitment(rec.context, seat, index, key)
-            if commit != rec.commits[seat][index]:
-                raise FaultError(Fault(seat, f"released a wrong key for slot {slot}", msg.at))
-        for slot, key in keys:
-            self.released[slot][seat] = key
-
-    def _open(self, slot: Slot, extra: Mapping[Seat, int] | None = None) -> CardId:
-        keys = dict(self.released[slot])
-        if extra:
-            keys.update(extra)
-        if len(keys) != self.players:
-            raise AssertionError(f"slot {slot} is not fully unlocked")
-        d, index = self.slot_deck[slot]
-        rec = self.decks[d]
-        try:
-            point: bytes | None = deck.open_point(rec.current[index], [keys[s] for s in range(self.players)])
-        except InvalidPoint:
-            point = None
-        card = None if point is None else self.points.card_of(point)
-        if card is None:
-            raise FaultError(
-                Fault(None, f"slot {slot} opened to a point that is no card: a shuffle pass or a key "
-                      "was bad (the audit names who)", (self.tick, self.phase))
-            )
-        other = rec.seen_faces.get(card)
-        if other is not None and other != slot or (rec.owner is None and card not in rec.cards):
-            raise FaultError(
-                Fault(None, f"slot {slot} opened to a card that is not in its place in deck {d} "
-                      "(the audit names who)", (self.tick, self.phase))
-            )
-        rec.seen_faces[card] = slot
-        return card
-
-    def _open_deal(self, step: Deal) -> None:
-        if self.seat is None:
-            return
-        for slot, to in step.to:
-            if to == self.seat and slot not in self.private_faces:
-                self.private_faces[slot] = self._open(slot, {self.seat: self._my_key(slot)})
-
-    def _open_public(self, slots: tuple[Slot, ...] | list[Slot]) -> dict[Slot, CardId]:
-        faces = {}
-        for slot in slots:
-            card = self._open(slot)
-            faces[slot] = card
-            self.public_faces[slot] = card
-        return faces
 
     # ------------------------------------------------------------------ decisions
 
@@ -921,47 +675,6 @@ class Lockstep:
 
     # ------------------------------------------------------------------ show, beacon
 
-    def _on_show(self, step: Show, msgs: list[tuple[Seat, Message]]) -> None:
-        for seat, msg in msgs:
-            to = body_field(msg, "to", int)
-            box = body_field(msg, "box", bytes)
-            if to != step.viewer:
-                raise FaultError(Fault(seat, f"showed cards to seat {to}, not {step.viewer}", msg.at))
-            if self.seat != step.viewer:
-                continue
-            key = self._box_key(seat, step.viewer, msg.seq)
-            try:
-                payload = channel.open_sealed(key, box, self.session_id)
-                raw = decode(payload)
-                keys = [(int(s), int.from_bytes(k, "big")) for s, k in raw]
-            except Exception as err:
-                raise FaultError(Fault(seat, f"private show could not be opened: {err}", msg.at)) from err
-            duty = self._key_duty(seat)
-            self._accept_keys_private(seat, msg, keys, duty)
-        if self.seat == step.viewer:
-            for slot in step.slots:
-                if slot in self.public_faces or slot in self.private_faces:
-                    continue
-                extra = dict(self._shown.get(slot, {}))
-                if self.seat in self._unreleased(slot):
-                    extra[self.seat] = self._my_key(slot)
-                self.private_faces[slot] = self._open(slot, extra)
-
-    @property
-    def _shown(self) -> dict[Slot, dict[Seat, int]]:
-        shown: dict[Slot, dict[Seat, int]] = self.__dict__.setdefault("_shown_keys", {})
-        return shown
-
-    def _accept_keys_private(self, seat: Seat, msg: Message, keys: list[tuple[int, int]], duty: list[Slot]) -> None:
-        if [s for s, _ in keys] != duty:
-            raise FaultError(Fault(seat, f"privately showed slots {[s for s, _ in keys]}, expected {duty}", msg.at))
-        for slot, key in keys:
-            d, index = self.slot_deck[slot]
-            rec = self.decks[d]
-            if deck.key_commitment(rec.context, seat, index, key) != rec.commits[seat][index]:
-                raise FaultError(Fault(seat, f"privately showed a wrong key for slot {slot}", msg.at))
-            self._shown.setdefault(slot, {})[seat] = key
-
     def _on_beacon(self, msgs: list[tuple[Seat, Message]]) -> None:
         values = []
         for seat, msg in msgs:
@@ -977,138 +690,3 @@ class Lockstep:
 
     # ------------------------------------------------------------------ faults, abort and audit
 
-    def _raise_fault(self, fault: Fault) -> None:
-        """Record the first fault, tell the others, and move to the audit."""
-        if self.fault is None and not self.auditing:
-            self.fault = fault
-            if self.secrets is not None and self.seat is not None and not self._have_own("abort"):
-                self._send(
-                    "abort",
-                    {"culprit": -1 if fault.culprit is None else fault.culprit, "reason": fault.reason,
-                     "at": list(fault.at), "evidence": self._evidence(),
-                     "claims": [[s.seat, s.seq, s.claimer, s.claimed] for s in self.suspicions]},
-                )
-        self._start_audit()
-
-    def _evidence(self) -> list[Any]:
-        """Our signed copies of every message whose content is in dispute.
-
-        Disputes come from our own suspicions and from evidence in others' aborts:
-        two validly signed messages with one sender and number but different
-        contents prove that sender equivocated.
-        """
-        wanted: list[tuple[Seat, int]] = [(s.seat, s.seq) for s in self.suspicions] + self.disputed
-        for queue in self.inbox.values():
-            for msg in queue:
-                if msg.kind == "abort":
-                    for item in msg.body.get("claims", []) if isinstance(msg.body.get("claims"), list) else []:
-                        if isinstance(item, list) and len(item) == 4 and all(isinstance(x, int) for x in item[:2]):
-                            wanted.append((item[0], item[1]))
-                    for wire in msg.body.get("evidence", []) if isinstance(msg.body.get("evidence"), list) else []:
-                        if isinstance(wire, dict) and isinstance(wire.get("from"), int) \
-                                and isinstance(wire.get("seq"), int):
-                            wanted.append((wire["from"], wire["seq"]))
-        out = []
-        for seat, seq in wanted:
-            mine = self.processed.get(seat, {}).get(seq)
-            if mine is None:
-                mine = next((m for m in self.inbox.get(seat, ()) if m.seq == seq), None)
-            if mine is not None and mine.to_wire() not in out:
-                out.append(mine.to_wire())
-        return out
-
-    def _start_audit(self) -> None:
-        if self.auditing:
-            return
-        self.waiting_at_abort = self.waiting_for()
-        self.auditing = True
-        if isinstance(self._step, GameOver) and self.fault is None:
-            self.result = self._step
-        if self.secrets is not None and self.seat is not None and not self._have_own("audit"):
-            self._send(
-                "audit",
-                {"decks": self.secrets.decks_secret, "boxes": self._own_box_keys(), "evidence": self._evidence()},
-            )
-
-    def _have_own(self, kind: str) -> bool:
-        assert self.seat is not None
-        return any(m.kind == kind for m in self.processed[self.seat].values()) or any(
-            m.kind == kind for m in self.inbox[self.seat]
-        )
-
-    def _own_box_keys(self) -> list[list[Any]]:
-        """The message keys of every private show we sent (re-derived, so a resumed peer has them too)."""
-        assert self.seat is not None
-        own = list(self.processed[self.seat].values()) + list(self.inbox[self.seat])
-        return [[m.seq, self._box_key(self.seat, m.body["to"], m.seq)] for m in own
-                if m.kind == "show" and isinstance(m.body.get("to"), int)]
-
-    def audit_required(self) -> list[Seat]:
-        """Seats whose audit message is still awaited (not a seat known to be silent)."""
-        gone = self.fault.culprit if self.fault is not None and self.fault.silent else None
-        return [s for s in range(self.players) if s not in self.audit_bodies and s != gone]
-
-    def _audit_round(self) -> None:
-        for seat in range(self.players):
-            queue = self.inbox[seat]
-            while queue:
-                msg = queue.popleft()
-                self._consume_late(msg)
-        if not self.audit_required():
-            self._finish()
-
-    def _consume_late(self, msg: Message) -> None:
-        s = msg.sender
-        self.last_seq[s] = msg.seq
-        self.last_hash[s] = msg.msg_hash
-        self.processed[s][msg.seq] = msg
-        self.transcript.append(msg)
-        if msg.kind == "abort":
-            self.abort_messages.append(msg)
-            if self.fault is None:
-                self.fault = self._abort_fault(msg)
-                self.fault_from = msg.sender
-            claims = msg.body.get("claims")
-            for item in claims if isinstance(claims, list) else []:
-                if (isinstance(item, list) and len(item) == 4 and all(isinstance(x, int) for x in item[:3])
-                        and isinstance(item[3], bytes)):
-                    self.suspicions.append(Suspicion(item[0], item[1], item[2], item[3]))
-        elif msg.kind == "audit":
-            secret = msg.body.get("decks")
-            boxes = msg.body.get("boxes")
-            if isinstance(secret, bytes) and len(secret) == 32 and isinstance(boxes, list):
-                self.audit_bodies[s] = msg.body
-            else:
-                self.audit_bodies[s] = {"invalid": True}
-
-    def _abort_fault(self, msg: Message) -> Fault:
-        culprit = msg.body.get("culprit", -1)
-        reason = msg.body.get("reason", "")
-        if not isinstance(culprit, int) or not isinstance(reason, str):
-            return Fault(msg.sender, "sent a malformed abort", msg.at)
-        silent = "went silent" in reason or "connection lost" in reason
-        return Fault(None if culprit < 0 else culprit, f"seat {msg.sender} reported: {reason}", msg.at, silent)
-
-    def _finish(self) -> None:
-        from p2php.session.audit import run_audit
-
-        self.verdict = run_audit(self)
-        self.finished = True
-
-    def timeout(self) -> list[Seat]:
-        """The wait timed out: name the silent seats and move on (to the audit, or its end)."""
-        if self.finished:
-            return []
-        if self.auditing:
-            silent = [s for s in self.audit_required() if s != self.seat]
-            for s in silent:
-                self.audit_bodies[s] = {"refused": True}
-            self.poll()
-            return silent
-        silent = [s for s in self.waiting_for() if s != self.seat]
-        if silent:
-            kind = self.expected()[silent[0]]
-            self._raise_fault(Fault(silent[0], f"went silent (no {kind} message in time)",
-                                    (self.tick, self.phase), silent=True))
-            self.poll()
-        return silent
