@@ -150,13 +150,17 @@ class Ending(LockstepBase):
             silent = [s for s in self.audit_required() if s != self.seat]
             for s in silent:
                 self.audit_bodies[s] = {"refused": True}
-            self.poll()
+            self._poll_keeping_outbox()
             return silent
         silent = [s for s in self.waiting_for() if s != self.seat]
         if silent:
             kind = self.expected()[silent[0]]
             self._raise_fault(Fault(silent[0], f"went silent (no {kind} message in time)",
                                     (self.tick, self.phase), silent=True))
-            self.poll()
+            self._poll_keeping_outbox()
         return silent
 
+    def _poll_keeping_outbox(self) -> None:
+        """Advance now, but leave what must be sent in the outbox for the caller's next poll."""
+        pending = self.poll()
+        self.outbox = pending + self.outbox
