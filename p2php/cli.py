@@ -116,32 +116,27 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from p2php.session.local_net import run_local_table
-    from p2php.terminal import Quit, terminal_decider
+    from p2php.session.netplay import run_trio
+    from p2php.terminal import Quit, TerminalUI, summary_lines
 
     game = get_game(args.game)
     players = args.bots + 1
     game.check_players(players)
     options = game.parse_options(parse_option_pairs(args.option))
-    deciders = [terminal_decider()] + _bots(game.name, args.bot, args.seed, range(1, players))
+    ui = TerminalUI(lang=args.lang)
+    deciders = [ui.decide] + _bots(game.name, args.bot, args.seed, range(1, players))
     names = [args.name] + [f"bot{s}" for s in range(1, players)]
-    printer = _Printer(sys.stdout, True)
+    printer = ui.observe
     try:
-        results = trio.run(lambda: run_local_table(
+        results = run_trio(lambda: run_local_table(
             game.name, players, deciders, options, seed=args.seed, timeout=args.timeout,
             observe=printer, names=names,
         ))
-    except BaseExceptionGroup as group:
-        if group.subgroup(Quit) is None:
-            raise
-        print("\nYou left the table. Bye!")
-        return 0
     except Quit:
         print("\nYou left the table. Bye!")
         return 0
     summary = _summary(game.name, results, 0.0)
-    print("─" * 60)
-    print(summary["summary"] or f"winner: {summary['winner']}  scores: {summary['scores']}")
-    print(f"audit: {summary['audit']}")
+    print("\n".join(summary_lines(results[0].lockstep, args.lang)))
     return 0 if summary["audit"] == "clean" else 1
 
 
@@ -156,17 +151,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_host(args: argparse.Namespace) -> int:
-    from p2php.session.netplay import host_game
+    from p2php.session.netplay import host_game, run_trio
 
-    code: int = trio.run(lambda: host_game(args))
-    return code
+    return run_trio(lambda: host_game(args))
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    from p2php.session.netplay import join_game
+    from p2php.session.netplay import join_game, run_trio
 
-    code: int = trio.run(lambda: join_game(args))
-    return code
+    return run_trio(lambda: join_game(args))
+
+
+def cmd_discover(args: argparse.Namespace) -> int:
+    from p2php.session.netplay import discover_tables, run_trio
+
+    return run_trio(lambda: discover_tables(args))
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -175,6 +174,16 @@ def cmd_games(args: argparse.Namespace) -> int:
         opts = ", ".join(f"{k}={v.default}" for k, v in game.options.items())
         print(f"{name}: {game.min_players}–{game.max_players} players; options: {opts or 'none'}")
     return 0
+
+
+def cmd_bridge(args: argparse.Namespace) -> int:
+    from p2php.bridge import main as bridge_main
+
+    return bridge_main(args.ws, args.allow_origin)
+
+
+HUMAN_TIMEOUT = 300.0
+"""Default --timeout where people play: peers must not name someone silent for thinking."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -188,6 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="make bots and peer secrets reproducible (demo only: not secret!)")
         p.add_argument("--bot", default="heuristic", help="bot kind: random or heuristic")
         p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a peer")
+
+    def lan(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--ready", action="store_true", help="ready at once (no 'press Enter when ready')")
+        p.add_argument("--lang", choices=("zh", "en"), help="Harry Potter Sha names in Chinese or English only")
+        p.add_argument("--connect-timeout", type=float, default=20.0,
+                       help="seconds to connect to every other peer once the game starts")
 
     p = sub.add_parser("demo", help="bot peers play a whole game over loopback TCP")
     p.add_argument("game", nargs="?", default="uno")
@@ -203,8 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", nargs="?", default="uno")
     p.add_argument("--bots", type=int, default=3)
     p.add_argument("--name", default="you")
+    p.add_argument("--lang", choices=("zh", "en"), help="Harry Potter Sha names in Chinese or English only")
     common(p)
-    p.set_defaults(func=cmd_play)
+    p.set_defaults(func=cmd_play, timeout=HUMAN_TIMEOUT)
 
     p = sub.add_parser("host", help="open a table for peers on other machines")
     p.add_argument("game", nargs="?", default="uno")
@@ -213,17 +229,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=7700)
     p.add_argument("--bind", default="0.0.0.0")
     p.add_argument("--name", default="host")
-    p.add_argument("--auto", action="store_true", help="let a bot play the host's own seat")
+    p.add_argument("--auto", action="store_true", help="let a bot play the host's own seat (implies --ready)")
+    p.add_argument("--discovery-port", type=int, default=7700, metavar="UDP_PORT",
+                   help="answer `p2php discover` on this UDP port (0: do not answer)")
+    lan(p)
     common(p)
-    p.set_defaults(func=cmd_host)
+    p.set_defaults(func=cmd_host, timeout=HUMAN_TIMEOUT)
 
     p = sub.add_parser("join", help="sit down at a table opened with p2php host")
-    p.add_argument("address", metavar="HOST:PORT")
+    p.add_argument("address", metavar="HOST[:PORT]")
     p.add_argument("--name", default="guest")
-    p.add_argument("--auto", action="store_true", help="let a bot play this seat")
+    p.add_argument("--game", help="refuse the table unless it plays this game")
+    p.add_argument("--auto", action="store_true", help="let a bot play this seat (implies --ready)")
     p.add_argument("--bind", default="0.0.0.0")
+    lan(p)
     common(p)
-    p.set_defaults(func=cmd_join)
+    p.set_defaults(func=cmd_join, timeout=HUMAN_TIMEOUT)
+
+    p = sub.add_parser("discover", help="list the open tables on the local network")
+    p.add_argument("--timeout", type=float, default=2.0, help="seconds to collect answers")
+    p.add_argument("--to", action="append", default=[], metavar="ADDRESS[:PORT]",
+                   help="ask only this address (repeatable; default: broadcast on the LAN)")
+    p.add_argument("--port", type=int, default=7700, help="the UDP port hosts answer on")
+    p.add_argument("--json", action="store_true", help="print one JSON list")
+    p.set_defaults(func=cmd_discover)
 
     from p2php.peercli import register as register_peer_commands
 
@@ -235,6 +264,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("games", help="list the games and their options")
     p.set_defaults(func=cmd_games)
+
+    p = sub.add_parser("bridge", help="drive a peer from another program: JSON lines on stdio (docs/bridge.md)")
+    p.add_argument("--ws", metavar="HOST:PORT", help="serve the same messages on a local WebSocket instead")
+    p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="a web page origin allowed to connect to --ws (browsers' other pages are refused)")
+    p.set_defaults(func=cmd_bridge)
     return parser
 
 

@@ -1,147 +1,699 @@
-"""A minimal rendezvous for peers on different machines (``p2php host`` / ``join``).
+"""The lobby: a table where peers on different machines sit down before a game.
 
-The host is only a meeting point: it hands out seats and, once the table is
-full, tells every peer where the others listen.  Then the lobby connections
-close, every peer forms the full mesh itself, and the host is a peer like any
-other (it learns nothing more than they do).
+The host is only a meeting point.  It keeps the list of seats (who sits where,
+who is a bot, who is ready), shows it to everyone, and once every seat is taken
+and every person is ready it tells each seated peer where the others listen.
+Then the lobby connections close, every peer forms the full mesh itself, and the
+host is a peer like any other: it holds no key, deals nothing, and learns nothing
+more than the others do.  A lying host can at worst seat people badly; it cannot
+see or change a card, because everything after the lobby is signed and checked
+by every peer.
 
-Lobby frames (length-prefixed msgpack, like every p2php frame):
+The wire format is documented in protocol.md §3.3.  In short (length-prefixed
+msgpack frames, 64 KiB limit):
 
-* joiner → host ``{"lobby": "join", "v": 1, "name": str, "port": int}``
-* host → joiner ``{"lobby": "seat", "seat": i, "game": str, "options": {...}, "players": n}``
-  or ``{"lobby": "refused", "reason": str}``
-* host → joiner ``{"lobby": "start", "addresses": [[host or null, port], ...]}``
-  (``null``: the peer runs on the host's machine; dial the host's address).
+* joiner → host ``join`` (name, the joiner's listen port, optionally the game
+  and options it insists on), then ``ready`` / ``leave``;
+* host → joiner ``welcome`` (your seat) or ``refused`` (code and reason), then
+  ``table`` on every change and every :data:`HEARTBEAT` seconds, finally
+  ``start`` (every seat's address) or ``closed``.
+
+The code is split the h11 way: :class:`Table` (the host's seat book) and
+:class:`JoinSession` (a joiner's view) are sans-IO state machines that only
+turn frames into decisions; :class:`HostLobby` and :func:`join_table` move the
+frames over trio streams.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import contextlib
+import math
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import trio
 
 from p2php import PROTOCOL_VERSION
+from p2php.engine.contract import Game, OptionError
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 
-LOBBY_TIMEOUT = 600.0
+LOBBY_FRAME = 64 * 1024
+"""Largest lobby frame body (bytes)."""
+NAME_MAX = 24
+"""Longest player name (characters)."""
+HELLO_TIMEOUT = 10.0
+"""Seconds a new connection has to send its ``join``, and a joiner waits for the answer."""
+HEARTBEAT = 10.0
+"""The host re-sends the table this often, so a joiner can tell a quiet lobby from a dead host."""
+HOST_SILENCE = 45.0
+"""A joiner that hears nothing from the host for this long gives up."""
+START_FLUSH = 5.0
+"""Seconds the host waits for the ``start`` frames to leave before it starts its own peers."""
+
+HOST, BOT, HUMAN = "host", "bot", "human"
+SEAT_KINDS = (HOST, BOT, HUMAN)
+
+Address = tuple[str | None, int]
+"""A seat's listener: (IP, port); IP None means "on the host's machine"."""
 
 
 class LobbyError(Exception):
     """The rendezvous failed; the message says why, for a person to read."""
 
 
-async def _read(stream: trio.SocketStream, decoder: FrameDecoder) -> dict[str, Any]:
+class Refusal(LobbyError):
+    """The host refused a join; ``code`` is one of ``malformed version game options full name closed``."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+class LobbyClosed(LobbyError):
+    """The table was closed before the game started (by the host, or the joiner left)."""
+
+
+def clean_text(value: object, limit: int = 64) -> str:
+    """A string from the network made safe to print: control characters replaced, length bounded.
+
+    Names travel to every terminal at the table; without this a joiner could
+    send escape sequences that rewrite other people's screens.
+    """
+    return "".join(c if c.isprintable() else "?" for c in str(value))[:limit]
+
+
+def check_name(name: object) -> str:
+    """A valid player name, or Refusal("name"): 1–24 printable characters, no outer spaces."""
+    if not isinstance(name, str) or not name or name != name.strip():
+        raise Refusal("name", "a name must be a non-empty string without leading or trailing spaces")
+    if len(name) > NAME_MAX:
+        raise Refusal("name", f"the name {clean_text(name, 40)!r} is longer than {NAME_MAX} characters")
+    if not name.isprintable():
+        raise Refusal("name", "a name may contain only printable characters")
+    return name
+
+
+def format_options(options: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(options.items())) or "none"
+
+
+# ----------------------------------------------------------------------------- host side, sans-IO
+
+
+@dataclass
+class SeatState:
+    """One seat in the host's book."""
+
+    seat: int
+    name: str = ""
+    kind: str = ""  # "" while empty
+    ready: bool = False
+    ip: str | None = None  # None: a peer on the host's machine
+    port: int = 0
+    conn: int | None = None  # the lobby connection of a remote person
+
+    @property
+    def empty(self) -> bool:
+        return not self.kind
+
+
+class Table:
+    """The host's seat book (sans-IO): decides joins, readiness, leaving and the start.
+
+    Every method that changes the table appends a line for people to
+    :attr:`log`; the I/O layer drains it and re-sends :meth:`table_frame`.
+    """
+
+    def __init__(self, game: Game, options: Mapping[str, Any], players: int, host: str,
+                 table_id: bytes | None = None) -> None:
+        game.check_players(players)
+        self.game = game
+        self.options = dict(options)
+        self.players = players
+        self.host = check_name(host)
+        self.table_id = table_id if table_id is not None else os.urandom(8)
+        self.seats = [SeatState(i) for i in range(players)]
+        self.started = False
+        self.closed = False
+        self.log: list[str] = []
+
+    # ---- queries
+
+    def seated(self) -> list[SeatState]:
+        return [s for s in self.seats if not s.empty]
+
+    def free_seats(self) -> list[int]:
+        return [s.seat for s in self.seats if s.empty]
+
+    def by_conn(self, conn: int) -> SeatState | None:
+        return next((s for s in self.seats if s.conn == conn and not s.empty), None)
+
+    def can_start(self) -> bool:
+        """Every seat taken and every person (bots are always ready) ready."""
+        return not self.started and not self.closed and all(not s.empty and s.ready for s in self.seats)
+
+    def table_frame(self) -> dict[str, Any]:
+        return {
+            "lobby": "table", "v": PROTOCOL_VERSION, "game": self.game.name, "options": dict(self.options),
+            "players": self.players, "host": self.host,
+            "seats": [{"seat": s.seat, "name": s.name or None, "kind": s.kind or None, "ready": s.ready}
+                      for s in self.seats],
+        }
+
+    def summary(self) -> dict[str, Any] | None:
+        """What discovery answers say about this table (None once it started or closed)."""
+        if self.started or self.closed:
+            return None
+        return {"game": self.game.name, "options": dict(self.options), "players": self.players,
+                "taken": len(self.seated()), "names": [s.name for s in self.seated()], "host": self.host,
+                "id": self.table_id}
+
+    def drain_log(self) -> list[str]:
+        out, self.log = self.log, []
+        return out
+
+    # ---- changes
+
+    def _take(self, name: str, kind: str, ip: str | None, port: int, conn: int | None, ready: bool) -> int:
+        if self.started or self.closed:
+            raise Refusal("closed", "the game at this table has already started" if self.started
+                          else "the table is closed")
+        free = self.free_seats()
+        if not free:
+            taken = ", ".join(s.name for s in self.seated())
+            raise Refusal("full", f"the table is full ({self.players}/{self.players}: {taken})")
+        if any(s.name.casefold() == name.casefold() for s in self.seated()):
+            raise Refusal("name", f"the name {name!r} is already taken at this table; pick another with --name")
+        seat = self.seats[free[0]]
+        seat.name, seat.kind, seat.ip, seat.port, seat.conn = name, kind, ip, port, conn
+        seat.ready = ready or kind == BOT
+        return seat.seat
+
+    def seat_local(self, name: str, kind: str, port: int, ready: bool = False) -> int:
+        """Seat a peer running in the host's process (the host's own seat, a bot)."""
+        seat = self._take(check_name(name), kind, None, port, None, ready)
+        self.log.append(f"{name} sits at seat {seat}" + (" (bot)" if kind == BOT else ""))
+        return seat
+
+    def bot_name(self) -> str:
+        """The first ``botN`` name not yet taken."""
+        taken = {s.name.casefold() for s in self.seated()}
+        return next(f"bot{i}" for i in range(1, self.players + 2) if f"bot{i}" not in taken)
+
+    def join(self, conn: int, frame: Mapping[str, Any], ip: str | None) -> int:
+        """Seat a remote person from their ``join`` frame; the seat, or :class:`Refusal`."""
+        if frame.get("lobby") != "join":
+            raise Refusal("malformed", "this is a p2php table; expected a join request")
+        version = frame.get("v")
+        if version != PROTOCOL_VERSION:
+            raise Refusal("version", f"protocol version mismatch: this table speaks p2php protocol "
+                                     f"v{PROTOCOL_VERSION}, you speak v{clean_text(version, 12)}")
+        port = frame.get("port")
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
+            raise Refusal("malformed", "the join request has no valid listen port")
+        name = check_name(frame.get("name"))
+        wanted_game = frame.get("game")
+        if wanted_game is not None and wanted_game != self.game.name:
+            raise Refusal("game", f"game mismatch: this table plays {self.game.name}, "
+                                  f"you asked for {clean_text(wanted_game, 32)}")
+        wanted = frame.get("options") or {}
+        if not isinstance(wanted, dict):
+            raise Refusal("malformed", "the join request's options are not a map")
+        self._check_options(wanted)
+        seat = self._take(name, HUMAN, ip, port, conn, False)
+        where = "this machine" if ip is None else ip
+        self.log.append(f"{name} joined from {where} and sits at seat {seat} ({len(self.seated())}/{self.players})")
+        return seat
+
+    def _check_options(self, wanted: Mapping[str, Any]) -> None:
+        """Refuse a joiner who insists on an option value this table does not play."""
+        mismatches = []
+        for key, raw in sorted(wanted.items()):
+            spec = self.game.options.get(key)
+            if spec is None:
+                known = ", ".join(sorted(self.game.options)) or "none"
+                raise Refusal("options", f"option mismatch: {self.game.name} has no option "
+                                         f"{clean_text(key, 32)!r} (known: {known})")
+            try:
+                value = spec.parse(key, raw)
+            except OptionError as err:
+                raise Refusal("options", f"option mismatch: {clean_text(err, 120)}") from None
+            if value != self.options.get(key):
+                mismatches.append(f"you asked for {key}={value}, this table plays {key}={self.options.get(key)}")
+        if mismatches:
+            raise Refusal("options", "option mismatch: " + "; ".join(mismatches))
+
+    def set_ready(self, seat: int, ready: bool = True) -> None:
+        s = self.seats[seat]
+        if s.empty or s.ready == ready:
+            return
+        s.ready = ready
+        self.log.append(f"{s.name} is {'ready' if ready else 'no longer ready'}")
+
+    def receive(self, conn: int, frame: Mapping[str, Any]) -> bool:
+        """A frame from a seated joiner; False if the connection should end (leave, or nonsense)."""
+        seat = self.by_conn(conn)
+        if seat is None:
+            return False
+        kind = frame.get("lobby")
+        if kind == "ready" and isinstance(frame.get("ready", True), bool):
+            self.set_ready(seat.seat, bool(frame.get("ready", True)))
+            return True
+        if kind == "leave":
+            self.leave(conn)
+            return False
+        self.log.append(f"{seat.name} sent an unexpected lobby frame and is dropped")
+        self.leave(conn)
+        return False
+
+    def leave(self, conn: int, why: str = "left") -> None:
+        """Free the seat of ``conn`` (a closed connection, or a ``leave``); no-op once started."""
+        seat = self.by_conn(conn)
+        if seat is None or self.started:
+            return
+        self.log.append(f"{seat.name} {why}; seat {seat.seat} is free again")
+        self.seats[seat.seat] = SeatState(seat.seat)
+
+    def start(self) -> dict[str, Any]:
+        """Mark the table started and return the ``start`` frame (every seat's address)."""
+        assert self.can_start()
+        self.started = True
+        self.log.append("everyone is ready: the game starts")
+        return {"lobby": "start", "v": PROTOCOL_VERSION, "addresses": [[s.ip, s.port] for s in self.seats]}
+
+    def addresses(self) -> list[Address]:
+        return [(s.ip, s.port) for s in self.seats]
+
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    def view(self) -> TableView:
+        return parse_table(self.table_frame())
+
+
+# ----------------------------------------------------------------------------- joiner side, sans-IO
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int
+    name: str | None
+    kind: str | None
+    ready: bool
+
+
+@dataclass(frozen=True)
+class TableView:
+    """The table as a ``table`` frame shows it (names already made safe to print)."""
+
+    game: str
+    options: dict[str, Any]
+    players: int
+    host: str
+    seats: tuple[SeatView, ...]
+
+    @property
+    def taken(self) -> int:
+        return sum(1 for s in self.seats if s.kind)
+
+    def names(self) -> list[str]:
+        return [s.name or f"seat {s.seat}" for s in self.seats]
+
+
+def parse_table(frame: Mapping[str, Any]) -> TableView:
+    """Check a ``table`` frame's shape (it comes from the network) and build the view."""
+    try:
+        seats_raw = frame["seats"]
+        players = frame["players"]
+        options = frame["options"]
+        if not (isinstance(players, int) and isinstance(seats_raw, list) and len(seats_raw) == players
+                and isinstance(options, dict) and isinstance(frame["game"], str)):
+            raise TypeError
+        seats = []
+        for i, s in enumerate(seats_raw):
+            kind = s.get("kind")
+            if s.get("seat") != i or kind not in (*SEAT_KINDS, None) or not isinstance(s.get("ready"), bool):
+                raise TypeError
+            name = s.get("name")
+            seats.append(SeatView(i, clean_text(name, NAME_MAX) if name is not None else None, kind, s["ready"]))
+        return TableView(clean_text(frame["game"], 32), dict(options), players,
+                         clean_text(frame.get("host", ""), NAME_MAX), tuple(seats))
+    except (KeyError, TypeError, AttributeError):
+        raise LobbyError("the host sent a malformed table description") from None
+
+
+def format_table(view: TableView, you: int | None = None) -> list[str]:
+    """The table as people see it in the lobby: one line per seat."""
+    ready = sum(1 for s in view.seats if s.kind and s.ready)
+    lines = [f"┌ {view.game} table of {view.host} · {view.taken}/{view.players} seated · {ready} ready",
+             f"│ options: {format_options(view.options)}"]
+    for s in view.seats:
+        if not s.kind:
+            lines.append(f"│ seat {s.seat}  (empty)")
+            continue
+        tag = {HOST: " (host)", BOT: " (bot)", HUMAN: ""}[s.kind]
+        me = "  ← you" if s.seat == you else ""
+        lines.append(f"│ seat {s.seat}  {s.name}{tag}  {'ready' if s.ready else 'not ready'}{me}")
+    lines.append("└" + "─" * 40)
+    return lines
+
+
+class JoinSession:
+    """A joiner's side of the lobby (sans-IO): the join frame out, the host's frames in.
+
+    :meth:`receive` returns ``"welcome"``, ``"table"`` (the view changed),
+    ``"same"`` (a heartbeat), or ``"start"``; it raises :class:`Refusal` or
+    :class:`LobbyError` for a refusal, a closed table or a malformed frame.
+    """
+
+    def __init__(self, name: str, listen_port: int, game: str | None = None,
+                 options: Mapping[str, Any] | None = None, version: int = PROTOCOL_VERSION) -> None:
+        self.name = check_name(name)
+        self.listen_port = listen_port
+        self.game = game
+        self.options = dict(options or {})
+        self.version = version
+        self.seat: int | None = None
+        self.view: TableView | None = None
+        self.addresses: list[Address] | None = None
+
+    def join_frame(self) -> dict[str, Any]:
+        frame: dict[str, Any] = {"lobby": "join", "v": self.version, "name": self.name, "port": self.listen_port}
+        if self.game is not None:
+            frame["game"] = self.game
+        if self.options:
+            frame["options"] = self.options
+        return frame
+
+    def receive(self, frame: Mapping[str, Any]) -> str:
+        kind = frame.get("lobby")
+        if kind == "refused":
+            code = frame.get("code")
+            raise Refusal(code if isinstance(code, str) else "refused",
+                          "the table refused us: " + clean_text(frame.get("reason"), 300))
+        if kind == "closed":
+            raise LobbyClosed("the host closed the table: " + clean_text(frame.get("reason"), 300))
+        if frame.get("v") != self.version:
+            raise Refusal("version", f"protocol version mismatch: the table speaks "
+                                     f"v{clean_text(frame.get('v'), 12)}, we speak v{self.version}")
+        if kind == "welcome" and self.seat is None:
+            seat = frame.get("seat")
+            if not isinstance(seat, int) or isinstance(seat, bool):
+                raise LobbyError("the host sent a malformed welcome")
+            self.seat = seat
+            return "welcome"
+        if self.seat is None:
+            raise LobbyError("the host did not answer like a p2php table")
+        if kind == "table":
+            view = parse_table(frame)
+            if self.seat >= view.players or view.seats[self.seat].name != self.name:
+                raise LobbyError("the host's table no longer shows us in our seat")
+            if self.game is not None and view.game != self.game:
+                raise LobbyError(f"game mismatch: the table now plays {view.game}")
+            changed = view != self.view
+            self.view = view
+            return "table" if changed else "same"
+        if kind == "start" and self.view is not None:
+            raw = frame.get("addresses")
+            if not isinstance(raw, list) or len(raw) != self.view.players:
+                raise LobbyError("the host sent a malformed start")
+            addresses: list[Address] = []
+            for entry in raw:
+                if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], int)
+                        and (entry[0] is None or isinstance(entry[0], str)) and 0 < entry[1] < 65536):
+                    raise LobbyError("the host sent a malformed seat address")
+                addresses.append((entry[0], entry[1]))
+            self.addresses = addresses
+            return "start"
+        raise LobbyError(f"the host sent an unexpected lobby frame ({clean_text(kind, 20)})")
+
+
+# ----------------------------------------------------------------------------- trio edges
+
+
+async def _read(stream: trio.SocketStream, decoder: FrameDecoder, who: str = "the other side") -> dict[str, Any]:
     while (frame := decoder.next_frame()) is None:
         data = await stream.receive_some(65536)
         if not data:
-            raise LobbyError("the other side closed the connection")
+            raise LobbyError(f"{who} closed the connection")
         decoder.receive_data(data)
     return frame
 
 
-@dataclass
-class Seated:
-    seat: int
-    name: str
-    host: str | None
-    port: int
-    stream: trio.SocketStream | None = None
+def _peer_ip(stream: trio.SocketStream) -> str | None:
+    """The joiner's IP as the host sees it; None for loopback (the joiner is on the host's machine)."""
+    try:
+        ip = str(stream.socket.getpeername()[0])
+    except OSError:
+        return None
+    return None if ip.startswith("127.") or ip in ("::1", "::ffff:127.0.0.1") else ip
 
 
-async def host_lobby(
-    listener: trio.SocketListener,
-    game: str,
-    options: Mapping[str, Any],
-    players: int,
-    local: list[tuple[str, int]],
-    announce: Any = print,
-) -> list[tuple[str | None, int]]:
-    """Seat remote joiners until ``players`` seats are taken; return every seat's address.
+_NET_ERRORS = (FrameError, LobbyError, OSError, trio.BrokenResourceError, trio.ClosedResourceError,
+               trio.TooSlowError)
 
-    ``local`` lists the peers running in this process (the host's own seat and
-    its bots) as ``(name, listen port)``; they take the first seats.
+
+class HostLobby:
+    """Runs a :class:`Table` over TCP: one task per joiner, a heartbeat, the start.
+
+    ``announce(line)`` gets a line for every change (someone joined, is ready,
+    left …) and ``show(table)`` is called after each change so the host can draw
+    the table.  :meth:`set_host_ready`, :meth:`add_bots` and :meth:`close` are
+    for the host's own keyboard.
     """
-    seated = [Seated(i, name, None, port) for i, (name, port) in enumerate(local)]
-    full = trio.Event()
-    ready = trio.Event()
-    addresses: list[tuple[str | None, int]] = []
-    failures: list[str] = []
-    if len(seated) >= players:
-        full.set()
 
-    async def handle(stream: trio.SocketStream) -> None:
-        decoder = FrameDecoder(64 * 1024)
-        try:
-            with trio.fail_after(30):
-                hello = await _read(stream, decoder)
-            name = hello.get("name")
-            port = hello.get("port")
-            reason = None
-            if hello.get("lobby") != "join" or not isinstance(name, str) or not isinstance(port, int):
-                reason = "not a p2php join request"
-            elif hello.get("v") != PROTOCOL_VERSION:
-                reason = f"protocol version {hello.get('v')} (this table speaks {PROTOCOL_VERSION})"
-            elif full.is_set():
-                reason = "the table is full"
-            elif any(s.name == name for s in seated):
-                reason = f"the name {name!r} is taken at this table"
-            if reason is not None:
-                await stream.send_all(encode_frame({"lobby": "refused", "reason": reason}))
-                await stream.aclose()
-                return
-            assert isinstance(name, str) and isinstance(port, int)
-            peer_host = str(stream.socket.getpeername()[0])
-            seat = Seated(len(seated), name, peer_host, port, stream)
-            seated.append(seat)
-            announce(f"{name} joined from {peer_host} and takes seat {seat.seat} ({len(seated)}/{players})")
-            await stream.send_all(encode_frame(
-                {"lobby": "seat", "seat": seat.seat, "game": game, "options": dict(options), "players": players}
-            ))
-            if len(seated) == players:
-                full.set()
-        except (FrameError, LobbyError, OSError, trio.BrokenResourceError, trio.TooSlowError) as err:
-            announce(f"a join attempt failed: {err}")
+    def __init__(self, table: Table, listener: trio.SocketListener,
+                 announce: Callable[[str], None] = print,
+                 show: Callable[[Table], None] | None = None) -> None:
+        self.table = table
+        self.listener = listener
+        self.announce = announce
+        self.show = show
+        self._outboxes: dict[int, trio.MemorySendChannel[dict[str, Any]]] = {}
+        self._writers = 0
+        self._flushed = trio.Event()
+        self._over = trio.Event()
+        self._next_conn = 0
+        self.close_reason: str | None = None
+
+    # ---- changes from the host's keyboard
+
+    def set_host_ready(self, seat: int = 0) -> None:
+        self.table.set_ready(seat)
+        self.changed()
+
+    def add_bot(self, port: int) -> int:
+        seat = self.table.seat_local(self.table.bot_name(), BOT, port, ready=True)
+        self.changed()
+        return seat
+
+    def close(self, reason: str) -> None:
+        """Close the table before the start; every joiner gets ``closed``."""
+        if self.table.started or self.table.closed:
             return
-        # Keep the connection until everyone is seated, then tell this peer where the others are.
-        await ready.wait()
+        self.table.closed = True
+        self.close_reason = reason
+        self._send_all({"lobby": "closed", "v": PROTOCOL_VERSION, "reason": reason}, last=True)
+        self._over.set()
+
+    # ---- the I/O
+
+    def _send_all(self, frame: dict[str, Any], last: bool = False) -> None:
+        for outbox in self._outboxes.values():
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                outbox.send_nowait(frame)
+                if last:
+                    outbox.close()
+
+    def changed(self) -> None:
+        """Tell everyone about a change; start the game if the table is complete."""
+        for line in self.table.drain_log():
+            self.announce(line)
+        if self.table.started or self.table.closed:
+            return
+        self._send_all(self.table.table_frame())
+        if self.show is not None:
+            self.show(self.table)
+        if self.table.can_start():
+            start = self.table.start()
+            for line in self.table.drain_log():
+                self.announce(line)
+            self._send_all(start, last=True)
+            self._over.set()
+
+    async def run(self) -> list[Address]:
+        """Serve the lobby until the game starts (the addresses) or the host closes it (LobbyClosed)."""
+        async with trio.open_nursery() as nursery:
+            handlers = nursery
+            nursery.start_soon(partial(trio.serve_listeners, self._handle, [self.listener],
+                                       handler_nursery=handlers))
+            nursery.start_soon(self._heartbeat)
+            self.changed()  # a table of local seats only may start at once
+            await self._over.wait()
+            with trio.move_on_after(START_FLUSH):
+                if self._writers:
+                    await self._flushed.wait()
+            nursery.cancel_scope.cancel()
+        if self.table.closed:
+            raise LobbyClosed(self.close_reason or "the table was closed")
+        return self.table.addresses()
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await trio.sleep(HEARTBEAT)
+            if not self.table.started and not self.table.closed:
+                self._send_all(self.table.table_frame())
+
+    async def _handle(self, stream: trio.SocketStream) -> None:
+        conn = self._next_conn
+        self._next_conn += 1
+        ip = _peer_ip(stream)
+        where = ip or "this machine"
+        decoder = FrameDecoder(LOBBY_FRAME)
+        async with stream:
+            try:
+                with trio.fail_after(HELLO_TIMEOUT):
+                    hello = await _read(stream, decoder)
+            except _NET_ERRORS as err:
+                self.announce(f"a connection from {where} ended before joining: {err or 'timed out'}")
+                return
+            try:
+                seat = self.table.join(conn, hello, ip)
+            except Refusal as refusal:
+                who = clean_text(hello.get("name"), NAME_MAX) if isinstance(hello.get("name"), str) else where
+                self.announce(f"refused {who} ({where}): {refusal.reason}")
+                with contextlib.suppress(*_NET_ERRORS), trio.move_on_after(HELLO_TIMEOUT):
+                    await stream.send_all(encode_frame(
+                        {"lobby": "refused", "v": PROTOCOL_VERSION, "code": refusal.code, "reason": refusal.reason}))
+                return
+            outbox, inbox = trio.open_memory_channel[dict[str, Any]](math.inf)
+            self._outboxes[conn] = outbox
+            outbox.send_nowait({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": seat})
+            self._writers += 1
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._write, stream, inbox, nursery.cancel_scope, seat)
+                    nursery.start_soon(self._read_joiner, conn, stream, decoder, nursery.cancel_scope)
+                    self.changed()
+            finally:
+                self._outboxes.pop(conn, None)
+                self._writers -= 1
+                if self._writers == 0 and self._over.is_set():
+                    self._flushed.set()
+                if not self.table.started and not self.table.closed and self.table.by_conn(conn):
+                    self.table.leave(conn, "lost the connection")
+                    self.changed()
+
+    async def _write(self, stream: trio.SocketStream, inbox: trio.MemoryReceiveChannel[dict[str, Any]],
+                     scope: trio.CancelScope, seat: int) -> None:
+        name = self.table.seats[seat].name
         try:
-            await stream.send_all(encode_frame({"lobby": "start", "addresses": [list(a) for a in addresses]}))
-        except (OSError, trio.BrokenResourceError) as err:
-            failures.append(f"{seat.name} (seat {seat.seat}) left before the start: {err}")
+            async for frame in inbox:
+                await stream.send_all(encode_frame(frame, LOBBY_FRAME))
+        except _NET_ERRORS as err:
+            if self.table.started:
+                self.announce(f"could not tell {name} (seat {seat}) that the game starts: {err}")
+        scope.cancel()  # after start/closed (or a dead connection) this joiner's lobby is over
 
-    async with trio.open_nursery() as handlers:
-        async with trio.open_nursery() as server:
-            server.start_soon(partial(trio.serve_listeners, handle, [listener], handler_nursery=handlers))
-            await full.wait()
-            server.cancel_scope.cancel()
-        addresses.extend((s.host, s.port) for s in seated)
-        ready.set()
-    if failures:
-        raise LobbyError("; ".join(failures))
-    return addresses
+    async def _read_joiner(self, conn: int, stream: trio.SocketStream, decoder: FrameDecoder,
+                           scope: trio.CancelScope) -> None:
+        try:
+            while True:
+                frame = await _read(stream, decoder)
+                keep = self.table.receive(conn, frame)
+                self.changed()
+                if not keep:
+                    break
+        except _NET_ERRORS:
+            pass
+        if not self.table.started and not self.table.closed:
+            scope.cancel()
 
 
-async def join_lobby(host: str, port: int, name: str, listen_port: int) -> tuple[dict[str, Any], list[tuple[str, int]]]:
-    """Sit down at a table; wait for it to fill; return (seat info, every seat's address)."""
+@dataclass
+class Joined:
+    """What a joiner knows when the game starts."""
+
+    seat: int
+    view: TableView
+    addresses: list[tuple[str, int]] = field(default_factory=list)
+
+
+async def join_table(
+    host: str,
+    port: int,
+    session: JoinSession,
+    *,
+    ready: bool = True,
+    ask_ready: Callable[[], Awaitable[bool]] | None = None,
+    on_table: Callable[[TableView, int], None] | None = None,
+    silence: float = HOST_SILENCE,
+) -> Joined:
+    """Sit down at the table at ``host:port`` and wait for the start.
+
+    ``ready``: say so at once; otherwise ``ask_ready()`` is awaited once seated
+    (True: ready, False: leave the table).  ``on_table(view, seat)`` is called
+    whenever the table changes.  Raises :class:`LobbyError` (and its subclasses)
+    with a message for people.
+    """
     try:
         stream = await trio.open_tcp_stream(host, port)
     except OSError as err:
         raise LobbyError(f"cannot reach the table at {host}:{port}: {err.strerror or err}") from None
-    decoder = FrameDecoder(64 * 1024)
+    where = f"{host}:{port}"
+    decoder = FrameDecoder(LOBBY_FRAME)
+    left = False
+    error: BaseException | None = None
     async with stream:
-        await stream.send_all(encode_frame({"lobby": "join", "v": PROTOCOL_VERSION, "name": name, "port": listen_port}))
-        with trio.fail_after(30):
-            seat = await _read(stream, decoder)
-        if seat.get("lobby") == "refused":
-            raise LobbyError(f"the table refused us: {seat.get('reason')}")
-        if seat.get("lobby") != "seat":
-            raise LobbyError("the host did not answer like a p2php table")
-        with trio.fail_after(LOBBY_TIMEOUT):
-            start = await _read(stream, decoder)
-    if start.get("lobby") != "start" or not isinstance(start.get("addresses"), list):
-        raise LobbyError("the host did not start the game properly")
-    addresses = [(a[0] if a[0] is not None else host, int(a[1])) for a in start["addresses"]]
-    return seat, addresses
+        try:
+            await stream.send_all(encode_frame(session.join_frame(), LOBBY_FRAME))
+            with trio.fail_after(min(HELLO_TIMEOUT, silence)):
+                session.receive(await _read(stream, decoder, "the host"))
+        except trio.TooSlowError:
+            raise LobbyError(f"the host at {where} did not answer the join") from None
+        except (FrameError, OSError, trio.BrokenResourceError) as err:
+            raise LobbyError(f"the connection to the table at {where} failed: {err}") from None
+
+        async def say_ready() -> None:
+            # Errors stay inside: the reading loop below notices a broken connection by itself.
+            nonlocal left
+            with contextlib.suppress(*_NET_ERRORS):
+                if not ready and ask_ready is not None and not await ask_ready():
+                    left = True
+                    await stream.send_all(encode_frame({"lobby": "leave"}))
+                    nursery.cancel_scope.cancel()
+                    return
+                await stream.send_all(encode_frame({"lobby": "ready", "ready": True}))
+
+        # Errors are carried out of the nursery by hand so that they are never wrapped in an
+        # ExceptionGroup (whatever trio's strict_exception_groups default is).
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(say_ready)
+            try:
+                while True:
+                    with trio.move_on_after(silence) as scope:
+                        frame = await _read(stream, decoder, "the host")
+                    if scope.cancelled_caught:
+                        raise LobbyError(f"the host at {where} went silent for {silence:.0f} s")
+                    what = session.receive(frame)
+                    if what == "table" and on_table is not None and session.view is not None:
+                        assert session.seat is not None
+                        on_table(session.view, session.seat)
+                    if what == "start":
+                        break
+            except LobbyError as err:
+                error = err
+            except (FrameError, OSError, trio.BrokenResourceError) as err:
+                error = LobbyError(f"the connection to the table at {where} failed: {err}")
+            nursery.cancel_scope.cancel()
+    if left:
+        raise LobbyClosed("you left the table")
+    if error is not None:
+        raise error
+    assert session.seat is not None and session.view is not None and session.addresses is not None
+    addresses = [(ip if ip is not None else host, p) for ip, p in session.addresses]
+    return Joined(session.seat, session.view, addresses)

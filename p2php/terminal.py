@@ -1,14 +1,32 @@
 """Playing in a terminal: what a person sees, and how their choices are read.
 
 Everything a person sees comes from the same per-seat observation every bot
-gets; input is re-asked until it is valid, and end of input or Ctrl-C ends the
-game politely (the other peers then name this seat as gone, as they must).
+gets (plus the public event log), so the terminal can never show a card the
+seat does not know.  :class:`TerminalUI` is both halves of a terminal seat:
+
+* :meth:`TerminalUI.observe` (the runner's ``observe`` callback) prints the
+  running log and, while a shuffle, deal or another seat's decision is under
+  way, a progress line — redrawn in place on a TTY, one line per shuffle when
+  the output is a file or a pipe;
+* :meth:`TerminalUI.decide` (the runner's decider) shows the private view (hand,
+  identity), the public table, whose turn it is and a numbered list of the legal
+  actions, and re-asks until the answer is valid.  End of input or Ctrl-C ends
+  the game politely with :class:`Quit` (the other peers then name this seat as
+  gone, as they must).
+
+Colours are used only when the output is a TTY and ``NO_COLOR`` is unset (see
+no-color.org).  Harry Potter Sha names come as "中文 English"; ``lang="zh"`` or
+``"en"`` keeps one half — done here, on the finished text, so the game engine
+needs no language option and every peer's engine stays byte-identical.
 """
 
 from __future__ import annotations
 
+import inspect
+import os
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 import trio
@@ -16,18 +34,142 @@ import trio
 from p2php.engine.contract import Action, Deal, Decide, Randomness, Reveal, Show, Shuffle
 from p2php.session.lockstep import Event, Lockstep
 
+LANGS = ("zh", "en")
+
 
 class Quit(Exception):
     """The person at the terminal chose to leave."""
+
+
+def clean(text: object) -> str:
+    """Text that came from other peers (names) made safe to print: no control characters.
+
+    A peer chooses its own name; printed raw, it could carry escape sequences
+    that rewrite the screen of everyone at the table.
+    """
+    return "".join(c if c.isprintable() else "?" for c in str(text))
+
+
+# ----------------------------------------------------------------------------- colours
+
+
+def want_colour(stream: TextIO) -> bool:
+    """Colours only on a TTY, and never when NO_COLOR is set (to anything non-empty) or TERM is dumb."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "blue": "34",
+          "magenta": "35", "cyan": "36", "reverse": "7"}
+
+
+class Palette:
+    """ANSI styling that turns itself off (returns text unchanged) when colours are not wanted."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, *styles: str) -> str:
+        if not self.enabled or not styles:
+            return text
+        codes = ";".join(_CODES[s] for s in styles)
+        return f"\x1b[{codes}m{text}\x1b[0m"
+
+    def card(self, name: str) -> str:
+        """A card name coloured by what it shows: UNO colours, red/black suits."""
+        if not self.enabled:
+            return name
+        first = name.split(" ", 1)[0].lower()
+        if first in ("red", "yellow", "green", "blue"):
+            return self(name, first, "bold")
+        if "♥" in name or "♦" in name:
+            return self(name, "red")
+        if name.lower().startswith("wild") or first in ("howler", "voldemort"):
+            return self(name, "magenta", "bold")
+        return self(name, "bold")
+
+
+# ----------------------------------------------------------------------------- languages
+
+
+def _split_pair(text: str) -> tuple[str, str] | None:
+    """``"部长 Minister"`` → ("部长", "Minister"): Chinese first word(s), then the English rest."""
+    m = re.match(r"^(\S*[^\x00-\x7f]\S*(?: \S*[^\x00-\x7f]\S*)*) (.+)$", text)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def bilingual_pairs(game: str) -> list[tuple[str, str]]:
+    """Every (Chinese, English) name pair a game prints as "中文 English" (empty for other games)."""
+    if game != "hpsha":
+        return []
+    from p2php.games.hpsha import data
+
+    pairs: list[tuple[str, str]] = [(k.zh, k.en) for k in data.KINDS.values()]
+    pairs += [(c.zh, c.en) for c in data.CHARACTERS]
+    for label in [*data.ROLE_NAMES.values(), *data.FACTIONS.values()]:
+        pair = _split_pair(label)
+        if pair is not None:
+            pairs.append(pair)
+    try:
+        import p2php.games.hpsha.characters  # noqa: F401  (defines the Skill subclasses)
+        from p2php.games.hpsha.triggers import Skill
+
+        todo: list[type[Skill]] = list(Skill.__subclasses__())
+        while todo:
+            cls = todo.pop()
+            todo.extend(cls.__subclasses__())
+            if cls.zh and cls.en:
+                pairs.append((cls.zh, cls.en))
+    except ImportError:  # the skill machinery moved: names still work, skills stay bilingual
+        pass
+    pairs += [("身份", "Identity"), ("人物", "Character")]
+    return pairs
+
+
+class Localizer:
+    """Keeps the Chinese or the English half of "中文 English" names (``lang`` None: both)."""
+
+    # Suffixes the hpsha engine glues to names, per language.
+    _TAILS = {"（无技能 stand-in）": ("（无技能）", " (no skill)"), "（锁定技 locked）": ("（锁定技）", " (locked)")}
+
+    def __init__(self, game: str, lang: str | None) -> None:
+        if lang is not None and lang not in LANGS:
+            raise ValueError(f"--lang must be one of {', '.join(LANGS)}, not {lang!r}")
+        self.lang = lang
+        table: dict[str, str] = {}
+        if lang is not None:
+            pick = 0 if lang == "zh" else 1
+            for zh, en in bilingual_pairs(game):
+                table[f"{zh} {en}"] = zh if lang == "zh" else en
+                if lang == "en":
+                    table.setdefault(zh, en)  # names the engine prints in Chinese only (e.g. "seat 2 哈利·波特")
+            if table:
+                for tail, choice in self._TAILS.items():
+                    table[tail] = choice[pick]
+        self.table = table
+        self.pattern = (re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True)))
+                        if table else None)
+
+    def __call__(self, text: str) -> str:
+        if self.pattern is None:
+            return text
+        return self.pattern.sub(lambda m: self.table[m.group(0)], text)
+
+
+# ----------------------------------------------------------------------------- the log
 
 
 def event_lines(ls: Lockstep, event: Event) -> list[str]:
     """Human lines for one resolved step, from this peer's point of view."""
     step = event.step
     name = ls.game.card_name
+    who = ls.table.name
     if isinstance(step, Decide):
-        return [f"{ls.table.name(seat)}: {line}" for (seat, _), line in zip(event.answers, event.lines,
-                                                                             strict=False)]
+        return [f"{clean(who(seat))}: {line}" for (seat, _), line in zip(event.answers, event.lines, strict=False)]
     if isinstance(step, Shuffle):
         return [f"· every peer shuffled and locked a deck of {len(step.cards)} cards ({step.purpose})"]
     if isinstance(step, Deal):
@@ -35,7 +177,7 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
         counts: dict[int, int] = {}
         for _, seat in step.to:
             counts[seat] = counts.get(seat, 0) + 1
-        dealt = ", ".join(f"{ls.table.name(s)} {n}" for s, n in counts.items())
+        dealt = ", ".join(f"{clean(who(s))} {n}" for s, n in counts.items())
         line = f"· dealt face down: {dealt}"
         if mine:
             line += "  (you got: " + ", ".join(name(ls.private_faces[s], ls.options) for s in mine
@@ -44,15 +186,14 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
     if isinstance(step, Reveal):
         return ["· revealed: " + ", ".join(name(c, ls.options) for c in event.faces.values())]
     if isinstance(step, Show):
-        return [f"· {ls.table.name(step.owner)} showed {len(step.slots)} card(s) privately to "
-                f"{ls.table.name(step.viewer)}"]
+        return [f"· {clean(who(step.owner))} showed {len(step.slots)} card(s) privately to {clean(who(step.viewer))}"]
     if isinstance(step, Randomness):
         return [f"· joint random draw ({step.purpose}): {event.random.hex()[:8]}"]
     return []
 
 
 def render_observation(obs: dict[str, Any]) -> str:
-    """A compact, readable rendering of an observation dict."""
+    """A compact, readable rendering of any game's observation dict (the fallback view)."""
     lines = []
     for key, value in obs.items():
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
@@ -62,6 +203,7 @@ def render_observation(obs: dict[str, Any]) -> str:
 
 
 def action_label(ls: Lockstep, action: Action) -> str:
+    """The game's own description of ``action`` for the local seat (the raw action if it has none)."""
     assert ls.seat is not None
     known = {**ls.private_faces, **ls.public_faces}
     try:
@@ -70,31 +212,387 @@ def action_label(ls: Lockstep, action: Action) -> str:
         return str(action)
 
 
-def terminal_decider(
-    out: TextIO = sys.stdout, ask: Callable[[str], str] | None = None
-) -> Callable[[Lockstep], Any]:
-    """A decider that asks a person, re-asking until the answer is valid."""
-    reader = ask or input
+_IMPERATIVE = {"plays": "play", "draws": "draw", "keeps": "keep", "passes": "pass", "calls": "call",
+               "takes": "take", "challenges": "challenge", "admits": "admit", "uses": "use", "gives": "give"}
 
-    async def decide(ls: Lockstep) -> Action:
+
+def _strip_self(label: str, seat: int) -> str:
+    """"seat 2 哈利·波特: use …" / "seat 2 plays …" → "use …" / "play …" (the menu is always about you)."""
+    m = re.match(rf"seat {seat}(?: [^\s:]+)?: (.+)$", label) or re.match(rf"seat {seat} (.+)$", label)
+    if not m:
+        return label
+    verb, space, rest = m.group(1).partition(" ")
+    return _IMPERATIVE.get(verb, verb) + space + rest
+
+
+def _with_names(text: str, names: list[str]) -> str:
+    """``seat 2`` → ``bot2`` in game text, so people read names rather than numbers."""
+    def sub(m: re.Match[str]) -> str:
+        seat = int(m.group(1))
+        return names[seat] if 0 <= seat < len(names) else m.group(0)
+
+    return re.sub(r"\bseat (\d+)\b", sub, text)
+
+
+# ----------------------------------------------------------------------------- game views
+
+
+_UNO_PROMPTS = {
+    "turn": "your turn: play a card, or draw",
+    "drawn": "you drew a card: play it or keep it",
+    "catch": "someone did not call UNO: catch them?",
+    "respond:skip": "you are being skipped: answer or take it",
+    "respond:draw_two": "a Draw Two is played at you: answer or take it",
+    "respond:wild_draw_four": "a Wild Draw Four is played at you: challenge, answer or take it",
+    "respond:sorting_hat": "the Sorting Hat is played at you",
+    "respond:moody": "Moody is played at you",
+    "respond:howler": "a Howler is played at you",
+    "sorting": "the Sorting Hat sorts you",
+    "stone": "someone went out: play the Resurrection Stone?",
+    "stone_uno": "Resurrection Stone: call UNO?",
+    "verdict": "was that Wild Draw Four legal?",
+    "first_colour": "name the colour of the first card",
+}
+
+
+def _hpsha_prompt(prompt: str) -> str:
+    try:
+        from p2php.games.hpsha.data import KINDS
+    except ImportError:
+        return prompt
+    kind, _, what = prompt.partition(":")
+    label = f"{KINDS[what].zh} {KINDS[what].en}" if what in KINDS else what.replace("_", " ")
+    texts = {
+        "identity": "identities are dealt: the minister reveals, everyone else says so",
+        "pick_character": "pick your character",
+        "play": "your play phase: use a card or a skill, or end the phase",
+        "discard": "discard down to your hand limit",
+        "respond": f"play {label} in answer, or pass",
+        "skill": f"use the skill {label}?",
+        "weapon": f"weapon effect: {label}",
+        "pick": f"pick a card ({label})",
+        "stupefy": "昏昏倒地 Stupefy: choose",
+        "reparo": "修复如初 Reparo: take a card",
+        "aguamenti": "清水如泉 Aguamenti: take a card",
+        "quill_guess": "羽毛笔 Quill: guess the face-down card",
+    }
+    return texts.get(kind, prompt)
+
+
+class TerminalUI:
+    """One seat played by a person in this terminal (see the module docstring).
+
+    ``out`` is where everything is printed; ``ask(prompt)`` reads one line
+    (``input`` by default, run in a thread so the peer keeps serving the
+    network); ``lang`` picks "zh" or "en" names; ``colour`` None means
+    :func:`want_colour`; ``tty`` None means "redraw progress in place if
+    ``out`` is a TTY"; ``auto_forced`` answers decisions that have a single
+    legal action by themselves (Harry Potter Sha asks every seat in every
+    response window; a person should not have to type "1" for each).
+    """
+
+    def __init__(self, out: TextIO | None = None, ask: Callable[[str], str] | None = None,
+                 lang: str | None = None, colour: bool | None = None, tty: bool | None = None,
+                 show_private_log: bool = True, auto_forced: bool = True) -> None:
+        self.out = out if out is not None else sys.stdout
+        self.ask = ask or input
+        self.lang = lang
+        self.tty = want_tty(self.out) if tty is None else tty
+        self.paint = Palette(want_colour(self.out) if colour is None else colour)
+        self.show_private_log = show_private_log
+        self.auto_forced = auto_forced  # a decision with one legal action answers itself (no endless "1. pass")
+        self.localize: Localizer | None = None
+        self.done = 0  # events already printed
+        self.status = ""  # the progress line on screen (TTY)
+        self.announced: set[int] = set()  # shuffles already announced (non-TTY), by tick
+        self.asking = False  # a prompt is open: no progress line may overwrite it
+
+    # ---- printing
+
+    def _loc(self, ls: Lockstep, text: str) -> str:
+        if self.localize is None:
+            self.localize = Localizer(ls.game.name, self.lang)
+        return self.localize(text)
+
+    def write(self, text: str = "") -> None:
+        """Print a line, first wiping a progress line drawn in place."""
+        if self.status:
+            self.out.write("\r\x1b[K")
+            self.status = ""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def _status(self, text: str) -> None:
+        if text == self.status:
+            return
+        self.out.write("\r\x1b[K" + self.paint(text, "dim") if text else "\r\x1b[K")
+        self.out.flush()
+        self.status = text
+
+    # ---- observe: the running log and progress
+
+    def observe(self, ls: Lockstep, _lines: list[str] | None = None) -> None:
+        """The runner's observe callback: new log lines, then the progress line."""
+        while self.done < len(ls.events):
+            event = ls.events[self.done]
+            self.done += 1
+            for line in event_lines(ls, event):
+                self._log_line(ls, line)
+        self._progress(ls)
+
+    __call__ = observe
+
+    def _log_line(self, ls: Lockstep, line: str) -> None:
+        line = self._loc(ls, line)
+        private = line.startswith("·")
+        if private and not self.show_private_log and "revealed" not in line:
+            return
+        me = clean(ls.table.name(ls.seat)) if ls.seat is not None else None
+        if private:
+            self.write(self.paint(line, "cyan") if "you got" in line else self.paint(line, "dim"))
+        elif me is not None and line.startswith(me + ":"):
+            self.write(self.paint(line, "green"))
+        else:
+            self.write(line)
+
+    def _progress(self, ls: Lockstep) -> None:
+        if self.asking:  # the runner keeps observing while the person thinks
+            return
+        text = progress_text(ls)
+        if self.tty:
+            self._status(text or "")
+            return
+        step = ls.step
+        if isinstance(step, Shuffle) and ls.tick not in self.announced and not ls.finished:
+            self.announced.add(ls.tick)
+            n = ls.players
+            self.write(self.paint(f"… shuffling {len(step.cards)} cards ({step.purpose}): each of the {n} peers "
+                                  f"shuffles and then locks the deck ({2 * n} passes)", "dim"))
+
+    # ---- decide: the view, the menu, the prompt
+
+    def view_lines(self, ls: Lockstep) -> list[str]:
+        """The private view and the public table, as this seat sees them now."""
+        assert ls.seat is not None
+        obs = ls.state.observation(ls.seat, ls.knowledge())
+        game = ls.game.name
+        if game == "uno":
+            lines = self._uno_view(ls, obs)
+        elif game == "hpsha":
+            lines = self._hpsha_view(ls, obs)
+        else:
+            lines = render_observation(obs).split("\n")
+        return [self._loc(ls, line) for line in lines]
+
+    def _name(self, ls: Lockstep, seat: int) -> str:
+        return clean(ls.table.name(seat))
+
+    def _uno_view(self, ls: Lockstep, obs: dict[str, Any]) -> list[str]:
+        p = self.paint
+        me = ls.seat
+        turn = obs.get("turn")
+        top = obs.get("top")
+        lines = [p(f"Table — UNO, round {obs.get('round')}", "bold")
+                 + f"   top card: {p.card(str(top)) if top else '—'}"
+                 + (f"   colour: {obs['colour']}" if obs.get("colour") else "")
+                 + f"   direction: {obs.get('direction')}   draw pile: {obs.get('draw_pile')}"]
+        counts = obs.get("hand_counts", [])
+        scores = obs.get("scores", [])
+        shown = obs.get("public_hand_cards", {})
+        for s in range(ls.players):
+            mark = p("▶", "yellow", "bold") if s == turn else " "
+            line = (f" {mark} seat {s}  {self._name(ls, s):<12} {counts[s] if s < len(counts) else '?':>2} cards"
+                    f"   {scores[s] if s < len(scores) else 0:>4} pts")
+            if s == me:
+                line += p("  (you)", "green")
+            if shown.get(str(s)):
+                line += "   face up: " + ", ".join(p.card(c) for c in shown[str(s)])
+            lines.append(line)
+        names = [self._name(ls, s) for s in range(ls.players)]
+        events = obs.get("events") or []
+        if events:
+            lines.append(p("Recent:", "bold") + " " + " · ".join(_with_names(str(e), names) for e in events[-4:]))
+        pending = obs.get("pending")
+        if pending:
+            def show(key: str, value: Any) -> str:
+                if key in ("by", "against", "uno_missed_by", "went_out", "sorting") and isinstance(value, int):
+                    value = names[value] if 0 <= value < len(names) else value
+                return f"{key.replace('_', ' ')} {value}"
+
+            lines.append("Pending: " + ", ".join(show(k, v) for k, v in pending.items() if k != "slot"))
+        hand = [h.get("name") or "?" for h in obs.get("hand", [])]
+        lines.append(p("Your hand", "bold") + f" ({len(hand)}): " + ", ".join(p.card(h) for h in hand))
+        return lines
+
+    def _hpsha_view(self, ls: Lockstep, obs: dict[str, Any]) -> list[str]:
+        p = self.paint
+        turn = obs.get("turn")
+        current = f" of {self._name(ls, turn)}" if isinstance(turn, int) and 0 <= turn < ls.players else ""
+        lines = [p(f"Table — Harry Potter Sha, turn {obs.get('turn_no')}", "bold")
+                 + f"   {obs.get('phase')} phase{current}   deck: {obs.get('deck')}"
+                 + (f"   discard pile top: {p.card(str(obs['discard_top']))}" if obs.get("discard_top") else "")]
+        for s, text in enumerate(obs.get("players", [])):
+            line = f"  {text}  — {self._name(ls, s)}"
+            lines.append(p(line, "green") if s == ls.seat else line)
+        log = obs.get("log") or []
+        if log:
+            lines.append(p("Recent:", "bold"))
+            lines.extend(f"  {entry}" for entry in log[-5:])
+        lines.append(p("You", "bold") + f": identity {obs.get('identity', '?')}"
+                     + (f", attack range {obs['attack_range']}" if "attack_range" in obs else ""))
+        hand = obs.get("hand", [])
+        lines.append(p("Your hand", "bold") + f" ({len(hand)}): " + ", ".join(p.card(str(h)) for h in hand))
+        return lines
+
+    def prompt_text(self, ls: Lockstep) -> str:
+        step = ls.step
+        prompt = step.prompt if isinstance(step, Decide) else ""
+        if ls.game.name == "uno":
+            return _UNO_PROMPTS.get(prompt, prompt)
+        if ls.game.name == "hpsha":
+            return self._loc(ls, _hpsha_prompt(prompt))
+        return prompt
+
+    def menu(self, ls: Lockstep, legal: list[Action]) -> list[str]:
+        assert ls.seat is not None
+        lines = []
+        for i, action in enumerate(legal, 1):
+            label = self._loc(ls, _strip_self(action_label(ls, action), ls.seat))
+            lines.append(f"  {self.paint(f'{i:>2}', 'bold')}. {label}")
+        return lines
+
+    def show_turn(self, ls: Lockstep, legal: list[Action]) -> None:
+        assert ls.seat is not None
+        p = self.paint
+        self.write()
+        self.write(p("─" * 24 + " Your view " + "─" * 25, "bold"))
+        for line in self.view_lines(ls):
+            self.write(line)
+        what = self.prompt_text(ls) or "your decision"
+        self.write(p(f"▶ {self._name(ls, ls.seat)} (seat {ls.seat}): {what}", "yellow", "bold"))
+        for line in self.menu(ls, legal):
+            self.write(line)
+
+    async def decide(self, ls: Lockstep) -> Action:
+        """Ask the person until they give a valid choice (Quit on q, end of input or Ctrl-C)."""
         assert ls.seat is not None
         legal = ls.legal_actions()
-        obs = ls.state.observation(ls.seat, ls.knowledge())
-        out.write("\n" + "─" * 60 + "\nYour view:\n" + render_observation(obs) + "\n")
-        for i, action in enumerate(legal, 1):
-            out.write(f"  {i:>2}. {action_label(ls, action)}\n")
-        out.flush()
+        if len(legal) == 1 and self.auto_forced:
+            label = self._loc(ls, _strip_self(action_label(ls, legal[0]), ls.seat))
+            self.write(self.paint(f"▶ {self._name(ls, ls.seat)}: {label}  (your only choice)", "dim"))
+            return legal[0]
+        self.show_turn(ls, legal)
+        n = len(legal)
+        hint = f"Choose 1–{n}" + (" (Enter = 1)" if n == 1 else "") + ", v to view again, q to quit: "
         while True:
+            self.asking = True
             try:
-                raw = await trio.to_thread.run_sync(reader, f"Choose 1–{len(legal)} (q to quit): ")
-            except (EOFError, KeyboardInterrupt):
-                raise Quit() from None
-            raw = raw.strip().lower()
+                line = await read_line(self.paint(hint, "bold"), self.ask)
+            finally:
+                self.asking = False
+            if line is None:
+                raise Quit()
+            raw = line.strip().lower()
             if raw in ("q", "quit", "exit"):
                 raise Quit()
-            if raw.isdigit() and 1 <= int(raw) <= len(legal):
+            if raw == "" and n == 1:
+                return legal[0]
+            if raw in ("v", "view", "?", "h", "help"):
+                self.show_turn(ls, legal)
+                continue
+            if raw.isdigit() and 1 <= int(raw) <= n:
                 return legal[int(raw) - 1]
-            out.write(f"  '{raw}' is not a choice: type a number from 1 to {len(legal)}.\n")
-            out.flush()
+            self.write(self.paint(f"  '{clean(raw)[:20]}' is not a choice: type a number from 1 to {n}.", "red"))
 
-    return decide
+
+def want_tty(stream: TextIO) -> bool:
+    """Whether progress may be redrawn in place (a real terminal, not a file or pipe)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def progress_text(ls: Lockstep) -> str | None:
+    """What the table is busy with, if anything worth a progress line (None: nothing)."""
+    if ls.finished:
+        return None
+    if ls.auditing:
+        return "the game is over: every peer releases its secrets and checks the whole game…"
+    step = ls.step
+    n = ls.players
+    name = ls.table.name
+    if isinstance(step, Shuffle):
+        phase = ls.phase
+        total = 2 * n
+        if phase < n:
+            rec = ls.decks[-1] if ls.decks and ls.decks[-1].tick == ls.tick else None
+            who = rec.pass_order(n)[phase] if rec is not None else None
+            verb = "shuffles"
+        else:
+            who = 2 * n - 1 - phase
+            verb = "locks"
+        actor = f"{clean(name(who))} {verb}" if who is not None else verb
+        return f"shuffling {len(step.cards)} cards ({step.purpose})… pass {min(phase + 1, total)}/{total}: {actor}"
+    waiting = [s for s in ls.waiting_for() if s != ls.seat]
+    names = ", ".join(clean(name(s)) for s in waiting)
+    if isinstance(step, Deal):
+        return f"dealing {len(step.to)} card(s)… waiting for keys from {names}" if names else "dealing…"
+    if isinstance(step, Reveal):
+        return f"revealing {len(step.slots)} card(s)… waiting for {names}" if names else "revealing…"
+    if isinstance(step, Show):
+        return "a card is shown privately…"
+    if isinstance(step, Randomness):
+        return f"drawing joint randomness ({step.purpose})…"
+    if isinstance(step, Decide) and waiting:
+        return f"waiting for {names} to decide…"
+    return None
+
+
+def terminal_decider(
+    out: TextIO = sys.stdout, ask: Callable[[str], str] | None = None, lang: str | None = None
+) -> Callable[[Lockstep], Any]:
+    """A decider that asks a person, re-asking until the answer is valid (see :class:`TerminalUI`)."""
+    return TerminalUI(out, ask, lang).decide
+
+
+async def read_line(prompt: str, ask: Callable[[str], str] | None = None) -> str | None:
+    """One line from the person (None at end of input), without blocking trio; cancellable.
+
+    Cancelling (Ctrl-C, or the game ending under the prompt) abandons the
+    reading thread instead of waiting for Enter; it is a daemon and dies with
+    the process.  Every caller reads again only after the previous read returned,
+    so an abandoned thread is never racing a live one for the same line.
+    """
+    reader = ask or input
+    kwargs: dict[str, Any] = {}
+    params = inspect.signature(trio.to_thread.run_sync).parameters
+    if "abandon_on_cancel" in params:
+        kwargs["abandon_on_cancel"] = True
+    elif "cancellable" in params:
+        kwargs["cancellable"] = True
+    try:
+        line: str = await trio.to_thread.run_sync(reader, prompt, **kwargs)
+    except (EOFError, KeyboardInterrupt):
+        return None
+    return line
+
+
+def print_lines(lines: Iterable[str], out: TextIO | None = None) -> None:
+    stream = out if out is not None else sys.stdout
+    for line in lines:
+        stream.write(line + "\n")
+    stream.flush()
+
+
+def summary_lines(ls: Lockstep, lang: str | None = None) -> list[str]:
+    """The end of a game for a person: the result and the audit verdict."""
+    localize = Localizer(ls.game.name, lang)
+    lines = ["─" * 60]
+    if ls.result is not None:
+        text = ls.result.summary or f"winner: {list(ls.result.winners)} scores: {list(ls.result.scores)}"
+        names = [f"seat {s} ({clean(ls.table.name(s))})" for s in range(ls.players)]
+        lines.append(localize(_with_names(text, names)))
+    verdict = ls.verdict
+    lines.append(f"audit: {verdict.text(ls.table) if verdict else 'unfinished'}")
+    return lines

@@ -1,116 +1,367 @@
-"""``p2php host`` and ``p2php join``: one table across machines.
+"""``p2php host``, ``join`` and ``discover``: one table across machines.
 
-The host opens a lobby (see :mod:`p2php.lobby`), runs its own seat and any bot
-seats as independent peers, and once the table is full every peer forms the
-full mesh and plays exactly as in a local demo.
+The host opens a lobby (:mod:`p2php.lobby`) and answers discovery queries
+(:mod:`p2php.discovery`); its own seat and any bot seats run as independent
+peers in its process.  When every seat is taken and every person is ready, each
+peer gets the others' addresses, forms the full mesh itself and plays exactly as
+in a local demo — the host is then a peer like any other.
+
+Every failure a person can cause or meet (a bad name, a full table, another
+protocol version, a mismatched option, an unreachable host or peer, Ctrl-C)
+ends with one clear line on stderr and a non-zero exit status, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
+from typing import Any, TypeVar
 
 import trio
 
-from p2php.engine.registry import get_game
-from p2php.lobby import LobbyError, host_lobby, join_lobby
+from p2php.discovery import (
+    BROADCAST,
+    TableInfo,
+    discover,
+    format_tables,
+    open_responder,
+    parse_target,
+    serve_discovery,
+)
+from p2php.engine.contract import OptionError
+from p2php.engine.registry import get_game, parse_option_pairs
+from p2php.lobby import (
+    BOT,
+    HOST,
+    HostLobby,
+    JoinSession,
+    LobbyClosed,
+    LobbyError,
+    Table,
+    TableView,
+    check_name,
+    format_options,
+    format_table,
+    join_table,
+)
 from p2php.net.mesh import MeshError, listen, listener_port
 from p2php.session.handshake import LocalSecrets
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
+from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
+
+LOBBY_PORT = 7700
+T = TypeVar("T")
+
+_NET_FAULTS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
 
 
-def _decider(args: argparse.Namespace, game_name: str, seat: int, human: bool) -> Decider:
-    if human:
-        from p2php.terminal import terminal_decider
+def run_trio(main: Callable[[], Awaitable[T]]) -> T:
+    """``trio.run`` with a Ctrl-C or a lone error unwrapped from any exception group.
 
-        return terminal_decider()
-    return bot_decider(get_game(game_name).make_bot(args.bot, f"{args.seed}/{seat}"))
+    Newer trio wraps everything leaving a nursery in an ExceptionGroup; the CLI
+    must still see a plain KeyboardInterrupt (clean "interrupted" exit) and plain
+    errors (clean messages) rather than print a group's traceback.
+    """
+    try:
+        result: T = trio.run(main)
+        return result
+    except BaseExceptionGroup as group:
+        first = _first_leaf(group)
+        if isinstance(first, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise first from None
 
 
-def _report(result: PeerResult) -> int:
-    ls = result.lockstep
-    verdict = ls.verdict
-    print("─" * 60)
-    if ls.result is not None:
-        print(ls.result.summary or f"winner: {list(ls.result.winners)} scores: {list(ls.result.scores)}")
-    print(f"audit: {verdict.text(ls.table) if verdict else 'unfinished'}")
+def _first_leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup):
+        interrupt = exc.subgroup(KeyboardInterrupt)
+        exc = (interrupt or exc).exceptions[0]
+    return exc
+
+
+def _err(message: str) -> None:
+    print(f"p2php: {message}", file=sys.stderr, flush=True)
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _local_ip(bind: str) -> str:
+    """How this machine's own peers reach each other: the bound address, or loopback for a wildcard."""
+    return "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
+
+
+def _named(text: str, names: list[str]) -> str:
+    """``seat 2`` → ``seat 2 (ann)`` in a message, so people know who is meant."""
+    def sub(m: re.Match[str]) -> str:
+        seat = int(m.group(1))
+        return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) else m.group(0)
+
+    return re.sub(r"\bseat (\d+)\b", sub, text)
+
+
+def mesh_failure(err: MeshError, names: list[str], addresses: Mapping[int, tuple[str, int]]) -> str:
+    """A mesh formation failure in words, naming the seats (and people) that could not be reached."""
+    if err.missing:
+        who = ", ".join(f"seat {s} ({names[s]} at {addresses[s][0]}:{addresses[s][1]})"
+                        if s in addresses and s < len(names) else f"seat {s}" for s in err.missing)
+        return f"the game could not start: no connection with {who}. Details: {_named(str(err), names)}"
+    return f"the game could not start: {_named(str(err), names)}"
+
+
+def _summary(table: Table, port: int) -> dict[str, Any] | None:
+    """The discovery answer's content: the table's summary plus where its lobby listens."""
+    summary = table.summary()
+    return None if summary is None else {**summary, "port": port}
+
+
+def _check_name(name: str) -> str:
+    try:
+        return check_name(name)
+    except LobbyError as err:
+        raise ValueError(f"--name: {err}") from None
+
+
+def _ui(args: argparse.Namespace) -> TerminalUI:
+    return TerminalUI(lang=getattr(args, "lang", None))
+
+
+def _report(result: PeerResult, lang: str | None) -> int:
+    for line in summary_lines(result.lockstep, lang):
+        print(line)
+    verdict = result.lockstep.verdict
     return 0 if verdict is not None and verdict.clean else 1
 
 
-async def host_game(args: argparse.Namespace) -> int:
-    from p2php.cli import _Printer
-    from p2php.engine.registry import parse_option_pairs
+async def _play_seats(
+    args: argparse.Namespace,
+    game: str,
+    options: Mapping[str, Any],
+    players: int,
+    names: list[str],
+    addresses: dict[int, tuple[str, int]],
+    listeners: dict[int, trio.SocketListener],
+    human: int | None,
+    ui: TerminalUI,
+) -> int:
+    """Run this process's seats to the end; the exit status (0 clean, 1 unclean, 3 network)."""
+    results: dict[int, PeerResult] = {}
+    errors: list[str] = []
+    quit_game = False
+    shown = min(listeners)
 
+    async def seat_task(seat: int, cancel: trio.CancelScope) -> None:
+        nonlocal quit_game
+        cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
+                         connect_timeout=args.connect_timeout, secrets=LocalSecrets())
+        decide: Decider = (ui.decide if seat == human else
+                           bot_decider(get_game(game).make_bot(args.bot, f"{args.seed}/{seat}")))
+        try:
+            results[seat] = await run_peer(cfg, addresses, listeners[seat], decide,
+                                           ui.observe if seat == shown else None)
+        except Exception as exc:  # possibly an ExceptionGroup from the runner's nursery: judge its first leaf
+            err = _first_leaf(exc)
+            if isinstance(err, Quit):
+                quit_game = True
+            elif isinstance(err, MeshError):
+                errors.append(mesh_failure(err, names, addresses))
+            elif isinstance(err, _NET_FAULTS):
+                errors.append(f"network error at seat {seat} ({names[seat]}): {err}")
+            else:
+                raise
+            cancel.cancel()
+        finally:
+            await listeners[seat].aclose()
+
+    async with trio.open_nursery() as nursery:
+        for seat in sorted(listeners):
+            nursery.start_soon(seat_task, seat, nursery.cancel_scope)
+    if quit_game:
+        print("\nYou left the table. Bye!")
+        return 0
+    if errors:
+        _err(errors[0])
+        return 3
+    if shown not in results:
+        _err("the game ended without a result")
+        return 3
+    return _report(results[shown], getattr(args, "lang", None))
+
+
+# ----------------------------------------------------------------------------- host
+
+
+async def host_game(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     game.check_players(args.players)
-    if args.bots + 1 > args.players:
+    if args.bots < 0 or args.bots + 1 > args.players:
         raise ValueError(f"{args.bots} bots and the host need {args.bots + 1} seats; the table has {args.players}")
     options = game.parse_options(parse_option_pairs(args.option))
-    local = 1 + args.bots
-    listeners = [await listen(args.bind, 0) for _ in range(local)]
-    names = [args.name] + [f"bot{i}" for i in range(1, local)]
+    name = _check_name(args.name)
+    ready = bool(args.ready or args.auto)
     try:
-        lobby = await listen(args.bind, args.port)
+        lobby_listener = await listen(args.bind, args.port)
     except OSError as err:
-        print(f"p2php: cannot open the table on port {args.port}: {err.strerror or err}", file=sys.stderr)
+        _err(f"cannot open the table on {args.bind}:{args.port}: {err.strerror or err}")
         return 3
-    print(f"Table open for {game.name} ({args.players} players) on port {listener_port(lobby)}. "
-          f"Others join with: p2php join <this machine's address>:{listener_port(lobby)} --name NAME")
-    try:
-        raw = await host_lobby(lobby, game.name, options, args.players,
-                               [(names[i], listener_port(listeners[i])) for i in range(local)])
-    except LobbyError as err:
-        print(f"p2php: {err}", file=sys.stderr)
-        return 3
-    finally:
-        await lobby.aclose()
-    addresses = {s: (host or "127.0.0.1", port) for s, (host, port) in enumerate(raw)}
-    results: list[PeerResult] = []
+    port = listener_port(lobby_listener)
+    table = Table(game, options, args.players, name)
+    listeners: dict[int, trio.SocketListener] = {}
+    own = await listen(args.bind, 0)
+    listeners[table.seat_local(name, HOST, listener_port(own), ready=ready)] = own
+    for _ in range(args.bots):
+        bot = await listen(args.bind, 0)
+        listeners[table.seat_local(table.bot_name(), BOT, listener_port(bot), ready=True)] = bot
+    table.drain_log()
 
-    async def seat_task(seat: int) -> None:
-        cfg = PeerConfig(game.name, options, args.players, seat, names[seat], timeout=args.timeout,
-                         secrets=LocalSecrets())
-        human = seat == 0 and not args.auto
-        results.append(await run_peer(cfg, addresses, listeners[seat], _decider(args, game.name, seat, human),
-                                      _Printer(sys.stdout, True) if seat == 0 else None))
+    responder = None
+    if args.discovery_port:
+        try:
+            responder = await open_responder(args.bind, args.discovery_port)
+        except OSError as err:
+            _say(f"(discovery is off: cannot use UDP port {args.discovery_port}: {err.strerror or err})")
 
+    _say(f"Table open: {game.name} for {args.players} players, options {format_options(options)}.")
+    _say(f"Others join with:  p2php join <this machine's address>:{port} --name NAME"
+         + ("   (or find it with: p2php discover)" if responder is not None else ""))
+
+    def show(t: Table) -> None:
+        for line in format_table(t.view(), 0):
+            _say(line)
+
+    lobby = HostLobby(table, lobby_listener, announce=_say, show=show)
+
+    async def keyboard() -> None:
+        """The host's lobby commands, until the host is ready (nothing reads stdin after that)."""
+        while not table.seats[0].ready and not table.started and not table.closed:
+            line = await read_line("Press Enter when ready (b: fill the empty seats with bots, q: close): ")
+            if line is None:
+                lobby.close("the host's input ended")
+                _err("input ended before the host was ready (use --ready to host without a keyboard)")
+                return
+            command = line.strip().lower()
+            if command in ("q", "quit", "exit"):
+                lobby.close("the host closed the table")
+                return
+            if command in ("b", "bot", "bots"):
+                for _ in table.free_seats():
+                    bot = await listen(args.bind, 0)
+                    try:
+                        listeners[lobby.add_bot(listener_port(bot))] = bot
+                    except LobbyError:  # a joiner took the seat meanwhile
+                        await bot.aclose()
+                continue
+            if command == "":
+                lobby.set_host_ready(0)
+                continue
+            _say("  type Enter (ready), b (fill empty seats with bots) or q (close the table)")
+
+    closed: LobbyClosed | None = None
+    addresses_raw: list[tuple[str | None, int]] = []
     try:
         async with trio.open_nursery() as nursery:
-            for seat in range(local):
-                nursery.start_soon(seat_task, seat)
-    except BaseExceptionGroup as group:
-        mesh = group.subgroup(MeshError)
-        if mesh is None:
-            raise
-        print(f"p2php: {mesh.exceptions[0]}", file=sys.stderr)
-        return 3
-    host_result = next(r for r in results if r.lockstep.seat == 0)
-    return _report(host_result)
+            if responder is not None:
+                nursery.start_soon(serve_discovery, responder, partial(_summary, table, port))
+            if not ready:
+                nursery.start_soon(keyboard)
+            try:
+                addresses_raw = await lobby.run()
+            except LobbyClosed as err:
+                closed = err
+            nursery.cancel_scope.cancel()
+    finally:
+        await lobby_listener.aclose()
+        if responder is not None:
+            responder.close()
+    if closed is not None:
+        for listener in listeners.values():
+            await listener.aclose()
+        print(f"The table is closed: {closed}")
+        return 0 if table.closed and closed.args[0] == "the host closed the table" else 3
+    local = _local_ip(args.bind)
+    addresses = {s: (ip or local, p) for s, (ip, p) in enumerate(addresses_raw)}
+    names = table.names()
+    _say(f"Forming the mesh: {', '.join(f'{n} (seat {s})' for s, n in enumerate(names))}")
+    return await _play_seats(args, game.name, options, args.players, names, addresses, listeners,
+                             None if args.auto else 0, _ui(args))
+
+
+# ----------------------------------------------------------------------------- join
 
 
 async def join_game(args: argparse.Namespace) -> int:
-    from p2php.cli import _Printer
-
-    host, _, port = args.address.rpartition(":")
-    if not host or not port.isdigit():
-        raise ValueError(f"expected HOST:PORT, got {args.address!r}")
+    try:
+        host, port = parse_target(args.address, LOBBY_PORT)
+    except ValueError as err:
+        raise ValueError(f"{err} (e.g. 192.168.1.20:7700)") from None
+    name = _check_name(args.name)
+    wanted = parse_option_pairs(args.option)
+    if args.game is not None:  # refuse locally what could never match
+        wanted_game = get_game(args.game)
+        for key, raw in wanted.items():
+            if key in wanted_game.options:
+                wanted_game.options[key].parse(key, raw)
     listener = await listen(args.bind, 0)
+    session = JoinSession(name, listener_port(listener), game=args.game, options=wanted)
+
+    def on_table(view: TableView, seat: int) -> None:
+        try:
+            get_game(view.game).parse_options(view.options)
+        except OptionError as err:
+            raise LobbyError(f"the table plays {view.game} {format_options(view.options)}, "
+                             f"which this p2php cannot play: {err}") from None
+        for line in format_table(view, seat):
+            _say(line)
+
+    async def ask_ready() -> bool:
+        line = await read_line("Press Enter when ready (q to leave): ")
+        return line is not None and line.strip().lower() not in ("q", "quit", "exit")
+
+    _say(f"Joining the table at {host}:{port} as {name}…")
     try:
-        seat_info, raw = await join_lobby(host, int(port), args.name, listener_port(listener))
-    except LobbyError as err:
-        print(f"p2php: {err}", file=sys.stderr)
-        return 3
-    seat = int(seat_info["seat"])
-    print(f"Seated at {seat} of {seat_info['players']} for {seat_info['game']} {seat_info['options']}")
-    cfg = PeerConfig(seat_info["game"], seat_info["options"], int(seat_info["players"]), seat, args.name,
-                     timeout=args.timeout, secrets=LocalSecrets())
-    addresses = dict(enumerate(raw))
-    try:
-        result = await run_peer(cfg, addresses, listener, _decider(args, cfg.game, seat, not args.auto),
-                                _Printer(sys.stdout, True))
-    except MeshError as err:
-        print(f"p2php: {err}", file=sys.stderr)
-        return 3
-    finally:
+        joined = await join_table(host, port, session, ready=bool(args.ready or args.auto), ask_ready=ask_ready,
+                                  on_table=on_table)
+    except LobbyClosed as err:
         await listener.aclose()
-    return _report(result)
+        if str(err) == "you left the table":
+            print("You left the table. Bye!")
+            return 0
+        _err(str(err))
+        return 3
+    except LobbyError as err:
+        await listener.aclose()
+        _err(str(err))
+        return 3
+    view = joined.view
+    names = view.names()
+    _say(f"The game starts: you are seat {joined.seat} of {view.players} ({view.game}, "
+         f"{format_options(view.options)}). Forming the mesh…")
+    addresses = dict(enumerate(joined.addresses))
+    return await _play_seats(args, view.game, view.options, view.players, names, addresses,
+                             {joined.seat: listener}, None if args.auto else joined.seat, _ui(args))
+
+
+# ----------------------------------------------------------------------------- discover
+
+
+async def discover_tables(args: argparse.Namespace) -> int:
+    """``p2php discover``: list the open tables (broadcast, or only the ``--to`` addresses)."""
+    if args.timeout <= 0:
+        raise ValueError("--timeout must be positive")
+    if args.to:
+        targets = [parse_target(t, args.port) for t in args.to]
+    else:
+        targets = [(BROADCAST, args.port), ("127.0.0.1", args.port)]
+    tables: list[TableInfo] = await discover(targets, timeout=args.timeout)
+    if args.json:
+        print(json.dumps([t.as_json() for t in tables]))
+    else:
+        for line in format_tables(tables):
+            print(line)
+    return 0
+

@@ -1,0 +1,777 @@
+"""The embedding API: run one p2php peer inside your own trio program.
+
+A GUI, a chat bot or a test harness wants to *be* a seat at a table without
+re-implementing the lockstep loop.  This module wraps :func:`p2php.session.runner.run_peer`
+in a :class:`Peer` object that turns the runner's two callbacks into a stream of
+typed events and a ``submit`` call::
+
+    async with p2php.api.local_table("uno", bots=2, options={"rounds": 1}) as peer:
+        async for event in peer.events():
+            if isinstance(event, p2php.api.YourTurn):
+                await peer.submit(event.legal[0])
+            elif isinstance(event, p2php.api.GameOver):
+                print(event.text())
+
+Why it is shaped like this:
+
+* The runner *asks* for the local decision (``decide(ls)``), but an embedder
+  wants to *push* it whenever its user clicks.  The peer's decider therefore emits
+  :class:`YourTurn` and waits on a trio memory channel that :meth:`Peer.submit`
+  fills, after validating the action so a bad click is a clear
+  :class:`~p2php.engine.contract.IllegalAction`, never a protocol fault.
+* Events go through an unbounded memory channel because the runner's observer is
+  a plain (synchronous) callback that must not block the network loop; a game
+  has a bounded number of steps, so the buffer is bounded in practice.
+* Every way to sit down (a local table with bots, hosting, joining, explicit
+  addresses) is one context manager yielding the same :class:`Peer`; leaving the
+  ``async with`` block leaves the table (the other peers then name this seat as
+  gone, as the protocol requires).
+* Failures of the table (mesh not formed, lobby refused us, bad options) arrive
+  as a :class:`Failed` event and make :meth:`Peer.wait` raise :class:`PeerFailed`,
+  so an embedder's own code is never torn down by a network fault.
+
+Everything the peer shows is its own seat's view: the observation for its seat,
+the public log, and the cards dealt or shown to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2php.canonical import NotCanonical, encode
+from p2php.engine.contract import Action, Deal, Decide, IllegalAction, Reveal, Show
+from p2php.engine.contract import GameOver as EngineResult
+from p2php.engine.registry import get_game
+from p2php.net.mesh import listen, listener_port
+from p2php.session import transcript as _transcript
+from p2php.session.audit import Verdict
+from p2php.session.handshake import LocalSecrets
+from p2php.session.lockstep import Event as _StepEvent
+from p2php.session.lockstep import Lockstep
+from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
+from p2php.session.transcript import TranscriptError
+
+__all__ = [
+    "Action",
+    "ApiError",
+    "Card",
+    "Failed",
+    "GameOver",
+    "IllegalAction",
+    "LobbyNews",
+    "NotStarted",
+    "NotYourTurn",
+    "Peer",
+    "PeerEvent",
+    "PeerFailed",
+    "PeerResult",
+    "Started",
+    "StepResolved",
+    "TableOpen",
+    "TranscriptCheck",
+    "TranscriptError",
+    "TranscriptInfo",
+    "YourTurn",
+    "host_table",
+    "join_table",
+    "load_transcript",
+    "local_table",
+    "start_peer",
+    "verify_transcript",
+]
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds this peer waits for another before naming it (the others' setting bounds *our* thinking time)."""
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+class ApiError(Exception):
+    """A misuse of the embedding API (the message says what to do instead)."""
+
+
+class NotStarted(ApiError):
+    """The table has not formed yet, so there is no game to look at."""
+
+
+class NotYourTurn(IllegalAction):
+    """``submit`` was called while the game does not wait for this seat."""
+
+
+class PeerFailed(ApiError):
+    """The table could not be played (lobby, network or option problem, or the peer left)."""
+
+
+# ----------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Card:
+    """One card face this seat saw: the slot it lies in, its id, and its name in the game."""
+
+    slot: int
+    card: int
+    name: str
+
+
+@dataclass(frozen=True)
+class TableOpen:
+    """A hosted table's lobby is listening on ``port`` (tell the others; useful with ``port=0``)."""
+
+    port: int
+
+
+@dataclass(frozen=True)
+class LobbyNews:
+    """Something happened in the lobby (a peer sat down, we were seated ...), for a person to read."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Started:
+    """The mesh is formed and the handshake agreed: this is the table we play at."""
+
+    game: str
+    options: dict[str, Any]
+    players: int
+    seat: int
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StepResolved:
+    """One engine step resolved, as this seat saw it.
+
+    ``kind`` is the step type in lower case (``decide``, ``shuffle``, ``deal``,
+    ``reveal``, ``show``, ``randomness``).  ``actions`` are the public answers of a
+    decision, ``revealed`` the faces opened to everyone, ``received`` the faces
+    only this seat learned (dealt or privately shown to it), ``random`` the joint
+    random bytes of a randomness step.
+    """
+
+    tick: int
+    kind: str
+    lines: tuple[str, ...]
+    actions: tuple[tuple[int, Action], ...] = ()
+    revealed: tuple[Card, ...] = ()
+    received: tuple[Card, ...] = ()
+    random: bytes = b""
+
+
+@dataclass(frozen=True)
+class YourTurn:
+    """The game waits for this seat: answer with :meth:`Peer.submit` (an action or its index)."""
+
+    legal: list[Action]
+    labels: list[str]
+    view: dict[str, Any]
+    prompt: str
+
+
+@dataclass(frozen=True)
+class GameOver:
+    """The game (and its audit) ended; the event stream ends after it.
+
+    ``result`` is the engine's result (``None`` if the game was aborted by a
+    fault); ``verdict`` is the audit's finding.
+    """
+
+    result: EngineResult | None
+    verdict: Verdict | None
+    names: tuple[str, ...]
+
+    @property
+    def clean(self) -> bool:
+        """True when the audit found nothing wrong."""
+        return self.verdict is not None and self.verdict.clean
+
+    @property
+    def culprit(self) -> int | None:
+        return None if self.verdict is None else self.verdict.culprit
+
+    def text(self) -> str:
+        """A one-paragraph human summary: who won, and what the audit said."""
+        parts = []
+        if self.result is not None:
+            winners = ", ".join(self.names[s] if s < len(self.names) else f"seat {s}" for s in self.result.winners)
+            parts.append(self.result.summary or f"winner: {winners}; scores: {list(self.result.scores)}")
+        if self.verdict is None:
+            parts.append("audit: unfinished")
+        elif self.verdict.clean:
+            parts.append("audit: clean")
+        else:
+            who = "" if self.verdict.culprit is None else f"seat {self.verdict.culprit}: "
+            parts.append(f"audit: {who}{self.verdict.reason}")
+        return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The table could not be played; the event stream ends after it."""
+
+    message: str
+
+
+PeerEvent = TableOpen | LobbyNews | Started | StepResolved | YourTurn | GameOver | Failed
+"""Everything :meth:`Peer.events` yields."""
+
+
+# ----------------------------------------------------------------------------- the peer
+
+
+Play = Callable[["Peer"], Awaitable[PeerResult]]
+"""How a peer sits down and plays: the rendezvous, then :func:`run_peer` with the peer's callbacks."""
+
+
+class Peer:
+    """One seat at a table, driven by your code.  Create it with one of the module's context managers.
+
+    All methods are meant to be called from the trio thread that runs the table.
+    """
+
+    def __init__(self) -> None:
+        self._events_tx, self._events_rx = trio.open_memory_channel[PeerEvent](math.inf)
+        self._actions_tx, self._actions_rx = trio.open_memory_channel[Action](1)
+        self._ls: Lockstep | None = None
+        self._awaiting = False
+        self._emitted = 0
+        self._result: PeerResult | None = None
+        self._failure: str | None = None
+        self._done = trio.Event()
+        self._scope = trio.CancelScope()  # made here so that leave() works even before the table runs
+
+    # -------------------------------------------------------------- what the embedder uses
+
+    def events(self) -> AsyncIterator[PeerEvent]:
+        """Every event, in order, until :class:`GameOver` or :class:`Failed` (then the iterator ends).
+
+        There is one stream per peer: iterate it from one task only.  (It is the
+        receiving end of a memory channel, not a generator, so breaking out of
+        the loop early leaves nothing to finalize.)
+        """
+        events: AsyncIterator[PeerEvent] = self._events_rx
+        return events
+
+    async def next_event(self) -> PeerEvent | None:
+        """The next event, or ``None`` once the stream has ended."""
+        try:
+            event: PeerEvent = await self._events_rx.receive()
+        except trio.EndOfChannel:
+            return None
+        return event
+
+    @property
+    def started(self) -> bool:
+        """Whether the table has formed (a :class:`Started` event was emitted)."""
+        return self._ls is not None
+
+    @property
+    def lockstep(self) -> Lockstep:
+        """The protocol machine underneath (read it, never drive it: the runner does)."""
+        if self._ls is None:
+            raise NotStarted("the table has not formed yet (wait for the Started event)")
+        return self._ls
+
+    @property
+    def seat(self) -> int:
+        seat = self.lockstep.seat
+        assert seat is not None
+        return seat
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        ls = self.lockstep
+        return tuple(ls.table.name(s) for s in range(ls.players))
+
+    def is_my_turn(self) -> bool:
+        """True between a :class:`YourTurn` event and the matching :meth:`submit`."""
+        return self._awaiting
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions now, or ``[]`` when the game does not wait for this seat."""
+        if not self._awaiting:
+            return []
+        return self.lockstep.legal_actions()
+
+    def view(self) -> dict[str, Any]:
+        """The game's observation for this seat now (hand, public table ...), as the game defines it."""
+        ls = self.lockstep
+        return ls.state.observation(ls.seat, ls.knowledge())
+
+    def label(self, action: Action) -> str:
+        """A human description of ``action`` as this seat would play it."""
+        return _label(self.lockstep, action)
+
+    def card_name(self, card: int) -> str:
+        ls = self.lockstep
+        return ls.game.card_name(card, ls.options)
+
+    async def submit(self, action: Action | int) -> None:
+        """Answer the pending :class:`YourTurn` with an action (or its index in ``legal``).
+
+        Raises :class:`NotYourTurn` if the game does not wait for this seat, and
+        :class:`~p2php.engine.contract.IllegalAction` (with the rules' reason) if
+        the action is not allowed; in both cases nothing is sent and the turn stays open.
+        """
+        ls = self.lockstep
+        if not self._awaiting:
+            raise NotYourTurn("it is not your turn: wait for a YourTurn event")
+        legal = ls.legal_actions()
+        if isinstance(action, int) and not isinstance(action, bool):
+            if not 0 <= action < len(legal):
+                raise IllegalAction(f"choice {action} does not exist: choose 0–{len(legal) - 1}")
+            action = legal[action]
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise IllegalAction(f"an action is a dict with a string 'type', not {action!r:.80}")
+        if action not in legal:
+            assert ls.seat is not None
+            try:
+                ls.state.check(ls.seat, action, ls.knowledge())
+                encode(action)
+            except IllegalAction:
+                raise
+            except NotCanonical as err:
+                raise IllegalAction(f"the action cannot be sent: {err}") from None
+            except Exception as err:  # malformed data must not reach the protocol
+                raise IllegalAction(f"malformed action {action!r:.80}: {err}") from None
+        self._awaiting = False
+        self._actions_tx.send_nowait(action)
+        await trio.lowlevel.checkpoint()
+
+    def save_transcript(self, path: str | Path) -> Path:
+        """Write this peer's signed transcript (complete once the game is over); ``p2php verify`` checks it."""
+        return _transcript.save(self.lockstep, path)
+
+    async def wait(self) -> PeerResult:
+        """Wait for the end of the game and return what the runner reports (raises :class:`PeerFailed`)."""
+        await self._done.wait()
+        if self._result is None:
+            raise PeerFailed(self._failure or "the peer stopped")
+        return self._result
+
+    def leave(self) -> None:
+        """Stop playing now (the event stream ends; the other peers will name this seat as gone)."""
+        self._scope.cancel()
+
+    # -------------------------------------------------------------- runner callbacks
+
+    def _emit(self, event: PeerEvent) -> None:
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            self._events_tx.send_nowait(event)  # (closed: nobody listens any more)
+
+    def _observe(self, ls: Lockstep, _lines: list[str]) -> None:
+        if self._ls is None:
+            self._ls = ls
+            self._emit(Started(ls.table.game, dict(ls.options), ls.players, self.seat, self.names))
+        while self._emitted < len(ls.events):
+            self._emit(_step_event(ls, ls.events[self._emitted]))
+            self._emitted += 1
+
+    async def _decide(self, ls: Lockstep) -> Action:
+        self._observe(ls, [])
+        legal = ls.legal_actions()
+        step = ls.step
+        prompt = step.prompt if isinstance(step, Decide) else ""
+        self._awaiting = True
+        self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt))
+        action: Action = await self._actions_rx.receive()
+        return action
+
+    async def _run(self, play: Play, transcript_path: Path | None) -> None:
+        with self._scope:
+            try:
+                result = await play(self)
+            except Exception as err:
+                self._failure = _explain(err)
+            else:
+                self._observe(result.lockstep, [])
+                if transcript_path is not None:
+                    try:
+                        _transcript.save(result.lockstep, transcript_path)
+                    except OSError as err:
+                        self._emit(LobbyNews(f"could not save the transcript: {err.strerror or err}"))
+                self._result = result
+                ls = result.lockstep
+                self._emit(GameOver(ls.result, ls.verdict, tuple(ls.table.name(s) for s in range(ls.players))))
+        if self._scope.cancelled_caught and self._result is None:
+            self._failure = "you left the table"
+        if self._failure is not None:
+            self._emit(Failed(self._failure))
+        self._awaiting = False
+        self._events_tx.close()
+        self._done.set()
+
+
+# ----------------------------------------------------------------------------- ways to sit down
+
+
+@asynccontextmanager
+async def _serving(play: Play, transcript_path: str | Path | None) -> AsyncIterator[Peer]:
+    """Run ``play`` in the background for as long as the caller's block lasts."""
+    peer = Peer()
+    path = None if transcript_path is None else Path(transcript_path)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer._run, play, path)
+            try:
+                yield peer
+            finally:
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # trio wraps the caller's own exception in a group; hand it back unwrapped.
+        leaves = _leaves(group)
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    out: list[BaseException] = []
+    for exc in group.exceptions:
+        out.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
+    return out
+
+
+def _explain(err: BaseException) -> str:
+    """A person-readable reason for a failed table (the first real error inside nursery groups)."""
+    if isinstance(err, BaseExceptionGroup):
+        leaves = [e for e in _leaves(err) if not isinstance(e, trio.Cancelled)]
+        return "; ".join(dict.fromkeys(_explain(e) for e in leaves)) or "cancelled"
+    if isinstance(err, OSError) and not isinstance(err, ConnectionError | TimeoutError):
+        return f"network error: {err.strerror or err}"
+    return str(err) or type(err).__name__
+
+
+def _check(game: str, players: int, options: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    g = get_game(game)
+    g.check_players(players)
+    return g.name, dict(g.parse_options(dict(options or {})))
+
+
+def _bot(game: str, kind: str | None, seed: str) -> Decider:
+    g = get_game(game)
+    chosen = kind or ("heuristic" if "heuristic" in g.bot_kinds else "random")
+    return bot_decider(g.make_bot(chosen, seed))
+
+
+def local_table(
+    game: str,
+    *,
+    bots: int = 1,
+    seat: int = 0,
+    options: Mapping[str, Any] | None = None,
+    name: str = "you",
+    bot: str | None = None,
+    seed: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    transcript_path: str | Path | None = None,
+) -> AbstractAsyncContextManager[Peer]:
+    """A table on loopback: you at ``seat`` and ``bots`` bot peers, each with its own keys and sockets.
+
+    Meant for trying an embedding without other machines, and for tests.
+    ``seed`` makes the bots *and every peer's secrets* reproducible, so use it for
+    tests only.  ``bot`` picks the bot kind (default: the game's heuristic bot).
+    """
+    players = bots + 1
+
+    async def play(peer: Peer) -> PeerResult:
+        from p2php.session.local_net import run_local_table
+
+        game_name, opts = _check(game, players, options)
+        if not 0 <= seat < players:
+            raise ValueError(f"seat {seat} does not exist at a table of {players}")
+        deciders: list[Decider] = [
+            peer._decide if s == seat else _bot(game_name, bot, f"{seed}/{s}") for s in range(players)
+        ]
+        names = [name if s == seat else f"bot{s}" for s in range(players)]
+        results = await run_local_table(game_name, players, deciders, opts, seed=seed, timeout=timeout,
+                                        observe=peer._observe, names=names, observe_seat=seat)
+        return next(r for r in results if r.lockstep.seat == seat)
+
+    return _serving(play, transcript_path)
+
+
+def host_table(
+    game: str,
+    *,
+    players: int,
+    name: str = "host",
+    options: Mapping[str, Any] | None = None,
+    bots: int = 0,
+    bot: str | None = None,
+    port: int = 7700,
+    bind: str = "0.0.0.0",
+    timeout: float = DEFAULT_TIMEOUT,
+    transcript_path: str | Path | None = None,
+) -> AbstractAsyncContextManager[Peer]:
+    """Open a table for other machines (``p2php join`` or :func:`join_table`) and take seat 0.
+
+    Emits :class:`TableOpen` with the lobby's port, :class:`LobbyNews` as peers sit
+    down, then plays like any peer once the table is full.  ``bots`` seats are
+    filled by bot peers in this process.  The host is only a rendezvous: after
+    the start it knows no more than the others.
+    """
+
+    async def play(peer: Peer) -> PeerResult:
+        game_name, opts = _check(game, players, options)
+        if bots + 1 > players:
+            raise ValueError(f"{bots} bots and the host need {bots + 1} seats; the table has {players}")
+        local = 1 + bots
+        listeners = [await listen(bind, 0) for _ in range(local)]
+        try:
+            lobby = await listen(bind, port)
+            try:
+                peer._emit(TableOpen(listener_port(lobby)))
+                raw, names = await _rendezvous_host(lobby, game_name, opts, players, name,
+                                                    [listener_port(x) for x in listeners],
+                                                    lambda text: peer._emit(LobbyNews(text)))
+            finally:
+                await lobby.aclose()
+            addresses = {s: (host or "127.0.0.1", p) for s, (host, p) in enumerate(raw)}
+            mine: list[PeerResult] = []
+
+            async def seat_task(seat: int) -> None:
+                cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=names[seat],
+                                 timeout=timeout, secrets=LocalSecrets())
+                if seat == 0:
+                    mine.append(await run_peer(cfg, addresses, listeners[0], peer._decide, peer._observe))
+                else:
+                    await run_peer(cfg, addresses, listeners[seat], _bot(game_name, bot, f"host/{seat}"))
+
+            async with trio.open_nursery() as nursery:
+                for seat in range(local):
+                    nursery.start_soon(seat_task, seat)
+            return mine[0]
+        finally:
+            for listener in listeners:
+                await listener.aclose()
+
+    return _serving(play, transcript_path)
+
+
+def join_table(
+    address: str | tuple[str, int],
+    *,
+    name: str = "guest",
+    bind: str = "0.0.0.0",
+    timeout: float = DEFAULT_TIMEOUT,
+    transcript_path: str | Path | None = None,
+) -> AbstractAsyncContextManager[Peer]:
+    """Sit down at a table opened with ``p2php host`` or :func:`host_table` (``"HOST:PORT"``)."""
+    host, port = _split_address(address)
+
+    async def play(peer: Peer) -> PeerResult:
+        listener = await listen(bind, 0)
+        try:
+            seating = await _rendezvous_join(host, port, name, listener_port(listener),
+                                             lambda text: peer._emit(LobbyNews(text)))
+            peer._emit(LobbyNews(f"the game starts: you are seat {seating.seat} of {seating.players}"))
+            game_name, opts = _check(seating.game, seating.players, seating.options)
+            cfg = PeerConfig(game=game_name, options=opts, players=seating.players, seat=seating.seat, name=name,
+                             timeout=timeout, secrets=LocalSecrets())
+            return await run_peer(cfg, dict(enumerate(seating.addresses)), listener, peer._decide, peer._observe)
+        finally:
+            await listener.aclose()
+
+    return _serving(play, transcript_path)
+
+
+def start_peer(
+    game: str,
+    *,
+    players: int,
+    seat: int,
+    addresses: Mapping[int, tuple[str, int]],
+    listener: trio.SocketListener | None = None,
+    options: Mapping[str, Any] | None = None,
+    name: str = "",
+    bind: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    connect_timeout: float = 20.0,
+    secrets: LocalSecrets | None = None,
+    transcript_path: str | Path | None = None,
+) -> AbstractAsyncContextManager[Peer]:
+    """The rendezvous-free form: every seat's address is known (from your own lobby, a chat, a config file).
+
+    Without ``listener`` the peer listens on its own entry of ``addresses``
+    (bound to ``bind``, default that entry's host) when higher seats must dial it.
+    """
+
+    async def play(peer: Peer) -> PeerResult:
+        game_name, opts = _check(game, players, options)
+        if sorted(addresses) != list(range(players)):
+            raise ValueError(f"addresses must name seats 0–{players - 1}, got {sorted(addresses)}")
+        cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=name or f"seat{seat}",
+                         timeout=timeout, connect_timeout=connect_timeout, secrets=secrets or LocalSecrets())
+        own = None
+        if listener is None and seat < players - 1:
+            host, port = addresses[seat]
+            own = await listen(bind or host, port)
+        try:
+            return await run_peer(cfg, addresses, listener or own, peer._decide, peer._observe)
+        finally:
+            if own is not None:
+                await own.aclose()
+
+    return _serving(play, transcript_path)
+
+
+# ----------------------------------------------------------------------------- rendezvous (thin layer over p2php.lobby)
+
+
+# Everything this module knows about the lobby is in these two functions, so a change of
+# p2php.lobby's interface is adapted here and nowhere else.
+
+
+@dataclass(frozen=True)
+class _Seating:
+    """What a joiner learns from the lobby when the game starts."""
+
+    seat: int
+    game: str
+    options: dict[str, Any]
+    players: int
+    addresses: list[tuple[str, int]]
+
+
+async def _rendezvous_host(
+    lobby: trio.SocketListener,
+    game: str,
+    options: Mapping[str, Any],
+    players: int,
+    host_name: str,
+    local_ports: list[int],
+    announce: Callable[[str], None],
+) -> tuple[list[tuple[str | None, int]], list[str]]:
+    """Seat the host (seat 0) and its bots, then remote joiners until all are ready.
+
+    Returns every seat's address (host None: on this machine) and every seat's name.
+    """
+    from p2php.lobby import BOT, HOST, HostLobby, LobbyError
+    from p2php.lobby import Table as LobbyTable
+
+    try:
+        table = LobbyTable(get_game(game), options, players, host_name)
+        table.seat_local(host_name, HOST, local_ports[0], ready=True)
+        for port in local_ports[1:]:
+            table.seat_local(table.bot_name(), BOT, port, ready=True)
+        addresses = await HostLobby(table, lobby, announce=announce).run()
+    except LobbyError as err:
+        raise PeerFailed(str(err)) from None
+    return list(addresses), table.names()
+
+
+async def _rendezvous_join(
+    host: str, port: int, name: str, listen_port: int, announce: Callable[[str], None]
+) -> _Seating:
+    """Sit down through the host's lobby, ready at once, and wait for the start."""
+    from p2php.lobby import JoinSession, LobbyError, TableView, format_table
+    from p2php.lobby import join_table as lobby_join
+
+    def on_table(view: TableView, seat: int) -> None:
+        for line in format_table(view, seat):
+            announce(line)
+
+    try:
+        joined = await lobby_join(host, port, JoinSession(name, listen_port), ready=True, on_table=on_table)
+    except LobbyError as err:
+        raise PeerFailed(str(err)) from None
+    view = joined.view
+    return _Seating(joined.seat, view.game, dict(view.options), view.players, list(joined.addresses))
+
+
+def _split_address(address: str | tuple[str, int]) -> tuple[str, int]:
+    if isinstance(address, tuple):
+        return address[0], int(address[1])
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise ValueError(f"expected HOST:PORT, got {address!r}")
+    return host.strip("[]"), int(port)
+
+
+# ----------------------------------------------------------------------------- transcripts
+
+
+@dataclass(frozen=True)
+class TranscriptInfo:
+    """What a saved transcript says about its game, without re-verifying it."""
+
+    game: str
+    options: dict[str, Any]
+    seat: int | None
+    names: tuple[str, ...]
+    messages: int
+    verdict: dict[str, Any] | None
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TranscriptCheck:
+    """The result of re-verifying a transcript from scratch (``p2php verify``)."""
+
+    ok: bool
+    lines: tuple[str, ...]
+    state_hash: bytes | None
+
+
+def load_transcript(path: str | Path) -> TranscriptInfo:
+    """Read a transcript (raises :class:`TranscriptError` for a file that is not one)."""
+    data = _transcript.load(path)
+    hellos = data["hellos"]
+    names = tuple(str(h.get("name", f"seat {i}")) if isinstance(h, dict) else f"seat {i}"
+                  for i, h in enumerate(hellos))
+    seat = data.get("seat")
+    verdict = data.get("verdict")
+    return TranscriptInfo(data["game"], dict(data["options"]), seat if isinstance(seat, int) and seat >= 0 else None,
+                          names, len(data["messages"]), verdict if isinstance(verdict, dict) else None, data)
+
+
+def verify_transcript(path: str | Path) -> TranscriptCheck:
+    """Re-check signatures, chains, the engine replay and the audit; needs no secret."""
+    check = _transcript.verify(path)
+    spectator = check.spectator
+    verdict = None if spectator is None else spectator.verdict
+    return TranscriptCheck(check.ok, tuple(check.lines), None if verdict is None else verdict.state_hash)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _label(ls: Lockstep, action: Action) -> str:
+    assert ls.seat is not None
+    try:
+        return ls.state.describe(ls.seat, action, {**ls.private_faces, **ls.public_faces})
+    except Exception:  # a description must never stop a client
+        return str(action)
+
+
+def _step_event(ls: Lockstep, event: _StepEvent) -> StepResolved:
+    step = event.step
+
+    def cards(faces: Mapping[int, int]) -> tuple[Card, ...]:
+        return tuple(Card(slot, card, ls.game.card_name(card, ls.options)) for slot, card in faces.items())
+
+    received: dict[int, int] = {}
+    if isinstance(step, Deal):
+        received = {slot: ls.private_faces[slot] for slot, to in step.to if to == ls.seat and slot in ls.private_faces}
+    elif isinstance(step, Show) and step.viewer == ls.seat:
+        received = {slot: ls.private_faces[slot] for slot in step.slots if slot in ls.private_faces}
+    revealed = event.faces if isinstance(step, Decide | Reveal) else {}
+    try:
+        from p2php.terminal import event_lines
+
+        lines = tuple(event_lines(ls, event))
+    except Exception:  # the terminal's wording is a nicety; the engine's lines always exist
+        lines = tuple(event.lines)
+    return StepResolved(event.tick, type(step).__name__.lower(), lines, tuple(event.answers), cards(revealed),
+                        cards(received), event.random)

@@ -1,0 +1,382 @@
+"""The bridge protocol, independent of its transport: JSON commands in, JSON events out.
+
+One :class:`BridgeSession` serves one client (the stdio pipe, or one WebSocket
+connection).  The transport hands it text lines and gives it a function that
+queues an outgoing object; the session never touches a socket or a file
+descriptor, so the same code answers over stdio, over a WebSocket, and in tests.
+
+Why the protocol looks like this (the messages are documented in docs/bridge.md):
+
+* Every command gets exactly one reply (echoing its ``id`` when it had one);
+  game events (``step``, ``your_turn``, ``game_over`` ...) arrive on their own,
+  whenever the game produces them.  A client in any language can then be a plain
+  read loop.
+* A bad line never ends anything: it is answered with an ``error`` event and the
+  peer keeps playing, because a GUI bug must not make its player time out.
+* Values are made JSON-safe by one rule (:func:`to_json`: bytes become lowercase
+  hex strings, map keys strings, tuples lists).  An action the client sends
+  back is matched against the legal actions *by that same JSON form*, so the
+  client never needs to restore bytes or integer keys; anything else is checked
+  by the rules and refused with their reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from p2php import PROTOCOL_VERSION, __version__, api
+from p2php.engine.contract import IllegalAction, OptionError
+from p2php.engine.registry import game_names, get_game
+from p2php.session.transcript import TranscriptError
+
+BRIDGE_VERSION = 1
+"""Version of the bridge's JSON messages (independent of the peer protocol's)."""
+MAX_LINE = 1 << 20
+"""Longest command line accepted (bytes); longer ones are refused with an error event."""
+
+Emit = Callable[[dict[str, Any]], None]
+"""Queues one outgoing JSON object (never blocks: the transport's writer drains the queue)."""
+
+OPS = ("demo", "host", "join", "start", "act", "legal", "view", "save", "verify", "games", "leave", "quit")
+
+
+class BadCommand(ValueError):
+    """A command the bridge cannot carry out; the message goes back in an ``error`` event."""
+
+
+# ----------------------------------------------------------------------------- JSON values
+
+
+def to_json(value: Any) -> Any:
+    """``value`` as plain JSON data: bytes → hex string, keys → strings, tuples/sets → lists.
+
+    Anything else that JSON cannot hold becomes its ``str()``, so an event can
+    always be sent, whatever a game puts in its observation.
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).hex()
+    if isinstance(value, Mapping):
+        return {_key(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_json(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted((to_json(v) for v in value), key=repr)
+    return str(value)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bytes | bytearray):
+        return bytes(key).hex()
+    if key is None or isinstance(key, bool):
+        return json.dumps(key)  # null, true, false: what a JSON client would write
+    return str(key)
+
+
+def _same(a: Any) -> str:
+    return json.dumps(to_json(a), sort_keys=True, ensure_ascii=False)
+
+
+def dumps(obj: Mapping[str, Any]) -> str:
+    """One event as one line of JSON (UTF-8, no newline inside)."""
+    return json.dumps(to_json(obj), ensure_ascii=False, separators=(",", ":"))
+
+
+# ----------------------------------------------------------------------------- events → JSON
+
+
+def event_json(event: api.PeerEvent) -> dict[str, Any]:
+    """The JSON form of one :mod:`p2php.api` event (see docs/bridge.md for each), JSON-safe."""
+    out: dict[str, Any] = to_json(_event_fields(event))
+    return out
+
+
+def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
+    if isinstance(event, api.YourTurn):
+        return {"event": "your_turn", "legal": event.legal, "labels": event.labels, "view": event.view,
+                "prompt": event.prompt}
+    if isinstance(event, api.StepResolved):
+        return {"event": "step", "tick": event.tick, "kind": event.kind, "lines": list(event.lines),
+                "actions": [{"seat": s, "action": a} for s, a in event.actions],
+                "revealed": [_card(c) for c in event.revealed], "received": [_card(c) for c in event.received],
+                "random": event.random}
+    if isinstance(event, api.GameOver):
+        result, verdict = event.result, event.verdict
+        return {"event": "game_over",
+                "winners": None if result is None else list(result.winners),
+                "scores": None if result is None else list(result.scores),
+                "summary": "" if result is None else result.summary,
+                "clean": event.clean, "culprit": event.culprit,
+                "reason": "" if verdict is None else verdict.reason,
+                "state_hash": None if verdict is None else verdict.state_hash,
+                "text": event.text()}
+    if isinstance(event, api.Started):
+        return {"event": "started", "game": event.game, "options": event.options, "players": event.players,
+                "seat": event.seat, "names": list(event.names)}
+    if isinstance(event, api.TableOpen):
+        return {"event": "table_open", "port": event.port}
+    if isinstance(event, api.LobbyNews):
+        return {"event": "lobby", "message": event.message}
+    return {"event": "failed", "message": event.message}
+
+
+def _card(card: api.Card) -> dict[str, Any]:
+    return {"slot": card.slot, "card": card.card, "name": card.name}
+
+
+# ----------------------------------------------------------------------------- command fields
+
+
+def _field(cmd: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+    if key not in cmd or cmd[key] is None:
+        if default is ...:
+            raise BadCommand(f"'{cmd.get('op')}' needs the field {key!r}")
+        return default
+    value = cmd[key]
+    bad_bool = isinstance(value, bool) and kind in (int, float, (int, float))
+    if not isinstance(value, kind) or bad_bool:
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise BadCommand(f"field {key!r} must be a {names}, not {json.dumps(value)[:40]}")
+    return value
+
+
+def _options(cmd: Mapping[str, Any]) -> dict[str, Any]:
+    options = _field(cmd, "options", dict, {})
+    return dict(options)
+
+
+def _address(value: Any) -> tuple[str, int]:
+    if isinstance(value, str):
+        host, _, port = value.rpartition(":")
+        if host and port.isdigit():
+            return host.strip("[]"), int(port)
+    elif (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], int)
+          and not isinstance(value[1], bool)):
+        return value[0], value[1]
+    raise BadCommand(f"an address is \"HOST:PORT\" or [HOST, PORT], not {json.dumps(value)[:40]}")
+
+
+# ----------------------------------------------------------------------------- the session
+
+
+class BridgeSession:
+    """One client's conversation with the bridge: at most one table at a time."""
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self.peer: api.Peer | None = None
+        self._table_scope: trio.CancelScope | None = None
+        self._table_done: trio.Event | None = None
+        self._nursery: trio.Nursery | None = None
+        self.quit = False
+
+    def emit(self, obj: dict[str, Any], ident: Any = None) -> None:
+        if ident is not None:
+            obj["id"] = ident
+        self._emit(obj)
+
+    def error(self, message: str, op: Any = None, ident: Any = None) -> None:
+        out: dict[str, Any] = {"event": "error", "message": message}
+        if isinstance(op, str):
+            out["op"] = op
+        self.emit(out, ident)
+
+    @property
+    def playing(self) -> bool:
+        return self._table_done is not None and not self._table_done.is_set()
+
+    async def run(self, lines: AsyncIterator[str]) -> None:
+        """Serve commands from ``lines`` until ``quit`` or the end of the input; leaves any table."""
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                self.emit({"event": "ready", "bridge": BRIDGE_VERSION, "version": __version__,
+                           "protocol": PROTOCOL_VERSION, "games": game_names()})
+                async for line in lines:
+                    await self.handle(line)
+                    if self.quit:
+                        break
+                nursery.cancel_scope.cancel()
+        finally:
+            aclose = getattr(lines, "aclose", None)  # an async generator we stopped early: finalize it now
+            if aclose is not None:
+                with trio.CancelScope(shield=True):
+                    await aclose()
+        self.emit({"event": "bye"})
+
+    async def handle(self, line: str) -> None:
+        """Carry out one command line; every failure becomes an ``error`` event."""
+        if not line.strip():
+            return
+        if len(line) > MAX_LINE:
+            self.error(f"line longer than {MAX_LINE} bytes")
+            return
+        try:
+            cmd = json.loads(line)
+        except (ValueError, RecursionError) as err:  # (absurdly nested input overflows the parser)
+            self.error(f"not JSON: {err}")
+            return
+        if not isinstance(cmd, dict):
+            self.error("a command is a JSON object like {\"op\": \"legal\"}")
+            return
+        op, ident = cmd.get("op"), cmd.get("id")
+        handler = getattr(self, f"_op_{op}", None) if isinstance(op, str) and op in OPS else None
+        if handler is None:
+            self.error(f"unknown op {json.dumps(op)[:40]}; known: {', '.join(OPS)}", op, ident)
+            return
+        try:
+            await handler(cmd, ident)
+        except (BadCommand, IllegalAction, api.ApiError, OptionError, TranscriptError, ValueError) as err:
+            self.error(str(err), op, ident)
+        except OSError as err:
+            self.error(f"{err.strerror or err}", op, ident)
+        except Exception as err:  # a bug of ours must not end the client's game either
+            self.error(f"internal error: {err!r}", op, ident)
+
+    # -------------------------------------------------------------- tables
+
+    def _start_table(self, cm: AbstractAsyncContextManager[api.Peer], op: str, ident: Any) -> None:
+        if self.playing:
+            raise BadCommand("a table is already running: send {\"op\": \"leave\"} first")
+        assert self._nursery is not None
+        done = trio.Event()
+        self._table_done = done
+        self._nursery.start_soon(self._table, cm, op, ident, done)
+        self.emit({"event": "ok", "op": op}, ident)
+
+    async def _table(self, cm: AbstractAsyncContextManager[api.Peer], op: str, ident: Any, done: trio.Event) -> None:
+        try:
+            with trio.CancelScope() as self._table_scope:
+                async with cm as peer:
+                    self.peer = peer
+                    async for event in peer.events():
+                        self.emit(event_json(event))
+        except Exception as err:  # the table failed to start: tell the client, keep the bridge
+            self.error(str(err), op, ident)
+        finally:
+            done.set()
+
+    def _transcript(self, cmd: Mapping[str, Any]) -> str | None:
+        path: str | None = _field(cmd, "transcript", str, None)
+        return path
+
+    async def _op_demo(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        game = _field(cmd, "game", str, "uno")
+        get_game(game)
+        cm = api.local_table(
+            game, bots=_field(cmd, "bots", int, 3), seat=_field(cmd, "seat", int, 0), options=_options(cmd),
+            name=_field(cmd, "name", str, "you"), bot=_field(cmd, "bot", str, None),
+            seed=_field(cmd, "seed", int, None), timeout=float(_field(cmd, "timeout", (int, float), 30.0)),
+            transcript_path=self._transcript(cmd),
+        )
+        self._start_table(cm, "demo", ident)
+
+    async def _op_host(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        game = _field(cmd, "game", str, "uno")
+        get_game(game)
+        cm = api.host_table(
+            game, players=_field(cmd, "players", int, 2), name=_field(cmd, "name", str, "host"),
+            options=_options(cmd), bots=_field(cmd, "bots", int, 0), bot=_field(cmd, "bot", str, None),
+            port=_field(cmd, "port", int, 7700), bind=_field(cmd, "bind", str, "0.0.0.0"),
+            timeout=float(_field(cmd, "timeout", (int, float), 30.0)), transcript_path=self._transcript(cmd),
+        )
+        self._start_table(cm, "host", ident)
+
+    async def _op_join(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        cm = api.join_table(
+            _address(_field(cmd, "address", (str, list))), name=_field(cmd, "name", str, "guest"),
+            bind=_field(cmd, "bind", str, "0.0.0.0"), timeout=float(_field(cmd, "timeout", (int, float), 30.0)),
+            transcript_path=self._transcript(cmd),
+        )
+        self._start_table(cm, "join", ident)
+
+    async def _op_start(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        game = _field(cmd, "game", str)
+        get_game(game)
+        raw = _field(cmd, "addresses", list)
+        addresses = {seat: _address(a) for seat, a in enumerate(raw)}
+        cm = api.start_peer(
+            game, players=len(addresses), seat=_field(cmd, "seat", int), addresses=addresses,
+            options=_options(cmd), name=_field(cmd, "name", str, ""), bind=_field(cmd, "bind", str, None),
+            timeout=float(_field(cmd, "timeout", (int, float), 30.0)), transcript_path=self._transcript(cmd),
+        )
+        self._start_table(cm, "start", ident)
+
+    async def _op_leave(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        if not self.playing:
+            raise BadCommand("no table is running")
+        if self.peer is not None:
+            self.peer.leave()  # its stream then ends with a "failed" event, which we still forward
+        elif self._table_scope is not None:
+            self._table_scope.cancel()
+        assert self._table_done is not None
+        await self._table_done.wait()
+        self.emit({"event": "ok", "op": "leave"}, ident)
+
+    async def _op_quit(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        self.quit = True
+
+    # -------------------------------------------------------------- playing
+
+    def _peer(self) -> api.Peer:
+        if self.peer is None or not self.peer.started:
+            raise BadCommand("no game yet: start one with demo, host, join or start, and wait for 'started'")
+        return self.peer
+
+    async def _op_act(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        peer = self._peer()
+        if not peer.is_my_turn():
+            raise BadCommand("it is not your turn: wait for a your_turn event")
+        legal = peer.legal_actions()
+        if "index" in cmd:
+            index = _field(cmd, "index", int)
+            if not 0 <= index < len(legal):
+                raise BadCommand(f"index {index} does not exist: choose 0–{len(legal) - 1}")
+            action = legal[index]
+        else:
+            wanted = _field(cmd, "action", dict)
+            key = _same(wanted)
+            action = next((a for a in legal if _same(a) == key), wanted)
+        await peer.submit(action)
+        self.emit({"event": "ok", "op": "act", "action": action}, ident)
+
+    async def _op_legal(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        peer = self._peer()
+        legal = peer.legal_actions()
+        self.emit({"event": "legal", "your_turn": peer.is_my_turn(), "legal": legal,
+                   "labels": [peer.label(a) for a in legal]}, ident)
+
+    async def _op_view(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        peer = self._peer()
+        self.emit({"event": "view", "seat": peer.seat, "your_turn": peer.is_my_turn(), "view": peer.view()}, ident)
+
+    async def _op_save(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        peer = self._peer()
+        path = peer.save_transcript(Path(_field(cmd, "path", str)))
+        self.emit({"event": "saved", "path": str(path), "complete": peer.lockstep.finished}, ident)
+
+    async def _op_verify(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        check = await trio.to_thread.run_sync(api.verify_transcript, _field(cmd, "path", str))
+        self.emit({"event": "verified", "ok": check.ok, "lines": list(check.lines), "state_hash": check.state_hash},
+                  ident)
+
+    async def _op_games(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        games = []
+        for name in game_names():
+            game = get_game(name)
+            options = {k: {"default": v.default, "choices": v.choices, "help": v.help} for k, v in game.options.items()}
+            games.append({"name": name, "min_players": game.min_players, "max_players": game.max_players,
+                          "bots": list(game.bot_kinds), "options": options})
+        self.emit({"event": "games", "games": games}, ident)

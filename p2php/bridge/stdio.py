@@ -1,0 +1,76 @@
+"""The bridge over a pipe: one JSON command per stdin line, one JSON event per stdout line.
+
+Standard input is read by a worker thread (``readline`` cannot be awaited
+portably, and trio's ``FdStream`` would switch the shared descriptor to
+non-blocking mode behind the parent's back); standard output is written by one
+writer task from a queue, so game events and command replies never interleave
+inside a line and a slow reader never stalls the peer's network loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import math
+import sys
+from collections.abc import AsyncIterator, Callable
+from functools import partial
+from typing import IO, Any, TypeVar
+
+import trio
+
+from p2php.bridge.session import MAX_LINE, BridgeSession, dumps
+
+T = TypeVar("T")
+
+# trio renamed ``cancellable`` to ``abandon_on_cancel`` (0.23); support both.
+_ABANDON = ("abandon_on_cancel" if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
+            else "cancellable")
+
+
+async def in_thread(fn: Callable[..., T], *args: Any) -> T:
+    """Run a blocking call in a worker thread that is abandoned if we are cancelled."""
+    run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
+    result: T = await run_sync(partial(fn, *args), **{_ABANDON: True})
+    return result
+
+
+async def read_lines(stream: IO[bytes]) -> AsyncIterator[str]:
+    """Lines of ``stream`` as text until end of file; an overlong line comes out truncated (and is refused)."""
+    while True:
+        raw: bytes = await in_thread(stream.readline, MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            rest = raw
+            while rest and not rest.endswith(b"\n"):
+                rest = await in_thread(stream.readline, MAX_LINE)
+        yield raw.decode("utf-8", errors="replace")
+
+
+async def write_lines(events: trio.MemoryReceiveChannel[dict[str, Any]], stream: IO[bytes]) -> None:
+    """Write each queued event as one JSON line and flush it; stop quietly if the reader is gone."""
+
+    def write(data: bytes) -> None:
+        stream.write(data)
+        stream.flush()
+
+    async for obj in events:
+        try:
+            await in_thread(write, (dumps(obj) + "\n").encode("utf-8"))
+        except (OSError, ValueError):
+            return  # the client closed its end of the pipe: nobody to tell
+
+
+async def serve_stdio(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
+    """Serve one client on ``stdin``/``stdout`` (the process's own by default) until it quits."""
+    tx, rx = trio.open_memory_channel[dict[str, Any]](math.inf)
+
+    def emit(obj: dict[str, Any]) -> None:
+        with contextlib.suppress(trio.ClosedResourceError):
+            tx.send_nowait(obj)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(write_lines, rx, stdout or sys.stdout.buffer)
+        with tx:
+            await BridgeSession(emit).run(read_lines(stdin or sys.stdin.buffer))

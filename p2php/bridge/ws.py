@@ -1,0 +1,229 @@
+"""The bridge over a local WebSocket: the same JSON messages, one per text message.
+
+wsproto does the WebSocket protocol (handshake, framing, masking, close and
+ping) without any I/O, like h11 for HTTP and like this project's own
+:class:`~p2php.session.lockstep.Lockstep`; this module is the small trio glue
+that moves its bytes.  Each connection gets its own
+:class:`~p2php.bridge.session.BridgeSession`, so one bridge can serve several
+clients, each at its own table.
+
+A WebSocket on 127.0.0.1 is reachable by every web page the user opens: a
+browser always sends an ``Origin`` header, so a handshake carrying one is
+refused unless that origin was allowed (``--allow-origin``).  Programs (which
+send no ``Origin``) are accepted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import sys
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from functools import partial
+from typing import Any
+
+import trio
+from wsproto import ConnectionType, WSConnection
+from wsproto.connection import ConnectionState
+from wsproto.events import (
+    AcceptConnection,
+    BytesMessage,
+    CloseConnection,
+    Event,
+    Ping,
+    RejectConnection,
+    RejectData,
+    Request,
+    TextMessage,
+)
+from wsproto.utilities import LocalProtocolError, RemoteProtocolError
+
+from p2php.bridge.session import MAX_LINE, BridgeSession, dumps
+
+HANDSHAKE_TIMEOUT = 10.0
+"""Seconds a new connection has to complete the WebSocket handshake."""
+
+_IO_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, LocalProtocolError, RemoteProtocolError)
+
+
+class WebSocketError(Exception):
+    """The WebSocket handshake failed or was refused."""
+
+
+class WebSocket:
+    """One open WebSocket over a trio stream (either side), exchanging text messages."""
+
+    def __init__(self, stream: trio.abc.Stream, conn: WSConnection) -> None:
+        self._stream = stream
+        self._conn = conn
+        self._pending: deque[Event] = deque()
+        self._send_lock = trio.Lock()
+        self.closed = False
+
+    async def _next_event(self) -> Event | None:
+        """The next wsproto event, reading from the network as needed; None at end of stream."""
+        while not self._pending:
+            try:
+                data = await self._stream.receive_some(65536)
+            except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+                data = b""
+            self._conn.receive_data(bytes(data) if data else None)
+            self._pending.extend(self._conn.events())
+            if not data and not self._pending:
+                return None
+        return self._pending.popleft()
+
+    async def _send(self, event: Event) -> None:
+        data = self._conn.send(event)
+        async with self._send_lock:
+            await self._stream.send_all(data)
+
+    async def receive_text(self) -> str | None:
+        """The next complete message as text, or None once the connection is closed."""
+        parts: list[str] = []
+        size = 0
+        while not self.closed:
+            try:
+                event = await self._next_event()
+                if event is None:
+                    self.closed = True
+                elif isinstance(event, TextMessage | BytesMessage):
+                    chunk = event.data if isinstance(event.data, str) else event.data.decode("utf-8", "replace")
+                    size += len(chunk)
+                    if size > MAX_LINE:
+                        await self.aclose(1009, "message too big")
+                        return None
+                    parts.append(chunk)
+                    if event.message_finished:
+                        return "".join(parts)
+                elif isinstance(event, Ping):
+                    await self._send(event.response())
+                elif isinstance(event, CloseConnection):
+                    if self._conn.state is ConnectionState.REMOTE_CLOSING:
+                        await self._send(event.response())
+                    self.closed = True
+            except _IO_ERRORS:
+                self.closed = True
+        await trio.aclose_forcefully(self._stream)
+        return None
+
+    async def send_text(self, text: str) -> None:
+        """Send one text message (raises an I/O error if the connection is gone)."""
+        await self._send(TextMessage(data=text))
+
+    async def aclose(self, code: int = 1000, reason: str = "") -> None:
+        """Close politely if still open, then drop the stream."""
+        if not self.closed and self._conn.state is ConnectionState.OPEN:
+            with contextlib.suppress(*_IO_ERRORS), trio.move_on_after(1):
+                await self._send(CloseConnection(code=code, reason=reason))
+        self.closed = True
+        await trio.aclose_forcefully(self._stream)
+
+
+def _header(request: Request, name: bytes) -> str | None:
+    for key, value in request.extra_headers:
+        if bytes(key).lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+async def accept(stream: trio.abc.Stream, allowed_origins: Sequence[str] = ()) -> WebSocket | None:
+    """Serve the handshake of an incoming connection; None if it was refused or broken."""
+    conn = WSConnection(ConnectionType.SERVER)
+    ws = WebSocket(stream, conn)
+    try:
+        with trio.fail_after(HANDSHAKE_TIMEOUT):
+            event = await ws._next_event()
+            if not isinstance(event, Request):
+                raise WebSocketError("not a WebSocket handshake")
+            origin = _header(event, b"origin")
+            if origin is not None and origin not in allowed_origins and "*" not in allowed_origins:
+                body = f"origin {origin} is not allowed (start the bridge with --allow-origin {origin})".encode()
+                await ws._send(RejectConnection(status_code=403, has_body=True,
+                                                headers=[(b"content-type", b"text/plain; charset=utf-8")]))
+                await ws._send(RejectData(data=body, body_finished=True))
+                raise WebSocketError(body.decode())
+            await ws._send(AcceptConnection())
+    except (WebSocketError, trio.TooSlowError, *_IO_ERRORS):
+        await trio.aclose_forcefully(stream)
+        return None
+    return ws
+
+
+async def connect(host: str, port: int, path: str = "/", origin: str | None = None) -> WebSocket:
+    """Open a WebSocket to ``ws://host:port/path`` (a minimal client, for tests and Python scripts)."""
+    stream = await trio.open_tcp_stream(host, port)
+    conn = WSConnection(ConnectionType.CLIENT)
+    ws = WebSocket(stream, conn)
+    headers = [(b"origin", origin.encode())] if origin else []
+    try:
+        with trio.fail_after(HANDSHAKE_TIMEOUT):
+            await ws._send(Request(host=f"{host}:{port}", target=path, extra_headers=headers))
+            event = await ws._next_event()
+            if isinstance(event, RejectConnection):
+                body = b""
+                while isinstance(more := await ws._next_event(), RejectData):
+                    body += more.data
+                    if more.body_finished:
+                        break
+                raise WebSocketError(f"refused ({event.status_code}): {body.decode('utf-8', 'replace')}")
+            if not isinstance(event, AcceptConnection):
+                raise WebSocketError("the server did not accept the WebSocket handshake")
+    except BaseException:
+        await trio.aclose_forcefully(stream)
+        raise
+    return ws
+
+
+async def _lines(ws: WebSocket) -> AsyncIterator[str]:
+    while (text := await ws.receive_text()) is not None:
+        for line in text.splitlines():
+            yield line
+
+
+async def _writer(ws: WebSocket, events: trio.MemoryReceiveChannel[dict[str, Any]]) -> None:
+    async for obj in events:
+        try:
+            await ws.send_text(dumps(obj))
+        except _IO_ERRORS:
+            return
+
+
+async def serve_connection(stream: trio.abc.Stream, allowed_origins: Sequence[str] = ()) -> None:
+    """One client: handshake, then a bridge session until it quits or disconnects."""
+    async with stream:  # closed however we leave, cancellation included
+        ws = await accept(stream, allowed_origins)
+        if ws is None:
+            return
+        tx, rx = trio.open_memory_channel[dict[str, Any]](math.inf)
+
+        def emit(obj: dict[str, Any]) -> None:
+            with contextlib.suppress(trio.ClosedResourceError):
+                tx.send_nowait(obj)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_writer, ws, rx)
+            with tx:
+                await BridgeSession(emit).run(_lines(ws))
+        await ws.aclose()
+
+
+async def serve(
+    host: str, port: int, allowed_origins: Sequence[str] = (), *, task_status: Any = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Accept bridge clients on ``ws://host:port/`` forever; ``task_status.started(port)`` gives the bound port."""
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    bound = listeners[0].socket.getsockname()[1]
+    task_status.started(bound)
+    await trio.serve_listeners(partial(serve_connection, allowed_origins=tuple(allowed_origins)), listeners)
+
+
+async def serve_forever(host: str, port: int, allowed_origins: Sequence[str] = ()) -> None:
+    """``p2php bridge --ws``: serve, and announce the URL as the first line on stdout (for scripts using port 0)."""
+    async with trio.open_nursery() as nursery:
+        bound = await nursery.start(serve, host, port, allowed_origins)
+        shown = f"[{host}]" if ":" in host else host
+        print(json.dumps({"event": "listening", "url": f"ws://{shown}:{bound}/"}), flush=True)
+        print(f"p2php bridge: listening on ws://{shown}:{bound}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)

@@ -1,0 +1,192 @@
+"""The embedding API (p2php.api) inside a trio program: real peers, real loopback sockets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from p2php import api
+from p2php.net.mesh import listen, listener_port
+
+Policy = Callable[[api.YourTurn], api.Action | int]
+
+
+async def play_out(peer: api.Peer, policy: Policy = lambda turn: 0) -> list[api.PeerEvent]:
+    """Consume the peer's events to the end, answering every turn with ``policy``."""
+    seen: list[api.PeerEvent] = []
+    async for event in peer.events():
+        seen.append(event)
+        if isinstance(event, api.YourTurn):
+            await peer.submit(policy(event))
+    return seen
+
+
+async def test_local_uno_game_through_the_api(tmp_path: Path) -> None:
+    async with api.local_table("uno", bots=2, options={"rounds": 1}, seed=5, name="ann") as peer:
+        assert not peer.started
+        with pytest.raises(api.NotStarted):
+            peer.view()
+        events: list[api.PeerEvent] = []
+        checked = False
+        async for event in peer.events():
+            events.append(event)
+            if isinstance(event, api.YourTurn):
+                assert peer.is_my_turn() and peer.legal_actions() == event.legal
+                assert len(event.labels) == len(event.legal) and event.view["seat"] == 0
+                if not checked:
+                    checked = True
+                    with pytest.raises(api.IllegalAction, match="bogus"):
+                        await peer.submit({"type": "bogus"})
+                    with pytest.raises(api.IllegalAction, match="does not exist"):
+                        await peer.submit(len(event.legal))
+                    with pytest.raises(api.IllegalAction, match="dict"):
+                        await peer.submit("play")  # type: ignore[arg-type]
+                    assert peer.is_my_turn()  # a refused action leaves the turn open
+                await peer.submit(event.legal[-1])
+                assert not peer.is_my_turn() and peer.legal_actions() == []
+                with pytest.raises(api.NotYourTurn):
+                    await peer.submit(0)
+        result = await peer.wait()
+    started = events[0]
+    assert isinstance(started, api.Started) and started.names == ("ann", "bot1", "bot2") and started.seat == 0
+    over = events[-1]
+    assert isinstance(over, api.GameOver) and over.clean and over.result is not None
+    assert "audit: clean" in over.text()
+    steps = [e for e in events if isinstance(e, api.StepResolved)]
+    deals = [e for e in steps if e.kind == "deal" and e.received]
+    assert deals and len(deals[0].received) == 7  # our own starting hand, and only ours
+    assert all(c.name for c in deals[0].received)
+    assert any(e.kind == "decide" and e.actions for e in steps)
+    assert result.lockstep.verdict is not None and result.lockstep.verdict.clean
+
+    path = peer.save_transcript(tmp_path / "ann.p2php")
+    info = api.load_transcript(path)
+    assert info.game == "uno" and info.seat == 0 and info.names == ("ann", "bot1", "bot2")
+    check = api.verify_transcript(path)
+    assert check.ok and check.state_hash == result.lockstep.verdict.state_hash
+
+
+async def test_two_embedded_peers_with_explicit_addresses(tmp_path: Path) -> None:
+    listeners = [await listen("127.0.0.1", 0) for _ in range(2)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(2)}
+    results: dict[int, list[api.PeerEvent]] = {}
+
+    async def seat(s: int) -> None:
+        async with api.start_peer("toy", players=2, seat=s, addresses=addresses, listener=listeners[s],
+                                  name=f"p{s}", transcript_path=tmp_path / f"p{s}.p2php") as peer:
+            results[s] = await play_out(peer, lambda turn: len(turn.legal) - 1)
+
+    async with trio.open_nursery() as nursery:
+        for s in range(2):
+            nursery.start_soon(seat, s)
+    for listener in listeners:
+        await listener.aclose()  # ours: the API never closes a listener it was given
+    overs = [results[s][-1] for s in range(2)]
+    assert all(isinstance(o, api.GameOver) and o.clean for o in overs)
+    hashes = {o.verdict.state_hash for o in overs if isinstance(o, api.GameOver) and o.verdict is not None}
+    assert len(hashes) == 1
+    # The toy game privately shows one card to one seat: it arrives as "received" only there.
+    shows = [e for s in range(2) for e in results[s] if isinstance(e, api.StepResolved) and e.kind == "show"]
+    assert len(shows) == 2 and sum(1 for e in shows if e.received) == 1
+    assert all(api.verify_transcript(tmp_path / f"p{s}.p2php").ok for s in range(2))
+
+
+async def test_start_peer_listens_by_itself_when_given_no_listener() -> None:
+    probe = [await listen("127.0.0.1", 0) for _ in range(2)]
+    addresses = {s: ("127.0.0.1", listener_port(probe[s])) for s in range(2)}
+    for listener in probe:
+        await listener.aclose()  # free the ports: seat 0 must open its own
+    outcome: dict[int, api.PeerEvent] = {}
+
+    async def seat(s: int) -> None:
+        async with api.start_peer("toy", players=2, seat=s, addresses=addresses) as peer:
+            outcome[s] = (await play_out(peer))[-1]
+
+    async with trio.open_nursery() as nursery:
+        for s in range(2):
+            nursery.start_soon(seat, s)
+    assert all(isinstance(outcome[s], api.GameOver) for s in range(2)), outcome
+
+
+async def test_host_and_join_through_the_lobby() -> None:
+    outcome: dict[str, list[api.PeerEvent]] = {}
+    port: list[int] = []
+    opened = trio.Event()
+
+    async def host() -> None:
+        async with api.host_table("toy", players=3, bots=1, name="hermione", port=0, bind="127.0.0.1") as peer:
+            seen: list[api.PeerEvent] = []
+            async for event in peer.events():
+                seen.append(event)
+                if isinstance(event, api.TableOpen):
+                    port.append(event.port)
+                    opened.set()
+                elif isinstance(event, api.YourTurn):
+                    await peer.submit(0)
+            outcome["host"] = seen
+
+    async def guest() -> None:
+        await opened.wait()
+        async with api.join_table(("127.0.0.1", port[0]), name="ron", bind="127.0.0.1") as peer:
+            outcome["guest"] = await play_out(peer)
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            nursery.start_soon(guest)
+    for who in ("host", "guest"):
+        events = outcome[who]
+        assert isinstance(events[-1], api.GameOver) and events[-1].clean, (who, events[-1])
+        started = next(e for e in events if isinstance(e, api.Started))
+        assert started.names[0] == "hermione" and "ron" in started.names and started.players == 3
+    assert any(isinstance(e, api.LobbyNews) for e in outcome["host"])
+    assert next(e for e in outcome["guest"] if isinstance(e, api.Started)).seat == 2
+
+
+async def test_an_unreachable_table_is_a_failed_event_not_an_exception() -> None:
+    probe = await listen("127.0.0.1", 0)
+    port = listener_port(probe)
+    await probe.aclose()
+    async with api.join_table(f"127.0.0.1:{port}", name="neville", bind="127.0.0.1") as peer:
+        events = [e async for e in peer.events()]
+        with pytest.raises(api.PeerFailed, match="cannot reach"):
+            await peer.wait()
+    assert len(events) == 1 and isinstance(events[0], api.Failed) and "cannot reach" in events[0].message
+
+
+async def test_bad_options_fail_the_table_with_the_reason() -> None:
+    async with api.local_table("uno", bots=1, options={"deck": "huge"}) as peer:
+        event = await peer.next_event()
+        assert isinstance(event, api.Failed) and "deck" in event.message
+        assert await peer.next_event() is None
+
+
+async def test_leaving_ends_the_stream() -> None:
+    async with api.local_table("toy", bots=2, seed=1) as peer:
+        async for event in peer.events():
+            if isinstance(event, api.YourTurn):
+                peer.leave()
+        with pytest.raises(api.PeerFailed, match="left"):
+            await peer.wait()
+    assert isinstance(event, api.Failed)
+
+
+async def test_the_callers_own_exception_comes_out_unwrapped() -> None:
+    with pytest.raises(KeyError):
+        async with api.local_table("toy", bots=1, seed=1):
+            raise KeyError("mine")
+
+
+def test_events_are_plain_frozen_data() -> None:
+    card = api.Card(3, 17, "red 7")
+    step = api.StepResolved(1, "reveal", ("· revealed: red 7",), revealed=(card,))
+    assert step.revealed[0].name == "red 7"
+    with pytest.raises(AttributeError):
+        step.tick = 2  # type: ignore[misc]
+    over = api.GameOver(None, None, ("a", "b"))
+    assert not over.clean and "unfinished" in over.text()
+    _: Any = api.PeerEvent  # the union is public for type annotations

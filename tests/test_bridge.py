@@ -1,0 +1,314 @@
+"""``p2php bridge``: JSON lines over stdio (a real subprocess) and over a local WebSocket."""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from p2php import api
+from p2php.bridge import BridgeSession, dumps, event_json, to_json
+
+BRIDGE = [sys.executable, "-m", "p2php.cli", "bridge"]
+
+
+class Bridge:
+    """A ``p2php bridge`` child process, spoken to as a client in another language would."""
+
+    def __init__(self, *extra: str) -> None:
+        self.proc = subprocess.Popen([*BRIDGE, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.proc.stdout.close()
+        self.lines.put(None)
+
+    def send(self, command: dict[str, Any] | str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((command if isinstance(command, str) else json.dumps(command)) + "\n")
+        self.proc.stdin.flush()
+
+    def next(self, timeout: float = 30) -> dict[str, Any]:
+        line = self.lines.get(timeout=timeout)
+        assert line is not None, "the bridge closed its output"
+        event = json.loads(line)  # every line the bridge writes is one JSON object
+        assert isinstance(event, dict) and isinstance(event.get("event"), str)
+        return event
+
+    def until(self, kind: str, timeout: float = 30) -> dict[str, Any]:
+        while (event := self.next(timeout))["event"] != kind:
+            pass
+        return event
+
+    def close(self) -> tuple[int, str]:
+        try:
+            code = self.proc.wait(timeout=10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+        assert self.proc.stderr is not None and self.proc.stdin is not None
+        stderr = self.proc.stderr.read()
+        for pipe in (self.proc.stdin, self.proc.stderr):
+            pipe.close()
+        return code, stderr
+
+
+def test_stdio_bridge_plays_a_full_game_and_survives_bad_input(tmp_path: Path) -> None:
+    bridge = Bridge()
+    ready = bridge.next()
+    assert ready["event"] == "ready" and ready["bridge"] == 1 and "uno" in ready["games"]
+    bridge.send({"op": "legal", "id": 1})
+    early = bridge.next()
+    assert early == {"event": "error", "message": early["message"], "op": "legal", "id": 1}
+    bridge.send({"op": "demo", "game": "uno", "bots": 2, "options": {"rounds": 1}, "seed": 3, "name": "luna",
+                 "id": "d"})
+    assert bridge.next() == {"event": "ok", "op": "demo", "id": "d"}
+    started = bridge.until("started")
+    assert started["seat"] == 0 and started["names"] == ["luna", "bot1", "bot2"]
+
+    errors: list[dict[str, Any]] = []
+    turns = 0
+    steps = 0
+    while True:
+        event = bridge.next()
+        if event["event"] == "step":
+            steps += 1
+            assert isinstance(event["lines"], list) and isinstance(event["random"], str)
+        elif event["event"] == "your_turn":
+            turns += 1
+            assert event["legal"] and len(event["labels"]) == len(event["legal"]) and event["view"]["seat"] == 0
+            if turns == 1:
+                # A client's bugs, one after another, in the middle of the game: each gets an error event.
+                for bad in ("this is not JSON", "[1, 2]", json.dumps({"op": "fly"}),
+                            json.dumps({"op": "act", "action": {"type": "bogus"}}),
+                            json.dumps({"op": "act", "index": 999}), json.dumps({"op": "act"}),
+                            json.dumps({"op": "act", "index": "one"}),
+                            json.dumps({"op": "demo", "bots": 1}), json.dumps({"op": "save"}), "[" * 50000):
+                    bridge.send(bad)
+                    errors.append(bridge.until("error"))
+                bridge.send({"op": "view", "id": 2})
+                view = bridge.until("view")
+                assert view["id"] == 2 and view["your_turn"] and view["view"]["hand"]
+                bridge.send({"op": "legal"})
+                assert bridge.until("legal")["legal"] == event["legal"]
+            # Answer with the legal action itself, as JSON (the last one: often a draw, so the game moves on).
+            bridge.send({"op": "act", "action": event["legal"][-1]})
+            ok = bridge.until("ok")
+            assert ok["op"] == "act" and ok["action"] == event["legal"][-1]
+        elif event["event"] == "game_over":
+            break
+    assert event["clean"] and event["winners"] and len(event["state_hash"]) == 64 and "audit: clean" in event["text"]
+    assert turns >= 1 and steps > 5
+    messages = [e["message"] for e in errors]
+    assert "not JSON" in messages[0] and "JSON object" in messages[1] and "unknown op" in messages[2]
+    assert "bogus" in messages[3] and "999" in messages[4] and "action" in messages[5] and "int" in messages[6]
+    assert "already running" in messages[7] and "path" in messages[8] and "not JSON" in messages[9]
+
+    bridge.send({"op": "act", "index": 0})
+    assert "not your turn" in bridge.until("error")["message"]
+    path = tmp_path / "luna.p2php"
+    bridge.send({"op": "save", "path": str(path)})
+    saved = bridge.until("saved")
+    assert saved["complete"] and path.exists()
+    bridge.send({"op": "verify", "path": str(path)})
+    verified = bridge.until("verified")
+    assert verified["ok"] and verified["state_hash"] == event["state_hash"]
+    bridge.send({"op": "quit"})
+    assert bridge.until("bye") == {"event": "bye"}
+    code, stderr = bridge.close()
+    assert code == 0 and "Traceback" not in stderr
+    assert api.verify_transcript(path).ok
+
+
+def test_stdio_bridge_ends_cleanly_at_end_of_input_even_mid_game() -> None:
+    bridge = Bridge()
+    bridge.next()
+    bridge.send({"op": "demo", "bots": 1, "options": {"rounds": 1}, "seed": 1})
+    bridge.until("your_turn")
+    assert bridge.proc.stdin is not None
+    bridge.proc.stdin.close()  # the client went away: the bridge leaves the table and exits
+    assert bridge.until("bye")["event"] == "bye"
+    code, stderr = bridge.close()
+    assert code == 0 and "Traceback" not in stderr
+
+
+def test_bridge_rejects_a_bad_ws_address() -> None:
+    out = subprocess.run([*BRIDGE, "--ws", "nowhere"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and "HOST:PORT" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_missing_wsproto_gets_a_clear_message(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from p2php import bridge
+
+    monkeypatch.setitem(sys.modules, "wsproto", None)
+    monkeypatch.delitem(sys.modules, "p2php.bridge.ws", raising=False)
+    assert bridge.main(ws="127.0.0.1:0") == 2
+    assert "p2php[ws]" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- the protocol core, in process
+
+
+def test_values_become_json_safe() -> None:
+    value = {1: b"\x00\xff", "t": (1, 2), "s": {3}, "f": float("nan"), b"k": None}
+    assert to_json(value) == {"1": "00ff", "t": [1, 2], "s": [3], "f": "nan", "6b": None}
+    assert to_json({True: "yes", None: 1}) == {"true": "yes", "null": 1}
+    step = api.StepResolved(4, "randomness", ("· joint random draw",), random=b"\x01\x02")
+    assert event_json(step)["random"] == "0102"
+    assert json.loads(dumps({"event": "x", "b": b"\xab"})) == {"event": "x", "b": "ab"}
+
+
+async def drive(session: BridgeSession, commands: trio.MemoryReceiveChannel[str]) -> None:
+    async def lines() -> Any:
+        async for line in commands:
+            yield line
+
+    await session.run(lines())
+
+
+async def test_session_answers_every_command_with_one_reply() -> None:
+    out: list[dict[str, Any]] = []
+    tx, rx = trio.open_memory_channel[str](100)
+    session = BridgeSession(out.append)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(drive, session, rx)
+        for cmd in ({"op": "games", "id": 7}, {"op": "join", "id": 8}, {"op": "join", "address": "nowhere"},
+                    {"op": "start", "game": "uno", "seat": 0, "addresses": [[1, 2]]},
+                    {"op": "demo", "game": "chess"}, {"op": "demo", "bots": True}, {"op": "leave"},
+                    {"op": "verify", "path": "/nonexistent/x.p2php"}):
+            await tx.send(json.dumps(cmd))
+        await tx.send('{"op": "quit"}')
+    kinds = [e["event"] for e in out]
+    assert kinds[0] == "ready" and kinds[-1] == "bye"
+    replies = out[1:-1]
+    assert len(replies) == 8
+    games = replies[0]
+    assert games["event"] == "games" and games["id"] == 7
+    assert {g["name"] for g in games["games"]} >= {"uno", "hpsha"}
+    assert all(e["event"] == "error" for e in replies[1:])
+    assert replies[1]["id"] == 8 and "address" in replies[1]["message"]
+    assert "HOST:PORT" in replies[2]["message"] and "HOST:PORT" in replies[3]["message"]
+    assert "chess" in replies[4]["message"] and "int" in replies[5]["message"]
+    assert "no table" in replies[6]["message"] and "x.p2php" in replies[7]["message"]
+
+
+async def test_session_matches_actions_by_their_json_form() -> None:
+    out: list[dict[str, Any]] = []
+    tx, rx = trio.open_memory_channel[str](100)
+    session = BridgeSession(out.append)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(drive, session, rx)
+        await tx.send(json.dumps({"op": "demo", "game": "toy", "bots": 2, "seed": 9}))
+        acted = 0
+        while not any(e["event"] == "game_over" for e in out):
+            await trio.sleep(0.01)
+            turns = [e for e in out if e["event"] == "your_turn"]
+            if len(turns) > acted:
+                legal = turns[-1]["legal"]
+                # Key order does not matter: the JSON form is compared canonically.
+                await tx.send(json.dumps({"op": "act", "action": dict(reversed(list(legal[0].items())))}))
+                acted += 1
+        await tx.send('{"op": "quit"}')
+    over = next(e for e in out if e["event"] == "game_over")
+    assert over["clean"] and acted >= 2
+    assert not [e for e in out if e["event"] == "error"]
+
+
+async def wait_for(out: list[dict[str, Any]], kind: str, count: int = 1) -> None:
+    with trio.fail_after(20):
+        while sum(1 for e in out if e["event"] == kind) < count:
+            await trio.sleep(0.01)
+
+
+async def test_leave_ends_the_table_and_another_can_start() -> None:
+    out: list[dict[str, Any]] = []
+    tx, rx = trio.open_memory_channel[str](100)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(drive, BridgeSession(out.append), rx)
+        await tx.send(json.dumps({"op": "demo", "game": "toy", "bots": 1, "seed": 2}))
+        await wait_for(out, "your_turn")
+        await tx.send(json.dumps({"op": "leave", "id": "L"}))
+        await wait_for(out, "failed")
+        await wait_for(out, "ok", 2)
+        await tx.send(json.dumps({"op": "demo", "game": "toy", "bots": 1, "seed": 3}))
+        await wait_for(out, "started", 2)
+        await tx.send('{"op": "quit"}')
+    kinds = [e["event"] for e in out]
+    failed = kinds.index("failed")
+    assert "left" in out[failed]["message"] and out[failed + 1] == {"event": "ok", "op": "leave", "id": "L"}
+    assert kinds[-1] == "bye" and "game_over" not in kinds[:failed]
+
+
+# ----------------------------------------------------------------------------- WebSocket
+
+
+async def test_websocket_bridge_handshakes_refuses_foreign_origins_and_plays() -> None:
+    from p2php.bridge import ws
+
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(ws.serve, "127.0.0.1", 0, ("http://localhost:3000",))
+        with pytest.raises(ws.WebSocketError, match="403"):
+            await ws.connect("127.0.0.1", port, origin="http://evil.example")
+        allowed = await ws.connect("127.0.0.1", port, origin="http://localhost:3000")
+        assert json.loads(await allowed.receive_text() or "")["event"] == "ready"
+        await allowed.aclose()
+
+        client = await ws.connect("127.0.0.1", port)
+        assert json.loads(await client.receive_text() or "")["event"] == "ready"
+        await client.send_text("not json")
+        assert json.loads(await client.receive_text() or "")["event"] == "error"
+        await client.send_text(json.dumps({"op": "demo", "game": "toy", "bots": 2, "seed": 4}))
+        turns = 0
+        with trio.fail_after(30):
+            while True:
+                event = json.loads(await client.receive_text() or "")
+                if event["event"] == "your_turn":
+                    turns += 1
+                    await client.send_text(json.dumps({"op": "act", "index": len(event["legal"]) - 1}))
+                elif event["event"] == "game_over":
+                    break
+        assert event["clean"] and turns >= 2
+        await client.send_text('{"op": "quit"}')
+        while (text := await client.receive_text()) is not None:
+            last = json.loads(text)
+        assert last == {"event": "bye"}
+        nursery.cancel_scope.cancel()
+
+
+def test_ws_bridge_command_announces_its_url_and_answers() -> None:
+    proc = subprocess.Popen([*BRIDGE, "--ws", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout is not None
+        first = json.loads(proc.stdout.readline())
+        assert first["event"] == "listening" and first["url"].startswith("ws://127.0.0.1:")
+        port = int(first["url"].rsplit(":", 1)[1].strip("/"))
+
+        async def talk() -> dict[str, Any]:
+            from p2php.bridge import ws
+
+            client = await ws.connect("127.0.0.1", port)
+            await client.receive_text()
+            await client.send_text(json.dumps({"op": "games"}))
+            answer: dict[str, Any] = json.loads(await client.receive_text() or "")
+            await client.aclose()
+            return answer
+
+        answer = trio.run(talk)
+        assert answer["event"] == "games" and any(g["name"] == "uno" for g in answer["games"])
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)

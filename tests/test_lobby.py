@@ -1,0 +1,270 @@
+"""The lobby: the host's seat book and a joiner's session (sans-IO), then both over loopback TCP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+
+from p2php import PROTOCOL_VERSION
+from p2php.engine.registry import get_game
+from p2php.lobby import (
+    BOT,
+    HOST,
+    HostLobby,
+    JoinSession,
+    LobbyClosed,
+    LobbyError,
+    Refusal,
+    Table,
+    clean_text,
+    format_table,
+    join_table,
+    parse_table,
+)
+from p2php.net.mesh import listen, listener_port
+
+UNO = get_game("uno")
+
+
+def uno_table(players: int = 3, **options: Any) -> Table:
+    table = Table(UNO, UNO.parse_options(options), players, "hana")
+    table.seat_local("hana", HOST, 5000)
+    return table
+
+
+def join(name: str, port: int = 6000, **extra: Any) -> dict[str, Any]:
+    return {"lobby": "join", "v": PROTOCOL_VERSION, "name": name, "port": port, **extra}
+
+
+def refusal(table: Table, frame: dict[str, Any], conn: int = 99) -> Refusal:
+    with pytest.raises(Refusal) as info:
+        table.join(conn, frame, "10.0.0.9")
+    return info.value
+
+
+# ----------------------------------------------------------------------------- sans-IO: the host's table
+
+
+def test_seats_fill_in_order_and_the_game_starts_when_everyone_is_ready() -> None:
+    table = uno_table(4)
+    assert table.seat_local(table.bot_name(), BOT, 5001) == 1
+    assert table.join(1, join("ann"), "10.0.0.2") == 2
+    assert table.join(2, join("bob"), None) == 3
+    assert not table.can_start()  # the host and both joiners are not ready; the bot is
+    assert [s.ready for s in table.seats] == [False, True, False, False]
+    table.set_ready(0)
+    assert table.receive(1, {"lobby": "ready", "ready": True})
+    assert not table.can_start()
+    assert table.receive(2, {"lobby": "ready"})
+    assert table.can_start()
+    start = table.start()
+    assert start == {"lobby": "start", "v": PROTOCOL_VERSION,
+                     "addresses": [[None, 5000], [None, 5001], ["10.0.0.2", 6000], [None, 6000]]}
+    assert table.summary() is None  # discovery stops answering once the game is on
+    log = "\n".join(table.drain_log())
+    assert "ann joined from 10.0.0.2 and sits at seat 2" in log and "bob is ready" in log
+
+
+def test_name_clash_is_refused_case_insensitively() -> None:
+    table = uno_table()
+    r = refusal(table, join("HANA"))
+    assert r.code == "name" and "already taken" in r.reason
+
+
+def test_full_table_is_refused_with_the_names_seated() -> None:
+    table = uno_table(2)
+    table.join(1, join("ann"), None)
+    r = refusal(table, join("bob"))
+    assert r.code == "full" and "the table is full (2/2: hana, ann)" in r.reason
+
+
+def test_protocol_version_mismatch_is_refused_first() -> None:
+    r = refusal(uno_table(), {**join("ann"), "v": PROTOCOL_VERSION + 1})
+    assert r.code == "version"
+    assert f"speaks p2php protocol v{PROTOCOL_VERSION}, you speak v{PROTOCOL_VERSION + 1}" in r.reason
+
+
+def test_game_mismatch_is_refused() -> None:
+    r = refusal(uno_table(), join("ann", game="hpsha"))
+    assert r.code == "game" and "this table plays uno, you asked for hpsha" in r.reason
+
+
+def test_option_mismatch_compares_parsed_values() -> None:
+    table = uno_table(rounds="1")
+    assert table.join(1, join("ann", options={"rounds": "1", "deck": "base"}), None) == 1  # same values: fine
+    r = refusal(table, join("bob", options={"rounds": "2"}))
+    assert r.code == "options" and "you asked for rounds=2, this table plays rounds=1" in r.reason
+    assert "no option 'colour'" in refusal(table, join("bob", options={"colour": "red"})).reason
+    assert refusal(table, join("bob", options={"deck": "huge"})).code == "options"
+
+
+@pytest.mark.parametrize("frame", [
+    {"lobby": "hello"},
+    join("ann", port=0),
+    join("ann", port=True),
+    join(""),
+    join(" ann"),
+    join("x" * 25),
+    join("ann\x1b[2J"),
+    join("ann", options=["rounds=1"]),
+])
+def test_malformed_joins_are_refused(frame: dict[str, Any]) -> None:
+    assert refusal(uno_table(), frame).code in ("malformed", "name")
+
+
+def test_leaving_frees_the_seat_before_the_start_only() -> None:
+    table = uno_table(3)
+    table.join(1, join("ann"), None)
+    table.join(2, join("bob"), None)
+    assert not table.receive(1, {"lobby": "leave"})
+    assert table.free_seats() == [1]
+    assert table.join(3, join("cy"), None) == 1
+    assert not table.receive(2, {"lobby": "dance"})  # nonsense: dropped
+    assert table.free_seats() == [2]
+
+
+def test_bot_names_skip_taken_ones() -> None:
+    table = uno_table(4)
+    table.join(1, join("bot1"), None)
+    assert table.bot_name() == "bot2"
+
+
+def test_table_frame_round_trips_to_a_view_and_renders() -> None:
+    table = uno_table(3, rounds="1")
+    table.seat_local("bot1", BOT, 5001)
+    view = parse_table(table.table_frame())
+    assert view.taken == 2 and view.names() == ["hana", "bot1", "seat 2"]
+    text = "\n".join(format_table(view, you=0))
+    assert "seat 0  hana (host)  not ready  ← you" in text and "seat 1  bot1 (bot)  ready" in text
+    assert "seat 2  (empty)" in text and "rounds=1" in text
+
+
+def test_clean_text_removes_terminal_escapes() -> None:
+    assert clean_text("a\x1b[31mb\n") == "a?[31mb?"
+
+
+# ----------------------------------------------------------------------------- sans-IO: the joiner
+
+
+def test_join_session_follows_welcome_table_start() -> None:
+    table = uno_table(2)
+    session = JoinSession("ann", 6000, game="uno", options={"rounds": "0"})
+    assert session.join_frame()["options"] == {"rounds": "0"}
+    seat = table.join(1, session.join_frame(), None)
+    assert session.receive({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": seat}) == "welcome"
+    assert session.receive(table.table_frame()) == "table"
+    assert session.receive(table.table_frame()) == "same"  # a heartbeat
+    table.set_ready(0)
+    table.set_ready(1)
+    assert session.receive(table.start()) == "start"
+    assert session.addresses == [(None, 5000), (None, 6000)]
+
+
+def test_join_session_refusals_and_nonsense() -> None:
+    session = JoinSession("ann", 6000)
+    with pytest.raises(Refusal, match="the table refused us: the table is full"):
+        session.receive({"lobby": "refused", "code": "full", "reason": "the table is full"})
+    with pytest.raises(Refusal, match="protocol version mismatch"):
+        session.receive({"lobby": "welcome", "v": 99, "seat": 1})
+    with pytest.raises(LobbyError, match="did not answer like a p2php table"):
+        session.receive({"lobby": "table", "v": PROTOCOL_VERSION})
+    with pytest.raises(LobbyClosed, match="the host closed the table: bye"):
+        session.receive({"lobby": "closed", "reason": "bye"})
+    session.receive({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": 1})
+    with pytest.raises(LobbyError, match="malformed table"):
+        session.receive({"lobby": "table", "v": PROTOCOL_VERSION, "seats": "x", "players": 2})
+
+
+# ----------------------------------------------------------------------------- over loopback TCP
+
+
+async def test_two_joiners_over_loopback_one_leaves_and_is_replaced() -> None:
+    table = uno_table(3)
+    table.set_ready(0)
+    lines: list[str] = []
+    listener = await listen("127.0.0.1", 0)
+    port = listener_port(listener)
+    lobby = HostLobby(table, listener, announce=lines.append)
+    seen: list[int] = []
+    result: dict[str, Any] = {}
+
+    async def host() -> None:
+        result["addresses"] = await lobby.run()
+
+    async def leaver() -> None:
+        async def no() -> bool:
+            await trio.sleep(0.1)
+            return False
+
+        with pytest.raises(LobbyClosed, match="you left the table"):
+            await join_table("127.0.0.1", port, JoinSession("ann", 6001), ready=False, ask_ready=no)
+
+    async def stayer(name: str, listen_port: int) -> None:
+        joined = await join_table("127.0.0.1", port, JoinSession(name, listen_port),
+                                  on_table=lambda view, seat: seen.append(view.taken))
+        result[name] = joined
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        await leaver()
+        nursery.start_soon(stayer, "bob", 6002)
+        await trio.sleep(0.2)
+        nursery.start_soon(stayer, "cy", 6003)
+    assert result["addresses"] == [(None, port_of(table, 0)), (None, 6002), (None, 6003)]
+    assert result["bob"].seat == 1 and result["cy"].seat == 2
+    assert result["cy"].addresses == [("127.0.0.1", 5000), ("127.0.0.1", 6002), ("127.0.0.1", 6003)]
+    assert result["cy"].view.names() == ["hana", "bob", "cy"]
+    log = "\n".join(lines)
+    assert "ann joined from this machine" in log and "ann left; seat 1 is free again" in log
+    assert "everyone is ready: the game starts" in log
+    assert seen and max(seen) == 3
+
+
+def port_of(table: Table, seat: int) -> int:
+    return table.seats[seat].port
+
+
+async def test_refusals_over_the_wire_and_a_closed_table() -> None:
+    table = uno_table(2, rounds="1")
+    listener = await listen("127.0.0.1", 0)
+    port = listener_port(listener)
+    lobby = HostLobby(table, listener, announce=lambda line: None)
+
+    async def host() -> None:
+        with pytest.raises(LobbyClosed):
+            await lobby.run()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        with pytest.raises(Refusal, match="protocol version mismatch") as info:
+            await join_table("127.0.0.1", port, JoinSession("ann", 6001, version=PROTOCOL_VERSION + 1))
+        assert info.value.code == "version"
+        with pytest.raises(Refusal, match="option mismatch: you asked for rounds=3"):
+            await join_table("127.0.0.1", port, JoinSession("ann", 6001, options={"rounds": "3"}))
+        with pytest.raises(Refusal, match="already taken"):
+            await join_table("127.0.0.1", port, JoinSession("Hana", 6001))
+
+        async def closer() -> None:
+            await trio.sleep(0.3)
+            lobby.close("the host closed the table")
+
+        nursery.start_soon(closer)
+        with pytest.raises(LobbyClosed, match="the host closed the table"):
+            await join_table("127.0.0.1", port, JoinSession("ann", 6001))
+
+
+async def test_unreachable_host_and_silent_host() -> None:
+    listener = await listen("127.0.0.1", 0)
+    port = listener_port(listener)
+    await listener.aclose()
+    with pytest.raises(LobbyError, match="cannot reach the table"):
+        await join_table("127.0.0.1", port, JoinSession("ann", 6001))
+    # A host that accepts but never speaks.
+    mute = await listen("127.0.0.1", 0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, lambda stream: trio.sleep_forever(), [mute])
+        with trio.fail_after(5), pytest.raises(LobbyError):
+            await join_table("127.0.0.1", listener_port(mute), JoinSession("ann", 6001), silence=0.5)
+        nursery.cancel_scope.cancel()

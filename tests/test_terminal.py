@@ -1,0 +1,218 @@
+"""Terminal play driven as a person would: under a pseudo-terminal (stdlib ``pty``) and with scripted stdin."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from p2php.terminal import Localizer, Palette, want_colour
+
+P2PHP = [sys.executable, "-m", "p2php.cli"]
+CJK = re.compile(r"[\u4e00-\u9fff]")
+PROMPTS = ("Choose 1–", "Press Enter when ready")
+
+
+def run_in_pty(args: list[str], answers: list[str], env: dict[str, str] | None = None,
+               timeout: float = 60, default: str | None = "1") -> tuple[int, str]:
+    """Run p2php on a pseudo-terminal; answer each prompt with the next of ``answers`` (then ``default``).
+
+    ``default`` None: once the answers are used up, send nothing more and wait for the end.
+    An answer of ``"\\x03"`` is Ctrl-C, delivered by the terminal as SIGINT.
+    """
+    full_env = {**os.environ, "TERM": "xterm"}
+    full_env.pop("NO_COLOR", None)
+    full_env.update(env or {})
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the p2php command, its stdio on the terminal
+        os.execvpe(sys.executable, [*P2PHP, *args], full_env)
+    output = bytearray()
+    answered = 0
+    queue = list(answers)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            text = output.decode("utf-8", "replace")
+            prompts = sum(text.count(p) for p in PROMPTS)
+            if prompts > answered:
+                answered = prompts
+                reply = queue.pop(0) if queue else default
+                if reply is not None:
+                    os.write(fd, reply.encode() if reply == "\x03" else (reply + "\n").encode())
+        else:
+            os.kill(pid, signal.SIGKILL)
+            raise AssertionError("timed out:\n" + output.decode("utf-8", "replace")[-3000:])
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), output.decode("utf-8", "replace")
+
+
+def plain(text: str) -> str:
+    """The output as a person reads it: escape sequences and carriage returns removed."""
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text).replace("\r", "")
+
+
+# ----------------------------------------------------------------------------- under a pseudo-terminal
+
+
+def test_uno_under_a_terminal_colours_progress_reasks_and_finishes() -> None:
+    code, out = run_in_pty(["play", "uno", "--bots", "2", "--seed", "3", "--option", "rounds=1"],
+                           ["zebra", "0", "99", "v"])
+    text = plain(out)
+    assert code == 0, text[-3000:]
+    assert "\x1b[1m" in out and "\x1b[32m" in out  # colours: bold, and our own moves in green
+    assert re.search(r"shuffling 108 cards \(dealer\)… pass \d/6", text)  # the live progress line
+    assert "\r\x1b[K" in out  # … redrawn in place
+    assert "'zebra' is not a choice" in text and "'0' is not a choice" in text and "'99' is not a choice" in text
+    assert text.count("Your view") >= 2  # "v" shows the view again
+    assert "Your hand (7):" in text and "top card:" in text and "▶" in text
+    assert "audit: clean" in text and "Traceback" not in text
+
+
+def test_no_color_is_respected_on_a_terminal() -> None:
+    code, out = run_in_pty(["play", "uno", "--bots", "1", "--seed", "4", "--option", "rounds=1"], [],
+                           env={"NO_COLOR": "1"})
+    assert code == 0, plain(out)[-2000:]
+    assert not re.search(r"\x1b\[[0-9;]*m", out)  # no colour codes (the progress line may still redraw)
+    assert "audit: clean" in out
+
+
+def test_ctrl_c_at_the_prompt_ends_without_a_traceback() -> None:
+    code, out = run_in_pty(["play", "uno", "--bots", "1", "--seed", "5"], ["\x03"], default=None, timeout=30)
+    assert code in (0, 130), plain(out)[-2000:]
+    assert "Traceback" not in out
+    assert "interrupted" in out or "You left the table" in out
+
+
+def test_harry_potter_sha_in_english_under_a_terminal_then_quit() -> None:
+    code, out = run_in_pty(["play", "hpsha", "--bots", "3", "--seed", "5", "--lang", "en"],
+                           ["1", "nope", "1", "q"], default=None)
+    text = plain(out)
+    assert code == 0, text[-3000:]
+    assert "'nope' is not a choice" in text and "You left the table" in text
+    assert "identity" in text and "Your hand" in text and "pick your character" in text
+    assert not CJK.search(text), CJK.findall(text)[:10]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_person_joins_gets_ready_and_plays_at_a_lan_table() -> None:
+    """Host with a bot seat; a person joins under a terminal, presses Enter when ready, plays to the end."""
+    port = free_port()
+    host = subprocess.Popen([*P2PHP, "host", "uno", "--players", "2", "--name", "hana", "--auto", "--port",
+                             str(port), "--bind", "127.0.0.1", "--discovery-port", "0", "--option", "rounds=1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    try:
+        time.sleep(0.8)
+        code, out = run_in_pty(["join", f"127.0.0.1:{port}", "--name", "ann", "--bind", "127.0.0.1"],
+                               ["", "what"])
+        text = plain(out)
+        assert code == 0, text[-3000:]
+        assert "seat 1  ann  not ready  ← you" in text and "Press Enter when ready" in text
+        assert "seat 1  ann  ready  ← you" in text
+        assert "'what' is not a choice" in text or "your only choice" in text
+        assert "audit: clean" in text and "Traceback" not in text
+        host_out, host_err = host.communicate(timeout=60)
+        assert host.returncode == 0, host_out[-2000:] + host_err[-2000:]
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.communicate()
+
+
+def test_the_host_fills_empty_seats_with_bots_then_plays() -> None:
+    """A host at the keyboard: 'b' seats bots in the empty seats, Enter starts the game, then it plays."""
+    code, out = run_in_pty(["host", "uno", "--players", "3", "--name", "hana", "--port", str(free_port()),
+                            "--bind", "127.0.0.1", "--discovery-port", "0", "--option", "rounds=1"],
+                           ["hmm", "b", "", "nonsense"])
+    text = plain(out)
+    assert code == 0, text[-3000:]
+    assert "type Enter (ready), b (fill empty seats with bots) or q (close the table)" in text
+    assert "bot1 sits at seat 1 (bot)" in text and "bot2 sits at seat 2 (bot)" in text
+    assert "hana is ready" in text and "everyone is ready: the game starts" in text
+    assert "audit: clean" in text and "Traceback" not in text
+
+
+# ----------------------------------------------------------------------------- scripted stdin
+
+
+def play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*P2PHP, "play", *args], input=stdin, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_COLOR": "1"})
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_harry_potter_sha_scripted_to_the_end_in_one_language(lang: str) -> None:
+    out = play("hpsha", "--bots", "3", "--seed", "5", "--lang", lang, stdin="x\n" + "1\n" * 3000)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "is not a choice" in out.stdout and "audit: clean" in out.stdout
+    assert "\x1b[" not in out.stdout and "… shuffling 104 cards (deck)" in out.stdout
+    hands = [line for line in out.stdout.splitlines() if line.startswith("Your hand")]
+    assert hands
+    if lang == "en":
+        assert not CJK.search(out.stdout)
+    else:
+        assert all(CJK.search(h) for h in hands if "♠" in h or "♥" in h or "♣" in h or "♦" in h)
+        assert "Bombarda" not in "\n".join(hands) and "身份 Identity" not in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_bad_lang_is_a_usage_error() -> None:
+    out = play("hpsha", "--lang", "fr", stdin="")
+    assert out.returncode == 2 and "--lang" in out.stderr
+
+
+# ----------------------------------------------------------------------------- units
+
+
+def test_localizer_keeps_one_half_of_bilingual_names() -> None:
+    line = "seat 2 哈利·波特: use 爆破咒 Bombarda [爆破咒 Bombarda ♠7] → seat 0 纳威·隆巴顿"
+    english = "seat 2 Harry Potter: use Bombarda [Bombarda ♠7] → seat 0 Neville Longbottom"
+    assert Localizer("hpsha", "en")(line) == english
+    assert Localizer("hpsha", "zh")(line) == "seat 2 哈利·波特: use 爆破咒 [爆破咒 ♠7] → seat 0 纳威·隆巴顿"
+    assert Localizer("hpsha", None)(line) == line
+    card = "人物 Character: 纳威·隆巴顿 Neville Longbottom（无技能 stand-in）"
+    assert Localizer("hpsha", "en")(card) == "Character: Neville Longbottom (no skill)"
+    assert Localizer("hpsha", "zh")(card) == "人物: 纳威·隆巴顿（无技能）"
+    assert Localizer("hpsha", "en")("+1扫帚 光轮2000 +1 Broom Nimbus 2000 ♠5") == "+1 Broom Nimbus 2000 ♠5"
+    assert Localizer("hpsha", "en")("呼神护卫 Expecto Patronum, 呼神 Patronus") == "Expecto Patronum, Patronus"
+    assert Localizer("uno", "zh")("red 7") == "red 7"
+    with pytest.raises(ValueError):
+        Localizer("hpsha", "fr")
+
+
+def test_colour_only_on_a_tty_without_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert want_colour(Tty())  # type: ignore[arg-type]
+    assert not want_colour(sys.stdout if not sys.stdout.isatty() else open(os.devnull, "w"))  # noqa: SIM115
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not want_colour(Tty())  # type: ignore[arg-type]
+    assert Palette(False)("x", "red") == "x" and Palette(True)("x", "red") == "\x1b[31mx\x1b[0m"
+    assert Palette(True).card("red 7").startswith("\x1b[31;1m") and Palette(True).card("Bombarda ♥7") != "Bombarda ♥7"
