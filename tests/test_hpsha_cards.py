@@ -7,10 +7,22 @@ Dark Mark), seat 3 卢娜 (spy, 3, Ravenclaw).  Seat 0 plays first.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
+
 from p2php.engine.contract import Randomness, Show
-from p2php.games.hpsha.scenario import Scenario
+from p2php.games.hpsha.scenario import MODES, Mode, Scenario, scenario_mode
 
 C4 = ["ron", "snape", "voldemort", "luna"]
+
+
+@pytest.fixture(autouse=True, params=MODES)
+def mode(request: pytest.FixtureRequest) -> Iterator[Mode]:
+    """Every scenario runs twice: on a trusted local dealer, and through the real protocol (in-memory
+    peers, stacked decks, every frame delivered; the scenario ends with every peer's audit clean)."""
+    with scenario_mode(request.param):
+        yield request.param
 
 
 def sc4(**kw: object) -> Scenario:
@@ -267,3 +279,14 @@ def test_impediment_adds_one_to_own_distance_in_own_play_phase_only() -> None:
     sc.end(1)
     sc.prompt()
     assert st.distance(1, 0) == 1
+
+
+def test_impediment_diamond_does_nothing_and_is_discarded_anyway() -> None:
+    sc = sc4(hands={0: ["impediment"], 1: ["bombarda"]}, deck=["*", "*", ("apparate", "♦", 8)])
+    st = sc.state
+    sc.use(0, "impediment", [1])
+    sc.end(0)
+    sc.pass_until(1, "play")
+    assert not st.impeded and st.distance(1, 0) == 1
+    assert [0] in [a["targets"] for a in sc.legal(1) if a.get("kind") == "bombarda"]
+    assert st.judge[1] == [] and "impediment" in sc.discard_kinds()

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-from p2php.games.hpsha.scenario import Scenario
+from collections.abc import Iterator
+
+import pytest
+
+from p2php.games.hpsha.scenario import MODES, Mode, Scenario, scenario_mode
 
 C4 = ["ron", "snape", "voldemort", "luna"]
+
+
+@pytest.fixture(autouse=True, params=MODES)
+def mode(request: pytest.FixtureRequest) -> Iterator[Mode]:
+    """Every scenario runs twice: on a trusted local dealer, and through the real protocol (in-memory
+    peers, stacked decks, every frame delivered; the scenario ends with every peer's audit clean)."""
+    with scenario_mode(request.param):
+        yield request.param
 
 
 def sc4(chars: list[str] | None = None, **kw: object) -> Scenario:
@@ -253,3 +265,14 @@ def test_invisibility_cloak_does_not_stop_a_spell_designating_only_the_wearer() 
     pass_window(sc, "respond:counter")
     sc.choose(2, "recover", "reparo")
     assert sc.prompt() == ((0,), "play") and st.hp[2] == 4
+
+
+def test_invisibility_cloak_with_a_minus_broom_follows_the_cloak() -> None:
+    sc = Scenario(["ron", "snape", "voldemort", "luna", "sirius", "molly"], hands={0: ["cloak", "comet260"]})
+    st = sc.state
+    assert st.distance(0, 3) == 3
+    sc.use(0, "comet260")
+    assert st.distance(0, 3) == 2
+    sc.use(0, "cloak")
+    assert [st.distance(0, s) for s in range(1, 6)] == [1, 1, 1, 1, 1]
+    assert st.distance(3, 0) == 3  # others' distance to the wearer is unchanged

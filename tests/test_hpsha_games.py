@@ -263,3 +263,23 @@ def test_card_names_and_universe() -> None:
     assert "Bombarda" in GAME.card_name(7 * 2 - 2, {})
     with pytest.raises(ValueError):
         GAME.card_name(139, {})
+
+
+def test_fast_state_hash_is_the_canonical_hash_of_the_snapshot() -> None:
+    from p2php.canonical import hash_value
+
+    for seed in range(3):
+        st = GAME.new_state(6, {})
+        tb = LocalTable(st, seed)
+        steps = 0
+        while not isinstance(st.step(), GameOver):
+            assert st.state_hash() == hash_value(st.snapshot())
+            step = st.step()
+            if isinstance(step, Decide):
+                tb.act([(s, RandomBot(f"{seed}/{steps}/{s}").choose(st, s, tb.knowledge(s),
+                                                                      st.legal_actions(s, tb.knowledge(s))))
+                        for s in step.seats])
+            else:
+                tb.fulfil(step)
+            steps += 1
+        assert st.state_hash() == hash_value(st.snapshot()) and steps > 100

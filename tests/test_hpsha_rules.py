@@ -1,20 +1,33 @@
 """Harry Potter Sha scenario tests: turn phases, hand limit, deck, dying, death, rewards, game end.
 
-Each test stacks the deck through the scenario harness (LocalTable's ``arrange``
-hook) and scripts the decisions.  Default table: seat 0 罗恩 (minister, 4 HP),
-seat 1 斯内普 (auror, 3 HP), seat 2 伏地魔 (dark wizard, 4 HP), seat 3 卢娜 (spy,
-3 HP) — all "no skill" stand-ins, four different factions.
+Each test stacks the deck through the scenario harness and scripts the decisions; it
+runs twice (the ``mode`` fixture): on LocalTable's ``arrange`` hook, and through the
+real protocol (in-memory peers, decks stacked through the crypto, clean audits).
+
+Default table: seat 0 罗恩 (minister, 4 HP), seat 1 斯内普 (auror, 3 HP), seat 2 伏地魔
+(dark wizard, 4 HP), seat 3 卢娜 (spy, 3 HP) — all "no skill" stand-ins, four
+different factions.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
 from p2php.engine.contract import Decide, IllegalAction, Knowledge
 from p2php.games.hpsha.data import AUROR, DARK, MINISTER, SPY
-from p2php.games.hpsha.scenario import Scenario
+from p2php.games.hpsha.scenario import MODES, Mode, Scenario, scenario_mode
 
 C4 = ["ron", "snape", "voldemort", "luna"]
+
+
+@pytest.fixture(autouse=True, params=MODES)
+def mode(request: pytest.FixtureRequest) -> Iterator[Mode]:
+    """Every scenario runs twice: on a trusted local dealer, and through the real protocol (in-memory
+    peers, stacked decks, every frame delivered; the scenario ends with every peer's audit clean)."""
+    with scenario_mode(request.param):
+        yield request.param
 
 
 def sc4(**kw: object) -> Scenario:
@@ -87,6 +100,22 @@ def test_tears_only_when_injured_in_play_phase() -> None:
     sc.use(0, "tears")
     assert sc.prompt() == ((0,), "play")
     assert sc.state.hp[0] == 4
+
+
+def test_an_extra_play_phase_comes_after_the_turn_with_a_fresh_bombarda() -> None:
+    sc = sc4(hands={0: ["bombarda", "bombarda"]})
+    st = sc.state
+    sc.use(0, "bombarda", [1])
+    sc.pass_until(0, "play")
+    assert not [a for a in sc.legal(0) if a.get("kind") == "bombarda"]
+    st.add_extra_phase(0, "play")  # test-only: a skill (纳威's 遗忘 Forgetfulness) would grant it
+    sc.end(0)
+    sc.pass_until(0, "play")  # after the discard and end phases: the extra play phase, still turn 1
+    assert st.current == 0 and st.turn_no == 1 and st.phase == "play"
+    assert "carries out an extra play phase" in sc.log()
+    assert [1] in [a["targets"] for a in sc.legal(0) if a.get("kind") == "bombarda"]  # one per play phase
+    sc.end(0)
+    assert sc.prompt() == ((1,), "play") and st.turn_no == 2 and st.extra_phases == []
 
 
 def test_deck_runs_out_discard_pile_is_shuffled_at_once() -> None:

@@ -11,7 +11,8 @@ plain-data tasks; asking a seat), ``moves`` (draw, reshuffle, reveal, show, take
 ``play`` (play-phase actions),
 ``cards_basic`` (爆破咒 + weapon hooks, 羽毛笔), ``cards_spells`` (instant and
 delayed spells), ``triggers`` (timing points, skills, hooks), ``characters`` (the
-five implemented characters), ``observe``, ``bots``, ``scenario`` (test harness).
+five implemented characters), ``observe``, ``bots``, ``scenario`` (test harness: stacked
+decks, scripted decisions) and ``scenario_protocol`` (the same scenarios through the real protocol).
 
 Card universe: 0–103 game cards (deck table order), 104–113 identity cards,
 114–138 character cards.  Decide prompts: ``identity``, ``pick_character``,
@@ -51,84 +52,89 @@ Setup and turns
  8. Guards, not rules: ``max_turns`` (default 1000) ends the game with no winner;
     a play phase allows at most 200 actions (a lone 复制成双 could cycle a
     one-card deck forever).
+ 9. Extra phases (纳威's 遗忘 is the rulebook's one source): a skill grants one with
+    ``HpshaState.add_extra_phase``; it is carried out right after that seat's turn
+    ends (after the end phase and TURN_END), with its own PHASE_START/PHASE_END
+    (``ctx["extra"]``) and its own 爆破咒 allowance; turn-scoped effects (障碍重重's
+    +1, skipped phases) are over by then.  A flipped (lost) turn does not spend it.
 
 Responses, damage, dying, death, end
- 9. Response windows (§8.8, §15.11): every living seat, in order from the current
+10. Response windows (§8.8, §15.11): every living seat, in order from the current
     player, answers explicitly.  The first response opens a nested 咒立停 window
     for it (LIFO).  If it stands, the window closes; if it was cancelled, the
     seats after the responder are still asked; seats that declined stay out.
-10. A 咒立停 window opens before an instant spell takes effect on each target
+11. A 咒立停 window opens before an instant spell takes effect on each target
     (single-target and self-target spells included) and before each delayed
     spell is judged.  呼神护卫 and 咒立停 are spells and can be countered.
-11. Every damage opens a 呼神护卫 window (every living seat may protect the target).
+12. Every damage opens a 呼神护卫 window (every living seat may protect the target).
     Order: locked prevention (万幸) → DAMAGE_BEFORE → 呼神护卫 → 分院帽 → causing
     (柳木 +1, 槭木) → DAMAGE_CAUSED → DAMAGE_RECEIVED → HP reduced, dying resolved
     → DAMAGE_AFTER.  Card damage's source is its user (爆破咒, 神锋无影, 昏昏倒地);
     阿瓦达索命 and the 胡桃木 backlash are sourceless.
-12. "Apparate usually outside your own turn" is not enforced (it only matters when
+13. "Apparate usually outside your own turn" is not enforced (it only matters when
     灵魂出窍 aims at its user).
-13. Dying (§15.12): every living seat from the current player is asked for 凤凰眼泪;
+14. Dying (§15.12): every living seat from the current player is asked for 凤凰眼泪;
     a seat that gives one is asked again while the character is still dying.
-14. The killer is the source of the damage that caused the dying; HP loss and
+15. The killer is the source of the damage that caused the dying; HP loss and
     sourceless damage have no killer (no reward, no penalty) (§15.13).
-15. Death: identity opened → the game ends at once if decided (no rewards) →
+16. Death: identity opened → the game ends at once if decided (no rewards) →
     DEATH → all hand, equipped and judgement-area cards discarded (face up) →
     rewards/penalties (dark wizard killed: the killer draws 3; minister killed an
     auror: the minister discards every hand and equipped card).
-16. Game end (§7, §15.27): with two spies each plays alone; when the minister dies
+17. Game end (§7, §15.27): with two spies each plays alone; when the minister dies
     and the survivors are not one spy, all dark wizards win, alive or dead.  At
     the end every identity is opened; scores are 1 for winners, 0 otherwise.
 
 Cards
-17. 昏昏倒地: the target chooses damage or flip.  修复如初 and 清水如泉 resolve from
+18. 昏昏倒地: the target chooses damage or flip.  修复如初 and 清水如泉 resolve from
     the user (the user first if it is a target); a target at full HP may only
     draw.  清水如泉 reveals one card per living character first; shares that were
     cancelled leave their cards, which go to the discard pile at the end.
-18. 除你武器 / 钻心剜骨 / 统统石化 have no range limit (literal, §15.25).  Hand cards
+19. 除你武器 / 钻心剜骨 / 统统石化 have no range limit (literal, §15.25).  Hand cards
     are taken "at random" by joint Randomness; the user chooses the zone (no
     question when there is one option).  A hidden card taken into a hand is shown
     privately to its new holder only.
-19. 灵魂出窍: B must be within A's attack range; if B is no longer in range when A
+20. 灵魂出窍: B must be within A's attack range; if B is no longer in range when A
     is asked, A simply cannot attack.  A's 爆破咒 does not count toward any limit.
     A refusing → the user takes A's random hand card or an equipped card.
-20. 钻心剜骨: the 爆破咒 played do not count toward the limit; if the other side has
+21. 钻心剜骨: the 爆破咒 played do not count toward the limit; if the other side has
     died, the damage is sourceless.
-21. 阿瓦达索命 moves to the next living character without one (the judgement area
+22. 阿瓦达索命 moves to the next living character without one (the judgement area
     may not hold two).  障碍重重's "discard 统统石化" is read as discarding itself.
-22. Equipment has four slots (weapon, armour, +1 broom, −1 broom, §15.10); a new
+23. Equipment has four slots (weapon, armour, +1 broom, −1 broom, §15.10); a new
     card in an occupied slot discards the old one.
-23. Distance: the shorter way round counting living characters only, minimum 1;
+24. Distance: the shorter way round counting living characters only, minimum 1;
     in range ⇔ distance ≤ attack range.  隐形斗篷: distance 1 whatever the brooms
     or 障碍重重 (reading (a)); 障碍重重 adds 1 only to the impeded character's own
     distances during its play phase.
-24. 冬青木 discards a non-basic *hand* card.  葡萄藤木 works for 爆破咒 only.
+25. 冬青木 discards a non-basic *hand* card.  葡萄藤木 works for 爆破咒 only.
     游走球's follow-up is another 爆破咒 and does not count toward the limit.
     胡桃木's backlash hits every 爆破咒 its holder uses in its own turn that deals
     no damage (literal).  羽毛笔 needs the target in attack range and uses up the
     play phase's 爆破咒 (per play phase, which equals per turn without extra play
     phases); its damage is sourced by the user but "not dealt by the card".
-25. 分院帽's second clause applies to any damage with a source whose faction is the
+26. 分院帽's second clause applies to any damage with a source whose faction is the
     wearer's, outside the wearer's turn, after the 呼神护卫 window; 格兰芬多剑
     ignores armour for its 爆破咒.  隐形斗篷 stops others' instant spells only when
     they designate several targets (神锋无影, 昏昏倒地, 修复如初, 清水如泉).
 
 Characters (five implemented; the other twenty are labelled "no skill" stand-ins)
-26. 万幸 is checked before the 呼神护卫 window; "each complete turn" = each
+27. 万幸 is checked before the 呼神护卫 window; "each complete turn" = each
     player's turn.  擅飞: any other living character; Harry's distance to the
     designated one is 1; it overrides brooms, 隐形斗篷 and 障碍重重 (a locked effect);
     outside his turn X's distance to Harry is X's distance to the designated
     character (1 for that character itself); it ends at Harry's next real turn
     start or when the designated character dies.
-27. 聪颖 also triggers for 咒立停 and 呼神护卫 Hermione uses.  解危: Hermione picks one
+28. 聪颖 also triggers for 咒立停 and 呼神护卫 Hermione uses.  解危: Hermione picks one
     of the dying character's hand slots blind; it is opened to all; she obtains it
     after the dying state wherever it went (even if the character died), and it is
     kept out of reshuffles meanwhile.
-28. 捉弄: each seat with a replacing skill is asked once per judgement, in order
+29. 捉弄: each seat with a replacing skill is asked once per judgement, in order
     from the current player; the played card becomes the judgement card and the
     old one is discarded.  嘲哂: Draco's card must differ in suit from every card
     discarded in that phase; not offered when nothing was discarded.
-29. 呼神: any two red hand cards in a 呼神护卫 window.  月圆's HP loss is at TURN_END.
-30. 缄默: Flitwick's instant spells (his 咒立停 and 呼神护卫 included) open no 咒立停
+30. 呼神: any two red hand cards in a 呼神护卫 window.  月圆's HP loss is at TURN_END.
+31. 缄默: Flitwick's instant spells (his 咒立停 and 呼神护卫 included) open no 咒立停
     window at all.
 """
 

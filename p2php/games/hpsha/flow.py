@@ -224,11 +224,13 @@ class GameLoopTask(Task):
 
 @dataclass
 class TurnTask(Task):
-    """One turn: TURN_START, then each phase (PHASE_START, body, PHASE_END) unless skipped, then TURN_END."""
+    """One turn: TURN_START, then each phase (PHASE_START, body, PHASE_END) unless skipped, then TURN_END,
+    then any extra phases a rule or skill granted for after this turn (:meth:`HpshaState.add_extra_phase`)."""
 
     seat: int
     pi: int = 0
     discarded: list[int] = field(default_factory=list)
+    extra: str = ""  # the extra phase being carried out (stages 6–8)
 
     def run(self, st: HpshaState) -> Step | None:
         seat = self.seat
@@ -265,20 +267,8 @@ class TurnTask(Task):
             return None
         if self.stage == 2:
             self.stage = 3
-            ph = PHASES[self.pi]
-            if not st.alive[seat]:
-                return None
-            if ph == "judge" and st.judge[seat]:
-                from p2php.games.hpsha.cards_spells import JudgementPhaseTask
-
-                st.push(JudgementPhaseTask(seat))
-            elif ph == "draw":
-                st.push(DrawTask(seat, 2))
-            elif ph == "play":
-                st.push(PlayPhaseTask(seat))
-            elif ph == "discard":
-                st.push(DiscardPhaseTask(seat))
-            st.ret = None
+            if st.alive[seat]:
+                _push_phase_body(st, seat, PHASES[self.pi])
             return None
         if self.stage == 3:
             ph = PHASES[self.pi]
@@ -291,6 +281,33 @@ class TurnTask(Task):
             self.pi += 1
             self.stage = 1
             return None
+        if self.stage == 5:  # the turn is over: extra phases granted for after it, one by one
+            due = [e for e in st.extra_phases if e[0] == seat]
+            if not due or not st.alive[seat] or st.result is not None:
+                st.extra_phases = [e for e in st.extra_phases if e[0] != seat]
+                self._done(st)
+                return None
+            st.extra_phases.remove(due[0])
+            self.extra = due[0][1]
+            st.phase = self.extra
+            st.impeded = False  # turn-scoped effects (障碍重重, skipped phases) are over
+            st.skip = []
+            st.say(f"{st.who(seat)} carries out an extra {self.extra} phase")
+            self.stage = 6
+            st.fire(tp.PHASE_START, {"who": seat, "phase": self.extra, "extra": True})
+            return None
+        if self.stage == 6:
+            self.stage = 7
+            if st.alive[seat]:
+                _push_phase_body(st, seat, self.extra)
+            return None
+        if self.stage == 7:
+            discarded = list(st.ret) if self.extra == "discard" and st.ret else []
+            self.stage = 5
+            if st.alive[seat]:
+                st.fire(tp.PHASE_END, {"who": seat, "phase": self.extra, "discarded": discarded, "extra": True})
+            st.phase = "end"
+            return None
         self._done(st)
         return None
 
@@ -299,6 +316,21 @@ class TurnTask(Task):
         st.impeded = False
         st.skip = []
         st.finish(None)
+
+
+def _push_phase_body(st: HpshaState, seat: int, ph: str) -> None:
+    """Push what a phase does (the start and end phases only have their timing points)."""
+    if ph == "judge" and st.judge[seat]:
+        from p2php.games.hpsha.cards_spells import JudgementPhaseTask
+
+        st.push(JudgementPhaseTask(seat))
+    elif ph == "draw":
+        st.push(DrawTask(seat, 2))
+    elif ph == "play":
+        st.push(PlayPhaseTask(seat))
+    elif ph == "discard":
+        st.push(DiscardPhaseTask(seat))
+    st.ret = None
 
 
 @dataclass

@@ -41,10 +41,15 @@ def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
             role = identity_role(f) if f is not None else None
         parts = [f"seat {s}" + (" (you)" if s == seat else "") + (" ▶" if s == st.current else "")]
         if c >= 0:
-            parts.append(f"{CHARACTERS[c].label} [{FACTIONS[CHARACTERS[c].faction]}]")
+            gender = "♂" if CHARACTERS[c].gender == "M" else "♀"
+            parts.append(f"{CHARACTERS[c].label} [{FACTIONS[CHARACTERS[c].faction]} {gender}]")
             parts.append(f"HP {st.hp[s]}/{st.max_hp[s]}" if st.alive[s] else "dead")
+            skills = st.skills(s)
+            if skills:
+                parts.append("skills: " + ", ".join(sk.label for sk in skills))
         parts.append(ROLE_NAMES[role] if role else "identity hidden")
-        parts.append(f"{len(st.hands[s])} in hand")
+        parts.append(f"{len(st.hands[s])} in hand"
+                     + (f" (limit {st.hand_limit(s)})" if s == seat and c >= 0 and st.alive[s] else ""))
         if st.equip[s]:
             parts.append("equipped: " + ", ".join(card_label(st.pub[x]) for x in st.equip[s].values()))
         if st.judge[s]:
@@ -61,6 +66,7 @@ def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
         "turn_no": st.turn_no,
         "players": players,
         "deck": len(st.deck),
+        "discard_pile": len(st.discard),
         "discard_top": card_label(st.pub[st.discard[-1]]) if st.discard else "",
     }
     if seat is not None:
@@ -73,6 +79,7 @@ def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
         out["identity"] = ROLE_NAMES[identity_role(f)] if f is not None else "?"
         if st.char[seat] >= 0:
             out["attack_range"] = st.attack_range(seat)
+            out["hand_limit"] = st.hand_limit(seat)
     step = st.pending
     out["prompt"] = step.prompt if isinstance(step, Decide) else ""
     out["log"] = list(st.log[-12:])

@@ -1,16 +1,26 @@
 """A scenario harness for rule tests: fixed identities, characters, hands and deck order.
 
-Built on :class:`p2php.engine.local.LocalTable` and its ``arrange`` hook (the
-test-only deck-stacking that bypasses the crypto).  It drives the setup
-decisions so that each seat gets the requested identity and character, deals
-the requested starting hands and stacks the deck, then lets a test script the
-rest with :meth:`Scenario.act` and friends.  Nothing here is used in real play.
+It drives the setup decisions so that each seat gets the requested identity and
+character, deals the requested starting hands and stacks the deck, then lets a
+test script the rest with :meth:`Scenario.act` and friends.  Two modes run the
+same script:
+
+* ``engine``: a :class:`p2php.engine.local.LocalTable` and its ``arrange`` hook
+  (the test-only deck stacking that bypasses the crypto);
+* ``protocol``: one real peer per seat, in memory, with the decks stacked through
+  the crypto (:mod:`p2php.games.hpsha.scenario_protocol`); every decision a test
+  makes is the awaited peer's action, every frame is delivered, and the scenario
+  ends with every peer's audit, which must be clean with equal state hashes.
+
+Rule test modules run each test in both (a ``mode`` fixture over :data:`MODES`
+entering :func:`scenario_mode`).  Nothing here is used in real play.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, Literal, cast
 
 from p2php.engine.contract import Action, Decide, GameOver, Shuffle, Step
 from p2php.engine.local import LocalTable
@@ -29,11 +39,31 @@ from p2php.games.hpsha.data import (
     identity_role,
     role_counts,
 )
+from p2php.games.hpsha.scenario_protocol import ProtocolTable, ScenarioGame, SharedState
 from p2php.games.hpsha.state import HpshaState
 
 INERT = ("geminio", "expelliarmus", "legilimens", "out_of_body", "aguamenti", "impediment", "bind", "reparo")
+Mode = Literal["engine", "protocol"]
+MODES: tuple[Mode, ...] = ("engine", "protocol")
+_MODE: list[Mode] = ["engine"]
+_OPEN: list[list[Scenario]] = [[]]
 CardSpec = str | int | tuple[str, str] | tuple[str, str, int]
 """A card: its id, a kind (``"bombarda"``), (kind, suit) or (kind, suit, rank), or ``"*"`` (a filler)."""
+
+
+@contextmanager
+def scenario_mode(mode: Mode) -> Iterator[list[Scenario]]:
+    """Scenarios created inside run in ``mode``; on a clean exit every protocol scenario is
+    finished and audited (:meth:`Scenario.finish`: clean verdicts, equal state hashes)."""
+    _MODE.append(mode)
+    _OPEN.append([])
+    try:
+        yield _OPEN[-1]
+        for sc in _OPEN[-1]:
+            sc.finish()
+    finally:
+        _MODE.pop()
+        _OPEN.pop()
 
 
 def default_roles(n: int, alt: bool = False) -> list[str]:
@@ -42,7 +72,12 @@ def default_roles(n: int, alt: bool = False) -> list[str]:
 
 
 class Scenario:
-    """A game with a stacked deck; seat 0..n-1 get ``chars`` and ``roles``."""
+    """A game with a stacked deck; seat 0..n-1 get ``chars`` and ``roles``.
+
+    ``mode`` is ``"engine"`` (a trusted local dealer, :class:`LocalTable`) or
+    ``"protocol"`` (real peers in memory, see :mod:`.scenario_protocol`); by
+    default the mode set by :func:`scenario_mode`, else ``"engine"``.
+    """
 
     def __init__(
         self,
@@ -52,20 +87,35 @@ class Scenario:
         deck: Sequence[CardSpec] = (),
         options: dict[str, Any] | None = None,
         seed: int = 0,
+        mode: Mode | None = None,
     ) -> None:
         self.n = len(chars)
+        self.mode: Mode = mode or _MODE[-1]
         opts = {"roles": "standard", "max_turns": 1000, **(options or {})}
-        self.state = HpshaState(self.n, opts)
-        self.roles = list(roles) if roles is not None else default_roles(self.n, opts["roles"] == "alt")
+        self.alt_roles = opts["roles"] == "alt"
+        self.roles = list(roles) if roles is not None else default_roles(self.n, self.alt_roles)
         self.chars = list(chars)
         self.used: set[int] = set()
         hands = hands or {}
         self.hand_ids = {s: [self.card(c) for c in hands.get(s, [])] for s in range(self.n)}
         self.deck_ids = [self.card(c) for c in deck]
         self.reshuffle_order: list[int] | None = None
-        self._char_round = 0
-        self.table = LocalTable(self.state, seed, arrange=self._arrange)
+        self.table: LocalTable | ProtocolTable
+        if self.mode == "engine":
+            self.state = HpshaState(self.n, opts)
+            self.table = LocalTable(self.state, seed, arrange=self._arrange)
+        else:
+            self.table = ProtocolTable(ScenarioGame(), self.n, opts, seed, self._arrange)
+            # every peer's state at once: reads show seat 0's, writes go to all (test-only edits)
+            self.state = cast(HpshaState, SharedState(self.table))
+            if len(_OPEN) > 1:  # inside scenario_mode: finished and audited on exit (else call finish())
+                _OPEN[-1].append(self)
         self._setup()
+
+    def finish(self) -> None:
+        """Protocol mode: end the game, run every peer's audit and check the verdicts (engine: nothing)."""
+        if isinstance(self.table, ProtocolTable):
+            self.table.finish()
 
     # ------------------------------------------------------------------ cards
     def card(self, spec: CardSpec) -> int:
@@ -91,10 +141,14 @@ class Scenario:
             return c.id
         raise ValueError(f"no unused card {kind} {suit}{RANK_NAMES[rank] if rank else ''}")
 
+    def _order_from_minister(self) -> list[int]:
+        m = self.roles.index(MINISTER)
+        return [(m + i) % self.n for i in range(self.n)]
+
     def _arrange(self, step: Shuffle) -> list[int]:
-        st = self.state
+        """The stacked order of each deck (a pure function of the scenario: protocol peers all ask)."""
         if step.purpose == "identities":
-            pool = list(identity_cards(self.n, st.alt_roles))
+            pool = list(identity_cards(self.n, self.alt_roles))
             out = []
             for role in self.roles:
                 c = next(x for x in pool if identity_role(x) == role)
@@ -102,21 +156,20 @@ class Scenario:
                 out.append(c)
             return out
         if step.purpose == "characters":
-            self._char_round += 1
             want = [CHARACTER_BASE + CHARACTER_INDEX[k] for k in self.chars]
             cards = list(step.cards)
-            if self._char_round == 1:
+            if len(cards) == len(CHARACTERS):  # the first deal: the minister's five
                 first = want[self.roles.index(MINISTER)]
                 return [first] + [c for c in cards if c != first]
             each = 2 if self.n >= 9 else 3
             rest = [c for c in cards if c not in want]
             out = []
-            for seat in st.order_from(st.minister)[1:]:
+            for seat in self._order_from_minister()[1:]:
                 out.append(want[seat])
                 out += [rest.pop() for _ in range(each - 1)]
             return out + rest
         if step.purpose == "deck":
-            order = st.order_from(st.minister)
+            order = self._order_from_minister()
             free = [c for c in range(GAME_CARDS) if c not in self.used]
             # fillers: spells that answer nothing and change no distance, taken first
             free.sort(key=lambda c: (CARDS[c].kind not in INERT, c))

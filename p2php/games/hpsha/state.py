@@ -11,9 +11,13 @@ idempotent, cheap read.
 from __future__ import annotations
 
 import copy
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import msgpack
+
+from p2php.canonical import canonical
 from p2php.engine.contract import (
     Action,
     CardId,
@@ -108,6 +112,7 @@ class HpshaState(GameState):
         self.plays_this_phase = 0
         self.impeded = False
         self.skip: list[str] = []
+        self.extra_phases: list[list[Any]] = []  # [seat, phase] granted for after that seat's turn
         self.log: list[str] = []
         self._listen: dict[str, bool] = {}
         self._dist_hooks: list[tuple[int, Skill]] = []
@@ -383,8 +388,16 @@ class HpshaState(GameState):
             limit = sk.hand_limit(self, seat, limit)
         return limit
 
+    def add_extra_phase(self, seat: int, phase: str) -> None:
+        """Grant ``seat`` an extra ``phase`` (e.g. 纳威's 遗忘: an extra play phase), carried out right after
+        that seat's current or next turn ends (after its end phase and TURN_END), in the order granted."""
+        if phase not in ("start", "judge", "draw", "play", "discard", "end"):
+            raise ValueError(f"no phase {phase!r}")
+        self.extra_phases.append([seat, phase])
+
     def kill(self, seat: int) -> None:
         self.alive[seat] = False
+        self.extra_phases = [e for e in self.extra_phases if e[0] != seat]
         for f in self.flags:
             if f.get("flyer") == seat:
                 del f["flyer"]
@@ -500,11 +513,42 @@ class HpshaState(GameState):
             "flags": self.flags, "after_dying": self.after_dying, "current": self.current, "phase": self.phase,
             "turn_no": self.turn_no, "bombarda_used": self.bombarda_used,
             "plays_this_phase": self.plays_this_phase, "impeded": self.impeded,
-            "skip": self.skip, "log": self.log, "hostile": self.hostile, "friendly": self.friendly,
+            "skip": self.skip, "extra_phases": self.extra_phases, "log": self.log, "hostile": self.hostile,
+            "friendly": self.friendly,
         }
+
+    def state_hash(self) -> bytes:
+        """SHA-256 of the canonical encoding of :meth:`snapshot`, as the contract defines it.
+
+        Every peer hashes the state after every protocol step, so this skips the generic
+        canonical walk for the large parts that are plain already (lists of ints, bools
+        and strings; int- or str-keyed dicts of ints, whose keys only need sorting).
+        ``tests/test_hpsha_games.py`` checks it equals ``hash_value(snapshot())``.
+        """
+        snap = self.snapshot()
+        fast: dict[str, Any] = {}
+        for key in sorted(snap):
+            value = snap[key]
+            if key in _PLAIN_PARTS:
+                fast[key] = value
+            elif key in ("pub", "roles"):
+                fast[key] = dict(sorted(value.items()))
+            elif key in ("equip", "flags"):
+                fast[key] = [dict(sorted(d.items())) for d in value]
+            else:
+                fast[key] = canonical(value)
+        return hashlib.sha256(msgpack.packb(fast, use_bin_type=True)).digest()
 
     def clone(self) -> HpshaState:
         return copy.deepcopy(self)
+
+
+_PLAIN_PARTS = frozenset({
+    "n", "alt_roles", "max_turns", "next_slot", "uid", "deck", "discard", "processing", "set_aside", "hands",
+    "judge", "alive", "hp", "max_hp", "char", "face_down", "identity_slot", "minister", "current", "phase",
+    "turn_no", "bombarda_used", "plays_this_phase", "impeded", "skip", "extra_phases", "log", "hostile", "friendly",
+})
+"""Snapshot parts that are canonical as they stand (plain lists and scalars, no dicts, no tuples of dicts)."""
 
 
 def _plain(v: Any) -> Any:

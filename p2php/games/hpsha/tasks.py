@@ -21,7 +21,7 @@ death, the end of the game).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import (
@@ -115,9 +115,16 @@ class Task:
         self.stage += 1
 
     def snap(self) -> dict[str, Any]:
-        d = asdict(self)
+        """The task as plain data (its fields, as they are, and its kind) for the snapshot and its hash."""
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in fields(self))
+        d = {name: getattr(self, name) for name in names}
         d["kind"] = type(self).__name__
         return d
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 # ----------------------------------------------------------------------------- asking
