@@ -168,6 +168,21 @@ class Lockstep(DeckSteps, Ending):
             and (self.tick, self.phase) not in self._own_points
         )
 
+    def refresh_step(self) -> None:
+        """TEST ONLY: re-read the engine's pending step after the state was edited out of band.
+
+        Scenario harnesses edit every peer's state at the same point; this tells the
+        lockstep about it.  Only allowed before anyone answered the current point.
+        """
+        if self.phase != 0 or set(self.waiting_for()) != set(self.expected()):
+            raise RuntimeError("the pending step changed after peers had answered it")
+        self._step = self.state.step()
+        self._state_hash = self.state.state_hash()
+        if isinstance(self._step, Shuffle):
+            self._deck_for(self._step)
+        elif isinstance(self._step, GameOver):
+            self._start_audit()
+
     def legal_actions(self) -> list[Action]:
         assert self.seat is not None
         return self.state.legal_actions(self.seat, self.knowledge())

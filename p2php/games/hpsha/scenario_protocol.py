@@ -314,9 +314,7 @@ class ProtocolTable:
             if ls.phase != 0 or set(ls.waiting_for()) != set(ls.expected()):
                 raise AssertionError("an edit changed the pending step after peers had answered it; "
                                      "call sc.step() before such an edit")
-            ls._step = step  # what Lockstep._next_tick would do; the tick stays (no event)
-            if isinstance(step, GameOver):
-                ls._start_audit()
+            ls.refresh_step()  # what Lockstep._next_tick would do; the tick stays (no event)
 
     def finish(self) -> None:
         """End the game (test-only, if it has not ended), run every peer's audit, check the verdicts."""
