@@ -252,12 +252,13 @@ class Mesh:
         """Seats whose connection is still up."""
         return [s for s, p in self._peers.items() if p.reason is None]
 
-    def receive(self) -> trio.MemoryReceiveChannel:
+    def receive(self) -> trio.MemoryReceiveChannel[Event]:
         """The channel of :class:`Frame` / :class:`PeerError` events; ends at :meth:`aclose`."""
         return self._events
 
-    def __aiter__(self) -> AsyncIterator[Event]:
-        return self._events.__aiter__()  # type: ignore[no-any-return]
+    async def __aiter__(self) -> AsyncIterator[Event]:
+        async for event in self._events:
+            yield event
 
     async def send(self, seat: int, frame: dict[str, Any]) -> None:
         """Queue ``frame`` for ``seat``; dropped silently if that peer is gone.
@@ -615,6 +616,7 @@ async def open_mesh(
                     if other < seat:
                         nursery.start_soon(form.dial, other, peers[other])
                 if higher:
+                    assert listener is not None  # checked above
                     nursery.start_soon(form.accept, listener, nursery)
                 with trio.move_on_after(connect_timeout):
                     await form.done.wait()
