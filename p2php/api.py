@@ -600,11 +600,14 @@ def start_peer(
     connect_timeout: float = 20.0,
     secrets: LocalSecrets | None = None,
     transcript_path: str | Path | None = None,
+    resume_log: str | Path | None = None,
 ) -> AbstractAsyncContextManager[Peer]:
     """The rendezvous-free form: every seat's address is known (from your own lobby, a chat, a config file).
 
     Without ``listener`` the peer listens on its own entry of ``addresses``
     (bound to ``bind``, default that entry's host) when higher seats must dial it.
+    With ``resume_log`` the peer keeps a resume log there (it holds the peer's
+    secrets: keep it private) so that :func:`resume_peer` can bring it back.
     """
 
     async def play(peer: Peer) -> PeerResult:
@@ -612,9 +615,10 @@ def start_peer(
         if sorted(addresses) != list(range(players)):
             raise ValueError(f"addresses must name seats 0–{players - 1}, got {sorted(addresses)}")
         cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=name or f"seat{seat}",
-                         timeout=timeout, connect_timeout=connect_timeout, secrets=secrets or LocalSecrets())
+                         timeout=timeout, connect_timeout=connect_timeout, secrets=secrets or LocalSecrets(),
+                         resume_path=None if resume_log is None else Path(resume_log))
         own = None
-        if listener is None and seat < players - 1:
+        if listener is None:
             host, port = addresses[seat]
             own = await listen(bind or host, port)
         try:
@@ -624,6 +628,52 @@ def start_peer(
                 await own.aclose()
 
     return _serving(play, transcript_path)
+
+
+def resume_peer(
+    log: str | Path,
+    *,
+    bind: str | None = None,
+    transcript_path: str | Path | None = None,
+) -> AbstractAsyncContextManager[Peer]:
+    """Bring back a peer from its resume log (after a crash or a lost link) and finish its game.
+
+    Every logged message is re-verified first; the peer then rejoins the running
+    table at its old address, gets what it missed relayed by the others, and goes
+    on: your code sees :class:`YourTurn` events again as if nothing happened.
+    """
+    from p2php.session.resume import restore
+
+    async def play(peer: Peer) -> PeerResult:
+        header, ls = restore(log)
+        seat = int(header["seat"])
+        addresses = {s: (str(a[0]), int(a[1])) for s, a in enumerate(header["addresses"])}
+        cfg = PeerConfig(game=ls.table.game, options=ls.table.options, players=ls.players, seat=seat,
+                         name=str(header.get("name") or f"seat{seat}"), timeout=float(header.get("timeout", 30)),
+                         resume_timeout=float(header.get("resume_timeout", 60)),
+                         secrets=LocalSecrets(master=header["master"]), resume_path=Path(log))
+        host, port = addresses[seat]
+        own = await listen(bind or host, port)
+        try:
+            return await run_peer(cfg, addresses, own, peer._decide, peer._observe, restored=ls)
+        finally:
+            await own.aclose()
+
+    return _serving(play, transcript_path)
+
+
+async def watch_table(address: str | tuple[str, int], on_step: Callable[[Lockstep], None] | None = None,
+                      name: str = "spectator") -> Lockstep:
+    """Spectate the table of the peer at ``address`` until its game and audit end.
+
+    The spectator verifies everything itself and sees only public information;
+    ``on_step`` is called as each step is resolved.  Returns the spectator's
+    lockstep (``.events``, ``.result``, ``.verdict``).
+    """
+    from p2php.session.spectator import watch
+
+    host, port = _split_address(address)
+    return await watch(host, port, name, on_step)
 
 
 # ----------------------------------------------------------------------------- rendezvous (thin layer over p2php.lobby)

@@ -190,3 +190,59 @@ def test_events_are_plain_frozen_data() -> None:
     over = api.GameOver(None, None, ("a", "b"))
     assert not over.clean and "unfinished" in over.text()
     _: Any = api.PeerEvent  # the union is public for type annotations
+
+
+async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: Path) -> None:
+    """start_peer keeps a resume log; the seat "crashes", resume_peer finishes the game; watch_table follows it."""
+    import trio
+
+    from p2php.net.mesh import listen as _listen
+    from p2php.net.mesh import listener_port
+    from p2php.session.lockstep import Lockstep as _Lockstep
+
+    ports = []
+    for _ in range(3):
+        lst = await _listen("127.0.0.1", 0)
+        ports.append(listener_port(lst))
+        await lst.aclose()
+    addresses = {s: ("127.0.0.1", ports[s]) for s in range(3)}
+    results: dict[int, object] = {}
+    watched: list[_Lockstep] = []
+
+    async def seat(s: int) -> None:
+        async with api.start_peer("uno", players=3, seat=s, addresses=addresses, options={"rounds": 1},
+                                  timeout=10.0, resume_log=tmp_path / f"s{s}.resume") as peer:
+            turns = 0
+            async for event in peer.events():
+                if isinstance(event, api.YourTurn):
+                    turns += 1
+                    if s == 1 and turns == 3:
+                        return  # seat 1 walks away mid-game (its process "dies")
+                    await peer.submit(event.legal[0])
+                elif isinstance(event, api.GameOver):
+                    results[s] = event
+
+    async def comeback() -> None:
+        await trio.sleep(1.0)
+        async with api.resume_peer(tmp_path / "s1.resume") as peer:
+            async for event in peer.events():
+                if isinstance(event, api.YourTurn):
+                    await peer.submit(event.legal[0])
+                elif isinstance(event, api.GameOver):
+                    results[1] = event
+
+    async def spectator() -> None:
+        await trio.sleep(0.3)
+        watched.append(await api.watch_table(("127.0.0.1", ports[0])))
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            for s in range(3):
+                nursery.start_soon(seat, s)
+            nursery.start_soon(comeback)
+            nursery.start_soon(spectator)
+    assert sorted(results) == [0, 1, 2]
+    for event in results.values():
+        assert isinstance(event, api.GameOver) and event.verdict is not None and event.verdict.clean
+    assert watched and watched[0].verdict is not None and watched[0].verdict.clean
+    assert watched[0].private_faces == {}
