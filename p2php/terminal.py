@@ -169,9 +169,10 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
     name = ls.game.card_name
     who = ls.table.name
     if isinstance(step, Decide):
-        return [f"{clean(who(seat))}: {line}" for (seat, _), line in zip(event.answers, event.lines, strict=False)]
+        return [f"{clean(who(seat))}: {line.removeprefix(f'seat {seat} ')}"
+                for (seat, _), line in zip(event.answers, event.lines, strict=False)]
     if isinstance(step, Shuffle):
-        return [f"· every peer shuffled and locked a deck of {len(step.cards)} cards ({step.purpose})"]
+        return [f"· every peer shuffled and locked a deck of {step.count} cards ({step.purpose})"]
     if isinstance(step, Deal):
         mine = [slot for slot, seat in step.to if seat == ls.seat]
         counts: dict[int, int] = {}
