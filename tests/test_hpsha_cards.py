@@ -15,6 +15,7 @@ from p2php.engine.contract import Randomness, Show
 from p2php.games.hpsha.scenario import MODES, Mode, Scenario, scenario_mode
 
 C4 = ["ron", "snape", "voldemort", "luna"]
+NO_DARKNESS = ["ron", "snape", "lucius", "luna"]  # black spells on seat 2 (伏地魔's 黑暗 would void them)
 
 
 @pytest.fixture(autouse=True, params=MODES)
@@ -113,7 +114,7 @@ def test_sectumsempra_targets_all_others_from_the_next_player() -> None:
 
 
 def test_stupefy_bombarda_or_damage_or_flip_and_the_flip_skips_a_turn() -> None:
-    sc = sc4(hands={0: ["stupefy"], 1: ["bombarda"]})
+    sc = Scenario(NO_DARKNESS, hands={0: ["stupefy"], 1: ["bombarda"]})
     st = sc.state
     sc.use(0, "stupefy")
     pass_window(sc, "respond:counter")
@@ -196,7 +197,7 @@ def test_out_of_body_a_must_attack_b_or_lose_a_card_but_not_from_the_judgement_a
 
 
 def test_crucio_alternates_and_can_hurt_the_user_with_the_target_as_source() -> None:
-    sc = sc4(hands={0: ["crucio", "bombarda"], 2: ["bombarda", "bombarda"]})
+    sc = Scenario(NO_DARKNESS, hands={0: ["crucio", "bombarda"], 2: ["bombarda", "bombarda"]})
     st = sc.state
     sc.use(0, "crucio", [2])
     pass_window(sc, "respond:counter")

@@ -25,7 +25,7 @@ def pass_window(sc: Scenario, prompt: str, seats: tuple[int, ...] = (0, 1, 2, 3)
 
 def test_stand_ins_are_labelled_and_keep_hp_and_gender() -> None:
     skilled = {c.key for c in CHARACTERS if c.skilled}
-    assert skilled == {"harry", "hermione", "draco", "lupin", "flitwick"}
+    assert {"harry", "hermione", "draco", "lupin", "flitwick"} <= skilled  # other modules add more
     for c in CHARACTERS:
         assert c.label.endswith("（无技能 stand-in）") == (c.key not in skilled)
     assert len(CHARACTERS) == 25

@@ -65,6 +65,10 @@ def test_role_table_and_setup(n: int, alt: bool) -> None:
     assert all(not st.reveals(s, a) for s, a in picks)  # picked face down ...
     tb.act(picks)
     step = tb.run_chance()  # ... and revealed together
+    while isinstance(step, Decide) and step.prompt != "play":  # skills offered before the play phase: declined
+        tb.act([(s, next((a for a in st.legal_actions(s, tb.knowledge(s)) if a["type"] == "pass"),
+                         st.legal_actions(s, tb.knowledge(s))[0])) for s in step.seats])
+        step = tb.run_chance()
     assert all(c >= 0 for c in st.char)
     for s in range(n):
         base = GAME.card_name(CHARACTER_BASE + st.char[s], {})

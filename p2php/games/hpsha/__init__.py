@@ -11,7 +11,8 @@ plain-data tasks; asking a seat), ``moves`` (draw, reshuffle, reveal, show, take
 ``play`` (play-phase actions),
 ``cards_basic`` (爆破咒 + weapon hooks, 羽毛笔), ``cards_spells`` (instant and
 delayed spells), ``triggers`` (timing points, skills, hooks), ``characters`` (the
-five implemented characters), ``observe``, ``bots``, ``scenario`` (test harness: stacked
+first five characters), ``chars_staff`` (the Hogwarts staff), ``chars_adults`` (the Dark Mark and
+the Order of the Phoenix), ``observe``, ``bots``, ``scenario`` (test harness: stacked
 decks, scripted decisions) and ``scenario_protocol`` (the same scenarios through the real protocol).
 
 Card universe: 0–103 game cards (deck table order), 104–113 identity cards,
@@ -136,6 +137,212 @@ Characters (five implemented; the other twenty are labelled "no skill" stand-ins
 30. 呼神: any two red hand cards in a 呼神护卫 window.  月圆's HP loss is at TURN_END.
 31. 缄默: Flitwick's instant spells (his 咒立停 and 呼神护卫 included) open no 咒立停
     window at all.
+
+The Hogwarts staff (``chars_staff``: 邓布利多, 麦格, 斯内普, 海格, 特里劳妮, 费尔奇)
+ Checked against 001 and 000: the two agree, and the digest renders them faithfully; its
+ "Note (ambiguity)" items are decided here.  Core hooks this block added: the play-phase
+ skill action ``{"type": "skill", ...}`` (``Skill.play_offers``), ``Skill.witness`` and
+ ``Skill.automatic``, the points JUDGE_BEFORE / JUDGE_RESULT, DAMAGE_BEFORE "prevented" and
+ DAMAGE_CAUSED "amount" read back by DamageTask, ``HpshaState.all_skills`` / ``can_use``,
+ and the card spec ``category:<type>``.  Prompts: ``point_duel`` (action ``duel``, both
+ sides at once), ``skill:<key>`` (also 亲和's give and 禁闭's picks, ``choose``).
+H1. 仁爱 is offered whenever Dumbledore is the source of damage about to be dealt
+    (DAMAGE_BEFORE: after locked prevention such as 万幸, before the 呼神护卫 window ※).
+    "Two of their cards" are the target's own cards, hand or equipment (judgement-area
+    cards belong to no one, §8.5), discarded one at a time, Dumbledore choosing the zone
+    (a hand card is a random one); with fewer, what there is — the damage is prevented anyway.
+H2. 亲和: Dumbledore names the giver (a living character with hand cards, himself
+    included) and the receiver (any other living character); the giver chooses the card.
+    It is opened when given (it is used at once), enters the receiver's hand and is used
+    from there as 清水如泉 on every living character, the receiver being its user (※).
+    "Once per phase" (亲和, 魔药, 诘难, 巨力) is kept per turn: their only play phase.
+H3. 变形 works wherever 复制成双 can be used (the play phase).
+H4. 斥责: "if this spell deals damage" = damage dealt by that spell (its own damage,
+    e.g. not the 爆破咒 of 灵魂出窍) to anyone — the ※ speaks of a spell dealing damage
+    several times, which only a multi-target spell does.  Offered once when the spell has
+    resolved (CARD_RESOLVED), if the caster is alive with equipment; not for her own spells.
+H5. 魔药: the character must be wounded (at full HP nothing can be recovered, as with
+    凤凰眼泪); any living character, Snape included.
+H6. 诘难: the type named is basic / spell / equipment (the 羽毛笔 ruling's types); the
+    target is another living character; it plays (打出) a hand card of that type or passes
+    (※ even holding one); then Snape discards one of its cards (random hand card or an
+    equipped card; none: nothing).
+H7. 巨力: 拼点 (§8.14, as ``moves.PointDuelTask``: one Decide of both sides opening
+    nothing, then one Reveal of both) with another character with hand cards; both cards
+    are then discarded.  Won: range + the difference, automatically ("may" is never
+    worse); not won: range 1 for the rest of the turn, whatever weapon (※).  Both effects
+    last through 禁闭's option 1 (continuous effects).
+H8. 鲁莽 is checked at DAMAGE_CAUSED (after 呼神护卫 and 柳木's +1).  "需…否则" is read as
+    a choice: Hagrid is always asked and may pass even holding a basic card.  Declined:
+    the damage becomes 1 and every other character within distance 1 measured from the
+    target (※; Hagrid included) takes 1 sourceless damage, in order from the current
+    player, before the main damage goes on; nobody within 1: only the extra is void (※).
+H9. 预言: JUDGE_BEFORE fires before every judgement (delayed spells and skills alike).
+    The card is revealed (亮出: a Reveal; it stays in her hand and so stays open, §8.15 ※);
+    at JUDGE_RESULT — the final judgement card, after any 捉弄 replacement, whether or not
+    the effect then happens (※) — the colour is compared and she draws, with no second question.
+H10. 惶恐 is counted when each phase would begin; while her judgement phase is skipped the
+    delayed spells stay in her judgement area (阿瓦达索命 neither strikes nor moves on).
+H11. 巡视: any character, Filch included, turning from face up to face down; turning face
+    up again (before the skipped turn) is no trigger.
+H12. 禁闭: after the damage (DAMAGE_AFTER, any dying resolved), once per damage (※); the
+    discarded card is any of his own (hand or equipment).  Option 1: the current player's
+    non-locked skills cannot be activated until the end of this turn (locked skills outrank
+    an ordinary skill, §8.12; effects already in force go on, ※).  Option 2 needs a living
+    damage source other than Filch: its whole hand is shown to Filch alone (Show), who picks
+    ⌊n/2⌋ of those slots one at a time (which slots is public, their faces stay hidden); this
+    turn they cannot be used or played (conversions, 羽毛笔 and a 拼点 — it plays a card —
+    included, unless a 拼点 finds no other hand card) but may be discarded, given, revealed
+    or shown (※).
+
+The students (``chars_students``: 罗恩, 纳威, 金妮, 弗雷德&乔治, 克拉布&高尔, 卢娜)
+ Checked against 001 and 000: the two agree, and the digest renders them faithfully (its
+ "Note (ambiguity)" items are decided here; Ron's 熄灯 marker belongs to an expansion and is not
+ implemented).  Core hooks this block added: the point PHASE_BEFORE (fired by TurnTask before
+ each regular phase's skip check), ``Skill.turn_redirect`` (GameLoopTask, each turn slot),
+ ``Skill.on_own_death`` (``HpshaState.kill``), CARD_MOVED with how "replace" when an equipment
+ card replaces another (UseCardTask), and no equipping into a slot flagged ``covered:<slot>``.
+ Prompts: ``skill:chess_mastery`` (``move`` / pass), ``arrange_top``, ``skill:gluttony``
+ (``take`` / pass), ``nargles_more`` (``discard`` / pass), ``point_duel``.
+S1. 棋艺: a play-phase action when Ron holds exactly one hand card (a 禁闭-sealed one too: it
+    is discarded, not used — the 费尔奇 ruling's own example); then, only if a legal move
+    exists (public), he may move one field card: equipment into the same, empty, uncovered
+    slot of another living character (not out of a 持家 owner's area), a delayed spell into
+    another living character's judgement area without one of that name (a 搞怪 card keeps
+    its 统统石化 role).  A move is not a use: no range, no 咒立停.  Repeatable (※).
+S2. 急才: at TURN_END, hand empty and HP ≥ 1.
+S3. 勇气 is asked at PHASE_BEFORE of his play phase, only if that phase is not already
+    skipped (※ 统统石化) and both sides have hand cards; the target is any other living
+    character with hand cards.  Both 拼点 cards (opened) go to his hand.  Won: the discard
+    phase is skipped; not won: he is flipped (his next turn is lost).
+S4. 健忘 keeps the §12.3 markers in flags (``fg``, ``fg_due``), counted at his TURN_END with
+    no decision: one per play phase skipped in that turn (统统石化, 勇气, any cause); the
+    markers of earlier turns fall due at that TURN_END and he is asked once — carry the extra
+    play phase out (decision 9: right after the turn) or give it up; either way they are
+    spent.  A turn lost to a flip has no TURN_END: it neither adds nor spends one (※).  The
+    extra play phase has no PHASE_BEFORE, so 勇气 cannot pay with it (§12.3).  The skill's
+    "next turn" and the ruling's "after this turn" are read as the digest does: a play phase
+    skipped in turn N gives the extra phase at the end of his next real turn.
+S5. 羞赧: asked at CARD_RESOLVED of a 爆破咒 she used from her hand when no damage from it
+    reached its target (dodged, 分院帽, 呼神护卫, 万幸, ...).  Answered 爆破咒 (灵魂出窍, 游走球's
+    follow-up) are already in the discard pile and are not covered; the 羽毛笔's face-down card
+    never is (※).  A 游走球 follow-up that hits counts as a hit of the first one too.
+S6. 蝠咒: "area" = one equipment slot (weapon, armour, +1, −1) of any living character,
+    herself included, named after the card is placed.  The spade (opened) and the covered card
+    leave every zone (no owner, no effect, untouchable; nothing can be equipped or moved
+    there, ※).  It ends when her next real turn starts (a flipped-away turn is none, as for
+    擅飞) or when she dies: the spade goes to the discard pile, the covered card back to its
+    slot (to the discard pile if its character died).  持家 does not stop it (covering is not
+    moving, discarding, obtaining or replacing).  One cover at a time; "once per phase" is
+    kept per turn (only 纳威 gets extra play phases).
+S7. 逃课 is asked at PHASE_BEFORE of the draw phase, unless the discard phase is skipped
+    anyway; the discard phase is then carried out there (own PHASE_START / PHASE_END, so 嘲哂
+    applies; the limit is the HP at that moment) and is not carried out again after the play
+    phase (moved, not added).
+S8. 搞怪 is a play-phase action (no conversion in responses): a diamond as 统统石化, a heart as
+    修复如初, normal targets, each once per phase (per turn); the card keeps its own suit.
+S9. 尾随: "within distance 1 of you" = distance from them ≤ 1, themselves included (distance
+    0, the literal reading); they draw one after another in turn order from them.
+S10. 贪吃: asked at PHASE_BEFORE of the draw phase when hand ≤ max HP (3; 4 as minister when the
+    minister gets +1, i.e. with 5+ players — in a 4-player game §4.4 gives no +1).  The look is
+    a Show to them alone, the arrangement one Decide; the take is always asked (only they know
+    whether suits repeat): whole groups of a shared suit, one or several, or none (※); taken
+    cards are opened (展示) and obtained, the rest stay on top in the arranged order.  More hand
+    cards than max HP then: the draw phase is skipped.
+S11. 反调: in her end phase (PHASE_START), with a hand card, two other living characters, no
+    swap pending; the pair first, then the card to discard.  B is the one whose turn comes
+    first from her, A the other (§12.2).  When B's turn slot comes, A's turn is taken, then B's,
+    then play goes on after B; at A's own place A is skipped (if A is face down there, it turns
+    face up in that same, already paid, slot).  Swap before flip (※): a face-down A or B turns
+    face up and skips at its swapped place.  A or B dead before the swap: the effect ends (※).
+    A swap under way is completed even if Luna dies.
+S12. 蝻钩: "replace" = equipping into an occupied slot (the old card is discarded), in her own
+    turn; she discards one card at a time (each opened), at least one, then draws as many.
+
+The Dark Mark and the Order of the Phoenix (``chars_adults``: 伏地魔, 卢修斯, 小矮星, 贝拉特里克斯,
+亚瑟, 莫丽, 小天狼星, 唐克斯)
+ Checked against 001 and 000: the two agree (script aside), and the digest renders them
+ faithfully.  The original contradicts itself once: 司法's text asks for "the same suit and the
+ same kind", its ※ says "the same type is enough" — the ruling is followed (A10).  Core hooks this
+ block added: the point DYING_BEFORE (DyingTask, before ENTER_DYING; the character may be dead
+ after it), the Skill hooks ``spell_void`` (SpellTask per target, UseCardTask for delayed
+ spells, WindowTask for 呼神护卫), ``prevents_damage_from`` and ``damage_source`` (DamageTask,
+ with the locked prevention), ``locks_equipment`` (PickCardTask, 槭木魔杖), ``treat_as``
+ (``HpshaState.as_card``, read by AskCard and the play phase) and ``undodgeable``
+ (BombardaTask); ``SpellTask.colour``; ``HpshaState.skills``/``all_skills`` add the skill 易容
+ lends.  Prompts: ``skill:<key>`` (易容's and 富有's choices are ``choose``), ``wealth:continue``
+ and ``wealth:colour`` (``choose``); 复活 and 阴谋 are play-phase ``skill`` actions.
+A1. The colour of a card used is its card's, or its cards' when a conversion uses several of
+    one colour (酷刑's spade 钻心剜骨 is black); mixed colours and the 羽毛笔's face-down card
+    are colourless (§15.23).
+A2. 黑暗 concerns spell cards used on a character: an instant spell's targets (灵魂出窍: A, not
+    B), a delayed spell's target, the character a 呼神护卫 protects.  咒立停 aims at a spell, not
+    at a character, and is never affected (all three 咒立停 are black: the other reading would
+    make every spell on him uncounterable).  Void on a character: no 咒立停 window there, no
+    effect ("无需结算", ※); a void delayed spell is spent into the discard pile instead of the
+    judgement area; a void 呼神护卫 is spent, the damage stands and the seats after its user may
+    still respond.  阿瓦达索命 reaching him has no user then (first used by someone on itself,
+    ※): judged as usual.
+A3. 复活 is a play-phase action; he chooses the hand cards; HP becomes the HP lost before.
+A4. 富有 is asked at PHASE_START of his start phase.  The displayed deck top (a Reveal) is no
+    judgement card; every later card is a JudgeTask judgement (JUDGE_BEFORE / JUDGE_RESULT,
+    捉弄 may replace it).  After each judgement card of the other colour he chooses to go on or
+    stop; stopping early, every card so far may be taken.  A card of the previous card's
+    colour ends the chain: a judgement card, never obtained (※).  He then names a colour
+    present among the takeable cards (no question with one colour), obtains those and
+    discards the rest.  All of them wait in the processing zone (no reshuffle takes them);
+    no card left to reveal ends the chain.
+A5. 阴谋: a hand card given is opened (everyone must see it is equipment); it goes into the
+    receiver's hand; he recovers 1 (nothing at full HP).  "Once per phase" is kept per turn.
+A6. 自残 fires at DYING_BEFORE: HP has just dropped to 0 or below (damage or HP loss: the text
+    covers any dying, the ※ describes the damage case; 呼神护卫's window is long past) and the
+    character has not entered the dying state (before 解危 and 凤凰眼泪).  Pettigrew may use it
+    at any HP.  His own dying state first, then the other dies at once with no dying state,
+    even if he died (※).  Killer: Pettigrew (rewards and penalties if he is alive).
+A7. 藏匿: "lowest on the field" among the living; checked with the locked prevention (before
+    DAMAGE_BEFORE and 呼神护卫), as the source's distance to him; sourceless damage is never
+    stopped.
+A8. 纵火 at DAMAGE_AFTER of 爆破咒 damage whose card is red (A1), anyone's, hers included (莫丽's
+    share of that damage too: it is that 爆破咒's damage).
+A9. 着迷's card stays in the processing zone (no one's, ※) until his turn, extra phases
+    included, is over — even if he died in it — then is discarded.  His hand cards of its suit
+    count as that card name for every use, play and answer in his turn (keeping their suit,
+    rank and colour) and no longer as their printed name; a revealed 幻影移形 / 咒立停 / 呼神护卫
+    makes them answers only.  Equipment or a delayed spell: no effect (※).
+A10. 司法: the previous hand card used is counted at CARD_USED in his turn (basic cards and
+    instant spells, answers included; equipment and delayed spells are placed, not resolved,
+    and do not count).  "The same" = the same card name as used (any suit, ※; a name given by
+    着迷 or a conversion counts).  Offered for a 爆破咒 or an instant spell (nothing else can be
+    answered).  "Takes effect directly" (undefined) = it cannot be answered: no 咒立停 window
+    for it, and a 爆破咒 cannot be dodged; the card's own effect (神锋无影's 幻影移形, 昏昏倒地's
+    choice, 钻心剜骨's duel) is unchanged.  The discarded card differs in suit from every card
+    used as it.
+A11. 持家 stops every effect by which another character takes, discards or moves her equipped
+    cards: 除你武器, 摄神取念, 灵魂出窍, 仁爱, 诘难 (PickCardTask), 槭木魔杖, 棋艺 (S1).  Cards she
+    loses on her death or by her own choice are not protected.
+A12. 忧心: (1) at DAMAGE_CAUSED (after 呼神护卫 ※, 分院帽 and 柳木's +1), amount above 1: she
+    draws 1, the damage loses 1 point, and she takes 1 damage with the same source and
+    attribute (※) as a damage of its own (its own timing points and 呼神护卫 window), before
+    the rest.  (2) at DEATH (identity opened, cards not yet discarded): she discards a red hand
+    card (opened) and deals 1 damage to any living character, herself included.
+A13. 冤狱 at DAMAGE_AFTER: "that character" is the damage's source (after 易容); nothing if it
+    has died.  The judgement may be replaced (捉弄).
+A14. 流亡 is asked at PHASE_BEFORE of his play phase (the last moment a phase can be skipped),
+    not when that phase is already skipped (as 勇气, ※ 统统石化), with odd HP and someone in his
+    attack range; the target is named then.  The HP loss (and its dying state) first, then the
+    flip — even if he died (as 自残's ※).
+A15. 易容 is compulsory ("你获得"): at TURN_START she names one skill of another living character
+    (locked skills too — they then bind her; the standard set has no limited or awakening
+    skill); one option: no question.  She holds a copy (key ``disguise:<key>``, per-turn marks
+    of its own) until her turn, extra phases included, is over.  A turn-start skill obtained
+    does not fire that turn.  "Used" = activated, or a card converted by it used or played;
+    from then on every damage she deals in this turn has that character as its source
+    (sourceless if it has died) — not only damage by the skill itself (※).  Weapon effects of
+    a 爆破咒 then read the new source's weapon (the source changes before anything reads it).
+A16. 苦恋 counts every damage dealt in her turn (any source and target, any phase, ※) at
+    DAMAGE_AFTER; offered after each damage while the total exceeds 1, once per turn; the
+    card is any of hers (hand or equipment); the character is of the other sex (data
+    genders), any, even at full HP.
 """
 
 from __future__ import annotations

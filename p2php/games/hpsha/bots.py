@@ -168,8 +168,17 @@ class HeuristicBot:
             if cards and att[target] < 0:
                 return min(cards, key=lambda a: sum(card_value(kn.face(s) or 0) for s in a["slots"]))
             return _pass(legal)
+        if prompt.startswith("wealth:"):  # 卢修斯's 富有: go on judging; the colour worth more
+            return _adults_skill(st, seat, kn, legal, prompt, att, top)
         if prompt.startswith("skill:"):
             return self._skill(st, seat, kn, legal, prompt[6:], att, top)
+        if prompt == "point_duel":  # 拼点: the initiator plays high; the target too, unless a friend asked
+            ranks = {a["slot"]: CARDS[f].rank for a in legal if (f := kn.face(a["slot"])) is not None}
+            high = seat == top.initiator or att[top.initiator] < 0
+            best = (max if high else min)(ranks, key=lambda s: ranks[s])
+            return {"type": "duel", "slot": best}
+        if prompt == "nargles_more":  # 蝻钩: go on cycling cheap cards
+            return _student_more(kn, legal)
         return None
 
     def _play(self, st: HpshaState, seat: int, kn: Knowledge, legal: list[Action], att: list[float]) -> Action:
@@ -182,6 +191,11 @@ class HeuristicBot:
             if a["type"] == "end":
                 continue
             score = 0.0
+            if a["type"] == "skill":  # play-phase skill activations
+                score = _skill_play_score(st, seat, kn, a, att) + self.rng.below(100) / 200.0
+                if score > best_score:
+                    best, best_score = a, score
+                continue
             if a["type"] == "quill":
                 t = a["targets"][0]
                 f = kn.face(a["slot"])
@@ -259,6 +273,7 @@ class HeuristicBot:
         invokes = [a for a in legal if a["type"] != "pass"]
         if not invokes:
             return _pass(legal)
+        key = key.removeprefix("disguise:")  # 唐克斯's 易容: a lent skill is played like the original
         if key == "natural_flyer":
             return max(invokes, key=lambda a: -sum(st.distance(a["target"], t) for t in range(st.n)
                                                   if st.alive[t] and att[t] < 0 and t != a["target"]))
@@ -270,6 +285,15 @@ class HeuristicBot:
             return min(invokes, key=lambda a: card_value(kn.face(a["slot"]) or 0)) if len(got) >= 2 else _pass(legal)
         if key == "trickery":
             return _pass(legal)
+        staff = _staff_skill(st, seat, kn, legal, key, att, top)
+        if staff is not None:
+            return staff
+        students = _student_skill(st, seat, kn, legal, key, att, top)
+        if students is not None:
+            return students
+        adults = _adults_skill(st, seat, kn, legal, key, att, top)
+        if adults is not None:
+            return adults
         return invokes[0]
 
 
@@ -280,3 +304,231 @@ def _value(legal: list[Action], value: Any) -> Action | None:
 def _pass(legal: list[Action]) -> Action | None:
     return next((a for a in legal if a["type"] == "pass"), None)
 
+
+
+# ----------------------------------------------------------------------------- the Hogwarts staff (chars_staff.py)
+
+
+def _owned_value(st: HpshaState, kn: Knowledge, slot: int) -> int:
+    f = kn.face(slot)
+    return card_value(f) if f is not None else 5
+
+
+def _skill_play_score(st: HpshaState, seat: int, kn: Knowledge, a: Action, att: list[float]) -> float:
+    """How much a play-phase skill activation is worth now (below 0: not worth it; unknown: −1)."""
+    key, tg = a.get("skill"), a.get("targets", [])
+    if isinstance(key, str) and key.startswith("disguise:"):  # 唐克斯's 易容: a lent skill, like the original
+        a = {**a, "skill": key.removeprefix("disguise:")}
+        key = a["skill"]
+    adults = _adults_play_score(st, seat, kn, a, att)
+    if adults is not None:
+        return adults
+    if key == "affinity":  # the giver loses a card; everybody gets one from the receiver on
+        giver, receiver = tg
+        return (1.0 if att[receiver] > 0 else -1.0) + (1.0 if att[giver] < 0 else -0.5) - 0.5
+    if key == "potions":
+        s, t = a["slots"][0], tg[0]
+        cost = 1.5 if s in st.equip[seat].values() else 0.3
+        return (3.0 if att[t] > 0 else -3.0) + (1.5 if st.hp[t] <= 1 else 0.0) - cost + 1.0
+    if key == "interrogation":
+        t = tg[0]
+        if att[t] >= 0 or not (st.hands[t] or st.equip[t]):
+            return -2.0
+        return 1.5 + {"equipment": 0.5, "spell": 0.2}.get(str(a.get("value")), 0.0)
+    if key == "giant_strength":
+        t = tg[0]
+        known = [CARDS[f] for s in st.hands[seat] if (f := kn.face(s)) is not None]
+        high = max((c.rank for c in known), default=0)
+        wants = any(c.kind == "bombarda" for c in known) and st.bombarda_used == 0
+        return 1.2 if att[t] < 0 and high >= 11 and wants and len(known) >= 2 else -1.0
+    return _student_play_score(st, seat, kn, a, att)
+
+
+def _staff_skill(st: HpshaState, seat: int, kn: Knowledge, legal: list[Action], key: str,
+                 att: list[float], top: Any) -> Action | None:
+    """Decisions for the staff's skills (None: no opinion)."""
+    invokes = [a for a in legal if a["type"] != "pass"]
+    if key == "benevolence":  # spare friends; enemies take the damage
+        return invokes[0] if att[int(top.ctx["target"])] > 0 else _pass(legal)
+    if key == "affinity":  # the giver's card
+        return min(invokes, key=lambda a: _owned_value(st, kn, a["slots"][0]))
+    if key == "reprimand":
+        if att[int(top.ctx["user"])] >= 0:
+            return _pass(legal)
+        return max(invokes, key=lambda a: card_value(st.pub[a["slot"]]))
+    if key == "interrogation":  # a chosen cheap card beats losing one
+        return min(invokes, key=lambda a: sum(_owned_value(st, kn, s) for s in a["slots"]))
+    if key == "recklessness":
+        reck: Any = st.stack[-2]
+        t = int(reck.target)
+        near = [s for s in st.order_from(seat) if s != t and st.distance(t, s) <= 1]
+        splash = sum(1 if att[s] < 0 else -2 if att[s] > 0 else 0 for s in near)
+        if splash > 0 and st.hp[t] > 2:
+            return _pass(legal)
+        return min(invokes, key=lambda a: _owned_value(st, kn, a["slots"][0]))
+    if key == "prophecy":
+        return min(invokes, key=lambda a: _owned_value(st, kn, a["slot"]))
+    if key == "detention":
+        if invokes and invokes[0]["type"] == "choose":  # the cards to set face down: the best ones
+            return max(invokes, key=lambda a: _owned_value(st, kn, a["value"]))
+        cheap = min(invokes, key=lambda a: _owned_value(st, kn, a["slot"]))
+        if _owned_value(st, kn, cheap["slot"]) >= 8:
+            return _pass(legal)
+        src, cur = int(top.ctx["source"]), st.current
+        if src == cur and src >= 0 and att[src] < 0 and len(st.hands[src]) >= 2:
+            return {**cheap, "option": 2}
+        if cur != seat and cur >= 0 and att[cur] < 0:
+            return {**cheap, "option": 1}
+        return _pass(legal)
+    return None
+
+
+# ----------------------------------------------------------------------------- the students (chars_students.py)
+
+
+def _move_gain(st: HpshaState, x: int, to: int, att: list[float]) -> float:
+    """棋艺: how good moving field card ``x`` to ``to`` is (equipment helps its holder; delayed spells hurt)."""
+    where = st.locate(x)
+    if where is None:
+        return -9.0
+    zone, frm = where
+    good = zone != "judge"
+    gain = (1.0 if att[frm] < 0 else -1.0 if att[frm] > 0 else 0.0) * (1 if good else -1)
+    return gain + (1.0 if att[to] > 0 else -1.0 if att[to] < 0 else 0.0) * (1 if good else -1)
+
+
+def _student_play_score(st: HpshaState, seat: int, kn: Knowledge, a: Action, att: list[float]) -> float:
+    """Worth of a student's play-phase activation (棋艺, 蝠咒, 搞怪); below 0: not worth it."""
+    from p2php.games.hpsha.chars_students import field_moves
+
+    key, tg = a.get("skill"), a.get("targets", [])
+    slots = a.get("slots", [])
+    cost = _owned_value(st, kn, slots[0]) * 0.2 if slots else 0.0
+    if key == "chess_mastery":
+        best = max((_move_gain(st, x, to, att) for x, to in field_moves(st, seat)), default=-9.0)
+        return best - cost if best > 1.0 else -1.0
+    if key == "bat_bogey_hex":
+        t = tg[0]
+        worth = 2.5 if "weapon" in st.equip[t] or "armour" in st.equip[t] else 0.5 if st.equip[t] else -2.0
+        return worth - cost if att[t] < 0 else -2.0
+    if key == "mischief":
+        if a.get("kind") == "bind":
+            t = tg[0]
+            return 3.0 - att[t] - cost if att[t] < 0 else -2.0
+        return sum(1.0 if att[t] > 0 else -1.0 for t in tg) + 1.0 - cost
+    return -1.0
+
+
+def _student_more(kn: Knowledge, legal: list[Action]) -> Action | None:
+    """蝻钩: discard one more card only if it is cheap."""
+    cards = [a for a in legal if a["type"] == "discard"]
+    if cards:
+        cheap = min(cards, key=lambda a: card_value(kn.face(a["slots"][0]) or 0))
+        if card_value(kn.face(cheap["slots"][0]) or 0) <= 3:
+            return cheap
+    return _pass(legal)
+
+
+def _student_skill(st: HpshaState, seat: int, kn: Knowledge, legal: list[Action], key: str,
+                   att: list[float], top: Any) -> Action | None:
+    """Decisions for the students' skills (None: no opinion)."""
+    invokes = [a for a in legal if a["type"] != "pass"]
+    if key == "chess_mastery":  # which field card to move, if any helps
+        best = max(invokes, key=lambda a: _move_gain(st, a["slot"], a["to"], att))
+        return best if _move_gain(st, best["slot"], best["to"], att) > 0 else _pass(legal)
+    if key == "bat_bogey_hex":  # the area: the target's best equipment
+        task: Any = st.stack[-2]
+        target = int(task.target)
+        order = ["weapon", "armour", "minus", "plus"]
+        have = [v for v in order if v in st.equip[target]] or order
+        return _value(legal, have[0])
+    if key == "courage":  # only with a high card, against an enemy
+        ranks = [CARDS[f].rank for s in st.hands[seat] if (f := kn.face(s)) is not None]
+        foes = [a for a in invokes if att[a["target"]] < 0]
+        return foes[0] if foes and ranks and max(ranks) >= 11 else _pass(legal)
+    if key == "gluttony":  # take as much as possible
+        return max(invokes, key=lambda a: len(a.get("slots", [])))
+    if key == "contrarian":
+        if invokes and invokes[0]["type"] == "card":  # the card to discard: the cheapest
+            return min(invokes, key=lambda a: card_value(kn.face(a["slots"][0]) or 0))
+        friendly = [a for a in invokes if att[a["targets"][1]] > 0 and att[a["targets"][0]] < 0]
+        return friendly[0] if friendly and len(st.hands[seat]) >= 3 else _pass(legal)
+    if key == "nargles":
+        cheap = min(invokes, key=lambda a: card_value(kn.face(a["slot"]) or 0))
+        return cheap if card_value(kn.face(cheap["slot"]) or 0) <= 3 else _pass(legal)
+    return None
+
+
+# ------------------------------------------------------------------------ the Dark Mark and the Order (chars_adults.py)
+
+PREFERRED_LOANS = ("arson", "brilliance", "charms", "lupin_patronus", "torture", "sneer", "wrongful_imprisonment",
+                   "worry", "rescue", "transfiguration", "potions", "scheme")
+"""易容: the skills worth borrowing for a turn, best first (then any optional skill, then anything)."""
+
+
+def _adults_play_score(st: HpshaState, seat: int, kn: Knowledge, a: Action, att: list[float]) -> float | None:
+    """Play-phase activations of 复活 and 阴谋 (None: not one of these)."""
+    key, tg = a.get("skill"), a.get("targets", [])
+    if key == "rebirth":  # back from 1 HP: worth almost any cards
+        return 9.0 - 0.4 * sum(_owned_value(st, kn, s) for s in a["slots"])
+    if key == "scheme":  # an equipment card for a friend, and 1 HP back
+        s, t = a["slots"][0], tg[0]
+        if att[t] <= 0:
+            return -2.0
+        keep = 1.5 if s in st.equip[seat].values() else 0.0
+        return 1.0 + (2.0 if st.hp[seat] < st.max_hp[seat] else 0.0) - keep - 0.1 * _owned_value(st, kn, s)
+    return None
+
+
+def _adults_skill(st: HpshaState, seat: int, kn: Knowledge, legal: list[Action], key: str,
+                  att: list[float], top: Any) -> Action | None:
+    """Decisions for the Dark Mark's and the Order's skills (None: no opinion)."""
+    invokes = [a for a in legal if a["type"] != "pass"]
+    if key == "wealth:continue":
+        return _value(legal, "continue")
+    if key == "wealth:colour":
+        wealth: Any = st.stack[-2]
+        pool = [s for s in wealth.cards if s != wealth.last]
+        return max(legal, key=lambda a: sum(card_value(st.pub[s]) for s in pool
+                                            if CARDS[st.pub[s]].colour == a["value"]))
+    if key in ("wealth", "arson"):
+        return invokes[0]
+    if key == "self_mutilation":
+        who = int(top.ctx["who"])
+        return invokes[0] if att[who] < 0 and st.hp[seat] >= 3 else _pass(legal)
+    if key == "justice":
+        cheap = min(invokes, key=lambda a: _owned_value(st, kn, a["slot"]))
+        kind = str(top.ctx["kind"])
+        worth = kind in HARMFUL or kind in ("geminio", "counter", "patronus")
+        return cheap if worth and _owned_value(st, kn, cheap["slot"]) <= 5 else _pass(legal)
+    if key == "worry":
+        if top.point == "damage_caused":
+            t = int(top.ctx["target"])
+            return invokes[0] if att[t] > 0 and (st.hp[seat] >= 3 or st.hp[t] <= 2) else _pass(legal)
+        foes = [a for a in invokes if att[a["target"]] < 0]
+        if not foes:
+            return _pass(legal)
+        return min(foes, key=lambda a: (st.hp[a["target"]], _owned_value(st, kn, a["slot"])))
+    if key == "wrongful_imprisonment":
+        return invokes[0] if att[int(top.ctx["source"])] < 0 else _pass(legal)
+    if key == "fugitive":
+        foes = [a for a in invokes if att[a["target"]] < -1]
+        if st.hp[seat] < 3 or not foes:
+            return _pass(legal)
+        return min(foes, key=lambda a: att[a["target"]])
+    if key == "disguise":
+        from p2php.games.hpsha.triggers import SKILLS
+
+        def loan(a: Action) -> int:
+            k = str(a["value"]).split("/")[1]
+            if k in PREFERRED_LOANS:
+                return len(PREFERRED_LOANS) - PREFERRED_LOANS.index(k) + 2
+            return 1 if not SKILLS[k].compulsory else 0
+        return max(invokes, key=loan)
+    if key == "unrequited_love":
+        friends = [a for a in invokes if att[a["target"]] > 0 and st.hp[a["target"]] < st.max_hp[a["target"]]]
+        if not friends:
+            return _pass(legal)
+        return min(friends, key=lambda a: (_owned_value(st, kn, a["slot"])
+                                           + (3 if a["slot"] in st.equip[seat].values() else 0), st.hp[a["target"]]))
+    return None

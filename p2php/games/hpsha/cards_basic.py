@@ -79,6 +79,8 @@ class BombardaTask(Task):
             self.stage = 30
             return None
         if s == 30:
+            if not self.undodgeable and any(sk.undodgeable(st, u) for sk in st.skills(u)):  # 亚瑟's 司法
+                self.undodgeable = True
             if self.undodgeable or not st.alive[t]:
                 self.stage = 50
                 return None

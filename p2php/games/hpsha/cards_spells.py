@@ -56,6 +56,7 @@ class SpellTask(Task):
     targets: list[int]
     idx: int = 0
     pool: list[int] = field(default_factory=list)
+    colour: str = ""  # the colour of the card(s) used: red, black or "" (伏地魔's 黑暗 reads it)
 
     def run(self, st: HpshaState) -> Step | None:
         if self.stage == 0:
@@ -88,6 +89,7 @@ class SpellTask(Task):
                 self.idx += 1
                 continue
             why = immune(st, self.user, self.kind, t, len(self.targets))
+            why = why or st.spell_void(self.user, self.kind, t, self.colour)  # 伏地魔's 黑暗: nothing to resolve
             if why:
                 st.say(f"{kind_label(self.kind)} has no effect on {st.who(t)} ({why})")
                 self.idx += 1

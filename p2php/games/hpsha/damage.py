@@ -62,10 +62,21 @@ class DamageTask(Task):
                 st.say(f"{st.who(tgt)} cannot take more damage this turn (locked skill)")
                 st.finish(0)
                 return None
+            if self.source >= 0:  # 唐克斯's 易容: the damage may count as another character's
+                self.source = st.damage_source(self.source)
+            if st.damage_prevented_from(tgt, self.source):  # 小矮星's 藏匿
+                st.say(f"{st.who(tgt)} cannot take damage from {st.who(self.source)} (locked skill)")
+                st.finish(0)
+                return None
             self.stage = 1
+            st.ret = None  # a DAMAGE_BEFORE skill may set "prevented" in the ctx (邓布利多's 仁爱)
             st.fire(tp.DAMAGE_BEFORE, self._ctx())
             return None
         if self.stage == 1:
+            if isinstance(st.ret, dict) and st.ret.get("prevented"):
+                st.say(f"the damage to {st.who(tgt)} is prevented")
+                st.finish(0)
+                return None
             self.stage = 2
             st.push(WindowTask("patronus", f"{self.amount} damage", tgt))
             return None
@@ -91,15 +102,20 @@ class DamageTask(Task):
                     st.say("柳木魔杖 Willow Wand: no hand cards, +1 damage")
                 if w == "maple":
                     brooms = [st.equip[tgt][k] for k in (PLUS, MINUS) if k in st.equip[tgt]]
+                    if st.equip_locked(tgt, src):  # 莫丽's 持家
+                        brooms = []
                     if brooms:
                         st.push(MapleTask(src, tgt, brooms))
                         return None
             return None
         if self.stage == 3:
             self.stage = 35
+            st.ret = None  # a DAMAGE_CAUSED skill may change the ctx "amount" (海格's 鲁莽)
             st.fire(tp.DAMAGE_CAUSED, self._ctx())
             return None
         if self.stage == 35:
+            if isinstance(st.ret, dict) and "amount" in st.ret:
+                self.amount = max(0, int(st.ret["amount"]))
             self.stage = 4
             st.fire(tp.DAMAGE_RECEIVED, self._ctx())
             return None
@@ -183,9 +199,17 @@ class DyingTask(Task):
     uid: int = -1
     order: list[int] = field(default_factory=list)
     asked: int = -1
+    about: bool = False  # DYING_BEFORE has fired
 
     def run(self, st: HpshaState) -> Step | None:
         who = self.who
+        if not self.about:  # about to enter the dying state (DYING_BEFORE: 小矮星's 自残 may kill at once)
+            self.about = True
+            st.fire(tp.DYING_BEFORE, {"who": who, "killer": self.killer})
+            return None
+        if self.stage == 0 and (not st.alive[who] or st.hp[who] >= 1):
+            st.finish(None)
+            return None
         if self.stage == 0:
             self.uid = st.new_uid()
             st.say(f"{st.who(who)} is dying (HP {st.hp[who]})")

@@ -212,14 +212,24 @@ class GameLoopTask(Task):
             st.stack = [GameEndTask(aborted=True)]
             return None
         s = self.seat if st.alive[self.seat] else st.next_alive(self.seat)
+        s = _redirect(st, s)
         while st.face_down[s]:
             st.face_down[s] = False
             st.say(f"{st.who(s)} turns face up and skips this turn")
-            s = st.next_alive(s)
+            s = _redirect(st, st.next_alive(s))
         self.last = s
         self.stage = 1
         st.push(TurnTask(s))
         return None
+
+
+def _redirect(st: HpshaState, seat: int) -> int:
+    """The seat whose turn comes now instead of ``seat``'s: skills that reorder turns (卢娜's 反调,
+    :meth:`Skill.turn_redirect`) may put another seat's turn here; usually ``seat`` itself."""
+    for owner in range(st.n):
+        for sk in st.all_skills(owner):
+            seat = sk.turn_redirect(st, owner, seat)
+    return seat
 
 
 @dataclass
@@ -231,6 +241,7 @@ class TurnTask(Task):
     pi: int = 0
     discarded: list[int] = field(default_factory=list)
     extra: str = ""  # the extra phase being carried out (stages 6–8)
+    before: int = -1  # the phase (index) whose PHASE_BEFORE has fired
 
     def run(self, st: HpshaState) -> Step | None:
         seat = self.seat
@@ -257,6 +268,10 @@ class TurnTask(Task):
                 st.fire(tp.TURN_END, {"who": seat})
                 return None
             ph = PHASES[self.pi]
+            if self.before != self.pi:  # "before the phase begins" (PHASE_BEFORE): a skill may still skip it
+                self.before = self.pi
+                st.fire(tp.PHASE_BEFORE, {"who": seat, "phase": ph})
+                return None
             if st.skips(seat, ph):
                 st.say(f"{st.who(seat)} skips the {ph} phase")
                 self.pi += 1

@@ -240,6 +240,8 @@ class PickCardTask(Task):
         if "hand" in self.zones and st.hands[self.owner]:
             out.append("hand")
         eq = st.equip[self.owner]
+        if st.equip_locked(self.owner, self.chooser):  # 莫丽's 持家: her equipped cards are out of reach
+            eq = {}
         if "equip" in self.zones:
             out += [eq[k] for k in (WEAPON, ARMOUR, PLUS, MINUS) if k in eq]
         elif "weapon" in self.zones and WEAPON in eq:
@@ -317,10 +319,15 @@ class PointDuelTask(Task):
         return None
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
-        return [{"type": "duel", "slot": s} for s in st.hands[seat]]
+        return [{"type": "duel", "slot": s} for s in self._usable(st, seat)]
+
+    @staticmethod
+    def _usable(st: HpshaState, seat: int) -> list[int]:
+        """拼点 plays (打出) a card: not one set face down by 禁闭 — unless no other is left."""
+        return [s for s in st.hands[seat] if st.can_use(seat, s)] or list(st.hands[seat])
 
     def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
-        if action.get("type") != "duel" or as_int(action, "slot") not in st.hands[seat]:
+        if action.get("type") != "duel" or as_int(action, "slot") not in self._usable(st, seat):
             raise IllegalAction("拼点: pick one of your hand cards")
 
     def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:

@@ -126,6 +126,18 @@ def describe_action(st: HpshaState, seat: int, action: Action, faces: Mapping[Sl
             return f"{who}: reveal the identity card (minister)"
         if t == "not_minister":
             return f"{who}: I am not the minister"
+        if t == "skill":  # a play-phase skill activation
+            parts = [st.who(int(x)) for x in action.get("targets", [])]
+            parts += [_name(st, int(x), faces) for x in action.get("slots", [])]
+            if "value" in action:
+                parts.append(str(action["value"]))
+            return f"{who}: use {st.skill_label(str(action['skill']))}" + (f" — {', '.join(parts)}" if parts else "")
+        if t == "duel":
+            return f"{who}: 拼点 with {_name(st, int(action['slot']), faces)} (face down)"
+        if t == "move":  # 罗恩's 棋艺
+            return f"{who}: move {_name(st, int(action['slot']), faces)} to {st.who(int(action['to']))}"
+        if t == "take":  # 克拉布&高尔's 贪吃
+            return f"{who}: show and obtain {', '.join(_name(st, int(s), faces) for s in action['slots'])}"
         if t == "pick":
             f = faces.get(int(action["slot"]))
             name = character_of(f).label if f is not None and f >= CHARACTER_BASE else "a character"

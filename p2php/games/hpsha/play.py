@@ -11,6 +11,8 @@ Play-phase actions:
   (``"skill": key`` when a view-as skill converts the cards);
 * ``{"type": "quill", "slot": s, "targets": [t]}`` — 羽毛笔: a hand card face down
   as a 爆破咒 (no reveal until the target has guessed);
+* ``{"type": "skill", "skill": key, "targets": [...], ...}`` — activate a skill
+  (:meth:`~p2php.games.hpsha.triggers.Skill.play_offers`);
 * ``{"type": "end"}`` — end the play phase.
 """
 
@@ -77,6 +79,8 @@ def targets_for(st: HpshaState, user: int, kind: str) -> list[list[int]]:
     if kind == "avada":
         return [] if st.has_judge(user, "avada") else [[user]]
     if KINDS[kind].category == EQUIPMENT:
+        if st.flags[user].get("covered:" + KINDS[kind].sub):  # that area is out of the game (金妮's 蝠咒)
+            return []
         return [[user]]
     return []
 
@@ -88,9 +92,9 @@ def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
     cache: dict[str, list[list[int]]] = {}
     for s in st.hands[seat]:
         f = kn.face(s)
-        if f is None:
+        if f is None or not st.can_use(seat, s):
             continue
-        kind = CARDS[f].kind
+        kind = st.as_card(seat, f).kind  # as the card counts now (亚瑟's 着迷)
         if kind in NOT_IN_PLAY:
             continue
         if kind not in cache:
@@ -101,13 +105,19 @@ def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
         if sk.view_as and sk.view_as not in NOT_IN_PLAY:
             tgs = targets_for(st, seat, sk.view_as)
             for group in sk.view_as_sets(st, seat, kn):
+                if not all(st.can_use(seat, s) for s in group):
+                    continue
                 for tg in tgs:
                     acts.append({"type": "use", "kind": sk.view_as, "slots": group, "targets": tg, "skill": sk.key})
     if st.weapon(seat) == "quill" and bombarda_allowed(st, seat):
         in_range = [t for t in st.order_from(seat) if st.in_range(seat, t)]
         for s in st.hands[seat]:
+            if not st.can_use(seat, s):
+                continue
             for t in in_range:
                 acts.append({"type": "quill", "slot": s, "targets": [t]})
+    for sk in st.skills(seat):  # play-phase activations of skills (Skill.play_offers)
+        acts.extend(sk.play_offers(st, seat, kn))
     acts.append({"type": "end"})
     return acts
 
@@ -126,8 +136,16 @@ def validate_play(st: HpshaState, seat: int, action: Action, face: Any) -> None:
             raise IllegalAction("羽毛笔 Quill: needs the quill equipped and a 爆破咒 still allowed")
         if s not in st.hands[seat]:
             raise IllegalAction(f"slot {s} is not in your hand")
+        if not st.can_use(seat, s):
+            raise IllegalAction(f"slot {s} is set face down (禁闭): it cannot be used this turn")
         if len(targets) != 1 or not st.in_range(seat, targets[0]):
             raise IllegalAction("羽毛笔 Quill: one target within attack range")
+        return
+    if t == "skill":
+        psk = next((x for x in st.skills(seat) if x.key == action.get("skill")), None)
+        if psk is None:
+            raise IllegalAction(f"you have no skill {action.get('skill')!r} to activate now")
+        psk.check_play(st, seat, action, face)
         return
     if t != "use":
         raise IllegalAction(f"unknown play action {t!r}")
@@ -138,12 +156,14 @@ def validate_play(st: HpshaState, seat: int, action: Action, face: Any) -> None:
     for s in slots:
         if s not in st.hands[seat]:
             raise IllegalAction(f"slot {s} is not in your hand")
+        if not st.can_use(seat, s):
+            raise IllegalAction(f"slot {s} is set face down (禁闭): it cannot be used this turn")
     skill = action.get("skill")
     if skill is None:
         if len(slots) != 1:
             raise IllegalAction("use exactly one card")
         f = face(slots[0])
-        if f is not None and CARDS[f].kind != kind:
+        if f is not None and st.as_card(seat, f).kind != kind:
             raise IllegalAction(f"that card is not {kind_label(kind)}")
     else:
         sk = next((x for x in st.skills(seat) if x.key == skill and x.view_as == kind), None)
@@ -181,6 +201,9 @@ class PlayPhaseTask(Task):
     def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
         if action.get("type") == "use":
             return st.unopened(as_slots(action))
+        if action.get("type") == "skill":
+            psk = next((sk for sk in st.skills(seat) if sk.key == action.get("skill")), None)
+            return psk.play_reveals(st, seat, action) if psk is not None else ()
         return ()
 
     def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
@@ -191,6 +214,9 @@ class PlayPhaseTask(Task):
             self.stage = 1
             return
         st.plays_this_phase += 1
+        if t == "skill":
+            next(sk for sk in st.skills(seat) if sk.key == action["skill"]).play(st, seat, action)
+            return
         if t == "quill":
             from p2php.games.hpsha.cards_basic import QuillTask
 
@@ -226,7 +252,16 @@ class UseCardTask(Task):
                 st.note(user, self.targets[0], True)
             k = KINDS[kind]
             if k.category == EQUIPMENT:
+                old = st.equip[user].get(k.sub)
                 st.put_equipment(user, self.slots[0])
+                st.finish(None)
+                if old is not None:  # the replaced card leaves the equipment area (卢娜's 蝻钩 listens)
+                    st.fire(tp.CARD_MOVED, {"owner": user, "to": -1, "slots": [old], "how": "replace"})
+                return None
+            why = st.spell_void(user, kind, self.targets[0], st.colour_of(self.slots)) if is_delayed(kind) else ""
+            if why:  # 伏地魔's 黑暗: used, but no effect — it never enters the judgement area
+                st.say(f"{kind_label(kind)} has no effect on {st.who(self.targets[0])} ({why})")
+                st.to_discard(self.slots[0])
                 st.finish(None)
                 return None
             if is_delayed(kind):
@@ -255,7 +290,7 @@ class UseCardTask(Task):
             elif is_instant(kind):
                 from p2php.games.hpsha.cards_spells import SpellTask
 
-                st.push(SpellTask(user, kind, list(self.targets)))
+                st.push(SpellTask(user, kind, list(self.targets), colour=st.colour_of(self.slots)))
             return None
         if self.stage == 3:
             self.stage = 4

@@ -36,6 +36,9 @@ from p2php.engine.contract import (
     Step,
 )
 from p2php.games.hpsha import characters as _characters  # noqa: F401  (registers the skills)
+from p2php.games.hpsha import chars_adults as _chars_adults  # (registers the Dark Mark's and the Order's skills)
+from p2php.games.hpsha import chars_staff as _chars_staff  # noqa: F401  (registers the staff's skills)
+from p2php.games.hpsha import chars_students as _chars_students  # noqa: F401  (registers the students' skills)
 from p2php.games.hpsha.damage import role_summary, winners_for
 from p2php.games.hpsha.data import (
     ARMOUR,
@@ -236,7 +239,25 @@ class HpshaState(GameState):
         c = self.char[seat]
         if c < 0:
             return ()
+        if "borrowed" in self.flags[seat]:  # 唐克斯's 易容: her own skills plus the one obtained this turn
+            own = self.all_skills(seat)
+            off = self.flags[seat].get("skills_off") == self.turn_no
+            return tuple(sk for sk in own if sk.compulsory) if off else own
+        if self.flags[seat].get("skills_off") == self.turn_no:  # 费尔奇's 禁闭: only locked skills work
+            return tuple(sk for sk in _SKILLS_OF[c] if sk.compulsory)
         return _SKILLS_OF[c]
+
+    def all_skills(self, seat: int) -> tuple[Skill, ...]:
+        """Every skill of the seat's character, even while it cannot activate them (continuous
+        effects already in force, such as 擅飞's distances or 巨力's range, go on)."""
+        c = self.char[seat]
+        if c >= 0 and "borrowed" in self.flags[seat]:  # 唐克斯's 易容 (chars_adults.borrowed)
+            return _SKILLS_OF[c] + (_chars_adults.borrowed(self.flags[seat]["borrowed"]),)
+        return () if c < 0 else _SKILLS_OF[c]
+
+    def can_use(self, seat: int, slot: int) -> bool:
+        """False for a hand card set face down by 费尔奇's 禁闭 this turn (it may not be used or played)."""
+        return self.flags[seat].get(f"sealed:{slot}") != self.turn_no
 
     def skill_label(self, key: str) -> str:
         return SKILLS[key].label if key in SKILLS else key
@@ -245,16 +266,17 @@ class HpshaState(GameState):
         """Push a trigger task for ``point`` if any living seat has a skill listening there."""
         listening = self._listen.get(point)
         if listening is None:
-            listening = self._listen[point] = any(point in sk.points for s in range(self.n) for sk in self.skills(s))
+            listening = self._listen[point] = any(point in sk.points for s in range(self.n)
+                                                  for sk in self.all_skills(s))
         if listening:
             self.push(TriggerTask(point, ctx))
 
     def characters_changed(self) -> None:
         self._listen = {}
-        self._dist_hooks = [(seat, sk) for seat in range(self.n) for sk in self.skills(seat)
+        self._dist_hooks = [(seat, sk) for seat in range(self.n) for sk in self.all_skills(seat)
                             if type(sk).distance_override is not Skill.distance_override]
         self._range_hooks = any(type(sk).attack_range is not Skill.attack_range
-                                for seat in range(self.n) for sk in self.skills(seat))
+                                for seat in range(self.n) for sk in self.all_skills(seat))
 
     def faction(self, seat: int) -> str:
         return CHARACTERS[self.char[seat]].faction if self.char[seat] >= 0 else ""
@@ -379,6 +401,46 @@ class HpshaState(GameState):
     def uncounterable(self, seat: int, kind: str) -> bool:
         return any(sk.uncounterable(self, seat, kind) for sk in self.skills(seat))
 
+    # ---- hooks of the Dark Mark's and the Order's skills (chars_adults.py)
+    def colour_of(self, slots: Iterable[int]) -> str:
+        """The colour of a card used as ``slots``: theirs when they are all one colour (a conversion
+        keeps its cards' colour), else "" (colourless, like the 羽毛笔's 爆破咒)."""
+        colours = {CARDS[self.pub[s]].colour for s in slots if s in self.pub}
+        return colours.pop() if len(colours) == 1 else ""
+
+    def spell_void(self, user: int, kind: str, target: int, colour: str) -> str:
+        """Why the spell ``user`` uses has no effect on ``target`` (a skill's label), or ""."""
+        for s in (user, target) if user != target else (user,):
+            if s >= 0:
+                for sk in self.skills(s):
+                    if sk.spell_void(self, s, user, kind, target, colour):
+                        return sk.label
+        return ""
+
+    def damage_prevented_from(self, seat: int, source: int) -> bool:
+        return any(sk.prevents_damage_from(self, seat, source) for sk in self.skills(seat))
+
+    def damage_source(self, source: int) -> int:
+        """The source damage dealt by ``source`` counts as (易容), ``source`` itself normally."""
+        for sk in self.skills(source):
+            other = sk.damage_source(self, source)
+            if other is not None:
+                return other
+        return source
+
+    def equip_locked(self, owner: int, actor: int) -> bool:
+        """True if ``actor`` may not move, discard, obtain or replace ``owner``'s equipped cards."""
+        return actor != owner and any(sk.locks_equipment(self, owner, actor) for sk in self.skills(owner))
+
+    def as_card(self, seat: int, face: int) -> Card:
+        """A hand card of ``seat`` as it counts now (亚瑟's 着迷 may treat it as another card name)."""
+        card = CARDS[face]
+        for sk in self.skills(seat):
+            kind = sk.treat_as(self, seat, card)
+            if kind is not None:
+                return Card(card.id, kind, card.suit, card.rank)
+        return card
+
     def skips(self, seat: int, phase: str) -> bool:
         return phase in self.skip or any(sk.skips_phase(self, seat, phase) for sk in self.skills(seat))
 
@@ -401,6 +463,8 @@ class HpshaState(GameState):
         for f in self.flags:
             if f.get("flyer") == seat:
                 del f["flyer"]
+        for sk in self.all_skills(seat):  # lasting effects the dead character kept end (金妮's 蝠咒)
+            sk.on_own_death(self, seat)
 
     # ------------------------------------------------------------------ distance and range
 
@@ -448,7 +512,7 @@ class HpshaState(GameState):
         w = self.weapon(seat)
         rng = KINDS[w].range if w is not None else 1
         if self._range_hooks:
-            for sk in self.skills(seat):
+            for sk in self.all_skills(seat):
                 rng = sk.attack_range(self, seat, rng)
         return rng
 

@@ -69,10 +69,12 @@ def spec_ok(spec: str, card: Card) -> bool:
 
     Specs are plain strings so they can live in task fields:
     ``kind:<k>`` (that card name), ``any``, ``nonbasic``, ``colour_not:<red|black>``,
-    ``suit_not:<suits>`` (none of those suit symbols).
+    ``suit_not:<suits>`` (none of those suit symbols), ``category:<basic|spell|equipment>``.
     """
     if spec.startswith("kind:"):
         return card.kind == spec[5:]
+    if spec.startswith("category:"):
+        return card.category == spec[9:]
     if spec == "any":
         return True
     if spec == "nonbasic":
@@ -172,14 +174,16 @@ class AskCard(Task):
         out: list[Action] = [{"type": "pass"}] if self.optional else []
         for s in st.hands[seat]:
             f = kn.face(s)
-            if f is not None and spec_ok(self.spec, CARDS[f]):
+            if f is not None and spec_ok(self.spec, st.as_card(seat, f)) and (
+                    self.mode == "discard" or st.can_use(seat, s)):
                 out.append({"type": "card", "slots": [s]})
         k = self._kind()
         if k:
             for sk in st.skills(seat):
                 if sk.view_as == k:
                     for group in sk.view_as_sets(st, seat, kn):
-                        out.append({"type": "card", "slots": group, "skill": sk.key})
+                        if self.mode == "discard" or all(st.can_use(seat, s) for s in group):
+                            out.append({"type": "card", "slots": group, "skill": sk.key})
         if not out:  # a compulsory answer with nothing known (spectator view): offer every hand card
             out = [{"type": "card", "slots": [s]} for s in st.hands[seat]]
         return out
@@ -199,6 +203,8 @@ class AskCard(Task):
         for s in slots:
             if s not in st.hands[seat]:
                 raise IllegalAction(f"slot {s} is not in your hand")
+            if self.mode != "discard" and not st.can_use(seat, s):
+                raise IllegalAction(f"slot {s} is set face down (禁闭): it cannot be used or played this turn")
         skill = action.get("skill")
         if skill is not None:
             sk = next((x for x in st.skills(seat) if x.key == skill), None)
@@ -213,7 +219,7 @@ class AskCard(Task):
         if len(slots) != 1:
             raise IllegalAction("give exactly one card")
         f = face(slots[0])
-        if f is not None and not spec_ok(self.spec, CARDS[f]):
+        if f is not None and not spec_ok(self.spec, st.as_card(seat, f)):  # as_card: 亚瑟's 着迷
             raise IllegalAction(f"{CARDS[f].kind} does not answer {self.spec}")
         return slots, ""
 

@@ -18,6 +18,7 @@ Two ways a skill plugs in:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from p2php.engine.contract import Action, CardId, Knowledge, Slot
@@ -45,12 +46,16 @@ DEATH = "death"  # who, killer
 JUDGE_REPLACE = "judge_replace"  # (hook-driven point, see Skill.replace_spec)
 CARD_MOVED = "card_moved"  # owner, to, slots, how  (obtained / discarded from a character)
 FLIPPED = "flipped"  # who
+JUDGE_BEFORE = "judge_before"  # who, why  (before a judgement's card is revealed)
+JUDGE_RESULT = "judge_result"  # who, why, slot, card  (the judgement card takes effect, before it is discarded)
+PHASE_BEFORE = "phase_before"  # who, phase  (before a phase begins, before its skip check: a skill may skip it)
+DYING_BEFORE = "dying_before"  # who, killer  (about to enter the dying state: 小矮星's 自残 may kill at once)
 
 POINTS = (
     TURN_START, TURN_END, PHASE_START, PHASE_END, CARD_USED, CARD_PLAYED, CARD_RESOLVED, TARGET_CHOSEN,
     DAMAGE_BEFORE,
     DAMAGE_CAUSED, DAMAGE_RECEIVED, DAMAGE_AFTER, HP_LOST, ENTER_DYING, DEATH, JUDGE_REPLACE, CARD_MOVED,
-    FLIPPED,
+    FLIPPED, JUDGE_BEFORE, JUDGE_RESULT, PHASE_BEFORE, DYING_BEFORE,
 )
 
 
@@ -98,6 +103,33 @@ class Skill:
     ) -> None:
         """Carry the skill out (push tasks / change state).  Raise IllegalAction on a bad revealed face."""
 
+    def witness(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        """Bookkeeping at a listened point, before ``available`` (no decision, no log): for skills
+        whose condition spans several points (e.g. "if this spell deals damage")."""
+
+    def automatic(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> bool:
+        """True when this point only carries out an earlier activation's follow-up (no decision,
+        like a locked skill), e.g. "if the judgement card is the same colour, draw 1"."""
+        return False
+
+    # ---- play-phase activations: {"type": "skill", "skill": key, "targets": [...], ...}
+    def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
+        """Activations the owner may choose now in its play phase (each with "targets")."""
+        return []
+
+    def check_play(self, st: HpshaState, seat: int, action: Action, face: Callable[[Slot], CardId | None]) -> None:
+        """Raise IllegalAction unless ``action`` is a valid activation (faces checked where known)."""
+        from p2php.engine.contract import IllegalAction
+
+        raise IllegalAction(f"{self.label} cannot be activated in the play phase")
+
+    def play_reveals(self, st: HpshaState, seat: int, action: Action) -> tuple[Slot, ...]:
+        """Hand slots the activation opens (cards it discards or uses)."""
+        return ()
+
+    def play(self, st: HpshaState, seat: int, action: Action) -> None:
+        """Carry out a checked play-phase activation (faces of ``play_reveals`` are in ``st.pub``)."""
+
     # ---- hooks
     def on_own_turn_start(self, st: HpshaState, seat: int) -> None:
         """Called before TURN_START fires for the owner's turn (markers expire here)."""
@@ -134,6 +166,44 @@ class Skill:
         return []
 
     def view_as_ok(self, cards: list[Card]) -> bool:
+        return False
+
+    def turn_redirect(self, st: HpshaState, owner: int, seat: int) -> int:
+        """The seat whose turn comes now when ``seat``'s turn is about to begin (before a face-down
+        character turns up), for skills that reorder turns (卢娜's 反调).  Consulted for dead owners
+        too, so an order change already under way is finished.  Default: ``seat``."""
+        return seat
+
+    def on_own_death(self, st: HpshaState, seat: int) -> None:
+        """Called when the owner dies (in ``HpshaState.kill``): lasting effects it keeps end here."""
+
+    # ---- hooks for the Dark Mark and the Order of the Phoenix (chars_adults.py)
+    def spell_void(self, st: HpshaState, owner: int, user: int, kind: str, target: int, colour: str) -> bool:
+        """True if a spell of ``kind`` and ``colour`` ("red", "black", "" colourless) that ``user`` uses
+        has no effect on ``target`` because of the owner's skill (伏地魔's 黑暗); asked for the user's
+        and the target's skills."""
+        return False
+
+    def prevents_damage_from(self, st: HpshaState, owner: int, source: int) -> bool:
+        """Locked prevention of damage from ``source`` to the owner (小矮星's 藏匿), checked with the
+        locked prevention before DAMAGE_BEFORE."""
+        return False
+
+    def damage_source(self, st: HpshaState, owner: int) -> int | None:
+        """For damage the owner is about to deal: the character treated as its source instead
+        (−1 sourceless), or None (唐克斯's 易容)."""
+        return None
+
+    def locks_equipment(self, st: HpshaState, owner: int, actor: int) -> bool:
+        """True if ``actor`` may not move, discard, obtain or replace the owner's equipped cards (莫丽's 持家)."""
+        return False
+
+    def treat_as(self, st: HpshaState, owner: int, card: Card) -> str | None:
+        """The card name one of the owner's hand cards counts as now (亚瑟's 着迷), or None."""
+        return None
+
+    def undodgeable(self, st: HpshaState, owner: int) -> bool:
+        """True if the 爆破咒 the owner is using now cannot be dodged (亚瑟's 司法)."""
         return False
 
 

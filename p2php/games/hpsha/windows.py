@@ -57,9 +57,11 @@ class TriggerTask(Task):
         while self.cands:
             seat, key = self.cands.pop(0)
             sk = tp.SKILLS[key]
+            if st.alive[seat]:
+                sk.witness(st, seat, self.point, self.ctx)
             if not st.alive[seat] or not sk.available(st, seat, self.point, self.ctx):
                 continue
-            if sk.compulsory:
+            if sk.compulsory or sk.automatic(st, seat, self.point, self.ctx):
                 st.say(f"{st.who(seat)}'s {sk.label} triggers")
                 sk.invoke(st, seat, self.point, self.ctx, {}, {})
                 return None
@@ -139,6 +141,12 @@ class WindowTask(Task):
             if got is None:
                 self.stage = 1
                 return None
+            why = st.spell_void(self.responder, "patronus", self.on, st.colour_of(got["slots"])) \
+                if self.want == "patronus" else ""  # 咒立停 aims at a spell, not at a character
+            if why:  # 伏地魔's 黑暗: that 呼神护卫 has no effect; the others may still respond
+                st.say(f"the 呼神护卫 has no effect on {st.who(self.on)} ({why})")
+                self.stage = 1
+                return None
             self.stage = 3
             if st.uncounterable(self.responder, self.want):
                 st.ret = False
@@ -195,7 +203,11 @@ class JudgeTask(Task):
     asking: list[Any] = field(default_factory=list)
 
     def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+        if self.stage == 0:  # "before a judgement" (JUDGE_BEFORE), then the reveal
+            self.stage = 10
+            st.fire(tp.JUDGE_BEFORE, {"who": self.seat, "why": self.why})
+            return None
+        if self.stage == 10:
             self.stage = 1
             st.push(RevealTopTask(1))
             return None
@@ -229,6 +241,11 @@ class JudgeTask(Task):
                 continue
             self.stage = 3
             st.push(AskCard(seat, f"skill:{key}", spec, "play", note=" to replace the judgement card"))
+            return None
+        if self.stage != 4:  # the judgement card takes effect (JUDGE_RESULT), then it is discarded
+            self.stage = 4
+            st.fire(tp.JUDGE_RESULT, {"who": self.seat, "why": self.why, "slot": self.slot,
+                                      "card": st.pub[self.slot]})
             return None
         face = st.pub[self.slot]
         st.processing.remove(self.slot)
