@@ -149,6 +149,21 @@ def test_mcgonagall_reprimand_counts_damage_the_spell_dealt_to_others() -> None:
     assert st.hp[1] == 3 and st.hp[2] == 2
 
 
+def test_mcgonagall_reprimand_cannot_take_molly_weasleys_equipment() -> None:
+    """莫丽's 持家 (locked) outranks 斥责: her equipped cards cannot be obtained."""
+    sc = Scenario(["molly", "mcgonagall", "snape", "lupin"], hands={0: ["sectumsempra", "holly"]})
+    st = sc.state
+    holly = sc.force_equip(0, "holly")
+    sc.use(0, "sectumsempra")
+    pass_window(sc, "respond:counter")
+    while sc.prompt() != ((0,), "play"):
+        seats, prompt = sc.prompt()
+        assert prompt != "skill:reprimand"
+        for seat in seats:
+            sc.act(seat, {"type": "pass"})
+    assert holly in st.equip[0].values()
+
+
 def test_mcgonagall_reprimand_not_offered_when_the_spell_dealt_no_damage() -> None:
     sc = Scenario(["hagrid", "mcgonagall", "snape", "lupin"],
                   hands={0: ["sectumsempra", "holly"], 1: ["apparate"], 2: ["apparate"], 3: ["apparate"]})

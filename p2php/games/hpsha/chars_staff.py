@@ -226,7 +226,8 @@ class Reprimand(Skill):
             return False
         f, user = st.flags[seat], int(ctx["user"])
         return (f.get("reprimand") == KIND_CODE.get(str(ctx["kind"]), -1) and f.get("reprimand_hit") == 1
-                and seat in ctx["targets"] and user != seat and st.alive[user] and bool(st.equip[user]))
+                and seat in ctx["targets"] and user != seat and st.alive[user] and bool(st.equip[user])
+                and not st.equip_locked(user, seat))  # 莫丽's 持家 keeps her equipment
 
     def offers(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], kn: Knowledge) -> list[Action]:
         return [{"type": "invoke", "slot": s} for s in st.equip[int(ctx["user"])].values()]
