@@ -119,7 +119,7 @@ Cards
     ignores armour for its 爆破咒.  隐形斗篷 stops others' instant spells only when
     they designate several targets (神锋无影, 昏昏倒地, 修复如初, 清水如泉).
 
-Characters (five implemented; the other twenty are labelled "no skill" stand-ins)
+Characters: the first five (all 25 have their skills; see also the blocks below)
 27. 万幸 is checked before the 呼神护卫 window; "each complete turn" = each
     player's turn.  擅飞: any other living character; Harry's distance to the
     designated one is 1; it overrides brooms, 隐形斗篷 and 障碍重重 (a locked effect);

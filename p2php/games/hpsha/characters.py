@@ -1,6 +1,6 @@
-"""The five characters whose skills are implemented; the other 20 are "no skill" stand-ins.
-
-Together they exercise every kind of hook of :mod:`p2php.games.hpsha.triggers`:
+"""The first five characters, which together exercise every kind of hook of
+:mod:`p2php.games.hpsha.triggers` (the other twenty live in ``chars_students``,
+``chars_staff`` and ``chars_adults``):
 
 * 哈利·波特 Harry Potter — 万幸 (locked damage limit) and 擅飞 (turn-start choice +
   distance override, a marker that lasts until his next real turn);
