@@ -11,7 +11,8 @@ plain-data tasks; asking a seat), ``moves`` (draw, reshuffle, reveal, show, take
 ``play`` (play-phase actions),
 ``cards_basic`` (爆破咒 + weapon hooks, 羽毛笔), ``cards_spells`` (instant and
 delayed spells), ``triggers`` (timing points, skills, hooks), ``characters`` (the
-first five characters), ``chars_staff`` (the Hogwarts staff), ``chars_adults`` (the Dark Mark and
+first five characters), ``chars_students`` (the other students), ``chars_staff`` (the Hogwarts
+staff), ``chars_adults`` (the Dark Mark and
 the Order of the Phoenix), ``observe``, ``bots``, ``scenario`` (test harness: stacked
 decks, scripted decisions) and ``scenario_protocol`` (the same scenarios through the real protocol).
 
