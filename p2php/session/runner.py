@@ -264,8 +264,8 @@ class _Runner:
             self.spectators[spectator] = len(ls.transcript)
         if self.observe is not None:
             self.observe(ls, [])
-        if not self.setup_seconds and isinstance(ls.step, Decide):
-            self.setup_seconds = time.perf_counter() - self.start  # keys, shuffle, deal: all ready
+        if not self.setup_seconds and isinstance(ls.step, Decide) and ls.state.setup_done():
+            self.setup_seconds = time.perf_counter() - self.start  # keys, shuffles, deals: all ready
         if self.log is not None:
             self.log.flush()
 
