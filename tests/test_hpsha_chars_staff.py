@@ -480,5 +480,7 @@ def test_filch_detention_option_2_sets_half_the_sources_hand_face_down() -> None
     assert sc.prompt() == ((0,), "play")
     used = {s for a in sc.legal(0) if a["type"] == "use" for s in a["slots"]}
     assert not used & set(tears) and all(s in st.hands[0] for s in tears)  # still in the hand, unusable
+    view = st.observation(0, sc.table.knowledge(0))["hand"]
+    assert sum("禁闭 sealed" in card for card in view) == 2  # the owner's view says which ones
     sc.end(0)
     assert {"type": "discard", "slots": [tears[0]]} in sc.legal(0)  # ※ may still be discarded

@@ -73,7 +73,10 @@ def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
         mine = []
         for x in st.hands[seat]:
             f = kn.face(x)
-            mine.append(card_label(f) if f is not None else "?")
+            label = card_label(f) if f is not None else "?"
+            if not st.can_use(seat, x):
+                label += " (禁闭 sealed this turn)"
+            mine.append(label)
         out["hand"] = mine
         f = kn.face(st.identity_slot[seat]) if st.identity_slot[seat] >= 0 else None
         out["identity"] = ROLE_NAMES[identity_role(f)] if f is not None else "?"
