@@ -4,6 +4,7 @@
     p2php play uno --bots 3                    you against three bot peers
     p2php host uno --players 3 --bots 1        open a table for other machines
     p2php join 192.168.1.20:7700 --name ann    sit down at that table
+    p2php join --name ann                      sit down at the only open table on the LAN
     p2php verify transcripts/seat0.p2php       re-check a saved game from scratch
 
 Every user mistake or network fault ends with a clear message and a non-zero
@@ -21,6 +22,7 @@ from typing import Any
 
 import trio
 
+from p2php.discovery import DISCOVERY_PORT
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.session.lockstep import Lockstep
@@ -203,6 +205,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--lang", choices=("zh", "en"), help="Harry Potter Sha names in Chinese or English only")
         p.add_argument("--connect-timeout", type=float, default=20.0,
                        help="seconds to connect to every other peer once the game starts")
+        p.add_argument("--transcript", metavar="FILE",
+                       help="save this seat's signed transcript here at the end (check it with p2php verify FILE)")
+        p.add_argument("--resume-log", metavar="FILE",
+                       help="keep a resume log here (holds this seat's secrets): p2php resume FILE after a crash")
 
     p = sub.add_parser("demo", help="bot peers play a whole game over loopback TCP")
     p.add_argument("game", nargs="?", default="uno")
@@ -237,11 +243,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_host, timeout=HUMAN_TIMEOUT)
 
     p = sub.add_parser("join", help="sit down at a table opened with p2php host")
-    p.add_argument("address", metavar="HOST[:PORT]")
+    p.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
+                   help="the table's address; without it, join the only open table discovery finds")
     p.add_argument("--name", default="guest")
     p.add_argument("--game", help="refuse the table unless it plays this game")
     p.add_argument("--auto", action="store_true", help="let a bot play this seat (implies --ready)")
     p.add_argument("--bind", default="0.0.0.0")
+    p.add_argument("--to", action="append", default=[], metavar="ADDRESS[:PORT]",
+                   help="without an address: ask only this address for tables (repeatable; default: broadcast)")
+    p.add_argument("--discovery-port", type=int, default=DISCOVERY_PORT, metavar="UDP_PORT",
+                   help="without an address: the UDP port hosts answer discovery on")
+    p.add_argument("--discover-timeout", type=float, default=2.0, metavar="SECONDS",
+                   help="without an address: seconds to collect discovery answers")
     lan(p)
     common(p)
     p.set_defaults(func=cmd_join, timeout=HUMAN_TIMEOUT)

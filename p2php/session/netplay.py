@@ -4,7 +4,8 @@ The host opens a lobby (:mod:`p2php.lobby`) and answers discovery queries
 (:mod:`p2php.discovery`); its own seat and any bot seats run as independent
 peers in its process.  When every seat is taken and every person is ready, each
 peer gets the others' addresses, forms the full mesh itself and plays exactly as
-in a local demo — the host is then a peer like any other.
+in a local demo — the host is then a peer like any other.  ``join`` without an
+address first asks discovery and sits down at the only open table that fits.
 
 Every failure a person can cause or meet (a bad name, a full table, another
 protocol version, a mismatched option, an unreachable host or peer, Ctrl-C)
@@ -19,6 +20,7 @@ import re
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
 import trio
@@ -49,6 +51,7 @@ from p2php.lobby import (
     join_table,
 )
 from p2php.net.mesh import MeshError, listen, listener_port
+from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
@@ -149,21 +152,31 @@ async def _play_seats(
     human: int | None,
     ui: TerminalUI,
 ) -> int:
-    """Run this process's seats to the end; the exit status (0 clean, 1 unclean, 3 network)."""
+    """Run this process's seats to the end; the exit status (0 clean, 1 unclean, 3 network or file).
+
+    The shown seat is this person's own (the host's, or the joiner's): only it
+    keeps a resume log (``--resume-log``) and saves its transcript (``--transcript``).
+    """
     results: dict[int, PeerResult] = {}
     errors: list[str] = []
     quit_game = False
     shown = min(listeners)
+    resume_log = getattr(args, "resume_log", None)
 
     async def seat_task(seat: int, cancel: trio.CancelScope) -> None:
         nonlocal quit_game
+        own = seat == shown
         cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
-                         connect_timeout=args.connect_timeout, secrets=LocalSecrets())
+                         connect_timeout=args.connect_timeout, secrets=LocalSecrets(),
+                         bot=None if seat == human else args.bot,
+                         resume_path=Path(resume_log) if own and resume_log else None)
         decide: Decider = (ui.decide if seat == human else
                            bot_decider(get_game(game).make_bot(args.bot, f"{args.seed}/{seat}")))
+        # Our own entry is never dialed; in the resume log it says where `p2php resume` listens again.
+        mine = {**addresses, seat: (args.bind, listener_port(listeners[seat]))}
         try:
-            results[seat] = await run_peer(cfg, addresses, listeners[seat], decide,
-                                           ui.observe if seat == shown else None)
+            results[seat] = await run_peer(cfg, mine, listeners[seat], decide,
+                                           ui.observe if own else None)
         except Exception as exc:  # possibly an ExceptionGroup from the runner's nursery: judge its first leaf
             err = _first_leaf(exc)
             if isinstance(err, Quit):
@@ -190,7 +203,16 @@ async def _play_seats(
     if shown not in results:
         _err("the game ended without a result")
         return 3
-    return _report(results[shown], getattr(args, "lang", None))
+    code = _report(results[shown], getattr(args, "lang", None))
+    path = getattr(args, "transcript", None)
+    if path:
+        try:
+            transcript.save(results[shown].lockstep, path)
+        except OSError as err:
+            _err(f"cannot save the transcript to {path}: {err.strerror or err}")
+            return 3
+        _say(f"transcript saved: {path} — check it with: p2php verify {path}")
+    return code
 
 
 # ----------------------------------------------------------------------------- host
@@ -294,11 +316,80 @@ async def host_game(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- join
 
 
-async def join_game(args: argparse.Namespace) -> int:
+def _discovery_targets(to: list[str], port: int) -> list[tuple[str, int]]:
+    """The ``--to`` addresses, or the LAN broadcast (and this machine) on ``port``."""
+    if to:
+        return [parse_target(t, port) for t in to]
+    return [(BROADCAST, port), ("127.0.0.1", port)]
+
+
+def table_fits(table: TableInfo, game: str | None, wanted: Mapping[str, str]) -> bool:
+    """Whether ``p2php join`` may sit at a discovered table: a free seat, our protocol, the game and options asked."""
+    if not table.free or not table.compatible or (game is not None and table.game != game):
+        return False
     try:
-        host, port = parse_target(args.address, LOBBY_PORT)
-    except ValueError as err:
-        raise ValueError(f"{err} (e.g. 192.168.1.20:7700)") from None
+        specs = get_game(table.game).options
+    except OptionError:
+        return False  # a game this p2php does not know
+    for key, raw in wanted.items():
+        spec = specs.get(key)
+        if spec is None:
+            return False
+        try:
+            if spec.parse(key, raw) != table.options.get(key):
+                return False
+        except OptionError:
+            return False
+    return True
+
+
+def _table_line(t: TableInfo) -> str:
+    note = "" if t.compatible else f"   [protocol v{t.version}: incompatible]"
+    return (f"  {t.game:<8} host {t.host:<12} {t.taken}/{t.players} seated, {t.free} free   "
+            f"{t.address}:{t.port}   options {format_options(t.options)}{note}")
+
+
+async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tuple[str, int] | int:
+    """``p2php join`` without an address: the one open table that fits, or an exit status (3 none, 2 several)."""
+    if args.discover_timeout <= 0:
+        raise ValueError("--discover-timeout must be positive")
+    targets = _discovery_targets(args.to, args.discovery_port)
+    where = ", ".join(f"{h}:{p}" for h, p in targets) if args.to else f"the LAN (UDP port {args.discovery_port})"
+    _say(f"Looking for open tables on {where}…")
+    found = await discover(targets, timeout=args.discover_timeout)
+    fits = [t for t in found if table_fits(t, args.game, wanted)]
+    asked = " ".join(([f"--game {args.game}"] if args.game else [])
+                     + [f"--option {k}={v}" for k, v in wanted.items()])
+    if len(fits) == 1:
+        t = fits[0]
+        _say(f"Found {t.host}'s {t.game} table at {t.address}:{t.port} ({t.taken}/{t.players} seated).")
+        return t.address, t.port
+    if not fits:
+        if not found:
+            hint = "there" if args.to else f"(and do firewalls let UDP port {args.discovery_port} through)"
+            _err(f"no open table found on {where}. Is a host running `p2php host` {hint}? "
+                 "You can also join by address: p2php join HOST[:PORT]")
+        else:
+            _err(f"found {len(found)} open table(s), but none with a free seat for this p2php"
+                 + (f" matching {asked}" if asked else "") + ":")
+            for t in found:
+                print(_table_line(t), file=sys.stderr)
+        return 3
+    _err(f"{len(fits)} open tables" + (f" match {asked}" if asked else " found")
+         + "; pick one and run: p2php join ADDRESS --name NAME")
+    for t in fits:
+        print(_table_line(t), file=sys.stderr)
+    return 2
+
+
+async def join_game(args: argparse.Namespace) -> int:
+    if args.address is not None and args.to:
+        raise ValueError("--to is for finding a table: give either an ADDRESS or --to, not both")
+    if args.address is not None:
+        try:
+            host, port = parse_target(args.address, LOBBY_PORT)
+        except ValueError as err:
+            raise ValueError(f"{err} (e.g. 192.168.1.20:7700)") from None
     name = _check_name(args.name)
     wanted = parse_option_pairs(args.option)
     if args.game is not None:  # refuse locally what could never match
@@ -306,6 +397,11 @@ async def join_game(args: argparse.Namespace) -> int:
         for key, raw in wanted.items():
             if key in wanted_game.options:
                 wanted_game.options[key].parse(key, raw)
+    if args.address is None:
+        found = await find_table(args, wanted)
+        if isinstance(found, int):
+            return found
+        host, port = found
     listener = await listen(args.bind, 0)
     session = JoinSession(name, listener_port(listener), game=args.game, options=wanted)
 
@@ -353,11 +449,7 @@ async def discover_tables(args: argparse.Namespace) -> int:
     """``p2php discover``: list the open tables (broadcast, or only the ``--to`` addresses)."""
     if args.timeout <= 0:
         raise ValueError("--timeout must be positive")
-    if args.to:
-        targets = [parse_target(t, args.port) for t in args.to]
-    else:
-        targets = [(BROADCAST, args.port), ("127.0.0.1", args.port)]
-    tables: list[TableInfo] = await discover(targets, timeout=args.timeout)
+    tables: list[TableInfo] = await discover(_discovery_targets(args.to, args.port), timeout=args.timeout)
     if args.json:
         print(json.dumps([t.as_json() for t in tables]))
     else:

@@ -255,7 +255,12 @@ class _Runner:
 
     async def _flush(self) -> None:
         ls = self.ls
-        for msg in ls.poll():
+        out = ls.poll()
+        if self.log is not None:
+            # Write ahead: a message reaches the log before the network, so a peer that
+            # dies in between comes back knowing what it sent (and relays it on sync).
+            self.log.flush()
+        for msg in out:
             await self.mesh.broadcast(msg.to_wire())
             self.frames_sent += 1
         for spectator, done in self.spectators.items():
