@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -168,7 +169,8 @@ class _Runner:
         async with mesh, trio.open_nursery() as nursery:
             nursery.start_soon(self._pump, merged_in.clone())
             if listener is not None:
-                nursery.start_soon(partial_serve(mesh, listener, self.hello, self.check, self.cfg.spectators))
+                nursery.start_soon(partial(mesh.serve_rejoins, listener, self.hello, self.check,
+                                           spectators=self.cfg.spectators))
             if rejoining:
                 for seat in mesh.seats:
                     await self._sync(seat)
@@ -273,14 +275,6 @@ class _Runner:
             self.setup_seconds = time.perf_counter() - self.start  # keys, shuffles, deals: all ready
         if self.log is not None:
             self.log.flush()
-
-
-def partial_serve(mesh: Mesh, listener: trio.SocketListener, hello: dict[str, Any],
-                  check: Callable[[int, dict[str, Any]], None], spectators: bool) -> Callable[[], Awaitable[None]]:
-    async def serve() -> None:
-        await mesh.serve_rejoins(listener, hello, check, spectators=spectators)
-
-    return serve
 
 
 class _ResumeWriter:
