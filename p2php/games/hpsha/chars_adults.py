@@ -48,6 +48,7 @@ from p2php.games.hpsha.damage import DamageTask, DeathTask, LoseHpTask
 from p2php.games.hpsha.data import CARDS, CHARACTERS, EQUIPMENT, KINDS, SPADE, SUITS, Card, is_delayed
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, RevealTopTask
 from p2php.games.hpsha.play import UseCardTask
+from p2php.games.hpsha.skillkit import named_targets, own_cards
 from p2php.games.hpsha.tasks import AskCard, AskChoice, Task, as_int, as_slots
 from p2php.games.hpsha.triggers import SKILLS, SKILLS_BY_CHARACTER, Skill, register_skills
 from p2php.games.hpsha.windows import JudgeTask
@@ -95,16 +96,6 @@ def _at_turn_end(st: HpshaState, task: Task) -> None:
     st.push(task)  # pragma: no cover - turn-start skills always run inside a turn
 
 
-def _targets(action: Action, n: int) -> list[int]:
-    targets = as_slots(action, "targets")
-    if len(targets) != n:
-        raise IllegalAction(f"name {n} target(s)")
-    return targets
-
-
-def _owned(st: HpshaState, seat: int) -> list[int]:
-    """A character's own cards: hand and equipment (judgement-area cards belong to no one, §8.5)."""
-    return list(st.hands[seat]) + list(st.equip[seat].values())
 
 
 @dataclass
@@ -158,7 +149,7 @@ class Rebirth(Skill):
                 for c in combinations(st.hands[seat], d)]
 
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Face) -> None:
-        _targets(action, 0)
+        named_targets(action, 0)
         slots = as_slots(action)
         d = self._need(st, seat)
         if d <= 0:
@@ -278,11 +269,11 @@ class Scheme(Skill):
                 for s in cards for t in st.order_from(seat) if t != seat]
 
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Face) -> None:
-        (t,) = _targets(action, 1)
+        (t,) = named_targets(action, 1)
         slots = as_slots(action)
         if self._used(st, seat):
             raise IllegalAction("阴谋 Scheme: once per phase")
-        if len(slots) != 1 or slots[0] not in _owned(st, seat):
+        if len(slots) != 1 or slots[0] not in own_cards(st, seat):
             raise IllegalAction("阴谋 Scheme: give one equipment card of your hand or equipment area")
         f = face(slots[0])
         if f is not None and CARDS[f].category != EQUIPMENT:
@@ -839,10 +830,11 @@ class UnrequitedLove(Skill):
     def available(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> bool:
         f = st.flags[seat]
         return (st.current == seat and f.get("ul_turn") == st.turn_no and f.get("ul_dmg", 0) > 1
-                and f.get("ul_used") != st.turn_no and bool(_owned(st, seat)) and bool(self._partners(st, seat)))
+                and f.get("ul_used") != st.turn_no and bool(own_cards(st, seat)) and bool(self._partners(st, seat)))
 
     def offers(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], kn: Knowledge) -> list[Action]:
-        return [{"type": "invoke", "slot": s, "target": t} for s in _owned(st, seat) for t in self._partners(st, seat)]
+        partners = self._partners(st, seat)
+        return [{"type": "invoke", "slot": s, "target": t} for s in own_cards(st, seat) for t in partners]
 
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]

@@ -38,6 +38,7 @@ from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, Card, is_instant
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, LookAtHandTask, PickCardTask, PointDuelTask
 from p2php.games.hpsha.play import UseCardTask
+from p2php.games.hpsha.skillkit import mark_used, named_targets, own_cards, used_this_turn
 from p2php.games.hpsha.tasks import AskCard, Task, as_int, as_slots
 from p2php.games.hpsha.triggers import Skill, register_skills
 from p2php.games.hpsha.windows import TriggerTask
@@ -53,25 +54,8 @@ KIND_CODE = {k: i + 1 for i, k in enumerate(KINDS)}
 Face = Callable[[Slot], CardId | None]
 
 
-def _used_this_turn(st: HpshaState, seat: int, key: str) -> bool:
-    """Once-per-phase skills: the (only) play phase of a turn is marked by the turn number."""
-    return st.flags[seat].get(f"{key}_turn") == st.turn_no
 
 
-def _mark_used(st: HpshaState, seat: int, key: str) -> None:
-    st.flags[seat][f"{key}_turn"] = st.turn_no
-
-
-def _targets(action: Action, n: int) -> list[int]:
-    targets = as_slots(action, "targets")
-    if len(targets) != n:
-        raise IllegalAction(f"name {n} target(s)")
-    return targets
-
-
-def _owned(st: HpshaState, seat: int) -> list[int]:
-    """A character's own cards: hand and equipment (judgement-area cards belong to no one, §8.5)."""
-    return list(st.hands[seat]) + list(st.equip[seat].values())
 
 
 # ----------------------------------------------------------------------------- Albus Dumbledore
@@ -119,15 +103,15 @@ class Affinity(Skill):
     key, zh, en = "affinity", "亲和", "Affinity"
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
-        if _used_this_turn(st, seat, self.key):
+        if used_this_turn(st, seat, self.key):
             return []
         living = st.order_from(seat)
         return [{"type": "skill", "skill": self.key, "targets": [a, b]}
                 for a in living if st.hands[a] for b in living if b != a]
 
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Face) -> None:
-        a, b = _targets(action, 2)
-        if _used_this_turn(st, seat, self.key):
+        a, b = named_targets(action, 2)
+        if used_this_turn(st, seat, self.key):
             raise IllegalAction("亲和 Affinity: once per phase")
         if not (0 <= a < st.n and 0 <= b < st.n) or a == b or not st.alive[a] or not st.alive[b]:
             raise IllegalAction("亲和 Affinity: name two different living characters")
@@ -135,7 +119,7 @@ class Affinity(Skill):
             raise IllegalAction("亲和 Affinity: the giver must have hand cards")
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
-        _mark_used(st, seat, self.key)
+        mark_used(st, seat, self.key)
         a, b = action["targets"]
         st.say(f"{st.who(seat)} uses 亲和 Affinity: {st.who(a)} gives {st.who(b)} a hand card")
         st.push(AffinityTask(a, b))
@@ -253,7 +237,7 @@ class Potions(Skill):
     key, zh, en = "potions", "魔药", "Potions"
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
-        if _used_this_turn(st, seat, self.key):
+        if used_this_turn(st, seat, self.key):
             return []
         cards = [s for s in st.hands[seat] if (f := kn.face(s)) is not None and CARDS[f].category == EQUIPMENT]
         cards += list(st.equip[seat].values())
@@ -261,9 +245,9 @@ class Potions(Skill):
         return [{"type": "skill", "skill": self.key, "slots": [s], "targets": [t]} for s in cards for t in hurt]
 
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Face) -> None:
-        (t,) = _targets(action, 1)
+        (t,) = named_targets(action, 1)
         slots = as_slots(action)
-        if _used_this_turn(st, seat, self.key):
+        if used_this_turn(st, seat, self.key):
             raise IllegalAction("魔药 Potions: once per phase")
         if len(slots) != 1 or (slots[0] not in st.hands[seat] and slots[0] not in st.equip[seat].values()):
             raise IllegalAction("魔药 Potions: discard one equipment card of your hand or equipment area")
@@ -277,7 +261,7 @@ class Potions(Skill):
         return st.unopened(as_slots(action))
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
-        _mark_used(st, seat, self.key)
+        mark_used(st, seat, self.key)
         st.say(f"{st.who(seat)} uses 魔药 Potions on {st.who(action['targets'][0])}")
         st.push(PotionsTask(seat, int(action["slots"][0]), int(action["targets"][0])))
 
@@ -311,14 +295,14 @@ class Interrogation(Skill):
     key, zh, en = "interrogation", "诘难", "Interrogation"
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
-        if _used_this_turn(st, seat, self.key):
+        if used_this_turn(st, seat, self.key):
             return []
         return [{"type": "skill", "skill": self.key, "targets": [t], "value": v}
                 for t in st.order_from(seat) if t != seat for v in TYPES]
 
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Face) -> None:
-        (t,) = _targets(action, 1)
-        if _used_this_turn(st, seat, self.key):
+        (t,) = named_targets(action, 1)
+        if used_this_turn(st, seat, self.key):
             raise IllegalAction("诘难 Interrogation: once per phase")
         if not (0 <= t < st.n) or t == seat or not st.alive[t]:
             raise IllegalAction("诘难 Interrogation: name another living character")
@@ -326,7 +310,7 @@ class Interrogation(Skill):
             raise IllegalAction(f"诘难 Interrogation: name a type, one of {', '.join(TYPES)}")
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
-        _mark_used(st, seat, self.key)
+        mark_used(st, seat, self.key)
         st.push(InterrogationTask(seat, int(action["targets"][0]), str(action["value"])))
 
 
@@ -366,20 +350,20 @@ class GiantStrength(Skill):
     key, zh, en = "giant_strength", "巨力", "Giant Strength"
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
-        if _used_this_turn(st, seat, self.key) or not st.hands[seat]:
+        if used_this_turn(st, seat, self.key) or not st.hands[seat]:
             return []
         return [{"type": "skill", "skill": self.key, "targets": [t]}
                 for t in st.order_from(seat) if t != seat and st.hands[t]]
 
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Face) -> None:
-        (t,) = _targets(action, 1)
-        if _used_this_turn(st, seat, self.key):
+        (t,) = named_targets(action, 1)
+        if used_this_turn(st, seat, self.key):
             raise IllegalAction("巨力 Giant Strength: once per phase")
         if not st.hands[seat] or not (0 <= t < st.n) or t == seat or not st.alive[t] or not st.hands[t]:
             raise IllegalAction("巨力 Giant Strength: 拼点 needs a hand card on both sides")
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
-        _mark_used(st, seat, self.key)
+        mark_used(st, seat, self.key)
         st.say(f"{st.who(seat)} uses 巨力 Giant Strength: 拼点 with {st.who(action['targets'][0])}")
         st.push(GiantStrengthTask(seat, int(action["targets"][0])))
 
@@ -559,12 +543,12 @@ class Detention(Skill):
     points: ClassVar[frozenset[str]] = frozenset({tp.DAMAGE_AFTER})
 
     def available(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> bool:
-        return ctx.get("target") == seat and bool(_owned(st, seat))
+        return ctx.get("target") == seat and bool(own_cards(st, seat))
 
     def offers(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], kn: Knowledge) -> list[Action]:
         src = int(ctx["source"])
         opts = [1, 2] if src >= 0 and src != seat and st.alive[src] else [1]
-        return [{"type": "invoke", "slot": s, "option": o} for s in _owned(st, seat) for o in opts]
+        return [{"type": "invoke", "slot": s, "option": o} for s in own_cards(st, seat) for o in opts]
 
     def reveals(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action) -> tuple[Slot, ...]:
         return st.unopened([as_int(action, "slot")])

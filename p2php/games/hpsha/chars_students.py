@@ -38,6 +38,7 @@ from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import CARDS, DIAMOND, EQUIP_SLOTS, HEART, KINDS, SPADE
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, PeekDeckTask, PointDuelTask
 from p2php.games.hpsha.play import UseCardTask, targets_for
+from p2php.games.hpsha.skillkit import mark_used, used_this_turn
 from p2php.games.hpsha.tasks import AskCard, AskChoice, Task, as_int, as_slots
 from p2php.games.hpsha.triggers import Skill, register_skills
 
@@ -54,14 +55,6 @@ def _one_slot(action: Action) -> int:
     return slots[0]
 
 
-def _used_this_turn(st: HpshaState, seat: int, key: str) -> bool:
-    """"Once per phase" for play-phase skills: only 纳威 ever gets a second (extra) play phase, and
-    he has no once-per-phase skill, so the play phase of a turn is marked by the turn number."""
-    return st.flags[seat].get(f"{key}_turn") == st.turn_no
-
-
-def _mark_used(st: HpshaState, seat: int, key: str) -> None:
-    st.flags[seat][f"{key}_turn"] = st.turn_no
 
 
 # ----------------------------------------------------------------------------- Ron Weasley
@@ -173,14 +166,14 @@ class Courage(Skill):
 
     def available(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> bool:
         return (ctx.get("who") == seat and ctx.get("phase") == "play" and not st.skips(seat, "play")
-                and bool(st.hands[seat]) and bool(self._targets(st, seat)))
+                and bool(st.hands[seat]) and bool(self.named_targets(st, seat)))
 
     @staticmethod
-    def _targets(st: HpshaState, seat: int) -> list[int]:
+    def named_targets(st: HpshaState, seat: int) -> list[int]:
         return [t for t in st.order_from(seat) if t != seat and st.hands[t]]
 
     def offers(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], kn: Knowledge) -> list[Action]:
-        return [{"type": "invoke", "target": t} for t in self._targets(st, seat)]
+        return [{"type": "invoke", "target": t} for t in self.named_targets(st, seat)]
 
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
@@ -305,7 +298,7 @@ class BatBogeyHex(Skill):
     key, zh, en = "bat_bogey_hex", "蝠咒", "Bat-Bogey Hex"
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
-        if _used_this_turn(st, seat, self.key) or "bat_card" in st.flags[seat]:
+        if used_this_turn(st, seat, self.key) or "bat_card" in st.flags[seat]:
             return []
         spades = [s for s in st.hands[seat] if (f := kn.face(s)) is not None and CARDS[f].suit == SPADE]
         return [{"type": "skill", "skill": self.key, "slots": [s], "targets": [t]}
@@ -314,7 +307,7 @@ class BatBogeyHex(Skill):
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Face) -> None:
         s = _one_slot(action)
         targets = as_slots(action, "targets")
-        if _used_this_turn(st, seat, self.key) or "bat_card" in st.flags[seat]:
+        if used_this_turn(st, seat, self.key) or "bat_card" in st.flags[seat]:
             raise IllegalAction("蝠咒 Bat-Bogey Hex: once per phase")
         if s not in st.hands[seat]:
             raise IllegalAction(f"slot {s} is not in your hand")
@@ -328,7 +321,7 @@ class BatBogeyHex(Skill):
         return st.unopened(as_slots(action))
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
-        _mark_used(st, seat, self.key)
+        mark_used(st, seat, self.key)
         s = as_slots(action)[0]
         st.take(s)  # sideways over the area: out of every zone until the effect ends
         st.push(BatBogeyTask(seat, int(action["targets"][0]), s))
@@ -403,12 +396,12 @@ class SkipClass(Skill):
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
     ) -> None:
-        _mark_used(st, seat, self.key)
+        mark_used(st, seat, self.key)
         st.say(f"逃课: {st.who(seat)} carries out the discard phase before the draw phase")
         st.push(EarlyDiscardTask(seat, st.phase))
 
     def skips_phase(self, st: HpshaState, seat: int, phase: str) -> bool:
-        return phase == "discard" and st.current == seat and _used_this_turn(st, seat, self.key)
+        return phase == "discard" and st.current == seat and used_this_turn(st, seat, self.key)
 
 
 @dataclass
@@ -454,7 +447,7 @@ class Mischief(Skill):
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
         out: list[Action] = []
         for kind, suit in self.AS.items():
-            if _used_this_turn(st, seat, f"{self.key}_{kind}"):
+            if used_this_turn(st, seat, f"{self.key}_{kind}"):
                 continue
             cards = [s for s in st.hands[seat]
                      if (f := kn.face(s)) is not None and CARDS[f].suit == suit and st.can_use(seat, s)]
@@ -467,7 +460,7 @@ class Mischief(Skill):
         kind = action.get("kind")
         if kind not in self.AS:
             raise IllegalAction("搞怪 Mischief gives 统统石化 (diamond) or 修复如初 (heart)")
-        if _used_this_turn(st, seat, f"{self.key}_{kind}"):
+        if used_this_turn(st, seat, f"{self.key}_{kind}"):
             raise IllegalAction(f"搞怪 Mischief: once per phase as {KINDS[str(kind)].zh}")
         s = _one_slot(action)
         if s not in st.hands[seat] or not st.can_use(seat, s):
@@ -483,7 +476,7 @@ class Mischief(Skill):
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
         kind = str(action["kind"])
-        _mark_used(st, seat, f"{self.key}_{kind}")
+        mark_used(st, seat, f"{self.key}_{kind}")
         slots = as_slots(action)
         for s in slots:
             st.to_processing(s)
