@@ -176,6 +176,10 @@ class Lockstep(DeckSteps, Ending):
         """
         if self.phase != 0 or set(self.waiting_for()) != set(self.expected()):
             raise RuntimeError("the pending step changed after peers had answered it")
+        self._load_step()
+
+    def _load_step(self) -> None:
+        """Read the engine's pending step (a new deck is recorded, the end starts the audit)."""
         self._step = self.state.step()
         self._state_hash = self.state.state_hash()
         if isinstance(self._step, Shuffle):
@@ -589,12 +593,7 @@ class Lockstep(DeckSteps, Ending):
         self._answers = []
         self._sealed = None
         self._commits = {}
-        self._step = self.state.step()
-        self._state_hash = self.state.state_hash()
-        if isinstance(self._step, Shuffle):
-            self._deck_for(self._step)
-        elif isinstance(self._step, GameOver):
-            self._start_audit()
+        self._load_step()
 
     # ------------------------------------------------------------------ shuffles
 
