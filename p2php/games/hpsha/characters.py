@@ -25,6 +25,7 @@ from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import LoseHpTask
 from p2php.games.hpsha.data import CARDS, Card, is_instant
 from p2php.games.hpsha.moves import DrawTask
+from p2php.games.hpsha.skillkit import OpensChosenCard
 from p2php.games.hpsha.tasks import Task, as_int
 from p2php.games.hpsha.triggers import Skill, register_skills
 
@@ -153,7 +154,7 @@ class Trickery(Skill):
         return f"colour_not:{judge_card.colour}"
 
 
-class Sneer(Skill):
+class Sneer(OpensChosenCard):
     """嘲哂: when another character's discard phase ends, discard a hand card whose suit differs from
     every card it discarded in that phase, and obtain all the cards it discarded then."""
 
@@ -186,9 +187,6 @@ class Sneer(Skill):
         f = kn.face(s)
         if f is not None and CARDS[f].suit in self._suits(st, ctx):
             raise IllegalAction("嘲哂 Sneer: the card's suit must differ from the discarded cards")
-
-    def reveals(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action) -> tuple[Slot, ...]:
-        return st.unopened([as_int(action, "slot")])
 
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]

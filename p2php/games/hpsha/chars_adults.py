@@ -48,7 +48,7 @@ from p2php.games.hpsha.damage import DamageTask, DeathTask, LoseHpTask
 from p2php.games.hpsha.data import CARDS, CHARACTERS, EQUIPMENT, KINDS, SPADE, SUITS, Card, is_delayed
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, RevealTopTask
 from p2php.games.hpsha.play import UseCardTask
-from p2php.games.hpsha.skillkit import named_targets, own_cards
+from p2php.games.hpsha.skillkit import OpensChosenCard, named_targets, own_cards
 from p2php.games.hpsha.tasks import AskCard, AskChoice, Task, as_int, as_slots
 from p2php.games.hpsha.triggers import SKILLS, SKILLS_BY_CHARACTER, Skill, register_skills
 from p2php.games.hpsha.windows import JudgeTask
@@ -453,7 +453,7 @@ class FascinationEndTask(Task):
         return None
 
 
-class Justice(Skill):
+class Justice(OpensChosenCard):
     """司法: in his turn, when a hand card Arthur uses has the same name as the hand card he used just
     before it (any suit: "the same type is enough", ※, names changed by 着迷 included), he may, before
     it resolves, discard a hand card of another suit: it takes effect directly — no 咒立停 can cancel
@@ -505,9 +505,6 @@ class Justice(Skill):
         f = kn.face(s)
         if f is not None and not self._suit_ok(st, seat, f):
             raise IllegalAction("司法 Justice: the card must be of another suit than the card used")
-
-    def reveals(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action) -> tuple[Slot, ...]:
-        return st.unopened([as_int(action, "slot")])
 
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]

@@ -38,8 +38,8 @@ from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, Card, is_instant
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, LookAtHandTask, PickCardTask, PointDuelTask
 from p2php.games.hpsha.play import UseCardTask
-from p2php.games.hpsha.skillkit import mark_used, named_targets, own_cards, used_this_turn
-from p2php.games.hpsha.tasks import AskCard, Task, as_int, as_slots
+from p2php.games.hpsha.skillkit import OpensChosenCard, mark_used, named_targets, own_cards, used_this_turn
+from p2php.games.hpsha.tasks import AskCard, Task, as_slots
 from p2php.games.hpsha.triggers import Skill, register_skills
 from p2php.games.hpsha.windows import TriggerTask
 
@@ -460,7 +460,7 @@ class RecklessTask(Task):
 # ----------------------------------------------------------------------------- Sybill Trelawney
 
 
-class Prophecy(Skill):
+class Prophecy(OpensChosenCard):
     """预言: before any judgement, reveal a hand card (it stays open, in her hand); when the
     judgement card takes effect (the final one, after any replacement, ※), same colour → draw 1.
     The follow-up at JUDGE_RESULT is automatic (flag ``prophecy`` = the revealed slot)."""
@@ -482,9 +482,6 @@ class Prophecy(Skill):
 
     def offers(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], kn: Knowledge) -> list[Action]:
         return [{"type": "invoke", "slot": s} for s in st.hands[seat]]
-
-    def reveals(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action) -> tuple[Slot, ...]:
-        return st.unopened([as_int(action, "slot")])
 
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
@@ -531,7 +528,7 @@ class Patrol(Skill):
         st.push(DrawTask(seat, 2))
 
 
-class Detention(Skill):
+class Detention(OpensChosenCard):
     """禁闭: after taking damage (once per damage, however many points), Filch may discard one of
     his cards and choose: 1 — the current player cannot activate its skills until the end of this
     turn (flag ``skills_off``; locked skills and effects already in force go on); 2 — he looks at
@@ -549,9 +546,6 @@ class Detention(Skill):
         src = int(ctx["source"])
         opts = [1, 2] if src >= 0 and src != seat and st.alive[src] else [1]
         return [{"type": "invoke", "slot": s, "option": o} for s in own_cards(st, seat) for o in opts]
-
-    def reveals(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action) -> tuple[Slot, ...]:
-        return st.unopened([as_int(action, "slot")])
 
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]

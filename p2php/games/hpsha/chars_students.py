@@ -38,8 +38,8 @@ from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import CARDS, DIAMOND, EQUIP_SLOTS, HEART, KINDS, SPADE
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, PeekDeckTask, PointDuelTask
 from p2php.games.hpsha.play import UseCardTask, targets_for
-from p2php.games.hpsha.skillkit import mark_used, used_this_turn
-from p2php.games.hpsha.tasks import AskCard, AskChoice, Task, as_int, as_slots
+from p2php.games.hpsha.skillkit import OpensChosenCard, mark_used, used_this_turn
+from p2php.games.hpsha.tasks import AskCard, AskChoice, Task, as_slots
 from p2php.games.hpsha.triggers import Skill, register_skills
 
 if TYPE_CHECKING:
@@ -709,7 +709,7 @@ class ContrarianTask(Task):
         return None
 
 
-class Nargles(Skill):
+class Nargles(OpensChosenCard):
     """蝻钩: in her turn, each time she replaces a card in her equipment area (equips into an occupied
     slot), she may discard any number of hand cards and draw as many.  Several times a turn (※)."""
 
@@ -722,9 +722,6 @@ class Nargles(Skill):
 
     def offers(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], kn: Knowledge) -> list[Action]:
         return [{"type": "invoke", "slot": s} for s in st.hands[seat]]
-
-    def reveals(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action) -> tuple[Slot, ...]:
-        return st.unopened([as_int(action, "slot")])
 
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]

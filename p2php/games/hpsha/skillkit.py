@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from p2php.engine.contract import Action, IllegalAction
-from p2php.games.hpsha.tasks import as_slots
+from p2php.engine.contract import Action, IllegalAction, Slot
+from p2php.games.hpsha.tasks import as_int, as_slots
+from p2php.games.hpsha.triggers import Skill
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -35,3 +36,11 @@ def named_targets(action: Action, n: int) -> list[int]:
 def own_cards(st: HpshaState, seat: int) -> list[int]:
     """A character's own cards: hand and equipment (judgement-area cards belong to no one, §8.5)."""
     return list(st.hands[seat]) + list(st.equip[seat].values())
+
+
+class OpensChosenCard(Skill):
+    """A skill whose answer names one card of the actor's (``action["slot"]``) that is shown or
+    played, so the card is opened to everyone with the answer."""
+
+    def reveals(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action) -> tuple[Slot, ...]:
+        return st.unopened([as_int(action, "slot")])
