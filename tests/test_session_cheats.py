@@ -89,7 +89,9 @@ def test_missing_signature_is_named() -> None:
     assert_named(play(tamper=tamper), 2, "sig")
 
 
-def test_replayed_message_is_named() -> None:
+def test_a_replayed_message_is_a_harmless_duplicate_and_the_withheld_one_is_missed() -> None:
+    """A copy of a message already held changes nothing (it is never called a replay attack);
+    the message it stood in for never came, so its sender is named silent."""
     sent: list[dict[str, Any]] = []
 
     def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
@@ -99,7 +101,28 @@ def test_replayed_message_is_named() -> None:
                 return sent[0]  # an old, validly signed message again
         return frame
 
-    assert_named(play(tamper=tamper), 0, "replayed")
+    peers = play(tamper=tamper)
+    assert_named(peers, 0, "went silent")
+    assert all(p.verdict is not None and p.verdict.code == "silent" for p in peers[1:])
+
+
+def test_a_different_message_with_an_old_number_is_equivocation() -> None:
+    """Two validly signed messages with one number: a proof anyone can check, the author is named."""
+    peers = make_peers("toy", 3, {}, seed=4)
+    sent: list[dict[str, Any]] = []
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and recipient == 2 and frame["kind"] == "action" and not sent:
+            sent.append(frame)
+            other = dict(frame, body={**frame["body"], "action": {"type": "bid", "n": 99}})
+            resign(peers, other)
+            return other
+        return frame
+
+    run(peers, tamper=tamper)
+    for p in (peers[0], peers[2]):
+        assert p.verdict is not None and p.verdict.culprit == 1, p.verdict
+        assert p.verdict.code == "equivocation", p.verdict
 
 
 def test_action_out_of_turn_is_named() -> None:
@@ -258,7 +281,7 @@ def test_groundless_abort_does_not_convict_the_accused() -> None:
         assert "do not confirm" in p.verdict.reason
 
 
-def test_false_seen_claim_blames_the_claimer_not_the_framed_peer() -> None:
+def test_false_seen_claim_never_convicts_the_framed_peer() -> None:
     peers = make_peers("toy", 3, {}, seed=10)
     send = peers[2]._send
 
@@ -271,7 +294,11 @@ def test_false_seen_claim_blames_the_claimer_not_the_framed_peer() -> None:
     peers[2]._send = framing_send  # type: ignore[method-assign]
     run(peers)
     for p in peers[:2]:
-        assert p.verdict is not None and p.verdict.culprit == 2, p.verdict
+        # Nobody can produce the claimed version: the framed seat 0 is not convicted, and
+        # since a lost piece of evidence looks the same as a lie, neither is the claimer.
+        assert p.verdict is not None and p.verdict.culprit is None, p.verdict
+        assert p.verdict.code in ("equivocation", "false_claim"), p.verdict
+        assert "seat 2" in p.verdict.reason
 
 
 def test_other_permutation_cannot_hide_a_lie_from_the_audit() -> None:

@@ -24,20 +24,28 @@ from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Seat, Slot
 from p2php.session.handshake import Table
+from p2php.session.records import DeckRecord, Fault, FaultCode, short
 from p2php.session.replay import ReplayFault, replay_events
 
 if TYPE_CHECKING:
-    from p2php.session.lockstep import DeckRecord, Fault, Lockstep
+    from p2php.session.lockstep import Lockstep
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of the audit."""
+    """The outcome of the audit.
+
+    ``code`` is a :class:`~p2php.session.records.FaultCode` value ("" when clean);
+    ``seats`` lists the seats that could not be reached when ``code`` is
+    ``unreachable`` (a network fault: nobody is convicted for it).
+    """
 
     clean: bool
     culprit: Seat | None
     reason: str
     state_hash: bytes
+    code: str = ""
+    seats: tuple[Seat, ...] = ()
 
     def text(self, table: Table | None = None) -> str:
         if self.clean:
@@ -49,8 +57,6 @@ class Verdict:
 
 
 def run_audit(ls: Lockstep) -> Verdict:
-    from p2php.session.lockstep import Fault
-
     findings: list[Fault] = []
     end = (ls.tick + 1, 0)
     if ls.fault is not None:
@@ -64,9 +70,13 @@ def run_audit(ls: Lockstep) -> Verdict:
         if body is None:
             continue
         if body.get("refused"):
-            findings.append(Fault(seat, "did not release its secrets for the audit", end))
+            if body.get("unreachable"):
+                findings.append(Fault(seat, "could not be reached for the audit", end, FaultCode.UNREACHABLE))
+            else:
+                findings.append(Fault(seat, "did not release its secrets for the audit", end,
+                                      FaultCode.REFUSED_AUDIT))
         elif body.get("invalid"):
-            findings.append(Fault(seat, "released malformed audit secrets", end))
+            findings.append(Fault(seat, "released malformed audit secrets", end, FaultCode.BAD_AUDIT))
         else:
             secret = body["decks"]
             assert isinstance(secret, bytes)
@@ -85,82 +95,97 @@ def run_audit(ls: Lockstep) -> Verdict:
             if ls.fault is None:
                 final_hash = replayed.state_hash()
                 if final_hash != ls.state.state_hash():
-                    findings.append(Fault(None, "replay gives a different final state", end))
+                    findings.append(Fault(None, "replay gives a different final state", end, FaultCode.DESYNC))
         except ReplayFault as err:
-            findings.append(Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0)))
+            findings.append(Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0), FaultCode.HIDDEN_LIE))
     elif ls.fault is None:
-        findings.append(Fault(None, "some cards could not be opened at the audit", end))
+        findings.append(Fault(None, "some cards could not be opened at the audit", end, FaultCode.BAD_CARD))
+    return _verdict(ls, findings, final_hash)
 
-    named = sorted((f for f in findings if f.culprit is not None), key=lambda f: f.at)
+
+def _verdict(ls: Lockstep, findings: list[Fault], final_hash: bytes) -> Verdict:
+    """The first named deviation in game order; else the unreachable seats; else unattributed or clean."""
+    named = sorted((f for f in findings if f.culprit is not None and f.code != FaultCode.UNREACHABLE),
+                   key=lambda f: f.at)
     if named:
         first = named[0]
-        return Verdict(False, first.culprit, first.reason, final_hash)
+        return Verdict(False, first.culprit, first.reason, final_hash, first.code.value)
+    unreachable = sorted({f.culprit for f in findings if f.code == FaultCode.UNREACHABLE and f.culprit is not None})
+    if unreachable:
+        who = ", ".join(f"seat {s}" for s in unreachable)
+        return Verdict(False, None, f"could not reach {who} (a network fault, not a cheat)", final_hash,
+                       FaultCode.UNREACHABLE.value, tuple(unreachable))
     if findings:
-        return Verdict(False, None, findings[0].reason, final_hash)
+        return Verdict(False, None, findings[0].reason, final_hash, findings[0].code.value)
     if ls.result is None:
-        return Verdict(False, None, "the game did not finish", final_hash)
+        return Verdict(False, None, "the game did not finish", final_hash, FaultCode.UNFINISHED.value)
     return Verdict(True, None, "", final_hash)
 
 
 def _audit_deck(
     ls: Lockstep, rec: DeckRecord, secrets: dict[Seat, bytes], faces: dict[Slot, CardId]
 ) -> list[Fault]:
-    from p2php.session.lockstep import Fault
+    """Check every pass of one deck exactly (finished or not), then open its slots.
 
-    if len(rec.passes) != 2 * ls.players:
-        return []  # the game stopped during this shuffle
-    derived = {
-        seat: ls.secrets_of(seat, rec, secret)
-        for seat, secret in secrets.items()
-    }
+    A pass by a seat that released its secrets must be exactly what those secrets
+    make from the pass's input (the permutation too: a peer may not choose another
+    one); a pass by a seat that did not must at least hold points of the curve,
+    which anyone can check.  The first pass that fails names its sender, so every
+    honest peer names the same seat, whoever made the next pass.
+    """
+    derived = {seat: ls.secrets_of(seat, rec, secret) for seat, secret in secrets.items()}
     out: list[Fault] = []
     for seat, ds in derived.items():
-        if deck.key_commitments(ds, rec.context, seat) != rec.commits.get(seat):
+        if seat in rec.commits and deck.key_commitments(ds, rec.context, seat) != rec.commits[seat]:
             out.append(Fault(seat, f"its key commitments for deck {rec.number} do not match its secret",
-                             (rec.tick, 2 * ls.players)))
+                             (rec.tick, 2 * ls.players), FaultCode.BAD_KEY))
+    source: list[bytes] | None = [ls.points.points[c] for c in rec.cards]
     cards_in = list(rec.cards)
     if rec.owner is not None:
         # A secret deck: the owner's first pass, unlocked with its released secret,
         # gives its private list back; check it against the deck-building rules.
         owner = derived.get(rec.owner)
-        if owner is None:
-            return out
-        recovered = _recover_secret_list(ls, rec, owner)
-        if isinstance(recovered, str):
-            out.append(Fault(rec.owner, f"its secret deck {rec.number}: {recovered}", (rec.tick, 0)))
-            return out
-        cards_in = recovered
-    # Fast path: with every secret known, the final deck must be exactly what the
-    # honest passes produce.  One multiplication per card.
-    if len(derived) == ls.players:
-        order = list(cards_in)
-        for seat in rec.pass_order(ls.players):
-            perm = derived[seat].permutation
-            order = [order[perm[j]] for j in range(rec.size)]
-        honest = True
-        for index in range(rec.size):
-            keys = [derived[s].slot_keys[index] for s in range(ls.players)]
-            try:
-                card = ls.points.card_of(deck.open_point(rec.current[index], keys))
-            except ValueError:  # not a point at all
-                card = None
-            if card != order[index]:
-                honest = False
-                break
-            faces[rec.first_slot + index] = card
-        if honest:
-            return out
-    # Slow path: find the first pass that is not exactly what its sender's secret
-    # produces (the permutation too: a peer may not choose another one).
-    source = [ls.points.points[c] for c in cards_in]
+        source = None
+        if owner is not None and rec.passes:
+            recovered = _recover_secret_list(ls, rec, owner)
+            if isinstance(recovered, str):
+                out.append(Fault(rec.owner, f"its secret deck {rec.number}: {recovered}", (rec.tick, 0),
+                                 FaultCode.BAD_SECRET_DECK))
+                return out
+            cards_in = recovered
+            source = [ls.points.points[c] for c in cards_in]
+    previous = source  # the input of the next pass: the public list, then each published output
     for number, (seat, kind, cards) in enumerate(rec.passes):
         mine = derived.get(seat)
-        if mine is not None and not _pass_is_exact(mine, kind, source, cards):
-            what = "a permutation of its input" if kind == "shuffle" else "its input re-locked"
-            out.append(Fault(seat, f"{kind} pass of deck {rec.number} was not {what} as its secret dictates",
-                             (rec.tick, number)))
+        if mine is not None and previous is not None:
+            if not _pass_is_exact(mine, kind, previous, cards):
+                what = "a permutation of its input" if kind == "shuffle" else "its input re-locked"
+                out.append(Fault(seat, f"{kind} pass of deck {rec.number} was not {what} as its secret dictates",
+                                 (rec.tick, number), FaultCode.BAD_PASS))
+                return out
+        elif not all(group.is_point(p) for p in cards):
+            out.append(Fault(seat, f"its {kind} pass of deck {rec.number} holds a point that is not on the curve",
+                             (rec.tick, number), FaultCode.BAD_PASS))
             return out
-        source = cards
+        previous = cards
+    if len(rec.passes) != 2 * ls.players or len(derived) != ls.players:
+        return out
+    # Every pass was exact: open every final slot with the derived keys.
+    order = list(cards_in)
+    for seat in rec.pass_order(ls.players):
+        perm = derived[seat].permutation
+        order = [order[perm[j]] for j in range(rec.size)]
+    for index in range(rec.size):
+        keys = [derived[s].slot_keys[index] for s in range(ls.players)]
+        try:
+            card = ls.points.card_of(deck.open_point(rec.current[index], keys))
+        except ValueError:
+            card = None
+        if card is None or card != order[index]:
+            out.append(Fault(None, f"deck {rec.number} slot {rec.first_slot + index} does not open to its card",
+                             (rec.tick, 2 * ls.players), FaultCode.BAD_CARD))
+            return out
+        faces[rec.first_slot + index] = card
     return out
 
 
@@ -188,33 +213,45 @@ def _recover_secret_list(ls: Lockstep, rec: DeckRecord, owner: deck.DeckSecrets)
 def _pass_is_exact(secrets: deck.DeckSecrets, kind: str, source: list[bytes], cards: list[bytes]) -> bool:
     try:
         expected = deck.shuffle_pass(secrets, source) if kind == "shuffle" else deck.lock_pass(secrets, source)
-    except ValueError:  # the input already held a non-point: the earlier pass is to blame
-        return True
+    except ValueError:  # cannot happen: every earlier pass was exact or held only curve points
+        return False
     return expected == cards
 
 
 def _judge_fault(ls: Lockstep) -> Fault | None:
-    """Our own findings stand; an accusation from another peer's abort must be confirmed."""
-    from p2php.session.lockstep import Fault
+    """Our own findings stand; an accusation from another peer's abort must be confirmed.
 
+    A silence accusation is confirmed only when the accused went silent towards
+    us as well: we were still waiting for it when we stopped, and it never sent
+    its audit either (an audit means "it stopped", never silence).  A spectator
+    or a verifier has no clock, so it never confirms silence.  Any other
+    accusation is confirmed only by our own findings (audit, replay, evidence).
+    """
     fault = ls.fault
     assert fault is not None
-    if ls.fault_from is None or fault.culprit is None:
-        return fault if fault.culprit is not None or ls.fault_from is None else None
-    accuser = ls.fault_from
+    if ls.fault_from is None:
+        return fault
+    if fault.culprit is None:
+        return None
+    accuser, accused = ls.fault_from, fault.culprit
     if fault.silent:
-        if fault.culprit in ls.waiting_at_abort:
-            return Fault(fault.culprit, fault.reason, fault.at, silent=True)
-        return Fault(None, f"seat {accuser} says seat {fault.culprit} went silent, but its messages reached us",
-                     fault.at)
-    return Fault(None, f"{fault.reason} — an accusation by seat {accuser} against seat {fault.culprit} "
-                 "that our own checks and the audit do not confirm", fault.at)
+        body = ls.audit_bodies.get(accused)
+        stopped = body is not None and not body.get("refused")
+        if ls.seat is not None and accused in ls.waiting_at_abort and (not stopped or accused == ls.seat):
+            return fault  # it went silent towards us too (or we are the late seat, and know it)
+        return Fault(None, f"seat {accuser} says seat {accused} went silent, but we cannot confirm it",
+                     fault.at, FaultCode.ACCUSATION)
+    return Fault(None, f"{fault.reason} — an accusation by seat {accuser} against seat {accused} "
+                 "that our own checks and the audit do not confirm", fault.at, FaultCode.ACCUSATION)
 
 
 def _judge_equivocation(ls: Lockstep) -> list[Fault]:
-    """Two validly signed messages with one sender and number prove equivocation;
-    a claim to have seen a message that nobody can produce blames the claimer."""
-    from p2php.session.lockstep import Fault
+    """Two validly signed messages with one sender and number prove equivocation.
+
+    A claim to have seen a version that nobody produced is not a proof against
+    anyone: the claimer may lie, or its evidence may not have reached us, so it
+    ends the game unattributed, naming both seats.
+    """
     from p2php.session.messages import BadMessage, parse_message, signing_bytes
 
     copies: dict[tuple[int, int], set[bytes]] = {}
@@ -236,21 +273,23 @@ def _judge_equivocation(ls: Lockstep) -> list[Fault]:
                 evidence = msg.body.get("evidence")
                 for wire in evidence if isinstance(evidence, list) else []:
                     add(wire)
+    for wires in ls.equivocations.values():
+        for wire in wires:
+            add(wire)
     out: list[Fault] = []
-    for (seat, seq), hashes in copies.items():
+    for (seat, seq), hashes in sorted(copies.items()):
         if len(hashes) > 1:
-            out.append(Fault(seat, f"equivocation: signed two different messages numbered {seq}", (0, seq)))
+            out.append(Fault(seat, f"equivocation: signed two different messages numbered {seq}", (0, seq),
+                             FaultCode.EQUIVOCATION))
     proven = {f.culprit for f in out}
     for s in ls.suspicions:
         if s.seat not in proven and s.claimed not in copies.get((s.seat, s.seq), set()):
-            out.append(Fault(s.claimer, f"claimed to have seen a message {s.seq} from seat {s.seat} "
-                             "that nobody can produce", (0, s.seq)))
+            out.append(Fault(None, f"seat {s.claimer} claims a message {s.seq} from seat {s.seat} that nobody "
+                             "could produce", (0, s.seq), FaultCode.FALSE_CLAIM))
     return out
 
 
 def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
-    from p2php.session.lockstep import Fault
-
     out: list[Fault] = []
     for msg in ls.transcript:
         if msg.kind != "show" or msg.sender not in secrets:
@@ -263,7 +302,8 @@ def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
         }
         key = keys.get(msg.seq)
         if key is None:
-            out.append(Fault(msg.sender, f"did not release the key of its private message {msg.seq}", msg.at))
+            out.append(Fault(msg.sender, f"did not release the key of its private message {msg.seq}", msg.at,
+                             FaultCode.BAD_SHOW))
             continue
         try:
             shown = decode(channel.open_sealed(key, msg.body["box"], ls.session_id))
@@ -274,5 +314,6 @@ def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
                 if int.from_bytes(raw, "big") != ds.slot_keys[index]:
                     raise ValueError(f"wrong key for slot {slot}")
         except Exception as err:
-            out.append(Fault(msg.sender, f"private message {msg.seq} was dishonest: {err}", msg.at))
+            out.append(Fault(msg.sender, f"private message {msg.seq} was dishonest: {short(err)}", msg.at,
+                             FaultCode.BAD_SHOW))
     return out

@@ -68,6 +68,10 @@ class LockstepBase:
     waiting_at_abort: list[Seat]
     suspicions: list[Suspicion]
     disputed: list[tuple[Seat, int]]
+    forward: list[dict[str, Any]]
+    _forwarded: set[bytes]
+    equivocations: dict[tuple[Seat, int], list[dict[str, Any]]]
+    suspicions_closed: bool
     finished: bool
     result: GameOver | None
 

@@ -32,7 +32,7 @@ from p2php.session.messages import (
     key_list,
     points_list,
 )
-from p2php.session.records import DeckRecord, Fault, FaultError
+from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
 
 
 class DeckSteps(LockstepBase):
@@ -134,11 +134,13 @@ class DeckSteps(LockstepBase):
         previous = rec.current if rec.passes else None
         problem = deck.check_deck_shape(cards, rec.size, previous=previous, on_curve=False)
         if problem is not None:
-            raise FaultError(Fault(msg.sender, f"{msg.kind} pass of deck {rec.number}: {problem}", msg.at))
+            raise FaultError(Fault(msg.sender, f"{msg.kind} pass of deck {rec.number}: {problem}", msg.at,
+                                   FaultCode.BAD_PASS))
         if msg.kind == "lock":
             commits = points_list(msg, "commits")
             if len(commits) != rec.size or any(len(c) != 32 for c in commits):
-                raise FaultError(Fault(msg.sender, f"lock pass of deck {rec.number}: bad key commitments", msg.at))
+                raise FaultError(Fault(msg.sender, f"lock pass of deck {rec.number}: bad key commitments", msg.at,
+                                       FaultCode.BAD_PASS))
             rec.commits[msg.sender] = commits
         rec.passes.append((msg.sender, msg.kind, cards))
         self.phase += 1
@@ -156,14 +158,15 @@ class DeckSteps(LockstepBase):
     def _accept_keys(self, seat: Seat, msg: Message, keys: list[tuple[int, int]], duty: list[Slot]) -> None:
         if [s for s, _ in keys] != duty:
             raise FaultError(
-                Fault(seat, f"released keys for slots {[s for s, _ in keys]}, expected {duty}", msg.at)
+                Fault(seat, f"released keys for slots {short([s for s, _ in keys])}, expected {short(duty)}", msg.at,
+                      FaultCode.BAD_KEY)
             )
         for slot, key in keys:
             d, index = self.slot_deck[slot]
             rec = self.decks[d]
             commit = deck.key_commitment(rec.context, seat, index, key)
             if commit != rec.commits[seat][index]:
-                raise FaultError(Fault(seat, f"released a wrong key for slot {slot}", msg.at))
+                raise FaultError(Fault(seat, f"released a wrong key for slot {slot}", msg.at, FaultCode.BAD_KEY))
         for slot, key in keys:
             self.released[slot][seat] = key
 
@@ -183,13 +186,13 @@ class DeckSteps(LockstepBase):
         if card is None:
             raise FaultError(
                 Fault(None, f"slot {slot} opened to a point that is no card: a shuffle pass or a key "
-                      "was bad (the audit names who)", (self.tick, self.phase))
+                      "was bad (the audit names who)", (self.tick, self.phase), FaultCode.BAD_CARD)
             )
         other = rec.seen_faces.get(card)
         if other is not None and other != slot or (rec.owner is None and card not in rec.cards):
             raise FaultError(
                 Fault(None, f"slot {slot} opened to a card that is not in its place in deck {d} "
-                      "(the audit names who)", (self.tick, self.phase))
+                      "(the audit names who)", (self.tick, self.phase), FaultCode.BAD_CARD)
             )
         rec.seen_faces[card] = slot
         return card
@@ -214,7 +217,8 @@ class DeckSteps(LockstepBase):
             to = body_field(msg, "to", int)
             box = body_field(msg, "box", bytes)
             if to != step.viewer:
-                raise FaultError(Fault(seat, f"showed cards to seat {to}, not {step.viewer}", msg.at))
+                raise FaultError(Fault(seat, f"showed cards to seat {to}, not {step.viewer}", msg.at,
+                                       FaultCode.BAD_SHOW))
             if self.seat != step.viewer:
                 continue
             key = self._box_key(seat, step.viewer, msg.seq)
@@ -223,7 +227,8 @@ class DeckSteps(LockstepBase):
                 raw = decode(payload)
                 keys = [(int(s), int.from_bytes(k, "big")) for s, k in raw]
             except Exception as err:
-                raise FaultError(Fault(seat, f"private show could not be opened: {err}", msg.at)) from err
+                raise FaultError(Fault(seat, f"private show could not be opened: {short(err)}", msg.at,
+                                       FaultCode.BAD_SHOW)) from err
             duty = self._key_duty(seat)
             self._accept_keys_private(seat, msg, keys, duty)
         if self.seat == step.viewer:
@@ -242,11 +247,14 @@ class DeckSteps(LockstepBase):
 
     def _accept_keys_private(self, seat: Seat, msg: Message, keys: list[tuple[int, int]], duty: list[Slot]) -> None:
         if [s for s, _ in keys] != duty:
-            raise FaultError(Fault(seat, f"privately showed slots {[s for s, _ in keys]}, expected {duty}", msg.at))
+            shown = short([s for s, _ in keys])
+            raise FaultError(Fault(seat, f"privately showed slots {shown}, expected {short(duty)}",
+                                   msg.at, FaultCode.BAD_SHOW))
         for slot, key in keys:
             d, index = self.slot_deck[slot]
             rec = self.decks[d]
             if deck.key_commitment(rec.context, seat, index, key) != rec.commits[seat][index]:
-                raise FaultError(Fault(seat, f"privately showed a wrong key for slot {slot}", msg.at))
+                raise FaultError(Fault(seat, f"privately showed a wrong key for slot {slot}", msg.at,
+                                       FaultCode.BAD_SHOW))
             self._shown.setdefault(slot, {})[seat] = key
 

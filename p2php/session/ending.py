@@ -4,12 +4,27 @@ The first fault a peer finds is broadcast in one ``abort``; every peer then
 releases its secrets in one ``audit`` message, drains what is left in its queues,
 and runs :func:`p2php.session.audit.run_audit` once every audit is in (or the
 timeout names who withheld it).
+
+Stopping must look the same from every honest peer, or a cheater could stop
+towards some peers and carry on towards others until an honest seat looks
+silent.  So (protocol.md §6.8):
+
+* an ``abort`` *or* an ``audit`` from another seat means "that seat stopped":
+  we stop too, and never count that seat as silent;
+* every ``abort`` and ``audit`` that reaches us from its author is forwarded, as
+  the signed original, to every other seat, so whatever made one honest peer
+  stop reaches all of them;
+* two validly signed versions of one message (equivocation) are forwarded too,
+  both of them, so every honest peer holds the proof; ``seen`` heads are still
+  compared during the audit round, and a dispute nobody has backed yet keeps
+  the round open until the audit deadline.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from p2php.canonical import encode
 from p2php.engine.contract import (
     GameOver,
     Seat,
@@ -17,8 +32,12 @@ from p2php.engine.contract import (
 from p2php.session.base import LockstepBase
 from p2php.session.messages import (
     Message,
+    parse_message,
 )
-from p2php.session.records import Fault, Suspicion
+from p2php.session.records import TIMING_CODES, Fault, FaultCode, Suspicion, bounded
+
+MAX_EVIDENCE_BYTES = 1 << 20
+"""Signed copies carried in one abort or audit: a cheater's big messages cannot make ours unsendable."""
 
 
 class Ending(LockstepBase):
@@ -31,14 +50,14 @@ class Ending(LockstepBase):
             if self.secrets is not None and self.seat is not None and not self._have_own("abort"):
                 self._send(
                     "abort",
-                    {"culprit": -1 if fault.culprit is None else fault.culprit, "reason": fault.reason,
-                     "at": list(fault.at), "evidence": self._evidence(),
-                     "claims": [[s.seat, s.seq, s.claimer, s.claimed] for s in self.suspicions]},
+                    {"culprit": -1 if fault.culprit is None else fault.culprit, "reason": bounded(fault.reason),
+                     "code": str(fault.code), "at": list(fault.at), "evidence": self._evidence(),
+                     "claims": [[s.seat, s.seq, s.claimer, s.claimed] for s in self.suspicions][:64]},
                 )
         self._start_audit()
 
     def _evidence(self) -> list[Any]:
-        """Our signed copies of every message whose content is in dispute.
+        """Our signed copies of every message whose content is in dispute (within a byte budget).
 
         Disputes come from our own suspicions and from evidence in others' aborts:
         two validly signed messages with one sender and number but different
@@ -55,14 +74,32 @@ class Ending(LockstepBase):
                         if isinstance(wire, dict) and isinstance(wire.get("from"), int) \
                                 and isinstance(wire.get("seq"), int):
                             wanted.append((wire["from"], wire["seq"]))
-        out = []
-        for seat, seq in wanted:
-            mine = self.processed.get(seat, {}).get(seq)
-            if mine is None:
-                mine = next((m for m in self.inbox.get(seat, ()) if m.seq == seq), None)
-            if mine is not None and mine.to_wire() not in out:
-                out.append(mine.to_wire())
+        out: list[Any] = []
+        budget = MAX_EVIDENCE_BYTES
+        for seat, seq in dict.fromkeys(wanted):
+            copies = [m.to_wire() for m in self._held(seat, seq)] + self.equivocations.get((seat, seq), [])
+            for wire in copies:
+                if wire in out:
+                    continue
+                size = len(encode(wire))
+                if size > budget:
+                    continue
+                budget -= size
+                out.append(wire)
         return out
+
+    def _held(self, seat: Seat, seq: int) -> list[Message]:
+        mine = self.processed.get(seat, {}).get(seq)
+        if mine is None:
+            mine = next((m for m in self.inbox.get(seat, ()) if m.seq == seq), None)
+        return [] if mine is None else [mine]
+
+    def _forward(self, wire: dict[str, Any]) -> None:
+        """Pass a signed message of another seat on to everyone (once): see the module docstring."""
+        key = encode(wire)
+        if key not in self._forwarded:
+            self._forwarded.add(key)
+            self.forward.append(wire)
 
     def _start_audit(self) -> None:
         if self.auditing:
@@ -92,8 +129,23 @@ class Ending(LockstepBase):
 
     def audit_required(self) -> list[Seat]:
         """Seats whose audit message is still awaited (not a seat known to be silent)."""
-        gone = self.fault.culprit if self.fault is not None and self.fault.silent else None
+        # Only a seat we saw go silent ourselves is not waited for; one accused by another
+        # peer may well be alive, and its audit is what clears it (audit.py _judge_fault).
+        gone = self.fault.culprit if self.fault is not None and self.fault.silent and self.fault_from is None \
+            else None
         return [s for s in range(self.players) if s not in self.audit_bodies and s != gone]
+
+    def open_disputes(self) -> list[Suspicion]:
+        """Claims about a message that no signed copy we hold backs yet (evidence may still come)."""
+        if self.suspicions_closed:
+            return []
+        out = []
+        for s in self.suspicions:
+            held = {m.msg_hash for m in self._held(s.seat, s.seq)}
+            held |= {parse_message(w).msg_hash for w in self.equivocations.get((s.seat, s.seq), [])}
+            if s.claimed not in held and len(held) < 2:
+                out.append(s)
+        return out
 
     def _audit_round(self) -> None:
         for seat in range(self.players):
@@ -101,7 +153,7 @@ class Ending(LockstepBase):
             while queue:
                 msg = queue.popleft()
                 self._consume_late(msg)
-        if not self.audit_required():
+        if not self.audit_required() and not self.open_disputes():
             self._finish()
 
     def _consume_late(self, msg: Message) -> None:
@@ -110,6 +162,7 @@ class Ending(LockstepBase):
         self.last_hash[s] = msg.msg_hash
         self.processed[s][msg.seq] = msg
         self.transcript.append(msg)
+        self._note_seen(msg)
         if msg.kind == "abort":
             self.abort_messages.append(msg)
             if self.fault is None:
@@ -128,35 +181,86 @@ class Ending(LockstepBase):
             else:
                 self.audit_bodies[s] = {"invalid": True}
 
+    def _note_seen(self, msg: Message) -> None:
+        """Compare a late message's ``seen`` heads with what we hold; a mismatch is a dispute.
+
+        Our own copy goes to everyone, so the claimer (if honest) sees the second
+        version and forwards its own: the round waits for that (or the deadline).
+        """
+        for other, seq, h in msg.seen:
+            if not 0 <= other < self.players or other == msg.sender:
+                continue
+            held = self._held(other, seq)
+            if held and held[0].msg_hash != h:
+                claim = Suspicion(other, seq, msg.sender, h)
+                if claim not in self.suspicions:
+                    self.suspicions.append(claim)
+                    self._forward(held[0].to_wire())
+
     def _abort_fault(self, msg: Message) -> Fault:
         culprit = msg.body.get("culprit", -1)
         reason = msg.body.get("reason", "")
-        if not isinstance(culprit, int) or not isinstance(reason, str):
-            return Fault(msg.sender, "sent a malformed abort", msg.at)
-        silent = "went silent" in reason or "connection lost" in reason
-        return Fault(None if culprit < 0 else culprit, f"seat {msg.sender} reported: {reason}", msg.at, silent)
+        code = msg.body.get("code", FaultCode.BAD_MESSAGE.value)
+        if (not isinstance(culprit, int) or isinstance(culprit, bool) or not isinstance(reason, str)
+                or not isinstance(code, str)):
+            return Fault(msg.sender, "sent a malformed abort", msg.at, FaultCode.BAD_MESSAGE)
+        try:
+            parsed = FaultCode(code)
+        except ValueError:
+            parsed = FaultCode.BAD_MESSAGE
+        accused = culprit if 0 <= culprit < self.players else None
+        return Fault(accused, f"seat {msg.sender} reported: {bounded(reason)}", msg.at, parsed)
 
     def _finish(self) -> None:
         from p2php.session.audit import run_audit
 
-        self.verdict = run_audit(self)  # type: ignore[arg-type]  # always a Lockstep
+        try:
+            self.verdict = run_audit(self)  # type: ignore[arg-type]  # always a Lockstep
+        except Exception as err:  # an audit that fails must still end in a verdict
+            self._finish_failed(err)
         self.finished = True
 
-    def timeout(self) -> list[Seat]:
-        """The wait timed out: name the silent seats and move on (to the audit, or its end)."""
+    def _finish_failed(self, err: Exception) -> None:
+        """End with an unattributed verdict when our own audit code failed."""
+        from p2php.session.audit import Verdict
+
+        try:
+            state_hash = self.state.state_hash()
+        except Exception:
+            state_hash = bytes(32)
+        self.verdict = Verdict(False, None, bounded(f"the audit itself failed: {type(err).__name__}: {err}"),
+                               state_hash, FaultCode.INTERNAL.value)
+        self.finished = True
+
+    def timeout(self, seats: list[Seat] | None = None, unreachable: frozenset[Seat] = frozenset()) -> list[Seat]:
+        """A deadline passed: name the late seats and move on (to the audit, or its end).
+
+        ``seats``: the awaited seats whose own deadline passed (default: every awaited
+        seat); ``unreachable``: those whose link was down all along — named with
+        :attr:`FaultCode.UNREACHABLE`, which is a network fault, not a cheat.
+        """
         if self.finished:
             return []
         if self.auditing:
-            silent = [s for s in self.audit_required() if s != self.seat]
+            silent = [s for s in self.audit_required() if s != self.seat and (seats is None or s in seats)]
             for s in silent:
-                self.audit_bodies[s] = {"refused": True}
+                self.audit_bodies[s] = {"refused": True, "unreachable": s in unreachable}
+            self.suspicions_closed = True
             self._poll_keeping_outbox()
+            if not self.finished and not self.audit_required():
+                self._finish()
             return silent
-        silent = [s for s in self.waiting_for() if s != self.seat]
+        silent = [s for s in self.waiting_for() if s != self.seat and (seats is None or s in seats)]
         if silent:
-            kind = self.expected()[silent[0]]
-            self._raise_fault(Fault(silent[0], f"went silent (no {kind} message in time)",
-                                    (self.tick, self.phase), silent=True))
+            first = silent[0]
+            kind = self.expected()[first]
+            if first in unreachable:
+                fault = Fault(first, f"could not be reached (no {kind} message; its link stayed down)",
+                              (self.tick, self.phase), FaultCode.UNREACHABLE)
+            else:
+                fault = Fault(first, f"went silent (no {kind} message in time)", (self.tick, self.phase),
+                              FaultCode.SILENT)
+            self._raise_fault(fault)
             self._poll_keeping_outbox()
         return silent
 
@@ -164,3 +268,6 @@ class Ending(LockstepBase):
         """Advance now, but leave what must be sent in the outbox for the caller's next poll."""
         pending = self.poll()
         self.outbox = pending + self.outbox
+
+
+__all__ = ["TIMING_CODES", "Ending"]

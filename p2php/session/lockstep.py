@@ -59,16 +59,26 @@ from p2php.session.records import (
     DeckRecord,
     Event,
     Fault,
+    FaultCode,
     FaultError,
     Gap,
     Stacker,
     Suspicion,
+    short,
 )
 
 if TYPE_CHECKING:
     from p2php.session.audit import Verdict  # noqa: F401
 
-__all__ = ["DeckRecord", "Event", "Fault", "FaultError", "Lockstep", "Stacker", "Suspicion"]
+__all__ = ["DeckRecord", "Event", "Fault", "FaultCode", "FaultError", "Lockstep", "Stacker", "Suspicion"]
+
+
+class _Held(Exception):
+    """A message we already hold, byte for byte: a duplicate, never a fault."""
+
+
+class _Unsigned(BadMessage):
+    """A signature that does not verify: the connection's seat sent garbage (a relay: dropped)."""
 
 
 class Lockstep(DeckSteps, Ending):
@@ -143,6 +153,11 @@ class Lockstep(DeckSteps, Ending):
         self.waiting_at_abort = []
         self.suspicions = []
         self.disputed = []
+        self.forward = []  # signed messages of other seats to pass on to everyone (see ending.py)
+        self._forwarded = set()
+        self.equivocations = {}  # (seat, seq) -> other signed versions than the one we hold
+        self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
+        self.flooded: set[Seat] = set()
         self.finished = False
         self.result = None
 
@@ -238,31 +253,46 @@ class Lockstep(DeckSteps, Ending):
         """Take one frame that arrived from ``sender``'s connection.
 
         Checks the envelope, signature and chain at once; a bad frame becomes a
-        :class:`Fault` naming ``sender`` (it never raises).
+        :class:`Fault` naming ``sender`` (it never raises).  A copy of a message we
+        already hold is a duplicate and changes nothing (a relay may have brought it
+        first); a *different* signed message with a number we hold is equivocation.
         """
-        if self.finished:
+        if self.finished or sender in self.flooded:
             return
         try:
             if not isinstance(frame, dict):
                 raise BadMessage("frame is not a map")
             msg = parse_message(frame)
             if msg.sender != sender:
-                raise BadMessage(f"message claims to be from seat {msg.sender}")
+                raise BadMessage(f"message claims to be from seat {short(msg.sender)}")
             self._check_envelope(msg)
         except Gap:
             # A message we missed (a link dropped) comes first; keep this one until the
-            # gap is filled by a relay.  If it never is, the timeout names the sender.
-            parked = self.parked.setdefault(sender, [])
-            parked.append(frame)
-            if len(parked) > MAX_BACKLOG:
-                self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase)))
+            # gap is filled by a relay.  If it never is, the deadline names the sender.
+            self._park(sender, frame)
+            return
+        except _Held:
             return
         except (BadMessage, NotCanonical) as err:
             self._raise_fault(Fault(sender, f"bad message: {err}", (self.tick, self.phase)))
             return
+        except FaultError as err:
+            self._raise_fault(err.fault)
+            return
         self._accept(msg)
-        if len(self.inbox[sender]) > MAX_BACKLOG:
-            self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase)))
+        self._check_flood(sender)
+
+    def _park(self, author: Seat, frame: dict[str, Any]) -> None:
+        parked = self.parked.setdefault(author, [])
+        parked.append(frame)
+        self._check_flood(author)
+
+    def _check_flood(self, sender: Seat) -> None:
+        """Queued, parked and relayed messages all count; after a flood nothing more is kept."""
+        if len(self.inbox[sender]) + len(self.parked.get(sender, ())) > MAX_BACKLOG:
+            self.flooded.add(sender)
+            self.parked.pop(sender, None)
+            self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase), FaultCode.FLOOD))
 
     def _accept(self, msg: Message) -> None:
         self.inbox[msg.sender].append(msg)
@@ -272,12 +302,14 @@ class Lockstep(DeckSteps, Ending):
             self._my_seq = max(self._my_seq, msg.seq + 1)
         if self.record is not None:
             self.record(msg.to_wire())
+        if msg.kind in ("abort", "audit") and msg.sender != self.seat:
+            self._forward(msg.to_wire())  # whatever stops one honest peer must reach them all
         parked = self.parked.get(msg.sender)
         if parked:
             # The gap may be filled now: retry what waited, in order.
             waiting, self.parked[msg.sender] = parked, []
             for frame in sorted(waiting, key=lambda f: f.get("seq", 0) if isinstance(f.get("seq"), int) else 0):
-                self.receive(msg.sender, frame)
+                self.receive_relayed(frame)
 
     def restore_sealed(self, tick: int, action: Action) -> None:
         """Resume: our committed, not yet revealed answer of a sealed decision."""
@@ -299,9 +331,10 @@ class Lockstep(DeckSteps, Ending):
     def receive_relayed(self, frame: Any) -> bool:
         """Take a message relayed by another peer while catching up (any author).
 
-        Its signature proves its author; one we already hold is ignored, one that
-        does not continue its author's chain is refused (returns False) — a relay
-        can fill a gap, never rewrite history.
+        Its signature proves its author, so every check names the author, as for a
+        direct message; one we already hold is a duplicate (ignored), a different
+        one with a held number is equivocation (proven by the two signed copies).
+        Returns False for a frame that is not a validly signed message of this table.
         """
         if self.finished or not isinstance(frame, dict):
             return False
@@ -309,24 +342,36 @@ class Lockstep(DeckSteps, Ending):
             msg = parse_message(frame)
             if not 0 <= msg.sender < self.players:
                 return False
-            if msg.seq <= self.known_seq(msg.sender):
+            if msg.sender in self.flooded:
                 return True
             self._check_envelope(msg)
         except Gap:
-            self.parked.setdefault(msg.sender, []).append(frame)
+            self._park(msg.sender, frame)
             return True
-        except (BadMessage, NotCanonical):
+        except _Held:
+            return True
+        except _Unsigned:
             return False
+        except (BadMessage, NotCanonical) as err:
+            self._raise_fault(Fault(msg.sender, f"bad message: {err}", (self.tick, self.phase)))
+            return True
+        except FaultError as err:
+            self._raise_fault(err.fault)
+            return True
         self._accept(msg)
+        self._check_flood(msg.sender)
         return True
 
     def _check_envelope(self, msg: Message) -> None:
         s = msg.sender
         if not self.publics[s].verify(msg.sig, signing_bytes(self.session_id, msg.fields())):
-            raise BadMessage(f"message {msg.seq}: signature does not verify")
-        expected_seq = self.last_seq[s] + 1 + sum(1 for _ in self.inbox[s])
+            raise _Unsigned(f"message {msg.seq}: signature does not verify")
+        expected_seq = self.last_seq[s] + 1 + len(self.inbox[s])
         if msg.seq < expected_seq:
-            raise BadMessage(f"message {msg.seq} replayed (expected {expected_seq})")
+            held = self._held(s, msg.seq)
+            if not held or held[0].msg_hash == msg.msg_hash:
+                raise _Held()  # a duplicate (direct and relayed copies of one message)
+            self._record_equivocation(held[0], msg)
         if msg.seq != expected_seq:
             raise Gap()
         prev = self.inbox[s][-1].msg_hash if self.inbox[s] else self.last_hash[s]
@@ -334,11 +379,22 @@ class Lockstep(DeckSteps, Ending):
             # The sender signed another message numbered seq - 1 than the one we got:
             # our copy goes out as evidence, whoever holds the other proves equivocation.
             self.disputed.append((s, msg.seq - 1))
-            raise BadMessage(f"message {msg.seq}: 'prev' does not chain to its previous message")
+            raise FaultError(Fault(s, f"message {msg.seq}: 'prev' does not chain to its previous message",
+                                   (self.tick, self.phase), FaultCode.EQUIVOCATION))
         if msg.at < (self.tick, self.phase) and msg.kind not in ("abort", "audit"):
-            raise BadMessage(
-                f"{msg.kind} message for step {msg.at[0]}.{msg.at[1]} arrived after that step closed"
-            )
+            raise FaultError(Fault(
+                s, f"{msg.kind} message for step {msg.at[0]}.{msg.at[1]} arrived after that step closed",
+                msg.at, FaultCode.OUT_OF_TURN))
+
+    def _record_equivocation(self, held: Message, other: Message) -> None:
+        """Two signed versions of one message: keep and forward both, name the author."""
+        copies = self.equivocations.setdefault((held.sender, held.seq), [])
+        if other.to_wire() not in copies:
+            copies.append(other.to_wire())
+        self._forward(held.to_wire())
+        self._forward(other.to_wire())
+        raise FaultError(Fault(held.sender, f"equivocation: signed two different messages numbered {held.seq}",
+                               (0, held.seq), FaultCode.EQUIVOCATION))
 
     # ------------------------------------------------------------------ acting
 
@@ -406,10 +462,13 @@ class Lockstep(DeckSteps, Ending):
     def poll(self) -> list[Message]:
         """Advance as far as the messages at hand allow; return messages to broadcast."""
         while not self.finished:
-            try:
-                if self.auditing:
+            if self.auditing:
+                try:
                     self._audit_round()
-                    break
+                except Exception as err:  # never retry a failing audit forever: end with a verdict
+                    self._finish_failed(err)
+                break
+            try:
                 if self._produce_own():
                     continue
                 if self._phase_ready():
@@ -425,14 +484,15 @@ class Lockstep(DeckSteps, Ending):
                 self._raise_fault(Fault(err.sender, f"bad message: {err}", (self.tick, self.phase)))
             except Exception as err:  # an honest peer never crashes; the audit sorts it out
                 self._raise_fault(Fault(None, f"could not process step {self.tick}.{self.phase}: "
-                                        f"{type(err).__name__}: {err}", (self.tick, self.phase)))
+                                        f"{type(err).__name__}: {short(err)}", (self.tick, self.phase),
+                                        FaultCode.INTERNAL))
         out, self.outbox = self.outbox, []
         return out
 
     def _aborted_by_peer(self) -> bool:
-        """A peer that aborted sends nothing more: stop waiting and audit."""
+        """A peer that aborted or began its audit sends nothing more: it stopped, so do we."""
         for seat, queue in self.inbox.items():
-            if seat != self.seat and any(m.kind == "abort" for m in queue):
+            if seat != self.seat and any(m.kind in ("abort", "audit") for m in queue):
                 self._start_audit()
                 return True
         return False
@@ -472,7 +532,7 @@ class Lockstep(DeckSteps, Ending):
                 culprit = rec.passes[-1][0] if rec.passes else None
                 raise FaultError(
                     Fault(culprit, f"its pass of deck {rec.number} holds a point that is not on the curve: {err}",
-                          (self.tick, self.phase))
+                          (self.tick, self.phase), FaultCode.BAD_PASS)
                 ) from err
         if kind == "keys":
             return {"keys": [[s, scalar_bytes(self._my_key(s))] for s in self._key_duty(self.seat)]}
@@ -485,7 +545,7 @@ class Lockstep(DeckSteps, Ending):
             assert self._chain is not None
             if self.chain_index >= CHAIN_LENGTH:
                 raise FaultError(Fault(None, "the game needed more joint random draws than the hash chains hold",
-                                       (self.tick, self.phase)))
+                                       (self.tick, self.phase), FaultCode.INTERNAL))
             return {"value": self._chain.value(self.chain_index + 1)}
         raise AssertionError(kind)
 
@@ -506,7 +566,7 @@ class Lockstep(DeckSteps, Ending):
                 msg = queue[0]
                 raise FaultError(
                     Fault(seat, f"sent an {msg.kind!r} message at step {msg.at[0]}.{msg.at[1]} "
-                          "where none was due", msg.at)
+                          "where none was due", msg.at, FaultCode.OUT_OF_TURN)
                 )
 
     # ------------------------------------------------------------------ completing phases
@@ -515,12 +575,12 @@ class Lockstep(DeckSteps, Ending):
         msg = self.inbox[seat].popleft()
         if msg.kind != kind:
             raise FaultError(
-                Fault(seat, f"sent a {msg.kind!r} message where a {kind!r} was due", msg.at)
+                Fault(seat, f"sent a {msg.kind!r} message where a {kind!r} was due", msg.at, FaultCode.OUT_OF_TURN)
             )
         self._consume(msg)
         if msg.state != self._state_hash:
             raise FaultError(
-                Fault(seat, f"state hash differs from ours at step {self.tick} (desync)", msg.at)
+                Fault(seat, f"state hash differs from ours at step {self.tick} (desync)", msg.at, FaultCode.DESYNC)
             )
         return msg
 
@@ -552,6 +612,7 @@ class Lockstep(DeckSteps, Ending):
                             f"equivocation: seat {claimer.sender} saw a different message {seq} "
                             f"from seat {other} than we did",
                             (self.tick, self.phase),
+                            FaultCode.EQUIVOCATION,
                         )
                     )
             del self.seen_claims[(other, seq)]
@@ -583,7 +644,8 @@ class Lockstep(DeckSteps, Ending):
         try:
             self.state.advance(faces=faces, random=random)
         except IllegalAction as err:
-            raise FaultError(Fault(None, f"engine refused step {self.tick}: {err}", (self.tick, 0))) from err
+            raise FaultError(Fault(None, f"engine refused step {self.tick}: {short(err)}", (self.tick, 0),
+                                   FaultCode.INTERNAL)) from err
         self.events.append(Event(self.tick, step, faces=dict(faces or {}), random=random))
         self._next_tick()
 
@@ -607,7 +669,8 @@ class Lockstep(DeckSteps, Ending):
             for seat, msg in msgs:
                 commit = body_field(msg, "commit", bytes)
                 if len(commit) != 32:
-                    raise FaultError(Fault(seat, "a sealed choice's commitment must be 32 bytes", msg.at))
+                    raise FaultError(Fault(seat, "a sealed choice's commitment must be 32 bytes", msg.at,
+                                           FaultCode.BAD_COMMIT))
                 self._commits[seat] = commit
             self.phase = 1
             return
@@ -624,13 +687,16 @@ class Lockstep(DeckSteps, Ending):
                     except NotCanonical:
                         opened = False
                     if not opened:
-                        raise FaultError(Fault(seat, "revealed a choice that does not match its commitment", msg.at))
+                        raise FaultError(Fault(seat, "revealed a choice that does not match its commitment", msg.at,
+                                               FaultCode.BAD_COMMIT))
                 try:
                     self.state.check(seat, action, knowledge)
                 except IllegalAction as err:
-                    raise FaultError(Fault(seat, f"illegal action {action}: {err}", msg.at)) from err
+                    raise FaultError(Fault(seat, f"illegal action {short(action)}: {short(err)}", msg.at,
+                                           FaultCode.ILLEGAL_ACTION)) from err
                 except Exception as err:  # malformed action data must not crash us
-                    raise FaultError(Fault(seat, f"malformed action {action!r:.120}: {err}", msg.at)) from err
+                    raise FaultError(Fault(seat, f"malformed action {short(action)}: {short(err)}", msg.at,
+                                           FaultCode.ILLEGAL_ACTION)) from err
                 self._answers.append((seat, action))
             for seat, msg in msgs:
                 own: list[Slot] = []
@@ -651,7 +717,8 @@ class Lockstep(DeckSteps, Ending):
             self.state.apply(answers, faces)
         except IllegalAction as err:
             culprit = self._first_bad_answer(answers, faces)
-            raise FaultError(Fault(culprit, f"illegal play: {err}", (self.tick, self.phase))) from err
+            raise FaultError(Fault(culprit, f"illegal play: {short(err)}", (self.tick, self.phase),
+                                   FaultCode.ILLEGAL_ACTION)) from err
         self.events.append(Event(self.tick, step, answers=list(answers), faces=faces, lines=lines))
         self._next_tick()
 
@@ -659,10 +726,12 @@ class Lockstep(DeckSteps, Ending):
         try:
             slots = list(self.state.reveals(seat, action))
         except Exception as err:  # a checked action should not get here, but never crash
-            raise FaultError(Fault(seat, f"action {action!r:.80} cannot be resolved: {err}", msg.at)) from err
+            raise FaultError(Fault(seat, f"action {short(action)} cannot be resolved: {short(err)}", msg.at,
+                                   FaultCode.ILLEGAL_ACTION)) from err
         for slot in slots:
             if slot not in self.slot_deck:
-                raise FaultError(Fault(seat, f"action opens slot {slot}, which is no card", msg.at))
+                raise FaultError(Fault(seat, f"action opens slot {short(slot)}, which is no card", msg.at,
+                                       FaultCode.ILLEGAL_ACTION))
         return slots
 
     def _describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
@@ -695,7 +764,8 @@ class Lockstep(DeckSteps, Ending):
             value = body_field(msg, "value", bytes)
             binding = chain_binding(seat, self.publics[seat].sign_key)
             if not beacon.verify_next(binding, self.chain_values[seat], value):
-                raise FaultError(Fault(seat, "revealed a randomness value that breaks its hash chain", msg.at))
+                raise FaultError(Fault(seat, "revealed a randomness value that breaks its hash chain", msg.at,
+                                       FaultCode.BAD_BEACON))
             values.append(value)
         for (seat, _), value in zip(msgs, values, strict=True):
             self.chain_values[seat] = value

@@ -49,6 +49,16 @@ def make_peers(
     return [Lockstep(game, table, s, secrets[s], dict(decks.get(s, {}))) for s in range(players)]
 
 
+def _deliver_forwards(ls: Lockstep, peers: Sequence[Lockstep], silent: Sequence[int]) -> bool:
+    """Pass on the signed messages ``ls`` forwards (aborts, audits, equivocation proofs) as relays."""
+    forwarded, ls.forward = ls.forward, []
+    for wire in forwarded:
+        for other in peers:
+            if other is not ls and other.seat not in silent:
+                other.receive_relayed(wire)
+    return bool(forwarded)
+
+
 def run_in_memory(
     peers: Sequence[Lockstep],
     bots: Mapping[int, Bot],
@@ -83,6 +93,7 @@ def run_in_memory(
                             frame = tamper(ls.seat, other.seat if other.seat is not None else -1, frame)
                         if frame is not None:
                             other.receive(ls.seat, frame)
+                moved = _deliver_forwards(ls, peers, silent) or moved
                 if not ls.awaiting_me():
                     break
         if all(ls.finished or ls.seat in silent for ls in peers):

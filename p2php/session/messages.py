@@ -119,14 +119,15 @@ def parse_message(frame: dict[str, Any]) -> Message:
         seen.append((item[0], item[1], _hash32(item[2], f"{what}: seen hash")))
     kind = _need(frame, "kind", str, what)
     if kind not in KINDS:
-        raise BadMessage(f"{what}: unknown kind {kind!r}")
+        raise BadMessage(f"{what}: unknown kind {kind[:20]!r}")
     body = _need(frame, "body", dict, what)
     sig = _need(frame, "sig", bytes, what)
     if len(sig) != 64:
         raise BadMessage(f"{what}: signature must be 64 bytes")
     extra = sorted(set(frame) - {"from", "seq", "prev", "at", "state", "seen", "kind", "body", "sig"})
     if extra:
-        raise BadMessage(f"{what}: unexpected field(s) {', '.join(map(str, extra))}")
+        shown = ", ".join(repr(k[:20]) for k in extra[:5])
+        raise BadMessage(f"{what}: unexpected field(s) {shown}{' …' if len(extra) > 5 else ''}")
     return Message(sender, seq, prev, (at[0], at[1]), state, tuple(seen), kind, body, sig)
 
 

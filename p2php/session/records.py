@@ -2,15 +2,75 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from p2php.crypto import deck
 from p2php.engine.contract import Action, CardId, Seat, Slot, Step
 from p2php.session.handshake import Table
 
 MAX_BACKLOG = 2048
-"""Messages buffered per sender before it is named for flooding."""
+"""Messages buffered per sender (queued, parked or relayed) before it is named for flooding."""
+
+MAX_REASON = 300
+"""Longest fault reason we keep or send: a reason may quote remote data, which must stay bounded."""
+
+
+class FaultCode(StrEnum):
+    """What kind of deviation a fault is: matched by tests, clients and other peers, never the words.
+
+    The values travel in the ``code`` field of an ``abort`` body and are listed in protocol.md §6.8.
+    """
+
+    BAD_MESSAGE = "bad_message"  # malformed envelope or body, bad signature, broken chain
+    EQUIVOCATION = "equivocation"  # two validly signed messages with one sender and number
+    FALSE_CLAIM = "false_claim"  # a seen head or dispute nobody can back with a signed message
+    OUT_OF_TURN = "out_of_turn"  # a message where none was due, or of the wrong kind
+    ILLEGAL_ACTION = "illegal_action"  # an action the rules refuse
+    BAD_KEY = "bad_key"  # a key list that is not the duty, or a key that fails its commitment
+    BAD_PASS = "bad_pass"  # a shuffle or lock pass that is malformed or not what its secrets make
+    BAD_SHOW = "bad_show"  # a private show that cannot be opened or holds wrong keys
+    BAD_BEACON = "bad_beacon"  # a randomness value that breaks its hash chain
+    BAD_COMMIT = "bad_commit"  # a sealed choice that does not match its commitment (or is malformed)
+    BAD_CARD = "bad_card"  # a slot opened to no card or a foreign one (culprit found by the audit)
+    BAD_SECRET_DECK = "bad_secret_deck"  # a secret-composition deck that breaks the deck rules
+    DESYNC = "desync"  # a state hash that differs from ours
+    HIDDEN_LIE = "hidden_lie"  # an action the audit's full-knowledge replay refuses
+    FLOOD = "flood"  # more buffered messages than allowed
+    SILENT = "silent"  # its message did not come in time although its link was up
+    UNREACHABLE = "unreachable"  # its link stayed down longer than the resume timeout (not a cheat)
+    REFUSED_AUDIT = "refused_audit"  # no audit message in time
+    BAD_AUDIT = "bad_audit"  # malformed audit secrets
+    ACCUSATION = "accusation"  # another peer's abort that our own checks do not confirm
+    INTERNAL = "internal"  # our own code failed (never a culprit)
+    UNFINISHED = "unfinished"  # the game stopped before its end with nobody to blame
+
+
+TIMING_CODES = frozenset({FaultCode.SILENT, FaultCode.UNREACHABLE, FaultCode.REFUSED_AUDIT})
+"""Codes that a peer observes from timing alone: no transcript can prove them to a third party."""
+
+
+def bounded(text: str, limit: int = MAX_REASON) -> str:
+    """``text`` cut to ``limit`` characters (a reason may quote remote data)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_SHORT = reprlib.Repr()  # keyword arguments to Repr need Python 3.12
+_SHORT.maxlevel, _SHORT.maxdict, _SHORT.maxlist, _SHORT.maxtuple = 3, 6, 8, 8
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 48, 48, 48
+
+
+def short(value: object) -> str:
+    """A bounded ``repr`` of remote data for a reason, cheap even for a 4 MiB value.
+
+    An exception is shown by its message (ours, though it may quote remote data).
+    """
+    if isinstance(value, BaseException):
+        return bounded(str(value), 160)
+    return bounded(_SHORT.repr(value), 120)
+
 
 @dataclass(frozen=True)
 class Fault:
@@ -19,7 +79,16 @@ class Fault:
     culprit: Seat | None
     reason: str
     at: tuple[int, int] = (0, 0)
-    silent: bool = False  # the culprit stopped answering (so nobody waits for its audit)
+    code: FaultCode = FaultCode.BAD_MESSAGE
+
+    def __post_init__(self) -> None:
+        if len(self.reason) > MAX_REASON:
+            object.__setattr__(self, "reason", bounded(self.reason))
+
+    @property
+    def silent(self) -> bool:
+        """The culprit stopped answering (so nobody waits for its audit)."""
+        return self.code in (FaultCode.SILENT, FaultCode.UNREACHABLE)
 
     def describe(self, table: Table | None = None) -> str:
         if self.culprit is None:

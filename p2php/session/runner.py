@@ -265,6 +265,10 @@ class _Runner:
         for msg in out:
             await self.mesh.broadcast(msg.to_wire())
             self.frames_sent += 1
+        forwarded, ls.forward = ls.forward, []
+        for wire in forwarded:  # aborts, audits and equivocation proofs reach every peer (ending.py)
+            await self.mesh.broadcast({"relay": wire})
+            self.frames_sent += 1
         for spectator, done in self.spectators.items():
             for msg in ls.transcript[done:]:
                 self.mesh.send_spectator(spectator, {"relay": msg.to_wire()})
