@@ -1,0 +1,710 @@
+"""Variants of each cheat, not only one example: who is named, by every honest peer, and why.
+
+``tests/test_session_cheats.py`` shows one example of each cheat.  Mutation testing
+(``benchmarks/mutation.py``) found checks that could be disabled with no test noticing,
+because the example took another path through the code.  Each test here is one variant
+(a partial key list, an extra key, an off-curve point in the middle of the passes, a
+malformed audit secret ...) and asserts the culprit seat and the words of the reason from
+**every** honest peer's verdict.  Where today's code names nobody or the wrong seat, the
+test is marked ``xfail`` with the reason (issue 8); a companion test pins what does work
+today (usually: the one peer that made the check names the culprit).
+
+The cheating peer is a modified client: :func:`cheat` rewrites a body before the peer
+signs it, so every message is validly signed by its author.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from p2php.bots import RandomBot
+from p2php.canonical import encode
+from p2php.crypto import channel, group
+from p2php.session.handshake import HandshakeRefused, LocalSecrets, check_hello, make_hello
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+from p2php.session.messages import scalar_bytes
+
+Alter = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+NOT_YET = "issue 8: only the peer that made the check names the culprit; the others end unattributed"
+
+
+def cheat(peer: Lockstep, alter: Alter) -> None:
+    """Make ``peer`` a modified client: ``alter(kind, body)`` rewrites what it signs and sends."""
+    send = peer._send
+
+    def cheating_send(kind: str, body: dict[str, Any]) -> Any:
+        return send(kind, alter(kind, body))
+
+    peer._send = cheating_send  # type: ignore[method-assign]
+
+
+def game(cheater: int, alter: Alter, *, seed: int, players: int = 3, options: dict[str, Any] | None = None
+         ) -> list[Lockstep]:
+    peers = make_peers("toy", players, options or {}, seed=seed)
+    cheat(peers[cheater], alter)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(players)})
+    return peers
+
+
+Words = str | tuple[str, ...]
+
+
+def assert_named_by(peer: Lockstep, culprit: int, words: Words, code: str | None = None) -> None:
+    """``peer`` finished and its verdict names ``culprit``, with (one of) ``words`` in the reason.
+
+    ``code``: the fault code (issue 8), checked when the verdict carries one.
+    """
+    assert peer.finished and peer.verdict is not None, f"seat {peer.seat} did not finish"
+    verdict = peer.verdict
+    assert verdict.culprit == culprit, (peer.seat, verdict)
+    alternatives = (words,) if isinstance(words, str) else words
+    assert any(w in verdict.reason for w in alternatives), (peer.seat, verdict.reason)
+    if code is not None and getattr(verdict, "code", None) is not None:
+        assert str(verdict.code) == code, (peer.seat, verdict)
+
+
+def assert_named_by_all(peers: list[Lockstep], culprit: int, words: Words, code: str | None = None) -> None:
+    """Every honest peer (every seat but ``culprit``) names ``culprit`` (see :func:`assert_named_by`)."""
+    honest = [p for p in peers if p.seat != culprit]
+    assert honest
+    for p in honest:
+        assert_named_by(p, culprit, words, code)
+
+
+def off_curve_point() -> bytes:
+    """32 bytes below the field prime that are the x-coordinate of no P-256 point."""
+    x = int.from_bytes(group.hash_to_point(b"test", b"off"), "big")
+    while group.is_point((x := x + 1).to_bytes(32, "big")):
+        pass
+    return x.to_bytes(32, "big")
+
+
+NON_CARD = group.hash_to_point(b"test", b"not a card")
+
+# Found at the next pass ("not on the curve"), or by the audit's pass-by-pass check.
+OFF_CURVE = ("not on the curve", "was not a permutation of its input", "was not its input re-locked")
+
+
+# ----------------------------------------------------------------------------- keys messages (§6.4, §6.5)
+#
+# At the deal (tick 1) of the 3-seat toy game, seat 2 must release its keys for the slots
+# dealt to seats 0 and 1, in deal order: [0, 1, 3, 4, 6, 7].
+
+
+def _alter_deal_keys(change: Callable[[list[list[Any]], Lockstep], list[Any]], peers_ref: list[Lockstep]) -> Alter:
+    done = {"once": False}
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "keys" and not done["once"]:
+            done["once"] = True
+            return {"keys": change([list(k) for k in body["keys"]], peers_ref[0])}
+        return body
+
+    return alter
+
+
+def _keys_cheat(change: Callable[[list[list[Any]], Lockstep], list[Any]], seed: int = 21) -> list[Lockstep]:
+    ref: list[Lockstep] = []
+    peers = make_peers("toy", 3, {}, seed=seed)
+    ref.append(peers[2])
+    cheat(peers[2], _alter_deal_keys(change, ref))
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(3)})
+    return peers
+
+
+def test_partial_key_list_is_named_by_everyone() -> None:
+    """A keys message that leaves out the last slot of the duty (§6.4: the slots MUST equal the duty)."""
+    peers = _keys_cheat(lambda keys, me: keys[:-1])
+    assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
+
+
+def test_empty_key_list_is_named_by_everyone() -> None:
+    """A keys message with no keys at all where a duty exists."""
+    peers = _keys_cheat(lambda keys, me: [])
+    assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
+
+
+def test_extra_key_is_named_by_everyone() -> None:
+    """One key too many: the cheater's own slot 2 (its key even matches its commitment)."""
+    peers = _keys_cheat(lambda keys, me: [*keys, [2, scalar_bytes(me._my_key(2))]])
+    assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
+
+
+def test_reordered_key_list_is_named_by_everyone() -> None:
+    """The right keys in another order: the list MUST equal the duty, in order."""
+    peers = _keys_cheat(lambda keys, me: [keys[1], keys[0], *keys[2:]])
+    assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
+
+
+def test_repeated_key_is_named_by_everyone() -> None:
+    """The duty's first key twice instead of the last one."""
+    peers = _keys_cheat(lambda keys, me: [*keys[:-1], keys[0]])
+    assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
+
+
+def test_key_for_another_slot_of_the_duty_is_named_by_everyone() -> None:
+    """Right slot numbers, but slot 0 carries the key of slot 1 (fails slot 0's commitment)."""
+    def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
+        keys[0][1] = keys[1][1]
+        return keys
+
+    assert_named_by_all(_keys_cheat(change), 2, "released a wrong key for slot 0", "bad_key")
+
+
+def test_key_out_of_scalar_range_is_named_by_everyone() -> None:
+    """A key >= q (32 bytes of ff) can match no commitment."""
+    def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
+        keys[-1][1] = b"\xff" * 32
+        return keys
+
+    assert_named_by_all(_keys_cheat(change), 2, "released a wrong key for slot 7", "bad_key")
+
+
+def test_short_key_bytes_are_a_bad_message_named_by_everyone() -> None:
+    """A key of 31 bytes is a malformed key entry (§6.4: scalar32)."""
+    def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
+        keys[0][1] = keys[0][1][1:]
+        return keys
+
+    assert_named_by_all(_keys_cheat(change), 2, "bad key entry", "bad_message")
+
+
+def test_slot_as_text_is_a_bad_message_named_by_everyone() -> None:
+    """A slot number sent as a string is a malformed key entry."""
+    def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
+        keys[0][0] = str(keys[0][0])
+        return keys
+
+    assert_named_by_all(_keys_cheat(change), 2, "bad key entry", "bad_message")
+
+
+# ----------------------------------------------------------------------------- shuffle and lock passes (§6.4, §7.3)
+#
+# Passes of deck 0 (tick 0), 3 seats: shuffle by 0, 1, 2 (phases 0-2), lock by 2, 1, 0 (phases 3-5).
+
+
+def _pass_cheat(kind_wanted: str, index: int, point: bytes) -> Alter:
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == kind_wanted and body["cards"]:
+            cards = list(body["cards"])
+            cards[index] = point
+            return {**body, "cards": cards}
+        return body
+
+    return alter
+
+
+@pytest.mark.parametrize("cheater", [0, 1])
+def test_off_curve_point_in_a_shuffle_pass_is_named_by_the_next_shuffler(cheater: int) -> None:
+    """§6.4: the peer making the next pass multiplies every point and names the previous pass's sender."""
+    peers = game(cheater, _pass_cheat("shuffle", 4, off_curve_point()), seed=22)
+    assert_named_by(peers[cheater + 1], cheater, OFF_CURVE, "bad_pass")
+
+
+@pytest.mark.xfail(reason=NOT_YET, strict=False)
+@pytest.mark.parametrize("cheater", [0, 1])
+def test_off_curve_point_in_a_shuffle_pass_is_named_by_everyone(cheater: int) -> None:
+    """§10.3 garbage point: attributed to its sender — by every honest peer, not only the next shuffler."""
+    peers = game(cheater, _pass_cheat("shuffle", 4, off_curve_point()), seed=22)
+    assert_named_by_all(peers, cheater, OFF_CURVE, "bad_pass")
+
+
+@pytest.mark.xfail(reason="issue 8: the last shuffler's own lock pass trips on its point; it accuses itself and "
+                   "the others end unattributed", strict=False)
+def test_off_curve_point_in_the_last_shuffle_pass_is_named_by_everyone() -> None:
+    """The last shuffler (seat 2) makes the next pass itself: the others must still name it."""
+    peers = game(2, _pass_cheat("shuffle", 0, off_curve_point()), seed=23)
+    assert_named_by_all(peers, 2, OFF_CURVE, "bad_pass")
+
+
+def test_off_curve_point_in_a_lock_pass_is_named_by_the_next_locker() -> None:
+    """Seat 2's lock pass (phase 3) is multiplied by seat 1's lock pass next."""
+    peers = game(2, _pass_cheat("lock", 5, off_curve_point()), seed=24)
+    assert_named_by(peers[1], 2, OFF_CURVE, "bad_pass")
+
+
+@pytest.mark.xfail(reason=NOT_YET, strict=False)
+def test_off_curve_point_in_a_lock_pass_is_named_by_everyone() -> None:
+    peers = game(2, _pass_cheat("lock", 5, off_curve_point()), seed=24)
+    assert_named_by_all(peers, 2, OFF_CURVE, "bad_pass")
+
+
+def test_off_curve_point_in_the_last_lock_pass_is_named_at_the_audit() -> None:
+    """Seat 0's lock pass is the last: nobody multiplies it; the audit's pass-by-pass check names seat 0."""
+    peers = game(0, _pass_cheat("lock", 4, off_curve_point()), seed=25)
+    assert_named_by_all(peers, 0, "lock pass of deck 0 was not its input re-locked", "bad_pass")
+
+
+@pytest.mark.parametrize("cheater,kind,phase_words", [
+    (0, "shuffle", "shuffle pass of deck 0 was not a permutation"),
+    (2, "shuffle", "shuffle pass of deck 0 was not a permutation"),
+    (1, "lock", "lock pass of deck 0 was not its input re-locked"),
+    (0, "lock", "lock pass of deck 0 was not its input re-locked"),
+])
+def test_non_card_point_in_a_pass_is_named_at_the_audit(cheater: int, kind: str, phase_words: str) -> None:
+    """§9.2 slow path: a valid point that is no card, in any pass, names that pass's sender."""
+    peers = game(cheater, _pass_cheat(kind, 7, NON_CARD), seed=26, options={"reveal_end": True})
+    assert_named_by_all(peers, cheater, phase_words, "bad_pass")
+
+
+def test_non_card_point_in_an_unopened_slot_is_named_at_the_audit() -> None:
+    """Without reveal_end most slots never open in the game: the audit still re-derives every pass."""
+    peers = game(1, _pass_cheat("lock", 11, NON_CARD), seed=27)
+    assert_named_by_all(peers, 1, "lock pass of deck 0 was not its input re-locked", "bad_pass")
+
+
+def test_doubled_entry_in_a_pass_is_named_at_once_by_everyone() -> None:
+    """§6.4 shape check: all entries distinct."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "shuffle":
+            cards = list(body["cards"])
+            cards[3] = cards[2]
+            return {"cards": cards}
+        return body
+
+    assert_named_by_all(game(1, alter, seed=28), 1, "are equal", "bad_pass")
+
+
+def test_pass_that_copies_an_input_entry_is_named_at_once_by_everyone() -> None:
+    """§6.4 shape check: no output entry may equal an input entry (a card passed through unlocked)."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "lock":
+            cards = list(body["cards"])
+            cards[0] = peers[1].decks[0].current[0]
+            return {**body, "cards": cards}
+        return body
+
+    peers = make_peers("toy", 3, {}, seed=29)
+    cheat(peers[1], alter)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert_named_by_all(peers, 1, "the pass did not lock it", "bad_pass")
+
+
+@pytest.mark.parametrize("size_change", [-1, 1])
+def test_pass_of_the_wrong_size_is_named_at_once_by_everyone(size_change: int) -> None:
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "shuffle":
+            cards = list(body["cards"])
+            return {"cards": cards[:-1] if size_change < 0 else [*cards, NON_CARD]}
+        return body
+
+    assert_named_by_all(game(2, alter, seed=30), 2, "expected 12 cards", "bad_pass")
+
+
+@pytest.mark.parametrize("bad,words,code", [
+    ([bytes(32)] * 11, "bad key commitments", "bad_pass"),
+    ([bytes(32)] * 11 + [bytes(31)], "bad key commitments", "bad_pass"),
+    ("commits", "field 'commits' has type str", "bad_message"),
+    # twelve well-formed but false commitments pass the arrival check: the audit's commitment
+    # check (at the lock pass, earlier than the deal where the first key fails) names the seat
+    ([bytes(32)] * 12, "its key commitments for deck 0 do not match its secret", "bad_key"),
+], ids=["short", "short-entry", "text", "false"])
+def test_malformed_lock_commitments_are_named_by_everyone(bad: Any, words: str, code: str) -> None:
+    """§6.4 lock: `commits` is a list of `size` entries of 32 bytes."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {**body, "commits": bad} if kind == "lock" else body
+
+    assert_named_by_all(game(1, alter, seed=31), 1, words, code)
+
+
+# ----------------------------------------------------------------------------- key commitments (§9.2 item 3)
+
+
+def test_commitment_to_a_never_released_key_is_named_at_the_audit() -> None:
+    """A commitment for an undealt slot (never opened in the game) that does not match the released secret."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "lock":
+            commits = list(body["commits"])
+            commits[11] = bytes(32)
+            return {**body, "commits": commits}
+        return body
+
+    assert_named_by_all(game(1, alter, seed=32), 1, "its key commitments for deck 0 do not match its secret", "bad_key")
+
+
+def test_commitment_that_the_released_key_fails_is_named_at_once() -> None:
+    """A commitment for a slot dealt to another seat: the key released at the deal fails it.
+
+    Every peer aborts at the deal ("released a wrong key"); the verdict then names the earlier
+    deviation the audit finds, the false commitment itself (§9.3: smallest ``at`` first).
+    """
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "lock":
+            commits = list(body["commits"])
+            commits[0] = bytes(32)  # slot 0 is dealt to seat 0; seat 1 releases its key at the deal
+            return {**body, "commits": commits}
+        return body
+
+    peers = game(1, alter, seed=33)
+    assert_named_by_all(peers, 1, "its key commitments for deck 0 do not match its secret", "bad_key")
+    for p in peers:
+        if p.seat != 1:
+            assert p.fault is not None and p.fault.culprit == 1 and "released a wrong key for slot 0" in p.fault.reason
+
+
+# ----------------------------------------------------------------------------- audit secrets (§9.1)
+
+
+@pytest.mark.parametrize("body", [
+    {"decks": bytes(31), "boxes": [], "evidence": []},  # wrong length
+    {"decks": bytes(33), "boxes": [], "evidence": []},
+    {"decks": "0" * 32, "boxes": [], "evidence": []},  # wrong type
+    {"decks": 7, "boxes": [], "evidence": []},
+    {"boxes": [], "evidence": []},  # missing
+    {"decks": None, "boxes": [], "evidence": []},
+], ids=["short", "long", "text", "int", "missing", "nil"])
+def test_malformed_audit_secret_is_named_by_everyone(body: dict[str, Any]) -> None:
+    """§9.1: an audit whose decks is not 32 bytes counts as malformed, and names its sender."""
+    def alter(kind: str, b: dict[str, Any]) -> dict[str, Any]:
+        return dict(body, evidence=b.get("evidence", [])) if kind == "audit" else b
+
+    assert_named_by_all(game(2, alter, seed=34), 2, "released malformed audit secrets", "bad_audit")
+
+
+@pytest.mark.parametrize("boxes", ["boxes", None, {}], ids=["text", "nil", "map"])
+def test_audit_whose_boxes_is_not_a_list_is_named_by_everyone(boxes: Any) -> None:
+    """§9.1: an audit whose boxes is not a list counts as malformed."""
+    def alter(kind: str, b: dict[str, Any]) -> dict[str, Any]:
+        return {**b, "boxes": boxes} if kind == "audit" else b
+
+    assert_named_by_all(game(0, alter, seed=35), 0, "released malformed audit secrets", "bad_audit")
+
+
+def test_audit_with_another_decks_secret_is_named_by_everyone() -> None:
+    """A well-formed but false decks secret: its passes and commitments do not follow from it."""
+    def alter(kind: str, b: dict[str, Any]) -> dict[str, Any]:
+        return {**b, "decks": LocalSecrets(master=bytes(32)).decks_secret} if kind == "audit" else b
+
+    peers = game(1, alter, seed=36)
+    for p in peers:
+        if p.seat != 1:
+            assert p.verdict is not None and p.verdict.culprit == 1, (p.seat, p.verdict)
+            assert "deck 0" in p.verdict.reason, p.verdict.reason
+
+
+# ----------------------------------------------------------------------------- private show (§7.5)
+
+
+def _show_owner(seed: int) -> int:
+    """The owner of the toy game's Show step for ``seed`` (seat ``first``, drawn by the beacon)."""
+    peers = make_peers("toy", 3, {}, seed=seed)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(3)})
+    assert all(p.verdict is not None and p.verdict.clean for p in peers)
+    return peers[0].state.first
+
+
+def _show_cheat(seed: int, keys_for: Callable[[Lockstep, list[int]], list[list[Any]]]) -> tuple[list[Lockstep], int]:
+    """The Show's owner seals ``keys_for(owner_peer, its hand)`` instead of its duty, properly sealed."""
+    owner = _show_owner(seed)
+    peers = make_peers("toy", 3, {}, seed=seed)
+    me = peers[owner]
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "show":
+            payload = encode(keys_for(me, list(me.state.hands[owner])))
+            key = me._box_key(owner, body["to"], me._my_seq)
+            return {"to": body["to"], "box": channel.seal(key, payload, me.session_id)}
+        return body
+
+    cheat(me, alter)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(3)})
+    return peers, owner
+
+
+SHOW_SEED = 37
+
+
+def _wrong_slot(me: Lockstep, hand: list[int]) -> list[list[Any]]:
+    return [[hand[1], scalar_bytes(me._my_key(hand[1]))]]
+
+
+def _no_slot(me: Lockstep, hand: list[int]) -> list[list[Any]]:
+    return []
+
+
+def _extra_slot(me: Lockstep, hand: list[int]) -> list[list[Any]]:
+    return [[s, scalar_bytes(me._my_key(s))] for s in hand[:2]]
+
+
+@pytest.mark.parametrize("keys_for", [_wrong_slot, _no_slot, _extra_slot], ids=["wrong", "none", "extra"])
+def test_show_of_the_wrong_slots_is_named_by_the_viewer(keys_for: Any) -> None:
+    """§7.5: the viewer verifies the slots equal the sender's Show duty."""
+    peers, owner = _show_cheat(SHOW_SEED, keys_for)
+    assert_named_by(peers[(owner + 1) % 3], owner, "privately showed slots", "bad_show")
+
+
+@pytest.mark.xfail(reason="issue 8: the audit re-checks the shown keys but not the shown slots; the third seat "
+                   "ends unattributed", strict=False)
+@pytest.mark.parametrize("keys_for", [_wrong_slot, _no_slot, _extra_slot], ids=["wrong", "none", "extra"])
+def test_show_of_the_wrong_slots_is_named_by_everyone(keys_for: Any) -> None:
+    peers, owner = _show_cheat(SHOW_SEED, keys_for)
+    assert_named_by_all(peers, owner, "", "bad_show")
+
+
+def test_show_of_a_wrong_key_is_named_by_everyone() -> None:
+    """The right slot with a wrong key: the viewer names the owner at once, the audit for everyone else."""
+    def wrong_key(me: Lockstep, hand: list[int]) -> list[list[Any]]:
+        return [[hand[0], scalar_bytes(me._my_key(hand[0]) + 1)]]
+
+    peers, owner = _show_cheat(SHOW_SEED, wrong_key)
+    assert_named_by(peers[(owner + 1) % 3], owner, "privately showed a wrong key", "bad_show")
+    assert_named_by_all(peers, owner, "", "bad_show")
+
+
+def test_show_sealed_under_another_key_is_named_by_everyone() -> None:
+    """A box the released message key does not open (§9.2 item 4)."""
+    owner = _show_owner(SHOW_SEED)
+    peers = make_peers("toy", 3, {}, seed=SHOW_SEED)
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "show":
+            return {"to": body["to"], "box": channel.seal(bytes(32), encode([]), peers[owner].session_id)}
+        return body
+
+    cheat(peers[owner], alter)
+    run_in_memory(peers, {s: RandomBot(SHOW_SEED * 10 + s) for s in range(3)})
+    assert_named_by(peers[(owner + 1) % 3], owner, "private show could not be opened", "bad_show")
+    assert_named_by_all(peers, owner, "", "bad_show")
+
+
+def test_show_to_another_seat_is_named_at_once_by_everyone() -> None:
+    owner = _show_owner(SHOW_SEED)
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {**body, "to": (body["to"] + 1) % 3} if kind == "show" else body
+
+    assert_named_by_all(game(owner, alter, seed=SHOW_SEED), owner, "showed cards to seat", "bad_show")
+
+
+# ----------------------------------------------------------------------------- beacon (§8)
+
+
+@pytest.mark.parametrize("value", ["skip", "anchor", "zero"])
+def test_bad_randomness_reveal_is_named_by_everyone(value: str) -> None:
+    """§8: D("p2php/chain/v1", binding, v_1) must equal the anchor: a skipped, repeated or made-up value fails."""
+    peers = make_peers("toy", 3, {}, seed=38)
+    me = peers[1]
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind != "beacon":
+            return body
+        assert me._chain is not None
+        return {"value": {"skip": me._chain.value(2), "anchor": me._chain.anchor, "zero": bytes(32)}[value]}
+
+    cheat(me, alter)
+    run_in_memory(peers, {s: RandomBot(380 + s) for s in range(3)})
+    assert_named_by_all(peers, 1, "breaks its hash chain", "bad_beacon")
+
+
+def test_another_seats_randomness_value_is_named() -> None:
+    """Copying seat 0's reveal fails seat 2's own chain (the binding names the seat)."""
+    peers = make_peers("toy", 3, {}, seed=39)
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "beacon":
+            chain0 = peers[0]._chain
+            assert chain0 is not None
+            return {"value": chain0.value(1)}
+        return body
+
+    cheat(peers[2], alter)
+    run_in_memory(peers, {s: RandomBot(390 + s) for s in range(3)})
+    assert_named_by_all(peers, 2, "breaks its hash chain", "bad_beacon")
+
+
+# ----------------------------------------------------------------------------- sealed choices (§6.6)
+
+
+@pytest.mark.parametrize("commit", [bytes(31), b"", bytes(33)])
+def test_sealed_commitment_of_the_wrong_size_is_named_by_everyone(commit: bytes) -> None:
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {"commit": commit} if kind == "commit" else body
+
+    assert_named_by_all(game(1, alter, seed=40, options={"sealed": True}), 1, "must be 32 bytes", "bad_commit")
+
+
+def test_sealed_reveal_with_another_nonce_is_named_by_everyone() -> None:
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {**body, "nonce": bytes(32)} if kind == "action" and "nonce" in body else body
+
+    peers = game(2, alter, seed=41, options={"sealed": True})
+    assert_named_by_all(peers, 2, "does not match its commitment", "bad_commit")
+
+
+# ----------------------------------------------------------------------------- the hello (§4.3)
+
+
+OPTS = {"reveal_end": False, "flips": False, "sealed": False, "secret_deck": False}
+
+
+def _hello(seat: int = 1, players: int = 3, game_name: str = "toy", options: dict[str, Any] | None = None
+           ) -> dict[str, Any]:
+    return make_hello(LocalSecrets(master=bytes([seat + 7]) * 32), seat, players, game_name,
+                      dict(OPTS if options is None else options), f"peer{seat}")
+
+
+def _check(hello: Any, seat: int | None = 1) -> dict[str, Any]:
+    return check_hello(hello, seat=seat, players=3, game="toy", options=OPTS)
+
+
+def test_a_good_hello_is_accepted() -> None:
+    hello = _hello()
+    assert _check(hello) is hello
+    assert _check(hello, seat=None) is hello
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"options": {**OPTS, "flips": True}}, "options"),
+    ({"options": {}}, "options"),
+    ({"game": "uno"}, "game"),
+    ({"players": 4}, "players"),
+    ({"seat": 2}, "claims seat 2"),
+], ids=["other-option", "no-options", "game", "players", "seat"])
+def test_a_hello_for_another_table_is_refused(change: dict[str, Any], words: str) -> None:
+    """§4.3: game, options, players and seat MUST match (a validly signed hello, for another table)."""
+    kw: dict[str, Any] = {"seat": 1, "players": 3, "game_name": "toy", "options": None}
+    kw.update({"game_name" if k == "game" else k: v for k, v in change.items()})
+    with pytest.raises(HandshakeRefused, match=words):
+        _check(_hello(**kw))
+
+
+def test_a_hello_claiming_another_seat_is_refused_even_if_in_range() -> None:
+    """A hello signed for seat 0 arriving on seat 1's connection."""
+    with pytest.raises(HandshakeRefused, match="claims seat 0, expected seat 1"):
+        _check(_hello(seat=0))
+
+
+def test_a_hello_with_a_seat_out_of_range_is_refused() -> None:
+    with pytest.raises(HandshakeRefused, match="out of range"):
+        _check(_hello(seat=3, players=3), seat=None)
+    with pytest.raises(HandshakeRefused, match="out of range"):
+        _check(dict(_hello(), seat=-1), seat=None)
+
+
+@pytest.mark.parametrize("field,value,words", [
+    ("hello", 2, "protocol version"),
+    ("hello", True, "'hello'"),
+    ("chain", 0, "chain length"),
+    ("chain", (1 << 20) + 1, "chain length"),
+    ("chain", True, "'chain'"),
+    ("sign_key", bytes(31), "sign_key must be 32 bytes"),
+    ("box_key", bytes(33), "box_key must be 32 bytes"),
+    ("anchor", bytes(31), "anchor must be 32 bytes"),
+    ("nonce", bytes(16), "nonce must be 32 bytes"),
+    ("name", 5, "'name'"),
+    ("sig", "sig", "'sig'"),
+])
+def test_a_malformed_hello_is_refused(field: str, value: Any, words: str) -> None:
+    """§4.3: every field present with its type, version 1, 32-byte keys, 1 <= chain <= 2^20."""
+    hello = dict(_hello(), **{field: value})
+    with pytest.raises(HandshakeRefused, match=words):
+        _check(hello)
+
+
+@pytest.mark.parametrize("field", ["name", "nonce", "anchor", "options"])
+def test_a_hello_changed_after_signing_is_refused(field: str) -> None:
+    """The signature covers every field but ``sig`` (§4.2)."""
+    hello = _hello()
+    changed = {"name": "mallory", "nonce": bytes(32), "anchor": bytes(32), "options": hello["options"]}[field]
+    hello = dict(hello, **{field: changed})
+    if field == "options":
+        hello["extra"] = 1  # an unknown field is allowed, but it is signed
+    with pytest.raises(HandshakeRefused, match="bad signature"):
+        _check(hello)
+
+
+def test_a_hello_that_is_not_a_map_is_refused() -> None:
+    with pytest.raises(HandshakeRefused, match="not a map"):
+        _check([1, 2])
+
+
+def test_the_chain_length_bounds_are_inclusive() -> None:
+    """chain = 1 and chain = 2^20 pass the range check (then fail only the signature, being edited)."""
+    for chain in (1, 1 << 20):
+        with pytest.raises(HandshakeRefused, match="bad signature"):
+            _check(dict(_hello(), chain=chain))
+
+
+# ----------------------------------------------------------------------------- aborts (§6.8, §9.3)
+
+
+def _aborting(peer: Lockstep, body: dict[str, Any]) -> None:
+    """``peer`` sends ``body`` as an abort instead of its first action, then goes to the audit."""
+    send = peer._send
+    state = {"done": False}
+
+    def aborting_send(kind: str, b: dict[str, Any]) -> Any:
+        if kind == "action" and not state["done"]:
+            state["done"] = True
+            send("abort", body)
+            peer.auditing = True
+            assert peer.secrets is not None
+            return send("audit", {"decks": peer.secrets.decks_secret, "boxes": [], "evidence": []})
+        return send(kind, b)
+
+    peer._send = aborting_send  # type: ignore[method-assign]
+
+
+def test_an_abort_that_accuses_nobody_does_not_make_the_game_clean() -> None:
+    """An abort with culprit -1 in the middle of the game: nobody is convicted, but the game did not finish."""
+    peers = make_peers("toy", 3, {}, seed=42)
+    _aborting(peers[1], {"culprit": -1, "reason": "made up", "at": [0, 0], "evidence": [], "claims": []})
+    run_in_memory(peers, {s: RandomBot(420 + s) for s in range(3)})
+    for p in (peers[0], peers[2]):
+        assert p.finished and p.verdict is not None
+        assert not p.verdict.clean, (p.seat, p.verdict)
+        assert p.verdict.culprit is None, (p.seat, p.verdict)
+        assert p.result is None
+
+
+@pytest.mark.parametrize("body", [
+    {"culprit": "seat 0", "reason": "made up", "at": [0, 0], "evidence": [], "claims": []},
+    {"culprit": 0, "reason": 7, "at": [0, 0], "evidence": [], "claims": []},
+], ids=["culprit-text", "reason-int"])
+@pytest.mark.xfail(reason="issue 8: the malformed abort's fault is recorded as an accusation *by* its sender "
+                   "(fault_from), so it is never confirmed and the verdict is unattributed", strict=False)
+def test_a_malformed_abort_names_its_sender(body: dict[str, Any]) -> None:
+    """§6.8: an abort whose culprit is not an int or whose reason is not a string names its sender."""
+    peers = make_peers("toy", 3, {}, seed=43)
+    _aborting(peers[2], body)
+    run_in_memory(peers, {s: RandomBot(430 + s) for s in range(3)})
+    assert_named_by_all(peers, 2, "sent a malformed abort", "bad_message")
+
+
+def test_a_malformed_abort_stops_the_game_for_everyone() -> None:
+    """What holds today: the malformed abort is seen and the game ends unclean for every honest peer."""
+    peers = make_peers("toy", 3, {}, seed=43)
+    _aborting(peers[2], {"culprit": "seat 0", "reason": "made up", "at": [0, 0], "evidence": [], "claims": []})
+    run_in_memory(peers, {s: RandomBot(430 + s) for s in range(3)})
+    for p in peers[:2]:
+        assert p.finished and p.verdict is not None and not p.verdict.clean, (p.seat, p.verdict)
+        assert "malformed abort" in p.verdict.reason, (p.seat, p.verdict)
+        assert p.verdict.culprit in (None, 2), (p.seat, p.verdict)  # never an honest seat
+
+
+# ----------------------------------------------------------------------------- relays and acting out of turn
+
+
+@pytest.mark.parametrize("sender", [3, -1, 99])
+def test_a_relayed_message_from_no_seat_is_refused(sender: int) -> None:
+    """§3.5: a relay is checked like a direct message; an author outside 0..n-1 is refused, not a crash."""
+    peers = make_peers("toy", 3, {}, seed=44)
+    frame = {"from": sender, "seq": 0, "prev": peers[0].session_id, "at": [0, 0], "state": bytes(32), "seen": [],
+             "kind": "shuffle", "body": {"cards": []}, "sig": bytes(64)}
+    assert peers[0].receive_relayed(frame) is False
+    assert peers[0].fault is None
+
+
+def test_acting_out_of_turn_is_refused_locally() -> None:
+    """The local API refuses an action when the engine does not wait for this seat."""
+    from p2php.engine.contract import IllegalAction
+
+    peers = make_peers("toy", 3, {}, seed=45)
+    assert not peers[0].awaiting_me()  # the game starts with a shuffle
+    with pytest.raises(IllegalAction):
+        peers[0].act({"type": "bid", "n": 1})
