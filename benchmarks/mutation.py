@@ -350,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the (sampled) mutants and exit")
     args = ap.parse_args(argv)
 
-    rev = None if args.worktree else args.rev
+    # Resolve the revision once: others may commit while a long run goes on.
+    rev = None if args.worktree else _commit(args.rev)
     modules = args.module or list(TARGETS)
     unknown = [m for m in modules if m not in TARGETS]
     if unknown:
@@ -469,7 +470,7 @@ def summarise(modules, sites, baselines, results, args, rev) -> dict:  # type: i
     equivalent = [{"id": r.mutant.id, "reason": r.equivalent} for r in results if r.equivalent is not None]
     return {
         "command": "python benchmarks/mutation.py " + " ".join(sys.argv[1:]),
-        "rev": rev or "working tree",
+        "rev": args.rev if rev else "working tree",
         "commit": _commit(rev),
         "limit": args.limit,
         "seed": args.seed,
@@ -490,7 +491,8 @@ def _score(row: dict) -> float | None:
 def _commit(rev: str | None) -> str:
     if rev is None:
         return "working tree"
-    out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", rev], capture_output=True, text=True)
+    out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                         capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
 

@@ -30,8 +30,6 @@ from p2php.session.messages import scalar_bytes
 
 Alter = Callable[[str, dict[str, Any]], dict[str, Any]]
 
-NOT_YET = "issue 8: only the peer that made the check names the culprit; the others end unattributed"
-
 
 def cheat(peer: Lockstep, alter: Alter) -> None:
     """Make ``peer`` a modified client: ``alter(kind, body)`` rewrites what it signs and sends."""
@@ -206,18 +204,21 @@ def test_off_curve_point_in_a_shuffle_pass_is_named_by_the_next_shuffler(cheater
     assert_named_by(peers[cheater + 1], cheater, OFF_CURVE, "bad_pass")
 
 
-@pytest.mark.xfail(reason=NOT_YET, strict=False)
 @pytest.mark.parametrize("cheater", [0, 1])
 def test_off_curve_point_in_a_shuffle_pass_is_named_by_everyone(cheater: int) -> None:
-    """§10.3 garbage point: attributed to its sender — by every honest peer, not only the next shuffler."""
+    """§10.3 garbage point: attributed to its sender — by every honest peer, not only the next shuffler.
+
+    (Before 674c040 only the next shuffler named it; the others ended unattributed.)
+    """
     peers = game(cheater, _pass_cheat("shuffle", 4, off_curve_point()), seed=22)
     assert_named_by_all(peers, cheater, OFF_CURVE, "bad_pass")
 
 
-@pytest.mark.xfail(reason="issue 8: the last shuffler's own lock pass trips on its point; it accuses itself and "
-                   "the others end unattributed", strict=False)
 def test_off_curve_point_in_the_last_shuffle_pass_is_named_by_everyone() -> None:
-    """The last shuffler (seat 2) makes the next pass itself: the others must still name it."""
+    """The last shuffler (seat 2) makes the next pass itself: the others must still name it.
+
+    (Before 674c040 seat 2 tripped on its own point, accused itself and the others ended unattributed.)
+    """
     peers = game(2, _pass_cheat("shuffle", 0, off_curve_point()), seed=23)
     assert_named_by_all(peers, 2, OFF_CURVE, "bad_pass")
 
@@ -228,7 +229,6 @@ def test_off_curve_point_in_a_lock_pass_is_named_by_the_next_locker() -> None:
     assert_named_by(peers[1], 2, OFF_CURVE, "bad_pass")
 
 
-@pytest.mark.xfail(reason=NOT_YET, strict=False)
 def test_off_curve_point_in_a_lock_pass_is_named_by_everyone() -> None:
     peers = game(2, _pass_cheat("lock", 5, off_curve_point()), seed=24)
     assert_named_by_all(peers, 2, OFF_CURVE, "bad_pass")
