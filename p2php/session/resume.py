@@ -11,19 +11,27 @@ trust, not even its own file), then the peer forms its links again and asks the
 others for what it missed; they relay the signed originals.  It cannot rewrite
 history: its old messages are in the others' hands, and a different message with
 an old number would be equivocation.
+
+Because it holds the seat's secrets, the log is created with mode 0600 (only its
+owner may read or write it) and renamed into place only once its header is whole.
+A log is read as defensively as the network: a crafted, damaged or incomplete
+one is a :class:`ResumeError` with a one-line reason, never anything else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgpack
 
+from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game
-from p2php.session.handshake import LocalSecrets, Table, check_hello
+from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello
 from p2php.session.lockstep import Lockstep
+from p2php.session.transcript import Spans, one_line, read_bounded
 
 if TYPE_CHECKING:
     from p2php.session.runner import PeerConfig
@@ -47,7 +55,15 @@ class ResumeLog:
         assert cfg.resume_path is not None and ls.secrets is not None
         cfg.resume_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = cfg.resume_path.with_name(cfg.resume_path.name + ".tmp")
-        file = open(tmp, "wb")  # noqa: SIM115  (kept open for the whole game)
+        # The log holds this seat's secrets: owner-only from the first byte (0600).
+        fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)  # a stale .tmp left by an older version keeps its mode otherwise
+            file = os.fdopen(fd, "wb")  # kept open for the whole game
+        except BaseException:
+            os.close(fd)
+            raise
         header = {
             "format": FORMAT,
             "version": VERSION,
@@ -89,39 +105,111 @@ class ResumeLog:
 
 
 def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The header and the records of a resume log (a torn last record is dropped)."""
+    """The header and the records of a resume log (a torn last record is dropped).
+
+    Every value is checked by the network's frame rules before it is built (see
+    :class:`p2php.session.transcript.Spans`) and the header's fields by type; a
+    log that breaks either is a :class:`ResumeError`.
+    """
+    raw = read_bounded(path, ResumeError, "resume log")
+    if not raw:
+        raise ResumeError(f"{path}: not a resume log (the file is empty)")
+    spans = Spans(raw)
     try:
-        raw = Path(path).read_bytes()
-    except OSError as err:
-        raise ResumeError(f"{path}: {err.strerror or err}") from None
-    unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
-    unpacker.feed(raw)
-    items: Iterator[Any] = iter(unpacker)
-    try:
-        header = next(items)
-    except (StopIteration, ValueError, msgpack.UnpackException) as err:
-        raise ResumeError(f"{path}: not a resume log ({err or 'empty'})") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("version") != VERSION:
+        header = spans.frame(limit=len(raw))
+    except ValueError as err:
+        raise ResumeError(f"{path}: not a resume log (its header: {err})") from None
+    if header.get("format") != FORMAT or header.get("version") != VERSION:
         raise ResumeError(f"{path}: not a p2php resume log")
+    _check_header(path, header)
     records: list[dict[str, Any]] = []
-    try:
-        for item in items:
-            if isinstance(item, dict):
-                records.append(item)
-    except (ValueError, msgpack.UnpackException):
-        pass  # the process died while writing its last record
+    while not spans.done:
+        start = spans.pos
+        try:
+            records.append(spans.frame())
+        except ValueError as err:
+            if _is_torn(raw, start):
+                break  # the process died while writing its last record
+            raise ResumeError(f"{path}: record {len(records)}: {err}") from None
     return header, records
 
 
+def _is_torn(raw: bytes, start: int) -> bool:
+    """Whether the bytes from ``start`` are the beginning of a value whose end was never written."""
+    try:
+        Spans(raw[start:]).span()
+    except ValueError as err:
+        return "truncated" in str(err)
+    return False
+
+
+def _check_header(path: str | Path, header: dict[str, Any]) -> None:
+    """Refuse a header whose fields do not have the types the writer gives them."""
+
+    def bad(what: str) -> ResumeError:
+        return ResumeError(f"{path}: damaged header: {what}")
+
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if not isinstance(header.get("game"), str):
+        raise bad("'game' is not a string")
+    if not isinstance(header.get("options"), dict):
+        raise bad("'options' is not a map")
+    hellos = header.get("hellos")
+    if not isinstance(hellos, list) or not hellos or not all(isinstance(h, dict) for h in hellos):
+        raise bad("'hellos' is not a list of hellos")
+    seat = header.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(hellos):
+        raise bad(f"'seat' is not one of the {len(hellos)} seats")
+    master = header.get("master")
+    if not isinstance(master, bytes) or len(master) != 32:
+        raise bad("'master' is not 32 bytes")
+    if not isinstance(header.get("name", ""), str):
+        raise bad("'name' is not a string")
+    if not isinstance(header.get("bot"), str | None):
+        raise bad("'bot' is not a string")
+    for key in ("timeout", "resume_timeout"):
+        value = header.get(key, 1.0)
+        if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:  # nan too
+            raise bad(f"{key!r} is not a positive number of seconds")
+    decks = header.get("private_decks")
+    if decks is not None and not (
+        isinstance(decks, dict)
+        and all(isinstance(v, list) and all(is_int(c) for c in v) for v in decks.values())
+    ):
+        raise bad("'private_decks' is not a map of card lists")
+    addresses = header.get("addresses")
+    if not isinstance(addresses, list) or len(addresses) != len(hellos) or not all(
+        isinstance(a, list) and len(a) == 2 and isinstance(a[0], str) and is_int(a[1]) and 0 <= a[1] < 65536
+        for a in addresses
+    ):
+        raise bad("'addresses' is not one [host, port] per seat")
+
+
 def restore(path: str | Path) -> tuple[dict[str, Any], Lockstep]:
-    """Rebuild the peer of a resume log, re-verifying every message in it."""
-    header, records = read(path)
-    game = get_game(str(header["game"]))
+    """Rebuild the peer of a resume log, re-verifying every message in it.
+
+    Raises :class:`ResumeError` (one line) for any log that cannot be used.
+    """
+    try:
+        header, records = read(path)
+        return header, _restore(path, header, records)
+    except ResumeError:
+        raise
+    except (HandshakeRefused, OptionError) as err:
+        raise ResumeError(f"{path}: {one_line(err)}") from None
+    except Exception as err:  # a crafted log must not crash `p2php resume`
+        raise ResumeError(f"{path}: cannot rebuild the peer from this log: "
+                          f"{type(err).__name__}: {one_line(err, 200)}") from None
+
+
+def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, Any]]) -> Lockstep:
+    game = get_game(header["game"])
     options = game.parse_options(header["options"])
     hellos = header["hellos"]
     seat = header["seat"]
-    if not isinstance(hellos, list) or not isinstance(seat, int) or not 0 <= seat < len(hellos):
-        raise ResumeError(f"{path}: damaged header")
+    game.check_players(len(hellos))
     for s, hello in enumerate(hellos):
         check_hello(hello, seat=s, players=len(hellos), game=game.name, options=options)
     secrets = LocalSecrets(master=header["master"])
@@ -130,14 +218,14 @@ def restore(path: str | Path) -> tuple[dict[str, Any], Lockstep]:
     ls = Lockstep(game, Table(game.name, options, tuple(hellos)), seat, secrets,
                   dict(header.get("private_decks") or {}))
     sealed: dict[str, Any] | None = None
-    for record in records:
+    for number, record in enumerate(records):
         if record.get("local") == "sealed":
             sealed = record
         elif not ls.receive_relayed(record):
-            raise ResumeError(f"{path}: a logged message does not verify (the log was altered?)")
+            raise ResumeError(f"{path}: record {number}: a logged message does not verify (the log was altered?)")
     ls.outbox = ls.poll()  # messages due now go out once the links are up again
     if ls.fault is not None and ls.fault.culprit == seat:
-        raise ResumeError(f"{path}: replaying the log faults our own seat: {ls.fault.reason}")
+        raise ResumeError(f"{path}: replaying the log faults our own seat: {one_line(ls.fault.reason, 200)}")
     if sealed is not None and sealed.get("tick") == ls.tick and isinstance(sealed.get("action"), dict):
         ls.restore_sealed(ls.tick, sealed["action"])
-    return header, ls
+    return ls

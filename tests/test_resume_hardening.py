@@ -1,0 +1,195 @@
+"""Resume logs: private from their first byte, and a crafted or broken one is one clear line (issue 7)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import trio
+
+from p2php import cli
+from p2php.bots import RandomBot
+from p2php.net.mesh import listen, listener_port
+from p2php.session import resume
+from p2php.session.memory import seeded_secrets
+from p2php.session.resume import ResumeError, restore
+from p2php.session.runner import PeerConfig, bot_decider, run_peer
+
+
+async def _play_with_logs(tmp: Path) -> None:
+    """A whole two-seat toy game over loopback, each seat keeping a resume log."""
+    listeners = [await listen("127.0.0.1", 0) for _ in range(2)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(2)}
+
+    async def one(seat: int) -> None:
+        cfg = PeerConfig("toy", {}, 2, seat, f"p{seat}", timeout=10.0, secrets=seeded_secrets(4, seat),
+                         resume_path=tmp / f"seat{seat}.resume")
+        result = await run_peer(cfg, addresses, listeners[seat], bot_decider(RandomBot(seat)))
+        assert result.lockstep.verdict is not None and result.lockstep.verdict.clean
+        await listeners[seat].aclose()
+
+    async with trio.open_nursery() as nursery:
+        for seat in range(2):
+            nursery.start_soon(one, seat)
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("logs")
+    old = os.umask(0o022)  # the usual umask: without an explicit mode a new file would be 0644
+    try:
+        trio.run(_play_with_logs, out)
+    finally:
+        os.umask(old)
+    return out
+
+
+def test_a_resume_log_is_created_private(logged: Path) -> None:
+    for seat in range(2):
+        path = logged / f"seat{seat}.resume"
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, oct(path.stat().st_mode)
+        assert not path.with_name(path.name + ".tmp").exists()
+
+
+def test_the_module_says_the_log_is_private() -> None:
+    assert resume.__doc__ is not None and "0600" in resume.__doc__
+
+
+def test_a_real_log_restores_and_a_torn_last_record_is_dropped(logged: Path, tmp_path: Path) -> None:
+    raw = (logged / "seat0.resume").read_bytes()
+    header, ls = restore(logged / "seat0.resume")
+    assert header["seat"] == 0 and ls.transcript
+    torn = tmp_path / "torn.resume"
+    torn.write_bytes(raw[:-3])  # the process died while writing its last record
+    _, records = resume.read(torn)
+    assert len(records) == len(resume.read(logged / "seat0.resume")[1]) - 1
+    restore(torn)
+
+
+def _items(path: Path) -> tuple[dict[str, Any], list[Any]]:
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(path.read_bytes())
+    header, *records = list(unpacker)
+    return header, records
+
+
+def _write(path: Path, header: Any, records: list[Any]) -> Path:
+    path.write_bytes(b"".join(msgpack.packb(x, use_bin_type=True) for x in [header, *records]))
+    return path
+
+
+MARK = b"\xc4\x0cDEEP-MARKER!"
+
+
+def _header_change(change: Callable[[dict[str, Any]], None]) -> Callable[[Path, Path], Path]:
+    def make(log: Path, out: Path) -> Path:
+        header, records = _items(log)
+        change(header)
+        return _write(out, header, records)
+    return make
+
+
+def _records_change(change: Callable[[list[Any]], None]) -> Callable[[Path, Path], Path]:
+    def make(log: Path, out: Path) -> Path:
+        header, records = _items(log)
+        change(records)
+        return _write(out, header, records)
+    return make
+
+
+def _raw(make_raw: Callable[[bytes], bytes]) -> Callable[[Path, Path], Path]:
+    def make(log: Path, out: Path) -> Path:
+        out.write_bytes(make_raw(log.read_bytes()))
+        return out
+    return make
+
+
+def _deep_record(raw_value: bytes) -> Callable[[Path, Path], Path]:
+    def make(log: Path, out: Path) -> Path:
+        header, records = _items(log)
+        records[2] = copy.deepcopy(records[2])
+        records[2]["body"]["junk"] = b"DEEP-MARKER!"
+        packed = b"".join(msgpack.packb(x, use_bin_type=True) for x in [header, *records])
+        assert packed.count(MARK) == 1
+        out.write_bytes(packed.replace(MARK, raw_value))
+        return out
+    return make
+
+
+def _deep_header(log: Path, out: Path) -> Path:
+    header, records = _items(log)
+    header["options"] = {"flips": b"DEEP-MARKER!"}
+    packed = b"".join(msgpack.packb(x, use_bin_type=True) for x in [header, *records])
+    out.write_bytes(packed.replace(MARK, b"\x91" * 900 + b"\x01"))
+    return out
+
+
+def _flip_sig(records: list[Any]) -> None:
+    records[3]["sig"] = bytes(64)
+
+
+CRAFTED: dict[str, Callable[[Path, Path], Path]] = {
+    "empty file": _raw(lambda raw: b""),
+    "truncated header": _raw(lambda raw: raw[:20]),
+    "header not a map": _raw(lambda raw: msgpack.packb([1, 2, 3])),
+    "seat a string": _header_change(lambda h: h.update(seat="0")),
+    "seat out of range": _header_change(lambda h: h.update(seat=7)),
+    "hellos not a list": _header_change(lambda h: h.update(hellos={"0": 1})),
+    "a hello not a map": _header_change(lambda h: h["hellos"].__setitem__(1, "hello")),
+    "a hello badly signed": _header_change(lambda h: h["hellos"][1].update(name="mallory")),
+    "master 31 bytes": _header_change(lambda h: h.update(master=h["master"][:31])),
+    "master a string": _header_change(lambda h: h.update(master="x" * 32)),
+    "master missing": _header_change(lambda h: h.pop("master")),
+    "someone else's master": _header_change(lambda h: h.update(master=bytes(32))),
+    "unknown game": _header_change(lambda h: h.update(game="chess")),
+    "options a list": _header_change(lambda h: h.update(options=[1])),
+    "unknown option": _header_change(lambda h: h.update(options={"nope": 1})),
+    "addresses missing": _header_change(lambda h: h.pop("addresses")),
+    "address port a string": _header_change(lambda h: h["addresses"].__setitem__(0, ["127.0.0.1", "x"])),
+    "timeout a string": _header_change(lambda h: h.update(timeout="soon")),
+    "private decks wrong": _header_change(lambda h: h.update(private_decks={"deck": "abc"})),
+    "a record not a map": _records_change(lambda r: r.insert(2, 12345)),
+    "a record a list": _records_change(lambda r: r.insert(2, [1, 2])),
+    "a record that fails verification": _records_change(_flip_sig),
+    "a record that is not a message": _records_change(lambda r: r.insert(2, {"hello": "there"})),
+    "garbage after a record": _raw(lambda raw: raw + b"\xc1\x00\x00\x00"),
+    "deeply nested record": _deep_record(b"\x91" * 900 + b"\x01"),
+    "very deeply nested record": _deep_record(b"\x91" * 100_000 + b"\x01"),
+    "record with an int key": _deep_record(b"\x81\x05\x01"),
+    "deeply nested header": _deep_header,
+}
+
+
+@pytest.mark.parametrize("case", sorted(CRAFTED))
+def test_a_crafted_log_is_a_one_line_resume_error(logged: Path, tmp_path: Path, case: str) -> None:
+    path = CRAFTED[case](logged / "seat1.resume", tmp_path / "crafted.resume")
+    with pytest.raises(ResumeError) as info:
+        restore(path)
+    text = str(info.value)
+    assert "\n" not in text and len(text) < 500 and text.startswith(str(path)), text
+
+
+@pytest.mark.parametrize("case", sorted(CRAFTED))
+def test_p2php_resume_of_a_crafted_log_prints_one_line(logged: Path, tmp_path: Path, case: str,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    path = CRAFTED[case](logged / "seat1.resume", tmp_path / "crafted.resume")
+    code = cli.main(["resume", str(path)])
+    captured = capsys.readouterr()
+    assert code != 0
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("p2php: "), captured.err
+    assert "Traceback" not in captured.err + captured.out
+
+
+def test_a_log_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "huge.resume"
+    with open(path, "wb") as f:
+        f.truncate(256 * 1024 * 1024 + 1)  # sparse
+    with pytest.raises(ResumeError, match="256 MiB"):
+        restore(path)

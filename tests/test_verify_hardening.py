@@ -1,0 +1,309 @@
+"""``p2php verify`` cannot be fooled: every fault named on its message, every bad message refused,
+hostile files refused with one clear line (issue 7)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import trio
+
+from p2php import cli
+from p2php.bots import RandomBot
+from p2php.engine.registry import get_game
+from p2php.session import transcript
+from p2php.session.handshake import Table
+from p2php.session.local_net import run_local_table
+from p2php.session.memory import seeded_secrets
+from p2php.session.messages import parse_message, signing_bytes
+from p2php.session.runner import bot_decider
+from p2php.session.transcript import TranscriptError
+
+SEED = 3
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A real two-seat toy game over loopback; seat 0's transcript as data."""
+    out = tmp_path_factory.mktemp("honest")
+    trio.run(lambda: run_local_table("toy", 2, [bot_decider(RandomBot(s)) for s in range(2)], seed=SEED,
+                                     transcripts=out))
+    data = msgpack.unpackb((out / "seat0.p2php").read_bytes(), raw=False)
+    assert isinstance(data, dict)
+    return data
+
+
+def _write(data: dict[str, Any], path: Path) -> Path:
+    path.write_bytes(msgpack.packb(data, use_bin_type=True))
+    return path
+
+
+def _first(data: dict[str, Any], kind: str) -> int:
+    return next(i for i, m in enumerate(data["messages"]) if m["kind"] == kind)
+
+
+def _label(data: dict[str, Any], i: int) -> str:
+    m = data["messages"][i]
+    return f"message {i} (seat {m['from']}, {m['kind']} at {m['at'][0]}.{m['at'][1]})"
+
+
+def _forge(honest: dict[str, Any], index: int, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """The transcript as if the seat of message ``index`` had really signed ``change``d contents.
+
+    From ``index`` on every message is numbered, chained and signed again (``seq``, ``prev`` and
+    the ``seen`` heads follow the new messages), so each message verifies on its own and only the
+    replay can tell.  ``change`` runs after the re-chaining, so it may break the chain on purpose.
+    """
+    data = copy.deepcopy(honest)
+    game = get_game(data["game"])
+    table = Table(game.name, game.parse_options(data["options"]), tuple(data["hellos"]))
+    secrets = [seeded_secrets(SEED, s) for s in range(table.players)]
+    msgs = data["messages"]
+    olds = [parse_message(m).msg_hash for m in msgs]
+    assert len(set(olds)) == len(olds)
+    renamed: dict[bytes, tuple[int, bytes]] = {}
+    next_seq: dict[int, int] = {}
+    last: dict[int, bytes] = {}
+    for i, m in enumerate(msgs):
+        s = m["from"]
+        if i >= index:
+            m["seq"] = next_seq.get(s, 0)
+            m["prev"] = last.get(s, table.session_id)
+            m["seen"] = [[o, *renamed.get(h, (q, h))] for o, q, h in m["seen"]]
+            if i == index:
+                change(m)
+            fields = {k: v for k, v in m.items() if k != "sig"}
+            m["sig"] = secrets[s].identity.sign(signing_bytes(table.session_id, fields))
+        new = parse_message(m).msg_hash
+        renamed[olds[i]] = (m["seq"], new)
+        next_seq[s], last[s] = m["seq"] + 1, new
+    return data
+
+
+def _fault_lines(check: transcript.Verification, prefix: str) -> list[str]:
+    return [line for line in check.lines if line.startswith(prefix + ": ")]
+
+
+def test_an_honest_transcript_verifies(honest: dict[str, Any], tmp_path: Path) -> None:
+    check = transcript.verify(_write(honest, tmp_path / "t.p2php"))
+    assert check.ok, check.lines
+    assert check.lines[-1] == "audit: clean"
+
+
+def test_a_bad_signature_is_named_on_its_message(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    i = _first(data, "action")
+    data["messages"][i]["body"]["action"]["n"] = 2 if data["messages"][i]["body"]["action"].get("n") != 2 else 1
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    lines = _fault_lines(check, _label(data, i))
+    assert lines and "signature does not verify" in lines[0], check.lines
+
+
+def test_a_broken_chain_is_named_on_its_message(honest: dict[str, Any], tmp_path: Path) -> None:
+    i = _first(honest, "beacon")
+    data = _forge(honest, i, lambda m: m.update(prev=b"\x07" * 32))
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    lines = _fault_lines(check, _label(data, i))
+    assert lines and "broken chain" in lines[0], check.lines
+
+
+def test_a_missing_message_puts_the_next_one_out_of_place(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    i = _first(data, "beacon")
+    sender = data["messages"][i]["from"]
+    del data["messages"][i]
+    j = next(k for k in range(i, len(data["messages"])) if data["messages"][k]["from"] == sender)
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    lines = _fault_lines(check, _label(data, j))
+    assert lines and "out of place" in lines[0], check.lines
+
+
+def test_an_illegal_action_is_named_with_its_seat(honest: dict[str, Any], tmp_path: Path) -> None:
+    i = _first(honest, "action")  # the bid: only 0, 1 or 2 is legal
+    data = _forge(honest, i, lambda m: m["body"]["action"].update(n=7))
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    lines = _fault_lines(check, _label(data, i))
+    assert lines and "illegal action" in lines[0], check.lines
+    seat = data["messages"][i]["from"]
+    assert check.spectator is not None and check.spectator.verdict is not None
+    assert check.spectator.verdict.culprit == seat
+    assert any("recorded verdict (clean) differs" in line for line in check.lines), check.lines
+
+
+def test_a_desync_is_named_with_its_seat(honest: dict[str, Any], tmp_path: Path) -> None:
+    i = _first(honest, "beacon")
+    data = _forge(honest, i, lambda m: m.update(state=b"\x00" * 32))
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    lines = _fault_lines(check, _label(data, i))
+    assert lines and "desync" in lines[0], check.lines
+
+
+def test_a_signed_message_where_none_was_due_is_named(honest: dict[str, Any], tmp_path: Path) -> None:
+    """A seat signs a second bid for a step that has closed: the replay names it on that message."""
+    i = _first(honest, "action")
+    sender = honest["messages"][i]["from"]
+    later = next(k for k in range(i + 1, len(honest["messages"])) if honest["messages"][k]["from"] == sender)
+    data = copy.deepcopy(honest)
+    extra = copy.deepcopy(data["messages"][i])
+    extra["body"]["action"]["n"] = (extra["body"]["action"]["n"] + 1) % 3
+    data["messages"].insert(later, extra)
+    data = _forge(data, later, lambda m: None)
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    lines = _fault_lines(check, _label(data, later))
+    assert any("none was due" in line or "after that step closed" in line for line in lines), check.lines
+
+
+@pytest.mark.parametrize("how", ["unsigned", "badly signed", "unknown seat", "malformed"])
+def test_a_bad_message_appended_after_the_audit_is_refused(honest: dict[str, Any], tmp_path: Path,
+                                                           how: str) -> None:
+    data = copy.deepcopy(honest)
+    last = copy.deepcopy(data["messages"][-1])
+    last["seq"] += 1
+    last["prev"] = parse_message(data["messages"][-1]).msg_hash
+    if how == "unsigned":
+        del last["sig"]
+    elif how == "badly signed":
+        last["sig"] = b"\x01" * 64
+    elif how == "unknown seat":
+        last["from"] = 5
+    else:
+        last["at"] = "late"
+    data["messages"].append(last)
+    n = len(data["messages"]) - 1
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok, check.lines
+    assert any(line.startswith(f"message {n} (") for line in check.lines), check.lines
+    assert check.lines[-1].startswith("refused: 1 of")
+
+
+def test_a_signed_message_after_the_audit_is_replayed_not_ignored(honest: dict[str, Any], tmp_path: Path) -> None:
+    """A validly signed abort after the last audit: the replay takes it in (the peer's last sweep of its
+    audit round would have), so the file no longer verifies as clean."""
+    data = copy.deepcopy(honest)
+    last = data["messages"][-1]
+    data["messages"].append({**copy.deepcopy(last), "kind": "abort",
+                             "body": {"culprit": 1 - last["from"], "reason": "cheated", "at": last["at"],
+                                      "evidence": [], "claims": []}})
+    data = _forge(data, len(data["messages"]) - 1, lambda m: None)
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok, check.lines
+    assert not any("never processed" in line for line in check.lines), check.lines
+    assert any(line.startswith(_label(data, len(data["messages"]) - 1) + ": ") for line in check.lines), check.lines
+    assert check.spectator is not None and check.spectator.verdict is not None
+    assert not check.spectator.verdict.clean
+
+
+def test_a_recorded_verdict_that_the_replay_does_not_reach_is_refused(honest: dict[str, Any],
+                                                                       tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    data["verdict"] = {**data["verdict"], "clean": False, "culprit": 1, "reason": "cheated"}
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    assert any("recorded verdict (seat 1: cheated) differs" in line for line in check.lines), check.lines
+    data["verdict"] = None
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    assert "the transcript records no verdict" in check.lines
+
+
+MARK = b"\xc4\x0cDEEP-MARKER!"  # bin 8 of the 12 bytes b"DEEP-MARKER!"
+
+
+def _with_raw(honest: dict[str, Any], place: Callable[[dict[str, Any]], None], raw: bytes, path: Path) -> Path:
+    """Write the transcript with the bytes ``raw`` where ``place`` put the marker."""
+    data = copy.deepcopy(honest)
+    place(data)
+    packed = msgpack.packb(data, use_bin_type=True)
+    assert packed.count(MARK) == 1
+    path.write_bytes(packed.replace(MARK, raw))
+    return path
+
+
+def _junk(data: dict[str, Any]) -> None:
+    data["messages"][_first(data, "action")]["body"]["junk"] = b"DEEP-MARKER!"
+
+
+def _one_line_error(path: Path) -> str:
+    with pytest.raises(TranscriptError) as info:
+        transcript.verify(path)
+    text = str(info.value)
+    assert "\n" not in text and len(text) < 500, text
+    return text
+
+
+@pytest.mark.parametrize("depth", [40, 900, 100_000])
+def test_deep_nesting_in_a_message_is_a_clear_error(honest: dict[str, Any], tmp_path: Path, depth: int) -> None:
+    path = _with_raw(honest, _junk, b"\x91" * depth + b"\x01", tmp_path / "deep.p2php")
+    text = _one_line_error(path)
+    assert "nest" in text and f"message {_first(honest, 'action')}" in text, text
+
+
+def test_deep_nesting_elsewhere_is_a_clear_error(honest: dict[str, Any], tmp_path: Path) -> None:
+    def place(data: dict[str, Any]) -> None:
+        data["verdict"]["reason"] = b"DEEP-MARKER!"
+
+    text = _one_line_error(_with_raw(honest, place, b"\x91" * 900 + b"\x01", tmp_path / "deep.p2php"))
+    assert "verdict" in text and "nest" in text, text
+
+    def hello(data: dict[str, Any]) -> None:
+        data["hellos"][1]["extra"] = b"DEEP-MARKER!"
+
+    text = _one_line_error(_with_raw(honest, hello, b"\x81\xa1k" * 500 + b"\x01", tmp_path / "deep2.p2php"))
+    assert "hello 1" in text and "nest" in text, text
+
+
+def test_an_integer_map_key_in_a_message_is_a_clear_error(honest: dict[str, Any], tmp_path: Path) -> None:
+    text = _one_line_error(_with_raw(honest, _junk, b"\x81\x05\x01", tmp_path / "intkey.p2php"))
+    assert "str" in text, text
+
+
+def test_a_message_over_the_frame_limit_is_a_clear_error(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    _junk(data)
+    data["messages"][_first(data, "action")]["body"]["junk"] = "x" * (4 * 1024 * 1024 + 1)
+    text = _one_line_error(_write(data, tmp_path / "huge.p2php"))
+    assert "frame limit" in text, text
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "huge.p2php"
+    with open(path, "wb") as f:
+        f.truncate(transcript.MAX_FILE + 1)  # sparse: nothing is really written
+    text = _one_line_error(path)
+    assert "256 MiB" in text, text
+
+
+@pytest.mark.parametrize("raw", [b"", b"\x05", b"\x82\xa6format", b"\xdd\xff\xff\xff\xff", b"\x81\x01\x02",
+                                 b"\xc1", b"\x80trailing"])
+def test_garbage_files_are_a_clear_error(tmp_path: Path, raw: bytes) -> None:
+    path = tmp_path / "g.p2php"
+    path.write_bytes(raw)
+    _one_line_error(path)
+
+
+def test_cli_verify_of_a_hostile_file_prints_one_line(honest: dict[str, Any], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = _with_raw(honest, _junk, b"\x91" * 900 + b"\x01", tmp_path / "deep.p2php")
+    code = cli.main(["verify", str(path)])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert len(err.strip().splitlines()) == 1 and err.startswith("p2php: "), err
+    assert "Traceback" not in err
+
+
+def test_control_characters_in_reported_text_are_escaped(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    data["verdict"] = {**data["verdict"], "clean": False, "culprit": 0, "reason": "\x1b[2K\raudit: clean"}
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    assert all(ch.isprintable() for line in check.lines for ch in line), check.lines
