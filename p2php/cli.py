@@ -27,6 +27,7 @@ from p2php.engine.contract import OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.session.lockstep import Lockstep
 from p2php.session.runner import Decider, PeerResult, bot_decider
+from p2php.text import LINE, safe
 
 
 def _bots(game_name: str, kind: str, seed: int | None, seats: range) -> list[Decider]:
@@ -51,17 +52,20 @@ class _Printer:
             for line in event_lines(ls, event):
                 if line.startswith("·") and not self.view and "revealed" not in line:
                     continue
-                print(line, file=self.stream)
+                print(safe(line, LINE), file=self.stream)
 
 
 def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[str, Any]:
+    from p2php.terminal import verdict_text
+
     first = results[0].lockstep
     verdicts = [r.lockstep.verdict for r in results]
     hashes = {v.state_hash.hex() for v in verdicts if v is not None}
     clean = all(v is not None and v.clean for v in verdicts)
     result = first.result
+    # Names and reasons come from the peers: escaped and bounded here, for the screen and the JSON alike.
     audit = "clean" if clean else next(
-        (v.text(first.table) for v in verdicts if v is not None and not v.clean), "unfinished"
+        (verdict_text(v, first.table) for v in verdicts if v is not None and not v.clean), "unfinished"
     )
     return {
         "game": game_name,
@@ -69,7 +73,7 @@ def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[
         "options": first.options,
         "winner": list(result.winners) if result else None,
         "scores": list(result.scores) if result else None,
-        "summary": result.summary if result else "",
+        "summary": safe(result.summary, LINE) if result else "",
         "state_hash": hashes.pop() if len(hashes) == 1 else sorted(hashes),
         "agree": len({v.state_hash for v in verdicts if v is not None}) == 1,
         "audit": audit,
@@ -146,8 +150,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from p2php.session.transcript import verify
 
     check = verify(args.file)
-    for line in check.lines:
-        print(line)
+    for line in check.lines:  # they quote the transcript (names in hellos, reasons): escape them
+        print(safe(line, LINE))
     print("OK" if check.ok else "FAILED")
     return 0 if check.ok else 1
 
@@ -292,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         code: int = args.func(args)
         return code
     except (OptionError, ValueError) as err:
-        print(f"p2php: {err}", file=sys.stderr)
+        print(f"p2php: {safe(err, LINE)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
@@ -300,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`: not an error of ours
         return 0
     except OSError as err:
-        print(f"p2php: network error: {err}", file=sys.stderr)
+        print(f"p2php: network error: {safe(err, LINE)}", file=sys.stderr)
         return 3
 
 

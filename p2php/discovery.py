@@ -52,6 +52,7 @@ import trio
 
 from p2php import PROTOCOL_VERSION
 from p2php.net.framing import FrameError, decode_frame_body
+from p2php.text import NAME, quote, safe
 
 DISCOVERY_PORT = 7700
 """UDP port hosts answer on (the TCP lobby's default port number; UDP and TCP ports are separate)."""
@@ -155,8 +156,8 @@ def make_answer(nonce: bytes, summary: Summary) -> bytes | None:
 
 
 def _text(value: object, limit: int = 64) -> str:
-    """A remote string made safe to print: no control characters, bounded length."""
-    return "".join(c if c.isprintable() else "?" for c in str(value))[:limit]
+    """A remote string made safe to print: control characters escaped, bounded length (see :func:`p2php.text.safe`)."""
+    return safe(value, limit)
 
 
 def parse_answer(data: bytes, nonce: bytes, source: str) -> TableInfo | None:
@@ -294,13 +295,19 @@ def format_tables(tables: list[TableInfo]) -> list[str]:
                 "Firewalls must let UDP port 7700 through.)"]
     lines = []
     for t in tables:
-        opts = " ".join(f"{k}={v}" for k, v in sorted(t.options.items()))
+        # Everything but the numbers is what some datagram said: escaped again here, at print time, so
+        # that a TableInfo made any other way than by parse_answer cannot draw on the terminal either.
+        items = sorted(t.options.items(), key=lambda kv: (str(type(kv[0])), str(kv[0])))
+        opts = " ".join(f"{safe(k, NAME)}={safe(v, 64) if isinstance(v, str | int | float | bool) else quote(v)}"
+                        for k, v in items)
         seats = f"{t.taken}/{t.players} seated, {t.free} free"
-        note = "" if t.compatible else f"  [protocol v{t.version}: incompatible]"
-        lines.append(f"{t.address}:{t.port}  {t.game}  {seats}  host {t.host}{note}")
+        note = "" if t.compatible else f"  [protocol v{safe(t.version, 12)}: incompatible]"
+        where = f"{safe(t.address, 64)}:{t.port}"
+        lines.append(f"{where}  {safe(t.game, NAME)}  {seats}  host {safe(t.host, NAME)}{note}")
         if t.names:
-            lines.append(f"    at the table: {', '.join(t.names)}")
+            lines.append(f"    at the table: {', '.join(safe(n, NAME) for n in t.names[:16])}"
+                         + (f" … (+{len(t.names) - 16} more)" if len(t.names) > 16 else ""))
         lines.append(f"    options: {opts or 'none'}")
         if t.free and t.compatible:
-            lines.append(f"    join with: p2php join {t.address}:{t.port} --name NAME")
+            lines.append(f"    join with: p2php join {where} --name NAME")
     return lines

@@ -39,6 +39,7 @@ import trio
 from p2php import PROTOCOL_VERSION
 from p2php.engine.contract import Game, OptionError
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
+from p2php.text import NAME, quote, safe
 
 LOBBY_FRAME = 64 * 1024
 """Largest lobby frame body (bytes)."""
@@ -91,14 +92,23 @@ def check_name(name: object) -> str:
     if not isinstance(name, str) or not name or name != name.strip():
         raise Refusal("name", "a name must be a non-empty string without leading or trailing spaces")
     if len(name) > NAME_MAX:
-        raise Refusal("name", f"the name {clean_text(name, 40)!r} is longer than {NAME_MAX} characters")
+        raise Refusal("name", f"the name {quote(name, 40)} is longer than {NAME_MAX} characters")
     if not name.isprintable():
         raise Refusal("name", "a name may contain only printable characters")
     return name
 
 
-def format_options(options: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(options.items())) or "none"
+def _option_value(value: object) -> str:
+    if isinstance(value, str | int | float | bool) or value is None:
+        return safe(value, 60)
+    return quote(value, 60)  # a list or map from a remote table: bounded, never printed whole
+
+
+def format_options(options: Mapping[Any, Any]) -> str:
+    """``k=v, …`` for people.  Escaped and bounded: a joiner prints the options a remote host sent,
+    keys of any type included (sorted by their text, so mixed key types cannot make the sort raise)."""
+    items = sorted(options.items(), key=lambda kv: (str(type(kv[0])), str(kv[0])))
+    return ", ".join(f"{safe(k, NAME)}={_option_value(v)}" for k, v in items) or "none"
 
 
 # ----------------------------------------------------------------------------- host side, sans-IO
@@ -347,9 +357,15 @@ def parse_table(frame: Mapping[str, Any]) -> TableView:
 
 
 def format_table(view: TableView, you: int | None = None) -> list[str]:
-    """The table as people see it in the lobby: one line per seat."""
+    """The table as people see it in the lobby: one line per seat.
+
+    Game, host and seat names come from the host's frames; :func:`parse_table` already cleans them,
+    and they are escaped again here, at print time, so that a view built any other way cannot draw
+    on the terminal either.
+    """
     ready = sum(1 for s in view.seats if s.kind and s.ready)
-    lines = [f"┌ {view.game} table of {view.host} · {view.taken}/{view.players} seated · {ready} ready",
+    lines = [f"┌ {safe(view.game, NAME)} table of {safe(view.host, NAME)} · {view.taken}/{view.players} seated"
+             f" · {ready} ready",
              f"│ options: {format_options(view.options)}"]
     for s in view.seats:
         if not s.kind:
@@ -357,7 +373,7 @@ def format_table(view: TableView, you: int | None = None) -> list[str]:
             continue
         tag = {HOST: " (host)", BOT: " (bot)", HUMAN: ""}[s.kind]
         me = "  ← you" if s.seat == you else ""
-        lines.append(f"│ seat {s.seat}  {s.name}{tag}  {'ready' if s.ready else 'not ready'}{me}")
+        lines.append(f"│ seat {s.seat}  {safe(s.name, NAME)}{tag}  {'ready' if s.ready else 'not ready'}{me}")
     lines.append("└" + "─" * 40)
     return lines
 

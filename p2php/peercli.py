@@ -20,6 +20,7 @@ from p2php.engine.registry import get_game, parse_option_pairs
 from p2php.net.mesh import MeshError, listen
 from p2php.session.handshake import LocalSecrets
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
+from p2php.text import LINE, safe
 
 
 def _address(text: str) -> tuple[str, int]:
@@ -37,12 +38,17 @@ def _decider(game: str, bot: str | None, seed: Any, seat: int) -> Decider:
     return bot_decider(get_game(game).make_bot(bot, f"{seed}/{seat}"))
 
 
+def _err(message: object) -> None:
+    """One error line on stderr; the message may quote a peer (a refused hello, a reason): escaped."""
+    print(f"p2php: {safe(message, LINE)}", file=sys.stderr)
+
+
 def _report(result: PeerResult) -> int:
+    from p2php.terminal import summary_lines
+
+    for line in summary_lines(result.lockstep):  # names and the verdict's reason escaped there
+        print(line)
     ls = result.lockstep
-    print("─" * 60)
-    if ls.result is not None:
-        print(ls.result.summary or f"winner: {list(ls.result.winners)} scores: {list(ls.result.scores)}")
-    print(f"audit: {ls.verdict.text(ls.table) if ls.verdict else 'unfinished'}")
     return 0 if ls.verdict is not None and ls.verdict.clean else 1
 
 
@@ -53,12 +59,12 @@ async def _run(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: D
     try:
         listener = await listen(host, port)
     except OSError as err:
-        print(f"p2php: cannot listen on {host}:{port}: {err.strerror or err}", file=sys.stderr)
+        _err(f"cannot listen on {host}:{port}: {err.strerror or err}")
         return 3
     try:
         result = await run_peer(cfg, addresses, listener, decide, _Printer(sys.stdout, True), restored=restored)
     except MeshError as err:
-        print(f"p2php: {err}", file=sys.stderr)
+        _err(err)
         return 3
     finally:
         await listener.aclose()
@@ -104,7 +110,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from p2php.session.lockstep import Lockstep
     from p2php.session.spectator import WatchError, watch
-    from p2php.terminal import event_lines
+    from p2php.terminal import event_lines, verdict_text
 
     host, port = _address(args.address)
     done = [0]
@@ -112,18 +118,18 @@ def cmd_watch(args: argparse.Namespace) -> int:
     def show(ls: Lockstep) -> None:
         while done[0] < len(ls.events):
             for line in event_lines(ls, ls.events[done[0]]):
-                print(line)
+                print(safe(line, LINE))
             done[0] += 1
 
     try:
         ls = trio.run(lambda: watch(host, port, args.name, show))
-    except WatchError as err:
-        print(f"p2php: {err}", file=sys.stderr)
+    except WatchError as err:  # it may quote what the watched peer sent
+        _err(err)
         return 3
     print("─" * 60)
     if ls.result is not None:
-        print(ls.result.summary or f"winner: {list(ls.result.winners)}")
-    print(f"audit: {ls.verdict.text(ls.table) if ls.verdict else 'unfinished'}")
+        print(safe(ls.result.summary or f"winner: {list(ls.result.winners)}", LINE))
+    print(f"audit: {verdict_text(ls.verdict, ls.table)}")
     return 0 if ls.verdict is not None and ls.verdict.clean else 1
 
 

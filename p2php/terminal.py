@@ -27,12 +27,17 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
 from p2php.engine.contract import Action, Deal, Decide, Randomness, Reveal, Show, Shuffle
 from p2php.session.lockstep import Event, Lockstep
+from p2php.text import LINE, NAME, safe
+
+if TYPE_CHECKING:
+    from p2php.session.audit import Verdict
+    from p2php.session.handshake import Table
 
 LANGS = ("zh", "en")
 
@@ -41,13 +46,31 @@ class Quit(Exception):
     """The person at the terminal chose to leave."""
 
 
-def clean(text: object) -> str:
-    """Text that came from other peers (names) made safe to print: no control characters.
+def clean(text: object, limit: int = NAME) -> str:
+    """Text that came from other peers (names) made safe to print: control characters escaped, length bounded.
 
-    A peer chooses its own name; printed raw, it could carry escape sequences
-    that rewrite the screen of everyone at the table.
+    A peer chooses its own name (a hello's name is any string the frame limit allows); printed raw, it
+    could carry escape sequences that rewrite the screen of everyone at the table (erase our last line
+    and draw a fake "audit: clean" in its place).  See :func:`p2php.text.safe`.
     """
-    return "".join(c if c.isprintable() else "?" for c in str(text))
+    return safe(text, limit)
+
+
+def verdict_text(verdict: Verdict | None, table: Table | None = None) -> str:
+    """The audit's verdict for people, with the culprit's name and the reason escaped and bounded.
+
+    Both come from the network: the name from the culprit's own hello, the reason often quotes what
+    the culprit sent.  (:meth:`Verdict.text` joins them raw.)
+    """
+    if verdict is None:
+        return "unfinished"
+    if verdict.clean:
+        return "clean"
+    reason = safe(verdict.reason, 300)
+    if verdict.culprit is None:
+        return f"unattributed: {reason}"
+    name = f" ({clean(table.name(verdict.culprit))})" if table is not None else ""
+    return f"seat {verdict.culprit}{name}: {reason}"
 
 
 # ----------------------------------------------------------------------------- colours
@@ -169,7 +192,7 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
     name = ls.game.card_name
     who = ls.table.name
     if isinstance(step, Decide):
-        return [f"{clean(who(seat))}: {line.removeprefix(f'seat {seat} ')}"
+        return [f"{clean(who(seat))}: {safe(line.removeprefix(f'seat {seat} '), LINE)}"
                 for (seat, _), line in zip(event.answers, event.lines, strict=False)]
     if isinstance(step, Shuffle):
         return [f"· every peer shuffled and locked a deck of {step.count} cards ({step.purpose})"]
@@ -185,7 +208,7 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
                                                if s in ls.private_faces) + ")"
         return [line]
     if isinstance(step, Reveal):
-        return ["· revealed: " + ", ".join(name(c, ls.options) for c in event.faces.values())]
+        return [safe("· revealed: " + ", ".join(name(c, ls.options) for c in event.faces.values()), LINE)]
     if isinstance(step, Show):
         return [f"· {clean(who(step.owner))} showed {len(step.slots)} card(s) privately to {clean(who(step.viewer))}"]
     if isinstance(step, Randomness):
@@ -199,7 +222,7 @@ def render_observation(obs: dict[str, Any]) -> str:
     for key, value in obs.items():
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             value = ", ".join(value)
-        lines.append(f"  {key.replace('_', ' ')}: {value}")
+        lines.append(safe(f"  {key.replace('_', ' ')}: {value}", LINE))
     return "\n".join(lines)
 
 
@@ -344,7 +367,7 @@ class TerminalUI:
     __call__ = observe
 
     def _log_line(self, ls: Lockstep, line: str) -> None:
-        line = self._loc(ls, line)
+        line = safe(self._loc(ls, line), LINE)  # event_lines escaped the names; this guards the game's text
         private = line.startswith("·")
         if private and not self.show_private_log and "revealed" not in line:
             return
@@ -412,7 +435,8 @@ class TerminalUI:
         names = [self._name(ls, s) for s in range(ls.players)]
         events = obs.get("events") or []
         if events:
-            lines.append(p("Recent:", "bold") + " " + " · ".join(_with_names(str(e), names) for e in events[-4:]))
+            recent = " · ".join(safe(_with_names(str(e), names), 200) for e in events[-4:])
+            lines.append(p("Recent:", "bold") + " " + recent)
         pending = obs.get("pending")
         if pending:
             def show(key: str, value: Any) -> str:
@@ -420,7 +444,7 @@ class TerminalUI:
                     value = names[value] if 0 <= value < len(names) else value
                 return f"{key.replace('_', ' ')} {value}"
 
-            lines.append("Pending: " + ", ".join(show(k, v) for k, v in pending.items() if k != "slot"))
+            lines.append(safe("Pending: " + ", ".join(show(k, v) for k, v in pending.items() if k != "slot"), LINE))
         hand = [h.get("name") or "?" for h in obs.get("hand", [])]
         lines.append(p("Your hand", "bold") + f" ({len(hand)}): " + ", ".join(p.card(h) for h in hand))
         return lines
@@ -433,12 +457,12 @@ class TerminalUI:
                  + f"   {obs.get('phase')} phase{current}   deck: {obs.get('deck')}"
                  + (f"   discard pile top: {p.card(str(obs['discard_top']))}" if obs.get("discard_top") else "")]
         for s, text in enumerate(obs.get("players", [])):
-            line = f"  {text}  — {self._name(ls, s)}"
+            line = f"  {safe(text, LINE)}  — {self._name(ls, s)}"
             lines.append(p(line, "green") if s == ls.seat else line)
         log = obs.get("log") or []
         if log:
             lines.append(p("Recent:", "bold"))
-            lines.extend(f"  {entry}" for entry in log[-5:])
+            lines.extend(f"  {safe(entry, LINE)}" for entry in log[-5:])
         lines.append(p("You", "bold") + f": identity {obs.get('identity', '?')}"
                      + (f", attack range {obs['attack_range']}" if "attack_range" in obs else ""))
         hand = obs.get("hand", [])
@@ -458,7 +482,7 @@ class TerminalUI:
         assert ls.seat is not None
         lines = []
         for i, action in enumerate(legal, 1):
-            label = self._loc(ls, _strip_self(action_label(ls, action), ls.seat))
+            label = safe(self._loc(ls, _strip_self(action_label(ls, action), ls.seat)), LINE)
             lines.append(f"  {self.paint(f'{i:>2}', 'bold')}. {label}")
         return lines
 
@@ -469,7 +493,7 @@ class TerminalUI:
         self.write(p("─" * 24 + " Your view " + "─" * 25, "bold"))
         for line in self.view_lines(ls):
             self.write(line)
-        what = self.prompt_text(ls) or "your decision"
+        what = safe(self.prompt_text(ls), 200) or "your decision"
         self.write(p(f"▶ {self._name(ls, ls.seat)} (seat {ls.seat}): {what}", "yellow", "bold"))
         for line in self.menu(ls, legal):
             self.write(line)
@@ -479,7 +503,7 @@ class TerminalUI:
         assert ls.seat is not None
         legal = ls.legal_actions()
         if len(legal) == 1 and self.auto_forced:
-            label = self._loc(ls, _strip_self(action_label(ls, legal[0]), ls.seat))
+            label = safe(self._loc(ls, _strip_self(action_label(ls, legal[0]), ls.seat)), LINE)
             self.write(self.paint(f"▶ {self._name(ls, ls.seat)}: {label}  (your only choice)", "dim"))
             return legal[0]
         self.show_turn(ls, legal)
@@ -503,7 +527,7 @@ class TerminalUI:
                 continue
             if raw.isdigit() and 1 <= int(raw) <= n:
                 return legal[int(raw) - 1]
-            self.write(self.paint(f"  '{clean(raw)[:20]}' is not a choice: type a number from 1 to {n}.", "red"))
+            self.write(self.paint(f"  '{safe(raw, 20)}' is not a choice: type a number from 1 to {n}.", "red"))
 
 
 def want_tty(stream: TextIO) -> bool:
@@ -593,7 +617,6 @@ def summary_lines(ls: Lockstep, lang: str | None = None) -> list[str]:
     if ls.result is not None:
         text = ls.result.summary or f"winner: {list(ls.result.winners)} scores: {list(ls.result.scores)}"
         names = [f"seat {s} ({clean(ls.table.name(s))})" for s in range(ls.players)]
-        lines.append(localize(_with_names(text, names)))
-    verdict = ls.verdict
-    lines.append(f"audit: {verdict.text(ls.table) if verdict else 'unfinished'}")
+        lines.append(safe(localize(_with_names(text, names)), LINE))
+    lines.append(f"audit: {verdict_text(ls.verdict, ls.table)}")
     return lines

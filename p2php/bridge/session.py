@@ -40,6 +40,10 @@ BRIDGE_VERSION = 1
 """Version of the bridge's JSON messages (independent of the peer protocol's)."""
 MAX_LINE = 1 << 20
 """Longest command line accepted (bytes); longer ones are refused with an error event."""
+MAX_NAME = 64
+"""Characters of a peer's name in an event (a hello may carry any name the frame limit allows)."""
+MAX_TEXT = 2000
+"""Characters of any other remote-influenced text in an event (reasons, lobby news, failures, log lines)."""
 
 Emit = Callable[[dict[str, Any]], None]
 """Queues one outgoing JSON object (never blocks: the transport's writer drains the queue)."""
@@ -108,7 +112,7 @@ def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
         return {"event": "your_turn", "legal": event.legal, "labels": event.labels, "view": event.view,
                 "prompt": event.prompt}
     if isinstance(event, api.StepResolved):
-        return {"event": "step", "tick": event.tick, "kind": event.kind, "lines": list(event.lines),
+        return {"event": "step", "tick": event.tick, "kind": event.kind, "lines": [cap(x) for x in event.lines],
                 "actions": [{"seat": s, "action": a} for s, a in event.actions],
                 "revealed": [_card(c) for c in event.revealed], "received": [_card(c) for c in event.received],
                 "random": event.random}
@@ -117,19 +121,31 @@ def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
         return {"event": "game_over",
                 "winners": None if result is None else list(result.winners),
                 "scores": None if result is None else list(result.scores),
-                "summary": "" if result is None else result.summary,
+                "summary": "" if result is None else cap(result.summary),
                 "clean": event.clean, "culprit": event.culprit,
-                "reason": "" if verdict is None else verdict.reason,
+                "reason": "" if verdict is None else cap(verdict.reason),
                 "state_hash": None if verdict is None else verdict.state_hash,
-                "text": event.text()}
+                "text": cap(event.text())}
     if isinstance(event, api.Started):
         return {"event": "started", "game": event.game, "options": event.options, "players": event.players,
-                "seat": event.seat, "names": list(event.names)}
+                "seat": event.seat, "names": [cap(n, MAX_NAME) for n in event.names]}
     if isinstance(event, api.TableOpen):
         return {"event": "table_open", "port": event.port}
     if isinstance(event, api.LobbyNews):
-        return {"event": "lobby", "message": event.message}
-    return {"event": "failed", "message": event.message}
+        return {"event": "lobby", "message": cap(event.message)}
+    return {"event": "failed", "message": cap(event.message)}
+
+
+def cap(text: object, limit: int = MAX_TEXT) -> str:
+    """``str(text)`` cut to ``limit`` characters, saying how much was cut.
+
+    JSON already escapes every control character, so an event can never break the line framing; but
+    names, reasons and messages come from other peers, and a 4 MiB name must not become a 4 MiB
+    event for every step a client is sent.  The text is otherwise kept exactly (a client shows it
+    with its own escaping).
+    """
+    value = text if isinstance(text, str) else str(text)
+    return value if len(value) <= limit else f"{value[:limit]}…(+{len(value) - limit} chars)"
 
 
 def _card(card: api.Card) -> dict[str, Any]:
@@ -188,7 +204,7 @@ class BridgeSession:
         self._emit(obj)
 
     def error(self, message: str, op: Any = None, ident: Any = None) -> None:
-        out: dict[str, Any] = {"event": "error", "message": message}
+        out: dict[str, Any] = {"event": "error", "message": cap(message)}  # may quote a peer or a host
         if isinstance(op, str):
             out["op"] = op
         self.emit(out, ident)
@@ -369,8 +385,8 @@ class BridgeSession:
 
     async def _op_verify(self, cmd: Mapping[str, Any], ident: Any) -> None:
         check = await trio.to_thread.run_sync(api.verify_transcript, _field(cmd, "path", str))
-        self.emit({"event": "verified", "ok": check.ok, "lines": list(check.lines), "state_hash": check.state_hash},
-                  ident)
+        self.emit({"event": "verified", "ok": check.ok, "lines": [cap(x) for x in check.lines],
+                   "state_hash": check.state_hash}, ident)
 
     async def _op_games(self, cmd: Mapping[str, Any], ident: Any) -> None:
         games = []

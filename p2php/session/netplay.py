@@ -55,6 +55,7 @@ from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
+from p2php.text import LINE, NAME, safe
 
 LOBBY_PORT = 7700
 T = TypeVar("T")
@@ -87,11 +88,14 @@ def _first_leaf(exc: BaseException) -> BaseException:
 
 
 def _err(message: str) -> None:
-    print(f"p2php: {message}", file=sys.stderr, flush=True)
+    """One error line on stderr.  Escaped and bounded as a whole: messages quote the host, the lobby and
+    other peers (refusal reasons, names, a refused hello), and none of that may draw on our terminal."""
+    print(f"p2php: {safe(message, LINE)}", file=sys.stderr, flush=True)
 
 
 def _say(line: str) -> None:
-    print(line, flush=True)
+    """One line for the person on stdout, escaped and bounded like :func:`_err` (lobby news, table views)."""
+    print(safe(line, LINE), flush=True)
 
 
 def _local_ip(bind: str) -> str:
@@ -103,7 +107,7 @@ def _named(text: str, names: list[str]) -> str:
     """``seat 2`` → ``seat 2 (ann)`` in a message, so people know who is meant."""
     def sub(m: re.Match[str]) -> str:
         seat = int(m.group(1))
-        return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) else m.group(0)
+        return f"seat {seat} ({safe(names[seat], NAME)})" if 0 <= seat < len(names) else m.group(0)
 
     return re.sub(r"\bseat (\d+)\b", sub, text)
 
@@ -111,10 +115,10 @@ def _named(text: str, names: list[str]) -> str:
 def mesh_failure(err: MeshError, names: list[str], addresses: Mapping[int, tuple[str, int]]) -> str:
     """A mesh formation failure in words, naming the seats (and people) that could not be reached."""
     if err.missing:
-        who = ", ".join(f"seat {s} ({names[s]} at {addresses[s][0]}:{addresses[s][1]})"
+        who = ", ".join(f"seat {s} ({safe(names[s], NAME)} at {safe(addresses[s][0], 64)}:{addresses[s][1]})"
                         if s in addresses and s < len(names) else f"seat {s}" for s in err.missing)
-        return f"the game could not start: no connection with {who}. Details: {_named(str(err), names)}"
-    return f"the game could not start: {_named(str(err), names)}"
+        return f"the game could not start: no connection with {who}. Details: {_named(safe(err, 300), names)}"
+    return f"the game could not start: {_named(safe(err, 300), names)}"
 
 
 def _summary(table: Table, port: int) -> dict[str, Any] | None:
@@ -184,7 +188,7 @@ async def _play_seats(
             elif isinstance(err, MeshError):
                 errors.append(mesh_failure(err, names, addresses))
             elif isinstance(err, _NET_FAULTS):
-                errors.append(f"network error at seat {seat} ({names[seat]}): {err}")
+                errors.append(f"network error at seat {seat} ({safe(names[seat], NAME)}): {safe(err, 300)}")
             else:
                 raise
             cancel.cancel()
@@ -303,12 +307,12 @@ async def host_game(args: argparse.Namespace) -> int:
     if closed is not None:
         for listener in listeners.values():
             await listener.aclose()
-        print(f"The table is closed: {closed}")
+        print(f"The table is closed: {safe(closed, 300)}")
         return 0 if table.closed and closed.args[0] == "the host closed the table" else 3
     local = _local_ip(args.bind)
     addresses = {s: (ip or local, p) for s, (ip, p) in enumerate(addresses_raw)}
     names = table.names()
-    _say(f"Forming the mesh: {', '.join(f'{n} (seat {s})' for s, n in enumerate(names))}")
+    _say(f"Forming the mesh: {', '.join(f'{safe(n, NAME)} (seat {s})' for s, n in enumerate(names))}")
     return await _play_seats(args, game.name, options, args.players, names, addresses, listeners,
                              None if args.auto else 0, _ui(args))
 
@@ -344,9 +348,10 @@ def table_fits(table: TableInfo, game: str | None, wanted: Mapping[str, str]) ->
 
 
 def _table_line(t: TableInfo) -> str:
+    """One discovered table on one line; every field but the numbers is what a datagram said: escaped."""
     note = "" if t.compatible else f"   [protocol v{t.version}: incompatible]"
-    return (f"  {t.game:<8} host {t.host:<12} {t.taken}/{t.players} seated, {t.free} free   "
-            f"{t.address}:{t.port}   options {format_options(t.options)}{note}")
+    return safe(f"  {safe(t.game, NAME):<8} host {safe(t.host, NAME):<12} {t.taken}/{t.players} seated, "
+                f"{t.free} free   {safe(t.address, 64)}:{t.port}   options {format_options(t.options)}{note}", LINE)
 
 
 async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tuple[str, int] | int:
@@ -362,7 +367,8 @@ async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tup
                      + [f"--option {k}={v}" for k, v in wanted.items()])
     if len(fits) == 1:
         t = fits[0]
-        _say(f"Found {t.host}'s {t.game} table at {t.address}:{t.port} ({t.taken}/{t.players} seated).")
+        _say(f"Found {safe(t.host, NAME)}'s {safe(t.game, NAME)} table at {safe(t.address, 64)}:{t.port} "
+             f"({t.taken}/{t.players} seated).")
         return t.address, t.port
     if not fits:
         if not found:
@@ -409,8 +415,8 @@ async def join_game(args: argparse.Namespace) -> int:
         try:
             get_game(view.game).parse_options(view.options)
         except OptionError as err:
-            raise LobbyError(f"the table plays {view.game} {format_options(view.options)}, "
-                             f"which this p2php cannot play: {err}") from None
+            raise LobbyError(f"the table plays {safe(view.game, NAME)} {format_options(view.options)}, "
+                             f"which this p2php cannot play: {safe(err, 200)}") from None
         for line in format_table(view, seat):
             _say(line)
 
@@ -435,7 +441,7 @@ async def join_game(args: argparse.Namespace) -> int:
         return 3
     view = joined.view
     names = view.names()
-    _say(f"The game starts: you are seat {joined.seat} of {view.players} ({view.game}, "
+    _say(f"The game starts: you are seat {joined.seat} of {view.players} ({safe(view.game, NAME)}, "
          f"{format_options(view.options)}). Forming the mesh…")
     addresses = dict(enumerate(joined.addresses))
     return await _play_seats(args, view.game, view.options, view.players, names, addresses,

@@ -1,0 +1,379 @@
+"""Remote text cannot draw on our terminal: names, reasons and listings are escaped and bounded wherever printed.
+
+A peer chooses its own name (any string its hello frame can hold), a lobby host chooses the table view, and
+anyone can answer a discovery query.  The hostile name used throughout, ``EVIL``, would — printed raw — erase
+the line it lands on (``ESC[2K``, ``\\r``), draw a fake ``audit: clean`` and end the line, so that the real
+verdict looks like it came after a clean one.  Unit tests of :mod:`p2php.text` first, then each printing
+path with real data: loopback tables (the toy game from conftest), lobby views, discovery answers, saved
+transcripts and ``p2php verify``, the ``peer``/``join``/``watch`` reports, the bridge's events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import queue
+import threading
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from p2php.bots import RandomBot
+from p2php.discovery import TableInfo, format_tables, make_answer, parse_answer
+from p2php.lobby import SeatView, TableView, format_options, format_table, parse_table
+from p2php.session.local_net import run_local_table
+from p2php.session.runner import PeerResult, bot_decider
+from p2php.text import is_control, quote, safe
+
+EVIL = "\x1b[2K\raudit: clean\n"
+ESCAPED = "\\x1b[2K\\raudit: clean\\n"
+MIB4 = 4 << 20
+
+# Every character class a terminal acts on, and what it must look like once escaped.
+CONTROLS = {
+    "\x00": "\\x00", "\x07": "\\x07", "\x08": "\\x08", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\x1b",
+    "\x7f": "\\x7f", "\x85": "\\x85", "\x9b": "\\x9b", "\u200b": "\\u200b", "\u200d": "\\u200d",
+    "\u202e": "\\u202e", "\u2066": "\\u2066", "\u2028": "\\u2028", "\u2029": "\\u2029", "\ufeff": "\\ufeff",
+    "\ud800": "\\ud800", "\U000e0001": "\\U000e0001",
+}
+
+
+def raw_controls(text: str) -> list[str]:
+    """The control characters (C0, DEL, C1, Cf, separators, surrogates) present raw in ``text``."""
+    return [c for c in text if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")]
+
+
+def fake_verdicts(text: str) -> list[str]:
+    """Lines of ``text`` that start like a clean verdict (the escaped name contains the words, not a line)."""
+    return [line for line in text.splitlines() if line.lstrip().startswith("audit: clean")]
+
+
+def assert_printable(lines: list[str] | str) -> None:
+    for line in [lines] if isinstance(lines, str) else lines:
+        assert raw_controls(line) == [], repr(line)
+
+
+# ----------------------------------------------------------------------------- p2php.text
+
+
+def test_safe_escapes_every_kind_of_control_character_visibly() -> None:
+    for char, escape in CONTROLS.items():
+        assert is_control(char)
+        assert safe(f"a{char}b") == f"a{escape}b"
+    assert safe(EVIL) == ESCAPED
+
+
+def test_safe_keeps_printable_text_of_any_script_and_is_idempotent() -> None:
+    text = "哈利·波特 Harry ♥ é 🙂 “quoted” a\\b"
+    assert safe(text) == text
+    once = safe("".join(CONTROLS) * 2, 500)
+    assert safe(once, 500) == once
+
+
+def test_safe_bounds_the_length_and_says_how_much_was_cut() -> None:
+    out = safe("x" * 1000, 80)
+    assert out.startswith("x" * 80) and "+920" in out and len(out) <= 100
+    escaped = safe("\x1b" * 1000, 80)  # escapes count toward the limit
+    assert_printable(escaped)
+    assert len(escaped) <= 100 and "+980" in escaped
+    assert safe("short", 80) == "short"
+    assert safe(12345) == "12345"
+
+
+def test_safe_and_quote_are_cheap_on_a_4_mib_input() -> None:
+    big = ("\x1b[2K" * MIB4)[:MIB4]
+    start = time.perf_counter()
+    for _ in range(20):
+        a, b, c = safe(big), quote(big), quote(big.encode())
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.5, elapsed  # 60 calls: O(limit) each, not O(4 MiB)
+    for out in (a, b, c):
+        assert_printable(out)
+        assert len(out) <= 100, out
+
+
+def test_quote_is_a_bounded_repr_with_the_same_escapes() -> None:
+    assert quote("ann") == "'ann'"
+    assert quote("it's \\") == "'it\\'s \\\\'"
+    assert quote(EVIL) == f"'{ESCAPED}'"
+    assert quote(b"\x00ab") == "b'\\x00ab'"
+    assert quote(None) == "None" and quote(7) == "7"
+    hostile: list[Any] = [
+        "x" * MIB4, EVIL * 100_000, b"\xff" * MIB4, ["y" * MIB4] * 1000, {"k" * MIB4: EVIL * 1000},
+        ValueError(EVIL * 100_000), 10 ** 5000, list(range(1_000_000)),
+    ]
+    deep: list[Any] = []
+    for _ in range(10_000):  # deeper than the recursion limit
+        deep = [deep]
+    hostile.append(deep)
+
+    class Nasty:
+        def __repr__(self) -> str:
+            raise RuntimeError("no")
+
+    hostile.append(Nasty())
+    for value in hostile:
+        for limit in (10, 60, 200):
+            out = quote(value, limit)
+            assert_printable(out)
+            assert len(out) <= limit + 25, (limit, out[:300])
+
+
+# ----------------------------------------------------------------------------- loopback tables
+
+
+def _slow(seat: int, seconds: float) -> Any:
+    """A bot that takes ``seconds`` over its first decision (longer than the table's timeout: named silent)."""
+    fast = bot_decider(RandomBot(seat))
+    slept: list[int] = []
+
+    async def decide(ls: Any) -> Any:
+        if not slept:
+            slept.append(1)
+            await trio.sleep(seconds)
+        return await fast(ls)
+
+    return decide
+
+
+async def _hostile_table(tmp_path: Path | None = None, silent: bool = True) -> list[PeerResult]:
+    """Two toy peers, seat 1 named EVIL; ``silent``: seat 1 outlasts the timeout, so the verdict names it."""
+    deciders = [bot_decider(RandomBot(0)), _slow(1, 3.0) if silent else bot_decider(RandomBot(1))]
+    with trio.fail_after(30):
+        return await run_local_table("toy", 2, deciders, seed=5, timeout=1.0, transcripts=tmp_path,
+                                     names=["ann", EVIL])
+
+
+async def test_the_terminal_log_and_summary_escape_a_hostile_name() -> None:
+    from p2php.terminal import TerminalUI, summary_lines
+
+    out = io.StringIO()
+    ui = TerminalUI(out=out, colour=False, tty=False)
+    with trio.fail_after(30):
+        results = await run_local_table("toy", 2, [bot_decider(RandomBot(s)) for s in range(2)], seed=5,
+                                        names=["ann", EVIL], observe=ui.observe)
+    printed = out.getvalue()
+    assert_printable(printed.replace("\n", ""))  # the only newlines are our own line ends …
+    assert fake_verdicts(printed) == []  # … so the fake verdict line was never drawn
+    assert ESCAPED.removesuffix("\\n") in printed  # the name shows, visibly escaped
+    for r in results:
+        lines = summary_lines(r.lockstep)
+        assert_printable(lines)
+        assert [line for line in lines if line.startswith("audit:")] == ["audit: clean"]
+
+
+async def test_a_verdict_naming_a_hostile_seat_is_printed_escaped() -> None:
+    from p2php.cli import _summary
+    from p2php.terminal import summary_lines, verdict_text
+
+    results = await _hostile_table()
+    for r in results:
+        ls = r.lockstep
+        assert ls.verdict is not None and ls.verdict.culprit == 1, ls.verdict
+        lines = summary_lines(ls)
+        assert_printable(lines)
+        audit = [line for line in lines if line.startswith("audit:")]
+        assert len(audit) == 1 and audit[0].startswith(f"audit: seat 1 ({ESCAPED})"), audit
+        assert_printable(verdict_text(ls.verdict, ls.table))
+    summary = _summary("toy", results, 0.0)  # what `p2php demo` prints (and puts in its --json)
+    assert_printable(summary["audit"])
+    assert ESCAPED in summary["audit"]
+
+
+async def test_peer_and_join_reports_escape_a_hostile_name(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2php.peercli import _report as peer_report
+    from p2php.session.netplay import _report as join_report
+
+    results = await _hostile_table()
+    capsys.readouterr()
+    assert peer_report(results[0]) == 1
+    assert join_report(results[0], None) == 1
+    printed = capsys.readouterr().out
+    assert_printable(printed.replace("\n", ""))
+    audit = [line for line in printed.splitlines() if line.startswith("audit:")]
+    assert len(audit) == 2 and all(line.startswith(f"audit: seat 1 ({ESCAPED}): ") for line in audit), audit
+    assert ESCAPED in printed
+
+
+async def test_a_huge_hostile_name_is_bounded_on_screen() -> None:
+    from p2php.terminal import TerminalUI, summary_lines
+
+    huge = EVIL * 50_000  # ~1 MB: fits a hello frame
+    out = io.StringIO()
+    ui = TerminalUI(out=out, colour=False, tty=False)
+    deciders = [bot_decider(RandomBot(0)), _slow(1, 3.0)]
+    with trio.fail_after(30):
+        results = await run_local_table("toy", 2, deciders, seed=5, timeout=1.0, names=["ann", huge],
+                                        observe=ui.observe)
+    lines = out.getvalue().splitlines() + summary_lines(results[0].lockstep)
+    assert_printable(lines)
+    assert max(len(line) for line in lines) < 1200
+
+
+async def test_verify_prints_a_hostile_transcript_name_escaped(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from p2php.cli import main
+
+    await _hostile_table(tmp_path)
+    for seat in range(2):
+        capsys.readouterr()
+        main(["verify", str(tmp_path / f"seat{seat}.p2php")])
+        printed = capsys.readouterr().out
+        assert_printable(printed.replace("\n", ""))
+        assert fake_verdicts(printed) == []
+        assert ESCAPED in printed  # the verdict names seat 1, by its (escaped) name
+
+
+def test_watch_prints_a_hostile_name_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    """``p2php watch`` against a live loopback table whose seat 1 is named EVIL and goes silent."""
+    from p2php.net.mesh import listen, listener_port
+    from p2php.peercli import cmd_watch
+    from p2php.session.memory import seeded_secrets
+    from p2php.session.runner import PeerConfig, run_peer
+
+    ports: queue.Queue[int] = queue.Queue()
+    running = threading.Event()
+    failure: list[BaseException] = []
+
+    async def table() -> None:
+        listeners = [await listen("127.0.0.1", 0) for _ in range(2)]
+        addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(2)}
+        ports.put(addresses[0][1])
+        deciders = [_slow(0, 1.5), _slow(1, 6.0)]  # seat 0 waits for the spectator; seat 1 then goes silent
+
+        def observe(ls: Any, _: Any) -> None:
+            running.set()
+
+        async def one(seat: int) -> None:
+            cfg = PeerConfig("toy", {}, 2, seat, ["ann", EVIL][seat], timeout=2.0, secrets=seeded_secrets(9, seat))
+            await run_peer(cfg, addresses, listeners[seat], deciders[seat], observe if seat == 0 else None)
+
+        async with trio.open_nursery() as nursery:
+            for seat in range(2):
+                nursery.start_soon(one, seat)
+
+    def run_table() -> None:
+        try:
+            trio.run(table)
+        except BaseException as err:  # noqa: BLE001  (reported by the test below)
+            failure.append(err)
+
+    thread = threading.Thread(target=run_table, daemon=True)
+    thread.start()
+    port = ports.get(timeout=10)
+    assert running.wait(10)
+    code = cmd_watch(argparse.Namespace(address=f"127.0.0.1:{port}", name="spectator"))
+    thread.join(30)
+    assert not failure, failure
+    captured = capsys.readouterr()
+    printed = captured.out + captured.err
+    assert code == 1, printed
+    assert_printable(printed.replace("\n", ""))
+    assert fake_verdicts(printed) == []
+    assert ESCAPED in printed
+
+
+# ----------------------------------------------------------------------------- lobby
+
+
+def _hostile_view() -> TableView:
+    seats = (SeatView(0, EVIL, "host", True), SeatView(1, "ann" + EVIL * 1000, "human", False),
+             SeatView(2, None, None, False))
+    return TableView("uno" + EVIL, {"rounds": 1, EVIL: EVIL, "big": ["x" * MIB4]}, 3, EVIL * 1000, seats)
+
+
+def test_a_lobby_view_with_a_hostile_host_and_names_is_escaped_and_bounded() -> None:
+    lines = format_table(_hostile_view(), 1)
+    assert_printable(lines)
+    assert not any(line.startswith("audit") for line in lines)
+    assert ESCAPED in "\n".join(lines)
+    assert max(len(line) for line in lines) < 400
+
+
+def test_a_hostile_table_frame_prints_safely() -> None:
+    frame = {"lobby": "table", "v": 1, "game": "uno", "options": {"deck": EVIL, 3: [EVIL] * 5, "a": {"b": EVIL}},
+             "players": 2, "host": EVIL,
+             "seats": [{"seat": 0, "name": EVIL, "kind": "host", "ready": True},
+                       {"seat": 1, "name": None, "kind": None, "ready": False}]}
+    lines = format_table(parse_table(frame), None)  # mixed option key types do not make it raise
+    assert_printable(lines)
+
+
+def test_format_options_escapes_remote_keys_and_values() -> None:
+    text = format_options({EVIL: EVIL, "n": 3, "deck": "all", 5: ["x" * MIB4]})
+    assert_printable(text)
+    assert "deck=all" in text and "n=3" in text and len(text) < 300
+    assert format_options({"deck": "all", "rounds": 1}) == "deck=all, rounds=1"
+
+
+def test_join_and_host_lines_are_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2php.session.netplay import _err, _say, _table_line
+
+    _say(f"{EVIL} sits at seat 1")
+    _err(f"the table refused us: {EVIL}")
+    print(_table_line(TableInfo("127.0.0.1", 7700, EVIL, {EVIL: EVIL}, 3, 1, EVIL, [EVIL])))
+    captured = capsys.readouterr()
+    for stream in (captured.out, captured.err):
+        assert_printable(stream.replace("\n", ""))
+        assert fake_verdicts(stream) == []
+
+
+def test_a_mesh_failure_quoting_a_hostile_name_is_escaped() -> None:
+    from p2php.net.mesh import MeshError
+    from p2php.session.netplay import mesh_failure
+
+    err = MeshError(f"hello from seat 1 ({EVIL * 10_000!r}): bad signature", [1])
+    text = mesh_failure(err, ["ann", EVIL], {0: ("127.0.0.1", 1), 1: ("10.0.0.2", 2)})
+    assert_printable(text)
+    assert len(text) < 1000
+
+
+# ----------------------------------------------------------------------------- discovery
+
+
+def test_a_discovery_listing_with_hostile_names_is_escaped() -> None:
+    summary = {"game": EVIL, "options": {EVIL: EVIL, "rounds": 1}, "players": 4, "taken": 2,
+               "names": [EVIL, "ann"], "host": EVIL, "port": 7700, "id": b"12345678"}
+    nonce = b"n" * 8
+    data = make_answer(nonce, summary)
+    assert data is not None
+    info = parse_answer(data, nonce, "127.0.0.1")
+    assert info is not None
+    built = TableInfo("10.0.0.9" + EVIL, 7701, EVIL, {EVIL: EVIL, 7: [EVIL]}, 4, 1, EVIL * 1000, [EVIL] * 40)
+    lines = format_tables([info, built])
+    assert_printable(lines)
+    assert ESCAPED in "\n".join(lines)  # visibly escaped, not silently replaced
+    assert max(len(line) for line in lines) < 1000
+    assert_printable(json.dumps([info.as_json()]))
+
+
+# ----------------------------------------------------------------------------- the bridge
+
+
+def test_bridge_events_bound_remote_names_and_reasons() -> None:
+    from p2php import api
+    from p2php.bridge.session import event_json
+
+    huge = EVIL * 200_000
+    started = event_json(api.Started("toy", {}, 2, 0, ("ann", huge)))
+    assert len(started["names"][1]) < 200
+    failed = event_json(api.Failed(huge))
+    lobby = event_json(api.LobbyNews(huge))
+    assert len(failed["message"]) < 3000 and len(lobby["message"]) < 3000
+
+
+async def test_bridge_game_over_bounds_a_hostile_reason() -> None:
+    from p2php import api
+    from p2php.bridge.session import dumps, event_json
+
+    results = await _hostile_table()
+    ls = results[0].lockstep
+    event = event_json(api.GameOver(ls.result, ls.verdict, tuple(ls.table.name(s) for s in range(2))))
+    line = dumps(event)
+    assert "\n" not in line and "\x1b" not in line  # JSON escapes them
+    assert event["culprit"] == 1
