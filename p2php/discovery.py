@@ -52,7 +52,7 @@ import trio
 
 from p2php import PROTOCOL_VERSION
 from p2php.net.framing import FrameError, decode_frame_body
-from p2php.text import NAME, quote, safe
+from p2php.text import quote, safe
 
 DISCOVERY_PORT = 7700
 """UDP port hosts answer on (the TCP lobby's default port number; UDP and TCP ports are separate)."""
@@ -293,19 +293,20 @@ def format_tables(tables: list[TableInfo]) -> list[str]:
     if not tables:
         return ["No open tables found. (Is a host running `p2php host` on this network? "
                 "Firewalls must let UDP port 7700 through.)"]
+    shown = 64  # parse_answer cut names to 32 already: room for its cut note
     lines = []
     for t in tables:
         # Everything but the numbers is what some datagram said: escaped again here, at print time, so
         # that a TableInfo made any other way than by parse_answer cannot draw on the terminal either.
         items = sorted(t.options.items(), key=lambda kv: (str(type(kv[0])), str(kv[0])))
-        opts = " ".join(f"{safe(k, NAME)}={safe(v, 64) if isinstance(v, str | int | float | bool) else quote(v)}"
+        opts = " ".join(f"{safe(k, shown)}={safe(v, 64) if isinstance(v, str | int | float | bool) else quote(v)}"
                         for k, v in items)
         seats = f"{t.taken}/{t.players} seated, {t.free} free"
         note = "" if t.compatible else f"  [protocol v{safe(t.version, 12)}: incompatible]"
         where = f"{safe(t.address, 64)}:{t.port}"
-        lines.append(f"{where}  {safe(t.game, NAME)}  {seats}  host {safe(t.host, NAME)}{note}")
+        lines.append(f"{where}  {safe(t.game, shown)}  {seats}  host {safe(t.host, shown)}{note}")
         if t.names:
-            lines.append(f"    at the table: {', '.join(safe(n, NAME) for n in t.names[:16])}"
+            lines.append(f"    at the table: {', '.join(safe(n, shown) for n in t.names[:16])}"
                          + (f" … (+{len(t.names) - 16} more)" if len(t.names) > 16 else ""))
         lines.append(f"    options: {opts or 'none'}")
         if t.free and t.compatible:

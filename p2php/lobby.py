@@ -45,6 +45,8 @@ LOBBY_FRAME = 64 * 1024
 """Largest lobby frame body (bytes)."""
 NAME_MAX = 24
 """Longest player name (characters)."""
+SHOWN = 64
+"""Characters of a name shown in a table view (a name cut by :func:`parse_table` keeps its cut note)."""
 HELLO_TIMEOUT = 10.0
 """Seconds a new connection has to send its ``join``, and a joiner waits for the answer."""
 HEARTBEAT = 10.0
@@ -79,10 +81,13 @@ class LobbyClosed(LobbyError):
 
 
 def clean_text(value: object, limit: int = 64) -> str:
-    """A string from the network made safe to print: control characters replaced, length bounded.
+    """A string from the network made safe to print: control characters replaced by ``?``, length bounded.
 
     Names travel to every terminal at the table; without this a joiner could
-    send escape sequences that rewrite other people's screens.
+    send escape sequences that rewrite other people's screens.  This is the older,
+    lossy form, kept for callers outside the lobby; the lobby itself uses
+    :func:`p2php.text.safe`, which shows *what* was sent (``\x1b``, not ``?``) and
+    says how much was cut.
     """
     return "".join(c if c.isprintable() else "?" for c in str(value))[:limit]
 
@@ -221,7 +226,7 @@ class Table:
         version = frame.get("v")
         if version != PROTOCOL_VERSION:
             raise Refusal("version", f"protocol version mismatch: this table speaks p2php protocol "
-                                     f"v{PROTOCOL_VERSION}, you speak v{clean_text(version, 12)}")
+                                     f"v{PROTOCOL_VERSION}, you speak v{safe(version, 12)}")
         port = frame.get("port")
         if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
             raise Refusal("malformed", "the join request has no valid listen port")
@@ -229,7 +234,7 @@ class Table:
         wanted_game = frame.get("game")
         if wanted_game is not None and wanted_game != self.game.name:
             raise Refusal("game", f"game mismatch: this table plays {self.game.name}, "
-                                  f"you asked for {clean_text(wanted_game, 32)}")
+                                  f"you asked for {safe(wanted_game, 32)}")
         wanted = frame.get("options") or {}
         if not isinstance(wanted, dict):
             raise Refusal("malformed", "the join request's options are not a map")
@@ -247,11 +252,11 @@ class Table:
             if spec is None:
                 known = ", ".join(sorted(self.game.options)) or "none"
                 raise Refusal("options", f"option mismatch: {self.game.name} has no option "
-                                         f"{clean_text(key, 32)!r} (known: {known})")
+                                         f"{quote(key, 32)} (known: {known})")
             try:
                 value = spec.parse(key, raw)
             except OptionError as err:
-                raise Refusal("options", f"option mismatch: {clean_text(err, 120)}") from None
+                raise Refusal("options", f"option mismatch: {safe(err, 120)}") from None
             if value != self.options.get(key):
                 mismatches.append(f"you asked for {key}={value}, this table plays {key}={self.options.get(key)}")
         if mismatches:
@@ -349,9 +354,9 @@ def parse_table(frame: Mapping[str, Any]) -> TableView:
             if s.get("seat") != i or kind not in (*SEAT_KINDS, None) or not isinstance(s.get("ready"), bool):
                 raise TypeError
             name = s.get("name")
-            seats.append(SeatView(i, clean_text(name, NAME_MAX) if name is not None else None, kind, s["ready"]))
-        return TableView(clean_text(frame["game"], 32), dict(options), players,
-                         clean_text(frame.get("host", ""), NAME_MAX), tuple(seats))
+            seats.append(SeatView(i, safe(name, NAME_MAX) if name is not None else None, kind, s["ready"]))
+        return TableView(safe(frame["game"], 32), dict(options), players,
+                         safe(frame.get("host", ""), NAME_MAX), tuple(seats))
     except (KeyError, TypeError, AttributeError):
         raise LobbyError("the host sent a malformed table description") from None
 
@@ -364,7 +369,7 @@ def format_table(view: TableView, you: int | None = None) -> list[str]:
     on the terminal either.
     """
     ready = sum(1 for s in view.seats if s.kind and s.ready)
-    lines = [f"┌ {safe(view.game, NAME)} table of {safe(view.host, NAME)} · {view.taken}/{view.players} seated"
+    lines = [f"┌ {safe(view.game, SHOWN)} table of {safe(view.host, SHOWN)} · {view.taken}/{view.players} seated"
              f" · {ready} ready",
              f"│ options: {format_options(view.options)}"]
     for s in view.seats:
@@ -373,7 +378,7 @@ def format_table(view: TableView, you: int | None = None) -> list[str]:
             continue
         tag = {HOST: " (host)", BOT: " (bot)", HUMAN: ""}[s.kind]
         me = "  ← you" if s.seat == you else ""
-        lines.append(f"│ seat {s.seat}  {safe(s.name, NAME)}{tag}  {'ready' if s.ready else 'not ready'}{me}")
+        lines.append(f"│ seat {s.seat}  {safe(s.name, SHOWN)}{tag}  {'ready' if s.ready else 'not ready'}{me}")
     lines.append("└" + "─" * 40)
     return lines
 
@@ -410,12 +415,12 @@ class JoinSession:
         if kind == "refused":
             code = frame.get("code")
             raise Refusal(code if isinstance(code, str) else "refused",
-                          "the table refused us: " + clean_text(frame.get("reason"), 300))
+                          "the table refused us: " + safe(frame.get("reason"), 300))
         if kind == "closed":
-            raise LobbyClosed("the host closed the table: " + clean_text(frame.get("reason"), 300))
+            raise LobbyClosed("the host closed the table: " + safe(frame.get("reason"), 300))
         if frame.get("v") != self.version:
             raise Refusal("version", f"protocol version mismatch: the table speaks "
-                                     f"v{clean_text(frame.get('v'), 12)}, we speak v{self.version}")
+                                     f"v{safe(frame.get('v'), 12)}, we speak v{self.version}")
         if kind == "welcome" and self.seat is None:
             seat = frame.get("seat")
             if not isinstance(seat, int) or isinstance(seat, bool):
@@ -445,7 +450,7 @@ class JoinSession:
                 addresses.append((entry[0], entry[1]))
             self.addresses = addresses
             return "start"
-        raise LobbyError(f"the host sent an unexpected lobby frame ({clean_text(kind, 20)})")
+        raise LobbyError(f"the host sent an unexpected lobby frame ({safe(kind, 20)})")
 
 
 # ----------------------------------------------------------------------------- trio edges
@@ -580,7 +585,7 @@ class HostLobby:
             try:
                 seat = self.table.join(conn, hello, ip)
             except Refusal as refusal:
-                who = clean_text(hello.get("name"), NAME_MAX) if isinstance(hello.get("name"), str) else where
+                who = safe(hello.get("name"), NAME_MAX) if isinstance(hello.get("name"), str) else where
                 self.announce(f"refused {who} ({where}): {refusal.reason}")
                 with contextlib.suppress(*_NET_ERRORS), trio.move_on_after(HELLO_TIMEOUT):
                     await stream.send_all(encode_frame(

@@ -30,8 +30,9 @@ import unicodedata
 
 __all__ = ["LINE", "NAME", "is_control", "quote", "safe"]
 
-NAME = 32
-"""Characters of a remote name shown where names are listed (lobby names are at most 24)."""
+NAME = 48
+"""Characters of a remote name shown where names are listed: lobby names are at most 24, and a name the
+lobby or discovery already cut (24 or 32 characters and a cut note) is not cut a second time."""
 LINE = 1000
 """Characters of one printed line at most (a last guard where whole lines are printed)."""
 

@@ -377,3 +377,44 @@ async def test_bridge_game_over_bounds_a_hostile_reason() -> None:
     line = dumps(event)
     assert "\n" not in line and "\x1b" not in line  # JSON escapes them
     assert event["culprit"] == 1
+
+
+async def test_join_prints_a_hostile_lobby_host_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    """``p2php join`` against a lying lobby host on loopback: its table view and its closing reason are escaped."""
+    from p2php import PROTOCOL_VERSION
+    from p2php.cli import build_parser
+    from p2php.net.framing import FrameDecoder, encode_frame
+    from p2php.session.netplay import join_game
+
+    async def fake_host(stream: trio.SocketStream) -> None:
+        decoder = FrameDecoder()
+        while decoder.next_frame() is None:
+            decoder.receive_data(await stream.receive_some(65536))
+        seats = [{"seat": 0, "name": EVIL, "kind": "host", "ready": True},
+                 {"seat": 1, "name": "bob", "kind": "human", "ready": False}]
+        for frame in ({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": 1},
+                      {"lobby": "table", "v": PROTOCOL_VERSION, "game": "uno", "options": {"rounds": 1},
+                       "players": 2, "host": EVIL, "seats": seats},
+                      {"lobby": "closed", "v": PROTOCOL_VERSION, "reason": EVIL * 1000}):
+            await stream.send_all(encode_frame(frame))
+        await trio.sleep(1)
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            from functools import partial
+
+            listeners = await nursery.start(partial(trio.serve_tcp, fake_host, 0, host="127.0.0.1"))
+            port = listeners[0].socket.getsockname()[1]
+            args = build_parser().parse_args(["join", f"127.0.0.1:{port}", "--name", "bob", "--ready",
+                                              "--bind", "127.0.0.1"])
+            capsys.readouterr()
+            code = await join_game(args)
+            nursery.cancel_scope.cancel()
+    captured = capsys.readouterr()
+    assert code == 3
+    assert "table of " in captured.out and "the host closed the table" in captured.err
+    for stream in (captured.out, captured.err):
+        assert_printable(stream.replace("\n", ""))
+        assert fake_verdicts(stream) == []
+        assert max(len(line) for line in stream.splitlines()) < 1100
+    assert ESCAPED.removesuffix("\\n") in captured.out
