@@ -208,6 +208,7 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
     addresses = {s: ("127.0.0.1", ports[s]) for s in range(3)}
     results: dict[int, object] = {}
     watched: list[_Lockstep] = []
+    left = trio.Event()
 
     async def seat(s: int) -> None:
         async with api.start_peer("uno", players=3, seat=s, addresses=addresses, options={"rounds": 1},
@@ -217,13 +218,15 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
                 if isinstance(event, api.YourTurn):
                     turns += 1
                     if s == 1 and turns == 3:
+                        left.set()
                         return  # seat 1 walks away mid-game (its process "dies")
                     await peer.submit(event.legal[0])
                 elif isinstance(event, api.GameOver):
                     results[s] = event
 
     async def comeback() -> None:
-        await trio.sleep(1.0)
+        await left.wait()
+        await trio.sleep(0.5)
         async with api.resume_peer(tmp_path / "s1.resume") as peer:
             async for event in peer.events():
                 if isinstance(event, api.YourTurn):

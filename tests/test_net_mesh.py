@@ -28,6 +28,10 @@ from p2php.net import (
 HOST = "127.0.0.1"
 
 
+# What a raw client sends after its hello: a challenge, an (empty, unsigned mesh) proof, its verdict.
+HANDSHAKE_TAIL = encode_frame({"challenge": bytes(32)}) + encode_frame({"proof": b""}) + encode_frame({"mesh": "ok"})
+
+
 def hello_for(seat: int, game: str = "uno") -> dict[str, Any]:
     return {"seat": seat, "game": game, "v": 1}
 
@@ -91,12 +95,12 @@ async def collect(mesh: Mesh, count: int, timeout: float = 5.0) -> list[Event]:
 async def raw_peer(port: int, seat: int) -> tuple[trio.SocketStream, FrameDecoder]:
     """A hand-rolled peer that passes the handshake as ``seat``; returns its stream."""
     stream = await trio.open_tcp_stream(HOST, port)
-    await stream.send_all(encode_frame(hello_for(seat)) + encode_frame({"mesh": "ok"}))
+    await stream.send_all(encode_frame(hello_for(seat)) + HANDSHAKE_TAIL)
     decoder = FrameDecoder()
     frames: list[dict[str, Any]] = []
-    while len(frames) < 2:
+    while len(frames) < 4:  # hello, challenge, proof, verdict
         frames += decoder.feed(await stream.receive_some(4096))
-    assert frames[1] == {"mesh": "ok"}
+    assert frames[3] == {"mesh": "ok"}
     return stream, decoder
 
 
@@ -196,7 +200,7 @@ async def test_impostor_and_silent_connections_do_not_stop_the_real_peer(table: 
 
     async def impostor() -> None:
         stream = await trio.open_tcp_stream(HOST, port)
-        await stream.send_all(encode_frame(hello_for(1, "chess")) + encode_frame({"mesh": "ok"}))
+        await stream.send_all(encode_frame(hello_for(1, "chess")) + HANDSHAKE_TAIL)
         data = await read_until_closed(stream)
         await stream.aclose()
         assert {"mesh": "reject", "reason": "wrong game 'chess'"} in FrameDecoder().feed(data)

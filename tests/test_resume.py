@@ -92,6 +92,7 @@ async def test_a_peer_that_never_returns_is_named_after_the_timeout(tmp_path: Pa
                 nursery.start_soon(play, seat)
     for seat in (0, 2):
         verdict = results[seat].lockstep.verdict
-        assert verdict is not None and verdict.culprit == 1, verdict
-        assert "silent" in verdict.reason
+        # Its link stayed down past the resume timeout: named unreachable, a network fault, not a cheat.
+        assert verdict is not None and verdict.culprit is None and verdict.code == "unreachable", verdict
+        assert verdict.seats == (1,)
         assert results[seat].lockstep.transcript  # nothing already played is lost

@@ -26,15 +26,21 @@ carry on.
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
+import os
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 import trio
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from p2php.canonical import NotCanonical, digest, encode
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
 
 log = logging.getLogger(__name__)
@@ -42,6 +48,22 @@ log = logging.getLogger(__name__)
 _READ_SIZE = 65536
 _EVENT_BUFFER = 256  # frames waiting for the application before readers stop reading
 _REASON_LIMIT = 200  # a remote peer's reject reason is shown, but not at any length
+LINK_DOMAIN = b"p2php/link/v1"
+MAX_QUEUED_BYTES = 64 * 1024 * 1024
+"""Bytes queued for one connection before its peer is dropped as not reading."""
+MAX_SPECTATORS = 8
+SPECTATOR_QUEUE_BYTES = 8 * 1024 * 1024
+MAX_GREETING = 32
+"""Connections still in their handshake, in all; beyond it new ones are closed at once."""
+MAX_GREETING_PER_HOST = 8
+HEARTBEAT_EVERY = 2.0
+"""Seconds between heartbeat frames on an idle-or-not link (they never reach the game)."""
+DEAD_AFTER = 12.0
+"""A link from which nothing (not even a heartbeat) arrived for this long is dead."""
+_ACCEPT_BACKOFF = 0.1
+_RESOURCE_ERRNOS = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+Signer = Callable[[bytes], bytes]
+"""Signs a link proof with the seat's identity key (see :func:`link_proof_bytes`)."""
 # What a failed handshake may raise besides HandshakeError: the peer's fault, or the network's.
 _HANDSHAKE_FAILURES = (FrameError, OSError, trio.BrokenResourceError, trio.TooSlowError)
 
@@ -101,6 +123,50 @@ Event = Frame | PeerError | Rejoined | SpectatorJoined
 CheckHello = Callable[[int, dict[str, Any]], None]
 
 
+def link_proof_bytes(role: bytes, dialer_hello: dict[str, Any], acceptor_hello: dict[str, Any],
+                     dialer_challenge: bytes, acceptor_challenge: bytes) -> bytes:
+    """What each end of a new connection signs to prove it holds its hello's key.
+
+    Both hellos and both fresh challenges are in it, so a copied hello (hellos are
+    public: spectators get them all) or a recorded proof is useless on another
+    connection; ``role`` (``b"dial"`` / ``b"accept"``) keeps one end's proof from
+    being reflected back as the other's.
+    """
+    return digest(LINK_DOMAIN, role, encode(dialer_hello), encode(acceptor_hello), dialer_challenge,
+                  acceptor_challenge)
+
+
+def check_proof(hello: dict[str, Any], proof: Any, data: bytes) -> bool:
+    key = hello.get("sign_key")
+    if not isinstance(key, bytes) or len(key) != 32 or not isinstance(proof, bytes) or len(proof) != 64:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(proof, data)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+async def accept_forever(listener: trio.SocketListener, handle: Callable[[trio.SocketStream], Any],
+                         nursery: trio.Nursery) -> None:
+    """Accept connections until cancelled, surviving EMFILE/ENFILE (back off, keep serving).
+
+    A flood of idle connections must never crash a running peer: when the process
+    is out of file descriptors we wait a little and try again, as trio's own
+    ``serve_listeners`` does.
+    """
+    while True:
+        try:
+            stream = await listener.accept()
+        except OSError as exc:
+            if exc.errno in _RESOURCE_ERRNOS:
+                log.warning("accept: %s; backing off", os.strerror(exc.errno or 0))
+                await trio.sleep(_ACCEPT_BACKOFF)
+                continue
+            raise
+        nursery.start_soon(handle, stream)
+
+
 async def listen(host: str = "127.0.0.1", port: int = 0) -> trio.SocketListener:
     """A TCP listener on ``host:port`` (port 0: any free port, see :func:`listener_port`)."""
     listeners = await trio.open_tcp_listeners(port, host=host)
@@ -129,6 +195,21 @@ class _Peer:
         self.scope = trio.CancelScope()
         self.reason: str | None = None  # set once, when the connection ends
         self.drained = trio.Event()  # set when the writer has stopped
+        self.queued = 0  # bytes in the outbox, not yet written
+        self.heard = time.monotonic()  # when anything last arrived
+
+    def queue(self, data: bytes, limit: int = MAX_QUEUED_BYTES) -> None:
+        """Queue ``data`` for the writer; a peer that lets ``limit`` bytes pile up is dropped."""
+        if self.reason is not None:
+            return
+        if self.queued + len(data) > limit:
+            self.end(f"not reading: more than {limit} bytes waiting to be sent")
+            return
+        try:
+            self.outbox.send_nowait(data)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            return  # the mesh is closing: nothing more goes out
+        self.queued += len(data)
 
     async def write(self, data: bytes) -> None:
         await self.stream.send_all(data)
@@ -141,6 +222,7 @@ class _Peer:
             if not data:
                 return None
             self.bytes_received += len(data)
+            self.heard = time.monotonic()
             self.decoder.receive_data(data)
         return frame
 
@@ -188,12 +270,17 @@ class Mesh:
     def _replace(self, seat: int, peer: _Peer) -> None:
         """A new connection for ``seat`` (after a drop): serve it like the first one."""
         old = self._peers[seat]
+        old.end("replaced by a new connection that proved the seat's key")
         sent, received = self._retired.get(seat, (0, 0))
         self._retired[seat] = (sent + old.bytes_sent, received + old.bytes_received)
         self._peers[seat] = peer
         assert self._nursery is not None
         self._nursery.start_soon(self._serve, seat, peer)
         self._events_in.send_nowait(Rejoined(seat))
+
+    def spectator_room(self) -> bool:
+        """Whether another spectator may join (at most :data:`MAX_SPECTATORS` at once)."""
+        return sum(1 for p in self._spectators.values() if p.reason is None) < MAX_SPECTATORS
 
     def _add_spectator(self, hello: dict[str, Any], peer: _Peer) -> None:
         number = len(self._spectators)
@@ -222,7 +309,7 @@ class Mesh:
         """Queue ``frame`` for a spectator (dropped if it left)."""
         peer = self._spectators.get(spectator)
         if peer is not None and peer.reason is None and not self._closed:
-            peer.outbox.send_nowait(encode_frame(frame, self.max_frame))
+            peer.queue(encode_frame(frame, self.max_frame), SPECTATOR_QUEUE_BYTES)  # a slow one is dropped
 
     async def serve_rejoins(
         self,
@@ -232,17 +319,29 @@ class Mesh:
         *,
         spectators: bool = False,
         handshake_timeout: float = 10.0,
+        sign: Signer | None = None,
     ) -> None:
-        """Accept, for as long as the mesh runs, a known seat whose connection is down
-        (a peer that lost its link or restarted) and, if allowed, spectators."""
-        rejoin = _Rejoin(self, hello, check_hello, handshake_timeout, spectators)
+        """Accept, for as long as the mesh runs, a known seat that reconnects (a peer that
+        lost its link or restarted) and, if allowed, spectators.
+
+        A seat that is still connected may connect again: once the new connection has
+        proven it holds the seat's key, it replaces the old one (which may be dead
+        without our knowing yet), so nobody can lock a real peer out.
+        """
+        rejoin = _Rejoin(self, hello, check_hello, handshake_timeout, spectators, sign)
         async with trio.open_nursery() as nursery:
             await rejoin.accept(listener, nursery)
 
     async def redial(self, seat: int, address: tuple[str, int], hello: dict[str, Any],
-                     check_hello: CheckHello, give_up_after: float, handshake_timeout: float = 10.0) -> bool:
-        """Dial ``seat`` again after its connection dropped, until it answers or time is up."""
-        rejoin = _Rejoin(self, hello, check_hello, handshake_timeout, False)
+                     check_hello: CheckHello, give_up_after: float, handshake_timeout: float = 10.0,
+                     sign: Signer | None = None) -> bool:
+        """Dial ``seat`` again after its connection dropped, until it answers or time is up.
+
+        A refusal is retried with backoff too: the other end may not have noticed yet
+        that the old link is dead.
+        """
+        rejoin = _Rejoin(self, hello, check_hello, handshake_timeout, False, sign)
+        rejoin.retry_refusals = True
         with trio.move_on_after(give_up_after):
             await rejoin.dial(seat, address)
             return rejoin.fatal is None
@@ -288,9 +387,7 @@ class Mesh:
         if self._closed:
             raise trio.ClosedResourceError("the mesh is closed")
         for seat in seats:
-            peer = self._peer(seat)
-            if peer.reason is None:
-                peer.outbox.send_nowait(data)
+            self._peer(seat).queue(data)
 
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Serve every connection until :meth:`aclose` (use with ``nursery.start``)."""
@@ -302,8 +399,28 @@ class Mesh:
                 self._nursery = nursery
                 for seat, peer in self._peers.items():
                     nursery.start_soon(self._serve, seat, peer)
+                nursery.start_soon(self._heartbeats)
                 task_status.started()
                 await trio.sleep_forever()
+
+    async def _heartbeats(self) -> None:
+        """Keep every link provably alive, and end one that has gone quiet.
+
+        Liveness is judged by what arrives, not by a refused redial: a link that
+        delivered nothing for :data:`DEAD_AFTER` seconds is closed, so the redial
+        logic takes over.  Heartbeats never reach the game, so they reset no wait.
+        """
+        beat = encode_frame({"hb": 1}, self.max_frame)
+        while True:
+            await trio.sleep(HEARTBEAT_EVERY)
+            now = time.monotonic()
+            for peer in list(self._peers.values()):
+                if peer.reason is not None:
+                    continue
+                if now - peer.heard > DEAD_AFTER:
+                    peer.end(f"no heartbeat for {DEAD_AFTER:.0f} s")
+                else:
+                    peer.queue(beat)
 
     async def _serve(self, seat: int, peer: _Peer) -> None:
         with peer.scope:
@@ -313,12 +430,14 @@ class Mesh:
         peer.drained.set()
         await trio.aclose_forcefully(peer.stream)
         log.info("seat %d: connection to seat %d ended: %s", self.seat, seat, peer.reason)
-        if not self._closed:
+        if not self._closed and self._peers.get(seat) is peer:  # a replaced link ends quietly
             await self._events_in.send(PeerError(seat, peer.reason or "connection ended"))
 
     async def _read_loop(self, seat: int, peer: _Peer) -> None:
         try:
             while (frame := await peer.read_frame()) is not None:
+                if frame.keys() == {"hb"}:
+                    continue  # a heartbeat: it only proves the link alive
                 await self._events_in.send(Frame(seat, frame))
         except FrameError as exc:
             peer.end(f"framing error: {exc}")
@@ -332,6 +451,7 @@ class Mesh:
     async def _write_loop(self, peer: _Peer) -> None:
         try:
             async for data in peer._outbox_out:
+                peer.queued -= len(data)
                 await peer.write(data)
             await peer.stream.send_eof()  # aclose: everything queued was sent; tell the peer
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
@@ -393,7 +513,11 @@ class _Formation:
         check_hello: CheckHello,
         handshake_timeout: float,
         max_frame: int,
+        sign: Signer | None = None,
     ) -> None:
+        self.sign = sign
+        self.retry_refusals = False
+        self.greeting_hosts: dict[str, int] = {}
         self.seat = seat
         self.expected = expected
         self.hello = hello
@@ -418,7 +542,7 @@ class _Formation:
             raise HandshakeError(f"dialed seat {expect} but the hello claims seat {claimed}")
         if expect is None and (claimed not in self.expected or claimed < self.seat):
             raise HandshakeError(f"seat {claimed} is not expected to connect to seat {self.seat}")
-        if claimed in self.peers or claimed in self.greeting:
+        if claimed in self.peers:
             raise HandshakeError(f"seat {claimed} is already connected")
         try:
             self.check_hello(claimed, hello)
@@ -447,6 +571,8 @@ class _Formation:
                     self.greeting.add(seat)
                 except HandshakeError as exc:
                     refusal = str(exc)
+                unproven = await self._prove(peer, expect is not None, theirs, seat if refusal is None else None)
+                refusal = refusal or unproven
                 verdict = {"mesh": "ok"} if refusal is None else {"mesh": "reject", "reason": refusal}
                 await peer.write(encode_frame(verdict, self.max_frame))
                 answer = await peer.read_frame()
@@ -465,11 +591,56 @@ class _Formation:
             if seat is not None:
                 self.greeting.discard(seat)
 
-    def connected(self, seat: int, peer: _Peer) -> None:
+    async def _prove(self, peer: _Peer, dialer: bool, theirs: dict[str, Any], seat: int | None) -> str | None:
+        """Challenge and response: both ends prove they hold their hello's signing key.
+
+        Both ends always send one challenge and one proof (even when one of them will
+        refuse), so the exchange stays in step.  Returns a refusal reason, or None.
+        ``seat`` None: nothing to verify (already refused); a spectator (seat -1)
+        holds no key and proves nothing, so it cannot speak for a seat.  Without
+        ``sign`` (a bare mesh in tests) nothing is proven either way.
+        """
+        mine = os.urandom(32)
+        await peer.write(encode_frame({"challenge": mine}, self.max_frame))
+        frame = await peer.read_frame()
+        if frame is None:
+            raise ConnectionError("connection closed before the challenge")
+        other = frame.get("challenge")
+        ok = isinstance(other, bytes) and len(other) == 32
+        ours = wanted = b""
+        if ok:
+            assert isinstance(other, bytes)
+            dial_hello, accept_hello = (self.hello, theirs) if dialer else (theirs, self.hello)
+            dial_c, accept_c = (mine, other) if dialer else (other, mine)
+            try:
+                ours = link_proof_bytes(b"dial" if dialer else b"accept", dial_hello, accept_hello, dial_c, accept_c)
+                wanted = link_proof_bytes(b"accept" if dialer else b"dial", dial_hello, accept_hello, dial_c,
+                                          accept_c)
+            except NotCanonical:
+                ok = False
+        proof = self.sign(ours) if self.sign is not None and ok else b""
+        await peer.write(encode_frame({"proof": proof}, self.max_frame))
+        frame = await peer.read_frame()
+        if frame is None:
+            raise ConnectionError("connection closed before the proof")
+        if seat is None or seat == SPECTATOR or self.sign is None:
+            return None
+        if not ok:
+            return "malformed challenge or hello"
+        if not check_proof(theirs, frame.get("proof"), wanted):
+            return f"seat {seat} did not prove it holds the key of its hello"
+        return None
+
+    def connected(self, seat: int, peer: _Peer) -> bool:
+        """Take a proven connection; False (the caller closes it) if the seat is already up."""
+        if seat in self.peers:  # two proven connections raced: keep the first
+            self.strays.append(f"a second connection for seat {seat} was closed")
+            return False
         self.peers[seat] = peer
         self.failures.pop(seat, None)
         if set(self.peers) == self.expected:
             self.done.set()
+        return True
 
     async def dial(self, seat: int, address: tuple[str, int]) -> None:
         """Connect to a lower ``seat``, retrying until it answers; a rejection is final."""
@@ -482,13 +653,16 @@ class _Formation:
                 self.failures[seat] = f"cannot connect to {host}:{port}: {exc}"
             else:
                 try:
-                    self.connected(*await self.greet(stream, seat))
+                    if not self.connected(*await self.greet(stream, seat)):
+                        await trio.aclose_forcefully(stream)
                     return
                 except HandshakeError as exc:
                     await trio.aclose_forcefully(stream)
-                    self.fatal = f"seat {seat} at {host}:{port}: handshake failed: {exc}"
-                    self.done.set()
-                    return
+                    if not self.retry_refusals:
+                        self.fatal = f"seat {seat} at {host}:{port}: handshake failed: {exc}"
+                        self.done.set()
+                        return
+                    self.failures[seat] = f"handshake with {host}:{port} refused: {exc}"
                 except _HANDSHAKE_FAILURES as exc:
                     await trio.aclose_forcefully(stream)
                     self.failures[seat] = f"handshake with {host}:{port} failed: {_describe(exc)}"
@@ -500,18 +674,32 @@ class _Formation:
 
     async def accept(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
         """Accept connections, each greeted in its own task so a silent one blocks nobody."""
-        while True:
-            stream = await listener.accept()
-            nursery.start_soon(self._greet_accepted, stream)
+        await accept_forever(listener, self._greet_accepted, nursery)
 
     async def _greet_accepted(self, stream: trio.SocketStream) -> None:
         try:
             host, port = stream.socket.getpeername()[:2]
             where = f"{host}:{port}"
         except OSError:
-            where = "unknown address"
+            host, where = "?", "unknown address"
+        # Unauthenticated connections are bounded in number, per remote host too, and
+        # each must finish its handshake within handshake_timeout.
+        busy = sum(self.greeting_hosts.values())
+        if busy >= MAX_GREETING or self.greeting_hosts.get(host, 0) >= MAX_GREETING_PER_HOST:
+            await trio.aclose_forcefully(stream)
+            return
+        self.greeting_hosts[host] = self.greeting_hosts.get(host, 0) + 1
         try:
-            self.connected(*await self.greet(stream, None))
+            await self._greet_counted(stream, where)
+        finally:
+            self.greeting_hosts[host] -= 1
+            if not self.greeting_hosts[host]:
+                del self.greeting_hosts[host]
+
+    async def _greet_counted(self, stream: trio.SocketStream, where: str) -> None:
+        try:
+            if not self.connected(*await self.greet(stream, None)):
+                await trio.aclose_forcefully(stream)
         except (HandshakeError, *_HANDSHAKE_FAILURES) as exc:
             await trio.aclose_forcefully(stream)
             message = f"connection from {where} dropped: {_describe(exc)}"
@@ -530,8 +718,8 @@ class _Rejoin(_Formation):
     """Greets connections after the mesh is formed: returning seats, and spectators."""
 
     def __init__(self, mesh: Mesh, hello: dict[str, Any], check_hello: CheckHello, handshake_timeout: float,
-                 spectators: bool) -> None:
-        super().__init__(mesh.seat, set(mesh.seats), hello, check_hello, handshake_timeout, mesh.max_frame)
+                 spectators: bool, sign: Signer | None = None) -> None:
+        super().__init__(mesh.seat, set(mesh.seats), hello, check_hello, handshake_timeout, mesh.max_frame, sign)
         self.mesh = mesh
         self.spectators = spectators
         self.spectator_hello: dict[str, Any] | None = None
@@ -541,14 +729,14 @@ class _Rejoin(_Formation):
         if expect is None and claimed == SPECTATOR and hello.get("spectator") is True:
             if not self.spectators:
                 raise HandshakeError("this peer does not accept spectators")
+            if not self.mesh.spectator_room():
+                raise HandshakeError(f"this peer already has {MAX_SPECTATORS} spectators")
             self.spectator_hello = hello
             return SPECTATOR
         if not isinstance(claimed, int) or isinstance(claimed, bool) or claimed not in self.expected:
             raise HandshakeError(f"seat {claimed!r:.20} is not a seat of this table")
         if expect is not None and claimed != expect:
             raise HandshakeError(f"dialed seat {expect} but the hello claims seat {claimed}")
-        if not self.mesh.is_down(claimed) or claimed in self.greeting:
-            raise HandshakeError(f"seat {claimed} is already connected")
         try:
             self.check_hello(claimed, hello)
         except HandshakeError:
@@ -557,12 +745,13 @@ class _Rejoin(_Formation):
             raise HandshakeError(f"check_hello raised {type(exc).__name__}: {exc}") from exc
         return claimed
 
-    def connected(self, seat: int, peer: _Peer) -> None:
+    def connected(self, seat: int, peer: _Peer) -> bool:  # proven: a returning seat replaces its old link
         if seat == SPECTATOR:
             assert self.spectator_hello is not None
             self.mesh._add_spectator(self.spectator_hello, peer)
         else:
             self.mesh._replace(seat, peer)
+        return True
 
 
 SPECTATOR = -1
@@ -589,6 +778,7 @@ async def open_mesh(
     connect_timeout: float = 10.0,
     handshake_timeout: float = 10.0,
     max_frame: int = MAX_FRAME,
+    sign: Signer | None = None,
 ) -> Mesh:
     """Connect ``seat`` to every other seat of ``peers``; raise MeshError if that fails.
 
@@ -607,7 +797,7 @@ async def open_mesh(
     higher = sorted(s for s in others if s > seat)
     if higher and listener is None:
         raise ValueError(f"seat {seat} must accept seats {higher} but was given no listener")
-    form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame)
+    form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame, sign)
     formed = False
     try:
         if others:

@@ -25,6 +25,7 @@ from typing import Any
 
 import trio
 
+from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide
 from p2php.engine.registry import get_game
 from p2php.net.mesh import Frame, HandshakeError, Mesh, PeerError, Rejoined, SpectatorJoined, open_mesh
@@ -59,6 +60,8 @@ class PeerConfig:
     """Let spectators connect to this peer's listener and watch the public game."""
     bot: str | None = None
     """The bot kind playing this seat, if any (recorded in the resume log)."""
+    linger: float = 10.0
+    """After our verdict, how long we keep serving catch-up until every other seat said it finished."""
 
 
 @dataclass
@@ -123,7 +126,8 @@ async def run_peer(
     hellos: dict[int, dict[str, Any]] = {cfg.seat: hello}
     accept_hello = _hello_checker(cfg, options, hellos, known)
     mesh = await open_mesh(
-        cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout
+        cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout,
+        sign=cfg.secrets.identity.sign,
     )
     if restored is not None:
         ls = restored
@@ -137,6 +141,44 @@ async def run_peer(
         transcript.save(ls, cfg.transcript_path)
     return PeerResult(ls, time.perf_counter() - start, runner.setup_seconds, runner.sent, runner.received,
                       runner.frames_sent)
+
+
+MAX_SYNC_BYTES = 32 * 1024 * 1024
+"""Bytes of relays sent in answer to one ``sync`` (a whole game is a few MB)."""
+
+
+class Deadlines:
+    """When each awaited message became due, and so when its seat is late (sans-IO: ``now`` is given).
+
+    Every awaited message has its own deadline, counted from the moment it became
+    due — not from the last event, so harmless traffic (heartbeats, syncs,
+    spectators joining) can never postpone it.  A seat whose link is down gets
+    ``resume_timeout`` from the drop instead, if that is later.
+    """
+
+    def __init__(self, timeout: float, resume_timeout: float) -> None:
+        self.timeout = timeout
+        self.resume_timeout = resume_timeout
+        self.due: dict[tuple[int, Any], float] = {}
+
+    def update(self, awaited: dict[int, Any], now: float) -> None:
+        """``awaited``: seat -> what it owes (a point, or "audit"); new entries start their clock."""
+        keys = {(seat, what) for seat, what in awaited.items()}
+        self.due = {k: t for k, t in self.due.items() if k in keys}
+        for key in keys:
+            self.due.setdefault(key, now)
+
+    def deadline(self, seat: int, since: float, down: dict[int, float]) -> float:
+        limit = since + self.timeout
+        if seat in down:
+            limit = max(limit, down[seat] + self.resume_timeout)
+        return limit
+
+    def next_deadline(self, down: dict[int, float]) -> float | None:
+        return min((self.deadline(seat, since, down) for (seat, _), since in self.due.items()), default=None)
+
+    def expired(self, now: float, down: dict[int, float]) -> list[int]:
+        return sorted({seat for (seat, _), since in self.due.items() if self.deadline(seat, since, down) <= now})
 
 
 class _Runner:
@@ -161,7 +203,15 @@ class _Runner:
         self.down: dict[int, float] = {}
         self.spectators: dict[int, int] = {}  # spectator -> transcript messages relayed so far
         self.deciding = False
+        self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
+        self.synced: set[int] = set()  # seats whose sync we answered on their current connection
+        self.fins: set[int] = set()  # seats that told us they finished
+        self.fin_sent = False
         self.log = None if cfg.resume_path is None else _ResumeWriter(cfg, ls, addresses)
+
+    @property
+    def sign(self) -> Callable[[bytes], bytes]:
+        return self.cfg.secrets.identity.sign
 
     async def run(self, listener: trio.SocketListener | None, rejoining: bool) -> None:
         ls, mesh = self.ls, self.mesh
@@ -170,21 +220,28 @@ class _Runner:
             nursery.start_soon(self._pump, merged_in.clone())
             if listener is not None:
                 nursery.start_soon(partial(mesh.serve_rejoins, listener, self.hello, self.check,
-                                           spectators=self.cfg.spectators))
+                                           spectators=self.cfg.spectators, sign=self.sign))
             if rejoining:
                 for seat in mesh.seats:
                     await self._sync(seat)
+            linger_until: float | None = None
             while True:
                 await self._flush()
                 if ls.finished:
-                    break
+                    if linger_until is None:
+                        linger_until = time.monotonic() + self.cfg.linger
+                    await self._send_fin()
+                    if self.fins >= set(mesh.seats) - self._gone() or time.monotonic() >= linger_until:
+                        break
                 if ls.awaiting_me() and not self.deciding:
                     self.deciding = True
                     nursery.start_soon(self._run_decider, merged_in.clone())
-                with trio.move_on_after(self._wait()) as scope:
+                wait = linger_until - time.monotonic() if linger_until is not None else self._wait()
+                with trio.move_on_after(max(wait, 0.0)) as scope:
                     event = await merged.receive()
                 if scope.cancelled_caught:
-                    ls.timeout()
+                    if not ls.finished:
+                        self._expire()
                     continue
                 await self._handle(event, nursery)
             self.sent = sum(mesh.bytes_sent.values())
@@ -203,12 +260,30 @@ class _Runner:
             action = await self.decide(self.ls)
             await out.send(("act", action))
 
+    def _awaited(self) -> dict[int, Any]:
+        """Seat -> the message it owes us now (our own seat excluded: others time us)."""
+        ls = self.ls
+        if ls.auditing:
+            owed: dict[int, Any] = {s: "audit" for s in ls.audit_required() if s != ls.seat}
+            if not owed and ls.open_disputes():
+                owed[-1] = "evidence"  # a dispute waits for its evidence until the audit deadline
+            return owed
+        return {s: (ls.tick, ls.phase) for s in ls.waiting_for() if s != ls.seat}
+
     def _wait(self) -> float:
-        """The regular timeout, or longer while an awaited seat's link is down."""
-        awaited = self.ls.audit_required() if self.ls.auditing else self.ls.waiting_for()
+        """Seconds until the first awaited message is late (a long time if none is awaited)."""
         now = time.monotonic()
-        waits = [since + self.cfg.resume_timeout - now for seat, since in self.down.items() if seat in awaited]
-        return max([self.cfg.timeout, *waits])
+        self.deadlines.update(self._awaited(), now)
+        first = self.deadlines.next_deadline(self.down)
+        return 3600.0 if first is None else first - now
+
+    def _expire(self) -> None:
+        """Name the seats whose own deadline passed; a seat whose link is down is unreachable, not silent."""
+        now = time.monotonic()
+        self.deadlines.update(self._awaited(), now)
+        late = self.deadlines.expired(now, self.down)
+        if late:
+            self.ls.timeout([s for s in late if s >= 0], frozenset(s for s in late if s in self.down))
 
     async def _handle(self, event: Any, nursery: trio.Nursery) -> None:
         ls = self.ls
@@ -222,24 +297,33 @@ class _Runner:
                 await self._answer_sync(event.seat, frame["sync"])
             elif "relay" in frame:
                 ls.receive_relayed(frame["relay"])
+            elif "fin" in frame:
+                self.fins.add(event.seat)
             else:
                 ls.receive(event.seat, frame)
         elif isinstance(event, PeerError):
-            if not ls.finished and event.seat not in self.down:
+            self.synced.discard(event.seat)
+            if event.seat not in self.down:
                 self.down[event.seat] = time.monotonic()
                 if event.seat < ls.seat:  # type: ignore[operator]
                     # The higher seat of a pair dials (as when the mesh formed).
                     nursery.start_soon(self._redial, event.seat)
         elif isinstance(event, Rejoined):
             self.down.pop(event.seat, None)
+            self.synced.discard(event.seat)
             await self._sync(event.seat)
+            if self.fin_sent:
+                await self.mesh.send(event.seat, {"fin": 1})
         elif isinstance(event, SpectatorJoined):
             self.spectators[event.spectator] = 0
             self.mesh.send_spectator(event.spectator, {"watch": "table", "hellos": list(ls.table.hellos),
                                                        "game": ls.table.game, "options": ls.table.options})
 
     async def _redial(self, seat: int) -> None:
-        await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check, self.cfg.resume_timeout)
+        if await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check, self.cfg.resume_timeout,
+                                  sign=self.sign):
+            return
+        # Gave up: the seat stays down, and its deadline names it unreachable.
 
     async def _sync(self, seat: int) -> None:
         """Tell ``seat`` which messages we hold; it relays what we lack."""
@@ -247,13 +331,39 @@ class _Runner:
         await self.mesh.send(seat, {"sync": have})
 
     async def _answer_sync(self, seat: int, have: Any) -> None:
-        if not isinstance(have, list):
+        """Relay what ``seat`` lacks: once per connection, each author once, within a byte budget."""
+        if seat in self.synced or not isinstance(have, list):
             return
-        for item in have:
+        self.synced.add(seat)
+        asked: dict[int, int] = {}
+        for item in have[: self.ls.players]:
             if (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int) and isinstance(item[1], int)
-                    and 0 <= item[0] < self.ls.players):
-                for wire in self.ls.messages_after(item[0], item[1]):
-                    await self.mesh.send(seat, {"relay": wire})
+                    and not isinstance(item[0], bool) and 0 <= item[0] < self.ls.players):
+                asked.setdefault(item[0], item[1])
+        budget = MAX_SYNC_BYTES
+        for author, seq in sorted(asked.items()):
+            for wire in self.ls.messages_after(author, seq):
+                frame = {"relay": wire}
+                budget -= len(encode(frame))
+                if budget < 0:
+                    return
+                await self.mesh.send(seat, frame)
+
+    def _gone(self) -> set[int]:
+        """Seats our verdict names as silent or unreachable: nobody to linger for."""
+        v, fault = self.ls.verdict, self.ls.fault
+        gone = set(v.seats) if v is not None else set()
+        if v is not None and v.culprit is not None and v.code in ("silent", "unreachable", "refused_audit"):
+            gone.add(v.culprit)
+        if fault is not None and fault.silent and fault.culprit is not None:
+            gone.add(fault.culprit)
+        return gone
+
+    async def _send_fin(self) -> None:
+        """Tell everyone we finished (after our audit), so they know they may stop serving us."""
+        if not self.fin_sent:
+            self.fin_sent = True
+            await self.mesh.broadcast({"fin": 1})
 
     async def _flush(self) -> None:
         ls = self.ls

@@ -11,6 +11,7 @@ need that peer's keys, which only ever travel sealed to their recipient).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ import trio
 from p2php import PROTOCOL_VERSION
 from p2php.engine.registry import get_game
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
-from p2php.net.mesh import SPECTATOR
+from p2php.net.mesh import SPECTATOR, check_proof, link_proof_bytes
 from p2php.session.handshake import Table, check_hello
 from p2php.session.lockstep import Lockstep
 
@@ -49,10 +50,21 @@ async def watch(host: str, port: int, name: str = "spectator",
     async with stream:
         try:
             with trio.fail_after(10):
-                await stream.send_all(encode_frame({"seat": SPECTATOR, "spectator": True, "name": name,
-                                                    "hello": PROTOCOL_VERSION}))
-                if await _read(stream, decoder) is None:
+                ours = {"seat": SPECTATOR, "spectator": True, "name": name, "hello": PROTOCOL_VERSION}
+                await stream.send_all(encode_frame(ours))
+                theirs = await _read(stream, decoder)
+                if theirs is None:
                     raise WatchError("the peer closed the connection")
+                mine = os.urandom(32)
+                await stream.send_all(encode_frame({"challenge": mine}))
+                challenge = await _read(stream, decoder)
+                other = challenge.get("challenge") if isinstance(challenge, dict) else None
+                # We hold no key and prove nothing; the peer proves it holds its hello's key.
+                await stream.send_all(encode_frame({"proof": b""}))
+                proof = await _read(stream, decoder)
+                if not isinstance(other, bytes) or not isinstance(proof, dict) or not check_proof(
+                        theirs, proof.get("proof"), link_proof_bytes(b"accept", ours, theirs, mine, other)):
+                    raise WatchError("the peer did not prove it holds the key of its hello")
                 await stream.send_all(encode_frame({"mesh": "ok"}))
                 verdict = await _read(stream, decoder)
             if verdict != {"mesh": "ok"}:
