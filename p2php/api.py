@@ -146,6 +146,8 @@ class Started:
     players: int
     seat: int
     names: tuple[str, ...]
+    safety_code: str = ""
+    """Compare it with the other seats: the same code means one table with the same keys."""
 
 
 @dataclass(frozen=True)
@@ -372,7 +374,8 @@ class Peer:
     def _observe(self, ls: Lockstep, _lines: list[str]) -> None:
         if self._ls is None:
             self._ls = ls
-            self._emit(Started(ls.table.game, dict(ls.options), ls.players, self.seat, self.names))
+            self._emit(Started(ls.table.game, dict(ls.options), ls.players, self.seat, self.names,
+                               ls.table.safety_code))
         while self._emitted < len(ls.events):
             self._emit(_step_event(ls, ls.events[self._emitted]))
             self._emitted += 1

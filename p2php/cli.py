@@ -42,9 +42,14 @@ class _Printer:
         self.stream = stream
         self.view = view
         self.done = 0
+        self.coded = False
 
     def __call__(self, ls: Lockstep, _lines: list[str]) -> None:
-        from p2php.terminal import event_lines
+        from p2php.terminal import event_lines, safety_line
+
+        if not self.coded:
+            self.coded = True
+            print(safety_line(ls), file=self.stream)
 
         while self.done < len(ls.events):
             event = ls.events[self.done]
@@ -77,6 +82,8 @@ def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[
         "state_hash": hashes.pop() if len(hashes) == 1 else sorted(hashes),
         "agree": len({v.state_hash for v in verdicts if v is not None}) == 1,
         "audit": audit,
+        "crypto": "fast",
+        "safety_code": first.table.safety_code,
         "seconds": round(seconds, 3),
         "setup_seconds": round(max(r.setup_seconds for r in results), 3),
         "steps": first.tick,

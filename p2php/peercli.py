@@ -110,12 +110,15 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     from p2php.session.lockstep import Lockstep
     from p2php.session.spectator import WatchError, watch
-    from p2php.terminal import event_lines, verdict_text
+    from p2php.terminal import event_lines, safety_line, verdict_text
 
     host, port = _address(args.address)
-    done = [0]
+    done = [0, 0]  # events printed, safety code shown
 
     def show(ls: Lockstep) -> None:
+        if done[1] == 0:
+            done[1] = 1
+            print(safety_line(ls))
         while done[0] < len(ls.events):
             for line in event_lines(ls, ls.events[done[0]]):
                 print(safe(line, LINE))

@@ -327,6 +327,7 @@ class TerminalUI:
         self.auto_forced = auto_forced  # a decision with one legal action answers itself (no endless "1. pass")
         self.localize: Localizer | None = None
         self.done = 0  # events already printed
+        self.coded = False  # the safety code was shown
         self.status = ""  # the progress line on screen (TTY)
         self.announced: set[int] = set()  # shuffles already announced (non-TTY), by tick
         self.asking = False  # a prompt is open: no progress line may overwrite it
@@ -357,6 +358,9 @@ class TerminalUI:
 
     def observe(self, ls: Lockstep, _lines: list[str] | None = None) -> None:
         """The runner's observe callback: new log lines, then the progress line."""
+        if not self.coded:
+            self.coded = True
+            self.write(safety_line(ls))
         while self.done < len(ls.events):
             event = ls.events[self.done]
             self.done += 1
@@ -610,6 +614,12 @@ def print_lines(lines: Iterable[str], out: TextIO | None = None) -> None:
     stream.flush()
 
 
+def safety_line(ls: Lockstep) -> str:
+    """The table's safety code, and when to compare it (see README: "Is it one table?")."""
+    return (f"safety code: {ls.table.safety_code}  — everyone at the table must see the same code; "
+            "compare it aloud or by chat (a different code means you are not all in one game)")
+
+
 def summary_lines(ls: Lockstep, lang: str | None = None) -> list[str]:
     """The end of a game for a person: the result and the audit verdict."""
     localize = Localizer(ls.game.name, lang)
@@ -619,4 +629,5 @@ def summary_lines(ls: Lockstep, lang: str | None = None) -> list[str]:
         names = [f"seat {s} ({clean(ls.table.name(s))})" for s in range(ls.players)]
         lines.append(safe(localize(_with_names(text, names)), LINE))
     lines.append(f"audit: {verdict_text(ls.verdict, ls.table)}")
+    lines.append(f"safety code: {ls.table.safety_code}")
     return lines

@@ -128,7 +128,8 @@ def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
                 "text": cap(event.text())}
     if isinstance(event, api.Started):
         return {"event": "started", "game": event.game, "options": event.options, "players": event.players,
-                "seat": event.seat, "names": [cap(n, MAX_NAME) for n in event.names]}
+                "seat": event.seat, "names": [cap(n, MAX_NAME) for n in event.names],
+                "safety_code": event.safety_code}
     if isinstance(event, api.TableOpen):
         return {"event": "table_open", "port": event.port}
     if isinstance(event, api.LobbyNews):

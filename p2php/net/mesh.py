@@ -253,6 +253,12 @@ class Mesh:
         self._nursery: trio.Nursery | None = None
         self._spectators: dict[int, _Peer] = {}
         self._retired: dict[int, tuple[int, int]] = {}  # bytes of connections that were replaced
+        self._progress: Any = None  # where our game stands, told in every heartbeat
+        self.beats: dict[int, Any] = {}  # where each seat's last heartbeat said its game stands
+
+    def set_progress(self, progress: Any) -> None:
+        """What our heartbeats report (the lockstep point we are at): plain data, advisory only."""
+        self._progress = progress
 
     @property
     def bytes_sent(self) -> dict[int, int]:
@@ -410,9 +416,9 @@ class Mesh:
         delivered nothing for :data:`DEAD_AFTER` seconds is closed, so the redial
         logic takes over.  Heartbeats never reach the game, so they reset no wait.
         """
-        beat = encode_frame({"hb": 1}, self.max_frame)
         while True:
             await trio.sleep(HEARTBEAT_EVERY)
+            beat = encode_frame({"hb": 1, "at": self._progress}, self.max_frame)
             now = time.monotonic()
             for peer in list(self._peers.values()):
                 if peer.reason is not None:
@@ -436,8 +442,9 @@ class Mesh:
     async def _read_loop(self, seat: int, peer: _Peer) -> None:
         try:
             while (frame := await peer.read_frame()) is not None:
-                if frame.keys() == {"hb"}:
-                    continue  # a heartbeat: it only proves the link alive
+                if "hb" in frame and frame.keys() <= {"hb", "at"}:
+                    self.beats[seat] = frame.get("at")  # a heartbeat: the link is alive (never the game)
+                    continue
                 await self._events_in.send(Frame(seat, frame))
         except FrameError as exc:
             peer.end(f"framing error: {exc}")

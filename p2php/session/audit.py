@@ -24,7 +24,7 @@ from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Seat, Slot
 from p2php.session.handshake import Table
-from p2php.session.records import DeckRecord, Fault, FaultCode, short
+from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, short
 from p2php.session.replay import ReplayFault, replay_events
 
 if TYPE_CHECKING:
@@ -63,6 +63,7 @@ def run_audit(ls: Lockstep) -> Verdict:
         judged = _judge_fault(ls)
         if judged is not None:
             findings.append(judged)
+    findings.extend(f for f in ls.later_faults if f.culprit is None or f.code not in TIMING_CODES)
     findings.extend(_judge_equivocation(ls))
     secrets: dict[Seat, bytes] = {}
     for seat in range(ls.players):

@@ -72,6 +72,7 @@ class LockstepBase:
     _forwarded: set[bytes]
     equivocations: dict[tuple[Seat, int], list[dict[str, Any]]]
     suspicions_closed: bool
+    later_faults: list[Fault]
     finished: bool
     result: GameOver | None
 

@@ -36,6 +36,7 @@ from p2php.session.messages import (
 )
 from p2php.session.records import TIMING_CODES, Fault, FaultCode, Suspicion, bounded
 
+MALFORMED_ABORT = "sent a malformed abort"
 MAX_EVIDENCE_BYTES = 1 << 20
 """Signed copies carried in one abort or audit: a cheater's big messages cannot make ours unsendable."""
 
@@ -44,7 +45,14 @@ class Ending(LockstepBase):
     """Faults, abort, audit round and timeouts (a part of ``Lockstep``)."""
 
     def _raise_fault(self, fault: Fault) -> None:
-        """Record the first fault, tell the others, and move to the audit."""
+        """Record the first fault, tell the others, and move to the audit.
+
+        A fault we find ourselves after we stopped is kept too (``later_faults``): it
+        is our own observation, and the audit weighs it like the first.
+        """
+        if (self.fault is not None or self.auditing) and fault not in self.later_faults \
+                and len(self.later_faults) < 64:
+            self.later_faults.append(fault)
         if self.fault is None and not self.auditing:
             self.fault = fault
             if self.secrets is not None and self.seat is not None and not self._have_own("abort"):
@@ -167,7 +175,9 @@ class Ending(LockstepBase):
             self.abort_messages.append(msg)
             if self.fault is None:
                 self.fault = self._abort_fault(msg)
-                self.fault_from = msg.sender
+                # A malformed abort is our own finding against its sender, not its accusation.
+                malformed = self.fault.culprit == msg.sender and self.fault.reason == MALFORMED_ABORT
+                self.fault_from = None if malformed else msg.sender
             claims = msg.body.get("claims")
             for item in claims if isinstance(claims, list) else []:
                 if (isinstance(item, list) and len(item) == 4 and all(isinstance(x, int) for x in item[:3])
@@ -203,7 +213,7 @@ class Ending(LockstepBase):
         code = msg.body.get("code", FaultCode.BAD_MESSAGE.value)
         if (not isinstance(culprit, int) or isinstance(culprit, bool) or not isinstance(reason, str)
                 or not isinstance(code, str)):
-            return Fault(msg.sender, "sent a malformed abort", msg.at, FaultCode.BAD_MESSAGE)
+            return Fault(msg.sender, MALFORMED_ABORT, msg.at, FaultCode.BAD_MESSAGE)
         try:
             parsed = FaultCode(code)
         except ValueError:
@@ -232,12 +242,15 @@ class Ending(LockstepBase):
                                state_hash, FaultCode.INTERNAL.value)
         self.finished = True
 
-    def timeout(self, seats: list[Seat] | None = None, unreachable: frozenset[Seat] = frozenset()) -> list[Seat]:
+    def timeout(self, seats: list[Seat] | None = None, unreachable: frozenset[Seat] = frozenset(),
+                behind: frozenset[Seat] = frozenset()) -> list[Seat]:
         """A deadline passed: name the late seats and move on (to the audit, or its end).
 
         ``seats``: the awaited seats whose own deadline passed (default: every awaited
         seat); ``unreachable``: those whose link was down all along — named with
-        :attr:`FaultCode.UNREACHABLE`, which is a network fault, not a cheat.
+        :attr:`FaultCode.UNREACHABLE`, which is a network fault, not a cheat; ``behind``:
+        those that said (in heartbeats) they still wait for others — nobody is named
+        then, since the hold-up is further up the chain.
         """
         if self.finished:
             return []
@@ -254,7 +267,10 @@ class Ending(LockstepBase):
         if silent:
             first = silent[0]
             kind = self.expected()[first]
-            if first in unreachable:
+            if first in behind:
+                fault = Fault(None, f"seat {first} is still waiting for others, so no {kind} message came from it",
+                              (self.tick, self.phase), FaultCode.SILENT)
+            elif first in unreachable:
                 fault = Fault(first, f"could not be reached (no {kind} message; its link stayed down)",
                               (self.tick, self.phase), FaultCode.UNREACHABLE)
             else:

@@ -10,6 +10,7 @@ is bound to it.
 
 from __future__ import annotations
 
+import base64
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity
 from p2php.session.messages import HELLO_DOMAIN, SESSION_DOMAIN
 
+SAFETY_DOMAIN = b"p2php/safety/v1"
 CHAIN_LENGTH = 1024
 """Randomness draws a peer can reveal in one game (one per Randomness step)."""
 
@@ -98,6 +100,19 @@ class Table:
     @property
     def session_id(self) -> bytes:
         return digest(SESSION_DOMAIN, encode(list(self.hellos)))
+
+    @property
+    def safety_code(self) -> str:
+        """A short code every seat compares aloud: equal codes mean one table with the same keys.
+
+        100 bits of ``D("p2php/safety/v1", session_id, sign_key_0, …)`` in base32, five
+        groups of four.  A lobby host that lies can split a table into two games that
+        each look clean; their codes differ (finding two sessions with equal codes
+        takes about 2^50 work), so only comparing the code shows it (protocol.md §4.4).
+        """
+        keys = [h["sign_key"] for h in self.hellos]
+        code = base64.b32encode(digest(SAFETY_DOMAIN, self.session_id, *keys)[:15]).decode()[:20]
+        return "-".join(code[i : i + 4] for i in range(0, 20, 4))
 
     def public(self, seat: int) -> PublicIdentity:
         h = self.hellos[seat]

@@ -158,6 +158,7 @@ class Lockstep(DeckSteps, Ending):
         self.equivocations = {}  # (seat, seq) -> other signed versions than the one we hold
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
         self.flooded: set[Seat] = set()
+        self.later_faults = []  # our own findings after we stopped (see Ending._raise_fault)
         self.finished = False
         self.result = None
 
@@ -490,9 +491,19 @@ class Lockstep(DeckSteps, Ending):
         return out
 
     def _aborted_by_peer(self) -> bool:
-        """A peer that aborted or began its audit sends nothing more: it stopped, so do we."""
+        """A peer that aborted, or that began its audit while we still wait for it, stopped: so do we.
+
+        An audit at the head of an awaited seat's queue means that seat will never send
+        what we wait for (its messages come in chain order), so it stopped — never
+        "silent".  An audit from a seat we are not waiting for is just the end of the
+        game arriving early, behind messages still in flight from others.
+        """
+        waiting = set(self.waiting_for())
         for seat, queue in self.inbox.items():
-            if seat != self.seat and any(m.kind in ("abort", "audit") for m in queue):
+            if seat == self.seat:
+                continue
+            if any(m.kind == "abort" for m in queue) or (
+                    seat in waiting and bool(queue) and queue[0].kind == "audit"):
                 self._start_audit()
                 return True
         return False

@@ -180,6 +180,20 @@ class Deadlines:
     def expired(self, now: float, down: dict[int, float]) -> list[int]:
         return sorted({seat for (seat, _), since in self.due.items() if self.deadline(seat, since, down) <= now})
 
+    def behind(self, seat: int, beat: Any) -> bool:
+        """Whether ``seat``'s last heartbeat says it has not reached the point it owes us a message for.
+
+        Such a seat is waiting for someone else (a pass it did not get, say): it is
+        given one more timeout, in which its own deadline names the real culprit.
+        """
+        owed = [what for (s, what), _ in self.due.items() if s == seat and isinstance(what, tuple)]
+        return (bool(owed) and isinstance(beat, list) and len(beat) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in beat) and tuple(beat) < owed[0])
+
+    def grace(self, seat: int, now: float) -> None:
+        for key in [k for k in self.due if k[0] == seat]:
+            self.due[key] = now
+
 
 class _Runner:
     """The event loop of one peer (kept in one place so the rules stay visible)."""
@@ -207,6 +221,7 @@ class _Runner:
         self.synced: set[int] = set()  # seats whose sync we answered on their current connection
         self.fins: set[int] = set()  # seats that told us they finished
         self.fin_sent = False
+        self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout as "behind"
         self.log = None if cfg.resume_path is None else _ResumeWriter(cfg, ls, addresses)
 
     @property
@@ -227,6 +242,7 @@ class _Runner:
             linger_until: float | None = None
             while True:
                 await self._flush()
+                mesh.set_progress(None if ls.auditing else [ls.tick, ls.phase])
                 if ls.finished:
                     if linger_until is None:
                         linger_until = time.monotonic() + self.cfg.linger
@@ -282,8 +298,19 @@ class _Runner:
         now = time.monotonic()
         self.deadlines.update(self._awaited(), now)
         late = self.deadlines.expired(now, self.down)
+        behind = set()
+        for seat in late:
+            if seat >= 0 and self.deadlines.behind(seat, self.mesh.beats.get(seat)):
+                key = (seat, (self.ls.tick, self.ls.phase))
+                if key not in self.graced:
+                    self.graced.add(key)
+                    self.deadlines.grace(seat, now)
+                    continue
+                behind.add(seat)
+        late = [s for s in late if (s, (self.ls.tick, self.ls.phase)) not in self.graced or s in behind]
         if late:
-            self.ls.timeout([s for s in late if s >= 0], frozenset(s for s in late if s in self.down))
+            self.ls.timeout([s for s in late if s >= 0], frozenset(s for s in late if s in self.down),
+                            frozenset(behind))
 
     async def _handle(self, event: Any, nursery: trio.Nursery) -> None:
         ls = self.ls

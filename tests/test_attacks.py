@@ -1,0 +1,268 @@
+"""Attacks on unmodified peers over real loopback sockets (issue 7): nothing from the network breaks an
+honest peer, stopping is consistent, and an honest seat is never convicted.
+
+The cheater is a :class:`adversarial.rogue.Rogue`: a real peer whose outgoing frames a policy rewrites.
+"""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from adversarial.rogue import Out, Rogue, make_rogue, run_table_with_rogue
+
+from p2php.bots import RandomBot
+from p2php.net.framing import FrameDecoder, encode_frame
+from p2php.net.mesh import accept_forever, listen, listener_port
+from p2php.session import transcript
+from p2php.session.local_net import run_local_table
+from p2php.session.runner import PeerResult, bot_decider
+
+HOST = "127.0.0.1"
+
+
+def bots(players: int, seed: int = 0) -> list[Any]:
+    return [bot_decider(RandomBot(seed * 10 + s)) for s in range(players)]
+
+
+def honest_results(results: list[PeerResult | None], rogue: int) -> list[PeerResult]:
+    out = []
+    for seat, r in enumerate(results):
+        if seat == rogue:
+            continue
+        assert r is not None, f"honest seat {seat} has no result"
+        assert r.lockstep.finished and r.lockstep.verdict is not None, f"seat {seat} did not finish"
+        assert r.lockstep.transcript, "honest peers keep the record"
+        out.append(r)
+    return out
+
+
+def never_an_honest_seat(results: list[PeerResult | None], rogue: int) -> None:
+    for r in honest_results(results, rogue):
+        v = r.lockstep.verdict
+        assert v is not None and v.culprit in (None, rogue), (r.lockstep.seat, v)
+
+
+# ------------------------------------------------------------------------------------ hostile frames
+
+
+async def test_a_huge_string_in_an_envelope_is_named_and_never_crashes_the_honest_peers(tmp_path: Path) -> None:
+    """A 4 MiB string in an envelope field with a garbage signature: before, the honest peer quoted it in
+    its own abort, which then exceeded the frame limit and killed it with no verdict and no transcript."""
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "action" and rogue.state.setdefault("seq", frame["seq"]) == frame["seq"]:
+            return [(0.0, {**frame, "kind": "x" * (4 * 1024 * 1024 - 2000), "sig": bytes(64)})]
+        return [(0.0, frame)]
+
+    rogue = make_rogue(1, policy)
+    results = await run_table_with_rogue("toy", 3, bots(3), rogue, transcripts=tmp_path)
+    for r in honest_results(results, 1):
+        v = r.lockstep.verdict
+        assert v is not None and v.culprit == 1 and v.code == "bad_message", v
+        assert len(v.reason) <= 300
+        assert transcript.load(tmp_path / f"seat{r.lockstep.seat}.p2php")["messages"]
+
+
+# ------------------------------------------------------------------------------------ stopping is consistent
+
+KINDS = ["shuffle", "lock", "keys", "beacon", "show", "action", "audit"]
+
+
+def _abort_instead(rogue: Rogue, frame: dict[str, Any], accused: int) -> dict[str, Any]:
+    """A validly signed abort with the same number as ``frame``: a different message for the same slot."""
+    body = {"culprit": accused, "reason": "made up", "code": "silent", "at": frame["at"], "evidence": [],
+            "claims": []}
+    return rogue.sign({**{k: v for k, v in frame.items() if k != "sig"}, "kind": "abort", "body": body})
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("variant", ["split", "stop_towards_one"])
+async def test_different_stop_and_continue_messages_never_convict_an_honest_seat(kind: str, variant: str) -> None:
+    """The matrix of issue 7: at each phase the cheater (seat 1) sends an abort to seat 0 and carries on
+    with seat 2 ("split"), or stops towards seat 0 only; every honest peer names the cheater or ends
+    unattributed, and their transcripts verify to the same verdict."""
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") != kind or rogue.ls is None:
+            return [(0.0, frame)]
+        if "seq" not in rogue.state:
+            rogue.state["seq"] = frame["seq"]
+        if frame["seq"] != rogue.state["seq"] or to != 0:
+            return [(0.0, frame)]
+        if variant == "split":
+            return [(0.0, _abort_instead(rogue, frame, accused=2))]
+        return []  # seat 0 never hears this message
+
+    rogue = make_rogue(1, policy, seed=5)
+    with trio.move_on_after(0):
+        pass
+    results = await run_table_with_rogue("toy", 3, bots(3, 5), rogue, timeout=2.0, resume_timeout=4.0)
+    never_an_honest_seat(results, 1)
+
+
+async def test_an_audit_from_a_seat_we_wait_for_means_it_stopped_not_that_it_went_silent() -> None:
+    """The cheater's abort reaches seat 0 only; seat 0 stops and forwards it. Before, seat 2 kept waiting
+    for seat 0's next message and named the honest seat 0 silent (8 of 8 tries)."""
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "action" and rogue.ls is not None and "seq" not in rogue.state:
+            rogue.state["seq"] = frame["seq"]
+        if frame.get("seq") == rogue.state.get("seq") and frame.get("kind") == "action":
+            return [(0.0, _abort_instead(rogue, frame, accused=0))] if to == 0 else [(0.0, frame)]
+        return [(0.0, frame)]
+
+    for seed in range(3):
+        rogue = make_rogue(1, policy, seed=seed)
+        results = await run_table_with_rogue("toy", 3, bots(3, seed), rogue, seed=seed, timeout=2.0)
+        never_an_honest_seat(results, 1)
+        v2 = results[2].lockstep.verdict if results[2] else None
+        assert v2 is not None and v2.culprit in (None, 1), v2
+
+
+# ------------------------------------------------------------------------------------ every wait ends
+
+
+async def test_harmless_traffic_never_postpones_a_withheld_action() -> None:
+    """The cheater withholds its action but sends an empty sync every 0.2 s: named silent at its deadline.
+    Before, every event restarted the wait, and the game stalled forever."""
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "action":
+            return [(0.2 * k, {"sync": []}) for k in range(1, 40)]  # 8 s of chatter instead of the action
+        return [(0.0, frame)]
+
+    rogue = make_rogue(1, policy, seed=2)
+    start = trio.current_time()
+    results = await run_table_with_rogue("toy", 3, bots(3, 2), rogue, timeout=1.5, limit=30)
+    assert trio.current_time() - start < 12
+    for r in honest_results(results, 1):
+        v = r.lockstep.verdict
+        assert v is not None and v.culprit in (1, None), v
+    assert any(r is not None and r.lockstep.verdict is not None and r.lockstep.verdict.culprit == 1
+               and r.lockstep.verdict.code == "silent" for r in results[:1] + results[2:])
+
+
+# ------------------------------------------------------------------------------------ bounded resources
+
+
+async def test_a_repeated_sync_request_is_answered_once_without_duplicates() -> None:
+    """One 26 KiB sync request made a peer queue ~220 MiB; now: once per connection, each author once."""
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "beacon" and "sent" not in rogue.state:
+            rogue.state["sent"] = True
+            flood = {"sync": [[0, -1]] * 3000 + [[2, -1]] * 3000}
+            return [(0.0, frame), (0.0, flood), (0.0, flood), (0.0, flood)]
+        return [(0.0, frame)]
+
+    rogue = make_rogue(1, policy, seed=3)
+    results = await run_table_with_rogue("toy", 3, bots(3, 3), rogue, timeout=3.0)
+    for r in honest_results(results, 1):
+        assert r.lockstep.verdict is not None and r.lockstep.verdict.clean, r.lockstep.verdict
+        assert r.bytes_sent < 400_000, r.bytes_sent  # a whole toy game, plus at most one catch-up answer
+
+
+async def test_accept_survives_running_out_of_file_descriptors() -> None:
+    """EMFILE from accept() crashed a running peer; now it backs off and keeps serving."""
+    listener = await listen(HOST, 0)
+    real_accept = listener.accept
+    failures = [OSError(errno.EMFILE, "Too many open files"), OSError(errno.ENFILE, "File table overflow")]
+
+    async def flaky_accept() -> Any:
+        if failures:
+            raise failures.pop(0)
+        return await real_accept()
+
+    listener.accept = flaky_accept  # type: ignore[method-assign]
+    served: list[int] = []
+
+    async def handle(stream: trio.SocketStream) -> None:
+        served.append(1)
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(accept_forever, listener, handle, nursery)
+        stream = await trio.open_tcp_stream(HOST, listener_port(listener))
+        with trio.fail_after(5):
+            while not served:
+                await trio.sleep(0.01)
+        await stream.aclose()
+        nursery.cancel_scope.cancel()
+    await listener.aclose()
+    assert served == [1] and not failures
+
+
+# ------------------------------------------------------------------------------------ authenticated connections
+
+
+async def test_a_copied_hello_cannot_take_a_seat() -> None:
+    """Hellos are public (every spectator gets them): an outsider replaying seat 1's hello to seat 0's
+    listener is refused for lack of proof, and the real seat 1's link stays up."""
+    from adversarial.rogue import honest
+
+    seen: dict[str, Any] = {}
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if rogue.ls is not None and "hello" not in seen:
+            seen["hello"] = rogue.ls.table.hellos[1]
+        return honest(rogue, frame, to)
+
+    listeners_info: dict[str, Any] = {}
+    rogue = make_rogue(1, policy, seed=6)
+
+    async def impostor(port_of_seat0: int) -> None:
+        while "hello" not in seen:
+            await trio.sleep(0.01)
+        stream = await trio.open_tcp_stream(HOST, port_of_seat0)
+        frames = [seen["hello"], {"challenge": bytes(32)}, {"proof": bytes(64)}, {"mesh": "ok"}]
+        await stream.send_all(b"".join(encode_frame(f) for f in frames))
+        decoder, got = FrameDecoder(), []
+        with trio.move_on_after(5):
+            while True:
+                data = await stream.receive_some(65536)
+                if not data:
+                    break
+                got += decoder.feed(data)
+        await stream.aclose()
+        listeners_info["verdict"] = [f for f in got if "mesh" in f]
+
+    import adversarial.rogue as rogue_module
+
+    real_listen = rogue_module.mesh_module.listen
+    ports: list[int] = []
+
+    async def recording_listen(host: str, port: int = 0) -> Any:
+        lst = await real_listen(host, port)
+        ports.append(listener_port(lst))
+        return lst
+
+    rogue_module.mesh_module.listen = recording_listen  # type: ignore[assignment]
+    try:
+        async with trio.open_nursery() as nursery:
+            async def table() -> None:
+                listeners_info["results"] = await run_table_with_rogue("toy", 3, bots(3, 6), rogue, timeout=3.0)
+
+            nursery.start_soon(table)
+            while not ports:
+                await trio.sleep(0.01)
+            nursery.start_soon(impostor, ports[0])
+    finally:
+        rogue_module.mesh_module.listen = real_listen
+    verdict = listeners_info["verdict"]
+    assert verdict and verdict[0]["mesh"] == "reject" and "did not prove" in verdict[0]["reason"], verdict
+    for r in listeners_info["results"]:
+        assert r is not None and r.lockstep.verdict is not None and r.lockstep.verdict.clean
+
+
+async def test_every_peer_shows_the_same_safety_code() -> None:
+    results = await run_local_table("toy", 3, bots(3), seed=9)
+    codes = {r.lockstep.table.safety_code for r in results}
+    assert len(codes) == 1
+    code = codes.pop()
+    assert len(code) == 24 and code.count("-") == 4
+    other = await run_local_table("toy", 3, bots(3), seed=10)
+    assert other[0].lockstep.table.safety_code != code  # another session, another code
