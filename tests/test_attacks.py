@@ -266,3 +266,23 @@ async def test_every_peer_shows_the_same_safety_code() -> None:
     assert len(code) == 24 and code.count("-") == 4
     other = await run_local_table("toy", 3, bots(3), seed=10)
     assert other[0].lockstep.table.safety_code != code  # another session, another code
+
+
+async def test_parked_future_messages_count_towards_the_flood_limit() -> None:
+    """Messages from far ahead in the sender's chain are parked until the gap fills; a sender that
+    sends thousands of them is named for flooding and nothing more of it is kept."""
+    from p2php.session.records import MAX_BACKLOG
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "action" and rogue.ls is not None \
+                and rogue.state.setdefault("seq", frame["seq"]) == frame["seq"]:
+            ahead = [rogue.sign({**frame, "seq": frame["seq"] + 10 + k}) for k in range(MAX_BACKLOG + 5)]
+            return [(0.0, {"relay": f}) for f in ahead]
+        return [(0.0, frame)]
+
+    rogue = make_rogue(1, policy, seed=7)
+    results = await run_table_with_rogue("toy", 3, bots(3, 7), rogue, timeout=20.0, limit=90)
+    for r in honest_results(results, 1):
+        v = r.lockstep.verdict
+        assert v is not None and v.culprit == 1 and v.code == "flood", v
+        assert not r.lockstep.parked.get(1)

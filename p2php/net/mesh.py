@@ -46,7 +46,7 @@ from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
 log = logging.getLogger(__name__)
 
 _READ_SIZE = 65536
-_EVENT_BUFFER = 256  # frames waiting for the application before readers stop reading
+_EVENT_BUFFER = 64  # frames waiting for the application before readers stop reading (at most 64 x 4 MiB)
 _REASON_LIMIT = 200  # a remote peer's reject reason is shown, but not at any length
 LINK_DOMAIN = b"p2php/link/v1"
 MAX_QUEUED_BYTES = 64 * 1024 * 1024

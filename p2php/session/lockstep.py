@@ -22,6 +22,8 @@ from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import msgpack
+
 from p2php.canonical import NotCanonical, digest, encode
 from p2php.crypto import beacon, channel, deck
 from p2php.crypto.group import InvalidPoint
@@ -56,6 +58,7 @@ from p2php.session.messages import (
 )
 from p2php.session.records import (
     MAX_BACKLOG,
+    MAX_BACKLOG_BYTES,
     DeckRecord,
     Event,
     Fault,
@@ -158,6 +161,7 @@ class Lockstep(DeckSteps, Ending):
         self.equivocations = {}  # (seat, seq) -> other signed versions than the one we hold
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
         self.flooded: set[Seat] = set()
+        self._parked_bytes: dict[Seat, int] = {}
         self.later_faults = []  # our own findings after we stopped (see Ending._raise_fault)
         self.finished = False
         self.result = None
@@ -286,11 +290,25 @@ class Lockstep(DeckSteps, Ending):
     def _park(self, author: Seat, frame: dict[str, Any]) -> None:
         parked = self.parked.setdefault(author, [])
         parked.append(frame)
+        try:
+            size = len(msgpack.packb(frame, use_bin_type=True))
+        except Exception:  # cannot happen for a decoded frame; count it as large
+            size = MAX_BACKLOG_BYTES
+        self._parked_bytes[author] = self._parked_bytes.get(author, 0) + size
         self._check_flood(author)
 
     def _check_flood(self, sender: Seat) -> None:
-        """Queued, parked and relayed messages all count; after a flood nothing more is kept."""
-        if len(self.inbox[sender]) + len(self.parked.get(sender, ())) > MAX_BACKLOG:
+        """Queued, parked and relayed messages all count; after a flood nothing more is kept.
+
+        The bound is in messages and in bytes, so one sender can make us hold at most
+        :data:`MAX_BACKLOG` messages or :data:`MAX_BACKLOG_BYTES` of them, whichever comes first.
+        """
+        queued = self.inbox[sender]
+        count = len(queued) + len(self.parked.get(sender, ()))
+        held = self._parked_bytes.get(sender, 0)
+        if len(queued) > 16:
+            held += sum(len(m.wire_bytes) for m in queued)
+        if count > MAX_BACKLOG or held > MAX_BACKLOG_BYTES:
             self.flooded.add(sender)
             self.parked.pop(sender, None)
             self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase), FaultCode.FLOOD))
@@ -309,6 +327,7 @@ class Lockstep(DeckSteps, Ending):
         if parked:
             # The gap may be filled now: retry what waited, in order.
             waiting, self.parked[msg.sender] = parked, []
+            self._parked_bytes[msg.sender] = 0
             for frame in sorted(waiting, key=lambda f: f.get("seq", 0) if isinstance(f.get("seq"), int) else 0):
                 self.receive_relayed(frame)
 
@@ -341,6 +360,9 @@ class Lockstep(DeckSteps, Ending):
             return False
         try:
             msg = parse_message(frame)
+        except BadMessage:
+            return False  # not a message at all: nobody's signature, nothing to blame on an author
+        try:
             if not 0 <= msg.sender < self.players:
                 return False
             if msg.sender in self.flooded:

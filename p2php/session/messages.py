@@ -70,9 +70,14 @@ class Message:
         return d
 
     @cached_property
+    def wire_bytes(self) -> bytes:
+        """The canonical encoding of the whole message (its size bounds what a sender may buffer)."""
+        return encode(self.to_wire())
+
+    @cached_property
     def msg_hash(self) -> bytes:
         """Identifies the message (chains ``prev`` and the ``seen`` heads)."""
-        return digest(b"p2php/msgid/v1", encode(self.to_wire()))
+        return digest(b"p2php/msgid/v1", self.wire_bytes)
 
 
 def signing_bytes(session_id: bytes, fields: dict[str, Any]) -> bytes:

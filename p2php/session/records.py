@@ -14,6 +14,9 @@ from p2php.session.handshake import Table
 MAX_BACKLOG = 2048
 """Messages buffered per sender (queued, parked or relayed) before it is named for flooding."""
 
+MAX_BACKLOG_BYTES = 32 * 1024 * 1024
+"""Bytes of unprocessed messages buffered per sender before it is named for flooding."""
+
 MAX_REASON = 300
 """Longest fault reason we keep or send: a reason may quote remote data, which must stay bounded."""
 

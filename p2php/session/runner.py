@@ -299,15 +299,15 @@ class _Runner:
         self.deadlines.update(self._awaited(), now)
         late = self.deadlines.expired(now, self.down)
         behind = set()
-        for seat in late:
+        for seat in list(late):
             if seat >= 0 and self.deadlines.behind(seat, self.mesh.beats.get(seat)):
                 key = (seat, (self.ls.tick, self.ls.phase))
-                if key not in self.graced:
+                if key not in self.graced:  # one more timeout, once per owed message
                     self.graced.add(key)
                     self.deadlines.grace(seat, now)
+                    late.remove(seat)
                     continue
                 behind.add(seat)
-        late = [s for s in late if (s, (self.ls.tick, self.ls.phase)) not in self.graced or s in behind]
         if late:
             self.ls.timeout([s for s in late if s >= 0], frozenset(s for s in late if s in self.down),
                             frozenset(behind))

@@ -77,6 +77,8 @@ async def watch(host: str, port: int, name: str = "spectator",
                         break
                     if frame.get("watch") == "table":
                         ls = _table(frame)
+                        if theirs not in ls.table.hellos:  # the proven key must be one of the table's
+                            raise WatchError("the peer's own hello is not one of the table it shows")
                     elif "relay" in frame and ls is not None:
                         ls.receive_relayed(frame["relay"])
                         ls.poll()

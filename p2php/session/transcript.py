@@ -68,6 +68,8 @@ def to_data(ls: Lockstep) -> dict[str, Any]:
             "clean": verdict.clean,
             "culprit": -1 if verdict.culprit is None else verdict.culprit,
             "reason": verdict.reason,
+            "code": verdict.code,
+            "seats": list(verdict.seats),
             "state_hash": verdict.state_hash,
         },
     }
