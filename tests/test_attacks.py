@@ -69,7 +69,7 @@ async def test_a_huge_string_in_an_envelope_is_named_and_never_crashes_the_hones
 
 # ------------------------------------------------------------------------------------ stopping is consistent
 
-KINDS = ["shuffle", "lock", "keys", "beacon", "show", "action", "audit"]
+KINDS = ["shuffle", "lock", "keys", "beacon", "show", "action", "commit", "audit"]
 
 
 def _abort_instead(rogue: Rogue, frame: dict[str, Any], accused: int) -> dict[str, Any]:
@@ -97,11 +97,18 @@ async def test_different_stop_and_continue_messages_never_convict_an_honest_seat
             return [(0.0, _abort_instead(rogue, frame, accused=2))]
         return []  # seat 0 never hears this message
 
-    rogue = make_rogue(1, policy, seed=5)
-    with trio.move_on_after(0):
-        pass
-    results = await run_table_with_rogue("toy", 3, bots(3, 5), rogue, timeout=2.0, resume_timeout=4.0)
+    seed = 3 if kind == "show" else 5  # with seed 3 the joint draw makes seat 1 the one who shows
+    rogue = make_rogue(1, policy, seed=seed)
+    options = {"sealed": True} if kind == "commit" else {}  # the sealed bid: commit, then reveal
+    results = await run_table_with_rogue("toy", 3, bots(3, 5), rogue, options=options, seed=seed, timeout=2.0,
+                                         resume_timeout=4.0)
+    assert "seq" in rogue.state, f"the rogue never sent a {kind} message"
     never_an_honest_seat(results, 1)
+    if variant == "split" and kind != "audit":
+        # Seat 0 holds the abort, seat 2 the real message: the two signed versions reach everyone.
+        for r in honest_results(results, 1):
+            v = r.lockstep.verdict
+            assert v is not None and v.culprit == 1 and v.code == "equivocation", (r.lockstep.seat, v)
 
 
 async def test_an_audit_from_a_seat_we_wait_for_means_it_stopped_not_that_it_went_silent() -> None:
