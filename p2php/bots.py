@@ -8,23 +8,8 @@ peer, with that peer's keys, exactly like a person would.
 
 from __future__ import annotations
 
-from typing import Protocol
+# Both live with the engine contract, whose default ``Game.make_bot`` returns a RandomBot; this module is their
+# public name.
+from p2php.engine.contract import Bot, RandomBot
 
-from p2php.engine.contract import Action, GameState, Knowledge, Seat
-from p2php.rng import DetRng
-
-
-class Bot(Protocol):
-    def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
-        """Pick one of ``legal`` (never empty)."""
-        ...
-
-
-class RandomBot:
-    """Picks a uniformly random legal action (seeded, so games replay)."""
-
-    def __init__(self, seed: bytes | str | int = 0) -> None:
-        self.rng = DetRng(seed)
-
-    def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
-        return self.rng.choice(legal)
+__all__ = ["Bot", "RandomBot"]

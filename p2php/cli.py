@@ -22,10 +22,10 @@ from typing import Any
 
 import trio
 
+from p2php.console import LogPrinter
 from p2php.discovery import DISCOVERY_PORT
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
-from p2php.session.lockstep import Lockstep
 from p2php.session.runner import Decider, PeerResult, bot_decider
 from p2php.text import LINE, safe
 
@@ -33,31 +33,6 @@ from p2php.text import LINE, safe
 def _bots(game_name: str, kind: str, seed: int | None, seats: range) -> list[Decider]:
     game = get_game(game_name)
     return [bot_decider(game.make_bot(kind, f"{seed}/{seat}")) for seat in seats]
-
-
-class _Printer:
-    """Prints the public log of one peer as the game goes (and its private view when asked)."""
-
-    def __init__(self, stream: Any, view: bool) -> None:
-        self.stream = stream
-        self.view = view
-        self.done = 0
-        self.coded = False
-
-    def __call__(self, ls: Lockstep, _lines: list[str]) -> None:
-        from p2php.terminal import event_lines, safety_line
-
-        if not self.coded:
-            self.coded = True
-            print(safety_line(ls), file=self.stream)
-
-        while self.done < len(ls.events):
-            event = ls.events[self.done]
-            self.done += 1
-            for line in event_lines(ls, event):
-                if line.startswith("·") and not self.view and "revealed" not in line:
-                    continue
-                print(safe(line, LINE), file=self.stream)
 
 
 def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[str, Any]:
@@ -101,7 +76,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
-    printer = None if args.json else _Printer(sys.stdout, args.view is not None)
+    printer = None if args.json else LogPrinter(sys.stdout, args.view is not None)
     transcripts = Path(args.transcripts) if args.transcripts else None
     start = time.perf_counter()
     results = trio.run(lambda: run_local_table(

@@ -15,6 +15,7 @@ from typing import Any
 
 import trio
 
+from p2php.console import LogPrinter
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game, parse_option_pairs
 from p2php.net.mesh import MeshError, listen
@@ -53,8 +54,6 @@ def _report(result: PeerResult) -> int:
 
 
 async def _run(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: Decider, restored: Any = None) -> int:
-    from p2php.cli import _Printer
-
     host, port = addresses[cfg.seat]
     try:
         listener = await listen(host, port)
@@ -62,7 +61,7 @@ async def _run(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: D
         _err(f"cannot listen on {host}:{port}: {err.strerror or err}")
         return 3
     try:
-        result = await run_peer(cfg, addresses, listener, decide, _Printer(sys.stdout, True), restored=restored)
+        result = await run_peer(cfg, addresses, listener, decide, LogPrinter(sys.stdout, True), restored=restored)
     except MeshError as err:
         _err(err)
         return 3

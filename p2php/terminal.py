@@ -36,8 +36,8 @@ from p2php.session.lockstep import Event, Lockstep
 from p2php.text import LINE, NAME, safe
 
 if TYPE_CHECKING:
-    from p2php.session.audit import Verdict
     from p2php.session.handshake import Table
+    from p2php.session.records import Verdict
 
 LANGS = ("zh", "en")
 

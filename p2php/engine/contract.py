@@ -36,9 +36,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from p2php.canonical import hash_value
+from p2php.rng import DetRng
 
 Seat = int
 Slot = int
@@ -312,10 +313,8 @@ class Game(ABC):
 
     bot_kinds: ClassVar[tuple[str, ...]] = ("random",)
 
-    def make_bot(self, kind: str, seed: bytes | str | int) -> Any:
+    def make_bot(self, kind: str, seed: bytes | str | int) -> Bot:
         """A bot of the given kind (``"random"`` always exists; games add e.g. ``"heuristic"``)."""
-        from p2php.bots import RandomBot
-
         if kind != "random":
             raise OptionError(f"{self.name} has no {kind!r} bot (kinds: {', '.join(self.bot_kinds)})")
         return RandomBot(seed)
@@ -331,3 +330,24 @@ class Game(ABC):
             raise OptionError(
                 f"{self.name} needs {self.min_players}–{self.max_players} players, not {players}"
             )
+
+
+# ----------------------------------------------------------------------------- bots
+
+
+class Bot(Protocol):
+    """An automated decision maker: sees only what its seat may see (re-exported by :mod:`p2php.bots`)."""
+
+    def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
+        """Pick one of ``legal`` (never empty)."""
+        ...
+
+
+class RandomBot:
+    """Picks a uniformly random legal action (seeded, so games replay); every game's ``"random"`` bot."""
+
+    def __init__(self, seed: bytes | str | int = 0) -> None:
+        self.rng = DetRng(seed)
+
+    def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
+        return self.rng.choice(legal)

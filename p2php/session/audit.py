@@ -17,43 +17,19 @@ The verdict names the first peer that deviated, or says the game was clean.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Seat, Slot
-from p2php.session.handshake import Table
-from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, short
+from p2php.session.messages import BadMessage, parse_message, signing_bytes
+from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, Verdict, short
 from p2php.session.replay import ReplayFault, replay_events
 
 if TYPE_CHECKING:
     from p2php.session.lockstep import Lockstep
 
-
-@dataclass(frozen=True)
-class Verdict:
-    """The outcome of the audit.
-
-    ``code`` is a :class:`~p2php.session.records.FaultCode` value ("" when clean);
-    ``seats`` lists the seats that could not be reached when ``code`` is
-    ``unreachable`` (a network fault: nobody is convicted for it).
-    """
-
-    clean: bool
-    culprit: Seat | None
-    reason: str
-    state_hash: bytes
-    code: str = ""
-    seats: tuple[Seat, ...] = ()
-
-    def text(self, table: Table | None = None) -> str:
-        if self.clean:
-            return "clean"
-        if self.culprit is None:
-            return f"unattributed: {self.reason}"
-        name = f" ({table.name(self.culprit)})" if table is not None else ""
-        return f"seat {self.culprit}{name}: {self.reason}"
+__all__ = ["Verdict", "run_audit"]  # Verdict lives in records; re-exported here, where it has always been
 
 
 def run_audit(ls: Lockstep) -> Verdict:
@@ -255,8 +231,6 @@ def _judge_equivocation(ls: Lockstep) -> list[Fault]:
     anyone: the claimer may lie, or its evidence may not have reached us, so it
     ends the game unattributed, naming both seats.
     """
-    from p2php.session.messages import BadMessage, parse_message, signing_bytes
-
     copies: dict[tuple[int, int], set[bytes]] = {}
 
     def add(wire: Any) -> None:

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from p2php.crypto import deck
 from p2php.crypto.identity import PublicIdentity
 from p2php.engine.contract import Action, CardId, Game, GameOver, GameState, Seat, Slot, Step
 from p2php.session.handshake import LocalSecrets, Table
 from p2php.session.messages import Message
-from p2php.session.records import DeckRecord, Event, Fault, Stacker, Suspicion
-
-if TYPE_CHECKING:
-    from p2php.session.audit import Verdict
+from p2php.session.records import DeckRecord, Event, Fault, Stacker, Suspicion, Verdict
 
 
 class LockstepBase:

@@ -29,12 +29,13 @@ from p2php.engine.contract import (
     GameOver,
     Seat,
 )
+from p2php.session.audit import run_audit
 from p2php.session.base import LockstepBase
 from p2php.session.messages import (
     Message,
     parse_message,
 )
-from p2php.session.records import TIMING_CODES, Fault, FaultCode, Suspicion, bounded
+from p2php.session.records import TIMING_CODES, Fault, FaultCode, Suspicion, Verdict, bounded
 
 MALFORMED_ABORT = "sent a malformed abort"
 MAX_EVIDENCE_BYTES = 1 << 20
@@ -222,8 +223,6 @@ class Ending(LockstepBase):
         return Fault(accused, f"seat {msg.sender} reported: {bounded(reason)}", msg.at, parsed)
 
     def _finish(self) -> None:
-        from p2php.session.audit import run_audit
-
         try:
             self.verdict = run_audit(self)  # type: ignore[arg-type]  # always a Lockstep
         except Exception as err:  # an audit that fails must still end in a verdict
@@ -232,8 +231,6 @@ class Ending(LockstepBase):
 
     def _finish_failed(self, err: Exception) -> None:
         """End with an unattributed verdict when our own audit code failed."""
-        from p2php.session.audit import Verdict
-
         try:
             state_hash = self.state.state_hash()
         except Exception:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgpack
 
@@ -69,9 +69,7 @@ from p2php.session.records import (
     Suspicion,
     short,
 )
-
-if TYPE_CHECKING:
-    from p2php.session.audit import Verdict  # noqa: F401
+from p2php.session.replay import replay_events
 
 __all__ = ["DeckRecord", "Event", "Fault", "FaultCode", "FaultError", "Lockstep", "Stacker", "Suspicion"]
 
@@ -779,8 +777,6 @@ class Lockstep(DeckSteps, Ending):
             return answers[0][0]
         # The engine applies answers in order; a failed apply may have changed the
         # state half way, so rebuild it from the event log and try each prefix.
-        from p2php.session.replay import replay_events
-
         for k in range(1, len(answers) + 1):
             trial = replay_events(self.game, self.players, self.options, self.events)
             try:

@@ -113,6 +113,31 @@ class FaultError(Exception):
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """The outcome of the audit.
+
+    ``code`` is a :class:`~p2php.session.records.FaultCode` value ("" when clean);
+    ``seats`` lists the seats that could not be reached when ``code`` is
+    ``unreachable`` (a network fault: nobody is convicted for it).
+    """
+
+    clean: bool
+    culprit: Seat | None
+    reason: str
+    state_hash: bytes
+    code: str = ""
+    seats: tuple[Seat, ...] = ()
+
+    def text(self, table: Table | None = None) -> str:
+        if self.clean:
+            return "clean"
+        if self.culprit is None:
+            return f"unattributed: {self.reason}"
+        name = f" ({table.name(self.culprit)})" if table is not None else ""
+        return f"seat {self.culprit}{name}: {self.reason}"
+
+
+@dataclass(frozen=True)
 class Suspicion:
     """``claimer`` says it saw message ``seq`` of ``seat`` with hash ``claimed``; we saw another."""
 
