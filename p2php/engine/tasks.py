@@ -1,0 +1,330 @@
+"""A game-agnostic task stack: pending resolution as a stack of small plain-data tasks.
+
+Why a stack of dataclasses (and not generators, closures or integer-coded tuples):
+decisions and the contract's chance steps (Shuffle, Deal, Reveal, Show,
+Randomness) interrupt resolution at any depth, and every peer must be able to
+hash the whole state after every step and to clone it.  A generator cannot be
+hashed or copied; a tuple ``(8, seat)`` can, but then every reader re-learns what
+``t[1]`` means in a separate if-chain.  A :class:`Task` keeps in one class what
+one concept does: how it runs, what a seat may answer, how an answer is checked
+and applied.
+
+How it runs.  :meth:`TaskStack.settle` calls :meth:`Task.run` on the top task
+until one of them returns a contract step; that step is cached as
+:attr:`TaskStack.pending`, so reading it again is free and has no side effect.
+``run`` returns either
+
+* a contract :data:`~p2php.engine.contract.Step` (Decide, Shuffle, Deal, Reveal,
+  Show, Randomness, GameOver): the stack waits; the result comes back through
+  :meth:`Task.answer` (a Decide) or :meth:`Task.received` (any other step);
+* :class:`Done` (``result`` optional): the task is popped and ``result`` goes to
+  the parent's field named when the parent pushed it (see :class:`Call`);
+* :class:`Push`: sub-tasks go on top (the first listed runs first); the task
+  runs again when they are done;
+* :class:`Call`: one sub-task whose typed result is stored in the caller's field
+  ``into`` -- a named, typed hand-over instead of one shared ``ret`` that the
+  parent inspects with ``isinstance``;
+* :class:`Replace`: the task is popped and others take its place (a tail call;
+  whoever waited for its result gets the result of the last of them).
+
+``answer`` and ``received`` return the same outcomes.  Stages are named: a task
+that goes through several declares ``class Stage(Enum)`` and a ``stage`` field,
+so the order of a task reads from names, not from numbers inserted later.
+
+Nothing here knows a game: ``G`` is whatever the game passes to its tasks
+(usually its state object).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from enum import Enum
+from typing import Any, ClassVar, Generic, TypeVar
+
+from p2php.engine.contract import (
+    Action,
+    CardId,
+    Deal,
+    Decide,
+    GameOver,
+    IllegalAction,
+    Knowledge,
+    Randomness,
+    Reveal,
+    Seat,
+    Show,
+    Shuffle,
+    Slot,
+    Step,
+)
+
+G = TypeVar("G")
+
+__all__ = [
+    "CONTINUE", "Call", "Done", "Outcome", "Push", "Replace", "Task", "TaskStack", "plain",
+]
+
+
+# ----------------------------------------------------------------------------- outcomes
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """The task is finished; ``result`` goes to the caller's ``into`` field (if it asked for one)."""
+
+    result: Any = None
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Push:
+    """Put ``tasks`` on top of the running task (``tasks[0]`` runs first); it runs again after them.
+
+    ``Push()`` with no task (:data:`CONTINUE`) just runs the same task again, e.g. in its next stage.
+    """
+
+    tasks: tuple[Task[Any], ...]
+
+    def __init__(self, *tasks: Task[Any]) -> None:
+        object.__setattr__(self, "tasks", tasks)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Run ``task``; when it is done, store its result in the caller's field ``into``."""
+
+    task: Task[Any]
+    into: str
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Replace:
+    """Pop the running task and push ``tasks`` in its place (``tasks[0]`` runs first).
+
+    The caller that waited for the replaced task's result receives the result of the
+    last of ``tasks`` (the one that finishes last), as with a tail call.
+    """
+
+    tasks: tuple[Task[Any], ...]
+
+    def __init__(self, *tasks: Task[Any]) -> None:
+        object.__setattr__(self, "tasks", tasks)
+
+
+CONTINUE = Push()
+"""Run the same task again (it has moved to another stage)."""
+
+Control = Done | Push | Call | Replace
+Outcome = Step | Control
+"""What :meth:`Task.run`, :meth:`Task.answer` and :meth:`Task.received` return."""
+
+_STEPS = (Decide, Shuffle, Deal, Reveal, Show, Randomness, GameOver)
+
+
+# ----------------------------------------------------------------------------- plain data
+
+
+def plain(value: Any) -> Any:
+    """``value`` as plain data for a snapshot: enums by name, tasks by :meth:`Task.snapshot`, tuples as lists."""
+    if value is None or isinstance(value, bool | int | str | bytes):
+        return value
+    if isinstance(value, Enum):
+        return value.name
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, Task):
+        return value.snapshot()
+    raise TypeError(f"a task field must be plain data, not {type(value).__name__}: {value!r:.80}")
+
+
+_MUTABLE = (list, dict, set, bytearray)
+
+
+# ----------------------------------------------------------------------------- the task
+
+
+@dataclass
+class Task(Generic[G]):
+    """One piece of pending work.  Subclasses are dataclasses with plain fields only.
+
+    Plain fields (ints, strings, bools, enums, tuples, lists and dicts of those, and
+    nested tasks) make a task snapshot-able and cloneable without help.  A task that
+    asks seats to decide implements :meth:`legal`, :meth:`answer` and, when answers
+    carry more than a choice among listed actions, :meth:`check` and :meth:`reveals`.
+    """
+
+    _field_names: ClassVar[dict[type, tuple[str, ...]]] = {}
+
+    def run(self, game: G) -> Outcome:
+        """Advance: return a contract step to wait for, or a control outcome."""
+        raise NotImplementedError(f"{type(self).__name__}.run")
+
+    # ---- decisions (only for tasks that return a Decide)
+
+    def legal(self, game: G, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        """Every legal answer of ``seat`` (with what ``knowledge`` can see)."""
+        raise IllegalAction("no decision is pending")
+
+    def check(self, game: G, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        """Raise :class:`IllegalAction` unless ``action`` is allowed.  Default: it is a legal action."""
+        if action not in self.legal(game, seat, knowledge):
+            raise IllegalAction(f"not a legal action here: {action}")
+
+    def reveals(self, game: G, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        """Slots that ``action`` opens to everyone."""
+        return ()
+
+    def answer(self, game: G, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        """Apply checked answers to this task's Decide."""
+        raise IllegalAction("no decision is pending")
+
+    # ---- other steps
+
+    def received(self, game: G, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        """The chance step this task returned is done (faces of a Reveal, bytes of a Randomness)."""
+        raise NotImplementedError(f"{type(self).__name__} did not expect the result of {type(step).__name__}")
+
+    # ---- plain data
+
+    @classmethod
+    def _names(cls) -> tuple[str, ...]:
+        names = Task._field_names.get(cls)
+        if names is None:
+            names = Task._field_names[cls] = tuple(f.name for f in fields(cls))
+        return names
+
+    def snapshot(self) -> dict[str, Any]:
+        """The task as canonical plain data: its kind and every field (enums by name)."""
+        d: dict[str, Any] = {"kind": type(self).__name__}
+        for name in self._names():
+            d[name] = plain(getattr(self, name))
+        return d
+
+    def clone(self) -> Task[G]:
+        """An independent copy (containers and nested tasks copied, immutable values shared)."""
+        new = copy.copy(self)
+        for name in self._names():
+            value = getattr(self, name)
+            if isinstance(value, Task):
+                setattr(new, name, value.clone())
+            elif isinstance(value, _MUTABLE):
+                setattr(new, name, copy.deepcopy(value))
+        return new
+
+
+# ----------------------------------------------------------------------------- the stack
+
+
+class TaskStack(Generic[G]):
+    """The stack of pending tasks of one game, and the loop that runs it.
+
+    Each entry remembers where its result goes (the caller's field name, or ``""``).
+    The game keeps one stack in its state, includes :meth:`snapshot` in its own
+    snapshot and copies it with :meth:`clone`.
+    """
+
+    __slots__ = ("_into", "_tasks", "pending")
+
+    def __init__(self, tasks: Sequence[Task[G]] = ()) -> None:
+        """``tasks`` bottom first (the last one runs first)."""
+        self._tasks: list[Task[G]] = list(tasks)
+        self._into: list[str] = [""] * len(self._tasks)
+        self.pending: Step | None = None
+
+    # ---- the stack itself
+
+    def push(self, task: Task[G], into: str = "") -> None:
+        """Put ``task`` on top; with ``into``, its result goes to that field of the task below."""
+        if into and (not self._tasks or into not in self._tasks[-1]._names()):
+            raise TypeError(f"no field {into!r} to receive the result of {type(task).__name__}")
+        self._tasks.append(task)
+        self._into.append(into)
+
+    def pop(self) -> Task[G]:
+        """Remove and return the top task (its result, if any, is dropped)."""
+        self._into.pop()
+        return self._tasks.pop()
+
+    @property
+    def top(self) -> Task[G]:
+        """The task that runs (or waits) now."""
+        return self._tasks[-1]
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    def __iter__(self) -> Iterator[Task[G]]:
+        """Bottom first."""
+        return iter(self._tasks)
+
+    # ---- running
+
+    def settle(self, game: G) -> Step:
+        """Run tasks until one needs a contract step; cache and return it."""
+        while self.pending is None:
+            if not self._tasks:
+                raise RuntimeError("the task stack ran empty: a game needs a last task (its GameOver)")
+            self._follow(game, self._tasks[-1].run(game))
+        return self.pending
+
+    def answer(self, game: G, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Step:
+        """Give checked answers to the pending Decide's task, then run on to the next step."""
+        if not isinstance(self.pending, Decide):
+            raise IllegalAction("no decision is pending")
+        self.pending = None
+        self._follow(game, self._tasks[-1].answer(game, answers, faces))
+        return self.settle(game)
+
+    def advance(self, game: G, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> Step:
+        """The pending chance step is done: hand its result to its task, then run on."""
+        step = self.pending
+        if step is None or isinstance(step, Decide | GameOver):
+            raise IllegalAction("advance() is for chance steps")
+        self.pending = None
+        self._follow(game, self._tasks[-1].received(game, step, faces or {}, random))
+        return self.settle(game)
+
+    def _follow(self, game: G, out: Outcome) -> None:
+        cls = type(out)
+        if cls is Push:
+            assert isinstance(out, Push)
+            for t in reversed(out.tasks):
+                self._tasks.append(t)
+                self._into.append("")
+        elif cls is Replace:
+            assert isinstance(out, Replace)
+            into = self._into.pop()
+            self._tasks.pop()
+            for i, t in enumerate(reversed(out.tasks)):
+                self._tasks.append(t)
+                self._into.append(into if i == 0 else "")
+        elif cls is Done:
+            assert isinstance(out, Done)
+            into = self._into.pop()
+            self._tasks.pop()
+            if into:
+                setattr(self._tasks[-1], into, out.result)
+        elif cls is Call:
+            assert isinstance(out, Call)
+            self.push(out.task, out.into)
+        elif isinstance(out, _STEPS):
+            self.pending = out
+        else:
+            raise TypeError(f"{type(self._tasks[-1]).__name__} returned {out!r}, not an outcome")
+
+    # ---- plain data
+
+    def snapshot(self) -> list[Any]:
+        """Every task bottom first, each with where its result goes."""
+        return [[t.snapshot(), into] for t, into in zip(self._tasks, self._into, strict=True)]
+
+    def clone(self) -> TaskStack[G]:
+        """An independent copy (the cached pending step is immutable and shared)."""
+        new: TaskStack[G] = TaskStack.__new__(TaskStack)
+        new._tasks = [t.clone() for t in self._tasks]
+        new._into = list(self._into)
+        new.pending = self.pending
+        return new

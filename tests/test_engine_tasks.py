@@ -1,0 +1,174 @@
+"""The game-agnostic task stack (p2php.engine.tasks) on a tiny game-free example.
+
+The example: seat 0 names a number; a sub-task rolls a die (a Randomness step) and
+hands its typed result to the caller; the caller then asks both seats to pass and
+finishes the game.  Nothing here is a card game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum, auto
+from typing import Any
+
+import pytest
+
+from p2php.canonical import hash_value
+from p2php.engine.contract import (
+    Action,
+    CardId,
+    Decide,
+    GameOver,
+    IllegalAction,
+    Knowledge,
+    Randomness,
+    Seat,
+    Slot,
+    Step,
+)
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Replace, Task, TaskStack
+
+
+@dataclass
+class Board:
+    """The 'game': what tasks change."""
+
+    log: list[str] = field(default_factory=list)
+    guess: int = -1
+    result: GameOver | None = None
+
+
+@dataclass
+class Roll(Task[Board]):
+    """Roll a die with joint randomness; the result is the face (an int)."""
+
+    sides: int
+
+    def run(self, game: Board) -> Outcome:
+        return Randomness("die")
+
+    def received(self, game: Board, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        return Done(1 + random[0] % self.sides)
+
+
+@dataclass
+class Note(Task[Board]):
+    text: str
+
+    def run(self, game: Board) -> Outcome:
+        game.log.append(self.text)
+        return Done()
+
+
+@dataclass
+class Finish(Task[Board]):
+    def run(self, game: Board) -> Outcome:
+        assert game.result is not None
+        return game.result
+
+
+@dataclass
+class Round(Task[Board]):
+    """Guess, roll, notes, everyone passes, then the end (stages named, results typed)."""
+
+    class Stage(Enum):
+        GUESS = auto()
+        ROLL = auto()
+        NOTES = auto()
+        PASS = auto()
+
+    stage: Stage = Stage.GUESS
+    rolled: int = 0  # Roll's result arrives here
+
+    def run(self, game: Board) -> Outcome:
+        if self.stage is Round.Stage.GUESS:
+            return Decide((0,), "guess")
+        if self.stage is Round.Stage.ROLL:
+            self.stage = Round.Stage.NOTES
+            return Call(Roll(6), into="rolled")
+        if self.stage is Round.Stage.NOTES:
+            self.stage = Round.Stage.PASS
+            return Push(Note(f"rolled {self.rolled}"), Note("notes done"))
+        return Decide((0, 1), "pass")
+
+    def legal(self, game: Board, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        if self.stage is Round.Stage.GUESS:
+            return [{"type": "guess", "value": v} for v in range(1, 7)]
+        return [{"type": "pass"}]
+
+    def answer(self, game: Board, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        if self.stage is Round.Stage.GUESS:
+            game.guess = answers[0][1]["value"]
+            self.stage = Round.Stage.ROLL
+            return CONTINUE
+        won = (0,) if game.guess == self.rolled else (1,)
+        game.result = GameOver(won, (0, 0))
+        return Replace(Note("bye"), Finish())
+
+
+def new() -> tuple[Board, TaskStack[Board]]:
+    board = Board()
+    stack: TaskStack[Board] = TaskStack([Finish(), Round()])
+    return board, stack
+
+
+def play(guess: int, die: bytes) -> tuple[Board, TaskStack[Board], list[Any]]:
+    board, stack = new()
+    snaps = [stack.snapshot()]
+    step = stack.settle(board)
+    assert step == Decide((0,), "guess")
+    assert stack.top.legal(board, 0, Knowledge({}))[0] == {"type": "guess", "value": 1}
+    stack.top.check(board, 0, {"type": "guess", "value": guess}, Knowledge({}))
+    step = stack.answer(board, [(0, {"type": "guess", "value": guess})], {})
+    assert step == Randomness("die") and isinstance(stack.top, Roll)
+    snaps.append(stack.snapshot())
+    step = stack.advance(board, random=die)
+    assert step == Decide((0, 1), "pass")
+    assert board.log == [f"rolled {1 + die[0] % 6}", "notes done"]
+    snaps.append(stack.snapshot())
+    step = stack.answer(board, [(0, {"type": "pass"}), (1, {"type": "pass"})], {})
+    assert isinstance(step, GameOver)
+    return board, stack, snaps
+
+
+def test_push_call_answer_result_and_replace() -> None:
+    board, stack, snaps = play(3, bytes([2]) * 32)  # 1 + 2 % 6 = 3: a right guess
+    assert board.result == GameOver((0,), (0, 0))
+    assert board.log[-1] == "bye" and len(stack) == 2  # Finish (from Replace) above the first Finish
+    # the typed result went to the named field; stages snapshot by name
+    assert snaps[1][-2][0] == {"kind": "Round", "stage": "NOTES", "rolled": 0}
+    assert snaps[1][-1] == [{"kind": "Roll", "sides": 6}, "rolled"]
+    assert snaps[2][-1][0] == {"kind": "Round", "stage": "PASS", "rolled": 3}
+    hash_value(snaps)  # canonical
+
+
+def test_illegal_and_misused() -> None:
+    board, stack = new()
+    stack.settle(board)
+    with pytest.raises(IllegalAction):
+        stack.top.check(board, 0, {"type": "guess", "value": 9}, Knowledge({}))
+    with pytest.raises(IllegalAction):
+        stack.advance(board, random=b"x" * 32)  # a Decide is pending
+    with pytest.raises(TypeError):
+        stack.push(Roll(6), into="no_such_field")
+
+
+def test_clone_is_independent_and_snapshot_equal() -> None:
+    board, stack = new()
+    stack.settle(board)
+    stack.answer(board, [(0, {"type": "guess", "value": 5})], {})
+    twin = stack.clone()
+    assert twin.snapshot() == stack.snapshot() and twin.pending == stack.pending
+    twin_board = Board(list(board.log), board.guess)
+    twin.advance(twin_board, random=bytes([0]) * 32)
+    assert twin.snapshot() != stack.snapshot()  # the original did not move
+    assert isinstance(stack.top, Roll) and isinstance(twin.top, Round)
+
+
+def test_determinism() -> None:
+    a = play(4, bytes([9]) * 32)
+    b = play(4, bytes([9]) * 32)
+    assert hash_value(a[2]) == hash_value(b[2]) and a[0] == b[0]
+    c = play(4, bytes([10]) * 32)
+    assert hash_value(a[2]) != hash_value(c[2])
