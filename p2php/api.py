@@ -60,6 +60,7 @@ from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, r
 from p2php.session.transcript import TranscriptError
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "Action",
     "ApiError",
     "Card",
@@ -79,13 +80,16 @@ __all__ = [
     "TranscriptCheck",
     "TranscriptError",
     "TranscriptInfo",
+    "Verdict",
     "YourTurn",
     "host_table",
     "join_table",
     "load_transcript",
     "local_table",
+    "resume_peer",
     "start_peer",
     "verify_transcript",
+    "watch_table",
 ]
 
 DEFAULT_TIMEOUT = 30.0
@@ -231,7 +235,7 @@ PeerEvent = TableOpen | LobbyNews | Started | StepResolved | YourTurn | GameOver
 # ----------------------------------------------------------------------------- the peer
 
 
-Play = Callable[["Peer"], Awaitable[PeerResult]]
+_Play = Callable[["Peer"], Awaitable[PeerResult]]
 """How a peer sits down and plays: the rendezvous, then :func:`run_peer` with the peer's callbacks."""
 
 
@@ -390,7 +394,7 @@ class Peer:
         action: Action = await self._actions_rx.receive()
         return action
 
-    async def _run(self, play: Play, transcript_path: Path | None) -> None:
+    async def _run(self, play: _Play, transcript_path: Path | None) -> None:
         with self._scope:
             try:
                 result = await play(self)
@@ -419,7 +423,7 @@ class Peer:
 
 
 @asynccontextmanager
-async def _serving(play: Play, transcript_path: str | Path | None) -> AsyncIterator[Peer]:
+async def _serving(play: _Play, transcript_path: str | Path | None) -> AsyncIterator[Peer]:
     """Run ``play`` in the background for as long as the caller's block lasts."""
     peer = Peer()
     path = None if transcript_path is None else Path(transcript_path)
