@@ -17,6 +17,8 @@ import hashlib
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
+from p2php import tags
+
 T = TypeVar("T")
 
 _LIMIT = 1 << 64
@@ -32,7 +34,7 @@ class DetRng:
             seed = seed.to_bytes(16, "big", signed=True)
         elif isinstance(seed, str):
             seed = seed.encode()
-        self._seed = hashlib.sha256(b"p2php/rng/v1\x00" + seed).digest()
+        self._seed = hashlib.sha256(tags.RNG + seed).digest()
         self._counter = 0
         self._buf = b""
         self._pos = 0

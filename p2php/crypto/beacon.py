@@ -21,6 +21,7 @@ from __future__ import annotations
 import hmac
 from collections.abc import Sequence
 
+from p2php import tags
 from p2php.canonical import digest
 
 __all__ = ["HashChain", "check_commit", "combine", "commit", "verify_next"]
@@ -28,14 +29,10 @@ __all__ = ["HashChain", "check_commit", "combine", "commit", "verify_next"]
 MIN_SEED = 16
 MIN_NONCE = 16
 MAX_LENGTH = 1 << 20
-_CHAIN_TAG = b"p2php/chain/v1"
-_CHAIN_SEED_TAG = b"p2php/chain-seed/v1"
-_BEACON_TAG = b"p2php/beacon/v1"
-_COMMIT_TAG = b"p2php/commit/v1"
 
 
 def _step(binding: bytes, value: bytes) -> bytes:
-    return digest(_CHAIN_TAG, binding, value)
+    return digest(tags.CHAIN, binding, value)
 
 
 class HashChain:
@@ -54,7 +51,7 @@ class HashChain:
             raise ValueError(f"chain length must be in 1..{MAX_LENGTH}")
         self.binding = binding
         self.length = length
-        v = digest(_CHAIN_SEED_TAG, seed, binding)
+        v = digest(tags.CHAIN_SEED, seed, binding)
         values = [v]
         for _ in range(length):
             v = _step(binding, v)
@@ -87,7 +84,7 @@ def combine(values_in_seat_order: Sequence[bytes], label: bytes) -> bytes:
     ``label`` names the draw (e.g. step number and purpose), so the same reveals
     never yield the same randomness for two different uses.
     """
-    return digest(_BEACON_TAG, label, *values_in_seat_order)
+    return digest(tags.BEACON, label, *values_in_seat_order)
 
 
 def commit(context: bytes, value: bytes, nonce: bytes) -> bytes:
@@ -98,7 +95,7 @@ def commit(context: bytes, value: bytes, nonce: bytes) -> bytes:
     """
     if not isinstance(nonce, bytes) or len(nonce) < MIN_NONCE:
         raise ValueError(f"a commitment nonce needs at least {MIN_NONCE} random bytes")
-    return digest(_COMMIT_TAG, context, value, nonce)
+    return digest(tags.COMMIT, context, value, nonce)
 
 
 def check_commit(commitment: bytes, context: bytes, value: bytes, nonce: bytes) -> bool:

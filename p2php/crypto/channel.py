@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from p2php import tags
 from p2php.canonical import digest
 from p2php.crypto.identity import Identity
 
@@ -44,8 +45,6 @@ __all__ = ["ChannelError", "key_check", "message_key", "open_sealed", "seal"]
 KEY_SIZE = 32
 _NONCE = bytes(12)
 _CHECK_SIZE = 32
-_BOX_INFO = b"p2php/box/v1"
-_CHECK_TAG = b"p2php/box-key/v1"
 
 
 class ChannelError(ValueError):
@@ -62,14 +61,14 @@ def message_key(me: Identity, peer_box_key: bytes, context: bytes) -> bytes:
         shared = me.shared_secret(peer_box_key)
     except ValueError as exc:
         raise ChannelError(f"unusable peer box key: {exc}") from None
-    return HKDF(algorithm=hashes.SHA256(), length=KEY_SIZE, salt=None, info=_BOX_INFO + context).derive(
+    return HKDF(algorithm=hashes.SHA256(), length=KEY_SIZE, salt=None, info=tags.BOX + context).derive(
         shared
     )
 
 
 def key_check(key: bytes) -> bytes:
     """The public 32-byte hash of a message key that prefixes every sealed payload."""
-    return digest(_CHECK_TAG, key)
+    return digest(tags.BOX_KEY, key)
 
 
 def _aead(key: bytes) -> ChaCha20Poly1305:

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from p2php import tags
 from p2php.canonical import digest
 from p2php.crypto.group import (
     ORDER,
@@ -80,8 +81,6 @@ __all__ = [
 ]
 
 SEED_SIZE = 32
-_SECRETS_TAG = b"p2php/deck/v1"
-_KEY_TAG = b"p2php/key/v1"
 
 
 def _index(i: int) -> bytes:
@@ -166,7 +165,7 @@ class DeckSecrets:
             raise ValueError(f"a deck seed is {SEED_SIZE} random bytes")
         if size < 0:
             raise ValueError("size must be >= 0")
-        rng = DetRng(digest(_SECRETS_TAG, seed, context))
+        rng = DetRng(digest(tags.DECK, seed, context))
         shuffle_key = random_scalar(rng)
         permutation = rng.permutation(size)
         slot_keys = [random_scalar(rng) for _ in range(size)]
@@ -205,7 +204,7 @@ def key_commitment(context: bytes, seat: int, slot_index: int, key: int) -> byte
     ``seat`` and ``slot_index`` bind it so a key cannot be replayed for another slot,
     seat or deck.
     """
-    return digest(_KEY_TAG, context, _index(seat), _index(slot_index), key.to_bytes(32, "big"))
+    return digest(tags.KEY, context, _index(seat), _index(slot_index), key.to_bytes(32, "big"))
 
 
 def key_commitments(secrets: DeckSecrets, context: bytes, seat: int) -> list[bytes]:

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from p2php import tags
 from p2php.rng import DetRng
 
 __all__ = [
@@ -53,7 +54,6 @@ _CURVE = ec.SECP256R1()
 _ECDH = ec.ECDH()
 _from_encoded = ec.EllipticCurvePublicKey.from_encoded_point
 _derive = ec.derive_private_key
-_H2C_TAG = b"p2php/h2c/v1"
 
 
 class InvalidPoint(ValueError):
@@ -94,7 +94,7 @@ def hash_to_point(domain: bytes, data: bytes) -> bytes:
     curve, so the expected number of tries is two.  Timing leaks nothing here: the
     inputs are public card labels.
     """
-    prefix = _H2C_TAG + len(domain).to_bytes(8, "big") + domain + data
+    prefix = tags.H2C + len(domain).to_bytes(8, "big") + domain + data
     counter = 0
     while True:
         h = hashlib.sha256(prefix + counter.to_bytes(4, "big")).digest()

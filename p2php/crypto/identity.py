@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from p2php import tags
 from p2php.canonical import digest
 
 __all__ = ["Identity", "PublicIdentity", "SECRET_SIZE"]
@@ -58,7 +59,7 @@ class PublicIdentity:
 
     def fingerprint(self) -> str:
         """Short hex digest of both keys (16 hex digits), for people to compare on screen."""
-        return hashlib.sha256(digest(b"p2php/fingerprint/v1", self.sign_key, self.box_key)).hexdigest()[:16]
+        return hashlib.sha256(digest(tags.FINGERPRINT, self.sign_key, self.box_key)).hexdigest()[:16]
 
 
 class Identity:
@@ -79,8 +80,8 @@ class Identity:
         """Derive both keys from a 32-byte secret (deterministic: same secret, same peer)."""
         if not isinstance(secret, bytes) or len(secret) != SECRET_SIZE:
             raise ValueError(f"an identity secret is {SECRET_SIZE} random bytes")
-        sign = Ed25519PrivateKey.from_private_bytes(_subkey(secret, b"p2php/identity/sign/v1"))
-        box = X25519PrivateKey.from_private_bytes(_subkey(secret, b"p2php/identity/box/v1"))
+        sign = Ed25519PrivateKey.from_private_bytes(_subkey(secret, tags.IDENTITY_SIGN))
+        box = X25519PrivateKey.from_private_bytes(_subkey(secret, tags.IDENTITY_BOX))
         return cls(sign, box)
 
     @classmethod

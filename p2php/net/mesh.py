@@ -40,6 +40,7 @@ import trio
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from p2php import tags
 from p2php.canonical import NotCanonical, digest, encode
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
 
@@ -48,7 +49,6 @@ log = logging.getLogger(__name__)
 _READ_SIZE = 65536
 _EVENT_BUFFER = 64  # frames waiting for the application before readers stop reading (at most 64 x 4 MiB)
 _REASON_LIMIT = 200  # a remote peer's reject reason is shown, but not at any length
-LINK_DOMAIN = b"p2php/link/v1"
 MAX_QUEUED_BYTES = 64 * 1024 * 1024
 """Bytes queued for one connection before its peer is dropped as not reading."""
 MAX_SPECTATORS = 8
@@ -132,7 +132,7 @@ def link_proof_bytes(role: bytes, dialer_hello: dict[str, Any], acceptor_hello: 
     connection; ``role`` (``b"dial"`` / ``b"accept"``) keeps one end's proof from
     being reflected back as the other's.
     """
-    return digest(LINK_DOMAIN, role, encode(dialer_hello), encode(acceptor_hello), dialer_challenge,
+    return digest(tags.LINK, role, encode(dialer_hello), encode(acceptor_hello), dialer_challenge,
                   acceptor_challenge)
 
 

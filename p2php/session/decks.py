@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from p2php import tags
 from p2php.canonical import decode, digest
 from p2php.crypto import channel, deck
 from p2php.crypto.group import InvalidPoint
@@ -106,7 +107,7 @@ class DeckSteps(LockstepBase):
         assert self.secrets is not None
         other = viewer if sender == self.seat else sender
         context = digest(
-            b"p2php/show/v1", self.session_id, sender.to_bytes(2, "big"),
+            tags.SHOW, self.session_id, sender.to_bytes(2, "big"),
             viewer.to_bytes(2, "big"), seq.to_bytes(8, "big"),
         )
         return channel.message_key(self.secrets.identity, self.publics[other].box_key, context)
@@ -117,7 +118,7 @@ class DeckSteps(LockstepBase):
         number = len(self.decks)
         rec = DeckRecord(
             number=number,
-            context=digest(b"p2php/deck/v1", self.session_id, number.to_bytes(4, "big")),
+            context=digest(tags.DECK, self.session_id, number.to_bytes(4, "big")),
             first_slot=step.first_slot,
             tick=self.tick,
             cards=tuple(step.cards),

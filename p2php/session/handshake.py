@@ -15,13 +15,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2php import PROTOCOL_VERSION
+from p2php import PROTOCOL_VERSION, tags
 from p2php.canonical import digest, encode
 from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity
-from p2php.session.messages import HELLO_DOMAIN, SESSION_DOMAIN
 
-SAFETY_DOMAIN = b"p2php/safety/v1"
 CHAIN_LENGTH = 1024
 """Randomness draws a peer can reveal in one game (one per Randomness step)."""
 
@@ -42,10 +40,10 @@ class LocalSecrets:
     master: bytes = field(default_factory=lambda: os.urandom(32))
 
     def __post_init__(self) -> None:
-        self.identity = Identity.from_secret(digest(b"p2php/identity/v1", self.master))
-        self.decks_secret = digest(b"p2php/decks/v1", self.master)
-        self._chain_seed = digest(b"p2php/beacon-seed/v1", self.master)
-        self.nonce = digest(b"p2php/nonce/v1", self.master)
+        self.identity = Identity.from_secret(digest(tags.IDENTITY, self.master))
+        self.decks_secret = digest(tags.DECKS, self.master)
+        self._chain_seed = digest(tags.BEACON_SEED, self.master)
+        self.nonce = digest(tags.NONCE, self.master)
 
     def chain(self, binding: bytes) -> HashChain:
         cache: dict[bytes, HashChain] = self.__dict__.setdefault("_chains", {})
@@ -55,12 +53,12 @@ class LocalSecrets:
 
 
 def deck_seed(decks_secret: bytes, deck_number: int) -> bytes:
-    return digest(b"p2php/deck-seed/v1", decks_secret, deck_number.to_bytes(4, "big"))
+    return digest(tags.DECK_SEED, decks_secret, deck_number.to_bytes(4, "big"))
 
 
 def chain_binding(seat: int, sign_key: bytes) -> bytes:
     """Binds a hash chain to its owner so no peer can copy another's anchor."""
-    return digest(b"p2php/chain-binding/v1", seat.to_bytes(2, "big"), sign_key)
+    return digest(tags.CHAIN_BINDING, seat.to_bytes(2, "big"), sign_key)
 
 
 def make_hello(
@@ -81,7 +79,7 @@ def make_hello(
         "chain": CHAIN_LENGTH,
         "nonce": secrets.nonce,
     }
-    hello["sig"] = secrets.identity.sign(digest(HELLO_DOMAIN, encode(hello)))
+    hello["sig"] = secrets.identity.sign(digest(tags.HELLO, encode(hello)))
     return hello
 
 
@@ -99,7 +97,7 @@ class Table:
 
     @property
     def session_id(self) -> bytes:
-        return digest(SESSION_DOMAIN, encode(list(self.hellos)))
+        return digest(tags.SESSION, encode(list(self.hellos)))
 
     @property
     def safety_code(self) -> str:
@@ -111,7 +109,7 @@ class Table:
         takes about 2^50 work), so only comparing the code shows it (protocol.md §4.4).
         """
         keys = [h["sign_key"] for h in self.hellos]
-        code = base64.b32encode(digest(SAFETY_DOMAIN, self.session_id, *keys)[:15]).decode()[:20]
+        code = base64.b32encode(digest(tags.SAFETY, self.session_id, *keys)[:15]).decode()[:20]
         return "-".join(code[i : i + 4] for i in range(0, 20, 4))
 
     def public(self, seat: int) -> PublicIdentity:
@@ -155,6 +153,6 @@ def check_hello(
         raise HandshakeRefused(f"{who}: bad chain length")
     unsigned = {k: v for k, v in hello.items() if k != "sig"}
     pub = PublicIdentity(sign_key=hello["sign_key"], box_key=hello["box_key"])
-    if not pub.verify(hello["sig"], digest(HELLO_DOMAIN, encode(unsigned))):
+    if not pub.verify(hello["sig"], digest(tags.HELLO, encode(unsigned))):
         raise HandshakeRefused(f"{who}: bad signature")
     return hello

@@ -24,6 +24,7 @@ from typing import Any
 
 import msgpack
 
+from p2php import tags
 from p2php.canonical import NotCanonical, digest, encode
 from p2php.crypto import beacon, channel, deck
 from p2php.crypto.group import InvalidPoint
@@ -104,7 +105,7 @@ class Lockstep(DeckSteps, Ending):
         self.options = game.parse_options(table.options)
         self.state = game.new_state(self.players, self.options)
         self.points = deck.PointBook(
-            digest(b"p2php/cards/v1", self.session_id, game.name.encode()),
+            digest(tags.CARDS, self.session_id, game.name.encode()),
             game.universe_size(self.options),
         )
         self.publics = [table.public(s) for s in range(self.players)]
@@ -332,7 +333,7 @@ class Lockstep(DeckSteps, Ending):
     def restore_sealed(self, tick: int, action: Action) -> None:
         """Resume: our committed, not yet revealed answer of a sealed decision."""
         assert self.secrets is not None
-        nonce = digest(b"p2php/seal-nonce/v1", self.secrets.master, self.session_id, tick.to_bytes(8, "big"))
+        nonce = digest(tags.SEAL_NONCE, self.secrets.master, self.session_id, tick.to_bytes(8, "big"))
         self._sealed = (action, nonce)
 
     def known_seq(self, seat: Seat) -> int:
@@ -426,7 +427,7 @@ class Lockstep(DeckSteps, Ending):
         assert self.seat is not None and self.secrets is not None
         self.state.check(self.seat, action, self.knowledge())
         if isinstance(self._step, Decide) and self._step.sealed:
-            nonce = digest(b"p2php/seal-nonce/v1", self.secrets.master, self.session_id,
+            nonce = digest(tags.SEAL_NONCE, self.secrets.master, self.session_id,
                            self.tick.to_bytes(8, "big"))
             self._sealed = (action, nonce)
             if self.record is not None:
@@ -445,7 +446,7 @@ class Lockstep(DeckSteps, Ending):
         return {"action": action, "keys": keys}
 
     def _seal_context(self, seat: Seat) -> bytes:
-        return digest(b"p2php/seal/v1", self.session_id, self.tick.to_bytes(8, "big"), seat.to_bytes(2, "big"))
+        return digest(tags.SEAL, self.session_id, self.tick.to_bytes(8, "big"), seat.to_bytes(2, "big"))
 
     def _send(self, kind: str, body: dict[str, Any]) -> Message:
         assert self.secrets is not None and self.seat is not None

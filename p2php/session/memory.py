@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from p2php import tags
 from p2php.bots import Bot
 from p2php.engine.contract import Game
 from p2php.engine.registry import get_game
@@ -24,7 +25,7 @@ def seeded_secrets(seed: int | str, seat: int) -> LocalSecrets:
     """Deterministic secrets for tests and reproducible demos (never for real play)."""
     from p2php.canonical import digest
 
-    return LocalSecrets(master=digest(b"p2php/test-master", str(seed).encode(), seat.to_bytes(2, "big")))
+    return LocalSecrets(master=digest(tags.TEST_MASTER, str(seed).encode(), seat.to_bytes(2, "big")))
 
 
 def make_peers(

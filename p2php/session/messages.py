@@ -20,11 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from p2php import tags
 from p2php.canonical import digest, encode
-
-MSG_DOMAIN = b"p2php/msg/v1"
-HELLO_DOMAIN = b"p2php/hello/v1"
-SESSION_DOMAIN = b"p2php/session/v1"
 
 KINDS = ("shuffle", "lock", "keys", "commit", "action", "beacon", "show", "abort", "audit")
 
@@ -77,11 +74,11 @@ class Message:
     @cached_property
     def msg_hash(self) -> bytes:
         """Identifies the message (chains ``prev`` and the ``seen`` heads)."""
-        return digest(b"p2php/msgid/v1", self.wire_bytes)
+        return digest(tags.MSGID, self.wire_bytes)
 
 
 def signing_bytes(session_id: bytes, fields: dict[str, Any]) -> bytes:
-    return digest(MSG_DOMAIN, session_id, encode(fields))
+    return digest(tags.MSG, session_id, encode(fields))
 
 
 def _need(d: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:

@@ -1,0 +1,56 @@
+"""Every domain-separation tag of p2php, defined once (protocol.md §2.6; tests/test_tags.py checks the two agree).
+
+A tag goes first into ``D(tag, …)`` (:func:`p2php.canonical.digest`) unless its comment says it is a raw prefix.
+Changing a byte of a normative tag changes the protocol: every peer must use the same bytes.
+"""
+
+from __future__ import annotations
+
+# ----------------------------------------------------------------------------- normative (the wire depends on them)
+
+RNG = b"p2php/rng/v1\x00"  # DetRng seed: a raw prefix of SHA-256, not via D (p2php/rng.py)
+H2C = b"p2php/h2c/v1"  # hash_to_point: a raw prefix (crypto/group.py)
+HELLO = b"p2php/hello/v1"  # the signature over a hello (session/handshake.py)
+LINK = b"p2php/link/v1"  # the link proof of the connection handshake, §3.2 (net/mesh.py)
+SESSION = b"p2php/session/v1"  # the session id, from every hello (session/handshake.py)
+SAFETY = b"p2php/safety/v1"  # the safety code people compare, §4.4 (session/handshake.py)
+MSG = b"p2php/msg/v1"  # what a message signature signs (session/messages.py)
+MSGID = b"p2php/msgid/v1"  # the hash naming one message (session/messages.py)
+CARDS = b"p2php/cards/v1"  # the card point domain of a session and game (session/lockstep.py)
+DECK = b"p2php/deck/v1"  # a deck's context (session/decks.py) and the DeckSecrets RNG seed (crypto/deck.py)
+DECK_SEED = b"p2php/deck-seed/v1"  # the per-deck seed from the released decks secret (session/handshake.py)
+KEY = b"p2php/key/v1"  # the commitment to one slot key (crypto/deck.py)
+CHAIN_BINDING = b"p2php/chain-binding/v1"  # what binds a hash chain to its seat and key (session/handshake.py)
+CHAIN = b"p2php/chain/v1"  # one step of a hash chain (crypto/beacon.py)
+BEACON = b"p2php/beacon/v1"  # combining the reveals into one random value (crypto/beacon.py)
+SHOW = b"p2php/show/v1"  # the context of a private show's key (session/decks.py)
+BOX = b"p2php/box/v1"  # the HKDF info prefix of a message key (crypto/channel.py)
+BOX_KEY = b"p2php/box-key/v1"  # the key check prefix of a sealed payload (crypto/channel.py)
+COMMIT = b"p2php/commit/v1"  # the commitment of a sealed choice, §6.4 (crypto/beacon.py)
+SEAL = b"p2php/seal/v1"  # the context of a sealed choice's commitment, §6.4 (session/lockstep.py)
+
+# ----------------------------------------------------------------------------- informative (local derivations)
+
+SEAL_NONCE = b"p2php/seal-nonce/v1"  # the reference's nonce of a sealed choice (session/lockstep.py)
+FINGERPRINT = b"p2php/fingerprint/v1"  # the human-readable key fingerprint, display only (crypto/identity.py)
+IDENTITY = b"p2php/identity/v1"  # a peer's identity secret from its master, §4.5 (session/handshake.py)
+IDENTITY_SIGN = b"p2php/identity/sign/v1"  # the Ed25519 key from an identity secret (crypto/identity.py)
+IDENTITY_BOX = b"p2php/identity/box/v1"  # the X25519 key from an identity secret (crypto/identity.py)
+DECKS = b"p2php/decks/v1"  # the decks secret from the master, released at the audit (session/handshake.py)
+BEACON_SEED = b"p2php/beacon-seed/v1"  # the hash-chain seed from the master (session/handshake.py)
+NONCE = b"p2php/nonce/v1"  # the hello nonce from the master (session/handshake.py)
+CHAIN_SEED = b"p2php/chain-seed/v1"  # the last value of a hash chain, from its seed and binding (crypto/beacon.py)
+
+# ----------------------------------------------------------------------------- tests only
+
+TEST_MASTER = b"p2php/test-master"  # the masters of the in-memory test peers (session/memory.py)
+
+PROTOCOL_TAGS = frozenset({
+    RNG, H2C, HELLO, LINK, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN, BEACON,
+    SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
+    BEACON_SEED, NONCE, CHAIN_SEED,
+})
+"""Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""
+
+TEST_TAGS = frozenset({TEST_MASTER})
+"""Tags only the test peers use (protocol.md §2.6, "tests only")."""
