@@ -1,4 +1,4 @@
-"""Known-answer vectors for every normative encoding and derivation of protocol v1.
+"""Known-answer vectors for every normative encoding and derivation of the protocol (version 2).
 
 Each expected value below was computed once from the reference code (``p2php/`` at
 the commit that added this file) and is hard-coded: a change to any of these
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from p2php import PROTOCOL_VERSION
 from p2php.canonical import NotCanonical, digest, encode, hash_value
 from p2php.crypto import beacon, channel, deck, group
 from p2php.crypto.group import InvalidPoint
@@ -517,19 +518,53 @@ def test_message_signature_and_hash() -> None:
     assert msg.to_wire() == {**FIELDS, "sig": sig}
 
 
+def _hellos() -> tuple[list[handshake.LocalSecrets], list[dict[str, object]]]:
+    secrets = [handshake.LocalSecrets(master=bytes([s + 1]) * 32) for s in range(2)]
+    return secrets, [handshake.make_hello(secrets[s], s, 2, "uno", {}, f"peer{s}") for s in range(2)]
+
+
 def test_hello_and_session_id() -> None:
-    """§4.2, §4.4: hellos (masters 01…, 02…, game "uno", no options); session_id = D("p2php/session/v1", canon(…))."""
-    hellos = [
-        handshake.make_hello(handshake.LocalSecrets(master=bytes([s + 1]) * 32), s, 2, "uno", {}, f"peer{s}")
-        for s in range(2)
-    ]
+    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 2); session_id = D("p2php/session/v1", …)."""
+    assert PROTOCOL_VERSION == 2
+    _, hellos = _hellos()
+    assert hellos[0]["hello"] == 2
     assert hellos[0]["anchor"] == H("69c13864bb76641cffc2707752811af3342f8ba3f668bf2628b7468dc0fbd753")
-    assert hellos[0]["sig"] == H("21797af41a1df35df6b51ef69fbc3b25c91cc91905859afe3ddc13be96ec2120"
-        "c16fc997a9b2fc820bbaa0a58211441ee76e6fcdc6353708fe799be98b550805")
+    assert hellos[0]["sig"] == H("06533ebb946f5755fd8ae70705e0698b06677dd877a040506dbfc4d187ad348d"
+        "c36d5c3e0c8a362ba52295135335bb10c94b80619d782f5820c194e08262470c")
     for s, hello in enumerate(hellos):
         handshake.check_hello(hello, seat=s, players=2, game="uno", options={})
-    session_id = H("5cfcc068e330f4c534f648a913c550413ea472062724ca87e18124352d61da63")
+    session_id = H("d54223840b652ec6f8270849874c4473f79c156f82ed287a71572368bd6216cf")
     assert handshake.Table("uno", {}, tuple(hellos)).session_id == session_id
+
+
+def test_safety_code() -> None:
+    """§4.4: code = base32 of the first 100 bits of D("p2php/safety/v1", session_id, sign_key_0, sign_key_1)."""
+    _, hellos = _hellos()
+    table = handshake.Table("uno", {}, tuple(hellos))
+    assert digest(b"p2php/safety/v1", table.session_id, hellos[0]["sign_key"], hellos[1]["sign_key"]) == H(
+        "7139ecd66762f7582bd07af1a7f1fc0994234684b908f89331caf9b0af261b53")
+    assert table.safety_code == "OE46-ZVTH-ML3V-QK6Q-PLY2"
+
+
+def test_link_proof() -> None:
+    """§3.2: seat 1 dials seat 0; dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01."""
+    from p2php.net.mesh import check_proof, link_proof_bytes
+
+    secrets, hellos = _hellos()
+    dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32)
+    accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32)
+    assert dial == H("ceb63ed8e3a66d6b636ab8f4addc7b1bc2164b31b44f73f8a1b2954486d86d98")
+    assert accept == H("de5c11037d358d352102c50e5621852f5c11029666d0c68684270169294f57bc")
+    assert secrets[1].identity.sign(dial) == H("74c080a76ab4a22bc9adb466d732142dd794b7f6c9d6bc56ae306dbe020f269b"
+        "dcc6d5bf65059a45e2862916f6900eabbe357cff07433367177ea22a732c140f")
+    assert secrets[0].identity.sign(accept) == H("b4fa4f9c623b6fb7b9cbc5319fdc7a9f0352cedc9ec569b5958b395299fcb179"
+        "c5d73dfcc6e2ad649bb6d14c0336d7cb7f0f1ef5b57b86260f0d9720ad9afe08")
+    assert check_proof(hellos[1], H("74c080a76ab4a22bc9adb466d732142dd794b7f6c9d6bc56ae306dbe020f269b"
+        "dcc6d5bf65059a45e2862916f6900eabbe357cff07433367177ea22a732c140f"), dial)
+    assert not check_proof(hellos[0], H("74c080a76ab4a22bc9adb466d732142dd794b7f6c9d6bc56ae306dbe020f269b"
+        "dcc6d5bf65059a45e2862916f6900eabbe357cff07433367177ea22a732c140f"), dial)  # another seat's key
+    assert not check_proof(hellos[1], H("74c080a76ab4a22bc9adb466d732142dd794b7f6c9d6bc56ae306dbe020f269b"
+        "dcc6d5bf65059a45e2862916f6900eabbe357cff07433367177ea22a732c140f"), accept)  # reflected as the other role
 
 
 # ----------------------------------------------------------------------------- the session uses these derivations
