@@ -9,6 +9,7 @@ whether they failed (``killed``), passed (``survived``) or hung (``timeout``).
     python benchmarks/mutation.py --module p2php/session/audit.py  # one module, every mutant
     python benchmarks/mutation.py --limit 15 --json > out.json
     python benchmarks/mutation.py --list --module p2php/canonical.py   # the mutants, without running
+    python benchmarks/mutation.py --rescore out.json               # re-apply the exclusion file to a saved run
 
 Mutation operators: comparison swaps (``<``/``<=``, ``>``/``>=``, ``==``/``!=``,
 ``in``/``not in``, ``is``/``is not``), ``and``/``or``, removing a ``not``,
@@ -348,7 +349,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--exclude-file", type=Path, default=ROOT / "benchmarks" / "mutation_equivalent.txt")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     ap.add_argument("--list", action="store_true", help="list the (sampled) mutants and exit")
+    ap.add_argument("--rescore", type=Path, metavar="JSON",
+                    help="re-apply the exclusion file to a saved --json report and print it (no test runs)")
     args = ap.parse_args(argv)
+    if args.rescore is not None:
+        report = rescore(json.loads(args.rescore.read_text()), load_exclusions(args.exclude_file))
+        if args.json:
+            json.dump(report, sys.stdout, indent=1)
+            print()
+        else:
+            print_report(report)
+        return 0
 
     # Resolve the revision once: others may commit while a long run goes on.
     rev = None if args.worktree else _commit(args.rev)
@@ -481,6 +492,31 @@ def summarise(modules, sites, baselines, results, args, rev) -> dict:  # type: i
         "results": [{**asdict(r.mutant), "id": r.mutant.id, "outcome": r.outcome,
                      "seconds": round(r.seconds, 1)} for r in results],
     }
+
+
+def rescore(report: dict, excluded: dict[str, str]) -> dict:
+    """``report`` with its survivors re-split into survived / equivalent by ``excluded``."""
+    for row in list(report["modules"].values()) + [report["total"]]:
+        row["survived"] += row["equivalent"]
+        row["equivalent"] = 0
+    survivors, equivalent = [], []
+    for r in report["results"]:
+        if r["outcome"] != "survived":
+            continue
+        reason = excluded.get(r["id"])
+        row = report["modules"][r["module"]]
+        if reason is None:
+            survivors.append({"id": r["id"], "file": r["module"], "line": r["line"], "mutation": r["op"],
+                              "source": r["text"]})
+            continue
+        equivalent.append({"id": r["id"], "reason": reason})
+        for target in (row, report["total"]):
+            target["survived"] -= 1
+            target["equivalent"] += 1
+    for row in list(report["modules"].values()) + [report["total"]]:
+        row["score"] = _score(row)
+    report["survivors"], report["equivalent"] = survivors, equivalent
+    return report
 
 
 def _score(row: dict) -> float | None:

@@ -711,3 +711,93 @@ def test_acting_out_of_turn_is_refused_locally() -> None:
     assert not peers[0].awaiting_me()  # the game starts with a shuffle
     with pytest.raises(IllegalAction):
         peers[0].act({"type": "bid", "n": 1})
+
+
+# ----------------------------------------------------------------------------- malformed input at the boundaries
+
+
+@pytest.mark.parametrize("at", [[0], [0, 0, 0], [-1, 0], [0, -1], [True, 0], [0, "1"]])
+def test_an_envelope_with_a_bad_point_is_refused(at: Any) -> None:
+    """§5.2 item 1: ``at`` is two non-negative ints."""
+    from p2php.session.messages import BadMessage, parse_message
+
+    frame = {"from": 0, "seq": 0, "prev": bytes(32), "at": at, "state": bytes(32), "seen": [],
+             "kind": "beacon", "body": {}, "sig": bytes(64)}
+    with pytest.raises(BadMessage, match="'at'"):
+        parse_message(frame)
+    parse_message(dict(frame, at=[0, 0]))  # the same frame with a good point parses
+
+
+def test_a_pass_with_a_non_bytes_entry_is_named_by_everyone() -> None:
+    """§6.4: every entry of a pass is a 32-byte point; a text entry is a bad message of its sender."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "shuffle":
+            return {"cards": ["x" * 32, *body["cards"][1:]]}
+        return body
+
+    assert_named_by_all(game(1, alter, seed=46), 1, "must be byte strings", "bad_message")
+
+
+def test_secrets_never_show_in_a_repr() -> None:
+    """Deck secrets end up in logs only by mistake: their repr shows the context, never a key."""
+    from p2php.crypto.deck import DeckSecrets
+
+    ds = DeckSecrets.derive(bytes(32), b"ctx", 3)
+    text = repr(ds)
+    assert "ctx" in text
+    for secret in (ds.shuffle_key, *ds.slot_keys):
+        assert str(secret) not in text and hex(secret)[2:] not in text
+    assert ds.seed.hex() not in text and str(ds.permutation) not in text
+
+
+@pytest.mark.parametrize("keys", [[0], [group.ORDER], [True], [-1], [2, 0]])
+def test_combine_keys_refuses_what_is_no_scalar(keys: list[int]) -> None:
+    from p2php.crypto.deck import combine_keys
+
+    with pytest.raises(ValueError):
+        combine_keys(keys)
+
+
+def test_combine_keys_accepts_every_scalar() -> None:
+    from p2php.crypto.deck import combine_keys
+
+    assert combine_keys([1]) == 1
+    assert combine_keys([group.ORDER - 1, group.ORDER - 1]) == 1
+    assert combine_keys([]) == 1
+
+
+def test_a_zero_key_never_satisfies_a_commitment() -> None:
+    """Even a commitment *to* 0 is not satisfied by 0: a key is a scalar, 1 <= k < q."""
+    from p2php.crypto.deck import check_key_commitment, key_commitment
+
+    assert not check_key_commitment(key_commitment(b"ctx", 0, 0, 0), b"ctx", 0, 0, 0)
+    assert check_key_commitment(key_commitment(b"ctx", 0, 0, 1), b"ctx", 0, 0, 1)
+    last = group.ORDER - 1
+    assert check_key_commitment(key_commitment(b"ctx", 0, 0, last), b"ctx", 0, 0, last)
+
+
+def test_card_points_of_a_negative_count_are_refused() -> None:
+    from p2php.crypto.deck import card_points
+
+    with pytest.raises(ValueError):
+        card_points(b"d", -1)
+    assert card_points(b"d", 0) == []
+
+
+def test_mul_many_checks_the_scalar() -> None:
+    p = group.hash_to_point(b"test", b"p")
+    for k in (0, group.ORDER, True):
+        with pytest.raises(ValueError):
+            group.mul_many([p], k)
+    assert group.mul_many([p], 3) == [group.mul(p, 3)]
+
+
+def test_owner_instances_allows_exactly_max_copies() -> None:
+    """A secret deck may hold every copy of a type, not one more (§7.8)."""
+    from p2php.crypto.deck import owner_instances
+    from p2php.rng import DetRng
+
+    ids = owner_instances([4, 4, 4], 3, DetRng(b"x"))
+    assert sorted(ids) == [12, 13, 14]
+    with pytest.raises(ValueError):
+        owner_instances([4, 4, 4, 4], 3, DetRng(b"x"))

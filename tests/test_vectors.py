@@ -141,6 +141,17 @@ def test_encode_refuses_what_has_no_canonical_form(value: object) -> None:
         encode(value)
 
 
+def test_decode_is_the_inverse_of_encode() -> None:
+    """§2.2: text and bytes stay distinct through a round trip; arrays come back as lists, int keys as ints."""
+    from p2php.canonical import decode
+
+    value = {"a": [1, "x", b"x", None, True], "b": {10: "y", -1: [b""]}, "c": []}
+    back = decode(encode(value))
+    assert back == value
+    assert isinstance(back["a"], list) and isinstance(back["a"][2], bytes) and isinstance(back["a"][1], str)
+    assert encode(back) == encode(value)
+
+
 def test_hash_value_is_sha256_of_canon_without_prefix() -> None:
     """§2.3: HV(v) = SHA-256(canon(v)), no length prefix (engine state hashes)."""
     assert hash_value({"b": 1, "a": [1, 2]}) == H("0c89b49e62f99dc4a97c961ab5971654b01bb6c6f97aa0f24483e890ec535ed1")
