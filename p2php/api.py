@@ -51,6 +51,7 @@ from p2php.engine.contract import Action, Deal, Decide, IllegalAction, Reveal, S
 from p2php.engine.contract import GameOver as EngineResult
 from p2php.engine.registry import get_game
 from p2php.net.mesh import listen, listener_port
+from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript as _transcript
 from p2php.session.audit import Verdict
 from p2php.session.handshake import LocalSecrets
@@ -516,7 +517,7 @@ def host_table(
     options: Mapping[str, Any] | None = None,
     bots: int = 0,
     bot: str | None = None,
-    port: int = 7700,
+    port: int = LOBBY_PORT,
     bind: str = "0.0.0.0",
     timeout: float = DEFAULT_TIMEOUT,
     transcript_path: str | Path | None = None,

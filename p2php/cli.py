@@ -23,9 +23,9 @@ from typing import Any
 import trio
 
 from p2php.console import LogPrinter
-from p2php.discovery import DISCOVERY_PORT
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
+from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
 from p2php.session.runner import Decider, PeerResult, bot_decider
 from p2php.text import LINE, safe
 
@@ -218,11 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", nargs="?", default="uno")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--bots", type=int, default=0, help="seats filled by bot peers on this machine")
-    p.add_argument("--port", type=int, default=7700)
+    p.add_argument("--port", type=int, default=LOBBY_PORT)
     p.add_argument("--bind", default="0.0.0.0")
     p.add_argument("--name", default="host")
     p.add_argument("--auto", action="store_true", help="let a bot play the host's own seat (implies --ready)")
-    p.add_argument("--discovery-port", type=int, default=7700, metavar="UDP_PORT",
+    p.add_argument("--discovery-port", type=int, default=DISCOVERY_PORT, metavar="UDP_PORT",
                    help="answer `p2php discover` on this UDP port (0: do not answer)")
     lan(p)
     common(p)
@@ -249,7 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=2.0, help="seconds to collect answers")
     p.add_argument("--to", action="append", default=[], metavar="ADDRESS[:PORT]",
                    help="ask only this address (repeatable; default: broadcast on the LAN)")
-    p.add_argument("--port", type=int, default=7700, help="the UDP port hosts answer on")
+    p.add_argument("--port", type=int, default=DISCOVERY_PORT, help="the UDP port hosts answer on")
     p.add_argument("--json", action="store_true", help="print one JSON list")
     p.set_defaults(func=cmd_discover)
 

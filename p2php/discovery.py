@@ -52,10 +52,9 @@ import trio
 
 from p2php import PROTOCOL_VERSION
 from p2php.net.framing import FrameError, decode_frame_body
+from p2php.net.ports import DISCOVERY_PORT
 from p2php.text import quote, safe
 
-DISCOVERY_PORT = 7700
-"""UDP port hosts answer on (the TCP lobby's default port number; UDP and TCP ports are separate)."""
 QUERY_MIN = 512
 """Smallest query a host answers (bytes), padding included."""
 ANSWER_MAX = 1024
@@ -292,7 +291,7 @@ def format_tables(tables: list[TableInfo]) -> list[str]:
     """The human listing printed by ``p2php discover``."""
     if not tables:
         return ["No open tables found. (Is a host running `p2php host` on this network? "
-                "Firewalls must let UDP port 7700 through.)"]
+                f"Firewalls must let UDP port {DISCOVERY_PORT} through.)"]
     shown = 64  # parse_answer cut names to 32 already: room for its cut note
     lines = []
     for t in tables:

@@ -34,6 +34,7 @@ import trio
 from p2php import PROTOCOL_VERSION, __version__, api
 from p2php.engine.contract import IllegalAction, OptionError
 from p2php.engine.registry import game_names, get_game
+from p2php.net.ports import LOBBY_PORT
 from p2php.session.transcript import TranscriptError
 
 BRIDGE_VERSION = 1
@@ -306,7 +307,7 @@ class BridgeSession:
         cm = api.host_table(
             game, players=_field(cmd, "players", int, 2), name=_field(cmd, "name", str, "host"),
             options=_options(cmd), bots=_field(cmd, "bots", int, 0), bot=_field(cmd, "bot", str, None),
-            port=_field(cmd, "port", int, 7700), bind=_field(cmd, "bind", str, "0.0.0.0"),
+            port=_field(cmd, "port", int, LOBBY_PORT), bind=_field(cmd, "bind", str, "0.0.0.0"),
             timeout=float(_field(cmd, "timeout", (int, float), 30.0)), transcript_path=self._transcript(cmd),
         )
         self._start_table(cm, "host", ident)

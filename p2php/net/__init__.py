@@ -17,8 +17,11 @@ from p2php.net.mesh import (
     listener_port,
     open_mesh,
 )
+from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
 
 __all__ = [
+    "DISCOVERY_PORT",
+    "LOBBY_PORT",
     "MAX_FRAME",
     "Event",
     "Frame",

@@ -51,13 +51,13 @@ from p2php.lobby import (
     join_table,
 )
 from p2php.net.mesh import MeshError, listen, listener_port
+from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
 
-LOBBY_PORT = 7700
 T = TypeVar("T")
 
 _NET_FAULTS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
@@ -395,7 +395,7 @@ async def join_game(args: argparse.Namespace) -> int:
         try:
             host, port = parse_target(args.address, LOBBY_PORT)
         except ValueError as err:
-            raise ValueError(f"{err} (e.g. 192.168.1.20:7700)") from None
+            raise ValueError(f"{err} (e.g. 192.168.1.20:{LOBBY_PORT})") from None
     name = _check_name(args.name)
     wanted = parse_option_pairs(args.option)
     if args.game is not None:  # refuse locally what could never match
