@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -126,7 +126,8 @@ _STEPS = (Decide, Shuffle, Deal, Reveal, Show, Randomness, GameOver)
 
 
 def plain(value: Any) -> Any:
-    """``value`` as plain data for a snapshot: enums by name, tasks by :meth:`Task.snapshot`, tuples as lists."""
+    """``value`` as plain data for a snapshot: enums by name, tasks by :meth:`Task.snapshot`, other
+    dataclasses (typed results) as their kind and fields, tuples as lists."""
     if value is None or isinstance(value, bool | int | str | bytes):
         return value
     if isinstance(value, Enum):
@@ -137,6 +138,11 @@ def plain(value: Any) -> Any:
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, Task):
         return value.snapshot()
+    if is_dataclass(value) and not isinstance(value, type):  # a typed result: its kind and fields
+        out: dict[str, Any] = {"kind": type(value).__name__}
+        for f in fields(value):
+            out[f.name] = plain(getattr(value, f.name))
+        return out
     raise TypeError(f"a task field must be plain data, not {type(value).__name__}: {value!r:.80}")
 
 

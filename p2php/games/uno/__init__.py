@@ -159,7 +159,7 @@ from p2php.engine.contract import CardId, Game, OptionError, OptionSpec
 from p2php.engine.registry import register
 from p2php.games.uno.bots import EagerRandomBot, HeuristicBot
 from p2php.games.uno.cards import DECKS, deck
-from p2php.games.uno.rules import UnoState
+from p2php.games.uno.state import UnoState
 
 __all__ = ["EagerRandomBot", "HeuristicBot", "UnoGame", "UnoState", "GAME"]
 

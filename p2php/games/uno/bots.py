@@ -20,7 +20,7 @@ from p2php.games.uno.cards import (
     WILD,
     WILD_DRAW_FOUR,
 )
-from p2php.games.uno.rules import UnoState
+from p2php.games.uno.state import UnoState
 from p2php.rng import DetRng
 
 _WORTH_CANCELLING = ("respond:draw_two", "respond:wild_draw_four", "respond:sorting_hat", "respond:moody")

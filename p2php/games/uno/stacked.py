@@ -22,8 +22,9 @@ from typing import Any
 
 from p2php.engine.contract import Action, CardId, Decide, GameOver, Seat, Shuffle, Slot
 from p2php.engine.local import LocalTable
+from p2php.games.uno.base import HAND_SIZE
 from p2php.games.uno.cards import NUMBER, Deck, find
-from p2php.games.uno.rules import HAND_SIZE, UnoState
+from p2php.games.uno.state import UnoState
 
 
 @dataclass

@@ -1,0 +1,99 @@
+"""One turn: play a matching card, or draw one and then play it or keep it (rule 6).
+
+Result (to the round): :class:`~.base.Next` or :class:`~.base.RoundOver`, handed up
+by whatever the turn ends with (the turn itself after a draw, the played card's
+effect chain after a play).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum, auto
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
+from p2php.engine.tasks import Call, Done, Outcome, Replace
+from p2php.games.uno.base import FaceOf, Next, RoundOver, UnoTask, decide, not_allowed
+from p2php.games.uno.effects import PlayCard
+from p2php.games.uno.matching import Mode, Play, add_plays, validate_play
+from p2php.games.uno.moves import Draw
+
+if TYPE_CHECKING:
+    from p2php.games.uno.state import UnoState
+
+_TURN_PLAYS = ((Mode.TURN, "play"),)
+
+
+@cache
+def _decides(players: int) -> tuple[tuple[Decide, ...], tuple[Decide, ...]]:
+    return (tuple(decide((s,), "turn") for s in range(players)),
+            tuple(decide((s,), "drawn") for s in range(players)))
+
+
+@dataclass
+class Turn(UnoTask):
+    """``seat``'s turn."""
+
+    class Stage(Enum):
+        ASK = auto()  # play or draw
+        DREW = auto()  # the draw is done (``drawn``: what it gave)
+        OFFER = auto()  # play the card just drawn, or keep it
+
+    seat: int
+    stage: Stage = Stage.ASK
+    drawn: tuple[int, ...] = ()
+
+    def run(self, g: UnoState) -> Outcome:
+        seat = self.seat
+        if self.stage is Turn.Stage.ASK:
+            g.current = seat
+            return _decides(g.n)[0][seat]
+        if self.stage is Turn.Stage.OFFER:
+            return _decides(g.n)[1][seat]
+        if self.drawn:
+            g.empty_draws = 0
+            self.stage = Turn.Stage.OFFER
+            return _decides(g.n)[1][seat]
+        g.empty_draws += 1  # a draw that gave nothing ends the turn; n in a row block the round
+        if g.empty_draws >= g.n:
+            return Done(RoundOver(-1, None))
+        return Done(Next(g.after(seat)))
+
+    @property
+    def drawn_slot(self) -> int:
+        return self.drawn[-1] if self.drawn else -1
+
+    def legal(self, g: UnoState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        acts: list[Action] = []
+        if self.stage is Turn.Stage.ASK:
+            add_plays(acts, g, seat, _TURN_PLAYS, knowledge.face)
+            acts.append({"type": "draw"})
+        else:
+            add_plays(acts, g, seat, _TURN_PLAYS, knowledge.face, (self.drawn_slot,))
+            acts.append({"type": "keep"})
+        return acts
+
+    def validate(self, g: UnoState, seat: Seat, action: Action, face_of: FaceOf) -> None:
+        typ = action["type"]
+        if typ == "play":
+            if self.stage is not Turn.Stage.ASK and action.get("slot") != self.drawn_slot:
+                raise IllegalAction("after drawing, only the card just drawn may be played")
+            validate_play(g, seat, action, face_of, Mode.TURN)
+        elif typ != ("draw" if self.stage is Turn.Stage.ASK else "keep"):
+            raise not_allowed(g, action)
+
+    def answer(self, g: UnoState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((seat, action),) = answers
+        typ = action["type"]
+        if typ == "play":
+            return Replace(PlayCard(Play.of(seat, action, faces)))
+        if typ == "draw":
+            self.stage = Turn.Stage.DREW
+            return Call(Draw(seat, 1), into="drawn")
+        g.event(("keep", seat))
+        return Done(Next(g.after(seat)))
+
+    def info(self, g: UnoState) -> dict[str, Any] | None:
+        return {"drawn_slot": self.drawn_slot} if self.stage is Turn.Stage.OFFER else None
