@@ -293,3 +293,36 @@ async def test_parked_future_messages_count_towards_the_flood_limit() -> None:
         v = r.lockstep.verdict
         assert v is not None and v.culprit == 1 and v.code == "flood", v
         assert not r.lockstep.parked.get(1)
+
+
+# ------------------------------------------------------------------------------------ the audit decides exactly
+
+
+def test_a_pass_that_is_not_what_its_secret_makes_is_named_even_when_the_final_deck_looks_right() -> None:
+    """Seat 2 (last shuffler, first locker) swaps two entries of its shuffle pass and swaps them back in
+    its lock pass: the final deck is exactly the honest one, so the old fast path said "clean".  The
+    exact pass-by-pass check names seat 2 for its shuffle pass at every honest peer."""
+    from p2php.crypto import deck
+    from p2php.session.memory import make_peers, run_in_memory
+
+    peers = make_peers("toy", 3, {}, seed=21)
+    liar = peers[2]
+    send = liar._send
+
+    def swapped(cards: list[bytes]) -> list[bytes]:
+        return [cards[1], cards[0], *cards[2:]]
+
+    def cheating_send(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "shuffle" and liar.tick == 0:
+            body = {**body, "cards": swapped(body["cards"])}
+        elif kind == "lock" and liar.tick == 0:
+            rec = liar.decks[0]
+            body = {**body, "cards": deck.lock_pass(liar._deck_secrets(0), swapped(rec.current))}
+        return send(kind, body)
+
+    liar._send = cheating_send  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(210 + s) for s in range(3)})
+    for p in peers[:2]:
+        v = p.verdict
+        assert v is not None and v.culprit == 2 and v.code == "bad_pass", (p.seat, v)
+        assert "shuffle pass of deck 0" in v.reason
