@@ -81,15 +81,18 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_vectors.py", "tests/test_crypto_deck.py", "tests/test_privacy.py",
         "tests/test_session_cheats.py", "tests/test_trust_variants.py",
     ],
-    "p2php/crypto/beacon.py": ["tests/test_vectors.py", "tests/test_crypto_beacon.py", "tests/test_session_cheats.py"],
+    "p2php/crypto/beacon.py": [
+        "tests/test_vectors.py", "tests/test_crypto_beacon.py", "tests/test_session_cheats.py",
+        "tests/test_trust_variants.py",
+    ],
     "p2php/crypto/group.py": [
         "tests/test_vectors.py", "tests/test_crypto_group.py", "tests/test_crypto_deck.py",
-        "tests/test_session_cheats.py",
+        "tests/test_session_cheats.py", "tests/test_trust_variants.py",
     ],
     "p2php/net/framing.py": ["tests/test_net_framing.py"],
     "p2php/canonical.py": [
         "tests/test_vectors.py", "tests/test_crypto_beacon.py", "tests/test_crypto_deck.py",
-        "tests/test_crypto_identity_channel.py", "tests/test_session_cheats.py",
+        "tests/test_crypto_identity_channel.py", "tests/test_session_cheats.py", "tests/test_trust_variants.py",
     ],
 }
 
