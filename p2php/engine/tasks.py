@@ -120,6 +120,7 @@ Outcome = Step | Control
 """What :meth:`Task.run`, :meth:`Task.answer` and :meth:`Task.received` return."""
 
 _STEPS = (Decide, Shuffle, Deal, Reveal, Show, Randomness, GameOver)
+_STEP_TYPES: frozenset[type] = frozenset(_STEPS)
 
 
 # ----------------------------------------------------------------------------- plain data
@@ -294,29 +295,27 @@ class TaskStack(Generic[G]):
         return self.settle(game)
 
     def _follow(self, game: G, out: Outcome) -> None:
-        cls = type(out)
-        if cls is Push:
-            assert isinstance(out, Push)
-            for t in reversed(out.tasks):
-                self._tasks.append(t)
-                self._into.append("")
-        elif cls is Replace:
-            assert isinstance(out, Replace)
-            into = self._into.pop()
-            self._tasks.pop()
-            for i, t in enumerate(reversed(out.tasks)):
-                self._tasks.append(t)
-                self._into.append(into if i == 0 else "")
-        elif cls is Done:
-            assert isinstance(out, Done)
+        if type(out) in _STEP_TYPES:
+            self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
+        elif isinstance(out, Done):
             into = self._into.pop()
             self._tasks.pop()
             if into:
                 setattr(self._tasks[-1], into, out.result)
-        elif cls is Call:
-            assert isinstance(out, Call)
+        elif isinstance(out, Replace):
+            into = self._into.pop()
+            self._tasks.pop()
+            last = len(out.tasks) - 1
+            for i in range(last, -1, -1):
+                self._tasks.append(out.tasks[i])
+                self._into.append(into if i == last else "")
+        elif isinstance(out, Call):
             self.push(out.task, out.into)
-        elif isinstance(out, _STEPS):
+        elif isinstance(out, Push):
+            for t in reversed(out.tasks):
+                self._tasks.append(t)
+                self._into.append("")
+        elif isinstance(out, _STEPS):  # a subclass of a step
             self.pending = out
         else:
             raise TypeError(f"{type(self._tasks[-1]).__name__} returned {out!r}, not an outcome")

@@ -1,7 +1,8 @@
 """The one card-matching rule, and everything derived from it: validating a play, listing plays.
 
-:func:`playable` is the only place that says which card may be played how (on one's
-turn, as Invisibility, as the Resurrection Stone, stacked on a Draw Two).
+:func:`matches` is the only place that says which card matches on one's turn, and
+:func:`playable` the only one that says which card may be played how (on one's turn,
+as Invisibility, as the Resurrection Stone, stacked on a Draw Two).
 :func:`validate_play` (what :meth:`UnoState.check` and :meth:`UnoState.apply` run)
 and :func:`add_plays` (what ``legal_actions`` lists) both call it, so the two
 cannot drift apart.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
-from p2php.engine.contract import Action, CardId, IllegalAction, Seat, Slot
+from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Seat, Slot
 from p2php.games.uno.base import FaceOf
 from p2php.games.uno.cards import (
     COLOUR_INDEX,
@@ -72,26 +73,40 @@ def dumpable_table(d: Deck, values: tuple[int, ...]) -> tuple[bool, ...]:
     return tuple(d.kind[i] == NUMBER and d.value[i] in values for i in range(d.size))
 
 
-def playable(g: UnoState, card: CardId, mode: Mode) -> bool:
-    """THE matching rule: may ``card`` be played in ``mode`` now?
-
-    On one's turn a card matches by the colour in force, number on number or symbol
-    on symbol; colourless cards always match.  The answering modes each take one kind.
-    """
-    d = g.deck
+def matches(d: Deck, card: CardId, colour: int, top: CardId) -> bool:
+    """THE matching rule on one's turn: ``card`` matches the colour in force (``colour``), number on
+    number or symbol on symbol with the top card ``top``; colourless cards always match."""
     k = d.kind[card]
-    if mode is Mode.TURN:
-        if k >= WILD or d.colour[card] == g.colour:
-            return True
-        top = g.discard[-1]
-        if k == NUMBER:
-            return d.kind[top] == NUMBER and d.value[card] == d.value[top]
-        return k == d.kind[top]
-    if mode is Mode.INVISIBILITY:
-        return k == INVISIBILITY
-    if mode is Mode.STONE:
-        return k == RESURRECTION_STONE
-    return k == DRAW_TWO
+    if k >= WILD or d.colour[card] == colour:
+        return True
+    if k == NUMBER:
+        return d.kind[top] == NUMBER and d.value[card] == d.value[top]
+    return k == d.kind[top]
+
+
+_TABLES: dict[tuple[str, int, CardId], tuple[bool, ...]] = {}
+
+
+def playable_cards(g: UnoState, mode: Mode) -> tuple[bool, ...]:
+    """Per card id: may it be played in ``mode`` now?  On one's turn: :func:`matches`; the
+    answering modes each take one kind of card.  Tables are memoised (at most colours x top
+    cards x modes per deck), so this is a lookup in the hot loop."""
+    d = g.deck
+    key = (d.name, g.colour, g.discard[-1]) if mode is Mode.TURN else (d.name, -1 - int(mode), -1)
+    table = _TABLES.get(key)
+    if table is None:
+        if mode is Mode.TURN:
+            table = tuple(matches(d, card, g.colour, g.discard[-1]) for card in range(d.size))
+        else:
+            kind = {Mode.INVISIBILITY: INVISIBILITY, Mode.STONE: RESURRECTION_STONE, Mode.STACK: DRAW_TWO}[mode]
+            table = tuple(k == kind for k in d.kind)
+        _TABLES[key] = table
+    return table
+
+
+def playable(g: UnoState, card: CardId, mode: Mode) -> bool:
+    """May ``card`` be played in ``mode`` now?  (See :func:`playable_cards`.)"""
+    return playable_cards(g, mode)[card]
 
 
 def _unplayable(g: UnoState, card: CardId, mode: Mode) -> str:
@@ -195,20 +210,25 @@ def validate_play(g: UnoState, seat: Seat, action: Action, face_of: FaceOf, mode
         raise IllegalAction(f"{name} takes no target")
 
 
-def add_plays(out: list[Action], g: UnoState, seat: Seat, modes: Sequence[tuple[Mode, str]], face: FaceOf,
+def add_plays(out: list[Action], g: UnoState, seat: Seat, modes: Sequence[tuple[Mode, str]], knowledge: Knowledge,
               slots: Sequence[Slot] | None = None) -> None:
     """Append every legal play of ``seat`` (of ``slots``, default the whole hand, in hand order).
 
     ``modes`` pairs each way of playing allowed now with its action type; a card is
     offered in the first mode it is :func:`playable` in.
     """
+    tables = [(playable_cards(g, mode), typ) for mode, typ in modes]
+    private, public = knowledge.private, knowledge.public
     for slot in g.hands[seat] if slots is None else slots:
-        card = face(slot)
-        if card is not None:
-            for mode, typ in modes:
-                if playable(g, card, mode):
-                    variants(out, g, seat, slot, card, typ, face)
-                    break
+        card = private.get(slot)
+        if card is None:
+            card = public.get(slot)
+            if card is None:
+                continue
+        for table, typ in tables:
+            if table[card]:
+                variants(out, g, seat, slot, card, typ, knowledge.face)
+                break
 
 
 def variants(out: list[Action], g: UnoState, seat: Seat, slot: Slot, card: CardId, typ: str, face: FaceOf) -> None:

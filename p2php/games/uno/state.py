@@ -200,7 +200,8 @@ class UnoState(GameState):
 
     def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         face = knowledge.face
-        self._validate(seat, action, face)
+        if not self._top().passes(self, seat, action, face):
+            self._validate(seat, action, face)
         opened = self.reveals(seat, action)
         self._checked[seat] = (action, opened, tuple(face(s) for s in opened))
 

@@ -14,10 +14,11 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
-from p2php.engine.tasks import Call, Done, Outcome, Replace
+from p2php.engine.tasks import Call, Done, Outcome
 from p2php.games.uno.base import FaceOf, Next, RoundOver, UnoTask, decide, not_allowed
+from p2php.games.uno.cards import WILD
 from p2php.games.uno.effects import PlayCard
-from p2php.games.uno.matching import Mode, Play, add_plays, validate_play
+from p2php.games.uno.matching import Mode, Play, add_plays, playable, validate_play
 from p2php.games.uno.moves import Draw
 
 if TYPE_CHECKING:
@@ -68,12 +69,28 @@ class Turn(UnoTask):
     def legal(self, g: UnoState, seat: Seat, knowledge: Knowledge) -> list[Action]:
         acts: list[Action] = []
         if self.stage is Turn.Stage.ASK:
-            add_plays(acts, g, seat, _TURN_PLAYS, knowledge.face)
+            add_plays(acts, g, seat, _TURN_PLAYS, knowledge)
             acts.append({"type": "draw"})
         else:
-            add_plays(acts, g, seat, _TURN_PLAYS, knowledge.face, (self.drawn_slot,))
+            add_plays(acts, g, seat, _TURN_PLAYS, knowledge, (self.drawn_slot,))
             acts.append({"type": "keep"})
         return acts
+
+    def passes(self, g: UnoState, seat: Seat, action: Action, face_of: FaceOf) -> bool:
+        """A bare draw / keep, or a bare coloured card that :func:`playable` says matches."""
+        if seat != self.seat or type(action) is not dict:
+            return False
+        size = len(action)
+        typ = action.get("type")
+        if size == 1:
+            return typ == ("draw" if self.stage is Turn.Stage.ASK else "keep")
+        if size != 2 or typ != "play":
+            return False
+        slot = action.get("slot")
+        if type(slot) is not int or (slot != self.drawn_slot if self.drawn else slot not in g.hands[seat]):
+            return False
+        card = face_of(slot)
+        return card is not None and g.deck.kind[card] < WILD and playable(g, card, Mode.TURN)
 
     def validate(self, g: UnoState, seat: Seat, action: Action, face_of: FaceOf) -> None:
         typ = action["type"]
@@ -87,8 +104,8 @@ class Turn(UnoTask):
     def answer(self, g: UnoState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
         typ = action["type"]
-        if typ == "play":
-            return Replace(PlayCard(Play.of(seat, action, faces)))
+        if typ == "play":  # PlayCard never waits: run it at once, in the turn's place
+            return PlayCard(Play.of(seat, action, faces)).run(g)
         if typ == "draw":
             self.stage = Turn.Stage.DREW
             return Call(Draw(seat, 1), into="drawn")

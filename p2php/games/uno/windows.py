@@ -84,7 +84,7 @@ class Respond(UnoTask):
         acts: list[Action] = [{"type": "accept"}]
         if self.challenge:
             acts.append({"type": "challenge"})
-        add_plays(acts, g, seat, self._modes(), knowledge.face)
+        add_plays(acts, g, seat, self._modes(), knowledge)
         return acts
 
     def validate(self, g: UnoState, seat: Seat, action: Action, face_of: FaceOf) -> None:
@@ -186,7 +186,7 @@ class StoneWindow(UnoTask):
 
     def legal(self, g: UnoState, seat: Seat, knowledge: Knowledge) -> list[Action]:
         acts: list[Action] = []
-        add_plays(acts, g, seat, ((Mode.STONE, "stone"),), knowledge.face)
+        add_plays(acts, g, seat, ((Mode.STONE, "stone"),), knowledge)
         acts.append({"type": "pass"})
         return acts
 
