@@ -439,8 +439,6 @@ def test_show_of_the_wrong_slots_is_named_by_the_viewer(keys_for: Any) -> None:
     assert_named_by(peers[(owner + 1) % 3], owner, "privately showed slots", "bad_show")
 
 
-@pytest.mark.xfail(reason="issue 8: the audit re-checks the shown keys but not the shown slots; the third seat "
-                   "ends unattributed", strict=False)
 @pytest.mark.parametrize("keys_for", [_wrong_slot, _no_slot, _extra_slot], ids=["wrong", "none", "extra"])
 def test_show_of_the_wrong_slots_is_named_by_everyone(keys_for: Any) -> None:
     peers, owner = _show_cheat(SHOW_SEED, keys_for)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
-from p2php.engine.contract import CardId, Seat, Slot
+from p2php.engine.contract import CardId, Seat, Show, Slot
 from p2php.session.messages import BadMessage, parse_message, signing_bytes
 from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, Verdict, short
 from p2php.session.replay import ReplayFault, replay_events
@@ -266,6 +266,14 @@ def _judge_equivocation(ls: Lockstep) -> list[Fault]:
     return out
 
 
+def _show_duty(ls: Lockstep, sender: Seat, tick: int) -> list[Slot] | None:
+    """The slots ``sender`` had to show at ``tick``: those of the Show whose key it had not made public."""
+    step = next((e.step for e in ls.events if e.tick == tick), None)
+    if not isinstance(step, Show) or sender == step.viewer:
+        return None
+    return [s for s in step.slots if ls.released_at.get((s, sender), tick) >= tick]
+
+
 def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
     out: list[Fault] = []
     for msg in ls.transcript:
@@ -284,6 +292,9 @@ def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
             continue
         try:
             shown = decode(channel.open_sealed(key, msg.body["box"], ls.session_id))
+            duty = _show_duty(ls, msg.sender, msg.at[0])
+            if duty is not None and [item[0] for item in shown] != duty:
+                raise ValueError(f"showed slots {short([item[0] for item in shown])}, its duty was {short(duty)}")
             for slot, raw in shown:
                 d, index = ls.slot_deck[slot]
                 rec = ls.decks[d]

@@ -70,6 +70,7 @@ class LockstepBase:
     equivocations: dict[tuple[Seat, int], list[dict[str, Any]]]
     suspicions_closed: bool
     later_faults: list[Fault]
+    released_at: dict[tuple[Slot, Seat], int]
     finished: bool
     result: GameOver | None
 

@@ -170,6 +170,7 @@ class DeckSteps(LockstepBase):
                 raise FaultError(Fault(seat, f"released a wrong key for slot {slot}", msg.at, FaultCode.BAD_KEY))
         for slot, key in keys:
             self.released[slot][seat] = key
+            self.released_at.setdefault((slot, seat), self.tick)
 
     def _open(self, slot: Slot, extra: Mapping[Seat, int] | None = None) -> CardId:
         keys = dict(self.released[slot])

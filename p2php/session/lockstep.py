@@ -161,6 +161,7 @@ class Lockstep(DeckSteps, Ending):
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
         self.flooded: set[Seat] = set()
         self._parked_bytes: dict[Seat, int] = {}
+        self.released_at = {}  # (slot, seat) -> tick its key became public (the audit re-derives show duties)
         self.later_faults = []  # our own findings after we stopped (see Ending._raise_fault)
         self.finished = False
         self.result = None
