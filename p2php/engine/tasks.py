@@ -70,35 +70,50 @@ __all__ = [
 # ----------------------------------------------------------------------------- outcomes
 
 
-@dataclass(frozen=True, slots=True)
 class Done:
-    """The task is finished; ``result`` goes to the caller's ``into`` field (if it asked for one)."""
+    """The task is finished; ``result`` goes to the caller's ``into`` field (if it asked for one).
 
-    result: Any = None
+    Outcomes are plain slotted classes, not frozen dataclasses: one is made for nearly every
+    step of every game, and they are never changed after they are made.
+    """
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: Any = None) -> None:
+        self.result = result
+
+    def __repr__(self) -> str:
+        return f"Done({self.result!r})"
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class Push:
     """Put ``tasks`` on top of the running task (``tasks[0]`` runs first); it runs again after them.
 
     ``Push()`` with no task (:data:`CONTINUE`) just runs the same task again, e.g. in its next stage.
     """
 
-    tasks: tuple[Task[Any], ...]
+    __slots__ = ("tasks",)
 
     def __init__(self, *tasks: Task[Any]) -> None:
-        object.__setattr__(self, "tasks", tasks)
+        self.tasks = tasks
+
+    def __repr__(self) -> str:
+        return f"Push{self.tasks!r}"
 
 
-@dataclass(frozen=True, slots=True)
 class Call:
     """Run ``task``; when it is done, store its result in the caller's field ``into``."""
 
-    task: Task[Any]
-    into: str
+    __slots__ = ("into", "task")
+
+    def __init__(self, task: Task[Any], into: str) -> None:
+        self.task = task
+        self.into = into
+
+    def __repr__(self) -> str:
+        return f"Call({self.task!r}, into={self.into!r})"
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class Replace:
     """Pop the running task and push ``tasks`` in its place (``tasks[0]`` runs first).
 
@@ -106,10 +121,13 @@ class Replace:
     last of ``tasks`` (the one that finishes last), as with a tail call.
     """
 
-    tasks: tuple[Task[Any], ...]
+    __slots__ = ("tasks",)
 
     def __init__(self, *tasks: Task[Any]) -> None:
-        object.__setattr__(self, "tasks", tasks)
+        self.tasks = tasks
+
+    def __repr__(self) -> str:
+        return f"Replace{self.tasks!r}"
 
 
 CONTINUE = Push()
@@ -271,11 +289,20 @@ class TaskStack(Generic[G]):
 
     def settle(self, game: G) -> Step:
         """Run tasks until one needs a contract step; cache and return it."""
-        while self.pending is None:
-            if not self._tasks:
+        pending = self.pending
+        if pending is not None:
+            return pending
+        tasks = self._tasks
+        while True:
+            if not tasks:
                 raise RuntimeError("the task stack ran empty: a game needs a last task (its GameOver)")
-            self._follow(game, self._tasks[-1].run(game))
-        return self.pending
+            out = tasks[-1].run(game)
+            if type(out) in _STEP_TYPES:
+                self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
+                return out  # type: ignore[return-value]
+            self._follow(game, out)
+            if self.pending is not None:
+                return self.pending
 
     def answer(self, game: G, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Step:
         """Give checked answers to the pending Decide's task, then run on to the next step."""
@@ -310,7 +337,10 @@ class TaskStack(Generic[G]):
                 self._tasks.append(out.tasks[i])
                 self._into.append(into if i == last else "")
         elif isinstance(out, Call):
-            self.push(out.task, out.into)
+            if out.into not in self._tasks[-1]._names():
+                raise TypeError(f"no field {out.into!r} to receive the result of {type(out.task).__name__}")
+            self._tasks.append(out.task)
+            self._into.append(out.into)
         elif isinstance(out, Push):
             for t in reversed(out.tasks):
                 self._tasks.append(t)

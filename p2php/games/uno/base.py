@@ -80,6 +80,16 @@ class RoundOver:
 
 TurnEnd = Next | RoundOver
 
+_NEXT: dict[int, Done] = {}
+
+
+def turn_passes_to(seat: int) -> Done:
+    """``Done(Next(seat))``, shared (outcomes and results are never changed once made)."""
+    done = _NEXT.get(seat)
+    if done is None:
+        done = _NEXT[seat] = Done(Next(seat))
+    return done
+
 
 @dataclass
 class NextTurn(UnoTask):
@@ -88,7 +98,7 @@ class NextTurn(UnoTask):
     seat: int
 
     def run(self, g: UnoState) -> Outcome:
-        return Done(Next(self.seat))
+        return turn_passes_to(self.seat)
 
 
 _DECIDES: dict[tuple[tuple[int, ...], str], Decide] = {}

@@ -18,7 +18,7 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING
 
 from p2php.engine.tasks import Call, Done, Outcome, Replace
-from p2php.games.uno.base import Effect, Next, NextTurn, RoundOver, UnoTask
+from p2php.games.uno.base import Effect, NextTurn, RoundOver, UnoTask, turn_passes_to
 from p2php.games.uno.cards import (
     DRAW_TWO,
     HOWLER,
@@ -49,7 +49,7 @@ class NextPlayer(Effect):
     player: int
 
     def run(self, g: UnoState) -> Outcome:
-        return Done(Next(g.after(self.player)))
+        return turn_passes_to(g.after(self.player))
 
 
 @dataclass
@@ -59,7 +59,7 @@ class ReverseEffect(Effect):
     player: int
 
     def run(self, g: UnoState) -> Outcome:
-        return Done(Next(self.player if g.n == 2 else g.after(self.player)))
+        return turn_passes_to(self.player if g.n == 2 else g.after(self.player))
 
 
 @dataclass
@@ -69,7 +69,7 @@ class Resume(Effect):
     seat: int
 
     def run(self, g: UnoState) -> Outcome:
-        return Done(Next(self.seat))
+        return turn_passes_to(self.seat)
 
 
 # ----------------------------------------------------------------------------- effects against a seat
@@ -351,7 +351,7 @@ class PlayCard(UnoTask):
                 return Replace(CheckOut(seat, effect))
             return Replace(CatchWindow(seat), CheckOut(seat, effect))
         if hand and type(effect) is NextPlayer:  # nothing can happen before the next turn
-            return Done(Next(g.after(seat)))
+            return turn_passes_to(g.after(seat))
         return Replace(CheckOut(seat, effect))
 
     def effect(self, g: UnoState, k: int, prev_colour: int, hand: tuple[int, ...]) -> Effect:

@@ -120,9 +120,13 @@ def _unplayable(g: UnoState, card: CardId, mode: Mode) -> str:
     return f"{name} does not match {g.deck.names[g.discard[-1]]} (colour {COLOURS[g.colour]})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Play:
-    """A validated play, faces resolved: what :class:`~p2php.games.uno.effects.PlayCard` carries out."""
+    """A validated play, faces resolved: what :class:`~p2php.games.uno.effects.PlayCard` carries out.
+
+    A value: never changed once made (not frozen only because a frozen dataclass is slow to make,
+    and one is made for every card played).
+    """
 
     seat: int
     slot: int
@@ -219,7 +223,10 @@ def add_plays(out: list[Action], g: UnoState, seat: Seat, modes: Sequence[tuple[
     """
     tables = [(playable_cards(g, mode), typ) for mode, typ in modes]
     private, public = knowledge.private, knowledge.public
-    for slot in g.hands[seat] if slots is None else slots:
+    kinds = g.deck.kind
+    hand = g.hands[seat]
+    simple = len(hand) > 2
+    for slot in hand if slots is None else slots:
         card = private.get(slot)
         if card is None:
             card = public.get(slot)
@@ -227,7 +234,10 @@ def add_plays(out: list[Action], g: UnoState, seat: Seat, modes: Sequence[tuple[
                 continue
         for table, typ in tables:
             if table[card]:
-                variants(out, g, seat, slot, card, typ, knowledge.face)
+                if simple and kinds[card] < WILD:  # no colour to name, no UNO call due
+                    out.append({"type": typ, "slot": slot})
+                else:
+                    variants(out, g, seat, slot, card, typ, knowledge.face)
                 break
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
 from p2php.engine.tasks import Call, Done, Outcome
-from p2php.games.uno.base import FaceOf, Next, RoundOver, UnoTask, decide, not_allowed
+from p2php.games.uno.base import FaceOf, RoundOver, UnoTask, decide, not_allowed, turn_passes_to
 from p2php.games.uno.cards import WILD
 from p2php.games.uno.effects import PlayCard
 from p2php.games.uno.matching import Mode, Play, add_plays, playable, validate_play
@@ -60,7 +60,7 @@ class Turn(UnoTask):
         g.empty_draws += 1  # a draw that gave nothing ends the turn; n in a row block the round
         if g.empty_draws >= g.n:
             return Done(RoundOver(-1, None))
-        return Done(Next(g.after(seat)))
+        return turn_passes_to(g.after(seat))
 
     @property
     def drawn_slot(self) -> int:
@@ -110,7 +110,7 @@ class Turn(UnoTask):
             self.stage = Turn.Stage.DREW
             return Call(Draw(seat, 1), into="drawn")
         g.event(("keep", seat))
-        return Done(Next(g.after(seat)))
+        return turn_passes_to(g.after(seat))
 
     def info(self, g: UnoState) -> dict[str, Any] | None:
         return {"drawn_slot": self.drawn_slot} if self.stage is Turn.Stage.OFFER else None
