@@ -322,27 +322,30 @@ class TaskStack(Generic[G]):
         return self.settle(game)
 
     def _follow(self, game: G, out: Outcome) -> None:
-        if type(out) in _STEP_TYPES:
+        cls = type(out)  # exact types first: this runs for nearly every step of every game
+        if cls in _STEP_TYPES:
             self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
-        elif isinstance(out, Done):
+        elif cls is Done:
             into = self._into.pop()
             self._tasks.pop()
             if into:
-                setattr(self._tasks[-1], into, out.result)
-        elif isinstance(out, Replace):
+                setattr(self._tasks[-1], into, out.result)  # type: ignore[union-attr]
+        elif cls is Replace:
             into = self._into.pop()
             self._tasks.pop()
-            last = len(out.tasks) - 1
+            new = out.tasks  # type: ignore[union-attr]
+            last = len(new) - 1
             for i in range(last, -1, -1):
-                self._tasks.append(out.tasks[i])
+                self._tasks.append(new[i])
                 self._into.append(into if i == last else "")
-        elif isinstance(out, Call):
-            if out.into not in self._tasks[-1]._names():
-                raise TypeError(f"no field {out.into!r} to receive the result of {type(out.task).__name__}")
-            self._tasks.append(out.task)
-            self._into.append(out.into)
-        elif isinstance(out, Push):
-            for t in reversed(out.tasks):
+        elif cls is Call:
+            task, into = out.task, out.into  # type: ignore[union-attr]
+            if into not in self._tasks[-1]._names():
+                raise TypeError(f"no field {into!r} to receive the result of {type(task).__name__}")
+            self._tasks.append(task)
+            self._into.append(into)
+        elif cls is Push:
+            for t in reversed(out.tasks):  # type: ignore[union-attr]
                 self._tasks.append(t)
                 self._into.append("")
         elif isinstance(out, _STEPS):  # a subclass of a step

@@ -350,9 +350,11 @@ class PlayCard(UnoTask):
                 g.event(("uno", seat))
                 return Replace(CheckOut(seat, effect))
             return Replace(CatchWindow(seat), CheckOut(seat, effect))
-        if hand and type(effect) is NextPlayer:  # nothing can happen before the next turn
+        if not hand:
+            return Replace(CheckOut(seat, effect))
+        if type(effect) is NextPlayer:  # nothing can happen before the next turn
             return turn_passes_to(g.after(seat))
-        return Replace(CheckOut(seat, effect))
+        return Replace(effect)  # what CheckOut would do with a hand that is not empty
 
     def effect(self, g: UnoState, k: int, prev_colour: int, hand: tuple[int, ...]) -> Effect:
         """The effect of the card just played."""

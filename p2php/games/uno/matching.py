@@ -140,6 +140,9 @@ class Play:
     def of(cls, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> Play:
         """The play an (already validated) action makes, with the faces it opened."""
         get = faces.__getitem__
+        if len(action) == 2:  # the commonest play: a bare card
+            slot = action["slot"]
+            return cls(seat, slot, get(slot))
         colour = action.get("colour")
         target = action.get("target")
         dump = action.get("dump") or ()
@@ -232,13 +235,14 @@ def add_plays(out: list[Action], g: UnoState, seat: Seat, modes: Sequence[tuple[
             card = public.get(slot)
             if card is None:
                 continue
-        for table, typ in tables:
-            if table[card]:
-                if simple and kinds[card] < WILD:  # no colour to name, no UNO call due
-                    out.append({"type": typ, "slot": slot})
-                else:
-                    variants(out, g, seat, slot, card, typ, knowledge.face)
-                break
+        typ = next((typ for table, typ in tables if table[card]), None) if len(tables) > 1 else (
+            tables[0][1] if tables[0][0][card] else None)
+        if typ is None:
+            continue
+        if simple and kinds[card] < WILD:  # no colour to name, no UNO call due
+            out.append({"type": typ, "slot": slot})
+        else:
+            variants(out, g, seat, slot, card, typ, knowledge.face)
 
 
 def variants(out: list[Action], g: UnoState, seat: Seat, slot: Slot, card: CardId, typ: str, face: FaceOf) -> None:
