@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Any, cast
+from typing import Any
 
 from p2php.engine.contract import (
     Action,
@@ -154,7 +154,7 @@ class UnoState(GameState):
         self.event(("round_start", self.round_no + 1, self.dealer))
 
     def _top(self) -> UnoTask:
-        return cast(UnoTask, self.stack.top)
+        return self.stack.top  # type: ignore[return-value]  # every task on it is an UnoTask
 
     @property
     def tasks(self) -> list[tuple[int, ...]]:
@@ -167,7 +167,7 @@ class UnoState(GameState):
     # ------------------------------------------------------------------ contract: steps
 
     def step(self) -> Step:
-        return cast(Step, self.stack.pending)
+        return self.stack.pending  # type: ignore[return-value]  # settled after every change
 
     def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
         step = self.stack.pending
