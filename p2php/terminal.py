@@ -158,6 +158,8 @@ class Localizer:
 
     # Suffixes the hpsha engine glues to names, per language.
     _TAILS = {"（无技能 stand-in）": ("（无技能）", " (no skill)"), "（锁定技 locked）": ("（锁定技）", " (locked)")}
+    # Rule terms the hpsha engine's log lines print in Chinese only.
+    _TERMS = {"拼点": ("拼点", "point duel")}
 
     def __init__(self, game: str, lang: str | None) -> None:
         if lang is not None and lang not in LANGS:
@@ -173,6 +175,8 @@ class Localizer:
             if table:
                 for tail, choice in self._TAILS.items():
                     table[tail] = choice[pick]
+                for term, choice in self._TERMS.items():
+                    table.setdefault(term, choice[pick])
         self.table = table
         self.pattern = (re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True)))
                         if table else None)

@@ -147,7 +147,7 @@ def test_refusals_name_clash_game_options_full_and_leaving() -> None:
         # A person sits down and thinks; meanwhile the table is full for anyone else.
         ann = Proc("join", address, "--name", "ann", "--bind", "127.0.0.1", stdin=True)
         ann.wait_for("Press Enter when ready")
-        assert "seat 1  ann  not ready  ← you" in ann.stdout
+        ann.wait_for("seat 1  ann  not ready  ← you")  # the table view may come just after the prompt
         full = run("join", address, "--name", "bob", "--bind", "127.0.0.1")
         assert full.returncode == 3 and "the table is full (2/2: hana, ann)" in full.stderr
         ann.send("q\n")
