@@ -66,6 +66,10 @@ class Shaping:
     """Deliver in pieces of at most this many bytes (1: one byte per send); 0: as received."""
     chunk_gap: float = 0.0
     """Pause between two pieces of the same chunk."""
+    chunk_head: int = 0
+    """Split only the first this many bytes of each frame (length prefix and msgpack headers), send the
+    rest in one piece; 0: split all of it.  One byte per send costs a scheduling round of the trio loop the
+    peers share, so whole 7 kB UNO frames byte by byte can outlast the silence timeout under load."""
     rate: float = 0.0
     """Bytes per second (a slow link); 0: unlimited."""
     until: float = math.inf
@@ -148,12 +152,16 @@ TRIGGER_KINDS = ("shuffle", "lock", "keys", "action", "show", "beacon", "commit"
 """Frame kinds a random fault may wait for (``audit``: a reset while the audit is in flight)."""
 
 
+CHUNK_HEAD = 512
+"""Random plans split only the first 512 bytes of each frame (see :attr:`Shaping.chunk_head`)."""
+
 _WEIGHTS = {"reset": 4, "skewed_reset": 2, "blackhole": 2, "stall_up": 1, "stall_down": 1}
 
 
 def random_plan(rng: random.Random, *, span: float, timeout: float, max_faults: int = 3,
                 kinds: Sequence[str] = FAULT_KINDS) -> LinkPlan:
-    """A seeded random plan for one link: some shaping, and up to ``max_faults`` faults (of ``kinds``) on
+    """A seeded random plan for one link: some shaping (chunking only for the first :data:`CHUNK_HEAD`
+    bytes of each frame), and up to ``max_faults`` faults (of ``kinds``) on
     its first connections, each at a random time within ``span`` seconds of the handshake or at the nth
     frame of a random kind.  Blackholes and stalls stay shorter than 0.4 × ``timeout``: a partition longer
     than the silence timeout is, by design, a silent peer."""
@@ -165,7 +173,8 @@ def random_plan(rng: random.Random, *, span: float, timeout: float, max_faults: 
         if roll < 0.7:
             return Shaping(latency=rng.uniform(0.0, 0.3), jitter=rng.uniform(0.0, 0.05), until=span * 2)
         if roll < 0.85:
-            return Shaping(chunk=1 if rng.random() < 0.5 else rng.randint(2, 64), until=span * 2)
+            return Shaping(chunk=1 if rng.random() < 0.5 else rng.randint(2, 64), chunk_head=CHUNK_HEAD,
+                           until=span * 2)
         return Shaping(rate=rng.uniform(50_000, 400_000), latency=rng.uniform(0.0, 0.05), until=span * 2)
 
     def fault() -> Fault:
@@ -285,7 +294,9 @@ class Shaper:
         """``elapsed``: seconds since the proxy started (shaping ends at ``Shaping.until``)."""
         s = self.shaping if elapsed < self.shaping.until else Shaping()
         size = s.chunk if s.chunk > 0 else max(1, len(data))
-        pieces = [data[i : i + size] for i in range(0, len(data), size)] or [b""]
+        head = len(data) if s.chunk_head <= 0 else min(s.chunk_head, len(data))
+        pieces = [data[i : i + size] for i in range(0, head, size)] + ([data[head:]] if head < len(data) else [])
+        pieces = pieces or [b""]
         out: list[tuple[float, bytes]] = []
         due = now + s.latency + (self.rng.uniform(0.0, s.jitter) if s.jitter > 0 else 0.0)
         for n, piece in enumerate(pieces):
@@ -398,12 +409,12 @@ class _Connection:
         self.half_closed = 0
 
     async def run(self) -> None:
-        rng = random.Random(f"{self.proxy.plan.seed}:{self.number}")
         with self.scope:
             async with trio.open_nursery() as nursery:
                 for direction, src, dst, shaping in (("up", self.client, self.server, self.plan.up),
                                                      ("down", self.server, self.client, self.plan.down)):
                     send, receive = trio.open_memory_channel(math.inf)
+                    rng = random.Random(f"{self.proxy.plan.seed}:{self.number}:{direction}")  # jitter draws
                     nursery.start_soon(self._read, direction, src, send, Shaper(shaping, rng))
                     nursery.start_soon(self._write, direction, dst, receive)
                 nursery.start_soon(self._timed_faults)
