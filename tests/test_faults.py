@@ -3,8 +3,8 @@
 Every seat here is honest; only the network misbehaves (tests/adversarial/faultproxy.py: resets, skewed
 resets, blackholes, stalls, latency, 1-byte chunking, slow links).  What must hold: every seat finishes, and
 either every verdict is clean with one state hash, or no verdict names a seat.  The three reconnection races
-of issue 8 are reproduced with seeded schedules; on today's code they end with an honest seat named, so they
-are marked ``xfail`` (not strict) until the core is fixed.  Soak: ``benchmarks/fault_soak.py``.
+of issue 8 are reproduced with seeded schedules; on 684e4cd they ended with an honest seat named: they
+failed on 684e4cd and pass since the core fixes of issue 8.  Soak: ``benchmarks/fault_soak.py``.
 """
 
 from __future__ import annotations
@@ -226,11 +226,9 @@ async def test_seeded_random_delays_stalls_and_blackholes_never_convict_anyone(g
     _clean(run)
 
 
-@pytest.mark.xfail(reason="issue 8: random resets hit the reconnection races — fixed by the core changes",
-                   strict=False)
 @pytest.mark.parametrize(("game", "players", "seed"), [("toy", 3, 23)])
 async def test_seeded_random_faults_with_resets_never_convict_anyone(game: str, players: int, seed: int) -> None:
-    """A soak seed with every kind of fault.  Today toy seed 23 (a reset, a stall) ends with seat 2 naming
+    """A soak seed with every kind of fault.  On 684e4cd toy seed 23 (a reset, a stall) ends with seat 2 naming
     seat 1 "message 0 replayed (expected 1)" (race a)."""
     run = await _random(game, players, seed)
     run.check()
@@ -239,8 +237,6 @@ async def test_seeded_random_faults_with_resets_never_convict_anyone(game: str, 
 # ------------------------------------------------------------------------------------------ the three races
 
 
-@pytest.mark.xfail(reason="issue 8: a relayed copy overtakes the direct one, which is refused as replayed — "
-                          "fixed by the core changes", strict=False)
 async def test_race_a_relayed_copy_overtaking_the_direct_one_is_a_duplicate_not_a_replay() -> None:
     """3-peer UNO; seat 2's messages reach seat 1 half a second late (the first 4 s), and link 1-0 is reset at
     1.84 s.  Seat 1 redials seat 0, which relays seat 2's messages that seat 1 has not got yet; then the direct
@@ -252,8 +248,6 @@ async def test_race_a_relayed_copy_overtaking_the_direct_one_is_a_duplicate_not_
     _clean(run)
 
 
-@pytest.mark.xfail(reason="issue 8: a reset while an audit message is in flight — fixed by the core changes",
-                   strict=False)
 async def test_race_b_a_reset_while_an_audit_is_in_flight_is_survived() -> None:
     """Link 1-0 is reset as the second audit message crosses it (the game has just ended): seat 1's audit
     reached seat 0, seat 0's audit to seat 1 is lost.  Seat 0 has every audit, finishes and leaves; seat 1
@@ -263,8 +257,6 @@ async def test_race_b_a_reset_while_an_audit_is_in_flight_is_survived() -> None:
     _clean(run)
 
 
-@pytest.mark.xfail(reason="issue 8: a skewed reset makes the redial meet 'already connected' — fixed by the "
-                          "core changes", strict=False)
 async def test_race_c_a_skewed_reset_does_not_leave_the_link_dead() -> None:
     """Link 1-0 of a 3-peer UNO game: at the second action frame the dialing side (seat 1) is reset at once,
     the accepting side (seat 0) only 2 s later.  Seat 1 redials at once and seat 0 refuses "seat 1 is already

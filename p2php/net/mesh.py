@@ -525,6 +525,7 @@ class _Formation:
         self.sign = sign
         self.retry_refusals = False
         self.greeting_hosts: dict[str, int] = {}
+        self.stale: list[_Peer] = []  # connections replaced during formation, closed at its end
         self.seat = seat
         self.expected = expected
         self.hello = hello
@@ -549,8 +550,6 @@ class _Formation:
             raise HandshakeError(f"dialed seat {expect} but the hello claims seat {claimed}")
         if expect is None and (claimed not in self.expected or claimed < self.seat):
             raise HandshakeError(f"seat {claimed} is not expected to connect to seat {self.seat}")
-        if claimed in self.peers:
-            raise HandshakeError(f"seat {claimed} is already connected")
         try:
             self.check_hello(claimed, hello)
         except HandshakeError:
@@ -639,10 +638,15 @@ class _Formation:
         return None
 
     def connected(self, seat: int, peer: _Peer) -> bool:
-        """Take a proven connection; False (the caller closes it) if the seat is already up."""
-        if seat in self.peers:  # two proven connections raced: keep the first
-            self.strays.append(f"a second connection for seat {seat} was closed")
-            return False
+        """Take a proven connection; a newer proven one for the same seat replaces the older.
+
+        The other end only dials again when its first connection broke (perhaps
+        before we noticed), so the newest proven connection is the live one.
+        """
+        old = self.peers.get(seat)
+        if old is not None:
+            self.stale.append(old)
+            self.strays.append(f"seat {seat} connected again; its older connection was closed")
         self.peers[seat] = peer
         self.failures.pop(seat, None)
         if set(self.peers) == self.expected:
@@ -821,8 +825,10 @@ async def open_mesh(
         missing = sorted(others - set(form.peers))
         formed = form.fatal is None and not missing
     finally:
-        if not formed:
-            with trio.CancelScope(shield=True):
+        with trio.CancelScope(shield=True):
+            for peer in form.stale:
+                await trio.aclose_forcefully(peer.stream)
+            if not formed:
                 for peer in form.peers.values():
                     await trio.aclose_forcefully(peer.stream)
     if formed:
