@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
@@ -69,13 +70,37 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
     Newer trio wraps everything leaving a nursery in an ExceptionGroup; the CLI
     must still see a plain KeyboardInterrupt (clean "interrupted" exit) and plain
     errors (clean messages) rather than print a group's traceback.
+
+    Ctrl-C is taken as a signal and cancels everything at once: trio's own
+    KeyboardInterrupt may be held back until the main task wakes, which a table
+    waiting for a timeout would delay by that whole timeout.
     """
+    interrupted: list[bool] = []
+
+    async def guarded() -> T:
+        done: list[T] = []
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                with trio.open_signal_receiver(signal.SIGINT) as signals:
+                    async for _ in signals:
+                        interrupted.append(True)
+                        nursery.cancel_scope.cancel()
+                        return
+
+            nursery.start_soon(watch)
+            done.append(await main())
+            nursery.cancel_scope.cancel()
+        if interrupted or not done:
+            raise KeyboardInterrupt
+        return done[0]
+
     try:
-        result: T = trio.run(main)
+        result: T = trio.run(guarded)
         return result
     except BaseExceptionGroup as group:
         first = _first_leaf(group)
-        if isinstance(first, KeyboardInterrupt):
+        if isinstance(first, KeyboardInterrupt) or interrupted:
             raise KeyboardInterrupt from None
         raise first from None
 
