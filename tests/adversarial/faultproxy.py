@@ -46,7 +46,7 @@ import trio
 LOOPBACK = "127.0.0.1"
 _READ_SIZE = 65536
 _MAX_FRAME = 4 * 1024 * 1024 + 4
-_HANDSHAKE_FRAMES = 2  # hello + verdict, each way
+_HANDSHAKE_FRAMES = 4  # hello, challenge, proof, verdict: each way (protocol v2)
 
 FAULT_KINDS = ("reset", "skewed_reset", "blackhole", "stall_up", "stall_down")
 
@@ -295,7 +295,7 @@ class Shaper:
         s = self.shaping if elapsed < self.shaping.until else Shaping()
         size = s.chunk if s.chunk > 0 else max(1, len(data))
         head = len(data) if s.chunk_head <= 0 else min(s.chunk_head, len(data))
-        pieces = [data[i : i + size] for i in range(0, head, size)] + ([data[head:]] if head < len(data) else [])
+        pieces = [data[i : min(i + size, head)] for i in range(0, head, size)] + ([data[head:]] if head < len(data) else [])
         pieces = pieces or [b""]
         out: list[tuple[float, bytes]] = []
         due = now + s.latency + (self.rng.uniform(0.0, s.jitter) if s.jitter > 0 else 0.0)
