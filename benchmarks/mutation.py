@@ -10,6 +10,7 @@ whether they failed (``killed``), passed (``survived``) or hung (``timeout``).
     python benchmarks/mutation.py --limit 15 --json > out.json
     python benchmarks/mutation.py --list --module p2php/canonical.py   # the mutants, without running
     python benchmarks/mutation.py --rescore out.json               # re-apply the exclusion file to a saved run
+    python benchmarks/mutation.py --only p2php/session/decks.py:239:20:continue->break   # one mutant
 
 Mutation operators: comparison swaps (``<``/``<=``, ``>``/``>=``, ``==``/``!=``,
 ``in``/``not in``, ``is``/``is not``), ``and``/``or``, removing a ``not``,
@@ -63,6 +64,7 @@ SESSION_TESTS = [
     "tests/test_vectors.py",
     "tests/test_session_cheats.py",
     "tests/test_trust_variants.py",
+    "tests/test_trust_corners.py",
     "tests/test_session_bad_input.py",
     "tests/test_privacy.py",
     "tests/test_spectator.py",
@@ -89,10 +91,11 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_vectors.py", "tests/test_crypto_group.py", "tests/test_crypto_deck.py",
         "tests/test_session_cheats.py", "tests/test_trust_variants.py",
     ],
-    "p2php/net/framing.py": ["tests/test_net_framing.py"],
+    "p2php/net/framing.py": ["tests/test_net_framing.py", "tests/test_trust_corners.py"],
     "p2php/canonical.py": [
         "tests/test_vectors.py", "tests/test_crypto_beacon.py", "tests/test_crypto_deck.py",
         "tests/test_crypto_identity_channel.py", "tests/test_session_cheats.py", "tests/test_trust_variants.py",
+        "tests/test_trust_corners.py",
     ],
 }
 
@@ -352,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--exclude-file", type=Path, default=ROOT / "benchmarks" / "mutation_equivalent.txt")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     ap.add_argument("--list", action="store_true", help="list the (sampled) mutants and exit")
+    ap.add_argument("--only", action="append", metavar="ID",
+                    help="run just this mutant id (repeatable; its module is implied); see --list")
     ap.add_argument("--rescore", type=Path, metavar="JSON",
                     help="re-apply the exclusion file to a saved --json report and print it (no test runs)")
     args = ap.parse_args(argv)
@@ -366,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # Resolve the revision once: others may commit while a long run goes on.
     rev = None if args.worktree else _commit(args.rev)
-    modules = args.module or list(TARGETS)
+    only = set(args.only or ())
+    modules = args.module or (sorted({i.split(":", 1)[0] for i in only}) if only else list(TARGETS))
     unknown = [m for m in modules if m not in TARGETS]
     if unknown:
         ap.error(f"unknown module(s) {unknown}; targets: {', '.join(TARGETS)}")
@@ -381,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.limit and len(every) > args.limit:
             rng = random.Random(f"{m}:{args.seed}")
             every = sorted(rng.sample(every, args.limit), key=lambda x: x.index)
+        if only:
+            every = [mu for mu in every if mu.id in only]
         plan[m] = every
     if args.list:
         for m in modules:

@@ -1,0 +1,355 @@
+"""Corners of the trust core that mutation testing found unguarded (issue 8).
+
+Each test here pins one behaviour that a small change of the code could break with
+no other test noticing (``benchmarks/mutation.py`` found them): the exact bounds of
+the text quoted from remote data, wire-format boundaries, a multi-slot private show
+whose first slot the viewer already knows, an action that opens a slot which is no
+card, an engine that refuses an answer only when it is applied, a resumed sealed
+choice, and out-of-order messages kept and counted against flooding.  Every session
+test asserts which seat is named, by every honest peer, and with which code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from enum import IntEnum
+from typing import Any
+
+import msgpack
+import pytest
+from toygame import ToyGame, ToyState
+
+from p2php.bots import RandomBot
+from p2php.canonical import encode
+from p2php.engine.contract import Action, IllegalAction, Knowledge, Seat, Show, Slot, Step
+from p2php.engine.registry import register
+from p2php.net import framing
+from p2php.net.framing import FrameError, decode_frame_body
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+from p2php.session.records import MAX_BACKLOG, MAX_REASON, Fault, FaultCode, bounded, short
+
+# ------------------------------------------------------------------------ bounded remote text
+
+
+def test_bounded_keeps_text_at_the_limit_and_cuts_one_over() -> None:
+    assert bounded("x" * 10, 10) == "x" * 10
+    cut = bounded("x" * 11, 10)
+    assert len(cut) == 10 and cut == "x" * 9 + "…"
+    assert len(bounded("y" * 5000)) == MAX_REASON
+
+
+def test_a_fault_reason_is_capped_at_exactly_max_reason() -> None:
+    assert MAX_REASON == 300
+    assert Fault(1, "r" * 300).reason == "r" * 300
+    long = Fault(1, "r" * 301).reason
+    assert len(long) == 300 and long.endswith("…")
+
+
+def test_short_quotes_at_most_48_characters_of_a_string() -> None:
+    assert short("a" * 46) == repr("a" * 46)  # 48 characters with the quotes: whole
+    quoted = short("a" * 200)
+    assert len(quoted) == 48 and "..." in quoted
+
+
+def test_short_shows_at_most_8_list_items_and_6_dict_items() -> None:
+    assert short(list(range(8))) == repr(list(range(8)))
+    assert short(list(range(9))) == "[0, 1, 2, 3, 4, 5, 6, 7, ...]"
+    assert short(tuple(range(9))) == "(0, 1, 2, 3, 4, 5, 6, 7, ...)"
+    six = {str(i): i for i in range(6)}
+    assert short(six) == repr(six)
+    assert short({str(i): i for i in range(7)}).endswith(", ...}")
+
+
+def test_short_stops_three_levels_deep() -> None:
+    assert short([[[1]]]) == "[[[1]]]"
+    assert short([[[[1]]]]) == "[[[[...]]]]"
+
+
+def test_short_cuts_a_huge_integer_and_any_repr_to_120() -> None:
+    quoted = short(10**200)
+    assert len(quoted) == 48 and "..." in quoted
+    many = short([["b" * 40] * 8] * 8)
+    assert len(many) == 120 and many.endswith("…")
+
+
+def test_short_shows_an_exception_by_its_message_cut_to_160() -> None:
+    assert short(ValueError("bad thing")) == "bad thing"
+    cut = short(ValueError("e" * 500))
+    assert len(cut) == 160 and cut.endswith("…")
+
+
+# ------------------------------------------------------------------------ wire and canonical formats
+
+
+def test_enum_values_encode_as_their_plain_values() -> None:
+    class Small(IntEnum):
+        ONE = 1
+
+    assert encode(FaultCode.SILENT) == encode("silent")
+    assert encode({"code": FaultCode.BAD_KEY, "n": Small.ONE}) == encode({"code": "bad_key", "n": 1})
+
+
+def test_the_nesting_limit_is_32_levels() -> None:
+    # Part of the wire contract (protocol.md §3): another implementation must agree on the number.
+    assert framing.MAX_DEPTH == 32
+
+    def nested(depth: int) -> dict[str, Any]:
+        value: Any = 0
+        for _ in range(depth - 1):
+            value = [value]
+        return {"a": value}
+
+    assert decode_frame_body(msgpack.packb(nested(32)))
+    with pytest.raises(FrameError, match="nesting deeper than 32"):
+        decode_frame_body(msgpack.packb(nested(33)))
+
+
+@pytest.mark.parametrize("body,expected", [
+    (b"\xdf\x00\x00\x00\x01\xa1a\x01", {"a": 1}),  # map32
+    (b"\xde\x00\x01\xa1a\x01", {"a": 1}),  # map16
+    (b"\x81\xa1a\xdd\x00\x00\x00\x02\x01\x02", {"a": [1, 2]}),  # array32
+    (b"\x81\xa1a\xdc\x00\x02\x01\x02", {"a": [1, 2]}),  # array16
+    (b"\x81\xdb\x00\x00\x00\x01a\xc6\x00\x00\x00\x02hi", {"a": b"hi"}),  # str32 key, bin32 value
+    (b"\x81\xda\x00\x01a\xc5\x00\x02hi", {"a": b"hi"}),  # str16 key, bin16 value
+    (b"\x81\xd9\x01a\xc4\x02hi", {"a": b"hi"}),  # str8 key, bin8 value
+    (b"\x81\xa1a\xd3\xff\xff\xff\xff\xff\xff\xff\xff", {"a": -1}),  # int64
+    (b"\x81\xa1a\xcb" + b"\x00" * 8, {"a": 0.0}),  # float64 passes the scan (the session refuses floats)
+])
+def test_every_sized_header_is_understood(body: bytes, expected: dict[str, Any]) -> None:
+    assert decode_frame_body(body) == expected
+
+
+@pytest.mark.parametrize("body", [
+    b"\xdf\x00\x00\x00\x02\xa1a\x01",  # map32 declares 2 pairs, holds 1
+    b"\x81\xa1a\xdd\x00\x00\x00\x03\x01\x02",  # array32 declares 3, holds 2
+    b"\x81\xa1a\xc6\x00\x00\x00\x03hi",  # bin32 declares 3 bytes, holds 2
+    b"\x81\xa1a\xdb\x00\x00",  # str32 header cut short
+])
+def test_a_sized_header_that_lies_is_refused(body: bytes) -> None:
+    with pytest.raises(FrameError):
+        decode_frame_body(body)
+
+
+def test_the_ext_hook_refuses_too() -> None:
+    # The second line of defence, should the structural scan ever let an ext type through.
+    with pytest.raises(FrameError, match="ext type 5"):
+        framing._refuse_ext(5, b"x")
+
+
+# ------------------------------------------------------------------------ game variants for the session
+
+
+class _ShowTwiceState(ToyState):
+    """The toy game, then a second private show: the same first card again and a second one."""
+
+    def step(self) -> Step:
+        if self.phase == "show2":
+            hand = self.hands[self.first]
+            return Show((hand[0], hand[1]), self.first, (self.first + 1) % self.players)
+        return super().step()
+
+    def advance(self, faces: Any = None, random: bytes = b"") -> None:
+        if self.phase == "show":
+            self.phase = "show2"
+        elif self.phase == "show2":
+            self.phase = "bid"
+        else:
+            super().advance(faces, random)
+
+
+class ShowTwiceGame(ToyGame):
+    name = "toy-show-twice"
+
+    def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
+        state = _ShowTwiceState(players, self.parse_options(dict(options)))
+        return state
+
+
+class _LyingEngineState(ToyState):
+    """The toy game with flips on, whose flips open slot 999 (no card), and whose apply refuses
+    what ``check`` let through: a flip by seat 1 in turn play, seat 2's bid of 2 in the bid."""
+
+    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        if action.get("type") == "flip" and self.variant == "no-card":
+            return (999,)
+        return super().reveals(seat, action)
+
+    def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, int]) -> None:
+        if self.variant == "refuse-play" and answers[0][1].get("type") == "flip":
+            raise IllegalAction("the engine refuses the flip only when applying it")
+        if self.variant == "refuse-bid" and self.phase == "bid":
+            self.bids = [a["n"] for _, a in answers]  # half applied before it fails, as engines do
+            if any(seat == 2 and a["n"] == 2 for seat, a in answers):
+                raise IllegalAction("seat 2 may not bid 2 (found only when applying)")
+        super().apply(answers, faces)
+
+    variant = ""
+
+
+def _lying_game(variant: str) -> type[ToyGame]:
+    class LyingGame(ToyGame):
+        name = f"toy-lying-{variant}"
+
+        def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
+            opts = dict(self.parse_options(dict(options)))
+            opts["flips"] = True
+            state = _LyingEngineState(players, opts)
+            state.variant = variant
+            return state
+
+    return LyingGame
+
+
+for _game in (ShowTwiceGame(), *(_lying_game(v)() for v in ("no-card", "refuse-play", "refuse-bid"))):
+    register(_game)
+
+
+class _Scripted(RandomBot):
+    """A random bot that takes ``prefer`` whenever it is legal (the first matching action)."""
+
+    def __init__(self, seed: int, prefer: Mapping[str, Any]) -> None:
+        super().__init__(seed)
+        self.prefer = dict(prefer)
+
+    def choose(self, state: Any, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
+        for action in legal:
+            if all(action.get(k) == v for k, v in self.prefer.items()):
+                return action
+        return super().choose(state, seat, knowledge, legal)
+
+
+def _assert_all_named(peers: list[Lockstep], culprit: int, words: str, code: FaultCode) -> None:
+    for p in peers:
+        if p.seat == culprit:
+            continue
+        assert p.finished and p.verdict is not None, p.seat
+        assert p.verdict.culprit == culprit, (p.seat, p.verdict)
+        assert words in p.verdict.reason, (p.seat, p.verdict.reason)
+        assert p.verdict.code == code, (p.seat, p.verdict)
+
+
+def _assert_clean(peers: list[Lockstep]) -> None:
+    hashes = set()
+    for p in peers:
+        assert p.finished and p.verdict is not None and p.verdict.clean, (p.seat, p.verdict)
+        hashes.add(p.verdict.state_hash)
+    assert len(hashes) == 1
+
+
+# ------------------------------------------------------------------------ the session
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_a_second_show_opens_every_slot_the_viewer_does_not_know_yet(seed: int) -> None:
+    peers = make_peers("toy-show-twice", 3, {}, seed=seed)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(3)})
+    _assert_clean(peers)
+    state = peers[0].state
+    owner = state.first
+    viewer = peers[(owner + 1) % 3]
+    assert viewer.events, "the game ran"
+    show2 = [e for e in viewer.events if isinstance(e.step, Show)][-1].step
+    assert isinstance(show2, Show) and len(show2.slots) == 2
+    truth = peers[owner].private_faces
+    for slot in show2.slots:  # the second slot too, although the viewer knew the first one already
+        assert viewer.private_faces.get(slot) == truth[slot], slot
+    third = peers[(owner + 2) % 3]
+    assert not set(show2.slots) & set(third.private_faces)  # nobody else learns them
+
+
+def test_an_action_that_opens_a_slot_which_is_no_card_is_named_by_everyone() -> None:
+    # Seat 1 runs a modified engine (its flip opens a real deck card); the honest engines say the
+    # flip opens slot 999, which is no card, and must name seat 1 instead of failing on the key.
+    peers = make_peers("toy-lying-no-card", 3, {}, seed=8)
+    peers[1].state.variant = ""  # type: ignore[attr-defined]
+    bots = {s: _Scripted(80 + s, {"type": "play"}) for s in range(3)}
+    bots[1] = _Scripted(81, {"type": "flip"})
+    run_in_memory(peers, bots)
+    _assert_all_named(peers, 1, "which is no card", FaultCode.ILLEGAL_ACTION)
+
+
+def test_an_answer_the_engine_refuses_when_applying_names_its_seat() -> None:
+    peers = make_peers("toy-lying-refuse-play", 3, {}, seed=9)
+    bots = {s: RandomBot(90 + s) for s in range(3)}
+    bots[1] = _Scripted(91, {"type": "flip"})
+    run_in_memory(peers, bots)
+    _assert_all_named(peers, 1, "illegal play", FaultCode.ILLEGAL_ACTION)
+
+
+def test_in_a_batch_the_engine_refuses_the_first_bad_answer_names_that_seat() -> None:
+    peers = make_peers("toy-lying-refuse-bid", 3, {}, seed=10)
+    bots = {s: RandomBot(100 + s) for s in range(3)}
+    bots[2] = _Scripted(102, {"type": "bid", "n": 2})
+    bots[0] = _Scripted(100, {"type": "bid", "n": 2})  # seat 0's bid of 2 is fine: not the culprit
+    run_in_memory(peers, bots)
+    _assert_all_named(peers, 2, "seat 2 may not bid 2", FaultCode.ILLEGAL_ACTION)
+
+
+def test_a_resumed_sealed_choice_rederives_the_nonce_it_committed_to() -> None:
+    peers = make_peers("toy", 3, {"sealed": True}, seed=11)
+    checked: list[int] = []
+    for peer in peers:
+        act = peer.act
+
+        def checking_act(action: Action, peer: Lockstep = peer, act: Any = act) -> None:
+            act(action)
+            if peer._sealed is not None:
+                committed = peer._sealed
+                peer._sealed = None
+                peer.restore_sealed(peer.tick, action)  # what `p2php resume` does after a crash
+                assert peer._sealed == committed
+                checked.append(peer.tick)
+
+        peer.act = checking_act  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(110 + s) for s in range(3)})
+    _assert_clean(peers)
+    assert len(checked) == 3
+
+
+def test_an_early_message_is_kept_until_the_gap_fills() -> None:
+    peers = make_peers("toy", 3, {}, seed=12)
+    held: dict[int, dict[str, Any]] = {}
+    parked_seen: list[int] = []
+
+    def reorder(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        # Seat 1's messages 2 and 3 reach seat 0 in the order 3, 2.
+        if sender != 1 or receiver != 0 or frame.get("seq") not in (2, 3):
+            return frame
+        if frame["seq"] == 2:
+            held[2] = frame
+            return None
+        peers[0].receive(1, frame)
+        parked_seen.append(len(peers[0].parked.get(1, [])))
+        return held.pop(2)
+
+    run_in_memory(peers, {s: RandomBot(120 + s) for s in range(3)}, tamper=reorder)
+    assert parked_seen == [1]
+    assert not peers[0].parked.get(1)
+    _assert_clean(peers)
+
+
+def _signed_burst(author: Lockstep, count: int, body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [author._send("action", body).to_wire() for _ in range(count)]
+
+
+def test_early_messages_count_against_flooding_by_number() -> None:
+    peers = make_peers("toy", 3, {}, seed=13)
+    burst = _signed_burst(peers[1], MAX_BACKLOG + 2, {"n": 0})
+    for frame in burst[1:]:  # message 0 never comes: every other one waits for it
+        peers[0].receive(1, frame)
+    assert peers[0].fault is not None
+    assert peers[0].fault.culprit == 1 and peers[0].fault.code == FaultCode.FLOOD
+    assert 1 in peers[0].flooded and not peers[0].parked.get(1)
+
+
+def test_early_messages_count_against_flooding_by_bytes() -> None:
+    peers = make_peers("toy", 3, {}, seed=14)
+    burst = _signed_burst(peers[1], 18, {"pad": b"p" * (2 * 1024 * 1024)})  # 34 MiB, 17 messages waiting
+    for frame in burst[1:16]:
+        peers[0].receive(1, frame)
+    assert peers[0].fault is None  # 30 MiB waiting: under the bound
+    for frame in burst[16:]:
+        peers[0].receive(1, frame)
+    assert peers[0].fault is not None and peers[0].fault.code == FaultCode.FLOOD
+    assert peers[0].fault.culprit == 1
