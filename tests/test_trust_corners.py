@@ -25,6 +25,7 @@ from p2php.engine.contract import Action, IllegalAction, Knowledge, Seat, Show, 
 from p2php.engine.registry import register
 from p2php.net import framing
 from p2php.net.framing import FrameError, decode_frame_body
+from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
 from p2php.session.records import MAX_BACKLOG, MAX_REASON, Fault, FaultCode, bounded, short
@@ -135,6 +136,14 @@ def test_the_ext_hook_refuses_too() -> None:
     # The second line of defence, should the structural scan ever let an ext type through.
     with pytest.raises(FrameError, match="ext type 5"):
         framing._refuse_ext(5, b"x")
+
+
+def test_a_master_secret_is_exactly_32_fresh_bytes() -> None:
+    a, b = LocalSecrets(), LocalSecrets()
+    assert len(a.master) == 32 and a.master != b.master
+    for bad in (b"k" * 31, b"k" * 33, b""):
+        with pytest.raises(ValueError, match="exactly 32 bytes"):
+            LocalSecrets(master=bad)
 
 
 # ------------------------------------------------------------------------ game variants for the session

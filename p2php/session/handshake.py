@@ -40,6 +40,8 @@ class LocalSecrets:
     master: bytes = field(default_factory=lambda: os.urandom(32))
 
     def __post_init__(self) -> None:
+        if not isinstance(self.master, bytes) or len(self.master) != 32:
+            raise ValueError("a peer's master secret is exactly 32 bytes")
         self.identity = Identity.from_secret(digest(tags.IDENTITY, self.master))
         self.decks_secret = digest(tags.DECKS, self.master)
         self._chain_seed = digest(tags.BEACON_SEED, self.master)
