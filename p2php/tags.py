@@ -12,6 +12,7 @@ RNG = b"p2php/rng/v1\x00"  # DetRng seed: a raw prefix of SHA-256, not via D (p2
 H2C = b"p2php/h2c/v1"  # hash_to_point: a raw prefix (crypto/group.py)
 HELLO = b"p2php/hello/v1"  # the signature over a hello (session/handshake.py)
 LINK = b"p2php/link/v1"  # the link proof of the connection handshake, §3.2 (net/mesh.py)
+LINK_KEYS = b"p2php/link-keys/v1"  # the HKDF salt tag and info of the per-link frame keys, §3.2 (net/linkauth.py)
 SESSION = b"p2php/session/v1"  # the session id, from every hello (session/handshake.py)
 SAFETY = b"p2php/safety/v1"  # the safety code people compare, §4.4 (session/handshake.py)
 MSG = b"p2php/msg/v1"  # what a message signature signs (session/messages.py)
@@ -46,7 +47,7 @@ CHAIN_SEED = b"p2php/chain-seed/v1"  # the last value of a hash chain, from its 
 TEST_MASTER = b"p2php/test-master"  # the masters of the in-memory test peers (session/memory.py)
 
 PROTOCOL_TAGS = frozenset({
-    RNG, H2C, HELLO, LINK, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN, BEACON,
+    RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN, BEACON,
     SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
     BEACON_SEED, NONCE, CHAIN_SEED,
 })

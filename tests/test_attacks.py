@@ -16,6 +16,7 @@ from adversarial.rogue import Out, Rogue, make_rogue, run_table_with_rogue
 
 from p2php.bots import RandomBot
 from p2php.net.framing import FrameDecoder, encode_frame
+from p2php.net.linkauth import KeyExchange
 from p2php.net.mesh import accept_forever, listen, listener_port
 from p2php.session import transcript
 from p2php.session.local_net import run_local_table
@@ -225,7 +226,8 @@ async def test_a_copied_hello_cannot_take_a_seat() -> None:
         while "hello" not in seen:
             await trio.sleep(0.01)
         stream = await trio.open_tcp_stream(HOST, port_of_seat0)
-        frames = [seen["hello"], {"challenge": bytes(32)}, {"proof": bytes(64)}, {"mesh": "ok"}]
+        frames = [seen["hello"], {"challenge": bytes(32), "kx": KeyExchange().public}, {"proof": bytes(64)},
+                  {"mesh": "ok"}]
         await stream.send_all(b"".join(encode_frame(f) for f in frames))
         decoder, got = FrameDecoder(), []
         with trio.move_on_after(5):

@@ -16,6 +16,7 @@ import trio
 from adversarial.faultproxy import (
     FAULT_KINDS,
     NO_RESETS,
+    SPOIL_KINDS,
     ConnPlan,
     Fault,
     FaultClock,
@@ -26,6 +27,7 @@ from adversarial.faultproxy import (
     TableRun,
     random_links,
     run_faulted_table,
+    spoil,
     toy_deciders,
     uno_deciders,
 )
@@ -144,7 +146,8 @@ async def test_the_proxy_chunks_bytes_and_resets_the_dialing_side_first() -> Non
     target = ("127.0.0.1", listener.socket.getsockname()[1])
     plan = LinkPlan((ConnPlan((Fault("skewed_reset", 0.2, duration=0.6),), up=Shaping(chunk=1)),))
     proxy = FaultProxy(target, plan)
-    hello = [encode_frame({"seat": 1, "hello": 1}), encode_frame({"mesh": "ok"})]
+    hello = [encode_frame({"seat": 1, "hello": 1}), encode_frame({"challenge": bytes(32), "kx": bytes(32)}),
+             encode_frame({"proof": b""}), encode_frame({"mesh": "ok"})]  # the 4 handshake frames
     with trio.fail_after(10):
         async with trio.open_nursery() as nursery:
             await nursery.start(proxy.run)
@@ -169,7 +172,7 @@ async def test_the_proxy_chunks_bytes_and_resets_the_dialing_side_first() -> Non
             nursery.cancel_scope.cancel()
     await listener.aclose()
     assert proxy.stats.connections == 2 and proxy.stats.faults == {"skewed_reset": 1}
-    assert proxy.stats.frames == {"hello": 2, "mesh": 2, "?": 1}  # "ping" is no frame: passed on raw
+    assert proxy.stats.frames == {"hello": 2, "mesh": 2, "?": 5}  # challenge, proof; "ping" is no frame
 
 
 async def _both(a: trio.SocketStream, b: trio.SocketStream, start: float) -> list[tuple[float, str]]:
@@ -219,6 +222,31 @@ async def test_a_reset_in_the_middle_of_the_game_is_survived() -> None:
     run = await _uno(3, 4, {(2, 0): LinkPlan.first(Fault("reset", on_kind="action", nth=5))})
     _clean(run)
     assert run.resets == 1 and run.proxies[(2, 0)].stats.connections >= 2
+
+
+@pytest.mark.parametrize("kind", SPOIL_KINDS)
+@pytest.mark.parametrize(("on_kind", "direction"), [("action", "up"), ("keys", "down"), ("audit", "any")])
+async def test_a_frame_changed_in_flight_ends_the_link_and_convicts_nobody(kind: str, on_kind: str,
+                                                                          direction: str) -> None:
+    """A flipped bit, or an on-path attacker's edit of a signed message: before link tags (protocol v2) the
+    receiver blamed the link's seat ("signature does not verify"); now the tag fails, the link is redialled
+    and the message comes again."""
+    plan = LinkPlan.first(Fault(kind, on_kind=on_kind, direction=direction))
+    run = await _toy(3, 7, {(2, 0): plan})
+    _clean(run)
+    assert run.proxies[(2, 0)].stats.faults == {kind: 1}
+    assert run.proxies[(2, 0)].stats.connections >= 2  # closed on the bad tag, dialled again
+
+
+def test_spoiled_frames_keep_their_tag_and_change_the_body() -> None:
+    frame = encode_frame({"kind": "action", "sig": b"s" * 64, "body": {"a": 1}})
+    sealed = frame[:4] + frame[4:] + b"T" * 16  # as if tagged (the length is not checked here)
+    for kind in SPOIL_KINDS:
+        out = spoil(sealed, kind)
+        assert out != sealed and out.endswith(b"T" * 16)
+    assert len(spoil(sealed, "corrupt")) == len(sealed)
+    with pytest.raises(ValueError, match="needs on_kind"):
+        Fault("corrupt", 1.0)
 
 
 async def _random(game: str, players: int, seed: int, kinds: tuple[str, ...] = FAULT_KINDS) -> TableRun:

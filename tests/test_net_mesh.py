@@ -24,6 +24,8 @@ from p2php.net import (
     listener_port,
     open_mesh,
 )
+from p2php.net.linkauth import KeyExchange, LinkMac, seal_frame
+from p2php.net.mesh import LinkProof
 
 HOST = "127.0.0.1"
 
@@ -92,16 +94,47 @@ async def collect(mesh: Mesh, count: int, timeout: float = 5.0) -> list[Event]:
     return events
 
 
-async def raw_peer(port: int, seat: int) -> tuple[trio.SocketStream, FrameDecoder]:
-    """A hand-rolled peer that passes the handshake as ``seat``; returns its stream."""
+class RawLink:
+    """A hand-rolled dialer past the handshake: its stream, and frames sealed with its link key."""
+
+    def __init__(self, stream: trio.SocketStream, decoder: FrameDecoder, mac: LinkMac) -> None:
+        self.stream, self.decoder, self.mac = stream, decoder, mac
+
+    def seal(self, frame: dict[str, Any]) -> bytes:
+        return seal_frame(encode_frame(frame), self.mac)
+
+    def seal_body(self, body: bytes) -> bytes:
+        """Any bytes as a frame body with a good tag: the peer's own garbage, not the network's."""
+        return seal_frame(struct.pack(">I", len(body)) + body, self.mac)
+
+    async def send_all(self, data: bytes) -> None:
+        await self.stream.send_all(data)
+
+    async def receive_some(self, size: int) -> bytes:
+        return await self.stream.receive_some(size)
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+async def raw_peer(port: int, seat: int) -> tuple[RawLink, FrameDecoder]:
+    """A hand-rolled peer that passes the handshake as ``seat`` (a bare mesh: nothing to prove)."""
     stream = await trio.open_tcp_stream(HOST, port)
-    await stream.send_all(encode_frame(hello_for(seat)) + HANDSHAKE_TAIL)
+    mine, kx, hello = bytes(32), KeyExchange(), hello_for(seat)
+    await stream.send_all(encode_frame(hello) + encode_frame({"challenge": mine, "kx": kx.public})
+                          + encode_frame({"proof": b""}) + encode_frame({"mesh": "ok"}))
     decoder = FrameDecoder()
     frames: list[dict[str, Any]] = []
     while len(frames) < 4:  # hello, challenge, proof, verdict
-        frames += decoder.feed(await stream.receive_some(4096))
+        if (frame := decoder.next_frame()) is not None:
+            frames.append(frame)
+            continue
+        decoder.receive_data(await stream.receive_some(4096))
     assert frames[3] == {"mesh": "ok"}
-    return stream, decoder
+    link = LinkProof.of(hello, frames[0], mine, frames[1]["challenge"], kx.public, frames[1]["kx"], True)
+    send, receive = kx.link_macs(frames[1]["kx"], link.transcript(), dialer=True)
+    decoder.authenticate(receive)
+    return RawLink(stream, decoder, send), decoder
 
 
 async def read_until_closed(stream: trio.SocketStream) -> bytes:
@@ -284,8 +317,8 @@ async def test_garbage_after_handshake_drops_only_that_peer(table: Table) -> Non
         to_0, _ = await raw_peer(peers[0][1], 2)
         to_1, _ = await raw_peer(peers[1][1], 2)
     async with meshes[0], meshes[1]:
-        await to_0.send_all(encode_frame({"fine": 1}) + struct.pack(">I", 3) + b"\xc1\xc1\xc1")
-        await to_1.send_all(encode_frame({"fine": 1}))
+        await to_0.send_all(to_0.seal({"fine": 1}) + to_0.seal_body(b"\xc1\xc1\xc1"))
+        await to_1.send_all(to_1.seal({"fine": 1}))
         events = await collect(meshes[0], 2)
         assert events[0] == Frame(2, {"fine": 1})  # the frame before the garbage still counts
         assert isinstance(events[1], PeerError) and events[1].seat == 2
@@ -299,8 +332,46 @@ async def test_garbage_after_handshake_drops_only_that_peer(table: Table) -> Non
         await meshes[1].broadcast({"me": "too"})
         assert await collect(meshes[1], 1) == [Frame(0, {"still": "here"})]
         assert await collect(meshes[0], 1) == [Frame(1, {"me": "too"})]
-        assert FrameDecoder().feed(await to_1.receive_some(4096)) == [{"me": "too"}]
+        decoder_1 = to_1.decoder
+        while (frame := decoder_1.next_frame()) is None or "hb" in frame:
+            decoder_1.receive_data(await to_1.stream.receive_some(4096))
+        assert frame == {"me": "too"}
     await to_1.aclose()
+
+
+@pytest.mark.parametrize("spoil", ["flip", "unsealed", "replay", "reflect"])
+async def test_a_frame_that_fails_its_link_tag_ends_the_link_and_names_nobody(table: Table, spoil: str) -> None:
+    # Bytes an outsider wrote into the connection (or a broken middlebox changed) are not the
+    # peer's: the link is closed as a framing error, never turned into a message from the seat.
+    peers, listeners = await table(2)
+    async with trio.open_nursery() as nursery:
+        result: dict[int, Mesh] = {}
+
+        async def seat_0() -> None:
+            result[0] = await open_mesh(0, peers, listeners[0], hello_for(0), same_game, connect_timeout=5.0,
+                                        handshake_timeout=2.0)
+
+        nursery.start_soon(seat_0)
+        link, _ = await raw_peer(listener_port(listeners[0]), 1)
+    async with result[0] as mesh:
+        good = link.seal({"fine": 1})
+        if spoil == "flip":
+            bad = good[:-20] + bytes([good[-20] ^ 1]) + good[-19:]  # one bit of the body
+        elif spoil == "unsealed":
+            bad = encode_frame({"injected": 1})
+        elif spoil == "replay":
+            bad = good  # the same frame again: its number has passed
+        else:  # a frame sealed with the key of the other direction
+            _, theirs = link.mac, LinkMac(bytes(32))
+            bad = seal_frame(encode_frame({"fine": 2}), theirs)
+        await link.send_all(good + bad)
+        events = await collect(mesh, 2)
+        assert events[0] == Frame(1, {"fine": 1})
+        assert isinstance(events[1], PeerError) and events[1].seat == 1
+        assert "frame failed its link authentication" in events[1].reason or spoil == "unsealed"
+        assert events[1].reason.startswith("framing error: ")
+        await read_until_closed(link.stream)
+        await link.aclose()
 
 
 async def test_oversized_length_prefix_is_dropped_with_a_reason(table: Table) -> None:
@@ -332,7 +403,7 @@ async def test_oversized_length_prefix_is_dropped_with_a_reason(table: Table) ->
         nursery.start_soon(seat_0)
         stream, _ = await raw_peer(port, 1)
     async with result[0] as mesh:
-        await stream.send_all(struct.pack(">I", 5 * 1024 * 1024) + b"\x00" * 1000)
+        await stream.send_all(struct.pack(">I", 5 * 1024 * 1024 + 16) + b"\x00" * 1000)  # body + tag
         [event] = await collect(mesh, 1)
         assert event == PeerError(
             1, "framing error: frame declares 5242880 bytes, over the 4194304-byte limit"

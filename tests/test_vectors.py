@@ -535,16 +535,16 @@ def _hellos() -> tuple[list[handshake.LocalSecrets], list[dict[str, object]]]:
 
 
 def test_hello_and_session_id() -> None:
-    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 2); session_id = D("p2php/session/v1", …)."""
-    assert PROTOCOL_VERSION == 2
+    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 3); session_id = D("p2php/session/v1", …)."""
+    assert PROTOCOL_VERSION == 3
     _, hellos = _hellos()
-    assert hellos[0]["hello"] == 2
+    assert hellos[0]["hello"] == 3
     assert hellos[0]["anchor"] == H("69c13864bb76641cffc2707752811af3342f8ba3f668bf2628b7468dc0fbd753")
-    assert hellos[0]["sig"] == H("06533ebb946f5755fd8ae70705e0698b06677dd877a040506dbfc4d187ad348d"
-        "c36d5c3e0c8a362ba52295135335bb10c94b80619d782f5820c194e08262470c")
+    assert hellos[0]["sig"] == H("48a19c2058b5142d3a180b5edb7d47e0836ba9c3999a7c1696bceb22720bb358"
+        "87e9561fb6578688cf0595550de0c34ad9bbc510539a4c624a9b2c2f52868306")
     for s, hello in enumerate(hellos):
         handshake.check_hello(hello, seat=s, players=2, game="uno", options={})
-    session_id = H("d54223840b652ec6f8270849874c4473f79c156f82ed287a71572368bd6216cf")
+    session_id = H("2f5a7e5faeb6fcf7284598d721b75c084008f634479e4a2568a24f81eeaf859f")
     assert handshake.Table("uno", {}, tuple(hellos)).session_id == session_id
 
 
@@ -553,29 +553,75 @@ def test_safety_code() -> None:
     _, hellos = _hellos()
     table = handshake.Table("uno", {}, tuple(hellos))
     assert digest(b"p2php/safety/v1", table.session_id, hellos[0]["sign_key"], hellos[1]["sign_key"]) == H(
-        "7139ecd66762f7582bd07af1a7f1fc0994234684b908f89331caf9b0af261b53")
-    assert table.safety_code == "OE46-ZVTH-ML3V-QK6Q-PLY2"
+        "86029d9bfc753487ab2e20e81b2ce63d3924d18f1d6e11e28677af5922da876f")
+    assert table.safety_code == "QYBJ-3G74-OU2I-PKZO-EDUB"
+
+
+# Seat 1 dials seat 0: dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01, X25519 private keys
+# 32 bytes 03 (dialer) and 32 bytes 04 (acceptor).
+DIAL_KX = H("5dfedd3b6bd47f6fa28ee15d969d5bb0ea53774d488bdaf9df1c6e0124b3ef22")
+ACCEPT_KX = H("ac01b2209e86354fb853237b5de0f4fab13c7fcbf433a61c019369617fecf10b")
+DIAL_SIG = H("8706bee0cd4160239592767a89420c8bdb2fad1ea8352facbbef1dc93973460b"
+             "5da32e194db0b7f6720a3d158c2e99cbcc7dfd6649aeabebbee63aac17e79806")
 
 
 def test_link_proof() -> None:
-    """§3.2: seat 1 dials seat 0; dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01."""
+    """§3.2: link_proof_bytes over both hellos, challenges and key-exchange values, signed by each end."""
+    from p2php.net.linkauth import KeyExchange
     from p2php.net.mesh import check_proof, link_proof_bytes
 
     secrets, hellos = _hellos()
-    dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32)
-    accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32)
-    assert dial == H("ceb63ed8e3a66d6b636ab8f4addc7b1bc2164b31b44f73f8a1b2954486d86d98")
-    assert accept == H("de5c11037d358d352102c50e5621852f5c11029666d0c68684270169294f57bc")
-    assert secrets[1].identity.sign(dial) == H("74c080a76ab4a22bc9adb466d732142dd794b7f6c9d6bc56ae306dbe020f269b"
-        "dcc6d5bf65059a45e2862916f6900eabbe357cff07433367177ea22a732c140f")
-    assert secrets[0].identity.sign(accept) == H("b4fa4f9c623b6fb7b9cbc5319fdc7a9f0352cedc9ec569b5958b395299fcb179"
-        "c5d73dfcc6e2ad649bb6d14c0336d7cb7f0f1ef5b57b86260f0d9720ad9afe08")
-    assert check_proof(hellos[1], H("74c080a76ab4a22bc9adb466d732142dd794b7f6c9d6bc56ae306dbe020f269b"
-        "dcc6d5bf65059a45e2862916f6900eabbe357cff07433367177ea22a732c140f"), dial)
-    assert not check_proof(hellos[0], H("74c080a76ab4a22bc9adb466d732142dd794b7f6c9d6bc56ae306dbe020f269b"
-        "dcc6d5bf65059a45e2862916f6900eabbe357cff07433367177ea22a732c140f"), dial)  # another seat's key
-    assert not check_proof(hellos[1], H("74c080a76ab4a22bc9adb466d732142dd794b7f6c9d6bc56ae306dbe020f269b"
-        "dcc6d5bf65059a45e2862916f6900eabbe357cff07433367177ea22a732c140f"), accept)  # reflected as the other role
+    assert KeyExchange(b"\x03" * 32).public == DIAL_KX and KeyExchange(b"\x04" * 32).public == ACCEPT_KX
+    dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
+    accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
+    assert dial == H("c4ae8674fb94fc952e4eccd3e5cef5676a627a66598c2f411cee1f568f0180bc")
+    assert accept == H("f10af0f5b4a2faaa3ec72f9f909a4ac278bda277a3f9c2bd75168b59dcfb2abf")
+    assert secrets[1].identity.sign(dial) == DIAL_SIG
+    assert secrets[0].identity.sign(accept) == H("efabaad0c0f7652ec247ed55b720a30ae4851970784cfe1b7512dae91f3b1988"
+        "34d4386262094a7177714937f0f52ec8334880d1966b707beb5dd845b7c1f400")
+    assert check_proof(hellos[1], DIAL_SIG, dial)
+    assert not check_proof(hellos[0], DIAL_SIG, dial)  # another seat's key
+    assert not check_proof(hellos[1], DIAL_SIG, accept)  # reflected as the other role
+    swapped = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32, ACCEPT_KX, DIAL_KX)
+    assert not check_proof(hellos[1], DIAL_SIG, swapped)  # a key-exchange value swapped in the middle
+
+
+def test_link_keys_and_frame_tags() -> None:
+    """§3.2 link keys: HKDF-SHA256 of the X25519 secret, salt D("p2php/link-keys/v1", transcript); the tag of
+    frame n is HMAC-SHA256(k, u64(n) || body)[:16] — recomputed here from the formulas, with no p2php code."""
+    import hashlib
+    import hmac
+
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from p2php.net.framing import encode_frame
+    from p2php.net.linkauth import KeyExchange, seal_frame
+    from p2php.net.mesh import LinkProof
+
+    _, hellos = _hellos()
+    z = X25519PrivateKey.from_private_bytes(b"\x03" * 32).exchange(X25519PublicKey.from_public_bytes(ACCEPT_KX))
+    transcript = encode(hellos[1]) + encode(hellos[0]) + bytes(32) + b"\x01" * 32 + DIAL_KX + ACCEPT_KX
+    keys = HKDF(hashes.SHA256(), 64, digest(b"p2php/link-keys/v1", transcript), b"p2php/link-keys/v1").derive(z)
+    k_da, k_ad = keys[:32], keys[32:]
+    assert k_da == H("5a661c2276d161245d3f4d7ad0a04b3ae2e4f709928341eee63d0367ef0832b4")
+    assert k_ad == H("57ec83424e727528f93ee46873621eba1c9d24dfc16d5bbe78a845971a2fdde2")
+    frame = encode_frame({"hb": 1, "at": None})  # a heartbeat, as the mesh sends it (not canonical)
+    body = frame[4:]
+    tags = [hmac.new(k_da, n.to_bytes(8, "big") + body, hashlib.sha256).digest()[:16] for n in (0, 1)]
+    assert tags == [H("4ed78aaeb7381f070038f070de357168"), H("786acfc8a8829f7f22fdbf68d2100b76")]
+
+    dialer = KeyExchange(b"\x03" * 32)
+    link = LinkProof.of(hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX, dialer=True)
+    assert link.transcript() == transcript
+    send, receive = dialer.link_macs(ACCEPT_KX, transcript, dialer=True)
+    assert seal_frame(frame, send) == (len(body) + 16).to_bytes(4, "big") + body + tags[0]
+    assert seal_frame(frame, send) == (len(body) + 16).to_bytes(4, "big") + body + tags[1]
+    acceptor = KeyExchange(b"\x04" * 32)
+    _, back_receive = acceptor.link_macs(DIAL_KX, transcript, dialer=False)
+    assert back_receive.check(body, tags[0]) and back_receive.check(body, tags[1])  # the acceptor agrees
+    assert not receive.check(body, tags[0])  # the dialer's own tag is no frame from the acceptor (reflection)
 
 
 # ----------------------------------------------------------------------------- the session uses these derivations

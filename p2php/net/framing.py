@@ -24,6 +24,9 @@ from typing import Any
 
 import msgpack
 
+from p2php.net.linkauth import TAG_SIZE as _TAG_SIZE
+from p2php.net.linkauth import LinkMac
+
 MAX_FRAME = 4 * 1024 * 1024
 """Default largest body a peer may send (the length prefix excluded)."""
 
@@ -206,11 +209,22 @@ class FrameDecoder:
     """
 
     def __init__(self, max_size: int = MAX_FRAME) -> None:
-        if not 1 <= max_size <= _MAX_DECLARABLE:
-            raise ValueError(f"max_size must be in 1..{_MAX_DECLARABLE}, got {max_size}")
+        if not 1 <= max_size <= _MAX_DECLARABLE - _TAG_SIZE:
+            raise ValueError(f"max_size must be in 1..{_MAX_DECLARABLE - _TAG_SIZE}, got {max_size}")
         self.max_size = max_size
         self._buffer = bytearray()
         self._error: FrameError | None = None
+        self._mac: LinkMac | None = None
+
+    def authenticate(self, mac: LinkMac) -> None:
+        """From the next frame on, every frame ends in a tag that ``mac`` must accept (§3.2, link keys).
+
+        Set once, right after the handshake; bytes already buffered are the peer's
+        first authenticated frames and are checked too.
+        """
+        if self._mac is not None:
+            raise ValueError("the decoder already authenticates its frames")
+        self._mac = mac
 
     @property
     def pending(self) -> int:
@@ -229,14 +243,19 @@ class FrameDecoder:
         if len(buffer) < HEADER_SIZE:
             return None
         length = int.from_bytes(buffer[:HEADER_SIZE], "big")
+        mac = self._mac
+        tag = _TAG_SIZE if mac is not None else 0
         try:
-            if length > self.max_size:
-                raise FrameError(f"frame declares {length} bytes, over the {self.max_size}-byte limit")
-            if length == 0:
+            if length > self.max_size + tag:
+                raise FrameError(f"frame declares {length - tag} bytes, over the {self.max_size}-byte limit")
+            if length <= tag:
                 raise FrameError("zero-length frame")
             if len(buffer) < HEADER_SIZE + length:
                 return None
-            body = bytes(buffer[HEADER_SIZE : HEADER_SIZE + length])
+            end = HEADER_SIZE + length - tag
+            body = bytes(buffer[HEADER_SIZE:end])
+            if mac is not None and not mac.check(body, buffer[end : HEADER_SIZE + length]):
+                raise FrameError("frame failed its link authentication: altered, injected or lost in transit")
             del buffer[: HEADER_SIZE + length]
             return decode_frame_body(body)
         except FrameError as exc:

@@ -6,14 +6,20 @@ one per pair without negotiation, seat ``i`` dials every lower seat and accepts
 every higher one.  A dialer retries until the deadline because the seat it dials
 may not be listening yet.
 
-Handshake, identical on both ends of every connection (one frame each way,
-twice, so both ends learn the verdict and neither keeps a half-open peer):
+Handshake, identical on both ends of every connection (each step sends one
+frame and reads the other's, so both ends learn the verdict and neither keeps a
+half-open peer; protocol.md §3.2):
 
 1. send our ``hello`` frame, read theirs (it must claim an int ``"seat"``);
 2. judge it: the seat must be one we expect on this connection, not our own,
    not already connected, and the caller's ``check_hello`` must accept it;
-3. send our verdict ``{"mesh": "ok"}`` or ``{"mesh": "reject", "reason": ...}``,
-   read theirs; the connection is up only if both said ok.
+3. send a fresh challenge and key-exchange value, read theirs;
+4. send our proof (a signature over both hellos, challenges and key-exchange
+   values), read theirs and check it against their hello's key;
+5. send our verdict ``{"mesh": "ok"}`` or ``{"mesh": "reject", "reason": ...}``,
+   read theirs; the connection is up only if both said ok.  From then on every
+   frame either way carries a tag under the link keys (:mod:`p2php.net.linkauth`),
+   so bytes that are not the peer's end the connection instead of being blamed on it.
 
 Once formed, each connection gets a reader task (frames in, as :class:`Frame`
 events) and a writer task draining an unbounded per-peer queue, so :meth:`Mesh.send`
@@ -43,6 +49,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from p2php import tags
 from p2php.canonical import NotCanonical, digest, encode
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
+from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
 
 log = logging.getLogger(__name__)
 
@@ -124,16 +131,55 @@ CheckHello = Callable[[int, dict[str, Any]], None]
 
 
 def link_proof_bytes(role: bytes, dialer_hello: dict[str, Any], acceptor_hello: dict[str, Any],
-                     dialer_challenge: bytes, acceptor_challenge: bytes) -> bytes:
+                     dialer_challenge: bytes, acceptor_challenge: bytes, dialer_kx: bytes,
+                     acceptor_kx: bytes) -> bytes:
     """What each end of a new connection signs to prove it holds its hello's key.
 
     Both hellos and both fresh challenges are in it, so a copied hello (hellos are
     public: spectators get them all) or a recorded proof is useless on another
     connection; ``role`` (``b"dial"`` / ``b"accept"``) keeps one end's proof from
-    being reflected back as the other's.
+    being reflected back as the other's; both key-exchange values are in it, so
+    nobody in the middle can swap them and hold the link keys (§3.2).
     """
     return digest(tags.LINK, role, encode(dialer_hello), encode(acceptor_hello), dialer_challenge,
-                  acceptor_challenge)
+                  acceptor_challenge, dialer_kx, acceptor_kx)
+
+
+@dataclass(frozen=True)
+class LinkProof:
+    """One connection's handshake values, dialer's first: what each end signs and the link keys' transcript."""
+
+    dialer_hello: dict[str, Any]
+    acceptor_hello: dict[str, Any]
+    dialer_challenge: bytes
+    acceptor_challenge: bytes
+    dialer_kx: bytes
+    acceptor_kx: bytes
+    dialer: bool  # whether *we* dialed
+
+    @staticmethod
+    def of(mine: dict[str, Any], theirs: dict[str, Any], my_challenge: bytes, their_challenge: bytes,
+           my_kx: bytes, their_kx: bytes, dialer: bool) -> LinkProof:
+        if dialer:
+            return LinkProof(mine, theirs, my_challenge, their_challenge, my_kx, their_kx, True)
+        return LinkProof(theirs, mine, their_challenge, my_challenge, their_kx, my_kx, False)
+
+    def _bytes(self, role: bytes) -> bytes:
+        return link_proof_bytes(role, self.dialer_hello, self.acceptor_hello, self.dialer_challenge,
+                                self.acceptor_challenge, self.dialer_kx, self.acceptor_kx)
+
+    def ours(self) -> bytes:
+        """What we sign."""
+        return self._bytes(b"dial" if self.dialer else b"accept")
+
+    def theirs(self) -> bytes:
+        """What the other end must have signed."""
+        return self._bytes(b"accept" if self.dialer else b"dial")
+
+    def transcript(self) -> bytes:
+        """The link keys' transcript (protocol.md §3.2): both hellos, challenges and kx values."""
+        return (encode(self.dialer_hello) + encode(self.acceptor_hello) + self.dialer_challenge
+                + self.acceptor_challenge + self.dialer_kx + self.acceptor_kx)
 
 
 def check_proof(hello: dict[str, Any], proof: Any, data: bytes) -> bool:
@@ -197,6 +243,8 @@ class _Peer:
         self.drained = trio.Event()  # set when the writer has stopped
         self.queued = 0  # bytes in the outbox, not yet written
         self.heard = time.monotonic()  # when anything last arrived
+        self.send_mac: LinkMac | None = None  # set after the handshake: every frame we write is tagged
+        self.link_macs: tuple[LinkMac, LinkMac] | None = None  # (send, receive), agreed in the handshake
 
     def queue(self, data: bytes, limit: int = MAX_QUEUED_BYTES) -> None:
         """Queue ``data`` for the writer; a peer that lets ``limit`` bytes pile up is dropped."""
@@ -212,8 +260,18 @@ class _Peer:
         self.queued += len(data)
 
     async def write(self, data: bytes) -> None:
+        """Write one encoded frame, tagged with the link key once the handshake is over."""
+        if self.send_mac is not None:
+            data = seal_frame(data, self.send_mac)
         await self.stream.send_all(data)
         self.bytes_sent += len(data)
+
+    def authenticate(self) -> None:
+        """The handshake is over: from now on every frame either way carries its link tag (§3.2)."""
+        if self.link_macs is None:
+            raise HandshakeError("no link keys were agreed")
+        self.send_mac, receive = self.link_macs
+        self.decoder.authenticate(receive)
 
     async def read_frame(self) -> dict[str, Any] | None:
         """The next frame, or None at end of stream."""
@@ -592,6 +650,7 @@ class _Formation:
             if answer != {"mesh": "ok"}:
                 raise HandshakeError(f"seat {seat} sent a malformed handshake verdict", seat)
             assert seat is not None
+            peer.authenticate()
             return seat, peer
         finally:
             if seat is not None:
@@ -607,32 +666,33 @@ class _Formation:
         ``sign`` (a bare mesh in tests) nothing is proven either way.
         """
         mine = os.urandom(32)
-        await peer.write(encode_frame({"challenge": mine}, self.max_frame))
+        kx = KeyExchange()
+        await peer.write(encode_frame({"challenge": mine, "kx": kx.public}, self.max_frame))
         frame = await peer.read_frame()
         if frame is None:
             raise ConnectionError("connection closed before the challenge")
-        other = frame.get("challenge")
-        ok = isinstance(other, bytes) and len(other) == 32
+        other, other_kx = frame.get("challenge"), frame.get("kx")
+        ok = isinstance(other, bytes) and len(other) == 32 and isinstance(other_kx, bytes)
         ours = wanted = b""
         if ok:
-            assert isinstance(other, bytes)
-            dial_hello, accept_hello = (self.hello, theirs) if dialer else (theirs, self.hello)
-            dial_c, accept_c = (mine, other) if dialer else (other, mine)
+            assert isinstance(other, bytes) and isinstance(other_kx, bytes)
+            link = LinkProof.of(self.hello, theirs, mine, other, kx.public, other_kx, dialer)
             try:
-                ours = link_proof_bytes(b"dial" if dialer else b"accept", dial_hello, accept_hello, dial_c, accept_c)
-                wanted = link_proof_bytes(b"accept" if dialer else b"dial", dial_hello, accept_hello, dial_c,
-                                          accept_c)
-            except NotCanonical:
+                ours, wanted = link.ours(), link.theirs()
+                peer.link_macs = kx.link_macs(other_kx, link.transcript(), dialer)
+            except (NotCanonical, LinkKeyError):
                 ok = False
         proof = self.sign(ours) if self.sign is not None and ok else b""
         await peer.write(encode_frame({"proof": proof}, self.max_frame))
         frame = await peer.read_frame()
         if frame is None:
             raise ConnectionError("connection closed before the proof")
-        if seat is None or seat == SPECTATOR or self.sign is None:
+        if seat is None:
             return None
         if not ok:
             return "malformed challenge or hello"
+        if seat == SPECTATOR or self.sign is None:
+            return None
         if not check_proof(theirs, frame.get("proof"), wanted):
             return f"seat {seat} did not prove it holds the key of its hello"
         return None

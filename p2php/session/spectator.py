@@ -20,9 +20,11 @@ import trio
 from p2php import PROTOCOL_VERSION
 from p2php.engine.registry import get_game
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
-from p2php.net.mesh import SPECTATOR, check_proof, link_proof_bytes
+from p2php.net.linkauth import KeyExchange, LinkKeyError
+from p2php.net.mesh import SPECTATOR, LinkProof, check_proof
 from p2php.session.handshake import Table, check_hello
 from p2php.session.lockstep import Lockstep
+from p2php.text import safe
 
 
 class WatchError(Exception):
@@ -55,21 +57,29 @@ async def watch(host: str, port: int, name: str = "spectator",
                 theirs = await _read(stream, decoder)
                 if theirs is None:
                     raise WatchError("the peer closed the connection")
-                mine = os.urandom(32)
-                await stream.send_all(encode_frame({"challenge": mine}))
+                mine, kx = os.urandom(32), KeyExchange()
+                await stream.send_all(encode_frame({"challenge": mine, "kx": kx.public}))
                 challenge = await _read(stream, decoder)
                 other = challenge.get("challenge") if isinstance(challenge, dict) else None
+                other_kx = challenge.get("kx") if isinstance(challenge, dict) else None
                 # We hold no key and prove nothing; the peer proves it holds its hello's key.
                 await stream.send_all(encode_frame({"proof": b""}))
                 proof = await _read(stream, decoder)
-                if not isinstance(other, bytes) or not isinstance(proof, dict) or not check_proof(
-                        theirs, proof.get("proof"), link_proof_bytes(b"accept", ours, theirs, mine, other)):
+                if not isinstance(other, bytes) or not isinstance(other_kx, bytes) or not isinstance(proof, dict):
                     raise WatchError("the peer did not prove it holds the key of its hello")
+                link = LinkProof.of(ours, theirs, mine, other, kx.public, other_kx, dialer=True)
+                if not check_proof(theirs, proof.get("proof"), link.theirs()):
+                    raise WatchError("the peer did not prove it holds the key of its hello")
+                try:
+                    _, receive_mac = kx.link_macs(other_kx, link.transcript(), dialer=True)
+                except LinkKeyError as err:
+                    raise WatchError(f"the peer's link key is unusable: {err}") from None
                 await stream.send_all(encode_frame({"mesh": "ok"}))
                 verdict = await _read(stream, decoder)
             if verdict != {"mesh": "ok"}:
                 reason = verdict.get("reason") if isinstance(verdict, dict) else "connection closed"
-                raise WatchError(f"the peer refused us: {reason}")
+                raise WatchError(f"the peer refused us: {safe(str(reason), 200)}")
+            decoder.authenticate(receive_mac)  # everything after the verdicts carries the link tag
             with trio.fail_after(timeout):
                 while True:
                     frame = await _read(stream, decoder)

@@ -49,6 +49,10 @@ _MAX_FRAME = 4 * 1024 * 1024 + 4
 _HANDSHAKE_FRAMES = 4  # hello, challenge, proof, verdict: each way (protocol v2)
 
 FAULT_KINDS = ("reset", "skewed_reset", "blackhole", "stall_up", "stall_down")
+SPOIL_KINDS = ("corrupt", "tamper")
+"""Faults that change a frame in flight (with ``on_kind``): a flipped bit, or an on-path attacker's edit of the
+message inside (re-encoded, the original tag kept).  Not drawn by random plans (the soak's seeds stay as
+measured); the receiver must close the link and name nobody (protocol.md §3.2, link keys)."""
 
 
 # ---------------------------------------------------------------------------------------------- the plan
@@ -93,8 +97,10 @@ class Fault:
     """With ``on_kind``: fire at the nth such frame on this connection."""
 
     def __post_init__(self) -> None:
-        if self.kind not in FAULT_KINDS:
-            raise ValueError(f"unknown fault kind {self.kind!r} (kinds: {', '.join(FAULT_KINDS)})")
+        if self.kind not in FAULT_KINDS + SPOIL_KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r} (kinds: {', '.join(FAULT_KINDS + SPOIL_KINDS)})")
+        if self.kind in SPOIL_KINDS and self.on_kind is None:
+            raise ValueError(f"a {self.kind} fault needs on_kind: it changes one frame")
         if self.direction not in ("up", "down", "any"):
             raise ValueError(f"direction must be up, down or any, not {self.direction!r}")
         if not (0 <= self.at < math.inf and 0 <= self.duration < math.inf):
@@ -228,11 +234,18 @@ class RawFrame:
 
 
 def frame_kind(body: bytes) -> str:
-    """What a frame body is, for triggers and statistics (never raises)."""
-    try:
-        obj = msgpack.unpackb(body, raw=False, strict_map_key=False)
-    except Exception:
-        return "?"
+    """What a frame body is, for triggers and statistics (never raises).
+
+    After the handshake a body ends in its 16-byte link tag (protocol.md §3.2): the proxy
+    can read frames, but it cannot change one without the receiver noticing.
+    """
+    obj: Any = None
+    for end in (len(body), len(body) - 16):
+        try:
+            obj = msgpack.unpackb(body[:end], raw=False, strict_map_key=False)
+            break
+        except Exception:
+            continue
     if not isinstance(obj, dict):
         return "?"
     if "relay" in obj:
@@ -246,6 +259,26 @@ def frame_kind(body: bytes) -> str:
     if "seat" in obj:
         return "hello"
     return "?"
+
+
+def spoil(data: bytes, kind: str) -> bytes:
+    """``data`` (one frame, prefix included) as a ``corrupt`` or ``tamper`` fault delivers it."""
+    if kind == "corrupt":
+        i = max(4, len(data) - 17)  # the last body byte before the tag
+        return data[:i] + bytes([data[i] ^ 0x01]) + data[i + 1:]
+    body, tag = data[4:-16], data[-16:]
+    try:
+        obj = msgpack.unpackb(body, raw=False, strict_map_key=False)
+    except Exception:
+        obj = {}
+    if not isinstance(obj, dict):
+        obj = {}
+    if isinstance(obj.get("body"), dict):
+        obj["body"] = {**obj["body"], "tampered": True}  # a message: its signature no longer fits
+    else:
+        obj["tampered"] = True
+    new = msgpack.packb(obj, use_bin_type=True) + tag
+    return len(new).to_bytes(4, "big") + new
 
 
 class FrameSplitter:
@@ -295,7 +328,8 @@ class Shaper:
         s = self.shaping if elapsed < self.shaping.until else Shaping()
         size = s.chunk if s.chunk > 0 else max(1, len(data))
         head = len(data) if s.chunk_head <= 0 else min(s.chunk_head, len(data))
-        pieces = [data[i : min(i + size, head)] for i in range(0, head, size)] + ([data[head:]] if head < len(data) else [])
+        pieces = [data[i : min(i + size, head)] for i in range(0, head, size)]
+        pieces += [data[head:]] if head < len(data) else []
         pieces = pieces or [b""]
         out: list[tuple[float, bytes]] = []
         due = now + s.latency + (self.rng.uniform(0.0, s.jitter) if s.jitter > 0 else 0.0)
@@ -462,6 +496,8 @@ class _Connection:
                         self._inject(fault)
                         if fault.kind in ("reset", "skewed_reset"):
                             return  # the triggering frame is lost in flight
+                        if fault.kind in SPOIL_KINDS:
+                            frame = RawFrame(spoil(frame.data, fault.kind), frame.kind)
                     now = trio.current_time()
                     for item in shaper.schedule(now, frame.data, now - self.proxy._start):
                         await out.send(item)
