@@ -7,22 +7,17 @@ Bystanders are chosen among characters whose skills stay silent in the scripted 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from p2php.games.hpsha.data import CHARACTERS
-from p2php.games.hpsha.scenario import MODES, Mode, Scenario, scenario_mode
+from p2php.testing.hpsha import Scenario
 
 STAFF = ("dumbledore", "mcgonagall", "snape", "hagrid", "trelawney", "filch")
 
 
-@pytest.fixture(autouse=True, params=MODES)
-def mode(request: pytest.FixtureRequest) -> Iterator[Mode]:
-    """Engine-only and through the real mental-poker protocol (audited)."""
-    with scenario_mode(request.param):
-        yield request.param
+pytestmark = pytest.mark.usefixtures("mode")  # each test: engine, then protocol (p2php.testing.plugin)
 
 
 def pass_window(sc: Scenario, prompt: str, seats: tuple[int, ...] = (0, 1, 2, 3)) -> None:

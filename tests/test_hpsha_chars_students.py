@@ -8,24 +8,19 @@ The other seats are staff characters whose skills ask nothing outside their own 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import pytest
 
 from p2php.engine.contract import IllegalAction, Knowledge
 from p2php.games.hpsha.data import CARDS, CHARACTERS
 from p2php.games.hpsha.moves import DrawTask
-from p2php.games.hpsha.scenario import MODES, Mode, Scenario, scenario_mode
+from p2php.testing.hpsha import Scenario
 
 MINE = {"ron", "neville", "ginny", "fred_george", "crabbe_goyle", "luna"}
 
 
-@pytest.fixture(autouse=True, params=MODES)
-def mode(request: pytest.FixtureRequest) -> Iterator[Mode]:
-    """Every scenario runs twice: on a trusted local dealer, and through the real protocol (in-memory
-    peers, stacked decks, every frame delivered; the scenario ends with every peer's audit clean)."""
-    with scenario_mode(request.param):
-        yield request.param
+pytestmark = pytest.mark.usefixtures("mode")  # each test: engine, then protocol (p2php.testing.plugin)
 
 
 def table(first: str, **kw: object) -> Scenario:

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from p2php.games.hpsha.scenario import MODES, Mode, Scenario, scenario_mode
+from p2php.testing.hpsha import Scenario
 
 C4 = ["ron", "snape", "voldemort", "luna"]
 
 
-@pytest.fixture(autouse=True, params=MODES)
-def mode(request: pytest.FixtureRequest) -> Iterator[Mode]:
-    """Every scenario runs twice: on a trusted local dealer, and through the real protocol (in-memory
-    peers, stacked decks, every frame delivered; the scenario ends with every peer's audit clean)."""
-    with scenario_mode(request.param):
-        yield request.param
+pytestmark = pytest.mark.usefixtures("mode")  # each test: engine, then protocol (p2php.testing.plugin)
 
 
 def sc4(chars: list[str] | None = None, **kw: object) -> Scenario:

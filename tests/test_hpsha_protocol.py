@@ -14,13 +14,13 @@ from p2php.canonical import encode
 from p2php.crypto import deck
 from p2php.engine.contract import GameOver, Show
 from p2php.games.hpsha import GAME
-from p2php.games.hpsha.scenario import Scenario, scenario_mode
-from p2php.games.hpsha.scenario_protocol import ProtocolTable
 from p2php.games.hpsha.state import HpshaState
 from p2php.session.local_net import run_local_table
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
 from p2php.session.runner import bot_decider
+from p2php.testing.hpsha import Scenario, scenario_mode
+from p2php.testing.protocol import ProtocolTable
 
 C4 = ["ron", "snape", "voldemort", "luna"]
 

@@ -1,7 +1,7 @@
 """Harry Potter Sha scenario tests: turn phases, hand limit, deck, dying, death, rewards, game end.
 
 Each test stacks the deck through the scenario harness and scripts the decisions; it
-runs twice (the ``mode`` fixture): on LocalTable's ``arrange`` hook, and through the
+runs twice (the ``mode`` fixture of p2php.testing): on a stacked LocalTable, and through the
 real protocol (in-memory peers, decks stacked through the crypto, clean audits).
 
 Default table: seat 0 罗恩 (minister, 4 HP), seat 1 斯内普 (auror, 3 HP), seat 2 伏地魔
@@ -11,23 +11,16 @@ different factions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from p2php.engine.contract import Decide, IllegalAction, Knowledge
 from p2php.games.hpsha.data import AUROR, DARK, MINISTER, SPY
-from p2php.games.hpsha.scenario import MODES, Mode, Scenario, scenario_mode
+from p2php.testing.hpsha import Scenario
 
 C4 = ["ron", "snape", "voldemort", "luna"]
 
 
-@pytest.fixture(autouse=True, params=MODES)
-def mode(request: pytest.FixtureRequest) -> Iterator[Mode]:
-    """Every scenario runs twice: on a trusted local dealer, and through the real protocol (in-memory
-    peers, stacked decks, every frame delivered; the scenario ends with every peer's audit clean)."""
-    with scenario_mode(request.param):
-        yield request.param
+pytestmark = pytest.mark.usefixtures("mode")  # each test: engine, then protocol (p2php.testing.plugin)
 
 
 def sc4(**kw: object) -> Scenario:

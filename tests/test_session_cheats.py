@@ -412,10 +412,9 @@ def test_secret_deck_that_breaks_the_rules_is_named_at_the_audit() -> None:
 
 
 def test_stacked_decks_run_through_the_real_protocol_and_audit_clean() -> None:
-    from p2php.session.stacking import stack
+    from p2php.testing import restacked
 
-    peers = make_peers("toy", 3, {"reveal_end": True}, seed=19)
-    stack(peers, lambda step: list(reversed(step.cards)))
+    peers = restacked(make_peers("toy", 3, {"reveal_end": True}, seed=19), lambda step: list(reversed(step.cards)))
     run(peers)
     assert all(p.verdict is not None and p.verdict.clean for p in peers)
     # reversed deck: slot j holds card 11 - j, and every peer opened the same faces

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from p2php.engine.contract import GameOver, IllegalAction, Knowledge
-from p2php.games.uno.stacked import StackedTable
+from p2php.testing.uno import StackedTable
 
 HAT = {"deck": "hat"}
 MAGIC = {"deck": "magic"}

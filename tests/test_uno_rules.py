@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from p2php.engine.contract import Decide, GameOver, IllegalAction, Knowledge, Show, Shuffle
-from p2php.games.uno.stacked import Arrangement, StackedTable
+from p2php.testing.uno import Arrangement, StackedTable
 
 RED_RUN = ["red skip", "red skip", "red reverse", "red reverse", "red draw two", "red draw two", "red 7"]
 

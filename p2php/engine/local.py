@@ -2,15 +2,16 @@
 
 :class:`LocalTable` fulfils every :data:`~p2php.engine.contract.Step` itself: it
 knows every face, so it needs no cryptography.  It is what bots train and
-benchmark on, what rule tests use (``arrange`` stacks the deck, the test-only
-hook that bypasses the crypto), and what the audit and ``p2php verify`` build on.
-It is *not* how peers play: in a networked game no one knows every face.
+benchmark on, what rule tests use (:mod:`p2php.testing` hands it a :class:`Chance`
+that stacks the decks), and what the audit and ``p2php verify`` build on.  It is
+*not* how peers play: in a networked game no one knows every face.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from p2php.bots import Bot, RandomBot
 from p2php.engine.contract import (
@@ -30,8 +31,35 @@ from p2php.engine.contract import (
 )
 from p2php.rng import DetRng
 
-Arrange = Callable[[Shuffle], Sequence[CardId]]
-"""A deck-stacking hook: given a Shuffle step, the faces in slot order."""
+
+class Chance(Protocol):
+    """Where a table's chance comes from: the order of each shuffle and each joint random value.
+
+    Given at construction; the default (:data:`SEEDED`) draws both from the table's
+    seeded generator.  Rule tests pass a stacked one from :mod:`p2php.testing`.
+    """
+
+    def order(self, step: Shuffle, cards: list[CardId], rng: DetRng) -> list[CardId]:
+        """The faces of ``step``'s slots, in slot order (a permutation of ``cards``)."""
+        ...
+
+    def random(self, step: Randomness, rng: DetRng) -> bytes:
+        """The joint random value of ``step``."""
+        ...
+
+
+class SeededChance:
+    """Shuffles and random values from the table's seeded generator (what every real run uses)."""
+
+    def order(self, step: Shuffle, cards: list[CardId], rng: DetRng) -> list[CardId]:
+        rng.shuffle(cards)
+        return cards
+
+    def random(self, step: Randomness, rng: DetRng) -> bytes:
+        return rng.bytes(32)
+
+
+SEEDED = SeededChance()
 
 
 @dataclass
@@ -40,7 +68,7 @@ class LocalTable:
 
     state: GameState
     seed: bytes | str | int = 0
-    arrange: Arrange | None = None
+    chance: Chance = SEEDED
     private_decks: dict[tuple[Seat, str], list[CardId]] = field(default_factory=dict)
     faces: dict[Slot, CardId] = field(default_factory=dict)
     public: dict[Slot, CardId] = field(default_factory=dict)
@@ -73,13 +101,7 @@ class LocalTable:
                 cards = list(self.private_decks[(step.owner, step.purpose)])
                 if len(cards) != step.size:
                     raise ValueError(f"seat {step.owner}'s {step.purpose} deck has {len(cards)} cards, not {step.size}")
-            if self.arrange is not None:
-                order = list(self.arrange(step))
-                if sorted(order) != sorted(cards):
-                    raise ValueError("arrange() must return a permutation of the shuffled cards")
-            else:
-                order = cards
-                self.rng.shuffle(order)
+            order = self.chance.order(step, cards, self.rng)
             for slot, card in zip(step.slots, order, strict=True):
                 self.faces[slot] = card
             self.state.advance()
@@ -97,7 +119,7 @@ class LocalTable:
                 seen[slot] = self.faces[slot]
             self.state.advance()
         else:
-            self.state.advance(random=self.rng.bytes(32))
+            self.state.advance(random=self.chance.random(step, self.rng))
         self.log.append((type(step).__name__, step))
 
     def act(self, answers: Sequence[tuple[Seat, Action]]) -> None:

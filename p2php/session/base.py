@@ -11,7 +11,7 @@ from p2php.crypto.identity import PublicIdentity
 from p2php.engine.contract import Action, CardId, Game, GameOver, GameState, Seat, Slot, Step
 from p2php.session.handshake import LocalSecrets, Table
 from p2php.session.messages import Message
-from p2php.session.records import DeckRecord, Event, Fault, Stacker, Suspicion, Verdict
+from p2php.session.records import DeckRecord, DeckSecretsSource, Event, Fault, Suspicion, Verdict
 
 
 class LockstepBase:
@@ -28,7 +28,7 @@ class LockstepBase:
     seat: Seat | None
     secrets: LocalSecrets | None
     private_decks: dict[str, list[CardId]]
-    stacker: Stacker | None
+    deck_source: DeckSecretsSource
     session_id: bytes
     options: dict[str, Any]
     state: GameState

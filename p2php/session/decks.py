@@ -36,6 +36,17 @@ from p2php.session.messages import (
 from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
 
 
+class DerivedSecrets:
+    """The real deck secrets: every key and permutation derived from the seat's decks secret."""
+
+    def derive(self, seat: Seat, rec: DeckRecord, decks_secret: bytes) -> deck.DeckSecrets:
+        return deck.DeckSecrets.derive(deck_seed(decks_secret, rec.number), rec.context, rec.size)
+
+
+DERIVED = DerivedSecrets()
+"""The deck secrets source of every real game (see :class:`~p2php.session.records.DeckSecretsSource`)."""
+
+
 class DeckSteps(LockstepBase):
     """Shuffles, key duties, key releases and opening (a part of ``Lockstep``)."""
 
@@ -76,11 +87,8 @@ class DeckSteps(LockstepBase):
         return self._deck_secrets(d).slot_keys[index]
 
     def secrets_of(self, seat: Seat, rec: DeckRecord, decks_secret: bytes) -> deck.DeckSecrets:
-        """A seat's secrets for one deck, derived from its (released or own) decks secret."""
-        ds = deck.DeckSecrets.derive(deck_seed(decks_secret, rec.number), rec.context, rec.size)
-        if self.stacker is not None:
-            ds = self.stacker(seat, rec, ds)
-        return ds
+        """A seat's secrets for one deck, from its (released or own) decks secret, by the deck source."""
+        return self.deck_source.derive(seat, rec, decks_secret)
 
     def _deck_secrets(self, number: int) -> deck.DeckSecrets:
         assert self.secrets is not None

@@ -45,7 +45,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.session.decks import DeckSteps
+from p2php.session.decks import DERIVED, DeckSteps
 from p2php.session.ending import Ending
 from p2php.session.handshake import CHAIN_LENGTH, LocalSecrets, Table, chain_binding
 from p2php.session.messages import (
@@ -61,18 +61,18 @@ from p2php.session.records import (
     MAX_BACKLOG,
     MAX_BACKLOG_BYTES,
     DeckRecord,
+    DeckSecretsSource,
     Event,
     Fault,
     FaultCode,
     FaultError,
     Gap,
-    Stacker,
     Suspicion,
     short,
 )
 from p2php.session.replay import replay_events
 
-__all__ = ["DeckRecord", "Event", "Fault", "FaultCode", "FaultError", "Lockstep", "Stacker", "Suspicion"]
+__all__ = ["DeckRecord", "Event", "Fault", "FaultCode", "FaultError", "Lockstep", "Suspicion"]
 
 
 class _Held(Exception):
@@ -84,7 +84,11 @@ class _Unsigned(BadMessage):
 
 
 class Lockstep(DeckSteps, Ending):
-    """One peer's lockstep state machine (or a spectator's, with ``seat=None``)."""
+    """One peer's lockstep state machine (or a spectator's, with ``seat=None``).
+
+    ``deck_source`` derives every seat's deck secrets, the audit's re-derivation of
+    other seats included; real play keeps the default (:data:`~p2php.session.decks.DERIVED`).
+    """
 
     def __init__(
         self,
@@ -93,6 +97,7 @@ class Lockstep(DeckSteps, Ending):
         seat: Seat | None = None,
         secrets: LocalSecrets | None = None,
         private_decks: Mapping[str, list[CardId]] | None = None,
+        deck_source: DeckSecretsSource = DERIVED,
     ) -> None:
         self.game = game
         self.table = table
@@ -100,7 +105,7 @@ class Lockstep(DeckSteps, Ending):
         self.seat = seat
         self.secrets = secrets
         self.private_decks = dict(private_decks or {})  # secret deck lists this seat owns, by purpose
-        self.stacker = None  # TEST ONLY: see p2php.session.stacking
+        self.deck_source = deck_source  # the real derivation; p2php.testing may stack decks
         self.session_id = table.session_id
         self.options = game.parse_options(table.options)
         self.state = game.new_state(self.players, self.options)
@@ -187,16 +192,6 @@ class Lockstep(DeckSteps, Ending):
             and self.seat in self._step.seats
             and (self.tick, self.phase) not in self._own_points
         )
-
-    def refresh_step(self) -> None:
-        """TEST ONLY: re-read the engine's pending step after the state was edited out of band.
-
-        Scenario harnesses edit every peer's state at the same point; this tells the
-        lockstep about it.  Only allowed before anyone answered the current point.
-        """
-        if self.phase != 0 or set(self.waiting_for()) != set(self.expected()):
-            raise RuntimeError("the pending step changed after peers had answered it")
-        self._load_step()
 
     def _load_step(self) -> None:
         """Read the engine's pending step (a new deck is recorded, the end starts the audit)."""

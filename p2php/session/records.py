@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Protocol
 
 from p2php.crypto import deck
 from p2php.engine.contract import Action, CardId, Seat, Slot, Step
@@ -191,5 +191,15 @@ class Event:
 
 
 
-Stacker = Callable[[int, DeckRecord, deck.DeckSecrets], deck.DeckSecrets]
-"""TEST ONLY (see :mod:`p2php.session.stacking`): replaces a seat's derived deck secrets."""
+class DeckSecretsSource(Protocol):
+    """Where a lockstep gets a seat's secrets for one deck (given to it at construction).
+
+    Real play uses :data:`p2php.session.decks.DERIVED`, the derivation from the
+    seat's decks secret; the audit re-derives other seats' secrets through the same
+    source.  Only :mod:`p2php.testing` supplies another (stacked decks for rule
+    scenarios), so the trust core holds no test switch.
+    """
+
+    def derive(self, seat: Seat, rec: DeckRecord, decks_secret: bytes) -> deck.DeckSecrets:
+        """``seat``'s secrets for deck ``rec``, from its (own or released) decks secret."""
+        ...

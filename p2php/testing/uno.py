@@ -1,4 +1,4 @@
-"""Stacked-deck tables for rule tests and demos (engine only, trusted local dealer).
+"""UNO stacked-deck tables for rule tests and demos (engine only, trusted local dealer).
 
 >>> t = StackedTable(2, dealer=1, hands={0: ["red 5", "red 7"]}, first="red 3")
 >>> t.prompt
@@ -22,9 +22,13 @@ from typing import Any
 
 from p2php.engine.contract import Action, CardId, Decide, GameOver, Seat, Shuffle, Slot
 from p2php.engine.local import LocalTable
+from p2php.games.uno import GAME
 from p2php.games.uno.base import HAND_SIZE
-from p2php.games.uno.cards import NUMBER, Deck, find
+from p2php.games.uno.cards import COLOURS, NUMBER, Deck, find
 from p2php.games.uno.state import UnoState
+from p2php.testing.stacking import StackedChance, StackingError
+
+__all__ = ["Arrangement", "StackedTable"]
 
 
 @dataclass
@@ -52,8 +56,6 @@ class StackedTable:
         cut: Sequence[Sequence[str]] | None = None,
         options: Mapping[str, object] | None = None,
     ) -> None:
-        from p2php.games.uno import GAME
-
         self.game = GAME
         self.state: UnoState = GAME.new_state(players, dict(options or {}))
         self.deck: Deck = self.state.deck
@@ -64,7 +66,7 @@ class StackedTable:
         self.cuts = [list(c) for c in cut] if cut is not None else None
         self.deck_count = 0
         self.shuffles: list[Shuffle] = []
-        self.table = LocalTable(self.state, 0, arrange=self._arrange)
+        self.table = LocalTable(self.state, 0, chance=StackedChance(self._arrange))
         self.result: GameOver | Decide = self.table.run_chance()
 
     # ------------------------------------------------------------------ arrangement
@@ -74,7 +76,7 @@ class StackedTable:
         for name in names:
             free = [c for c in find(self.deck, name) if c not in used]
             if not free:
-                raise ValueError(f"no {name!r} left in the {self.deck.name} deck")
+                raise StackingError(f"no {name!r} left in the {self.deck.name} deck")
             used.add(free[0])
             out.append(free[0])
         return out
@@ -96,7 +98,7 @@ class StackedTable:
             for name in names:
                 match = [c for c in pool if self.deck.names[c] == name and c not in used]
                 if not match:
-                    raise ValueError(f"no {name!r} in the reshuffled discards")
+                    raise StackingError(f"no {name!r} in the reshuffled discards")
                 used.add(match[0])
                 head.append(match[0])
             return head + [c for c in pool if c not in used]
@@ -188,6 +190,4 @@ class StackedTable:
         return self.deck.names[top] if top is not None else ""
 
     def colour(self) -> str | None:
-        from p2php.games.uno.cards import COLOURS
-
         return COLOURS[self.state.colour] if self.state.colour >= 0 else None

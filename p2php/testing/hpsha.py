@@ -1,29 +1,20 @@
-"""A scenario harness for rule tests: fixed identities, characters, hands and deck order.
+"""Harry Potter Sha scenarios: fixed identities, characters, hands and deck order, in both modes.
 
-It drives the setup decisions so that each seat gets the requested identity and
-character, deals the requested starting hands and stacks the deck, then lets a
-test script the rest with :meth:`Scenario.act` and friends.  Two modes run the
-same script:
-
-* ``engine``: a :class:`p2php.engine.local.LocalTable` and its ``arrange`` hook
-  (the test-only deck stacking that bypasses the crypto);
-* ``protocol``: one real peer per seat, in memory, with the decks stacked through
-  the crypto (:mod:`p2php.games.hpsha.scenario_protocol`); every decision a test
-  makes is the awaited peer's action, every frame is delivered, and the scenario
-  ends with every peer's audit, which must be clean with equal state hashes.
-
-Rule test modules run each test in both (a ``mode`` fixture over :data:`MODES`
-entering :func:`scenario_mode`).  Nothing here is used in real play.
+:class:`Scenario` drives the setup decisions so that each seat gets the requested
+identity and character, deals the requested starting hands and stacks the deck,
+then lets a test script the rest with :meth:`Scenario.act` and friends (see
+:mod:`p2php.testing.scenario` for the two modes).  In protocol mode
+``Scenario.state`` is a :class:`~p2php.testing.edits.SharedState`, so tests may
+set a position up by writing to it (``st.hp[0] = 2``, ``st.push(task)``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import Any, Literal, cast
+from collections.abc import Sequence
+from typing import Any, cast
 
-from p2php.engine.contract import Action, Decide, GameOver, Shuffle, Step
-from p2php.engine.local import LocalTable
+from p2php.engine.contract import Action, GameOver, GameState, Shuffle
+from p2php.games.hpsha import HpshaGame
 from p2php.games.hpsha.data import (
     AUROR,
     CARDS,
@@ -39,31 +30,29 @@ from p2php.games.hpsha.data import (
     identity_role,
     role_counts,
 )
-from p2php.games.hpsha.scenario_protocol import ProtocolTable, ScenarioGame, SharedState
 from p2php.games.hpsha.state import HpshaState
+from p2php.games.hpsha.tasks import Task
+from p2php.testing.edits import Edit, SharedState
+from p2php.testing.protocol import ProtocolTable
+from p2php.testing.scenario import MODES, Mode, scenario_mode
+from p2php.testing.scenario import Scenario as BaseScenario
+from p2php.testing.stacking import StackingError
+
+__all__ = ["INERT", "MODES", "CardSpec", "Mode", "Scenario", "default_roles", "scenario_mode"]
 
 INERT = ("geminio", "expelliarmus", "legilimens", "out_of_body", "aguamenti", "impediment", "bind", "reparo")
-Mode = Literal["engine", "protocol"]
-MODES: tuple[Mode, ...] = ("engine", "protocol")
-_MODE: list[Mode] = ["engine"]
-_OPEN: list[list[Scenario]] = [[]]
+"""Filler cards: spells that answer nothing and change no distance."""
+
 CardSpec = str | int | tuple[str, str] | tuple[str, str, int]
 """A card: its id, a kind (``"bombarda"``), (kind, suit) or (kind, suit, rank), or ``"*"`` (a filler)."""
 
-
-@contextmanager
-def scenario_mode(mode: Mode) -> Iterator[list[Scenario]]:
-    """Scenarios created inside run in ``mode``; on a clean exit every protocol scenario is
-    finished and audited (:meth:`Scenario.finish`: clean verdicts, equal state hashes)."""
-    _MODE.append(mode)
-    _OPEN.append([])
-    try:
-        yield _OPEN[-1]
-        for sc in _OPEN[-1]:
-            sc.finish()
-    finally:
-        _MODE.pop()
-        _OPEN.pop()
+READS = frozenset({
+    "distance", "raw_distance", "attack_range", "in_range", "kind", "card", "names", "weapon", "armour",
+    "has_judge", "order_from", "next_alive", "who", "faction", "gender", "hand_limit", "skips", "locate",
+    "unopened", "game_decided", "final_result", "current_or_first", "skills", "skill_label",
+    "discard_available", "damage_prevented", "uncounterable",
+})
+"""HpshaState's methods that only read (called on seat 0's state alone in protocol mode)."""
 
 
 def default_roles(n: int, alt: bool = False) -> list[str]:
@@ -71,13 +60,17 @@ def default_roles(n: int, alt: bool = False) -> list[str]:
     return [MINISTER] * m + [AUROR] * a + [DARK] * d + [SPY] * s
 
 
-class Scenario:
-    """A game with a stacked deck; seat 0..n-1 get ``chars`` and ``roles``.
+class _HpshaTable(ProtocolTable):
+    def end_here(self) -> None:
+        over = GameOver((), (0,) * len(self.peers), "the scenario ends here (test only)")
+        self.record(Edit(0, (), "setattr", "result", (over,)))
+        self.record(Edit(0, (), "setattr", "pending", (None,)))
 
-    ``mode`` is ``"engine"`` (a trusted local dealer, :class:`LocalTable`) or
-    ``"protocol"`` (real peers in memory, see :mod:`.scenario_protocol`); by
-    default the mode set by :func:`scenario_mode`, else ``"engine"``.
-    """
+
+class Scenario(BaseScenario):
+    """A game with a stacked deck; seat 0..n-1 get ``chars`` and ``roles``."""
+
+    state: HpshaState
 
     def __init__(
         self,
@@ -89,40 +82,36 @@ class Scenario:
         seed: int = 0,
         mode: Mode | None = None,
     ) -> None:
-        self.n = len(chars)
-        self.mode: Mode = mode or _MODE[-1]
+        n = len(chars)
         opts = {"roles": "standard", "max_turns": 1000, **(options or {})}
         self.alt_roles = opts["roles"] == "alt"
-        self.roles = list(roles) if roles is not None else default_roles(self.n, self.alt_roles)
+        self.roles = list(roles) if roles is not None else default_roles(n, self.alt_roles)
         self.chars = list(chars)
         self.used: set[int] = set()
         hands = hands or {}
-        self.hand_ids = {s: [self.card(c) for c in hands.get(s, [])] for s in range(self.n)}
+        self.hand_ids = {s: [self.card(c) for c in hands.get(s, [])] for s in range(n)}
         self.deck_ids = [self.card(c) for c in deck]
         self.reshuffle_order: list[int] | None = None
-        self.table: LocalTable | ProtocolTable
-        if self.mode == "engine":
-            self.state = HpshaState(self.n, opts)
-            self.table = LocalTable(self.state, seed, arrange=self._arrange)
-        else:
-            self.table = ProtocolTable(ScenarioGame(), self.n, opts, seed, self._arrange)
-            # every peer's state at once: reads show seat 0's, writes go to all (test-only edits)
-            self.state = cast(HpshaState, SharedState(self.table))
-            if len(_OPEN) > 1:  # inside scenario_mode: finished and audited on exit (else call finish())
-                _OPEN[-1].append(self)
+        super().__init__(HpshaGame(), n, opts, seed, mode, reads=READS)
         self._setup()
 
-    def finish(self) -> None:
-        """Protocol mode: end the game, run every peer's audit and check the verdicts (engine: nothing)."""
-        if isinstance(self.table, ProtocolTable):
-            self.table.finish()
+    def engine_state(self) -> GameState:
+        return HpshaState(self.n, self.options)
+
+    def protocol_table(self, seed: int, reads: frozenset[str], editable: bool) -> ProtocolTable:
+        return _HpshaTable(self.game, self.n, self.options, seed, self.arrange, reads=reads)
+
+    def shared_state(self) -> GameState:
+        # every peer's state at once: reads show seat 0's, writes go to all (test-only edits)
+        assert isinstance(self.table, ProtocolTable)
+        return cast(GameState, SharedState(self.table, wrap=(Task,)))
 
     # ------------------------------------------------------------------ cards
     def card(self, spec: CardSpec) -> int:
         """Resolve a card spec to an unused card id (and mark it used)."""
         if isinstance(spec, int):
             if spec in self.used:
-                raise ValueError(f"card {spec} used twice")
+                raise StackingError(f"card {spec} used twice")
             self.used.add(spec)
             return spec
         if spec == "*":  # any filler card
@@ -139,19 +128,21 @@ class Scenario:
                 continue
             self.used.add(c.id)
             return c.id
-        raise ValueError(f"no unused card {kind} {suit}{RANK_NAMES[rank] if rank else ''}")
+        raise StackingError(f"no unused card {kind} {suit}{RANK_NAMES[rank] if rank else ''}")
 
     def _order_from_minister(self) -> list[int]:
         m = self.roles.index(MINISTER)
         return [(m + i) % self.n for i in range(self.n)]
 
-    def _arrange(self, step: Shuffle) -> list[int]:
+    def arrange(self, step: Shuffle) -> list[int]:
         """The stacked order of each deck (a pure function of the scenario: protocol peers all ask)."""
         if step.purpose == "identities":
             pool = list(identity_cards(self.n, self.alt_roles))
             out = []
             for role in self.roles:
-                c = next(x for x in pool if identity_role(x) == role)
+                c = next((x for x in pool if identity_role(x) == role), None)
+                if c is None:
+                    raise StackingError(f"roles {self.roles}: more {role} than {self.n} players have")
                 pool.remove(c)
                 out.append(c)
             return out
@@ -187,8 +178,7 @@ class Scenario:
     def _setup(self) -> None:
         st, tb = self.state, self.table
         for _ in range(3):
-            step = tb.run_chance()
-            assert isinstance(step, Decide)
+            step = self.decide()
             if step.prompt == "identity":
                 tb.act([(s, st.legal_actions(s, tb.knowledge(s))[0]) for s in step.seats])
             else:
@@ -201,32 +191,7 @@ class Scenario:
         tb.run_chance()
         assert [CHARACTERS[c].key for c in st.char] == self.chars
 
-    # ------------------------------------------------------------------ driving
-    def step(self) -> Step:
-        """Run chance steps until a decision (or the end)."""
-        return self.table.run_chance()
-
-    def decide(self) -> Decide:
-        s = self.step()
-        assert isinstance(s, Decide), f"expected a decision, got {s}"
-        return s
-
-    def over(self) -> GameOver:
-        s = self.step()
-        assert isinstance(s, GameOver), f"expected the end, got {s}"
-        return s
-
-    def legal(self, seat: int) -> list[Action]:
-        self.decide()
-        return self.state.legal_actions(seat, self.table.knowledge(seat))
-
-    def act(self, seat: int, action: Action, prompt: str | None = None) -> None:
-        d = self.decide()
-        assert d.seats == (seat,), f"expected seat {seat} to decide, got {d}"
-        if prompt is not None:
-            assert d.prompt == prompt, f"expected prompt {prompt}, got {d.prompt}"
-        self.table.act([(seat, action)])
-
+    # ------------------------------------------------------------------ HP Sha helpers
     def slot(self, seat: int, kind: str, nth: int = 0) -> int:
         """A slot of ``seat``'s hand holding a card of ``kind``."""
         got = [s for s in self.state.hands[seat] if CARDS[self.table.faces[s]].kind == kind]
@@ -285,10 +250,6 @@ class Scenario:
     def end(self, seat: int) -> None:
         self.act(seat, {"type": "end"}, "play")
 
-    def prompt(self) -> tuple[tuple[int, ...], str]:
-        d = self.decide()
-        return d.seats, d.prompt
-
     def pass_until(self, seat: int, prompt: str, limit: int = 200) -> None:
         """Answer every decision with a pass (or end / first legal) until ``seat`` is asked ``prompt``."""
         for _ in range(limit):
@@ -311,3 +272,5 @@ class Scenario:
 
     def log(self) -> str:
         return "\n".join(self.state.log)
+
+

@@ -1,0 +1,37 @@
+"""The testing kit for games on p2php: stacked decks, scenarios in two modes, a conformance check.
+
+Like ``trio.testing``, it ships with the library so that every game's repository
+tests the same way, and so that the trust core holds no test switch: test doubles
+are handed in at construction (a :class:`~p2php.engine.local.Chance` for a local
+table, a deck secrets source for real peers), and only this package makes them.
+
+* :mod:`.stacking` — arrangements, :class:`StackedChance`, :class:`StackedSecrets`, :class:`StackingError`;
+* :mod:`.peers` — :func:`stacked_peers`: real in-memory peers over stacked decks;
+* :mod:`.scenario` — :class:`Scenario`, a scripted game run in ``engine`` or ``protocol`` mode;
+* :mod:`.protocol`, :mod:`.edits` — the protocol-mode table and its test-only state edits;
+* :mod:`.conformance` — :func:`check_game`, the check every game passes;
+* :mod:`.plugin` — the pytest ``mode`` fixture;
+* :mod:`.hpsha`, :mod:`.uno` — thin helpers for the built-in games.
+
+Nothing here is used in real play.
+"""
+
+from __future__ import annotations
+
+from p2php.testing.peers import restacked, stacked_peers
+from p2php.testing.scenario import MODES, Mode, Scenario, current_mode, scenario_mode
+from p2php.testing.stacking import Arrange, StackedChance, StackedSecrets, StackingError
+
+__all__ = [
+    "MODES",
+    "Arrange",
+    "Mode",
+    "Scenario",
+    "StackedChance",
+    "StackedSecrets",
+    "StackingError",
+    "current_mode",
+    "restacked",
+    "scenario_mode",
+    "stacked_peers",
+]

@@ -1,0 +1,191 @@
+"""The conformance check every game passes: random play against the engine contract.
+
+Like OpenSpiel's shared random-play test, :func:`check_game` plays a game to the
+end from a few seeds on a :class:`~p2php.engine.local.LocalTable` and checks, at
+every decision, what the session layer relies on:
+
+* the pending step is stable (``step()`` and ``state_hash()`` twice give the same);
+* every asked seat has legal actions, and each passes ``check`` with the seat's own
+  knowledge, the auditor's (every face known) and the public view (what a peer who
+  does not know the face validates with); ``describe`` gives a line for each;
+* ``snapshot`` and every seat's (and a spectator's) ``observation`` are canonical data;
+* determinism: the same seed and the same actions give the same state hash at every step;
+* ``clone`` is independent, and the clone given the same answers reaches the same hash.
+
+A failure raises :class:`ConformanceError` naming the game, players, seed and decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from p2php.canonical import encode
+from p2php.engine.contract import Action, Decide, Game, GameOver, GameState, Knowledge, RandomBot, Seat
+from p2php.engine.local import LocalTable
+
+
+class ConformanceError(AssertionError):
+    """A game broke the engine contract (the message says where and how)."""
+
+
+@dataclass
+class Played:
+    """One checked game: how it ended, the state hashes at the checked decisions, the decisions made."""
+
+    players: int
+    seed: int
+    result: GameOver
+    hashes: dict[int, bytes]
+    decisions: int
+
+
+def _fail(where: str, what: str) -> ConformanceError:
+    return ConformanceError(f"{where}: {what}")
+
+
+def _check_decision(where: str, st: GameState, tb: LocalTable, step: Decide) -> None:
+    if st.step() != step:
+        raise _fail(where, "step() changed between two calls with nothing applied")
+    if st.state_hash() != st.state_hash():
+        raise _fail(where, "state_hash() is not stable")
+    if not step.seats:
+        raise _fail(where, f"a decision ({step.prompt!r}) asks no seat")
+    for seat in step.seats:
+        mine = tb.knowledge(seat)
+        legal = st.legal_actions(seat, mine)
+        if not legal:
+            raise _fail(where, f"seat {seat} has no legal action at {step.prompt!r}")
+        views = {"its own": mine, "the auditor's": tb.everything(), "the public": Knowledge(dict(tb.public), {})}
+        for action in legal:
+            for name, knowledge in views.items():
+                try:
+                    st.check(seat, action, knowledge)
+                except Exception as err:
+                    raise _fail(where, f"seat {seat}'s legal {action} fails check with {name} view: {err}") from err
+            if not isinstance(st.describe(seat, action, {}), str):
+                raise _fail(where, f"describe() of {action} is not a string")
+
+
+def _check_views(where: str, st: GameState, tb: LocalTable, players: int) -> None:
+    try:
+        encode(st.snapshot())
+        for seat in (None, *range(players)):
+            knowledge = tb.knowledge(seat) if seat is not None else Knowledge(dict(tb.public), {})
+            encode(st.observation(seat, knowledge))
+    except Exception as err:
+        raise _fail(where, f"snapshot or observation is not canonical data: {err}") from err
+
+
+def _check_clone(where: str, st: GameState, tb: LocalTable, answers: list[tuple[Seat, Action]]) -> None:
+    twin = st.clone()
+    before = st.state_hash()
+    if twin.state_hash() != before or encode(twin.snapshot()) != encode(st.snapshot()):
+        raise _fail(where, "a clone differs from its original")
+    tb.act(answers)
+    if twin.state_hash() != before:
+        raise _fail(where, "acting on the original changed its clone")
+    opened = {slot: tb.faces[slot] for seat, a in answers for slot in twin.reveals(seat, a)}
+    twin.apply(answers, opened)
+    if twin.state_hash() != st.state_hash():
+        raise _fail(where, "the clone given the same answers reached another state")
+
+
+def _answers(st: GameState, tb: LocalTable, step: Decide, seed: int, n: int) -> list[tuple[Seat, Action]]:
+    answers = []
+    for seat in step.seats:
+        knowledge = tb.knowledge(seat)
+        bot = RandomBot(f"conformance/{seed}/{seat}/{n}")
+        answers.append((seat, bot.choose(st, seat, knowledge, st.legal_actions(seat, knowledge))))
+    return answers
+
+
+def play_checked(
+    game: Game,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    *,
+    every: int = 1,
+    clone_every: int = 25,
+    max_decisions: int = 100_000,
+) -> Played:
+    """Play one game with random bots, checking the contract at every ``every``-th decision and at the end.
+
+    Hashing a large state is the costly part: big games pass a larger ``every``.
+    """
+    st = game.new_state(players, game.parse_options(dict(options or {})))
+    tb = LocalTable(st, seed)
+    hashes: dict[int, bytes] = {}
+    for n in range(max_decisions):
+        where = f"{game.name}, {players} players, seed {seed}, decision {n}"
+        try:
+            step = tb.run_chance()
+        except Exception as err:
+            raise _fail(where, f"the chance steps before it failed: {type(err).__name__}: {err}") from err
+        if isinstance(step, GameOver):
+            hashes[n] = st.state_hash()
+            _check_views(where, st, tb, players)
+            return Played(players, seed, step, hashes, n)
+        if n % every == 0:
+            hashes[n] = st.state_hash()
+            _check_decision(where, st, tb, step)
+            _check_views(where, st, tb, players)
+        answers = _answers(st, tb, step, seed, n)
+        try:
+            if n % clone_every == clone_every - 1:
+                _check_clone(where, st, tb, answers)
+            else:
+                tb.act(answers)
+        except ConformanceError:
+            raise
+        except Exception as err:
+            raise _fail(where, f"applying legal answers {answers} failed: {type(err).__name__}: {err}") from err
+    raise ConformanceError(f"{game.name}, {players} players, seed {seed}: no end within {max_decisions} decisions")
+
+
+def replay_hashes(
+    game: Game, players: int, seed: int, options: Mapping[str, Any] | None, at: Iterable[int]
+) -> dict[int, bytes]:
+    """The same game again, unchecked: the state hash at the decisions ``at``."""
+    want = set(at)
+    st = game.new_state(players, game.parse_options(dict(options or {})))
+    tb = LocalTable(st, seed)
+    out: dict[int, bytes] = {}
+    n = 0
+    while want - set(out):
+        step = tb.run_chance()
+        if n in want:
+            out[n] = st.state_hash()
+        if isinstance(step, GameOver):
+            break
+        tb.act(_answers(st, tb, step, seed, n))
+        n += 1
+    return out
+
+
+def check_game(
+    game: Game,
+    players: Iterable[int] | None = None,
+    seeds: Iterable[int] = range(3),
+    options: Mapping[str, Any] | None = None,
+    **play: Any,
+) -> list[Played]:
+    """Run the conformance check for ``game`` (players default: the smallest and largest table).
+
+    Each game is played twice from the same seed with the same actions; the state
+    hashes at the checked decisions must agree (determinism).
+    """
+    counts = list(players) if players is not None else sorted({game.min_players, game.max_players})
+    out = []
+    for n in counts:
+        for seed in seeds:
+            first = play_checked(game, n, seed, options, **play)
+            again = replay_hashes(game, n, seed, options, first.hashes)
+            differ = [i for i in sorted(first.hashes) if again.get(i) != first.hashes[i]]
+            if differ:
+                raise ConformanceError(f"{game.name}, {n} players, seed {seed}: the same seed and actions "
+                                       f"gave another state at decision {differ[0]} (not deterministic)")
+            out.append(first)
+    return out

@@ -1,0 +1,224 @@
+"""A scenario's table as real peers in memory: stacked decks, every frame delivered, every audit checked.
+
+:class:`ProtocolTable` has :class:`~p2php.engine.local.LocalTable`'s surface
+(``act``, ``run_chance``, ``knowledge``, ``faces``, ``public``, ``private``,
+``log``), so one scripted test runs on a trusted dealer and through the protocol:
+one :class:`~p2php.session.lockstep.Lockstep` per seat after a real handshake,
+every deck stacked through the crypto (:class:`~p2php.testing.stacking.StackedSecrets`),
+so shuffles, deals, reveals, private shows and joint randomness all go through
+mental poker.  :meth:`ProtocolTable.finish` ends an unfinished scenario with a
+test-only "game over" edit so that every peer runs the audit; a scenario passes
+only when every peer's verdict is clean and all final state hashes are equal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from typing import Any
+
+from p2php.engine.contract import Action, CardId, Decide, Game, GameOver, GameState, Knowledge, Seat, Shuffle, Slot
+from p2php.session.handshake import Table, check_hello, make_hello
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import seeded_secrets
+from p2php.testing.edits import CONTRACT_READS, Edit, EditedGame, EditedState, edited_game
+from p2php.testing.stacking import Arrange, StackedSecrets
+
+
+class ScenarioLockstep(Lockstep):
+    """A lockstep that can re-read its pending step after a test-only edit (never used in real play)."""
+
+    def reload_step(self) -> None:
+        """Re-read the engine's pending step; only before anyone answered the current point."""
+        if self.phase != 0 or set(self.waiting_for()) != set(self.expected()):
+            raise AssertionError("an edit changed the pending step after peers had answered it; "
+                                 "call sc.step() before such an edit")
+        self._load_step()  # what Lockstep._next_tick does; the tick stays (no event)
+
+
+class _PublicFaces(MutableMapping[Slot, CardId]):
+    """Seat 0's public faces; a test-only write opens the face on every peer."""
+
+    def __init__(self, peers: Sequence[Lockstep]) -> None:
+        self.peers = peers
+
+    def __getitem__(self, slot: Slot) -> CardId:
+        return self.peers[0].public_faces[slot]
+
+    def __setitem__(self, slot: Slot, card: CardId) -> None:
+        for ls in self.peers:
+            ls.public_faces[slot] = card
+
+    def __delitem__(self, slot: Slot) -> None:
+        for ls in self.peers:
+            del ls.public_faces[slot]
+
+    def __iter__(self) -> Iterator[Slot]:
+        return iter(self.peers[0].public_faces)
+
+    def __len__(self) -> int:
+        return len(self.peers[0].public_faces)
+
+
+class ProtocolTable:
+    """``players`` real peers of ``game`` in memory, with decks stacked by ``arrange``.
+
+    With ``editable`` the peers' states take test-only edits (:mod:`p2php.testing.edits`);
+    ``reads`` names the state's methods that only read (so calling them is no edit).
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        players: int,
+        options: Mapping[str, Any],
+        seed: int | str,
+        arrange: Arrange,
+        *,
+        editable: bool = True,
+        reads: frozenset[str] = frozenset(),
+    ) -> None:
+        self.game = edited_game(game) if editable else game
+        self.arrange = arrange
+        self.pure_methods = CONTRACT_READS | reads
+        opts = self.game.parse_options(dict(options))
+        secrets = [seeded_secrets(f"scenario/{seed}", s) for s in range(players)]
+        hellos = [make_hello(secrets[s], s, players, self.game.name, opts, f"peer{s}") for s in range(players)]
+        for s, h in enumerate(hellos):
+            check_hello(h, seat=s, players=players, game=self.game.name, options=opts)
+        table = Table(self.game.name, opts, tuple(hellos))
+        self.faces: dict[Slot, CardId] = {}
+        self._orders: dict[Slot, list[CardId]] = {}
+        source = StackedSecrets(self._stacked, players)
+        self.peers = [ScenarioLockstep(self.game, table, s, secrets[s], deck_source=source) for s in range(players)]
+        self._queues: dict[Seat, deque[tuple[Seat, dict[str, Any]]]] = {s: deque() for s in range(players)}
+        self.frames = 0
+        self.public: MutableMapping[Slot, CardId] = _PublicFaces(self.peers)
+        self.finished = False
+
+    # ---- LocalTable's surface
+    def _stacked(self, step: Shuffle) -> Sequence[CardId]:
+        """The arrangement as every peer (and the audit) asks for it: answered once per deck."""
+        order = self._orders.get(step.first_slot)
+        if order is None:
+            order = self._orders[step.first_slot] = list(self.arrange(step))
+            self.faces.update(zip(step.slots, order, strict=True))
+        return order
+
+    def first_state(self) -> GameState:
+        return self.peers[0].state
+
+    def knowledge(self, seat: Seat) -> Knowledge:
+        return self.peers[seat].knowledge()
+
+    @property
+    def private(self) -> dict[Seat, dict[Slot, CardId]]:
+        """Each peer's privately known faces (its own memory, not the test's)."""
+        return {ls.seat: ls.private_faces for ls in self.peers if ls.seat is not None}
+
+    @property
+    def log(self) -> list[tuple[str, object]]:
+        """Seat 0's resolved steps, in LocalTable's format."""
+        out: list[tuple[str, object]] = []
+        for event in self.peers[0].events:
+            if isinstance(event.step, Decide):
+                out.append(("actions", list(event.answers)))
+            else:
+                out.append((type(event.step).__name__, event.step))
+        return out
+
+    def act(self, answers: Sequence[tuple[Seat, Action]]) -> None:
+        """Each answering peer acts; frames flow until every peer has applied the decision.
+
+        Like ``LocalTable.act`` this stops right after the decision: the chance steps
+        that follow are carried out by the next :meth:`run_chance`.
+        """
+        tick = self.peers[0].tick
+        for seat, action in answers:
+            self.peers[seat].act(action)
+        self._pump(lambda ls: ls.tick > tick or ls.finished)
+
+    def run_chance(self) -> GameOver | Decide:
+        """Deliver every frame until every peer waits for a decision (or has finished its audit)."""
+        self._pump(None)
+        self._check_agreement()
+        step = self.peers[0].step
+        assert isinstance(step, Decide | GameOver), f"peers stopped at {step}"
+        return step
+
+    # ---- delivery
+    def _collect(self, ls: Lockstep) -> None:
+        for msg in ls.poll():
+            for other in self.peers:
+                if other is not ls and other.seat is not None:
+                    assert ls.seat is not None
+                    self._queues[other.seat].append((ls.seat, msg.to_wire()))
+                    self.frames += 1
+
+    def _pump(self, done: Callable[[Lockstep], bool] | None) -> None:
+        for ls in self.peers:
+            if done is None or not done(ls):
+                self._collect(ls)
+        moved = True
+        while moved:
+            moved = False
+            for ls in self.peers:
+                assert ls.seat is not None
+                queue = self._queues[ls.seat]
+                while queue and (done is None or not done(ls)):
+                    sender, frame = queue.popleft()
+                    ls.receive(sender, frame)
+                    self._collect(ls)
+                    moved = True
+        for ls in self.peers:
+            if ls.fault is not None:
+                raise AssertionError(f"peer {ls.seat}: protocol fault: {ls.fault.describe()}")
+
+    def _check_agreement(self) -> None:
+        live = [ls for ls in self.peers if not ls.finished]
+        if not live:
+            return
+        assert len(live) == len(self.peers), "some peers finished, others did not"
+        assert len({(ls.tick, ls.phase) for ls in live}) == 1, "peers stopped at different points"
+        assert len({ls.state.state_hash() for ls in live}) == 1, "peers' states differ (desync)"
+
+    # ---- test-only edits
+    def record(self, edit: Edit, made_on_first: bool = False) -> None:
+        """Log an edit and make it on every peer's state (seat 0's may have made it already)."""
+        if not isinstance(self.game, EditedGame):
+            raise TypeError("this protocol table was built with editable=False: its states take no edits")
+        states = [ls.state for ls in self.peers]
+        assert all(isinstance(st, EditedState) for st in states)
+        points = {st._transitions for st in states if isinstance(st, EditedState)}
+        assert len(points) == 1, "a scenario may only edit the state when all peers are at the same point"
+        self.game.edits.append(dataclasses.replace(edit, at=points.pop()))
+        for i, st in enumerate(states):
+            assert isinstance(st, EditedState)
+            if i == 0 and made_on_first:
+                st._applied += 1
+            else:
+                st.sync()
+        for ls in self.peers:  # an edit may change the pending step (a pushed task)
+            if ls.state.step() != ls.step:
+                ls.reload_step()
+
+    def finish(self) -> None:
+        """End the game (test-only, if it has not ended), run every peer's audit, check the verdicts."""
+        if self.finished:
+            return
+        self.finished = True
+        step = self.run_chance()
+        if not isinstance(step, GameOver):
+            self.end_here()
+            self.run_chance()
+        verdicts = [ls.verdict for ls in self.peers]
+        for ls, v in zip(self.peers, verdicts, strict=True):
+            assert ls.finished and v is not None, f"peer {ls.seat} did not finish its audit"
+            assert v.clean, f"peer {ls.seat}: audit not clean: {v.text()}"
+        assert len({v.state_hash for v in verdicts if v is not None}) == 1, "final state hashes differ"
+
+    def end_here(self) -> None:
+        """Make the game end at this point (a test-only edit; a game's helper overrides it)."""
+        raise AssertionError("the scenario has not ended and this game has no test-only way to end it here: "
+                             "play it to the end before finish()")

@@ -1,0 +1,73 @@
+"""Every registered game passes p2php.testing's conformance check (random play against the contract)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from p2php.engine.contract import Game
+from p2php.engine.registry import get_game
+from p2php.testing.conformance import ConformanceError, check_game
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "tiny_game.py"
+
+
+def tiny_game() -> Game:
+    if "tiny_game_example" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("tiny_game_example", EXAMPLE)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return get_game("snitch")
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "seeds", "options", "every"),
+    [
+        ("toy", (2, 4), range(4), {}, 1),  # 12 cards, 3 each: ToyGame says 6 seats, it deals 4
+        ("toy", (3,), range(2), {"reveal_end": True, "flips": True, "sealed": True}, 1),
+        ("uno", (2,), range(2), {"rounds": 1}, 29),  # long games with random bots, a costly state hash
+        ("uno", (3,), range(1), {"rounds": 1, "deck": "all", "stacking": "on"}, 29),
+        ("hpsha", (4, 7), range(1), {}, 13),
+    ],
+)
+def test_builtin_and_test_games_conform(
+    name: str, players: tuple[int, ...], seeds: range, options: dict[str, object], every: int
+) -> None:
+    check_game(get_game(name), players, seeds, options, every=every)
+
+
+def test_the_tiny_example_game_conforms() -> None:
+    check_game(tiny_game(), seeds=range(4))
+
+
+def test_a_broken_game_is_named() -> None:
+    """A state whose legal actions fail its own check is reported with the game, seed and decision."""
+    from toygame import ToyGame, ToyState  # type: ignore[import-not-found]
+
+    class Broken(ToyState):  # type: ignore[misc]
+        def check(self, seat: int, action: dict[str, object], knowledge: object) -> None:
+            if action.get("type") == "play":
+                raise ValueError("no")
+            super().check(seat, action, knowledge)
+
+    class BrokenGame(ToyGame):  # type: ignore[misc]
+        name = "broken-toy"
+
+        def new_state(self, players: int, options: object) -> Broken:
+            return Broken(players, options)
+
+    with pytest.raises(ConformanceError, match=r"broken-toy, 2 players, seed 0, decision \d+: seat \d's legal"):
+        check_game(BrokenGame(), (2,), range(1))
+
+
+def test_conformance_stays_fast() -> None:
+    """Kept small on purpose (a few seeds): the whole module must stay a few seconds."""
+    t0 = time.perf_counter()
+    check_game(get_game("toy"), (3,), range(2))
+    assert time.perf_counter() - t0 < 5
