@@ -25,6 +25,7 @@ from p2php.engine.contract import Action, IllegalAction, Knowledge, Seat, Show, 
 from p2php.engine.registry import register
 from p2php.net import framing
 from p2php.net.framing import FrameError, decode_frame_body
+from p2php.session.audit import run_audit
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
@@ -362,3 +363,150 @@ def test_early_messages_count_against_flooding_by_bytes() -> None:
         peers[0].receive(1, frame)
     assert peers[0].fault is not None and peers[0].fault.code == FaultCode.FLOOD
     assert peers[0].fault.culprit == 1
+
+
+# ------------------------------------------------------------------------ how the audit weighs what it holds
+
+
+def _finished_clean(seed: int, players: int = 3) -> list[Lockstep]:
+    peers = make_peers("toy", players, {}, seed=seed)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(players)})
+    _assert_clean(peers)
+    return peers
+
+
+def test_our_own_later_finding_names_the_culprit_behind_an_unconfirmed_accusation() -> None:
+    ls = _finished_clean(15)[0]
+    ls.fault, ls.fault_from = Fault(2, "released keys for the wrong slots", (3, 1), FaultCode.BAD_KEY), 1
+    ls.later_faults = [Fault(1, "sent a message out of turn after its abort", (4, 0), FaultCode.OUT_OF_TURN)]
+    verdict = run_audit(ls)
+    assert (verdict.culprit, verdict.code) == (1, "out_of_turn"), verdict
+
+
+def test_a_later_timing_fault_convicts_nobody() -> None:
+    # Silence seen after we stopped is our clock's word only: it never names a seat.
+    ls = _finished_clean(16)[0]
+    ls.fault, ls.fault_from = Fault(2, "released keys for the wrong slots", (3, 1), FaultCode.BAD_KEY), 1
+    ls.later_faults = [Fault(1, "went silent", (4, 0), FaultCode.SILENT)]
+    verdict = run_audit(ls)
+    assert verdict.culprit is None and verdict.code == "accusation", verdict
+
+
+def test_a_silence_accusation_we_saw_too_is_confirmed_before_the_missing_audit() -> None:
+    ls = _finished_clean(17)[0]
+    tick = ls.tick
+    ls.fault, ls.fault_from = Fault(2, "went silent", (tick, 1), FaultCode.SILENT), 1
+    ls.waiting_at_abort = [2]  # we were waiting for seat 2 too
+    ls.audit_bodies[2] = {"refused": True}  # and it never sent its audit
+    verdict = run_audit(ls)
+    assert (verdict.culprit, verdict.code) == (2, "silent"), verdict  # the silence, not the missing audit
+    assert "went silent" in verdict.reason
+
+
+def test_a_silence_accusation_against_a_seat_that_stopped_is_not_confirmed() -> None:
+    ls = _finished_clean(18)[0]
+    ls.fault, ls.fault_from = Fault(2, "went silent", (ls.tick, 1), FaultCode.SILENT), 1
+    ls.waiting_at_abort = [2]  # its audit came: it stopped, it was not silent
+    verdict = run_audit(ls)
+    assert verdict.culprit is None and verdict.code == "accusation", verdict
+
+
+class _PeekState(ToyState):
+    """The toy game whose show is a peek: the next seat looks at two undealt deck cards, so every
+    other seat holds a key of them and sends a show."""
+
+    def step(self) -> Step:
+        if self.phase == "show":
+            n = self.players
+            viewer = (self.first + 1) % n
+            return Show((3 * n, 3 * n + 1), viewer, viewer)
+        return super().step()
+
+
+class PeekGame(ToyGame):
+    name = "toy-peek"
+
+    def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
+        return _PeekState(players, self.parse_options(dict(options)))
+
+
+register(PeekGame())
+
+
+def test_a_peek_gathers_a_key_from_every_other_seat() -> None:
+    peers = make_peers("toy-peek", 3, {}, seed=37)
+    run_in_memory(peers, {s: RandomBot(370 + s) for s in range(3)})
+    _assert_clean(peers)
+    viewer = (peers[0].state.first + 1) % 3
+    shows = [m for m in peers[0].transcript if m.kind == "show"]
+    assert sorted(m.sender for m in shows) == [s for s in range(3) if s != viewer]
+    assert {9, 10} <= set(peers[viewer].private_faces)
+    assert not {9, 10} & set(peers[(viewer + 1) % 3].private_faces)
+
+
+@pytest.mark.parametrize("which", ["lower", "higher"])
+def test_a_show_to_another_seat_is_named_at_once_whichever_sender_cheats(which: str) -> None:
+    # Each show's recipient is checked, not only the first one's.
+    probe = make_peers("toy-peek", 3, {}, seed=37)
+    run_in_memory(probe, {s: RandomBot(370 + s) for s in range(3)})
+    viewer = (probe[0].state.first + 1) % 3
+    senders = sorted(s for s in range(3) if s != viewer)
+    cheater = senders[0] if which == "lower" else senders[1]
+    peers = make_peers("toy-peek", 3, {}, seed=37)
+    send = peers[cheater]._send
+
+    def cheating_send(kind: str, body: dict[str, Any]) -> Any:
+        return send(kind, {**body, "to": (body["to"] + 1) % 3} if kind == "show" else body)
+
+    peers[cheater]._send = cheating_send  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(370 + s) for s in range(3)})
+    _assert_all_named(peers, cheater, "showed cards to seat", FaultCode.BAD_SHOW)
+
+
+def test_a_broken_chain_is_named_and_our_copy_goes_out_as_evidence() -> None:
+    peers = make_peers("toy", 3, {}, seed=19)
+    cheater = peers[1]
+    prev = cheater._my_prev
+    broken = {"done": False}
+
+    def wrong_prev() -> bytes:
+        if cheater._my_seq == 3 and not broken["done"]:
+            broken["done"] = True
+            return b"\x00" * 32  # message 3 claims another message 2 than the one it sent
+        return prev()
+
+    cheater._my_prev = wrong_prev  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(190 + s) for s in range(3)})
+    _assert_all_named(peers, 1, "does not chain to its previous message", FaultCode.EQUIVOCATION)
+    for honest in (peers[0], peers[2]):
+        aborts = [m for m in honest.processed[honest.seat].values() if m.kind == "abort"]
+        if not aborts:
+            continue  # it stopped on the other's abort
+        evidence = aborts[0].body["evidence"]
+        assert any(w.get("from") == 1 and w.get("seq") == 2 for w in evidence), evidence
+
+
+class _StuckState(ToyState):
+    def advance(self, faces: Any = None, random: bytes = b"") -> None:
+        if self.phase == "show":
+            raise IllegalAction("this engine cannot leave the show")
+        super().advance(faces, random)
+
+
+class StuckGame(ToyGame):
+    name = "toy-stuck"
+
+    def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
+        return _StuckState(players, self.parse_options(dict(options)))
+
+
+register(StuckGame())
+
+
+def test_an_engine_that_refuses_to_advance_ends_in_an_internal_verdict_naming_nobody() -> None:
+    peers = make_peers("toy-stuck", 3, {}, seed=20)
+    run_in_memory(peers, {s: RandomBot(200 + s) for s in range(3)})
+    for p in peers:
+        assert p.finished and p.verdict is not None and not p.verdict.clean, p.seat
+        assert p.verdict.culprit is None and p.verdict.code == "internal", p.verdict
+        assert "engine refused step" in p.verdict.reason
