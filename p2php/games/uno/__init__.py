@@ -27,7 +27,7 @@ Bots: ``random`` (uniform over legal actions), ``heuristic`` (see
 :class:`~p2php.games.uno.bots.HeuristicBot`) and ``eager`` (random, but plays
 whenever it can, like RLCard's UNO; for benchmarks: a uniformly random player
 draws at will and keeps what it draws, so its rounds are ~20 times longer).
-:mod:`p2php.games.uno.stacked` builds stacked-deck tables for rule tests.
+:mod:`p2php.testing.uno` builds stacked-deck tables for rule tests.
 
 Decide prompts: ``first_colour``, ``turn``, ``drawn``, ``catch`` (all other seats),
 ``respond:skip``, ``respond:draw_two``, ``respond:wild_draw_four``,
