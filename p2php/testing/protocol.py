@@ -23,7 +23,7 @@ from p2php.session.handshake import Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.testing.edits import CONTRACT_READS, Edit, EditedGame, EditedState, edited_game
-from p2php.testing.stacking import Arrange, StackedSecrets
+from p2php.testing.stacking import Arrange, StackedSecrets, StackingError, checked_order
 
 
 class ScenarioLockstep(Lockstep):
@@ -96,13 +96,19 @@ class ProtocolTable:
         self.frames = 0
         self.public: MutableMapping[Slot, CardId] = _PublicFaces(self.peers)
         self.finished = False
+        self.stacking_error: StackingError | None = None
 
     # ---- LocalTable's surface
     def _stacked(self, step: Shuffle) -> Sequence[CardId]:
         """The arrangement as every peer (and the audit) asks for it: answered once per deck."""
         order = self._orders.get(step.first_slot)
         if order is None:
-            order = self._orders[step.first_slot] = list(self.arrange(step))
+            try:
+                order = checked_order(step, step.cards, self.arrange(step))
+            except StackingError as err:
+                self.stacking_error = err  # the peer makes it a fault; the test gets the reason
+                raise
+            self._orders[step.first_slot] = order
             self.faces.update(zip(step.slots, order, strict=True))
         return order
 
@@ -171,6 +177,8 @@ class ProtocolTable:
                     ls.receive(sender, frame)
                     self._collect(ls)
                     moved = True
+        if self.stacking_error is not None:
+            raise self.stacking_error
         for ls in self.peers:
             if ls.fault is not None:
                 raise AssertionError(f"peer {ls.seat}: protocol fault: {ls.fault.describe()}")
