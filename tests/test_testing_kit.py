@@ -76,3 +76,14 @@ def test_stacked_peers_play_a_whole_audited_game() -> None:
     run_in_memory(peers, bots)
     assert all(p.verdict is not None and p.verdict.clean for p in peers)
     assert all(p.public_faces[s] == 11 - s for p in peers for s in p.public_faces)
+
+
+@pytest.mark.usefixtures("mode")
+def test_a_test_only_edit_reaches_every_peer_and_the_audit() -> None:
+    sc = Reversed()
+    sc.answer([(0, {"type": "bid", "n": 0}), (1, {"type": "bid", "n": 0})])
+    first = sc.state.first  # type: ignore[attr-defined]
+    sc.state.turn = 1  # type: ignore[attr-defined]  # skip the first player's turn
+    last = 1 - first
+    sc.act(last, {"type": "play", "slot": last}, "play")
+    assert sc.over().winners == (last,)  # the audit (protocol mode) replays the edit at the same point

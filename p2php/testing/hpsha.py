@@ -11,7 +11,7 @@ set a position up by writing to it (``st.hp[0] = 2``, ``st.push(task)``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from p2php.engine.contract import Action, GameOver, GameState, Shuffle
 from p2php.games.hpsha import HpshaGame
@@ -32,7 +32,7 @@ from p2php.games.hpsha.data import (
 )
 from p2php.games.hpsha.state import HpshaState
 from p2php.games.hpsha.tasks import Task
-from p2php.testing.edits import Edit, SharedState
+from p2php.testing.edits import Edit
 from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import MODES, Mode, scenario_mode
 from p2php.testing.scenario import Scenario as BaseScenario
@@ -71,6 +71,7 @@ class Scenario(BaseScenario):
     """A game with a stacked deck; seat 0..n-1 get ``chars`` and ``roles``."""
 
     state: HpshaState
+    wrap = (Task,)  # a pushed task's fields are edits too
 
     def __init__(
         self,
@@ -101,10 +102,6 @@ class Scenario(BaseScenario):
     def protocol_table(self, seed: int, reads: frozenset[str], editable: bool) -> ProtocolTable:
         return _HpshaTable(self.game, self.n, self.options, seed, self.arrange, reads=reads)
 
-    def shared_state(self) -> GameState:
-        # every peer's state at once: reads show seat 0's, writes go to all (test-only edits)
-        assert isinstance(self.table, ProtocolTable)
-        return cast(GameState, SharedState(self.table, wrap=(Task,)))
 
     # ------------------------------------------------------------------ cards
     def card(self, spec: CardSpec) -> int:

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from p2php.engine.contract import Action, CardId, Decide, Game, GameOver, GameState, IllegalAction, Seat, Shuffle, Step
 from p2php.engine.local import LocalTable
+from p2php.testing.edits import EditedGame, SharedState
 from p2php.testing.protocol import ProtocolTable
 from p2php.testing.stacking import StackedChance, StackingError
 
@@ -101,10 +102,15 @@ class Scenario:
     def protocol_table(self, seed: int, reads: frozenset[str], editable: bool) -> ProtocolTable:
         return ProtocolTable(self.game, self.n, self.options, seed, self.arrange, editable=editable, reads=reads)
 
+    wrap: tuple[type, ...] = ()
+    """Protocol mode: types inside the state (besides lists, dicts and sets) whose writes are edits too."""
+
     def shared_state(self) -> GameState:
-        """Protocol mode: what ``self.state`` is (default: seat 0's state, read only)."""
+        """Protocol mode: what ``self.state`` is — every peer's state at once if editable, else seat 0's."""
         assert isinstance(self.table, ProtocolTable)
-        return self.table.peers[0].state
+        if not isinstance(self.table.game, EditedGame):
+            return self.table.peers[0].state
+        return cast(GameState, SharedState(self.table, wrap=self.wrap))
 
     def finish(self) -> None:
         """Protocol mode: end the game, run every peer's audit and check the verdicts (engine: nothing)."""
