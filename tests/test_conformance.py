@@ -30,7 +30,7 @@ def tiny_game() -> Game:
     [
         ("toy", (2, 4), range(4), {}, 1),  # 12 cards, 3 each: ToyGame says 6 seats, it deals 4
         ("toy", (3,), range(2), {"reveal_end": True, "flips": True, "sealed": True}, 1),
-        ("uno", (2,), range(2), {"rounds": 1}, 29),  # long games with random bots, a costly state hash
+        ("uno", (2,), range(1), {"rounds": 1}, 29),  # long games with random bots, a costly state hash
         ("uno", (3,), range(1), {"rounds": 1, "deck": "all", "stacking": "on"}, 29),
         ("hpsha", (4, 7), range(1), {}, 13),
     ],
