@@ -13,6 +13,26 @@ table, a deck secrets source for real peers), and only this package makes them.
 * :mod:`.plugin` — the pytest ``mode`` fixture;
 * :mod:`.hpsha`, :mod:`.uno` — thin helpers for the built-in games.
 
+A game's tests, in short::
+
+    from p2php.testing.conformance import check_game
+    from p2php.testing import Scenario
+
+    def test_my_game_conforms():
+        check_game(MY_GAME, players=(2, 4), seeds=range(3))
+
+    class Stacked(Scenario):                      # decks in a chosen order
+        def arrange(self, step):
+            return sorted(step.cards)
+
+    pytestmark = pytest.mark.usefixtures("mode")  # each test: engine, then protocol
+
+    def test_opening():
+        sc = Stacked(MY_GAME, 2)
+        sc.expect(0, "play")
+        sc.act(0, {"type": "play", "slot": 0})
+        assert sc.over().winners == (0,)        # protocol mode: every audit is checked too
+
 Nothing here is used in real play.
 """
 
