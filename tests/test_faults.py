@@ -10,6 +10,7 @@ failed on 684e4cd and pass since the core fixes of issue 8.  Soak: ``benchmarks/
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 import trio
@@ -306,3 +307,53 @@ async def test_race_c_a_skewed_reset_does_not_leave_the_link_dead() -> None:
     run = await _uno(3, 0, links)
     assert run.proxies[(1, 0)].stats.faults == {"skewed_reset": 1}
     _clean(run)
+
+
+# ------------------------------------------------------------------------------------------ our own stalls
+
+
+def test_the_running_clock_leaves_out_the_time_our_loop_was_stalled() -> None:
+    from p2php.session.runner import RunningClock
+
+    wall = [100.0]
+    clock = RunningClock(lambda: wall[0])
+    for _ in range(10):  # on time: every tick 0.1 s after the last
+        wall[0] += 0.1
+        clock.tick()
+    assert clock.now() == pytest.approx(101.0) and clock.stalled == 0
+    wall[0] += 0.3  # a little late, within the slack: still counted
+    clock.tick()
+    assert clock.stalled == 0
+    wall[0] += 6.0  # the process was starved for 6 s: the runner wakes before the tick task
+    assert clock.now() == pytest.approx(101.3 + 0.1 + RunningClock.SLACK)
+    clock.tick()
+    assert clock.stalled == pytest.approx(6.0 - 0.1 - RunningClock.SLACK)
+    assert clock.now() == pytest.approx(101.3 + 0.1 + RunningClock.SLACK)
+
+
+async def test_a_stalled_process_convicts_nobody() -> None:
+    """Every peer in this process freezes for twice the timeout (a blocking call in a decider): when the
+    loop runs again, the waiting peers must read what arrived before they judge anyone late."""
+    import time as _time
+
+    from p2php.bots import RandomBot
+    from p2php.session.local_net import run_local_table
+
+    stalled = {"done": False}
+
+    def decider(seat: int) -> Any:
+        bot = RandomBot(seat)
+
+        async def decide(ls: Any) -> Any:
+            if seat == 1 and not stalled["done"]:
+                stalled["done"] = True
+                _time.sleep(4.0)  # blocks the whole trio loop: every peer here is starved
+            return bot.choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions())
+
+        return decide
+
+    with trio.fail_after(60):
+        results = await run_local_table("toy", 3, [decider(s) for s in range(3)], seed=5, timeout=2.0)
+    assert stalled["done"]
+    for r in results:
+        assert r.lockstep.verdict is not None and r.lockstep.verdict.clean, r.lockstep.verdict

@@ -147,6 +147,45 @@ MAX_SYNC_BYTES = 32 * 1024 * 1024
 """Bytes of relays sent in answer to one ``sync`` (a whole game is a few MB)."""
 
 
+class RunningClock:
+    """Seconds during which this peer's own event loop ran on time: the clock deadlines are kept on.
+
+    A deadline that passes while our own process was starved (a loaded machine, a
+    laptop waking from sleep, a long garbage collection) says nothing about the seat
+    we wait for: its message may be sitting unread in our socket.  So the time our
+    loop was stalled is not counted: :meth:`run` sleeps :data:`TICK` seconds at a
+    time, and whatever it oversleeps beyond :data:`SLACK` is a stall.  A stall still
+    in progress (the loop has just woken, the tick task has not run yet) is left out
+    too, so the runner cannot name anyone in the instant after waking.
+    Sans-IO apart from :meth:`run`: ``wall`` is injectable for tests.
+    """
+
+    TICK = 0.1
+    SLACK = 0.25
+
+    def __init__(self, wall: Callable[[], float] = time.monotonic) -> None:
+        self._wall = wall
+        self.stalled = 0.0
+        """Seconds left out so far."""
+        self._last = wall()  # when the tick task last ran
+
+    def now(self) -> float:
+        wall = self._wall()
+        in_progress = max(0.0, wall - self._last - self.TICK - self.SLACK)
+        return wall - self.stalled - in_progress
+
+    def tick(self) -> None:
+        """The tick task ran: count how late it was."""
+        wall = self._wall()
+        self.stalled += max(0.0, wall - self._last - self.TICK - self.SLACK)
+        self._last = wall
+
+    async def run(self) -> None:
+        while True:
+            await trio.sleep(self.TICK)
+            self.tick()
+
+
 class Deadlines:
     """When each awaited message became due, and so when its seat is late (sans-IO: ``now`` is given).
 
@@ -218,6 +257,7 @@ class _Runner:
         self.spectators: dict[int, int] = {}  # spectator -> transcript messages relayed so far
         self.deciding = False
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
+        self.clock = RunningClock()  # deadlines count only the time our own loop ran on time
         self.synced: set[int] = set()  # seats whose sync we answered on their current connection
         self.fins: set[int] = set()  # seats that told us they finished
         self.fin_sent = False
@@ -233,6 +273,7 @@ class _Runner:
         merged_in, merged = trio.open_memory_channel(256)
         async with mesh, trio.open_nursery() as nursery:
             nursery.start_soon(self._pump, merged_in.clone())
+            nursery.start_soon(self.clock.run)
             if listener is not None:
                 nursery.start_soon(partial(mesh.serve_rejoins, listener, self.hello, self.check,
                                            spectators=self.cfg.spectators, sign=self.sign))
@@ -288,14 +329,14 @@ class _Runner:
 
     def _wait(self) -> float:
         """Seconds until the first awaited message is late (a long time if none is awaited)."""
-        now = time.monotonic()
+        now = self.clock.now()
         self.deadlines.update(self._awaited(), now)
         first = self.deadlines.next_deadline(self.down)
         return 3600.0 if first is None else first - now
 
     def _expire(self) -> None:
         """Name the seats whose own deadline passed; a seat whose link is down is unreachable, not silent."""
-        now = time.monotonic()
+        now = self.clock.now()
         self.deadlines.update(self._awaited(), now)
         late = self.deadlines.expired(now, self.down)
         behind = set()
@@ -331,7 +372,7 @@ class _Runner:
         elif isinstance(event, PeerError):
             self.synced.discard(event.seat)
             if event.seat not in self.down:
-                self.down[event.seat] = time.monotonic()
+                self.down[event.seat] = self.clock.now()
                 if event.seat < ls.seat:  # type: ignore[operator]
                     # The higher seat of a pair dials (as when the mesh formed).
                     nursery.start_soon(self._redial, event.seat)
