@@ -530,3 +530,37 @@ def test_equivocation_split_between_two_peers_is_proven_to_both() -> None:
 
     run_in_memory(peers, {s: RandomBot(210 + s) for s in range(3)}, tamper=split)
     _assert_all_named(peers, 1, "equivocation", FaultCode.EQUIVOCATION)
+
+
+def test_a_fault_only_one_peer_saw_reaches_the_others_as_its_abort() -> None:
+    # Only seat 0 gets seat 1's altered message: it names seat 1 and says so in its abort; seat 2 cannot
+    # check the claim itself, so it ends unattributed, quoting the accusation it received.
+    peers = make_peers("toy", 3, {}, seed=22)
+
+    def alter_for_seat_0(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if sender == 1 and receiver == 0 and frame.get("kind") == "action":
+            return {**frame, "sig": bytes(64)}
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(220 + s) for s in range(3)}, tamper=alter_for_seat_0)
+    verdict0 = peers[0].verdict
+    assert verdict0 is not None and (verdict0.culprit, verdict0.code) == (1, "bad_message"), verdict0
+    aborts = [m for m in peers[2].processed[0].values() if m.kind == "abort"]
+    assert len(aborts) == 1
+    assert (aborts[0].body["culprit"], aborts[0].body["code"]) == (1, "bad_message")
+    verdict2 = peers[2].verdict
+    assert verdict2 is not None and verdict2.culprit is None and verdict2.code == "accusation", verdict2
+    assert "seat 0" in verdict2.reason
+
+
+def test_a_seat_that_withholds_only_its_audit_is_named_by_everyone() -> None:
+    peers = make_peers("toy", 3, {}, seed=23)
+
+    def drop_audit_of_seat_1(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        return None if sender == 1 and frame.get("kind") == "audit" else frame
+
+    run_in_memory(peers, {s: RandomBot(230 + s) for s in range(3)}, tamper=drop_audit_of_seat_1)
+    for p in (peers[0], peers[2]):
+        assert p.finished and p.verdict is not None, p.seat
+        assert (p.verdict.culprit, p.verdict.code) == (1, "refused_audit"), p.verdict
+        assert p.audit_bodies[1] == {"refused": True, "unreachable": False}
