@@ -40,7 +40,12 @@ def run_audit(ls: Lockstep) -> Verdict:
         if judged is not None:
             findings.append(judged)
     findings.extend(f for f in ls.later_faults if f.culprit is None or f.code not in TIMING_CODES)
-    findings.extend(_judge_equivocation(ls))
+    proven = _judge_equivocation(ls)
+    if proven:
+        # A dispute we raised ourselves ("seat s saw another message than we did") was provisional:
+        # the signed copies now say what it was, proven equivocation or a claim nobody can back.
+        findings = [f for f in findings if not (f.culprit is None and f.code == FaultCode.EQUIVOCATION)]
+    findings.extend(proven)
     secrets: dict[Seat, bytes] = {}
     for seat in range(ls.players):
         body = ls.audit_bodies.get(seat)
