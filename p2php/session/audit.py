@@ -271,16 +271,17 @@ def _judge_equivocation(ls: Lockstep) -> list[Fault]:
     return out
 
 
-def _show_duty(ls: Lockstep, sender: Seat, tick: int) -> list[Slot] | None:
+def _show_duty(ls: Lockstep, shows: dict[int, Show], sender: Seat, tick: int) -> list[Slot] | None:
     """The slots ``sender`` had to show at ``tick``: those of the Show whose key it had not made public."""
-    step = next((e.step for e in ls.events if e.tick == tick), None)
-    if not isinstance(step, Show) or sender == step.viewer:
+    step = shows.get(tick)
+    if step is None or sender == step.viewer:
         return None
     return [s for s in step.slots if ls.released_at.get((s, sender), tick) >= tick]
 
 
 def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
     out: list[Fault] = []
+    shows = {e.tick: e.step for e in ls.events if isinstance(e.step, Show)}
     for msg in ls.transcript:
         if msg.kind != "show" or msg.sender not in secrets:
             continue
@@ -297,7 +298,7 @@ def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
             continue
         try:
             shown = decode(channel.open_sealed(key, msg.body["box"], ls.session_id))
-            duty = _show_duty(ls, msg.sender, msg.at[0])
+            duty = _show_duty(ls, shows, msg.sender, msg.at[0])
             if duty is not None and [item[0] for item in shown] != duty:
                 raise ValueError(f"showed slots {short([item[0] for item in shown])}, its duty was {short(duty)}")
             for slot, raw in shown:
