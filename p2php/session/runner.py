@@ -388,10 +388,10 @@ class _Runner:
                                                        "game": ls.table.game, "options": ls.table.options})
 
     async def _redial(self, seat: int) -> None:
-        if await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check, self.cfg.resume_timeout,
-                                  sign=self.sign):
-            return
-        # Gave up: the seat stays down, and its deadline names it unreachable.
+        """Dial ``seat`` again until ``resume_timeout``; if that fails it stays down and its deadline
+        names it unreachable (the new link, if one comes, arrives as a ``Rejoined`` event)."""
+        await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check, self.cfg.resume_timeout,
+                               sign=self.sign)
 
     async def _sync(self, seat: int) -> None:
         """Tell ``seat`` which messages we hold; it relays what we lack."""
