@@ -50,6 +50,7 @@ from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import Action, Deal, Decide, IllegalAction, Reveal, Show
 from p2php.engine.contract import GameOver as EngineResult
 from p2php.engine.registry import get_game
+from p2php.errors import P2phpError
 from p2php.net.mesh import listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript as _transcript
@@ -100,7 +101,7 @@ DEFAULT_TIMEOUT = 30.0
 # ----------------------------------------------------------------------------- errors
 
 
-class ApiError(Exception):
+class ApiError(P2phpError):
     """A misuse of the embedding API (the message says what to do instead)."""
 
 

@@ -17,10 +17,12 @@ from typing import Any
 
 import msgpack
 
+from p2php.errors import P2phpError
+
 Plain = None | bool | int | str | bytes | list["Plain"] | dict[str, "Plain"]
 
 
-class NotCanonical(TypeError):
+class NotCanonical(P2phpError, TypeError):
     """A value that has no canonical encoding (a float, a set, an object ...)."""
 
 

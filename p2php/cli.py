@@ -25,6 +25,7 @@ import trio
 from p2php.console import LogPrinter
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
+from p2php.errors import P2phpError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
 from p2php.session.runner import Decider, PeerResult, bot_decider
 from p2php.text import LINE, safe
@@ -277,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code: int = args.func(args)
         return code
-    except (OptionError, ValueError) as err:
+    except P2phpError as err:  # p2php refused something, and says why; anything else is a bug: a traceback
         print(f"p2php: {safe(err, LINE)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -51,6 +51,7 @@ import msgpack
 import trio
 
 from p2php import PROTOCOL_VERSION
+from p2php.errors import UsageError
 from p2php.net.framing import FrameError, decode_frame_body
 from p2php.net.ports import DISCOVERY_PORT
 from p2php.text import quote, safe
@@ -188,21 +189,21 @@ def parse_answer(data: bytes, nonce: bytes, source: str) -> TableInfo | None:
 
 
 def parse_target(text: str, default_port: int = DISCOVERY_PORT) -> tuple[str, int]:
-    """``HOST``, ``HOST:PORT`` or ``[V6]:PORT`` to an address pair (ValueError if malformed)."""
+    """``HOST``, ``HOST:PORT`` or ``[V6]:PORT`` to an address pair (UsageError, a ValueError, if malformed)."""
     host, port = text, default_port
     if text.startswith("["):
         host, _, rest = text[1:].partition("]")
         if rest:
             if not rest.startswith(":") or not rest[1:].isdigit():
-                raise ValueError(f"expected [ADDRESS]:PORT, got {text!r}")
+                raise UsageError(f"expected [ADDRESS]:PORT, got {text!r}")
             port = int(rest[1:])
     elif text.count(":") == 1:
         host, _, raw = text.partition(":")
         if not raw.isdigit():
-            raise ValueError(f"expected HOST:PORT, got {text!r}")
+            raise UsageError(f"expected HOST:PORT, got {text!r}")
         port = int(raw)
     if not host or not 0 < port < 65536:
-        raise ValueError(f"expected HOST or HOST:PORT, got {text!r}")
+        raise UsageError(f"expected HOST or HOST:PORT, got {text!r}")
     return host, port
 
 

@@ -38,6 +38,7 @@ import trio
 
 from p2php import PROTOCOL_VERSION
 from p2php.engine.contract import Game, OptionError
+from p2php.errors import P2phpError
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.text import NAME, quote, safe
 
@@ -63,7 +64,7 @@ Address = tuple[str | None, int]
 """A seat's listener: (IP, port); IP None means "on the host's machine"."""
 
 
-class LobbyError(Exception):
+class LobbyError(P2phpError):
     """The rendezvous failed; the message says why, for a person to read."""
 
 

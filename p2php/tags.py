@@ -47,8 +47,8 @@ CHAIN_SEED = b"p2php/chain-seed/v1"  # the last value of a hash chain, from its 
 TEST_MASTER = b"p2php/test-master"  # the masters of the in-memory test peers (session/memory.py)
 
 PROTOCOL_TAGS = frozenset({
-    RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN, BEACON,
-    SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
+    RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN,
+    BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
     BEACON_SEED, NONCE, CHAIN_SEED,
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""

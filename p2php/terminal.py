@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import trio
 
 from p2php.engine.contract import Action, Deal, Decide, Randomness, Reveal, Show, Shuffle
+from p2php.errors import UsageError
 from p2php.session.lockstep import Event, Lockstep
 from p2php.text import LINE, NAME, safe
 
@@ -163,7 +164,7 @@ class Localizer:
 
     def __init__(self, game: str, lang: str | None) -> None:
         if lang is not None and lang not in LANGS:
-            raise ValueError(f"--lang must be one of {', '.join(LANGS)}, not {lang!r}")
+            raise UsageError(f"--lang must be one of {', '.join(LANGS)}, not {lang!r}")
         self.lang = lang
         table: dict[str, str] = {}
         if lang is not None:
@@ -467,7 +468,7 @@ class TerminalUI:
         for s, text in enumerate(obs.get("players", [])):
             line = f"  {safe(text, LINE)}  — {self._name(ls, s)}"
             lines.append(p(line, "green") if s == ls.seat else line)
-        log = obs.get("log") or []
+        log = (obs.get("log_zh") if self.lang == "zh" else None) or obs.get("log") or []  # words.py renders both
         if log:
             lines.append(p("Recent:", "bold"))
             lines.extend(f"  {safe(entry, LINE)}" for entry in log[-5:])

@@ -21,6 +21,7 @@ import trio
 
 from p2php.bridge.session import BRIDGE_VERSION, OPS, BridgeSession, dumps, event_json, to_json
 from p2php.bridge.stdio import serve_stdio
+from p2php.errors import UsageError
 
 __all__ = ["BRIDGE_VERSION", "OPS", "BridgeSession", "dumps", "event_json", "main", "serve_stdio", "to_json"]
 
@@ -31,7 +32,7 @@ def parse_host_port(text: str) -> tuple[str, int]:
     """``"127.0.0.1:8765"`` → ``("127.0.0.1", 8765)``; ``"[::1]:8765"`` works too."""
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit() or not 0 <= int(port) < 65536:
-        raise ValueError(f"expected HOST:PORT, got {text!r}")
+        raise UsageError(f"expected HOST:PORT, got {text!r}")
     return host.strip("[]"), int(port)
 
 

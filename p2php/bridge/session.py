@@ -34,6 +34,7 @@ import trio
 from p2php import PROTOCOL_VERSION, __version__, api
 from p2php.engine.contract import IllegalAction, OptionError
 from p2php.engine.registry import game_names, get_game
+from p2php.errors import P2phpError
 from p2php.net.ports import LOBBY_PORT
 from p2php.session.transcript import TranscriptError
 
@@ -52,7 +53,7 @@ Emit = Callable[[dict[str, Any]], None]
 OPS = ("demo", "host", "join", "start", "act", "legal", "view", "save", "verify", "games", "leave", "quit")
 
 
-class BadCommand(ValueError):
+class BadCommand(P2phpError, ValueError):
     """A command the bridge cannot carry out; the message goes back in an ``error`` event."""
 
 

@@ -41,6 +41,7 @@ from wsproto.events import (
 from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
 from p2php.bridge.session import MAX_LINE, BridgeSession, dumps
+from p2php.errors import P2phpError
 
 HANDSHAKE_TIMEOUT = 10.0
 """Seconds a new connection has to complete the WebSocket handshake."""
@@ -48,7 +49,7 @@ HANDSHAKE_TIMEOUT = 10.0
 _IO_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, LocalProtocolError, RemoteProtocolError)
 
 
-class WebSocketError(Exception):
+class WebSocketError(P2phpError):
     """The WebSocket handshake failed or was refused."""
 
 

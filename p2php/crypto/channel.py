@@ -39,6 +39,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from p2php import tags
 from p2php.canonical import digest
 from p2php.crypto.identity import Identity
+from p2php.errors import P2phpError
 
 __all__ = ["ChannelError", "key_check", "message_key", "open_sealed", "seal"]
 
@@ -47,7 +48,7 @@ _NONCE = bytes(12)
 _CHECK_SIZE = 32
 
 
-class ChannelError(ValueError):
+class ChannelError(P2phpError, ValueError):
     """A sealed payload that does not open: wrong key, wrong context or tampered bytes."""
 
 

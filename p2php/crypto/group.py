@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from p2php import tags
+from p2php.errors import P2phpError
 from p2php.rng import DetRng
 
 __all__ = [
@@ -56,7 +57,7 @@ _from_encoded = ec.EllipticCurvePublicKey.from_encoded_point
 _derive = ec.derive_private_key
 
 
-class InvalidPoint(ValueError):
+class InvalidPoint(P2phpError, ValueError):
     """Bytes that are not the x-coordinate of a P-256 point (wrong size or off the curve)."""
 
 

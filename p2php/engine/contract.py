@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from p2php.canonical import hash_value
+from p2php.errors import P2phpError
 from p2php.rng import DetRng
 
 Seat = int
@@ -139,11 +140,11 @@ Step = Decide | Shuffle | Deal | Reveal | Show | Randomness | GameOver
 # ----------------------------------------------------------------------------- errors
 
 
-class IllegalAction(ValueError):
+class IllegalAction(P2phpError, ValueError):
     """An action that the rules do not allow.  ``str(err)`` says why."""
 
 
-class OptionError(ValueError):
+class OptionError(P2phpError, ValueError):
     """A game option that is unknown or has a bad value."""
 
 

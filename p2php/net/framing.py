@@ -24,6 +24,7 @@ from typing import Any
 
 import msgpack
 
+from p2php.errors import P2phpError
 from p2php.net.linkauth import TAG_SIZE as _TAG_SIZE
 from p2php.net.linkauth import LinkMac
 
@@ -37,7 +38,7 @@ HEADER_SIZE = 4
 _MAX_DECLARABLE = 2**32 - 1
 
 
-class FrameError(ValueError):
+class FrameError(P2phpError, ValueError):
     """A frame that breaks the wire contract; the peer that sent it is at fault."""
 
 

@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from p2php import tags
 from p2php.canonical import digest
+from p2php.errors import P2phpError
 
 TAG_SIZE = 16
 """Bytes of authentication tag at the end of every frame after the handshake."""
@@ -38,7 +39,7 @@ KX_SIZE = 32
 """Bytes of an X25519 public key, as sent in the challenge frame."""
 
 
-class LinkKeyError(ValueError):
+class LinkKeyError(P2phpError, ValueError):
     """The peer's key-exchange value is malformed or gives no usable shared secret."""
 
 

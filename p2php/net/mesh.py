@@ -48,6 +48,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from p2php import tags
 from p2php.canonical import NotCanonical, digest, encode
+from p2php.errors import P2phpError
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
 from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
 
@@ -75,7 +76,7 @@ Signer = Callable[[bytes], bytes]
 _HANDSHAKE_FAILURES = (FrameError, OSError, trio.BrokenResourceError, trio.TooSlowError)
 
 
-class HandshakeError(ValueError):
+class HandshakeError(P2phpError, ValueError):
     """A peer's hello was refused (by the mesh rules or by ``check_hello``).
 
     ``check_hello`` raises it with just a message; the mesh fills in ``seat``, the
@@ -87,7 +88,7 @@ class HandshakeError(ValueError):
         self.seat = seat
 
 
-class MeshError(Exception):
+class MeshError(P2phpError):
     """The mesh could not be formed; ``missing`` lists the seats not connected."""
 
     def __init__(self, message: str, missing: list[int]) -> None:

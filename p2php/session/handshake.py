@@ -19,12 +19,13 @@ from p2php import PROTOCOL_VERSION, tags
 from p2php.canonical import digest, encode
 from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity
+from p2php.errors import P2phpError
 
 CHAIN_LENGTH = 1024
 """Randomness draws a peer can reveal in one game (one per Randomness step)."""
 
 
-class HandshakeRefused(ValueError):
+class HandshakeRefused(P2phpError, ValueError):
     """A hello that does not match this table (or is badly signed)."""
 
 

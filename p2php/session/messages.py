@@ -22,11 +22,12 @@ from typing import Any
 
 from p2php import tags
 from p2php.canonical import digest, encode
+from p2php.errors import P2phpError
 
 KINDS = ("shuffle", "lock", "keys", "commit", "action", "beacon", "show", "abort", "audit")
 
 
-class BadMessage(ValueError):
+class BadMessage(P2phpError, ValueError):
     """A message that is malformed, wrongly signed, replayed or out of place."""
 
     def __init__(self, text: str, sender: int | None = None) -> None:

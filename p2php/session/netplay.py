@@ -37,6 +37,7 @@ from p2php.discovery import (
 )
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game, parse_option_pairs
+from p2php.errors import UsageError
 from p2php.lobby import (
     BOT,
     HOST,
@@ -156,7 +157,7 @@ def _check_name(name: str) -> str:
     try:
         return check_name(name)
     except LobbyError as err:
-        raise ValueError(f"--name: {err}") from None
+        raise UsageError(f"--name: {err}") from None
 
 
 def _ui(args: argparse.Namespace) -> TerminalUI:
@@ -251,7 +252,7 @@ async def host_game(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     game.check_players(args.players)
     if args.bots < 0 or args.bots + 1 > args.players:
-        raise ValueError(f"{args.bots} bots and the host need {args.bots + 1} seats; the table has {args.players}")
+        raise UsageError(f"{args.bots} bots and the host need {args.bots + 1} seats; the table has {args.players}")
     options = game.parse_options(parse_option_pairs(args.option))
     name = _check_name(args.name)
     ready = bool(args.ready or args.auto)
@@ -382,7 +383,7 @@ def _table_line(t: TableInfo) -> str:
 async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tuple[str, int] | int:
     """``p2php join`` without an address: the one open table that fits, or an exit status (3 none, 2 several)."""
     if args.discover_timeout <= 0:
-        raise ValueError("--discover-timeout must be positive")
+        raise UsageError("--discover-timeout must be positive")
     targets = _discovery_targets(args.to, args.discovery_port)
     where = ", ".join(f"{h}:{p}" for h, p in targets) if args.to else f"the LAN (UDP port {args.discovery_port})"
     _say(f"Looking for open tables on {where}…")
@@ -415,12 +416,12 @@ async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tup
 
 async def join_game(args: argparse.Namespace) -> int:
     if args.address is not None and args.to:
-        raise ValueError("--to is for finding a table: give either an ADDRESS or --to, not both")
+        raise UsageError("--to is for finding a table: give either an ADDRESS or --to, not both")
     if args.address is not None:
         try:
             host, port = parse_target(args.address, LOBBY_PORT)
         except ValueError as err:
-            raise ValueError(f"{err} (e.g. 192.168.1.20:{LOBBY_PORT})") from None
+            raise UsageError(f"{err} (e.g. 192.168.1.20:{LOBBY_PORT})") from None
     name = _check_name(args.name)
     wanted = parse_option_pairs(args.option)
     if args.game is not None:  # refuse locally what could never match
@@ -479,7 +480,7 @@ async def join_game(args: argparse.Namespace) -> int:
 async def discover_tables(args: argparse.Namespace) -> int:
     """``p2php discover``: list the open tables (broadcast, or only the ``--to`` addresses)."""
     if args.timeout <= 0:
-        raise ValueError("--timeout must be positive")
+        raise UsageError("--timeout must be positive")
     tables: list[TableInfo] = await discover(_discovery_targets(args.to, args.port), timeout=args.timeout)
     if args.json:
         print(json.dumps([t.as_json() for t in tables]))

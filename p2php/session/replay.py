@@ -24,12 +24,13 @@ from p2php.engine.contract import (
     Seat,
     Slot,
 )
+from p2php.errors import P2phpError
 
 if TYPE_CHECKING:
     from p2php.session.lockstep import Event
 
 
-class ReplayFault(Exception):
+class ReplayFault(P2phpError):
     """An action that the rules refuse once every face is known."""
 
     def __init__(self, seat: Seat, tick: int, reason: str) -> None:

@@ -29,6 +29,7 @@ import msgpack
 
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game
+from p2php.errors import P2phpError
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.transcript import Spans, one_line, read_bounded
@@ -40,7 +41,7 @@ FORMAT = "p2php-resume"
 VERSION = 1
 
 
-class ResumeError(ValueError):
+class ResumeError(P2phpError, ValueError):
     """A resume log that cannot be used (missing, damaged, or not this peer's)."""
 
 

@@ -19,6 +19,7 @@ import trio
 
 from p2php import PROTOCOL_VERSION
 from p2php.engine.registry import get_game
+from p2php.errors import P2phpError
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.linkauth import KeyExchange, LinkKeyError
 from p2php.net.mesh import SPECTATOR, LinkProof, check_proof
@@ -27,7 +28,7 @@ from p2php.session.lockstep import Lockstep
 from p2php.text import safe
 
 
-class WatchError(Exception):
+class WatchError(P2phpError):
     """Watching failed; the message says why, for a person to read."""
 
 

@@ -32,6 +32,7 @@ import msgpack
 from p2php.canonical import NotCanonical
 from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import get_game
+from p2php.errors import P2phpError
 from p2php.net.framing import MAX_FRAME, FrameError, decode_frame_body
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import Lockstep
@@ -50,7 +51,7 @@ MAX_REPORTED = 20
 _LINE = 400  # longest line of a report (remote text is quoted, never at length)
 
 
-class TranscriptError(ValueError):
+class TranscriptError(P2phpError, ValueError):
     """A file that is not a readable p2php transcript."""
 
 
