@@ -24,9 +24,10 @@ from typing import Any
 from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide, Game, GameOver, GameState, Knowledge, RandomBot, Seat
 from p2php.engine.local import LocalTable
+from p2php.errors import P2phpError
 
 
-class ConformanceError(AssertionError):
+class ConformanceError(P2phpError, AssertionError):
     """A game broke the engine contract (the message says where and how)."""
 
 

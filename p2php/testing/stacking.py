@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from p2php.crypto import deck
 from p2php.engine.contract import CardId, Randomness, Seat, Shuffle
+from p2php.errors import P2phpError
 from p2php.rng import DetRng
 from p2php.session.decks import DERIVED
 from p2php.session.records import DeckRecord, DeckSecretsSource
@@ -26,7 +27,7 @@ Arrange = Callable[[Shuffle], Sequence[CardId]]
 """An arrangement: given a Shuffle step, the faces of its slots in slot order."""
 
 
-class StackingError(ValueError):
+class StackingError(P2phpError, ValueError):
     """A stacking request that cannot be satisfied (the message says which deck and which cards)."""
 
 
