@@ -155,7 +155,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from p2php.bots import RandomBot
-from p2php.engine.contract import CardId, Game, OptionError, OptionSpec
+from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec
 from p2php.engine.registry import register
 from p2php.games.uno.bots import EagerRandomBot, HeuristicBot
 from p2php.games.uno.cards import DECKS, deck
@@ -202,7 +202,7 @@ class UnoGame(Game):
     def universe_size(self, options: Mapping[str, object]) -> int:
         return deck(str(self._opts(options)["deck"])).size
 
-    def make_bot(self, kind: str, seed: bytes | str | int) -> Any:
+    def make_bot(self, kind: str, seed: bytes | str | int) -> Bot:
         if kind == "random":
             return RandomBot(seed)
         if kind == "heuristic":
