@@ -7,7 +7,7 @@ from typing import Any
 
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers
-from p2php.testing.stacking import Arrange, StackedSecrets
+from p2php.testing.stacking import Arrange, StackedSecrets, StackingError
 
 
 def restacked(peers: Sequence[Lockstep], arrange: Arrange) -> list[Lockstep]:
@@ -16,7 +16,7 @@ def restacked(peers: Sequence[Lockstep], arrange: Arrange) -> list[Lockstep]:
     Call it before anything was played: the secrets source is given at construction.
     """
     if any(ls.tick or ls.phase or ls.transcript for ls in peers):
-        raise RuntimeError("stack the decks before the peers start playing")
+        raise StackingError("stack the decks before the peers start playing (the source is given at construction)")
     return [
         Lockstep(ls.game, ls.table, ls.seat, ls.secrets, ls.private_decks,
                  deck_source=StackedSecrets(arrange, ls.players))
