@@ -152,7 +152,7 @@ Decisions where the rulebook is silent or ambiguous (besides those of uno-data.m
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from p2php.bots import RandomBot
 from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec
