@@ -1,8 +1,10 @@
 """A heuristic Harry Potter Sha bot that plays its role, seeing only what its seat may see.
 
-Inputs are the public state (including the public record of who attacked and who
-rescued whom) and the seat's own knowledge (its hand and identity).  From the
-public record it estimates each character's *loyalty* to the minister
+Inputs are the public state and the seat's own knowledge (its hand and
+identity).  The bot keeps its own record of who attacked and who rescued whom,
+learnt from the public events it sees (:meth:`HeuristicBot._learn`): that memory
+is the bot's, not the game's, so it is no part of the hashed state.  From the
+record it estimates each character's *loyalty* to the minister
 (attacking the minister or its defenders is disloyal; attacking the minister's
 attackers or saving the minister is loyal; revealed identities are certain).
 
@@ -18,6 +20,7 @@ from typing import Any
 
 from p2php.engine.contract import Action, Decide, GameState, Knowledge, Seat
 from p2php.games.hpsha.data import AUROR, CARDS, DARK, KINDS, MINISTER, SPY, identity_role
+from p2php.games.hpsha.play import HOSTILE
 from p2php.games.hpsha.state import HpshaState
 from p2php.rng import DetRng
 
@@ -43,6 +46,39 @@ class HeuristicBot:
 
     def __init__(self, seed: bytes | str | int = 0) -> None:
         self.rng = DetRng(seed)
+        self.hostile: list[list[int]] = []  # [actor][target]: public attacks seen
+        self.friendly: list[list[int]] = []  # [actor][target]: public rescues seen
+        self.seen = 0  # the state's event_no when last read
+
+    # ------------------------------------------------------------------ memory
+    def _learn(self, st: HpshaState) -> None:
+        """Count the public hostile and friendly acts among the events said since the last look.
+
+        The state keeps only its last events, so a bot that was not asked for a long
+        stretch misses the oldest of them; a state from another game (or an earlier
+        point) starts the memory afresh.
+        """
+        if st.event_no < self.seen or len(self.hostile) != st.n:
+            self.hostile = [[0] * st.n for _ in range(st.n)]
+            self.friendly = [[0] * st.n for _ in range(st.n)]
+            self.seen = 0
+        new = min(st.event_no - self.seen, len(st.events))
+        self.seen = st.event_no
+        for e in st.events[len(st.events) - new:] if new > 0 else ():
+            kind = e[0]
+            if kind == "uses" and e[2] in HOSTILE and e[5]:
+                self._count(self.hostile, e[1], e[5][0])
+            elif kind == "quill":
+                self._count(self.hostile, e[1], e[2])
+            elif kind == "damage":
+                self._count(self.hostile, e[3], e[1])
+            elif kind == "rescued":
+                self._count(self.friendly, e[3], e[1])
+
+    @staticmethod
+    def _count(table: list[list[int]], actor: int, target: int) -> None:
+        if actor >= 0 and target >= 0 and actor != target:
+            table[actor][target] += 1
 
     # ------------------------------------------------------------------ role model
     def _role(self, st: HpshaState, seat: int, kn: Knowledge) -> str:
@@ -63,8 +99,8 @@ class HeuristicBot:
                     continue
                 score = 0.0
                 for b in range(n):
-                    score -= st.hostile[a][b] * (1.0 if loyal[b] > 0 else -0.7 if loyal[b] < 0 else 0.0)
-                    score += st.friendly[a][b] * (0.8 if loyal[b] > 0 else -0.8 if loyal[b] < 0 else 0.0)
+                    score -= self.hostile[a][b] * (1.0 if loyal[b] > 0 else -0.7 if loyal[b] < 0 else 0.0)
+                    score += self.friendly[a][b] * (0.8 if loyal[b] > 0 else -0.8 if loyal[b] < 0 else 0.0)
                 new[a] = max(-3.0, min(3.0, score))
             if m >= 0:
                 new[m] = 3.0
@@ -88,7 +124,7 @@ class HeuristicBot:
                 if s in st.roles:
                     out[s] = loyal[s]
                 elif dead_dark == st.counts[2]:  # only spies are left: whoever still attacks the living is one
-                    harm = sum(st.hostile[s][x] for x in range(st.n) if st.alive[x] and x != s)
+                    harm = sum(self.hostile[s][x] for x in range(st.n) if st.alive[x] and x != s)
                     out[s] = 0.5 - p_bad * 2 - harm * 0.5
                 else:
                     out[s] = loyal[s] + (0.45 - p_bad) * 2
@@ -107,6 +143,7 @@ class HeuristicBot:
         if len(legal) == 1 or not isinstance(state, HpshaState):
             return legal[0] if len(legal) == 1 else self.rng.choice(legal)
         st = state
+        self._learn(st)
         step = st.pending
         prompt = step.prompt if isinstance(step, Decide) else ""
         role = self._role(st, seat, knowledge)

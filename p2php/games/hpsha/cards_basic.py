@@ -54,10 +54,10 @@ class BombardaTask(Task):
             return None
         if s == 10:
             if st.ret == "use":
-                st.say(f"葡萄藤木魔杖 Vine Wand: {st.who(t)} discards a hand card or lets {st.who(u)} draw")
+                st.say("vine", t, u)
                 if st.hands[t]:
                     self.stage = 11
-                    st.push(AskCard(t, "weapon:vine", "any", "discard", note=" (葡萄藤木魔杖; pass: the user draws)"))
+                    st.push(AskCard(t, "weapon:vine", "any", "discard", note=["n_vine"]))
                     return None
                 st.push(DrawTask(u, 1))
             self.stage = 20
@@ -71,7 +71,7 @@ class BombardaTask(Task):
             self.stage = 30
             if st.weapon(u) == "holly" and not self.undodgeable and st.hands[u]:
                 self.stage = 21
-                st.push(AskCard(u, "weapon:holly", "nonbasic", "discard", note=" (冬青木魔杖: cannot be dodged)"))
+                st.push(AskCard(u, "weapon:holly", "nonbasic", "discard", note=["n_holly"]))
             return None
         if s == 21:
             if st.ret is not None:
@@ -88,8 +88,8 @@ class BombardaTask(Task):
             self.stage = 31
         if self.stage == 31:
             self.stage = 32
-            n = f" ({self.dodges + 1} of 2, 橡木魔杖)" if self.need == 2 else ""
-            st.push(AskCard(t, "respond:bombarda", "kind:apparate", "use", target=t, note=f" to dodge{n}"))
+            nth = self.dodges + 1 if self.need == 2 else 0  # 橡木魔杖: which of the two 幻影移形
+            st.push(AskCard(t, "respond:bombarda", "kind:apparate", "use", target=t, note=["n_dodge", nth]))
             return None
         if s == 32:
             if st.ret is not None:
@@ -99,12 +99,12 @@ class BombardaTask(Task):
                 self.stage = 50
             return None
         if s == 40:
-            st.say(f"{st.who(t)} dodges the 爆破咒")
+            st.say("dodged", t)
             self.stage = 60
             if st.weapon(u) == "bludger" and st.alive[u] and st.alive[t] and st.hands[u]:
                 self.stage = 41
                 st.push(AskCard(u, "weapon:bludger", "kind:bombarda", "use", target=t,
-                                note=" (游走球 Bludger: again at the same target)"))
+                                note=["n_bludger"]))
             return None
         if s == 41:
             self.stage = 60
@@ -123,7 +123,7 @@ class BombardaTask(Task):
         if s == 60:
             self.stage = 61
             if self.dealt == 0 and st.alive[u] and st.weapon(u) == "walnut" and st.current == u:
-                st.say("胡桃木魔杖 Walnut Wand backlash: the 爆破咒 dealt no damage")
+                st.say("walnut")
                 st.push(DamageTask(-1, u, 1, "walnut"))
             return None
         st.finish(self.dealt)
@@ -147,8 +147,7 @@ class QuillTask(Task):
     def run(self, st: HpshaState) -> Step | None:
         if self.stage == 0:
             st.bombarda_used += 1
-            st.note(self.user, self.target, True)
-            st.say(f"{st.who(self.user)} plays a card face down at {st.who(self.target)} (羽毛笔 Quill)")
+            st.say("quill", self.user, self.target)
             self.stage = 1
             st.push(AskChoice(self.target, "quill_guess", list(TYPE_GUESSES)))
             return None
@@ -161,8 +160,7 @@ class QuillTask(Task):
             card = CARDS[st.pub[self.slot]]
             st.to_discard(self.slot)
             right = KINDS[card.kind].category == self.guess
-            st.say(f"{st.who(self.target)} guessed {self.guess}: the card is {st.names([self.slot])} — "
-                   + ("right, the card is void" if right else "wrong, it cannot be dodged"))
+            st.say("guess", self.target, self.guess, st.ids([self.slot]), right)
             self.stage = 4
             if not right:
                 st.push(BombardaTask(self.user, self.target, [], undodgeable=True))

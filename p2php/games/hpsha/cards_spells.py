@@ -32,7 +32,7 @@ MULTI = frozenset({"sectumsempra", "stupefy", "reparo", "aguamenti"})  # spells 
 def flip(st: HpshaState, seat: int) -> None:
     """翻面: turn the character card over (face down → its next turn is skipped)."""
     st.face_down[seat] = not st.face_down[seat]
-    st.say(f"{st.who(seat)} is flipped face {'down' if st.face_down[seat] else 'up'}")
+    st.say("flipped", seat, st.face_down[seat])
     if st.face_down[seat]:
         st.fire(tp.FLIPPED, {"who": seat})
 
@@ -67,7 +67,7 @@ class SpellTask(Task):
                 return None
         if self.stage == 5:
             self.pool = list(st.ret)
-            st.say(f"清水如泉 Aguamenti reveals {st.names(self.pool)}")
+            st.say("aguamenti", st.ids(self.pool))
             self.stage = 1
         if self.stage == 3:
             if self.kind == "aguamenti" and isinstance(st.ret, int) and st.ret in self.pool:
@@ -91,7 +91,7 @@ class SpellTask(Task):
             why = immune(st, self.user, self.kind, t, len(self.targets))
             why = why or st.spell_void(self.user, self.kind, t, self.colour)  # 伏地魔's 黑暗: nothing to resolve
             if why:
-                st.say(f"{kind_label(self.kind)} has no effect on {st.who(t)} ({why})")
+                st.say("void", self.kind, t, why)
                 self.idx += 1
                 continue
             self.stage = 2
@@ -142,7 +142,7 @@ class ApparateOrHurt(Task):
         if self.stage == 0:
             self.stage = 1
             st.push(AskCard(t, f"respond:{self.kind}", self.spec, "play", target=t,
-                            note=f" against {kind_label(self.kind)}"))
+                            note=["n_against", self.kind]))
             return None
         if self.stage == 1:
             if st.ret is not None or not st.alive[t]:
@@ -209,7 +209,7 @@ class AguamentiPick(Task):
             return None
         self.slot = int(st.ret)
         st.to_hand(self.target, self.slot)
-        st.say(f"{st.who(self.target)} takes {st.names([self.slot])}")
+        st.say("takes", self.target, st.ids([self.slot]))
         st.finish(self.slot)
         return None
 
@@ -230,7 +230,7 @@ class OutOfBodyTask(Task):
             self.stage = 1
             if st.alive[b] and st.in_range(a, b):
                 st.push(AskCard(a, "respond:out_of_body", "kind:bombarda", "use", target=b,
-                                note=f" at {st.who(b)} (灵魂出窍)"))
+                                note=["n_out_of_body", b]))
             else:
                 st.ret = None
             return None
@@ -271,7 +271,7 @@ class CrucioTask(Task):
                 st.finish(None)
                 return None
             self.stage = 2
-            st.push(AskCard(self.turn, "respond:crucio", "kind:bombarda", "play", note=" (钻心剜骨)"))
+            st.push(AskCard(self.turn, "respond:crucio", "kind:bombarda", "play", note=["n_crucio"]))
             return None
         st.finish(None)
         return None
@@ -320,18 +320,18 @@ class JudgementPhaseTask(Task):
             k = self.kind
             if k == "bind":
                 if face >= 0 and suit != HEART:
-                    st.say(f"统统石化: {st.who(seat)} skips the play phase")
+                    st.say("bind", seat)
                     st.skip.append("play")
                 self._done(st)
                 return None
             if k == "impediment":
                 if face >= 0 and suit != DIAMOND:
-                    st.say(f"障碍重重: {st.who(seat)}'s distance to others is +1 in this play phase")
+                    st.say("impediment", seat)
                     st.impeded = True
                 self._done(st)
                 return None
             if face >= 0 and avada_hits(face):
-                st.say(f"阿瓦达索命 strikes {st.who(seat)}")
+                st.say("avada", seat)
                 self.stage = 3
                 st.push(DamageTask(-1, seat, 3, "avada", nature="avada"))
                 return None
@@ -347,7 +347,7 @@ class JudgementPhaseTask(Task):
                 nxt = st.next_alive(nxt)
             st.take(self.slot)
             st.judge[nxt].append([self.slot, "avada"])
-            st.say(f"阿瓦达索命 moves on to {st.who(nxt)}")
+            st.say("avada_on", nxt)
         elif self.slot in st.processing:
             st.to_discard(self.slot)
         self.stage = 0

@@ -66,7 +66,7 @@ class NaturalFlyer(Skill):
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
     ) -> None:
         st.flags[seat]["flyer"] = int(action["target"])
-        st.say(f"擅飞 marker on {st.who(int(action['target']))}")
+        st.say("flyer", int(action["target"]))
 
     def distance_override(self, st: HpshaState, owner: int, a: int, b: int, depth: int) -> int | None:
         d = st.flags[owner].get("flyer")
@@ -132,7 +132,7 @@ class RescueTask(Task):
             if self.slot not in st.pub:
                 return Reveal((self.slot,))
         card = st.card(self.slot)
-        st.say(f"解危: {st.who(self.hermione)} shows {st.names([self.slot])} from {st.who(self.who)}'s hand")
+        st.say("rescue_show", self.hermione, st.ids([self.slot]), self.who)
         if card.red:
             st.recover(self.who, 1)
         st.after_dying.setdefault(self.uid, []).append([self.hermione, self.slot])
@@ -196,7 +196,7 @@ class Sneer(OpensChosenCard):
         got = [d for d in ctx["discarded"] if d in st.discard]
         for d in got:
             st.to_hand(seat, d)
-        st.say(f"嘲哂: {st.who(seat)} discards {st.names([s])} and takes {st.names(got)}")
+        st.say("mock", seat, st.ids([s]), st.ids(got))
 
 
 # ----------------------------------------------------------------------------- Remus Lupin
@@ -231,7 +231,7 @@ class FullMoon(Skill):
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
     ) -> None:
-        st.push(LoseHpTask(seat, 1, "月圆 Full Moon"))
+        st.push(LoseHpTask(seat, 1, "full_moon"))
 
 
 # ----------------------------------------------------------------------------- Filius Flitwick

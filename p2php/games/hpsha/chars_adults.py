@@ -162,9 +162,9 @@ class Rebirth(Skill):
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
         slots = [int(s) for s in action["slots"]]
-        st.say(f"{st.who(seat)} uses 复活 Rebirth: discards {len(slots)}, HP back to {st.hp[seat] + len(slots)}")
+        st.say("rebirth", seat, len(slots), st.hp[seat] + len(slots))
         st.push(RecoverTask(seat, len(slots)))  # HP + difference = the HP lost before
-        st.push(DiscardCardsTask(slots, "复活 Rebirth"))
+        st.push(DiscardCardsTask(slots, ["skill_name", "rebirth"]))
 
 
 # ----------------------------------------------------------------------------- Lucius Malfoy
@@ -207,7 +207,7 @@ class WealthTask(Task):
                 st.finish(None)
                 return None
             self.cards = [st.ret[0]]
-            st.say(f"富有: {st.who(self.seat)} displays {st.names(self.cards)}")
+            st.say("rich_show", self.seat, st.ids(self.cards))
             self.stage = 2
         if self.stage == 2:
             self.stage = 3
@@ -245,7 +245,7 @@ class WealthTask(Task):
             st.to_hand(self.seat, s)
         for s in rest:
             st.to_discard(s)
-        st.say(f"富有: {st.who(self.seat)} takes {st.names(take)}" + (f", discards {st.names(rest)}" if rest else ""))
+        st.say("rich_take", self.seat, st.ids(take), st.ids(rest))
         st.finish(None)
         return None
 
@@ -288,7 +288,7 @@ class Scheme(Skill):
         st.flags[seat]["scheme_turn"] = st.turn_no
         s, t = int(action["slots"][0]), int(action["targets"][0])
         st.to_hand(t, s)
-        st.say(f"{st.who(seat)} uses 阴谋 Scheme: gives {st.names([s])} to {st.who(t)}")
+        st.say("scheme", seat, st.ids([s]), t)
         st.recover(seat, 1)
         st.fire(tp.CARD_MOVED, {"owner": seat, "to": t, "slots": [s], "how": "give"})
 
@@ -323,12 +323,12 @@ class SelfMutilationTask(Task):
     def run(self, st: HpshaState) -> Step | None:
         if self.stage == 0:
             self.stage = 1
-            st.push(LoseHpTask(self.seat, 2, "自残 Self-Mutilation"))
+            st.push(LoseHpTask(self.seat, 2, "self_mutilation"))
             return None
         if self.stage == 1:
             self.stage = 2
             if st.alive[self.who]:
-                st.say(f"自残: {st.who(self.who)} dies at once")
+                st.say("self_harm_dies", self.who)
                 st.push(DeathTask(self.who, self.seat))
             return None
         st.finish(None)
@@ -427,11 +427,11 @@ class FascinationTask(Task):
             card = st.card(slot)
             f = st.flags[self.seat]
             if card.category == EQUIPMENT or is_delayed(card.kind):
-                st.say(f"着迷: {st.names([slot])} — an equipment card or a delayed spell: no effect")
+                st.say("fasc_void", st.ids([slot]))
             else:
                 f["fasc_turn"], f["fasc_kind"] = st.turn_no, KIND_CODE[card.kind]
                 f["fasc_suit"] = SUITS.index(card.suit)
-                st.say(f"着迷: this turn {st.who(self.seat)}'s {card.suit} hand cards count as {KINDS[card.kind].zh}")
+                st.say("fasc", self.seat, card.suit, card.kind)
             _at_turn_end(st, FascinationEndTask(self.seat, slot))
         st.finish(None)
         return None
@@ -514,7 +514,7 @@ class Justice(OpensChosenCard):
             raise IllegalAction("司法 Justice: the card must be of another suit than the card used")
         st.to_discard(s)
         st.flags[seat]["direct"] = KIND_CODE[str(ctx["kind"])]
-        st.say(f"司法: {st.who(seat)} discards {st.names([s])}; the {KINDS[str(ctx['kind'])].zh} takes effect directly")
+        st.say("justice", seat, st.ids([s]), str(ctx["kind"]))
 
     @staticmethod
     def _direct(st: HpshaState, seat: int) -> int:
@@ -584,7 +584,7 @@ class Worry(Skill):
         if point == tp.DAMAGE_CAUSED:
             dmg = _damage_task(st)
             ctx["amount"] = int(ctx["amount"]) - 1  # read back by the DamageTask after DAMAGE_CAUSED
-            st.say(f"忧心: {st.who(seat)} takes 1 point of the damage to {st.who(int(ctx['target']))}")
+            st.say("worry_take", seat, int(ctx["target"]))
             nature = dmg.nature if dmg is not None else ""
             st.push(DamageTask(int(ctx["source"]), seat, 1, str(ctx["via"]), nature=nature))
             st.push(DrawTask(seat, 1))
@@ -593,7 +593,7 @@ class Worry(Skill):
         if not CARDS[st.pub[s]].red:
             raise IllegalAction("忧心 Worry: the card must be red")
         st.to_discard(s)
-        st.say(f"忧心: {st.who(seat)} discards {st.names([s])} to deal 1 damage to {st.who(t)}")
+        st.say("worry_hit", seat, st.ids([s]), t)
         st.push(DamageTask(seat, t, 1, "worry"))
 
 
@@ -633,9 +633,9 @@ class ImprisonmentTask(Task):
             self.stage = 2
             face = int(st.ret)
             if face >= 0 and not CARDS[face].red and st.alive[self.source]:
-                st.push(LoseHpTask(self.source, 1, "冤狱 Wrongful Imprisonment"))
+                st.push(LoseHpTask(self.source, 1, "wrongful_imprisonment"))
             else:
-                st.say("冤狱: nothing happens")
+                st.say("wrongful_none")
             return None
         st.finish(None)
         return None
@@ -672,7 +672,7 @@ class FugitiveTask(Task):
     def run(self, st: HpshaState) -> Step | None:
         if self.stage == 0:
             self.stage = 1
-            st.push(LoseHpTask(self.seat, 1, "流亡 Fugitive"))
+            st.push(LoseHpTask(self.seat, 1, "fugitive"))
             return None
         if st.alive[self.target]:
             flip(st, self.target)
@@ -739,7 +739,7 @@ class DisguiseTask(Task):
         f = st.flags[self.seat]
         f["borrowed"], f["disguise_seat"] = st.char[other] * 10 + pos, other
         st.characters_changed()
-        st.say(f"易容: {st.who(self.seat)} takes {st.who(other)}'s {own[pos].label} for this turn")
+        st.say("disguise", self.seat, other, own[pos].key)
         _at_turn_end(st, DisguiseEndTask(self.seat))
         st.finish(None)
         return None
@@ -838,9 +838,9 @@ class UnrequitedLove(Skill):
     ) -> None:
         st.flags[seat]["ul_used"] = st.turn_no
         t = int(action["target"])
-        st.say(f"苦恋: {st.who(seat)} discards a card so that {st.who(t)} recovers 1 HP")
+        st.say("unrequited", seat, t)
         st.push(RecoverTask(t, 1))
-        st.push(DiscardCardsTask([int(action["slot"])], "苦恋 Unrequited Love"))
+        st.push(DiscardCardsTask([int(action["slot"])], ["skill_name", "unrequited_love"]))
 
 
 register_skills("voldemort", Darkness(), Rebirth())

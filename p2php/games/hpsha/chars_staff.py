@@ -76,7 +76,7 @@ class Benevolence(Skill):
     ) -> None:
         ctx["prevented"] = True  # read by DamageTask after DAMAGE_BEFORE
         t = int(ctx["target"])
-        st.say(f"仁爱: {st.who(seat)} prevents the damage to {st.who(t)} and discards two of its cards")
+        st.say("benevolence", seat, t)
         st.push(BenevolenceTask(seat, t))
 
 
@@ -121,7 +121,7 @@ class Affinity(Skill):
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
         mark_used(st, seat, self.key)
         a, b = action["targets"]
-        st.say(f"{st.who(seat)} uses 亲和 Affinity: {st.who(a)} gives {st.who(b)} a hand card")
+        st.say("affinity", seat, a, b)
         st.push(AffinityTask(a, b))
 
 
@@ -143,7 +143,7 @@ class AffinityTask(Task):
         if self.stage == 1:
             s, b = self.slot, self.receiver
             st.to_hand(b, s)
-            st.say(f"{st.who(self.giver)} gives {st.names([s])} to {st.who(b)} (亲和)")
+            st.say("affinity_give", self.giver, st.ids([s]), b)
             st.to_processing(s)
             self.stage = 2
             st.push(UseCardTask(b, "aguamenti", [s], st.order_from(b), "affinity"))
@@ -223,7 +223,7 @@ class Reprimand(Skill):
         st.flags[seat].pop("reprimand", None)
         st.flags[seat].pop("reprimand_hit", None)
         st.to_hand(seat, s)
-        st.say(f"斥责: {st.who(seat)} takes {st.names([s])} from {st.who(user)}'s equipment")
+        st.say("rebuke", seat, st.ids([s]), user)
         st.fire(tp.CARD_MOVED, {"owner": user, "to": seat, "slots": [s], "how": "obtain"})
 
 
@@ -262,7 +262,7 @@ class Potions(Skill):
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
         mark_used(st, seat, self.key)
-        st.say(f"{st.who(seat)} uses 魔药 Potions on {st.who(action['targets'][0])}")
+        st.say("potions", seat, int(action["targets"][0]))
         st.push(PotionsTask(seat, int(action["slots"][0]), int(action["targets"][0])))
 
 
@@ -277,7 +277,7 @@ class PotionsTask(Task):
     def run(self, st: HpshaState) -> Step | None:
         if self.stage == 0:
             self.stage = 1
-            st.push(DiscardCardsTask([self.slot], "魔药 Potions"))
+            st.push(DiscardCardsTask([self.slot], ["skill_name", "potions"]))
             return None
         if self.stage == 1:
             self.stage = 2
@@ -326,9 +326,9 @@ class InterrogationTask(Task):
         t = self.target
         if self.stage == 0:
             self.stage = 1
-            st.say(f"{st.who(self.seat)} uses 诘难 Interrogation: {st.who(t)} must play a {self.type} card")
+            st.say("interrogation", self.seat, t, self.type)
             st.push(AskCard(t, "skill:interrogation", f"category:{self.type}", "play", target=t,
-                            note=" (诘难 Interrogation)"))
+                            note=["n_skill", "interrogation"]))
             return None
         if self.stage == 1:
             self.stage = 2
@@ -364,7 +364,7 @@ class GiantStrength(Skill):
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
         mark_used(st, seat, self.key)
-        st.say(f"{st.who(seat)} uses 巨力 Giant Strength: 拼点 with {st.who(action['targets'][0])}")
+        st.say("giant", seat, int(action["targets"][0]))
         st.push(GiantStrengthTask(seat, int(action["targets"][0])))
 
     def attack_range(self, st: HpshaState, seat: int, rng: int) -> int:
@@ -397,8 +397,7 @@ class GiantStrengthTask(Task):
             for s in r["slots"]:
                 if s in st.processing:
                     st.to_discard(s)
-            st.say(f"巨力: {st.who(self.seat)} " + (f"wins: attack range +{mine - theirs} this turn" if r["won"]
-                                                    else "does not win: attack range 1 this turn"))
+            st.say("giant_result", self.seat, mine - theirs if r["won"] else 0)
         st.finish(None)
         return None
 
@@ -435,7 +434,7 @@ class RecklessTask(Task):
             self.stage = 1
             if st.hands[self.seat]:
                 st.push(AskCard(self.seat, "skill:recklessness", "category:basic", "discard",
-                                note=" (鲁莽: else the extra damage is void)"))
+                                note=["n_reckless"]))
             else:
                 st.ret = None
             return None
@@ -448,8 +447,7 @@ class RecklessTask(Task):
                 trig.ctx["amount"] = 1
             t = self.target
             near = [s for s in st.order_from(st.current_or_first()) if s != t and st.distance(t, s) <= 1]
-            st.say("鲁莽: the extra damage is void; 1 sourceless damage to "
-                   + (", ".join(st.who(s) for s in near) if near else "nobody"))
+            st.say("reckless", near)
             for s in reversed(near):
                 st.push(DamageTask(-1, s, 1, "recklessness"))
             return None
@@ -489,12 +487,11 @@ class Prophecy(OpensChosenCard):
         if point == tp.JUDGE_BEFORE:
             s = int(action["slot"])
             st.flags[seat]["prophecy"] = s
-            st.say(f"预言: {st.who(seat)} reveals {st.names([s])}")
+            st.say("prophecy", seat, st.ids([s]))
             return
         s = st.flags[seat].pop("prophecy")
         same = CARDS[st.pub[s]].colour == CARDS[int(ctx["card"])].colour
-        st.say(f"预言: the judgement card is {CARDS[int(ctx['card'])].colour}, "
-               + ("the same colour: draw 1" if same else "another colour"))
+        st.say("prophecy_result", CARDS[int(ctx["card"])].colour, same)
         if same:
             st.push(DrawTask(seat, 1))
 
@@ -568,14 +565,14 @@ class DetentionTask(Task):
     def run(self, st: HpshaState) -> Step | None:
         if self.stage == 0:
             self.stage = 1
-            st.push(DiscardCardsTask([self.slot], "禁闭 Detention"))
+            st.push(DiscardCardsTask([self.slot], ["skill_name", "detention"]))
             return None
         if self.stage == 1:
             if self.option == 1:
                 cur = st.current
                 if cur >= 0:
                     st.flags[cur]["skills_off"] = st.turn_no
-                    st.say(f"禁闭: {st.who(cur)} cannot activate skills until the end of this turn")
+                    st.say("detention_seal", cur)
                 st.finish(None)
                 return None
             if not st.alive[self.source]:
@@ -587,7 +584,7 @@ class DetentionTask(Task):
         if self.stage == 2:
             self.k = len(st.ret or []) // 2
             self.stage = 3
-            st.say(f"禁闭: {st.who(self.seat)} looks at {st.who(self.source)}'s hand and sets {self.k} face down")
+            st.say("detention", self.seat, self.source, self.k)
         if self.stage == 3 and len(self.chosen) < self.k and self._pool(st):
             return Decide((self.seat,), "skill:detention")
         f = st.flags[self.source]

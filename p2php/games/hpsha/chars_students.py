@@ -99,7 +99,7 @@ class ChessMastery(Skill):
 
     def play(self, st: HpshaState, seat: int, action: Action) -> None:
         st.push(ChessMoveTask(seat))
-        st.push(DiscardCardsTask(as_slots(action), f"棋艺: {st.who(seat)}"))
+        st.push(DiscardCardsTask(as_slots(action), ["n_chess", seat]))
 
 
 @dataclass
@@ -133,7 +133,7 @@ class ChessMoveTask(Task):
         else:
             st.take(x)
             st.equip[to][zone] = x
-        st.say(f"棋艺: {st.who(seat)} moves {st.names([x])} from {st.who(frm)} to {st.who(to)}")
+        st.say("chess", seat, st.ids([x]), frm, to)
         if zone != "judge":
             st.fire(tp.CARD_MOVED, {"owner": frm, "to": to, "slots": [x], "how": "move"})
 
@@ -180,7 +180,7 @@ class Courage(Skill):
     ) -> None:
         target = int(action["target"])
         st.skip.append("play")
-        st.say(f"勇气: {st.who(seat)} skips the play phase to 拼点 {st.who(target)}")
+        st.say("courage", seat, target)
         st.push(CourageTask(seat, target))
 
 
@@ -202,9 +202,9 @@ class CourageTask(Task):
             return None
         for s in result["slots"]:
             st.to_hand(self.seat, s)
-        st.say(f"勇气: {st.who(self.seat)} obtains {st.names(result['slots'])}")
+        st.say("courage_get", self.seat, st.ids(result["slots"]))
         if result["won"]:
-            st.say(f"勇气: {st.who(self.seat)} wins and will skip the discard phase")
+            st.say("courage_won", self.seat)
             st.skip.append("discard")
         else:
             from p2php.games.hpsha.cards_spells import flip
@@ -281,7 +281,7 @@ class Bashfulness(Skill):
         for s in got:
             st.to_hand(seat, s)
         st.flags[seat]["bash"] = 0
-        st.say(f"羞赧: {st.who(seat)} takes {st.names(got)} back")
+        st.say("shy", seat, st.ids(got))
 
 
 class BatBogeyHex(Skill):
@@ -355,8 +355,7 @@ class BatBogeyTask(Task):
         f["bat_card"], f["bat_t"], f["bat_area"] = self.card, t, EQUIP_SLOTS.index(area)
         f["bat_eq"] = -1 if eq is None else eq
         st.flags[t]["covered:" + area] = 1
-        what = f" and {st.names([eq])} with it" if eq is not None else ""
-        st.say(f"蝠咒: {st.names([self.card])} covers {st.who(t)}'s {area} area{what} (out of the game)")
+        st.say("bat", st.ids([self.card]), t, area, st.ids([] if eq is None else [eq]))
         st.finish(None)
         return None
 
@@ -370,15 +369,15 @@ def release_cover(st: HpshaState, ginny: int) -> None:
     card, t, area, eq = f.pop("bat_card"), f.pop("bat_t"), EQUIP_SLOTS[f.pop("bat_area")], f.pop("bat_eq")
     st.flags[t].pop("covered:" + area, None)
     st.discard.append(card)
-    back = ""
+    back = -1  # no covered card
     if eq >= 0:
         if st.alive[t] and area not in st.equip[t]:
             st.equip[t][area] = eq
-            back = f"; {st.names([eq])} is back"
+            back = 1
         else:
             st.discard.append(eq)
-            back = f"; {st.names([eq])} is discarded"
-    st.say(f"蝠咒 ends: {st.who(t)}'s {area} area is back{back}")
+            back = 0
+    st.say("bat_end", t, area, st.ids([eq] if eq >= 0 else []), back)
 
 
 # ----------------------------------------------------------------------------- Fred & George
@@ -397,7 +396,7 @@ class SkipClass(Skill):
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
     ) -> None:
         mark_used(st, seat, self.key)
-        st.say(f"逃课: {st.who(seat)} carries out the discard phase before the draw phase")
+        st.say("truant", seat)
         st.push(EarlyDiscardTask(seat, st.phase))
 
     def skips_phase(self, st: HpshaState, seat: int, phase: str) -> bool:
@@ -608,9 +607,9 @@ class GluttonyTask(Task):
             self._validate(slots, st.pub.get)
             for s in slots:
                 st.to_hand(seat, s)
-            st.say(f"贪吃: {st.who(seat)} shows and obtains {st.names(slots)}")
+            st.say("greedy", seat, st.ids(slots))
             if len(st.hands[seat]) > st.max_hp[seat]:
-                st.say(f"贪吃: {st.who(seat)} holds more cards than max HP and skips drawing")
+                st.say("greedy_skip", seat)
                 st.skip.append("draw")
         self.stage = 3
 
@@ -657,12 +656,12 @@ class Contrarian(Skill):
         a, b = f["ct_a"], f["ct_b"]
         if state == 1:
             if not (st.alive[a] and st.alive[b]):
-                self._clear(st, owner, "a designated character died before the swap")
+                self._clear(st, owner, "died")  # a words.py key
                 return seat
             if seat != b:
                 return seat
             f["ct_st"] = 2
-            st.say(f"反调: {st.who(a)} takes its turn before {st.who(b)}")
+            st.say("contra", a, b)
             return a
         if state == 2:  # A's early turn (or its flipped-away slot) is over: now B
             f["ct_st"] = 3
@@ -677,7 +676,7 @@ class Contrarian(Skill):
         self._clear(st, owner, "")
         if st.face_down[a]:  # its own flip skips the same, already paid, turn
             return a
-        st.say(f"反调: {st.who(a)} already had this turn and is skipped")
+        st.say("contra_skip", a)
         return st.next_alive(a)
 
     @staticmethod
@@ -685,7 +684,7 @@ class Contrarian(Skill):
         for k in ("ct_st", "ct_a", "ct_b"):
             st.flags[owner].pop(k, None)
         if why:
-            st.say(f"反调 ends: {why}")
+            st.say("contra_end", why)
 
 
 @dataclass
@@ -700,11 +699,11 @@ class ContrarianTask(Task):
         if self.stage == 0:
             self.stage = 1
             st.push(AskCard(self.luna, "skill:contrarian", "any", "discard", optional=False,
-                            note=" (反调 Contrarian)"))
+                            note=["n_skill", "contrarian"]))
             return None
         f = st.flags[self.luna]
         f["ct_b"], f["ct_a"], f["ct_st"] = self.b, self.a, 1
-        st.say(f"反调: marker B on {st.who(self.b)}, marker A on {st.who(self.a)}")
+        st.say("contra_marks", self.b, self.a)
         st.finish(None)
         return None
 
@@ -741,7 +740,7 @@ class NarglesTask(Task):
     def run(self, st: HpshaState) -> Step | None:
         if self.stage == 0 and st.hands[self.seat]:
             return Decide((self.seat,), "nargles_more")
-        st.say(f"蝻钩: {st.who(self.seat)} discards {st.names(self.slots)}")
+        st.say("hook", self.seat, st.ids(self.slots))
         st.finish(None)
         st.push(DrawTask(self.seat, len(self.slots)))
         return None

@@ -59,13 +59,13 @@ class DamageTask(Task):
                 st.finish(0)
                 return None
             if st.damage_prevented(tgt):
-                st.say(f"{st.who(tgt)} cannot take more damage this turn (locked skill)")
+                st.say("no_more_damage", tgt)
                 st.finish(0)
                 return None
             if self.source >= 0:  # 唐克斯's 易容: the damage may count as another character's
                 self.source = st.damage_source(self.source)
             if st.damage_prevented_from(tgt, self.source):  # 小矮星's 藏匿
-                st.say(f"{st.who(tgt)} cannot take damage from {st.who(self.source)} (locked skill)")
+                st.say("no_damage_from", tgt, self.source)
                 st.finish(0)
                 return None
             self.stage = 1
@@ -74,7 +74,7 @@ class DamageTask(Task):
             return None
         if self.stage == 1:
             if isinstance(st.ret, dict) and st.ret.get("prevented"):
-                st.say(f"the damage to {st.who(tgt)} is prevented")
+                st.say("prevented", tgt)
                 st.finish(0)
                 return None
             self.stage = 2
@@ -82,7 +82,7 @@ class DamageTask(Task):
             return None
         if self.stage == 2:
             if st.ret:
-                st.say(f"the damage to {st.who(tgt)} is cancelled by 呼神护卫")
+                st.say("patronus_cancel", tgt)
                 st.finish(0)
                 return None
             if not st.alive[tgt]:
@@ -91,7 +91,7 @@ class DamageTask(Task):
             src = self.source
             if (not self.ignore_armour and st.armour(tgt) == "hat" and src >= 0 and src != tgt
                     and st.current != tgt and st.faction(src) == st.faction(tgt)):
-                st.say(f"分院帽 Sorting Hat: {st.who(src)} (same faction) cannot damage {st.who(tgt)}")
+                st.say("hat", src, tgt)
                 st.finish(0)
                 return None
             self.stage = 3
@@ -99,7 +99,7 @@ class DamageTask(Task):
                 w = st.weapon(src)
                 if w == "willow" and not st.hands[tgt]:
                     self.amount += 1
-                    st.say("柳木魔杖 Willow Wand: no hand cards, +1 damage")
+                    st.say("willow")
                 if w == "maple":
                     brooms = [st.equip[tgt][k] for k in (PLUS, MINUS) if k in st.equip[tgt]]
                     if st.equip_locked(tgt, src):  # 莫丽's 持家
@@ -126,9 +126,7 @@ class DamageTask(Task):
                 return None
             st.hp[tgt] -= self.amount
             st.damaged(tgt, self.amount)
-            st.note(self.source, tgt, True)
-            frm = f" from {st.who(self.source)}" if self.source >= 0 else " (no source)"
-            st.say(f"{st.who(tgt)} takes {self.amount} damage{frm} [{self.via}] → HP {st.hp[tgt]}")
+            st.say("damage", tgt, self.amount, self.source, self.via, st.hp[tgt])
             if st.hp[tgt] <= 0:
                 st.push(DyingTask(tgt, self.source))
             return None
@@ -158,7 +156,7 @@ class MapleTask(Task):
             st.push(AskChoice(self.source, "weapon:maple", ["pass", *self.brooms]))
             return None
         if st.ret != "pass" and st.ret in self.brooms:
-            st.say(f"槭木魔杖 Maple Wand: {st.who(self.source)} discards {st.names([int(st.ret)])}")
+            st.say("maple", self.source, st.ids([int(st.ret)]))
             st.to_discard(int(st.ret))
         st.finish(None)
         return None
@@ -179,7 +177,7 @@ class LoseHpTask(Task):
                 st.finish(None)
                 return None
             st.hp[self.seat] -= self.amount
-            st.say(f"{st.who(self.seat)} loses {self.amount} HP ({self.why}) → HP {st.hp[self.seat]}")
+            st.say("lose_hp", self.seat, self.amount, self.why, st.hp[self.seat])
             if st.hp[self.seat] <= 0:
                 st.push(DyingTask(self.seat, -1))
             return None
@@ -212,7 +210,7 @@ class DyingTask(Task):
             return None
         if self.stage == 0:
             self.uid = st.new_uid()
-            st.say(f"{st.who(who)} is dying (HP {st.hp[who]})")
+            st.say("dying", who, st.hp[who])
             self.stage = 1
             st.fire(tp.ENTER_DYING, {"who": who, "uid": self.uid})
             return None
@@ -221,9 +219,8 @@ class DyingTask(Task):
             self.stage = 2
         if self.stage == 3:
             if st.ret is not None:
-                st.note(self.order[0], who, False)
                 st.recover(who, 1, quiet=True)
-                st.say(f"{st.who(who)} recovers to HP {st.hp[who]}")
+                st.say("rescued", who, st.hp[who], self.order[0])
             else:
                 self.order.pop(0)
             self.stage = 2
@@ -236,7 +233,7 @@ class DyingTask(Task):
                 if self.order:
                     self.stage = 3
                     st.push(AskCard(self.order[0], "respond:tears", "kind:tears", "use", target=who,
-                                    note=f" to save {st.who(who)}"))
+                                    note=["n_save", who]))
                     return None
                 self.stage = 5
                 st.push(DeathTask(who, self.killer))
@@ -245,7 +242,7 @@ class DyingTask(Task):
             for seat, slot in st.after_dying.pop(self.uid, []):
                 if st.alive[seat] and st.locate(slot) is not None:
                     st.to_hand(seat, slot)
-                    st.say(f"{st.who(seat)} obtains {st.names([slot])}")
+                    st.say("obtains", seat, st.ids([slot]))
                 if slot in st.set_aside:
                     st.set_aside.remove(slot)
             st.finish(None)
@@ -271,8 +268,7 @@ class DeathTask(Task):
             return Reveal((st.identity_slot[who],))
         if self.stage == 2:
             role = st.roles[who]
-            killer = f", killed by {st.who(self.killer)}" if self.killer >= 0 else ""
-            st.say(f"☠ {st.who(who)} dies{killer}: {ROLE_NAMES[role]}")
+            st.say("dies", who, self.killer, role)
             if st.game_decided():
                 st.stack = [GameEndTask()]
                 return None
@@ -283,20 +279,20 @@ class DeathTask(Task):
             self.stage = 4
             cards = list(st.hands[who]) + list(st.equip[who].values()) + [s for s, _k in st.judge[who]]
             if cards:
-                st.push(DiscardCardsTask(cards, f"{st.who(who)}'s cards"))
+                st.push(DiscardCardsTask(cards, ["n_cards_of", who]))
             return None
         if self.stage == 4:
             self.stage = 5
             k, role = self.killer, st.roles[who]
             if k >= 0 and st.alive[k]:
                 if role == DARK:
-                    st.say(f"{st.who(k)} killed a dark wizard: draws 3")
+                    st.say("dark_bounty", k)
                     st.push(DrawTask(k, 3))
                 elif role == AUROR and k == st.minister:
                     cards = list(st.hands[k]) + list(st.equip[k].values())
-                    st.say(f"the minister killed an auror: {st.who(k)} discards every hand and equipped card")
+                    st.say("auror_penalty", k)
                     if cards:
-                        st.push(DiscardCardsTask(cards, "penalty"))
+                        st.push(DiscardCardsTask(cards, ["n_penalty"]))
             return None
         st.finish(None)
         return None

@@ -35,7 +35,6 @@ from p2php.games.hpsha.data import (
     GAME_CARDS,
     MINISTER,
     ROLE_NAMES,
-    character_of,
     identity_role,
 )
 from p2php.games.hpsha.moves import DrawTask
@@ -106,8 +105,7 @@ class SetupTask(Task):
                 ch = CHARACTERS[st.char[seat]]
                 st.max_hp[seat] = st.hp[seat] = ch.hp + (1 if seat == st.minister and n > 4 else 0)
             st.characters_changed()
-            st.say("characters: " + "; ".join(f"seat {x} {character_of(CHARACTER_BASE + st.char[x]).label} "
-                                               f"HP {st.hp[x]}" for x in range(n)))
+            st.say("characters", list(st.hp))
             self.first = st.alloc(GAME_CARDS)
             self.stage = 14
         if self.stage == 14:
@@ -183,12 +181,12 @@ class SetupTask(Task):
                                     ", not the minister")
             st.minister = seat
             st.roles[seat] = MINISTER
-            st.say(f"seat {seat} is the {ROLE_NAMES[MINISTER]}")
+            st.say("minister", seat)
             self.stage = 4
         elif self.stage == 7:
             ((seat, a),) = answers
             st.char[seat] = faces[a["slot"]] - CHARACTER_BASE
-            st.say(f"the minister picks {character_of(faces[a['slot']]).label}")
+            st.say("minister_picks", faces[a["slot"]])
             self.stage = 8
         else:
             self.picks = [-1] * st.n
@@ -215,7 +213,7 @@ class GameLoopTask(Task):
         s = _redirect(st, s)
         while st.face_down[s]:
             st.face_down[s] = False
-            st.say(f"{st.who(s)} turns face up and skips this turn")
+            st.say("face_up_skip", s)
             s = _redirect(st, st.next_alive(s))
         self.last = s
         self.stage = 1
@@ -252,7 +250,7 @@ class TurnTask(Task):
             st.bombarda_used = 0
             st.impeded = False
             st.skip = []
-            st.say(f"— turn {st.turn_no}: {st.who(seat)} (HP {st.hp[seat]}/{st.max_hp[seat]})")
+            st.say("turn", st.turn_no, seat, st.hp[seat], st.max_hp[seat])
             for sk in st.skills(seat):
                 sk.on_own_turn_start(st, seat)
             self.stage = 1
@@ -273,7 +271,7 @@ class TurnTask(Task):
                 st.fire(tp.PHASE_BEFORE, {"who": seat, "phase": ph})
                 return None
             if st.skips(seat, ph):
-                st.say(f"{st.who(seat)} skips the {ph} phase")
+                st.say("skips", seat, ph)
                 self.pi += 1
                 return None
             st.phase = ph
@@ -307,7 +305,7 @@ class TurnTask(Task):
             st.phase = self.extra
             st.impeded = False  # turn-scoped effects (障碍重重, skipped phases) are over
             st.skip = []
-            st.say(f"{st.who(seat)} carries out an extra {self.extra} phase")
+            st.say("extra_phase", seat, self.extra)
             self.stage = 6
             st.fire(tp.PHASE_START, {"who": seat, "phase": self.extra, "extra": True})
             return None
@@ -358,7 +356,7 @@ class DiscardPhaseTask(Task):
     def run(self, st: HpshaState) -> Step | None:
         if not st.alive[self.seat] or len(st.hands[self.seat]) <= st.hand_limit(self.seat):
             if self.discarded:
-                st.say(f"{st.who(self.seat)} discards {st.names(self.discarded)}")
+                st.say("discards", self.seat, st.ids(self.discarded))
             st.finish(self.discarded)
             return None
         return Decide((self.seat,), "discard")

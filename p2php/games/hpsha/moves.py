@@ -69,7 +69,7 @@ class ReshuffleTask(Task):
         for s in self.old:
             del st.pub[s]
         st.deck.extend(range(self.first, self.first + len(self.cards)))
-        st.say(f"the discard pile ({len(self.cards)} cards) is shuffled into a new deck")
+        st.say("reshuffle", len(self.cards))
         self.stage = 2
 
 
@@ -99,7 +99,7 @@ class DrawTask(Task):
         del st.deck[: len(self.slots)]
         st.hands[self.seat].extend(self.slots)
         self.n -= len(self.slots)
-        st.say(f"{st.who(self.seat)} draws {len(self.slots)}")
+        st.say("draws", self.seat, len(self.slots))
         self.slots = []
         if not st.deck and st.discard_available():
             st.push(ReshuffleTask())  # "when the deck runs out, immediately shuffle the discard pile"
@@ -171,7 +171,7 @@ class DiscardCardsTask(Task):
     """Discard cards from anywhere; hidden hand cards are revealed first (the pile is face up)."""
 
     slots: list[int]
-    why: str = ""
+    why: list[Any] = field(default_factory=list)  # a fragment for the log (see words.py); empty: quiet
 
     def run(self, st: HpshaState) -> Step | None:
         if self.stage == 0:
@@ -181,7 +181,7 @@ class DiscardCardsTask(Task):
                 return Reveal(todo)
         if self.stage == 1 and self.slots:
             if self.why:
-                st.say(f"{self.why}: {st.names(self.slots)} discarded")
+                st.say("discarded", self.why, st.ids(self.slots))
             owners = {w[1] for s in self.slots if (w := st.locate(s)) is not None and w[1] >= 0}
             for s in self.slots:
                 st.to_discard(s)
@@ -280,12 +280,11 @@ class PickCardTask(Task):
                 st.finish(None)
                 return None
             if self.then == "discard":
-                st.push(DiscardCardsTask([self.slot], f"{st.who(self.chooser)} ({self.source}) → {st.who(self.owner)}"))
+                st.push(DiscardCardsTask([self.slot], ["n_pick", self.chooser, self.source, self.owner]))
                 return None
             public = self.slot in st.pub
             st.to_hand(self.chooser, self.slot)
-            what = st.names([self.slot]) if public else "a hand card"
-            st.say(f"{st.who(self.chooser)} takes {what} from {st.who(self.owner)} ({self.source})")
+            st.say("picks", self.chooser, st.ids([self.slot]) if public else [], self.owner, self.source)
             st.fire(tp.CARD_MOVED, {"owner": self.owner, "to": self.chooser, "slots": [self.slot], "how": "obtain"})
             if not public:
                 st.push(ShowTask([self.slot], self.chooser))
@@ -314,7 +313,7 @@ class PointDuelTask(Task):
         if self.stage == 1:
             return Reveal(tuple(self.picks))
         a, b = (CARDS[st.pub[s]].rank for s in self.picks)
-        st.say(f"拼点: {st.names(self.picks[:1])} vs {st.names(self.picks[1:])}")
+        st.say("duel", st.ids(self.picks[:1]), st.ids(self.picks[1:]))
         st.finish({"won": a > b, "slots": list(self.picks)})
         return None
 

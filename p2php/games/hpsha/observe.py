@@ -20,6 +20,7 @@ from p2php.games.hpsha.data import (
     identity_role,
     kind_label,
 )
+from p2php.games.hpsha.words import lines
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -85,7 +86,8 @@ def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
             out["hand_limit"] = st.hand_limit(seat)
     step = st.pending
     out["prompt"] = step.prompt if isinstance(step, Decide) else ""
-    out["log"] = list(st.log[-12:])
+    out["log"] = lines(st, "en", last=12)
+    out["log_zh"] = lines(st, "zh", last=12)
     return out
 
 

@@ -245,11 +245,7 @@ class UseCardTask(Task):
     def run(self, st: HpshaState) -> Step | None:
         kind, user = self.kind, self.user
         if self.stage == 0:
-            via = f" via {st.skill_label(self.skill)}" if self.skill else ""
-            tg = ", ".join(st.who(t) for t in self.targets)
-            st.say(f"{st.who(user)} uses {kind_label(kind)} ({st.names(self.slots)}){via} → {tg}")
-            if kind in HOSTILE:
-                st.note(user, self.targets[0], True)
+            st.say("uses", user, kind, st.ids(self.slots), self.skill, list(self.targets))
             k = KINDS[kind]
             if k.category == EQUIPMENT:
                 old = st.equip[user].get(k.sub)
@@ -260,7 +256,7 @@ class UseCardTask(Task):
                 return None
             why = st.spell_void(user, kind, self.targets[0], st.colour_of(self.slots)) if is_delayed(kind) else ""
             if why:  # 伏地魔's 黑暗: used, but no effect — it never enters the judgement area
-                st.say(f"{kind_label(kind)} has no effect on {st.who(self.targets[0])} ({why})")
+                st.say("void", kind, self.targets[0], why)
                 st.to_discard(self.slots[0])
                 st.finish(None)
                 return None

@@ -61,7 +61,7 @@ from p2php.games.hpsha.tasks import Task
 from p2php.games.hpsha.triggers import SKILLS, SKILLS_BY_CHARACTER, Skill
 from p2php.games.hpsha.windows import TriggerTask
 
-LOG_KEEP = 40
+LOG_KEEP = 256
 _SKILLS_OF: tuple[tuple[Skill, ...], ...] = tuple(SKILLS_BY_CHARACTER.get(c.key, ()) for c in CHARACTERS)
 
 
@@ -104,9 +104,6 @@ class HpshaState(GameState):
         self.minister = -1
         self.flags: list[dict[str, int]] = [{} for _ in range(players)]
         self.after_dying: dict[int, list[list[int]]] = {}
-        # public record of who acted against / for whom (for bots' role guessing; from public events only)
-        self.hostile: list[list[int]] = [[0] * players for _ in range(players)]
-        self.friendly: list[list[int]] = [[0] * players for _ in range(players)]
         # turn
         self.current = -1
         self.phase = "setup"
@@ -116,7 +113,10 @@ class HpshaState(GameState):
         self.impeded = False
         self.skip: list[str] = []
         self.extra_phases: list[list[Any]] = []  # [seat, phase] granted for after that seat's turn
-        self.log: list[str] = []
+        # what happened, as plain data ((kind, *args): seats, numbers, card ids, keys); words.py has the words
+        self.events: list[tuple[Any, ...]] = []  # the last LOG_KEEP
+        self.event_no = 0  # events ever said, so readers (bots) can tell new from seen
+        self.event_digest = bytes(32)  # a hash chain over every event ever said: what the state hash covers
         self._listen: dict[str, bool] = {}
         self._dist_hooks: list[tuple[int, Skill]] = []
         self._range_hooks = False
@@ -288,10 +288,30 @@ class HpshaState(GameState):
         c = self.char[seat]
         return f"seat {seat}" + (f" {CHARACTERS[c].zh}" if c >= 0 else "")
 
-    def say(self, line: str) -> None:
-        self.log.append(line)
-        if len(self.log) > LOG_KEEP:
-            del self.log[: len(self.log) - LOG_KEEP]
+    def say(self, kind: str, *args: Any) -> None:
+        """Record a public event; its words live in :mod:`.words`, outside the hashed state.
+
+        The event is folded into ``event_digest`` at once, so the state hash covers the
+        whole history at the cost of one small hash per event rather than re-encoding
+        the kept events at every step.  Lists become tuples: events never change.
+        """
+        event = (kind, *(tuple(a) if isinstance(a, list) else a for a in args))
+        self.event_digest = hashlib.sha256(self.event_digest + msgpack.packb(event, use_bin_type=True)).digest()
+        self.events.append(event)
+        self.event_no += 1
+        if len(self.events) > LOG_KEEP:
+            del self.events[: len(self.events) - LOG_KEEP]
+
+    def ids(self, slots: Iterable[int]) -> list[int]:
+        """The public card ids of ``slots`` for an event (-1: a card nobody has seen)."""
+        return [self.pub.get(s, -1) for s in slots]
+
+    @property
+    def log(self) -> list[str]:
+        """The kept events as English lines (for test harnesses; views call :func:`.words.lines`)."""
+        from p2php.games.hpsha.words import lines
+
+        return lines(self)
 
     # ------------------------------------------------------------------ cards and zones
 
@@ -385,12 +405,7 @@ class HpshaState(GameState):
         before = self.hp[seat]
         self.hp[seat] = min(self.max_hp[seat], self.hp[seat] + n)
         if not quiet and self.hp[seat] != before:
-            self.say(f"{self.who(seat)} recovers to HP {self.hp[seat]}")
-
-    def note(self, actor: int, target: int, hostile: bool) -> None:
-        """Record a public hostile (attack) or friendly (rescue) act."""
-        if actor >= 0 and target >= 0 and actor != target:
-            (self.hostile if hostile else self.friendly)[actor][target] += 1
+            self.say("recovers", seat, self.hp[seat])
 
     def damaged(self, seat: int, amount: int) -> None:
         self.flags[seat]["hit_turn"] = self.turn_no
@@ -577,8 +592,8 @@ class HpshaState(GameState):
             "flags": self.flags, "after_dying": self.after_dying, "current": self.current, "phase": self.phase,
             "turn_no": self.turn_no, "bombarda_used": self.bombarda_used,
             "plays_this_phase": self.plays_this_phase, "impeded": self.impeded,
-            "skip": self.skip, "extra_phases": self.extra_phases, "log": self.log, "hostile": self.hostile,
-            "friendly": self.friendly,
+            "skip": self.skip, "extra_phases": self.extra_phases, "event_no": self.event_no,
+            "event_digest": self.event_digest,
         }
 
     def state_hash(self) -> bytes:
@@ -604,13 +619,14 @@ class HpshaState(GameState):
         return hashlib.sha256(msgpack.packb(fast, use_bin_type=True)).digest()
 
     def clone(self) -> HpshaState:
-        return copy.deepcopy(self)
+        # events are immutable tuples: the twin may share them (a new list, the same events)
+        return copy.deepcopy(self, {id(self.events): list(self.events)})
 
 
 _PLAIN_PARTS = frozenset({
     "n", "alt_roles", "max_turns", "next_slot", "uid", "deck", "discard", "processing", "set_aside", "hands",
     "judge", "alive", "hp", "max_hp", "char", "face_down", "identity_slot", "minister", "current", "phase",
-    "turn_no", "bombarda_used", "plays_this_phase", "impeded", "skip", "extra_phases", "log", "hostile", "friendly",
+    "turn_no", "bombarda_used", "plays_this_phase", "impeded", "skip", "extra_phases", "event_no", "event_digest",
 })
 """Snapshot parts that are canonical as they stand (plain lists and scalars, no dicts, no tuples of dicts)."""
 

@@ -148,7 +148,7 @@ class AskCard(Task):
     mode: str = "play"
     optional: bool = True
     target: int = -1
-    note: str = ""
+    note: list[Any] = field(default_factory=list)  # a fragment for the log line (see words.py)
     result: dict[str, Any] | None = None
 
     def run(self, st: HpshaState) -> Step | None:
@@ -235,9 +235,7 @@ class AskCard(Task):
         if not slots:
             return
         kind = self._kind() or CARDS[st.pub[slots[0]]].kind
-        verb = {"use": "uses", "play": "plays", "discard": "discards"}[self.mode]
-        how = f" (as {kind_label(kind)} via {st.skill_label(skill)})" if skill else ""
-        st.say(f"{st.who(seat)} {verb} {st.names(slots)}{how}{self.note}")
+        st.say("card", seat, self.mode, st.ids(slots), kind if skill else "", skill, self.note)
         for s in slots:
             st.to_discard(s)
         self.result = {"slots": slots, "kind": kind, "skill": skill}

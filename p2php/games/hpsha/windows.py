@@ -20,10 +20,6 @@ from p2php.engine.contract import (
     Step,
 )
 from p2php.games.hpsha import triggers as tp
-from p2php.games.hpsha.data import (
-    KINDS,
-    kind_label,
-)
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -62,7 +58,7 @@ class TriggerTask(Task):
             if not st.alive[seat] or not sk.available(st, seat, self.point, self.ctx):
                 continue
             if sk.compulsory or sk.automatic(st, seat, self.point, self.ctx):
-                st.say(f"{st.who(seat)}'s {sk.label} triggers")
+                st.say("triggers", seat, sk.key)
                 sk.invoke(st, seat, self.point, self.ctx, {}, {})
                 return None
             self.asking = [seat, key]
@@ -93,7 +89,7 @@ class TriggerTask(Task):
             self.check(st, seat, action, Knowledge(st.pub))
         self.asking = []
         if action.get("type") != "pass":
-            st.say(f"{st.who(seat)} uses {sk.label}")
+            st.say("skill", seat, sk.key)
             sk.invoke(st, seat, self.point, self.ctx, action, dict(faces))
 
 
@@ -132,9 +128,8 @@ class WindowTask(Task):
                 return None
             self.responder = self.order.pop(0)
             self.stage = 2
-            what = kind_label(self.subject) if self.subject in KINDS else self.subject
             st.push(AskCard(self.responder, f"respond:{self.want}", f"kind:{self.want}", "use",
-                            target=self.on, note=f" against {what} on {st.who(self.on)}"))
+                            target=self.on, note=["n_against_on", self.subject, self.on]))
             return None
         if self.stage == 2:
             got = st.ret
@@ -144,7 +139,7 @@ class WindowTask(Task):
             why = st.spell_void(self.responder, "patronus", self.on, st.colour_of(got["slots"])) \
                 if self.want == "patronus" else ""  # 咒立停 aims at a spell, not at a character
             if why:  # 伏地魔's 黑暗: that 呼神护卫 has no effect; the others may still respond
-                st.say(f"the 呼神护卫 has no effect on {st.who(self.on)} ({why})")
+                st.say("patronus_void", self.on, why)
                 self.stage = 1
                 return None
             self.stage = 3
@@ -179,7 +174,7 @@ class CounterCheckTask(Task):
             return None
         cancelled = bool(st.ret)
         if cancelled:
-            st.say(f"{kind_label(self.kind)} on {st.who(self.on)} is cancelled")
+            st.say("cancelled", self.kind, self.on)
         st.finish(cancelled)
         return None
 
@@ -217,7 +212,7 @@ class JudgeTask(Task):
                 st.finish(-1)
                 return None
             self.slot = got[0]
-            st.say(f"judgement for {st.who(self.seat)} ({self.why}): {st.names([self.slot])}")
+            st.say("judgement", self.seat, self.why, st.ids([self.slot]))
             self.cands = [[s, sk.key] for s in st.order_from(st.current_or_first()) for sk in st.skills(s)
                           if tp.JUDGE_REPLACE in sk.points]
             self.stage = 2
@@ -230,7 +225,7 @@ class JudgeTask(Task):
                 st.processing.append(self.slot)
                 st.processing.remove(old)
                 st.discard.append(old)
-                st.say(f"the judgement card is now {st.names([self.slot])}")
+                st.say("judgement_now", st.ids([self.slot]))
             self.stage = 2
         while self.cands:
             seat, key = self.cands.pop(0)
@@ -240,7 +235,7 @@ class JudgeTask(Task):
             if spec is None:
                 continue
             self.stage = 3
-            st.push(AskCard(seat, f"skill:{key}", spec, "play", note=" to replace the judgement card"))
+            st.push(AskCard(seat, f"skill:{key}", spec, "play", note=["n_replace_judgement"]))
             return None
         if self.stage != 4:  # the judgement card takes effect (JUDGE_RESULT), then it is discarded
             self.stage = 4
