@@ -46,7 +46,7 @@ async def main(bots: int, rounds: int, seed: int | None) -> int:
                 action = choose(event.legal, event.view)
                 print(f"> our turn ({event.prompt}): {peer.label(action)}")
                 await peer.submit(action)
-            elif isinstance(event, api.GameOver):
+            elif isinstance(event, api.Finished):
                 print(event.text())
                 path = peer.save_transcript(Path(tempfile.mkdtemp()) / "embed.p2php")
                 check = api.verify_transcript(path)

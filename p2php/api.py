@@ -9,7 +9,7 @@ typed events and a ``submit`` call::
         async for event in peer.events():
             if isinstance(event, p2php.api.YourTurn):
                 await peer.submit(event.legal[0])
-            elif isinstance(event, p2php.api.GameOver):
+            elif isinstance(event, p2php.api.Finished):
                 print(event.text())
 
 Why it is shaped like this:
@@ -67,7 +67,7 @@ __all__ = [
     "ApiError",
     "Card",
     "Failed",
-    "GameOver",
+    "Finished",
     "IllegalAction",
     "LobbyNews",
     "NotStarted",
@@ -187,7 +187,7 @@ class YourTurn:
 
 
 @dataclass(frozen=True)
-class GameOver:
+class Finished:
     """The game (and its audit) ended; the event stream ends after it.
 
     ``result`` is the engine's result (``None`` if the game was aborted by a
@@ -230,7 +230,7 @@ class Failed:
     message: str
 
 
-PeerEvent = TableOpen | LobbyNews | Started | StepResolved | YourTurn | GameOver | Failed
+PeerEvent = TableOpen | LobbyNews | Started | StepResolved | YourTurn | Finished | Failed
 """Everything :meth:`Peer.events` yields."""
 
 
@@ -261,7 +261,7 @@ class Peer:
     # -------------------------------------------------------------- what the embedder uses
 
     def events(self) -> AsyncIterator[PeerEvent]:
-        """Every event, in order, until :class:`GameOver` or :class:`Failed` (then the iterator ends).
+        """Every event, in order, until :class:`Finished` or :class:`Failed` (then the iterator ends).
 
         There is one stream per peer: iterate it from one task only.  (It is the
         receiving end of a memory channel, not a generator, so breaking out of
@@ -411,7 +411,7 @@ class Peer:
                         self._emit(LobbyNews(f"could not save the transcript: {err.strerror or err}"))
                 self._result = result
                 ls = result.lockstep
-                self._emit(GameOver(ls.result, ls.verdict, tuple(ls.table.name(s) for s in range(ls.players))))
+                self._emit(Finished(ls.result, ls.verdict, tuple(ls.table.name(s) for s in range(ls.players))))
         if self._scope.cancelled_caught and self._result is None:
             self._failure = "you left the table"
         if self._failure is not None:

@@ -54,7 +54,7 @@ async def test_local_uno_game_through_the_api(tmp_path: Path) -> None:
     started = events[0]
     assert isinstance(started, api.Started) and started.names == ("ann", "bot1", "bot2") and started.seat == 0
     over = events[-1]
-    assert isinstance(over, api.GameOver) and over.clean and over.result is not None
+    assert isinstance(over, api.Finished) and over.clean and over.result is not None
     assert "audit: clean" in over.text()
     steps = [e for e in events if isinstance(e, api.StepResolved)]
     deals = [e for e in steps if e.kind == "deal" and e.received]
@@ -86,8 +86,8 @@ async def test_two_embedded_peers_with_explicit_addresses(tmp_path: Path) -> Non
     for listener in listeners:
         await listener.aclose()  # ours: the API never closes a listener it was given
     overs = [results[s][-1] for s in range(2)]
-    assert all(isinstance(o, api.GameOver) and o.clean for o in overs)
-    hashes = {o.verdict.state_hash for o in overs if isinstance(o, api.GameOver) and o.verdict is not None}
+    assert all(isinstance(o, api.Finished) and o.clean for o in overs)
+    hashes = {o.verdict.state_hash for o in overs if isinstance(o, api.Finished) and o.verdict is not None}
     assert len(hashes) == 1
     # The toy game privately shows one card to one seat: it arrives as "received" only there.
     shows = [e for s in range(2) for e in results[s] if isinstance(e, api.StepResolved) and e.kind == "show"]
@@ -109,7 +109,7 @@ async def test_start_peer_listens_by_itself_when_given_no_listener() -> None:
     async with trio.open_nursery() as nursery:
         for s in range(2):
             nursery.start_soon(seat, s)
-    assert all(isinstance(outcome[s], api.GameOver) for s in range(2)), outcome
+    assert all(isinstance(outcome[s], api.Finished) for s in range(2)), outcome
 
 
 async def test_host_and_join_through_the_lobby() -> None:
@@ -140,7 +140,7 @@ async def test_host_and_join_through_the_lobby() -> None:
             nursery.start_soon(guest)
     for who in ("host", "guest"):
         events = outcome[who]
-        assert isinstance(events[-1], api.GameOver) and events[-1].clean, (who, events[-1])
+        assert isinstance(events[-1], api.Finished) and events[-1].clean, (who, events[-1])
         started = next(e for e in events if isinstance(e, api.Started))
         assert started.names[0] == "hermione" and "ron" in started.names and started.players == 3
     assert any(isinstance(e, api.LobbyNews) for e in outcome["host"])
@@ -187,7 +187,7 @@ def test_events_are_plain_frozen_data() -> None:
     assert step.revealed[0].name == "red 7"
     with pytest.raises(AttributeError):
         step.tick = 2  # type: ignore[misc]
-    over = api.GameOver(None, None, ("a", "b"))
+    over = api.Finished(None, None, ("a", "b"))
     assert not over.clean and "unfinished" in over.text()
     _: Any = api.PeerEvent  # the union is public for type annotations
 
@@ -221,7 +221,7 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
                         left.set()
                         return  # seat 1 walks away mid-game (its process "dies")
                     await peer.submit(event.legal[0])
-                elif isinstance(event, api.GameOver):
+                elif isinstance(event, api.Finished):
                     results[s] = event
 
     async def comeback() -> None:
@@ -231,7 +231,7 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
             async for event in peer.events():
                 if isinstance(event, api.YourTurn):
                     await peer.submit(event.legal[0])
-                elif isinstance(event, api.GameOver):
+                elif isinstance(event, api.Finished):
                     results[1] = event
 
     async def spectator() -> None:
@@ -246,6 +246,6 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
             nursery.start_soon(spectator)
     assert sorted(results) == [0, 1, 2]
     for event in results.values():
-        assert isinstance(event, api.GameOver) and event.verdict is not None and event.verdict.clean
+        assert isinstance(event, api.Finished) and event.verdict is not None and event.verdict.clean
     assert watched and watched[0].verdict is not None and watched[0].verdict.clean
     assert watched[0].private_faces == {}

@@ -12,12 +12,12 @@ import pytest
 import trio
 
 from p2php.net import (
-    Event,
     Frame,
     FrameDecoder,
     HandshakeError,
     Mesh,
     MeshError,
+    MeshEvent,
     PeerError,
     encode_frame,
     listen,
@@ -84,8 +84,8 @@ async def table() -> AsyncIterator[Table]:
         await listener.aclose()
 
 
-async def collect(mesh: Mesh, count: int, timeout: float = 5.0) -> list[Event]:
-    events: list[Event] = []
+async def collect(mesh: Mesh, count: int, timeout: float = 5.0) -> list[MeshEvent]:
+    events: list[MeshEvent] = []
     with trio.fail_after(timeout):
         async for event in mesh:
             events.append(event)
@@ -156,7 +156,7 @@ async def test_four_peers_all_broadcast_at_once(table: Table) -> None:
     async with AsyncExitStack() as stack:
         for mesh in meshes.values():
             await stack.enter_async_context(mesh)
-        received: dict[int, list[Event]] = {}
+        received: dict[int, list[MeshEvent]] = {}
 
         async def peer(seat: int) -> None:
             mesh = meshes[seat]

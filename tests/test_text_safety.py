@@ -374,7 +374,7 @@ async def test_bridge_game_over_bounds_a_hostile_reason() -> None:
 
     results = await _hostile_table()
     ls = results[0].lockstep
-    event = event_json(api.GameOver(ls.result, ls.verdict, tuple(ls.table.name(s) for s in range(2))))
+    event = event_json(api.Finished(ls.result, ls.verdict, tuple(ls.table.name(s) for s in range(2))))
     line = dumps(event)
     assert "\n" not in line and "\x1b" not in line  # JSON escapes them
     assert event["culprit"] == 1

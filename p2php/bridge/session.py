@@ -118,7 +118,7 @@ def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
                 "actions": [{"seat": s, "action": a} for s, a in event.actions],
                 "revealed": [_card(c) for c in event.revealed], "received": [_card(c) for c in event.received],
                 "random": event.random}
-    if isinstance(event, api.GameOver):
+    if isinstance(event, api.Finished):
         result, verdict = event.result, event.verdict
         return {"event": "game_over",
                 "winners": None if result is None else list(result.winners),

@@ -7,11 +7,11 @@ owns the sockets and nothing about games.  The session layer speaks dicts to a
 
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, decode_frame_body, encode_frame
 from p2php.net.mesh import (
-    Event,
     Frame,
     HandshakeError,
     Mesh,
     MeshError,
+    MeshEvent,
     PeerError,
     listen,
     listener_port,
@@ -23,7 +23,7 @@ __all__ = [
     "DISCOVERY_PORT",
     "LOBBY_PORT",
     "MAX_FRAME",
-    "Event",
+    "MeshEvent",
     "Frame",
     "FrameDecoder",
     "FrameError",

@@ -127,7 +127,8 @@ class SpectatorJoined:
     hello: dict[str, Any]
 
 
-Event = Frame | PeerError | Rejoined | SpectatorJoined
+MeshEvent = Frame | PeerError | Rejoined | SpectatorJoined
+"""What a formed mesh reports (distinct from the session's step records, :class:`p2php.session.records.Event`)."""
 CheckHello = Callable[[int, dict[str, Any]], None]
 
 
@@ -416,11 +417,11 @@ class Mesh:
         """Seats whose connection is still up."""
         return [s for s, p in self._peers.items() if p.reason is None]
 
-    def receive(self) -> trio.MemoryReceiveChannel[Event]:
+    def receive(self) -> trio.MemoryReceiveChannel[MeshEvent]:
         """The channel of :class:`Frame` / :class:`PeerError` events; ends at :meth:`aclose`."""
         return self._events
 
-    async def __aiter__(self) -> AsyncIterator[Event]:
+    async def __aiter__(self) -> AsyncIterator[MeshEvent]:
         async for event in self._events:
             yield event
 
