@@ -298,6 +298,7 @@ def test_false_seen_claim_never_convicts_the_framed_peer() -> None:
         # since a lost piece of evidence looks the same as a lie, neither is the claimer.
         assert p.verdict is not None and p.verdict.culprit is None, p.verdict
         assert p.verdict.code == "false_claim", p.verdict
+        assert "seat 2 claims a message" in p.verdict.reason and "from seat 0" in p.verdict.reason, p.verdict
         assert "seat 2" in p.verdict.reason
 
 

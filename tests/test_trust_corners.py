@@ -76,6 +76,43 @@ def test_short_cuts_a_huge_integer_and_any_repr_to_120() -> None:
     assert len(many) == 120 and many.endswith("…")
 
 
+def test_short_cuts_bytes_to_48_characters() -> None:
+    assert short(b"x" * 10) == repr(b"x" * 10)
+    quoted = short(b"x" * 100)
+    assert len(quoted) == 48 and "..." in quoted
+
+
+def test_verdicts_and_faults_are_frozen_and_say_who() -> None:
+    import dataclasses
+
+    from p2php.session.records import Verdict
+
+    clean = Verdict(True, None, "", bytes(32))
+    named = Verdict(False, 1, "cheated", bytes(32), "bad_key")
+    for record in (clean, named, Fault(1, "r")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.reason = "changed"  # type: ignore[misc]
+    assert clean.text() == "clean"
+    assert Verdict(False, None, "lost", bytes(32)).text() == "unattributed: lost"
+    assert named.text() == "seat 1: cheated"
+    table = make_peers("toy", 3, {}, seed=1)[0].table
+    assert named.text(table) == f"seat 1 ({table.name(1)}): cheated"
+
+
+def test_a_refusal_quotes_at_most_five_unknown_fields() -> None:
+    from p2php.session.messages import BadMessage, parse_message
+
+    peers = make_peers("toy", 3, {}, seed=2)
+    wire = peers[0]._send("action", {}).to_wire()
+    five = {**wire, **{f"x{i}": 1 for i in range(5)}}
+    with pytest.raises(BadMessage) as exact:
+        parse_message(five)
+    assert str(exact.value).endswith("'x0', 'x1', 'x2', 'x3', 'x4'")
+    with pytest.raises(BadMessage) as more:
+        parse_message({**five, "x5": 1})
+    assert str(more.value).endswith("'x0', 'x1', 'x2', 'x3', 'x4' …")
+
+
 def test_short_shows_an_exception_by_its_message_cut_to_160() -> None:
     assert short(ValueError("bad thing")) == "bad thing"
     cut = short(ValueError("e" * 500))
@@ -355,13 +392,13 @@ def test_early_messages_count_against_flooding_by_number() -> None:
 
 
 def test_early_messages_count_against_flooding_by_bytes() -> None:
+    # Each message is 2 MiB and a few hundred bytes: 15 waiting are under the 32 MiB bound, the 16th is over.
     peers = make_peers("toy", 3, {}, seed=14)
-    burst = _signed_burst(peers[1], 18, {"pad": b"p" * (2 * 1024 * 1024)})  # 34 MiB, 17 messages waiting
+    burst = _signed_burst(peers[1], 17, {"pad": b"p" * (2 * 1024 * 1024)})
     for frame in burst[1:16]:
         peers[0].receive(1, frame)
-    assert peers[0].fault is None  # 30 MiB waiting: under the bound
-    for frame in burst[16:]:
-        peers[0].receive(1, frame)
+    assert peers[0].fault is None
+    peers[0].receive(1, burst[16])
     assert peers[0].fault is not None and peers[0].fault.code == FaultCode.FLOOD
     assert peers[0].fault.culprit == 1
 
@@ -564,3 +601,24 @@ def test_a_seat_that_withholds_only_its_audit_is_named_by_everyone() -> None:
         assert p.finished and p.verdict is not None, p.seat
         assert (p.verdict.culprit, p.verdict.code) == (1, "refused_audit"), p.verdict
         assert p.audit_bodies[1] == {"refused": True, "unreachable": False}
+
+
+def test_an_audit_at_the_head_of_an_awaited_seat_means_it_stopped_not_that_it_went_silent() -> None:
+    # Where seat 1 owes its first action it stops with an audit and no abort (a peer whose own code
+    # failed may). The others, waiting for its action, must see that it stopped, not that it went silent.
+    peers = make_peers("toy", 3, {}, seed=24)
+    quitter = peers[1]
+
+    class Quitter(RandomBot):
+        def choose(self, state: Any, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
+            quitter._start_audit()
+            return legal[0]
+
+    quitter.act = lambda action: None  # type: ignore[method-assign]  # it answers nothing any more
+    bots = {s: RandomBot(240 + s) for s in range(3)}
+    bots[1] = Quitter(241)
+    run_in_memory(peers, bots)
+    assert not quitter.fault and [m.kind for m in quitter.processed[1].values()][-1] == "audit"
+    for p in (peers[0], peers[2]):
+        assert p.finished and p.verdict is not None, p.seat
+        assert p.verdict.culprit is None and p.verdict.code == "unfinished", p.verdict  # stopped, not silent
