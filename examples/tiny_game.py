@@ -1,21 +1,26 @@
-"""A tiny custom game on the engine contract, played through the real protocol: "Catch the Snitch".
+"""A tiny custom game on the shared kit, played through the real protocol: "Catch the Snitch".
 
 Run it:  python examples/tiny_game.py [--players 3] [--seed 1]
 
 Twelve cards (1–12, four houses) are shuffled by every peer (mental poker); each
 seat is dealt two face down, and one card is revealed as the Snitch.  In turn,
 each seat plays one of its cards face up (the action reveals it); whoever
-played closest to the Snitch wins.  Nobody learns the card a seat kept while
-the game runs; the audit at the end opens and checks every face.  The game is
-~80 lines of rules: the engine contract asks only what happens next (``step``),
-what is legal, and how actions change the public state.
+played closest to the Snitch wins (on a tie, the earlier seat).  Nobody learns
+the card a seat kept while the game runs; the audit at the end checks every face.
+
+The template of docs/writing-a-game.md, in the order a game is written: cards as
+plain data, small effects, the flow as tasks with named stages on the engine's
+task stack, the state that hands the contract to the stack, the game, a bot.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum, auto
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +29,7 @@ import trio
 from p2php.bots import RandomBot
 from p2php.engine.contract import (
     Action,
+    Bot,
     CardId,
     Deal,
     Decide,
@@ -39,80 +45,196 @@ from p2php.engine.contract import (
     Step,
 )
 from p2php.engine.registry import register
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task, TaskStack
+
+# ----------------------------------------------------------------------------- the cards: plain data
 
 HOUSES = ("Gryffindor", "Slytherin", "Ravenclaw", "Hufflepuff")
+CARDS = tuple((number, HOUSES[(number - 1) % 4]) for number in range(1, 13))
+"""Card id -> (number, house): card 0 is the 1 of Gryffindor, card 11 the 12 of Hufflepuff."""
+DECK = tuple(range(len(CARDS)))
+HAND = 2
+
+
+def name(card: CardId) -> str:
+    number, house = CARDS[card]
+    return f"{number} of {house}"
+
+
+# ----------------------------------------------------------------------------- effects: small state changes
+
+
+def play(g: SnitchState, seat: Seat, slot: Slot, card: CardId) -> None:
+    """``seat`` plays ``slot`` face up: it leaves the hand and lies on the table as ``card``."""
+    g.hands[seat].remove(slot)
+    g.played[seat] = card
+
+
+def miss(card: CardId, snitch: CardId) -> int:
+    """How far ``card`` misses the Snitch (integers only: every peer must compute the same)."""
+    return abs(CARDS[card][0] - CARDS[snitch][0])
+
+
+def result(g: SnitchState) -> GameOver:
+    best = min(range(g.players), key=lambda s: (miss(g.played[s], g.snitch), s))
+    return GameOver((best,), tuple(int(s == best) for s in range(g.players)), f"seat {best} catches the Snitch")
+
+
+# ----------------------------------------------------------------------------- the flow: tasks
+
+
+@dataclass
+class Match(Task["SnitchState"]):
+    """The whole game, at the bottom of the stack: the set-up, one turn per seat, the result."""
+
+    class Stage(Enum):
+        SHUFFLE = auto()  # every peer shuffles the twelve cards
+        DEAL = auto()  # two face down to each seat
+        SNITCH = auto()  # the next card is opened: the Snitch
+        TURNS = auto()  # one Turn per seat, in seat order
+        OVER = auto()
+
+    stage: Stage = Stage.SHUFFLE
+
+    def run(self, g: SnitchState) -> Outcome:
+        S = Match.Stage
+        if self.stage is S.SHUFFLE:
+            return Shuffle(DECK, first_slot=0)  # slot i = the i-th card of the shuffled deck
+        if self.stage is S.DEAL:
+            return Deal(tuple((HAND * s + i, s) for s in range(g.players) for i in range(HAND)))
+        if self.stage is S.SNITCH:
+            return Reveal((g.snitch_slot,))
+        if self.stage is S.TURNS:
+            self.stage = S.OVER
+            return Push(*(Turn(s) for s in range(g.players)))  # Turn(0) runs first
+        return result(g)
+
+    def received(self, g: SnitchState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        if isinstance(step, Shuffle):
+            self.stage = Match.Stage.DEAL
+        elif isinstance(step, Deal):
+            for slot, seat in step.to:
+                g.hands[seat].append(slot)  # faces stay unknown to the public state
+            self.stage = Match.Stage.SNITCH
+        else:
+            g.snitch = faces[g.snitch_slot]
+            self.stage = Match.Stage.TURNS
+        return CONTINUE
+
+
+@dataclass
+class Turn(Task["SnitchState"]):
+    """``seat`` plays one of its cards face up."""
+
+    seat: int
+
+    def run(self, g: SnitchState) -> Outcome:
+        return Decide((self.seat,), "play a card")
+
+    def legal(self, g: SnitchState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        """Task.check's default then refuses anything else ("not a legal action here")."""
+        return [{"type": "play", "slot": slot} for slot in g.hands[seat]]
+
+    def reveals(self, g: SnitchState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        slot = action.get("slot")  # playing a card opens it to everyone: the protocol releases its keys
+        return (slot,) if slot in g.hands[seat] else ()
+
+    def answer(self, g: SnitchState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((seat, action),) = answers
+        play(g, seat, action["slot"], faces[action["slot"]])
+        return Done()
+
+
+# ----------------------------------------------------------------------------- the state: the contract
 
 
 class SnitchState(GameState):
+    """The public state: who holds which slots, the Snitch, the cards played, and the pending tasks."""
+
     def __init__(self, players: int) -> None:
-        self.players, self.phase, self.turn = players, "shuffle", 0
-        self.hands: list[list[Slot]] = [[2 * s, 2 * s + 1] for s in range(players)]  # slots, faces unknown
-        self.snitch = -1
+        self.players = players
+        self.hands: list[list[Slot]] = [[] for _ in range(players)]
+        self.snitch = -1  # the Snitch's card once it is revealed
         self.played: dict[Seat, CardId] = {}
+        self.stack: TaskStack[SnitchState] = TaskStack([Match()])
+        self.stack.settle(self)
+
+    @property
+    def snitch_slot(self) -> Slot:
+        return HAND * self.players  # the first card after the hands
 
     def step(self) -> Step:
-        n = self.players
-        if self.phase == "shuffle":
-            return Shuffle(tuple(range(12)), first_slot=0)  # slot i = the i-th card of the shuffled deck
-        if self.phase == "deal":
-            return Deal(tuple((slot, s) for s in range(n) for slot in self.hands[s]))
-        if self.phase == "snitch":
-            return Reveal((2 * n,))
-        if self.phase == "play":
-            return Decide((self.turn,), "play a card")
-        best = min(range(n), key=lambda s: (abs(self.played[s] - self.snitch), s))
-        return GameOver((best,), tuple(int(s == best) for s in range(n)), f"seat {best} catches the Snitch")
+        return self.stack.settle(self)  # settled after every change: a read
+
+    def waiting(self) -> tuple[Seat, ...]:
+        """The seats the pending Decide asks (none at a chance step or at the end)."""
+        step = self.stack.pending
+        return step.seats if isinstance(step, Decide) else ()
 
     def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        return [{"type": "play", "slot": slot} for slot in self.hands[seat]]
+        return self.stack.top.legal(self, seat, knowledge) if seat in self.waiting() else []
 
     def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
-        if self.phase != "play" or seat != self.turn:
+        if seat not in self.waiting():
             raise IllegalAction(f"seat {seat} is not to play now")
-        if action.get("type") != "play" or action.get("slot") not in self.hands[seat]:
-            raise IllegalAction(f"play one of your own cards (slots {self.hands[seat]})")
+        self.stack.top.check(self, seat, action, knowledge)
 
     def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        return (action["slot"],)  # playing a card opens it to everyone: the protocol releases its keys
+        return self.stack.top.reveals(self, seat, action) if seat in self.waiting() else ()
 
     def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
-        for seat, action in answers:
-            self.hands[seat].remove(action["slot"])
-            self.played[seat] = faces[action["slot"]]
-        self.turn += 1
-        self.phase = "play" if self.turn < self.players else "over"
+        seats = self.waiting()
+        if tuple(seat for seat, _ in answers) != seats[: len(answers)]:
+            raise IllegalAction(f"answers from {[seat for seat, _ in answers]} to a decision of seats {seats}")
+        for seat, action in answers:  # validated again: apply may get answers that check() never saw
+            self.check(seat, action, Knowledge(faces))
+        if len(answers) == len(seats):  # a prefix is only validated (the session uses that to name a culprit)
+            self.stack.answer(self, answers, faces)
 
     def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
-        if self.phase == "snitch":
-            assert faces is not None
-            self.snitch = faces[2 * self.players]
-        self.phase = {"shuffle": "deal", "deal": "snitch", "snitch": "play"}[self.phase]
+        self.stack.advance(self, faces, random)
 
     def observation(self, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
         mine = [] if seat is None else [knowledge.face(slot) for slot in self.hands[seat]]
-        return {"snitch": name(self.snitch) if self.snitch >= 0 else None, "turn": self.turn,
-                "played": {s: name(c) for s, c in self.played.items()},
+        return {"snitch": name(self.snitch) if self.snitch >= 0 else None, "turn": len(self.played),
+                "played": {s: name(c) for s, c in sorted(self.played.items())},
                 "hand": [name(c) if c is not None else "?" for c in mine]}
 
     def snapshot(self) -> Any:
-        return [self.phase, self.turn, self.hands, self.snitch, sorted(self.played.items())]
+        return {"players": self.players, "hands": self.hands, "snitch": self.snitch,
+                "played": sorted(self.played.items()), "stack": self.stack.snapshot()}
 
     def clone(self) -> SnitchState:
-        import copy
-
-        return copy.deepcopy(self)
+        new = copy.copy(self)
+        new.hands = [list(h) for h in self.hands]
+        new.played = dict(self.played)
+        new.stack = self.stack.clone()
+        return new
 
     def describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
         card = faces.get(action["slot"])
         return f"plays {name(card) if card is not None else 'a card'}"
 
 
-def name(card: CardId) -> str:
-    return f"{card + 1} of {HOUSES[card % 4]}"
+# ----------------------------------------------------------------------------- the game, a bot, registration
+
+
+class SeekerBot:
+    """Plays its card nearest the Snitch; like every bot it sees only its own seat's knowledge."""
+
+    def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
+        assert isinstance(state, SnitchState)
+
+        def distance(action: Action) -> int:
+            face = knowledge.face(action["slot"])
+            return len(DECK) if face is None else miss(face, state.snitch)
+
+        return min(legal, key=distance)
 
 
 class SnitchGame(Game):
     name, min_players, max_players = "snitch", 2, 5
+    bot_kinds = ("random", "seeker")
 
     def new_state(self, players: int, options: Mapping[str, object]) -> SnitchState:
         return SnitchState(players)
@@ -121,10 +243,13 @@ class SnitchGame(Game):
         return name(card)
 
     def universe_size(self, options: Mapping[str, object]) -> int:
-        return 12
+        return len(DECK)
+
+    def make_bot(self, kind: str, seed: bytes | str | int) -> Bot:
+        return SeekerBot() if kind == "seeker" else super().make_bot(kind, seed)
 
 
-register(SnitchGame())  # from now on "snitch" is a game like uno: demo, bots, transcripts, verify
+register(SnitchGame())  # from now on "snitch" is a game like uno (a package registers by entry point instead)
 
 
 async def main(players: int, seed: int | None) -> int:
