@@ -357,3 +357,18 @@ async def test_a_stalled_process_convicts_nobody() -> None:
     assert stalled["done"]
     for r in results:
         assert r.lockstep.verdict is not None and r.lockstep.verdict.clean, r.lockstep.verdict
+
+
+async def test_a_seat_whose_own_mesh_never_formed_is_unreachable_not_silent() -> None:
+    """Seats 0 and 2 never get their link up (every handshake on it stalls), so neither starts the game;
+    seat 1 has both links and waits for seat 0's first shuffle.  Seat 0 has sent nothing since seat 1's
+    mesh formed, so seat 1 must not call it silent (it was still forming): unreachable, a network fault."""
+    from adversarial.faultproxy import run_faulted_table
+
+    plan = LinkPlan.every(Fault("blackhole", duration=20.0, on_kind="hello"), max_faults=20)
+    with trio.fail_after(60):
+        run = await run_faulted_table("toy", 3, toy_deciders(3, 3), links={(2, 0): plan}, seed=3,
+                                      timeout=1.0, resume_timeout=3.0, connect_timeout=4.0, deadline=40)
+    assert not run.named(), run.describe()
+    seat1 = next(s for s in run.seats if s.seat == 1)
+    assert seat1.verdict is not None and seat1.verdict.code == "unreachable", run.describe()

@@ -258,6 +258,8 @@ class _Runner:
         self.deciding = False
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
         self.clock = RunningClock()  # deadlines count only the time our own loop ran on time
+        self.heard: set[int] = set()  # seats that sent us anything since the mesh formed
+        self.formed_at = self.clock.now()
         self.synced: set[int] = set()  # seats whose sync we answered on their current connection
         self.fins: set[int] = set()  # seats that told us they finished
         self.fin_sent = False
@@ -327,18 +329,30 @@ class _Runner:
             return owed
         return {s: (ls.tick, ls.phase) for s in ls.waiting_for() if s != ls.seat}
 
+    def _down(self) -> dict[int, float]:
+        """Seats whose link is down, and since when.
+
+        A seat that has sent nothing at all since our mesh formed (not one heartbeat)
+        counts as down since then: its own mesh may still be forming (a link of its
+        we cannot see), so it cannot have started, and it is given ``resume_timeout``
+        and named unreachable, not silent, if it never comes.
+        """
+        quiet = {s: self.formed_at for s in self.mesh.seats if s not in self.heard and s not in self.mesh.beats}
+        return {**quiet, **self.down}
+
     def _wait(self) -> float:
         """Seconds until the first awaited message is late (a long time if none is awaited)."""
         now = self.clock.now()
         self.deadlines.update(self._awaited(), now)
-        first = self.deadlines.next_deadline(self.down)
+        first = self.deadlines.next_deadline(self._down())
         return 3600.0 if first is None else first - now
 
     def _expire(self) -> None:
         """Name the seats whose own deadline passed; a seat whose link is down is unreachable, not silent."""
         now = self.clock.now()
         self.deadlines.update(self._awaited(), now)
-        late = self.deadlines.expired(now, self.down)
+        down = self._down()
+        late = self.deadlines.expired(now, down)
         behind = set()
         for seat in list(late):
             if seat >= 0 and self.deadlines.behind(seat, self.mesh.beats.get(seat)):
@@ -350,7 +364,7 @@ class _Runner:
                     continue
                 behind.add(seat)
         if late:
-            self.ls.timeout([s for s in late if s >= 0], frozenset(s for s in late if s in self.down),
+            self.ls.timeout([s for s in late if s >= 0], frozenset(s for s in late if s in down),
                             frozenset(behind))
 
     async def _handle(self, event: Any, nursery: trio.Nursery) -> None:
@@ -360,6 +374,7 @@ class _Runner:
             if ls.awaiting_me():
                 ls.act(event[1])
         elif isinstance(event, Frame):
+            self.heard.add(event.seat)
             frame = event.frame
             if "sync" in frame:
                 await self._answer_sync(event.seat, frame["sync"])
