@@ -132,7 +132,7 @@ class Turn(Task["SnitchState"]):
         return Decide((self.seat,), "play a card")
 
     def legal(self, g: SnitchState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        """Task.check's default then refuses anything else ("not a legal action here")."""
+        """Anything else is refused by Task.check's default ("not a legal action here")."""
         return [{"type": "play", "slot": slot} for slot in g.hands[seat]]
 
     def reveals(self, g: SnitchState, seat: Seat, action: Action) -> tuple[Slot, ...]:
@@ -212,7 +212,7 @@ class SnitchState(GameState):
         return new
 
     def describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
-        card = faces.get(action["slot"])
+        card = faces.get(action.get("slot", -1))
         return f"plays {name(card) if card is not None else 'a card'}"
 
 
@@ -233,8 +233,10 @@ class SeekerBot:
 
 
 class SnitchGame(Game):
+    """The definition the registry holds: name, table sizes, card names, new states, bots."""
+
     name, min_players, max_players = "snitch", 2, 5
-    bot_kinds = ("random", "seeker")
+    bot_kinds = ("random", "heuristic")  # "heuristic": the kind the command line and the API pick by default
 
     def new_state(self, players: int, options: Mapping[str, object]) -> SnitchState:
         return SnitchState(players)
@@ -246,10 +248,10 @@ class SnitchGame(Game):
         return len(DECK)
 
     def make_bot(self, kind: str, seed: bytes | str | int) -> Bot:
-        return SeekerBot() if kind == "seeker" else super().make_bot(kind, seed)
+        return SeekerBot() if kind == "heuristic" else super().make_bot(kind, seed)
 
 
-register(SnitchGame())  # from now on "snitch" is a game like uno (a package registers by entry point instead)
+register(SnitchGame())  # importing this registers "snitch"; a package names the module in an entry point
 
 
 async def main(players: int, seed: int | None) -> int:

@@ -4,7 +4,9 @@ scripted scenarios that run on a trusted dealer and through the real protocol (d
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -58,7 +60,7 @@ class Stacked(Scenario):
 
 
 def test_the_game_conforms() -> None:
-    check_game(GAME, players=(2, 3, 5), seeds=range(3))
+    check_game(GAME, players=(2, 3, 5), seeds=range(3), clone_every=1)  # a short game: clone at every decision
 
 
 def test_the_closest_card_catches_the_snitch() -> None:
@@ -96,10 +98,24 @@ def test_only_the_seat_to_play_plays_and_only_its_own_cards() -> None:
 
 def test_the_seeker_bot_plays_its_card_nearest_the_snitch() -> None:
     sc = Stacked(2, [0, 8, 6, 2, 7], editable=False)  # the Snitch is the 8; editable=False: sc.state is real
-    bot = GAME.make_bot("seeker", 0)
+    bot = GAME.make_bot("heuristic", 0)
     for seat, nearest in ((0, 1), (1, 2)):  # the 9 (not the 1), then the 7 (not the 3)
         sc.decide()
         assert bot.choose(sc.state, seat, sc.table.knowledge(seat), sc.legal(seat)) == play(nearest)
         sc.act(seat, play(nearest))
     assert sc.over().winners == (0,)  # both miss by 1: the earlier seat
     assert isinstance(sc.state, snitch.SnitchState)
+
+
+def test_every_code_snippet_of_the_recipe_is_real() -> None:
+    """docs/writing-a-game.md quotes code; each ```python / ```toml block must be in the repository as written."""
+    root = EXAMPLE.parent.parent
+    doc = (root / "docs" / "writing-a-game.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^ *```(?:python|toml)\n(.*?)^ *```", doc, flags=re.S | re.M)
+    sources = [p.read_text(encoding="utf-8") for pattern in ("p2php/**/*.py", "tests/*.py", "examples/*.py")
+               for p in sorted(root.glob(pattern))] + [(root / "pyproject.toml").read_text(encoding="utf-8")]
+    assert len(blocks) >= 20
+    for block in blocks:  # as indented in the doc (a method of a class), else as a whole (a line of a table)
+        texts = (block, textwrap.dedent(block))
+        assert any(text in source for source in sources for text in texts), \
+            f"docs/writing-a-game.md quotes code found nowhere:\n{block}"
