@@ -46,6 +46,7 @@ from typing import Any
 
 import trio
 
+from p2php.bots import default_kind
 from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import Action, Deal, Decide, IllegalAction, Reveal, Show
 from p2php.engine.contract import GameOver as EngineResult
@@ -469,7 +470,7 @@ def _check(game: str, players: int, options: Mapping[str, Any] | None) -> tuple[
 
 def _bot(game: str, kind: str | None, seed: str) -> Decider:
     g = get_game(game)
-    chosen = kind or ("heuristic" if "heuristic" in g.bot_kinds else "random")
+    chosen = kind or default_kind(g)
     return bot_decider(g.make_bot(chosen, seed))
 
 

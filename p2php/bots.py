@@ -10,6 +10,11 @@ from __future__ import annotations
 
 # Both live with the engine contract, whose default ``Game.make_bot`` returns a RandomBot; this module is their
 # public name.
-from p2php.engine.contract import Bot, RandomBot
+from p2php.engine.contract import Bot, Game, RandomBot
 
-__all__ = ["Bot", "RandomBot"]
+__all__ = ["Bot", "RandomBot", "default_kind"]
+
+
+def default_kind(game: Game) -> str:
+    """The bot kind used when none is asked for: the game's ``heuristic`` bot if it has one, else ``random``."""
+    return "heuristic" if "heuristic" in game.bot_kinds else "random"

@@ -22,6 +22,7 @@ from typing import Any
 
 import trio
 
+from p2php.bots import default_kind
 from p2php.console import LogPrinter
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
@@ -31,9 +32,11 @@ from p2php.session.runner import Decider, PeerResult, bot_decider
 from p2php.text import LINE, safe
 
 
-def _bots(game_name: str, kind: str, seed: int | None, seats: range) -> list[Decider]:
+def _bots(game_name: str, kind: str | None, seed: int | None, seats: range) -> list[Decider]:
+    """The bots of ``seats``; no ``kind`` given: the game's heuristic bot, or its random one if it has none."""
     game = get_game(game_name)
-    return [bot_decider(game.make_bot(kind, f"{seed}/{seat}")) for seat in seats]
+    chosen = kind or default_kind(game)
+    return [bot_decider(game.make_bot(chosen, f"{seed}/{seat}")) for seat in seats]
 
 
 def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[str, Any]:
@@ -184,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a game option, e.g. deck=all (repeatable)")
         p.add_argument("--seed", type=int, default=None,
                        help="make bots and peer secrets reproducible (demo only: not secret!)")
-        p.add_argument("--bot", default="heuristic", help="bot kind: random or heuristic")
+        p.add_argument("--bot", default=None,
+                       help="bot kind (see `p2php games`; default: the game's heuristic bot, else random)")
         p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a peer")
 
     def lan(p: argparse.ArgumentParser) -> None:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 import trio
 
+from p2php.bots import default_kind
 from p2php.discovery import (
     BROADCAST,
     TableInfo,
@@ -193,15 +194,17 @@ async def _play_seats(
     shown = min(listeners)
     resume_log = getattr(args, "resume_log", None)
 
+    bot_kind = args.bot or default_kind(get_game(game))
+
     async def seat_task(seat: int, cancel: trio.CancelScope) -> None:
         nonlocal quit_game
         own = seat == shown
         cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
                          connect_timeout=args.connect_timeout, secrets=LocalSecrets(),
-                         bot=None if seat == human else args.bot,
+                         bot=None if seat == human else bot_kind,
                          resume_path=Path(resume_log) if own and resume_log else None)
         decide: Decider = (ui.decide if seat == human else
-                           bot_decider(get_game(game).make_bot(args.bot, f"{args.seed}/{seat}")))
+                           bot_decider(get_game(game).make_bot(bot_kind, f"{args.seed}/{seat}")))
         # Our own entry is never dialed; in the resume log it says where `p2php resume` listens again.
         mine = {**addresses, seat: (args.bind, listener_port(listeners[seat]))}
         try:
