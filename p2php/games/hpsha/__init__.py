@@ -9,8 +9,11 @@ plain-data tasks; asking a seat), ``moves`` (draw, reshuffle, reveal, show, take
 拼点), ``windows`` (timing points, 咒立停/呼神护卫 windows, judgement), ``damage``
 (damage, HP loss, dying, death, game end), ``flow`` (setup, turns, phases),
 ``play`` (play-phase actions),
-``cards_basic`` (爆破咒 + weapon hooks, 羽毛笔), ``cards_spells`` (instant and
-delayed spells), ``triggers`` (timing points, skills, hooks), ``characters`` (the
+``cards_basic`` (爆破咒, 羽毛笔), ``cards_spells`` (instant and delayed spells),
+``gear`` (the points equipment attaches to) and ``equipment`` (each wand and armour
+card as an effect), ``words`` / ``words_en`` / ``words_zh`` (the log's events in
+English and Chinese, outside the hashed state),
+``triggers`` (timing points, skills, hooks), ``characters`` (the
 first five characters), ``chars_students`` (the other students), ``chars_staff`` (the Hogwarts
 staff), ``chars_adults`` (the Dark Mark and
 the Order of the Phoenix), ``observe``, ``bots``, ``scenario`` (test harness: stacked

@@ -1,23 +1,25 @@
-"""爆破咒 Bombarda resolution (with the weapon skills that hook into it) and the 羽毛笔 Quill play.
+"""爆破咒 Bombarda resolution and the 羽毛笔 Quill play.
 
 One 爆破咒 against one target runs through these stages, in the order the rules
-fix: target chosen (葡萄藤木 Vine option, 冬青木 Holly "cannot be dodged") → the
-target's dodge with 幻影移形 (two in a row against the 橡木 Oak; no dodge when
-undodgeable) → dodged: 游走球 Bludger follow-up; not dodged: damage (格兰芬多剑
-Sword ignores armour; 柳木/槭木 act inside the damage task) → 胡桃木 Walnut
-backlash when it dealt no damage during the user's own turn.
+fix: aimed (the weapon may act: 葡萄藤木 Vine, 冬青木 Holly "cannot be dodged") →
+the target's dodge with 幻影移形 (as many as the weapon says: 橡木 Oak; none when
+undodgeable) → dodged (游走球 Bludger follow-up) or hit (格兰芬多剑 Sword ignores
+armour; 柳木/槭木 act inside the damage task) → no damage dealt (胡桃木 Walnut
+backlash).  The weapons themselves are effects in :mod:`.equipment`, attached
+to the gear points this task announces.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import CardId, Reveal, Slot, Step
+from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, KINDS
-from p2php.games.hpsha.moves import DrawTask
+from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.tasks import AskCard, AskChoice, Task
 
 TYPE_GUESSES = ["basic", "spell", "equipment"]
@@ -26,105 +28,75 @@ if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
 
+# BombardaTask stages, in the order of the rules
+_AIM, _DODGE, _ASK, _ANSWER, _DODGED, _HIT, _DEALT, _AFTER, _END = range(1, 10)
+
+
 @dataclass
 class BombardaTask(Task):
-    """One 爆破咒 from ``user`` at ``target``.  ``ret``: damage dealt."""
+    """One 爆破咒 from ``user`` at ``target``.  ``ret``: damage dealt.
+
+    The user's weapon acts at the gear points (:mod:`.gear`) this task announces,
+    through ``ctx``: ``undodgeable``, ``need`` (幻影移形 to dodge), ``ignore_armour``.
+    """
 
     user: int
     target: int
     slots: list[int] = field(default_factory=list)
     undodgeable: bool = False
-    need: int = 1
+    ctx: dict[str, Any] = field(default_factory=dict)
     dodges: int = 0
     dealt: int = 0
 
     def run(self, st: HpshaState) -> Step | None:
-        u, t = self.user, self.target
+        u, t, ctx = self.user, self.target, self.ctx
         s = self.stage
         if s == 0:
             if not st.alive[t]:
                 st.finish(0)
                 return None
-            w = st.weapon(u)
-            if w == "vine" and st.gender(u) and st.gender(t) and st.gender(u) != st.gender(t):
-                self.stage = 10
-                st.push(AskChoice(u, "weapon:vine", ["use", "pass"]))
+            ctx.update(user=u, target=t, undodgeable=self.undodgeable, need=1, ignore_armour=False)
+            self.stage = _AIM
+            gear(st, u, gp.AIMED, ctx)  # 葡萄藤木 Vine, 冬青木 Holly
+            return None
+        if s == _AIM:
+            if not ctx["undodgeable"] and any(sk.undodgeable(st, u) for sk in st.skills(u)):  # 亚瑟's 司法
+                ctx["undodgeable"] = True
+            if ctx["undodgeable"] or not st.alive[t]:
+                self.stage = _HIT
                 return None
-            self.stage = 20
-            return None
-        if s == 10:
-            if st.ret == "use":
-                st.say("vine", t, u)
-                if st.hands[t]:
-                    self.stage = 11
-                    st.push(AskCard(t, "weapon:vine", "any", "discard", note=["n_vine"]))
-                    return None
-                st.push(DrawTask(u, 1))
-            self.stage = 20
-            return None
-        if s == 11:
-            if st.ret is None:
-                st.push(DrawTask(u, 1))
-            self.stage = 20
-            return None
-        if s == 20:
-            self.stage = 30
-            if st.weapon(u) == "holly" and not self.undodgeable and st.hands[u]:
-                self.stage = 21
-                st.push(AskCard(u, "weapon:holly", "nonbasic", "discard", note=["n_holly"]))
-            return None
-        if s == 21:
-            if st.ret is not None:
-                self.undodgeable = True
-            self.stage = 30
-            return None
-        if s == 30:
-            if not self.undodgeable and any(sk.undodgeable(st, u) for sk in st.skills(u)):  # 亚瑟's 司法
-                self.undodgeable = True
-            if self.undodgeable or not st.alive[t]:
-                self.stage = 50
-                return None
-            self.need = 2 if st.weapon(u) == "oak" else 1
-            self.stage = 31
-        if self.stage == 31:
-            self.stage = 32
-            nth = self.dodges + 1 if self.need == 2 else 0  # 橡木魔杖: which of the two 幻影移形
+            gear(st, u, gp.DODGE, ctx)  # 橡木 Oak
+            self.stage = _ASK
+        if self.stage == _ASK:
+            self.stage = _ANSWER
+            nth = self.dodges + 1 if ctx["need"] == 2 else 0  # 橡木魔杖: which of the two 幻影移形
             st.push(AskCard(t, "respond:bombarda", "kind:apparate", "use", target=t, note=["n_dodge", nth]))
             return None
-        if s == 32:
+        if s == _ANSWER:
             if st.ret is not None:
                 self.dodges += 1
-                self.stage = 40 if self.dodges >= self.need else 31
+                self.stage = _DODGED if self.dodges >= ctx["need"] else _ASK
             else:
-                self.stage = 50
+                self.stage = _HIT
             return None
-        if s == 40:
+        if s == _DODGED:
             st.say("dodged", t)
-            self.stage = 60
-            if st.weapon(u) == "bludger" and st.alive[u] and st.alive[t] and st.hands[u]:
-                self.stage = 41
-                st.push(AskCard(u, "weapon:bludger", "kind:bombarda", "use", target=t,
-                                note=["n_bludger"]))
+            self.stage = _AFTER
+            gear(st, u, gp.DODGED, ctx)  # 游走球 Bludger
             return None
-        if s == 41:
-            self.stage = 60
-            if st.ret is not None:
-                self.stage = 61
-                st.push(BombardaTask(u, t, list(st.ret["slots"])))
+        if s == _HIT:
+            self.stage = _DEALT
+            gear(st, u, gp.HIT, ctx)  # 格兰芬多剑 Sword
+            st.push(DamageTask(u, t, 1, "bombarda", ignore_armour=bool(ctx["ignore_armour"])))
             return None
-        if s == 50:
-            self.stage = 51
-            st.push(DamageTask(u, t, 1, "bombarda", ignore_armour=st.weapon(u) == "sword"))
-            return None
-        if s == 51:
+        if s == _DEALT:
             self.dealt = int(st.ret)
-            self.stage = 60
+            self.stage = _AFTER
             return None
-        if s == 60:
-            self.stage = 61
-            if self.dealt == 0 and st.alive[u] and st.weapon(u) == "walnut" and st.current == u:
-                st.say("walnut")
-                st.push(DamageTask(-1, u, 1, "walnut"))
+        if s == _AFTER:
+            self.stage = _END
+            if self.dealt == 0:
+                gear(st, u, gp.MISSED, ctx)  # 胡桃木 Walnut
             return None
         st.finish(self.dealt)
         return None

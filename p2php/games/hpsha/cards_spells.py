@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Step
+from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, DIAMOND, HEART, SPADE, kind_label
+from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.moves import DrawTask, PickCardTask, RevealTopTask
 from p2php.games.hpsha.tasks import AskCard, AskChoice, Task
 from p2php.games.hpsha.windows import CounterCheckTask, JudgeTask
@@ -39,12 +41,8 @@ def flip(st: HpshaState, seat: int) -> None:
 
 def immune(st: HpshaState, user: int, kind: str, target: int, targets: int) -> str:
     """Why ``kind`` has no effect on ``target`` ("" if it has); ``targets``: how many it designated."""
-    armour = st.armour(target)
-    if armour == "cloak" and kind in MULTI and targets > 1 and target != user:
-        return "隐形斗篷 Invisibility Cloak"
-    if armour == "hat" and kind in ("stupefy", "sectumsempra"):
-        return "分院帽 Sorting Hat"
-    return ""
+    ctx = {"user": user, "kind": kind, "target": target, "targets": targets, "why": ""}
+    return str(gear(st, target, gp.SPELL_ARMOUR, ctx)["why"])  # 隐形斗篷 Cloak, 分院帽 Sorting Hat
 
 
 @dataclass

@@ -12,13 +12,12 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import (
     AUROR,
     DARK,
     MINISTER,
-    MINUS,
-    PLUS,
     ROLE_NAMES,
     SPY,
     identity_role,
@@ -27,8 +26,9 @@ from p2php.games.hpsha.data import (
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
+from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask
-from p2php.games.hpsha.tasks import AskCard, AskChoice, Task
+from p2php.games.hpsha.tasks import AskCard, Task
 from p2php.games.hpsha.windows import WindowTask
 
 # ----------------------------------------------------------------------------- damage, HP, dying, death
@@ -39,8 +39,8 @@ class DamageTask(Task):
     """Damage through ordered timing points.
 
     0 before (即将造成: locked prevention such as 万幸, DAMAGE_BEFORE skills) →
-    1 the 呼神护卫 window → 2 armour (分院帽 same faction), then causing
-    (造成伤害时: 柳木 +1, 槭木 broom discard, DAMAGE_CAUSED) → 3 receiving
+    1 the 呼神护卫 window → 2 the target's armour (gear point), then causing
+    (造成伤害时: the source's weapon (gear point), DAMAGE_CAUSED) → 3 receiving
     (DAMAGE_RECEIVED) → 4 HP reduced, dying resolved first → 5 after
     (DAMAGE_AFTER).  ``source`` −1 is sourceless damage.  ``ret``: damage dealt.
     """
@@ -89,24 +89,15 @@ class DamageTask(Task):
                 st.finish(0)
                 return None
             src = self.source
-            if (not self.ignore_armour and st.armour(tgt) == "hat" and src >= 0 and src != tgt
-                    and st.current != tgt and st.faction(src) == st.faction(tgt)):
-                st.say("hat", src, tgt)
+            armour = gear(st, tgt, gp.DAMAGE_ARMOUR, {"source": src, "target": tgt,  # 分院帽 Sorting Hat
+                                                      "ignore_armour": self.ignore_armour, "prevented": False})
+            if armour["prevented"]:
                 st.finish(0)
                 return None
             self.stage = 3
-            if self.via == "bombarda" and src >= 0:
-                w = st.weapon(src)
-                if w == "willow" and not st.hands[tgt]:
-                    self.amount += 1
-                    st.say("willow")
-                if w == "maple":
-                    brooms = [st.equip[tgt][k] for k in (PLUS, MINUS) if k in st.equip[tgt]]
-                    if st.equip_locked(tgt, src):  # 莫丽's 持家
-                        brooms = []
-                    if brooms:
-                        st.push(MapleTask(src, tgt, brooms))
-                        return None
+            if self.via == "bombarda" and src >= 0:  # 柳木 Willow, 槭木 Maple
+                weapon = gear(st, src, gp.DAMAGE_WEAPON, {"source": src, "target": tgt, "amount": self.amount})
+                self.amount = int(weapon["amount"])
             return None
         if self.stage == 3:
             self.stage = 35
@@ -140,26 +131,6 @@ class DamageTask(Task):
 
     def _ctx(self) -> dict[str, Any]:
         return {"source": self.source, "target": self.target, "amount": self.amount, "via": self.via}
-
-
-@dataclass
-class MapleTask(Task):
-    """槭木魔杖: before the damage resolves, the source may discard one of the target's brooms."""
-
-    source: int
-    target: int
-    brooms: list[int]
-
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(AskChoice(self.source, "weapon:maple", ["pass", *self.brooms]))
-            return None
-        if st.ret != "pass" and st.ret in self.brooms:
-            st.say("maple", self.source, st.ids([int(st.ret)]))
-            st.to_discard(int(st.ret))
-        st.finish(None)
-        return None
 
 
 @dataclass

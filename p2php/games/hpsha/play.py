@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot, Step
+from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, WEAPON, is_delayed, is_instant, kind_label
+from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.tasks import Task, as_int, as_slots
 
 if TYPE_CHECKING:
@@ -37,7 +39,13 @@ HOSTILE = frozenset({"bombarda", "expelliarmus", "legilimens", "crucio", "bind",
 
 def bombarda_allowed(st: HpshaState, user: int) -> bool:
     """One 爆破咒 per play phase, any number with the 胡桃木魔杖."""
-    return st.bombarda_used == 0 or st.weapon(user) == "walnut"
+    return st.bombarda_used == 0 or bool(gear(st, user, gp.BOMBARDA_LIMIT, {"unlimited": False})["unlimited"])
+
+
+def granted(st: HpshaState, seat: int) -> list[str]:
+    """The play-phase action types ``seat``'s equipment adds (羽毛笔 Quill: ``quill``)."""
+    grants: list[str] = gear(st, seat, gp.PLAY_GRANTS, {"grants": []})["grants"]
+    return grants
 
 
 def has_cards(st: HpshaState, t: int, zones: str) -> bool:
@@ -109,7 +117,7 @@ def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
                     continue
                 for tg in tgs:
                     acts.append({"type": "use", "kind": sk.view_as, "slots": group, "targets": tg, "skill": sk.key})
-    if st.weapon(seat) == "quill" and bombarda_allowed(st, seat):
+    if "quill" in granted(st, seat) and bombarda_allowed(st, seat):
         in_range = [t for t in st.order_from(seat) if st.in_range(seat, t)]
         for s in st.hands[seat]:
             if not st.can_use(seat, s):
@@ -132,7 +140,7 @@ def validate_play(st: HpshaState, seat: int, action: Action, face: Any) -> None:
     targets = as_slots(action, "targets")
     if t == "quill":
         s = as_int(action, "slot")
-        if st.weapon(seat) != "quill" or not bombarda_allowed(st, seat):
+        if "quill" not in granted(st, seat) or not bombarda_allowed(st, seat):
             raise IllegalAction("羽毛笔 Quill: needs the quill equipped and a 爆破咒 still allowed")
         if s not in st.hands[seat]:
             raise IllegalAction(f"slot {s} is not in your hand")

@@ -39,6 +39,8 @@ from p2php.games.hpsha import characters as _characters  # noqa: F401  (register
 from p2php.games.hpsha import chars_adults as _chars_adults  # (registers the Dark Mark's and the Order's skills)
 from p2php.games.hpsha import chars_staff as _chars_staff  # noqa: F401  (registers the staff's skills)
 from p2php.games.hpsha import chars_students as _chars_students  # noqa: F401  (registers the students' skills)
+from p2php.games.hpsha import equipment as _equipment  # noqa: F401  (attaches the wands' and armour's effects)
+from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha.damage import role_summary, winners_for
 from p2php.games.hpsha.data import (
     ARMOUR,
@@ -57,6 +59,7 @@ from p2php.games.hpsha.data import (
     identity_cards,
     role_counts,
 )
+from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.tasks import Task
 from p2php.games.hpsha.triggers import SKILLS, SKILLS_BY_CHARACTER, Skill
 from p2php.games.hpsha.windows import TriggerTask
@@ -391,6 +394,7 @@ class HpshaState(GameState):
         return None if s is None else self.kind(s)
 
     def armour(self, seat: int) -> str | None:
+        """The card name of ``seat``'s armour (for views and tests: rules ask the gear points)."""
         s = self.equip[seat].get(ARMOUR)
         return None if s is None else self.kind(s)
 
@@ -510,8 +514,10 @@ class HpshaState(GameState):
                     d = sk.distance_override(self, s, a, b, depth)
                     if d is not None:
                         return d
-        if self.armour(a) == "cloak":
-            return 1
+        if self.equip[a]:  # 隐形斗篷 Cloak: a fixed distance
+            fixed = gear(self, a, gp.DISTANCE, {"to": b, "distance": 0})["distance"]
+            if fixed:
+                return int(fixed)
         d = self.raw_distance(a, b)
         plus = self.equip[b].get(PLUS)
         if plus is not None:

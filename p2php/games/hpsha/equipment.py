@@ -1,0 +1,240 @@
+"""The wands and armour of Harry Potter Sha, each an effect attached to its card (see :mod:`.gear`).
+
+Weapons (the wielder's 爆破咒 and its damage): 葡萄藤木 Vine (at a target of the
+other gender: it discards a hand card or the user draws), 冬青木 Holly (discard a
+non-basic card: cannot be dodged), 橡木 Oak (two 幻影移形 to dodge), 游走球 Bludger
+(dodged: another 爆破咒 at the same target), 格兰芬多剑 Sword (ignores armour),
+胡桃木 Walnut (any number of 爆破咒; one that deals no damage in the user's own
+turn deals 1 to the user), 柳木 Willow (+1 damage to a target without hand
+cards), 槭木 Maple (discard one of the target's brooms first), 羽毛笔 Quill (a card
+played face down as a 爆破咒: the play action lives in play.py and cards_basic.py).
+Armour: 分院帽 Sorting Hat (no damage from the same faction outside the wearer's
+turn; 昏昏倒地 and 神锋无影 have no effect), 隐形斗篷 Invisibility Cloak (multi-target
+instant spells of others have no effect; distance 1 to everyone).  Attack ranges
+and brooms are plain data (data.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from p2php.engine.contract import Step
+from p2php.games.hpsha import gear as gp
+from p2php.games.hpsha.cards_basic import BombardaTask
+from p2php.games.hpsha.cards_spells import MULTI
+from p2php.games.hpsha.damage import DamageTask
+from p2php.games.hpsha.data import MINUS, PLUS, kind_label
+from p2php.games.hpsha.gear import Gear, parent_ctx, register_gear
+from p2php.games.hpsha.moves import DrawTask
+from p2php.games.hpsha.tasks import AskCard, AskChoice, Task
+
+if TYPE_CHECKING:
+    from p2php.games.hpsha.state import HpshaState
+
+
+# ----------------------------------------------------------------------------- weapons
+
+
+class Vine(Gear):
+    kind, points = "vine", frozenset({gp.AIMED})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        t = int(ctx["target"])
+        if st.gender(seat) and st.gender(t) and st.gender(seat) != st.gender(t):
+            st.push(VineTask(seat, t))
+
+
+@dataclass
+class VineTask(Task):
+    """葡萄藤木魔杖: the user may make the target discard a hand card; if it does not, the user draws 1."""
+
+    user: int
+    target: int
+
+    def run(self, st: HpshaState) -> Step | None:
+        u, t = self.user, self.target
+        if self.stage == 0:
+            self.stage = 1
+            st.push(AskChoice(u, "weapon:vine", ["use", "pass"]))
+            return None
+        if self.stage == 1:
+            if st.ret != "use":
+                st.finish(None)
+                return None
+            st.say("vine", t, u)
+            if st.hands[t]:
+                self.stage = 2
+                st.push(AskCard(t, "weapon:vine", "any", "discard", note=["n_vine"]))
+                return None
+            self.stage = 3  # nothing to discard: the user draws
+            st.push(DrawTask(u, 1))
+            return None
+        if self.stage == 2:
+            self.stage = 3
+            if st.ret is None:  # the target kept its cards: the user draws
+                st.push(DrawTask(u, 1))
+            return None
+        st.finish(None)
+        return None
+
+
+class Holly(Gear):
+    kind, points = "holly", frozenset({gp.AIMED})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        if not ctx["undodgeable"] and st.hands[seat]:
+            st.push(HollyTask(seat, int(ctx["target"]), len(st.stack) - 1))
+
+
+@dataclass
+class HollyTask(Task):
+    """冬青木魔杖: the user may discard a non-basic card; then the 爆破咒 (``parent``) cannot be dodged."""
+
+    user: int
+    target: int
+    parent: int
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 0:
+            self.stage = 1
+            st.push(AskCard(self.user, "weapon:holly", "nonbasic", "discard", note=["n_holly"]))
+            return None
+        if st.ret is not None:
+            parent_ctx(st, self.parent)["undodgeable"] = True
+        st.finish(None)
+        return None
+
+
+class Oak(Gear):
+    kind, points = "oak", frozenset({gp.DODGE})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        ctx["need"] = 2
+
+
+class Bludger(Gear):
+    kind, points = "bludger", frozenset({gp.DODGED})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        t = int(ctx["target"])
+        if st.alive[seat] and st.alive[t] and st.hands[seat]:
+            st.push(BludgerTask(seat, t))
+
+
+@dataclass
+class BludgerTask(Task):
+    """游走球: after a dodge the user may use another 爆破咒 at the same target."""
+
+    user: int
+    target: int
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 0:
+            self.stage = 1
+            st.push(AskCard(self.user, "weapon:bludger", "kind:bombarda", "use", target=self.target,
+                            note=["n_bludger"]))
+            return None
+        if self.stage == 1 and st.ret is not None:
+            self.stage = 2
+            st.push(BombardaTask(self.user, self.target, list(st.ret["slots"])))
+            return None
+        st.finish(None)
+        return None
+
+
+class Sword(Gear):
+    kind, points = "sword", frozenset({gp.HIT})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        ctx["ignore_armour"] = True
+
+
+class Walnut(Gear):
+    kind, points = "walnut", frozenset({gp.MISSED, gp.BOMBARDA_LIMIT})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        if point == gp.BOMBARDA_LIMIT:
+            ctx["unlimited"] = True
+        elif st.alive[seat] and st.current == seat:  # the backlash, in the user's own turn only
+            st.say("walnut")
+            st.push(DamageTask(-1, seat, 1, "walnut"))
+
+
+class Willow(Gear):
+    kind, points = "willow", frozenset({gp.DAMAGE_WEAPON})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        if not st.hands[int(ctx["target"])]:
+            ctx["amount"] = int(ctx["amount"]) + 1
+            st.say("willow")
+
+
+class Maple(Gear):
+    kind, points = "maple", frozenset({gp.DAMAGE_WEAPON})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        t = int(ctx["target"])
+        brooms = [st.equip[t][k] for k in (PLUS, MINUS) if k in st.equip[t]]
+        if brooms and not st.equip_locked(t, seat):  # 莫丽's 持家 keeps hers
+            st.push(MapleTask(seat, t, brooms))
+
+
+@dataclass
+class MapleTask(Task):
+    """槭木魔杖: before the damage resolves, the source may discard one of the target's brooms."""
+
+    source: int
+    target: int
+    brooms: list[int]
+
+    def run(self, st: HpshaState) -> Step | None:
+        if self.stage == 0:
+            self.stage = 1
+            st.push(AskChoice(self.source, "weapon:maple", ["pass", *self.brooms]))
+            return None
+        if st.ret != "pass" and st.ret in self.brooms:
+            st.say("maple", self.source, st.ids([int(st.ret)]))
+            st.to_discard(int(st.ret))
+        st.finish(None)
+        return None
+
+
+class Quill(Gear):
+    kind, points = "quill", frozenset({gp.PLAY_GRANTS})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        ctx["grants"].append("quill")
+
+
+# ----------------------------------------------------------------------------- armour
+
+
+class SortingHat(Gear):
+    kind, points = "hat", frozenset({gp.DAMAGE_ARMOUR, gp.SPELL_ARMOUR})
+    SPELLS: ClassVar[frozenset[str]] = frozenset({"stupefy", "sectumsempra"})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        if point == gp.SPELL_ARMOUR:
+            if ctx["kind"] in self.SPELLS:
+                ctx["why"] = kind_label(self.kind)
+            return
+        src = int(ctx["source"])
+        if (not ctx["ignore_armour"] and src >= 0 and src != seat and st.current != seat
+                and st.faction(src) == st.faction(seat)):
+            st.say("hat", src, seat)
+            ctx["prevented"] = True
+
+
+class Cloak(Gear):
+    kind, points = "cloak", frozenset({gp.SPELL_ARMOUR, gp.DISTANCE})
+
+    def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
+        if point == gp.DISTANCE:
+            ctx["distance"] = 1
+        elif ctx["kind"] in MULTI and int(ctx["targets"]) > 1 and int(ctx["user"]) != seat:
+            ctx["why"] = kind_label(self.kind)
+
+
+register_gear(Vine(), Holly(), Oak(), Bludger(), Sword(), Walnut(), Willow(), Maple(), Quill(), SortingHat(),
+              Cloak())
