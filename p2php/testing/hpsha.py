@@ -32,6 +32,7 @@ from p2php.games.hpsha.data import (
 )
 from p2php.games.hpsha.state import HpshaState
 from p2php.games.hpsha.tasks import Task
+from p2php.games.hpsha.words import lines
 from p2php.testing.edits import Edit
 from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import MODES, Mode, scenario_mode
@@ -268,6 +269,7 @@ class Scenario(BaseScenario):
         return legal[0]
 
     def log(self) -> str:
-        return "\n".join(self.state.log)
+        """The game's log so far, in English (rendered from its events, which are what the state keeps)."""
+        return "\n".join(lines(self.state))
 
 
