@@ -261,6 +261,7 @@ class _Runner:
         self.heard: set[int] = set()  # seats that sent us anything since the mesh formed
         self.formed_at = self.clock.now()
         self.synced: set[int] = set()  # seats whose sync we answered on their current connection
+        self.asked: set[int] = set()  # seats we sent our own sync to on their current connection
         self.fins: set[int] = set()  # seats that told us they finished
         self.fin_sent = False
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout as "behind"
@@ -378,6 +379,10 @@ class _Runner:
             frame = event.frame
             if "sync" in frame:
                 await self._answer_sync(event.seat, frame["sync"])
+                if self._holds_more(frame["sync"]) and event.seat not in self.asked:
+                    # It holds messages we lack (a link of ours was replaced while our mesh was still
+                    # forming, say, so we never saw it drop): ask for them in turn.
+                    await self._sync(event.seat)
             elif "relay" in frame:
                 ls.receive_relayed(frame["relay"])
             elif "fin" in frame:
@@ -386,6 +391,7 @@ class _Runner:
                 ls.receive(event.seat, frame)
         elif isinstance(event, PeerError):
             self.synced.discard(event.seat)
+            self.asked.discard(event.seat)
             if event.seat not in self.down:
                 self.down[event.seat] = self.clock.now()
                 if event.seat < ls.seat:  # type: ignore[operator]
@@ -394,6 +400,7 @@ class _Runner:
         elif isinstance(event, Rejoined):
             self.down.pop(event.seat, None)
             self.synced.discard(event.seat)
+            self.asked.discard(event.seat)
             await self._sync(event.seat)
             if self.fin_sent:
                 await self.mesh.send(event.seat, {"fin": 1})
@@ -410,8 +417,20 @@ class _Runner:
 
     async def _sync(self, seat: int) -> None:
         """Tell ``seat`` which messages we hold; it relays what we lack."""
+        self.asked.add(seat)
         have = [[s, self.ls.known_seq(s)] for s in range(self.ls.players)]
         await self.mesh.send(seat, {"sync": have})
+
+    def _holds_more(self, have: Any) -> bool:
+        """Whether a peer's ``sync`` says it holds a message we do not (of any author)."""
+        if not isinstance(have, list):
+            return False
+        for item in have[: self.ls.players]:
+            if (isinstance(item, list) and len(item) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                                  for x in item)
+                    and 0 <= item[0] < self.ls.players and item[1] > self.ls.known_seq(item[0])):
+                return True
+        return False
 
     async def _answer_sync(self, seat: int, have: Any) -> None:
         """Relay what ``seat`` lacks: once per connection, each author once, within a byte budget."""
