@@ -16,8 +16,8 @@ English and Chinese, outside the hashed state),
 ``triggers`` (timing points, skills, hooks), ``characters`` (the
 first five characters), ``chars_students`` (the other students), ``chars_staff`` (the Hogwarts
 staff), ``chars_adults`` (the Dark Mark and
-the Order of the Phoenix), ``observe``, ``bots``, ``scenario`` (test harness: stacked
-decks, scripted decisions) and ``scenario_protocol`` (the same scenarios through the real protocol).
+the Order of the Phoenix), ``observe`` and ``bots``.  Its test harness (stacked decks,
+scripted decisions, in engine and protocol mode) is :mod:`p2php.testing.hpsha`.
 
 Card universe: 0–103 game cards (deck table order), 104–113 identity cards,
 114–138 character cards.  Decide prompts: ``identity``, ``pick_character``,
@@ -352,10 +352,10 @@ A16. 苦恋 counts every damage dealt in her turn (any source and target, any ph
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from p2php.bots import RandomBot
-from p2php.engine.contract import CardId, Game, OptionError, OptionSpec
+from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec
 from p2php.engine.registry import register
 from p2php.games.hpsha.data import UNIVERSE, card_label
 from p2php.games.hpsha.state import HpshaState
@@ -391,7 +391,7 @@ class HpshaGame(Game):
     def universe_size(self, options: Mapping[str, object]) -> int:
         return UNIVERSE
 
-    def make_bot(self, kind: str, seed: bytes | str | int) -> Any:
+    def make_bot(self, kind: str, seed: bytes | str | int) -> Bot:
         if kind == "random":
             return RandomBot(seed)
         if kind == "heuristic":
