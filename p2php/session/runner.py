@@ -421,27 +421,26 @@ class _Runner:
         have = [[s, self.ls.known_seq(s)] for s in range(self.ls.players)]
         await self.mesh.send(seat, {"sync": have})
 
+    def _sync_entries(self, have: Any) -> dict[int, int]:
+        """A peer's ``sync``: author -> the highest number it holds (each author's first well-formed entry)."""
+        entries: dict[int, int] = {}
+        for item in have[: self.ls.players] if isinstance(have, list) else ():
+            if (isinstance(item, list) and len(item) == 2
+                    and all(isinstance(x, int) and not isinstance(x, bool) for x in item)
+                    and 0 <= item[0] < self.ls.players):
+                entries.setdefault(item[0], item[1])
+        return entries
+
     def _holds_more(self, have: Any) -> bool:
         """Whether a peer's ``sync`` says it holds a message we do not (of any author)."""
-        if not isinstance(have, list):
-            return False
-        for item in have[: self.ls.players]:
-            if (isinstance(item, list) and len(item) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
-                                                                  for x in item)
-                    and 0 <= item[0] < self.ls.players and item[1] > self.ls.known_seq(item[0])):
-                return True
-        return False
+        return any(seq > self.ls.known_seq(author) for author, seq in self._sync_entries(have).items())
 
     async def _answer_sync(self, seat: int, have: Any) -> None:
         """Relay what ``seat`` lacks: once per connection, each author once, within a byte budget."""
         if seat in self.synced or not isinstance(have, list):
             return
         self.synced.add(seat)
-        asked: dict[int, int] = {}
-        for item in have[: self.ls.players]:
-            if (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int) and isinstance(item[1], int)
-                    and not isinstance(item[0], bool) and 0 <= item[0] < self.ls.players):
-                asked.setdefault(item[0], item[1])
+        asked = self._sync_entries(have)
         budget = MAX_SYNC_BYTES
         for author, seq in sorted(asked.items()):
             for wire in self.ls.messages_after(author, seq):
