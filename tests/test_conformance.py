@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
+from example_games import load_tiny_game
 
 from p2php.engine.contract import Game
 from p2php.engine.registry import get_game
 from p2php.testing.conformance import ConformanceError, check_game
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "tiny_game.py"
-
 
 def tiny_game() -> Game:
-    if "tiny_game_example" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("tiny_game_example", EXAMPLE)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
+    load_tiny_game()
     return get_game("snitch")
 
 

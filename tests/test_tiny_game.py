@@ -3,16 +3,13 @@ scripted scenarios that run on a trusted dealer and through the real protocol (d
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 import textwrap
 from collections.abc import Sequence
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from example_games import TINY_GAME, load_tiny_game
 
 from p2php.engine.contract import CardId, Shuffle
 from p2php.engine.registry import get_game
@@ -21,21 +18,7 @@ from p2php.testing.conformance import check_game
 
 pytestmark = pytest.mark.usefixtures("mode")  # each test: engine, then protocol (p2php.testing.plugin)
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "tiny_game.py"
-
-
-def load_example() -> ModuleType:
-    """The example as a module, loaded once (its import registers "snitch"; test_conformance shares it)."""
-    if "tiny_game_example" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("tiny_game_example", EXAMPLE)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    return sys.modules["tiny_game_example"]
-
-
-snitch = load_example()
+snitch = load_tiny_game()
 GAME = get_game("snitch")
 PLAY = "play a card"
 
@@ -109,7 +92,7 @@ def test_the_seeker_bot_plays_its_card_nearest_the_snitch() -> None:
 
 def test_every_code_snippet_of_the_recipe_is_real() -> None:
     """docs/writing-a-game.md quotes code; each ```python / ```toml block must be in the repository as written."""
-    root = EXAMPLE.parent.parent
+    root = TINY_GAME.parent.parent
     doc = (root / "docs" / "writing-a-game.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^ *```(?:python|toml)\n(.*?)^ *```", doc, flags=re.S | re.M)
     sources = [p.read_text(encoding="utf-8") for pattern in ("p2php/**/*.py", "tests/*.py", "examples/*.py")
