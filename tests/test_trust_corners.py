@@ -17,6 +17,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from adversarial.verdicts import assert_named_by_all
 from toygame import ToyGame, ToyState
 
 from p2php.bots import RandomBot
@@ -267,16 +268,6 @@ class _Scripted(RandomBot):
         return super().choose(state, seat, knowledge, legal)
 
 
-def _assert_all_named(peers: list[Lockstep], culprit: int, words: str, code: FaultCode) -> None:
-    for p in peers:
-        if p.seat == culprit:
-            continue
-        assert p.finished and p.verdict is not None, p.seat
-        assert p.verdict.culprit == culprit, (p.seat, p.verdict)
-        assert words in p.verdict.reason, (p.seat, p.verdict.reason)
-        assert p.verdict.code == code, (p.seat, p.verdict)
-
-
 def _assert_clean(peers: list[Lockstep]) -> None:
     hashes = set()
     for p in peers:
@@ -314,7 +305,7 @@ def test_an_action_that_opens_a_slot_which_is_no_card_is_named_by_everyone() -> 
     bots = {s: _Scripted(80 + s, {"type": "play"}) for s in range(3)}
     bots[1] = _Scripted(81, {"type": "flip"})
     run_in_memory(peers, bots)
-    _assert_all_named(peers, 1, "which is no card", FaultCode.ILLEGAL_ACTION)
+    assert_named_by_all(peers, 1, "which is no card", FaultCode.ILLEGAL_ACTION.value)
 
 
 def test_an_answer_the_engine_refuses_when_applying_names_its_seat() -> None:
@@ -322,7 +313,7 @@ def test_an_answer_the_engine_refuses_when_applying_names_its_seat() -> None:
     bots = {s: RandomBot(90 + s) for s in range(3)}
     bots[1] = _Scripted(91, {"type": "flip"})
     run_in_memory(peers, bots)
-    _assert_all_named(peers, 1, "illegal play", FaultCode.ILLEGAL_ACTION)
+    assert_named_by_all(peers, 1, "illegal play", FaultCode.ILLEGAL_ACTION.value)
 
 
 def test_in_a_batch_the_engine_refuses_the_first_bad_answer_names_that_seat() -> None:
@@ -331,7 +322,7 @@ def test_in_a_batch_the_engine_refuses_the_first_bad_answer_names_that_seat() ->
     bots[2] = _Scripted(102, {"type": "bid", "n": 2})
     bots[0] = _Scripted(100, {"type": "bid", "n": 2})  # seat 0's bid of 2 is fine: not the culprit
     run_in_memory(peers, bots)
-    _assert_all_named(peers, 2, "seat 2 may not bid 2", FaultCode.ILLEGAL_ACTION)
+    assert_named_by_all(peers, 2, "seat 2 may not bid 2", FaultCode.ILLEGAL_ACTION.value)
 
 
 def test_a_resumed_sealed_choice_rederives_the_nonce_it_committed_to() -> None:
@@ -498,7 +489,7 @@ def test_a_show_to_another_seat_is_named_at_once_whichever_sender_cheats(which: 
 
     peers[cheater]._send = cheating_send  # type: ignore[method-assign]
     run_in_memory(peers, {s: RandomBot(370 + s) for s in range(3)})
-    _assert_all_named(peers, cheater, "showed cards to seat", FaultCode.BAD_SHOW)
+    assert_named_by_all(peers, cheater, "showed cards to seat", FaultCode.BAD_SHOW.value)
 
 
 def test_a_broken_chain_is_named_and_our_copy_goes_out_as_evidence() -> None:
@@ -515,7 +506,7 @@ def test_a_broken_chain_is_named_and_our_copy_goes_out_as_evidence() -> None:
 
     cheater._my_prev = wrong_prev  # type: ignore[method-assign]
     run_in_memory(peers, {s: RandomBot(190 + s) for s in range(3)})
-    _assert_all_named(peers, 1, "does not chain to its previous message", FaultCode.EQUIVOCATION)
+    assert_named_by_all(peers, 1, "does not chain to its previous message", FaultCode.EQUIVOCATION.value)
     for honest in (peers[0], peers[2]):
         aborts = [m for m in honest.processed[honest.seat].values() if m.kind == "abort"]
         if not aborts:
@@ -566,7 +557,7 @@ def test_equivocation_split_between_two_peers_is_proven_to_both() -> None:
         return {**other, "sig": signer.identity.sign(signing_bytes(peers[1].session_id, other))}
 
     run_in_memory(peers, {s: RandomBot(210 + s) for s in range(3)}, tamper=split)
-    _assert_all_named(peers, 1, "equivocation", FaultCode.EQUIVOCATION)
+    assert_named_by_all(peers, 1, "equivocation", FaultCode.EQUIVOCATION.value)
 
 
 def test_a_fault_only_one_peer_saw_reaches_the_others_as_its_abort() -> None:
