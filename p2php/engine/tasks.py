@@ -41,7 +41,7 @@ import copy
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, overload
 
 from p2php.engine.contract import (
     Action,
@@ -285,6 +285,34 @@ class TaskStack(Generic[G]):
         """Bottom first."""
         return iter(self._tasks)
 
+    @overload
+    def __getitem__(self, index: int) -> Task[G]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Task[G]]: ...
+    def __getitem__(self, index: int | slice) -> Task[G] | list[Task[G]]:
+        """A task by position, bottom first (``stack[-1]`` is the top; ``stack[-2]`` the task that
+        pushed it): bots and effects read the tasks below the one asking."""
+        return self._tasks[index]
+
+    def insert(self, index: int, task: Task[G]) -> None:
+        """Put ``task`` below position ``index`` (an extra turn queued under the current one).
+
+        Its result is dropped: nothing waits for a task slipped in under the running ones.
+        """
+        self._tasks.insert(index, task)
+        self._into.insert(index, "")
+
+    def reset(self, tasks: Sequence[Task[G]]) -> None:
+        """Throw every pending task away and start again from ``tasks`` (the game ends at once)."""
+        self._tasks = list(tasks)
+        self._into = [""] * len(self._tasks)
+        self.pending = None
+
+    @property
+    def result_field(self) -> str:
+        """The field of the task below that the top task's result goes to (``""``: none)."""
+        return self._into[-1]
+
     # ---- running
 
     def settle(self, game: G) -> Step:
@@ -320,6 +348,10 @@ class TaskStack(Generic[G]):
         self.pending = None
         self._follow(game, self._tasks[-1].received(game, step, faces or {}, random))
         return self.settle(game)
+
+    def follow(self, game: G, out: Outcome) -> None:
+        """Carry out one outcome of the top task (for a game that runs its own settle loop)."""
+        self._follow(game, out)
 
     def _follow(self, game: G, out: Outcome) -> None:
         cls = type(out)  # exact types first: this runs for nearly every step of every game

@@ -241,7 +241,7 @@ class DeathTask(Task):
             role = st.roles[who]
             st.say("dies", who, self.killer, role)
             if st.game_decided():
-                st.stack = [GameEndTask()]
+                st.stack.reset([GameEndTask()])
                 return None
             self.stage = 3
             st.fire(tp.DEATH, {"who": who, "killer": self.killer})

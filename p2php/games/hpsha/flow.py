@@ -207,7 +207,7 @@ class GameLoopTask(Task):
             self.seat = st.next_alive(self.last)
             self.stage = 0
         if st.turn_no >= st.max_turns:
-            st.stack = [GameEndTask(aborted=True)]
+            st.stack.reset([GameEndTask(aborted=True)])
             return None
         s = self.seat if st.alive[self.seat] else st.next_alive(self.seat)
         s = _redirect(st, s)

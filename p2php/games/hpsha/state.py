@@ -35,6 +35,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.engine.tasks import CONTINUE, Done, Outcome, TaskStack
 from p2php.games.hpsha import characters as _characters  # noqa: F401  (registers the skills)
 from p2php.games.hpsha import chars_adults as _chars_adults  # (registers the Dark Mark's and the Order's skills)
 from p2php.games.hpsha import chars_staff as _chars_staff  # noqa: F401  (registers the staff's skills)
@@ -83,7 +84,7 @@ class HpshaState(GameState):
         self.identity_pool = identity_cards(players, self.alt_roles)
         self.next_slot = 0
         self.uid = 0
-        self.stack: list[Task] = [SetupTask()]
+        self.stack: TaskStack[HpshaState] = TaskStack([SetupTask()])
         self.pending: Step | None = None
         self.ret: Any = None
         self.result: GameOver | None = None
@@ -134,9 +135,18 @@ class HpshaState(GameState):
             if self.result is not None:
                 self.pending = self.result
                 return
-            step = self.stack[-1].run(self)
-            if step is not None:
-                self.pending = step
+            out = self.stack.top.run(self)  # None: an older-style task
+            if out is not None:
+                self._follow(out)
+
+    def _follow(self, out: Outcome) -> None:
+        """One outcome of the top task; a result nobody asked for lands in ``ret`` (the older style)."""
+        if isinstance(out, _STEP_TYPES):
+            self.pending = out
+            return
+        if type(out) is Done and not self.stack.result_field:
+            self.ret = out.result
+        self.stack.follow(self, out)
 
     def setup_done(self) -> bool:
         """Roles, characters and the four starting cards each are all dealt."""
@@ -152,7 +162,7 @@ class HpshaState(GameState):
         step = self.step()
         if not isinstance(step, Decide) or seat not in step.seats:
             raise IllegalAction(f"seat {seat} is not asked to decide now")
-        return self.stack[-1]
+        return self.stack.top  # type: ignore[return-value]  # every task on it is an HP Sha Task
 
     def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
         return self._top_decide(seat).legal(self, seat, knowledge)
@@ -171,7 +181,7 @@ class HpshaState(GameState):
             raise IllegalAction("no decision is pending")
         if tuple(s for s, _a in answers) != step.seats:
             raise IllegalAction(f"answers must come from seats {step.seats} in that order")
-        task = self.stack[-1]
+        task = self._top_decide(answers[0][0])
         for seat, action in answers:
             task.check(self, seat, action, Knowledge(self.pub))
             for slot in task.reveals(self, seat, action):
@@ -180,12 +190,14 @@ class HpshaState(GameState):
         added = [s for s in faces if s not in self.pub]
         self.pub.update(faces)
         try:
-            task.answer(self, answers, faces)  # validates the opened faces before changing anything
+            out = task.answer(self, answers, faces)  # validates the opened faces before changing anything
         except IllegalAction:
             for s in added:
                 del self.pub[s]
             raise
         self.pending = None
+        if out is not None:
+            self._follow(out)
         self._settle()
 
     def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
@@ -200,17 +212,22 @@ class HpshaState(GameState):
             self.pub.update(faces)
         if isinstance(step, Randomness) and len(random) < 16:
             raise IllegalAction("randomness too short")
-        task = self.stack[-1]
-        task.advanced(self, faces, random)
         self.pending = None
+        self._follow(self.stack.top.received(self, step, faces, random))
         self._settle()
 
-    def push(self, task: Task) -> None:
-        self.stack.append(task)
+    def push(self, task: Task, into: str = "") -> None:
+        """Put ``task`` on the stack: it runs before the task now running goes on (with ``into``,
+        its result goes to that field of the running task).  Effects that are not tasks (a skill's
+        ``invoke``) push this way; a task's ``run`` usually returns ``Push``/``Call`` instead."""
+        self.stack.push(task, into)
 
     def finish(self, value: Any) -> None:
-        """Pop the top task (the caller) and hand ``value`` to its parent."""
+        """Pop the top task (the caller) and hand ``value`` to its parent (the older style of ``Done``)."""
+        into = self.stack.result_field
         self.stack.pop()
+        if into:
+            setattr(self.stack.top, into, value)
         self.ret = value
 
     def alloc(self, n: int) -> int:
@@ -265,14 +282,24 @@ class HpshaState(GameState):
     def skill_label(self, key: str) -> str:
         return SKILLS[key].label if key in SKILLS else key
 
-    def fire(self, point: str, ctx: dict[str, Any]) -> None:
-        """Push a trigger task for ``point`` if any living seat has a skill listening there."""
+    def fire(self, point: str, ctx: dict[str, Any], into: str = "") -> Outcome:
+        """Resolve timing point ``point`` before the running task goes on; returns ``CONTINUE``.
+
+        A trigger task is pushed if any seat has a skill listening there.  Skills may edit
+        ``ctx``; with ``into``, the edited ctx is stored in that field of the running task
+        (which stays as it was, usually ``None``, when nobody listens), so a task reads what the
+        skills changed from its own field::
+
+            self.stage = Stage.CAUSED
+            return st.fire(tp.DAMAGE_CAUSED, self.ctx(), into="caused")
+        """
         listening = self._listen.get(point)
         if listening is None:
             listening = self._listen[point] = any(point in sk.points for s in range(self.n)
                                                   for sk in self.all_skills(s))
         if listening:
-            self.push(TriggerTask(point, ctx))
+            self.stack.push(TriggerTask(point, ctx), into)
+        return CONTINUE
 
     def characters_changed(self) -> None:
         self._listen = {}
@@ -590,7 +617,7 @@ class HpshaState(GameState):
             pending = ["over", list(p.winners), list(p.scores), p.summary]
         return {
             "n": self.n, "alt_roles": self.alt_roles, "max_turns": self.max_turns, "next_slot": self.next_slot,
-            "uid": self.uid, "stack": [t.snap() for t in self.stack], "pending": pending, "ret": _plain(self.ret),
+            "uid": self.uid, "stack": self.stack.snapshot(), "pending": pending, "ret": _plain(self.ret),
             "deck": self.deck, "discard": self.discard, "processing": self.processing, "set_aside": self.set_aside,
             "pub": self.pub, "hands": self.hands, "equip": self.equip, "judge": self.judge, "alive": self.alive,
             "hp": self.hp, "max_hp": self.max_hp, "char": self.char, "face_down": self.face_down,
@@ -635,6 +662,9 @@ _PLAIN_PARTS = frozenset({
     "turn_no", "bombarda_used", "plays_this_phase", "impeded", "skip", "extra_phases", "event_no", "event_digest",
 })
 """Snapshot parts that are canonical as they stand (plain lists and scalars, no dicts, no tuples of dicts)."""
+
+
+_STEP_TYPES = (Decide, Shuffle, Deal, Reveal, Show, Randomness, GameOver)
 
 
 def _plain(v: Any) -> Any:

@@ -21,8 +21,9 @@ death, the end of the game).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from enum import Enum, auto
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from p2php.engine.contract import (
     Action,
@@ -34,6 +35,8 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.engine.tasks import CONTINUE, Done, Outcome
+from p2php.engine.tasks import Task as KitTask
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import (
     BASIC,
@@ -90,46 +93,44 @@ def spec_ok(spec: str, card: Card) -> bool:
 
 
 @dataclass
-class Task:
-    """Base of every pending-resolution task (plain fields only)."""
+class Task(KitTask["HpshaState"]):
+    """Base of every HP Sha task: a :class:`p2php.engine.tasks.Task` over :class:`HpshaState`.
 
-    stage: int = field(default=0, kw_only=True)
+    Tasks written on the kit return outcomes (``Done``, ``Call``, ``Push``, ``CONTINUE``) and
+    name their stages.  Tasks not yet moved onto it keep the older style, which the state's
+    settle loop still runs: ``run`` returns ``None`` after ``st.push`` / ``st.finish``, the
+    result travels in ``st.ret`` and ``stage`` is a number.
+    """
 
-    def run(self, st: HpshaState) -> Step | None:
-        raise NotImplementedError
+    stage: Any = field(default=0, kw_only=True)
 
-    # Decide plumbing (only for tasks that return a Decide)
-    def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
+    def run(self, st: HpshaState) -> Outcome | None:  # type: ignore[override]  # None: the older style
+        raise NotImplementedError(type(self).__name__)
+
+    def answer(  # type: ignore[override]  # None: the older style
+        self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]
+    ) -> Outcome | None:
         raise IllegalAction("no decision pending")
 
-    def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
-        if action not in self.legal(st, seat, kn):
-            raise IllegalAction(f"not a legal action here: {action}")
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        self.advanced(st, faces, random)
+        return CONTINUE
 
-    def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        return ()
-
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
-        raise IllegalAction("no decision pending")
-
-    # other steps
     def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
+        """The older style's :meth:`received`: the chance step is done, go to the next stage."""
         self.stage += 1
-
-    def snap(self) -> dict[str, Any]:
-        """The task as plain data (its fields, as they are, and its kind) for the snapshot and its hash."""
-        names = _FIELD_NAMES.get(type(self))
-        if names is None:
-            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in fields(self))
-        d = {name: getattr(self, name) for name in names}
-        d["kind"] = type(self).__name__
-        return d
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 # ----------------------------------------------------------------------------- asking
+
+
+class CardGiven(TypedDict):
+    """What a seat gave for an :class:`AskCard`: the slots, the card name they count as, and the
+    view-as skill that converted them (``""``: none)."""
+
+    slots: list[int]
+    kind: str
+    skill: str
 
 
 @dataclass
@@ -139,8 +140,13 @@ class AskCard(Task):
     ``mode`` is ``use`` (使用), ``play`` (打出) or ``discard`` (弃置): the three are
     kept distinct — they fire different timing points and read differently in
     the log.  For ``kind:<k>`` specs the seat's view-as skills add conversions.
-    ``ret``: None when passed, else ``{"slots": [...], "kind": k, "skill": key}``.
+    Result: :class:`CardGiven`, or ``None`` when the seat passed.
     """
+
+    class Stage(Enum):
+        ASK = auto()
+        GIVEN = auto()  # the card is given: its CARD_USED / CARD_PLAYED point
+        DONE = auto()
 
     seat: int
     prompt: str
@@ -149,23 +155,22 @@ class AskCard(Task):
     optional: bool = True
     target: int = -1
     note: list[Any] = field(default_factory=list)  # a fragment for the log line (see words.py)
-    result: dict[str, Any] | None = None
+    result: CardGiven | None = None
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is AskCard.Stage.ASK:
             if not st.alive[self.seat]:
-                st.finish(None)
-                return None
+                return Done(None)
             return Decide((self.seat,), self.prompt)
-        if self.stage == 1:
-            self.stage = 2
+        if self.stage is AskCard.Stage.GIVEN:
+            self.stage = AskCard.Stage.DONE
             r = self.result
             if r is not None and self.mode != "discard":
                 point = tp.CARD_USED if self.mode == "use" else tp.CARD_PLAYED
-                st.fire(point, {"user": self.seat, "kind": r["kind"], "targets": [self.target]})
-            return None
-        st.finish(self.result)
-        return None
+                return st.fire(point, {"user": self.seat, "kind": r["kind"], "targets": [self.target]})
+            return CONTINUE
+        return Done(self.result)
 
     def _kind(self) -> str:
         return self.spec[5:] if self.spec.startswith("kind:") else ""
@@ -228,38 +233,34 @@ class AskCard(Task):
             return st.unopened(as_slots(action))
         return ()
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
         slots, skill = self._validate(st, seat, action, st.pub.get)
-        self.stage = 1
+        self.stage = AskCard.Stage.GIVEN
         if not slots:
-            return
+            return CONTINUE
         kind = self._kind() or CARDS[st.pub[slots[0]]].kind
         st.say("card", seat, self.mode, st.ids(slots), kind if skill else "", skill, self.note)
         for s in slots:
             st.to_discard(s)
         self.result = {"slots": slots, "kind": kind, "skill": skill}
+        return CONTINUE
 
 
 @dataclass
 class AskChoice(Task):
-    """Ask one seat to choose one of public ``options`` (str or int values).  ``ret``: the value."""
+    """Ask one seat to choose one of public ``options`` (str or int values).  Result: the value."""
 
     seat: int
     prompt: str
     options: list[Any]
-    result: Any = None
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            return Decide((self.seat,), self.prompt)
-        st.finish(self.result)
-        return None
+    def run(self, st: HpshaState) -> Outcome:
+        return Decide((self.seat,), self.prompt)
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "choose", "value": v} for v in self.options]
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
-        self.result = action["value"]
-        self.stage = 1
+        return Done(action["value"])
