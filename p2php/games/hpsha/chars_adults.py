@@ -37,10 +37,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Slot, Step
+from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Slot
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.cards_basic import BombardaTask
 from p2php.games.hpsha.cards_spells import flip
@@ -105,10 +107,9 @@ class RecoverTask(Task):
     seat: int
     n: int
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         st.recover(self.seat, self.n)
-        st.finish(None)
-        return None
+        return Done()
 
 
 # ----------------------------------------------------------------------------- Lord Voldemort
@@ -191,31 +192,48 @@ class Wealth(Skill):
 @dataclass
 class WealthTask(Task):
     """The display, the chain of judgements (each asks whether to go on), the colour choice.
-    Every card stays in the processing zone until the end (no reshuffle can take it)."""
+    Every card stays in the processing zone until the end (no reshuffle can take it).
+
+    Stages: ``DISPLAY`` (reveal the deck top), ``DISPLAYED`` (it is the first card), ``JUDGE``,
+    ``JUDGED`` (the chain ends on the same colour, else Lucius is asked whether to go on),
+    ``GO_ON`` (his answer), ``CHOOSE_COLOUR``, ``TAKE`` (he obtains that colour, the rest is discarded).
+    """
+
+    class Stage(Enum):
+        DISPLAY = auto()
+        DISPLAYED = auto()
+        JUDGE = auto()
+        JUDGED = auto()
+        GO_ON = auto()
+        CHOOSE_COLOUR = auto()
+        TAKE = auto()
 
     seat: int
     cards: list[int] = field(default_factory=list)
     last: int = -1  # the card that ended the chain (same colour as the one before)
+    shown: list[int] | None = None  # the displayed card (RevealTopTask's slots)
+    face: int | None = None  # the latest judgement card (JudgeTask's card id, -1: none)
+    go_on: str | None = None  # "continue" or "stop"
+    colour: str | None = None  # the colour he obtains
+    stage: Stage = field(default=Stage.DISPLAY, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(RevealTopTask(1))
-            return None
-        if self.stage == 1:
-            if not st.ret:
-                st.finish(None)
-                return None
-            self.cards = [st.ret[0]]
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is WealthTask.Stage.DISPLAY:
+            self.stage = WealthTask.Stage.DISPLAYED
+            return Call(RevealTopTask(1), into="shown")
+        if self.stage is WealthTask.Stage.DISPLAYED:
+            if not self.shown:
+                return Done()
+            self.cards = [self.shown[0]]
             st.say("rich_show", self.seat, st.ids(self.cards))
-            self.stage = 2
-        if self.stage == 2:
-            self.stage = 3
-            st.push(JudgeTask(self.seat, "富有 Wealth"))
-            return None
-        if self.stage == 3:
-            face = int(st.ret)
-            self.stage = 5
+            self.stage = WealthTask.Stage.JUDGE
+        if self.stage is WealthTask.Stage.JUDGE:
+            self.stage = WealthTask.Stage.JUDGED
+            self.face = None
+            return Call(JudgeTask(self.seat, "富有 Wealth"), into="face")
+        if self.stage is WealthTask.Stage.JUDGED:
+            face = cast(int, self.face)
+            self.stage = WealthTask.Stage.CHOOSE_COLOUR
             if face >= 0:
                 slot = next(s for s in reversed(st.discard) if st.pub.get(s) == face)
                 st.to_processing(slot)  # kept with the others until Lucius takes his colour
@@ -224,21 +242,20 @@ class WealthTask(Task):
                 if CARDS[face].colour == before:
                     self.last = slot
                 else:
-                    self.stage = 4
-                    st.push(AskChoice(self.seat, "wealth:continue", ["continue", "stop"]))
-                    return None
-        if self.stage == 4:
-            self.stage = 2 if st.ret == "continue" else 5
-            return None
-        if self.stage == 5:
+                    self.stage = WealthTask.Stage.GO_ON
+                    self.go_on = None
+                    return Call(AskChoice(self.seat, "wealth:continue", ["continue", "stop"]), into="go_on")
+        if self.stage is WealthTask.Stage.GO_ON:
+            self.stage = WealthTask.Stage.JUDGE if self.go_on == "continue" else WealthTask.Stage.CHOOSE_COLOUR
+            return CONTINUE
+        if self.stage is WealthTask.Stage.CHOOSE_COLOUR:
             pool = [s for s in self.cards if s != self.last]
             colours = sorted({CARDS[st.pub[s]].colour for s in pool})
-            self.stage = 6
+            self.stage = WealthTask.Stage.TAKE
             if len(colours) > 1:
-                st.push(AskChoice(self.seat, "wealth:colour", colours))
-                return None
-            st.ret = colours[0]
-        colour = str(st.ret)
+                return Call(AskChoice(self.seat, "wealth:colour", colours), into="colour")
+            self.colour = colours[0]
+        colour = str(self.colour)
         take = [s for s in self.cards if s != self.last and CARDS[st.pub[s]].colour == colour]
         rest = [s for s in self.cards if s not in take]
         for s in take:
@@ -246,8 +263,7 @@ class WealthTask(Task):
         for s in rest:
             st.to_discard(s)
         st.say("rich_take", self.seat, st.ids(take), st.ids(rest))
-        st.finish(None)
-        return None
+        return Done()
 
 
 class Scheme(Skill):
@@ -315,24 +331,29 @@ class SelfMutilation(Skill):
 
 @dataclass
 class SelfMutilationTask(Task):
-    """Pettigrew's HP loss (his dying state, if any, first), then the other character's death."""
+    """Pettigrew's HP loss (his dying state, if any, first), then the other character's death.
+    Stages: ``LOSE_HP``, ``KILL`` (the other character dies, skipping its dying state), ``DONE``."""
+
+    class Stage(Enum):
+        LOSE_HP = auto()
+        KILL = auto()
+        DONE = auto()
 
     seat: int
     who: int
+    stage: Stage = field(default=Stage.LOSE_HP, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(LoseHpTask(self.seat, 2, "self_mutilation"))
-            return None
-        if self.stage == 1:
-            self.stage = 2
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is SelfMutilationTask.Stage.LOSE_HP:
+            self.stage = SelfMutilationTask.Stage.KILL
+            return Push(LoseHpTask(self.seat, 2, "self_mutilation"))
+        if self.stage is SelfMutilationTask.Stage.KILL:
+            self.stage = SelfMutilationTask.Stage.DONE
             if st.alive[self.who]:
                 st.say("self_harm_dies", self.who)
-                st.push(DeathTask(self.who, self.seat))
-            return None
-        st.finish(None)
-        return None
+                return Push(DeathTask(self.who, self.seat))
+            return CONTINUE
+        return Done()
 
 
 class Hiding(Skill):
@@ -413,17 +434,23 @@ class Fascination(Skill):
 
 @dataclass
 class FascinationTask(Task):
-    """Reveal the deck top (it stays in the processing zone as the indicator) and set the effect."""
+    """Reveal the deck top (it stays in the processing zone as the indicator) and set the effect.
+    Stages: ``REVEAL``, ``APPLY`` (the revealed card's name and suit, unless it is equipment or delayed)."""
+
+    class Stage(Enum):
+        REVEAL = auto()
+        APPLY = auto()
 
     seat: int
+    shown: list[int] | None = None  # the revealed card (RevealTopTask's slots)
+    stage: Stage = field(default=Stage.REVEAL, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(RevealTopTask(1))
-            return None
-        if st.ret:
-            slot = st.ret[0]
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is FascinationTask.Stage.REVEAL:
+            self.stage = FascinationTask.Stage.APPLY
+            return Call(RevealTopTask(1), into="shown")
+        if self.shown:
+            slot = self.shown[0]
             card = st.card(slot)
             f = st.flags[self.seat]
             if card.category == EQUIPMENT or is_delayed(card.kind):
@@ -433,8 +460,7 @@ class FascinationTask(Task):
                 f["fasc_suit"] = SUITS.index(card.suit)
                 st.say("fasc", self.seat, card.suit, card.kind)
             _at_turn_end(st, FascinationEndTask(self.seat, slot))
-        st.finish(None)
-        return None
+        return Done()
 
 
 @dataclass
@@ -444,13 +470,12 @@ class FascinationEndTask(Task):
     seat: int
     slot: int
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         for k in ("fasc_turn", "fasc_kind", "fasc_suit"):
             st.flags[self.seat].pop(k, None)
         if self.slot in st.processing:
             st.to_discard(self.slot)
-        st.finish(None)
-        return None
+        return Done()
 
 
 class Justice(OpensChosenCard):
@@ -619,26 +644,31 @@ class WrongfulImprisonment(Skill):
 
 @dataclass
 class ImprisonmentTask(Task):
-    """The judgement (replaceable), then the HP loss on a black card."""
+    """The judgement (replaceable), then the HP loss on a black card.
+    Stages: ``JUDGE``, ``JUDGED`` (not red: the source loses 1 HP), ``DONE``."""
+
+    class Stage(Enum):
+        JUDGE = auto()
+        JUDGED = auto()
+        DONE = auto()
 
     seat: int
     source: int
+    face: int | None = None  # the judgement card (JudgeTask's card id, -1: none)
+    stage: Stage = field(default=Stage.JUDGE, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(JudgeTask(self.seat, "冤狱 Wrongful Imprisonment"))
-            return None
-        if self.stage == 1:
-            self.stage = 2
-            face = int(st.ret)
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is ImprisonmentTask.Stage.JUDGE:
+            self.stage = ImprisonmentTask.Stage.JUDGED
+            return Call(JudgeTask(self.seat, "冤狱 Wrongful Imprisonment"), into="face")
+        if self.stage is ImprisonmentTask.Stage.JUDGED:
+            self.stage = ImprisonmentTask.Stage.DONE
+            face = cast(int, self.face)
             if face >= 0 and not CARDS[face].red and st.alive[self.source]:
-                st.push(LoseHpTask(self.source, 1, "wrongful_imprisonment"))
-            else:
-                st.say("wrongful_none")
-            return None
-        st.finish(None)
-        return None
+                return Push(LoseHpTask(self.source, 1, "wrongful_imprisonment"))
+            st.say("wrongful_none")
+            return CONTINUE
+        return Done()
 
 
 class Fugitive(Skill):
@@ -664,20 +694,24 @@ class Fugitive(Skill):
 
 @dataclass
 class FugitiveTask(Task):
-    """The HP loss (a dying state, if any, first), then the flip (even if Sirius died meanwhile)."""
+    """The HP loss (a dying state, if any, first), then the flip (even if Sirius died meanwhile).
+    Stages: ``LOSE_HP``, ``FLIP``."""
+
+    class Stage(Enum):
+        LOSE_HP = auto()
+        FLIP = auto()
 
     seat: int
     target: int
+    stage: Stage = field(default=Stage.LOSE_HP, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(LoseHpTask(self.seat, 1, "fugitive"))
-            return None
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is FugitiveTask.Stage.LOSE_HP:
+            self.stage = FugitiveTask.Stage.FLIP
+            return Push(LoseHpTask(self.seat, 1, "fugitive"))
         if st.alive[self.target]:
             flip(st, self.target)
-        st.finish(None)
-        return None
+        return Done()
 
 
 # ----------------------------------------------------------------------------- Nymphadora Tonks
@@ -719,20 +753,26 @@ class Disguise(Skill):
 @dataclass
 class DisguiseTask(Task):
     """Tonks names the skill (a choice among the other characters' skills), which she holds until
-    the end of the turn (flag ``borrowed``: character index * 10 + position)."""
+    the end of the turn (flag ``borrowed``: character index * 10 + position).
+    Stages: ``CHOOSE`` (asked only when there is more than one skill), ``OBTAIN``."""
+
+    class Stage(Enum):
+        CHOOSE = auto()
+        OBTAIN = auto()
 
     seat: int
+    choice: str | None = None  # "<seat>/<skill key>"
+    stage: Stage = field(default=Stage.CHOOSE, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is DisguiseTask.Stage.CHOOSE:
+            self.stage = DisguiseTask.Stage.OBTAIN
             opts = _borrowable(st, self.seat)
             if len(opts) == 1:
-                st.ret = opts[0]
-                return None
-            st.push(AskChoice(self.seat, "skill:disguise", opts))
-            return None
-        owner, key = str(st.ret).split("/")
+                self.choice = opts[0]
+                return CONTINUE
+            return Call(AskChoice(self.seat, "skill:disguise", opts), into="choice")
+        owner, key = str(self.choice).split("/")
         other = int(owner)
         own = SKILLS_BY_CHARACTER[CHARACTERS[st.char[other]].key]
         pos = next(i for i, sk in enumerate(own) if sk.key == key)
@@ -741,8 +781,7 @@ class DisguiseTask(Task):
         st.characters_changed()
         st.say("disguise", self.seat, other, own[pos].key)
         _at_turn_end(st, DisguiseEndTask(self.seat))
-        st.finish(None)
-        return None
+        return Done()
 
 
 @dataclass
@@ -751,12 +790,11 @@ class DisguiseEndTask(Task):
 
     seat: int
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         for k in ("borrowed", "disguise_seat", "disguise_used"):
             st.flags[self.seat].pop(k, None)
         st.characters_changed()
-        st.finish(None)
-        return None
+        return Done()
 
 
 class _Disguised(Skill):
