@@ -30,16 +30,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot, Step
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, Card, is_instant
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, LookAtHandTask, PickCardTask, PointDuelTask
 from p2php.games.hpsha.play import UseCardTask
 from p2php.games.hpsha.skillkit import OpensChosenCard, mark_used, named_targets, own_cards, used_this_turn
-from p2php.games.hpsha.tasks import AskCard, Task, as_slots
+from p2php.games.hpsha.tasks import AskCard, CardGiven, Task, as_slots
 from p2php.games.hpsha.triggers import Skill, register_skills
 from p2php.games.hpsha.windows import TriggerTask
 
@@ -84,16 +86,21 @@ class Benevolence(Skill):
 class BenevolenceTask(Task):
     """Two discards, one at a time: Dumbledore chooses hand (a random card) or an equipped card."""
 
+    class Stage(Enum):
+        FIRST_DISCARD = auto()
+        SECOND_DISCARD = auto()
+        DONE = auto()
+
     seat: int
     target: int
+    stage: Stage = field(default=Stage.FIRST_DISCARD, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage < 2:
-            self.stage += 1
-            st.push(PickCardTask(self.seat, self.target, ["hand", "equip"], "discard", "仁爱"))
-            return None
-        st.finish(None)
-        return None
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is BenevolenceTask.Stage.DONE:
+            return Done()
+        first = self.stage is BenevolenceTask.Stage.FIRST_DISCARD
+        self.stage = BenevolenceTask.Stage.SECOND_DISCARD if first else BenevolenceTask.Stage.DONE
+        return Push(PickCardTask(self.seat, self.target, ["hand", "equip"], "discard", "仁爱"))
 
 
 class Affinity(Skill):
@@ -128,29 +135,38 @@ class Affinity(Skill):
 @dataclass
 class AffinityTask(Task):
     """The giver picks the card (its own choice; opened, since it is used at once); it enters the
-    receiver's hand and is used from there as 清水如泉 on every living character."""
+    receiver's hand and is used from there as 清水如泉 on every living character (its targets
+    are counted when the card is given, before CARD_MOVED)."""
+
+    class Stage(Enum):
+        ASK = auto()  # the giver picks the card
+        GIVEN = auto()  # the card moves to the receiver: CARD_MOVED
+        USE = auto()  # the receiver uses it as 清水如泉
+        DONE = auto()
 
     giver: int
     receiver: int
     slot: int = -1
+    targets: list[int] = field(default_factory=list)
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is AffinityTask.Stage.ASK:
             if not st.hands[self.giver] or not st.alive[self.receiver]:
-                st.finish(None)
-                return None
+                return Done()
             return Decide((self.giver,), "skill:affinity")
-        if self.stage == 1:
+        if self.stage is AffinityTask.Stage.GIVEN:
             s, b = self.slot, self.receiver
             st.to_hand(b, s)
             st.say("affinity_give", self.giver, st.ids([s]), b)
             st.to_processing(s)
-            self.stage = 2
-            st.push(UseCardTask(b, "aguamenti", [s], st.order_from(b), "affinity"))
-            st.fire(tp.CARD_MOVED, {"owner": self.giver, "to": b, "slots": [s], "how": "give"})
-            return None
-        st.finish(None)
-        return None
+            self.targets = st.order_from(b)
+            self.stage = AffinityTask.Stage.USE
+            return st.fire(tp.CARD_MOVED, {"owner": self.giver, "to": b, "slots": [s], "how": "give"})
+        if self.stage is AffinityTask.Stage.USE:
+            self.stage = AffinityTask.Stage.DONE
+            return Push(UseCardTask(self.receiver, "aguamenti", [self.slot], self.targets, "affinity"))
+        return Done()
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "card", "slots": [s]} for s in st.hands[seat]]
@@ -163,10 +179,11 @@ class AffinityTask(Task):
     def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
         return st.unopened(as_slots(action))
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
         self.slot = int(action["slots"][0])
-        self.stage = 1
+        self.stage = AffinityTask.Stage.GIVEN
+        return CONTINUE
 
 
 # ----------------------------------------------------------------------------- Minerva McGonagall
@@ -270,22 +287,25 @@ class Potions(Skill):
 class PotionsTask(Task):
     """Discard the equipment card, the recovery, then Snape's draw."""
 
+    class Stage(Enum):
+        DISCARD = auto()
+        RECOVER = auto()  # the recovery, then Snape draws
+        DONE = auto()
+
     seat: int
     slot: int
     target: int
+    stage: Stage = field(default=Stage.DISCARD, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(DiscardCardsTask([self.slot], ["skill_name", "potions"]))
-            return None
-        if self.stage == 1:
-            self.stage = 2
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is PotionsTask.Stage.DISCARD:
+            self.stage = PotionsTask.Stage.RECOVER
+            return Push(DiscardCardsTask([self.slot], ["skill_name", "potions"]))
+        if self.stage is PotionsTask.Stage.RECOVER:
+            self.stage = PotionsTask.Stage.DONE
             st.recover(self.target, 1)
-            st.push(DrawTask(self.seat, 1))
-            return None
-        st.finish(None)
-        return None
+            return Push(DrawTask(self.seat, 1))
+        return Done()
 
 
 class Interrogation(Skill):
@@ -318,25 +338,30 @@ class Interrogation(Skill):
 class InterrogationTask(Task):
     """Ask the target for a card of the type (it may refuse); refused → Snape discards one of its cards."""
 
+    class Stage(Enum):
+        ASK = auto()  # the target plays a card of the type, or refuses
+        ANSWERED = auto()  # refused: Snape discards one of its cards
+        DONE = auto()
+
     seat: int
     target: int
     type: str
+    played: CardGiven | None = None  # what the target played (None: it refused)
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         t = self.target
-        if self.stage == 0:
-            self.stage = 1
+        if self.stage is InterrogationTask.Stage.ASK:
+            self.stage = InterrogationTask.Stage.ANSWERED
             st.say("interrogation", self.seat, t, self.type)
-            st.push(AskCard(t, "skill:interrogation", f"category:{self.type}", "play", target=t,
-                            note=["n_skill", "interrogation"]))
-            return None
-        if self.stage == 1:
-            self.stage = 2
-            if st.ret is None and st.alive[t] and st.alive[self.seat]:
-                st.push(PickCardTask(self.seat, t, ["hand", "equip"], "discard", "诘难"))
-            return None
-        st.finish(None)
-        return None
+            return Call(AskCard(t, "skill:interrogation", f"category:{self.type}", "play", target=t,
+                                note=["n_skill", "interrogation"]), into="played")
+        if self.stage is InterrogationTask.Stage.ANSWERED:
+            self.stage = InterrogationTask.Stage.DONE
+            if self.played is None and st.alive[t] and st.alive[self.seat]:
+                return Push(PickCardTask(self.seat, t, ["hand", "equip"], "discard", "诘难"))
+            return CONTINUE
+        return Done()
 
 
 # ----------------------------------------------------------------------------- Rubeus Hagrid
@@ -380,15 +405,20 @@ class GiantStrengthTask(Task):
     """The 拼点 (one Decide of both sides, no reveal, then one Reveal), its result, then both
     cards go to the discard pile."""
 
+    class Stage(Enum):
+        DUEL = auto()
+        RESULT = auto()  # the range effect; both cards to the discard pile
+
     seat: int
     target: int
+    duel: dict[str, Any] | None = None  # the 拼点's result: {"won": bool, "slots": [mine, theirs]}
+    stage: Stage = field(default=Stage.DUEL, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(PointDuelTask(self.seat, self.target))
-            return None
-        r = st.ret
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is GiantStrengthTask.Stage.DUEL:
+            self.stage = GiantStrengthTask.Stage.RESULT
+            return Call(PointDuelTask(self.seat, self.target), into="duel")
+        r = self.duel
         if r is not None:
             mine, theirs = (CARDS[st.pub[s]].rank for s in r["slots"])
             f = st.flags[self.seat]
@@ -398,8 +428,7 @@ class GiantStrengthTask(Task):
                 if s in st.processing:
                     st.to_discard(s)
             st.say("giant_result", self.seat, mine - theirs if r["won"] else 0)
-        st.finish(None)
-        return None
+        return Done()
 
 
 class Recklessness(Skill):
@@ -425,34 +454,36 @@ class RecklessTask(Task):
     """Ask Hagrid for a basic card to discard (he may decline; with no hand he is asked nothing).
     Declined → the damage (the trigger's ctx ``amount``) becomes 1 and the neighbours are hit."""
 
+    class Stage(Enum):
+        ASK = auto()  # Hagrid may discard a basic card
+        PENALTY = auto()  # declined: the amount becomes 1, the neighbours are hit
+        DONE = auto()
+
     seat: int
     target: int
     trigger: int  # stack index of the DAMAGE_CAUSED TriggerTask whose ctx is changed
+    discarded: CardGiven | None = None  # the basic card Hagrid discarded (None: declined or no hand)
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is RecklessTask.Stage.ASK:
+            self.stage = RecklessTask.Stage.PENALTY
             if st.hands[self.seat]:
-                st.push(AskCard(self.seat, "skill:recklessness", "category:basic", "discard",
-                                note=["n_reckless"]))
-            else:
-                st.ret = None
-            return None
-        if self.stage == 1:
-            self.stage = 2
-            if st.ret is not None:
-                return None
+                return Call(AskCard(self.seat, "skill:recklessness", "category:basic", "discard",
+                                    note=["n_reckless"]), into="discarded")
+            return CONTINUE
+        if self.stage is RecklessTask.Stage.PENALTY:
+            self.stage = RecklessTask.Stage.DONE
+            if self.discarded is not None:
+                return CONTINUE
             trig = st.stack[self.trigger]
             if isinstance(trig, TriggerTask) and trig.point == tp.DAMAGE_CAUSED:
                 trig.ctx["amount"] = 1
             t = self.target
             near = [s for s in st.order_from(st.current_or_first()) if s != t and st.distance(t, s) <= 1]
             st.say("reckless", near)
-            for s in reversed(near):
-                st.push(DamageTask(-1, s, 1, "recklessness"))
-            return None
-        st.finish(None)
-        return None
+            return Push(*(DamageTask(-1, s, 1, "recklessness") for s in near))  # in order from the current
+        return Done()
 
 
 # ----------------------------------------------------------------------------- Sybill Trelawney
@@ -555,45 +586,48 @@ class DetentionTask(Task):
     """Discard Filch's card, then option 1 (skills off) or option 2 (Show the source's hand to
     Filch, then he picks the cards to set face down one Decide at a time)."""
 
+    class Stage(Enum):
+        DISCARD = auto()  # Filch's card
+        EFFECT = auto()  # option 1 at once; option 2 looks at the source's hand
+        LOOKED = auto()  # half the cards seen (rounded down) are to be set face down
+        SEAL = auto()  # Filch picks them one at a time, then they are sealed
+
     seat: int
     option: int
     source: int
     slot: int
     k: int = 0
     chosen: list[int] = field(default_factory=list)
+    seen: list[int] | None = None  # the source's hand as Filch saw it
+    stage: Stage = field(default=Stage.DISCARD, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(DiscardCardsTask([self.slot], ["skill_name", "detention"]))
-            return None
-        if self.stage == 1:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is DetentionTask.Stage.DISCARD:
+            self.stage = DetentionTask.Stage.EFFECT
+            return Push(DiscardCardsTask([self.slot], ["skill_name", "detention"]))
+        if self.stage is DetentionTask.Stage.EFFECT:
             if self.option == 1:
                 cur = st.current
                 if cur >= 0:
                     st.flags[cur]["skills_off"] = st.turn_no
                     st.say("detention_seal", cur)
-                st.finish(None)
-                return None
+                return Done()
             if not st.alive[self.source]:
-                st.finish(None)
-                return None
-            self.stage = 2
-            st.push(LookAtHandTask(self.seat, self.source))
-            return None
-        if self.stage == 2:
-            self.k = len(st.ret or []) // 2
-            self.stage = 3
+                return Done()
+            self.stage = DetentionTask.Stage.LOOKED
+            return Call(LookAtHandTask(self.seat, self.source), into="seen")
+        if self.stage is DetentionTask.Stage.LOOKED:
+            self.k = len(self.seen or []) // 2
+            self.stage = DetentionTask.Stage.SEAL
             st.say("detention", self.seat, self.source, self.k)
-        if self.stage == 3 and len(self.chosen) < self.k and self._pool(st):
+        if len(self.chosen) < self.k and self._pool(st):
             return Decide((self.seat,), "skill:detention")
         f = st.flags[self.source]
         for key in [x for x in f if x.startswith("sealed:") and f[x] != st.turn_no]:
             del f[key]  # old turns' marks are void anyway
         for s in self.chosen:
             f[f"sealed:{s}"] = st.turn_no
-        st.finish(None)
-        return None
+        return Done()
 
     def _pool(self, st: HpshaState) -> list[int]:
         return [s for s in st.hands[self.source] if s not in self.chosen]
@@ -601,9 +635,10 @@ class DetentionTask(Task):
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "choose", "value": s} for s in self._pool(st)]
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
         self.chosen.append(int(action["value"]))
+        return CONTINUE
 
 
 register_skills("dumbledore", Benevolence(), Affinity())
