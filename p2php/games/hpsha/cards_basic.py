@@ -13,14 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import CardId, Reveal, Slot, Step
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, KINDS
 from p2php.games.hpsha.gear import gear
-from p2php.games.hpsha.tasks import AskCard, AskChoice, Task
+from p2php.games.hpsha.tasks import AskCard, AskChoice, CardGiven, Task
 
 TYPE_GUESSES = ["basic", "spell", "equipment"]
 
@@ -28,17 +30,25 @@ if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
 
-# BombardaTask stages, in the order of the rules
-_AIM, _DODGE, _ASK, _ANSWER, _DODGED, _HIT, _DEALT, _AFTER, _END = range(1, 10)
-
-
 @dataclass
 class BombardaTask(Task):
-    """One 爆破咒 from ``user`` at ``target``.  ``ret``: damage dealt.
+    """One 爆破咒 from ``user`` at ``target``.  Result: damage dealt.
 
     The user's weapon acts at the gear points (:mod:`.gear`) this task announces,
     through ``ctx``: ``undodgeable``, ``need`` (幻影移形 to dodge), ``ignore_armour``.
+    Stages, in the order of the rules: START → AIMED → ASK ⇄ ANSWERED → DODGED or
+    HIT → AFTER → END.
     """
+
+    class Stage(Enum):
+        START = auto()  # the 爆破咒 is aimed: the AIMED gear point
+        AIMED = auto()  # can it be dodged?  The DODGE gear point
+        ASK = auto()  # ask the target for a 幻影移形
+        ANSWERED = auto()  # dodged (enough 幻影移形), ask again, or hit
+        DODGED = auto()  # the DODGED gear point
+        HIT = auto()  # the HIT gear point, then the damage
+        AFTER = auto()  # no damage dealt: the MISSED gear point
+        END = auto()
 
     user: int
     target: int
@@ -47,59 +57,55 @@ class BombardaTask(Task):
     ctx: dict[str, Any] = field(default_factory=dict)
     dodges: int = 0
     dealt: int = 0
+    dodge: CardGiven | None = None  # the target's answer to the last ASK
+    stage: Stage = field(default=Stage.START, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         u, t, ctx = self.user, self.target, self.ctx
         s = self.stage
-        if s == 0:
+        if s is BombardaTask.Stage.START:
             if not st.alive[t]:
-                st.finish(0)
-                return None
+                return Done(0)
             ctx.update(user=u, target=t, undodgeable=self.undodgeable, need=1, ignore_armour=False)
-            self.stage = _AIM
+            self.stage = BombardaTask.Stage.AIMED
             gear(st, u, gp.AIMED, ctx)  # 葡萄藤木 Vine, 冬青木 Holly
-            return None
-        if s == _AIM:
+            return CONTINUE
+        if s is BombardaTask.Stage.AIMED:
             if not ctx["undodgeable"] and any(sk.undodgeable(st, u) for sk in st.skills(u)):  # 亚瑟's 司法
                 ctx["undodgeable"] = True
             if ctx["undodgeable"] or not st.alive[t]:
-                self.stage = _HIT
-                return None
+                self.stage = BombardaTask.Stage.HIT
+                return CONTINUE
             gear(st, u, gp.DODGE, ctx)  # 橡木 Oak
-            self.stage = _ASK
-        if self.stage == _ASK:
-            self.stage = _ANSWER
+            s = self.stage = BombardaTask.Stage.ASK
+        if s is BombardaTask.Stage.ASK:
+            self.stage = BombardaTask.Stage.ANSWERED
             nth = self.dodges + 1 if ctx["need"] == 2 else 0  # 橡木魔杖: which of the two 幻影移形
-            st.push(AskCard(t, "respond:bombarda", "kind:apparate", "use", target=t, note=["n_dodge", nth]))
-            return None
-        if s == _ANSWER:
-            if st.ret is not None:
+            self.dodge = None
+            return Call(AskCard(t, "respond:bombarda", "kind:apparate", "use", target=t, note=["n_dodge", nth]),
+                        into="dodge")
+        if s is BombardaTask.Stage.ANSWERED:
+            if self.dodge is not None:
                 self.dodges += 1
-                self.stage = _DODGED if self.dodges >= ctx["need"] else _ASK
+                self.stage = BombardaTask.Stage.DODGED if self.dodges >= ctx["need"] else BombardaTask.Stage.ASK
             else:
-                self.stage = _HIT
-            return None
-        if s == _DODGED:
+                self.stage = BombardaTask.Stage.HIT
+            return CONTINUE
+        if s is BombardaTask.Stage.DODGED:
             st.say("dodged", t)
-            self.stage = _AFTER
+            self.stage = BombardaTask.Stage.AFTER
             gear(st, u, gp.DODGED, ctx)  # 游走球 Bludger
-            return None
-        if s == _HIT:
-            self.stage = _DEALT
+            return CONTINUE
+        if s is BombardaTask.Stage.HIT:
+            self.stage = BombardaTask.Stage.AFTER
             gear(st, u, gp.HIT, ctx)  # 格兰芬多剑 Sword
-            st.push(DamageTask(u, t, 1, "bombarda", ignore_armour=bool(ctx["ignore_armour"])))
-            return None
-        if s == _DEALT:
-            self.dealt = int(st.ret)
-            self.stage = _AFTER
-            return None
-        if s == _AFTER:
-            self.stage = _END
+            return Call(DamageTask(u, t, 1, "bombarda", ignore_armour=bool(ctx["ignore_armour"])), into="dealt")
+        if s is BombardaTask.Stage.AFTER:
+            self.stage = BombardaTask.Stage.END
             if self.dealt == 0:
                 gear(st, u, gp.MISSED, ctx)  # 胡桃木 Walnut
-            return None
-        st.finish(self.dealt)
-        return None
+            return CONTINUE
+        return Done(self.dealt)
 
 
 @dataclass
@@ -111,34 +117,38 @@ class QuillTask(Task):
     the 爆破咒 of this play phase.
     """
 
+    class Stage(Enum):
+        GUESS = auto()  # the target names a card type
+        REVEAL = auto()  # the card is revealed
+        REVEALED = auto()  # right: void; wrong: an undodgeable 爆破咒
+        DONE = auto()
+
     user: int
     slot: int
     target: int
     guess: str = ""
+    stage: Stage = field(default=Stage.GUESS, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is QuillTask.Stage.GUESS:
             st.bombarda_used += 1
             st.say("quill", self.user, self.target)
-            self.stage = 1
-            st.push(AskChoice(self.target, "quill_guess", list(TYPE_GUESSES)))
-            return None
-        if self.stage == 1:
-            self.guess = str(st.ret)
-            self.stage = 2
-        if self.stage == 2:
+            self.stage = QuillTask.Stage.REVEAL
+            return Call(AskChoice(self.target, "quill_guess", list(TYPE_GUESSES)), into="guess")
+        if self.stage is QuillTask.Stage.REVEAL:
+            self.guess = str(self.guess)
             return Reveal((self.slot,))
-        if self.stage == 3:
+        if self.stage is QuillTask.Stage.REVEALED:
             card = CARDS[st.pub[self.slot]]
             st.to_discard(self.slot)
             right = KINDS[card.kind].category == self.guess
             st.say("guess", self.target, self.guess, st.ids([self.slot]), right)
-            self.stage = 4
+            self.stage = QuillTask.Stage.DONE
             if not right:
-                st.push(BombardaTask(self.user, self.target, [], undodgeable=True))
-            return None
-        st.finish(None)
-        return None
+                return Push(BombardaTask(self.user, self.target, [], undodgeable=True))
+            return CONTINUE
+        return Done()
 
-    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
-        self.stage = 3
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        self.stage = QuillTask.Stage.REVEALED
+        return CONTINUE

@@ -13,16 +13,17 @@ to the next living character when it misses or is cancelled.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from p2php.engine.contract import Step
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, DIAMOND, HEART, SPADE, kind_label
 from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.moves import DrawTask, PickCardTask, RevealTopTask
-from p2php.games.hpsha.tasks import AskCard, AskChoice, Task
+from p2php.games.hpsha.tasks import AskCard, AskChoice, CardGiven, Task
 from p2php.games.hpsha.windows import CounterCheckTask, JudgeTask
 
 if TYPE_CHECKING:
@@ -47,7 +48,18 @@ def immune(st: HpshaState, user: int, kind: str, target: int, targets: int) -> s
 
 @dataclass
 class SpellTask(Task):
-    """An instant spell used by ``user``: per target, immunity → 咒立停 window → effect."""
+    """An instant spell used by ``user``: per target, immunity → 咒立停 window → effect.
+
+    Stages: START (清水如泉 first reveals its cards: REVEALED) → TARGET (the next target not immune)
+    → COUNTERED (the 咒立停 window's verdict) → RESOLVED (the effect is done) → TARGET ...
+    """
+
+    class Stage(Enum):
+        START = auto()
+        REVEALED = auto()  # 清水如泉's cards are revealed
+        TARGET = auto()  # find the next target the spell has an effect on: its 咒立停 window
+        COUNTERED = auto()  # cancelled, or the effect on the target
+        RESOLVED = auto()  # the effect on the target is done (清水如泉: the card taken leaves the pool)
 
     user: int
     kind: str
@@ -55,31 +67,32 @@ class SpellTask(Task):
     idx: int = 0
     pool: list[int] = field(default_factory=list)
     colour: str = ""  # the colour of the card(s) used: red, black or "" (伏地魔's 黑暗 reads it)
+    cancelled: bool | None = None  # the verdict of the current target's 咒立停 window
+    picked: int | None = None  # 清水如泉: the slot the current target took
+    stage: Stage = field(default=Stage.START, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is SpellTask.Stage.START:
+            self.stage = SpellTask.Stage.TARGET
             if self.kind == "aguamenti":
-                self.stage = 5
-                st.push(RevealTopTask(sum(st.alive)))
-                return None
-        if self.stage == 5:
-            self.pool = list(st.ret)
+                self.stage = SpellTask.Stage.REVEALED
+                return Call(RevealTopTask(sum(st.alive)), into="pool")
+        if self.stage is SpellTask.Stage.REVEALED:
+            self.pool = list(self.pool)
             st.say("aguamenti", st.ids(self.pool))
-            self.stage = 1
-        if self.stage == 3:
-            if self.kind == "aguamenti" and isinstance(st.ret, int) and st.ret in self.pool:
-                self.pool.remove(st.ret)
+            self.stage = SpellTask.Stage.TARGET
+        if self.stage is SpellTask.Stage.RESOLVED:
+            if self.kind == "aguamenti" and self.picked is not None and self.picked in self.pool:
+                self.pool.remove(self.picked)
             self.idx += 1
-            self.stage = 1
-        if self.stage == 2:
-            if st.ret:
+            self.stage = SpellTask.Stage.TARGET
+        if self.stage is SpellTask.Stage.COUNTERED:
+            if self.cancelled:
                 self.idx += 1
-                self.stage = 1
+                self.stage = SpellTask.Stage.TARGET
             else:
-                self.stage = 3
-                self._effect(st, self.targets[self.idx])
-                return None
+                self.stage = SpellTask.Stage.RESOLVED
+                return self._effect(st, self.targets[self.idx])
         last = 1 if self.kind == "out_of_body" else len(self.targets)
         while self.idx < last:
             t = self.targets[self.idx]
@@ -92,155 +105,167 @@ class SpellTask(Task):
                 st.say("void", self.kind, t, why)
                 self.idx += 1
                 continue
-            self.stage = 2
-            st.push(CounterCheckTask(self.kind, self.user, t))
-            return None
+            self.stage = SpellTask.Stage.COUNTERED
+            self.cancelled = None
+            return Call(CounterCheckTask(self.kind, self.user, t), into="cancelled")
         for s in self.pool:
             if s in st.processing:
                 st.to_discard(s)
-        st.finish(None)
-        return None
+        return Done()
 
-    def _effect(self, st: HpshaState, t: int) -> None:
+    def _effect(self, st: HpshaState, t: int) -> Outcome:
         u, k = self.user, self.kind
         if k == "geminio":
-            st.push(DrawTask(t, 2))
-        elif k == "expelliarmus":
-            st.push(PickCardTask(u, t, ["hand", "weapon", "judge"], "discard", "除你武器"))
-        elif k == "legilimens":
-            st.push(PickCardTask(u, t, ["hand", "equip", "judge"], "obtain", "摄神取念"))
-        elif k == "sectumsempra":
-            st.push(ApparateOrHurt(u, t, "sectumsempra", "kind:apparate"))
-        elif k == "stupefy":
-            st.push(ApparateOrHurt(u, t, "stupefy", "kind:bombarda"))
-        elif k == "reparo":
-            st.push(ReparoTask(t))
-        elif k == "aguamenti":
-            st.push(AguamentiPick(t, list(self.pool)))
-        elif k == "out_of_body":
-            st.push(OutOfBodyTask(u, t, self.targets[1]))
-        elif k == "crucio":
-            st.push(CrucioTask(u, t))
-        else:  # pragma: no cover - every instant spell usable in the play phase is listed above
-            raise AssertionError(k)
-        st.ret = None
+            return Push(DrawTask(t, 2))
+        if k == "expelliarmus":
+            return Push(PickCardTask(u, t, ["hand", "weapon", "judge"], "discard", "除你武器"))
+        if k == "legilimens":
+            return Push(PickCardTask(u, t, ["hand", "equip", "judge"], "obtain", "摄神取念"))
+        if k == "sectumsempra":
+            return Push(ApparateOrHurt(u, t, "sectumsempra", "kind:apparate"))
+        if k == "stupefy":
+            return Push(ApparateOrHurt(u, t, "stupefy", "kind:bombarda"))
+        if k == "reparo":
+            return Push(ReparoTask(t))
+        if k == "aguamenti":
+            self.picked = None
+            return Call(AguamentiPick(t, list(self.pool)), into="picked")
+        if k == "out_of_body":
+            return Push(OutOfBodyTask(u, t, self.targets[1]))
+        if k == "crucio":
+            return Push(CrucioTask(u, t))
+        raise AssertionError(k)  # pragma: no cover - every instant spell usable in the play phase is listed above
 
 
 @dataclass
 class ApparateOrHurt(Task):
     """神锋无影 (play 幻影移形 or take 1) and 昏昏倒地 (play 爆破咒, or take 1 / flip — the target chooses)."""
 
+    class Stage(Enum):
+        ASK = auto()  # the target may play the card that answers the spell
+        ANSWERED = auto()  # it did not: 昏昏倒地 asks damage or flip
+        CHOSEN = auto()  # take the damage, or flip
+        DONE = auto()
+
     user: int
     target: int
     kind: str
     spec: str
+    answered: CardGiven | None = None
+    choice: str | None = None  # "damage" or "flip"
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         t = self.target
-        if self.stage == 0:
-            self.stage = 1
-            st.push(AskCard(t, f"respond:{self.kind}", self.spec, "play", target=t,
-                            note=["n_against", self.kind]))
-            return None
-        if self.stage == 1:
-            if st.ret is not None or not st.alive[t]:
-                st.finish(None)
-                return None
-            self.stage = 2
+        if self.stage is ApparateOrHurt.Stage.ASK:
+            self.stage = ApparateOrHurt.Stage.ANSWERED
+            return Call(AskCard(t, f"respond:{self.kind}", self.spec, "play", target=t,
+                                note=["n_against", self.kind]), into="answered")
+        if self.stage is ApparateOrHurt.Stage.ANSWERED:
+            if self.answered is not None or not st.alive[t]:
+                return Done()
+            self.stage = ApparateOrHurt.Stage.CHOSEN
             if self.kind == "stupefy":
-                st.push(AskChoice(t, "stupefy", ["damage", "flip"]))
-                return None
-            st.ret = "damage"
-        if self.stage == 2:
-            self.stage = 3
-            if st.ret == "flip":
+                return Call(AskChoice(t, "stupefy", ["damage", "flip"]), into="choice")
+            self.choice = "damage"
+        if self.stage is ApparateOrHurt.Stage.CHOSEN:
+            self.stage = ApparateOrHurt.Stage.DONE
+            if self.choice == "flip":
                 flip(st, t)
-            else:
-                st.push(DamageTask(self.user, t, 1, self.kind))
-            return None
-        st.finish(None)
-        return None
+                return CONTINUE
+            return Push(DamageTask(self.user, t, 1, self.kind))
+        return Done()
 
 
 @dataclass
 class ReparoTask(Task):
     """修复如初 on one target: recover 1 HP or draw 1 card (the target chooses)."""
 
-    target: int
+    class Stage(Enum):
+        ASK = auto()  # recover or draw (only draw at full HP)
+        CHOSEN = auto()
+        DONE = auto()
 
-    def run(self, st: HpshaState) -> Step | None:
+    target: int
+    choice: str | None = None  # "recover" or "draw"
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
+
+    def run(self, st: HpshaState) -> Outcome:
         t = self.target
-        if self.stage == 0:
-            self.stage = 1
+        if self.stage is ReparoTask.Stage.ASK:
+            self.stage = ReparoTask.Stage.CHOSEN
             opts = ["recover", "draw"] if st.hp[t] < st.max_hp[t] else ["draw"]
             if len(opts) == 1:
-                st.ret = "draw"
-                return None
-            st.push(AskChoice(t, "reparo", opts))
-            return None
-        if self.stage == 1:
-            self.stage = 2
-            if st.ret == "recover":
+                self.choice = "draw"
+                return CONTINUE
+            return Call(AskChoice(t, "reparo", opts), into="choice")
+        if self.stage is ReparoTask.Stage.CHOSEN:
+            self.stage = ReparoTask.Stage.DONE
+            if self.choice == "recover":
                 st.recover(t, 1)
-            else:
-                st.push(DrawTask(t, 1))
-            return None
-        st.finish(None)
-        return None
+                return CONTINUE
+            return Push(DrawTask(t, 1))
+        return Done()
 
 
 @dataclass
 class AguamentiPick(Task):
-    """清水如泉: the target picks one of the revealed cards into its hand.  ``ret``: the slot."""
+    """清水如泉: the target picks one of the revealed cards into its hand.  Result: the slot."""
+
+    class Stage(Enum):
+        ASK = auto()  # which card (no question when one is left)
+        CHOSEN = auto()  # the card goes to the target's hand
 
     target: int
     pool: list[int]
     slot: int = -1
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is AguamentiPick.Stage.ASK:
+            self.stage = AguamentiPick.Stage.CHOSEN
             if len(self.pool) == 1:
-                st.ret = self.pool[0]
-                return None
-            st.push(AskChoice(self.target, "aguamenti", list(self.pool)))
-            return None
-        self.slot = int(st.ret)
+                self.slot = self.pool[0]
+                return CONTINUE
+            return Call(AskChoice(self.target, "aguamenti", list(self.pool)), into="slot")
+        self.slot = int(self.slot)
         st.to_hand(self.target, self.slot)
         st.say("takes", self.target, st.ids([self.slot]))
-        st.finish(self.slot)
-        return None
+        return Done(self.slot)
 
 
 @dataclass
 class OutOfBodyTask(Task):
     """灵魂出窍: A must use a 爆破咒 on B, otherwise the user takes one of A's hand (random) or equipped cards."""
 
+    class Stage(Enum):
+        ASK = auto()  # A may use a 爆破咒 on B (only when B is alive and in A's range)
+        ANSWERED = auto()  # the 爆破咒 resolves, or the user takes a card of A's
+        DONE = auto()
+
     user: int
     a: int
     b: int
+    used: CardGiven | None = None  # A's 爆破咒
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         from p2php.games.hpsha.cards_basic import BombardaTask
 
         a, b = self.a, self.b
-        if self.stage == 0:
-            self.stage = 1
+        if self.stage is OutOfBodyTask.Stage.ASK:
+            self.stage = OutOfBodyTask.Stage.ANSWERED
             if st.alive[b] and st.in_range(a, b):
-                st.push(AskCard(a, "respond:out_of_body", "kind:bombarda", "use", target=b,
-                                note=["n_out_of_body", b]))
-            else:
-                st.ret = None
-            return None
-        if self.stage == 1:
-            self.stage = 2
-            if st.ret is not None:
-                st.push(BombardaTask(a, b, list(st.ret["slots"])))
-            else:
-                st.push(PickCardTask(self.user, a, ["hand", "equip"], "obtain", "灵魂出窍"))
-            return None
-        st.finish(None)
-        return None
+                return Call(AskCard(a, "respond:out_of_body", "kind:bombarda", "use", target=b,
+                                    note=["n_out_of_body", b]), into="used")
+            self.used = None
+            return CONTINUE
+        if self.stage is OutOfBodyTask.Stage.ANSWERED:
+            self.stage = OutOfBodyTask.Stage.DONE
+            if self.used is not None:
+                return Push(BombardaTask(a, b, list(self.used["slots"])))
+            return Push(PickCardTask(self.user, a, ["hand", "equip"], "obtain", "灵魂出窍"))
+        return Done()
 
 
 @dataclass
@@ -248,31 +273,37 @@ class CrucioTask(Task):
     """钻心剜骨: from the target, the two sides alternately play 爆破咒; the first who does not takes 1
     damage whose source is the other side."""
 
+    class Stage(Enum):
+        START = auto()
+        ASK = auto()  # the side whose ``turn`` it is may play a 爆破咒
+        ANSWERED = auto()  # played: the other side's turn; not: that side takes 1 damage
+        DAMAGED = auto()
+
     user: int
     target: int
     turn: int = -1
+    played: CardGiven | None = None  # the answer of the side whose turn it is
+    stage: Stage = field(default=Stage.START, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is CrucioTask.Stage.START:
             self.turn = self.target
-            self.stage = 1
-        if self.stage == 2:
-            if st.ret is None:
+            self.stage = CrucioTask.Stage.ASK
+        if self.stage is CrucioTask.Stage.ANSWERED:
+            if self.played is None:
                 other = self.user if self.turn == self.target else self.target
-                self.stage = 3
-                st.push(DamageTask(other if st.alive[other] else -1, self.turn, 1, "crucio"))
-                return None
+                self.stage = CrucioTask.Stage.DAMAGED
+                return Push(DamageTask(other if st.alive[other] else -1, self.turn, 1, "crucio"))
             self.turn = self.user if self.turn == self.target else self.target
-            self.stage = 1
-        if self.stage == 1:
+            self.stage = CrucioTask.Stage.ASK
+        if self.stage is CrucioTask.Stage.ASK:
             if not (st.alive[self.user] and st.alive[self.target]):
-                st.finish(None)
-                return None
-            self.stage = 2
-            st.push(AskCard(self.turn, "respond:crucio", "kind:bombarda", "play", note=["n_crucio"]))
-            return None
-        st.finish(None)
-        return None
+                return Done()
+            self.stage = CrucioTask.Stage.ANSWERED
+            self.played = None
+            return Call(AskCard(self.turn, "respond:crucio", "kind:bombarda", "play", note=["n_crucio"]),
+                        into="played")
+        return Done()
 
 
 # ----------------------------------------------------------------------------- delayed spells
@@ -287,33 +318,41 @@ def avada_hits(card_id: int) -> bool:
 class JudgementPhaseTask(Task):
     """判定阶段: judge every delayed spell in the judgement area, the most recently placed first."""
 
+    class Stage(Enum):
+        NEXT = auto()  # the newest spell not judged yet: its 咒立停 window
+        COUNTERED = auto()  # cancelled (阿瓦达索命 moves on), or the judgement
+        JUDGED = auto()  # the spell's effect
+        HIT = auto()  # 阿瓦达索命's damage is done
+
     seat: int
     slot: int = -1
     kind: str = ""
     done: list[int] = field(default_factory=list)
+    cancelled: bool | None = None  # the verdict of the spell's 咒立停 window
+    judged: int = -1  # the card id of the judgement card (-1: none)
+    stage: Stage = field(default=Stage.NEXT, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         seat = self.seat
-        if self.stage == 0:
+        if self.stage is JudgementPhaseTask.Stage.NEXT:
             todo = [e for e in st.judge[seat] if e[0] not in self.done]
             if not st.alive[seat] or not todo:
-                st.finish(None)
-                return None
+                return Done()
             self.slot, self.kind = todo[-1]
             self.done.append(self.slot)
             st.to_processing(self.slot)
-            self.stage = 1
-            st.push(CounterCheckTask(self.kind, -1, seat))
-            return None
-        if self.stage == 1:
-            if st.ret:
+            self.stage = JudgementPhaseTask.Stage.COUNTERED
+            self.cancelled = None
+            return Call(CounterCheckTask(self.kind, -1, seat), into="cancelled")
+        if self.stage is JudgementPhaseTask.Stage.COUNTERED:
+            if self.cancelled:
                 self._done(st, moved=self.kind == "avada")
-                return None
-            self.stage = 2
-            st.push(JudgeTask(seat, kind_label(self.kind)))
-            return None
-        if self.stage == 2:
-            face = int(st.ret)
+                return CONTINUE
+            self.stage = JudgementPhaseTask.Stage.JUDGED
+            self.judged = -1
+            return Call(JudgeTask(seat, kind_label(self.kind)), into="judged")
+        if self.stage is JudgementPhaseTask.Stage.JUDGED:
+            face = int(self.judged)
             suit = CARDS[face].suit if face >= 0 else ""
             k = self.kind
             if k == "bind":
@@ -321,22 +360,21 @@ class JudgementPhaseTask(Task):
                     st.say("bind", seat)
                     st.skip.append("play")
                 self._done(st)
-                return None
+                return CONTINUE
             if k == "impediment":
                 if face >= 0 and suit != DIAMOND:
                     st.say("impediment", seat)
                     st.impeded = True
                 self._done(st)
-                return None
+                return CONTINUE
             if face >= 0 and avada_hits(face):
                 st.say("avada", seat)
-                self.stage = 3
-                st.push(DamageTask(-1, seat, 3, "avada", nature="avada"))
-                return None
+                self.stage = JudgementPhaseTask.Stage.HIT
+                return Push(DamageTask(-1, seat, 3, "avada", nature="avada"))
             self._done(st, moved=True)
-            return None
+            return CONTINUE
         self._done(st)
-        return None
+        return CONTINUE
 
     def _done(self, st: HpshaState, moved: bool = False) -> None:
         if moved:
@@ -348,4 +386,4 @@ class JudgementPhaseTask(Task):
             st.say("avada_on", nxt)
         elif self.slot in st.processing:
             st.to_discard(self.slot)
-        self.stage = 0
+        self.stage = JudgementPhaseTask.Stage.NEXT

@@ -16,10 +16,11 @@ and brooms are plain data (data.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import Enum, auto
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from p2php.engine.contract import Step
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha.cards_basic import BombardaTask
 from p2php.games.hpsha.cards_spells import MULTI
@@ -27,7 +28,7 @@ from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import MINUS, PLUS, kind_label
 from p2php.games.hpsha.gear import Gear, parent_ctx, register_gear
 from p2php.games.hpsha.moves import DrawTask
-from p2php.games.hpsha.tasks import AskCard, AskChoice, Task
+from p2php.games.hpsha.tasks import AskCard, AskChoice, CardGiven, Task
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -49,34 +50,38 @@ class Vine(Gear):
 class VineTask(Task):
     """葡萄藤木魔杖: the user may make the target discard a hand card; if it does not, the user draws 1."""
 
+    class Stage(Enum):
+        ASK = auto()  # the user chooses to use the wand or not
+        CHOSEN = auto()  # used: the target discards a hand card, or the user draws
+        DISCARDED = auto()  # the target kept its cards: the user draws
+        DONE = auto()
+
     user: int
     target: int
+    choice: str | None = None
+    discarded: CardGiven | None = None
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         u, t = self.user, self.target
-        if self.stage == 0:
-            self.stage = 1
-            st.push(AskChoice(u, "weapon:vine", ["use", "pass"]))
-            return None
-        if self.stage == 1:
-            if st.ret != "use":
-                st.finish(None)
-                return None
+        if self.stage is VineTask.Stage.ASK:
+            self.stage = VineTask.Stage.CHOSEN
+            return Call(AskChoice(u, "weapon:vine", ["use", "pass"]), into="choice")
+        if self.stage is VineTask.Stage.CHOSEN:
+            if self.choice != "use":
+                return Done()
             st.say("vine", t, u)
             if st.hands[t]:
-                self.stage = 2
-                st.push(AskCard(t, "weapon:vine", "any", "discard", note=["n_vine"]))
-                return None
-            self.stage = 3  # nothing to discard: the user draws
-            st.push(DrawTask(u, 1))
-            return None
-        if self.stage == 2:
-            self.stage = 3
-            if st.ret is None:  # the target kept its cards: the user draws
-                st.push(DrawTask(u, 1))
-            return None
-        st.finish(None)
-        return None
+                self.stage = VineTask.Stage.DISCARDED
+                return Call(AskCard(t, "weapon:vine", "any", "discard", note=["n_vine"]), into="discarded")
+            self.stage = VineTask.Stage.DONE  # nothing to discard: the user draws
+            return Push(DrawTask(u, 1))
+        if self.stage is VineTask.Stage.DISCARDED:
+            self.stage = VineTask.Stage.DONE
+            if self.discarded is None:  # the target kept its cards: the user draws
+                return Push(DrawTask(u, 1))
+            return CONTINUE
+        return Done()
 
 
 class Holly(Gear):
@@ -91,19 +96,23 @@ class Holly(Gear):
 class HollyTask(Task):
     """冬青木魔杖: the user may discard a non-basic card; then the 爆破咒 (``parent``) cannot be dodged."""
 
+    class Stage(Enum):
+        ASK = auto()  # the user may discard a non-basic card
+        DISCARDED = auto()  # it did: the 爆破咒 cannot be dodged
+
     user: int
     target: int
     parent: int
+    discarded: CardGiven | None = None
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(AskCard(self.user, "weapon:holly", "nonbasic", "discard", note=["n_holly"]))
-            return None
-        if st.ret is not None:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is HollyTask.Stage.ASK:
+            self.stage = HollyTask.Stage.DISCARDED
+            return Call(AskCard(self.user, "weapon:holly", "nonbasic", "discard", note=["n_holly"]), into="discarded")
+        if self.discarded is not None:
             parent_ctx(st, self.parent)["undodgeable"] = True
-        st.finish(None)
-        return None
+        return Done()
 
 
 class Oak(Gear):
@@ -126,21 +135,25 @@ class Bludger(Gear):
 class BludgerTask(Task):
     """游走球: after a dodge the user may use another 爆破咒 at the same target."""
 
+    class Stage(Enum):
+        ASK = auto()  # the user may use another 爆破咒
+        USED = auto()  # it did: the 爆破咒 resolves
+        DONE = auto()
+
     user: int
     target: int
+    used: CardGiven | None = None
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(AskCard(self.user, "weapon:bludger", "kind:bombarda", "use", target=self.target,
-                            note=["n_bludger"]))
-            return None
-        if self.stage == 1 and st.ret is not None:
-            self.stage = 2
-            st.push(BombardaTask(self.user, self.target, list(st.ret["slots"])))
-            return None
-        st.finish(None)
-        return None
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is BludgerTask.Stage.ASK:
+            self.stage = BludgerTask.Stage.USED
+            return Call(AskCard(self.user, "weapon:bludger", "kind:bombarda", "use", target=self.target,
+                                note=["n_bludger"]), into="used")
+        if self.stage is BludgerTask.Stage.USED and self.used is not None:
+            self.stage = BludgerTask.Stage.DONE
+            return Push(BombardaTask(self.user, self.target, list(self.used["slots"])))
+        return Done()
 
 
 class Sword(Gear):
@@ -184,20 +197,24 @@ class Maple(Gear):
 class MapleTask(Task):
     """槭木魔杖: before the damage resolves, the source may discard one of the target's brooms."""
 
+    class Stage(Enum):
+        ASK = auto()  # the source may choose a broom
+        CHOSEN = auto()  # the chosen broom is discarded
+
     source: int
     target: int
     brooms: list[int]
+    choice: int | str | None = None  # a broom's slot, or "pass"
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(AskChoice(self.source, "weapon:maple", ["pass", *self.brooms]))
-            return None
-        if st.ret != "pass" and st.ret in self.brooms:
-            st.say("maple", self.source, st.ids([int(st.ret)]))
-            st.to_discard(int(st.ret))
-        st.finish(None)
-        return None
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is MapleTask.Stage.ASK:
+            self.stage = MapleTask.Stage.CHOSEN
+            return Call(AskChoice(self.source, "weapon:maple", ["pass", *self.brooms]), into="choice")
+        if self.choice != "pass" and self.choice in self.brooms:
+            st.say("maple", self.source, st.ids([int(self.choice)]))
+            st.to_discard(int(self.choice))
+        return Done()
 
 
 class Quill(Gear):
