@@ -30,10 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot, Step
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Replace
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import CARDS, DIAMOND, EQUIP_SLOTS, HEART, KINDS, SPADE
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, PeekDeckTask, PointDuelTask
@@ -106,22 +108,26 @@ class ChessMastery(Skill):
 class ChessMoveTask(Task):
     """棋艺's optional move: ``{"type": "move", "slot": card, "to": seat}`` or pass."""
 
-    seat: int
+    class Stage(Enum):
+        ASK = auto()
+        ANSWERED = auto()  # moved (its CARD_MOVED resolved) or passed
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0 and st.alive[self.seat] and field_moves(st, self.seat):
+    seat: int
+    stage: Stage = field(default=Stage.ASK, kw_only=True)
+
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is ChessMoveTask.Stage.ASK and st.alive[self.seat] and field_moves(st, self.seat):
             return Decide((self.seat,), "skill:chess_mastery")
-        st.finish(None)
-        return None
+        return Done()
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "pass"}] + [{"type": "move", "slot": x, "to": to} for x, to in field_moves(st, seat)]
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
-        self.stage = 1
+        self.stage = ChessMoveTask.Stage.ANSWERED
         if action["type"] == "pass":
-            return
+            return CONTINUE
         x, to = int(action["slot"]), int(action["to"])
         where = st.locate(x)
         assert where is not None
@@ -135,7 +141,8 @@ class ChessMoveTask(Task):
             st.equip[to][zone] = x
         st.say("chess", seat, st.ids([x]), frm, to)
         if zone != "judge":
-            st.fire(tp.CARD_MOVED, {"owner": frm, "to": to, "slots": [x], "how": "move"})
+            return st.fire(tp.CARD_MOVED, {"owner": frm, "to": to, "slots": [x], "how": "move"})
+        return CONTINUE
 
 
 class QuickWit(Skill):
@@ -186,31 +193,38 @@ class Courage(Skill):
 
 @dataclass
 class CourageTask(Task):
-    """勇气's 拼点 and its outcome (the flip comes last: it may fire FLIPPED)."""
+    """勇气's 拼点 and its outcome (the flip comes last: it may fire FLIPPED, whose trigger runs before
+    this task's last stage)."""
+
+    class Stage(Enum):
+        DUEL = auto()
+        RESULT = auto()  # he obtains both cards; won → skip the discard phase, not won → flip
+        DONE = auto()
 
     seat: int
     target: int
+    duel: dict[str, Any] | None = None  # the 拼点's result: {"won": bool, "slots": [mine, theirs]}
+    stage: Stage = field(default=Stage.DUEL, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(PointDuelTask(self.seat, self.target))
-            return None
-        result = st.ret
-        st.finish(None)
-        if not isinstance(result, dict):
-            return None
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is CourageTask.Stage.DUEL:
+            self.stage = CourageTask.Stage.RESULT
+            return Call(PointDuelTask(self.seat, self.target), into="duel")
+        result = self.duel
+        if self.stage is CourageTask.Stage.DONE or not isinstance(result, dict):
+            return Done()
+        self.stage = CourageTask.Stage.DONE
         for s in result["slots"]:
             st.to_hand(self.seat, s)
         st.say("courage_get", self.seat, st.ids(result["slots"]))
         if result["won"]:
             st.say("courage_won", self.seat)
             st.skip.append("discard")
-        else:
-            from p2php.games.hpsha.cards_spells import flip
+            return Done()
+        from p2php.games.hpsha.cards_spells import flip
 
-            flip(st, self.seat)
-        return None
+        flip(st, self.seat)  # may push the FLIPPED trigger on top of this task
+        return CONTINUE
 
 
 class Forgetfulness(Skill):
@@ -337,16 +351,21 @@ class BatBogeyHex(Skill):
 class BatBogeyTask(Task):
     """蝠咒: Ginny designates the area (weapon, armour, +1 or −1 broom slot) the spade card covers."""
 
+    class Stage(Enum):
+        CHOOSE = auto()  # Ginny designates the area
+        COVER = auto()
+
     seat: int
     target: int
     card: int
+    area: str | None = None  # the area Ginny designated
+    stage: Stage = field(default=Stage.CHOOSE, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(AskChoice(self.seat, "skill:bat_bogey_hex", list(EQUIP_SLOTS)))
-            return None
-        area = str(st.ret)
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is BatBogeyTask.Stage.CHOOSE:
+            self.stage = BatBogeyTask.Stage.COVER
+            return Call(AskChoice(self.seat, "skill:bat_bogey_hex", list(EQUIP_SLOTS)), into="area")
+        area = str(self.area)
         t = self.target
         eq = st.equip[t].get(area)
         if eq is not None:
@@ -356,8 +375,7 @@ class BatBogeyTask(Task):
         f["bat_eq"] = -1 if eq is None else eq
         st.flags[t]["covered:" + area] = 1
         st.say("bat", st.ids([self.card]), t, area, st.ids([] if eq is None else [eq]))
-        st.finish(None)
-        return None
+        return Done()
 
 
 def release_cover(st: HpshaState, ginny: int) -> None:
@@ -407,33 +425,37 @@ class SkipClass(Skill):
 class EarlyDiscardTask(Task):
     """The moved discard phase, with its own PHASE_START / PHASE_END (嘲哂 and friends see it)."""
 
+    class Stage(Enum):
+        START = auto()  # the phase begins: PHASE_START
+        DISCARD = auto()  # down to the hand limit
+        END = auto()  # PHASE_END with the cards discarded
+        DONE = auto()  # back to the phase it interrupted
+
     seat: int
     before: str
-    discarded: list[int] = field(default_factory=list)
+    discarded: list[int] = field(default_factory=list)  # the discard phase's result: the slots discarded
+    stage: Stage = field(default=Stage.START, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         from p2php.games.hpsha.flow import DiscardPhaseTask
 
-        if self.stage == 0:
+        if self.stage is EarlyDiscardTask.Stage.START:
             st.phase = "discard"
-            self.stage = 1
-            st.fire(tp.PHASE_START, {"who": self.seat, "phase": "discard"})
-            return None
-        if self.stage == 1:
-            self.stage = 2
-            st.ret = None
+            self.stage = EarlyDiscardTask.Stage.DISCARD
+            return st.fire(tp.PHASE_START, {"who": self.seat, "phase": "discard"})
+        if self.stage is EarlyDiscardTask.Stage.DISCARD:
+            self.stage = EarlyDiscardTask.Stage.END
             if st.alive[self.seat]:
-                st.push(DiscardPhaseTask(self.seat))
-            return None
-        if self.stage == 2:
-            self.discarded = list(st.ret) if st.ret else []
-            self.stage = 3
+                return Call(DiscardPhaseTask(self.seat), into="discarded")
+            return CONTINUE
+        if self.stage is EarlyDiscardTask.Stage.END:
+            self.discarded = list(self.discarded or [])
+            self.stage = EarlyDiscardTask.Stage.DONE
             if st.alive[self.seat]:
-                st.fire(tp.PHASE_END, {"who": self.seat, "phase": "discard", "discarded": list(self.discarded)})
-            return None
+                return st.fire(tp.PHASE_END, {"who": self.seat, "phase": "discard", "discarded": list(self.discarded)})
+            return CONTINUE
         st.phase = self.before
-        st.finish(None)
-        return None
+        return Done()
 
 
 class Mischief(Skill):
@@ -537,24 +559,28 @@ class GluttonyTask(Task):
     since only the looker knows whether suits repeat — ``{"type": "take", "slots": [...]}`` or pass;
     the taken cards are shown (opened) as they are obtained."""
 
-    seat: int
-    top: list[int] = field(default_factory=list)
+    class Stage(Enum):
+        PEEK = auto()  # look at and arrange the top 4
+        PEEKED = auto()  # fewer than two cards: nothing to ask
+        ASK = auto()  # the take decision
+        DONE = auto()
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(PeekDeckTask(self.seat, 4, reorder=True))
-            return None
-        if self.stage == 1:
-            self.top = list(st.ret or [])
+    seat: int
+    top: list[int] = field(default_factory=list)  # the look's result: the top cards, in their new order
+    stage: Stage = field(default=Stage.PEEK, kw_only=True)
+
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is GluttonyTask.Stage.PEEK:
+            self.stage = GluttonyTask.Stage.PEEKED
+            return Call(PeekDeckTask(self.seat, 4, reorder=True), into="top")
+        if self.stage is GluttonyTask.Stage.PEEKED:
+            self.top = list(self.top or [])
             if len(self.top) < 2:  # nothing can share a suit: public, so no question
-                st.finish(None)
-                return None
-            self.stage = 2
-        if self.stage == 2:
+                return Done()
+            self.stage = GluttonyTask.Stage.ASK
+        if self.stage is GluttonyTask.Stage.ASK:
             return Decide((self.seat,), "skill:gluttony")
-        st.finish(None)
-        return None
+        return Done()
 
     def _options(self, face: Face) -> list[list[int]]:
         groups = suit_groups(self.top, face)
@@ -600,7 +626,7 @@ class GluttonyTask(Task):
     def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
         return st.unopened(as_slots(action)) if action.get("type") == "take" else ()
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
         if action.get("type") == "take":
             slots = as_slots(action)
@@ -611,7 +637,8 @@ class GluttonyTask(Task):
             if len(st.hands[seat]) > st.max_hp[seat]:
                 st.say("greedy_skip", seat)
                 st.skip.append("draw")
-        self.stage = 3
+        self.stage = GluttonyTask.Stage.DONE
+        return CONTINUE
 
 
 # ----------------------------------------------------------------------------- Luna Lovegood
@@ -691,21 +718,24 @@ class Contrarian(Skill):
 class ContrarianTask(Task):
     """反调: Luna discards a hand card (her choice), then the markers go on B and A."""
 
+    class Stage(Enum):
+        DISCARD = auto()
+        MARK = auto()  # the markers go on B and A
+
     luna: int
     b: int
     a: int
+    stage: Stage = field(default=Stage.DISCARD, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            st.push(AskCard(self.luna, "skill:contrarian", "any", "discard", optional=False,
-                            note=["n_skill", "contrarian"]))
-            return None
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is ContrarianTask.Stage.DISCARD:
+            self.stage = ContrarianTask.Stage.MARK
+            return Push(AskCard(self.luna, "skill:contrarian", "any", "discard", optional=False,
+                                note=["n_skill", "contrarian"]))
         f = st.flags[self.luna]
         f["ct_b"], f["ct_a"], f["ct_st"] = self.b, self.a, 1
         st.say("contra_marks", self.b, self.a)
-        st.finish(None)
-        return None
+        return Done()
 
 
 class Nargles(OpensChosenCard):
@@ -734,16 +764,19 @@ class Nargles(OpensChosenCard):
 class NarglesTask(Task):
     """蝻钩 after the first card: discard more (one at a time, each opened) or stop; then draw as many."""
 
+    class Stage(Enum):
+        MORE = auto()  # discard another card, or stop
+        DRAW = auto()  # stopped: draw as many as discarded
+
     seat: int
     slots: list[int]
+    stage: Stage = field(default=Stage.MORE, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0 and st.hands[self.seat]:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is NarglesTask.Stage.MORE and st.hands[self.seat]:
             return Decide((self.seat,), "nargles_more")
         st.say("hook", self.seat, st.ids(self.slots))
-        st.finish(None)
-        st.push(DrawTask(self.seat, len(self.slots)))
-        return None
+        return Replace(DrawTask(self.seat, len(self.slots)))
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "pass"}] + [{"type": "discard", "slots": [s]} for s in st.hands[seat]]
@@ -757,14 +790,15 @@ class NarglesTask(Task):
     def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
         return st.unopened(as_slots(action)) if action.get("type") == "discard" else ()
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
         if action.get("type") == "pass":
-            self.stage = 1
-            return
+            self.stage = NarglesTask.Stage.DRAW
+            return CONTINUE
         s = as_slots(action)[0]
         st.to_discard(s)
         self.slots.append(s)
+        return CONTINUE
 
 
 register_skills("ron", ChessMastery(), QuickWit())
