@@ -301,6 +301,25 @@ class HpshaState(GameState):
             self.stack.push(TriggerTask(point, ctx), into)
         return CONTINUE
 
+    # ---- what the kit's TimingPoint asks (p2php.engine.timing.Listeners)
+
+    def listening(self, point: str) -> list[tuple[Seat, str]]:
+        """Skills listening at ``point``, in seat order from the current player."""
+        return [(s, sk.key) for s in self.order_from(self.current_or_first()) for sk in self.skills(s)
+                if point in sk.points]
+
+    def effect(self, key: str) -> Skill:
+        return SKILLS[key]
+
+    def may_respond(self, seat: Seat) -> bool:
+        return self.alive[seat]
+
+    def announce(self, seat: Seat, key: str, chosen: bool) -> None:
+        self.say("skill" if chosen else "triggers", seat, key)
+
+    def public(self) -> Knowledge:
+        return Knowledge(self.pub)
+
     def characters_changed(self) -> None:
         self._listen = {}
         self._dist_hooks = [(seat, sk) for seat in range(self.n) for sk in self.all_skills(seat)

@@ -7,10 +7,11 @@ all per-game memory of a skill lives in ``state.flags[seat]`` (plain ints/strs).
 Two ways a skill plugs in:
 
 * **Timing points** (``points``): the engine calls :meth:`HpshaState.fire` at each
-  point with a small plain ``ctx`` dict.  A :class:`~p2php.games.hpsha.tasks.TriggerTask`
-  collects the skills listening there, in seat order from the current player;
-  compulsory (locked) skills are applied, optional ones are offered to their
-  owner as a Decide (pass is always allowed) when their *public* conditions hold.
+  point with a small plain ``ctx`` dict; the kit's :class:`~p2php.engine.timing.TimingPoint`
+  (HP Sha's :class:`~p2php.games.hpsha.windows.TriggerTask`) takes the skills listening
+  there in seat order from the current player: compulsory (locked) skills are applied,
+  optional ones are offered to their owner as a Decide (pass is always allowed) when
+  their *public* conditions hold.  A skill is an :class:`~p2php.engine.timing.Effect`.
 * **Hooks** (plain method calls, no decision): distance overrides, hand limit,
   phase skipping, damage prevention, "cannot be countered", judgement
   replacement specs, and view-as conversions ("use cards X as card Y").
@@ -21,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from p2php.engine.contract import Action, CardId, Knowledge, Slot
+from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Slot
+from p2php.engine.timing import Effect
 from p2php.games.hpsha.data import Card
 
 if TYPE_CHECKING:
@@ -59,8 +61,9 @@ POINTS = (
 )
 
 
-class Skill:
-    """A character skill.  Subclasses override only what they use; defaults do nothing."""
+class Skill(Effect["HpshaState"]):
+    """A character skill: an :class:`~p2php.engine.timing.Effect` on HP Sha's timing points, plus
+    hooks.  Subclasses override only what they use; defaults do nothing."""
 
     key: ClassVar[str] = ""
     zh: ClassVar[str] = ""
@@ -70,47 +73,18 @@ class Skill:
     view_as: ClassVar[str] = ""  # kind this skill lets cards be used as ("" = none)
     view_as_count: ClassVar[int] = 1
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> Skill:
-        return self  # stateless singletons: a cloned state shares them
-
     @property
     def label(self) -> str:
         return f"{self.zh} {self.en}" + ("（锁定技 locked）" if self.compulsory else "")
 
-    # ---- timing points
-    def available(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> bool:
-        """Public conditions under which the skill triggers / is offered at this point."""
-        return False
-
-    def offers(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], kn: Knowledge) -> list[Action]:
-        """Non-pass answers the owner may give (compulsory skills: ignored)."""
-        return [{"type": "invoke"}]
+    # ---- timing points: available, witness, automatic, offers, reveals, invoke (see Effect)
 
     def check_offer(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, kn: Knowledge
     ) -> None:
         """Raise IllegalAction if ``action`` is not a valid activation (faces only if ``kn`` knows them)."""
-        from p2php.engine.contract import IllegalAction
-
         if action not in self.offers(st, seat, point, ctx, kn):
             raise IllegalAction(f"{self.label}: not a valid activation {action}")
-
-    def reveals(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action) -> tuple[Slot, ...]:
-        return ()
-
-    def invoke(
-        self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
-    ) -> None:
-        """Carry the skill out (push tasks / change state).  Raise IllegalAction on a bad revealed face."""
-
-    def witness(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
-        """Bookkeeping at a listened point, before ``available`` (no decision, no log): for skills
-        whose condition spans several points (e.g. "if this spell deals damage")."""
-
-    def automatic(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> bool:
-        """True when this point only carries out an earlier activation's follow-up (no decision,
-        like a locked skill), e.g. "if the judgement card is the same colour, draw 1"."""
-        return False
 
     # ---- play-phase activations: {"type": "skill", "skill": key, "targets": [...], ...}
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
@@ -119,8 +93,6 @@ class Skill:
 
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Callable[[Slot], CardId | None]) -> None:
         """Raise IllegalAction unless ``action`` is a valid activation (faces checked where known)."""
-        from p2php.engine.contract import IllegalAction
-
         raise IllegalAction(f"{self.label} cannot be activated in the play phase")
 
     def play_reveals(self, st: HpshaState, seat: int, action: Action) -> tuple[Slot, ...]:

@@ -6,91 +6,28 @@ know, and a skip would leak it)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
-from p2php.engine.contract import (
-    Action,
-    CardId,
-    Decide,
-    Knowledge,
-    Seat,
-    Slot,
-    Step,
-)
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome
+from p2php.engine.timing import TimingPoint
 from p2php.games.hpsha import triggers as tp
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
 from p2php.games.hpsha.moves import RevealTopTask
-from p2php.games.hpsha.tasks import AskCard, Task
+from p2php.games.hpsha.tasks import AskCard, CardGiven, Task
 
 # ----------------------------------------------------------------------------- triggers
 
 
 @dataclass
-class TriggerTask(Task):
-    """Resolve one timing point: skills in seat order from the current player.
-
-    Locked skills apply; optional ones are asked (pass always allowed) when their
-    public conditions hold.  ``ret``: the (possibly updated) ctx.
-    """
-
-    point: str
-    ctx: dict[str, Any]
-    cands: list[list[Any]] = field(default_factory=list)
-    asking: list[Any] = field(default_factory=list)
-
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.cands = [
-                [s, sk.key] for s in st.order_from(st.current_or_first()) for sk in st.skills(s)
-                if self.point in sk.points
-            ]
-            self.stage = 1
-        while self.cands:
-            seat, key = self.cands.pop(0)
-            sk = tp.SKILLS[key]
-            if st.alive[seat]:
-                sk.witness(st, seat, self.point, self.ctx)
-            if not st.alive[seat] or not sk.available(st, seat, self.point, self.ctx):
-                continue
-            if sk.compulsory or sk.automatic(st, seat, self.point, self.ctx):
-                st.say("triggers", seat, sk.key)
-                sk.invoke(st, seat, self.point, self.ctx, {}, {})
-                return None
-            self.asking = [seat, key]
-            return Decide((seat,), f"skill:{key}")
-        st.finish(self.ctx)
-        return None
-
-    def _skill(self) -> tp.Skill:
-        return tp.SKILLS[self.asking[1]]
-
-    def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
-        return [{"type": "pass"}] + self._skill().offers(st, seat, self.point, self.ctx, kn)
-
-    def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
-        if action.get("type") == "pass":
-            return
-        self._skill().check_offer(st, seat, self.point, self.ctx, action, kn)
-
-    def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        if action.get("type") == "pass":
-            return ()
-        return self._skill().reveals(st, seat, self.point, self.ctx, action)
-
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
-        ((seat, action),) = answers
-        sk = self._skill()
-        if action.get("type") != "pass":
-            self.check(st, seat, action, Knowledge(st.pub))
-        self.asking = []
-        if action.get("type") != "pass":
-            st.say("skill", seat, sk.key)
-            sk.invoke(st, seat, self.point, self.ctx, action, dict(faces))
+class TriggerTask(TimingPoint["HpshaState"]):
+    """One of HP Sha's timing points: the kit's :class:`~p2php.engine.timing.TimingPoint`, resolving
+    skills in seat order from the current player (locked ones apply; optional ones are asked, pass
+    always allowed, when their public conditions hold).  Result: the (possibly edited) ctx."""
 
 
 # ----------------------------------------------------------------------------- response windows
@@ -103,80 +40,85 @@ class WindowTask(Task):
     Every living seat is asked in seat order from the current player and answers
     explicitly.  The first response opens a nested counter window for it (a
     咒立停 can be countered, LIFO); if the response stands, the window closes with
-    ``ret = True`` (the spell / the damage is cancelled).  If the response is
+    result ``True`` (the spell / the damage is cancelled).  If the response is
     itself cancelled, the seats after the responder are still asked; seats that
     declined stay out ("once you decline, you may not respond again in this
     resolution").  ``subject`` is the spell kind being countered (or the damage
     for a patronus), ``on`` the character it affects.
     """
 
+    class Stage(Enum):
+        START = auto()
+        ASK_NEXT = auto()  # ask the next living seat in order
+        RESPONDED = auto()  # the seat answered: a response opens its counter window
+        COUNTERED = auto()  # the response's own counter window closed
+
     want: str
     subject: str
     on: int
     order: list[int] = field(default_factory=list)
     responder: int = -1
+    response: CardGiven | None = None
+    countered: bool | None = None
+    stage: Stage = field(default=Stage.START, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is WindowTask.Stage.START:
             self.order = st.order_from(st.current_or_first())
-            self.stage = 1
-        if self.stage == 1:
+            self.stage = WindowTask.Stage.ASK_NEXT
+        if self.stage is WindowTask.Stage.ASK_NEXT:
             while self.order and not st.alive[self.order[0]]:
                 self.order.pop(0)
             if not self.order:
-                st.finish(False)
-                return None
+                return Done(False)
             self.responder = self.order.pop(0)
-            self.stage = 2
-            st.push(AskCard(self.responder, f"respond:{self.want}", f"kind:{self.want}", "use",
-                            target=self.on, note=["n_against_on", self.subject, self.on]))
-            return None
-        if self.stage == 2:
-            got = st.ret
+            self.stage = WindowTask.Stage.RESPONDED
+            self.response = None
+            return Call(AskCard(self.responder, f"respond:{self.want}", f"kind:{self.want}", "use",
+                                target=self.on, note=["n_against_on", self.subject, self.on]), into="response")
+        if self.stage is WindowTask.Stage.RESPONDED:
+            got = self.response
             if got is None:
-                self.stage = 1
-                return None
+                self.stage = WindowTask.Stage.ASK_NEXT
+                return CONTINUE
             why = st.spell_void(self.responder, "patronus", self.on, st.colour_of(got["slots"])) \
                 if self.want == "patronus" else ""  # 咒立停 aims at a spell, not at a character
             if why:  # 伏地魔's 黑暗: that 呼神护卫 has no effect; the others may still respond
                 st.say("patronus_void", self.on, why)
-                self.stage = 1
-                return None
-            self.stage = 3
+                self.stage = WindowTask.Stage.ASK_NEXT
+                return CONTINUE
+            self.stage = WindowTask.Stage.COUNTERED
+            self.countered = False
             if st.uncounterable(self.responder, self.want):
-                st.ret = False
-            else:
-                st.push(WindowTask("counter", self.want, self.on))
-            return None
-        # stage 3: the response stands unless its own counter window cancelled it
-        if st.ret:
-            self.stage = 1
-            return None
-        st.finish(True)
-        return None
+                return CONTINUE
+            return Call(WindowTask("counter", self.want, self.on), into="countered")
+        # COUNTERED: the response stands unless its own counter window cancelled it
+        if self.countered:
+            self.stage = WindowTask.Stage.ASK_NEXT
+            return CONTINUE
+        return Done(True)
 
 
 @dataclass
 class CounterCheckTask(Task):
-    """Before a spell takes effect on ``on``: a 咒立停 window unless the user's spell is uncounterable."""
+    """Before a spell takes effect on ``on``: a 咒立停 window unless the user's spell is uncounterable.
+    Result: whether the spell was cancelled."""
 
     kind: str
     user: int
     on: int
+    cancelled: bool | None = None
+    asked: bool = False
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
+    def run(self, st: HpshaState) -> Outcome:
+        if not self.asked:
+            self.asked = True
             if self.user >= 0 and st.uncounterable(self.user, self.kind):
-                st.ret = False
-                return None
-            st.push(WindowTask("counter", self.kind, self.on))
-            return None
-        cancelled = bool(st.ret)
-        if cancelled:
+                return Done(False)
+            return Call(WindowTask("counter", self.kind, self.on), into="cancelled")
+        if self.cancelled:
             st.say("cancelled", self.kind, self.on)
-        st.finish(cancelled)
-        return None
+        return Done(bool(self.cancelled))
 
 
 # ----------------------------------------------------------------------------- judgement
@@ -184,40 +126,49 @@ class CounterCheckTask(Task):
 
 @dataclass
 class JudgeTask(Task):
-    """A judgement for ``seat``: reveal the deck top, offer replacement (JUDGE_REPLACE), then settle.
+    """A judgement for ``seat``: JUDGE_BEFORE, reveal the deck top, offer replacement
+    (JUDGE_REPLACE), JUDGE_RESULT, then the card is discarded.
 
-    ``ret``: the card id of the judgement card that takes effect (or -1 if no card
-    could be revealed).  The judgement card is discarded when this task finishes;
-    the caller applies the result.
+    Result: the card id of the judgement card that takes effect (or -1 if no card
+    could be revealed); the caller applies it.
     """
+
+    class Stage(Enum):
+        BEFORE = auto()  # "before a judgement" (JUDGE_BEFORE)
+        REVEAL = auto()  # the deck top is revealed
+        REVEALED = auto()  # the judgement card is known: replacement candidates
+        REPLACE = auto()  # offer the next candidate to replace it
+        REPLACED = auto()  # a candidate answered
+        RESULT = auto()  # the judgement card takes effect (JUDGE_RESULT)
+        DISCARD = auto()
 
     seat: int
     why: str
     slot: int = -1
     cands: list[list[Any]] = field(default_factory=list)
     asking: list[Any] = field(default_factory=list)
+    revealed: list[int] | None = None
+    replacement: CardGiven | None = None
+    stage: Stage = field(default=Stage.BEFORE, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:  # "before a judgement" (JUDGE_BEFORE), then the reveal
-            self.stage = 10
-            st.fire(tp.JUDGE_BEFORE, {"who": self.seat, "why": self.why})
-            return None
-        if self.stage == 10:
-            self.stage = 1
-            st.push(RevealTopTask(1))
-            return None
-        if self.stage == 1:
-            got = st.ret
-            if not got:
-                st.finish(-1)
-                return None
-            self.slot = got[0]
+    def run(self, st: HpshaState) -> Outcome:
+        stage = self.stage
+        if stage is JudgeTask.Stage.BEFORE:
+            self.stage = JudgeTask.Stage.REVEAL
+            return st.fire(tp.JUDGE_BEFORE, {"who": self.seat, "why": self.why})
+        if stage is JudgeTask.Stage.REVEAL:
+            self.stage = JudgeTask.Stage.REVEALED
+            return Call(RevealTopTask(1), into="revealed")
+        if stage is JudgeTask.Stage.REVEALED:
+            if not self.revealed:
+                return Done(-1)
+            self.slot = self.revealed[0]
             st.say("judgement", self.seat, self.why, st.ids([self.slot]))
             self.cands = [[s, sk.key] for s in st.order_from(st.current_or_first()) for sk in st.skills(s)
                           if tp.JUDGE_REPLACE in sk.points]
-            self.stage = 2
-        if self.stage == 3:
-            got = st.ret
+            self.stage = JudgeTask.Stage.REPLACE
+        if stage is JudgeTask.Stage.REPLACED:
+            got = self.replacement
             if got is not None:
                 old = self.slot
                 self.slot = got["slots"][0]
@@ -226,24 +177,25 @@ class JudgeTask(Task):
                 st.processing.remove(old)
                 st.discard.append(old)
                 st.say("judgement_now", st.ids([self.slot]))
-            self.stage = 2
-        while self.cands:
-            seat, key = self.cands.pop(0)
-            if not st.alive[seat] or not st.hands[seat]:
-                continue
-            spec = tp.SKILLS[key].replace_spec(st, seat, st.card(self.slot))
-            if spec is None:
-                continue
-            self.stage = 3
-            st.push(AskCard(seat, f"skill:{key}", spec, "play", note=["n_replace_judgement"]))
-            return None
-        if self.stage != 4:  # the judgement card takes effect (JUDGE_RESULT), then it is discarded
-            self.stage = 4
-            st.fire(tp.JUDGE_RESULT, {"who": self.seat, "why": self.why, "slot": self.slot,
-                                      "card": st.pub[self.slot]})
-            return None
+            self.stage = JudgeTask.Stage.REPLACE
+        if self.stage is JudgeTask.Stage.REPLACE:
+            while self.cands:
+                seat, key = self.cands.pop(0)
+                if not st.alive[seat] or not st.hands[seat]:
+                    continue
+                spec = tp.SKILLS[key].replace_spec(st, seat, st.card(self.slot))
+                if spec is None:
+                    continue
+                self.stage = JudgeTask.Stage.REPLACED
+                self.replacement = None
+                return Call(AskCard(seat, f"skill:{key}", spec, "play", note=["n_replace_judgement"]),
+                            into="replacement")
+            self.stage = JudgeTask.Stage.RESULT
+        if self.stage is JudgeTask.Stage.RESULT:
+            self.stage = JudgeTask.Stage.DISCARD
+            return st.fire(tp.JUDGE_RESULT, {"who": self.seat, "why": self.why, "slot": self.slot,
+                                             "card": st.pub[self.slot]})
         face = st.pub[self.slot]
         st.processing.remove(self.slot)
         st.discard.append(self.slot)
-        st.finish(face)
-        return None
+        return Done(face)
