@@ -36,7 +36,6 @@ from p2php.engine.contract import (
     Game,
     GameOver,
     GameState,
-    IllegalAction,
     Knowledge,
     Reveal,
     Seat,
@@ -45,6 +44,7 @@ from p2php.engine.contract import (
     Step,
 )
 from p2php.engine.registry import register
+from p2php.engine.taskgame import TaskGame
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task, TaskStack
 
 # ----------------------------------------------------------------------------- the cards: plain data
@@ -148,51 +148,25 @@ class Turn(Task["SnitchState"]):
 # ----------------------------------------------------------------------------- the state: the contract
 
 
-class SnitchState(GameState):
-    """The public state: who holds which slots, the Snitch, the cards played, and the pending tasks."""
+class SnitchState(TaskGame):
+    """The public state: who holds which slots, the Snitch, the cards played, and the pending tasks.
+
+    :class:`~p2php.engine.taskgame.TaskGame` hands the contract's decision and chance methods
+    (step, legal_actions, check, reveals, apply, advance) to the task on top of the stack.
+    """
 
     def __init__(self, players: int) -> None:
         self.players = players
         self.hands: list[list[Slot]] = [[] for _ in range(players)]
         self.snitch = -1  # the Snitch's card once it is revealed
         self.played: dict[Seat, CardId] = {}
+        self.pub: dict[Slot, CardId] = {}  # faces opened to everyone
         self.stack: TaskStack[SnitchState] = TaskStack([Match()])
         self.stack.settle(self)
 
     @property
     def snitch_slot(self) -> Slot:
         return HAND * self.players  # the first card after the hands
-
-    def step(self) -> Step:
-        return self.stack.settle(self)  # settled after every change: a read
-
-    def waiting(self) -> tuple[Seat, ...]:
-        """The seats the pending Decide asks (none at a chance step or at the end)."""
-        step = self.stack.pending
-        return step.seats if isinstance(step, Decide) else ()
-
-    def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        return self.stack.top.legal(self, seat, knowledge) if seat in self.waiting() else []
-
-    def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
-        if seat not in self.waiting():
-            raise IllegalAction(f"seat {seat} is not to play now")
-        self.stack.top.check(self, seat, action, knowledge)
-
-    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        return self.stack.top.reveals(self, seat, action) if seat in self.waiting() else ()
-
-    def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
-        seats = self.waiting()
-        if tuple(seat for seat, _ in answers) != seats[: len(answers)]:
-            raise IllegalAction(f"answers from {[seat for seat, _ in answers]} to a decision of seats {seats}")
-        for seat, action in answers:  # validated again: apply may get answers that check() never saw
-            self.check(seat, action, Knowledge(faces))
-        if len(answers) == len(seats):  # a prefix is only validated (the session uses that to name a culprit)
-            self.stack.answer(self, answers, faces)
-
-    def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
-        self.stack.advance(self, faces, random)
 
     def observation(self, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
         mine = [] if seat is None else [knowledge.face(slot) for slot in self.hands[seat]]

@@ -1,0 +1,125 @@
+"""A game state whose contract methods are handed to its task stack.
+
+Every game on the kit keeps its pending work on a :class:`~p2php.engine.tasks.TaskStack`,
+and then the contract's decision and chance methods all say the same thing: ask the task on
+top.  :class:`TaskGame` says it once, so a game writes its rules in tasks and only its
+zones, views and snapshot in the state:
+
+* :meth:`step` is the stack's pending step (the stack is settled after every change);
+* :meth:`legal_actions`, :meth:`check` and :meth:`reveals` ask the top task, for a seat
+  the pending :class:`~p2php.engine.contract.Decide` asks (others get nothing / a refusal);
+* :meth:`apply` checks every answer (seats in the asked order; a prefix is only checked,
+  as the contract allows), requires the face of every slot an answer opens, records the
+  opened faces in :attr:`pub`, and hands the answers to the top task -- which validates what
+  depends on those faces and may refuse, in which case :attr:`pub` is put back as it was;
+* :meth:`advance` completes a chance step (every face of a Reveal, at least 16 bytes of
+  Randomness) and hands its result to the top task.
+
+A game that needs a faster path (UNO checks its commonest answer once, not twice) overrides
+the method it speeds up; the others stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from p2php.engine.contract import (
+    Action,
+    CardId,
+    Decide,
+    GameOver,
+    GameState,
+    IllegalAction,
+    Knowledge,
+    Randomness,
+    Reveal,
+    Seat,
+    Slot,
+    Step,
+)
+from p2php.engine.tasks import Task, TaskStack
+
+__all__ = ["TaskGame"]
+
+MIN_RANDOM = 16
+"""Bytes of joint randomness a Randomness step needs at least."""
+
+
+class TaskGame(GameState):
+    """Base of a game state that keeps its rules on a task stack.
+
+    Subclasses set :attr:`stack` (and settle it) and :attr:`pub` in ``__init__`` and implement
+    :meth:`observation`, :meth:`snapshot` (including ``stack.snapshot()``), :meth:`clone`
+    (including ``stack.clone()``) and :meth:`describe`.
+    """
+
+    stack: TaskStack[Any]  # a subclass narrows it: TaskStack[ItsState]
+    pub: dict[Slot, CardId]
+    """Every face opened to everyone so far."""
+
+    def step(self) -> Step:
+        return self.stack.settle(self)
+
+    def waiting(self) -> tuple[Seat, ...]:
+        """The seats the pending Decide asks (none at a chance step or at the end)."""
+        step = self.stack.settle(self)
+        return step.seats if isinstance(step, Decide) else ()
+
+    def asking(self, seat: Seat) -> Task[Any]:
+        """The top task, when it asks ``seat``; else :class:`IllegalAction`."""
+        if seat not in self.waiting():
+            raise IllegalAction(f"seat {seat} is not asked to decide now")
+        return self.stack.top
+
+    def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return self.stack.top.legal(self, seat, knowledge) if seat in self.waiting() else []
+
+    def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        if not isinstance(action, dict):
+            raise IllegalAction(f"an action is a dict, not {type(action).__name__}")
+        self.asking(seat).check(self, seat, action, knowledge)
+
+    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        if not isinstance(action, dict) or seat not in self.waiting():
+            return ()
+        return self.stack.top.reveals(self, seat, action)
+
+    def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        seats = self.waiting()
+        if not seats:
+            raise IllegalAction("no decision is pending")
+        given = tuple(seat for seat, _action in answers)
+        if not given or given != seats[: len(given)]:
+            raise IllegalAction(f"answers from seats {list(given)} to a decision of seats {list(seats)}")
+        task = self.stack.top
+        known = Knowledge(self.pub)
+        for seat, action in answers:  # checked again: apply may get answers check() never saw
+            self.check(seat, action, known)
+            for slot in task.reveals(self, seat, action):
+                if slot not in faces:
+                    raise IllegalAction(f"the face of slot {slot} was not opened")
+        if len(given) < len(seats):
+            return  # a prefix is only checked (the session uses that to name a culprit)
+        added = [slot for slot in faces if slot not in self.pub]
+        self.pub.update(faces)
+        try:
+            self.stack.answer(self, answers, faces)  # the task validates the opened faces first
+        except IllegalAction:
+            for slot in added:
+                del self.pub[slot]
+            raise
+
+    def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
+        step = self.stack.settle(self)
+        if isinstance(step, Decide | GameOver):
+            raise IllegalAction(f"advance() is for chance steps, not a {type(step).__name__}")
+        faces = dict(faces or {})
+        if isinstance(step, Reveal):
+            missing = [slot for slot in step.slots if slot not in faces]
+            if missing:
+                raise IllegalAction(f"faces missing for revealed slots {missing}")
+            self.pub.update(faces)
+        if isinstance(step, Randomness) and len(random) < MIN_RANDOM:
+            raise IllegalAction(f"randomness too short: {len(random)} bytes, at least {MIN_RANDOM}")
+        self.stack.advance(self, faces, random)
