@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import (
@@ -27,6 +28,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Replace
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import GameEndTask
 from p2php.games.hpsha.data import (
@@ -50,45 +52,71 @@ PHASES = ("start", "judge", "draw", "play", "discard", "end")
 
 @dataclass
 class SetupTask(Task):
-    """Identities, characters, HP and starting hands (one stage per step)."""
+    """Identities, characters, HP and starting hands (one stage per step).
+
+    IDENTITY_SLOTS → SHUFFLE_IDENTITIES → DEAL_IDENTITIES → IDENTITY (the minister opens theirs) →
+    CHARACTER_SLOTS → SHUFFLE_CHARACTERS → DEAL_TO_MINISTER → MINISTER_PICKS →
+    OTHER_SLOTS → SHUFFLE_OTHERS → DEAL_TO_OTHERS → OTHERS_PICK → REVEAL_PICKS →
+    HP → SHUFFLE_DECK → DEAL_HANDS → DONE (the game loop takes over).
+    """
+
+    class Stage(Enum):
+        IDENTITY_SLOTS = auto()  # slots for the identity cards
+        SHUFFLE_IDENTITIES = auto()
+        DEAL_IDENTITIES = auto()  # one face down to each seat
+        IDENTITY = auto()  # every seat answers: the minister opens the card, the others say "not me"
+        CHARACTER_SLOTS = auto()  # slots for the character deck
+        SHUFFLE_CHARACTERS = auto()
+        DEAL_TO_MINISTER = auto()  # 5 characters, privately
+        MINISTER_PICKS = auto()  # the minister shows the pick
+        OTHER_SLOTS = auto()  # the other characters get new slots
+        SHUFFLE_OTHERS = auto()
+        DEAL_TO_OTHERS = auto()  # 3 each (2 with 9–10 players), privately
+        OTHERS_PICK = auto()  # face down, all at once
+        REVEAL_PICKS = auto()  # the picks are opened together
+        HP = auto()  # HP from the characters; slots for the game cards
+        SHUFFLE_DECK = auto()
+        DEAL_HANDS = auto()  # the starting hands
+        DONE = auto()
 
     first: int = -1
     chars: list[int] = field(default_factory=list)
     offered: list[list[int]] = field(default_factory=list)
     picks: list[int] = field(default_factory=list)
+    stage: Stage = field(default=Stage.IDENTITY_SLOTS, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         n = st.n
-        s = self.stage
-        if s == 0:
+        S = SetupTask.Stage
+        if self.stage is S.IDENTITY_SLOTS:
             self.first = st.alloc(n)
-            self.stage = 1
-        if s <= 1:
+            self.stage = S.SHUFFLE_IDENTITIES
+        if self.stage is S.SHUFFLE_IDENTITIES:
             return Shuffle(st.identity_pool, self.first, "identities")
-        if s == 2:
+        if self.stage is S.DEAL_IDENTITIES:
             return Deal(tuple((self.first + i, i) for i in range(n)))
-        if s == 3:
+        if self.stage is S.IDENTITY:
             return Decide(tuple(range(n)), "identity")
-        if s == 4:
+        if self.stage is S.CHARACTER_SLOTS:
             self.chars = [CHARACTER_BASE + i for i in range(len(CHARACTERS))]
             self.first = st.alloc(len(self.chars))
-            self.stage = 5
-        if s <= 5:
+            self.stage = S.SHUFFLE_CHARACTERS
+        if self.stage is S.SHUFFLE_CHARACTERS:
             return Shuffle(tuple(self.chars), self.first, "characters")
-        if s == 6:
+        if self.stage is S.DEAL_TO_MINISTER:
             self.offered = [[] for _ in range(n)]
             self.offered[st.minister] = list(range(self.first, self.first + 5))
             return Deal(tuple((x, st.minister) for x in self.offered[st.minister]))
-        if s == 7:
+        if self.stage is S.MINISTER_PICKS:
             return Decide((st.minister,), "pick_character")
-        if s == 8:
+        if self.stage is S.OTHER_SLOTS:
             taken = st.char[st.minister] + CHARACTER_BASE
             self.chars = [c for c in self.chars if c != taken]
             self.first = st.alloc(len(self.chars))
-            self.stage = 9
-        if s <= 9:
+            self.stage = S.SHUFFLE_OTHERS
+        if self.stage is S.SHUFFLE_OTHERS:
             return Shuffle(tuple(self.chars), self.first, "characters")
-        if s == 10:
+        if self.stage is S.DEAL_TO_OTHERS:
             each = 2 if n >= 9 else 3
             nxt = self.first
             self.offered = [[] for _ in range(n)]
@@ -96,49 +124,48 @@ class SetupTask(Task):
                 self.offered[seat] = list(range(nxt, nxt + each))
                 nxt += each
             return Deal(tuple((x, seat) for seat in range(n) for x in self.offered[seat]))
-        if s == 11:
+        if self.stage is S.OTHERS_PICK:
             return Decide(tuple(st.order_from(st.minister)[1:]), "pick_character")
-        if s == 12:
+        if self.stage is S.REVEAL_PICKS:
             return Reveal(tuple(p for p in self.picks if p >= 0))
-        if s == 13:
+        if self.stage is S.HP:
             for seat in range(n):
                 ch = CHARACTERS[st.char[seat]]
                 st.max_hp[seat] = st.hp[seat] = ch.hp + (1 if seat == st.minister and n > 4 else 0)
             st.characters_changed()
             st.say("characters", list(st.hp))
             self.first = st.alloc(GAME_CARDS)
-            self.stage = 14
-        if self.stage == 14:
+            self.stage = S.SHUFFLE_DECK
+        if self.stage is S.SHUFFLE_DECK:
             return Shuffle(tuple(range(GAME_CARDS)), self.first, "deck")
-        if self.stage == 15:
+        if self.stage is S.DEAL_HANDS:
             st.deck = list(range(self.first, self.first + GAME_CARDS))
             order = st.order_from(st.minister)
             to = tuple((st.deck[i * n + j], seat) for i in range(HAND_START) for j, seat in enumerate(order))
             return Deal(to)
-        # 16: done
-        st.finish(None)
-        st.push(GameLoopTask(st.minister))
-        return None
+        return Replace(GameLoopTask(st.minister))  # DONE
 
-    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
-        if self.stage == 2:
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        S = SetupTask.Stage
+        if self.stage is S.DEAL_IDENTITIES:
             for i in range(st.n):
                 st.identity_slot[i] = self.first + i
-        elif self.stage == 12:
+        elif self.stage is S.REVEAL_PICKS:
             for seat, p in enumerate(self.picks):
                 if p >= 0:
                     st.char[seat] = faces[p] - CHARACTER_BASE
-        elif self.stage == 15:
+        elif self.stage is S.DEAL_HANDS:
             order = st.order_from(st.minister)
             for i in range(HAND_START):
                 for j, seat in enumerate(order):
                     st.hands[seat].append(st.deck[i * st.n + j])
             del st.deck[: HAND_START * st.n]
-        self.stage += 1
+        self.stage = _SETUP_NEXT[self.stage]
+        return CONTINUE
 
     # ---- decisions
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
-        if self.stage == 3:
+        if self.stage is SetupTask.Stage.IDENTITY:
             f = kn.face(st.identity_slot[seat])
             if f is None:
                 return [{"type": "reveal_identity"}, {"type": "not_minister"}]
@@ -149,7 +176,7 @@ class SetupTask(Task):
 
     def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
         t = action.get("type")
-        if self.stage == 3:
+        if self.stage is SetupTask.Stage.IDENTITY:
             f = kn.face(st.identity_slot[seat])
             if t == "reveal_identity":
                 if f is not None and identity_role(f) != MINISTER:
@@ -164,14 +191,15 @@ class SetupTask(Task):
             raise IllegalAction("pick one of the character cards you were dealt")
 
     def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        if self.stage == 3 and action.get("type") == "reveal_identity":
+        if self.stage is SetupTask.Stage.IDENTITY and action.get("type") == "reveal_identity":
             return (st.identity_slot[seat],)
-        if self.stage == 7:
+        if self.stage is SetupTask.Stage.MINISTER_PICKS:
             return (as_int(action, "slot"),)
         return ()
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
-        if self.stage == 3:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        S = SetupTask.Stage
+        if self.stage is S.IDENTITY:
             shown = [seat for seat, a in answers if a["type"] == "reveal_identity"]
             if len(shown) != 1:
                 raise IllegalAction(f"exactly one seat must reveal the minister, not {len(shown)}")
@@ -182,33 +210,56 @@ class SetupTask(Task):
             st.minister = seat
             st.roles[seat] = MINISTER
             st.say("minister", seat)
-            self.stage = 4
-        elif self.stage == 7:
+            self.stage = S.CHARACTER_SLOTS
+        elif self.stage is S.MINISTER_PICKS:
             ((seat, a),) = answers
             st.char[seat] = faces[a["slot"]] - CHARACTER_BASE
             st.say("minister_picks", faces[a["slot"]])
-            self.stage = 8
-        else:
+            self.stage = S.OTHER_SLOTS
+        else:  # OTHERS_PICK
             self.picks = [-1] * st.n
             for seat, a in answers:
                 self.picks[seat] = a["slot"]
-            self.stage = 12
+            self.stage = S.REVEAL_PICKS
+        return CONTINUE
+
+
+_SETUP_NEXT: dict[SetupTask.Stage, SetupTask.Stage] = {
+    SetupTask.Stage.SHUFFLE_IDENTITIES: SetupTask.Stage.DEAL_IDENTITIES,
+    SetupTask.Stage.DEAL_IDENTITIES: SetupTask.Stage.IDENTITY,
+    SetupTask.Stage.SHUFFLE_CHARACTERS: SetupTask.Stage.DEAL_TO_MINISTER,
+    SetupTask.Stage.DEAL_TO_MINISTER: SetupTask.Stage.MINISTER_PICKS,
+    SetupTask.Stage.SHUFFLE_OTHERS: SetupTask.Stage.DEAL_TO_OTHERS,
+    SetupTask.Stage.DEAL_TO_OTHERS: SetupTask.Stage.OTHERS_PICK,
+    SetupTask.Stage.REVEAL_PICKS: SetupTask.Stage.HP,
+    SetupTask.Stage.SHUFFLE_DECK: SetupTask.Stage.DEAL_HANDS,
+    SetupTask.Stage.DEAL_HANDS: SetupTask.Stage.DONE,
+}
+"""The stage after each chance step of the setup is done (what the step's result leads to)."""
 
 
 @dataclass
 class GameLoopTask(Task):
-    """Turns in seat order from the minister; a face-down character turns up and skips its turn."""
+    """Turns in seat order from the minister; a face-down character turns up and skips its turn.
+
+    TURN (``seat``'s turn, or the turn limit ends the game) → TURN_OVER (the next seat) → TURN ...
+    """
+
+    class Stage(Enum):
+        TURN = auto()  # the turn of ``seat`` (or the next living seat), unless the turn limit is reached
+        TURN_OVER = auto()  # the turn of ``last`` is over: the turn passes on
 
     seat: int
     last: int = -1
+    stage: Stage = field(default=Stage.TURN, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 1:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is GameLoopTask.Stage.TURN_OVER:
             self.seat = st.next_alive(self.last)
-            self.stage = 0
+            self.stage = GameLoopTask.Stage.TURN
         if st.turn_no >= st.max_turns:
             st.stack.reset([GameEndTask(aborted=True)])
-            return None
+            return CONTINUE
         s = self.seat if st.alive[self.seat] else st.next_alive(self.seat)
         s = _redirect(st, s)
         while st.face_down[s]:
@@ -216,9 +267,8 @@ class GameLoopTask(Task):
             st.say("face_up_skip", s)
             s = _redirect(st, st.next_alive(s))
         self.last = s
-        self.stage = 1
-        st.push(TurnTask(s))
-        return None
+        self.stage = GameLoopTask.Stage.TURN_OVER
+        return Push(TurnTask(s))
 
 
 def _redirect(st: HpshaState, seat: int) -> int:
@@ -233,17 +283,34 @@ def _redirect(st: HpshaState, seat: int) -> int:
 @dataclass
 class TurnTask(Task):
     """One turn: TURN_START, then each phase (PHASE_START, body, PHASE_END) unless skipped, then TURN_END,
-    then any extra phases a rule or skill granted for after this turn (:meth:`HpshaState.add_extra_phase`)."""
+    then any extra phases a rule or skill granted for after this turn (:meth:`HpshaState.add_extra_phase`).
+
+    START → PHASE → BODY → PHASE_END → NEXT_PHASE → PHASE ... (every phase done: TURN_END) →
+    EXTRA → EXTRA_BODY → EXTRA_END → EXTRA ... (no extra phase left: the turn is done).
+    """
+
+    class Stage(Enum):
+        START = auto()  # the turn begins: TURN_START
+        PHASE = auto()  # phase ``pi``: PHASE_BEFORE, skipped or PHASE_START (all done: TURN_END)
+        BODY = auto()  # what the phase does
+        PHASE_END = auto()  # ``discards`` read (the discard phase's): PHASE_END
+        NEXT_PHASE = auto()
+        EXTRA = auto()  # the turn is over: the next extra phase granted for after it (PHASE_START), or done
+        EXTRA_BODY = auto()  # what the extra phase does
+        EXTRA_END = auto()  # ``discards`` read: the extra phase's PHASE_END
 
     seat: int
     pi: int = 0
     discarded: list[int] = field(default_factory=list)
-    extra: str = ""  # the extra phase being carried out (stages 6–8)
+    extra: str = ""  # the extra phase being carried out (stages EXTRA to EXTRA_END)
     before: int = -1  # the phase (index) whose PHASE_BEFORE has fired
+    discards: list[int] | None = None  # what the phase body's DiscardPhaseTask discarded
+    stage: Stage = field(default=Stage.START, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         seat = self.seat
-        if self.stage == 0:
+        S = TurnTask.Stage
+        if self.stage is S.START:
             st.current = seat
             st.turn_no += 1
             st.phase = "start"
@@ -253,86 +320,80 @@ class TurnTask(Task):
             st.say("turn", st.turn_no, seat, st.hp[seat], st.max_hp[seat])
             for sk in st.skills(seat):
                 sk.on_own_turn_start(st, seat)
-            self.stage = 1
-            st.fire(tp.TURN_START, {"who": seat})
-            return None
-        if self.stage == 1:
+            self.stage = S.PHASE
+            return st.fire(tp.TURN_START, {"who": seat})
+        if self.stage is S.PHASE:
             if not st.alive[seat]:
-                self._done(st)
-                return None
+                return self._done(st)
             if self.pi >= len(PHASES):
-                self.stage = 5
+                self.stage = S.EXTRA
                 st.phase = "end"
-                st.fire(tp.TURN_END, {"who": seat})
-                return None
+                return st.fire(tp.TURN_END, {"who": seat})
             ph = PHASES[self.pi]
             if self.before != self.pi:  # "before the phase begins" (PHASE_BEFORE): a skill may still skip it
                 self.before = self.pi
-                st.fire(tp.PHASE_BEFORE, {"who": seat, "phase": ph})
-                return None
+                return st.fire(tp.PHASE_BEFORE, {"who": seat, "phase": ph})
             if st.skips(seat, ph):
                 st.say("skips", seat, ph)
                 self.pi += 1
-                return None
+                return CONTINUE
             st.phase = ph
-            self.stage = 2
-            st.fire(tp.PHASE_START, {"who": seat, "phase": ph})
-            return None
-        if self.stage == 2:
-            self.stage = 3
+            self.stage = S.BODY
+            return st.fire(tp.PHASE_START, {"who": seat, "phase": ph})
+        if self.stage is S.BODY:
+            self.stage = S.PHASE_END
+            self.discards = None
             if st.alive[seat]:
                 _push_phase_body(st, seat, PHASES[self.pi])
-            return None
-        if self.stage == 3:
+            return CONTINUE
+        if self.stage is S.PHASE_END:
             ph = PHASES[self.pi]
-            self.discarded = list(st.ret) if ph == "discard" and st.ret else []
-            self.stage = 4
+            self.discarded = list(self.discards) if ph == "discard" and self.discards else []
+            self.stage = S.NEXT_PHASE
             if st.alive[seat]:
-                st.fire(tp.PHASE_END, {"who": seat, "phase": ph, "discarded": self.discarded})
-            return None
-        if self.stage == 4:
+                return st.fire(tp.PHASE_END, {"who": seat, "phase": ph, "discarded": self.discarded})
+            return CONTINUE
+        if self.stage is S.NEXT_PHASE:
             self.pi += 1
-            self.stage = 1
-            return None
-        if self.stage == 5:  # the turn is over: extra phases granted for after it, one by one
+            self.stage = S.PHASE
+            return CONTINUE
+        if self.stage is S.EXTRA:  # the turn is over: extra phases granted for after it, one by one
             due = [e for e in st.extra_phases if e[0] == seat]
             if not due or not st.alive[seat] or st.result is not None:
                 st.extra_phases = [e for e in st.extra_phases if e[0] != seat]
-                self._done(st)
-                return None
+                return self._done(st)
             st.extra_phases.remove(due[0])
             self.extra = due[0][1]
             st.phase = self.extra
             st.impeded = False  # turn-scoped effects (障碍重重, skipped phases) are over
             st.skip = []
             st.say("extra_phase", seat, self.extra)
-            self.stage = 6
-            st.fire(tp.PHASE_START, {"who": seat, "phase": self.extra, "extra": True})
-            return None
-        if self.stage == 6:
-            self.stage = 7
+            self.stage = S.EXTRA_BODY
+            return st.fire(tp.PHASE_START, {"who": seat, "phase": self.extra, "extra": True})
+        if self.stage is S.EXTRA_BODY:
+            self.stage = S.EXTRA_END
+            self.discards = None
             if st.alive[seat]:
                 _push_phase_body(st, seat, self.extra)
-            return None
-        if self.stage == 7:
-            discarded = list(st.ret) if self.extra == "discard" and st.ret else []
-            self.stage = 5
-            if st.alive[seat]:
-                st.fire(tp.PHASE_END, {"who": seat, "phase": self.extra, "discarded": discarded, "extra": True})
-            st.phase = "end"
-            return None
-        self._done(st)
-        return None
+            return CONTINUE
+        # EXTRA_END
+        discarded = list(self.discards) if self.extra == "discard" and self.discards else []
+        self.stage = S.EXTRA
+        out = st.fire(tp.PHASE_END, {"who": seat, "phase": self.extra, "discarded": discarded, "extra": True}) \
+            if st.alive[seat] else CONTINUE
+        st.phase = "end"  # the trigger resolves in the end phase, as before the extra phase
+        return out
 
-    def _done(self, st: HpshaState) -> None:
+    def _done(self, st: HpshaState) -> Outcome:
         st.phase = ""
         st.impeded = False
         st.skip = []
-        st.finish(None)
+        return Done()
 
 
 def _push_phase_body(st: HpshaState, seat: int, ph: str) -> None:
-    """Push what a phase does (the start and end phases only have their timing points)."""
+    """Push what a phase does (the start and end phases only have their timing points); the discard
+    phase's slots go to the running :class:`TurnTask`'s ``discards``."""
     if ph == "judge" and st.judge[seat]:
         from p2php.games.hpsha.cards_spells import JudgementPhaseTask
 
@@ -342,23 +403,21 @@ def _push_phase_body(st: HpshaState, seat: int, ph: str) -> None:
     elif ph == "play":
         st.push(PlayPhaseTask(seat))
     elif ph == "discard":
-        st.push(DiscardPhaseTask(seat))
-    st.ret = None
+        st.push(DiscardPhaseTask(seat), into="discards")
 
 
 @dataclass
 class DiscardPhaseTask(Task):
-    """Discard one card at a time down to the hand limit (current HP).  ``ret``: the slots discarded."""
+    """Discard one card at a time down to the hand limit (current HP).  Result: the slots discarded (list)."""
 
     seat: int
     discarded: list[int] = field(default_factory=list)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         if not st.alive[self.seat] or len(st.hands[self.seat]) <= st.hand_limit(self.seat):
             if self.discarded:
                 st.say("discards", self.seat, st.ids(self.discarded))
-            st.finish(self.discarded)
-            return None
+            return Done(self.discarded)
         return Decide((self.seat,), "discard")
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
@@ -374,9 +433,9 @@ class DiscardPhaseTask(Task):
     def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
         return st.unopened(action["slots"])
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
         s = action["slots"][0]
         st.to_discard(s)
         self.discarded.append(s)
-
+        return CONTINUE
