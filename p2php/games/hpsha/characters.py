@@ -16,11 +16,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Reveal, Slot, Step
+from p2php.engine.tasks import CONTINUE, Done, Outcome
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import LoseHpTask
 from p2php.games.hpsha.data import CARDS, Card, is_instant
@@ -126,19 +128,19 @@ class RescueTask(Task):
     slot: int
     uid: int
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
-            if self.slot not in st.pub:
-                return Reveal((self.slot,))
+    def run(self, st: HpshaState) -> Outcome:
+        if self.slot not in st.pub:
+            return Reveal((self.slot,))
         card = st.card(self.slot)
         st.say("rescue_show", self.hermione, st.ids([self.slot]), self.who)
         if card.red:
             st.recover(self.who, 1)
         st.after_dying.setdefault(self.uid, []).append([self.hermione, self.slot])
         st.set_aside.append(self.slot)
-        st.finish(None)
-        return None
+        return Done()
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        return CONTINUE  # the card is open now: the red test
 
 
 # ----------------------------------------------------------------------------- Draco Malfoy

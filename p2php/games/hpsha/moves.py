@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import (
@@ -23,6 +24,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import (
     ARMOUR,
@@ -43,34 +45,38 @@ from p2php.games.hpsha.tasks import AskChoice, Task, as_int
 
 @dataclass
 class ReshuffleTask(Task):
-    """Shuffle the discard pile into a new deck (cards set aside by rulings stay out)."""
+    """Shuffle the discard pile into a new deck (cards set aside by rulings stay out).
+
+    Stages: ``GATHER`` (the pile's cards, or nothing to do), ``SHUFFLE`` (the Shuffle; when it is
+    done the new deck replaces the pile)."""
+
+    class Stage(Enum):
+        GATHER = auto()
+        SHUFFLE = auto()
 
     first: int = -1
     cards: list[int] = field(default_factory=list)
     old: list[int] = field(default_factory=list)
+    stage: Stage = field(default=Stage.GATHER, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is ReshuffleTask.Stage.GATHER:
             self.old = [s for s in st.discard if s not in st.set_aside]
             if not self.old:
-                st.finish(None)
-                return None
+                return Done()
             self.cards = sorted(st.pub[s] for s in self.old)
             self.first = st.alloc(len(self.cards))
-            self.stage = 1
-        if self.stage == 1:
-            return Shuffle(tuple(self.cards), self.first, "reshuffle")
-        st.finish(None)
-        return None
+            self.stage = ReshuffleTask.Stage.SHUFFLE
+        return Shuffle(tuple(self.cards), self.first, "reshuffle")
 
-    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         gone = set(self.old)
         st.discard = [s for s in st.discard if s not in gone]
         for s in self.old:
             del st.pub[s]
         st.deck.extend(range(self.first, self.first + len(self.cards)))
         st.say("reshuffle", len(self.cards))
-        self.stage = 2
+        return Done()
 
 
 @dataclass
@@ -81,60 +87,56 @@ class DrawTask(Task):
     n: int
     slots: list[int] = field(default_factory=list)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         if self.n <= 0 or not st.alive[self.seat]:
-            st.finish(None)
-            return None
+            return Done()
         if not st.deck:
             if st.discard_available():
-                st.push(ReshuffleTask())
-                return None
-            st.finish(None)  # deck and discard pile both empty: draw what there is
-            return None
+                return Push(ReshuffleTask())
+            return Done()  # deck and discard pile both empty: draw what there is
         k = min(self.n, len(st.deck))
         self.slots = st.deck[:k]
         return Deal(tuple((s, self.seat) for s in self.slots))
 
-    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         del st.deck[: len(self.slots)]
         st.hands[self.seat].extend(self.slots)
         self.n -= len(self.slots)
         st.say("draws", self.seat, len(self.slots))
         self.slots = []
         if not st.deck and st.discard_available():
-            st.push(ReshuffleTask())  # "when the deck runs out, immediately shuffle the discard pile"
+            return Push(ReshuffleTask())  # "when the deck runs out, immediately shuffle the discard pile"
+        return CONTINUE
 
 
 @dataclass
 class RevealTopTask(Task):
-    """Reveal ``n`` cards from the deck top to everyone.  ``ret``: their slots (now in processing)."""
+    """Reveal ``n`` cards from the deck top to everyone.  Result: their slots (now in processing)."""
 
     n: int
     got: list[int] = field(default_factory=list)
     slots: list[int] = field(default_factory=list)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         if self.n <= 0:
-            st.finish(self.got)
-            return None
+            return Done(self.got)
         if not st.deck:
             if st.discard_available():
-                st.push(ReshuffleTask())
-                return None
-            st.finish(self.got)
-            return None
+                return Push(ReshuffleTask())
+            return Done(self.got)
         k = min(self.n, len(st.deck))
         self.slots = st.deck[:k]
         return Reveal(tuple(self.slots))
 
-    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         del st.deck[: len(self.slots)]
         st.processing.extend(self.slots)
         self.got.extend(self.slots)
         self.n -= len(self.slots)
         self.slots = []
         if not st.deck and st.discard_available():
-            st.push(ReshuffleTask())
+            return Push(ReshuffleTask())
+        return CONTINUE
 
 
 @dataclass
@@ -144,11 +146,11 @@ class ShowTask(Task):
     slots: list[int]
     viewer: int
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            return Show(tuple(self.slots), self.viewer, self.viewer)
-        st.finish(None)
-        return None
+    def run(self, st: HpshaState) -> Outcome:
+        return Show(tuple(self.slots), self.viewer, self.viewer)
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        return Done()
 
 
 @dataclass
@@ -157,66 +159,73 @@ class RevealTask(Task):
 
     slots: list[int]
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            todo = st.unopened(self.slots)
-            if todo:
-                return Reveal(todo)
-        st.finish(None)
-        return None
+    def run(self, st: HpshaState) -> Outcome:
+        todo = st.unopened(self.slots)
+        if todo:
+            return Reveal(todo)
+        return Done()
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        return Done()
 
 
 @dataclass
 class DiscardCardsTask(Task):
-    """Discard cards from anywhere; hidden hand cards are revealed first (the pile is face up)."""
+    """Discard cards from anywhere; hidden hand cards are revealed first (the pile is face up).
+
+    Stages: ``REVEAL`` (open the hidden ones), ``DISCARD`` (to the pile; CARD_MOVED for each owner),
+    ``DONE``."""
+
+    class Stage(Enum):
+        REVEAL = auto()
+        DISCARD = auto()
+        DONE = auto()
 
     slots: list[int]
     why: list[Any] = field(default_factory=list)  # a fragment for the log (see words.py); empty: quiet
+    stage: Stage = field(default=Stage.REVEAL, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.stage = 1
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is DiscardCardsTask.Stage.REVEAL:
+            self.stage = DiscardCardsTask.Stage.DISCARD
             todo = st.unopened(self.slots)
             if todo:
                 return Reveal(todo)
-        if self.stage == 1 and self.slots:
+        if self.stage is DiscardCardsTask.Stage.DISCARD and self.slots:
             if self.why:
                 st.say("discarded", self.why, st.ids(self.slots))
             owners = {w[1] for s in self.slots if (w := st.locate(s)) is not None and w[1] >= 0}
             for s in self.slots:
                 st.to_discard(s)
-            self.stage = 2
-            for o in sorted(owners):
+            self.stage = DiscardCardsTask.Stage.DONE
+            for o in sorted(owners):  # each fire puts its point on top: the last owner's resolves first
                 st.fire(tp.CARD_MOVED, {"owner": o, "to": -1, "slots": list(self.slots), "how": "discard"})
-            return None
-        st.finish(None)
-        return None
+            return CONTINUE
+        return Done()
 
-    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
-        self.stage = 1  # the hidden cards are open now: discard them
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        self.stage = DiscardCardsTask.Stage.DISCARD  # the hidden cards are open now: discard them
+        return CONTINUE
 
 
 @dataclass
 class RandomHandCardTask(Task):
-    """Pick a card of ``owner``'s hand uniformly with joint randomness nobody can steer.  ``ret``: slot."""
+    """Pick a card of ``owner``'s hand uniformly with joint randomness nobody can steer.
+    Result: the slot (-1: the hand is empty)."""
 
     owner: int
     purpose: str = "random hand card"
     result: int = -1
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            if not st.hands[self.owner]:
-                st.finish(-1)
-                return None
-            return Randomness(self.purpose)
-        st.finish(self.result)
-        return None
+    def run(self, st: HpshaState) -> Outcome:
+        if not st.hands[self.owner]:
+            return Done(-1)
+        return Randomness(self.purpose)
 
-    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         hand = st.hands[self.owner]
         self.result = hand[DetRng(random).below(len(hand))]
-        self.stage = 1
+        return Done(self.result)
 
 
 @dataclass
@@ -224,16 +233,27 @@ class PickCardTask(Task):
     """``chooser`` takes one card of ``owner`` (除你武器 / 摄神取念 / 灵魂出窍) and discards or obtains it.
 
     ``zones``: subset of ``hand`` (random card), ``weapon`` (weapon only), ``equip``
-    (any equipment), ``judge``.  ``then``: ``discard`` or ``obtain``.
+    (any equipment), ``judge``.  ``then``: ``discard`` or ``obtain``.  Result: the slot taken
+    (``None``: nothing was taken).
+
+    Stages: ``CHOOSE`` (the chooser picks a zone card or the hand), ``CHOSEN`` (a random hand card
+    for the hand), ``TAKE`` (discard or obtain the card), ``DONE``.
     """
+
+    class Stage(Enum):
+        CHOOSE = auto()
+        CHOSEN = auto()
+        TAKE = auto()
+        DONE = auto()
 
     chooser: int
     owner: int
     zones: list[str]
     then: str
     source: str = ""
-    choice: Any = None
-    slot: int = -1
+    choice: str | int | None = None  # "hand" or the slot chosen (AskChoice's answer)
+    slot: int = -1  # the card taken (RandomHandCardTask's pick for the hand)
+    stage: Stage = field(default=Stage.CHOOSE, kw_only=True)
 
     def options(self, st: HpshaState) -> list[Any]:
         out: list[Any] = []
@@ -250,72 +270,72 @@ class PickCardTask(Task):
             out += [s for s, _k in st.judge[self.owner]]
         return out
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is PickCardTask.Stage.CHOOSE:
             if not st.alive[self.owner]:
-                st.finish(None)
-                return None
+                return Done(None)
             opts = self.options(st)
-            self.stage = 1
+            self.stage = PickCardTask.Stage.CHOSEN
             if not opts:
-                st.finish(None)
-                return None
+                return Done(None)
             if len(opts) == 1:
-                st.ret = opts[0]
-            else:
-                st.push(AskChoice(self.chooser, f"pick:{self.source}", opts))
-            return None
-        if self.stage == 1:
-            self.choice = st.ret
-            self.stage = 2
+                self.choice = opts[0]
+                return CONTINUE
+            return Call(AskChoice(self.chooser, f"pick:{self.source}", opts), into="choice")
+        if self.stage is PickCardTask.Stage.CHOSEN:
+            self.stage = PickCardTask.Stage.TAKE
             if self.choice == "hand":
-                st.push(RandomHandCardTask(self.owner, f"{self.source}: random hand card"))
-            else:
-                st.ret = self.choice
-            return None
-        if self.stage == 2:
-            self.slot = int(st.ret)
-            self.stage = 3
+                return Call(RandomHandCardTask(self.owner, f"{self.source}: random hand card"), into="slot")
+            assert self.choice is not None
+            self.slot = int(self.choice)
+            return CONTINUE
+        if self.stage is PickCardTask.Stage.TAKE:
+            self.stage = PickCardTask.Stage.DONE
             if self.slot < 0:
-                st.finish(None)
-                return None
+                return Done(None)
             if self.then == "discard":
-                st.push(DiscardCardsTask([self.slot], ["n_pick", self.chooser, self.source, self.owner]))
-                return None
+                return Push(DiscardCardsTask([self.slot], ["n_pick", self.chooser, self.source, self.owner]))
             public = self.slot in st.pub
             st.to_hand(self.chooser, self.slot)
             st.say("picks", self.chooser, st.ids([self.slot]) if public else [], self.owner, self.source)
             st.fire(tp.CARD_MOVED, {"owner": self.owner, "to": self.chooser, "slots": [self.slot], "how": "obtain"})
-            if not public:
-                st.push(ShowTask([self.slot], self.chooser))
-            return None
-        st.finish(self.slot)
-        return None
+            if not public:  # on top of the point: the private look comes first
+                return Push(ShowTask([self.slot], self.chooser))
+            return CONTINUE
+        return Done(self.slot)
 
 
 @dataclass
 class PointDuelTask(Task):
     """拼点 (§8.14): both sides pick a hand card face down in one Decide (nothing opens), then one
     Reveal opens both together.  The initiator wins only with a strictly higher rank (K high, A low).
-    ``ret``: ``{"won": bool, "slots": [initiator's, target's]}``; the cards are left in processing
-    for the caller (who may discard them or hand them to someone, like 纳威's 勇气)."""
+    Result: ``{"won": bool, "slots": [initiator's, target's]}`` (``None``: a side had no hand card);
+    the cards are left in processing for the caller (who may discard them or hand them to someone,
+    like 纳威's 勇气).
+
+    Stages: ``PICK`` (the joint face-down Decide), ``REVEAL`` (both open; then the ranks compare).
+    """
+
+    class Stage(Enum):
+        PICK = auto()
+        REVEAL = auto()
 
     initiator: int
     target: int
     picks: list[int] = field(default_factory=list)
+    stage: Stage = field(default=Stage.PICK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is PointDuelTask.Stage.PICK:
             if not st.hands[self.initiator] or not st.hands[self.target]:
-                st.finish(None)
-                return None
+                return Done(None)
             return Decide((self.initiator, self.target), "point_duel")
-        if self.stage == 1:
-            return Reveal(tuple(self.picks))
+        return Reveal(tuple(self.picks))
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         a, b = (CARDS[st.pub[s]].rank for s in self.picks)
         st.say("duel", st.ids(self.picks[:1]), st.ids(self.picks[1:]))
-        st.finish({"won": a > b, "slots": list(self.picks)})
-        return None
+        return Done({"won": a > b, "slots": list(self.picks)})
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "duel", "slot": s} for s in self._usable(st, seat)]
@@ -329,58 +349,67 @@ class PointDuelTask(Task):
         if action.get("type") != "duel" or as_int(action, "slot") not in self._usable(st, seat):
             raise IllegalAction("拼点: pick one of your hand cards")
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         self.picks = [int(a["slot"]) for _s, a in answers]
         for s in self.picks:
             st.to_processing(s)  # face down on the table until the joint reveal
-        self.stage = 1
+        self.stage = PointDuelTask.Stage.REVEAL
+        return CONTINUE
 
 
 @dataclass
 class LookAtHandTask(Task):
     """``viewer`` looks at ``owner``'s whole hand privately (Show: every key holder sends keys to
-    the viewer only).  ``ret``: the slots seen.  For skills such as 费尔奇's 禁闭."""
+    the viewer only).  Result: the slots seen.  For skills such as 费尔奇's 禁闭."""
 
     viewer: int
     owner: int
     slots: list[int] = field(default_factory=list)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
-            self.slots = list(st.hands[self.owner])
-            if not self.slots:
-                st.finish([])
-                return None
-            return Show(tuple(self.slots), self.owner, self.viewer)
-        st.finish(self.slots)
-        return None
+    def run(self, st: HpshaState) -> Outcome:
+        self.slots = list(st.hands[self.owner])
+        if not self.slots:
+            return Done([])
+        return Show(tuple(self.slots), self.owner, self.viewer)
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        return Done(self.slots)
 
 
 @dataclass
 class PeekDeckTask(Task):
     """``viewer`` sees the top ``n`` deck cards privately and, if ``reorder``, puts them back in an
-    order of its choice (nobody else learns anything).  ``ret``: the top slots after it.
-    For skills such as 克拉布&高尔's 贪吃."""
+    order of its choice (nobody else learns anything).  Result: the top slots after it.
+    For skills such as 克拉布&高尔's 贪吃.
+
+    Stages: ``LOOK`` (reshuffle if the deck is short, then the Show), ``ARRANGE`` (the new order).
+    """
+
+    class Stage(Enum):
+        LOOK = auto()
+        ARRANGE = auto()
 
     viewer: int
     n: int
     reorder: bool = False
     top: list[int] = field(default_factory=list)
+    stage: Stage = field(default=Stage.LOOK, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is PeekDeckTask.Stage.LOOK:
             if len(st.deck) < self.n and st.discard_available():
-                st.push(ReshuffleTask())
-                return None
+                return Push(ReshuffleTask())
             self.top = st.deck[: self.n]
             if not self.top:
-                st.finish([])
-                return None
+                return Done([])
             return Show(tuple(self.top), self.viewer, self.viewer)
-        if self.stage == 1 and self.reorder and len(self.top) > 1:
+        if self.reorder and len(self.top) > 1:
             return Decide((self.viewer,), "arrange_top")
-        st.finish(list(st.deck[: len(self.top)]))
-        return None
+        return Done(list(st.deck[: len(self.top)]))
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        self.stage = PeekDeckTask.Stage.ARRANGE
+        return CONTINUE
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         from itertools import permutations
@@ -392,7 +421,7 @@ class PeekDeckTask(Task):
         if action.get("type") != "arrange" or not isinstance(order, list) or sorted(order) != sorted(self.top):
             raise IllegalAction("arrange: give the top cards in a new order")
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
         st.deck[: len(self.top)] = [int(x) for x in action["order"]]
-        self.stage = 2
+        return Done(list(st.deck[: len(self.top)]))

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
-from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot, Step
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, WEAPON, is_delayed, is_instant, kind_label
@@ -186,18 +188,27 @@ def validate_play(st: HpshaState, seat: int, action: Action, face: Any) -> None:
 
 @dataclass
 class PlayPhaseTask(Task):
-    """出牌阶段: the player uses cards one at a time until choosing to end (or dying)."""
+    """出牌阶段: the player uses cards one at a time until choosing to end (or dying).
+
+    Stages: ``START`` (the phase's counters reset), ``PLAYING`` (one action after another),
+    ``ENDED`` (the player chose to end).
+    """
+
+    class Stage(Enum):
+        START = auto()
+        PLAYING = auto()
+        ENDED = auto()
 
     seat: int
+    stage: Stage = field(default=Stage.START, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
-        if self.stage == 1 or not st.alive[self.seat]:
-            st.finish(None)
-            return None
-        if self.stage == 0:
+    def run(self, st: HpshaState) -> Outcome:
+        if self.stage is PlayPhaseTask.Stage.ENDED or not st.alive[self.seat]:
+            return Done()
+        if self.stage is PlayPhaseTask.Stage.START:
             st.bombarda_used = 0
             st.plays_this_phase = 0
-            self.stage = 2
+            self.stage = PlayPhaseTask.Stage.PLAYING
         return Decide((self.seat,), "play")
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
@@ -214,34 +225,47 @@ class PlayPhaseTask(Task):
             return psk.play_reveals(st, seat, action) if psk is not None else ()
         return ()
 
-    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
         validate_play(st, seat, action, st.pub.get)
         t = action["type"]
         if t == "end":
-            self.stage = 1
-            return
+            self.stage = PlayPhaseTask.Stage.ENDED
+            return CONTINUE
         st.plays_this_phase += 1
-        if t == "skill":
+        if t == "skill":  # the skill pushes what it does (Skill.play)
             next(sk for sk in st.skills(seat) if sk.key == action["skill"]).play(st, seat, action)
-            return
+            return CONTINUE
         if t == "quill":
             from p2php.games.hpsha.cards_basic import QuillTask
 
             slot = action["slot"]
             st.to_processing(slot)
-            st.push(QuillTask(seat, slot, action["targets"][0]))
-            return
+            return Push(QuillTask(seat, slot, action["targets"][0]))
         for s in action["slots"]:
             st.to_processing(s)
-        st.push(UseCardTask(seat, action["kind"], list(action["slots"]), list(action["targets"]),
-                            action.get("skill") or ""))
+        return Push(UseCardTask(seat, action["kind"], list(action["slots"]), list(action["targets"]),
+                                action.get("skill") or ""))
 
 
 @dataclass
 class UseCardTask(Task):
     """使用 a card from the hand: CARD_USED fires (before it resolves), then the card's effect,
-    then the card goes to the discard pile (equipment and delayed spells go to their areas)."""
+    then the card goes to the discard pile (equipment and delayed spells go to their areas).
+
+    Stages: ``USE`` (announced; equipment and delayed spells are placed here, else CARD_USED),
+    ``TARGETS`` (TARGET_CHOSEN for each target), ``EFFECT`` (what the card does), ``RESOLVED``
+    (CARD_RESOLVED), ``DISCARD`` (the card goes to the pile), ``REPLACED`` (after the CARD_MOVED of
+    the equipment card an equipped one replaced).
+    """
+
+    class Stage(Enum):
+        USE = auto()
+        TARGETS = auto()
+        EFFECT = auto()
+        RESOLVED = auto()
+        DISCARD = auto()
+        REPLACED = auto()
 
     user: int
     kind: str
@@ -249,60 +273,56 @@ class UseCardTask(Task):
     targets: list[int]
     skill: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    stage: Stage = field(default=Stage.USE, kw_only=True)
 
-    def run(self, st: HpshaState) -> Step | None:
+    def run(self, st: HpshaState) -> Outcome:
         kind, user = self.kind, self.user
-        if self.stage == 0:
+        if self.stage is UseCardTask.Stage.USE:
             st.say("uses", user, kind, st.ids(self.slots), self.skill, list(self.targets))
             k = KINDS[kind]
             if k.category == EQUIPMENT:
                 old = st.equip[user].get(k.sub)
                 st.put_equipment(user, self.slots[0])
-                st.finish(None)
-                if old is not None:  # the replaced card leaves the equipment area (卢娜's 蝻钩 listens)
-                    st.fire(tp.CARD_MOVED, {"owner": user, "to": -1, "slots": [old], "how": "replace"})
-                return None
+                if old is None:
+                    return Done()
+                self.stage = UseCardTask.Stage.REPLACED  # the replaced card leaves the equipment area
+                return st.fire(tp.CARD_MOVED, {"owner": user, "to": -1, "slots": [old], "how": "replace"})
             why = st.spell_void(user, kind, self.targets[0], st.colour_of(self.slots)) if is_delayed(kind) else ""
             if why:  # 伏地魔's 黑暗: used, but no effect — it never enters the judgement area
                 st.say("void", kind, self.targets[0], why)
                 st.to_discard(self.slots[0])
-                st.finish(None)
-                return None
+                return Done()
             if is_delayed(kind):
                 st.take(self.slots[0])
                 st.judge[self.targets[0]].append([self.slots[0], kind])
-                st.finish(None)
-                return None
+                return Done()
             if kind == "bombarda":
                 st.bombarda_used += 1
-            self.stage = 1
-            st.fire(tp.CARD_USED, {"user": user, "kind": kind, "targets": list(self.targets)})
-            return None
-        if self.stage == 1:
-            self.stage = 2
+            self.stage = UseCardTask.Stage.TARGETS
+            return st.fire(tp.CARD_USED, {"user": user, "kind": kind, "targets": list(self.targets)})
+        if self.stage is UseCardTask.Stage.TARGETS:
+            self.stage = UseCardTask.Stage.EFFECT
             for t in reversed(self.targets):  # pushed in reverse: the first target's point resolves first
                 st.fire(tp.TARGET_CHOSEN, {"user": user, "kind": kind, "target": t})
-            return None
-        if self.stage == 2:
-            self.stage = 3
+            return CONTINUE
+        if self.stage is UseCardTask.Stage.EFFECT:
+            self.stage = UseCardTask.Stage.RESOLVED
             if kind == "tears":
                 st.recover(user, 1)
             elif kind == "bombarda":
                 from p2php.games.hpsha.cards_basic import BombardaTask
 
-                st.push(BombardaTask(user, self.targets[0], list(self.slots)))
+                return Push(BombardaTask(user, self.targets[0], list(self.slots)))
             elif is_instant(kind):
                 from p2php.games.hpsha.cards_spells import SpellTask
 
-                st.push(SpellTask(user, kind, list(self.targets), colour=st.colour_of(self.slots)))
-            return None
-        if self.stage == 3:
-            self.stage = 4
-            st.fire(tp.CARD_RESOLVED, {"user": user, "kind": kind, "targets": list(self.targets)})
-            return None
-        for s in self.slots:
-            if s in st.processing:
-                st.to_discard(s)
-        st.finish(None)
-        return None
-
+                return Push(SpellTask(user, kind, list(self.targets), colour=st.colour_of(self.slots)))
+            return CONTINUE
+        if self.stage is UseCardTask.Stage.RESOLVED:
+            self.stage = UseCardTask.Stage.DISCARD
+            return st.fire(tp.CARD_RESOLVED, {"user": user, "kind": kind, "targets": list(self.targets)})
+        if self.stage is UseCardTask.Stage.DISCARD:
+            for s in self.slots:
+                if s in st.processing:
+                    st.to_discard(s)
+        return Done()
