@@ -29,6 +29,15 @@ BOX = b"p2php/box/v1"  # the HKDF info prefix of a message key (crypto/channel.p
 BOX_KEY = b"p2php/box-key/v1"  # the key check prefix of a sealed payload (crypto/channel.py)
 COMMIT = b"p2php/commit/v1"  # the commitment of a sealed choice, §6.4 (crypto/beacon.py)
 SEAL = b"p2php/seal/v1"  # the context of a sealed choice's commitment, §6.4 (session/lockstep.py)
+VERIFIED_H2G = b"p2php/verified/h2g/v1"  # hash to secp256k1, Appendix B.2 (crypto/secp256k1.py)
+VERIFIED_GENS = b"p2php/verified/gens/v1"  # the commitment generators H_i, Appendix B.2 (crypto/secp256k1.py)
+VERIFIED_CARD = b"p2php/verified/card/v1"  # a card's point in a verified deck, Appendix B.3 (crypto/elgamal.py)
+VERIFIED_CTX = b"p2php/verified/ctx/v1"  # the context every verified proof binds, Appendix B.4 (crypto/proofs.py)
+VERIFIED_KEY = b"p2php/verified/key/v1"  # the Schnorr challenge of a key share, Appendix B.5 (crypto/proofs.py)
+VERIFIED_SHARE = b"p2php/verified/share/v1"  # the Chaum–Pedersen challenge, Appendix B.6 (crypto/proofs.py)
+VERIFIED_SHUFFLE = b"p2php/verified/shuffle/v1"  # a shuffle's statement digest, Appendix B.7 (crypto/shuffle_proof.py)
+VERIFIED_SHUFFLE_U = b"p2php/verified/shuffle-u/v1"  # the shuffle's vector challenge u (crypto/shuffle_proof.py)
+VERIFIED_SHUFFLE_C = b"p2php/verified/shuffle-c/v1"  # the shuffle's challenge γ (crypto/shuffle_proof.py)
 
 # ----------------------------------------------------------------------------- informative (local derivations)
 
@@ -49,7 +58,8 @@ TEST_MASTER = b"p2php/test-master"  # the masters of the in-memory test peers (s
 PROTOCOL_TAGS = frozenset({
     RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN,
     BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
-    BEACON_SEED, NONCE, CHAIN_SEED,
+    BEACON_SEED, NONCE, CHAIN_SEED, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD, VERIFIED_CTX, VERIFIED_KEY,
+    VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C,
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""
 

@@ -1,0 +1,193 @@
+"""Sigma proofs for verified dealing: a Schnorr proof of a key share, a Chaum–Pedersen proof of a decryption share.
+
+Both are non-interactive by Fiat–Shamir: the challenge is ``Hs(tag, ctx, statement…, commitments…)``
+(:func:`~p2php.crypto.secp256k1.hash_to_scalar`, full size mod ``q``), where ``ctx`` is the 32-byte
+:func:`proof_context` naming the game, the step, the pass and the prover's seat. A proof made for one context
+therefore fails under any other: it cannot be replayed into another game, step or seat. Proofs travel in the
+compact form ``(c, s)``; the verifier recomputes the commitments and compares the challenge.
+
+Verification returns ``False`` for a proof that does not hold and raises :class:`MalformedProof` for input that
+is not even well formed (a scalar outside ``[0, q)``, a context of the wrong size, the identity as a key); both
+mean "reject". Nonces are drawn from a caller-given :class:`~p2php.rng.DetRng`, so a prover's secrets are
+reproducible from its seed. protocol.md Appendix B.4–B.6.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p2php import tags
+from p2php.canonical import digest
+from p2php.crypto.secp256k1 import (
+    SCALAR_SIZE,
+    InvalidEncoding,
+    Point,
+    Q,
+    base_mul,
+    check_scalar,
+    decode_scalar,
+    encode_scalar,
+    hash_to_scalar,
+    random_scalar,
+)
+from p2php.rng import DetRng
+
+__all__ = [
+    "CONTEXT_SIZE",
+    "KeyProof",
+    "MalformedProof",
+    "ShareProof",
+    "check_context",
+    "proof_context",
+    "prove_key",
+    "prove_share",
+    "verify_key",
+    "verify_share",
+]
+
+#: Size of a proof context (a digest).
+CONTEXT_SIZE = 32
+
+
+class MalformedProof(InvalidEncoding):
+    """A proof or statement that is not well formed (sizes, ranges, identities); the proof is rejected."""
+
+
+def proof_context(game: bytes, step: int, pass_no: int, seat: int, transcript: bytes = b"") -> bytes:
+    """``ctx = D(CTX tag, game, u64(step), u32(pass_no), u32(seat), transcript)``.
+
+    ``game`` names the game and deck (for example its session id and deck context), ``step`` the engine step,
+    ``pass_no`` the shuffle pass or reveal round, ``seat`` the prover, ``transcript`` optionally a hash of the
+    transcript so far.
+    """
+    for name, value, bits in (("step", step, 64), ("pass_no", pass_no, 32), ("seat", seat, 32)):
+        if not 0 <= value < 1 << bits:
+            raise ValueError(f"proof_context: {name} must fit in {bits} unsigned bits, got {value}")
+    return digest(tags.VERIFIED_CTX, game, step.to_bytes(8, "big"), pass_no.to_bytes(4, "big"),
+                  seat.to_bytes(4, "big"), transcript)
+
+
+def check_context(ctx: object) -> bytes:
+    """``ctx`` itself if it is 32 bytes; else :class:`MalformedProof`."""
+    if not isinstance(ctx, bytes) or len(ctx) != CONTEXT_SIZE:
+        raise MalformedProof(f"a proof context is {CONTEXT_SIZE} bytes")
+    return ctx
+
+
+def _check_key(y: object, what: str) -> Point:
+    if not isinstance(y, Point) or y.is_identity:
+        raise MalformedProof(f"{what} must be a point other than the identity")
+    return y
+
+
+@dataclass(frozen=True, slots=True)
+class KeyProof:
+    """Schnorr proof of knowledge of ``x`` with ``Y = x·G``: challenge ``c`` and response ``s``."""
+
+    c: int
+    s: int
+
+    def encode(self) -> bytes:
+        """64 bytes: ``c`` then ``s``."""
+        return encode_scalar(self.c) + encode_scalar(self.s)
+
+    @classmethod
+    def decode(cls, data: object) -> KeyProof:
+        """Strictly decode 64 bytes (two scalars below ``q``)."""
+        c, s = _two_scalars(data)
+        return cls(c, s)
+
+
+@dataclass(frozen=True, slots=True)
+class ShareProof:
+    """Chaum–Pedersen proof that ``log_G Y = log_a D``: challenge ``c`` and response ``s``."""
+
+    c: int
+    s: int
+
+    def encode(self) -> bytes:
+        """64 bytes: ``c`` then ``s``."""
+        return encode_scalar(self.c) + encode_scalar(self.s)
+
+    @classmethod
+    def decode(cls, data: object) -> ShareProof:
+        """Strictly decode 64 bytes (two scalars below ``q``)."""
+        c, s = _two_scalars(data)
+        return cls(c, s)
+
+
+def _two_scalars(data: object) -> tuple[int, int]:
+    if not isinstance(data, bytes) or len(data) != 2 * SCALAR_SIZE:
+        raise MalformedProof(f"a proof is {2 * SCALAR_SIZE} bytes")
+    try:
+        return decode_scalar(data[:SCALAR_SIZE]), decode_scalar(data[SCALAR_SIZE:])
+    except InvalidEncoding as exc:
+        raise MalformedProof(str(exc)) from None
+
+
+def _check_cs(proof: object, kind: type[KeyProof] | type[ShareProof]) -> tuple[int, int]:
+    if not isinstance(proof, kind):
+        raise MalformedProof(f"expected a {kind.__name__}, got {type(proof).__name__}")
+    try:
+        return check_scalar(proof.c, "a challenge"), check_scalar(proof.s, "a response")
+    except InvalidEncoding as exc:
+        raise MalformedProof(str(exc)) from None
+
+
+def _key_challenge(ctx: bytes, y: Point, t: Point) -> int:
+    return hash_to_scalar(tags.VERIFIED_KEY, ctx, y.hash_bytes(), t.hash_bytes())
+
+
+def prove_key(ctx: bytes, x: int, rng: DetRng) -> KeyProof:
+    """Prove knowledge of the key share ``x`` of ``Y = x·G`` under ``ctx``.
+
+    ``w`` fresh from ``rng``; ``T = w·G``; ``c = Hs(KEY tag, ctx, Y, T)``; ``s = w + c·x mod q``.
+    """
+    check_context(ctx)
+    x = check_scalar(x, "a key share")
+    y = base_mul(x)
+    _check_key(y, "the public key share")
+    w = random_scalar(rng)
+    c = _key_challenge(ctx, y, base_mul(w))
+    return KeyProof(c, (w + c * x) % Q)
+
+
+def verify_key(ctx: bytes, y: Point, proof: KeyProof) -> bool:
+    """Whether ``proof`` shows knowledge of ``log_G Y`` under ``ctx``: ``T = s·G − c·Y`` and ``c = Hs(…, T)``."""
+    check_context(ctx)
+    _check_key(y, "a public key share")
+    c, s = _check_cs(proof, KeyProof)
+    t = base_mul(s) - y * c
+    return _key_challenge(ctx, y, t) == c
+
+
+def _share_challenge(ctx: bytes, y: Point, a: Point, d: Point, t1: Point, t2: Point) -> int:
+    return hash_to_scalar(tags.VERIFIED_SHARE, ctx, y.hash_bytes(), a.hash_bytes(), d.hash_bytes(),
+                          t1.hash_bytes(), t2.hash_bytes())
+
+
+def prove_share(ctx: bytes, x: int, a: Point, rng: DetRng) -> tuple[Point, ShareProof]:
+    """The decryption share ``D = x·a`` and a proof that it uses the key share of ``Y = x·G``.
+
+    ``w`` fresh; ``T₁ = w·G``, ``T₂ = w·a``; ``c = Hs(SHARE tag, ctx, Y, a, D, T₁, T₂)``; ``s = w + c·x mod q``.
+    """
+    check_context(ctx)
+    x = check_scalar(x, "a key share")
+    _check_key(a, "a ciphertext's first component")
+    y = base_mul(x)
+    d = a * x
+    w = random_scalar(rng)
+    c = _share_challenge(ctx, y, a, d, base_mul(w), a * w)
+    return d, ShareProof(c, (w + c * x) % Q)
+
+
+def verify_share(ctx: bytes, y: Point, a: Point, d: Point, proof: ShareProof) -> bool:
+    """Whether ``D = x·a`` for the ``x`` of ``Y = x·G``: ``T₁ = s·G − c·Y``, ``T₂ = s·a − c·D``, then the challenge."""
+    check_context(ctx)
+    _check_key(y, "a public key share")
+    _check_key(a, "a ciphertext's first component")
+    _check_key(d, "a decryption share")
+    c, s = _check_cs(proof, ShareProof)
+    t1 = base_mul(s) - y * c
+    t2 = a * s - d * c
+    return _share_challenge(ctx, y, a, d, t1, t2) == c
