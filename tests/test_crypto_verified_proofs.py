@@ -1,0 +1,135 @@
+"""Schnorr and Chaum–Pedersen proofs for verified dealing (p2php/crypto/proofs.py, protocol.md Appendix B.5–B.6)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("coincurve")
+
+from p2php.crypto import elgamal  # noqa: E402
+from p2php.crypto.proofs import (  # noqa: E402
+    KeyProof,
+    MalformedProof,
+    ShareProof,
+    proof_context,
+    prove_key,
+    prove_share,
+    verify_key,
+    verify_share,
+)
+from p2php.crypto.secp256k1 import Q, base_mul, generator, identity, random_scalar  # noqa: E402
+from p2php.rng import DetRng  # noqa: E402
+
+CTX = proof_context(b"game", 3, 0, 1)
+G = generator()
+
+
+def _key(seed: bytes = b"k") -> int:
+    return random_scalar(DetRng(seed))
+
+
+def _ciphertext() -> elgamal.Ciphertext:
+    y = base_mul(_key(b"y"))
+    return elgamal.encrypt(y, elgamal.card_point(b"d", 0), 12345)
+
+
+def test_context_binds_every_field() -> None:
+    contexts = {
+        proof_context(b"game", 3, 0, 1),
+        proof_context(b"game2", 3, 0, 1),
+        proof_context(b"game", 4, 0, 1),
+        proof_context(b"game", 3, 1, 1),
+        proof_context(b"game", 3, 0, 2),
+        proof_context(b"game", 3, 0, 1, b"transcript"),
+    }
+    assert len(contexts) == 6 and all(len(c) == 32 for c in contexts)
+    with pytest.raises(ValueError):
+        proof_context(b"g", -1, 0, 0)
+    with pytest.raises(ValueError):
+        proof_context(b"g", 0, 1 << 32, 0)
+
+
+# ----------------------------------------------------------------------------- Schnorr
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(min_value=1, max_value=Q - 1), st.binary(max_size=8))
+def test_key_proof_completeness(x: int, seed: bytes) -> None:
+    proof = prove_key(CTX, x, DetRng(seed))
+    assert verify_key(CTX, base_mul(x), proof)
+    assert KeyProof.decode(proof.encode()) == proof
+
+
+def test_key_proof_is_deterministic() -> None:
+    x = _key()
+    assert prove_key(CTX, x, DetRng(b"n")) == prove_key(CTX, x, DetRng(b"n"))
+    assert prove_key(CTX, x, DetRng(b"n")) != prove_key(CTX, x, DetRng(b"m"))
+
+
+def test_key_proof_soundness() -> None:
+    x, other = _key(b"a"), _key(b"b")
+    y = base_mul(x)
+    proof = prove_key(CTX, x, DetRng(b"n"))
+    assert not verify_key(CTX, base_mul(other), proof)  # another seat's key
+    assert not verify_key(proof_context(b"game", 3, 0, 2), y, proof)  # replayed for another seat
+    assert not verify_key(proof_context(b"other", 3, 0, 1), y, proof)  # replayed into another game
+    assert not verify_key(CTX, y, KeyProof(proof.c, (proof.s + 1) % Q))
+    assert not verify_key(CTX, y, KeyProof((proof.c + 1) % Q, proof.s))
+    assert not verify_key(CTX, y, KeyProof(0, 0))
+
+
+def test_key_proof_malformed() -> None:
+    y = base_mul(_key())
+    for proof in (KeyProof(Q, 1), KeyProof(1, Q), KeyProof(-1, 1), ShareProof(1, 1), (1, 1)):
+        with pytest.raises(MalformedProof):
+            verify_key(CTX, y, proof)  # type: ignore[arg-type]
+    with pytest.raises(MalformedProof):
+        verify_key(CTX, identity(), KeyProof(1, 1))
+    with pytest.raises(MalformedProof):
+        verify_key(b"short", y, KeyProof(1, 1))
+    for data in (b"", bytes(63), bytes(65), b"\xff" * 64, "x"):
+        with pytest.raises(MalformedProof):
+            KeyProof.decode(data)
+
+
+# ----------------------------------------------------------------------------- Chaum–Pedersen
+
+
+def test_share_proof_completeness_and_determinism() -> None:
+    x = _key()
+    ct = _ciphertext()
+    d, proof = prove_share(CTX, x, ct.a, DetRng(b"n"))
+    assert d == elgamal.decryption_share(x, ct)
+    assert verify_share(CTX, base_mul(x), ct.a, d, proof)
+    assert prove_share(CTX, x, ct.a, DetRng(b"n")) == (d, proof)
+    assert ShareProof.decode(proof.encode()) == proof
+
+
+def test_share_proof_soundness() -> None:
+    x, other = _key(b"a"), _key(b"b")
+    y = base_mul(x)
+    ct, ct2 = _ciphertext(), elgamal.encrypt(base_mul(3), G, 99)
+    d, proof = prove_share(CTX, x, ct.a, DetRng(b"n"))
+    assert not verify_share(CTX, y, ct.a, d + G, proof)  # a wrong share
+    assert not verify_share(CTX, y, ct2.a, d, proof)  # a share for another ciphertext
+    assert not verify_share(CTX, base_mul(other), ct.a, d, proof)  # another seat's key
+    d_other, proof_other = prove_share(CTX, other, ct.a, DetRng(b"n"))
+    assert not verify_share(CTX, y, ct.a, d_other, proof_other)  # another seat's share under ours
+    assert not verify_share(proof_context(b"game", 4, 0, 1), y, ct.a, d, proof)  # replayed at another step
+    assert not verify_share(CTX, y, ct.a, d, ShareProof(proof.c, (proof.s + 1) % Q))
+
+
+def test_share_proof_malformed() -> None:
+    x = _key()
+    ct = _ciphertext()
+    d, _ = prove_share(CTX, x, ct.a, DetRng(b"n"))
+    y = base_mul(x)
+    for args in ((y, ct.a, identity()), (y, identity(), d), (identity(), ct.a, d)):
+        with pytest.raises(MalformedProof):
+            verify_share(CTX, *args, ShareProof(1, 1))
+    with pytest.raises(MalformedProof):
+        verify_share(CTX, y, ct.a, d, ShareProof(1, Q))
+    with pytest.raises(MalformedProof):
+        verify_share(CTX, y, ct.a, d, KeyProof(1, 1))  # type: ignore[arg-type]
