@@ -38,6 +38,8 @@ VERIFIED_SHARE = b"p2php/verified/share/v1"  # the Chaum–Pedersen challenge, A
 VERIFIED_SHUFFLE = b"p2php/verified/shuffle/v1"  # a shuffle's statement digest, Appendix B.7 (crypto/shuffle_proof.py)
 VERIFIED_SHUFFLE_U = b"p2php/verified/shuffle-u/v1"  # the shuffle's vector challenge u (crypto/shuffle_proof.py)
 VERIFIED_SHUFFLE_C = b"p2php/verified/shuffle-c/v1"  # the shuffle's challenge γ (crypto/shuffle_proof.py)
+VERIFIED_DECK = b"p2php/verified/deck/v1"  # the game part of a verified deck's contexts, B.10 (crypto/verified_deck.py)
+VERIFIED_LIST = b"p2php/verified/list/v1"  # a secret list's commitment and entry contexts, B.10 (verified_deck.py)
 
 # ----------------------------------------------------------------------------- informative (local derivations)
 
@@ -50,6 +52,7 @@ DECKS = b"p2php/decks/v1"  # the decks secret from the master, released at the a
 BEACON_SEED = b"p2php/beacon-seed/v1"  # the hash-chain seed from the master (session/handshake.py)
 NONCE = b"p2php/nonce/v1"  # the hello nonce from the master (session/handshake.py)
 CHAIN_SEED = b"p2php/chain-seed/v1"  # the last value of a hash chain, from its seed and binding (crypto/beacon.py)
+VERIFIED_DECK_SECRET = b"p2php/verified/deck-secret/v1"  # a seat's key share and nonces (crypto/verified_deck.py)
 
 # ----------------------------------------------------------------------------- tests only
 
@@ -59,7 +62,8 @@ PROTOCOL_TAGS = frozenset({
     RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN,
     BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
     BEACON_SEED, NONCE, CHAIN_SEED, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD, VERIFIED_CTX, VERIFIED_KEY,
-    VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C,
+    VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK, VERIFIED_LIST,
+    VERIFIED_DECK_SECRET,
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""
 

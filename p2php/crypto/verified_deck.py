@@ -1,0 +1,449 @@
+"""The verified deck: every key, shuffle pass and opening share proven when it is made (protocol.md Appendix B.10).
+
+Why a second deck: the SRA deck of :mod:`p2php.crypto.deck` checks its passes only at the audit, so one cheater can
+plant a relation between two cards (``Y = 2·X``) that every honest pass preserves, and find the pair afterwards;
+and its audit must reveal every seat's secrets, hence every unplayed card. Here each step carries a proof checked
+on arrival, so a bad step is named at the step, and the audit needs no secret at all. Built only from the landed
+primitives (:mod:`~p2php.crypto.elgamal`, :mod:`~p2php.crypto.proofs`, :mod:`~p2php.crypto.shuffle_proof`).
+
+1. **Key round.** Seat ``p`` derives ``x_p`` from its deck seed (:meth:`SeatSecrets.derive`) and publishes
+   :func:`make_key_share`: ``Y_p = x_p·G`` with a Schnorr proof. :func:`joint_key` checks every share and proof
+   and returns ``Y = Σ Y_p``.
+2. **Initial deck.** :func:`public_deck`: card ``c`` is the point ``M_c`` of the deck's :class:`CardBook`, and the
+   deck is ``(G, M_c + Y)``, which everyone computes alike.
+3. **Passes.** Seats in order: :func:`make_pass` permutes and re-masks the whole deck and proves it (Terelius–
+   Wikström); every other seat runs :func:`check_pass` on the received outputs before taking them as the next
+   input. A deck is hidden from a coalition as long as one seat's pass was honest *and secret*.
+4. **Opening a slot** needs every seat's decryption share ``D_p = x_p·a`` (:func:`make_share`, with a
+   Chaum–Pedersen proof); :func:`check_share` verifies one against ``Y_p``; :func:`open_slot` combines all of them
+   and looks the point up in the book. Who sends what to whom (:func:`deal_duties`, :func:`reveal_duties`,
+   :func:`show_duties`): a deal sends the other shares privately to the recipient, *which verifies each proof*
+   and adds its own share itself, so nobody else can ever open the card; a reveal broadcasts every share and
+   everyone verifies; a private show sends the viewer every share but the owner's first, and the owner's last.
+5. **Secret composition** (a trading-card deck): :func:`make_secret_list` encrypts the owner's private list under
+   ``Y`` with fresh randomness, proves knowledge of each randomness (so no ciphertext is copied from someone
+   else's deck) and commits to the list; passes then run as for a public deck. **Not proven yet:** that each
+   ciphertext encrypts *a card of the game's pool*, nor that the list obeys the deck rules. That needs a
+   set-membership (one-out-of-many) proof and a proof over the committed multiset; until then a wrong card shows
+   when it is opened (:class:`CardBook` names "no such card") and the rules are checked only if the owner opens
+   its commitment at the audit by consent (:func:`check_list_opening`).
+6. **Rerandomise a hidden hand**: :func:`rerandomise_hand` is a pass over the hand's slots, proven the same way.
+
+Contexts are built by the caller with :func:`deck_context` (session id, deck number, phase, engine step, pass or
+slot index, prover seat, transcript hash), so no proof replays into another game, deck, step, pass, slot or seat.
+Failures raise :class:`DeckFault`, whose ``why`` is the session's ``FaultCode`` value and whose ``seat`` is the
+culprit; malformed remote input is refused with it before any group operation. Pure and deterministic: every secret
+and nonce comes from the seat's seed, through :meth:`SeatSecrets.rng`, which hashes in the proof's context and
+statement so that no nonce ever answers two challenges (that would reveal the key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Final
+
+from p2php import tags
+from p2php.canonical import digest
+from p2php.crypto.elgamal import Ciphertext, card_point, combine_shares, encrypt, initial_deck, remask
+from p2php.crypto.proofs import (
+    KeyProof,
+    ShareProof,
+    check_context,
+    proof_context,
+    prove_key,
+    prove_share,
+    verify_key,
+    verify_share,
+)
+from p2php.crypto.secp256k1 import InvalidEncoding, Point, base_mul, decode_point, random_scalar, sum_points
+from p2php.crypto.shuffle_proof import MAX_SHUFFLE, ShuffleProof, prove_shuffle, verify_shuffle
+from p2php.errors import P2phpError
+from p2php.rng import DetRng
+
+__all__ = [
+    "BAD_CARD", "BAD_KEY", "BAD_PASS", "BAD_SECRET_DECK", "MAX_SHUFFLE", "PHASES", "CardBook", "DeckFault",
+    "KeyShare", "ListOpening", "Pass", "SecretList", "SeatSecrets", "Share", "check_list_opening", "check_pass",
+    "check_secret_list", "check_share", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
+    "make_secret_list", "make_share", "open_slot", "public_deck", "rerandomise_hand", "reveal_duties",
+    "show_duties",
+]
+
+#: ``DeckFault.why`` values: equal to the session's ``FaultCode`` values (crypto must not import the session).
+BAD_KEY: Final = "bad_key"  # a key share or decryption share whose proof fails, or that is missing
+BAD_PASS: Final = "bad_pass"  # a pass that is malformed or whose shuffle proof fails
+BAD_CARD: Final = "bad_card"  # a slot that opened to no card of the book
+BAD_SECRET_DECK: Final = "bad_secret_deck"  # a secret list that is malformed, unproven, or breaks its commitment
+
+#: The phases of :func:`deck_context`: what a proof is for, hashed into its context.
+PHASES: Final = frozenset({"key", "pass", "open", "list", "hand"})
+
+SEED_SIZE: Final = 32
+
+
+class DeckFault(P2phpError, ValueError):
+    """A step of a verified deck that is refused: ``why`` (a ``FaultCode`` value), the culprit ``seat``, a reason."""
+
+    def __init__(self, why: str, seat: int | None, reason: str) -> None:
+        super().__init__(reason)
+        self.why = why
+        self.seat = seat
+
+
+def _u32(i: int) -> bytes:
+    return i.to_bytes(4, "big")
+
+
+def deck_context(session_id: bytes, deck: int, phase: str, step: int, index: int, seat: int,
+                 transcript: bytes = b"") -> bytes:
+    """The 32-byte proof context of one step: ``proof_context(D(DECK tag, session, u32(deck), phase), …)``.
+
+    ``phase`` is one of :data:`PHASES`; ``step`` the engine step (tick); ``index`` the pass number for ``"pass"``
+    and ``"hand"``, the deck slot index for ``"open"``, 0 otherwise; ``seat`` the prover; ``transcript`` a hash every
+    peer holds alike at that point (the session uses the head of the signed transcript the step answers).
+    """
+    if phase not in PHASES:
+        raise ValueError(f"deck_context: phase must be one of {sorted(PHASES)}, got {phase!r}")
+    game = digest(tags.VERIFIED_DECK, session_id, _u32(deck), phase.encode())
+    return proof_context(game, step, index, seat, transcript)
+
+
+@dataclass(frozen=True)
+class SeatSecrets:
+    """One seat's secrets for one deck, all derived from a 32-byte seed (reproducible, so a seat can resume)."""
+
+    seed: bytes = field(repr=False)
+    context: bytes
+    x: int = field(repr=False)
+
+    @classmethod
+    def derive(cls, seed: bytes, context: bytes) -> SeatSecrets:
+        """The key share ``x`` from ``D(DECK_SECRET tag, seed, context, "key")``; ``context`` names the deck."""
+        if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
+            raise ValueError(f"a deck seed is {SEED_SIZE} random bytes")
+        return cls(seed, context, random_scalar(DetRng(digest(tags.VERIFIED_DECK_SECRET, seed, context, b"key"))))
+
+    def rng(self, purpose: bytes, ctx: bytes, *statement: bytes) -> DetRng:
+        """The generator of one proof: from the seed, the deck, the purpose, the proof context and the statement.
+
+        Deriving the nonces from the context and statement (as RFC 6979 does from the message) means two different
+        challenges never meet one nonce, which would reveal ``x``.
+        """
+        return DetRng(digest(tags.VERIFIED_DECK_SECRET, self.seed, self.context, purpose, ctx, *statement))
+
+
+# ----------------------------------------------------------------------------- key round
+
+
+@dataclass(frozen=True, slots=True)
+class KeyShare:
+    """``Y_p`` and the Schnorr proof that its seat knows ``x_p``."""
+
+    y: Point
+    proof: KeyProof
+
+
+def make_key_share(ctx: bytes, secrets: SeatSecrets) -> KeyShare:
+    """This seat's key share under its ``"key"`` context."""
+    return KeyShare(base_mul(secrets.x), prove_key(ctx, secrets.x, secrets.rng(b"key", ctx)))
+
+
+def _point(raw: object, who: int, why: str, what: str) -> Point:
+    if isinstance(raw, Point) and not raw.is_identity:
+        return raw
+    try:
+        return decode_point(raw)
+    except InvalidEncoding as exc:
+        raise DeckFault(why, who, f"{what}: {exc}") from None
+
+
+def joint_key(contexts: Sequence[bytes], shares: Sequence[object]) -> Point:
+    """``Y = Σ Y_p`` once every seat's share and proof is checked; ``shares[p]`` is seat ``p``'s :class:`KeyShare`.
+
+    The Schnorr proofs, each bound to its seat's context, stop a rogue-key share (``Y_q − Y_p`` chosen to cancel
+    the others' keys). A share that repeats another seat's is refused as well.
+    """
+    if len(contexts) != len(shares) or not 1 <= len(shares) <= 1 << 16:
+        raise ValueError("joint_key needs one context and one share per seat")
+    seen: dict[Point, int] = {}
+    for seat, (ctx, share) in enumerate(zip(contexts, shares, strict=True)):
+        if not isinstance(share, KeyShare):
+            raise DeckFault(BAD_KEY, seat, f"seat {seat}'s key share is not a key share")
+        y = _point(share.y, seat, BAD_KEY, f"seat {seat}'s key share")
+        try:
+            ok = verify_key(ctx, y, share.proof)
+        except InvalidEncoding as exc:
+            raise DeckFault(BAD_KEY, seat, f"seat {seat}'s key proof: {exc}") from None
+        if not ok:
+            raise DeckFault(BAD_KEY, seat, f"seat {seat}'s key proof does not verify")
+        if y in seen:
+            raise DeckFault(BAD_KEY, seat, f"seat {seat}'s key share repeats seat {seen[y]}'s")
+        seen[y] = seat
+    y = sum_points(seen)
+    if y.is_identity:  # unreachable with valid proofs unless keys were chosen to cancel
+        raise DeckFault(BAD_KEY, len(shares) - 1, "the key shares sum to the identity")
+    return y
+
+
+# ----------------------------------------------------------------------------- cards
+
+
+@lru_cache(maxsize=32)
+def _book(domain: bytes, count: int) -> tuple[tuple[Point, ...], dict[Point, int]]:
+    points = tuple(card_point(domain, i) for i in range(count))
+    return points, {p: i for i, p in enumerate(points)}
+
+
+class CardBook:
+    """The card points of one deck domain, ids ``0 … count-1``, and the way back from a point to its card id."""
+
+    __slots__ = ("domain", "points", "_ids")
+
+    def __init__(self, domain: bytes, count: int) -> None:
+        if not 0 <= count <= 1 << 20:
+            raise ValueError("a card book holds 0 to 2^20 cards")
+        self.domain = domain
+        self.points, self._ids = _book(domain, count)
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+    def card_of(self, point: Point, slot: int | None = None) -> int:
+        """The card id of ``point``; :class:`DeckFault` ``bad_card`` ("no such card") if it is none of the book's."""
+        card = self._ids.get(point)
+        if card is None:
+            where = "" if slot is None else f"slot {slot} "
+            raise DeckFault(BAD_CARD, None, f"{where}opened to no such card: a share or a ciphertext was wrong")
+        return card
+
+
+def _check_cards(book: CardBook, cards: Sequence[int]) -> list[Point]:
+    if not 1 <= len(cards) <= MAX_SHUFFLE:
+        raise ValueError(f"a verified deck holds 1 to {MAX_SHUFFLE} cards, not {len(cards)}")
+    if len(set(cards)) != len(cards) or not all(isinstance(c, int) and 0 <= c < len(book) for c in cards):
+        raise ValueError("a verified deck needs distinct card ids of its book")
+    return [book.points[c] for c in cards]
+
+
+def public_deck(book: CardBook, cards: Sequence[int], y: Point) -> list[Ciphertext]:
+    """The public initial deck ``(G, M_c + Y)`` for the (distinct) card ids ``cards``; everyone computes the same."""
+    return initial_deck(y, _check_cards(book, cards))
+
+
+# ----------------------------------------------------------------------------- passes
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """One seat's pass: the permuted, re-masked deck and its proof of a shuffle."""
+
+    outputs: tuple[Ciphertext, ...]
+    proof: ShuffleProof
+
+    def wire(self) -> tuple[list[bytes], bytes]:
+        """``(ciphertexts, proof)`` as bytes: 66 bytes per card and :meth:`ShuffleProof.encode`."""
+        return [ct.encode() for ct in self.outputs], self.proof.encode()
+
+
+def _prove(ctx: bytes, y: Point, deck: Sequence[Ciphertext], rng: DetRng) -> tuple[Pass, list[int]]:
+    perm = rng.permutation(len(deck))
+    rhos = [random_scalar(rng) for _ in deck]
+    outputs = [remask(y, deck[j], rho) for j, rho in zip(perm, rhos, strict=True)]
+    return Pass(tuple(outputs), prove_shuffle(ctx, y, deck, outputs, perm, rhos, rng)), perm
+
+
+def _deck_digest(deck: Sequence[Ciphertext]) -> bytes:
+    return digest(*(ct.hash_bytes() for ct in deck))
+
+
+def make_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], secrets: SeatSecrets) -> Pass:
+    """Shuffle and re-mask the whole ``deck`` under ``Y`` and prove it, in this seat's ``"pass"`` context."""
+    return _prove(ctx, y, deck, secrets.rng(b"pass", ctx, _deck_digest(deck)))[0]
+
+
+def check_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object, proof: object, *,
+               seat: int, label: str = "pass") -> list[Ciphertext]:
+    """The received pass's outputs once its proof holds; :class:`DeckFault` ``bad_pass`` naming ``label`` if not.
+
+    ``outputs`` is a list of :class:`Ciphertext` or of 66-byte encodings, ``proof`` a :class:`ShuffleProof` or its
+    bytes. Sizes are checked before anything is decoded, and encodings before any group operation.
+    """
+    name = f"seat {seat}'s {label}"
+    n = len(deck)
+    if not isinstance(outputs, list | tuple) or len(outputs) != n:
+        got = len(outputs) if isinstance(outputs, list | tuple) else type(outputs).__name__
+        raise DeckFault(BAD_PASS, seat, f"{name}: expected {n} ciphertexts, got {got}")
+    try:
+        cts = [ct if isinstance(ct, Ciphertext) else Ciphertext.decode(ct) for ct in outputs]
+        if not isinstance(proof, ShuffleProof):
+            proof = ShuffleProof.decode(proof)
+        ok = verify_shuffle(ctx, y, deck, cts, proof)
+    except InvalidEncoding as exc:
+        raise DeckFault(BAD_PASS, seat, f"{name} is malformed: {exc}") from None
+    if not ok:
+        raise DeckFault(BAD_PASS, seat, f"{name}: the shuffle proof does not verify")
+    return cts
+
+
+def rerandomise_hand(ctx: bytes, y: Point, hand: Sequence[Ciphertext],
+                     secrets: SeatSecrets) -> tuple[Pass, list[int]]:
+    """A proven pass over a hidden hand's ciphertexts (``"hand"`` context) and its permutation.
+
+    Why: positions leak over a game (who gave you which card); after this pass, checked by everyone with
+    :func:`check_pass`, they are unlinkable. The owner keeps the permutation: new slot ``i`` holds the card of old
+    slot ``perm[i]``, so it still knows its hand without new shares. Opening a new slot to anyone else needs fresh
+    shares from every seat (the old ones open only the old ciphertexts).
+    """
+    return _prove(ctx, y, hand, secrets.rng(b"hand", ctx, _deck_digest(hand)))
+
+
+# ----------------------------------------------------------------------------- opening
+
+
+@dataclass(frozen=True, slots=True)
+class Share:
+    """A decryption share ``D_p = x_p·a`` of one slot and its Chaum–Pedersen proof."""
+
+    d: Point
+    proof: ShareProof
+
+
+def make_share(ctx: bytes, secrets: SeatSecrets, ct: Ciphertext) -> Share:
+    """This seat's share of opening ``ct``, in the ``"open"`` context of its slot."""
+    d, proof = prove_share(ctx, secrets.x, ct.a, secrets.rng(b"open", ctx, ct.hash_bytes()))
+    return Share(d, proof)
+
+
+def check_share(ctx: bytes, y_p: Point, ct: Ciphertext, share: object, *, seat: int, slot: int) -> Point:
+    """``D_p`` once its proof shows it is ``x_p·a`` for seat ``seat``'s ``Y_p``; else :class:`DeckFault` ``bad_key``."""
+    if not isinstance(share, Share):
+        raise DeckFault(BAD_KEY, seat, f"seat {seat}'s share for slot {slot} is not a share")
+    d = _point(share.d, seat, BAD_KEY, f"seat {seat}'s share for slot {slot}")
+    try:
+        ok = verify_share(ctx, y_p, ct.a, d, share.proof)
+    except InvalidEncoding as exc:
+        raise DeckFault(BAD_KEY, seat, f"seat {seat}'s share for slot {slot}: {exc}") from None
+    if not ok:
+        raise DeckFault(BAD_KEY, seat, f"seat {seat}'s share for slot {slot} fails its proof")
+    return d
+
+
+def open_slot(book: CardBook, ct: Ciphertext, shares: Mapping[int, Point], players: int, *, slot: int) -> int:
+    """The card id of ``ct`` from every seat's (checked) share: ``M = b − Σ D_p``, then the book.
+
+    A missing seat is a ``bad_key`` fault naming it (the caller decides whether it is late or withheld); a point
+    that is no card is ``bad_card`` (impossible with checked shares and passes: a forged secret list).
+    """
+    missing = [s for s in range(players) if s not in shares]
+    if missing:
+        raise DeckFault(BAD_KEY, missing[0], f"slot {slot} lacks the shares of seats {missing}")
+    return book.card_of(combine_shares(ct, [shares[s] for s in range(players)]), slot)
+
+
+def deal_duties(players: int, to: int) -> list[int]:
+    """Seats that send ``to`` their share privately: all others. ``to`` verifies each proof and adds its own."""
+    return [s for s in range(players) if s != to]
+
+
+def reveal_duties(players: int) -> list[int]:
+    """Seats that broadcast their share of a reveal: all of them; every seat verifies every proof."""
+    return list(range(players))
+
+
+def show_duties(players: int, owner: int, viewer: int) -> tuple[list[int], list[int]]:
+    """A private show of the owner's card to ``viewer``: ``(first, then)`` rounds of shares sent to the viewer.
+
+    First every seat but the owner and the viewer, then the owner. The owner's share is the last lock of a card in
+    its hand: it leaves only once the viewer holds every other checked share, so a show that fails (a wrong or
+    withheld share, named on arrival) never leaves the viewer with the owner's share. The viewer adds its own.
+    """
+    if owner == viewer:
+        raise ValueError("a private show is to another seat than the owner")
+    return [s for s in range(players) if s not in (owner, viewer)], [owner]
+
+
+# ----------------------------------------------------------------------------- secret composition
+
+
+@dataclass(frozen=True, slots=True)
+class SecretList:
+    """An owner's private list encrypted under ``Y``, a proof of each randomness, and a commitment to the list."""
+
+    ciphertexts: tuple[Ciphertext, ...]
+    proofs: tuple[KeyProof, ...]
+    commitment: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ListOpening:
+    """What opens a :class:`SecretList` at the owner's consent: the card ids, the randomness, the salt."""
+
+    cards: tuple[int, ...]
+    randomness: tuple[int, ...]
+    salt: bytes = field(repr=False)
+
+
+def _list_commitment(ctx: bytes, salt: bytes, cards: Sequence[int]) -> bytes:
+    return digest(tags.VERIFIED_LIST, ctx, salt, b"".join(_u32(c) for c in cards))
+
+
+def _index_ctx(ctx: bytes, i: int) -> bytes:
+    """The context of the randomness proof of list entry ``i`` (each entry its own, so none is moved or copied)."""
+    return digest(tags.VERIFIED_LIST, ctx, _u32(i))
+
+
+def make_secret_list(ctx: bytes, y: Point, book: CardBook, cards: Sequence[int],
+                     secrets: SeatSecrets) -> tuple[SecretList, ListOpening]:
+    """Encrypt the owner's list ``cards`` under ``Y`` (``"list"`` context) and keep its opening.
+
+    ``Enc(M_c; r_i)`` with fresh ``r_i``; a Schnorr proof of ``r_i`` for ``a_i = r_i·G``, so the owner knows every
+    plaintext (no ciphertext taken from another deck); ``commitment = D(LIST tag, ctx, salt, u32(c)…)``. Neither
+    proves that a plaintext is a card of the pool or that the list obeys the deck rules (module docstring).
+    """
+    points = _check_cards(book, cards)
+    rng = secrets.rng(b"list", ctx, b"".join(_u32(c) for c in cards))
+    rs = [random_scalar(rng) for _ in cards]
+    salt = rng.bytes(32)
+    cts = tuple(encrypt(y, m, r) for m, r in zip(points, rs, strict=True))
+    proofs = tuple(prove_key(_index_ctx(ctx, i), r, rng) for i, r in enumerate(rs))
+    return (SecretList(cts, proofs, _list_commitment(ctx, salt, cards)),
+            ListOpening(tuple(cards), tuple(rs), salt))
+
+
+def check_secret_list(ctx: bytes, size: int, received: object, *, seat: int) -> list[Ciphertext]:
+    """The list's ciphertexts once its shape and every randomness proof hold; :class:`DeckFault` ``bad_secret_deck``."""
+    if not isinstance(received, SecretList) or not isinstance(received.ciphertexts, tuple) \
+            or not isinstance(received.proofs, tuple):
+        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list is not a secret list")
+    if not 1 <= size <= MAX_SHUFFLE or len(received.ciphertexts) != size or len(received.proofs) != size:
+        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list must hold {size} cards and proofs")
+    if not isinstance(received.commitment, bytes) or len(received.commitment) != 32:
+        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list has no 32-byte commitment")
+    try:
+        check_context(ctx)
+        cts = [ct if isinstance(ct, Ciphertext) else Ciphertext.decode(ct) for ct in received.ciphertexts]
+        for i, (ct, proof) in enumerate(zip(cts, received.proofs, strict=True)):
+            if ct.a.is_identity or ct.b.is_identity or not verify_key(_index_ctx(ctx, i), ct.a, proof):
+                raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list: entry {i} is not proven")
+    except InvalidEncoding as exc:
+        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list is malformed: {exc}") from None
+    if len(set(cts)) != len(cts):
+        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list repeats a ciphertext")
+    return cts
+
+
+def check_list_opening(ctx: bytes, y: Point, book: CardBook, secret: SecretList, opening: ListOpening) -> bool:
+    """Whether ``opening`` (released by the owner's consent) opens ``secret``: commitment and every ciphertext."""
+    if len(opening.cards) != len(secret.ciphertexts) or len(opening.randomness) != len(opening.cards) \
+            or not all(isinstance(r, int) and not isinstance(r, bool) for r in opening.randomness) \
+            or not isinstance(opening.salt, bytes):
+        return False
+    try:
+        points = _check_cards(book, opening.cards)
+    except ValueError:
+        return False
+    if _list_commitment(ctx, opening.salt, opening.cards) != secret.commitment:
+        return False
+    return all(encrypt(y, m, r) == ct for m, r, ct in zip(points, opening.randomness, secret.ciphertexts,
+                                                          strict=True))
