@@ -172,3 +172,56 @@ def test_determinism() -> None:
     assert hash_value(a[2]) == hash_value(b[2]) and a[0] == b[0]
     c = play(4, bytes([10]) * 32)
     assert hash_value(a[2]) != hash_value(c[2])
+
+
+@dataclass
+class Picky(Task[Board]):
+    """Asks seat 0 and refuses any answer but 'ok' in ``answer`` (as a task refuses an opened face)."""
+
+    def run(self, game: Board) -> Outcome:
+        return Decide((0,), "ok?")
+
+    def answer(self, game: Board, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        if answers[0][1] != {"type": "ok"}:
+            raise IllegalAction("not ok")
+        return Done()
+
+
+def test_a_refused_answer_leaves_the_decision_pending() -> None:
+    board = Board()
+    stack: TaskStack[Board] = TaskStack([Finish(), Picky()])
+    step = stack.settle(board)
+    before = stack.snapshot()
+    with pytest.raises(IllegalAction):
+        stack.answer(board, [(0, {"type": "no"})], {})
+    assert stack.pending == step and stack.snapshot() == before
+
+
+@dataclass
+class EndNow(Task[Board]):
+    """Throws every pending task away and ends the game (a game decided in the middle of a turn)."""
+
+    def run(self, game: Board) -> Outcome:
+        game.result = GameOver((1,), (0, 0))
+        game.log.append("ended")
+        stack_of[id(game)].reset([Finish()])
+        return CONTINUE
+
+
+stack_of: dict[int, TaskStack[Board]] = {}
+
+
+def test_reset_inside_a_running_settle_starts_again_from_the_new_tasks() -> None:
+    board = Board()
+    stack: TaskStack[Board] = TaskStack([Round(), Round(), EndNow()])
+    stack_of[id(board)] = stack
+    assert stack.settle(board) == GameOver((1,), (0, 0))
+    assert board.log == ["ended"] and len(stack) == 1 and isinstance(stack.top, Finish)
+
+
+def test_a_task_pushed_over_a_pending_step_runs_first() -> None:
+    board, stack = new()
+    assert stack.settle(board) == Decide((0,), "guess")
+    stack.push(Note("first"))
+    assert stack.pending is None
+    assert stack.settle(board) == Decide((0,), "guess") and board.log == ["first"]

@@ -112,7 +112,6 @@ def test_ron_chess_mastery_again_when_he_gets_new_cards() -> None:
     sc.pass_(0, "skill:chess_mastery")  # he may decline the move
     assert not st.hands[0] and st.judge[1]
     st.push(DrawTask(0, 1))  # test-only: "a new source of hand cards" (※)
-    st.pending = None
     offers = [a for a in sc.legal(0) if a["type"] == "skill"]
     assert offers == [{"type": "skill", "skill": "chess_mastery", "slots": list(st.hands[0]), "targets": []}]
     sc.act(0, offers[0], "play")

@@ -23,6 +23,7 @@ from p2php.games.hpsha.data import (
     card_label,
     identity_role,
 )
+from p2php.testing.conformance import check_game
 
 
 def test_deck_table_counts() -> None:
@@ -212,28 +213,9 @@ def test_same_seed_same_final_state_hash() -> None:
 
 @pytest.mark.parametrize("n", [4, 7, 10])
 def test_every_decision_has_legal_actions_that_pass_check(n: int) -> None:
-    for seed in range(4 if n == 10 else 8):
-        st = GAME.new_state(n, {})
-        tb = LocalTable(st, seed)
-        while True:
-            step = tb.run_chance()
-            if isinstance(step, GameOver):
-                break
-            assert step == st.step()  # step() is idempotent
-            h = st.state_hash()
-            assert h == st.state_hash()
-            answers = []
-            for seat in step.seats:
-                kn = tb.knowledge(seat)
-                legal = st.legal_actions(seat, kn)
-                assert legal, (step, seat)
-                for a in legal:
-                    st.check(seat, a, kn)
-                    st.check(seat, a, tb.everything())
-                    st.check(seat, a, Knowledge(tb.public))
-                    assert st.describe(seat, a, {})
-                answers.append((seat, RandomBot(f"{seed}/{seat}/{len(tb.log)}").choose(st, seat, kn, legal)))
-            tb.act(answers)
+    """The kit's conformance check at every decision (legal actions pass check with the seat's, the
+    auditor's and the public view; describe; stable step and hash; determinism; clone)."""
+    check_game(GAME, players=(n,), seeds=range(4 if n == 10 else 8), every=1)
 
 
 def test_clone_is_independent_and_snapshot_plain() -> None:

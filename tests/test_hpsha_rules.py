@@ -16,6 +16,7 @@ import pytest
 from p2php.engine.contract import Decide, IllegalAction, Knowledge
 from p2php.games.hpsha.data import AUROR, DARK, MINISTER, SPY
 from p2php.testing.hpsha import Scenario
+from p2php.testing.tasks import Capture, captured
 
 C4 = ["ron", "snape", "voldemort", "luna"]
 
@@ -330,8 +331,7 @@ def test_point_duel_picks_face_down_then_opens_both_together() -> None:
     sc = sc4(hands={0: [("bombarda", "♠", 10)], 1: [("bombarda", "♣", 10)]})
     st = sc.state
     sc.decide()
-    st.push(PointDuelTask(0, 1))  # test-only: a skill (勇气, 巨力) would push it
-    st.pending = None
+    st.push(Capture(PointDuelTask(0, 1), "duel"))  # test-only: a skill (勇气, 巨力) would push it
     d = sc.decide()
     assert d.seats == (0, 1) and d.prompt == "point_duel"
     a0 = {"type": "duel", "slot": sc.slot(0, "bombarda")}
@@ -340,7 +340,7 @@ def test_point_duel_picks_face_down_then_opens_both_together() -> None:
     sc.table.act([(0, a0), (1, a1)])
     assert isinstance(st.step(), Reveal) and len(st.step().slots) == 2  # type: ignore[union-attr]
     sc.step()
-    assert st.ret == {"won": False, "slots": [a0["slot"], a1["slot"]]}  # a tie: the initiator loses
+    assert captured(st, "duel") == {"won": False, "slots": [a0["slot"], a1["slot"]]}  # a tie: the initiator loses
 
 
 def test_private_look_at_a_hand_and_at_the_deck_top_with_reordering() -> None:
@@ -350,17 +350,15 @@ def test_private_look_at_a_hand_and_at_the_deck_top_with_reordering() -> None:
     st = sc.state
     sc.decide()
     st.push(LookAtHandTask(0, 2))  # test-only: a skill would push these
-    st.pending = None
     sc.decide()
     assert all(s in sc.table.private[0] for s in st.hands[2])
     assert not any(s in sc.table.private.get(1, {}) for s in st.hands[2])
     top = st.deck[:3]
-    st.push(PeekDeckTask(3, 3, reorder=True))
-    st.pending = None
+    st.push(Capture(PeekDeckTask(3, 3, reorder=True), "top"))
     d = sc.decide()
     assert d == Decide((3,), "arrange_top")
     assert all(s in sc.table.private[3] for s in top) and not any(s in sc.table.public for s in top)
     assert len(sc.legal(3)) == 6
     sc.act(3, {"type": "arrange", "order": [top[2], top[0], top[1]]})
     assert st.deck[:3] == [top[2], top[0], top[1]]
-    assert st.ret == [top[2], top[0], top[1]]
+    assert captured(st, "top") == [top[2], top[0], top[1]]

@@ -262,11 +262,15 @@ class TaskStack(Generic[G]):
     # ---- the stack itself
 
     def push(self, task: Task[G], into: str = "") -> None:
-        """Put ``task`` on top; with ``into``, its result goes to that field of the task below."""
+        """Put ``task`` on top; with ``into``, its result goes to that field of the task below.
+
+        A step the old top was waiting for is dropped: the new task runs first (settle again).
+        """
         if into and (not self._tasks or into not in self._tasks[-1]._names()):
             raise TypeError(f"no field {into!r} to receive the result of {type(task).__name__}")
         self._tasks.append(task)
         self._into.append(into)
+        self.pending = None
 
     def pop(self) -> Task[G]:
         """Remove and return the top task (its result, if any, is dropped)."""
@@ -304,8 +308,8 @@ class TaskStack(Generic[G]):
 
     def reset(self, tasks: Sequence[Task[G]]) -> None:
         """Throw every pending task away and start again from ``tasks`` (the game ends at once)."""
-        self._tasks = list(tasks)
-        self._into = [""] * len(self._tasks)
+        self._tasks[:] = tasks  # in place: a settle loop running now holds these lists
+        self._into[:] = [""] * len(self._tasks)
         self.pending = None
 
     @property
@@ -336,8 +340,9 @@ class TaskStack(Generic[G]):
         """Give checked answers to the pending Decide's task, then run on to the next step."""
         if not isinstance(self.pending, Decide):
             raise IllegalAction("no decision is pending")
+        out = self._tasks[-1].answer(game, answers, faces)  # a refusal leaves the step pending
         self.pending = None
-        self._follow(game, self._tasks[-1].answer(game, answers, faces))
+        self._follow(game, out)
         return self.settle(game)
 
     def advance(self, game: G, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> Step:
@@ -345,8 +350,9 @@ class TaskStack(Generic[G]):
         step = self.pending
         if step is None or isinstance(step, Decide | GameOver):
             raise IllegalAction("advance() is for chance steps")
+        out = self._tasks[-1].received(game, step, faces or {}, random)  # a refusal leaves the step pending
         self.pending = None
-        self._follow(game, self._tasks[-1].received(game, step, faces or {}, random))
+        self._follow(game, out)
         return self.settle(game)
 
     def follow(self, game: G, out: Outcome) -> None:

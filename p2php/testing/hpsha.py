@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from p2php.engine.contract import Action, GameOver, GameState, Shuffle
+from p2php.engine.contract import Action, GameState, Shuffle
 from p2php.games.hpsha import HpshaGame
 from p2php.games.hpsha.data import (
     AUROR,
@@ -33,8 +33,6 @@ from p2php.games.hpsha.data import (
 from p2php.games.hpsha.state import HpshaState
 from p2php.games.hpsha.tasks import Task
 from p2php.games.hpsha.words import lines
-from p2php.testing.edits import Edit
-from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import MODES, Mode, scenario_mode
 from p2php.testing.scenario import Scenario as BaseScenario
 from p2php.testing.stacking import StackingError
@@ -59,13 +57,6 @@ READS = frozenset({
 def default_roles(n: int, alt: bool = False) -> list[str]:
     m, a, d, s = role_counts(n, alt)
     return [MINISTER] * m + [AUROR] * a + [DARK] * d + [SPY] * s
-
-
-class _HpshaTable(ProtocolTable):
-    def end_here(self) -> None:
-        over = GameOver((), (0,) * len(self.peers), "the scenario ends here (test only)")
-        self.record(Edit(0, (), "setattr", "result", (over,)))
-        self.record(Edit(0, (), "setattr", "pending", (None,)))
 
 
 class Scenario(BaseScenario):
@@ -99,9 +90,6 @@ class Scenario(BaseScenario):
 
     def engine_state(self) -> GameState:
         return HpshaState(self.n, self.options)
-
-    def protocol_table(self, seed: int, reads: frozenset[str], editable: bool) -> ProtocolTable:
-        return _HpshaTable(self.game, self.n, self.options, seed, self.arrange, reads=reads)
 
 
     # ------------------------------------------------------------------ cards

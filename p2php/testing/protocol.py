@@ -19,11 +19,13 @@ from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequenc
 from typing import Any
 
 from p2php.engine.contract import Action, CardId, Decide, Game, GameOver, GameState, Knowledge, Seat, Shuffle, Slot
+from p2php.engine.taskgame import TaskGame
 from p2php.session.handshake import Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.testing.edits import CONTRACT_READS, Edit, EditedGame, EditedState, edited_game
 from p2php.testing.stacking import Arrange, StackedSecrets, StackingError, checked_order
+from p2php.testing.tasks import EndHere
 
 
 class ScenarioLockstep(Lockstep):
@@ -227,6 +229,11 @@ class ProtocolTable:
         assert len({v.state_hash for v in verdicts if v is not None}) == 1, "final state hashes differ"
 
     def end_here(self) -> None:
-        """Make the game end at this point (a test-only edit; a game's helper overrides it)."""
+        """Make the game end at this point (a test-only edit): a game on a task stack gets an
+        :class:`~p2php.testing.tasks.EndHere` pushed; another game's helper overrides this."""
+        if isinstance(self.first_state(), TaskGame):
+            over = GameOver((), (0,) * len(self.peers), "the scenario ends here (test only)")
+            self.record(Edit(0, (("attr", "stack"),), "call", "push", (EndHere(over),)))
+            return
         raise AssertionError("the scenario has not ended and this game has no test-only way to end it here: "
                              "play it to the end before finish()")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgpack
@@ -24,8 +24,6 @@ from p2php.engine.contract import (
     Deal,
     Decide,
     GameOver,
-    GameState,
-    IllegalAction,
     Knowledge,
     Randomness,
     Reveal,
@@ -35,7 +33,8 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.engine.tasks import CONTINUE, Done, Outcome, TaskStack
+from p2php.engine.taskgame import TaskGame
+from p2php.engine.tasks import CONTINUE, Outcome, TaskStack
 from p2php.games.hpsha import characters as _characters  # noqa: F401  (registers the skills)
 from p2php.games.hpsha import chars_adults as _chars_adults  # (registers the Dark Mark's and the Order's skills)
 from p2php.games.hpsha import chars_staff as _chars_staff  # noqa: F401  (registers the staff's skills)
@@ -69,7 +68,7 @@ LOG_KEEP = 256
 _SKILLS_OF: tuple[tuple[Skill, ...], ...] = tuple(SKILLS_BY_CHARACTER.get(c.key, ()) for c in CHARACTERS)
 
 
-class HpshaState(GameState):
+class HpshaState(TaskGame):
     """One game of Harry Potter Sha in progress (public information only)."""
 
     def __init__(self, players: int, options: Mapping[str, Any]) -> None:
@@ -85,8 +84,6 @@ class HpshaState(GameState):
         self.next_slot = 0
         self.uid = 0
         self.stack: TaskStack[HpshaState] = TaskStack([SetupTask()])
-        self.pending: Step | None = None
-        self.ret: Any = None
         self.result: GameOver | None = None
         # zones (slots)
         self.deck: list[int] = []
@@ -126,109 +123,25 @@ class HpshaState(GameState):
         self._range_hooks = False
         self._alive_key: list[bool] = []
         self._pos: dict[int, int] = {}
-        self._settle()
+        self.stack.settle(self)
 
     # ------------------------------------------------------------------ engine plumbing
+    # step, legal_actions, check, reveals, apply and advance come from TaskGame: they ask the top task.
 
-    def _settle(self) -> None:
-        while self.pending is None:
-            if self.result is not None:
-                self.pending = self.result
-                return
-            out = self.stack.top.run(self)  # None: an older-style task
-            if out is not None:
-                self._follow(out)
-
-    def _follow(self, out: Outcome) -> None:
-        """One outcome of the top task; a result nobody asked for lands in ``ret`` (the older style)."""
-        if isinstance(out, _STEP_TYPES):
-            self.pending = out
-            return
-        if type(out) is Done and not self.stack.result_field:
-            self.ret = out.result
-        self.stack.follow(self, out)
+    @property
+    def pending(self) -> Step | None:
+        """The step the stack waits for (readers: bots, views)."""
+        return self.stack.pending
 
     def setup_done(self) -> bool:
         """Roles, characters and the four starting cards each are all dealt."""
         return self.phase != "setup"
-
-    def step(self) -> Step:
-        if self.pending is None:
-            self._settle()
-        assert self.pending is not None
-        return self.pending
-
-    def _top_decide(self, seat: Seat) -> Task:
-        step = self.step()
-        if not isinstance(step, Decide) or seat not in step.seats:
-            raise IllegalAction(f"seat {seat} is not asked to decide now")
-        return self.stack.top  # type: ignore[return-value]  # every task on it is an HP Sha Task
-
-    def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        return self._top_decide(seat).legal(self, seat, knowledge)
-
-    def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
-        if not isinstance(action, dict):
-            raise IllegalAction("an action is a dict")
-        self._top_decide(seat).check(self, seat, action, knowledge)
-
-    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        return self._top_decide(seat).reveals(self, seat, action)
-
-    def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
-        step = self.step()
-        if not isinstance(step, Decide):
-            raise IllegalAction("no decision is pending")
-        if tuple(s for s, _a in answers) != step.seats:
-            raise IllegalAction(f"answers must come from seats {step.seats} in that order")
-        task = self._top_decide(answers[0][0])
-        for seat, action in answers:
-            task.check(self, seat, action, Knowledge(self.pub))
-            for slot in task.reveals(self, seat, action):
-                if slot not in faces:
-                    raise IllegalAction(f"the face of slot {slot} was not revealed")
-        added = [s for s in faces if s not in self.pub]
-        self.pub.update(faces)
-        try:
-            out = task.answer(self, answers, faces)  # validates the opened faces before changing anything
-        except IllegalAction:
-            for s in added:
-                del self.pub[s]
-            raise
-        self.pending = None
-        if out is not None:
-            self._follow(out)
-        self._settle()
-
-    def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
-        step = self.step()
-        if isinstance(step, Decide | GameOver):
-            raise IllegalAction("advance() is for chance steps")
-        faces = dict(faces or {})
-        if isinstance(step, Reveal):
-            missing = [s for s in step.slots if s not in faces]
-            if missing:
-                raise IllegalAction(f"faces missing for revealed slots {missing}")
-            self.pub.update(faces)
-        if isinstance(step, Randomness) and len(random) < 16:
-            raise IllegalAction("randomness too short")
-        self.pending = None
-        self._follow(self.stack.top.received(self, step, faces, random))
-        self._settle()
 
     def push(self, task: Task, into: str = "") -> None:
         """Put ``task`` on the stack: it runs before the task now running goes on (with ``into``,
         its result goes to that field of the running task).  Effects that are not tasks (a skill's
         ``invoke``) push this way; a task's ``run`` usually returns ``Push``/``Call`` instead."""
         self.stack.push(task, into)
-
-    def finish(self, value: Any) -> None:
-        """Pop the top task (the caller) and hand ``value`` to its parent (the older style of ``Done``)."""
-        into = self.stack.result_field
-        self.stack.pop()
-        if into:
-            setattr(self.stack.top, into, value)
-        self.ret = value
 
     def alloc(self, n: int) -> int:
         first = self.next_slot
@@ -474,12 +387,12 @@ class HpshaState(GameState):
         return colours.pop() if len(colours) == 1 else ""
 
     def spell_void(self, user: int, kind: str, target: int, colour: str) -> str:
-        """Why the spell ``user`` uses has no effect on ``target`` (a skill's label), or ""."""
+        """Why the spell ``user`` uses has no effect on ``target`` (a skill's key), or ""."""
         for s in (user, target) if user != target else (user,):
             if s >= 0:
                 for sk in self.skills(s):
                     if sk.spell_void(self, s, user, kind, target, colour):
-                        return sk.label
+                        return sk.key
         return ""
 
     def damage_prevented_from(self, seat: int, source: int) -> bool:
@@ -636,7 +549,7 @@ class HpshaState(GameState):
             pending = ["over", list(p.winners), list(p.scores), p.summary]
         return {
             "n": self.n, "alt_roles": self.alt_roles, "max_turns": self.max_turns, "next_slot": self.next_slot,
-            "uid": self.uid, "stack": self.stack.snapshot(), "pending": pending, "ret": _plain(self.ret),
+            "uid": self.uid, "stack": self.stack.snapshot(), "pending": pending,
             "deck": self.deck, "discard": self.discard, "processing": self.processing, "set_aside": self.set_aside,
             "pub": self.pub, "hands": self.hands, "equip": self.equip, "judge": self.judge, "alive": self.alive,
             "hp": self.hp, "max_hp": self.max_hp, "char": self.char, "face_down": self.face_down,
@@ -681,16 +594,3 @@ _PLAIN_PARTS = frozenset({
     "turn_no", "bombarda_used", "plays_this_phase", "impeded", "skip", "extra_phases", "event_no", "event_digest",
 })
 """Snapshot parts that are canonical as they stand (plain lists and scalars, no dicts, no tuples of dicts)."""
-
-
-_STEP_TYPES = (Decide, Shuffle, Deal, Reveal, Show, Randomness, GameOver)
-
-
-def _plain(v: Any) -> Any:
-    if v is None or isinstance(v, bool | int | str):
-        return v
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    return repr(v)

@@ -1,21 +1,16 @@
-"""The resolution machinery: an explicit stack of small plain-data tasks.
+"""HP Sha's tasks on the kit's task stack, and the two ways of asking a seat.
 
-Why not generators or closures: decisions and crypto steps interrupt resolution
-at any depth, and the whole state must be snapshot-able (plain data for the
-state hash) and cloneable.  So pending resolution is a stack of dataclasses.
-Each task has a ``stage`` counter; :meth:`Task.run` advances it by one stage and
-either pushes sub-tasks (returns ``None``), asks for an external step (returns
-it: Decide / Shuffle / Deal / Reveal / Show / Randomness), or finishes
-(:meth:`HpshaState.finish` pops it and stores its return value in ``state.ret``,
-which the parent reads in its next stage).  The external step's result is
-delivered to the waiting task through :meth:`Task.answer` (Decide) or
-:meth:`Task.advanced` (everything else).
+Resolution is a stack of small plain-data tasks (:mod:`p2php.engine.tasks`): decisions and
+crypto steps interrupt it at any depth, and the whole state must stay snapshot-able and
+cloneable.  A task's :meth:`~p2php.engine.tasks.Task.run` returns an outcome -- a contract
+step to wait for (its result comes back through ``answer`` or ``received``), ``Push``/``Call``
+for sub-tasks (a ``Call`` hands the sub-task's result to a named field), ``Done`` with a result,
+``CONTINUE`` after moving to another named stage.
 
-This module holds the base class and the two ways of asking a seat (for a card,
-for a choice).  The generic tasks built on them live in :mod:`.moves` (drawing,
-reshuffling, revealing, taking cards, 拼点), :mod:`.windows` (timing points,
-咒立停 / 呼神护卫 windows, judgement) and :mod:`.damage` (damage, HP loss, dying,
-death, the end of the game).
+This module holds the HP Sha base class and the two ways of asking a seat (for a card, for a
+choice).  The generic tasks built on them live in :mod:`.moves` (drawing, reshuffling,
+revealing, taking cards, 拼点), :mod:`.windows` (timing points, 咒立停 / 呼神护卫 windows,
+judgement) and :mod:`.damage` (damage, HP loss, dying, death, the end of the game).
 """
 
 from __future__ import annotations
@@ -33,7 +28,6 @@ from p2php.engine.contract import (
     Knowledge,
     Seat,
     Slot,
-    Step,
 )
 from p2php.engine.tasks import CONTINUE, Done, Outcome
 from p2php.engine.tasks import Task as KitTask
@@ -92,33 +86,13 @@ def spec_ok(spec: str, card: Card) -> bool:
 # ----------------------------------------------------------------------------- base
 
 
-@dataclass
 class Task(KitTask["HpshaState"]):
     """Base of every HP Sha task: a :class:`p2php.engine.tasks.Task` over :class:`HpshaState`.
 
-    Tasks written on the kit return outcomes (``Done``, ``Call``, ``Push``, ``CONTINUE``) and
-    name their stages.  Tasks not yet moved onto it keep the older style, which the state's
-    settle loop still runs: ``run`` returns ``None`` after ``st.push`` / ``st.finish``, the
-    result travels in ``st.ret`` and ``stage`` is a number.
+    A task returns outcomes (``Done``, ``Call``, ``Push``, ``Replace``, ``CONTINUE`` or a contract
+    step), names its stages (``class Stage(Enum)`` and a ``stage`` field) and receives the results
+    of the tasks it calls in fields of its own (``Call(task, into="field")``).
     """
-
-    stage: Any = field(default=0, kw_only=True)
-
-    def run(self, st: HpshaState) -> Outcome | None:  # type: ignore[override]  # None: the older style
-        raise NotImplementedError(type(self).__name__)
-
-    def answer(  # type: ignore[override]  # None: the older style
-        self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]
-    ) -> Outcome | None:
-        raise IllegalAction("no decision pending")
-
-    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        self.advanced(st, faces, random)
-        return CONTINUE
-
-    def advanced(self, st: HpshaState, faces: Mapping[Slot, CardId], random: bytes) -> None:
-        """The older style's :meth:`received`: the chance step is done, go to the next stage."""
-        self.stage += 1
 
 
 # ----------------------------------------------------------------------------- asking
