@@ -287,10 +287,16 @@ _UNO_PROMPTS = {
 def _hpsha_prompt(prompt: str) -> str:
     try:
         from p2php.games.hpsha.data import KINDS
+        from p2php.games.hpsha.triggers import SKILLS
     except ImportError:
         return prompt
     kind, _, what = prompt.partition(":")
-    label = f"{KINDS[what].zh} {KINDS[what].en}" if what in KINDS else what.replace("_", " ")
+    if what in KINDS:
+        label = f"{KINDS[what].zh} {KINDS[what].en}"
+    elif what in SKILLS:
+        label = f"{SKILLS[what].zh} {SKILLS[what].en}"
+    else:
+        label = what.replace("_", " ")
     texts = {
         "identity": "identities are dealt: the minister reveals, everyone else says so",
         "pick_character": "pick your character",

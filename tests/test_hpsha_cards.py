@@ -62,7 +62,7 @@ def test_expelliarmus_weapon_only_and_judgement_area() -> None:
     pass_window(sc, "respond:counter")
     options = [a["value"] for a in sc.legal(0)]
     assert options == ["hand", weapon, bind]  # armour and brooms cannot be taken
-    sc.choose(0, bind, "pick:除你武器")
+    sc.choose(0, bind, "pick:expelliarmus")
     assert bind in st.discard and st.judge[1] == []
 
 

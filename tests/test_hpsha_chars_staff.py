@@ -68,7 +68,7 @@ def test_dumbledore_benevolence_prevents_the_damage_and_discards_two_cards_befor
     assert sc.prompt() == ((0,), "skill:benevolence")  # ※ before the 呼神护卫 window
     sc.act(0, {"type": "invoke"})
     assert {"type": "choose", "value": "hand"} in sc.legal(0)
-    sc.choose(0, cloak, "pick:仁爱")  # the first card: the equipped one
+    sc.choose(0, cloak, "pick:benevolence")  # the first card: the equipped one
     # the second: only the hand is left, so no question — a random hand card (joint randomness)
     assert sc.prompt() == ((0,), "play")  # no 呼神护卫 window: the damage was prevented
     assert st.hp[1] == 3 and cloak in st.discard and len(st.hands[1]) == 2
@@ -218,7 +218,7 @@ def test_snape_interrogation_the_target_may_refuse_and_snape_discards_one_of_its
     sc.act(0, skill("interrogation", targets=[1], value="basic"), "play")
     sc.pass_(1, "skill:interrogation")  # ※ it holds a basic card and still refuses
     assert set(map(str, (a["value"] for a in sc.legal(0)))) == {"hand", str(cloak)}
-    sc.choose(0, "hand", "pick:诘难")  # a random hand card
+    sc.choose(0, "hand", "pick:interrogation")  # a random hand card
     assert sc.prompt() == ((0,), "play")
     assert len(st.hands[1]) == 2 and st.equip[1] and st.discard[-1] not in st.equip[1].values()
 

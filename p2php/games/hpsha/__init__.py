@@ -23,7 +23,7 @@ Card universe: 0–103 game cards (deck table order), 104–113 identity cards,
 114–138 character cards.  Decide prompts: ``identity``, ``pick_character``,
 ``play``, ``discard``, ``respond:<apparate|bombarda|sectumsempra|stupefy|crucio|
 out_of_body|tears|patronus|counter>``, ``skill:<key>``, ``weapon:<vine|holly|bludger|
-maple>``, ``pick:<card>``, ``stupefy``, ``reparo``, ``aguamenti``, ``quill_guess``.
+maple>``, ``pick:<card or skill key>``, ``stupefy``, ``reparo``, ``aguamenti``, ``quill_guess``.
 Actions: ``use`` / ``quill`` / ``end`` (play phase), ``discard``, ``card`` (give hand
 card(s), optionally ``skill`` for a conversion) / ``pass``, ``choose``, ``invoke``,
 ``reveal_identity`` / ``not_minister``, ``pick``.

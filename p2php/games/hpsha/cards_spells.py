@@ -20,7 +20,7 @@ from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import DamageTask
-from p2php.games.hpsha.data import CARDS, DIAMOND, HEART, SPADE, kind_label
+from p2php.games.hpsha.data import CARDS, DIAMOND, HEART, SPADE
 from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.moves import DrawTask, PickCardTask, RevealTopTask
 from p2php.games.hpsha.tasks import AskCard, AskChoice, CardGiven, Task
@@ -118,9 +118,9 @@ class SpellTask(Task):
         if k == "geminio":
             return Push(DrawTask(t, 2))
         if k == "expelliarmus":
-            return Push(PickCardTask(u, t, ["hand", "weapon", "judge"], "discard", "除你武器"))
+            return Push(PickCardTask(u, t, ["hand", "weapon", "judge"], "discard", "expelliarmus"))
         if k == "legilimens":
-            return Push(PickCardTask(u, t, ["hand", "equip", "judge"], "obtain", "摄神取念"))
+            return Push(PickCardTask(u, t, ["hand", "equip", "judge"], "obtain", "legilimens"))
         if k == "sectumsempra":
             return Push(ApparateOrHurt(u, t, "sectumsempra", "kind:apparate"))
         if k == "stupefy":
@@ -264,7 +264,7 @@ class OutOfBodyTask(Task):
             self.stage = OutOfBodyTask.Stage.DONE
             if self.used is not None:
                 return Push(BombardaTask(a, b, list(self.used["slots"])))
-            return Push(PickCardTask(self.user, a, ["hand", "equip"], "obtain", "灵魂出窍"))
+            return Push(PickCardTask(self.user, a, ["hand", "equip"], "obtain", "out_of_body"))
         return Done()
 
 
@@ -350,7 +350,7 @@ class JudgementPhaseTask(Task):
                 return CONTINUE
             self.stage = JudgementPhaseTask.Stage.JUDGED
             self.judged = -1
-            return Call(JudgeTask(seat, kind_label(self.kind)), into="judged")
+            return Call(JudgeTask(seat, self.kind), into="judged")
         if self.stage is JudgementPhaseTask.Stage.JUDGED:
             face = int(self.judged)
             suit = CARDS[face].suit if face >= 0 else ""

@@ -230,7 +230,7 @@ class WealthTask(Task):
         if self.stage is WealthTask.Stage.JUDGE:
             self.stage = WealthTask.Stage.JUDGED
             self.face = None
-            return Call(JudgeTask(self.seat, "富有 Wealth"), into="face")
+            return Call(JudgeTask(self.seat, Wealth.key), into="face")
         if self.stage is WealthTask.Stage.JUDGED:
             face = cast(int, self.face)
             self.stage = WealthTask.Stage.CHOOSE_COLOUR
@@ -660,7 +660,7 @@ class ImprisonmentTask(Task):
     def run(self, st: HpshaState) -> Outcome:
         if self.stage is ImprisonmentTask.Stage.JUDGE:
             self.stage = ImprisonmentTask.Stage.JUDGED
-            return Call(JudgeTask(self.seat, "冤狱 Wrongful Imprisonment"), into="face")
+            return Call(JudgeTask(self.seat, WrongfulImprisonment.key), into="face")
         if self.stage is ImprisonmentTask.Stage.JUDGED:
             self.stage = ImprisonmentTask.Stage.DONE
             face = cast(int, self.face)

@@ -100,7 +100,7 @@ class BenevolenceTask(Task):
             return Done()
         first = self.stage is BenevolenceTask.Stage.FIRST_DISCARD
         self.stage = BenevolenceTask.Stage.SECOND_DISCARD if first else BenevolenceTask.Stage.DONE
-        return Push(PickCardTask(self.seat, self.target, ["hand", "equip"], "discard", "仁爱"))
+        return Push(PickCardTask(self.seat, self.target, ["hand", "equip"], "discard", Benevolence.key))
 
 
 class Affinity(Skill):
@@ -359,7 +359,7 @@ class InterrogationTask(Task):
         if self.stage is InterrogationTask.Stage.ANSWERED:
             self.stage = InterrogationTask.Stage.DONE
             if self.played is None and st.alive[t] and st.alive[self.seat]:
-                return Push(PickCardTask(self.seat, t, ["hand", "equip"], "discard", "诘难"))
+                return Push(PickCardTask(self.seat, t, ["hand", "equip"], "discard", Interrogation.key))
             return CONTINUE
         return Done()
 

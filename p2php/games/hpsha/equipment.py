@@ -25,7 +25,7 @@ from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha.cards_basic import BombardaTask
 from p2php.games.hpsha.cards_spells import MULTI
 from p2php.games.hpsha.damage import DamageTask
-from p2php.games.hpsha.data import MINUS, PLUS, kind_label
+from p2php.games.hpsha.data import MINUS, PLUS
 from p2php.games.hpsha.gear import Gear, parent_ctx, register_gear
 from p2php.games.hpsha.moves import DrawTask
 from p2php.games.hpsha.tasks import AskCard, AskChoice, CardGiven, Task
@@ -234,7 +234,7 @@ class SortingHat(Gear):
     def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
         if point == gp.SPELL_ARMOUR:
             if ctx["kind"] in self.SPELLS:
-                ctx["why"] = kind_label(self.kind)
+                ctx["why"] = self.kind
             return
         src = int(ctx["source"])
         if (not ctx["ignore_armour"] and src >= 0 and src != seat and st.current != seat
@@ -250,7 +250,7 @@ class Cloak(Gear):
         if point == gp.DISTANCE:
             ctx["distance"] = 1
         elif ctx["kind"] in MULTI and int(ctx["targets"]) > 1 and int(ctx["user"]) != seat:
-            ctx["why"] = kind_label(self.kind)
+            ctx["why"] = self.kind
 
 
 register_gear(Vine(), Holly(), Oak(), Bludger(), Sword(), Walnut(), Willow(), Maple(), Quill(), SortingHat(),

@@ -250,7 +250,7 @@ class PickCardTask(Task):
     owner: int
     zones: list[str]
     then: str
-    source: str = ""
+    source: str = ""  # a key: the card or the skill that takes the card (the prompt is pick:<source>)
     choice: str | int | None = None  # "hand" or the slot chosen (AskChoice's answer)
     slot: int = -1  # the card taken (RandomHandCardTask's pick for the hand)
     stage: Stage = field(default=Stage.CHOOSE, kw_only=True)

@@ -143,7 +143,7 @@ class JudgeTask(Task):
         DISCARD = auto()
 
     seat: int
-    why: str
+    why: str  # a key: the card (a delayed spell) or the skill the judgement is for; words.py names it
     slot: int = -1
     cands: list[list[Any]] = field(default_factory=list)
     asking: list[Any] = field(default_factory=list)

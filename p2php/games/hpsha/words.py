@@ -103,6 +103,14 @@ class Speaker:
         """A character by its index in CHARACTERS."""
         return CHARACTERS[char].zh if self.zh else CHARACTERS[char].label
 
+    def reason(self, key: str) -> str:
+        """Why something happened, given as a key: a card name (a spell, a wand, an armour) or a skill."""
+        if key in KINDS:
+            return self.kind(key)
+        if key in SKILLS:
+            return self.skill_name(key)
+        return self.text(key)
+
     def text(self, label: str) -> str:
         """A reason a rule helper gave as a "中文 English" label."""
         return _zh_half(label) if self.zh else label

@@ -34,16 +34,17 @@ EN: dict[str, Callable[..., str]] = {
     "reshuffle": lambda w, n: f"the discard pile ({n} cards) is shuffled into a new deck",
     "takes": lambda w, s, c: f"{w.who(s)} takes {w.cards(c)}",
     "obtains": lambda w, s, c: f"{w.who(s)} obtains {w.cards(c)}",
-    "picks": lambda w, ch, c, o, src: f"{w.who(ch)} takes {w.cards(c) if c else 'a hand card'} from {w.who(o)} ({src})",
+    "picks": lambda w, ch, c, o, src:
+        f"{w.who(ch)} takes {w.cards(c) if c else 'a hand card'} from {w.who(o)} ({w.reason(src)})",
     "duel": lambda w, a, b: f"拼点: {w.cards(a)} vs {w.cards(b)}",
     # using and playing cards
     "uses": lambda w, u, k, c, sk, tg: f"{w.who(u)} uses {w.kind(k)} ({w.cards(c)})"
     + (f" via {w.skill(sk)}" if sk else "") + f" → {w.whos(tg)}",
     "card": lambda w, s, mode, c, k, sk, note: f"{w.who(s)} {_VERB[mode]} {w.cards(c)}"
     + (f" (as {w.kind(k)} via {w.skill(sk)})" if sk else "") + w.frag(note),
-    "void": lambda w, k, t, why: f"{w.kind(k)} has no effect on {w.who(t)} ({why})",
+    "void": lambda w, k, t, why: f"{w.kind(k)} has no effect on {w.who(t)} ({w.reason(why)})",
     "cancelled": lambda w, k, on: f"{w.kind(k)} on {w.who(on)} is cancelled",
-    "patronus_void": lambda w, on, why: f"the 呼神护卫 has no effect on {w.who(on)} ({why})",
+    "patronus_void": lambda w, on, why: f"{w.kind('patronus')} has no effect on {w.who(on)} ({w.reason(why)})",
     "dodged": lambda w, t: f"{w.who(t)} dodges the 爆破咒",
     "quill": lambda w, u, t: f"{w.who(u)} plays a card face down at {w.who(t)} (羽毛笔 Quill)",
     "guess": lambda w, t, g, c, right: f"{w.who(t)} guessed {g}: the card is {w.cards(c)} — "
@@ -53,7 +54,7 @@ EN: dict[str, Callable[..., str]] = {
     "impediment": lambda w, s: f"障碍重重: {w.who(s)}'s distance to others is +1 in this play phase",
     "avada": lambda w, s: f"阿瓦达索命 strikes {w.who(s)}",
     "avada_on": lambda w, s: f"阿瓦达索命 moves on to {w.who(s)}",
-    "judgement": lambda w, s, why, c: f"judgement for {w.who(s)} ({why}): {w.cards(c)}",
+    "judgement": lambda w, s, why, c: f"judgement for {w.who(s)} ({w.reason(why)}): {w.cards(c)}",
     "judgement_now": lambda w, c: f"the judgement card is now {w.cards(c)}",
     # equipment
     "vine": lambda w, t, u: f"葡萄藤木魔杖 Vine Wand: {w.who(t)} discards a hand card or lets {w.who(u)} draw",
@@ -147,6 +148,6 @@ EN: dict[str, Callable[..., str]] = {
     "n_chess": lambda w, s: f"棋艺: {w.who(s)}",
     "n_cards_of": lambda w, s: f"{w.who(s)}'s cards",
     "n_penalty": lambda w: "penalty",
-    "n_pick": lambda w, ch, src, o: f"{w.who(ch)} ({src}) → {w.who(o)}",
+    "n_pick": lambda w, ch, src, o: f"{w.who(ch)} ({w.reason(src)}) → {w.who(o)}",
 }
 

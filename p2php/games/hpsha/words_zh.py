@@ -40,16 +40,17 @@ ZH: dict[str, Callable[..., str]] = {
     "reshuffle": lambda w, n: f"弃牌堆（{n}张）洗成新的牌堆",
     "takes": lambda w, s, c: f"{w.who(s)}获得{w.cards(c)}",
     "obtains": lambda w, s, c: f"{w.who(s)}获得{w.cards(c)}",
-    "picks": lambda w, ch, c, o, src: f"{w.who(ch)}获得{w.who(o)}的{w.cards(c) if c else '一张手牌'}（{w.text(src)}）",
+    "picks": lambda w, ch, c, o, src:
+        f"{w.who(ch)}获得{w.who(o)}的{w.cards(c) if c else '一张手牌'}（{w.reason(src)}）",
     "duel": lambda w, a, b: f"拼点：{w.cards(a)} 对 {w.cards(b)}",
     # using and playing cards
     "uses": lambda w, u, k, c, sk, tg: f"{w.who(u)}" + (f"发动{w.skill(sk)}，" if sk else "")
     + f"使用{w.kind(k)}（{w.cards(c)}）" + (f"→ {w.whos(tg)}" if tg else ""),
     "card": lambda w, s, mode, c, k, sk, note: f"{w.who(s)}{_VERB[mode]}{w.cards(c)}"
     + (f"（发动{w.skill(sk)}当{w.kind(k)}）" if sk else "") + w.frag(note),
-    "void": lambda w, k, t, why: f"{w.kind(k)}对{w.who(t)}无效（{w.text(why)}）",
+    "void": lambda w, k, t, why: f"{w.kind(k)}对{w.who(t)}无效（{w.reason(why)}）",
     "cancelled": lambda w, k, on: f"对{w.who(on)}的{w.kind(k)}被抵消",
-    "patronus_void": lambda w, on, why: f"呼神护卫对{w.who(on)}无效（{w.text(why)}）",
+    "patronus_void": lambda w, on, why: f"呼神护卫对{w.who(on)}无效（{w.reason(why)}）",
     "dodged": lambda w, t: f"{w.who(t)}躲开了爆破咒",
     "quill": lambda w, u, t: f"{w.who(u)}对{w.who(t)}暗置一张牌（羽毛笔）",
     "guess": lambda w, t, g, c, right: f"{w.who(t)}猜{_CATEGORY.get(g, g)}：此牌是{w.cards(c)}——"
@@ -59,7 +60,7 @@ ZH: dict[str, Callable[..., str]] = {
     "impediment": lambda w, s: f"障碍重重：本出牌阶段{w.who(s)}与其他角色的距离+1",
     "avada": lambda w, s: f"阿瓦达索命击中{w.who(s)}",
     "avada_on": lambda w, s: f"阿瓦达索命移至{w.who(s)}",
-    "judgement": lambda w, s, why, c: f"{w.who(s)}的判定（{w.text(why)}）：{w.cards(c)}",
+    "judgement": lambda w, s, why, c: f"{w.who(s)}的判定（{w.reason(why)}）：{w.cards(c)}",
     "judgement_now": lambda w, c: f"判定牌现在是{w.cards(c)}",
     # equipment
     "vine": lambda w, t, u: f"葡萄藤木魔杖：{w.who(t)}弃置一张手牌，或令{w.who(u)}摸一张牌",
@@ -153,5 +154,5 @@ ZH: dict[str, Callable[..., str]] = {
     "n_chess": lambda w, s: f"棋艺：{w.who(s)}",
     "n_cards_of": lambda w, s: f"{w.who(s)}的牌",
     "n_penalty": lambda w: "惩罚",
-    "n_pick": lambda w, ch, src, o: f"{w.who(ch)}（{w.text(src)}）→ {w.who(o)}",
+    "n_pick": lambda w, ch, src, o: f"{w.who(ch)}（{w.reason(src)}）→ {w.who(o)}",
 }
