@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from example_games import load_tiny_game
 
-from p2php.engine.contract import Game
+from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import get_game
 from p2php.testing.conformance import ConformanceError, check_game
 
@@ -54,3 +54,13 @@ def test_a_broken_game_is_named() -> None:
     with pytest.raises(ConformanceError, match=r"broken-toy, 2 players, seed 0, decision \d+: seat \d's legal"):
         check_game(BrokenGame(), (2,), range(1))
 
+
+
+def test_the_toy_game_plays_at_every_player_count_it_claims() -> None:
+    from toygame import ToyGame
+
+    game = ToyGame()
+    for players in range(game.min_players, game.max_players + 1):
+        check_game(game, players=(players,), seeds=range(2))
+    with pytest.raises(OptionError):
+        game.new_state(4, {"flips": True})

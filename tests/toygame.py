@@ -22,6 +22,7 @@ from p2php.engine.contract import (
     GameState,
     IllegalAction,
     Knowledge,
+    OptionError,
     OptionSpec,
     Randomness,
     Reveal,
@@ -173,7 +174,7 @@ class ToyState(GameState):
 class ToyGame(Game):
     name = "toy"
     min_players = 2
-    max_players = 6
+    max_players = 4  # 12 cards, 3 in each hand (a flip turns an undealt card: 3 players at most with flips)
     options = {"reveal_end": OptionSpec(False), "flips": OptionSpec(False), "sealed": OptionSpec(False),
                "secret_deck": OptionSpec(False)}
 
@@ -185,7 +186,11 @@ class ToyGame(Game):
         return None
 
     def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
-        return ToyState(players, self.parse_options(dict(options)))
+        self.check_players(players)
+        parsed = self.parse_options(dict(options))
+        if parsed["flips"] and 4 * players > 12:
+            raise OptionError(f"flips need an undealt card for every turn: 3 players at most, not {players}")
+        return ToyState(players, parsed)
 
     def card_name(self, card: CardId, options: Mapping[str, object]) -> str:
         return f"{'red' if card < 6 else 'black'} {card % 6}"
