@@ -38,7 +38,7 @@ import trio
 
 from p2php import PROTOCOL_VERSION
 from p2php.engine.contract import Game, OptionError
-from p2php.errors import P2phpError
+from p2php.errors import P2phpError, RefusalCode
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.text import NAME, quote, safe
 
@@ -69,9 +69,9 @@ class LobbyError(P2phpError):
 
 
 class Refusal(LobbyError):
-    """The host refused a join; ``code`` is one of ``malformed version game options full name closed``."""
+    """The host refused a join; ``code`` (a :class:`~p2php.errors.RefusalCode`) says why."""
 
-    def __init__(self, code: str, reason: str) -> None:
+    def __init__(self, code: RefusalCode, reason: str) -> None:
         super().__init__(reason)
         self.code = code
         self.reason = reason
@@ -94,13 +94,13 @@ def clean_text(value: object, limit: int = 64) -> str:
 
 
 def check_name(name: object) -> str:
-    """A valid player name, or Refusal("name"): 1–24 printable characters, no outer spaces."""
+    """A valid player name, or Refusal(NAME): 1–24 printable characters, no outer spaces."""
     if not isinstance(name, str) or not name or name != name.strip():
-        raise Refusal("name", "a name must be a non-empty string without leading or trailing spaces")
+        raise Refusal(RefusalCode.NAME, "a name must be a non-empty string without leading or trailing spaces")
     if len(name) > NAME_MAX:
-        raise Refusal("name", f"the name {quote(name, 40)} is longer than {NAME_MAX} characters")
+        raise Refusal(RefusalCode.NAME, f"the name {quote(name, 40)} is longer than {NAME_MAX} characters")
     if not name.isprintable():
-        raise Refusal("name", "a name may contain only printable characters")
+        raise Refusal(RefusalCode.NAME, "a name may contain only printable characters")
     return name
 
 
@@ -196,14 +196,15 @@ class Table:
 
     def _take(self, name: str, kind: str, ip: str | None, port: int, conn: int | None, ready: bool) -> int:
         if self.started or self.closed:
-            raise Refusal("closed", "the game at this table has already started" if self.started
+            raise Refusal(RefusalCode.CLOSED, "the game at this table has already started" if self.started
                           else "the table is closed")
         free = self.free_seats()
         if not free:
             taken = ", ".join(s.name for s in self.seated())
-            raise Refusal("full", f"the table is full ({self.players}/{self.players}: {taken})")
+            raise Refusal(RefusalCode.FULL, f"the table is full ({self.players}/{self.players}: {taken})")
         if any(s.name.casefold() == name.casefold() for s in self.seated()):
-            raise Refusal("name", f"the name {name!r} is already taken at this table; pick another with --name")
+            raise Refusal(RefusalCode.NAME,
+                          f"the name {name!r} is already taken at this table; pick another with --name")
         seat = self.seats[free[0]]
         seat.name, seat.kind, seat.ip, seat.port, seat.conn = name, kind, ip, port, conn
         seat.ready = ready or kind == BOT
@@ -223,22 +224,22 @@ class Table:
     def join(self, conn: int, frame: Mapping[str, Any], ip: str | None) -> int:
         """Seat a remote person from their ``join`` frame; the seat, or :class:`Refusal`."""
         if frame.get("lobby") != "join":
-            raise Refusal("malformed", "this is a p2php table; expected a join request")
+            raise Refusal(RefusalCode.MALFORMED, "this is a p2php table; expected a join request")
         version = frame.get("v")
         if version != PROTOCOL_VERSION:
-            raise Refusal("version", f"protocol version mismatch: this table speaks p2php protocol "
+            raise Refusal(RefusalCode.VERSION, f"protocol version mismatch: this table speaks p2php protocol "
                                      f"v{PROTOCOL_VERSION}, you speak v{safe(version, 12)}")
         port = frame.get("port")
         if not isinstance(port, int) or isinstance(port, bool) or not 0 < port < 65536:
-            raise Refusal("malformed", "the join request has no valid listen port")
+            raise Refusal(RefusalCode.MALFORMED, "the join request has no valid listen port")
         name = check_name(frame.get("name"))
         wanted_game = frame.get("game")
         if wanted_game is not None and wanted_game != self.game.name:
-            raise Refusal("game", f"game mismatch: this table plays {self.game.name}, "
+            raise Refusal(RefusalCode.GAME, f"game mismatch: this table plays {self.game.name}, "
                                   f"you asked for {safe(wanted_game, 32)}")
         wanted = frame.get("options") or {}
         if not isinstance(wanted, dict):
-            raise Refusal("malformed", "the join request's options are not a map")
+            raise Refusal(RefusalCode.MALFORMED, "the join request's options are not a map")
         self._check_options(wanted)
         seat = self._take(name, HUMAN, ip, port, conn, False)
         where = "this machine" if ip is None else ip
@@ -252,16 +253,16 @@ class Table:
             spec = self.game.options.get(key)
             if spec is None:
                 known = ", ".join(sorted(self.game.options)) or "none"
-                raise Refusal("options", f"option mismatch: {self.game.name} has no option "
+                raise Refusal(RefusalCode.OPTIONS, f"option mismatch: {self.game.name} has no option "
                                          f"{quote(key, 32)} (known: {known})")
             try:
                 value = spec.parse(key, raw)
             except OptionError as err:
-                raise Refusal("options", f"option mismatch: {safe(err, 120)}") from None
+                raise Refusal(RefusalCode.OPTIONS, f"option mismatch: {safe(err, 120)}") from None
             if value != self.options.get(key):
                 mismatches.append(f"you asked for {key}={value}, this table plays {key}={self.options.get(key)}")
         if mismatches:
-            raise Refusal("options", "option mismatch: " + "; ".join(mismatches))
+            raise Refusal(RefusalCode.OPTIONS, "option mismatch: " + "; ".join(mismatches))
 
     def set_ready(self, seat: int, ready: bool = True) -> None:
         s = self.seats[seat]
@@ -414,13 +415,12 @@ class JoinSession:
     def receive(self, frame: Mapping[str, Any]) -> str:
         kind = frame.get("lobby")
         if kind == "refused":
-            code = frame.get("code")
-            raise Refusal(code if isinstance(code, str) else "refused",
+            raise Refusal(RefusalCode.parse(frame.get("code")),
                           "the table refused us: " + safe(frame.get("reason"), 300))
         if kind == "closed":
             raise LobbyClosed("the host closed the table: " + safe(frame.get("reason"), 300))
         if frame.get("v") != self.version:
-            raise Refusal("version", f"protocol version mismatch: the table speaks "
+            raise Refusal(RefusalCode.VERSION, f"protocol version mismatch: the table speaks "
                                      f"v{safe(frame.get('v'), 12)}, we speak v{self.version}")
         if kind == "welcome" and self.seat is None:
             seat = frame.get("seat")

@@ -70,3 +70,23 @@ def test_bad_addresses_are_usage_errors() -> None:
             parse_host_port(bad)
     with pytest.raises(UsageError):
         parse_target("host:port", 1234)
+
+
+def test_refusal_codes_parse_what_the_network_sends() -> None:
+    from p2php.errors import RefusalCode
+
+    assert RefusalCode.parse("full") is RefusalCode.FULL and RefusalCode.FULL == "full"  # the wire word
+    assert RefusalCode.parse("a-code-from-a-newer-peer") is RefusalCode.REFUSED
+    assert RefusalCode.parse(7) is RefusalCode.REFUSED and RefusalCode.parse(None) is RefusalCode.REFUSED
+
+
+def test_a_refused_hello_has_a_code_and_a_bounded_line_whatever_the_peer_put_in_it() -> None:
+    from p2php.errors import RefusalCode
+    from p2php.session.handshake import HandshakeRefused, LocalSecrets, check_hello, make_hello
+
+    hello = make_hello(LocalSecrets(master=bytes(32)), 1, 3, "uno", {"x": "\x1b[2J" * 5000}, "\x1b[31m" + "m" * 10_000)
+    with pytest.raises(HandshakeRefused) as refused:
+        check_hello(hello, seat=1, players=3, game="uno", options={})
+    assert refused.value.code is RefusalCode.OPTIONS
+    line = str(refused.value)
+    assert len(line) < 400 and "\x1b" not in line and "\n" not in line

@@ -19,14 +19,20 @@ from p2php import PROTOCOL_VERSION, tags
 from p2php.canonical import digest, encode
 from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity
-from p2php.errors import P2phpError
+from p2php.errors import P2phpError, RefusalCode
+from p2php.text import quote, safe
 
 CHAIN_LENGTH = 1024
 """Randomness draws a peer can reveal in one game (one per Randomness step)."""
 
 
 class HandshakeRefused(P2phpError, ValueError):
-    """A hello that does not match this table (or is badly signed)."""
+    """A hello that does not match this table (or is badly signed); ``code`` says which check failed."""
+
+    def __init__(self, code: RefusalCode, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
 
 
 @dataclass
@@ -128,34 +134,36 @@ def check_hello(
 ) -> dict[str, Any]:
     """Validate a peer's hello against this table; returns it, or raises :class:`HandshakeRefused`."""
     if not isinstance(hello, dict):
-        raise HandshakeRefused("hello is not a map")
+        raise HandshakeRefused(RefusalCode.MALFORMED, "hello is not a map")
     fields = {
         "hello": int, "game": str, "options": dict, "players": int, "seat": int, "name": str,
         "sign_key": bytes, "box_key": bytes, "anchor": bytes, "chain": int, "nonce": bytes, "sig": bytes,
     }
     for key, kind in fields.items():
         if not isinstance(hello.get(key), kind) or (kind is int and isinstance(hello.get(key), bool)):
-            raise HandshakeRefused(f"hello field {key!r} is missing or not a {kind.__name__}")
-    who = f"hello from seat {hello['seat']} ({hello['name']!r})"
+            raise HandshakeRefused(RefusalCode.MALFORMED, f"hello field {key!r} is missing or not a {kind.__name__}")
+    who = f"hello from seat {hello['seat']} ({quote(hello['name'], 40)})"
     if hello["hello"] != PROTOCOL_VERSION:
-        raise HandshakeRefused(f"{who}: protocol version {hello['hello']}, we speak {PROTOCOL_VERSION}")
+        raise HandshakeRefused(RefusalCode.VERSION,
+                               f"{who}: protocol version {hello['hello']}, we speak {PROTOCOL_VERSION}")
     if hello["game"] != game:
-        raise HandshakeRefused(f"{who}: game {hello['game']!r}, this table plays {game!r}")
+        raise HandshakeRefused(RefusalCode.GAME, f"{who}: game {quote(hello['game'], 40)}, this table plays {game!r}")
     if encode(hello["options"]) != encode(options):
-        raise HandshakeRefused(f"{who}: options {hello['options']} differ from this table's {options}")
+        raise HandshakeRefused(RefusalCode.OPTIONS,
+                               f"{who}: options {safe(hello['options'], 200)} differ from this table's {options}")
     if hello["players"] != players:
-        raise HandshakeRefused(f"{who}: {hello['players']} players, this table has {players}")
+        raise HandshakeRefused(RefusalCode.PLAYERS, f"{who}: {hello['players']} players, this table has {players}")
     if seat is not None and hello["seat"] != seat:
-        raise HandshakeRefused(f"{who}: claims seat {hello['seat']}, expected seat {seat}")
+        raise HandshakeRefused(RefusalCode.SEAT, f"{who}: claims seat {hello['seat']}, expected seat {seat}")
     if not 0 <= hello["seat"] < players:
-        raise HandshakeRefused(f"{who}: seat out of range")
+        raise HandshakeRefused(RefusalCode.SEAT, f"{who}: seat out of range")
     for key in ("sign_key", "box_key", "anchor", "nonce"):
         if len(hello[key]) != 32:
-            raise HandshakeRefused(f"{who}: {key} must be 32 bytes")
+            raise HandshakeRefused(RefusalCode.KEYS, f"{who}: {key} must be 32 bytes")
     if hello["chain"] < 1 or hello["chain"] > 1 << 20:
-        raise HandshakeRefused(f"{who}: bad chain length")
+        raise HandshakeRefused(RefusalCode.KEYS, f"{who}: bad chain length")
     unsigned = {k: v for k, v in hello.items() if k != "sig"}
     pub = PublicIdentity(sign_key=hello["sign_key"], box_key=hello["box_key"])
     if not pub.verify(hello["sig"], digest(tags.HELLO, encode(unsigned))):
-        raise HandshakeRefused(f"{who}: bad signature")
+        raise HandshakeRefused(RefusalCode.SIGNATURE, f"{who}: bad signature")
     return hello
