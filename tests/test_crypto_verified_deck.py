@@ -123,7 +123,7 @@ def test_deal_five_cards_opens_them_only_at_the_recipient(table: Table) -> None:
 
 def test_reveal_to_all_every_seat_verifies_every_share(table: Table) -> None:
     slot = 7
-    broadcast = {p: _share(table, p, slot) for p in vd.reveal_duties(table.players)}
+    broadcast = {p: _share(table, p, slot).encode() for p in vd.reveal_duties(table.players)}  # the wire form
     views = set()
     for _viewer in range(table.players):
         checked = {p: _checked(table, p, slot, s) for p, s in broadcast.items()}
@@ -275,8 +275,12 @@ def test_a_wrong_decryption_share_is_named(table: Table) -> None:
         with pytest.raises(vd.DeckFault) as info:
             _checked(table, seat, slot, share)
         assert info.value.why == vd.BAD_KEY and info.value.seat == seat and f"slot {slot}" in str(info.value)
+    raw = honest.encode()
+    assert _checked(table, seat, slot, raw) == honest.d
     for junk in [None, b"x", vd.Share(base_mul(0), honest.proof), dataclasses.replace(honest, proof=ShareProof(Q, 1)),
-                 dataclasses.replace(honest, d=b"\x02" * 33), dataclasses.replace(honest, proof=None)]:
+                 dataclasses.replace(honest, d=b"\x02" * 33), dataclasses.replace(honest, proof=None),
+                 raw[:-1], raw + b"\0", b"\x02" * 97, raw[:33] + b"\xff" * 64, b"\x04" + raw[1:],
+                 dataclasses.replace(forged[0], d=base_mul(0))]:
         with pytest.raises(vd.DeckFault) as info:
             _checked(table, seat, slot, junk)
         assert info.value.why == vd.BAD_KEY and info.value.seat == seat
@@ -289,8 +293,12 @@ def test_a_bad_key_share_is_named(table: Table) -> None:
     rogue = vd.KeyShare(table.shares[1].y - table.shares[0].y, table.shares[1].proof)  # rogue key, no proof
     replay = vd.make_key_share(_ctx("key", 0, 0, step=4), table.secrets[1])  # proof from another step
     copied = table.shares[0]  # seat 1 copies seat 0's share and proof (bound to seat 0)
+    raw = table.shares[1].encode()
+    assert vd.joint_key(ctxs, [s.encode() for s in table.shares]) == table.y  # the wire form
     for bad in [rogue, replay, copied, None, vd.KeyShare(base_mul(0), KeyProof(1, 1)),
-                vd.KeyShare(table.shares[1].y, KeyProof(Q, 0)), vd.KeyShare(b"junk", KeyProof(1, 1))]:
+                vd.KeyShare(table.shares[1].y, KeyProof(Q, 0)), vd.KeyShare(b"junk", KeyProof(1, 1)),
+                raw[:-1], b"\x03" * 97, raw[:33] + b"\xff" * 64, rogue.encode(), copied.encode(),
+                vd.KeyShare(table.shares[1].y, None)]:
         with pytest.raises(vd.DeckFault) as info:
             vd.joint_key(ctxs, [*shares[:1], bad, *shares[2:]])
         assert info.value.why == vd.BAD_KEY and info.value.seat == 1
@@ -305,6 +313,8 @@ def test_secret_list_then_passes() -> None:
     ctx = _ctx("list", 0, owner)
     secret, opening = vd.make_secret_list(ctx, t.y, BOOK, own_cards, t.secrets[owner])
     cts = vd.check_secret_list(ctx, len(own_cards), secret, seat=owner)
+    wire = dataclasses.replace(secret, ciphertexts=tuple(ct.encode() for ct in secret.ciphertexts))
+    assert vd.check_secret_list(ctx, len(own_cards), wire, seat=owner) == cts
     assert not set(cts) & set(vd.public_deck(BOOK, own_cards, t.y))  # fresh randomness: not the public form
     deck = cts
     for p in range(3):
@@ -330,6 +340,9 @@ def test_secret_list_then_passes() -> None:
     for bad in [stolen, moved, None, dataclasses.replace(secret, commitment=b"short"),
                 dataclasses.replace(secret, proofs=secret.proofs[:-1]),
                 dataclasses.replace(secret, ciphertexts=(b"\x02" * 66,) * 6),
+                dataclasses.replace(secret, ciphertexts=(Ciphertext(base_mul(0), base_mul(1)),) * 6),
+                dataclasses.replace(secret, ciphertexts=(Ciphertext(base_mul(1), None),) * 6),
+                dataclasses.replace(secret, proofs=(None,) * 6),
                 dataclasses.replace(secret, ciphertexts=list(secret.ciphertexts))]:
         rejected(bad)
     rejected(secret, size=5)

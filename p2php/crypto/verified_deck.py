@@ -57,7 +57,16 @@ from p2php.crypto.proofs import (
     verify_key,
     verify_share,
 )
-from p2php.crypto.secp256k1 import InvalidEncoding, Point, base_mul, decode_point, random_scalar, sum_points
+from p2php.crypto.secp256k1 import (
+    POINT_SIZE,
+    SCALAR_SIZE,
+    InvalidEncoding,
+    Point,
+    base_mul,
+    decode_point,
+    random_scalar,
+    sum_points,
+)
 from p2php.crypto.shuffle_proof import MAX_SHUFFLE, ShuffleProof, prove_shuffle, verify_shuffle
 from p2php.errors import P2phpError
 from p2php.rng import DetRng
@@ -143,10 +152,17 @@ class KeyShare:
     y: Point
     proof: KeyProof
 
+    def encode(self) -> bytes:
+        """97 bytes: ``Y_p`` then ``c || s``."""
+        return self.y.encode() + self.proof.encode()
+
 
 def make_key_share(ctx: bytes, secrets: SeatSecrets) -> KeyShare:
     """This seat's key share under its ``"key"`` context."""
     return KeyShare(base_mul(secrets.x), prove_key(ctx, secrets.x, secrets.rng(b"key", ctx)))
+
+
+_PAIR_SIZE: Final = POINT_SIZE + 2 * SCALAR_SIZE  # a point and a sigma proof: KeyShare and Share on the wire
 
 
 def _point(raw: object, who: int, why: str, what: str) -> Point:
@@ -158,8 +174,42 @@ def _point(raw: object, who: int, why: str, what: str) -> Point:
         raise DeckFault(why, who, f"{what}: {exc}") from None
 
 
+def _key_share(raw: object, seat: int) -> KeyShare:
+    """A :class:`KeyShare` given as the object or its 97 bytes, its point checked (its proof by the verifier)."""
+    what = f"seat {seat}'s key share"
+    if isinstance(raw, bytes) and len(raw) == _PAIR_SIZE:
+        try:
+            return KeyShare(decode_point(raw[:POINT_SIZE]), KeyProof.decode(raw[POINT_SIZE:]))
+        except InvalidEncoding as exc:
+            raise DeckFault(BAD_KEY, seat, f"{what}: {exc}") from None
+    if isinstance(raw, KeyShare):
+        return KeyShare(_point(raw.y, seat, BAD_KEY, what), raw.proof)
+    raise DeckFault(BAD_KEY, seat, f"{what} is not a key share nor its {_PAIR_SIZE} bytes")
+
+
+def _share(raw: object, seat: int, slot: int) -> Share:
+    """A :class:`Share` given as the object or its 97 bytes, its point checked (its proof by the verifier)."""
+    what = f"seat {seat}'s share for slot {slot}"
+    if isinstance(raw, bytes) and len(raw) == _PAIR_SIZE:
+        try:
+            return Share(decode_point(raw[:POINT_SIZE]), ShareProof.decode(raw[POINT_SIZE:]))
+        except InvalidEncoding as exc:
+            raise DeckFault(BAD_KEY, seat, f"{what}: {exc}") from None
+    if isinstance(raw, Share):
+        return Share(_point(raw.d, seat, BAD_KEY, what), raw.proof)
+    raise DeckFault(BAD_KEY, seat, f"{what} is not a share nor its {_PAIR_SIZE} bytes")
+
+
+def _ciphertext(raw: object) -> Ciphertext:
+    """A ciphertext given as the object (both parts points other than the identity) or its 66 bytes."""
+    if isinstance(raw, Ciphertext) and all(isinstance(p, Point) and not p.is_identity for p in (raw.a, raw.b)):
+        return raw
+    return Ciphertext.decode(raw)
+
+
 def joint_key(contexts: Sequence[bytes], shares: Sequence[object]) -> Point:
-    """``Y = Σ Y_p`` once every seat's share and proof is checked; ``shares[p]`` is seat ``p``'s :class:`KeyShare`.
+    """``Y = Σ Y_p`` once every seat's share and proof is checked; ``shares[p]`` is seat ``p``'s :class:`KeyShare`
+    (or its 97 bytes).
 
     The Schnorr proofs, each bound to its seat's context, stop a rogue-key share (``Y_q − Y_p`` chosen to cancel
     the others' keys). A share that repeats another seat's is refused as well.
@@ -168,11 +218,10 @@ def joint_key(contexts: Sequence[bytes], shares: Sequence[object]) -> Point:
         raise ValueError("joint_key needs one context and one share per seat")
     seen: dict[Point, int] = {}
     for seat, (ctx, share) in enumerate(zip(contexts, shares, strict=True)):
-        if not isinstance(share, KeyShare):
-            raise DeckFault(BAD_KEY, seat, f"seat {seat}'s key share is not a key share")
-        y = _point(share.y, seat, BAD_KEY, f"seat {seat}'s key share")
+        checked = _key_share(share, seat)
+        y = checked.y
         try:
-            ok = verify_key(ctx, y, share.proof)
+            ok = verify_key(ctx, y, checked.proof)
         except InvalidEncoding as exc:
             raise DeckFault(BAD_KEY, seat, f"seat {seat}'s key proof: {exc}") from None
         if not ok:
@@ -275,7 +324,7 @@ def check_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object
         got = len(outputs) if isinstance(outputs, list | tuple) else type(outputs).__name__
         raise DeckFault(BAD_PASS, seat, f"{name}: expected {n} ciphertexts, got {got}")
     try:
-        cts = [ct if isinstance(ct, Ciphertext) else Ciphertext.decode(ct) for ct in outputs]
+        cts = [_ciphertext(ct) for ct in outputs]
         if not isinstance(proof, ShuffleProof):
             proof = ShuffleProof.decode(proof)
         ok = verify_shuffle(ctx, y, deck, cts, proof)
@@ -308,6 +357,10 @@ class Share:
     d: Point
     proof: ShareProof
 
+    def encode(self) -> bytes:
+        """97 bytes: ``D_p`` then ``c || s``."""
+        return self.d.encode() + self.proof.encode()
+
 
 def make_share(ctx: bytes, secrets: SeatSecrets, ct: Ciphertext) -> Share:
     """This seat's share of opening ``ct``, in the ``"open"`` context of its slot."""
@@ -316,12 +369,14 @@ def make_share(ctx: bytes, secrets: SeatSecrets, ct: Ciphertext) -> Share:
 
 
 def check_share(ctx: bytes, y_p: Point, ct: Ciphertext, share: object, *, seat: int, slot: int) -> Point:
-    """``D_p`` once its proof shows it is ``x_p·a`` for seat ``seat``'s ``Y_p``; else :class:`DeckFault` ``bad_key``."""
-    if not isinstance(share, Share):
-        raise DeckFault(BAD_KEY, seat, f"seat {seat}'s share for slot {slot} is not a share")
-    d = _point(share.d, seat, BAD_KEY, f"seat {seat}'s share for slot {slot}")
+    """``D_p`` once its proof shows it is ``x_p·a`` for seat ``seat``'s ``Y_p``; else :class:`DeckFault` ``bad_key``.
+
+    ``share`` is a :class:`Share` or its 97 bytes.
+    """
+    checked = _share(share, seat, slot)
+    d = checked.d
     try:
-        ok = verify_share(ctx, y_p, ct.a, d, share.proof)
+        ok = verify_share(ctx, y_p, ct.a, d, checked.proof)
     except InvalidEncoding as exc:
         raise DeckFault(BAD_KEY, seat, f"seat {seat}'s share for slot {slot}: {exc}") from None
     if not ok:
@@ -422,9 +477,9 @@ def check_secret_list(ctx: bytes, size: int, received: object, *, seat: int) -> 
         raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list has no 32-byte commitment")
     try:
         check_context(ctx)
-        cts = [ct if isinstance(ct, Ciphertext) else Ciphertext.decode(ct) for ct in received.ciphertexts]
+        cts = [_ciphertext(ct) for ct in received.ciphertexts]
         for i, (ct, proof) in enumerate(zip(cts, received.proofs, strict=True)):
-            if ct.a.is_identity or ct.b.is_identity or not verify_key(_index_ctx(ctx, i), ct.a, proof):
+            if not verify_key(_index_ctx(ctx, i), ct.a, proof):
                 raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list: entry {i} is not proven")
     except InvalidEncoding as exc:
         raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list is malformed: {exc}") from None
