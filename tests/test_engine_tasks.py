@@ -225,3 +225,48 @@ def test_a_task_pushed_over_a_pending_step_runs_first() -> None:
     stack.push(Note("first"))
     assert stack.pending is None
     assert stack.settle(board) == Decide((0,), "guess") and board.log == ["first"]
+
+
+@dataclass
+class Effecty(Task[Board]):
+    """Pushes a note itself (as an effect does) and then finishes with a result."""
+
+    how: str = "done"
+
+    def run(self, game: Board) -> Outcome:
+        stack_of[id(game)].push(Note("pushed by an effect"))
+        if self.how == "insert":  # a task slipped in under the caller, as an extra turn is
+            stack_of[id(game)].insert(0, Note("at the bottom"))
+        if self.how == "step":
+            return Decide((0,), "wrong")
+        return Done(7)
+
+
+@dataclass
+class Caller(Task[Board]):
+    how: str = "done"
+    got: int = 0
+
+    def run(self, game: Board) -> Outcome:
+        if not self.got:
+            return Call(Effecty(self.how), into="got")
+        game.log.append(f"got {self.got}")
+        return Decide((0,), "end")
+
+
+@pytest.mark.parametrize("how", ["done", "insert"])
+def test_done_removes_the_task_that_finished_not_what_it_pushed(how: str) -> None:
+    board = Board()
+    stack: TaskStack[Board] = TaskStack([Finish(), Caller(how)])
+    stack_of[id(board)] = stack
+    assert stack.settle(board) == Decide((0,), "end")
+    assert board.log == ["pushed by an effect", "got 7"]  # the effect's task ran, the result reached the caller
+    assert [type(t).__name__ for t in stack] == (["Note"] if how == "insert" else []) + ["Finish", "Caller"]
+
+
+def test_waiting_for_a_step_after_pushing_is_refused_with_a_clear_error() -> None:
+    board = Board()
+    stack: TaskStack[Board] = TaskStack([Finish(), Caller("step")])
+    stack_of[id(board)] = stack
+    with pytest.raises(RuntimeError, match="pushed tasks and then waited"):
+        stack.settle(board)

@@ -27,6 +27,10 @@ until one of them returns a contract step; that step is cached as
 * :class:`Replace`: the task is popped and others take its place (a tail call;
   whoever waited for its result gets the result of the last of them).
 
+Effects that are not tasks (a skill at a timing point, a card's ability) add work with
+:meth:`TaskStack.push` while a task runs.  What they push runs first; the running task's
+outcome still applies to that task (``Done`` removes it, not what was pushed over it).
+
 ``answer`` and ``received`` return the same outcomes.  Stages are named: a task
 that goes through several declares ``class Stage(Enum)`` and a ``stage`` field,
 so the order of a task reads from names, not from numbers inserted later.
@@ -328,11 +332,12 @@ class TaskStack(Generic[G]):
         while True:
             if not tasks:
                 raise RuntimeError("the task stack ran empty: a game needs a last task (its GameOver)")
-            out = tasks[-1].run(game)
-            if type(out) in _STEP_TYPES:
+            task = tasks[-1]
+            out = task.run(game)
+            if type(out) in _STEP_TYPES and tasks[-1] is task:
                 self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
                 return out  # type: ignore[return-value]
-            self._follow(game, out)
+            self._follow(game, out, task)
             if self.pending is not None:
                 return self.pending
 
@@ -340,9 +345,10 @@ class TaskStack(Generic[G]):
         """Give checked answers to the pending Decide's task, then run on to the next step."""
         if not isinstance(self.pending, Decide):
             raise IllegalAction("no decision is pending")
-        out = self._tasks[-1].answer(game, answers, faces)  # a refusal leaves the step pending
+        task = self._tasks[-1]
+        out = task.answer(game, answers, faces)  # a refusal leaves the step pending
         self.pending = None
-        self._follow(game, out)
+        self._follow(game, out, task)
         return self.settle(game)
 
     def advance(self, game: G, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> Step:
@@ -350,46 +356,66 @@ class TaskStack(Generic[G]):
         step = self.pending
         if step is None or isinstance(step, Decide | GameOver):
             raise IllegalAction("advance() is for chance steps")
-        out = self._tasks[-1].received(game, step, faces or {}, random)  # a refusal leaves the step pending
+        task = self._tasks[-1]
+        out = task.received(game, step, faces or {}, random)  # a refusal leaves the step pending
         self.pending = None
-        self._follow(game, out)
+        self._follow(game, out, task)
         return self.settle(game)
 
-    def follow(self, game: G, out: Outcome) -> None:
-        """Carry out one outcome of the top task (for a game that runs its own settle loop)."""
-        self._follow(game, out)
+    def _where(self, task: Task[G], out: Outcome) -> int:
+        """The position of ``task``, which returned ``out`` (usually the top)."""
+        tasks = self._tasks
+        for i in range(len(tasks) - 1, -1, -1):
+            if tasks[i] is task:
+                return i
+        raise RuntimeError(f"{type(task).__name__} returned {out!r} after it left the stack (reset?)")
 
-    def _follow(self, game: G, out: Outcome) -> None:
+    def _follow(self, game: G, out: Outcome, task: Task[G]) -> None:
+        """Carry out ``out``, returned by ``task``.
+
+        Usually ``task`` is still on top.  It is not when it (or an effect it ran) pushed tasks
+        with :meth:`push` while running: those stay on top and run first, and the outcome
+        applies to ``task`` itself -- ``Done`` removes *it*, not what it pushed; the tasks of
+        ``Push``/``Call``/``Replace`` go directly above it (or in its place).
+        """
+        tasks, intos = self._tasks, self._into
         cls = type(out)  # exact types first: this runs for nearly every step of every game
-        if cls in _STEP_TYPES:
-            self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
-        elif cls is Done:
-            into = self._into.pop()
-            self._tasks.pop()
+        if cls is Push and not out.tasks:  # type: ignore[union-attr]  # CONTINUE: nothing to place
+            return
+        me = len(tasks) - 1
+        if tasks[me] is not task:
+            me = self._where(task, out)
+        depth = me + 1
+        if cls is Done:
+            into = intos.pop(me)
+            tasks.pop(me)
             if into:
-                setattr(self._tasks[-1], into, out.result)  # type: ignore[union-attr]
-        elif cls is Replace:
-            into = self._into.pop()
-            self._tasks.pop()
-            new = out.tasks  # type: ignore[union-attr]
-            last = len(new) - 1
-            for i in range(last, -1, -1):
-                self._tasks.append(new[i])
-                self._into.append(into if i == last else "")
+                setattr(tasks[me - 1], into, out.result)  # type: ignore[union-attr]
+        elif cls is Push:
+            for t in out.tasks:  # type: ignore[union-attr]  # the first listed ends up highest
+                tasks.insert(depth, t)
+                intos.insert(depth, "")
         elif cls is Call:
             task, into = out.task, out.into  # type: ignore[union-attr]
-            if into not in self._tasks[-1]._names():
+            if into not in tasks[me]._names():
                 raise TypeError(f"no field {into!r} to receive the result of {type(task).__name__}")
-            self._tasks.append(task)
-            self._into.append(into)
-        elif cls is Push:
-            for t in reversed(out.tasks):  # type: ignore[union-attr]
-                self._tasks.append(t)
-                self._into.append("")
-        elif isinstance(out, _STEPS):  # a subclass of a step
-            self.pending = out
+            tasks.insert(depth, task)
+            intos.insert(depth, into)
+        elif cls is Replace:
+            into = intos.pop(me)
+            tasks.pop(me)
+            new = out.tasks  # type: ignore[union-attr]
+            for t in reversed(new):  # the last listed lowest: it finishes last and gets ``into``
+                tasks.insert(me, t)
+                intos.insert(me, into if t is new[-1] else "")
+                me += 1
+        elif cls in _STEP_TYPES or isinstance(out, _STEPS):
+            if tasks[-1] is not task:
+                raise RuntimeError(f"{type(tasks[me]).__name__} pushed tasks and then waited for "
+                                   f"{type(out).__name__}: return CONTINUE and ask in its next stage")
+            self.pending = out  # type: ignore[assignment]  # one of the Step types
         else:
-            raise TypeError(f"{type(self._tasks[-1]).__name__} returned {out!r}, not an outcome")
+            raise TypeError(f"{type(tasks[me]).__name__} returned {out!r}, not an outcome")
 
     # ---- plain data
 
