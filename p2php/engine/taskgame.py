@@ -59,12 +59,12 @@ class TaskGame(GameState):
     """Every face opened to everyone so far."""
 
     def step(self) -> Step:
-        return self.stack.settle(self)
+        return self.stack.pending or self.stack.settle(self)  # settled after every change: a read
 
     def waiting(self) -> tuple[Seat, ...]:
         """The seats the pending Decide asks (none at a chance step or at the end)."""
-        step = self.stack.settle(self)
-        return step.seats if isinstance(step, Decide) else ()
+        step = self.stack.pending or self.stack.settle(self)
+        return step.seats if type(step) is Decide else ()
 
     def asking(self, seat: Seat) -> Task[Any]:
         """The top task, when it asks ``seat``; else :class:`IllegalAction`."""

@@ -334,6 +334,8 @@ class TaskStack(Generic[G]):
                 raise RuntimeError("the task stack ran empty: a game needs a last task (its GameOver)")
             task = tasks[-1]
             out = task.run(game)
+            if out is CONTINUE:  # the commonest outcome: run the top task (maybe a pushed one) again
+                continue
             if type(out) in _STEP_TYPES and tasks[-1] is task:
                 self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
                 return out  # type: ignore[return-value]
