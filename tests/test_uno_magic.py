@@ -121,11 +121,12 @@ def test_voldemort_faces_option() -> None:
     assert {t.name(a["dump"][-1]) for a in vold} == {"red 1", "red 2", "blue 3"}
 
 
+SOLO = {"reverse2": "skip"}  # two players: seat 0 plays a whole run only if a Reverse acts as Skip (house rule)
 RUN = ["red skip", "red skip", "red reverse", "red reverse", "Voldemort", "red 1", "blue 5"]
 
 
 def test_voldemort_empties_hand_with_uno() -> None:
-    t = StackedTable(2, dealer=1, hands={0: RUN}, first="red 3", options={**VOLDEMORT, "rounds": 1})
+    t = StackedTable(2, dealer=1, hands={0: RUN}, first="red 3", options={**SOLO, **VOLDEMORT, "rounds": 1})
     for card in RUN[:4]:
         t.act(0, t.play(0, card))
     legal = plays_of(t, 0, "Voldemort")
@@ -135,7 +136,7 @@ def test_voldemort_empties_hand_with_uno() -> None:
 
 
 def test_voldemort_out_without_uno_can_be_caught() -> None:
-    t = StackedTable(2, dealer=1, hands={0: RUN}, first="red 3", options={**VOLDEMORT, "rounds": 1})
+    t = StackedTable(2, dealer=1, hands={0: RUN}, first="red 3", options={**SOLO, **VOLDEMORT, "rounds": 1})
     for card in RUN[:4]:
         t.act(0, t.play(0, card))
     t.act(0, t.play(0, "Voldemort", dump=["red 1", "blue 5"]))
@@ -240,7 +241,7 @@ OUT_RUN = ["red skip", "red skip", "red reverse", "red reverse", "red draw two",
 def out_with_stone(options: dict[str, Any] | None = None) -> StackedTable:
     """Two players; seat 0 goes out with red 7 while seat 1 holds the Stone."""
     t = StackedTable(2, dealer=1, hands={0: OUT_RUN, 1: ["Resurrection Stone"]},
-                     first="red 3", options={**MAGIC, "rounds": 1, **(options or {})})
+                     first="red 3", options={**SOLO, **MAGIC, "rounds": 1, **(options or {})})
     for card in OUT_RUN[:5]:
         through(t, 0, card)
     t.act(0, t.play(0, "red 5", uno=True))
@@ -278,7 +279,7 @@ def test_stone_passed_round_ends() -> None:
 
 def test_no_stone_window_when_stone_is_public() -> None:
     t = StackedTable(2, dealer=1, hands={0: OUT_RUN, 1: ["Resurrection Stone"]}, first="red 3",
-                     options={**MAGIC, "rounds": 1})
+                     options={**SOLO, **MAGIC, "rounds": 1})
     for card in OUT_RUN[:5]:
         through(t, 0, card)
     t.act(0, t.play(0, "red 5", uno=True))
@@ -329,7 +330,7 @@ def test_invisibility_cancels_sorting_hat() -> None:
 def test_going_out_with_invisibility_ends_the_round() -> None:
     run = ["red skip", "red skip", "red reverse", "red reverse", "red draw two", "red 7", "Invisibility"]
     t = StackedTable(2, dealer=1, hands={0: run, 1: ["red draw two"]}, first="red 3",
-                     options={**MAGIC, "rounds": 1})
+                     options={**SOLO, **MAGIC, "rounds": 1})
     for card in run[:5]:
         through(t, 0, card)
     t.act(0, t.play(0, "red 7", uno=True))

@@ -10,6 +10,7 @@ from p2php.engine.contract import Decide, GameOver, IllegalAction, Knowledge, Sh
 from p2php.testing.uno import Arrangement, StackedTable
 
 RED_RUN = ["red skip", "red skip", "red reverse", "red reverse", "red draw two", "red draw two", "red 7"]
+RUN = {"reverse2": "skip"}  # two players: seat 0 plays the whole run only if a Reverse acts as Skip (house rule)
 
 
 def nobody() -> Knowledge:
@@ -45,7 +46,7 @@ def test_dealer_ties_turn_up_again() -> None:
 
 def test_dealer_passes_left_next_round() -> None:
     t = StackedTable(
-        2, dealer=1, options={"target": 1000},
+        2, dealer=1, options={"target": 1000, **RUN},
         decks=[Arrangement({0: RED_RUN}, "red 3"), Arrangement({}, "blue 3")],
     )
     for card in RED_RUN[:-2]:
@@ -183,8 +184,14 @@ def test_draw_unplayable_then_keep() -> None:
     assert t.awaiting == (1,) and len(t.state.hands[0]) == 8
 
 
-def test_reverse_two_players_acts_as_skip() -> None:
+def test_reverse_two_players_turns_the_direction_and_the_other_player_is_next() -> None:
     t = StackedTable(2, dealer=1, hands={0: ["red reverse"]}, first="red 3")
+    t.act(0, t.play(0, "red reverse"))
+    assert t.awaiting == (1,) and t.prompt == "turn" and t.state.direction == -1
+
+
+def test_reverse_two_players_acts_as_skip_with_the_house_rule() -> None:
+    t = StackedTable(2, dealer=1, hands={0: ["red reverse"]}, first="red 3", options={"reverse2": "skip"})
     t.act(0, t.play(0, "red reverse"))
     assert t.awaiting == (0,) and t.prompt == "turn"
 
@@ -258,12 +265,12 @@ def test_uno_catch() -> None:
 
 
 def test_uno_called_or_nobody_catches() -> None:
-    t = StackedTable(2, dealer=1, hands={0: RED_RUN}, first="red 3")
+    t = StackedTable(2, dealer=1, hands={0: RED_RUN}, first="red 3", options=RUN)
     for card in RED_RUN[:5]:
         t.act(0, t.play(0, card))
     t.act(0, t.play(0, "red draw two", uno=True))
     assert t.prompt == "turn" and t.awaiting == (0,) and len(t.state.hands[0]) == 1
-    t2 = StackedTable(2, dealer=1, hands={0: RED_RUN}, first="red 3")
+    t2 = StackedTable(2, dealer=1, hands={0: RED_RUN}, first="red 3", options=RUN)
     for card in RED_RUN[:6]:
         t2.act(0, t2.play(0, card))
     assert t2.prompt == "catch" and t2.awaiting == (1,)
@@ -378,7 +385,7 @@ DRAWS = ["green 4", "green 5", "green 6", "green 7"]  # 22 points
 
 
 def go_out(options: dict[str, Any], run: list[str] = RED_RUN) -> StackedTable:
-    t = StackedTable(2, dealer=1, hands={0: run, 1: SEAT1}, first="red 3", draws=DRAWS, options=options)
+    t = StackedTable(2, dealer=1, hands={0: run, 1: SEAT1}, first="red 3", draws=DRAWS, options={**RUN, **options})
     for card in run[:5]:
         t.act(0, t.play(0, card))
     t.act(0, t.play(0, run[5], uno=True))

@@ -57,7 +57,7 @@ Decisions where the rulebook is silent or ambiguous (besides those of uno-data.m
 5. First card: a number needs nothing; Draw Two: the player left of the dealer draws
    2 (3) and loses the turn (no Invisibility or stacking against a turned-up card:
    nobody played it); Reverse: direction becomes right and the dealer plays first
-   (with two players that skips the other player, as a Reverse should); Skip: the
+   (with two players too); Skip: the
    player left of the dealer is skipped; Wild, Sorting Hat, Moody, Voldemort: the
    player left of the dealer names the colour (prompt ``first_colour``) and plays
    first; the Hat, Moody and Voldemort have no other effect then.
@@ -66,7 +66,10 @@ Decisions where the rulebook is silent or ambiguous (besides those of uno-data.m
    or keep it.  A card matches by colour (the named colour when the top card is
    colourless), number on number, or symbol on symbol (Draw Two / Reverse / Skip);
    colourless cards always match.
-7. Reverse with two players acts as Skip: the player who played it plays again.
+7. Reverse with two players: the direction turns and the other player is next, as
+   the rulebook says (it makes no exception for two players; the digest's note 8
+   cites standard UNO, where it acts as Skip).  ``reverse2=skip`` is that house
+   rule: the player who played it plays again.  (Our choice: the original wins.)
 8. Wild Draw Four: illegal while holding a card of the colour in force when it is
    played (the named colour if the top card is colourless); cards of
    other colours (even with the same number or symbol) and colourless cards do not
@@ -177,6 +180,8 @@ class UnoGame(Game):
         "target": OptionSpec(500, None, "score that ends the game"),
         "voldemort_faces": OptionSpec("1,5,0", ("1,5,0", "1,2,3"), "numbers Voldemort discards"),
         "rounds": OptionSpec(0, None, "0: play to the target; N: stop after N rounds"),
+        "reverse2": OptionSpec("reverse", ("reverse", "skip"),
+                               "two players: a Reverse only turns the direction (the rulebook), or acts as Skip"),
     }
     # "eager": random, but draws only when it must (RLCard's UNO rules) — for benchmarks.
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic", "eager")

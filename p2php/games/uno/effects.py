@@ -54,12 +54,13 @@ class NextPlayer(Effect):
 
 @dataclass
 class ReverseEffect(Effect):
-    """The direction has turned; with two players the Reverse acts as a Skip."""
+    """The direction has turned: the next player in the new direction plays (with two players,
+    the other one; the house rule ``reverse2=skip`` makes it a Skip there)."""
 
     player: int
 
     def run(self, g: UnoState) -> Outcome:
-        return turn_passes_to(self.player if g.n == 2 else g.after(self.player))
+        return turn_passes_to(self.player if g.n == 2 and g.reverse_skips else g.after(self.player))
 
 
 @dataclass

@@ -60,6 +60,7 @@ class UnoState(GameState):
         d = deck(str(options["deck"]))
         self.deck: Deck = d
         self.stacking = options["stacking"] == "on"
+        self.reverse_skips = options.get("reverse2", "reverse") == "skip"  # the two-player house rule
         self.negative = options["scoring"] == "negative"
         self.target = int(options["target"])
         self.rounds_limit = int(options["rounds"])
