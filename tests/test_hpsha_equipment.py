@@ -71,6 +71,47 @@ def test_holly_wand_makes_the_attack_undodgeable_after_the_target_is_chosen() ->
     assert st.hp[2] == 3 and sc.slot(2, "apparate") in st.hands[2]
 
 
+def test_holly_wand_may_discard_an_equipped_card_too() -> None:
+    # 「弃置一张非基本牌」: not only hand cards (issue 15); here the broom, with no non-basic hand card left
+    sc = sc4(hands={0: ["holly", "nimbus2000", "bombarda", "tears"], 2: ["apparate"]})
+    st = sc.state
+    sc.use(0, "holly")
+    broom = sc.force_equip(0, "nimbus2000")
+    sc.use(0, "bombarda", [2])
+    holly = st.equip[0]["weapon"]
+    offered = [a["slots"][0] for a in sc.legal(0) if a["type"] == "card"]
+    assert holly in offered and broom in offered and sc.slot(0, "tears") not in offered
+    sc.act(0, {"type": "card", "slots": [broom]}, "weapon:holly")
+    pass_window(sc, "respond:patronus")  # undodgeable: no 幻影移形 prompt
+    assert st.hp[2] == 3 and broom in st.discard and "weapon" in st.equip[0] and len(st.equip[0]) == 1
+
+
+def test_holly_wand_may_discard_itself_and_its_attack_stays_undodgeable() -> None:
+    sc = sc4(hands={0: ["holly", "bombarda"], 2: ["apparate"]})
+    st = sc.state
+    sc.use(0, "holly")
+    holly = st.equip[0]["weapon"]
+    sc.use(0, "bombarda", [2])
+    sc.act(0, {"type": "card", "slots": [holly]}, "weapon:holly")
+    pass_window(sc, "respond:patronus")
+    assert st.hp[2] == 3 and holly in st.discard and not st.equip[0]
+
+
+def test_holly_wand_refuses_a_basic_hand_card_once_its_face_is_open() -> None:
+    from p2php.engine.contract import IllegalAction, Knowledge
+
+    sc = sc4(hands={0: ["holly", "bombarda", "tears"]})
+    st = sc.state
+    sc.use(0, "holly")
+    sc.use(0, "bombarda", [2])
+    tears = sc.slot(0, "tears")
+    lie = {"type": "card", "slots": [tears]}
+    st.check(0, lie, Knowledge({}))  # who cannot see the face cannot tell
+    with pytest.raises(IllegalAction, match="basic card"):
+        st.check(0, lie, sc.table.knowledge(0))  # the owner (and the audit) can
+    assert st.reveals(0, lie) == (tears,)
+
+
 def test_sword_of_gryffindor_ignores_the_sorting_hat() -> None:
     chars = ["ron", "neville", "voldemort", "luna"]  # seats 0 and 1 share Gryffindor
     sc = sc4(chars, hands={0: ["bombarda", "bombarda", "sword"], 1: ["hat"]})

@@ -112,7 +112,8 @@ Cards
     in range ⇔ distance ≤ attack range.  隐形斗篷: distance 1 whatever the brooms
     or 障碍重重 (reading (a)); 障碍重重 adds 1 only to the impeded character's own
     distances during its play phase.
-25. 冬青木 discards a non-basic *hand* card.  葡萄藤木 works for 爆破咒 only.
+25. 冬青木 discards a non-basic card from the hand or the equipment area (the wand itself too):
+    the original says 「弃置一张非基本牌」 without "hand" (issue 15).  葡萄藤木 works for 爆破咒 only.
     游走球's follow-up is another 爆破咒 and does not count toward the limit.
     胡桃木's backlash hits every 爆破咒 its holder uses in its own turn that deals
     no damage (literal).  羽毛笔 needs the target in attack range and uses up the

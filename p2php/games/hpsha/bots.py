@@ -200,7 +200,7 @@ class HeuristicBot:
             return next((a for a in legal if a["value"] != "pass"), None)
         if prompt in ("weapon:holly", "weapon:bludger"):
             cards = [a for a in legal if a["type"] == "card"]
-            holder: Any = top if prompt == "weapon:bludger" else st.stack[-2]
+            holder: Any = top  # HollyTask / BludgerTask: the 爆破咒's target
             target = int(holder.target)
             if cards and att[target] < 0:
                 return min(cards, key=lambda a: sum(card_value(kn.face(s) or 0) for s in a["slots"]))

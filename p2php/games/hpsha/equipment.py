@@ -16,19 +16,21 @@ and brooms are plain data (data.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Replace
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha.cards_basic import BombardaTask
 from p2php.games.hpsha.cards_spells import MULTI
 from p2php.games.hpsha.damage import DamageTask
-from p2php.games.hpsha.data import MINUS, PLUS
+from p2php.games.hpsha.data import CARDS, MINUS, PLUS
 from p2php.games.hpsha.gear import Gear, parent_ctx, register_gear
-from p2php.games.hpsha.moves import DrawTask
-from p2php.games.hpsha.tasks import AskCard, AskChoice, CardGiven, Task
+from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask
+from p2php.games.hpsha.tasks import AskCard, AskChoice, CardGiven, Task, as_slots, spec_ok
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -88,31 +90,73 @@ class Holly(Gear):
     kind, points = "holly", frozenset({gp.AIMED})
 
     def at(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> None:
-        if not ctx["undodgeable"] and st.hands[seat]:
+        if not ctx["undodgeable"] and (st.hands[seat] or st.equip[seat]):
             st.push(HollyTask(seat, int(ctx["target"]), len(st.stack) - 1))
 
 
 @dataclass
 class HollyTask(Task):
-    """冬青木魔杖: the user may discard a non-basic card; then the 爆破咒 (``parent``) cannot be dodged."""
+    """冬青木魔杖: the user may discard a non-basic card; then the 爆破咒 (``parent``) cannot be dodged.
 
-    class Stage(Enum):
-        ASK = auto()  # the user may discard a non-basic card
-        DISCARDED = auto()  # it did: the 爆破咒 cannot be dodged
+    「弃置一张非基本牌」 does not say "hand card": an equipped card (every equipment card is
+    non-basic) may be discarded too, the wand itself included -- its effect has already begun
+    (our reading of the original, issue 15).  A hand card opens with the answer, so a basic
+    card given as non-basic is refused when its face is seen.
+    """
 
     user: int
     target: int
     parent: int
-    discarded: CardGiven | None = None
-    stage: Stage = field(default=Stage.ASK, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is HollyTask.Stage.ASK:
-            self.stage = HollyTask.Stage.DISCARDED
-            return Call(AskCard(self.user, "weapon:holly", "nonbasic", "discard", note=["n_holly"]), into="discarded")
-        if self.discarded is not None:
-            parent_ctx(st, self.parent)["undodgeable"] = True
-        return Done()
+        if not st.alive[self.user]:
+            return Done()
+        return Decide((self.user,), "weapon:holly")
+
+    def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
+        out: list[Action] = [{"type": "pass"}]
+        for s in st.hands[seat]:
+            f = kn.face(s)
+            if f is not None and spec_ok("nonbasic", st.as_card(seat, f)):
+                out.append({"type": "card", "slots": [s]})
+        out.extend({"type": "card", "slots": [s]} for s in st.equip[seat].values())
+        return out
+
+    def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
+        self._slot(st, seat, action, kn.face)
+
+    def _slot(self, st: HpshaState, seat: int, action: Action, face: Any) -> int:
+        """The slot discarded (``-1``: passed), or IllegalAction."""
+        t = action.get("type")
+        if t == "pass":
+            return -1
+        if t != "card":
+            raise IllegalAction(f"冬青木魔杖 Holly: answer pass or card, not {t!r}")
+        slots = as_slots(action)
+        if len(slots) != 1:
+            raise IllegalAction("冬青木魔杖 Holly: discard exactly one card")
+        (slot,) = slots
+        if slot in st.equip[seat].values():
+            return slot
+        if slot not in st.hands[seat]:
+            raise IllegalAction(f"slot {slot} is neither in your hand nor in your equipment area")
+        f = face(slot)
+        if f is not None and not spec_ok("nonbasic", st.as_card(seat, f)):
+            raise IllegalAction(f"冬青木魔杖 Holly: {CARDS[f].kind} is a basic card")
+        return slot
+
+    def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        if action.get("type") == "card":
+            return st.unopened(as_slots(action))
+        return ()
+
+    def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((seat, action),) = answers
+        slot = self._slot(st, seat, action, st.pub.get)  # the hand card's face is open now
+        if slot < 0:
+            return Done()
+        parent_ctx(st, self.parent)["undodgeable"] = True
+        return Replace(DiscardCardsTask([slot], ["n_holly"]))
 
 
 class Oak(Gear):
