@@ -1,6 +1,6 @@
 """Harry Potter Sha scenario tests for the basic cards and the spells, one per ※ ruling.
 
-Default table (4 players, all "no skill" stand-ins): seat 0 罗恩 (minister, 4 HP,
+Default table (4 players, whose skills do not act in these tests): seat 0 罗恩 (minister, 4 HP,
 Gryffindor), seat 1 斯内普 (auror, 3, Hogwarts), seat 2 伏地魔 (dark wizard, 4,
 Dark Mark), seat 3 卢娜 (spy, 3, Ravenclaw).  Seat 0 plays first.
 """

@@ -5,8 +5,8 @@ runs twice (the ``mode`` fixture of p2php.testing): on a stacked LocalTable, and
 real protocol (in-memory peers, decks stacked through the crypto, clean audits).
 
 Default table: seat 0 罗恩 (minister, 4 HP), seat 1 斯内普 (auror, 3 HP), seat 2 伏地魔
-(dark wizard, 4 HP), seat 3 卢娜 (spy, 3 HP) — all "no skill" stand-ins, four
-different factions.
+(dark wizard, 4 HP), seat 3 卢娜 (spy, 3 HP): four different factions, and no skill
+of theirs acts in these tests.
 """
 
 from __future__ import annotations

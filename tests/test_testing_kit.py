@@ -87,3 +87,20 @@ def test_a_test_only_edit_reaches_every_peer_and_the_audit() -> None:
     last = 1 - first
     sc.act(last, {"type": "play", "slot": last}, "play")
     assert sc.over().winners == (last,)  # the audit (protocol mode) replays the edit at the same point
+
+
+def test_hpsha_scenarios_refuse_a_starting_hand_longer_than_the_deal() -> None:
+    from p2php.testing.hpsha import Scenario as HpshaScenario
+
+    with pytest.raises(StackingError, match="seat 1 is dealt 4 cards, the scenario lists 5"):
+        HpshaScenario(["ron", "snape", "voldemort", "luna"], hands={1: ["tears"] * 5}, mode="engine")
+
+
+def test_hpsha_fillers_never_take_a_card_named_later() -> None:
+    from p2php.games.hpsha.data import CARDS
+    from p2php.testing.hpsha import INERT
+    from p2php.testing.hpsha import Scenario as HpshaScenario
+
+    first = next(c for c in CARDS if c.kind in INERT)  # the card a '*' takes first, named after the fillers
+    sc = HpshaScenario(["ron", "snape", "voldemort", "luna"], hands={0: ["*", "*", first.id]}, mode="engine")
+    assert first.id in [sc.table.faces[s] for s in sc.state.hands[0]]

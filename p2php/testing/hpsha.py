@@ -30,6 +30,7 @@ from p2php.games.hpsha.data import (
     identity_role,
     role_counts,
 )
+from p2php.games.hpsha.flow import HAND_START
 from p2php.games.hpsha.state import HpshaState
 from p2php.games.hpsha.tasks import Task
 from p2php.games.hpsha.words import lines
@@ -82,8 +83,13 @@ class Scenario(BaseScenario):
         self.chars = list(chars)
         self.used: set[int] = set()
         hands = hands or {}
-        self.hand_ids = {s: [self.card(c) for c in hands.get(s, [])] for s in range(n)}
-        self.deck_ids = [self.card(c) for c in deck]
+        for seat, cards in sorted(hands.items()):
+            if not 0 <= seat < n:
+                raise StackingError(f"hands: seat {seat} is not at a table of {n}")
+            if len(cards) > HAND_START:
+                raise StackingError(f"hands: seat {seat} is dealt {HAND_START} cards, the scenario lists "
+                                    f"{len(cards)} (give it more by the deck order, or with a test edit)")
+        self.hand_ids, self.deck_ids = self._resolve([hands.get(s, []) for s in range(n)], deck)
         self.reshuffle_order: list[int] | None = None
         super().__init__(HpshaGame(), n, opts, seed, mode, reads=READS)
         self._setup()
@@ -93,6 +99,18 @@ class Scenario(BaseScenario):
 
 
     # ------------------------------------------------------------------ cards
+    def _resolve(self, hands: list[list[CardSpec]], deck: Sequence[CardSpec]) -> tuple[dict[int, list[int]], list[int]]:
+        """Card ids for the hands and the deck top: named cards first, ``"*"`` fillers after, so a
+        filler never takes a card named later in the scenario."""
+        specs = [*(c for h in hands for c in h), *deck]
+        named = {i: self.card(c) for i, c in enumerate(specs) if c != "*"}
+        ids = [named[i] if i in named else self.card("*") for i in range(len(specs))]
+        out, at = {}, 0
+        for seat, h in enumerate(hands):
+            out[seat] = ids[at:at + len(h)]
+            at += len(h)
+        return out, ids[at:]
+
     def card(self, spec: CardSpec) -> int:
         """Resolve a card spec to an unused card id (and mark it used)."""
         if isinstance(spec, int):
@@ -101,7 +119,9 @@ class Scenario(BaseScenario):
             self.used.add(spec)
             return spec
         if spec == "*":  # any filler card
-            c = next(c for c in CARDS if c.id not in self.used and c.kind in INERT)
+            c = next((c for c in CARDS if c.id not in self.used and c.kind in INERT), None)
+            if c is None:
+                raise StackingError("no unused filler card left for a '*' (the scenario names too many cards)")
             self.used.add(c.id)
             return c.id
         if isinstance(spec, str):
@@ -152,9 +172,9 @@ class Scenario(BaseScenario):
             free.sort(key=lambda c: (CARDS[c].kind not in INERT, c))
             hands = {s: list(self.hand_ids[s]) for s in range(self.n)}
             for s in hands:
-                while len(hands[s]) < 4:
+                while len(hands[s]) < HAND_START:
                     hands[s].append(free.pop(0))
-            out = [hands[seat][i] for i in range(4) for seat in order]
+            out = [hands[seat][i] for i in range(HAND_START) for seat in order]
             return out + self.deck_ids + free
         if self.reshuffle_order is not None:
             order = [c for c in self.reshuffle_order if c in step.cards]
