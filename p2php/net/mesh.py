@@ -184,6 +184,49 @@ class LinkProof:
                 + self.acceptor_challenge + self.dialer_kx + self.acceptor_kx)
 
 
+class LinkSetup:
+    """One end's part of a link's handshake after the hellos, without I/O (both the mesh and a
+    spectator drive it): send :meth:`challenge`; given the other end's challenge frame,
+    :meth:`proof` computes the link (:class:`LinkProof`), the link keys and our signed proof;
+    :meth:`proven` checks the other end's proof.  One class, so the two ends of every link --
+    peer or spectator -- cannot drift apart in what they sign and check.
+    """
+
+    def __init__(self, hello: dict[str, Any], theirs: dict[str, Any], dialer: bool,
+                 sign: Callable[[bytes], bytes] | None) -> None:
+        self.hello, self.theirs, self.dialer, self.sign = hello, theirs, dialer, sign
+        self.mine = os.urandom(32)
+        self.kx = KeyExchange()
+        self.link: LinkProof | None = None
+        self.macs: tuple[LinkMac, LinkMac] | None = None  # (send, receive) once the challenge was good
+
+    def challenge(self) -> dict[str, Any]:
+        return {"challenge": self.mine, "kx": self.kx.public}
+
+    def proof(self, frame: Any) -> dict[str, Any]:
+        """Our proof frame, given the other end's challenge frame (an empty proof if it was malformed
+        or we hold no key: the exchange stays in step either way)."""
+        other = frame.get("challenge") if isinstance(frame, dict) else None
+        other_kx = frame.get("kx") if isinstance(frame, dict) else None
+        if isinstance(other, bytes) and len(other) == 32 and isinstance(other_kx, bytes):
+            link = LinkProof.of(self.hello, self.theirs, self.mine, other, self.kx.public, other_kx, self.dialer)
+            try:
+                ours = link.ours()
+                self.macs = self.kx.link_macs(other_kx, link.transcript(), self.dialer)
+                self.link = link
+            except (NotCanonical, LinkKeyError):
+                self.link = self.macs = None
+        if self.link is None or self.sign is None:
+            return {"proof": b""}
+        return {"proof": self.sign(ours)}
+
+    def proven(self, frame: Any) -> bool:
+        """Whether the other end's proof frame proves it holds its hello's signing key."""
+        if self.link is None or not isinstance(frame, dict):
+            return False
+        return check_proof(self.theirs, frame.get("proof"), self.link.theirs())
+
+
 def check_proof(hello: dict[str, Any], proof: Any, data: bytes) -> bool:
     key = hello.get("sign_key")
     if not isinstance(key, bytes) or len(key) != 32 or not isinstance(proof, bytes) or len(proof) != 64:
@@ -667,35 +710,23 @@ class _Formation:
         holds no key and proves nothing, so it cannot speak for a seat.  Without
         ``sign`` (a bare mesh in tests) nothing is proven either way.
         """
-        mine = os.urandom(32)
-        kx = KeyExchange()
-        await peer.write(encode_frame({"challenge": mine, "kx": kx.public}, self.max_frame))
+        setup = LinkSetup(self.hello, theirs, dialer, self.sign)
+        await peer.write(encode_frame(setup.challenge(), self.max_frame))
         frame = await peer.read_frame()
         if frame is None:
             raise ConnectionError("connection closed before the challenge")
-        other, other_kx = frame.get("challenge"), frame.get("kx")
-        ok = isinstance(other, bytes) and len(other) == 32 and isinstance(other_kx, bytes)
-        ours = wanted = b""
-        if ok:
-            assert isinstance(other, bytes) and isinstance(other_kx, bytes)
-            link = LinkProof.of(self.hello, theirs, mine, other, kx.public, other_kx, dialer)
-            try:
-                ours, wanted = link.ours(), link.theirs()
-                peer.link_macs = kx.link_macs(other_kx, link.transcript(), dialer)
-            except (NotCanonical, LinkKeyError):
-                ok = False
-        proof = self.sign(ours) if self.sign is not None and ok else b""
-        await peer.write(encode_frame({"proof": proof}, self.max_frame))
+        await peer.write(encode_frame(setup.proof(frame), self.max_frame))
+        peer.link_macs = setup.macs
         frame = await peer.read_frame()
         if frame is None:
             raise ConnectionError("connection closed before the proof")
         if seat is None:
             return None
-        if not ok:
+        if setup.link is None:
             return "malformed challenge or hello"
         if seat == SPECTATOR or self.sign is None:
             return None
-        if not check_proof(theirs, frame.get("proof"), wanted):
+        if not setup.proven(frame):
             return f"seat {seat} did not prove it holds the key of its hello"
         return None
 

@@ -11,7 +11,6 @@ need that peer's keys, which only ever travel sealed to their recipient).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -21,8 +20,7 @@ from p2php import PROTOCOL_VERSION
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
-from p2php.net.linkauth import KeyExchange, LinkKeyError
-from p2php.net.mesh import SPECTATOR, LinkProof, check_proof
+from p2php.net.mesh import SPECTATOR, LinkSetup
 from p2php.session.handshake import Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.text import safe
@@ -58,23 +56,14 @@ async def watch(host: str, port: int, name: str = "spectator",
                 theirs = await _read(stream, decoder)
                 if theirs is None:
                     raise WatchError("the peer closed the connection")
-                mine, kx = os.urandom(32), KeyExchange()
-                await stream.send_all(encode_frame({"challenge": mine, "kx": kx.public}))
-                challenge = await _read(stream, decoder)
-                other = challenge.get("challenge") if isinstance(challenge, dict) else None
-                other_kx = challenge.get("kx") if isinstance(challenge, dict) else None
-                # We hold no key and prove nothing; the peer proves it holds its hello's key.
-                await stream.send_all(encode_frame({"proof": b""}))
-                proof = await _read(stream, decoder)
-                if not isinstance(other, bytes) or not isinstance(other_kx, bytes) or not isinstance(proof, dict):
+                # The mesh's own handshake step; we hold no key and prove nothing (sign=None),
+                # the peer proves it holds its hello's key.
+                setup = LinkSetup(ours, theirs, dialer=True, sign=None)
+                await stream.send_all(encode_frame(setup.challenge()))
+                await stream.send_all(encode_frame(setup.proof(await _read(stream, decoder))))
+                if not setup.proven(await _read(stream, decoder)) or setup.macs is None:
                     raise WatchError("the peer did not prove it holds the key of its hello")
-                link = LinkProof.of(ours, theirs, mine, other, kx.public, other_kx, dialer=True)
-                if not check_proof(theirs, proof.get("proof"), link.theirs()):
-                    raise WatchError("the peer did not prove it holds the key of its hello")
-                try:
-                    _, receive_mac = kx.link_macs(other_kx, link.transcript(), dialer=True)
-                except LinkKeyError as err:
-                    raise WatchError(f"the peer's link key is unusable: {err}") from None
+                _, receive_mac = setup.macs
                 await stream.send_all(encode_frame({"mesh": "ok"}))
                 verdict = await _read(stream, decoder)
             if verdict != {"mesh": "ok"}:
