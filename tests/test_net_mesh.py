@@ -454,3 +454,35 @@ async def test_bad_arguments() -> None:
         assert alone.seats == []
         await alone.broadcast({"nobody": "listens"})
     await listener.aclose()
+
+
+def _setups(spectator: bool = False) -> tuple[Any, Any]:
+    from p2php.crypto.identity import Identity
+    from p2php.net.mesh import LinkSetup
+
+    a, b = Identity.from_secret(bytes([1]) * 32), Identity.from_secret(bytes([2]) * 32)
+    hello_a = {"seat": -1 if spectator else 0, "name": "a", "sign_key": a.public.sign_key}
+    hello_b = {"seat": 1, "name": "b", "sign_key": b.public.sign_key}
+    dialer = LinkSetup(hello_a, hello_b, dialer=True, sign=None if spectator else a.sign)
+    acceptor = LinkSetup(hello_b, hello_a, dialer=False, sign=b.sign)
+    return dialer, acceptor
+
+
+def test_link_setup_both_ends_prove_their_keys_and_agree_on_the_link_keys() -> None:
+    dialer, acceptor = _setups()
+    proof_d, proof_a = dialer.proof(acceptor.challenge()), acceptor.proof(dialer.challenge())
+    assert dialer.proven(proof_a) and acceptor.proven(proof_d)
+    assert dialer.macs is not None and acceptor.macs is not None
+    assert acceptor.macs[1].tag(b"body") == dialer.macs[0].tag(b"body")  # dialer's send key = acceptor's receive key
+    assert dialer.macs[1].tag(b"other") == acceptor.macs[0].tag(b"other")
+    forged = {"proof": bytes(64)}
+    assert not dialer.proven(forged) and not dialer.proven({"proof": proof_a["proof"][:-1] + b"\0"})
+
+
+def test_link_setup_refuses_a_malformed_challenge_and_a_spectator_proves_nothing() -> None:
+    dialer, acceptor = _setups()
+    assert acceptor.proof({"challenge": b"short", "kx": b"x"}) == {"proof": b""} and acceptor.link is None
+    assert not acceptor.proven({"proof": b""}) and acceptor.macs is None
+    spectator, peer = _setups(spectator=True)
+    assert spectator.proof(peer.challenge()) == {"proof": b""}  # holds no key: an empty proof, still in step
+    assert spectator.proven(peer.proof(spectator.challenge())) and spectator.macs is not None
