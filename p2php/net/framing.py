@@ -232,7 +232,7 @@ class FrameDecoder:
         """Bytes buffered that do not yet form a complete frame."""
         return len(self._buffer)
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:
         """Buffer ``data``; decode it with :meth:`next_frame`."""
         self._raise_if_failed()
         self._buffer += data

@@ -36,7 +36,6 @@ import errno
 import logging
 import math
 import os
-import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -51,6 +50,7 @@ from p2php.canonical import NotCanonical, digest, encode
 from p2php.errors import P2phpError
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
 from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
+from p2php.net.transport import Dial, Listener, Stream, remote_address, tcp_dial
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +238,7 @@ def check_proof(hello: dict[str, Any], proof: Any, data: bytes) -> bool:
     return True
 
 
-async def accept_forever(listener: trio.SocketListener, handle: Callable[[trio.SocketStream], Any],
+async def accept_forever(listener: Listener, handle: Callable[[Stream], Any],
                          nursery: trio.Nursery) -> None:
     """Accept connections until cancelled, surviving EMFILE/ENFILE (back off, keep serving).
 
@@ -266,18 +266,22 @@ async def listen(host: str = "127.0.0.1", port: int = 0) -> trio.SocketListener:
     return listeners[0]
 
 
-def listener_port(listener: trio.SocketListener) -> int:
+def listener_port(listener: Listener) -> int:
     """The port ``listener`` is bound to, to tell the other peers where to dial."""
-    port: int = listener.socket.getsockname()[1]
-    return port
+    port = getattr(listener, "port", None)  # an in-memory listener knows its own
+    if isinstance(port, int):
+        return port
+    assert isinstance(listener, trio.SocketListener)
+    bound: int = listener.socket.getsockname()[1]
+    return bound
 
 
 class _Peer:
     """One connection: its stream, decoder, byte counters and outgoing queue."""
 
-    def __init__(self, stream: trio.SocketStream, max_frame: int) -> None:
-        # trio already enables TCP_NODELAY; say it here since small lockstep frames need it.
-        stream.setsockopt(trio.socket.IPPROTO_TCP, trio.socket.TCP_NODELAY, True)
+    def __init__(self, stream: Stream, max_frame: int) -> None:
+        if isinstance(stream, trio.SocketStream):  # trio enables TCP_NODELAY; say it: small frames need it
+            stream.setsockopt(trio.socket.IPPROTO_TCP, trio.socket.TCP_NODELAY, True)
         self.stream = stream
         self.decoder = FrameDecoder(max_frame)
         self.bytes_sent = 0
@@ -287,7 +291,7 @@ class _Peer:
         self.reason: str | None = None  # set once, when the connection ends
         self.drained = trio.Event()  # set when the writer has stopped
         self.queued = 0  # bytes in the outbox, not yet written
-        self.heard = time.monotonic()  # when anything last arrived
+        self.heard = trio.current_time()  # when anything last arrived
         self.send_mac: LinkMac | None = None  # set after the handshake: every frame we write is tagged
         self.link_macs: tuple[LinkMac, LinkMac] | None = None  # (send, receive), agreed in the handshake
 
@@ -325,7 +329,7 @@ class _Peer:
             if not data:
                 return None
             self.bytes_received += len(data)
-            self.heard = time.monotonic()
+            self.heard = trio.current_time()
             self.decoder.receive_data(data)
         return frame
 
@@ -346,6 +350,7 @@ class Mesh:
     def __init__(self, seat: int, peers: dict[int, _Peer], max_frame: int = MAX_FRAME) -> None:
         self.seat = seat
         self.max_frame = max_frame
+        self.connect: Dial = tcp_dial  # how redials reach a seat (open_mesh sets the transport's)
         self.seats = sorted(peers)  # the other seats
         self._peers = peers
         self._events_in, self._events = trio.open_memory_channel(_EVENT_BUFFER)
@@ -422,7 +427,7 @@ class Mesh:
 
     async def serve_rejoins(
         self,
-        listener: trio.SocketListener,
+        listener: Listener,
         hello: dict[str, Any],
         check_hello: CheckHello,
         *,
@@ -522,7 +527,7 @@ class Mesh:
         while True:
             await trio.sleep(HEARTBEAT_EVERY)
             beat = encode_frame({"hb": 1, "at": self._progress}, self.max_frame)
-            now = time.monotonic()
+            now = trio.current_time()
             for peer in list(self._peers.values()):
                 if peer.reason is not None:
                     continue
@@ -624,8 +629,10 @@ class _Formation:
         handshake_timeout: float,
         max_frame: int,
         sign: Signer | None = None,
+        connect: Dial = tcp_dial,
     ) -> None:
         self.sign = sign
+        self.connect = connect  # the transport's dial (TCP unless a test or another transport says)
         self.retry_refusals = False
         self.greeting_hosts: dict[str, int] = {}
         self.stale: list[_Peer] = []  # connections replaced during formation, closed at its end
@@ -662,7 +669,7 @@ class _Formation:
             raise HandshakeError(f"check_hello raised {type(exc).__name__}: {exc}") from exc
         return claimed
 
-    async def greet(self, stream: trio.SocketStream, expect: int | None) -> tuple[int, _Peer]:
+    async def greet(self, stream: Stream, expect: int | None) -> tuple[int, _Peer]:
         """Run the handshake on ``stream``: (seat, peer), or HandshakeError / ConnectionError."""
         peer = _Peer(stream, self.max_frame)
         seat: int | None = None
@@ -752,7 +759,7 @@ class _Formation:
         delay = 0.05
         while True:
             try:
-                stream = await trio.open_tcp_stream(host, port)
+                stream = await self.connect(host, port)
             except OSError as exc:
                 self.failures[seat] = f"cannot connect to {host}:{port}: {exc}"
             else:
@@ -776,16 +783,12 @@ class _Formation:
             await trio.sleep(delay)  # the deadline is enforced by open_mesh's cancel scope
             delay = min(delay * 2, 0.5)
 
-    async def accept(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
+    async def accept(self, listener: Listener, nursery: trio.Nursery) -> None:
         """Accept connections, each greeted in its own task so a silent one blocks nobody."""
         await accept_forever(listener, self._greet_accepted, nursery)
 
-    async def _greet_accepted(self, stream: trio.SocketStream) -> None:
-        try:
-            host, port = stream.socket.getpeername()[:2]
-            where = f"{host}:{port}"
-        except OSError:
-            host, where = "?", "unknown address"
+    async def _greet_accepted(self, stream: Stream) -> None:
+        host, where = remote_address(stream)
         # Unauthenticated connections are bounded in number, per remote host too, and
         # each must finish its handshake within handshake_timeout.
         busy = sum(self.greeting_hosts.values())
@@ -800,7 +803,7 @@ class _Formation:
             if not self.greeting_hosts[host]:
                 del self.greeting_hosts[host]
 
-    async def _greet_counted(self, stream: trio.SocketStream, where: str) -> None:
+    async def _greet_counted(self, stream: Stream, where: str) -> None:
         try:
             if not self.connected(*await self.greet(stream, None)):
                 await trio.aclose_forcefully(stream)
@@ -823,7 +826,8 @@ class _Rejoin(_Formation):
 
     def __init__(self, mesh: Mesh, hello: dict[str, Any], check_hello: CheckHello, handshake_timeout: float,
                  spectators: bool, sign: Signer | None = None) -> None:
-        super().__init__(mesh.seat, set(mesh.seats), hello, check_hello, handshake_timeout, mesh.max_frame, sign)
+        super().__init__(mesh.seat, set(mesh.seats), hello, check_hello, handshake_timeout, mesh.max_frame, sign,
+                         mesh.connect)
         self.mesh = mesh
         self.spectators = spectators
         self.spectator_hello: dict[str, Any] | None = None
@@ -875,7 +879,7 @@ def _describe(exc: BaseException) -> str:
 async def open_mesh(
     seat: int,
     peers: Mapping[int, tuple[str, int]],
-    listener: trio.SocketListener | None,
+    listener: Listener | None,
     hello: dict[str, Any],
     check_hello: CheckHello,
     *,
@@ -883,6 +887,7 @@ async def open_mesh(
     handshake_timeout: float = 10.0,
     max_frame: int = MAX_FRAME,
     sign: Signer | None = None,
+    connect: Dial = tcp_dial,
 ) -> Mesh:
     """Connect ``seat`` to every other seat of ``peers``; raise MeshError if that fails.
 
@@ -901,7 +906,7 @@ async def open_mesh(
     higher = sorted(s for s in others if s > seat)
     if higher and listener is None:
         raise ValueError(f"seat {seat} must accept seats {higher} but was given no listener")
-    form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame, sign)
+    form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame, sign, connect)
     formed = False
     try:
         if others:
@@ -925,7 +930,9 @@ async def open_mesh(
                 for peer in form.peers.values():
                     await trio.aclose_forcefully(peer.stream)
     if formed:
-        return Mesh(seat, form.peers, max_frame)
+        mesh = Mesh(seat, form.peers, max_frame)
+        mesh.connect = connect
+        return mesh
     if form.fatal is not None:
         head = f"seat {seat}: mesh not formed: {form.fatal}"
     else:

@@ -29,6 +29,7 @@ from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide
 from p2php.engine.registry import get_game
 from p2php.net.mesh import Frame, HandshakeError, Mesh, PeerError, Rejoined, SpectatorJoined, open_mesh
+from p2php.net.transport import Dial, Listener, tcp_dial
 from p2php.session import transcript
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
@@ -61,6 +62,8 @@ class PeerConfig:
     bot: str | None = None
     """The bot kind playing this seat, if any (recorded in the resume log)."""
     linger: float = 10.0
+    connect: Dial = tcp_dial
+    """How to reach another seat's listener (the transport; TCP unless a test or another transport says)."""
     """After our verdict, how long we keep serving catch-up until every other seat said it finished."""
 
 
@@ -104,7 +107,7 @@ def _hello_checker(cfg: PeerConfig, options: dict[str, Any], hellos: dict[int, d
 async def run_peer(
     cfg: PeerConfig,
     addresses: Mapping[int, tuple[str, int]],
-    listener: trio.SocketListener | None,
+    listener: Listener | None,
     decide: Decider,
     observe: Observer | None = None,
     restored: Lockstep | None = None,
@@ -127,7 +130,7 @@ async def run_peer(
     accept_hello = _hello_checker(cfg, options, hellos, known)
     mesh = await open_mesh(
         cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout,
-        sign=cfg.secrets.identity.sign,
+        sign=cfg.secrets.identity.sign, connect=cfg.connect,
     )
     if restored is not None:
         ls = restored
@@ -163,7 +166,7 @@ class RunningClock:
     TICK = 0.1
     SLACK = 0.25
 
-    def __init__(self, wall: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, wall: Callable[[], float] = trio.current_time) -> None:
         self._wall = wall
         self.stalled = 0.0
         """Seconds left out so far."""
@@ -271,7 +274,7 @@ class _Runner:
     def sign(self) -> Callable[[bytes], bytes]:
         return self.cfg.secrets.identity.sign
 
-    async def run(self, listener: trio.SocketListener | None, rejoining: bool) -> None:
+    async def run(self, listener: Listener | None, rejoining: bool) -> None:
         ls, mesh = self.ls, self.mesh
         merged_in, merged = trio.open_memory_channel(256)
         async with mesh, trio.open_nursery() as nursery:
@@ -289,14 +292,14 @@ class _Runner:
                 mesh.set_progress(None if ls.auditing else [ls.tick, ls.phase])
                 if ls.finished:
                     if linger_until is None:
-                        linger_until = time.monotonic() + self.cfg.linger
+                        linger_until = trio.current_time() + self.cfg.linger
                     await self._send_fin()
-                    if self.fins >= set(mesh.seats) - self._gone() or time.monotonic() >= linger_until:
+                    if self.fins >= set(mesh.seats) - self._gone() or trio.current_time() >= linger_until:
                         break
                 if ls.awaiting_me() and not self.deciding:
                     self.deciding = True
                     nursery.start_soon(self._run_decider, merged_in.clone())
-                wait = linger_until - time.monotonic() if linger_until is not None else self._wait()
+                wait = linger_until - trio.current_time() if linger_until is not None else self._wait()
                 with trio.move_on_after(max(wait, 0.0)) as scope:
                     event = await merged.receive()
                 if scope.cancelled_caught:
