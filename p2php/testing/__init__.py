@@ -10,6 +10,9 @@ table, a deck secrets source for real peers), and only this package makes them.
 * :mod:`.scenario` — :class:`Scenario`, a scripted game run in ``engine`` or ``protocol`` mode;
 * :mod:`.protocol`, :mod:`.edits` — the protocol-mode table and its test-only state edits;
 * :mod:`.conformance` — :func:`check_game`, the check every game passes;
+* :mod:`.network` — real peers over an in-memory network, where trio's autojump clock passes
+  every deadline in virtual time (timeout tests that never sleep);
+* :mod:`.tasks` — :class:`~p2php.testing.tasks.Capture` (what a task returns) and ``EndHere``;
 * :mod:`.plugin` — the pytest ``mode`` fixture;
 * :mod:`.hpsha`, :mod:`.uno` — thin helpers for the built-in games.
 
