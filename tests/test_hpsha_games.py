@@ -214,8 +214,9 @@ def test_same_seed_same_final_state_hash() -> None:
 @pytest.mark.parametrize("n", [4, 7, 10])
 def test_every_decision_has_legal_actions_that_pass_check(n: int) -> None:
     """The kit's conformance check at every decision (legal actions pass check with the seat's, the
-    auditor's and the public view; describe; stable step and hash; determinism; clone)."""
-    check_game(GAME, players=(n,), seeds=range(4 if n == 10 else 8), every=1)
+    auditor's and the public view; describe; stable step and hash; determinism; clone).  It does much
+    more per decision than random play, so one or two seeds."""
+    check_game(GAME, players=(n,), seeds=range(2 if n == 4 else 1), every=1)
 
 
 def test_clone_is_independent_and_snapshot_plain() -> None:
