@@ -37,6 +37,7 @@ from p2php.engine.contract import (
     GameOver,
     IllegalAction,
     Knowledge,
+    OptionError,
     Randomness,
     Reveal,
     Seat,
@@ -57,6 +58,7 @@ from p2php.session.messages import (
     scalar_bytes,
     signing_bytes,
 )
+from p2php.session.modes import FAST, crypto_mode, game_options
 from p2php.session.records import (
     MAX_BACKLOG,
     MAX_BACKLOG_BYTES,
@@ -107,7 +109,10 @@ class Lockstep(DeckSteps, Ending):
         self.private_decks = dict(private_decks or {})  # secret deck lists this seat owns, by purpose
         self.deck_source = deck_source  # the real derivation; p2php.testing may stack decks
         self.session_id = table.session_id
-        self.options = game.parse_options(table.options)
+        self.crypto = crypto_mode(table.options)  # the deck protocol (session option, never seen by the engine)
+        if self.crypto != FAST:
+            raise OptionError("crypto=verified is not wired into the session yet (issue 10, increment 3d)")
+        self.options = game.parse_options(game_options(table.options))
         self.state = game.new_state(self.players, self.options)
         self.points = deck.PointBook(
             digest(tags.CARDS, self.session_id, game.name.encode()),
