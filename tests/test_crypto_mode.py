@@ -86,10 +86,11 @@ def test_the_engine_never_sees_the_mode() -> None:
     assert all(ls.crypto == "fast" and "crypto" not in ls.options for ls in peers)
 
 
-def test_verified_is_refused_until_it_is_wired() -> None:
+def test_a_verified_lockstep_has_the_verified_deck_and_the_engine_never_sees_it() -> None:
     table = _table({"crypto": "verified"})
-    with pytest.raises(OptionError, match="not wired"):
-        Lockstep(get_game("toy"), table, 0, seeded_secrets(1, 0))
+    ls = Lockstep(get_game("toy"), table, 0, seeded_secrets(1, 0))
+    assert ls.crypto == "verified" and ls.vdeck is not None and "crypto" not in ls.options
+    assert make_peers("toy", 2, {}, seed=3)[0].vdeck is None
 
 
 def test_a_join_may_ask_for_a_mode() -> None:
