@@ -191,3 +191,64 @@ def test_a_fast_field_in_a_verified_body_is_a_bad_message() -> None:
     _cheat(peers[1], lambda kind, body: {**body, "keys": []} if kind == "keys" else body)
     memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
     _named(peers, 1, FaultCode.BAD_MESSAGE)
+
+
+def test_a_verified_transcript_verifies_from_the_transcript_alone(tmp_path: Any) -> None:
+    """``p2php verify`` re-checks every key share, pass and public share; no audit secret exists or is needed."""
+    from p2php.session import transcript
+
+    peers = _play("toy", 3, {}, seed=2)
+    _clean(peers)
+    result = transcript.verify(transcript.save(peers[1], tmp_path / "game.p2php"))
+    assert result.ok, result.lines
+    assert result.spectator is not None and result.spectator.vdeck is not None
+
+
+def test_the_wire_holds_no_share_set_that_opens_an_unopened_slot() -> None:
+    """Privacy: for every slot never opened in public, some seat's share appears in no public message or audit.
+
+    (A dealt slot's recipient never sends its own share; a shown slot's shares are sealed to the viewer.)
+    """
+    peers = _play("toy", 3, {}, seed=3)
+    _clean(peers)
+    spectator = peers[0]
+    public: dict[int, set[int]] = {}
+    for msg in spectator.transcript:
+        for slot, _ in msg.body.get("shares", []) if msg.kind in ("keys", "action") else []:
+            public.setdefault(slot, set()).add(msg.sender)
+        assert "decks" not in msg.body
+    unopened = [slot for slot in spectator.slot_deck if slot not in spectator.public_faces]
+    assert unopened
+    for slot in unopened:
+        assert len(public.get(slot, set())) < 3, slot
+
+
+def test_a_wrong_share_in_a_private_show_is_named_by_the_viewer() -> None:
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=10)
+    shown: list[int] = []
+    for cheater in peers:
+        seat = cheater.seat
+        assert seat is not None and cheater.vdeck is not None
+        items = cheater.vdeck.own_items
+
+        def bad(slots: list[int], items: Any = items, cheater: Lockstep = cheater) -> list[list[Any]]:
+            out = items(slots)
+            from p2php.engine.contract import Show
+
+            if isinstance(cheater.step, Show) and out:
+                shown.append(cheater.seat or 0)
+                out = [[slot, items([slots[-1]])[0][1] if len(slots) > 1 else _shifted(pair)] for slot, pair in out]
+            return out
+
+        cheater.vdeck.own_items = bad  # type: ignore[method-assign]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert shown
+    culprit = shown[0]
+    viewer = [p for p in peers if p.fault is not None and p.fault.code == FaultCode.BAD_SHOW and p.fault_from is None]
+    assert viewer and all(p.fault is not None and p.fault.culprit == culprit for p in viewer)
+
+
+def _shifted(pair: bytes) -> bytes:
+    """A share whose proof's response is off by one: it decodes, and fails its proof."""
+    s = (int.from_bytes(pair[-32:], "big") + 1).to_bytes(32, "big")
+    return pair[:-32] + s
