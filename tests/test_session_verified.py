@@ -252,3 +252,15 @@ def _shifted(pair: bytes) -> bytes:
     """A share whose proof's response is off by one: it decodes, and fails its proof."""
     s = (int.from_bytes(pair[-32:], "big") + 1).to_bytes(32, "big")
     return pair[:-32] + s
+
+
+async def test_uno_over_loopback_is_clean(tmp_path: Any) -> None:
+    """Real sockets, every peer its own run_peer and transcript: the verified UNO game ends clean."""
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+
+    results = await run_local_table("uno", 3, [bot_decider(RandomBot(s)) for s in range(3)],
+                                    {"deck": "hat", "rounds": 1, **VERIFIED}, seed=11, timeout=120.0,
+                                    transcripts=tmp_path)
+    _clean([r.lockstep for r in results])
+    assert all(r.lockstep.crypto == "verified" for r in results)
