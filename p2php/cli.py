@@ -28,6 +28,7 @@ from p2php.engine.contract import OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
+from p2php.session.modes import SESSION_OPTIONS, parse_table_options
 from p2php.session.runner import Decider, PeerResult, bot_decider
 from p2php.text import LINE, safe
 
@@ -76,7 +77,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     game = get_game(args.game)
     game.check_players(args.peers)
-    options = game.parse_options(parse_option_pairs(args.option))
+    options = parse_table_options(game, parse_option_pairs(args.option))
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
@@ -114,7 +115,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     players = args.bots + 1
     game.check_players(players)
-    options = game.parse_options(parse_option_pairs(args.option))
+    options = parse_table_options(game, parse_option_pairs(args.option))
     ui = TerminalUI(lang=args.lang)
     deciders = [ui.decide] + _bots(game.name, args.bot, args.seed, range(1, players))
     names = [args.name] + [f"bot{s}" for s in range(1, players)]
@@ -165,6 +166,9 @@ def cmd_games(args: argparse.Namespace) -> int:
         game = get_game(name)
         opts = ", ".join(f"{k}={v.default}" for k, v in game.options.items())
         print(f"{name}: {game.min_players}–{game.max_players} players; options: {opts or 'none'}")
+    session = ", ".join(f"{k}={'|'.join(map(str, v.choices or ()))} (default {v.default})"
+                        for k, v in SESSION_OPTIONS.items())
+    print(f"every game: {session}")
     return 0
 
 

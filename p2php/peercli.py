@@ -20,6 +20,7 @@ from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game, parse_option_pairs
 from p2php.net.mesh import MeshError, listen
 from p2php.session.handshake import LocalSecrets
+from p2php.session.modes import parse_table_options
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.text import LINE, safe
 
@@ -79,7 +80,7 @@ def cmd_peer(args: argparse.Namespace) -> int:
     from p2php.session.memory import seeded_secrets
 
     secrets = seeded_secrets(args.seed, args.seat) if args.seed is not None else LocalSecrets()
-    cfg = PeerConfig(game.name, game.parse_options(parse_option_pairs(args.option)), len(addresses), args.seat,
+    cfg = PeerConfig(game.name, parse_table_options(game, parse_option_pairs(args.option)), len(addresses), args.seat,
                      args.name or f"seat{args.seat}", timeout=args.timeout, resume_timeout=args.resume_timeout,
                      secrets=secrets, bot=None if args.human else args.bot,
                      transcript_path=Path(args.transcript) if args.transcript else None,

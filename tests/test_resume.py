@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 
 from p2php.engine.registry import get_game
@@ -19,7 +20,8 @@ OPTIONS = {"rounds": 1, "deck": "magic"}
 
 
 def _cfg(seat: int, tmp: Path, secrets: LocalSecrets, **kw: object) -> PeerConfig:
-    return PeerConfig(GAME, OPTIONS, 3, seat, f"p{seat}", timeout=kw.pop("timeout", 5.0),  # type: ignore[arg-type]
+    options = kw.pop("options", OPTIONS)
+    return PeerConfig(GAME, options, 3, seat, f"p{seat}", timeout=kw.pop("timeout", 5.0),  # type: ignore[arg-type]
                       resume_timeout=kw.pop("resume_timeout", 20.0), secrets=secrets,  # type: ignore[arg-type]
                       resume_path=tmp / f"seat{seat}.resume", **kw)  # type: ignore[arg-type]
 
@@ -28,7 +30,10 @@ def _bot(seat: int, salt: str = "") -> object:
     return bot_decider(get_game(GAME).make_bot("heuristic", f"{seat}{salt}"))
 
 
-async def test_a_killed_peer_resumes_from_its_log_and_the_game_ends_clean(tmp_path: Path) -> None:
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+async def test_a_killed_peer_resumes_from_its_log_and_the_game_ends_clean(tmp_path: Path, crypto: str) -> None:
+    """In a verified deck the resumed seat re-makes byte-identical proofs (contexts and nonces from history)."""
+    options = {**OPTIONS, "crypto": crypto}
     listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
     results: dict[int, PeerResult] = {}
@@ -39,12 +44,14 @@ async def test_a_killed_peer_resumes_from_its_log_and_the_game_ends_clean(tmp_pa
             crash.cancel()  # seat 1's process "dies" mid-game
 
     async def play(seat: int) -> None:
-        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(8, seat)), addresses, listeners[seat],
+        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(8, seat), options=options), addresses,
+                                       listeners[seat],
                                        _bot(seat))  # type: ignore[arg-type]
 
     async def victim() -> None:
         with crash:
-            await run_peer(_cfg(1, tmp_path, seeded_secrets(8, 1)), addresses, listeners[1], _bot(1),  # type: ignore[arg-type]
+            await run_peer(_cfg(1, tmp_path, seeded_secrets(8, 1), options=options), addresses, listeners[1],
+                           _bot(1),  # type: ignore[arg-type]
                            observe)
         assert crash.cancelled_caught, "the game ended before the crash"
         await listeners[1].aclose()
@@ -52,7 +59,7 @@ async def test_a_killed_peer_resumes_from_its_log_and_the_game_ends_clean(tmp_pa
         header, ls = restore(tmp_path / "seat1.resume")  # re-verifies everything it logged
         assert ls.tick >= 20
         relisten = await listen("127.0.0.1", addresses[1][1])
-        cfg = _cfg(1, tmp_path, LocalSecrets(master=header["master"]))
+        cfg = _cfg(1, tmp_path, LocalSecrets(master=header["master"]), options=options)
         results[1] = await run_peer(cfg, addresses, relisten, _bot(1, "again"), restored=ls)  # type: ignore[arg-type]
         await relisten.aclose()
 

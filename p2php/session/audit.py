@@ -59,10 +59,12 @@ def run_audit(ls: Lockstep) -> Verdict:
                                       FaultCode.REFUSED_AUDIT))
         elif body.get("invalid"):
             findings.append(Fault(seat, "released malformed audit secrets", end, FaultCode.BAD_AUDIT))
-        else:
+        elif ls.vdeck is None:
             secret = body["decks"]
             assert isinstance(secret, bytes)
             secrets[seat] = secret
+    if ls.vdeck is not None:
+        return _verdict(ls, findings + _replay_verified(ls, end), ls.state.state_hash())
 
     faces: dict[Slot, CardId] = {}
     for rec in ls.decks:
@@ -83,6 +85,24 @@ def run_audit(ls: Lockstep) -> Verdict:
     elif ls.fault is None:
         findings.append(Fault(None, "some cards could not be opened at the audit", end, FaultCode.BAD_CARD))
     return _verdict(ls, findings, final_hash)
+
+
+def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:
+    """A verified deck's audit: every pass and share was checked on arrival, nothing secret is released.
+
+    The replay re-checks every action knowing the faces opened during play (so a lie whose witness card was
+    played later is caught; one whose witness stays hidden is not: the price of an audit that opens no unplayed
+    card, protocol.md §10.3).
+    """
+    if ls.fault is not None:
+        return []
+    try:
+        replayed = replay_events(ls.game, ls.players, ls.options, ls.events, everything=dict(ls.public_faces))
+    except ReplayFault as err:
+        return [Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0), FaultCode.HIDDEN_LIE)]
+    if replayed.state_hash() != ls.state.state_hash():
+        return [Fault(None, "replay gives a different final state", end, FaultCode.DESYNC)]
+    return []
 
 
 def _verdict(ls: Lockstep, findings: list[Fault], final_hash: bytes) -> Verdict:

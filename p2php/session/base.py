@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2php.crypto import deck
 from p2php.crypto.identity import PublicIdentity
@@ -12,6 +12,9 @@ from p2php.engine.contract import Action, CardId, Game, GameOver, GameState, Sea
 from p2php.session.handshake import LocalSecrets, Table
 from p2php.session.messages import Message
 from p2php.session.records import DeckRecord, DeckSecretsSource, Event, Fault, Suspicion, Verdict
+
+if TYPE_CHECKING:
+    from p2php.session.verified import VerifiedDeck
 
 
 class LockstepBase:
@@ -30,6 +33,8 @@ class LockstepBase:
     private_decks: dict[str, list[CardId]]
     deck_source: DeckSecretsSource
     session_id: bytes
+    crypto: str  # the deck protocol: "fast" or "verified" (p2php.session.modes)
+    vdeck: VerifiedDeck | None  # the verified deck's part (None in fast mode)
     options: dict[str, Any]
     state: GameState
     points: deck.PointBook

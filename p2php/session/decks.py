@@ -162,7 +162,27 @@ class DeckSteps(LockstepBase):
 
     def _on_keys(self, msgs: list[tuple[Seat, Message]]) -> None:
         for seat, msg in msgs:
-            self._accept_keys(seat, msg, key_list(msg), self._key_duty(seat))
+            self._accept_release(seat, msg, self._key_duty(seat))
+
+    def _accept_release(self, seat: Seat, msg: Message, duty: list[Slot]) -> None:
+        """``seat``'s public release for ``duty``: keys (fast) or proven shares (verified), checked and stored."""
+        if self.vdeck is not None:
+            self.vdeck.accept(seat, msg, duty)
+        else:
+            self._accept_keys(seat, msg, key_list(msg), duty)
+
+    def _on_verified_shuffle(self, step: Shuffle, msgs: list[tuple[Seat, Message]]) -> None:
+        """A phase of a verified Shuffle: the key round, then one checked pass per seat (§6.3)."""
+        assert self.vdeck is not None
+        rec = self._deck_for(step)
+        final = self.vdeck.on_shuffle(rec, msgs)
+        self.phase += 1
+        if final:
+            for index in range(rec.size):
+                slot = rec.first_slot + index
+                self.slot_deck[slot] = (rec.number, index)
+                self.released[slot] = {}
+            self._advance()
 
     def _accept_keys(self, seat: Seat, msg: Message, keys: list[tuple[int, int]], duty: list[Slot]) -> None:
         if [s for s, _ in keys] != duty:
@@ -181,6 +201,9 @@ class DeckSteps(LockstepBase):
             self.released_at.setdefault((slot, seat), self.tick)
 
     def _open(self, slot: Slot, extra: Mapping[Seat, int] | None = None) -> CardId:
+        if self.vdeck is not None:
+            assert not extra
+            return self.vdeck.open(slot)
         keys = dict(self.released[slot])
         if extra:
             keys.update(extra)
@@ -212,6 +235,9 @@ class DeckSteps(LockstepBase):
             return
         for slot, to in step.to:
             if to == self.seat and slot not in self.private_faces:
+                if self.vdeck is not None:
+                    self.private_faces[slot] = self.vdeck.open(slot, {self.seat: self.vdeck.own_point(slot)})
+                    continue
                 self.private_faces[slot] = self._open(slot, {self.seat: self._my_key(slot)})
 
     def _open_public(self, slots: tuple[Slot, ...] | list[Slot]) -> dict[Slot, CardId]:
@@ -235,7 +261,12 @@ class DeckSteps(LockstepBase):
             try:
                 payload = channel.open_sealed(key, box, self.session_id)
                 raw = decode(payload)
+                if self.vdeck is not None:
+                    self.vdeck.accept(seat, msg, self._key_duty(seat), items=raw, private=True)
+                    continue
                 keys = [(int(s), int.from_bytes(k, "big")) for s, k in raw]
+            except FaultError:
+                raise
             except Exception as err:
                 raise FaultError(Fault(seat, f"private show could not be opened: {short(err)}", msg.at,
                                        FaultCode.BAD_SHOW)) from err
@@ -244,6 +275,12 @@ class DeckSteps(LockstepBase):
         if self.seat == step.viewer:
             for slot in step.slots:
                 if slot in self.public_faces or slot in self.private_faces:
+                    continue
+                if self.vdeck is not None:
+                    points = dict(self.vdeck.shown.get(slot, {}))
+                    if self.seat in self._unreleased(slot):
+                        points[self.seat] = self.vdeck.own_point(slot)
+                    self.private_faces[slot] = self.vdeck.open(slot, points)
                     continue
                 extra = dict(self._shown.get(slot, {}))
                 if self.seat in self._unreleased(slot):

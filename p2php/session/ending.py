@@ -117,7 +117,11 @@ class Ending(LockstepBase):
         self.auditing = True
         if isinstance(self._step, GameOver) and self.fault is None:
             self.result = self._step
-        if self.secrets is not None and self.seat is not None and not self._have_own("audit"):
+        if self.secrets is not None and self.seat is not None and not self._have_own("audit") \
+                and self.vdeck is not None:
+            # A verified deck releases no secret: every step was proven when it was made (§6.4, 3e).
+            self._send("audit", {"boxes": [], "evidence": self._evidence()})
+        elif self.secrets is not None and self.seat is not None and not self._have_own("audit"):
             self._send(
                 "audit",
                 {"decks": self.secrets.decks_secret, "boxes": self._own_box_keys(), "evidence": self._evidence()},
@@ -187,7 +191,10 @@ class Ending(LockstepBase):
         elif msg.kind == "audit":
             secret = msg.body.get("decks")
             boxes = msg.body.get("boxes")
-            if isinstance(secret, bytes) and len(secret) == 32 and isinstance(boxes, list):
+            if self.vdeck is not None:
+                ok = secret is None and boxes == []  # a verified audit hands out nothing
+                self.audit_bodies[s] = msg.body if ok else {"invalid": True}
+            elif isinstance(secret, bytes) and len(secret) == 32 and isinstance(boxes, list):
                 self.audit_bodies[s] = msg.body
             else:
                 self.audit_bodies[s] = {"invalid": True}

@@ -52,11 +52,11 @@ from p2php.session.messages import (
     BadMessage,
     Message,
     body_field,
-    key_list,
     parse_message,
     scalar_bytes,
     signing_bytes,
 )
+from p2php.session.modes import FAST, crypto_mode, game_options
 from p2php.session.records import (
     MAX_BACKLOG,
     MAX_BACKLOG_BYTES,
@@ -107,13 +107,19 @@ class Lockstep(DeckSteps, Ending):
         self.private_decks = dict(private_decks or {})  # secret deck lists this seat owns, by purpose
         self.deck_source = deck_source  # the real derivation; p2php.testing may stack decks
         self.session_id = table.session_id
-        self.options = game.parse_options(table.options)
+        self.crypto = crypto_mode(table.options)  # the deck protocol (session option, never seen by the engine)
+        self.options = game.parse_options(game_options(table.options))
         self.state = game.new_state(self.players, self.options)
         self.points = deck.PointBook(
             digest(tags.CARDS, self.session_id, game.name.encode()),
             game.universe_size(self.options),
         )
         self.publics = [table.public(s) for s in range(self.players)]
+        self.vdeck = None
+        if self.crypto != FAST:
+            from p2php.session.verified import VerifiedDeck  # needs coincurve (the "verified" extra)
+
+            self.vdeck = VerifiedDeck(self)
         self.tick = 0
         self.phase = 0
         self._step = self.state.step()
@@ -222,6 +228,8 @@ class Lockstep(DeckSteps, Ending):
         step = self._step
         n = self.players
         if isinstance(step, Shuffle):
+            if self.vdeck is not None:
+                return self.vdeck.shuffle_expected(self._deck_for(step))
             if self.phase < n:
                 return {self._deck_for(step).pass_order(n)[self.phase]: "shuffle"}
             return {2 * n - 1 - self.phase: "lock"}
@@ -434,6 +442,9 @@ class Lockstep(DeckSteps, Ending):
 
     def _action_body(self, action: Action) -> dict[str, Any]:
         assert self.seat is not None
+        if self.vdeck is not None:
+            own = [slot for slot in self.state.reveals(self.seat, action) if self.seat in self._unreleased(slot)]
+            return {"action": action, "shares": self.vdeck.own_items(list(dict.fromkeys(own)))}
         keys = [
             [slot, scalar_bytes(self._my_key(slot))]
             for slot in self.state.reveals(self.seat, action)
@@ -544,6 +555,16 @@ class Lockstep(DeckSteps, Ending):
     def _own_body(self, kind: str) -> dict[str, Any]:
         assert self.seat is not None and self.secrets is not None
         step = self._step
+        if self.vdeck is not None and kind in ("deckkey", "pass"):
+            assert isinstance(step, Shuffle)
+            return self.vdeck.own_shuffle_body(self._deck_for(step), kind)
+        if self.vdeck is not None and kind in ("keys", "show"):
+            items = self.vdeck.own_items(self._key_duty(self.seat))
+            if kind == "keys":
+                return {"shares": items}
+            assert isinstance(step, Show)
+            key = self._box_key(self.seat, step.viewer, self._my_seq)
+            return {"to": step.viewer, "box": channel.seal(key, encode(items), self.session_id)}
         if kind in ("shuffle", "lock"):
             assert isinstance(step, Shuffle)
             rec = self._deck_for(step)
@@ -650,7 +671,10 @@ class Lockstep(DeckSteps, Ending):
         exp = self.expected()
         msgs = [(s, self._take(s, kind)) for s, kind in exp.items()]
         if isinstance(step, Shuffle):
-            self._on_pass(step, msgs[0][1])
+            if self.vdeck is not None:
+                self._on_verified_shuffle(step, msgs)
+            else:
+                self._on_pass(step, msgs[0][1])
         elif isinstance(step, Deal):
             self._on_keys(msgs)
             self._open_deal(step)
@@ -732,7 +756,7 @@ class Lockstep(DeckSteps, Ending):
                     if a_seat == seat:
                         own += [s for s in self._safe_reveals(seat, a, msg) if seat in self._unreleased(s)
                                 and s not in own]
-                self._accept_keys(seat, msg, key_list(msg), own)
+                self._accept_release(seat, msg, own)
             if any(self._reveal_duty(s) for s in range(self.players)):
                 self.phase = self._keys_phase
                 return

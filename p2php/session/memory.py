@@ -16,6 +16,7 @@ from p2php.engine.contract import Game
 from p2php.engine.registry import get_game
 from p2php.session.handshake import LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
+from p2php.session.modes import parse_table_options
 
 Tamper = Callable[[int, int, dict[str, Any]], dict[str, Any] | None]
 """``tamper(sender, recipient, frame)`` returns the frame to deliver, or ``None`` to drop it."""
@@ -38,7 +39,7 @@ def make_peers(
     """One :class:`Lockstep` per seat, after an in-memory handshake."""
     game: Game = get_game(game_name)
     game.check_players(players)
-    opts = game.parse_options(dict(options or {}))
+    opts = parse_table_options(game, dict(options or {}))
     secrets = [
         seeded_secrets(seed, s) if seed is not None else LocalSecrets() for s in range(players)
     ]

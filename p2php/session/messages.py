@@ -24,7 +24,14 @@ from p2php import tags
 from p2php.canonical import digest, encode
 from p2php.errors import P2phpError
 
-KINDS = ("shuffle", "lock", "keys", "commit", "action", "beacon", "show", "abort", "audit")
+KINDS = ("shuffle", "lock", "keys", "commit", "action", "beacon", "show", "abort", "audit", "deckkey", "pass")
+"""Every message kind; ``deckkey`` and ``pass`` exist only in a verified deck (``crypto=verified``, §6.4)."""
+
+PAIR_SIZE = 97
+"""A point and a sigma proof on the wire (``pair97``): a key share or a decryption share (Appendix B.10)."""
+
+CIPHERTEXT_SIZE = 66
+"""A ciphertext ``a ‖ b`` on the wire (``ct66``, Appendix B.1)."""
 
 
 class BadMessage(P2phpError, ValueError):
@@ -171,3 +178,46 @@ def points_list(msg: Message, key: str = "cards") -> list[bytes]:
 
 def scalar_bytes(k: int) -> bytes:
     return k.to_bytes(32, "big")
+
+
+def _bad(msg: Message, what: str) -> BadMessage:
+    return BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: {what}", msg.sender)
+
+
+def bytes_list(msg: Message, key: str, size: int, item_len: int) -> list[bytes]:
+    """A body list of exactly ``size`` byte strings of ``item_len`` bytes each (the count checked first)."""
+    raw = body_field(msg, key, list)
+    if len(raw) != size:
+        raise _bad(msg, f"'{key}' must hold {size} entries, not {len(raw)}")
+    if not all(isinstance(b, bytes) and len(b) == item_len for b in raw):
+        raise _bad(msg, f"'{key}' entries must be {item_len} bytes each")
+    return list(raw)
+
+
+def pair_list(msg: Message, key: str = "shares") -> list[tuple[int, bytes]]:
+    """A body list of ``[slot, pair97]`` entries: the decryption shares of a verified deck."""
+    raw = body_field(msg, key, list)
+    out = []
+    for item in raw:
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], int)
+            or isinstance(item[0], bool)
+            or not isinstance(item[1], bytes)
+            or len(item[1]) != PAIR_SIZE
+        ):
+            raise _bad(msg, "bad share entry")
+        out.append((item[0], item[1]))
+    return out
+
+
+def body_only(msg: Message, forbidden: frozenset[str]) -> None:
+    """Refuse a body that carries a field of the other deck mode (``forbidden``).
+
+    Receivers ignore unknown fields (§6.4), but a field that belongs to the *other* mode (``keys`` or
+    ``commits`` in a verified deck, ``shares`` in a fast one) is ``bad_message``: one body never means two things.
+    """
+    wrong = sorted(set(msg.body) & forbidden)
+    if wrong:
+        raise _bad(msg, f"field(s) {', '.join(repr(k) for k in wrong)} do not belong to this deck mode")

@@ -57,6 +57,7 @@ from p2php.net.mesh import MeshError, listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
+from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, parse_table_options
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
@@ -256,7 +257,7 @@ async def host_game(args: argparse.Namespace) -> int:
     game.check_players(args.players)
     if args.bots < 0 or args.bots + 1 > args.players:
         raise UsageError(f"{args.bots} bots and the host need {args.bots + 1} seats; the table has {args.players}")
-    options = game.parse_options(parse_option_pairs(args.option))
+    options = parse_table_options(game, parse_option_pairs(args.option))
     name = _check_name(args.name)
     ready = bool(args.ready or args.auto)
     try:
@@ -361,7 +362,7 @@ def table_fits(table: TableInfo, game: str | None, wanted: Mapping[str, str]) ->
     if not table.free or not table.compatible or (game is not None and table.game != game):
         return False
     try:
-        specs = get_game(table.game).options
+        specs = {**get_game(table.game).options, **SESSION_OPTIONS}
     except OptionError:
         return False  # a game this p2php does not know
     for key, raw in wanted.items():
@@ -369,7 +370,7 @@ def table_fits(table: TableInfo, game: str | None, wanted: Mapping[str, str]) ->
         if spec is None:
             return False
         try:
-            if spec.parse(key, raw) != table.options.get(key):
+            if spec.parse(key, raw) != (crypto_mode(table.options) if key == CRYPTO else table.options.get(key)):
                 return False
         except OptionError:
             return False
@@ -430,8 +431,9 @@ async def join_game(args: argparse.Namespace) -> int:
     if args.game is not None:  # refuse locally what could never match
         wanted_game = get_game(args.game)
         for key, raw in wanted.items():
-            if key in wanted_game.options:
-                wanted_game.options[key].parse(key, raw)
+            specs = {**wanted_game.options, **SESSION_OPTIONS}
+            if key in specs:
+                specs[key].parse(key, raw)
     if args.address is None:
         found = await find_table(args, wanted)
         if isinstance(found, int):
@@ -442,7 +444,7 @@ async def join_game(args: argparse.Namespace) -> int:
 
     def on_table(view: TableView, seat: int) -> None:
         try:
-            get_game(view.game).parse_options(view.options)
+            parse_table_options(get_game(view.game), view.options)
         except OptionError as err:
             raise LobbyError(f"the table plays {safe(view.game, NAME)} {format_options(view.options)}, "
                              f"which this p2php cannot play: {safe(err, 200)}") from None

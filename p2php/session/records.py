@@ -5,11 +5,16 @@ from __future__ import annotations
 import reprlib
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from p2php.crypto import deck
 from p2php.engine.contract import Action, CardId, Seat, Slot, Step
 from p2php.session.handshake import Table
+
+if TYPE_CHECKING:  # the verified deck needs coincurve; a fast-only install never imports it
+    from p2php.crypto.elgamal import Ciphertext
+    from p2php.crypto.secp256k1 import Point
+    from p2php.crypto.verified_deck import SecretList
 
 MAX_BACKLOG = 2048
 """Messages buffered per sender (queued, parked or relayed) before it is named for flooding."""
@@ -162,6 +167,11 @@ class DeckRecord:
     passes: list[tuple[Seat, str, list[bytes]]] = field(default_factory=list)
     commits: dict[Seat, list[bytes]] = field(default_factory=dict)
     seen_faces: dict[CardId, Slot] = field(default_factory=dict)
+    # A verified deck only (crypto=verified, Appendix B.10); a fast deck leaves them empty.
+    y_shares: dict[Seat, Point] = field(default_factory=dict)  # each seat's checked key share Y_p
+    y: Point | None = None  # the joint key, once every share is in
+    cts: list[Ciphertext] = field(default_factory=list)  # the current checked deck (the last pass's outputs)
+    secret_list: SecretList | None = None  # a secret deck's checked list (increment 3f)
 
     @property
     def size(self) -> int:

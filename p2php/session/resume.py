@@ -32,6 +32,7 @@ from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello
 from p2php.session.lockstep import Lockstep
+from p2php.session.modes import parse_table_options
 from p2php.session.transcript import Spans, one_line, read_bounded
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ def restore(path: str | Path) -> tuple[dict[str, Any], Lockstep]:
 
 def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, Any]]) -> Lockstep:
     game = get_game(header["game"])
-    options = game.parse_options(header["options"])
+    options = parse_table_options(game, header["options"])
     hellos = header["hellos"]
     seat = header["seat"]
     game.check_players(len(hellos))

@@ -33,6 +33,7 @@ from p2php.net.transport import Dial, Listener, tcp_dial
 from p2php.session import transcript
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
+from p2php.session.modes import parse_table_options
 
 Decider = Callable[[Lockstep], Awaitable[Action]]
 """Chooses the local seat's action (a bot, or a person at a terminal)."""
@@ -119,7 +120,7 @@ async def run_peer(
     """
     start = time.perf_counter()
     game = get_game(cfg.game)
-    options = game.parse_options(dict(cfg.options))
+    options = parse_table_options(game, dict(cfg.options))
     if restored is not None:
         hello = dict(restored.table.hellos[cfg.seat])
         known: tuple[dict[str, Any], ...] | None = restored.table.hellos

@@ -23,6 +23,7 @@ from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.mesh import SPECTATOR, LinkSetup
 from p2php.session.handshake import Table, check_hello
 from p2php.session.lockstep import Lockstep
+from p2php.session.modes import parse_table_options
 from p2php.text import safe
 
 
@@ -101,7 +102,7 @@ async def watch(host: str, port: int, name: str = "spectator",
 
 def _table(frame: dict[str, Any]) -> Lockstep:
     game = get_game(str(frame.get("game")))
-    options = game.parse_options(frame.get("options") or {})
+    options = parse_table_options(game, frame.get("options") or {})
     hellos = frame.get("hellos")
     if not isinstance(hellos, list):
         raise WatchError("the peer sent no hellos")

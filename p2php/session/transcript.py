@@ -37,6 +37,7 @@ from p2php.net.framing import MAX_FRAME, FrameError, decode_frame_body
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.messages import BadMessage, parse_message, signing_bytes
+from p2php.session.modes import parse_table_options
 from p2php.session.records import Fault
 
 FORMAT = "p2php-transcript"
@@ -365,7 +366,7 @@ def _verify(data: dict[str, Any]) -> tuple[list[str], bool, Lockstep | None]:
     hellos = data["hellos"]
     try:
         game = get_game(data["game"])
-        options = game.parse_options(data["options"])
+        options = parse_table_options(game, data["options"])
         game.check_players(len(hellos))
         for seat, hello in enumerate(hellos):
             check_hello(hello, seat=seat, players=len(hellos), game=game.name, options=options)

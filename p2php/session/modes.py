@@ -1,0 +1,72 @@
+"""Session options: what a table agrees on besides the game's own options (issue 10).
+
+``crypto`` chooses the deck protocol, which the engine never sees:
+
+* ``"fast"`` — the SRA deck of :mod:`p2php.crypto.deck` (protocol.md §7): passes are checked only at the audit,
+  which releases every seat's deck secret;
+* ``"verified"`` — the verified deck of :mod:`p2php.crypto.verified_deck` (protocol.md Appendix B.10): every key,
+  pass and share proven when it is made, and an audit that releases no secret.
+
+Wire rule (protocol.md §4.2): the hello's ``options`` map holds ``"crypto": "verified"`` for a verified table and
+**no** ``crypto`` key for a fast one, so a fast table's hellos, session id, transcripts and resume logs are exactly
+those of protocol v3, and every stored file without the key reads as fast. The mode is in the hellos, hence in the
+session id: seats that disagree on it refuse each other's hello (``options``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from p2php.engine.contract import Game, OptionError, OptionSpec
+
+__all__ = [
+    "CRYPTO", "CRYPTO_MODES", "DEFAULT_CRYPTO", "FAST", "SESSION_OPTIONS", "VERIFIED", "crypto_mode",
+    "game_options", "parse_table_options",
+]
+
+CRYPTO: Final = "crypto"
+FAST: Final = "fast"
+VERIFIED: Final = "verified"
+CRYPTO_MODES: Final = (VERIFIED, FAST)
+
+DEFAULT_CRYPTO: Final = FAST
+"""The mode of a table that does not ask for one. Stays ``fast`` until the verified deck is wired into every step
+of the session (issue 10, increment 3e flips it to ``verified``)."""
+
+SESSION_OPTIONS: Final[Mapping[str, OptionSpec]] = {
+    CRYPTO: OptionSpec(DEFAULT_CRYPTO, CRYPTO_MODES,
+                       "deck protocol: verified (every step proven, private audit) or fast (SRA, audit reveals all)"),
+}
+"""Options of the session itself, accepted next to every game's own options."""
+
+
+def parse_table_options(game: Game, raw: Mapping[str, object]) -> dict[str, str | int | bool]:
+    """A table's options in wire form: ``game``'s options checked and filled in, plus the session options.
+
+    ``crypto`` is kept only when it is not ``fast`` (the wire rule above). Raises
+    :class:`~p2php.engine.contract.OptionError` for a bad value, and for a game that itself defines a session
+    option's name (the two would be indistinguishable on the wire).
+    """
+    clash = sorted(set(SESSION_OPTIONS) & set(game.options))
+    if clash:
+        raise OptionError(f"{game.name} defines option(s) {', '.join(clash)}, reserved for the session")
+    own = {k: v for k, v in raw.items() if k not in SESSION_OPTIONS}
+    out = game.parse_options(own)
+    mode = SESSION_OPTIONS[CRYPTO].parse(CRYPTO, raw[CRYPTO]) if CRYPTO in raw else DEFAULT_CRYPTO
+    if mode != FAST:
+        out[CRYPTO] = mode
+    return out
+
+
+def game_options(options: Mapping[str, object]) -> dict[str, object]:
+    """``options`` without the session's own: what the engine, the bots and the replay see."""
+    return {k: v for k, v in options.items() if k not in SESSION_OPTIONS}
+
+
+def crypto_mode(options: Mapping[str, object]) -> str:
+    """The deck protocol of a table's (wire-form) options: ``"verified"`` or ``"fast"`` (the key absent)."""
+    mode = options.get(CRYPTO, FAST)
+    if mode not in CRYPTO_MODES:
+        raise OptionError(f"option crypto must be one of {', '.join(CRYPTO_MODES)}, not {str(mode)[:20]!r}")
+    return str(mode)

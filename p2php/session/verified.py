@@ -1,0 +1,243 @@
+"""The verified deck in the session (``crypto=verified``; protocol.md §6.3, §6.4 and Appendix B.10).
+
+The lockstep machine keeps its schedule and its key duties in both modes; only what a "key" is changes. In a
+verified deck a seat's key of a slot is its *decryption share* ``D_p = x_p·a`` with a Chaum–Pedersen proof, and a
+``Shuffle`` is a key round (``deckkey``) then one proven ``pass`` per seat. Every key share, pass and share is
+checked when it arrives, against the receiver's own copy of the deck, so a bad step is named at the step
+(:func:`deck_fault`) and the audit needs no secret. :class:`VerifiedDeck` is the part of one
+:class:`~p2php.session.lockstep.Lockstep` that does it; the lockstep calls it wherever the fast deck would use
+keys and commitments.
+
+Proof contexts: ``deck_context(session_id, deck, phase, tick, index, seat, transcript=state hash)``, where the
+state hash is the ``state`` field of the message that carries the proof (checked equal to ours in ``_take``), so
+prover and verifiers hold the same bytes and a resumed seat re-makes the same proofs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from p2php import tags
+from p2php.canonical import digest
+from p2php.crypto import verified_deck as vd
+from p2php.crypto.elgamal import Ciphertext
+from p2php.crypto.secp256k1 import POINT_SIZE, Point, decode_point
+from p2php.engine.contract import CardId, Seat, Slot
+from p2php.session.handshake import deck_seed
+from p2php.session.messages import (
+    CIPHERTEXT_SIZE,
+    PAIR_SIZE,
+    Message,
+    body_field,
+    body_only,
+    bytes_list,
+    pair_list,
+)
+from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
+
+if TYPE_CHECKING:
+    from p2php.session.decks import DeckSteps
+
+__all__ = ["FAST_FIELDS", "VerifiedDeck", "deck_fault"]
+
+FAST_FIELDS = frozenset({"keys", "commits"})
+"""Body fields of the fast deck: a verified body that carries one is ``bad_message``."""
+
+
+def deck_fault(err: vd.DeckFault, at: tuple[int, int], code: FaultCode | None = None) -> FaultError:
+    """The session fault of a refused deck step: ``FaultCode(err.why)`` (or ``code``), naming ``err.seat``."""
+    return FaultError(Fault(err.seat, str(err), at, code or FaultCode(err.why)))
+
+
+class VerifiedDeck:
+    """One peer's verified decks: key rounds, proven passes, checked shares and opening."""
+
+    def __init__(self, ls: DeckSteps) -> None:
+        self.ls = ls
+        self._book: vd.CardBook | None = None
+        self._secrets: dict[int, vd.SeatSecrets] = {}
+        self.shares: dict[Slot, dict[Seat, Point]] = {}  # checked public shares (the fast deck's released keys)
+        self.shown: dict[Slot, dict[Seat, Point]] = {}  # checked shares sealed to us in a private show
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def book(self) -> vd.CardBook:
+        """The card points of this table (built on the first verified deck)."""
+        if self._book is None:
+            ls = self.ls
+            self._book = vd.CardBook(digest(tags.CARDS, ls.session_id, ls.game.name.encode()),
+                                     ls.game.universe_size(ls.options))
+        return self._book
+
+    def ctx(self, rec: DeckRecord, phase: str, index: int, seat: Seat) -> bytes:
+        """The proof context of a step made now (the current tick and state hash)."""
+        ls = self.ls
+        return vd.deck_context(ls.session_id, rec.number, phase, ls.tick, index, seat, ls._state_hash)
+
+    def secrets(self, number: int) -> vd.SeatSecrets:
+        """Our secrets for deck ``number``, from the same seed derivation as the fast deck (so a resume agrees)."""
+        ls = self.ls
+        assert ls.secrets is not None
+        if number not in self._secrets:
+            rec = ls.decks[number]
+            self._secrets[number] = vd.SeatSecrets.derive(deck_seed(ls.secrets.decks_secret, rec.number),
+                                                          rec.context)
+        return self._secrets[number]
+
+    def _slot(self, slot: Slot) -> tuple[DeckRecord, int, Ciphertext]:
+        d, index = self.ls.slot_deck[slot]
+        rec = self.ls.decks[d]
+        return rec, index, rec.cts[index]
+
+    def _initial(self, rec: DeckRecord) -> list[Ciphertext]:
+        assert rec.y is not None
+        if rec.owner is not None:
+            raise FaultError(Fault(None, "secret-composition decks are not wired into verified mode yet "
+                                   "(issue 10, increment 3f)", (self.ls.tick, self.ls.phase), FaultCode.INTERNAL))
+        return vd.public_deck(self.book, rec.cards, rec.y)
+
+    # ------------------------------------------------------------------ shuffle
+
+    def shuffle_expected(self, rec: DeckRecord) -> dict[Seat, str]:
+        """Phase 0: every seat's key share; phase ``1 … n``: the pass of ``pass_order[phase − 1]``."""
+        ls = self.ls
+        if ls.phase == 0:
+            return {s: "deckkey" for s in range(ls.players)}
+        return {rec.pass_order(ls.players)[ls.phase - 1]: "pass"}
+
+    def own_shuffle_body(self, rec: DeckRecord, kind: str) -> dict[str, Any]:
+        """Our ``deckkey`` or our ``pass`` over the current checked deck."""
+        ls = self.ls
+        assert ls.seat is not None
+        secrets = self.secrets(rec.number)
+        if kind == "deckkey":
+            return {"key": vd.make_key_share(self.ctx(rec, "key", 0, ls.seat), secrets).encode()}
+        assert rec.y is not None
+        k = ls.phase - 1
+        source = rec.cts if k > 0 else self._initial(rec)
+        cards, proof = vd.make_pass(self.ctx(rec, "pass", k, ls.seat), rec.y, source, secrets).wire()
+        return {"cards": cards, "proof": proof}
+
+    def on_shuffle(self, rec: DeckRecord, msgs: list[tuple[Seat, Message]]) -> bool:
+        """Check and store one Shuffle phase; True when the deck is final (its last pass checked)."""
+        ls = self.ls
+        if ls.phase == 0:
+            raw = []
+            for _, msg in msgs:
+                body_only(msg, FAST_FIELDS)
+                raw.append(body_field(msg, "key", bytes))
+            contexts = [self.ctx(rec, "key", 0, s) for s, _ in msgs]
+            try:
+                rec.y = vd.joint_key(contexts, raw)
+            except vd.DeckFault as err:
+                raise deck_fault(err, msgs[0][1].at if err.seat is None else msgs[err.seat][1].at) from None
+            rec.y_shares = {s: _y_of(r) for (s, _), r in zip(msgs, raw, strict=True)}
+            return False
+        seat, msg = msgs[0]
+        assert rec.y is not None
+        body_only(msg, FAST_FIELDS)
+        k = ls.phase - 1
+        size = len(rec.cards) if rec.owner is None else rec.size
+        cards = bytes_list(msg, "cards", size, CIPHERTEXT_SIZE)
+        proof = body_field(msg, "proof", bytes)
+        source = rec.cts if k > 0 else self._initial(rec)
+        if seat == ls.seat:  # our own pass (made here, or logged by us before a resume): decode, no proof run
+            outputs = [Ciphertext.decode(c) for c in cards]
+        else:
+            try:
+                outputs = vd.check_pass(self.ctx(rec, "pass", k, seat), rec.y, source, cards, proof, seat=seat,
+                                        label=f"pass {k} of deck {rec.number}")
+            except vd.DeckFault as err:
+                raise deck_fault(err, msg.at) from None
+        rec.cts = outputs
+        rec.passes.append((seat, "pass", cards))
+        return k == ls.players - 1
+
+    # ------------------------------------------------------------------ shares
+
+    def own_items(self, slots: list[Slot]) -> list[list[Any]]:
+        """Our proven shares of ``slots``: ``[[slot, pair97], …]`` for a ``keys``, ``action`` or ``show`` body."""
+        ls = self.ls
+        assert ls.seat is not None
+        out: list[list[Any]] = []
+        for slot in slots:
+            rec, index, ct = self._slot(slot)
+            share = vd.make_share(self.ctx(rec, "open", index, ls.seat), self.secrets(rec.number), ct)
+            out.append([slot, share.encode()])
+        return out
+
+    def own_point(self, slot: Slot) -> Point:
+        """Our own share ``x·a`` of a slot dealt or shown to us (never sent, so only we can open it)."""
+        rec, _, ct = self._slot(slot)
+        return ct.a * self.secrets(rec.number).x
+
+    def accept(self, seat: Seat, msg: Message, duty: list[Slot], *, items: object = None,
+               private: bool = False) -> None:
+        """Check ``seat``'s shares (its body's ``shares``, or the opened box ``items``) against its duty."""
+        ls = self.ls
+        code = FaultCode.BAD_SHOW if private else FaultCode.BAD_KEY
+        if items is None:
+            body_only(msg, FAST_FIELDS)
+            pairs = pair_list(msg)
+        else:
+            pairs = _box_items(items, seat, msg)
+        slots = [s for s, _ in pairs]
+        if slots != duty:
+            what = "privately showed" if private else "released shares for"
+            raise FaultError(Fault(seat, f"{what} slots {short(slots)}, expected {short(duty)}", msg.at, code))
+        checked: list[tuple[Slot, Point]] = []
+        for slot, raw in pairs:
+            rec, index, ct = self._slot(slot)
+            try:
+                d = vd.check_share(self.ctx(rec, "open", index, seat), rec.y_shares[seat], ct, raw, seat=seat,
+                                   slot=slot)
+            except vd.DeckFault as err:
+                raise deck_fault(err, msg.at, code) from None
+            checked.append((slot, d))
+        for slot, d in checked:
+            if private:
+                self.shown.setdefault(slot, {})[seat] = d
+            else:
+                self.shares.setdefault(slot, {})[seat] = d
+                ls.released[slot][seat] = 0  # released: the share itself is in ``self.shares``
+                ls.released_at.setdefault((slot, seat), ls.tick)
+
+    # ------------------------------------------------------------------ opening
+
+    def open(self, slot: Slot, extra: Mapping[Seat, Point] | None = None) -> CardId:
+        """The card of ``slot`` from every seat's checked share (public ones plus ``extra``)."""
+        ls = self.ls
+        shares = dict(self.shares.get(slot, {}))
+        if extra:
+            shares.update(extra)
+        rec, _, ct = self._slot(slot)
+        try:
+            card = vd.open_slot(self.book, ct, shares, ls.players, slot=slot)
+        except vd.DeckFault as err:
+            if err.why == vd.BAD_KEY:
+                raise AssertionError(f"slot {slot} is not fully unlocked") from None
+            raise FaultError(Fault(rec.owner, f"slot {slot} opened to no card of the game", (ls.tick, ls.phase),
+                                   FaultCode.BAD_CARD if rec.owner is not None else FaultCode.INTERNAL)) from None
+        other = rec.seen_faces.get(card)
+        if other is not None and other != slot or (rec.owner is None and card not in rec.cards):
+            raise FaultError(Fault(rec.owner, f"slot {slot} opened to a card that is not in its place in deck "
+                                   f"{rec.number}", (ls.tick, ls.phase),
+                                   FaultCode.BAD_CARD if rec.owner is not None else FaultCode.INTERNAL))
+        rec.seen_faces[card] = slot
+        return card
+
+
+def _y_of(raw: bytes) -> Point:
+    """``Y_p`` of a key share's 97 bytes (already checked by :func:`~p2php.crypto.verified_deck.joint_key`)."""
+    return decode_point(raw[:POINT_SIZE])
+
+
+def _box_items(items: object, seat: Seat, msg: Message) -> list[tuple[Slot, bytes]]:
+    if not isinstance(items, list) or not all(
+        isinstance(i, list) and len(i) == 2 and isinstance(i[0], int) and not isinstance(i[0], bool)
+        and isinstance(i[1], bytes) and len(i[1]) == PAIR_SIZE for i in items
+    ):
+        raise FaultError(Fault(seat, "private show is not a list of [slot, share]", msg.at, FaultCode.BAD_SHOW))
+    return [(i[0], i[1]) for i in items]

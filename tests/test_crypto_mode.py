@@ -1,0 +1,106 @@
+"""The ``crypto`` session option (issue 10, increment 3a): parsed beside the game's options, in the hellos and so in
+the session id, never seen by the engine; a fast table's wire form is exactly protocol v3's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from p2php.canonical import encode
+from p2php.engine.contract import OptionError
+from p2php.engine.registry import get_game
+from p2php.errors import RefusalCode
+from p2php.session.handshake import HandshakeRefused, Table, check_hello, make_hello
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, seeded_secrets
+from p2php.session.modes import (
+    CRYPTO_MODES,
+    DEFAULT_CRYPTO,
+    SESSION_OPTIONS,
+    crypto_mode,
+    game_options,
+    parse_table_options,
+)
+from p2php.session.netplay import table_fits
+
+
+def test_the_modes_and_the_default_until_the_verified_deck_is_wired() -> None:
+    assert CRYPTO_MODES == ("verified", "fast")
+    assert DEFAULT_CRYPTO == "fast"
+    assert SESSION_OPTIONS["crypto"].default == DEFAULT_CRYPTO
+
+
+def test_fast_is_the_v3_wire_form_and_verified_is_explicit() -> None:
+    uno = get_game("uno")
+    plain = uno.parse_options({"deck": "hat"})
+    assert parse_table_options(uno, {"deck": "hat"}) == plain
+    assert parse_table_options(uno, {"deck": "hat", "crypto": "fast"}) == plain  # no key: byte-identical hellos
+    verified = parse_table_options(uno, {"deck": "hat", "crypto": "verified"})
+    assert verified == {**plain, "crypto": "verified"}
+    assert crypto_mode(plain) == "fast" and crypto_mode(verified) == "verified"
+    assert game_options(verified) == plain
+
+
+@pytest.mark.parametrize("raw", ["secure", 1, True, ""])
+def test_a_bad_mode_is_an_option_error(raw: object) -> None:
+    with pytest.raises(OptionError, match="crypto"):
+        parse_table_options(get_game("uno"), {"crypto": raw})
+    with pytest.raises(OptionError, match="crypto"):
+        crypto_mode({"crypto": raw})
+
+
+def test_game_options_are_still_checked() -> None:
+    with pytest.raises(OptionError, match="unknown option"):
+        parse_table_options(get_game("uno"), {"crypto": "fast", "colour": "red"})
+
+
+def _table(options: dict[str, object]) -> Table:
+    game = get_game("toy")
+    opts = parse_table_options(game, options)
+    hellos = [make_hello(seeded_secrets(1, s), s, 2, game.name, opts, f"p{s}") for s in range(2)]
+    return Table(game.name, opts, tuple(hellos))
+
+
+def test_the_mode_is_in_the_session_id_and_fast_ids_are_unchanged() -> None:
+    game = get_game("toy")
+    legacy = [make_hello(seeded_secrets(1, s), s, 2, game.name, game.parse_options({}), f"p{s}") for s in range(2)]
+    v3 = Table(game.name, game.parse_options({}), tuple(legacy)).session_id
+    assert _table({}).session_id == v3
+    assert _table({"crypto": "fast"}).session_id == v3
+    assert _table({"crypto": "verified"}).session_id != v3
+
+
+def test_seats_that_disagree_on_the_mode_refuse_each_others_hello() -> None:
+    game = get_game("toy")
+    fast, verified = parse_table_options(game, {}), parse_table_options(game, {"crypto": "verified"})
+    hello = make_hello(seeded_secrets(1, 1), 1, 2, game.name, verified, "p1")
+    with pytest.raises(HandshakeRefused) as err:
+        check_hello(hello, seat=1, players=2, game=game.name, options=fast)
+    assert err.value.code == RefusalCode.OPTIONS
+    assert encode(check_hello(hello, seat=1, players=2, game=game.name, options=verified)) == encode(hello)
+
+
+def test_the_engine_never_sees_the_mode() -> None:
+    peers = make_peers("toy", 2, {"crypto": "fast"}, seed=3)
+    assert all(ls.crypto == "fast" and "crypto" not in ls.options for ls in peers)
+
+
+def test_a_verified_lockstep_has_the_verified_deck_and_the_engine_never_sees_it() -> None:
+    table = _table({"crypto": "verified"})
+    ls = Lockstep(get_game("toy"), table, 0, seeded_secrets(1, 0))
+    assert ls.crypto == "verified" and ls.vdeck is not None and "crypto" not in ls.options
+    assert make_peers("toy", 2, {}, seed=3)[0].vdeck is None
+
+
+def test_a_join_may_ask_for_a_mode() -> None:
+    from p2php.discovery import TableInfo
+
+    def info(options: Mapping[str, object]) -> TableInfo:
+        return TableInfo("127.0.0.1", 1, "toy", dict(options), 2, 1, "host")
+
+    fast, verified = info(parse_table_options(get_game("toy"), {})), info({"crypto": "verified"})
+    assert table_fits(fast, "toy", {}) and table_fits(verified, "toy", {})
+    assert table_fits(fast, "toy", {"crypto": "fast"}) and not table_fits(fast, "toy", {"crypto": "verified"})
+    assert table_fits(verified, "toy", {"crypto": "verified"}) and not table_fits(verified, "toy", {"crypto": "fast"})
+    assert not table_fits(fast, "toy", {"crypto": "nonsense"})

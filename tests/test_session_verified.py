@@ -1,0 +1,266 @@
+"""The verified deck in the session (issue 10, increment 3d): whole games over memory peers with
+``crypto=verified`` end clean with every seat agreeing, and the cheats a proof stops are named at the step.
+
+The lead test is the relation-planting attack of issue 10: the first shuffler replaces one card's ciphertext with
+twice another's (``Y = 2·X``), which every honest SRA pass preserves; here its pass fails its shuffle proof on
+every honest peer, before any card is dealt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+pytest.importorskip("coincurve")
+
+from p2php.bots import RandomBot  # noqa: E402
+from p2php.crypto import verified_deck as vd  # noqa: E402
+from p2php.crypto.elgamal import Ciphertext, remask  # noqa: E402
+from p2php.crypto.secp256k1 import random_scalar  # noqa: E402
+from p2php.crypto.shuffle_proof import prove_shuffle  # noqa: E402
+from p2php.session import memory  # noqa: E402
+from p2php.session.lockstep import Lockstep  # noqa: E402
+from p2php.session.records import DeckRecord, FaultCode  # noqa: E402
+
+VERIFIED = {"crypto": "verified"}
+
+
+def _play(game: str, players: int, options: dict[str, Any], seed: int = 1) -> list[Lockstep]:
+    peers = memory.make_peers(game, players, {**options, **VERIFIED}, seed=seed)
+    memory.run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(players)})
+    return peers
+
+
+def _clean(peers: list[Lockstep]) -> None:
+    assert all(p.finished and p.verdict is not None and p.verdict.clean for p in peers), \
+        [(p.verdict, p.fault) for p in peers]
+    assert len({p.verdict.state_hash for p in peers if p.verdict is not None}) == 1
+    assert all(p.result is not None for p in peers)
+
+
+def _cheat(peer: Lockstep, alter: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+    """Make ``peer`` a modified client whose outgoing bodies go through ``alter`` (before it signs them)."""
+    send = peer._send
+    peer._send = lambda kind, body: send(kind, alter(kind, body))  # type: ignore[method-assign]
+
+
+def _named(peers: list[Lockstep], culprit: int, code: FaultCode) -> None:
+    for p in peers:
+        if p.seat == culprit:
+            continue
+        assert p.fault is not None and p.fault.culprit == culprit and p.fault.code == code, p.fault
+        assert p.verdict is not None and not p.verdict.clean and p.verdict.culprit == culprit, p.verdict
+        assert p.verdict.code == code.value
+
+
+def test_toy_game_is_clean_and_its_audit_releases_no_secret() -> None:
+    peers = _play("toy", 3, {})
+    _clean(peers)
+    for p in peers:
+        assert p.vdeck is not None and p.decks[0].y is not None and len(p.decks[0].passes) == 3
+        audits = [m for m in p.transcript if m.kind == "audit"]
+        assert len(audits) == 3 and all("decks" not in m.body and m.body["boxes"] == [] for m in audits)
+        assert not any(m.kind in ("shuffle", "lock") or "keys" in m.body for m in p.transcript)
+
+
+def test_uno_is_clean() -> None:
+    peers = _play("uno", 3, {"deck": "magic", "rounds": 1})
+    _clean(peers)
+    assert len(peers[0].decks[0].cards) == 112
+    faces = [p.public_faces for p in peers]
+    assert all(f == faces[0] for f in faces) and faces[0]
+
+
+def test_hpsha_is_clean() -> None:
+    _clean(_play("hpsha", 4, {}))
+
+
+def _plant(kind: str, body: dict[str, Any], done: list[bool]) -> dict[str, Any]:
+    """``Y = 2·X``: card 1's ciphertext becomes twice card 0's; the proof is the honest one of the real output."""
+    if kind != "pass" or done:
+        return body
+    done.append(True)
+    x = Ciphertext.decode(body["cards"][0])
+    cards = list(body["cards"])
+    cards[1] = Ciphertext(x.a * 2, x.b * 2).encode()
+    return {**body, "cards": cards}
+
+
+def test_relation_planting_by_the_first_shuffler_is_named_at_its_pass() -> None:
+    peers = memory.make_peers("uno", 3, {"deck": "magic", "rounds": 1, **VERIFIED}, seed=4)
+    first = 0  # a public deck's first shuffler (pass_order)
+    done: list[bool] = []
+    _cheat(peers[first], lambda kind, body: _plant(kind, body, done))
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert done and peers[1].decks[0].pass_order(3)[0] == first
+    _named(peers, first, FaultCode.BAD_PASS)
+    for p in peers:
+        assert p.fault is not None and p.fault.at[0] == peers[0].decks[0].tick
+        assert not p.private_faces and not p.public_faces  # no card was dealt: nothing can be located
+        assert p.seat == first or p.decks[0].cts == []  # no honest peer took the tampered output as its deck
+
+
+def test_relation_planting_re_proven_over_the_tampered_deck_is_still_refused() -> None:
+    """With the cheat's own outputs in the statement no witness exists: the proof it makes fails."""
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=5)
+    cheater = peers[0]
+    assert cheater.vdeck is not None
+    honest = cheater.vdeck.own_shuffle_body
+
+    def own(rec: DeckRecord, kind: str) -> dict[str, Any]:
+        if kind != "pass":
+            return honest(rec, kind)
+        assert cheater.vdeck is not None and rec.y is not None
+        ctx = cheater.vdeck.ctx(rec, "pass", 0, 0)
+        deck = vd.public_deck(cheater.vdeck.book, rec.cards, rec.y)
+        rng = cheater.vdeck.secrets(rec.number).rng(b"cheat", ctx)
+        perm = rng.permutation(len(deck))
+        rhos = [random_scalar(rng) for _ in deck]
+        outputs = [remask(rec.y, deck[j], rho) for j, rho in zip(perm, rhos, strict=True)]
+        outputs[1] = Ciphertext(outputs[0].a * 2, outputs[0].b * 2)
+        proof = prove_shuffle(ctx, rec.y, deck, outputs, perm, rhos, rng)
+        return {"cards": [ct.encode() for ct in outputs], "proof": proof.encode()}
+
+    cheater.vdeck.own_shuffle_body = own  # type: ignore[method-assign]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _named(peers, 0, FaultCode.BAD_PASS)
+
+
+def test_a_wrong_key_share_is_named_at_the_key_round() -> None:
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=6)
+    other = peers[1]  # its own key share, proven under seat 2's context (a replay into another seat)
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "deckkey":
+            return {"key": _foreign_key(other)}
+        return body
+
+    _cheat(peers[1], alter)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _named(peers, 1, FaultCode.BAD_KEY)
+
+
+def _foreign_key(owner: Lockstep) -> bytes:
+    """``owner``'s key share with its proof made under seat 2's context: under its own seat's, it fails."""
+    assert owner.vdeck is not None
+    rec = owner.decks[0]
+    return vd.make_key_share(owner.vdeck.ctx(rec, "key", 0, 2), owner.vdeck.secrets(rec.number)).encode()
+
+
+def test_a_pass_proof_replayed_from_another_seat_is_refused() -> None:
+    """R: seat 1 sends a pass made under seat 0's context (position-unique contexts stop it)."""
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=7)
+    cheater = peers[1]
+    assert cheater.vdeck is not None
+    vdeck = cheater.vdeck
+
+    def own(rec: DeckRecord, kind: str, honest: Any = vdeck.own_shuffle_body) -> dict[str, Any]:
+        if kind != "pass":
+            return honest(rec, kind)
+        assert rec.y is not None
+        cards, proof = vd.make_pass(vdeck.ctx(rec, "pass", 1, 0), rec.y, rec.cts, vdeck.secrets(rec.number)).wire()
+        return {"cards": cards, "proof": proof}
+
+    vdeck.own_shuffle_body = own  # type: ignore[method-assign]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _named(peers, 1, FaultCode.BAD_PASS)
+
+
+def test_a_wrong_decryption_share_is_named_on_arrival() -> None:
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=8)
+    done: list[bool] = []
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "keys" and len(body["shares"]) >= 2 and not done:
+            done.append(True)
+            shares = [list(s) for s in body["shares"]]
+            shares[0][1], shares[1][1] = shares[1][1], shares[0][1]  # each a valid share, of the other slot
+            return {"shares": shares}
+        return body
+
+    _cheat(peers[2], alter)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert done
+    _named(peers, 2, FaultCode.BAD_KEY)
+
+
+def test_a_fast_field_in_a_verified_body_is_a_bad_message() -> None:
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=9)
+    _cheat(peers[1], lambda kind, body: {**body, "keys": []} if kind == "keys" else body)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _named(peers, 1, FaultCode.BAD_MESSAGE)
+
+
+def test_a_verified_transcript_verifies_from_the_transcript_alone(tmp_path: Any) -> None:
+    """``p2php verify`` re-checks every key share, pass and public share; no audit secret exists or is needed."""
+    from p2php.session import transcript
+
+    peers = _play("toy", 3, {}, seed=2)
+    _clean(peers)
+    result = transcript.verify(transcript.save(peers[1], tmp_path / "game.p2php"))
+    assert result.ok, result.lines
+    assert result.spectator is not None and result.spectator.vdeck is not None
+
+
+def test_the_wire_holds_no_share_set_that_opens_an_unopened_slot() -> None:
+    """Privacy: for every slot never opened in public, some seat's share appears in no public message or audit.
+
+    (A dealt slot's recipient never sends its own share; a shown slot's shares are sealed to the viewer.)
+    """
+    peers = _play("toy", 3, {}, seed=3)
+    _clean(peers)
+    spectator = peers[0]
+    public: dict[int, set[int]] = {}
+    for msg in spectator.transcript:
+        for slot, _ in msg.body.get("shares", []) if msg.kind in ("keys", "action") else []:
+            public.setdefault(slot, set()).add(msg.sender)
+        assert "decks" not in msg.body
+    unopened = [slot for slot in spectator.slot_deck if slot not in spectator.public_faces]
+    assert unopened
+    for slot in unopened:
+        assert len(public.get(slot, set())) < 3, slot
+
+
+def test_a_wrong_share_in_a_private_show_is_named_by_the_viewer() -> None:
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=10)
+    shown: list[int] = []
+    for cheater in peers:
+        seat = cheater.seat
+        assert seat is not None and cheater.vdeck is not None
+        items = cheater.vdeck.own_items
+
+        def bad(slots: list[int], items: Any = items, cheater: Lockstep = cheater) -> list[list[Any]]:
+            out = items(slots)
+            from p2php.engine.contract import Show
+
+            if isinstance(cheater.step, Show) and out:
+                shown.append(cheater.seat or 0)
+                out = [[slot, items([slots[-1]])[0][1] if len(slots) > 1 else _shifted(pair)] for slot, pair in out]
+            return out
+
+        cheater.vdeck.own_items = bad  # type: ignore[method-assign]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert shown
+    culprit = shown[0]
+    viewer = [p for p in peers if p.fault is not None and p.fault.code == FaultCode.BAD_SHOW and p.fault_from is None]
+    assert viewer and all(p.fault is not None and p.fault.culprit == culprit for p in viewer)
+
+
+def _shifted(pair: bytes) -> bytes:
+    """A share whose proof's response is off by one: it decodes, and fails its proof."""
+    s = (int.from_bytes(pair[-32:], "big") + 1).to_bytes(32, "big")
+    return pair[:-32] + s
+
+
+async def test_uno_over_loopback_is_clean(tmp_path: Any) -> None:
+    """Real sockets, every peer its own run_peer and transcript: the verified UNO game ends clean."""
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+
+    results = await run_local_table("uno", 3, [bot_decider(RandomBot(s)) for s in range(3)],
+                                    {"deck": "hat", "rounds": 1, **VERIFIED}, seed=11, timeout=120.0,
+                                    transcripts=tmp_path)
+    _clean([r.lockstep for r in results])
+    assert all(r.lockstep.crypto == "verified" for r in results)
