@@ -476,7 +476,8 @@ def test_link_setup_both_ends_prove_their_keys_and_agree_on_the_link_keys() -> N
     assert acceptor.macs[1].tag(b"body") == dialer.macs[0].tag(b"body")  # dialer's send key = acceptor's receive key
     assert dialer.macs[1].tag(b"other") == acceptor.macs[0].tag(b"other")
     forged = {"proof": bytes(64)}
-    assert not dialer.proven(forged) and not dialer.proven({"proof": proof_a["proof"][:-1] + bytes([proof_a["proof"][-1] ^ 1])})
+    altered = proof_a["proof"][:-1] + bytes([proof_a["proof"][-1] ^ 1])
+    assert not dialer.proven(forged) and not dialer.proven({"proof": altered})
 
 
 def test_link_setup_refuses_a_malformed_challenge_and_a_spectator_proves_nothing() -> None:
