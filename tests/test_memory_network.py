@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 import trio
 
 from p2php.engine.registry import get_game
@@ -29,7 +30,8 @@ async def test_a_whole_game_over_the_memory_network_is_clean_and_agrees(autojump
     assert len({v.state_hash for v in verdicts if v is not None}) == 1
 
 
-async def test_a_seat_that_never_answers_is_named_silent_in_virtual_time(autojump_clock: Any) -> None:
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+async def test_a_seat_that_never_answers_is_named_silent_in_virtual_time(autojump_clock: Any, crypto: str) -> None:
     deciders = bots("uno", 3)
 
     async def mute(ls: Any) -> Any:
@@ -37,7 +39,7 @@ async def test_a_seat_that_never_answers_is_named_silent_in_virtual_time(autojum
 
     deciders[1] = mute
     wall, virtual = time.monotonic(), trio.current_time()
-    results = await run_memory_table("uno", 3, deciders, {"rounds": 1}, seed=5, timeout=60.0)
+    results = await run_memory_table("uno", 3, deciders, {"rounds": 1, "crypto": crypto}, seed=5, timeout=60.0)
     assert trio.current_time() - virtual >= 60.0  # the deadline really passed ...
     assert time.monotonic() - wall < 30.0  # ... without waiting for it
     for r in results:
