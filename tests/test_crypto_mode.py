@@ -104,3 +104,15 @@ def test_a_join_may_ask_for_a_mode() -> None:
     assert table_fits(fast, "toy", {"crypto": "fast"}) and not table_fits(fast, "toy", {"crypto": "verified"})
     assert table_fits(verified, "toy", {"crypto": "verified"}) and not table_fits(verified, "toy", {"crypto": "fast"})
     assert not table_fits(fast, "toy", {"crypto": "nonsense"})
+
+
+def test_a_verified_table_without_coincurve_is_refused_before_it_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2php.crypto import secp256k1
+    from p2php.engine.contract import OptionError
+    from p2php.engine.registry import get_game
+    from p2php.session.modes import parse_table_options
+
+    monkeypatch.setattr(secp256k1, "_coincurve", None)
+    with pytest.raises(OptionError, match=r"pip install 'p2php\[verified\]'"):
+        parse_table_options(get_game("uno"), {"crypto": "verified"})
+    assert "crypto" not in parse_table_options(get_game("uno"), {"crypto": "fast"})  # fast needs nothing

@@ -54,6 +54,11 @@ def parse_table_options(game: Game, raw: Mapping[str, object]) -> dict[str, str 
     own = {k: v for k, v in raw.items() if k not in SESSION_OPTIONS}
     out = game.parse_options(own)
     mode = SESSION_OPTIONS[CRYPTO].parse(CRYPTO, raw[CRYPTO]) if CRYPTO in raw else DEFAULT_CRYPTO
+    if mode == VERIFIED:
+        from p2php.crypto import secp256k1  # only a verified table needs the extra
+
+        if not secp256k1.available():  # refuse here, before a table forms, not at its first shuffle
+            raise OptionError("crypto=verified needs coincurve: pip install 'p2php[verified]'")
     if mode != FAST:
         out[CRYPTO] = mode
     return out
