@@ -328,3 +328,22 @@ def test_a_pass_that_is_not_what_its_secret_makes_is_named_even_when_the_final_d
         v = p.verdict
         assert v is not None and v.culprit == 2 and v.code == "bad_pass", (p.seat, v)
         assert "shuffle pass of deck 0" in v.reason
+
+
+async def test_a_withheld_decryption_share_in_verified_mode_is_named_silent() -> None:
+    """Verified dealing: a seat that never sends its decryption shares for a deal holds up only itself —
+    every honest peer names it silent at the deadline, as a withheld key is named in fast mode."""
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "keys":
+            return []  # its shares never leave
+        return [(0.0, frame)]
+
+    rogue = make_rogue(1, policy, seed=4)
+    results = await run_table_with_rogue("toy", 3, bots(3, 4), rogue, options={"crypto": "verified"},
+                                         timeout=1.5, limit=40)
+    honest = honest_results(results, 1)
+    assert honest
+    for r in honest:
+        v = r.lockstep.verdict
+        assert v is not None and v.culprit == 1 and v.code == "silent", v
