@@ -44,6 +44,7 @@ from p2php.net.mesh import Frame, HandshakeError, listen, listener_port, open_me
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
+from p2php.session.modes import game_options, parse_table_options
 from p2php.session.runner import Decider, Observer, bot_decider
 
 ALL_MATRIX: tuple[tuple[str, dict[str, str], tuple[int, ...]], ...] = (
@@ -366,7 +367,7 @@ def benchmark(
     """Measure one (game, peers, options) configuration; raises OptionError on bad input."""
     game = get_game(game_name)
     game.check_players(peers)
-    options = game.parse_options(dict(raw_options))
+    options = parse_table_options(game, dict(raw_options))  # the game's options and the session's (crypto)
     game.make_bot(bot, 0)  # an unknown bot kind is an input error, found before any run
     runs: list[RunResult] = []
     for run_no in range(max(1, repeat)):
@@ -382,7 +383,7 @@ def benchmark(
         "options": options,
         "cards": chosen.cards,
         "shuffles": chosen.shuffles,
-        "universe": game.universe_size(options),
+        "universe": game.universe_size(game_options(options)),
         "repeat": len(runs),
         "setup_seconds": round(setup, 4),
         "setup_seconds_runs": [round(r.setup_seconds, 4) for r in runs],
