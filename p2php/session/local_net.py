@@ -2,21 +2,46 @@
 
 This is what ``p2php demo`` and the loopback tests run: real sockets on
 127.0.0.1, a full mesh, every peer an independent :func:`run_peer` that shares
-nothing with the others but the addresses.
+nothing with the others but the addresses.  Another :class:`LocalNetwork` (the
+testing kit's in-memory one) carries the same peers without sockets.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import trio
 
 from p2php.net.mesh import listen, listener_port
+from p2php.net.transport import Listener, Stream, tcp_dial
 from p2php.session.handshake import LocalSecrets
 from p2php.session.memory import seeded_secrets
 from p2php.session.runner import Decider, Observer, PeerConfig, PeerResult, run_peer
+
+
+class LocalNetwork(Protocol):
+    """Where the peers of :func:`run_local_table` listen and how they reach each other."""
+
+    async def open_listener(self) -> Listener: ...
+
+    def address_of(self, listener: Listener) -> tuple[str, int]: ...
+
+    async def dial(self, host: str, port: int) -> Stream: ...
+
+
+class Loopback:
+    """TCP on 127.0.0.1 (the default)."""
+
+    async def open_listener(self) -> Listener:
+        return await listen("127.0.0.1", 0)
+
+    def address_of(self, listener: Listener) -> tuple[str, int]:
+        return "127.0.0.1", listener_port(listener)
+
+    async def dial(self, host: str, port: int) -> Stream:
+        return await tcp_dial(host, port)
 
 
 async def run_local_table(
@@ -30,10 +55,16 @@ async def run_local_table(
     observe: Observer | None = None,
     names: Sequence[str] | None = None,
     observe_seat: int = 0,
+    network: LocalNetwork | None = None,
+    **config: Any,
 ) -> list[PeerResult]:
-    """Run ``players`` peers on loopback until every one has a verdict."""
-    listeners = [await listen("127.0.0.1", 0) for _ in range(players)]
-    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(players)}
+    """Run ``players`` peers on ``network`` (loopback TCP by default) until every one has a verdict.
+
+    ``config`` sets further :class:`~p2php.session.runner.PeerConfig` fields for every peer.
+    """
+    net = network if network is not None else Loopback()
+    listeners = [await net.open_listener() for _ in range(players)]
+    addresses = {s: net.address_of(listeners[s]) for s in range(players)}
     results: list[PeerResult | None] = [None] * players
 
     async def one(seat: int) -> None:
@@ -47,6 +78,8 @@ async def run_local_table(
             timeout=timeout,
             secrets=secrets,
             transcript_path=None if transcripts is None else transcripts / f"seat{seat}.p2php",
+            connect=net.dial,
+            **config,
         )
         try:
             results[seat] = await run_peer(

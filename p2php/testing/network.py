@@ -21,9 +21,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from p2php.session.handshake import LocalSecrets
-from p2php.session.memory import seeded_secrets
-from p2php.session.runner import Decider, Observer, PeerConfig, PeerResult, run_peer
+from p2php.session.local_net import run_local_table
+from p2php.session.runner import Decider, Observer, PeerResult
 
 __all__ = ["MemoryListener", "MemoryNetwork", "run_memory_table"]
 
@@ -64,6 +63,14 @@ class MemoryNetwork:
         listener = self.listeners[port] = MemoryListener(self, port)
         return listener
 
+    async def open_listener(self) -> MemoryListener:  # a LocalNetwork (p2php.session.local_net)
+        await trio.lowlevel.checkpoint()
+        return self.listen()
+
+    def address_of(self, listener: trio.abc.Listener[trio.abc.HalfCloseableStream]) -> tuple[str, int]:
+        assert isinstance(listener, MemoryListener)
+        return self.HOST, listener.port
+
     async def dial(self, host: str, port: int) -> trio.abc.HalfCloseableStream:
         await trio.lowlevel.checkpoint()
         listener = self.listeners.get(port) if host == self.HOST else None
@@ -88,29 +95,11 @@ async def run_memory_table(
     observe: Observer | None = None,
     **config: Any,
 ) -> list[PeerResult]:
-    """Run ``players`` real peers over a :class:`MemoryNetwork` until every one has a verdict.
+    """Run ``players`` real peers over a :class:`MemoryNetwork` until every one has a verdict
+    (:func:`~p2php.session.local_net.run_local_table` on the in-memory network).
 
     ``config`` sets further :class:`~p2php.session.runner.PeerConfig` fields for every peer
     (``resume_timeout``, ``linger`` ...).
     """
-    network = MemoryNetwork()
-    listeners = [network.listen() for _ in range(players)]
-    addresses = {s: (MemoryNetwork.HOST, listeners[s].port) for s in range(players)}
-    results: list[PeerResult | None] = [None] * players
-
-    async def one(seat: int) -> None:
-        cfg = PeerConfig(
-            game=game, options=dict(options or {}), players=players, seat=seat, name=f"bot{seat}",
-            timeout=timeout, secrets=seeded_secrets(seed, seat) if seed is not None else LocalSecrets(),
-            connect=network.dial, **config,
-        )
-        try:
-            results[seat] = await run_peer(cfg, addresses, listeners[seat], deciders[seat],
-                                           observe if seat == 0 else None)
-        finally:
-            await listeners[seat].aclose()
-
-    async with trio.open_nursery() as nursery:
-        for seat in range(players):
-            nursery.start_soon(one, seat)
-    return [r for r in results if r is not None]
+    return await run_local_table(game, players, deciders, options, seed, timeout, observe=observe,
+                                 network=MemoryNetwork(), **config)
