@@ -316,11 +316,6 @@ class TaskStack(Generic[G]):
         self._into[:] = [""] * len(self._tasks)
         self.pending = None
 
-    @property
-    def result_field(self) -> str:
-        """The field of the task below that the top task's result goes to (``""``: none)."""
-        return self._into[-1]
-
     # ---- running
 
     def settle(self, game: G) -> Step:
