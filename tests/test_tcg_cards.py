@@ -195,7 +195,7 @@ def test_a_file_that_disagrees_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_p
 
     def load(doctored: dict[str, object]) -> None:
         (tmp_path / "base_set.json").write_text(json.dumps(doctored), encoding="utf-8")
-        monkeypatch.setattr(cards.resources, "files", lambda package: tmp_path)
+        monkeypatch.setattr(resources, "files", lambda package: tmp_path)
         cards._data.cache_clear()
         try:
             cards._data()

@@ -208,11 +208,11 @@ def parse_deck(text: str, *, name: str = "deck") -> DeckList:
             continue
         is_character = _CHARACTER.fullmatch(line)
         if is_character is not None:
+            if not is_character.group(1):
+                raise DeckError(name, number, "syntax", "'Character:' names no card")
             if character is not None:
                 raise DeckError(name, number, "character", f"a second 'Character:' line (the first is line "
                                 f"{character_line})")
-            if not is_character.group(1):
-                raise DeckError(name, number, "syntax", "'Character:' names no card")
             character, character_line = _card_ref(is_character.group(1), name, number), number
             continue
         entry = _ENTRY.fullmatch(line)
