@@ -19,18 +19,28 @@ the rulebook's spelling note (§14.3) says were replaced by British ones (``Epox
 ``Epoximise``).  The rulebook's card list calls 39 "Privet Drive" (card: "4 Privet Drive", §14.1 note), and
 its deck lists say "Charms Lesson" for the Lesson "Charms"; both forms are accepted.
 
-Where the rulebook excerpt and the data differ (the rulebook wins on rules; the data is all there is on
-card texts):
+The digest (``shared/rules/tcg.md``) against the rulebook excerpt it digests (``shared/seeds/004_*.txt``,
+which wins): the digest keeps every rule; the differences found are two, neither about rules:
 
-* the excerpt's card list labels Mountain Troll (28) and Mrs Norris (29) *foil premium* inside the rare
-  block; the data has them *rare*, which fits their position (the list is in number order).  Rarity has no
-  game effect; the data's word is kept;
+* §14.1 says the list's row position is "not the collector number".  The excerpt numbers no rows, but
+  with the card data its list is in number order: rows 1–63 are exactly numbers 1–63 (row 39, "Privet
+  Drive", is 39/116 "4 Privet Drive" as the excerpt's own example card says).  This module relies on the
+  data's numbers, not on row positions;
+* §13 writes Surly Hound's "Flavour" text; the excerpt says "Flavor text" there (US spelling, against its
+  own spelling note).  Flavour text has no game effect and is not kept.
+
+The rulebook excerpt against the card data (the rulebook wins on rules; the data is all there is on card
+texts, §"Not specified by the source" item 1):
+
+* the excerpt's list labels Mountain Troll (28) and Mrs Norris (29) *foil premium* inside the rare block;
+  the data has them *rare*, which fits their place in the list (reading (a) of the §14.1 note).  Rarity
+  has no game effect; the data's word is kept;
 * the excerpt's rarity key has no word for Lessons; the data gives the four Lessons the rarity
   ``lesson``, kept;
-* the excerpt prints Borrowed Wand's text with a comma the data lacks ("If you play this card, and …");
-  the data's text is kept — wording only;
-* the digest (tcg.md §14.1) says the list's row position is "not the collector number"; with the data,
-  rows 1–63 of the list are exactly numbers 1–63 (39 "Privet Drive" included).
+* the excerpt prints Borrowed Wand's text with a comma the data lacks ("If you play this card, and …"),
+  and leaves its Power symbol unstated; the data says Charms.  The data's text is kept;
+* the excerpt's lists say "Privet Drive" and "Charms Lesson"; the cards are "4 Privet Drive" and
+  "Charms" (both forms are found, above).
 """
 
 from __future__ import annotations
