@@ -1,0 +1,131 @@
+"""Characters' special abilities (§5.5): usable during one's turn after the first draw.
+
+* Draco Malfoy (2, 3): "During your turn, you may use an Action and discard a card from your hand to look
+  at your opponent's hand. You may then choose 1 card in his or her hand and discard it."  An Action of
+  the turn (``{"type": "ability", "slot"}``, the slot discarded face up); then the opponent's hand is
+  shown to Draco's player alone (a Show step) and they may pick one card, which is opened (a Reveal: its
+  last key is the opponent's) and discarded.  Ruling r9237a0a5: as many times as one has Actions.
+* Hermione Granger (9, 10): "If you already have 2 or more Lessons in play, then whenever you use an
+  Action to play a Lesson card, you may play 2 Lesson cards instead of 1."  After a Lesson played with
+  an Action while 2 or more were already in play, :class:`SecondLesson` offers one more Lesson from the
+  hand.  Decision (§5.5 is silent): "already" is counted before the first of the two Lessons is played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum, auto
+
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Reveal, Seat, Show, Slot, Step
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+from p2php.games.tcg.cards import CardType
+from p2php.games.tcg.ids import card_of
+from p2php.games.tcg.state import TcgState
+
+__all__ = ["DRACO", "HERMIONE", "DracoLook", "SecondLesson", "second_lesson_due"]
+
+DRACO = "Draco Malfoy"
+HERMIONE = "Hermione Granger"
+
+
+def second_lesson_due(g: TcgState, seat: Seat, lessons_before: int) -> bool:
+    """Hermione's ability applies to a Lesson just played with an Action."""
+    return g.has_character(seat, HERMIONE) and lessons_before >= 2
+
+
+@dataclass
+class DracoLook(Task[TcgState]):
+    """After Draco's cost is paid: look at the opponent's hand, maybe discard one card of it."""
+
+    class Stage(Enum):
+        SHOW = auto()
+        CHOOSE = auto()
+        OPEN = auto()
+        DONE = auto()
+
+    seat: int
+    stage: Stage = Stage.SHOW
+    chosen: int = -1
+
+    def run(self, g: TcgState) -> Outcome:
+        S = DracoLook.Stage
+        opp = 1 - self.seat
+        if self.stage is S.SHOW:
+            if not g.hand[opp]:
+                return Done()
+            return Show(tuple(g.hand[opp]), owner=opp, viewer=self.seat)
+        if self.stage is S.CHOOSE:
+            return Decide((self.seat,), "draco")
+        if self.stage is S.OPEN:
+            return Reveal((self.chosen,))
+        return Done()
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        if isinstance(step, Show):
+            self.stage = DracoLook.Stage.CHOOSE
+            return CONTINUE
+        g.hand[1 - self.seat].remove(self.chosen)
+        g.to_discard(self.chosen)
+        g.log("discarded", 1 - self.seat, self.chosen)
+        self.stage = DracoLook.Stage.DONE
+        return CONTINUE
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [*({"type": "discard", "slot": s} for s in g.hand[1 - self.seat]), {"type": "none"}]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((_seat, action),) = answers
+        if action["type"] == "none":
+            return Done()
+        self.chosen = action["slot"]
+        self.stage = DracoLook.Stage.OPEN
+        return CONTINUE
+
+
+@dataclass
+class SecondLesson(Task[TcgState]):
+    """Hermione's second Lesson for the same Action: a Lesson from the hand, or stop."""
+
+    seat: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "second_lesson")
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        out: list[Action] = []
+        for slot in g.hand[seat]:
+            face = knowledge.face(slot)
+            if face is None or _is_lesson(face):
+                out.append({"type": "play", "slot": slot})
+        return [*out, {"type": "stop"}]
+
+    def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        if action == {"type": "stop"}:
+            return
+        slot = action.get("slot")
+        if set(action) != {"type", "slot"} or action.get("type") != "play" or slot not in g.hand[seat]:
+            raise IllegalAction(f"not a legal action here: {action}")
+        face = knowledge.face(slot)
+        if face is not None and not _is_lesson(face):
+            raise IllegalAction("only a Lesson may be played with Hermione's ability")
+
+    def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        slot = action.get("slot")
+        return (slot,) if action.get("type") == "play" and slot in g.hand[seat] and slot not in g.pub else ()
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((seat, action),) = answers
+        if action["type"] == "stop":
+            return Done()
+        slot = action["slot"]
+        if not _is_lesson(g.pub[slot]):
+            raise IllegalAction("only a Lesson may be played with Hermione's ability")
+        g.hand[seat].remove(slot)
+        g.lessons[seat].append(slot)
+        g.log("play", seat, slot)
+        return Done()
+
+
+def _is_lesson(card_id: CardId) -> bool:
+    return card_of(card_id).type is CardType.LESSON

@@ -1,0 +1,95 @@
+"""Damage, drawing and the end: the only places a deck shrinks, so the only places a game is lost.
+
+Damage to a player mills the top of their deck face up into their discard pile (§1, §7); damage to a
+Creature puts counters on it, and at counters >= Health it is discarded (§5.2).  Drawing deals the top
+slot to its owner face down.
+
+Decision (§1, "runs out", where the rules are silent on timing): the rulebook says "You win the game when
+your opponent's deck runs out of cards", so a player loses the moment their deck reaches 0 cards, by
+damage or by drawing (reading (a)); damage beyond the cards left mills what is there.  Only one deck
+shrinks at a time, so both cannot run out together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum, auto
+
+from p2php.engine.contract import CardId, Deal, GameOver, Reveal, Slot, Step
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+from p2php.games.tcg.state import TcgState, owner_of
+
+__all__ = ["Draw", "Mill", "damage_creature", "lost"]
+
+
+def lost(g: TcgState, seat: int) -> GameOver:
+    """``seat``'s deck ran out: the other seat wins (§1)."""
+    other = 1 - seat
+    g.log("out", seat)
+    return GameOver((other,), tuple(int(s == other) for s in (0, 1)), f"seat {seat}'s deck ran out: seat {other} wins")
+
+
+def damage_creature(g: TcgState, slot: Slot, amount: int) -> None:
+    """Counters on a Creature in play; cumulative damage >= Health discards it (§5.2, §7)."""
+    zone = g.creatures[owner_of(slot)]
+    for entry in zone:
+        if entry[0] == slot:
+            entry[1] += amount
+            g.log("hurt", slot, amount)
+            if entry[1] >= (g.card(slot).health or 0):
+                g.remove_creature(slot)
+                g.log("dies", slot)
+            return
+    raise ValueError(f"slot {slot} is not a Creature in play")
+
+
+@dataclass
+class Mill(Task[TcgState]):
+    """``amount`` damage to ``seat``: the top cards are opened and go to its discard pile."""
+
+    class Stage(Enum):
+        OPEN = auto()
+        CHECK = auto()
+
+    seat: int
+    amount: int
+    stage: Stage = Stage.OPEN
+    opened: list[int] = field(default_factory=list)
+
+    def run(self, g: TcgState) -> Outcome:
+        if self.stage is Mill.Stage.OPEN:
+            self.opened = g.deck[self.seat][: self.amount]
+            if not self.opened:
+                return Done()
+            return Reveal(tuple(self.opened))
+        return lost(g, self.seat) if not g.deck[self.seat] else Done()
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        del g.deck[self.seat][: len(self.opened)]
+        for slot in self.opened:
+            g.to_discard(slot)
+        g.log("mill", self.seat, list(self.opened))
+        self.stage = Mill.Stage.CHECK
+        return CONTINUE
+
+
+@dataclass
+class Draw(Task[TcgState]):
+    """``seat`` draws its top card face down; drawing the last one loses (see the module's decision)."""
+
+    seat: int
+    drawn: bool = False
+
+    def run(self, g: TcgState) -> Outcome:
+        if self.drawn:
+            return lost(g, self.seat) if not g.deck[self.seat] else Done()
+        if not g.deck[self.seat]:
+            return lost(g, self.seat)
+        return Deal(((g.deck[self.seat][0], self.seat),))
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        g.hand[self.seat].append(g.deck[self.seat].pop(0))
+        g.log("draw", self.seat)
+        self.drawn = True
+        return CONTINUE

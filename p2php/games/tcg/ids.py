@@ -1,0 +1,70 @@
+"""Card instance ids: a fixed per-seat block layout, so anyone computes a card's number from its id.
+
+A seat's deck is a secret-composition deck (``Shuffle(owner=seat, size=n)``): only its owner lists
+the instance ids, and the audit checks the list.  For that check, and for naming an opened card,
+the id alone must say which card it is and whose block it comes from.  Each seat owns one block of
+:data:`BLOCK` ids; inside it every non-Lesson card number of the Base Set has :data:`COPIES` ids
+(the deck-building limit, tcg.md §10) and each of the four Lessons has :data:`LESSON_COPIES`
+(Lessons are unlimited, §10: 60 covers a 60-card deck of one Lesson).  Blocks are laid out in card
+number order, so the layout never depends on dict or set order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from functools import cache
+
+from p2php.games.tcg.cards import BASE_SET, Card, CardType, card_by_number
+from p2php.games.tcg.decklist import DeckList
+
+__all__ = ["BLOCK", "COPIES", "LESSON_COPIES", "PLAYERS", "card_of", "counts_of", "instance_ids", "seat_of"]
+
+COPIES = 4
+LESSON_COPIES = 60
+PLAYERS = 2
+
+
+@cache
+def _layout() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(first offset of each card number, by number; the card number of each offset in a block)."""
+    first: list[int] = [0] * (len(BASE_SET) + 1)
+    numbers: list[int] = []
+    for card in sorted(BASE_SET, key=lambda c: c.number):
+        first[card.number] = len(numbers)
+        numbers.extend([card.number] * (LESSON_COPIES if card.type is CardType.LESSON else COPIES))
+    return tuple(first), tuple(numbers)
+
+
+BLOCK = len(_layout()[1])
+"""Instance ids per seat (112 non-Lesson numbers x 4 + 4 Lessons x 60 = 688)."""
+
+
+def seat_of(card_id: int) -> int:
+    """The seat whose block ``card_id`` lies in."""
+    return card_id // BLOCK
+
+
+def card_of(card_id: int) -> Card:
+    """The Base Set card that instance ``card_id`` is (any seat's block)."""
+    if not 0 <= card_id < PLAYERS * BLOCK:
+        raise ValueError(f"no card instance {card_id} (ids are 0..{PLAYERS * BLOCK - 1})")
+    return card_by_number(_layout()[1][card_id % BLOCK])
+
+
+def instance_ids(seat: int, deck: DeckList) -> list[int]:
+    """The instance ids of ``deck``'s cards (the starting Character apart) in ``seat``'s block, ascending."""
+    first = _layout()[0]
+    out: list[int] = []
+    for card, count in sorted(deck.entries, key=lambda e: e[0].number):
+        limit = LESSON_COPIES if card.type is CardType.LESSON else COPIES
+        if count > limit:
+            raise ValueError(f"{count} copies of {card.name}: the id layout has {limit}")
+        out.extend(seat * BLOCK + first[card.number] + i for i in range(count))
+    return out
+
+
+def counts_of(cards: Sequence[int]) -> list[tuple[Card, int]]:
+    """``(card, copies)`` of a list of instance ids, in card number order."""
+    counts = Counter(card_of(c).number for c in cards)
+    return [(card_by_number(n), counts[n]) for n in sorted(counts)]

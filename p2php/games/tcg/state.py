@@ -1,0 +1,132 @@
+"""The public state of a duel: each seat's zones as slots, whose turn it is, the log, the task stack.
+
+Every card is a slot of its owner's secret deck (seat ``s``'s deck is slots ``s * DECK_SLOTS ..``), so
+ownership is arithmetic (§7: a discarded card goes to its *owner's* pile).  Zones hold slots; a face is
+known to everyone once the card is opened (:attr:`pub`), which happens when it is played, milled or
+discarded from the hand.  The deck and hand hold slots whose faces the state never learns.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
+from p2php.engine.taskgame import TaskGame
+from p2php.engine.tasks import Task, TaskStack
+from p2php.games.tcg.cards import Card, card_by_number
+from p2php.games.tcg.ids import card_of
+
+__all__ = ["DECK_SLOTS", "HAND", "TcgState", "owner_of"]
+
+DECK_SLOTS = 100
+"""Slots reserved per seat: a deck is at most 60 cards (§10)."""
+HAND = 7
+"""The starting hand (§2 step 4)."""
+
+
+def owner_of(slot: Slot) -> Seat:
+    """Whose card ``slot`` is: every card is a slot of its owner's deck."""
+    return slot // DECK_SLOTS
+
+
+class TcgState(TaskGame):
+    """Zones per seat (lists of slots), the turn, the log; the rules are tasks on :attr:`stack`."""
+
+    stack: TaskStack[TcgState]
+
+    def __init__(self, options: Mapping[str, object], starts: tuple[int, int], sizes: tuple[int, int],
+                 first_task: Task[TcgState]) -> None:
+        self.options = dict(options)
+        self.players = 2
+        self.start = list(starts)  # the starting Characters' card numbers (public, never in a deck: §2)
+        self.sizes = list(sizes)
+        self.deck: list[list[Slot]] = [[], []]  # top first
+        self.hand: list[list[Slot]] = [[], []]
+        self.discard: list[list[Slot]] = [[], []]  # bottom first; always face up (§0.3)
+        self.lessons: list[list[Slot]] = [[], []]
+        self.creatures: list[list[list[int]]] = [[], []]  # [slot, damage counters] in play order
+        self.characters: list[list[Slot]] = [[], []]  # Characters played from the hand (§5.5)
+        self.turn = -1  # whose turn (-1: set-up)
+        self.turns = 0  # turns begun
+        self.first = -1
+        self.events: list[list[Any]] = []  # structured log entries, rendered by view.py
+        self.pub: dict[Slot, CardId] = {}
+        self.stack = TaskStack([first_task])
+        self.stack.settle(self)
+
+    # ---- reading cards
+    def card(self, slot: Slot) -> Card:
+        """The card of an opened slot."""
+        return card_of(self.pub[slot])
+
+    def characters_of(self, seat: Seat) -> list[Card]:
+        """The Characters ``seat`` has in play: the starting one first (§5.5)."""
+        return [card_by_number(self.start[seat]), *(self.card(s) for s in self.characters[seat])]
+
+    def has_character(self, seat: Seat, name: str) -> bool:
+        return any(c.name == name for c in self.characters_of(seat))
+
+    def in_play_names(self) -> list[str]:
+        """Names of every card in play on both sides (for Unique, §8)."""
+        out: list[str] = []
+        for seat in (0, 1):
+            out.extend(c.name for c in self.characters_of(seat))
+            out.extend(self.card(s).name for s in self.lessons[seat])
+            out.extend(self.card(s).name for s, _ in self.creatures[seat])
+        return out
+
+    def lessons_of(self, seat: Seat, kind: object) -> list[Slot]:
+        """``seat``'s Lessons in play of one Lesson type, in play order."""
+        return [s for s in self.lessons[seat] if self.card(s).lesson == kind]
+
+    def creature_damage(self, seat: Seat) -> int:
+        return sum(self.card(s).damage or 0 for s, _ in self.creatures[seat])
+
+    # ---- moving cards (every move keeps one home)
+    def to_discard(self, slot: Slot) -> None:
+        """An opened card goes to its owner's discard pile (§7, FAQ 1)."""
+        self.discard[owner_of(slot)].append(slot)
+
+    def remove_creature(self, slot: Slot) -> None:
+        seat = owner_of(slot)
+        self.creatures[seat] = [c for c in self.creatures[seat] if c[0] != slot]
+        self.to_discard(slot)
+
+    def remove_lesson(self, slot: Slot) -> None:
+        self.lessons[owner_of(slot)].remove(slot)
+        self.to_discard(slot)
+
+    def log(self, *entry: Any) -> None:
+        self.events.append(list(entry))
+
+    # ---- the contract's views
+    def observation(self, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
+        from p2php.games.tcg.view import observation
+
+        return observation(self, seat, knowledge)
+
+    def describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
+        from p2php.games.tcg.view import describe
+
+        return describe(self, seat, action, faces)
+
+    def snapshot(self) -> Any:
+        return {"start": self.start, "sizes": self.sizes, "deck": self.deck, "hand": self.hand,
+                "discard": self.discard, "lessons": self.lessons, "creatures": self.creatures,
+                "characters": self.characters, "turn": self.turn, "turns": self.turns, "first": self.first,
+                "events": self.events, "options": sorted(self.options.items()), "stack": self.stack.snapshot()}
+
+    def clone(self) -> TcgState:
+        new = copy.copy(self)
+        for name in ("start", "sizes"):
+            setattr(new, name, list(getattr(self, name)))
+        for name in ("deck", "hand", "discard", "lessons", "characters"):
+            setattr(new, name, [list(zone) for zone in getattr(self, name)])
+        new.creatures = [[list(c) for c in zone] for zone in self.creatures]
+        new.events = [list(e) for e in self.events]
+        new.pub = dict(self.pub)
+        new.options = dict(self.options)
+        new.stack = self.stack.clone()
+        return new

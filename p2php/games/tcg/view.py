@@ -1,0 +1,64 @@
+"""What people see: a seat's observation, a line per action, the log's words (outside the hashed state)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
+from p2php.games.tcg.cards import card_by_number
+from p2php.games.tcg.ids import card_of
+from p2php.games.tcg.state import TcgState
+
+__all__ = ["describe", "event_text", "observation"]
+
+
+def _name(g: TcgState, slot: Slot, knowledge: Knowledge | None = None) -> str:
+    face = g.pub.get(slot) if knowledge is None else knowledge.face(slot)
+    return card_of(face).name if face is not None else "?"
+
+
+def observation(g: TcgState, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
+    """Public zones for both seats, and ``seat``'s own hand by name."""
+    sides = []
+    for s in (0, 1):
+        sides.append({
+            "character": card_by_number(g.start[s]).name,
+            "characters": [_name(g, x) for x in g.characters[s]],
+            "deck": len(g.deck[s]),
+            "hand": len(g.hand[s]),
+            "lessons": [_name(g, x) for x in g.lessons[s]],
+            "creatures": [[_name(g, x), d] for x, d in g.creatures[s]],
+            "discard": [_name(g, x) for x in g.discard[s]],
+        })
+    mine = [] if seat is None else [_name(g, x, knowledge) for x in g.hand[seat]]
+    return {"turn": g.turn, "turns": g.turns, "first": g.first, "sides": sides, "hand": mine}
+
+
+def describe(g: TcgState, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
+    kind = action.get("type")
+    slot = action.get("slot", -1)
+    face = faces.get(slot, g.pub.get(slot))
+    what = card_of(face).name if face is not None else "a card"
+    if kind in ("play", "take"):
+        return f"{'plays' if kind == 'play' else 'takes back'} {what}"
+    if kind == "ability":
+        return f"uses Draco Malfoy, discarding {what}"
+    if kind == "discard":
+        return "discards a card from the opponent's hand"
+    if kind == "target":
+        return f"aims at {what}" if "slot" in action else "aims at the opponent"
+    if kind == "creature":
+        return f"discards {what}"
+    return {"draw": "draws a card", "end": "ends the turn", "stop": "stops", "none": "discards nothing"}.get(
+        str(kind), str(action))
+
+
+def event_text(g: TcgState, event: list[Any]) -> str:
+    """One log entry in words."""
+    kind, *rest = event
+    if kind == "mill":
+        return f"seat {rest[0]} takes {len(rest[1])} damage: {', '.join(_name(g, s) for s in rest[1])}"
+    if kind == "play":
+        return f"seat {rest[0]} plays {_name(g, rest[1])}"
+    return " ".join(str(x) for x in event)
