@@ -1,0 +1,130 @@
+"""TCG stacked duels for rule tests (engine only, trusted local dealer).
+
+>>> d = Duel(first=1, hands={1: ["Magical Mishap"]}, in_play={1: ["Charms", "Charms"]})
+>>> d.act(1, d.play(1, "Magical Mishap"))
+
+A seat's secret deck is stacked in this order: its hand (``hands``, filled up to 7 with the deck's
+Lessons), then its draws (``draws``, top first), then every other card of its deck; the cards named
+in ``in_play`` (Lessons and Creatures) are taken from the bottom of the deck into play once the set-up
+is done, before the first player's first Action (a test-only edit: every face stays consistent with
+the table).  ``first`` fixes who goes first (the joint randomness).  Cards are named as the card data
+names them ("Care of Magical Creatures", "Vermillious").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from p2php.engine.contract import Action, CardId, Decide, GameOver, Seat, Shuffle, Slot
+from p2php.engine.local import LocalTable
+from p2php.games.tcg.cards import CardType
+from p2php.games.tcg.game import GAME
+from p2php.games.tcg.ids import card_of
+from p2php.games.tcg.state import HAND, TcgState
+from p2php.testing.stacking import StackedChance, StackingError
+
+__all__ = ["Duel", "table_decks"]
+
+
+def table_decks(options: Mapping[str, object]) -> dict[tuple[Seat, str], list[CardId]]:
+    """Both seats' secret deck lists, keyed as :class:`LocalTable` wants them."""
+    out: dict[tuple[Seat, str], list[CardId]] = {}
+    for seat in (0, 1):
+        for purpose, cards in GAME.private_decks(options, seat).items():
+            out[(seat, purpose)] = cards
+    return out
+
+
+class Duel:
+    """A :class:`LocalTable` over stacked secret decks, driven by scripted actions."""
+
+    def __init__(
+        self,
+        *,
+        first: Seat = 0,
+        hands: Mapping[Seat, Sequence[str]] | None = None,
+        draws: Mapping[Seat, Sequence[str]] | None = None,
+        in_play: Mapping[Seat, Sequence[str]] | None = None,
+        options: Mapping[str, object] | None = None,
+    ) -> None:
+        self.options = GAME.parse_options(dict(options or {}))
+        self.hands = {s: list((hands or {}).get(s, ())) for s in (0, 1)}
+        self.draws = {s: list((draws or {}).get(s, ())) for s in (0, 1)}
+        self.in_play = {s: list((in_play or {}).get(s, ())) for s in (0, 1)}
+        self.state: TcgState = GAME.new_state(2, self.options)
+        self.table = LocalTable(self.state, 0, chance=StackedChance(self._arrange, [bytes([first]) * 32]),
+                                private_decks=table_decks(self.options))
+        self.step: Decide | GameOver = self.table.run_chance()
+        self._put_in_play()
+
+    def _take(self, pool: list[CardId], name: str, seat: Seat) -> CardId:
+        for card in pool:
+            if card_of(card).name == name:
+                pool.remove(card)
+                return card
+        raise StackingError(f"seat {seat}'s deck has no (more) {name!r}")
+
+    def _arrange(self, step: Shuffle) -> list[CardId]:
+        seat = int(step.purpose.removeprefix("deck"))
+        pool = sorted(table_decks(self.options)[(seat, step.purpose)])
+        hand = [self._take(pool, n, seat) for n in self.hands[seat]]
+        draws = [self._take(pool, n, seat) for n in self.draws[seat]]
+        bottom = [self._take(pool, n, seat) for n in self.in_play[seat]]
+        fillers = [c for c in pool if card_of(c).type is CardType.LESSON]
+        while len(hand) < HAND:
+            if not fillers:
+                raise StackingError(f"seat {seat}'s deck has too few Lessons to fill the hand")
+            hand.append(fillers.pop(0))
+            pool.remove(hand[-1])
+        return hand + draws + pool + bottom
+
+    def _put_in_play(self) -> None:
+        g = self.state
+        for seat in (0, 1):
+            for _ in self.in_play[seat]:
+                slot = g.deck[seat].pop()
+                face = self.table.faces[slot]
+                g.pub[slot] = face
+                self.table.public[slot] = face
+                (g.lessons[seat].append(slot) if card_of(face).type is CardType.LESSON
+                 else g.creatures[seat].append([slot, 0]))
+
+    # ------------------------------------------------------------------ reading
+    def name(self, slot: Slot) -> str:
+        return card_of(self.table.faces[slot]).name
+
+    def slot(self, seat: Seat, name: str, zone: str = "hand") -> Slot:
+        """The first slot of ``seat``'s ``zone`` (hand, lessons, discard, creatures) holding ``name``."""
+        slots = [c[0] for c in self.state.creatures[seat]] if zone == "creatures" else getattr(self.state, zone)[seat]
+        for slot in slots:
+            if self.name(slot) == name:
+                return int(slot)
+        raise AssertionError(f"no {name!r} in seat {seat}'s {zone}")
+
+    def names(self, seat: Seat, zone: str) -> list[str]:
+        if zone == "creatures":
+            return [self.name(c[0]) for c in self.state.creatures[seat]]
+        return [self.name(s) for s in getattr(self.state, zone)[seat]]
+
+    def play(self, seat: Seat, name: str) -> Action:
+        return {"type": "play", "slot": self.slot(seat, name)}
+
+    @property
+    def prompt(self) -> str:
+        assert isinstance(self.step, Decide), f"the game is over: {self.step}"
+        return self.step.prompt
+
+    def legal(self, seat: Seat) -> list[Action]:
+        return self.state.legal_actions(seat, self.table.knowledge(seat))
+
+    # ------------------------------------------------------------------ driving
+    def act(self, seat: Seat, action: Action, prompt: str | None = None) -> None:
+        """``seat`` (who must be asked) answers ``action``; chance steps run on to the next decision."""
+        assert isinstance(self.step, Decide), f"the game is over: {self.step}"
+        assert self.step.seats == (seat,), f"seats {self.step.seats} are asked ({self.step.prompt}), not {seat}"
+        assert prompt is None or self.step.prompt == prompt, f"prompt {self.step.prompt!r}, not {prompt!r}"
+        self.table.act([(seat, action)])
+        self.step = self.table.run_chance()
+
+    def end_turn(self, seat: Seat) -> None:
+        self.act(seat, {"type": "end"}, "action")
