@@ -29,7 +29,7 @@ def decks_on_every_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.mark.usefixtures("decks_on_every_table")
 def test_conformance() -> None:
-    played = conformance.check_game(GAME, seeds=range(3), every=3)
+    played = conformance.check_game(GAME, seeds=range(4))
     assert all(p.result.winners for p in played)
 
 
@@ -62,13 +62,17 @@ def test_the_heuristic_beats_the_random_bot_mostly() -> None:
     assert wins >= 28
 
 
-def test_a_game_through_the_protocol_audits_clean() -> None:
+@pytest.mark.parametrize("kind", ["heuristic", "random"])
+def test_a_game_through_the_protocol_audits_clean(kind: str) -> None:
+    """Secret decks through mental poker; the random bots also use Draco's ability (a Show, a Reveal of a hand card)."""
     from p2php.session.memory import make_peers, run_in_memory
 
     register(GAME)
     opts = GAME.parse_options({})
     decks = {s: GAME.private_decks(opts, s) for s in (0, 1)}
     peers = make_peers("tcg", 2, {"crypto": "fast"}, seed=3, private_decks=decks)
-    run_in_memory(peers, {s: GAME.make_bot("heuristic", s) for s in (0, 1)})
+    run_in_memory(peers, {s: GAME.make_bot(kind, f"3/{s}") for s in (0, 1)})
     assert all(p.verdict is not None and p.verdict.clean for p in peers)
     assert len({p.state.state_hash() for p in peers}) == 1
+    if kind == "random":
+        assert any(e[0] == "discarded" for e in peers[0].state.events)  # type: ignore[attr-defined]

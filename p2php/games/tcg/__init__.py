@@ -1,17 +1,34 @@
-"""Harry Potter Trading Card Game (Wizards of the Coast, 2001): the Base Set's cards and deck lists (issue 11).
+"""Harry Potter Trading Card Game (Wizards of the Coast, 2001): the Base Set, two players (issue 11).
 
 Rules: ``shared/rules/tcg.md``, a digest of the rulebook excerpt in ``shared/seeds/004_*.txt`` (the
 excerpt wins where they differ).  Two players duel with 40- or 60-card decks of Lessons (Power),
 Creatures, Spells, Items, Characters and Adventures; damage mills the opponent's deck, and a player
 whose deck runs out loses.
 
-Only the data layer exists so far, which the engine will stand on:
+The data layer:
 
-* :mod:`p2php.games.tcg.cards` — the 116 Base Set cards (typed, from ``base_set.json``, which
+* :mod:`~p2php.games.tcg.cards` — the 116 Base Set cards (typed, from ``base_set.json``, which
   ``tools/extract_tcg_base_set.py`` extracts from ``shared/data/tcg``), looked up by number or name;
-* :mod:`p2php.games.tcg.decklist` — the plain-text deck format, deck-building checks, the two
+* :mod:`~p2php.games.tcg.decklist` — the plain-text deck format, deck-building checks, the two
   Starter Set decks (``decks/*.deck``).
 
-There is no game engine, no move set and no bot yet, so this package is deliberately not registered
-as a game (no ``p2php.games`` entry point): nothing can start a TCG table until the engine exists.
+The engine (increment 1: every card of the two Starter Set decks; a deck with any other card is
+refused, naming it), one concept per module:
+
+* :mod:`~p2php.games.tcg.ids` — instance ids in a fixed per-seat block, ``card_of(id)``;
+* :mod:`~p2php.games.tcg.state` — the zones as slots, the log, the task stack;
+* :mod:`~p2php.games.tcg.turn` — set-up (secret decks, 7 cards, who goes first), turns, Actions, playing;
+* :mod:`~p2php.games.tcg.power` — Power in play and the Power check;
+* :mod:`~p2php.games.tcg.damage` — milling, Creature damage, drawing, the loss;
+* :mod:`~p2php.games.tcg.effects` — Spells and extra costs as data pieces keyed by card number;
+* :mod:`~p2php.games.tcg.abilities` — Draco Malfoy's and Hermione Granger's abilities;
+* :mod:`~p2php.games.tcg.view`, :mod:`~p2php.games.tcg.bots`, :mod:`~p2php.games.tcg.game` (``GAME``).
+
+Importing this package does not register the game: the ``p2php.games`` entry point does that.
 """
+
+from __future__ import annotations
+
+from p2php.games.tcg.game import GAME, TcgGame
+
+__all__ = ["GAME", "TcgGame"]

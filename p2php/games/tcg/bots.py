@@ -10,7 +10,7 @@ from __future__ import annotations
 from p2php.engine.contract import Action, GameState, Knowledge, Seat
 from p2php.games.tcg.cards import CardType
 from p2php.games.tcg.ids import card_of
-from p2php.games.tcg.state import TcgState
+from p2php.games.tcg.state import TcgState, owner_of
 
 __all__ = ["HeuristicBot"]
 
@@ -43,14 +43,14 @@ class HeuristicBot:
         targets = [a for a in legal if a["type"] == "target"]
         if targets:  # a Creature of the opponent's it kills, else the opponent
             for a in targets:
-                if "slot" in a and a["slot"] // 100 != seat:
+                if "slot" in a and owner_of(a["slot"]) != seat:
                     entry = next(c for c in g.creatures[1 - seat] if c[0] == a["slot"])
                     if entry[1] + 3 >= (g.card(a["slot"]).health or 0):
                         return a
             return next(a for a in targets if "seat" in a)
         creatures = [a for a in legal if a["type"] == "creature"]
         if creatures:
-            mine = creatures[0]["slot"] // 100 == seat
+            mine = owner_of(creatures[0]["slot"]) == seat
             ranked = sorted(creatures, key=lambda a: (g.card(a["slot"]).damage or 0, a["slot"]))
             return ranked[0] if mine else ranked[-1]
         discards = [a for a in legal if a["type"] == "discard"]

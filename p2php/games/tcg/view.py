@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
 from p2php.games.tcg.cards import card_by_number
 from p2php.games.tcg.ids import card_of
-from p2php.games.tcg.state import TcgState
+
+if TYPE_CHECKING:  # state.py renders its views through this module
+    from p2php.games.tcg.state import TcgState
 
 __all__ = ["describe", "event_text", "observation"]
 
