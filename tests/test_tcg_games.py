@@ -76,3 +76,20 @@ def test_a_game_through_the_protocol_audits_clean(kind: str) -> None:
     assert len({p.state.state_hash() for p in peers}) == 1
     if kind == "random":
         assert any(e[0] == "discarded" for e in peers[0].state.events)  # type: ignore[attr-defined]
+
+
+def test_the_audit_catches_a_secret_deck_with_a_card_the_table_refuses() -> None:
+    """Nobody sees a secret deck's list during the game; the audit recovers it and names the cheat."""
+    from p2php.games.tcg.ids import BLOCK, card_of
+    from p2php.session.memory import make_peers, run_in_memory
+
+    register(GAME)
+    opts = GAME.parse_options({})
+    decks = {s: GAME.private_decks(opts, s) for s in (0, 1)}
+    incendio = next(i for i in range(BLOCK) if card_of(i).name == "Incendio")
+    decks[0]["deck0"] = [incendio, *decks[0]["deck0"][1:]]
+    peers = make_peers("tcg", 2, {"crypto": "fast"}, seed=3, private_decks=decks)
+    run_in_memory(peers, {s: GAME.make_bot("heuristic", f"3/{s}") for s in (0, 1)})
+    for peer in peers:
+        assert peer.verdict is not None and not peer.verdict.clean and peer.verdict.culprit == 0
+        assert "Incendio (Base 25) is not implemented" in peer.verdict.reason
