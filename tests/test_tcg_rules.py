@@ -185,3 +185,16 @@ def test_an_observation_shows_ones_own_hand_only() -> None:
     assert "Vicious Wolf" in mine["hand"] and len(theirs["hand"]) == 7
     assert mine["sides"][0]["hand"] == 8 and mine["sides"][1]["deck"] == 33
     assert GAME.card_name(instance_ids(0, starter_deck("hermione"))[0], OPTS) == "Take Root"
+
+
+def test_characters_cost_two_actions_and_unique_cards_cannot_be_doubled() -> None:
+    from p2php.games.tcg.turn import why_not
+
+    d = Duel(first=0)
+    hermione, draco = card_by_name("Hermione Granger"), card_by_name("Draco Malfoy")
+    assert why_not(d.state, 1, hermione, 2) is not None  # Seat 0's starting Hermione is in play (§8)
+    assert "Unique" in str(why_not(d.state, 0, draco, 2))  # so is seat 1's Draco
+    d.state.start[1] = card_by_name("Hermione Granger").number  # both may start with the same one
+    assert "2 Actions" in str(why_not(d.state, 1, draco, 1))
+    assert why_not(d.state, 1, draco, 2) is None  # no Power needed
+    assert "not implemented" in str(why_not(d.state, 0, card_by_name("Borrowed Wand"), 2))
