@@ -28,7 +28,7 @@ from p2php.engine.contract import OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
-from p2php.session.modes import SESSION_OPTIONS, parse_table_options
+from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice, parse_table_options
 from p2php.session.runner import Decider, PeerResult, bot_decider
 from p2php.text import LINE, safe
 
@@ -62,7 +62,7 @@ def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[
         "state_hash": hashes.pop() if len(hashes) == 1 else sorted(hashes),
         "agree": len({v.state_hash for v in verdicts if v is not None}) == 1,
         "audit": audit,
-        "crypto": "fast",
+        "crypto": crypto_mode(first.table.options),
         "safety_code": first.table.safety_code,
         "seconds": round(seconds, 3),
         "setup_seconds": round(max(r.setup_seconds for r in results), 3),
@@ -82,6 +82,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
     printer = None if args.json else LogPrinter(sys.stdout, args.view is not None)
+    if not args.json:
+        print(crypto_notice(options))
     transcripts = Path(args.transcripts) if args.transcripts else None
     start = time.perf_counter()
     results = trio.run(lambda: run_local_table(
@@ -117,6 +119,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     game.check_players(players)
     options = parse_table_options(game, parse_option_pairs(args.option))
     ui = TerminalUI(lang=args.lang)
+    print(crypto_notice(options))
     deciders = [ui.decide] + _bots(game.name, args.bot, args.seed, range(1, players))
     names = [args.name] + [f"bot{s}" for s in range(1, players)]
     printer = ui.observe

@@ -80,6 +80,7 @@ def _abort_instead(rogue: Rogue, frame: dict[str, Any], accused: int) -> dict[st
     return rogue.sign({**{k: v for k, v in frame.items() if k != "sig"}, "kind": "abort", "body": body})
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", ["split", "stop_towards_one"])
 async def test_different_stop_and_continue_messages_never_convict_an_honest_seat(kind: str, variant: str) -> None:
@@ -300,6 +301,7 @@ async def test_parked_future_messages_count_towards_the_flood_limit() -> None:
 # ------------------------------------------------------------------------------------ the audit decides exactly
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_a_pass_that_is_not_what_its_secret_makes_is_named_even_when_the_final_deck_looks_right() -> None:
     """Seat 2 (last shuffler, first locker) swaps two entries of its shuffle pass and swaps them back in
     its lock pass: the final deck is exactly the honest one, so the old fast path said "clean".  The

@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from p2php.crypto import secp256k1
+
 P2PHP = [sys.executable, "-m", "p2php.cli"]
+
+
+LIBRARY_DEFAULT = "verified" if secp256k1.available() else "fast"
 
 
 def run(*args: str, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -28,6 +33,7 @@ def test_demo_json_agrees_and_audits_clean(peers: int, deck: str) -> None:
         assert key in result
     assert result["peers"] == peers and result["audit"] == "clean" and result["agree"]
     assert isinstance(result["state_hash"], str) and len(result["state_hash"]) == 64
+    assert result["crypto"] == LIBRARY_DEFAULT  # verified wherever coincurve is installed (issue 10)
 
 
 @pytest.mark.parametrize("deck", ["voldemort", "magic"])
@@ -42,6 +48,7 @@ def test_demo_prints_the_play_and_transcripts_verify(tmp_path: Path) -> None:
     out = run("demo", "uno", "--peers", "3", "--seed", "4", "--option", "rounds=1", "--transcripts", str(tmp_path))
     assert out.returncode == 0, out.stderr
     assert "audit: clean" in out.stdout and "winner" in out.stdout
+    assert f"dealing: {LIBRARY_DEFAULT}" in out.stdout  # the table says how it deals
     check = run("verify", str(tmp_path / "seat1.p2php"))
     assert check.returncode == 0, check.stdout + check.stderr
     assert "audit: clean" in check.stdout and "OK" in check.stdout

@@ -1,5 +1,5 @@
-"""The ``crypto`` session option (issue 10, increment 3a): parsed beside the game's options, in the hellos and so in
-the session id, never seen by the engine; a fast table's wire form is exactly protocol v3's."""
+"""The ``crypto`` session option (issue 10): parsed beside the game's options, in the hellos and so in the session
+id, never seen by the engine; always explicit on the wire (protocol v4), verified by default where coincurve is."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from p2php.session.memory import make_peers, seeded_secrets
 from p2php.session.modes import (
     CRYPTO_MODES,
     DEFAULT_CRYPTO,
-    SESSION_OPTIONS,
     crypto_mode,
     game_options,
     parse_table_options,
@@ -25,21 +24,30 @@ from p2php.session.modes import (
 from p2php.session.netplay import table_fits
 
 
-def test_the_modes_and_the_default_until_the_verified_deck_is_wired() -> None:
+def test_the_modes_and_the_default() -> None:
+    from p2php.crypto import secp256k1
+    from p2php.session import modes
+
     assert CRYPTO_MODES == ("verified", "fast")
-    assert DEFAULT_CRYPTO == "fast"
-    assert SESSION_OPTIONS["crypto"].default == DEFAULT_CRYPTO
+    assert modes._default() == ("verified" if secp256k1.available() else "fast")
+    assert DEFAULT_CRYPTO in CRYPTO_MODES  # the library's, or P2PHP_TEST_CRYPTO's (p2php.testing.plugin)
 
 
-def test_fast_is_the_v3_wire_form_and_verified_is_explicit() -> None:
+def test_the_mode_is_always_explicit_on_the_wire_and_parsing_again_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2php.session import modes
+
     uno = get_game("uno")
     plain = uno.parse_options({"deck": "hat"})
-    assert parse_table_options(uno, {"deck": "hat"}) == plain
-    assert parse_table_options(uno, {"deck": "hat", "crypto": "fast"}) == plain  # no key: byte-identical hellos
+    fast = parse_table_options(uno, {"deck": "hat", "crypto": "fast"})
     verified = parse_table_options(uno, {"deck": "hat", "crypto": "verified"})
-    assert verified == {**plain, "crypto": "verified"}
-    assert crypto_mode(plain) == "fast" and crypto_mode(verified) == "verified"
-    assert game_options(verified) == plain
+    assert fast == {**plain, "crypto": "fast"} and verified == {**plain, "crypto": "verified"}
+    assert parse_table_options(uno, {"deck": "hat"})["crypto"] == DEFAULT_CRYPTO
+    for default in ("fast", "verified"):  # the runner, resume and transcripts parse a table's options again
+        monkeypatch.setattr(modes, "DEFAULT_CRYPTO", default)
+        assert parse_table_options(uno, fast) == fast and parse_table_options(uno, verified) == verified
+    assert crypto_mode(plain) == "fast"  # a map without the key (an engine-only caller) is the fast deck
+    assert crypto_mode(fast) == "fast" and crypto_mode(verified) == "verified"
+    assert game_options(verified) == plain == game_options(fast)
 
 
 @pytest.mark.parametrize("raw", ["secure", 1, True, ""])
@@ -62,18 +70,14 @@ def _table(options: dict[str, object]) -> Table:
     return Table(game.name, opts, tuple(hellos))
 
 
-def test_the_mode_is_in_the_session_id_and_fast_ids_are_unchanged() -> None:
-    game = get_game("toy")
-    legacy = [make_hello(seeded_secrets(1, s), s, 2, game.name, game.parse_options({}), f"p{s}") for s in range(2)]
-    v3 = Table(game.name, game.parse_options({}), tuple(legacy)).session_id
-    assert _table({}).session_id == v3
-    assert _table({"crypto": "fast"}).session_id == v3
-    assert _table({"crypto": "verified"}).session_id != v3
+def test_the_mode_is_in_the_session_id() -> None:
+    assert _table({"crypto": "fast"}).session_id != _table({"crypto": "verified"}).session_id
+    assert _table({}).session_id == _table({"crypto": DEFAULT_CRYPTO}).session_id
 
 
 def test_seats_that_disagree_on_the_mode_refuse_each_others_hello() -> None:
     game = get_game("toy")
-    fast, verified = parse_table_options(game, {}), parse_table_options(game, {"crypto": "verified"})
+    fast, verified = parse_table_options(game, {"crypto": "fast"}), parse_table_options(game, {"crypto": "verified"})
     hello = make_hello(seeded_secrets(1, 1), 1, 2, game.name, verified, "p1")
     with pytest.raises(HandshakeRefused) as err:
         check_hello(hello, seat=1, players=2, game=game.name, options=fast)
@@ -82,15 +86,16 @@ def test_seats_that_disagree_on_the_mode_refuse_each_others_hello() -> None:
 
 
 def test_the_engine_never_sees_the_mode() -> None:
-    peers = make_peers("toy", 2, {"crypto": "fast"}, seed=3)
-    assert all(ls.crypto == "fast" and "crypto" not in ls.options for ls in peers)
+    for mode in CRYPTO_MODES:
+        peers = make_peers("toy", 2, {"crypto": mode}, seed=3)
+        assert all(ls.crypto == mode and "crypto" not in ls.options for ls in peers)
 
 
 def test_a_verified_lockstep_has_the_verified_deck_and_the_engine_never_sees_it() -> None:
     table = _table({"crypto": "verified"})
     ls = Lockstep(get_game("toy"), table, 0, seeded_secrets(1, 0))
     assert ls.crypto == "verified" and ls.vdeck is not None and "crypto" not in ls.options
-    assert make_peers("toy", 2, {}, seed=3)[0].vdeck is None
+    assert make_peers("toy", 2, {"crypto": "fast"}, seed=3)[0].vdeck is None
 
 
 def test_a_join_may_ask_for_a_mode() -> None:
@@ -99,7 +104,7 @@ def test_a_join_may_ask_for_a_mode() -> None:
     def info(options: Mapping[str, object]) -> TableInfo:
         return TableInfo("127.0.0.1", 1, "toy", dict(options), 2, 1, "host")
 
-    fast, verified = info(parse_table_options(get_game("toy"), {})), info({"crypto": "verified"})
+    fast, verified = info(parse_table_options(get_game("toy"), {"crypto": "fast"})), info({"crypto": "verified"})
     assert table_fits(fast, "toy", {}) and table_fits(verified, "toy", {})
     assert table_fits(fast, "toy", {"crypto": "fast"}) and not table_fits(fast, "toy", {"crypto": "verified"})
     assert table_fits(verified, "toy", {"crypto": "verified"}) and not table_fits(verified, "toy", {"crypto": "fast"})
@@ -115,4 +120,14 @@ def test_a_verified_table_without_coincurve_is_refused_before_it_forms(monkeypat
     monkeypatch.setattr(secp256k1, "_coincurve", None)
     with pytest.raises(OptionError, match=r"pip install 'p2php\[verified\]'"):
         parse_table_options(get_game("uno"), {"crypto": "verified"})
-    assert "crypto" not in parse_table_options(get_game("uno"), {"crypto": "fast"})  # fast needs nothing
+    assert parse_table_options(get_game("uno"), {"crypto": "fast"})["crypto"] == "fast"  # fast needs nothing
+
+
+def test_a_bare_install_deals_fast_and_says_how_to_get_verified_dealing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2php.crypto import secp256k1
+    from p2php.session import modes
+
+    monkeypatch.setattr(secp256k1, "_coincurve", None)
+    assert modes._default() == "fast"
+    assert "pip install 'p2php[verified]'" in modes.crypto_notice({"crypto": "fast"})
+    assert modes.crypto_notice({"crypto": "verified"}).startswith("dealing: verified")

@@ -199,6 +199,7 @@ async def test_the_proxy_without_faults_gives_a_clean_game() -> None:
     _clean(await _uno(3, 1))
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 async def test_slow_chunked_stalled_and_blackholed_links_are_survived() -> None:
     """No connection drops: everything arrives, late or in pieces; the game must end clean for every seat.
     (From 674c040 to f86a2b3 seats 0 and 3 ended "the game did not finish" here: the audit of a seat that

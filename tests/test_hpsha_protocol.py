@@ -112,6 +112,7 @@ def hidden_cards_stay_locked(ls: Lockstep) -> int:
     return count
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize(("players", "seed", "kind"), [(4, 1, "random"), (5, 7, "heuristic")])
 def test_game_over_the_protocol_is_clean_and_identities_and_hands_stay_private(
     players: int, seed: int, kind: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgpack
+import pytest
 
 from p2php.bots import RandomBot
 from p2php.crypto import deck
@@ -42,6 +43,7 @@ def test_private_knowledge_is_only_what_was_dealt_or_shown() -> None:
         assert _entitled(ls) - set(ls.public_faces) <= set(ls.private_faces)
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_other_hands_cannot_be_opened_with_everything_a_peer_received() -> None:
     """All keys released on the wire still leave another seat's hidden card locked."""
     peers = make_peers("toy", 3, {}, seed=22)

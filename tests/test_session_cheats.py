@@ -125,6 +125,7 @@ def test_a_different_message_with_an_old_number_is_equivocation() -> None:
         assert p.verdict.code == "equivocation", p.verdict
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_action_out_of_turn_is_named() -> None:
     peers = make_peers("toy", 3, {}, seed=5)
     cheater = peers[2]
@@ -148,6 +149,7 @@ def test_illegal_action_is_named() -> None:
     assert_named(run(peers), 1, "illegal action")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_playing_a_card_not_dealt_is_named() -> None:
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "action" and body["action"].get("type") == "play":
@@ -160,6 +162,7 @@ def test_playing_a_card_not_dealt_is_named() -> None:
     assert_named(run(peers), 2, "not in seat 2's hand")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_wrong_key_is_named() -> None:
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "keys" and body["keys"]:
@@ -173,6 +176,7 @@ def test_wrong_key_is_named() -> None:
     assert_named(run(peers), 2, "wrong key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_tampered_shuffle_is_named_at_the_audit() -> None:
     garbage = group.hash_to_point(b"test", b"not a card")
 
@@ -232,6 +236,7 @@ def test_refusing_the_audit_is_named() -> None:
     assert_named(play(tamper=tamper), 2, "did not release its secrets")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("seed", range(6))
 def test_false_claim_about_hidden_cards_is_named_at_the_audit(seed: int) -> None:
     """Passing with "no red card" while holding one is caught by the audit replay."""
@@ -258,6 +263,7 @@ def test_false_claim_about_hidden_cards_is_named_at_the_audit(seed: int) -> None
             assert p.verdict.clean
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_groundless_abort_does_not_convict_the_accused() -> None:
     """A peer that aborts naming an honest seat gets nobody convicted on its word alone."""
     peers = make_peers("toy", 3, {}, seed=9)
@@ -342,6 +348,7 @@ def test_action_that_opens_a_deck_card_collects_every_key() -> None:
     ("shuffle", {}),
     ("beacon", {"value": 7}),
 ])
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_signed_message_with_bad_body_is_named(kind: str, body: dict[str, Any]) -> None:
     peers = make_peers("toy", 3, {}, seed=13)
     target = {"shuffle": 1, "beacon": 2}[kind]
@@ -394,6 +401,7 @@ def test_revealing_another_choice_than_committed_is_named() -> None:
     assert_named(run(peers), 0, "does not match its commitment")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_secret_composition_deck_is_dealt_and_audited() -> None:
     """A deck whose list only its owner knows: others learn only the cards it opens."""
     peers = make_peers("toy", 3, {"secret_deck": True}, seed=17, private_decks={0: {"secret": [6, 8, 11]}})
@@ -404,6 +412,7 @@ def test_secret_composition_deck_is_dealt_and_audited() -> None:
     assert peers[1].public_faces[101] in (6, 8, 11)
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_secret_deck_that_breaks_the_rules_is_named_at_the_audit() -> None:
     peers = make_peers("toy", 3, {"secret_deck": True}, seed=18, private_decks={0: {"secret": [6, 1, 11]}})
     run(peers)
@@ -412,6 +421,7 @@ def test_secret_deck_that_breaks_the_rules_is_named_at_the_audit() -> None:
         assert "black cards only" in p.verdict.reason
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_stacked_decks_run_through_the_real_protocol_and_audit_clean() -> None:
     from p2php.testing import restacked
 

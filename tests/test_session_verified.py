@@ -246,6 +246,40 @@ def test_a_wrong_share_in_a_private_show_is_named_by_the_viewer() -> None:
     culprit = shown[0]
     viewer = [p for p in peers if p.fault is not None and p.fault.code == FaultCode.BAD_SHOW and p.fault_from is None]
     assert viewer and all(p.fault is not None and p.fault.culprit == culprit for p in viewer)
+    # The viewer's abort publishes the box key, so every peer (not only the viewer) convicts the sender.
+    aborts = [m for m in viewer[0].transcript if m.kind == "abort" and m.sender == viewer[0].seat]
+    assert aborts and isinstance(aborts[0].body.get("box"), list)
+    for p in peers:
+        if p.seat != culprit:
+            assert p.verdict is not None and p.verdict.culprit == culprit and p.verdict.code == "bad_show", p.verdict
+
+
+def test_a_viewer_that_lies_about_a_good_show_is_not_believed() -> None:
+    """A viewer that aborts with ``bad_show`` and the real box key of an honest show: nobody convicts the sender."""
+    from p2php.engine.contract import Show
+    from p2php.session.records import Fault, FaultError
+
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=10)
+    liars: list[int] = []
+    for liar in peers:
+        accept = liar.vdeck.accept if liar.vdeck is not None else None
+        assert accept is not None
+
+        def lie(seat: int, msg: Any, duty: list[int], *, items: Any = None, private: bool = False,
+                accept: Any = accept, liar: Lockstep = liar) -> None:
+            accept(seat, msg, duty, items=items, private=private)
+            if private and isinstance(liar.step, Show) and not liars:
+                liars.append(liar.seat or 0)
+                liar.show_box = [msg.seq, liar._box_key(seat, liar.seat or 0, msg.seq)]
+                raise FaultError(Fault(seat, "invented", msg.at, FaultCode.BAD_SHOW))
+
+        liar.vdeck.accept = lie  # type: ignore[method-assign, union-attr]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert liars
+    for p in peers:
+        if p.seat != liars[0]:
+            assert p.verdict is not None and not p.verdict.clean and p.verdict.culprit is None, p.verdict
+            assert p.verdict.code == "accusation"
 
 
 def _shifted(pair: bytes) -> bytes:
@@ -264,3 +298,65 @@ async def test_uno_over_loopback_is_clean(tmp_path: Any) -> None:
                                     transcripts=tmp_path)
     _clean([r.lockstep for r in results])
     assert all(r.lockstep.crypto == "verified" for r in results)
+
+
+# ---------------------------------------------------------------------- secret-composition decks (increment 3f)
+
+SECRET = {"secret_deck": True, **VERIFIED}
+
+
+def _secret_peers(cards: list[int], seed: int) -> list[Lockstep]:
+    return memory.make_peers("toy", 3, SECRET, seed=seed, private_decks={0: {"secret": cards}})
+
+
+def test_a_verified_secret_deck_is_dealt_and_its_list_checked_at_the_audit() -> None:
+    peers = _secret_peers([6, 8, 11], 17)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _clean(peers)
+    assert peers[0].private_faces[100] in (6, 8, 11)
+    assert 100 not in peers[1].private_faces and 100 not in peers[1].public_faces
+    rec = next(r for r in peers[1].decks if r.owner == 0)
+    assert rec.secret_list is not None and len(rec.secret_list.ciphertexts) == 3
+    # The owner's audit opens the list (composition only); nobody else's releases anything.
+    audits = {m.sender: m.body for m in peers[1].transcript if m.kind == "audit"}
+    assert [e[0] for e in audits[0]["lists"]] == [rec.number] and sorted(audits[0]["lists"][0][1]) == [6, 8, 11]
+    assert "lists" not in audits[1] and "lists" not in audits[2]
+
+
+def test_a_verified_secret_deck_that_breaks_the_rules_is_named_at_the_audit() -> None:
+    peers = _secret_peers([6, 1, 11], 18)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    for p in peers[1:]:
+        assert p.verdict is not None and p.verdict.culprit == 0 and p.verdict.code == "bad_secret_deck", p.verdict
+        assert "black cards only" in p.verdict.reason
+
+
+@pytest.mark.parametrize("opening", ["withheld", "other cards"])
+def test_an_owner_that_withholds_or_forges_its_list_opening_is_named(opening: str) -> None:
+    peers = _secret_peers([6, 8, 11], 19)
+    owner = peers[0]
+    assert owner.vdeck is not None
+    honest = owner.vdeck.own_openings
+
+    def forged() -> list[list[Any]]:
+        out = honest()
+        return [] if opening == "withheld" else [[e[0], [7, 9, 10], e[2], e[3]] for e in out]
+
+    owner.vdeck.own_openings = forged  # type: ignore[method-assign]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    for p in peers[1:]:
+        assert p.verdict is not None and p.verdict.culprit == 0 and p.verdict.code == "bad_secret_deck", p.verdict
+
+
+def test_a_secret_list_with_a_bad_proof_is_named_at_the_owners_pass() -> None:
+    peers = _secret_peers([6, 8, 11], 20)
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "pass" and "list_proofs" in body:
+            body = {**body, "list_proofs": [body["list_proofs"][1], body["list_proofs"][0], body["list_proofs"][2]]}
+        return body
+
+    _cheat(peers[0], alter)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _named(peers, 0, FaultCode.BAD_SECRET_DECK)
+    assert all(not p.private_faces and not p.public_faces for p in peers[1:])  # stopped before any deal

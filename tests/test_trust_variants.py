@@ -93,36 +93,42 @@ def _keys_cheat(change: Callable[[list[list[Any]], Lockstep], list[Any]], seed: 
     return peers
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_partial_key_list_is_named_by_everyone() -> None:
     """A keys message that leaves out the last slot of the duty (§6.4: the slots MUST equal the duty)."""
     peers = _keys_cheat(lambda keys, me: keys[:-1])
     assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_empty_key_list_is_named_by_everyone() -> None:
     """A keys message with no keys at all where a duty exists."""
     peers = _keys_cheat(lambda keys, me: [])
     assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_extra_key_is_named_by_everyone() -> None:
     """One key too many: the cheater's own slot 2 (its key even matches its commitment)."""
     peers = _keys_cheat(lambda keys, me: [*keys, [2, scalar_bytes(me._my_key(2))]])
     assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_reordered_key_list_is_named_by_everyone() -> None:
     """The right keys in another order: the list MUST equal the duty, in order."""
     peers = _keys_cheat(lambda keys, me: [keys[1], keys[0], *keys[2:]])
     assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_repeated_key_is_named_by_everyone() -> None:
     """The duty's first key twice instead of the last one."""
     peers = _keys_cheat(lambda keys, me: [*keys[:-1], keys[0]])
     assert_named_by_all(peers, 2, "released keys for slots", "bad_key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_key_for_another_slot_of_the_duty_is_named_by_everyone() -> None:
     """Right slot numbers, but slot 0 carries the key of slot 1 (fails slot 0's commitment)."""
     def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
@@ -132,6 +138,7 @@ def test_key_for_another_slot_of_the_duty_is_named_by_everyone() -> None:
     assert_named_by_all(_keys_cheat(change), 2, "released a wrong key for slot 0", "bad_key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_key_out_of_scalar_range_is_named_by_everyone() -> None:
     """A key >= q (32 bytes of ff) can match no commitment."""
     def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
@@ -141,6 +148,7 @@ def test_key_out_of_scalar_range_is_named_by_everyone() -> None:
     assert_named_by_all(_keys_cheat(change), 2, "released a wrong key for slot 7", "bad_key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_short_key_bytes_are_a_bad_message_named_by_everyone() -> None:
     """A key of 31 bytes is a malformed key entry (§6.4: scalar32)."""
     def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
@@ -150,6 +158,7 @@ def test_short_key_bytes_are_a_bad_message_named_by_everyone() -> None:
     assert_named_by_all(_keys_cheat(change), 2, "bad key entry", "bad_message")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_slot_as_text_is_a_bad_message_named_by_everyone() -> None:
     """A slot number sent as a string is a malformed key entry."""
     def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
@@ -175,6 +184,7 @@ def _pass_cheat(kind_wanted: str, index: int, point: bytes) -> Alter:
     return alter
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("cheater", [0, 1])
 def test_off_curve_point_in_a_shuffle_pass_is_named_by_the_next_shuffler(cheater: int) -> None:
     """§6.4: the peer making the next pass multiplies every point and names the previous pass's sender."""
@@ -182,6 +192,7 @@ def test_off_curve_point_in_a_shuffle_pass_is_named_by_the_next_shuffler(cheater
     assert_named_by(peers[cheater + 1], cheater, OFF_CURVE, "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("cheater", [0, 1])
 def test_off_curve_point_in_a_shuffle_pass_is_named_by_everyone(cheater: int) -> None:
     """§10.3 garbage point: attributed to its sender — by every honest peer, not only the next shuffler.
@@ -192,6 +203,7 @@ def test_off_curve_point_in_a_shuffle_pass_is_named_by_everyone(cheater: int) ->
     assert_named_by_all(peers, cheater, OFF_CURVE, "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_off_curve_point_in_the_last_shuffle_pass_is_named_by_everyone() -> None:
     """The last shuffler (seat 2) makes the next pass itself: the others must still name it.
 
@@ -201,17 +213,20 @@ def test_off_curve_point_in_the_last_shuffle_pass_is_named_by_everyone() -> None
     assert_named_by_all(peers, 2, OFF_CURVE, "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_off_curve_point_in_a_lock_pass_is_named_by_the_next_locker() -> None:
     """Seat 2's lock pass (phase 3) is multiplied by seat 1's lock pass next."""
     peers = game(2, _pass_cheat("lock", 5, off_curve_point()), seed=24)
     assert_named_by(peers[1], 2, OFF_CURVE, "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_off_curve_point_in_a_lock_pass_is_named_by_everyone() -> None:
     peers = game(2, _pass_cheat("lock", 5, off_curve_point()), seed=24)
     assert_named_by_all(peers, 2, OFF_CURVE, "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_off_curve_point_in_the_last_lock_pass_is_named_at_the_audit() -> None:
     """Seat 0's lock pass is the last: nobody multiplies it; the audit's pass-by-pass check names seat 0."""
     peers = game(0, _pass_cheat("lock", 4, off_curve_point()), seed=25)
@@ -224,18 +239,21 @@ def test_off_curve_point_in_the_last_lock_pass_is_named_at_the_audit() -> None:
     (1, "lock", "lock pass of deck 0 was not its input re-locked"),
     (0, "lock", "lock pass of deck 0 was not its input re-locked"),
 ])
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_non_card_point_in_a_pass_is_named_at_the_audit(cheater: int, kind: str, phase_words: str) -> None:
     """§9.2 slow path: a valid point that is no card, in any pass, names that pass's sender."""
     peers = game(cheater, _pass_cheat(kind, 7, NON_CARD), seed=26, options={"reveal_end": True})
     assert_named_by_all(peers, cheater, phase_words, "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_non_card_point_in_an_unopened_slot_is_named_at_the_audit() -> None:
     """Without reveal_end most slots never open in the game: the audit still re-derives every pass."""
     peers = game(1, _pass_cheat("lock", 11, NON_CARD), seed=27)
     assert_named_by_all(peers, 1, "lock pass of deck 0 was not its input re-locked", "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_doubled_entry_in_a_pass_is_named_at_once_by_everyone() -> None:
     """§6.4 shape check: all entries distinct."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -248,6 +266,7 @@ def test_doubled_entry_in_a_pass_is_named_at_once_by_everyone() -> None:
     assert_named_by_all(game(1, alter, seed=28), 1, "are equal", "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_pass_that_copies_an_input_entry_is_named_at_once_by_everyone() -> None:
     """§6.4 shape check: no output entry may equal an input entry (a card passed through unlocked)."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -263,6 +282,7 @@ def test_pass_that_copies_an_input_entry_is_named_at_once_by_everyone() -> None:
     assert_named_by_all(peers, 1, "the pass did not lock it", "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("size_change", [-1, 1])
 def test_pass_of_the_wrong_size_is_named_at_once_by_everyone(size_change: int) -> None:
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -282,6 +302,7 @@ def test_pass_of_the_wrong_size_is_named_at_once_by_everyone(size_change: int) -
     # check (at the lock pass, earlier than the deal where the first key fails) names the seat
     ([bytes(32)] * 12, "its key commitments for deck 0 do not match its secret", "bad_key"),
 ], ids=["short", "short-entry", "text", "false"])
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_malformed_lock_commitments_are_named_by_everyone(bad: Any, words: str, code: str) -> None:
     """§6.4 lock: `commits` is a list of `size` entries of 32 bytes."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -293,6 +314,7 @@ def test_malformed_lock_commitments_are_named_by_everyone(bad: Any, words: str, 
 # ----------------------------------------------------------------------------- key commitments (§9.2 item 3)
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_commitment_to_a_never_released_key_is_named_at_the_audit() -> None:
     """A commitment for an undealt slot (never opened in the game) that does not match the released secret."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -305,6 +327,7 @@ def test_commitment_to_a_never_released_key_is_named_at_the_audit() -> None:
     assert_named_by_all(game(1, alter, seed=32), 1, "its key commitments for deck 0 do not match its secret", "bad_key")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_commitment_that_the_released_key_fails_is_named_at_once() -> None:
     """A commitment for a slot dealt to another seat: the key released at the deal fails it.
 
@@ -336,6 +359,7 @@ def test_commitment_that_the_released_key_fails_is_named_at_once() -> None:
     {"boxes": [], "evidence": []},  # missing
     {"decks": None, "boxes": [], "evidence": []},
 ], ids=["short", "long", "text", "int", "missing", "nil"])
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_malformed_audit_secret_is_named_by_everyone(body: dict[str, Any]) -> None:
     """§9.1: an audit whose decks is not 32 bytes counts as malformed, and names its sender."""
     def alter(kind: str, b: dict[str, Any]) -> dict[str, Any]:
@@ -353,6 +377,7 @@ def test_audit_whose_boxes_is_not_a_list_is_named_by_everyone(boxes: Any) -> Non
     assert_named_by_all(game(0, alter, seed=35), 0, "released malformed audit secrets", "bad_audit")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_audit_with_another_decks_secret_is_named_by_everyone() -> None:
     """A well-formed but false decks secret: its passes and commitments do not follow from it."""
     def alter(kind: str, b: dict[str, Any]) -> dict[str, Any]:
@@ -409,6 +434,7 @@ def _extra_slot(me: Lockstep, hand: list[int]) -> list[list[Any]]:
     return [[s, scalar_bytes(me._my_key(s))] for s in hand[:2]]
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("keys_for", [_wrong_slot, _no_slot, _extra_slot], ids=["wrong", "none", "extra"])
 def test_show_of_the_wrong_slots_is_named_by_the_viewer(keys_for: Any) -> None:
     """§7.5: the viewer verifies the slots equal the sender's Show duty."""
@@ -416,12 +442,14 @@ def test_show_of_the_wrong_slots_is_named_by_the_viewer(keys_for: Any) -> None:
     assert_named_by(peers[(owner + 1) % 3], owner, "privately showed slots", "bad_show")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("keys_for", [_wrong_slot, _no_slot, _extra_slot], ids=["wrong", "none", "extra"])
 def test_show_of_the_wrong_slots_is_named_by_everyone(keys_for: Any) -> None:
     peers, owner = _show_cheat(SHOW_SEED, keys_for)
     assert_named_by_all(peers, owner, "", "bad_show")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_show_of_a_wrong_key_is_named_by_everyone() -> None:
     """The right slot with a wrong key: the viewer names the owner at once, the audit for everyone else."""
     def wrong_key(me: Lockstep, hand: list[int]) -> list[list[Any]]:
@@ -432,6 +460,7 @@ def test_show_of_a_wrong_key_is_named_by_everyone() -> None:
     assert_named_by_all(peers, owner, "", "bad_show")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_show_sealed_under_another_key_is_named_by_everyone() -> None:
     """A box the released message key does not open (§9.2 item 4)."""
     owner = _show_owner(SHOW_SEED)
@@ -632,6 +661,7 @@ def _aborting(peer: Lockstep, body: dict[str, Any]) -> None:
     peer._send = aborting_send  # type: ignore[method-assign]
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_an_abort_that_accuses_nobody_does_not_make_the_game_clean() -> None:
     """An abort with culprit -1 in the middle of the game: nobody is convicted, but the game did not finish."""
     peers = make_peers("toy", 3, {}, seed=42)
@@ -708,6 +738,7 @@ def test_an_envelope_with_a_bad_point_is_refused(at: Any) -> None:
     parse_message(dict(frame, at=[0, 0]))  # the same frame with a good point parses
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_a_pass_with_a_non_bytes_entry_is_named_by_everyone() -> None:
     """§6.4: every entry of a pass is a 32-byte point; a text entry is a bad message of its sender."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:

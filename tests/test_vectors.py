@@ -535,16 +535,16 @@ def _hellos() -> tuple[list[handshake.LocalSecrets], list[dict[str, object]]]:
 
 
 def test_hello_and_session_id() -> None:
-    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 3); session_id = D("p2php/session/v1", …)."""
-    assert PROTOCOL_VERSION == 3
+    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 4); session_id = D("p2php/session/v1", …)."""
+    assert PROTOCOL_VERSION == 4
     _, hellos = _hellos()
-    assert hellos[0]["hello"] == 3
+    assert hellos[0]["hello"] == 4
     assert hellos[0]["anchor"] == H("69c13864bb76641cffc2707752811af3342f8ba3f668bf2628b7468dc0fbd753")
-    assert hellos[0]["sig"] == H("48a19c2058b5142d3a180b5edb7d47e0836ba9c3999a7c1696bceb22720bb358"
-        "87e9561fb6578688cf0595550de0c34ad9bbc510539a4c624a9b2c2f52868306")
+    assert hellos[0]["sig"] == H("92eb0a721d577baabaf9d9f6746957dfa316e0995022d7ee647c7bb6327602e0"
+        "65e670fafa222a907091142441859c6d5b5cfbc5a3fb2ab430ac562e726d0800")
     for s, hello in enumerate(hellos):
         handshake.check_hello(hello, seat=s, players=2, game="uno", options={})
-    session_id = H("2f5a7e5faeb6fcf7284598d721b75c084008f634479e4a2568a24f81eeaf859f")
+    session_id = H("0689c05c585e945499950672ac9f7f3d60f20f8f5ce9c4d2778f84029a3f029b")
     assert handshake.Table("uno", {}, tuple(hellos)).session_id == session_id
 
 
@@ -553,16 +553,16 @@ def test_safety_code() -> None:
     _, hellos = _hellos()
     table = handshake.Table("uno", {}, tuple(hellos))
     assert digest(b"p2php/safety/v1", table.session_id, hellos[0]["sign_key"], hellos[1]["sign_key"]) == H(
-        "86029d9bfc753487ab2e20e81b2ce63d3924d18f1d6e11e28677af5922da876f")
-    assert table.safety_code == "QYBJ-3G74-OU2I-PKZO-EDUB"
+        "94384d58970e6d7a8e4664862fb08af83b3111f45858fb03b0d353e29670b64a")
+    assert table.safety_code == "SQ4E-2WEX-BZWX-VDSG-MSDC"
 
 
 # Seat 1 dials seat 0: dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01, X25519 private keys
 # 32 bytes 03 (dialer) and 32 bytes 04 (acceptor).
 DIAL_KX = H("5dfedd3b6bd47f6fa28ee15d969d5bb0ea53774d488bdaf9df1c6e0124b3ef22")
 ACCEPT_KX = H("ac01b2209e86354fb853237b5de0f4fab13c7fcbf433a61c019369617fecf10b")
-DIAL_SIG = H("8706bee0cd4160239592767a89420c8bdb2fad1ea8352facbbef1dc93973460b"
-             "5da32e194db0b7f6720a3d158c2e99cbcc7dfd6649aeabebbee63aac17e79806")
+DIAL_SIG = H("2cb5cb9b7dfbe7798e537d322ae0cc7f096d9f16fdc605245a005b3b487b131c"
+             "08a2379bfcd863ac9e6754bda6c7ea06458f5371a0d63486c6a5ce6108a8d809")
 
 
 def test_link_proof() -> None:
@@ -574,11 +574,11 @@ def test_link_proof() -> None:
     assert KeyExchange(b"\x03" * 32).public == DIAL_KX and KeyExchange(b"\x04" * 32).public == ACCEPT_KX
     dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
     accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
-    assert dial == H("c4ae8674fb94fc952e4eccd3e5cef5676a627a66598c2f411cee1f568f0180bc")
-    assert accept == H("f10af0f5b4a2faaa3ec72f9f909a4ac278bda277a3f9c2bd75168b59dcfb2abf")
+    assert dial == H("471eb2054492ecd18066347fe4337ce90a923c41e9865485e7420ecd3845ab95")
+    assert accept == H("f067c5f10310a38375313cd7d8f930af6821f2705314b778260a88282553c5cd")
     assert secrets[1].identity.sign(dial) == DIAL_SIG
-    assert secrets[0].identity.sign(accept) == H("efabaad0c0f7652ec247ed55b720a30ae4851970784cfe1b7512dae91f3b1988"
-        "34d4386262094a7177714937f0f52ec8334880d1966b707beb5dd845b7c1f400")
+    assert secrets[0].identity.sign(accept) == H("c1bc152b9b5abbd14a76a534504d5b343d578994b955f6a1b7795339e55c6c1d"
+        "cce79ef282d66f593b658368959cd7c42abed75d6a68336d56dc7382859fac03")
     assert check_proof(hellos[1], DIAL_SIG, dial)
     assert not check_proof(hellos[0], DIAL_SIG, dial)  # another seat's key
     assert not check_proof(hellos[1], DIAL_SIG, accept)  # reflected as the other role
@@ -605,12 +605,12 @@ def test_link_keys_and_frame_tags() -> None:
     transcript = encode(hellos[1]) + encode(hellos[0]) + bytes(32) + b"\x01" * 32 + DIAL_KX + ACCEPT_KX
     keys = HKDF(hashes.SHA256(), 64, digest(b"p2php/link-keys/v1", transcript), b"p2php/link-keys/v1").derive(z)
     k_da, k_ad = keys[:32], keys[32:]
-    assert k_da == H("5a661c2276d161245d3f4d7ad0a04b3ae2e4f709928341eee63d0367ef0832b4")
-    assert k_ad == H("57ec83424e727528f93ee46873621eba1c9d24dfc16d5bbe78a845971a2fdde2")
+    assert k_da == H("c03e6d42648405b62ecb132735f796752decd4dc2d39a06c30c89ab7953901a0")
+    assert k_ad == H("f78d52746285a2ee4264a645dadec9eea30ee29e9bafd0b05a43656f13824535")
     frame = encode_frame({"hb": 1, "at": None})  # a heartbeat, as the mesh sends it (not canonical)
     body = frame[4:]
     tags = [hmac.new(k_da, n.to_bytes(8, "big") + body, hashlib.sha256).digest()[:16] for n in (0, 1)]
-    assert tags == [H("4ed78aaeb7381f070038f070de357168"), H("786acfc8a8829f7f22fdbf68d2100b76")]
+    assert tags == [H("ef7118b005a69633c909bcc8f14744ff"), H("be4cccb4d59ac7431cd0b6cec267005a")]
 
     dialer = KeyExchange(b"\x03" * 32)
     link = LinkProof.of(hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX, dialer=True)

@@ -20,6 +20,7 @@ from p2php.session.handshake import Table
 from p2php.session.local_net import run_local_table
 from p2php.session.memory import seeded_secrets
 from p2php.session.messages import parse_message, signing_bytes
+from p2php.session.modes import parse_table_options
 from p2php.session.runner import bot_decider
 from p2php.session.transcript import TranscriptError
 
@@ -60,7 +61,7 @@ def _forge(honest: dict[str, Any], index: int, change: Callable[[dict[str, Any]]
     """
     data = copy.deepcopy(honest)
     game = get_game(data["game"])
-    table = Table(game.name, game.parse_options(data["options"]), tuple(data["hellos"]))
+    table = Table(game.name, parse_table_options(game, data["options"]), tuple(data["hellos"]))
     secrets = [seeded_secrets(SEED, s) for s in range(table.players)]
     msgs = data["messages"]
     olds = [parse_message(m).msg_hash for m in msgs]

@@ -94,15 +94,40 @@ def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:
     played later is caught; one whose witness stays hidden is not: the price of an audit that opens no unplayed
     card, protocol.md §10.3).
     """
+    out = _audit_lists(ls)
     if ls.fault is not None:
-        return []
+        return out
     try:
         replayed = replay_events(ls.game, ls.players, ls.options, ls.events, everything=dict(ls.public_faces))
     except ReplayFault as err:
-        return [Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0), FaultCode.HIDDEN_LIE)]
+        return out + [Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0), FaultCode.HIDDEN_LIE)]
     if replayed.state_hash() != ls.state.state_hash():
-        return [Fault(None, "replay gives a different final state", end, FaultCode.DESYNC)]
-    return []
+        return out + [Fault(None, "replay gives a different final state", end, FaultCode.DESYNC)]
+    return out
+
+
+def _audit_lists(ls: Lockstep) -> list[Fault]:
+    """Each verified secret deck's list, opened by its owner in its audit, against its commitment and the rules.
+
+    An owner whose audit was refused or malformed is already a finding; one that sent an audit without the
+    opening of a list it committed to is named ``bad_secret_deck``: without it the deck rules go unchecked.
+    """
+    assert ls.vdeck is not None
+    out: list[Fault] = []
+    for rec in ls.decks:
+        if rec.owner is None or rec.secret_list is None:
+            continue
+        body = ls.audit_bodies.get(rec.owner)
+        if body is None or body.get("refused") or body.get("invalid"):
+            continue
+        lists = body.get("lists")
+        opening = next((e for e in lists if isinstance(e, list) and e and e[0] == rec.number), None) \
+            if isinstance(lists, list) else None
+        problem = "it did not open the list for the audit" if opening is None else ls.vdeck.list_fault(rec, opening)
+        if problem is not None:
+            out.append(Fault(rec.owner, f"its secret deck {rec.number}: {short(problem)}", (rec.tick, 0),
+                             FaultCode.BAD_SECRET_DECK))
+    return out
 
 
 def _verdict(ls: Lockstep, findings: list[Fault], final_hash: bytes) -> Verdict:
@@ -245,8 +270,44 @@ def _judge_fault(ls: Lockstep) -> Fault | None:
             return fault  # it went silent towards us too (or we are the late seat, and know it)
         return Fault(None, f"seat {accuser} says seat {accused} went silent, but we cannot confirm it",
                      fault.at, FaultCode.ACCUSATION)
+    if fault.code == FaultCode.BAD_SHOW and ls.vdeck is not None:
+        confirmed = _confirm_show(ls, accuser, accused)
+        if confirmed is not None:
+            return confirmed
     return Fault(None, f"{fault.reason} — an accusation by seat {accuser} against seat {accused} "
                  "that our own checks and the audit do not confirm", fault.at, FaultCode.ACCUSATION)
+
+
+def _confirm_show(ls: Lockstep, viewer: Seat, sender: Seat) -> Fault | None:
+    """A verified ``bad_show`` abort, judged by its ``box``: the message key of the show it accuses (§6.4).
+
+    The box is in the sender's signed ``show``; if the key opens it, its content is what the sender sealed (an
+    AEAD tag cannot be matched under another key), and its shares carry their own proofs. So a bad content
+    convicts the sender, and a good one leaves the viewer's word unconfirmed. A key that opens nothing proves
+    nothing (nobody else can tell it is the real key), nor does a box against an abort of another viewer.
+    """
+    assert ls.vdeck is not None
+    abort = next((m for m in ls.abort_messages if m.sender == viewer), None)
+    box = abort.body.get("box") if abort is not None else None
+    if not (isinstance(box, list) and len(box) == 2 and isinstance(box[0], int) and not isinstance(box[0], bool)
+            and isinstance(box[1], bytes) and len(box[1]) == 32):
+        return None
+    show = ls.processed.get(sender, {}).get(box[0])
+    if show is None or show.kind != "show" or show.body.get("to") != viewer or not isinstance(show.body.get("box"),
+                                                                                              bytes):
+        return None
+    try:
+        items = decode(channel.open_sealed(box[1], show.body["box"], ls.session_id))
+    except Exception:
+        return None
+    duty = _show_duty(ls, {e.tick: e.step for e in ls.events if isinstance(e.step, Show)}, sender, show.at[0])
+    if duty is None:
+        return None
+    found = ls.vdeck.box_fault(sender, show, duty, items)
+    if found is None:
+        return None
+    return Fault(sender, f"{found.reason} (private show {show.seq} to seat {viewer}, opened with the key its abort "
+                 "published)", show.at, FaultCode.BAD_SHOW)
 
 
 def _judge_equivocation(ls: Lockstep) -> list[Fault]:

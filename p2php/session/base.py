@@ -66,6 +66,7 @@ class LockstepBase:
     auditing: bool
     audit_bodies: dict[Seat, dict[str, Any]]
     abort_messages: list[Message]
+    show_box: list[Any] | None
     fault_from: Seat | None
     waiting_at_abort: list[Seat]
     suspicions: list[Suspicion]

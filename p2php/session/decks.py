@@ -258,16 +258,22 @@ class DeckSteps(LockstepBase):
             if self.seat != step.viewer:
                 continue
             key = self._box_key(seat, step.viewer, msg.seq)
+            opened = False
             try:
                 payload = channel.open_sealed(key, box, self.session_id)
+                opened = self.vdeck is not None  # from here on, a fault is one anyone can re-check with the key
                 raw = decode(payload)
                 if self.vdeck is not None:
                     self.vdeck.accept(seat, msg, self._key_duty(seat), items=raw, private=True)
                     continue
                 keys = [(int(s), int.from_bytes(k, "big")) for s, k in raw]
             except FaultError:
+                if opened:
+                    self.show_box = [msg.seq, key]
                 raise
             except Exception as err:
+                if opened:
+                    self.show_box = [msg.seq, key]
                 raise FaultError(Fault(seat, f"private show could not be opened: {short(err)}", msg.at,
                                        FaultCode.BAD_SHOW)) from err
             duty = self._key_duty(seat)

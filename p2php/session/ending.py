@@ -61,7 +61,9 @@ class Ending(LockstepBase):
                     "abort",
                     {"culprit": -1 if fault.culprit is None else fault.culprit, "reason": bounded(fault.reason),
                      "code": str(fault.code), "at": list(fault.at), "evidence": self._evidence(),
-                     "claims": [[s.seat, s.seq, s.claimer, s.claimed] for s in self.suspicions][:64]},
+                     "claims": [[s.seat, s.seq, s.claimer, s.claimed] for s in self.suspicions][:64],
+                     **({"box": self.show_box} if self.show_box is not None and fault.code == FaultCode.BAD_SHOW
+                        else {})},
                 )
         self._start_audit()
 
@@ -119,8 +121,10 @@ class Ending(LockstepBase):
             self.result = self._step
         if self.secrets is not None and self.seat is not None and not self._have_own("audit") \
                 and self.vdeck is not None:
-            # A verified deck releases no secret: every step was proven when it was made (§6.4, 3e).
-            self._send("audit", {"boxes": [], "evidence": self._evidence()})
+            # A verified deck releases no secret: every step was proven when it was made (§6.4); only a secret
+            # deck's owner opens its list, so that everyone can check the game's deck rules.
+            lists = self.vdeck.own_openings()
+            self._send("audit", {"boxes": [], "evidence": self._evidence(), **({"lists": lists} if lists else {})})
         elif self.secrets is not None and self.seat is not None and not self._have_own("audit"):
             self._send(
                 "audit",

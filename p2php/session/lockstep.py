@@ -162,6 +162,7 @@ class Lockstep(DeckSteps, Ending):
         self.auditing = False
         self.audit_bodies = {}
         self.abort_messages = []
+        self.show_box = None  # verified: [seq, message key] of the private show we found dishonest (our abort's box)
         self.fault_from = None  # the seat whose abort told us of the fault (None: we saw it)
         self.waiting_at_abort = []
         self.suspicions = []

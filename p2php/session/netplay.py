@@ -57,7 +57,7 @@ from p2php.net.mesh import MeshError, listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
-from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, parse_table_options
+from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, parse_table_options
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
@@ -283,6 +283,7 @@ async def host_game(args: argparse.Namespace) -> int:
             _say(f"(discovery is off: cannot use UDP port {args.discovery_port}: {err.strerror or err})")
 
     _say(f"Table open: {game.name} for {args.players} players, options {format_options(options)}.")
+    _say(crypto_notice(options))
     _say(f"Others join with:  p2php join <this machine's address>:{port} --name NAME"
          + ("   (or find it with: p2php discover)" if responder is not None else ""))
 

@@ -171,7 +171,8 @@ class DeckRecord:
     y_shares: dict[Seat, Point] = field(default_factory=dict)  # each seat's checked key share Y_p
     y: Point | None = None  # the joint key, once every share is in
     cts: list[Ciphertext] = field(default_factory=list)  # the current checked deck (the last pass's outputs)
-    secret_list: SecretList | None = None  # a secret deck's checked list (increment 3f)
+    secret_list: SecretList | None = None  # a secret deck's checked list, from its owner's pass body
+    list_ctx: bytes = b""  # the proof context of that list (B.10 ``ctx(list, 0, owner)`` at the owner's pass)
 
     @property
     def size(self) -> int:

@@ -22,7 +22,16 @@ from p2php import tags
 from p2php.canonical import digest
 from p2php.crypto import verified_deck as vd
 from p2php.crypto.elgamal import Ciphertext
-from p2php.crypto.secp256k1 import POINT_SIZE, Point, decode_point
+from p2php.crypto.proofs import KeyProof
+from p2php.crypto.secp256k1 import (
+    POINT_SIZE,
+    SCALAR_SIZE,
+    InvalidEncoding,
+    Point,
+    decode_point,
+    decode_scalar,
+    encode_scalar,
+)
 from p2php.engine.contract import CardId, Seat, Slot
 from p2php.session.handshake import deck_seed
 from p2php.session.messages import (
@@ -43,6 +52,9 @@ __all__ = ["FAST_FIELDS", "VerifiedDeck", "deck_fault"]
 
 FAST_FIELDS = frozenset({"keys", "commits"})
 """Body fields of the fast deck: a verified body that carries one is ``bad_message``."""
+
+
+KEY_PROOF_SIZE = 2 * SCALAR_SIZE  # a Schnorr proof c ‖ s (B.5)
 
 
 def deck_fault(err: vd.DeckFault, at: tuple[int, int], code: FaultCode | None = None) -> FaultError:
@@ -71,10 +83,11 @@ class VerifiedDeck:
                                      ls.game.universe_size(ls.options))
         return self._book
 
-    def ctx(self, rec: DeckRecord, phase: str, index: int, seat: Seat) -> bytes:
-        """The proof context of a step made now (the current tick and state hash)."""
+    def ctx(self, rec: DeckRecord, phase: str, index: int, seat: Seat, when: tuple[int, bytes] | None = None) -> bytes:
+        """The proof context of a step made now (the current tick and state hash), or at ``when``."""
         ls = self.ls
-        return vd.deck_context(ls.session_id, rec.number, phase, ls.tick, index, seat, ls._state_hash)
+        tick, state = when if when is not None else (ls.tick, ls._state_hash)
+        return vd.deck_context(ls.session_id, rec.number, phase, tick, index, seat, state)
 
     def secrets(self, number: int) -> vd.SeatSecrets:
         """Our secrets for deck ``number``, from the same seed derivation as the fast deck (so a resume agrees)."""
@@ -92,11 +105,89 @@ class VerifiedDeck:
         return rec, index, rec.cts[index]
 
     def _initial(self, rec: DeckRecord) -> list[Ciphertext]:
+        """The input of pass 0: the public deck, or a secret deck's checked list (its owner makes pass 0)."""
         assert rec.y is not None
         if rec.owner is not None:
-            raise FaultError(Fault(None, "secret-composition decks are not wired into verified mode yet "
-                                   "(issue 10, increment 3f)", (self.ls.tick, self.ls.phase), FaultCode.INTERNAL))
+            assert rec.secret_list is not None  # taken from the owner's pass body before its pass is checked
+            return list(rec.secret_list.ciphertexts)
         return vd.public_deck(self.book, rec.cards, rec.y)
+
+    # ------------------------------------------------------------------ secret-composition decks
+
+    def _own_cards(self, rec: DeckRecord) -> list[CardId]:
+        cards = list(self.ls.private_decks.get(rec.purpose, ()))
+        if len(cards) != rec.size or len(set(cards)) != len(cards) or not all(
+            isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(self.book) for c in cards
+        ):
+            raise ValueError(f"our private {rec.purpose!r} deck must be {rec.size} distinct card ids")
+        return cards
+
+    def _own_list(self, rec: DeckRecord, ctx: bytes) -> tuple[vd.SecretList, vd.ListOpening]:
+        """Our secret list for ``rec`` (deterministic from our deck seed, so a resumed seat makes the same one)."""
+        assert rec.y is not None
+        return vd.make_secret_list(ctx, rec.y, self.book, self._own_cards(rec), self.secrets(rec.number))
+
+    def _take_list(self, rec: DeckRecord, seat: Seat, msg: Message) -> None:
+        """The secret list in the owner's pass body (``list``, ``list_proofs``, ``commitment``), checked (B.10)."""
+        size = rec.size
+        cts = bytes_list(msg, "list", size, CIPHERTEXT_SIZE)
+        proofs = bytes_list(msg, "list_proofs", size, KEY_PROOF_SIZE)
+        commitment = body_field(msg, "commitment", bytes)
+        rec.list_ctx = self.ctx(rec, "list", 0, seat)
+        try:
+            received = vd.SecretList(tuple(Ciphertext.decode(c) for c in cts),
+                                     tuple(KeyProof.decode(p) for p in proofs), commitment)
+            if seat != self.ls.seat:  # our own list (made here, or logged by us before a resume) is not re-proven
+                vd.check_secret_list(rec.list_ctx, size, received, seat=seat)
+            elif len(commitment) != 32:
+                raise ValueError("no 32-byte commitment")
+        except vd.DeckFault as err:
+            raise deck_fault(err, msg.at) from None
+        except (InvalidEncoding, ValueError) as err:
+            raise FaultError(Fault(seat, f"seat {seat}'s secret list is malformed: {short(err)}", msg.at,
+                                   FaultCode.BAD_SECRET_DECK)) from None
+        rec.secret_list = received
+
+    def own_openings(self) -> list[list[Any]]:
+        """For the audit: ``[deck, ids, r's, salt]`` opening each secret list we own, so anyone checks its rules.
+
+        This is the one secret a verified audit releases, and only for a secret-composition deck: the list's
+        composition (never its order: the other seats' passes hid that from us too), which the game's deck
+        rules need (protocol.md §6.4, B.10).
+        """
+        ls = self.ls
+        out: list[list[Any]] = []
+        for rec in ls.decks:
+            if rec.owner != ls.seat or rec.secret_list is None:
+                continue
+            _, opening = self._own_list(rec, rec.list_ctx)
+            out.append([rec.number, list(opening.cards), [encode_scalar(r) for r in opening.randomness],
+                        opening.salt])
+        return out
+
+    def list_fault(self, rec: DeckRecord, opening: object) -> str | None:
+        """Why the owner's released ``opening`` of ``rec``'s list fails (commitment, ciphertexts, the game's deck
+        rules), or ``None``. ``opening`` is the audit body's ``[deck, ids, r's, salt]`` entry, unchecked."""
+        ls = self.ls
+        assert rec.owner is not None and rec.secret_list is not None and rec.y is not None
+        if not (isinstance(opening, list) and len(opening) == 4 and isinstance(opening[1], list)
+                and isinstance(opening[2], list) and isinstance(opening[3], bytes)
+                and len(opening[1]) == len(opening[2]) == rec.size
+                and all(isinstance(c, int) and not isinstance(c, bool) for c in opening[1])
+                and all(isinstance(r, bytes) and len(r) == 32 for r in opening[2])):
+            return "its opening is malformed"
+        ids = [int(c) for c in opening[1]]
+        try:
+            rs = tuple(decode_scalar(r) for r in opening[2])
+            ok = vd.check_list_opening(rec.list_ctx, rec.y, self.book, rec.secret_list,
+                                       vd.ListOpening(tuple(ids), rs, opening[3]))
+        except (InvalidEncoding, ValueError):
+            ok = False
+        if not ok:
+            return "its opening does not match the list it committed to"
+        if len(set(ids)) != len(ids):
+            return "it holds the same card instance twice"
+        return ls.game.check_private_deck(ls.options, rec.owner, rec.purpose, ids)
 
     # ------------------------------------------------------------------ shuffle
 
@@ -116,9 +207,16 @@ class VerifiedDeck:
             return {"key": vd.make_key_share(self.ctx(rec, "key", 0, ls.seat), secrets).encode()}
         assert rec.y is not None
         k = ls.phase - 1
-        source = rec.cts if k > 0 else self._initial(rec)
+        extra: dict[str, Any] = {}
+        if k == 0 and rec.owner is not None:  # we own this secret deck: our list, then our pass over it
+            secret, _ = self._own_list(rec, self.ctx(rec, "list", 0, ls.seat))
+            extra = {"list": [c.encode() for c in secret.ciphertexts],
+                     "list_proofs": [p.encode() for p in secret.proofs], "commitment": secret.commitment}
+            source = list(secret.ciphertexts)
+        else:
+            source = rec.cts if k > 0 else self._initial(rec)
         cards, proof = vd.make_pass(self.ctx(rec, "pass", k, ls.seat), rec.y, source, secrets).wire()
-        return {"cards": cards, "proof": proof}
+        return {**extra, "cards": cards, "proof": proof}
 
     def on_shuffle(self, rec: DeckRecord, msgs: list[tuple[Seat, Message]]) -> bool:
         """Check and store one Shuffle phase; True when the deck is final (its last pass checked)."""
@@ -140,6 +238,8 @@ class VerifiedDeck:
         body_only(msg, FAST_FIELDS)
         k = ls.phase - 1
         size = len(rec.cards) if rec.owner is None else rec.size
+        if k == 0 and rec.owner is not None:
+            self._take_list(rec, seat, msg)
         cards = bytes_list(msg, "cards", size, CIPHERTEXT_SIZE)
         proof = body_field(msg, "proof", bytes)
         source = rec.cts if k > 0 else self._initial(rec)
@@ -177,12 +277,25 @@ class VerifiedDeck:
                private: bool = False) -> None:
         """Check ``seat``'s shares (its body's ``shares``, or the opened box ``items``) against its duty."""
         ls = self.ls
-        code = FaultCode.BAD_SHOW if private else FaultCode.BAD_KEY
         if items is None:
             body_only(msg, FAST_FIELDS)
             pairs = pair_list(msg)
         else:
             pairs = _box_items(items, seat, msg)
+        for slot, d in self._checked(seat, msg, duty, pairs, private):
+            if private:
+                self.shown.setdefault(slot, {})[seat] = d
+            else:
+                self.shares.setdefault(slot, {})[seat] = d
+                ls.released[slot][seat] = 0  # released: the share itself is in ``self.shares``
+                ls.released_at.setdefault((slot, seat), ls.tick)
+
+    def _checked(self, seat: Seat, msg: Message, duty: list[Slot], pairs: list[tuple[Slot, bytes]],
+                 private: bool, when: tuple[int, bytes] | None = None) -> list[tuple[Slot, Point]]:
+        """``seat``'s shares checked against its duty and their proofs (no side effect): ``[(slot, x·a)]``.
+
+        ``when``: the tick and state hash the shares were made at, if not now (an audit judging a show)."""
+        code = FaultCode.BAD_SHOW if private else FaultCode.BAD_KEY
         slots = [s for s, _ in pairs]
         if slots != duty:
             what = "privately showed" if private else "released shares for"
@@ -191,18 +304,27 @@ class VerifiedDeck:
         for slot, raw in pairs:
             rec, index, ct = self._slot(slot)
             try:
-                d = vd.check_share(self.ctx(rec, "open", index, seat), rec.y_shares[seat], ct, raw, seat=seat,
-                                   slot=slot)
+                d = vd.check_share(self.ctx(rec, "open", index, seat, when), rec.y_shares[seat], ct, raw,
+                                   seat=seat, slot=slot)
             except vd.DeckFault as err:
                 raise deck_fault(err, msg.at, code) from None
             checked.append((slot, d))
-        for slot, d in checked:
-            if private:
-                self.shown.setdefault(slot, {})[seat] = d
-            else:
-                self.shares.setdefault(slot, {})[seat] = d
-                ls.released[slot][seat] = 0  # released: the share itself is in ``self.shares``
-                ls.released_at.setdefault((slot, seat), ls.tick)
+        return checked
+
+    def box_fault(self, seat: Seat, msg: Message, duty: list[Slot], items: object) -> Fault | None:
+        """What is wrong with the opened box of ``seat``'s private show ``msg`` (``None``: nothing).
+
+        This is how every peer, spectator and verifier judges a ``bad_show`` abort: the viewer's abort publishes
+        the box's message key (protocol.md §6.4), the box is in the sender's signed message, and the shares in it
+        carry their own proofs, so the viewer's word is not needed.
+        """
+        try:
+            # The proofs bind the tick and state hash of the show; its signed envelope says both (and every
+            # peer checked that state hash against its own when the show arrived).
+            self._checked(seat, msg, duty, _box_items(items, seat, msg), True, (msg.at[0], msg.state))
+        except FaultError as err:
+            return err.fault
+        return None
 
     # ------------------------------------------------------------------ opening
 
