@@ -5,25 +5,63 @@
 
 A seat's secret deck is stacked in this order: its hand (``hands``, filled up to 7 with the deck's
 Lessons), then its draws (``draws``, top first), then every other card of its deck; the cards named
-in ``in_play`` (Lessons and Creatures) are taken from the bottom of the deck into play once the set-up
+in ``in_play`` (Lessons, Creatures, Items) are taken from the bottom of the deck into play once the set-up
 is done, before the first player's first Action (a test-only edit: every face stays consistent with
 the table).  ``first`` fixes who goes first (the joint randomness).  Cards are named as the card data
 names them ("Care of Magical Creatures", "Vermillious").
+
+``decks`` gives a seat a constructed deck instead (:func:`deck_text`: the named cards, filled up to 60
+with Lessons); then both seats play constructed decks (the other one is all Lessons unless given).
+:func:`random_deck_text` makes a seeded random legal 60-card deck of implemented cards, for whole games.
 """
 
 from __future__ import annotations
 
+import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from p2php.engine.contract import Action, CardId, Decide, GameOver, Seat, Shuffle, Slot
 from p2php.engine.local import LocalTable
-from p2php.games.tcg.cards import CardType
+from p2php.games.tcg.cards import BASE_SET, CardType, LessonType, card_by_name
+from p2php.games.tcg.effects import unimplemented
 from p2php.games.tcg.game import GAME
 from p2php.games.tcg.ids import card_of
 from p2php.games.tcg.state import HAND, TcgState
 from p2php.testing.stacking import StackedChance, StackingError
 
-__all__ = ["Duel", "table_decks"]
+__all__ = ["Duel", "deck_text", "random_deck_text", "table_decks"]
+
+LESSONS = ("Care of Magical Creatures", "Charms", "Potions", "Transfiguration")
+CONSTRUCTED = 60
+
+
+def deck_text(cards: Sequence[str], character: str = "Hermione Granger") -> str:
+    """A 60-card constructed deck: ``cards`` (names, repeated for copies), then Lessons of each type in turn."""
+    counts = Counter(cards)
+    filler = CONSTRUCTED - len(cards)
+    for i in range(filler):
+        counts[LESSONS[i % len(LESSONS)]] += 1
+    return "\n".join([f"Character: {character}", *(f"{n} {name}" for name, n in counts.items())]) + "\n"
+
+
+def random_deck_text(seed: int | str) -> str:
+    """A seeded random legal 60-card deck of implemented cards: two Lesson types, 24 Lessons, 36 others."""
+    rng = random.Random(f"tcg-deck/{seed}")
+    character = rng.choice(["Hermione Granger", "Draco Malfoy"])
+    kinds = rng.sample(sorted(LessonType), 2)
+    pool = sorted(c.name for c in BASE_SET if c.type in (CardType.CREATURE, CardType.SPELL, CardType.ITEM)
+                  and not unimplemented(c) and c.lesson in kinds)
+    cards: list[str] = []
+    while len(cards) < 36 and pool:
+        name = rng.choice(pool)
+        cards.append(name)
+        if cards.count(name) == 4 or (card_by_name(name).unique and cards.count(name) == 1):
+            pool.remove(name)
+    names = {k: card_by_name(LESSONS[sorted(LessonType).index(k)]).name for k in kinds}
+    lessons = [names[kinds[i % 2]] for i in range(CONSTRUCTED - len(cards))]
+    counts = Counter([*cards, *lessons])
+    return "\n".join([f"Character: {character}", *(f"{n} {name}" for name, n in sorted(counts.items()))]) + "\n"
 
 
 def table_decks(options: Mapping[str, object]) -> dict[tuple[Seat, str], list[CardId]]:
@@ -46,8 +84,15 @@ class Duel:
         draws: Mapping[Seat, Sequence[str]] | None = None,
         in_play: Mapping[Seat, Sequence[str]] | None = None,
         options: Mapping[str, object] | None = None,
+        decks: Mapping[Seat, Sequence[str]] | None = None,
     ) -> None:
-        self.options = GAME.parse_options(dict(options or {}))
+        opts = dict(options or {})
+        if decks is not None:
+            opts["format"] = "constructed"
+            for seat in (0, 1):
+                opts.setdefault(f"decklist{seat}", deck_text(decks.get(seat, ()),
+                                                             "Hermione Granger" if seat == 0 else "Draco Malfoy"))
+        self.options = GAME.parse_options(opts)
         self.hands = {s: list((hands or {}).get(s, ())) for s in (0, 1)}
         self.draws = {s: list((draws or {}).get(s, ())) for s in (0, 1)}
         self.in_play = {s: list((in_play or {}).get(s, ())) for s in (0, 1)}
@@ -86,8 +131,13 @@ class Duel:
                 face = self.table.faces[slot]
                 g.pub[slot] = face
                 self.table.public[slot] = face
-                (g.lessons[seat].append(slot) if card_of(face).type is CardType.LESSON
-                 else g.creatures[seat].append([slot, 0]))
+                kind = card_of(face).type
+                if kind is CardType.LESSON:
+                    g.lessons[seat].append(slot)
+                elif kind is CardType.ITEM:
+                    g.items[seat].append(slot)
+                else:
+                    g.creatures[seat].append([slot, 0])
 
     # ------------------------------------------------------------------ reading
     def name(self, slot: Slot) -> str:

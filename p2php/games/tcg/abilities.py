@@ -45,6 +45,7 @@ class DracoLook(Task[TcgState]):
         DONE = auto()
 
     seat: int
+    optional: bool = True  # False for Illegibilus: "Choose 1 of those cards and discard it"
     stage: Stage = Stage.SHOW
     chosen: int = -1
 
@@ -72,11 +73,12 @@ class DracoLook(Task[TcgState]):
         return CONTINUE
 
     def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        return [*({"type": "discard", "slot": s} for s in g.hand[1 - self.seat]), {"type": "none"}]
+        out: list[Action] = [{"type": "discard", "slot": s} for s in g.hand[1 - self.seat]]
+        return [*out, {"type": "none"}] if self.optional else out
 
     def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
-        if action["type"] == "none":
+        if action["type"] == "none" and self.optional:
             return Done()
         self.chosen = action["slot"]
         self.stage = DracoLook.Stage.OPEN
@@ -85,12 +87,17 @@ class DracoLook(Task[TcgState]):
 
 @dataclass
 class SecondLesson(Task[TcgState]):
-    """Hermione's second Lesson for the same Action: a Lesson from the hand, or stop."""
+    """Hermione's second Lesson for the same Action: a Lesson from the hand, or stop.
+
+    Also Homework's "Put up to 2 Lesson cards from your hand into play" (``left=2``, prompt ``homework``).
+    """
 
     seat: int
+    left: int = 1
+    prompt: str = "second_lesson"
 
     def run(self, g: TcgState) -> Outcome:
-        return Decide((self.seat,), "second_lesson")
+        return Decide((self.seat,), self.prompt) if self.left > 0 and g.hand[self.seat] else Done()
 
     def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
         out: list[Action] = []
@@ -124,7 +131,8 @@ class SecondLesson(Task[TcgState]):
         g.hand[seat].remove(slot)
         g.lessons[seat].append(slot)
         g.log("play", seat, slot)
-        return Done()
+        self.left -= 1
+        return CONTINUE
 
 
 def _is_lesson(card_id: CardId) -> bool:

@@ -1,8 +1,9 @@
 """Bots: the contract's ``random`` and a simple ``heuristic`` player.
 
-The heuristic plays Lessons first, then the costliest playable Creature or Spell, then draws; it
+The heuristic plays Lessons first, then the costliest playable Creature, Spell or Item, then draws; it
 answers follow-up questions greedily (hit the opponent, take the costliest card back, remove the
-opponent's hardest-hitting Creature, give up its own weakest).  It sees only its seat's knowledge.
+opponent's hardest-hitting Creature or costliest card, give up its own weakest or cheapest).
+It sees only its seat's knowledge.
 """
 
 from __future__ import annotations
@@ -47,13 +48,17 @@ class HeuristicBot:
                     entry = next(c for c in g.creatures[1 - seat] if c[0] == a["slot"])
                     if entry[1] + 3 >= (g.card(a["slot"]).health or 0):
                         return a
-            return next(a for a in targets if "seat" in a)
+            return next((a for a in targets if "seat" in a), legal[-1])  # Toe Biter's optional Creature: stop
         creatures = [a for a in legal if a["type"] == "creature"]
         if creatures:
             mine = owner_of(creatures[0]["slot"]) == seat
             ranked = sorted(creatures, key=lambda a: (g.card(a["slot"]).damage or 0, a["slot"]))
             return ranked[0] if mine else ranked[-1]
         discards = [a for a in legal if a["type"] == "discard"]
-        if discards:
-            return max(discards, key=card_cost)
+        if discards:  # the opponent's costliest card, or its own cheapest
+            own = owner_of(discards[0]["slot"]) == seat
+            return min(discards, key=card_cost) if own else max(discards, key=card_cost)
+        keeps = [a for a in legal if a["type"] in ("keep", "in_play")]
+        if keeps:  # keep its own best Creature; discard the opponent's costliest card
+            return max(keeps, key=lambda a: (g.card(a["slot"]).cost or 0, g.card(a["slot"]).damage or 0, a["slot"]))
         return legal[0]

@@ -1,104 +1,145 @@
-"""Card effects as data: small reusable pieces keyed by card number, and the tasks that resolve them.
+"""Card effects as data: card number -> pieces (:mod:`~p2php.games.tcg.pieces`), and what each piece does.
 
-A Spell's text is a tuple of pieces (:data:`SPELLS`), a Creature's extra play cost one piece
-(:data:`COSTS`); the play task asks :func:`blocked` whether a card can be played now and pushes
-:func:`resolve`'s tasks.  Characters' abilities live in :mod:`p2php.games.tcg.abilities`.
-A card number that is in no table here and is not a plain Lesson or vanilla Creature is not
-implemented (:func:`unimplemented`), and a deck holding one is refused before the game starts.
+A Spell's text is a tuple of pieces (:data:`SPELLS`); an additional cost ("To play this card, discard
+...", FAQ 4: checked after Power) is a tuple of pieces too (:data:`COSTS`), paid on play for Creatures
+and Items and resolved first for Spells.  The play task asks :func:`blocked_by_text` whether a card can
+be played now and pushes :func:`resolve`'s tasks.  Characters' abilities live in
+:mod:`~p2php.games.tcg.abilities`, Items' rules in :mod:`~p2php.games.tcg.items`, effects at timing
+points (before a turn ...) in :mod:`~p2php.games.tcg.triggers`.  A card number in no table here is
+not implemented (:func:`unimplemented`), and a deck holding one is refused before the game starts.
 
 Decisions where the rules are silent (card texts are all there is, tcg.md "Not specified" item 1, 8):
 
-* a Spell whose text must choose something (a Lesson or Creature of the opponent's, a Creature in
-  one's discard pile) cannot be played when there is nothing to choose; "up to" effects (Accio) can,
-  since zero is allowed (FAQ 10);
-* Lessons of one type in play are interchangeable, so "choose 1 of your opponent's Charms Lessons"
-  (Epoximise), "... Care of Magical Creatures Lessons" (Avifors) and Forest Troll's cost take the
-  newest such Lesson without a question;
-* "a Creature of your choice" (Vermillious) is any Creature in play, either side's;
+* a Spell whose text must choose something (a Lesson, Creature or Item of the opponent's, a card in
+  one's discard pile, a card of the opponent's hand) cannot be played when there is nothing to choose;
+  "up to" and "if" effects (Accio, Homework, Raven to Writing Desk) can, since zero is allowed (FAQ 10);
+* Lessons of one type in play are interchangeable, so "discard N of your Potions Lessons" and
+  "choose 1 of your opponent's Charms Lessons" take the newest such Lessons without a question; "1 of
+  your Lessons" (Platform 9 3/4) asks only for the type;
+* "a Creature of your choice" / "a Creature in play" is any Creature in play, either side's;
 * "Put a Creature card from your discard pile into your hand" moves the card face up: the pile is
-  public (§0.3), so everyone knows that card of the hand.
+  public (§0.3), so everyone knows that card of the hand;
+* pieces that need no question (Fumos, Nurture, Platform 9 3/4's Actions) act when the Spell resolves;
+  no Spell of the set has such a piece after one that asks, so the printed order is kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-
-from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, Task
+from p2php.engine.contract import Seat
+from p2php.engine.tasks import Task
+from p2php.games.tcg.abilities import DracoLook, SecondLesson
 from p2php.games.tcg.cards import Card, CardType, LessonType
-from p2php.games.tcg.damage import Mill, damage_creature
+from p2php.games.tcg.damage import Draw, Mill, damage_creature
+from p2php.games.tcg.items import ITEMS, item_blocked
+from p2php.games.tcg.pieces import (
+    CreaturesAttack,
+    DamageEachCreature,
+    DamageOpponent,
+    DamageOpponentOrCreature,
+    DiscardAllCreatures,
+    DiscardCreature,
+    DiscardHand,
+    DiscardInPlay,
+    DiscardLesson,
+    DrawCards,
+    ExtraActions,
+    FromDiscard,
+    HandLessons,
+    HealCreatures,
+    KeepOneCreature,
+    LookDiscard,
+    MayDamageCreature,
+    OpponentDiscards,
+    Piece,
+    ReturnCreature,
+    TopCard,
+)
+from p2php.games.tcg.spells import (
+    DiscardHandTask,
+    KeepOne,
+    LoseLesson,
+    MayHitCreature,
+    OwnDiscards,
+    PickCreature,
+    PickInPlay,
+    PickTarget,
+    Retrieve,
+    RevealTop,
+)
 from p2php.games.tcg.state import TcgState
 
-__all__ = [
-    "CHARACTERS", "COSTS", "SPELLS", "DamageOpponent", "DamageOpponentOrCreature", "DiscardCreature",
-    "DiscardLesson", "FromDiscard", "PickCreature", "PickTarget", "Retrieve", "blocked_by_text", "pay_cost",
-    "resolve", "unimplemented",
-]
-
-
-@dataclass(frozen=True, slots=True)
-class DamageOpponent:
-    """Do ``amount`` damage to your opponent (mill their deck)."""
-
-    amount: int
-
-
-@dataclass(frozen=True, slots=True)
-class DamageOpponentOrCreature:
-    """Do ``amount`` damage to your opponent or to a Creature of your choice."""
-
-    amount: int
-
-
-@dataclass(frozen=True, slots=True)
-class DiscardLesson:
-    """Discard one of your opponent's Lessons in play of ``lesson`` type (or, ``own``, one of yours)."""
-
-    lesson: LessonType
-    own: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class DiscardCreature:
-    """Discard one of your opponent's Creatures in play, chosen by you or (``by_opponent``) by them."""
-
-    by_opponent: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class FromDiscard:
-    """Put ``up_to`` cards of ``kind`` from your discard pile into your hand (``exactly``: one is a must)."""
-
-    kind: CardType
-    up_to: int
-    exactly: bool = False
-
-
-Piece = DamageOpponent | DamageOpponentOrCreature | DiscardLesson | DiscardCreature | FromDiscard
+__all__ = ["CHARACTERS", "COSTS", "SPELLS", "VANILLA", "blocked_by_text", "pay_cost", "resolve", "unimplemented"]
 
 CMC, CHARMS, TRANSFIG = LessonType.CARE_OF_MAGICAL_CREATURES, LessonType.CHARMS, LessonType.TRANSFIGURATION
+POTIONS = LessonType.POTIONS
+CREATURE, ITEM, LESSON = CardType.CREATURE, CardType.ITEM, CardType.LESSON
 
 SPELLS: dict[int, tuple[Piece, ...]] = {
+    14: (DiscardHand(),),  # Obliviate
+    22: (DamageOpponentOrCreature(12),),  # Draught of Living Death
+    26: (DamageOpponentOrCreature(10),),  # Malevolent Mixture
+    32: (ExtraActions(2),),  # Platform 9 3/4
+    34: (DiscardCreature(at_least=2),),  # Raven to Writing Desk
+    36: (DamageOpponentOrCreature(3), OpponentDiscards(3)),  # Titillando
+    37: (DiscardAllCreatures(),),  # Transfiguration Exam
+    38: (KeepOneCreature(own=False), KeepOneCreature(own=True)),  # Transfiguration Test
+    44: (DamageOpponentOrCreature(4),),  # Bluebell Flames
+    47: (OpponentDiscards(2),),  # Confundus
+    49: (DamageOpponentOrCreature(8),),  # Dogbreath Potion
+    52: (DamageEachCreature(2),),  # Fumos
+    58: (HealCreatures(),),  # Nurture
+    59: (FromDiscard(ITEM, 1, exactly=True),),  # Ollivanders
     67: (DamageOpponent(5),),  # Stupefy
     68: (DiscardCreature(by_opponent=True),),  # Take Root
-    73: (FromDiscard(CardType.LESSON, 2),),  # Accio
+    73: (FromDiscard(LESSON, 2),),  # Accio
     74: (DiscardLesson(CMC),),  # Avifors
+    75: (DamageOpponentOrCreature(1), DrawCards(1)),  # Baubillious
+    79: (DiscardLesson(POTIONS),),  # Cauldron to Sieve
     82: (DiscardLesson(CHARMS),),  # Epoximise
-    89: (FromDiscard(CardType.CREATURE, 1, exactly=True),),  # Hagrid and the Stranger
+    83: (DamageOpponentOrCreature(1),),  # Erumpent Potion
+    84: (ReturnCreature(),),  # Fluffy Falls Asleep
+    87: (DamageOpponentOrCreature(2),),  # Foul Brew
+    89: (FromDiscard(CREATURE, 1, exactly=True),),  # Hagrid and the Stranger
+    90: (HandLessons(2),),  # Homework
+    92: (LookDiscard(),),  # Illegibilus
     93: (DiscardCreature(),),  # Incarcifors
+    94: (DiscardInPlay((ITEM, LESSON)),),  # Lost Notes
     95: (DamageOpponent(3),),  # Magical Mishap
+    96: (DamageOpponentOrCreature(5),),  # Noxious Poison
+    100: (DiscardInPlay((CREATURE, ITEM)),),  # Potions Mistake
+    102: (DiscardLesson(TRANSFIG),),  # Restricted Section
+    105: (DiscardInPlay((ITEM,)),),  # Squiggle Quill
+    106: (CreaturesAttack(),),  # Steelclaw
+    108: (DamageOpponent(2), MayDamageCreature(2)),  # Toe Biter
     109: (DamageOpponentOrCreature(3),),  # Vermillious
+    112: (TopCard(),),  # Wizard Crackers
 }
 """Spell number -> its text as pieces, resolved in order."""
 
-COSTS: dict[int, Piece] = {
-    85: DiscardLesson(CMC, own=True),  # Forest Troll: "To play this card, discard 1 of your CoMC Lessons"
-}
-"""Creature number -> an additional cost paid after the Power check (FAQ 4)."""
 
-VANILLA = frozenset({76, 80, 107, 110})
-"""Creatures with no text: Boa Constrictor, Curious Raven, Surly Hound, Vicious Wolf."""
+def _own(lesson: LessonType | None, count: int = 1) -> tuple[Piece, ...]:
+    return (DiscardLesson(lesson, own=True, count=count),)
+
+
+COSTS: dict[int, tuple[Piece, ...]] = {
+    # Creatures: "To play this card, discard N of your Care of Magical Creatures Lessons from play."
+    20: _own(CMC), 21: _own(CMC), 30: _own(CMC, 2), 43: _own(CMC), 55: _own(CMC), 85: _own(CMC), 88: _own(CMC),
+    98: _own(CMC),
+    # Spells: "... discard N of your Potions Lessons" / "1 of your Lessons"
+    22: _own(POTIONS, 2), 26: _own(POTIONS, 2), 32: _own(None), 49: _own(POTIONS), 96: _own(POTIONS),
+    100: _own(POTIONS, 3),
+    # Items (Cauldrons)
+    65: _own(POTIONS, 2), 99: _own(POTIONS),
+}
+"""Card number -> its additional cost, paid after the Power check (FAQ 4)."""
+
+VANILLA = frozenset({28, 53, 76, 80, 103, 107, 110})
+"""Creatures with no text: Mountain Troll, Guard Dog, Boa Constrictor, Curious Raven, Scottish Stag,
+Surly Hound, Vicious Wolf."""
+
+CREATURES = frozenset({20, 21, 30, 43, 85, 88, 98})
+"""Creatures whose text is their cost, or an effect elsewhere: Unicorn (Actions, ``turn``), Delivery Owl
+(``triggers``), Norbert, Baby Dragon, Forest Troll, Giant Tarantula, Pet Rat."""
 
 CHARACTERS = frozenset({2, 3, 9, 10})
 """Characters whose ability is implemented (:mod:`~p2php.games.tcg.abilities`): Draco Malfoy, Hermione Granger."""
@@ -108,16 +149,24 @@ def unimplemented(card: Card) -> bool:
     """True when this engine cannot play ``card`` yet (a deck with it is refused)."""
     if card.type is CardType.LESSON:
         return False
-    return card.number not in SPELLS and card.number not in COSTS and card.number not in VANILLA \
-        and card.number not in CHARACTERS
+    return not any(card.number in table for table in (SPELLS, VANILLA, CREATURES, CHARACTERS, ITEMS))
 
 
 def _can(g: TcgState, seat: Seat, piece: Piece) -> bool:
     opp = 1 - seat
     if isinstance(piece, DiscardLesson):
-        return bool(g.lessons_of(seat if piece.own else opp, piece.lesson))
+        side = seat if piece.own else opp
+        have = g.lessons[side] if piece.lesson is None else g.lessons_of(side, piece.lesson)
+        return len(have) >= piece.count
     if isinstance(piece, DiscardCreature):
-        return bool(g.creatures[opp])
+        return piece.at_least > 1 or bool(g.creatures[opp])
+    if isinstance(piece, DiscardInPlay):
+        zones = {LESSON: g.lessons[opp], CREATURE: g.creatures[opp], ITEM: g.items[opp]}
+        return any(zones[k] for k in piece.kinds)
+    if isinstance(piece, ReturnCreature):
+        return bool(g.creatures[0] or g.creatures[1])
+    if isinstance(piece, LookDiscard):
+        return bool(g.hand[opp])
     if isinstance(piece, FromDiscard):
         return not piece.exactly or any(g.card(s).type is piece.kind for s in g.discard[seat])
     return True
@@ -125,142 +174,86 @@ def _can(g: TcgState, seat: Seat, piece: Piece) -> bool:
 
 def blocked_by_text(g: TcgState, seat: Seat, card: Card) -> str | None:
     """Why ``card``'s own text stops ``seat`` playing it now (nothing to choose, cost unpayable), or None."""
-    pieces = SPELLS.get(card.number, ())
-    cost = COSTS.get(card.number)
-    for piece in (*pieces, *((cost,) if cost is not None else ())):
+    for piece in (*SPELLS.get(card.number, ()), *COSTS.get(card.number, ())):
         if not _can(g, seat, piece):
             return f"{card.name} has nothing to act on"
-    return None
+    return item_blocked(g, seat, card)
 
 
 def pay_cost(g: TcgState, seat: Seat, card: Card) -> None:
-    """Pay a Creature's additional cost (after the Power check)."""
-    cost = COSTS.get(card.number)
-    if isinstance(cost, DiscardLesson):
-        g.remove_lesson(g.lessons_of(seat, cost.lesson)[-1])
+    """Pay a Creature's or Item's additional cost (after the Power check; its Lesson type is printed)."""
+    for piece in COSTS.get(card.number, ()):
+        assert isinstance(piece, DiscardLesson) and piece.lesson is not None
+        for _ in range(piece.count):
+            slot = g.lessons_of(seat, piece.lesson)[-1]
+            g.remove_lesson(slot)
+            g.log("lesson_lost", slot)
 
 
 def resolve(g: TcgState, seat: Seat, card: Card) -> list[Task[TcgState]]:
-    """The tasks of a Spell's pieces (pieces needing no question act at once); run in order."""
+    """The tasks of a Spell's cost and text (pieces needing no question act at once); run in order."""
     tasks: list[Task[TcgState]] = []
-    opp = 1 - seat
-    for piece in SPELLS.get(card.number, ()):
-        if isinstance(piece, DamageOpponent):
-            tasks.append(Mill(opp, piece.amount))
-        elif isinstance(piece, DamageOpponentOrCreature):
-            tasks.append(PickTarget(seat, piece.amount))
-        elif isinstance(piece, DiscardLesson):
-            tasks.append(LoseLesson(seat if piece.own else opp, piece.lesson.value))
-        elif isinstance(piece, DiscardCreature):
-            tasks.append(PickCreature(opp if piece.by_opponent else seat, opp))
-        else:
-            tasks.append(Retrieve(seat, piece.kind.value, piece.up_to, not piece.exactly))
+    for piece in (*COSTS.get(card.number, ()), *SPELLS.get(card.number, ())):
+        tasks.extend(_piece(g, seat, piece))
     return tasks
 
 
-def _only(answers: Sequence[tuple[Seat, Action]]) -> Action:
-    ((_seat, action),) = answers
-    return action
+def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # noqa: PLR0911, C901
+    opp = 1 - seat
+    if isinstance(piece, DamageOpponent):
+        return [Mill(opp, piece.amount)]
+    if isinstance(piece, DamageOpponentOrCreature):
+        return [PickTarget(seat, piece.amount)]
+    if isinstance(piece, MayDamageCreature):
+        return [MayHitCreature(seat, piece.amount)]
+    if isinstance(piece, DiscardLesson):
+        kind = piece.lesson.value if piece.lesson is not None else ""
+        return [LoseLesson(seat if piece.own else opp, kind, piece.count)]
+    if isinstance(piece, DiscardCreature):
+        if len(g.creatures[opp]) < piece.at_least:
+            return []
+        return [PickCreature(opp if piece.by_opponent else seat, opp)]
+    if isinstance(piece, DiscardInPlay):
+        return [PickInPlay(seat, [k.value for k in piece.kinds])]
+    if isinstance(piece, KeepOneCreature):
+        side = seat if piece.own else opp
+        return [KeepOne(side, side)]
+    if isinstance(piece, ReturnCreature):
+        return [PickCreature(seat, -1, home=True)]
+    if isinstance(piece, FromDiscard):
+        return [Retrieve(seat, piece.kind.value, piece.up_to, not piece.exactly)]
+    if isinstance(piece, DrawCards):
+        return [Draw(seat) for _ in range(piece.count)]
+    if isinstance(piece, DiscardHand):
+        return [DiscardHandTask(opp)]
+    if isinstance(piece, OpponentDiscards):
+        return [OwnDiscards(opp, piece.count)]
+    if isinstance(piece, LookDiscard):
+        return [DracoLook(seat, optional=False)]
+    if isinstance(piece, HandLessons):
+        return [SecondLesson(seat, left=piece.count, prompt="homework")]
+    if isinstance(piece, TopCard):
+        return [RevealTop(seat)]
+    if isinstance(piece, CreaturesAttack):
+        damage = g.creature_damage(seat)
+        return [Mill(opp, damage)] if damage else []
+    _act_now(g, seat, piece)
+    return []
 
 
-@dataclass
-class LoseLesson(Task[TcgState]):
-    """``seat``'s newest Lesson of ``lesson`` type in play is discarded (they are interchangeable)."""
-
-    seat: int
-    lesson: str
-
-    def run(self, g: TcgState) -> Outcome:
-        mine = g.lessons_of(self.seat, LessonType(self.lesson))
-        if mine:
-            g.remove_lesson(mine[-1])
-            g.log("lesson_lost", mine[-1])
-        return Done()
-
-
-@dataclass
-class PickTarget(Task[TcgState]):
-    """``seat`` deals ``amount`` to the opponent or to a Creature in play of its choice (Vermillious)."""
-
-    seat: int
-    amount: int
-
-    def run(self, g: TcgState) -> Outcome:
-        return Decide((self.seat,), "target")
-
-    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        out: list[Action] = [{"type": "target", "seat": 1 - self.seat}]
-        for side in (1 - self.seat, self.seat):
-            out.extend({"type": "target", "slot": s} for s, _ in g.creatures[side])
-        return out
-
-    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
-        action = _only(answers)
-        if "slot" in action:
-            damage_creature(g, action["slot"], self.amount)
-            return Done()
-        return Replace(Mill(1 - self.seat, self.amount))
-
-
-@dataclass
-class PickCreature(Task[TcgState]):
-    """``chooser`` picks one of ``victim``'s Creatures in play, which is discarded (Incarcifors, Take Root)."""
-
-    chooser: int
-    victim: int
-
-    def run(self, g: TcgState) -> Outcome:
-        return Decide((self.chooser,), "creature") if g.creatures[self.victim] else Done()
-
-    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        return [{"type": "creature", "slot": s} for s, _ in g.creatures[self.victim]]
-
-    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
-        slot = _only(answers)["slot"]
-        g.remove_creature(slot)
-        g.log("dies", slot)
-        return Done()
-
-
-@dataclass
-class Retrieve(Task[TcgState]):
-    """``seat`` takes up to ``left`` cards of ``kind`` from its discard pile into its hand (Accio, Hagrid)."""
-
-    seat: int
-    kind: str
-    left: int
-    optional: bool
-
-    def choices(self, g: TcgState) -> list[Slot]:
-        """The newest card of each card number of ``kind`` in the pile: copies are interchangeable."""
-        seen: dict[int, Slot] = {}
-        for slot in g.discard[self.seat]:
-            card = g.card(slot)
-            if card.type.value == self.kind:
-                seen[card.number] = slot
-        return [seen[n] for n in sorted(seen)]
-
-    def run(self, g: TcgState) -> Outcome:
-        return Decide((self.seat,), "retrieve") if self.left > 0 and self.choices(g) else Done()
-
-    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        out: list[Action] = [{"type": "take", "slot": s} for s in self.choices(g)]
-        return [*out, {"type": "stop"}] if self.optional else out
-
-    def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
-        if action.get("type") == "take" and action.get("slot") in g.discard[self.seat] and \
-                g.card(action["slot"]).type.value == self.kind:
-            return
-        if action == {"type": "stop"} and self.optional:
-            return
-        raise IllegalAction(f"not a legal action here: {action}")
-
-    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
-        action = _only(answers)
-        if action["type"] == "stop":
-            return Done()
-        g.discard[self.seat].remove(action["slot"])
-        g.hand[self.seat].append(action["slot"])
-        g.log("retrieve", self.seat, action["slot"])
-        self.left -= 1
-        return CONTINUE if self.left else Done()
+def _act_now(g: TcgState, seat: Seat, piece: Piece) -> None:
+    """The pieces that need no question and no hidden card."""
+    if isinstance(piece, ExtraActions):
+        g.extra_actions += piece.count
+    elif isinstance(piece, DamageEachCreature):
+        for slot in [c[0] for side in (1 - seat, seat) for c in g.creatures[side]]:
+            damage_creature(g, slot, piece.amount)
+    elif isinstance(piece, DiscardAllCreatures):
+        for slot in [c[0] for side in (1 - seat, seat) for c in g.creatures[side]]:
+            g.remove_creature(slot)
+            g.log("dies", slot)
+    elif isinstance(piece, HealCreatures):
+        for entry in g.creatures[seat]:
+            entry[1] = 0
+    else:  # pragma: no cover - every piece is handled above
+        raise TypeError(f"unhandled piece {piece!r}")

@@ -2,10 +2,11 @@
 
 Options: ``deck0`` / ``deck1`` = ``hermione`` | ``draco`` (a Starter Set deck, §14.2; its starting
 Character is public, the deck's cards are the owner's secret), ``format`` = ``starter`` (40 + 1) |
-``constructed`` (60 + 1, §10).  Each seat's peer supplies its deck's instance ids
-(:meth:`TcgGame.private_decks`); at the audit :meth:`TcgGame.check_private_deck` says why a list
-breaks the rules.  A deck with a card this engine does not implement yet is refused with one line
-naming the card (:func:`deck_problem`).
+``constructed`` (60 + 1, §10); ``decklist0`` / ``decklist1`` = a deck in the plain-text
+format (``decklist.py``), which replaces ``deckN`` when not empty (constructed play).  Each seat's
+peer supplies its deck's instance ids (:meth:`TcgGame.private_decks`); at the audit
+:meth:`TcgGame.check_private_deck` says why a list breaks the rules.  A deck with a card this
+engine does not implement yet is refused with one line naming the card (:func:`deck_problem`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from typing import ClassVar
 from p2php.bots import RandomBot
 from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec, Seat
 from p2php.games.tcg.bots import HeuristicBot
-from p2php.games.tcg.decklist import STARTER_DECKS, DeckError, DeckList, starter_deck, validate
+from p2php.games.tcg.decklist import STARTER_DECKS, DeckError, DeckList, parse_deck, starter_deck, validate
 from p2php.games.tcg.effects import unimplemented
 from p2php.games.tcg.ids import BLOCK, PLAYERS, card_of, counts_of, instance_ids, seat_of
 from p2php.games.tcg.state import TcgState
+from p2php.games.tcg.triggers import TRIGGERS
 from p2php.games.tcg.turn import Match
 
 __all__ = ["GAME", "TcgGame", "deck_problem"]
@@ -37,6 +39,16 @@ def deck_problem(deck: DeckList, format: str) -> str | None:
     return None
 
 
+def _deck(opts: Mapping[str, object], seat: int) -> DeckList:
+    text = str(opts.get(f"decklist{seat}", ""))
+    if not text:
+        return starter_deck(str(opts[f"deck{seat}"]))
+    try:
+        return parse_deck(text, name=f"decklist{seat}")
+    except DeckError as err:
+        raise OptionError(f"seat {seat}'s deck: {err}") from None
+
+
 class TcgGame(Game):
     """Harry Potter Trading Card Game, Base Set, two players."""
 
@@ -47,13 +59,15 @@ class TcgGame(Game):
         "deck0": OptionSpec("hermione", STARTER_DECKS, "seat 0's Starter Set deck"),
         "deck1": OptionSpec("draco", STARTER_DECKS, "seat 1's Starter Set deck"),
         "format": OptionSpec("starter", ("starter", "constructed"), "deck size: 40 + 1 (starter) or 60 + 1"),
+        "decklist0": OptionSpec("", None, "seat 0's deck as deck-list text (replaces deck0)"),
+        "decklist1": OptionSpec("", None, "seat 1's deck as deck-list text (replaces deck1)"),
     }
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic")
 
     def decks(self, options: Mapping[str, object]) -> tuple[DeckList, DeckList]:
         """Both seats' deck lists, checked (:class:`OptionError` with the one-line reason)."""
         opts = self.parse_options(dict(options))
-        out = tuple(starter_deck(str(opts[f"deck{s}"])) for s in range(PLAYERS))
+        out = tuple(_deck(opts, s) for s in range(PLAYERS))
         for s, deck in enumerate(out):
             problem = deck_problem(deck, str(opts["format"]))
             if problem:
@@ -64,7 +78,18 @@ class TcgGame(Game):
         self.check_players(players)
         d0, d1 = self.decks(options)
         return TcgState(self.parse_options(dict(options)), (d0.character.number, d1.character.number),
-                        (d0.size, d1.size), Match())
+                        (d0.size, d1.size), Match(), TRIGGERS)
+
+    def private_pool(self, options: Mapping[str, object], owner: Seat, purpose: str) -> Sequence[CardId] | None:
+        """The deck rules as a pool (a verified table proves the deck is drawn from it, protocol.md B.10).
+
+        Starter play: exactly the ids of the starter deck the table names (a public list anyway). Constructed
+        play: every instance id of the owner's block whose card this engine implements — four per card and 60
+        per Lesson, so any 60 distinct ids of it respect the copy limits of §10.
+        """
+        if str(self.parse_options(dict(options))["format"]) == "starter":
+            return instance_ids(owner, self.decks(options)[owner])
+        return [owner * BLOCK + i for i in range(BLOCK) if not unimplemented(card_of(owner * BLOCK + i))]
 
     def private_decks(self, options: Mapping[str, object], seat: Seat) -> dict[str, list[CardId]]:
         """What ``seat``'s peer supplies as its secret deck list (``private_decks``)."""

@@ -2,8 +2,8 @@
 
 Power is not used up (§4, FAQ 3): a check only counts.  Each Lesson gives 1 Power of its type; the
 rule for the type is that "only one Power has to match the symbol" under the Power needed.  Items
-that provide Power are counted through :attr:`Card.provides` once Items can be in play (none of the
-cards implemented so far is one).  Additional costs ("To play this card, discard ...") are checked
+and Characters that provide Power (Wands, Cauldrons, Professor Flitwick) count through
+:attr:`Card.provides` while in play, like Lessons.  Additional costs ("To play this card, discard ...") are checked
 after Power (FAQ 4) by :mod:`p2php.games.tcg.effects`.
 """
 
@@ -18,8 +18,9 @@ __all__ = ["enough_power", "power"]
 def power(g: TcgState, seat: int) -> dict[LessonType, int]:
     """Power in play by type (every type present, zero when none)."""
     out = {kind: 0 for kind in LessonType}
-    for slot in g.lessons[seat]:
-        for kind, amount in g.card(slot).provides:
+    cards = [*(g.card(s) for s in (*g.lessons[seat], *g.items[seat])), *g.characters_of(seat)]
+    for card in cards:
+        for kind, amount in card.provides:
             out[kind] += amount
     return out
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
 from p2php.engine.taskgame import TaskGame
 from p2php.engine.tasks import Task, TaskStack
 from p2php.games.tcg.cards import Card, card_by_number
 from p2php.games.tcg.ids import card_of
+
+if TYPE_CHECKING:  # the effects at timing points are given to the state (triggers.py imports this module)
+    from p2php.engine.timing import Effect
 
 __all__ = ["DECK_SLOTS", "HAND", "TcgState", "owner_of"]
 
@@ -37,8 +40,9 @@ class TcgState(TaskGame):
     stack: TaskStack[TcgState]
 
     def __init__(self, options: Mapping[str, object], starts: tuple[int, int], sizes: tuple[int, int],
-                 first_task: Task[TcgState]) -> None:
+                 first_task: Task[TcgState], triggers: Mapping[int, Effect[TcgState]] | None = None) -> None:
         self.options = dict(options)
+        self.triggers = triggers or {}  # card number -> effect at timing points (triggers.py; not state)
         self.players = 2
         self.start = list(starts)  # the starting Characters' card numbers (public, never in a deck: §2)
         self.sizes = list(sizes)
@@ -48,6 +52,8 @@ class TcgState(TaskGame):
         self.lessons: list[list[Slot]] = [[], []]
         self.creatures: list[list[list[int]]] = [[], []]  # [slot, damage counters] in play order
         self.characters: list[list[Slot]] = [[], []]  # Characters played from the hand (§5.5)
+        self.items: list[list[Slot]] = [[], []]  # Items in play (§5.4)
+        self.extra_actions = 0  # Actions granted during the current turn, not yet added (Platform 9 3/4, Unicorn)
         self.turn = -1  # whose turn (-1: set-up)
         self.turns = 0  # turns begun
         self.first = -1
@@ -75,7 +81,13 @@ class TcgState(TaskGame):
             out.extend(c.name for c in self.characters_of(seat))
             out.extend(self.card(s).name for s in self.lessons[seat])
             out.extend(self.card(s).name for s, _ in self.creatures[seat])
+            out.extend(self.card(s).name for s in self.items[seat])
         return out
+
+    def in_play(self, seat: Seat) -> list[Slot]:
+        """``seat``'s cards in play that are slots (not the starting Character): Lessons, Creatures, Items,
+        Characters."""
+        return [*self.lessons[seat], *(c[0] for c in self.creatures[seat]), *self.items[seat], *self.characters[seat]]
 
     def lessons_of(self, seat: Seat, kind: object) -> list[Slot]:
         """``seat``'s Lessons in play of one Lesson type, in play order."""
@@ -98,8 +110,44 @@ class TcgState(TaskGame):
         self.lessons[owner_of(slot)].remove(slot)
         self.to_discard(slot)
 
+    def discard_from_play(self, slot: Slot) -> None:
+        """A card in play (Lesson, Creature or Item) goes to its owner's discard pile."""
+        seat = owner_of(slot)
+        if slot in self.lessons[seat]:
+            self.remove_lesson(slot)
+        elif slot in self.items[seat]:
+            self.items[seat].remove(slot)
+            self.to_discard(slot)
+        else:
+            self.remove_creature(slot)
+        self.log("discarded_from_play", slot)
+
     def log(self, *entry: Any) -> None:
         self.events.append(list(entry))
+
+    # ---- what the kit's TimingPoint asks (p2php.engine.timing.Listeners)
+    def listening(self, point: str) -> list[tuple[Seat, str]]:
+        """Cards in play with an effect at ``point``, the current player's side first, in play order."""
+        first = max(self.turn, 0)
+        out: list[tuple[Seat, str]] = []
+        for seat in (first, 1 - first):
+            for slot in self.in_play(seat):
+                effect = self.triggers.get(self.card(slot).number)
+                if effect is not None and point in effect.points:
+                    out.append((seat, effect.key))
+        return out
+
+    def effect(self, key: str) -> Effect[TcgState]:
+        return self.triggers[int(key)]
+
+    def may_respond(self, seat: Seat) -> bool:
+        return True
+
+    def announce(self, seat: Seat, key: str, chosen: bool) -> None:
+        self.log("effect", seat, int(key))
+
+    def public(self) -> Knowledge:
+        return Knowledge(self.pub)
 
     # ---- the contract's views
     def observation(self, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
@@ -115,14 +163,15 @@ class TcgState(TaskGame):
     def snapshot(self) -> Any:
         return {"start": self.start, "sizes": self.sizes, "deck": self.deck, "hand": self.hand,
                 "discard": self.discard, "lessons": self.lessons, "creatures": self.creatures,
-                "characters": self.characters, "turn": self.turn, "turns": self.turns, "first": self.first,
+                "characters": self.characters, "items": self.items, "extra_actions": self.extra_actions,
+                "turn": self.turn, "turns": self.turns, "first": self.first,
                 "events": self.events, "options": sorted(self.options.items()), "stack": self.stack.snapshot()}
 
     def clone(self) -> TcgState:
         new = copy.copy(self)
         for name in ("start", "sizes"):
             setattr(new, name, list(getattr(self, name)))
-        for name in ("deck", "hand", "discard", "lessons", "characters"):
+        for name in ("deck", "hand", "discard", "lessons", "characters", "items"):
             setattr(new, name, [list(zone) for zone in getattr(self, name)])
         new.creatures = [[list(c) for c in zone] for zone in self.creatures]
         new.events = [list(e) for e in self.events]

@@ -10,9 +10,12 @@ Decisions where the rules are silent:
 * §2 step 5, who goes first: a fair coin from the engine's joint randomness (``Randomness("first")``);
 * §2/§3, the first player's first draw: the rulebook says "Do this first every turn!" with no
   exception, so the first player draws on turn 1 too;
-* §5.4, an Item costs 1 Action, like a Creature (reading (a)) -- no Item is implemented yet;
-* §3.2 steps 1 and 5 ("before your turn", "at the end of your turn") are stages of :class:`Turn`;
-  no implemented card acts there yet;
+* §5.4, an Item costs 1 Action, like a Creature (reading (a));
+* §3.2 step 1 ("before your turn") is a timing point (``triggers.BEFORE_TURN``) that Delivery Owl
+  listens at; step 5 ("at the end of your turn") is a stage of :class:`Turn` no implemented card uses;
+* Unicorn (20), "You get 1 more Action on each of your turns (including the turn you play Unicorn)":
+  a turn starts with 2 Actions plus 1 per Unicorn its player has in play, and playing one adds 1 at
+  once; a Unicorn that leaves play during the turn does not take back the Action it gave;
 * a player may draw with an Action even from a one-card deck (and so lose: see ``damage.py``).
 """
 
@@ -36,18 +39,22 @@ from p2php.engine.contract import (
     Step,
 )
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task
+from p2php.engine.timing import TimingPoint
 from p2php.games.tcg.abilities import DRACO, DracoLook, SecondLesson, second_lesson_due
 from p2php.games.tcg.cards import Card, CardType
 from p2php.games.tcg.damage import Draw, Mill
 from p2php.games.tcg.effects import blocked_by_text, pay_cost, resolve, unimplemented
 from p2php.games.tcg.ids import card_of
+from p2php.games.tcg.items import play_item
 from p2php.games.tcg.power import enough_power
 from p2php.games.tcg.state import DECK_SLOTS, HAND, TcgState
+from p2php.games.tcg.triggers import BEFORE_TURN
 
 __all__ = ["Actions", "CastSpell", "Match", "Turn", "action_cost", "why_not"]
 
 ACTIONS = 2
 """Actions per turn (§3.1); they cannot be saved (FAQ 2)."""
+UNICORN = 20
 
 
 def action_cost(card: Card) -> int:
@@ -119,7 +126,7 @@ class Turn(Task[TcgState]):
     """One turn of ``seat`` (§3.2): before, draw, Creatures' damage, 2 Actions, end."""
 
     class Stage(Enum):
-        BEFORE = auto()  # "before your turn begins" effects (none implemented)
+        BEFORE = auto()  # "before your turn begins": the BEFORE_TURN timing point
         DRAW = auto()
         CREATURES = auto()
         ACTIONS = auto()
@@ -133,6 +140,9 @@ class Turn(Task[TcgState]):
         if self.stage is S.BEFORE:
             g.log("turn", self.seat, g.turns)
             self.stage = S.DRAW
+            g.extra_actions = 0
+            if g.listening(BEFORE_TURN):
+                return Push(TimingPoint(BEFORE_TURN, {"seat": self.seat}))
             return CONTINUE
         if self.stage is S.DRAW:
             self.stage = S.CREATURES
@@ -143,7 +153,8 @@ class Turn(Task[TcgState]):
             return Push(Mill(1 - self.seat, damage)) if damage else CONTINUE
         if self.stage is S.ACTIONS:
             self.stage = S.END
-            return Push(Actions(self.seat))
+            unicorns = sum(g.card(s).number == UNICORN for s, _ in g.creatures[self.seat])
+            return Push(Actions(self.seat, ACTIONS + unicorns))
         return Done()
 
 
@@ -155,6 +166,8 @@ class Actions(Task[TcgState]):
     left: int = ACTIONS
 
     def run(self, g: TcgState) -> Outcome:
+        self.left += g.extra_actions  # granted by a card just played
+        g.extra_actions = 0
         return Decide((self.seat,), "action") if self.left > 0 else Done()
 
     def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
@@ -220,6 +233,11 @@ class Actions(Task[TcgState]):
         if card.type is CardType.CREATURE:
             pay_cost(g, seat, card)
             g.creatures[seat].append([slot, 0])
+            self.left += card.number == UNICORN
+            return CONTINUE
+        if card.type is CardType.ITEM:
+            pay_cost(g, seat, card)
+            play_item(g, seat, slot)
             return CONTINUE
         if card.type is CardType.CHARACTER:
             g.characters[seat].append(slot)

@@ -31,6 +31,7 @@ def observation(g: TcgState, seat: Seat | None, knowledge: Knowledge) -> dict[st
             "hand": len(g.hand[s]),
             "lessons": [_name(g, x) for x in g.lessons[s]],
             "creatures": [[_name(g, x), d] for x, d in g.creatures[s]],
+            "items": [_name(g, x) for x in g.items[s]],
             "discard": [_name(g, x) for x in g.discard[s]],
         })
     mine = [] if seat is None else [_name(g, x, knowledge) for x in g.hand[seat]]
@@ -50,8 +51,12 @@ def describe(g: TcgState, seat: Seat, action: Action, faces: Mapping[Slot, CardI
         return "discards a card from the opponent's hand"
     if kind == "target":
         return f"aims at {what}" if "slot" in action else "aims at the opponent"
-    if kind == "creature":
+    if kind in ("creature", "in_play"):
         return f"discards {what}"
+    if kind == "keep":
+        return f"keeps {what}"
+    if kind == "lesson":
+        return f"discards a {action.get('lesson')} Lesson"
     return {"draw": "draws a card", "end": "ends the turn", "stop": "stops", "none": "discards nothing"}.get(
         str(kind), str(action))
 

@@ -1,0 +1,322 @@
+"""The tasks that carry out card pieces needing a question or a hidden card (the rest act at once in ``effects``).
+
+Decisions where the rules are silent (tcg.md "Not specified" items 1 and 8; §5.3):
+
+* a choice among interchangeable cards (Lessons of one type, copies of one card in the discard pile)
+  is not asked: the newest one is taken;
+* "Your opponent chooses N cards in his or her hand and discards them" (Confundus, Titillando) asks the
+  opponent one card at a time; each card is opened as it is discarded (the pile is public, §0.3);
+* a card returned to the hand from play or from the discard pile stays face up: everyone saw it;
+* Wizard Crackers' top card is opened to everyone ("Reveal"), so a non-Lesson goes to the hand face up;
+* Illegibilus shows the opponent's hand to the caster alone (a Show) and the chosen card is opened when
+  discarded, as Draco Malfoy's ability does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Reveal, Seat, Slot, Step
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, Task
+from p2php.games.tcg.cards import CardType, LessonType
+from p2php.games.tcg.damage import Mill, damage_creature, lost
+from p2php.games.tcg.state import TcgState, owner_of
+
+__all__ = [
+    "DiscardHandTask", "KeepOne", "LoseLesson", "MayHitCreature", "OwnDiscards", "PickCreature", "PickInPlay",
+    "PickTarget", "Retrieve", "RevealTop", "return_to_hand",
+]
+
+
+def _only(answers: Sequence[tuple[Seat, Action]]) -> Action:
+    ((_seat, action),) = answers
+    return action
+
+
+def return_to_hand(g: TcgState, slot: Slot) -> None:
+    """A card in play goes back to its owner's hand, face up (its counters are gone)."""
+    seat = owner_of(slot)
+    if any(c[0] == slot for c in g.creatures[seat]):
+        g.creatures[seat] = [c for c in g.creatures[seat] if c[0] != slot]
+    g.hand[seat].append(slot)
+    g.log("returned", slot)
+
+
+@dataclass
+class LoseLesson(Task[TcgState]):
+    """``seat`` discards ``count`` Lessons in play of ``lesson`` type, newest first (interchangeable).
+
+    ``lesson == ""``: of any type, the owner choosing the type (Platform 9 3/4).
+    """
+
+    seat: int
+    lesson: str
+    count: int = 1
+
+    def run(self, g: TcgState) -> Outcome:
+        if self.count <= 0 or not g.lessons[self.seat]:
+            return Done()
+        if not self.lesson:
+            kinds = {g.card(s).lesson for s in g.lessons[self.seat]}
+            if len(kinds) > 1:
+                return Decide((self.seat,), "lesson")
+            self.lesson = g.card(g.lessons[self.seat][0]).lesson or ""
+        mine = g.lessons_of(self.seat, LessonType(self.lesson))
+        if mine:
+            g.remove_lesson(mine[-1])
+            g.log("lesson_lost", mine[-1])
+        self.count -= 1
+        return CONTINUE
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        kinds = sorted({str(g.card(s).lesson) for s in g.lessons[self.seat]})
+        return [{"type": "lesson", "lesson": k} for k in kinds]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        self.lesson = str(_only(answers)["lesson"])
+        return CONTINUE
+
+
+@dataclass
+class PickTarget(Task[TcgState]):
+    """``seat`` deals ``amount`` to the opponent or to a Creature in play of its choice."""
+
+    seat: int
+    amount: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "target")
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        out: list[Action] = [{"type": "target", "seat": 1 - self.seat}]
+        for side in (1 - self.seat, self.seat):
+            out.extend({"type": "target", "slot": s} for s, _ in g.creatures[side])
+        return out
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        action = _only(answers)
+        if "slot" in action:
+            damage_creature(g, action["slot"], self.amount)
+            return Done()
+        return Replace(Mill(1 - self.seat, self.amount))
+
+
+@dataclass
+class MayHitCreature(Task[TcgState]):
+    """``seat`` may choose a Creature in play (either side's) and do ``amount`` damage to it (Toe Biter)."""
+
+    seat: int
+    amount: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "target") if g.creatures[0] or g.creatures[1] else Done()
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        out: list[Action] = []
+        for side in (1 - self.seat, self.seat):
+            out.extend({"type": "target", "slot": s} for s, _ in g.creatures[side])
+        return [*out, {"type": "stop"}]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        action = _only(answers)
+        if action["type"] == "target":
+            damage_creature(g, action["slot"], self.amount)
+        return Done()
+
+
+@dataclass
+class PickCreature(Task[TcgState]):
+    """``chooser`` picks one of ``victim``'s Creatures in play, which is discarded (Incarcifors, Take Root).
+
+    ``home``: the chosen Creature returns to its owner's hand instead (Fluffy Falls Asleep), and
+    ``victim == -1`` offers every Creature in play.
+    """
+
+    chooser: int
+    victim: int
+    home: bool = False
+
+    def _slots(self, g: TcgState) -> list[Slot]:
+        sides = (0, 1) if self.victim < 0 else (self.victim,)
+        return [s for side in sides for s, _ in g.creatures[side]]
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.chooser,), "creature") if self._slots(g) else Done()
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "creature", "slot": s} for s in self._slots(g)]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        slot = _only(answers)["slot"]
+        if self.home:
+            return_to_hand(g, slot)
+            return Done()
+        g.remove_creature(slot)
+        g.log("dies", slot)
+        return Done()
+
+
+@dataclass
+class PickInPlay(Task[TcgState]):
+    """``seat`` chooses one of the opponent's cards in play of ``kinds`` (card type values) and discards it."""
+
+    seat: int
+    kinds: list[str]
+
+    def _slots(self, g: TcgState) -> list[Slot]:
+        opp = 1 - self.seat
+        zones = {"lesson": g.lessons[opp], "creature": [c[0] for c in g.creatures[opp]], "item": g.items[opp]}
+        return [s for k in self.kinds for s in zones[k]]
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "in_play") if self._slots(g) else Done()
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "in_play", "slot": s} for s in self._slots(g)]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        g.discard_from_play(_only(answers)["slot"])
+        return Done()
+
+
+@dataclass
+class KeepOne(Task[TcgState]):
+    """``chooser`` keeps one of ``side``'s Creatures; the rest are discarded (only with 2 or more)."""
+
+    chooser: int
+    side: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.chooser,), "keep") if len(g.creatures[self.side]) >= 2 else Done()
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "keep", "slot": s} for s, _ in g.creatures[self.side]]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        keep = _only(answers)["slot"]
+        for slot in [s for s, _ in g.creatures[self.side] if s != keep]:
+            g.remove_creature(slot)
+            g.log("dies", slot)
+        return Done()
+
+
+@dataclass
+class Retrieve(Task[TcgState]):
+    """``seat`` takes up to ``left`` cards of ``kind`` from its discard pile into its hand (Accio, Hagrid)."""
+
+    seat: int
+    kind: str
+    left: int
+    optional: bool
+
+    def choices(self, g: TcgState) -> list[Slot]:
+        """The newest card of each card number of ``kind`` in the pile: copies are interchangeable."""
+        seen: dict[int, Slot] = {}
+        for slot in g.discard[self.seat]:
+            card = g.card(slot)
+            if card.type.value == self.kind:
+                seen[card.number] = slot
+        return [seen[n] for n in sorted(seen)]
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "retrieve") if self.left > 0 and self.choices(g) else Done()
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        out: list[Action] = [{"type": "take", "slot": s} for s in self.choices(g)]
+        return [*out, {"type": "stop"}] if self.optional else out
+
+    def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        if action.get("type") == "take" and action.get("slot") in g.discard[self.seat] and \
+                g.card(action["slot"]).type.value == self.kind:
+            return
+        if action == {"type": "stop"} and self.optional:
+            return
+        raise IllegalAction(f"not a legal action here: {action}")
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        action = _only(answers)
+        if action["type"] == "stop":
+            return Done()
+        g.discard[self.seat].remove(action["slot"])
+        g.hand[self.seat].append(action["slot"])
+        g.log("retrieve", self.seat, action["slot"])
+        self.left -= 1
+        return CONTINUE if self.left else Done()
+
+
+@dataclass
+class DiscardHandTask(Task[TcgState]):
+    """``seat``'s whole hand is opened and discarded (Obliviate)."""
+
+    seat: int
+    opened: list[int] = field(default_factory=list)
+
+    def run(self, g: TcgState) -> Outcome:
+        if self.opened or not g.hand[self.seat]:
+            return Done()
+        self.opened = list(g.hand[self.seat])
+        hidden = tuple(s for s in self.opened if s not in g.pub)
+        if hidden:
+            return Reveal(hidden)
+        return self._discard(g)
+
+    def _discard(self, g: TcgState) -> Outcome:
+        for slot in self.opened:
+            g.hand[self.seat].remove(slot)
+            g.to_discard(slot)
+        g.log("hand_discarded", self.seat, list(self.opened))
+        return Done()
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        return self._discard(g)
+
+
+@dataclass
+class OwnDiscards(Task[TcgState]):
+    """``seat`` chooses ``left`` cards of its hand, one at a time, and discards them (all, if fewer)."""
+
+    seat: int
+    left: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "discard_own") if self.left > 0 and g.hand[self.seat] else Done()
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "discard", "slot": s} for s in g.hand[self.seat]]
+
+    def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        slot = action.get("slot")
+        return (slot,) if slot in g.hand[self.seat] and slot not in g.pub else ()
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        slot = _only(answers)["slot"]
+        g.hand[self.seat].remove(slot)
+        g.to_discard(slot)
+        g.log("discarded", self.seat, slot)
+        self.left -= 1
+        return CONTINUE
+
+
+@dataclass
+class RevealTop(Task[TcgState]):
+    """Wizard Crackers: ``seat``'s top card is opened; a Lesson goes into play, anything else into the hand."""
+
+    seat: int
+    done: bool = False
+
+    def run(self, g: TcgState) -> Outcome:
+        if self.done or not g.deck[self.seat]:
+            return Done()
+        return Reveal((g.deck[self.seat][0],))
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        slot = g.deck[self.seat].pop(0)
+        self.done = True
+        if g.card(slot).type is CardType.LESSON:
+            g.lessons[self.seat].append(slot)
+            g.log("play", self.seat, slot)
+        else:
+            g.hand[self.seat].append(slot)
+            g.log("revealed_top", self.seat, slot)
+        return lost(g, self.seat) if not g.deck[self.seat] else Done()

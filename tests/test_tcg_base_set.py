@@ -1,0 +1,327 @@
+"""Base Set cards beyond the Starter decks (increment 2), one scenario each (engine mode, constructed decks).
+
+Each test gives seat 0 (Hermione) and/or seat 1 (Draco) a constructed deck holding the cards it needs
+(``Duel(decks=...)``; the rest of a 60-card deck is Lessons), stacks hands and cards in play, and plays
+the card through real actions.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from p2php.engine.contract import IllegalAction
+from p2php.games.tcg.cards import LessonType
+from p2php.games.tcg.power import power
+from p2php.testing.tcg import Duel
+
+CMC, POT, TR, CH = "Care of Magical Creatures", "Potions", "Transfiguration", "Charms"
+
+
+def deck_size(d: Duel, seat: int) -> int:
+    return len(d.state.deck[seat])
+
+
+# ----------------------------------------------------------------------------- Creatures
+
+
+@pytest.mark.parametrize(("creature", "lessons", "left"), [
+    ("Mountain Troll", [CMC] * 8, 8), ("Guard Dog", [CMC] * 7, 7), ("Scottish Stag", [CMC] * 4, 4),
+    ("Norbert", [CMC] * 4, 2), ("Baby Dragon", [CMC] * 3, 2), ("Giant Tarantula", [CMC], 0),
+    ("Pet Rat", [CMC], 0),
+])
+def test_creatures_pay_their_lesson_cost_and_hit_from_the_next_turn(creature: str, lessons: list[str],
+                                                                     left: int) -> None:
+    from p2php.games.tcg.cards import card_by_name
+
+    d = Duel(first=0, decks={0: [creature]}, hands={0: [creature]}, in_play={0: lessons})
+    d.act(0, d.play(0, creature))
+    assert d.names(0, "creatures") == [creature] and len(d.state.lessons[0]) == left
+    assert d.names(0, "discard") == [CMC] * (len(lessons) - left)
+    d.end_turn(0)
+    before = deck_size(d, 1)
+    d.end_turn(1)
+    assert deck_size(d, 1) == before - (card_by_name(creature).damage or 0)
+
+
+def test_norbert_needs_two_care_of_magical_creatures_lessons_to_discard() -> None:
+    d = Duel(first=0, decks={0: ["Norbert"]}, hands={0: ["Norbert"]}, in_play={0: [CMC, CH, CH, CH]})
+    assert d.play(0, "Norbert") not in d.legal(0)
+
+
+def test_unicorn_gives_one_more_action_on_the_turn_it_is_played_and_every_later_turn() -> None:
+    d = Duel(first=0, decks={0: ["Unicorn"]}, hands={0: ["Unicorn"]}, in_play={0: [CMC] * 6})
+    d.act(0, d.play(0, "Unicorn"))
+    d.act(0, {"type": "draw"}, "action")
+    d.act(0, {"type": "draw"}, "action")  # the third Action of this turn
+    assert d.state.turn == 1
+    d.end_turn(1)
+    for _ in range(3):
+        d.act(0, {"type": "draw"}, "action")
+    assert d.state.turn == 1
+
+
+def test_delivery_owl_draws_before_each_of_its_owners_turns() -> None:
+    d = Duel(first=0, decks={0: ["Delivery Owl"]}, hands={0: ["Delivery Owl"]}, in_play={0: [CMC, CMC]})
+    d.act(0, d.play(0, "Delivery Owl"))
+    d.end_turn(0)
+    hand = len(d.state.hand[0])
+    d.end_turn(1)
+    assert len(d.state.hand[0]) == hand + 2  # the Owl's card, then the turn's draw
+    assert ["effect", 0, 21] in d.state.events
+
+
+# ----------------------------------------------------------------------------- Items
+
+
+def test_a_wand_provides_charms_power_and_replaces_the_old_wand() -> None:
+    wands = ["Borrowed Wand", "Dragon Heart Wand"]
+    d = Duel(first=0, decks={0: wands}, hands={0: wands}, in_play={0: [CH, CH, CH]})
+    assert d.play(0, "Dragon Heart Wand") not in d.legal(0)  # 3 Power, but 5 needed
+    d.act(0, d.play(0, "Borrowed Wand"))
+    assert d.names(0, "items") == ["Borrowed Wand"] and power(d.state, 0)[LessonType.CHARMS] == 5
+    d.act(0, d.play(0, "Dragon Heart Wand"))
+    assert d.names(0, "items") == ["Dragon Heart Wand"] and d.names(0, "discard") == ["Borrowed Wand"]
+    assert power(d.state, 0)[LessonType.CHARMS] == 6
+
+
+def test_phoenix_feather_wand_needs_cards_providing_three_charms_power() -> None:
+    d = Duel(first=0, decks={0: ["Phoenix Feather Wand"]}, hands={0: ["Phoenix Feather Wand"]},
+             in_play={0: [CH, CH, POT, POT, POT, POT, POT]})
+    assert "providing 3 Charms" in str(_why(d, 0, "Phoenix Feather Wand"))
+
+
+def _why(d: Duel, seat: int, name: str) -> str | None:
+    from p2php.games.tcg.cards import card_by_name
+    from p2php.games.tcg.turn import why_not
+
+    return why_not(d.state, seat, card_by_name(name), 2)
+
+
+@pytest.mark.parametrize(("cauldron", "lessons", "gives"), [("Pewter Cauldron", 5, 3), ("Silver Cauldron", 8, 5)])
+def test_a_cauldron_discards_potions_lessons_and_provides_potions_power(cauldron: str, lessons: int,
+                                                                        gives: int) -> None:
+    d = Duel(first=0, decks={0: [cauldron]}, hands={0: [cauldron]}, in_play={0: [POT] * lessons})
+    d.act(0, d.play(0, cauldron))
+    paid = 1 if cauldron.startswith("Pewter") else 2
+    assert power(d.state, 0)[LessonType.POTIONS] == lessons - paid + gives
+
+
+# ----------------------------------------------------------------------------- Spells: damage
+
+
+@pytest.mark.parametrize(("spell", "lessons", "amount", "paid"), [
+    ("Draught of Living Death", [POT] * 8, 12, 2), ("Malevolent Mixture", [POT] * 5, 10, 2),
+    ("Dogbreath Potion", [POT] * 6, 8, 1), ("Noxious Poison", [POT] * 3, 5, 1), ("Bluebell Flames", [CH] * 7, 4, 0),
+    ("Erumpent Potion", [POT] * 3, 1, 0), ("Foul Brew", [POT] * 5, 2, 0),
+])
+def test_damage_spells_hit_the_opponent_and_pay_their_cost(spell: str, lessons: list[str], amount: int,
+                                                           paid: int) -> None:
+    d = Duel(first=0, decks={0: [spell]}, hands={0: [spell]}, in_play={0: lessons})
+    before = deck_size(d, 1)
+    d.act(0, d.play(0, spell))
+    assert len(d.state.lessons[0]) == len(lessons) - paid
+    d.act(0, {"type": "target", "seat": 1}, "target")
+    assert deck_size(d, 1) == before - amount
+    assert d.names(0, "discard")[-1] == spell
+
+
+def test_a_damage_spell_can_hit_a_creature() -> None:
+    d = Duel(first=0, decks={0: ["Foul Brew"], 1: ["Guard Dog"]}, hands={0: ["Foul Brew"]},
+             in_play={0: [POT] * 5, 1: ["Guard Dog"]})
+    dog = d.slot(1, "Guard Dog", "creatures")
+    d.act(0, d.play(0, "Foul Brew"))
+    d.act(0, {"type": "target", "slot": dog}, "target")
+    assert d.state.creatures[1] == [[dog, 2]]
+
+
+def test_baubillious_does_one_damage_then_draws() -> None:
+    d = Duel(first=0, decks={0: ["Baubillious"]}, hands={0: ["Baubillious"]}, in_play={0: [CH, CH]})
+    hand = len(d.state.hand[0])
+    d.act(0, d.play(0, "Baubillious"))
+    d.act(0, {"type": "target", "seat": 1})
+    assert len(d.state.hand[0]) == hand  # Baubillious out, one card in
+
+
+def test_toe_biter_hits_the_opponent_and_may_hit_a_creature() -> None:
+    d = Duel(first=0, decks={0: ["Toe Biter"], 1: ["Pet Rat"]}, hands={0: ["Toe Biter"]},
+             in_play={0: [CH] * 3, 1: ["Pet Rat"]})
+    before = deck_size(d, 1)
+    d.act(0, d.play(0, "Toe Biter"))
+    assert deck_size(d, 1) == before - 2
+    d.act(0, {"type": "target", "slot": d.slot(1, "Pet Rat", "creatures")}, "target")
+    assert d.state.creatures[1][0][1] == 2
+
+
+def test_fumos_damages_every_creature_and_nurture_heals_ones_own() -> None:
+    d = Duel(first=0, decks={0: ["Fumos", "Nurture", "Guard Dog"], 1: ["Pet Rat", "Giant Tarantula"]},
+             hands={0: ["Fumos", "Nurture"]}, in_play={0: [CH] * 7 + [CMC, CMC, "Guard Dog"],
+                                                    1: ["Pet Rat", "Giant Tarantula"]})
+    d.act(0, d.play(0, "Fumos"))
+    assert d.names(1, "creatures") == ["Pet Rat"] and d.state.creatures[1][0][1] == 2
+    assert d.state.creatures[0][0][1] == 2
+    d.act(0, d.play(0, "Nurture"))
+    assert d.state.creatures[0][0][1] == 0 and d.state.creatures[1][0][1] == 2
+
+
+def test_steelclaw_makes_ones_creatures_do_their_damage_now() -> None:
+    d = Duel(first=0, decks={0: ["Steelclaw", "Guard Dog"]}, hands={0: ["Steelclaw"]},
+             in_play={0: [TR] * 4 + ["Guard Dog"]})
+    before = deck_size(d, 1)
+    d.act(0, d.play(0, "Steelclaw"))
+    assert deck_size(d, 1) == before - 3
+
+
+# ----------------------------------------------------------------------------- Spells: discard from play
+
+
+@pytest.mark.parametrize(("spell", "lessons", "victim"), [
+    ("Cauldron to Sieve", [TR, TR], POT), ("Restricted Section", [TR, TR], TR),
+])
+def test_lesson_discarding_spells(spell: str, lessons: list[str], victim: str) -> None:
+    d = Duel(first=0, decks={0: [spell]}, hands={0: [spell]}, in_play={0: lessons, 1: [victim, CH]})
+    d.act(0, d.play(0, spell))
+    assert d.names(1, "lessons") == [CH] and d.names(1, "discard") == [victim]
+
+
+def test_squiggle_quill_discards_an_opponents_item_and_lost_notes_an_item_or_lesson() -> None:
+    d = Duel(first=0, decks={0: ["Squiggle Quill", "Lost Notes"], 1: ["Borrowed Wand"]},
+             hands={0: ["Squiggle Quill", "Lost Notes"]}, in_play={0: [TR] * 5, 1: [CH, "Borrowed Wand"]})
+    assert d.play(0, "Squiggle Quill") in d.legal(0)
+    d.act(0, d.play(0, "Squiggle Quill"))
+    d.act(0, {"type": "in_play", "slot": d.slot(1, "Borrowed Wand", "items")}, "in_play")
+    assert d.state.items[1] == [] and d.names(1, "discard") == ["Borrowed Wand"]
+    assert d.play(0, "Lost Notes") in d.legal(0)
+    d.act(0, d.play(0, "Lost Notes"))
+    assert d.legal(0) == [{"type": "in_play", "slot": d.state.lessons[1][0]}]
+
+
+def test_squiggle_quill_needs_an_item() -> None:
+    d = Duel(first=0, decks={0: ["Squiggle Quill"]}, hands={0: ["Squiggle Quill"]}, in_play={0: [TR] * 2})
+    assert d.play(0, "Squiggle Quill") not in d.legal(0)
+
+
+def test_potions_mistake_discards_three_potions_lessons_and_a_creature() -> None:
+    d = Duel(first=0, decks={0: ["Potions Mistake"], 1: ["Guard Dog"]}, hands={0: ["Potions Mistake"]},
+             in_play={0: [POT] * 6, 1: ["Guard Dog"]})
+    d.act(0, d.play(0, "Potions Mistake"))
+    d.act(0, {"type": "in_play", "slot": d.slot(1, "Guard Dog", "creatures")})
+    assert len(d.state.lessons[0]) == 3 and d.state.creatures[1] == []
+
+
+def test_raven_to_writing_desk_needs_two_creatures_to_discard_one() -> None:
+    d = Duel(first=0, decks={0: ["Raven to Writing Desk"] * 2, 1: ["Pet Rat", "Guard Dog"]},
+             hands={0: ["Raven to Writing Desk"] * 2}, in_play={0: [TR], 1: ["Pet Rat", "Guard Dog"]})
+    d.act(0, d.play(0, "Raven to Writing Desk"))
+    d.act(0, {"type": "creature", "slot": d.slot(1, "Guard Dog", "creatures")}, "creature")
+    d.act(0, d.play(0, "Raven to Writing Desk"))  # one Creature left: nothing happens
+    assert d.names(1, "creatures") == ["Pet Rat"] and d.state.turn == 1
+
+
+def test_transfiguration_exam_discards_every_creature() -> None:
+    d = Duel(first=0, decks={0: ["Transfiguration Exam", "Pet Rat"], 1: ["Guard Dog"]},
+             hands={0: ["Transfiguration Exam"]}, in_play={0: [TR] * 10 + ["Pet Rat"], 1: ["Guard Dog"]})
+    d.act(0, d.play(0, "Transfiguration Exam"))
+    assert d.state.creatures == [[], []]
+
+
+def test_transfiguration_test_each_side_keeps_one_creature() -> None:
+    d = Duel(first=0, decks={0: ["Transfiguration Test", "Pet Rat", "Guard Dog"], 1: ["Pet Rat", "Guard Dog"]},
+             hands={0: ["Transfiguration Test"]},
+             in_play={0: [TR] * 5 + ["Pet Rat", "Guard Dog"], 1: ["Pet Rat", "Guard Dog"]})
+    d.act(0, d.play(0, "Transfiguration Test"))
+    d.act(1, {"type": "keep", "slot": d.slot(1, "Pet Rat", "creatures")}, "keep")  # the opponent chooses first
+    d.act(0, {"type": "keep", "slot": d.slot(0, "Guard Dog", "creatures")}, "keep")
+    assert d.names(1, "creatures") == ["Pet Rat"] and d.names(0, "creatures") == ["Guard Dog"]
+
+
+def test_fluffy_falls_asleep_returns_a_creature_to_its_owners_hand_face_up() -> None:
+    d = Duel(first=0, decks={0: ["Fluffy Falls Asleep"], 1: ["Guard Dog"]}, hands={0: ["Fluffy Falls Asleep"]},
+             in_play={0: [CMC] * 3, 1: ["Guard Dog"]})
+    dog = d.slot(1, "Guard Dog", "creatures")
+    d.state.creatures[1][0][1] = 3
+    d.act(0, d.play(0, "Fluffy Falls Asleep"))
+    d.act(0, {"type": "creature", "slot": dog}, "creature")
+    assert d.state.creatures[1] == [] and dog in d.state.hand[1] and dog in d.table.public
+
+
+# ----------------------------------------------------------------------------- Spells: hands, Actions, Lessons
+
+
+def test_obliviate_discards_the_opponents_hand() -> None:
+    d = Duel(first=0, decks={0: ["Obliviate"]}, hands={0: ["Obliviate"]}, in_play={0: [CH] * 12})
+    d.act(0, d.play(0, "Obliviate"))
+    assert d.state.hand[1] == [] and len(d.state.discard[1]) == 7
+
+
+def test_confundus_makes_the_opponent_choose_two_cards_to_discard() -> None:
+    d = Duel(first=0, decks={0: ["Confundus"]}, hands={0: ["Confundus"]}, in_play={0: [CH] * 5})
+    d.act(0, d.play(0, "Confundus"))
+    for _ in range(2):
+        d.act(1, {"type": "discard", "slot": d.state.hand[1][0]}, "discard_own")
+    assert len(d.state.hand[1]) == 5 and len(d.state.discard[1]) == 2 and d.prompt == "action"
+
+
+def test_titillando_does_three_damage_then_three_discards_or_all_if_fewer() -> None:
+    d = Duel(first=0, decks={0: ["Titillando"]}, hands={0: ["Titillando"]}, in_play={0: [CH] * 9})
+    del d.state.hand[1][2:]  # (a test-only edit: two cards left in the opponent's hand)
+    d.act(0, d.play(0, "Titillando"))
+    d.act(0, {"type": "target", "seat": 1})
+    d.act(1, {"type": "discard", "slot": d.state.hand[1][0]}, "discard_own")
+    d.act(1, {"type": "discard", "slot": d.state.hand[1][0]}, "discard_own")
+    assert d.state.hand[1] == [] and d.prompt == "action"
+
+
+def test_illegibilus_looks_at_the_hand_and_must_discard_one() -> None:
+    d = Duel(first=0, decks={0: ["Illegibilus"], 1: ["Guard Dog"]}, hands={0: ["Illegibilus"], 1: ["Guard Dog"]},
+             in_play={0: [CH] * 5})
+    dog = d.slot(1, "Guard Dog")
+    d.act(0, d.play(0, "Illegibilus"))
+    assert {"type": "none"} not in d.legal(0) and d.table.knowledge(0).face(dog) is not None
+    d.act(0, {"type": "discard", "slot": dog}, "draco")
+    assert d.names(1, "discard") == ["Guard Dog"]
+
+
+def test_platform_nine_and_three_quarters_costs_a_lesson_and_gives_two_more_actions() -> None:
+    d = Duel(first=0, decks={0: ["Platform 9 3/4"]}, hands={0: ["Platform 9 3/4"]}, in_play={0: [TR] * 4 + [CH]})
+    d.act(0, d.play(0, "Platform 9 3/4"))
+    d.act(0, {"type": "lesson", "lesson": "charms"}, "lesson")
+    assert d.names(0, "lessons") == [TR] * 4
+    for _ in range(3):  # 1 left + 2 more
+        d.act(0, {"type": "draw"}, "action")
+    assert d.state.turn == 1
+
+
+def test_homework_puts_up_to_two_lessons_from_the_hand_into_play() -> None:
+    d = Duel(first=0, decks={0: ["Homework"]}, hands={0: ["Homework", CMC, CMC]}, in_play={0: [TR, TR]})
+    d.act(0, d.play(0, "Homework"))
+    d.act(0, d.play(0, CMC), "homework")
+    d.act(0, d.play(0, CMC), "homework")
+    assert len(d.state.lessons[0]) == 4 and d.prompt == "action"
+
+
+def test_homework_takes_only_lessons() -> None:
+    d = Duel(first=0, decks={0: ["Homework", "Pet Rat"]}, hands={0: ["Homework", "Pet Rat"]}, in_play={0: [TR, TR]})
+    d.act(0, d.play(0, "Homework"))
+    with pytest.raises(IllegalAction):
+        d.act(0, d.play(0, "Pet Rat"), "homework")
+
+
+def test_wizard_crackers_puts_a_lesson_into_play_or_anything_else_into_the_hand() -> None:
+    d = Duel(first=0, decks={0: ["Wizard Crackers", "Wizard Crackers", "Pet Rat"]},
+             hands={0: ["Wizard Crackers", "Wizard Crackers"]}, draws={0: [CH, CH, "Pet Rat"]}, in_play={0: [CH]})
+    d.act(0, d.play(0, "Wizard Crackers"))  # the turn's draw took the first Charms
+    assert len(d.state.lessons[0]) == 2
+    d.act(0, d.play(0, "Wizard Crackers"))
+    rat = d.slot(0, "Pet Rat")
+    assert rat in d.table.public
+
+
+def test_ollivanders_returns_an_item_from_the_discard_pile() -> None:
+    d = Duel(first=0, decks={0: ["Ollivanders", "Borrowed Wand"]}, hands={0: ["Ollivanders"]},
+             in_play={0: [CH, "Borrowed Wand"]})
+    wand = d.slot(0, "Borrowed Wand", "items")
+    d.state.discard_from_play(wand)
+    assert d.play(0, "Ollivanders") in d.legal(0)
+    d.act(0, d.play(0, "Ollivanders"))
+    d.act(0, {"type": "take", "slot": wand}, "retrieve")
+    assert wand in d.state.hand[0]
