@@ -24,7 +24,7 @@ import trio
 
 from p2php.bots import default_kind
 from p2php.console import LogPrinter
-from p2php.engine.contract import OptionError
+from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
@@ -72,10 +72,17 @@ def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[
     }
 
 
+def _default_players(game: Game) -> int:
+    """Four at the table, or as close to four as the game allows (the TCG is a duel)."""
+    return min(max(4, game.min_players), game.max_players)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from p2php.session.local_net import run_local_table
 
     game = get_game(args.game)
+    if args.peers is None:
+        args.peers = _default_players(game)
     game.check_players(args.peers)
     options = parse_table_options(game, parse_option_pairs(args.option))
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
@@ -115,6 +122,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     from p2php.terminal import Quit, TerminalUI, summary_lines
 
     game = get_game(args.game)
+    if args.bots is None:
+        args.bots = _default_players(game) - 1
     players = args.bots + 1
     game.check_players(players)
     options = parse_table_options(game, parse_option_pairs(args.option))
@@ -210,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="bot peers play a whole game over loopback TCP")
     p.add_argument("game", nargs="?", default="uno")
-    p.add_argument("--peers", type=int, default=4)
+    p.add_argument("--peers", type=int, default=None, help="how many peers (default: 4, within the game's range)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the play")
     p.add_argument("--transcripts", metavar="DIR", help="save each peer's signed transcript here")
     p.add_argument("--view", type=int, metavar="SEAT", default=None,
@@ -220,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play in this terminal against bot peers")
     p.add_argument("game", nargs="?", default="uno")
-    p.add_argument("--bots", type=int, default=3)
+    p.add_argument("--bots", type=int, default=None, help="bot opponents (default: 3, within the game's range)")
     p.add_argument("--name", default="you")
     p.add_argument("--lang", choices=("zh", "en"), help="Harry Potter Sha names in Chinese or English only")
     common(p)

@@ -39,7 +39,6 @@ VERIFIED_SHUFFLE = b"p2php/verified/shuffle/v1"  # a shuffle's statement digest,
 VERIFIED_SHUFFLE_U = b"p2php/verified/shuffle-u/v1"  # the shuffle's vector challenge u (crypto/shuffle_proof.py)
 VERIFIED_SHUFFLE_C = b"p2php/verified/shuffle-c/v1"  # the shuffle's challenge γ (crypto/shuffle_proof.py)
 VERIFIED_DECK = b"p2php/verified/deck/v1"  # the game part of a verified deck's contexts, B.10 (crypto/verified_deck.py)
-VERIFIED_LIST = b"p2php/verified/list/v1"  # a secret list's commitment and entry contexts, B.10 (verified_deck.py)
 
 # ----------------------------------------------------------------------------- informative (local derivations)
 
@@ -62,7 +61,7 @@ PROTOCOL_TAGS = frozenset({
     RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN,
     BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
     BEACON_SEED, NONCE, CHAIN_SEED, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD, VERIFIED_CTX, VERIFIED_KEY,
-    VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK, VERIFIED_LIST,
+    VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK,
     VERIFIED_DECK_SECRET,
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""

@@ -200,7 +200,9 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
         return [f"{clean(who(seat))}: {safe(line.removeprefix(f'seat {seat} '), LINE)}"
                 for (seat, _), line in zip(event.answers, event.lines, strict=False)]
     if isinstance(step, Shuffle):
-        return [f"· every peer shuffled and locked a deck of {step.count} cards ({step.purpose})"]
+        done = "shuffled and proved" if ls.vdeck is not None else "shuffled and locked"
+        whose = "" if step.owner is None else f", {clean(who(step.owner))}'s own secret list"
+        return [f"· every peer {done} a deck of {step.count} cards ({step.purpose}{whose})"]
     if isinstance(step, Deal):
         mine = [slot for slot, seat in step.to if seat == ls.seat]
         counts: dict[int, int] = {}
@@ -405,8 +407,9 @@ class TerminalUI:
         if isinstance(step, Shuffle) and ls.tick not in self.announced and not ls.finished:
             self.announced.add(ls.tick)
             n = ls.players
-            self.write(self.paint(f"… shuffling {len(step.cards)} cards ({step.purpose}): each of the {n} peers "
-                                  f"shuffles and then locks the deck ({2 * n} passes)", "dim"))
+            how = (f"each of the {n} peers re-masks and shuffles it with a proof ({n} passes)" if ls.vdeck is not None
+                   else f"each of the {n} peers shuffles and then locks the deck ({2 * n} passes)")
+            self.write(self.paint(f"… shuffling {step.count} cards ({step.purpose}): {how}", "dim"))
 
     # ---- decide: the view, the menu, the prompt
 

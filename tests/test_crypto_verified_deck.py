@@ -307,53 +307,39 @@ def test_a_bad_key_share_is_named(table: Table) -> None:
 # ----------------------------------------------------------------------------- secret composition
 
 
-def test_secret_list_then_passes() -> None:
+def test_a_secret_deck_is_a_proven_selection_from_its_pool() -> None:
+    """The owner's selection pass over its pool: its head is the deck; drawing it from anything else fails."""
     t = _set_up(3)
-    owner, own_cards = 1, [20, 3, 11, 7, 5, 9]
-    ctx = _ctx("list", 0, owner)
-    secret, opening = vd.make_secret_list(ctx, t.y, BOOK, own_cards, t.secrets[owner])
-    cts = vd.check_secret_list(ctx, len(own_cards), secret, seat=owner)
-    wire = dataclasses.replace(secret, ciphertexts=tuple(ct.encode() for ct in secret.ciphertexts))
-    assert vd.check_secret_list(ctx, len(own_cards), wire, seat=owner) == cts
-    assert not set(cts) & set(vd.public_deck(BOOK, own_cards, t.y))  # fresh randomness: not the public form
-    deck = cts
-    for p in range(3):
-        pctx = _ctx("pass", p, p, step=6)
-        made = vd.make_pass(pctx, t.y, deck, t.secrets[p])
-        deck = vd.check_pass(pctx, t.y, deck, list(made.outputs), made.proof, seat=p)
+    owner, pool, own_cards = 1, [3, 5, 7, 9, 11, 20, 21, 22], [20, 3, 11, 7, 5, 9]
+    where = {c: i for i, c in enumerate(pool)}
+    chosen = [where[c] for c in own_cards]
+    perm = chosen + [i for i in range(len(pool)) if i not in chosen]
+    public = vd.public_deck(BOOK, pool, t.y)
+    sctx = _ctx("pass", 0, owner)
+    made = vd.make_pass(sctx, t.y, public, t.secrets[owner], perm)
+    deck = vd.check_pass(sctx, t.y, public, list(made.outputs), made.proof, seat=owner)[:len(own_cards)]
+    for p in (0, 2):
+        pctx = _ctx("pass", p + 1, p, step=6)
+        passed = vd.make_pass(pctx, t.y, deck, t.secrets[p])
+        deck = vd.check_pass(pctx, t.y, deck, list(passed.outputs), passed.proof, seat=p)
     opened = [vd.open_slot(BOOK, ct, {p: ct.a * s.x for p, s in enumerate(t.secrets)}, 3, slot=i)
               for i, ct in enumerate(deck)]
     assert sorted(opened) == sorted(own_cards)
-    assert vd.check_list_opening(ctx, t.y, BOOK, secret, opening)
-    assert not vd.check_list_opening(ctx, t.y, BOOK, secret, dataclasses.replace(opening, cards=(20, 3, 11, 7, 5, 8)))
-    assert not vd.check_list_opening(ctx, t.y, BOOK, secret, dataclasses.replace(opening, salt=b"\0" * 32))
-    assert not vd.check_list_opening(ctx, t.y, BOOK, secret, dataclasses.replace(opening, randomness=(None,) * 6))
-
-    def rejected(received: object, size: int = 6, c: bytes = ctx) -> None:
-        with pytest.raises(vd.DeckFault) as info:
-            vd.check_secret_list(c, size, received, seat=owner)
-        assert info.value.why == vd.BAD_SECRET_DECK and info.value.seat == owner
-
-    other = vd.make_secret_list(_ctx("list", 0, 0), t.y, BOOK, [1, 2, 4, 6, 8, 10], t.secrets[0])[0]
-    stolen = dataclasses.replace(secret, ciphertexts=(other.ciphertexts[0], *secret.ciphertexts[1:]))
-    moved = dataclasses.replace(secret, ciphertexts=secret.ciphertexts[::-1])
-    for bad in [stolen, moved, None, dataclasses.replace(secret, commitment=b"short"),
-                dataclasses.replace(secret, proofs=secret.proofs[:-1]),
-                dataclasses.replace(secret, ciphertexts=(b"\x02" * 66,) * 6),
-                dataclasses.replace(secret, ciphertexts=(Ciphertext(base_mul(0), base_mul(1)),) * 6),
-                dataclasses.replace(secret, ciphertexts=(Ciphertext(base_mul(1), None),) * 6),
-                dataclasses.replace(secret, proofs=(None,) * 6),
-                dataclasses.replace(secret, ciphertexts=list(secret.ciphertexts))]:
-        rejected(bad)
-    rejected(secret, size=5)
-    rejected(secret, c=_ctx("list", 0, 0))  # proofs bound to the owner's context
+    # A selection made from a pool with a card outside it (4) has no valid proof against the real pool.
+    forged_pool = [4 if c == 21 else c for c in pool]
+    forged = vd.make_pass(sctx, t.y, vd.public_deck(BOOK, forged_pool, t.y), t.secrets[owner], perm)
+    with pytest.raises(vd.DeckFault) as info:
+        vd.check_pass(sctx, t.y, public, list(forged.outputs), forged.proof, seat=owner)
+    assert info.value.why == vd.BAD_PASS and info.value.seat == owner
+    with pytest.raises(ValueError, match="not a permutation"):
+        vd.make_pass(sctx, t.y, public, t.secrets[owner], [0] * len(pool))
 
 
 def test_cards_and_bounds() -> None:
     y = base_mul(5)
-    for bad in [[], [1, 1], [-1], [24], list(range(513))]:
+    for bad in [[], [1, 1], [-1], [24], list(range(1025))]:
         with pytest.raises(ValueError):
-            vd.public_deck(vd.CardBook(b"big", 600), bad, y) if len(bad) > 512 else vd.public_deck(BOOK, bad, y)
+            vd.public_deck(vd.CardBook(b"big", 1100), bad, y) if len(bad) > 1024 else vd.public_deck(BOOK, bad, y)
     with pytest.raises(vd.DeckFault) as info:
         BOOK.card_of(generator(), 3)
     assert info.value.why == vd.BAD_CARD and "slot 3 opened to no such card" in str(info.value)

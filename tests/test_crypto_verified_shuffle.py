@@ -175,7 +175,7 @@ def test_malformed_statements_and_proofs_raise(case: int) -> None:
 def test_the_size_bound_is_checked_before_any_group_operation() -> None:
     ct = _deck(1)[0]
     big = [ct] * (MAX_SHUFFLE + 1)
-    with pytest.raises(MalformedProof, match="1 to 512"):
+    with pytest.raises(MalformedProof, match="1 to 1024"):
         verify_shuffle(CTX, Y, big, big, _pass(1)[2])
     header = (MAX_SHUFFLE + 1).to_bytes(4, "big")
     with pytest.raises(MalformedProof):

@@ -421,7 +421,6 @@ def test_secret_deck_that_breaks_the_rules_is_named_at_the_audit() -> None:
         assert "black cards only" in p.verdict.reason
 
 
-@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_stacked_decks_run_through_the_real_protocol_and_audit_clean() -> None:
     from p2php.testing import restacked
 

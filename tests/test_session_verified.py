@@ -309,54 +309,59 @@ def _secret_peers(cards: list[int], seed: int) -> list[Lockstep]:
     return memory.make_peers("toy", 3, SECRET, seed=seed, private_decks={0: {"secret": cards}})
 
 
-def test_a_verified_secret_deck_is_dealt_and_its_list_checked_at_the_audit() -> None:
+def test_a_verified_secret_deck_is_dealt_and_its_audit_opens_nothing() -> None:
     peers = _secret_peers([6, 8, 11], 17)
     memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
     _clean(peers)
     assert peers[0].private_faces[100] in (6, 8, 11)
     assert 100 not in peers[1].private_faces and 100 not in peers[1].public_faces
     rec = next(r for r in peers[1].decks if r.owner == 0)
-    assert rec.secret_list is not None and len(rec.secret_list.ciphertexts) == 3
-    # The owner's audit opens the list (composition only); nobody else's releases anything.
-    audits = {m.sender: m.body for m in peers[1].transcript if m.kind == "audit"}
-    assert [e[0] for e in audits[0]["lists"]] == [rec.number] and sorted(audits[0]["lists"][0][1]) == [6, 8, 11]
-    assert "lists" not in audits[1] and "lists" not in audits[2]
+    assert len(rec.cts) == 3
+    selection = next(m for m in peers[1].transcript if m.kind == "pass" and m.sender == 0)
+    assert len(selection.body["cards"]) == 6  # the owner's proven pass over its whole pool; the deck is its head
+    audits = [m.body for m in peers[1].transcript if m.kind == "audit"]
+    assert len(audits) == 3 and all(set(body) == {"boxes", "evidence"} and body["boxes"] == [] for body in audits)
+    # The card that was never opened stays unknown to every other seat, at the audit too.
+    unopened = [slot for slot in rec_slots(rec) if slot not in peers[1].public_faces]
+    assert unopened and all(slot not in peers[2].private_faces for slot in unopened)
 
 
-def test_a_verified_secret_deck_that_breaks_the_rules_is_named_at_the_audit() -> None:
+def rec_slots(rec: DeckRecord) -> range:
+    return range(rec.first_slot, rec.first_slot + rec.size)
+
+
+def test_a_secret_deck_outside_the_rules_is_named_at_the_owners_pass() -> None:
+    """The owner builds its selection from a pool holding a red card (1): no proof against the real pool exists."""
+    from p2php.session.verified import VerifiedDeck
+
+    peers = _secret_peers([6, 1, 11], 18)
+    owner = peers[0].vdeck
+    assert owner is not None
+    real = VerifiedDeck._pool
+    owner._pool = lambda rec: [1 if c == 7 else c for c in real(owner, rec)]  # type: ignore[method-assign]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _named(peers, 0, FaultCode.BAD_SECRET_DECK)
+    assert all(p.fault is not None and p.fault.at[0] == 0 for p in peers[1:])  # at the set-up's first shuffle
+    assert all(not p.private_faces and not p.public_faces for p in peers[1:])  # before any card was dealt
+
+
+def test_an_honest_owner_refuses_to_play_a_deck_outside_the_pool() -> None:
+    """Its own peer will not make the pass: the table stops at once, unattributed, and says why."""
     peers = _secret_peers([6, 1, 11], 18)
     memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
-    for p in peers[1:]:
-        assert p.verdict is not None and p.verdict.culprit == 0 and p.verdict.code == "bad_secret_deck", p.verdict
-        assert "black cards only" in p.verdict.reason
+    for p in peers:
+        assert p.verdict is not None and not p.verdict.clean and p.verdict.culprit is None, p.verdict
+    assert "distinct card ids of the game's pool" in (peers[0].verdict.reason if peers[0].verdict else "")
 
 
-@pytest.mark.parametrize("opening", ["withheld", "other cards"])
-def test_an_owner_that_withholds_or_forges_its_list_opening_is_named(opening: str) -> None:
-    peers = _secret_peers([6, 8, 11], 19)
-    owner = peers[0]
-    assert owner.vdeck is not None
-    honest = owner.vdeck.own_openings
-
-    def forged() -> list[list[Any]]:
-        out = honest()
-        return [] if opening == "withheld" else [[e[0], [7, 9, 10], e[2], e[3]] for e in out]
-
-    owner.vdeck.own_openings = forged  # type: ignore[method-assign]
-    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
-    for p in peers[1:]:
-        assert p.verdict is not None and p.verdict.culprit == 0 and p.verdict.code == "bad_secret_deck", p.verdict
-
-
-def test_a_secret_list_with_a_bad_proof_is_named_at_the_owners_pass() -> None:
+def test_a_selection_pass_with_a_bad_proof_is_named_at_the_owners_pass() -> None:
     peers = _secret_peers([6, 8, 11], 20)
 
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
-        if kind == "pass" and "list_proofs" in body:
-            body = {**body, "list_proofs": [body["list_proofs"][1], body["list_proofs"][0], body["list_proofs"][2]]}
+        if kind == "pass" and len(body["cards"]) == 6:  # the owner's selection pass
+            body = {**body, "cards": [body["cards"][1], body["cards"][0], *body["cards"][2:]]}
         return body
 
     _cheat(peers[0], alter)
     memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
     _named(peers, 0, FaultCode.BAD_SECRET_DECK)
-    assert all(not p.private_faces and not p.public_faces for p in peers[1:])  # stopped before any deal

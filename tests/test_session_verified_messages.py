@@ -67,4 +67,4 @@ def test_deck_fault_codes_are_fault_codes() -> None:
 
 def test_a_fast_deck_record_is_unchanged() -> None:
     rec = DeckRecord(0, bytes(32), 0, 0, (1, 2))
-    assert rec.y is None and rec.y_shares == {} and rec.cts == [] and rec.secret_list is None
+    assert rec.y is None and rec.y_shares == {} and rec.cts == []

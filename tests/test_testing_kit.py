@@ -11,6 +11,7 @@ from p2php.engine.registry import get_game
 from p2php.rng import DetRng
 from p2php.session.memory import run_in_memory
 from p2php.testing import Scenario, StackingError, stacked_peers
+from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import Mode, scenario_mode
 
 
@@ -36,6 +37,25 @@ def test_one_script_runs_on_a_dealer_and_through_the_protocol() -> None:
     sc.script([(first, {"type": "play", "slot": first}, "play"), (1 - first, {"type": "play", "slot": 1 - first})])
     over = sc.over()
     assert over.winners == (0,)  # 11 % 6 = 5 beats 10 % 6 = 4
+
+
+class ReversedVerified(Reversed):
+    """The same scenario through the verified deck (a scenario may ask for a deck protocol)."""
+
+    def __init__(self, mode: Mode | None = None, **kw: object) -> None:
+        Scenario.__init__(self, get_game("toy"), 2, {"crypto": "verified"}, mode=mode, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.usefixtures("mode")
+def test_a_scenario_may_ask_for_the_verified_deck() -> None:
+    sc = ReversedVerified()
+    if isinstance(sc.table, ProtocolTable):
+        assert all(p.crypto == "verified" for p in sc.table.peers)
+    sc.answer([(0, {"type": "bid", "n": 1}), (1, {"type": "bid", "n": 2})])
+    first = sc.state.first  # type: ignore[attr-defined]
+    assert [sc.table.faces[s] for s in (0, 2, 4)] == [11, 9, 7]  # stacked through proven passes
+    sc.script([(first, {"type": "play", "slot": first}, "play"), (1 - first, {"type": "play", "slot": 1 - first})])
+    assert sc.over().winners == (0,)
 
 
 def test_fixed_dice_on_a_trusted_dealer() -> None:
@@ -70,11 +90,16 @@ def test_an_expected_prompt_that_does_not_come_is_named() -> None:
         sc.expect((0, 1), "play")
 
 
-def test_stacked_peers_play_a_whole_audited_game() -> None:
-    peers = stacked_peers("toy", 3, lambda step: list(reversed(step.cards)), {"reveal_end": True}, seed=4)
+@pytest.mark.parametrize("crypto", ["verified", "fast"])
+def test_stacked_peers_play_a_whole_audited_game(crypto: str) -> None:
+    """Stacking works in both deck protocols; in a verified one every stacked pass still carries a valid proof."""
+    peers = stacked_peers("toy", 3, lambda step: list(reversed(step.cards)), {"reveal_end": True, "crypto": crypto},
+                          seed=4)
+    assert all(p.crypto == crypto for p in peers)
     bots = {s: get_game("toy").make_bot("random", s) for s in range(3)}
     run_in_memory(peers, bots)
     assert all(p.verdict is not None and p.verdict.clean for p in peers)
+    assert len(peers[0].public_faces) >= 6  # every dealt card opens at the end (reveal_end)
     assert all(p.public_faces[s] == 11 - s for p in peers for s in p.public_faces)
 
 

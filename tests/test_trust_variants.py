@@ -168,6 +168,22 @@ def test_slot_as_text_is_a_bad_message_named_by_everyone() -> None:
     assert_named_by_all(_keys_cheat(change), 2, "bad key entry", "bad_message")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
+def test_slot_as_a_boolean_is_a_bad_message_named_by_everyone() -> None:
+    """``True`` equals slot 1 in Python: a key entry must say its slot as an integer, not a boolean."""
+    def change(keys: list[list[Any]], me: Lockstep) -> list[Any]:
+        for entry in keys:
+            if entry[0] in (0, 1):
+                entry[0] = bool(entry[0])
+                break
+        else:
+            raise AssertionError(f"no slot 0 or 1 among {keys}: choose another seed")
+        return keys
+
+    peers = _keys_cheat(change)
+    assert_named_by_all(peers, 2, "bad key entry", "bad_message")
+
+
 # ----------------------------------------------------------------------------- shuffle and lock passes (§6.4, §7.3)
 #
 # Passes of deck 0 (tick 0), 3 seats: shuffle by 0, 1, 2 (phases 0-2), lock by 2, 1, 0 (phases 3-5).

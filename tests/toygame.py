@@ -185,6 +185,9 @@ class ToyGame(Game):
             return "a secret deck may hold black cards only"
         return None
 
+    def private_pool(self, options: Mapping[str, object], owner: Seat, purpose: str) -> Sequence[CardId] | None:
+        return tuple(range(6, 12))  # the same rule as a pool: any three distinct black cards
+
     def new_state(self, players: int, options: Mapping[str, object]) -> ToyState:
         self.check_players(players)
         parsed = self.parse_options(dict(options))

@@ -20,13 +20,11 @@ primitives (:mod:`~p2php.crypto.elgamal`, :mod:`~p2php.crypto.proofs`, :mod:`~p2
    :func:`show_duties`): a deal sends the other shares privately to the recipient, *which verifies each proof*
    and adds its own share itself, so nobody else can ever open the card; a reveal broadcasts every share and
    everyone verifies; a private show sends the viewer every share but the owner's first, and the owner's last.
-5. **Secret composition** (a trading-card deck): :func:`make_secret_list` encrypts the owner's private list under
-   ``Y`` with fresh randomness, proves knowledge of each randomness (so no ciphertext is copied from someone
-   else's deck) and commits to the list; passes then run as for a public deck. **Not proven yet:** that each
-   ciphertext encrypts *a card of the game's pool*, nor that the list obeys the deck rules. That needs a
-   set-membership (one-out-of-many) proof and a proof over the committed multiset; until then a wrong card shows
-   when it is opened (:class:`CardBook` names "no such card") and the rules are checked only if the owner opens
-   its commitment at the audit by consent (:func:`check_list_opening`).
+5. **Secret composition** (a trading-card deck): the owner's first pass is a *selection*: a proven pass
+   (:func:`make_pass` with its own permutation) over the public encryption of the game's pool for that deck,
+   whose first ``size`` outputs are its deck. The proof shows they are distinct cards of the pool, and the game
+   states its deck rules as that pool, so the rules are proven at the step and nothing about the composition is
+   ever opened; only the other seats' passes hide the order from the owner.
 6. **Rerandomise a hidden hand**: :func:`rerandomise_hand` is a pass over the hand's slots, proven the same way.
 
 Contexts are built by the caller with :func:`deck_context` (session id, deck number, phase, engine step, pass or
@@ -46,11 +44,10 @@ from typing import Final
 
 from p2php import tags
 from p2php.canonical import digest
-from p2php.crypto.elgamal import Ciphertext, card_point, combine_shares, encrypt, initial_deck, remask
+from p2php.crypto.elgamal import Ciphertext, card_point, combine_shares, initial_deck, remask
 from p2php.crypto.proofs import (
     KeyProof,
     ShareProof,
-    check_context,
     proof_context,
     prove_key,
     prove_share,
@@ -73,9 +70,9 @@ from p2php.rng import DetRng
 
 __all__ = [
     "BAD_CARD", "BAD_KEY", "BAD_PASS", "BAD_SECRET_DECK", "MAX_SHUFFLE", "PHASES", "CardBook", "DeckFault",
-    "KeyShare", "ListOpening", "Pass", "SecretList", "SeatSecrets", "Share", "check_list_opening", "check_pass",
-    "check_secret_list", "check_share", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
-    "make_secret_list", "make_share", "open_slot", "public_deck", "rerandomise_hand", "reveal_duties",
+    "KeyShare", "Pass", "SeatSecrets", "Share", "check_pass",
+    "check_share", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
+    "make_share", "open_slot", "public_deck", "rerandomise_hand", "reveal_duties",
     "show_duties",
 ]
 
@@ -83,10 +80,10 @@ __all__ = [
 BAD_KEY: Final = "bad_key"  # a key share or decryption share whose proof fails, or that is missing
 BAD_PASS: Final = "bad_pass"  # a pass that is malformed or whose shuffle proof fails
 BAD_CARD: Final = "bad_card"  # a slot that opened to no card of the book
-BAD_SECRET_DECK: Final = "bad_secret_deck"  # a secret list that is malformed, unproven, or breaks its commitment
+BAD_SECRET_DECK: Final = "bad_secret_deck"  # a secret deck not drawn from its pool (its selection pass fails)
 
 #: The phases of :func:`deck_context`: what a proof is for, hashed into its context.
-PHASES: Final = frozenset({"key", "pass", "open", "list", "hand"})
+PHASES: Final = frozenset({"key", "pass", "open", "hand"})
 
 SEED_SIZE: Final = 32
 
@@ -295,8 +292,9 @@ class Pass:
         return [ct.encode() for ct in self.outputs], self.proof.encode()
 
 
-def _prove(ctx: bytes, y: Point, deck: Sequence[Ciphertext], rng: DetRng) -> tuple[Pass, list[int]]:
-    perm = rng.permutation(len(deck))
+def _prove(ctx: bytes, y: Point, deck: Sequence[Ciphertext], rng: DetRng,
+           perm: Sequence[int] | None = None) -> tuple[Pass, list[int]]:
+    perm = rng.permutation(len(deck)) if perm is None else _checked_permutation(perm, len(deck))
     rhos = [random_scalar(rng) for _ in deck]
     outputs = [remask(y, deck[j], rho) for j, rho in zip(perm, rhos, strict=True)]
     return Pass(tuple(outputs), prove_shuffle(ctx, y, deck, outputs, perm, rhos, rng)), perm
@@ -306,9 +304,22 @@ def _deck_digest(deck: Sequence[Ciphertext]) -> bytes:
     return digest(*(ct.hash_bytes() for ct in deck))
 
 
-def make_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], secrets: SeatSecrets) -> Pass:
-    """Shuffle and re-mask the whole ``deck`` under ``Y`` and prove it, in this seat's ``"pass"`` context."""
-    return _prove(ctx, y, deck, secrets.rng(b"pass", ctx, _deck_digest(deck)))[0]
+def make_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], secrets: SeatSecrets,
+              permutation: Sequence[int] | None = None) -> Pass:
+    """Shuffle and re-mask the whole ``deck`` under ``Y`` and prove it, in this seat's ``"pass"`` context.
+
+    ``permutation`` (output ``j`` holds input ``permutation[j]``) replaces the one drawn from the seat's secrets:
+    only a stacked test deck passes one (:mod:`p2php.testing.stacking`). The proof is the same either way — it
+    shows that *a* permutation was applied, never which — so a receiver cannot tell and need not.
+    """
+    return _prove(ctx, y, deck, secrets.rng(b"pass", ctx, _deck_digest(deck)), permutation)[0]
+
+
+def _checked_permutation(perm: Sequence[int], n: int) -> list[int]:
+    out = [int(j) for j in perm]
+    if sorted(out) != list(range(n)):
+        raise ValueError(f"not a permutation of {n} entries")
+    return out
 
 
 def check_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object, proof: object, *,
@@ -416,89 +427,3 @@ def show_duties(players: int, owner: int, viewer: int) -> tuple[list[int], list[
     if owner == viewer:
         raise ValueError("a private show is to another seat than the owner")
     return [s for s in range(players) if s not in (owner, viewer)], [owner]
-
-
-# ----------------------------------------------------------------------------- secret composition
-
-
-@dataclass(frozen=True, slots=True)
-class SecretList:
-    """An owner's private list encrypted under ``Y``, a proof of each randomness, and a commitment to the list."""
-
-    ciphertexts: tuple[Ciphertext, ...]
-    proofs: tuple[KeyProof, ...]
-    commitment: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class ListOpening:
-    """What opens a :class:`SecretList` at the owner's consent: the card ids, the randomness, the salt."""
-
-    cards: tuple[int, ...]
-    randomness: tuple[int, ...]
-    salt: bytes = field(repr=False)
-
-
-def _list_commitment(ctx: bytes, salt: bytes, cards: Sequence[int]) -> bytes:
-    return digest(tags.VERIFIED_LIST, ctx, salt, b"".join(_u32(c) for c in cards))
-
-
-def _index_ctx(ctx: bytes, i: int) -> bytes:
-    """The context of the randomness proof of list entry ``i`` (each entry its own, so none is moved or copied)."""
-    return digest(tags.VERIFIED_LIST, ctx, _u32(i))
-
-
-def make_secret_list(ctx: bytes, y: Point, book: CardBook, cards: Sequence[int],
-                     secrets: SeatSecrets) -> tuple[SecretList, ListOpening]:
-    """Encrypt the owner's list ``cards`` under ``Y`` (``"list"`` context) and keep its opening.
-
-    ``Enc(M_c; r_i)`` with fresh ``r_i``; a Schnorr proof of ``r_i`` for ``a_i = r_i·G``, so the owner knows every
-    plaintext (no ciphertext taken from another deck); ``commitment = D(LIST tag, ctx, salt, u32(c)…)``. Neither
-    proves that a plaintext is a card of the pool or that the list obeys the deck rules (module docstring).
-    """
-    points = _check_cards(book, cards)
-    rng = secrets.rng(b"list", ctx, b"".join(_u32(c) for c in cards))
-    rs = [random_scalar(rng) for _ in cards]
-    salt = rng.bytes(32)
-    cts = tuple(encrypt(y, m, r) for m, r in zip(points, rs, strict=True))
-    proofs = tuple(prove_key(_index_ctx(ctx, i), r, rng) for i, r in enumerate(rs))
-    return (SecretList(cts, proofs, _list_commitment(ctx, salt, cards)),
-            ListOpening(tuple(cards), tuple(rs), salt))
-
-
-def check_secret_list(ctx: bytes, size: int, received: object, *, seat: int) -> list[Ciphertext]:
-    """The list's ciphertexts once its shape and every randomness proof hold; :class:`DeckFault` ``bad_secret_deck``."""
-    if not isinstance(received, SecretList) or not isinstance(received.ciphertexts, tuple) \
-            or not isinstance(received.proofs, tuple):
-        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list is not a secret list")
-    if not 1 <= size <= MAX_SHUFFLE or len(received.ciphertexts) != size or len(received.proofs) != size:
-        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list must hold {size} cards and proofs")
-    if not isinstance(received.commitment, bytes) or len(received.commitment) != 32:
-        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list has no 32-byte commitment")
-    try:
-        check_context(ctx)
-        cts = [_ciphertext(ct) for ct in received.ciphertexts]
-        for i, (ct, proof) in enumerate(zip(cts, received.proofs, strict=True)):
-            if not verify_key(_index_ctx(ctx, i), ct.a, proof):
-                raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list: entry {i} is not proven")
-    except InvalidEncoding as exc:
-        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list is malformed: {exc}") from None
-    if len(set(cts)) != len(cts):
-        raise DeckFault(BAD_SECRET_DECK, seat, f"seat {seat}'s secret list repeats a ciphertext")
-    return cts
-
-
-def check_list_opening(ctx: bytes, y: Point, book: CardBook, secret: SecretList, opening: ListOpening) -> bool:
-    """Whether ``opening`` (released by the owner's consent) opens ``secret``: commitment and every ciphertext."""
-    if len(opening.cards) != len(secret.ciphertexts) or len(opening.randomness) != len(opening.cards) \
-            or not all(isinstance(r, int) and not isinstance(r, bool) for r in opening.randomness) \
-            or not isinstance(opening.salt, bytes):
-        return False
-    try:
-        points = _check_cards(book, opening.cards)
-    except ValueError:
-        return False
-    if _list_commitment(ctx, opening.salt, opening.cards) != secret.commitment:
-        return False
-    return all(encrypt(y, m, r) == ct for m, r, ct in zip(points, opening.randomness, secret.ciphertexts,
-                                                          strict=True))

@@ -326,6 +326,26 @@ class Game(ABC):
         """Why a secret deck list (see :class:`Shuffle`) breaks the deck-building rules, or ``None``."""
         return None
 
+    def private_pool(self, options: Mapping[str, object], owner: Seat, purpose: str) -> Sequence[CardId] | None:
+        """The card ids ``owner`` may build its secret ``purpose`` deck from (``None``: every id of the game).
+
+        Any ``size`` distinct ids of the pool must make a legal deck: a verified deck proves exactly that at the
+        owner's first pass (a proven shuffle of the whole pool, whose head is the deck), so the deck rules hold
+        without anyone, even at the audit, learning the composition (protocol.md B.10). A fast deck checks the
+        recovered list with :meth:`check_private_deck` at the audit instead. Express the rules as a pool of
+        instance ids (four ids per card for a four-copies rule); at most 1024 ids.
+        """
+        return None
+
+    def private_decks(self, options: Mapping[str, object], seat: Seat) -> dict[str, list[CardId]]:
+        """The secret deck lists ``seat`` brings when its player names none, by purpose (``{}``: none).
+
+        A trading-card game answers with the deck its options name (a starter deck, whose list is public
+        anyway); a player's own deck comes from its peer instead (``PeerConfig.private_decks``), never from
+        the options, which every seat sees.
+        """
+        return {}
+
     def check_players(self, players: int) -> None:
         if not self.min_players <= players <= self.max_players:
             raise OptionError(

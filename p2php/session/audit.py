@@ -94,40 +94,15 @@ def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:
     played later is caught; one whose witness stays hidden is not: the price of an audit that opens no unplayed
     card, protocol.md §10.3).
     """
-    out = _audit_lists(ls)
     if ls.fault is not None:
-        return out
+        return []
     try:
         replayed = replay_events(ls.game, ls.players, ls.options, ls.events, everything=dict(ls.public_faces))
     except ReplayFault as err:
-        return out + [Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0), FaultCode.HIDDEN_LIE)]
+        return [Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0), FaultCode.HIDDEN_LIE)]
     if replayed.state_hash() != ls.state.state_hash():
-        return out + [Fault(None, "replay gives a different final state", end, FaultCode.DESYNC)]
-    return out
-
-
-def _audit_lists(ls: Lockstep) -> list[Fault]:
-    """Each verified secret deck's list, opened by its owner in its audit, against its commitment and the rules.
-
-    An owner whose audit was refused or malformed is already a finding; one that sent an audit without the
-    opening of a list it committed to is named ``bad_secret_deck``: without it the deck rules go unchecked.
-    """
-    assert ls.vdeck is not None
-    out: list[Fault] = []
-    for rec in ls.decks:
-        if rec.owner is None or rec.secret_list is None:
-            continue
-        body = ls.audit_bodies.get(rec.owner)
-        if body is None or body.get("refused") or body.get("invalid"):
-            continue
-        lists = body.get("lists")
-        opening = next((e for e in lists if isinstance(e, list) and e and e[0] == rec.number), None) \
-            if isinstance(lists, list) else None
-        problem = "it did not open the list for the audit" if opening is None else ls.vdeck.list_fault(rec, opening)
-        if problem is not None:
-            out.append(Fault(rec.owner, f"its secret deck {rec.number}: {short(problem)}", (rec.tick, 0),
-                             FaultCode.BAD_SECRET_DECK))
-    return out
+        return [Fault(None, "replay gives a different final state", end, FaultCode.DESYNC)]
+    return []
 
 
 def _verdict(ls: Lockstep, findings: list[Fault], final_hash: bytes) -> Verdict:

@@ -42,6 +42,9 @@ class DerivedSecrets:
     def derive(self, seat: Seat, rec: DeckRecord, decks_secret: bytes) -> deck.DeckSecrets:
         return deck.DeckSecrets.derive(deck_seed(decks_secret, rec.number), rec.context, rec.size)
 
+    def pass_permutation(self, seat: Seat, rec: DeckRecord) -> list[int] | None:
+        return None  # drawn from the seat's secrets inside its proven pass
+
 
 DERIVED = DerivedSecrets()
 """The deck secrets source of every real game (see :class:`~p2php.session.records.DeckSecretsSource`)."""

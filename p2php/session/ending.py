@@ -121,10 +121,8 @@ class Ending(LockstepBase):
             self.result = self._step
         if self.secrets is not None and self.seat is not None and not self._have_own("audit") \
                 and self.vdeck is not None:
-            # A verified deck releases no secret: every step was proven when it was made (§6.4); only a secret
-            # deck's owner opens its list, so that everyone can check the game's deck rules.
-            lists = self.vdeck.own_openings()
-            self._send("audit", {"boxes": [], "evidence": self._evidence(), **({"lists": lists} if lists else {})})
+            # A verified deck releases no secret: every step was proven when it was made (§6.4).
+            self._send("audit", {"boxes": [], "evidence": self._evidence()})
         elif self.secrets is not None and self.seat is not None and not self._have_own("audit"):
             self._send(
                 "audit",

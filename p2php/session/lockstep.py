@@ -104,11 +104,13 @@ class Lockstep(DeckSteps, Ending):
         self.players = table.players
         self.seat = seat
         self.secrets = secrets
-        self.private_decks = dict(private_decks or {})  # secret deck lists this seat owns, by purpose
         self.deck_source = deck_source  # the real derivation; p2php.testing may stack decks
         self.session_id = table.session_id
         self.crypto = crypto_mode(table.options)  # the deck protocol (session option, never seen by the engine)
         self.options = game.parse_options(game_options(table.options))
+        # The secret deck lists this seat owns, by purpose: its player's, else the game's for these options.
+        self.private_decks = dict(private_decks) if private_decks else (
+            dict(game.private_decks(self.options, seat)) if seat is not None else {})
         self.state = game.new_state(self.players, self.options)
         self.points = deck.PointBook(
             digest(tags.CARDS, self.session_id, game.name.encode()),

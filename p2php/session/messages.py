@@ -160,6 +160,7 @@ def key_list(msg: Message, key: str = "keys") -> list[tuple[int, int]]:
             not isinstance(item, list)
             or len(item) != 2
             or not isinstance(item[0], int)
+            or isinstance(item[0], bool)  # True == 1 would pass a duty check: refused as pair_list refuses it
             or not isinstance(item[1], bytes)
             or len(item[1]) != 32
         ):

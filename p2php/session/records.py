@@ -14,7 +14,6 @@ from p2php.session.handshake import Table
 if TYPE_CHECKING:  # the verified deck needs coincurve; a fast-only install never imports it
     from p2php.crypto.elgamal import Ciphertext
     from p2php.crypto.secp256k1 import Point
-    from p2php.crypto.verified_deck import SecretList
 
 MAX_BACKLOG = 2048
 """Messages buffered per sender (queued, parked or relayed) before it is named for flooding."""
@@ -171,8 +170,6 @@ class DeckRecord:
     y_shares: dict[Seat, Point] = field(default_factory=dict)  # each seat's checked key share Y_p
     y: Point | None = None  # the joint key, once every share is in
     cts: list[Ciphertext] = field(default_factory=list)  # the current checked deck (the last pass's outputs)
-    secret_list: SecretList | None = None  # a secret deck's checked list, from its owner's pass body
-    list_ctx: bytes = b""  # the proof context of that list (B.10 ``ctx(list, 0, owner)`` at the owner's pass)
 
     @property
     def size(self) -> int:
@@ -213,4 +210,8 @@ class DeckSecretsSource(Protocol):
 
     def derive(self, seat: Seat, rec: DeckRecord, decks_secret: bytes) -> deck.DeckSecrets:
         """``seat``'s secrets for deck ``rec``, from its (own or released) decks secret."""
+        ...
+
+    def pass_permutation(self, seat: Seat, rec: DeckRecord) -> list[int] | None:
+        """A verified deck: the permutation ``seat``'s pass over ``rec`` applies, or ``None`` (drawn in its proof)."""
         ...

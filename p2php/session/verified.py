@@ -22,15 +22,10 @@ from p2php import tags
 from p2php.canonical import digest
 from p2php.crypto import verified_deck as vd
 from p2php.crypto.elgamal import Ciphertext
-from p2php.crypto.proofs import KeyProof
 from p2php.crypto.secp256k1 import (
     POINT_SIZE,
-    SCALAR_SIZE,
-    InvalidEncoding,
     Point,
     decode_point,
-    decode_scalar,
-    encode_scalar,
 )
 from p2php.engine.contract import CardId, Seat, Slot
 from p2php.session.handshake import deck_seed
@@ -52,9 +47,6 @@ __all__ = ["FAST_FIELDS", "VerifiedDeck", "deck_fault"]
 
 FAST_FIELDS = frozenset({"keys", "commits"})
 """Body fields of the fast deck: a verified body that carries one is ``bad_message``."""
-
-
-KEY_PROOF_SIZE = 2 * SCALAR_SIZE  # a Schnorr proof c ‖ s (B.5)
 
 
 def deck_fault(err: vd.DeckFault, at: tuple[int, int], code: FaultCode | None = None) -> FaultError:
@@ -105,89 +97,41 @@ class VerifiedDeck:
         return rec, index, rec.cts[index]
 
     def _initial(self, rec: DeckRecord) -> list[Ciphertext]:
-        """The input of pass 0: the public deck, or a secret deck's checked list (its owner makes pass 0)."""
+        """The input of pass 0: the public deck, or for a secret deck the public encryption of its owner's pool."""
         assert rec.y is not None
-        if rec.owner is not None:
-            assert rec.secret_list is not None  # taken from the owner's pass body before its pass is checked
-            return list(rec.secret_list.ciphertexts)
-        return vd.public_deck(self.book, rec.cards, rec.y)
+        return vd.public_deck(self.book, self._pool(rec) if rec.owner is not None else rec.cards, rec.y)
 
     # ------------------------------------------------------------------ secret-composition decks
 
-    def _own_cards(self, rec: DeckRecord) -> list[CardId]:
-        cards = list(self.ls.private_decks.get(rec.purpose, ()))
-        if len(cards) != rec.size or len(set(cards)) != len(cards) or not all(
-            isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(self.book) for c in cards
-        ):
-            raise ValueError(f"our private {rec.purpose!r} deck must be {rec.size} distinct card ids")
-        return cards
+    def _pool(self, rec: DeckRecord) -> list[CardId]:
+        """The card ids a secret deck's owner may choose from (:meth:`~p2php.engine.contract.Game.private_pool`).
 
-    def _own_list(self, rec: DeckRecord, ctx: bytes) -> tuple[vd.SecretList, vd.ListOpening]:
-        """Our secret list for ``rec`` (deterministic from our deck seed, so a resumed seat makes the same one)."""
-        assert rec.y is not None
-        return vd.make_secret_list(ctx, rec.y, self.book, self._own_cards(rec), self.secrets(rec.number))
-
-    def _take_list(self, rec: DeckRecord, seat: Seat, msg: Message) -> None:
-        """The secret list in the owner's pass body (``list``, ``list_proofs``, ``commitment``), checked (B.10)."""
-        size = rec.size
-        cts = bytes_list(msg, "list", size, CIPHERTEXT_SIZE)
-        proofs = bytes_list(msg, "list_proofs", size, KEY_PROOF_SIZE)
-        commitment = body_field(msg, "commitment", bytes)
-        rec.list_ctx = self.ctx(rec, "list", 0, seat)
-        try:
-            received = vd.SecretList(tuple(Ciphertext.decode(c) for c in cts),
-                                     tuple(KeyProof.decode(p) for p in proofs), commitment)
-            if seat != self.ls.seat:  # our own list (made here, or logged by us before a resume) is not re-proven
-                vd.check_secret_list(rec.list_ctx, size, received, seat=seat)
-            elif len(commitment) != 32:
-                raise ValueError("no 32-byte commitment")
-        except vd.DeckFault as err:
-            raise deck_fault(err, msg.at) from None
-        except (InvalidEncoding, ValueError) as err:
-            raise FaultError(Fault(seat, f"seat {seat}'s secret list is malformed: {short(err)}", msg.at,
-                                   FaultCode.BAD_SECRET_DECK)) from None
-        rec.secret_list = received
-
-    def own_openings(self) -> list[list[Any]]:
-        """For the audit: ``[deck, ids, r's, salt]`` opening each secret list we own, so anyone checks its rules.
-
-        This is the one secret a verified audit releases, and only for a secret-composition deck: the list's
-        composition (never its order: the other seats' passes hid that from us too), which the game's deck
-        rules need (protocol.md §6.4, B.10).
+        Any ``rec.size`` distinct ids of the pool make a legal deck, so the owner's proven selection pass proves
+        the deck rules at the step, and nothing about the composition need ever be opened.
         """
         ls = self.ls
-        out: list[list[Any]] = []
-        for rec in ls.decks:
-            if rec.owner != ls.seat or rec.secret_list is None:
-                continue
-            _, opening = self._own_list(rec, rec.list_ctx)
-            out.append([rec.number, list(opening.cards), [encode_scalar(r) for r in opening.randomness],
-                        opening.salt])
-        return out
+        assert rec.owner is not None
+        raw = ls.game.private_pool(ls.options, rec.owner, rec.purpose)
+        pool = list(range(len(self.book))) if raw is None else list(raw)
+        if not rec.size <= len(pool) <= vd.MAX_SHUFFLE or len(set(pool)) != len(pool) or not all(
+            isinstance(c, int) and not isinstance(c, bool) and 0 <= c < len(self.book) for c in pool
+        ):
+            raise FaultError(Fault(None, f"the game's pool for seat {rec.owner}'s {rec.purpose!r} deck must be "
+                                   f"{rec.size} to {vd.MAX_SHUFFLE} distinct card ids", (ls.tick, ls.phase),
+                                   FaultCode.INTERNAL))
+        return pool
 
-    def list_fault(self, rec: DeckRecord, opening: object) -> str | None:
-        """Why the owner's released ``opening`` of ``rec``'s list fails (commitment, ciphertexts, the game's deck
-        rules), or ``None``. ``opening`` is the audit body's ``[deck, ids, r's, salt]`` entry, unchecked."""
-        ls = self.ls
-        assert rec.owner is not None and rec.secret_list is not None and rec.y is not None
-        if not (isinstance(opening, list) and len(opening) == 4 and isinstance(opening[1], list)
-                and isinstance(opening[2], list) and isinstance(opening[3], bytes)
-                and len(opening[1]) == len(opening[2]) == rec.size
-                and all(isinstance(c, int) and not isinstance(c, bool) for c in opening[1])
-                and all(isinstance(r, bytes) and len(r) == 32 for r in opening[2])):
-            return "its opening is malformed"
-        ids = [int(c) for c in opening[1]]
-        try:
-            rs = tuple(decode_scalar(r) for r in opening[2])
-            ok = vd.check_list_opening(rec.list_ctx, rec.y, self.book, rec.secret_list,
-                                       vd.ListOpening(tuple(ids), rs, opening[3]))
-        except (InvalidEncoding, ValueError):
-            ok = False
-        if not ok:
-            return "its opening does not match the list it committed to"
-        if len(set(ids)) != len(ids):
-            return "it holds the same card instance twice"
-        return ls.game.check_private_deck(ls.options, rec.owner, rec.purpose, ids)
+    def _selection(self, rec: DeckRecord) -> list[int]:
+        """Our selection pass's permutation: our own list's places in the pool first, then the rest of the pool."""
+        pool = self._pool(rec)
+        cards = list(self.ls.private_decks.get(rec.purpose, ()))
+        where = {c: i for i, c in enumerate(pool)}
+        if len(cards) != rec.size or len(set(cards)) != len(cards) or not all(c in where for c in cards):
+            raise ValueError(f"our private {rec.purpose!r} deck must be {rec.size} distinct card ids of the game's "
+                             f"pool for it (the deck rules)")
+        chosen = [where[c] for c in cards]
+        taken = set(chosen)
+        return chosen + [i for i in range(len(pool)) if i not in taken]
 
     # ------------------------------------------------------------------ shuffle
 
@@ -207,16 +151,13 @@ class VerifiedDeck:
             return {"key": vd.make_key_share(self.ctx(rec, "key", 0, ls.seat), secrets).encode()}
         assert rec.y is not None
         k = ls.phase - 1
-        extra: dict[str, Any] = {}
-        if k == 0 and rec.owner is not None:  # we own this secret deck: our list, then our pass over it
-            secret, _ = self._own_list(rec, self.ctx(rec, "list", 0, ls.seat))
-            extra = {"list": [c.encode() for c in secret.ciphertexts],
-                     "list_proofs": [p.encode() for p in secret.proofs], "commitment": secret.commitment}
-            source = list(secret.ciphertexts)
+        source = rec.cts if k > 0 else self._initial(rec)
+        if k == 0 and rec.owner is not None:  # we own this secret deck: our selection pass over the whole pool
+            perm: list[int] | None = self._selection(rec)
         else:
-            source = rec.cts if k > 0 else self._initial(rec)
-        cards, proof = vd.make_pass(self.ctx(rec, "pass", k, ls.seat), rec.y, source, secrets).wire()
-        return {**extra, "cards": cards, "proof": proof}
+            perm = ls.deck_source.pass_permutation(ls.seat, rec)  # None but for a stacked test deck
+        cards, proof = vd.make_pass(self.ctx(rec, "pass", k, ls.seat), rec.y, source, secrets, perm).wire()
+        return {"cards": cards, "proof": proof}
 
     def on_shuffle(self, rec: DeckRecord, msgs: list[tuple[Seat, Message]]) -> bool:
         """Check and store one Shuffle phase; True when the deck is final (its last pass checked)."""
@@ -237,21 +178,22 @@ class VerifiedDeck:
         assert rec.y is not None
         body_only(msg, FAST_FIELDS)
         k = ls.phase - 1
-        size = len(rec.cards) if rec.owner is None else rec.size
-        if k == 0 and rec.owner is not None:
-            self._take_list(rec, seat, msg)
+        selection = k == 0 and rec.owner is not None  # the owner's pass over its whole pool; the deck is its head
+        source = rec.cts if k > 0 else self._initial(rec)
+        size = len(source)
         cards = bytes_list(msg, "cards", size, CIPHERTEXT_SIZE)
         proof = body_field(msg, "proof", bytes)
-        source = rec.cts if k > 0 else self._initial(rec)
         if seat == ls.seat:  # our own pass (made here, or logged by us before a resume): decode, no proof run
             outputs = [Ciphertext.decode(c) for c in cards]
         else:
+            label = (f"secret deck {rec.number}: its selection from the game's pool (the deck rules)" if selection
+                     else f"pass {k} of deck {rec.number}")
             try:
                 outputs = vd.check_pass(self.ctx(rec, "pass", k, seat), rec.y, source, cards, proof, seat=seat,
-                                        label=f"pass {k} of deck {rec.number}")
+                                        label=label)
             except vd.DeckFault as err:
-                raise deck_fault(err, msg.at) from None
-        rec.cts = outputs
+                raise deck_fault(err, msg.at, FaultCode.BAD_SECRET_DECK if selection else None) from None
+        rec.cts = outputs[:rec.size] if selection else outputs  # the rest of the pool is never used nor opened
         rec.passes.append((seat, "pass", cards))
         return k == ls.players - 1
 

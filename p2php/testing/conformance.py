@@ -116,8 +116,7 @@ def play_checked(
 
     Hashing a large state is the costly part: big games pass a larger ``every``.
     """
-    st = game.new_state(players, game.parse_options(dict(options or {})))
-    tb = LocalTable(st, seed)
+    st, tb = _table(game, players, seed, options)
     hashes: dict[int, bytes] = {}
     for n in range(max_decisions):
         where = f"{game.name}, {players} players, seed {seed}, decision {n}"
@@ -146,13 +145,20 @@ def play_checked(
     raise ConformanceError(f"{game.name}, {players} players, seed {seed}: no end within {max_decisions} decisions")
 
 
+def _table(game: Game, players: int, seed: int, options: Mapping[str, Any] | None) -> tuple[GameState, LocalTable]:
+    """A fresh state on a trusted table, with the secret decks each seat brings by default."""
+    opts = game.parse_options(dict(options or {}))
+    decks = {(s, purpose): cards for s in range(players) for purpose, cards in game.private_decks(opts, s).items()}
+    st = game.new_state(players, opts)
+    return st, LocalTable(st, seed, private_decks=decks)
+
+
 def replay_hashes(
     game: Game, players: int, seed: int, options: Mapping[str, Any] | None, at: Iterable[int]
 ) -> dict[int, bytes]:
     """The same game again, unchecked: the state hash at the decisions ``at``."""
     want = set(at)
-    st = game.new_state(players, game.parse_options(dict(options or {})))
-    tb = LocalTable(st, seed)
+    st, tb = _table(game, players, seed, options)
     out: dict[int, bytes] = {}
     n = 0
     while want - set(out):

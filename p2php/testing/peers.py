@@ -13,12 +13,9 @@ from p2php.testing.stacking import Arrange, StackedSecrets, StackingError
 def restacked(peers: Sequence[Lockstep], arrange: Arrange) -> list[Lockstep]:
     """The same seats (game, table, secrets, private decks) rebuilt with stacked deck secrets.
 
-    Call it before anything was played: the secrets source is given at construction. Stacking works on the fast
-    deck only (a verified pass draws its permutation inside its proof; issue 10, increment 3g), which the engine
-    cannot tell apart: :func:`stacked_peers` asks for ``crypto=fast`` unless told otherwise.
+    Call it before anything was played: the secrets source is given at construction. It works in both deck
+    protocols (``crypto=fast`` and ``verified``).
     """
-    if any(ls.vdeck is not None for ls in peers):
-        raise StackingError("stacked decks need crypto=fast: a verified pass draws its permutation in its proof")
     if any(ls.tick or ls.phase or ls.transcript for ls in peers):
         raise StackingError("stack the decks before the peers start playing (the source is given at construction)")
     return [
@@ -37,5 +34,4 @@ def stacked_peers(
     private_decks: Mapping[int, Mapping[str, list[int]]] | None = None,
 ) -> list[Lockstep]:
     """:func:`~p2php.session.memory.make_peers` with every public-composition deck stacked by ``arrange``."""
-    return restacked(make_peers(game_name, players, {"crypto": "fast", **(options or {})}, seed, private_decks),
-                     arrange)
+    return restacked(make_peers(game_name, players, options, seed, private_decks), arrange)

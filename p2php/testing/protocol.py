@@ -23,6 +23,7 @@ from p2php.engine.taskgame import TaskGame
 from p2php.session.handshake import Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
+from p2php.session.modes import CRYPTO, FAST, parse_table_options
 from p2php.testing.edits import CONTRACT_READS, Edit, EditedGame, EditedState, edited_game
 from p2php.testing.stacking import Arrange, StackedSecrets, StackingError, checked_order
 from p2php.testing.tasks import EndHere
@@ -84,7 +85,9 @@ class ProtocolTable:
         self.game = edited_game(game) if editable else game
         self.arrange = arrange
         self.pure_methods = CONTRACT_READS | reads
-        opts = self.game.parse_options(dict(options))
+        # Scenarios deal with the fast deck unless they ask (``options={"crypto": "verified"}``): the engine cannot
+        # tell the two apart, and stacking works in both.
+        opts = parse_table_options(self.game, {CRYPTO: FAST, **dict(options)})
         secrets = [seeded_secrets(f"scenario/{seed}", s) for s in range(players)]
         hellos = [make_hello(secrets[s], s, players, self.game.name, opts, f"peer{s}") for s in range(players)]
         for s, h in enumerate(hellos):

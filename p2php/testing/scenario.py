@@ -22,6 +22,7 @@ from typing import Any, Literal, cast
 
 from p2php.engine.contract import Action, CardId, Decide, Game, GameOver, GameState, IllegalAction, Seat, Shuffle, Step
 from p2php.engine.local import LocalTable
+from p2php.session.modes import game_options
 from p2php.testing.edits import EditedGame, SharedState
 from p2php.testing.protocol import ProtocolTable
 from p2php.testing.stacking import StackedChance, StackingError
@@ -97,7 +98,7 @@ class Scenario:
         return list(step.cards)
 
     def engine_state(self) -> GameState:
-        return self.game.new_state(self.n, self.options)
+        return self.game.new_state(self.n, game_options(self.options))  # a trusted table has no deck protocol
 
     def protocol_table(self, seed: int, reads: frozenset[str], editable: bool) -> ProtocolTable:
         return ProtocolTable(self.game, self.n, self.options, seed, self.arrange, editable=editable, reads=reads)

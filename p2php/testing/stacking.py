@@ -5,9 +5,11 @@ each shuffle, which face goes to which slot.  :class:`StackedChance` gives it to
 :class:`~p2php.engine.local.LocalTable`; :class:`StackedSecrets` gives it to real
 peers as their deck secrets source: every seat derives its real secrets, then the
 first shuffler's permutation is replaced by the one that realises the order and
-the others shuffle nothing.  All peers and their audits use the same source, so a
-stacked protocol run is complete and audited — with a deck everyone chose in
-advance, which a real game must never have.  Only tests and scenario demos use this.
+the others shuffle nothing (in a verified deck: the first passer's proven pass applies
+that permutation, the others' the identity; the proofs hold as for any permutation).
+All peers and their audits use the same source, so a stacked protocol run is
+complete and audited — with a deck everyone chose in advance, which a real game
+must never have.  Only tests and scenario demos use this.
 """
 
 from __future__ import annotations
@@ -86,3 +88,14 @@ class StackedSecrets:
             return dataclasses.replace(ds, permutation=list(range(rec.size)))
         position = {card: i for i, card in enumerate(rec.cards)}
         return dataclasses.replace(ds, permutation=[position[c] for c in wanted])
+
+    def pass_permutation(self, seat: Seat, rec: DeckRecord) -> list[int] | None:
+        """The verified pass of ``seat``: the arrangement for the first passer, the identity for the others."""
+        if rec.owner is not None:
+            return self.base.pass_permutation(seat, rec)
+        step = Shuffle(rec.cards, rec.first_slot, rec.purpose)
+        wanted = checked_order(step, rec.cards, self.arrange(step))
+        if seat != rec.pass_order(self.players)[0]:
+            return list(range(rec.size))
+        position = {card: i for i, card in enumerate(rec.cards)}
+        return [position[c] for c in wanted]

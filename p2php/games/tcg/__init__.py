@@ -24,11 +24,14 @@ refused, naming it), one concept per module:
 * :mod:`~p2php.games.tcg.abilities` — Draco Malfoy's and Hermione Granger's abilities;
 * :mod:`~p2php.games.tcg.view`, :mod:`~p2php.games.tcg.bots`, :mod:`~p2php.games.tcg.game` (``GAME``).
 
-Importing this package does not register the game: the ``p2php.games`` entry point does that.
+The ``p2php.games`` entry point names this package; importing it registers the game, as UNO and HP Sha do.
 """
 
 from __future__ import annotations
 
+from p2php.engine.registry import register
 from p2php.games.tcg.game import GAME, TcgGame
+
+register(GAME)
 
 __all__ = ["GAME", "TcgGame"]
