@@ -325,3 +325,129 @@ def test_ollivanders_returns_an_item_from_the_discard_pile() -> None:
     d.act(0, d.play(0, "Ollivanders"))
     d.act(0, {"type": "take", "slot": wand}, "retrieve")
     assert wand in d.state.hand[0]
+
+
+# ----------------------------------------------------------------------------- damage: taken or prevented
+
+
+@pytest.mark.parametrize("creature", ["Kelpie", "Pet Toad"])
+def test_a_creature_may_take_a_spells_damage_instead_ruling_r97486823(creature: str) -> None:
+    """Ruling r97486823: Pet Toad absorbs all of a Spell's damage even beyond its Health; the excess disappears."""
+    d = Duel(first=0, decks={0: ["Stupefy"] * 2, 1: [creature]}, hands={0: ["Stupefy"] * 2},
+             in_play={0: [CH] * 6, 1: [CMC, creature]})
+    before = deck_size(d, 1)
+    d.act(0, d.play(0, "Stupefy"))
+    d.act(1, {"type": "invoke"}, f"skill:{55 if creature == 'Kelpie' else 61}")
+    assert deck_size(d, 1) == before  # all 5 went to the Creature (Kelpie: 5 Health, so it dies too)
+    assert d.state.creatures[1] == [] and d.names(1, "discard") == [creature]
+    d.act(0, d.play(0, "Stupefy"))  # no Creature left to take it
+    assert deck_size(d, 1) == before - 5 - 1  # and seat 1's turn began with a draw
+
+
+def test_a_creature_does_not_take_creature_damage() -> None:
+    d = Duel(first=1, decks={0: ["Guard Dog"], 1: ["Pet Toad"]}, in_play={0: ["Guard Dog"], 1: ["Pet Toad"]})
+    d.end_turn(1)
+    assert d.prompt == "action"  # the Dog's 3 damage was not offered to the Toad
+    assert len(d.state.discard[1]) == 3
+
+
+def test_potion_ingredients_is_discarded_to_prevent_a_spells_damage() -> None:
+    d = Duel(first=0, decks={0: ["Stupefy"], 1: ["Potion Ingredients"]}, hands={0: ["Stupefy"]},
+             in_play={0: [CH] * 6, 1: ["Potion Ingredients"]})
+    before = deck_size(d, 1)
+    d.act(0, d.play(0, "Stupefy"))
+    d.act(1, {"type": "invoke"}, "skill:33")
+    assert deck_size(d, 1) == before and d.names(1, "discard") == ["Potion Ingredients"]
+
+
+def test_invisibility_cloak_prevents_one_spell_a_turn() -> None:
+    d = Duel(first=0, decks={0: ["Stupefy"] * 2, 1: ["Invisibility Cloak"]}, hands={0: ["Stupefy"] * 2},
+             in_play={0: [CH] * 6, 1: ["Invisibility Cloak"]})
+    before = deck_size(d, 1)
+    d.act(0, d.play(0, "Stupefy"))
+    d.act(1, {"type": "invoke"}, "skill:12")
+    assert deck_size(d, 1) == before and d.names(1, "items") == ["Invisibility Cloak"]
+    d.act(0, d.play(0, "Stupefy"))  # once per turn: not offered again
+    assert deck_size(d, 1) == before - 5 - 1  # and seat 1's turn began with a draw
+
+
+def test_wingardium_leviosa_prevents_creature_damage_on_the_opponents_next_turn() -> None:
+    d = Duel(first=1, decks={0: ["Guard Dog"], 1: ["Wingardium Leviosa!"]}, hands={1: ["Wingardium Leviosa!"]},
+             in_play={0: ["Guard Dog"], 1: [CH]})
+    d.act(1, d.play(1, "Wingardium Leviosa!"))
+    d.end_turn(1)
+    assert len(d.state.discard[1]) == 1  # only the Spell: the Dog's damage was prevented
+    d.end_turn(0)
+    d.end_turn(1)
+    assert len(d.state.discard[1]) == 4  # the turn after, it hits again
+
+
+def test_dungbomb_prevents_before_turn_and_creature_damage_ruling_rab1851a2() -> None:
+    """Ruling rab1851a2: Dungbomb prevents "Before your turn" damage (an Adventure's) as well."""
+    d = Duel(first=1, decks={0: ["Guard Dog"], 1: ["Dungbomb"]}, hands={1: ["Dungbomb"]},
+             in_play={0: ["Guard Dog"], 1: [POT, POT]})
+    d.act(1, d.play(1, "Dungbomb"))
+    d.end_turn(1)
+    assert d.state.shielded(1, "adventure") and d.state.shielded(1, "creature")
+    assert not d.state.shielded(1, "spell")
+    assert len(d.state.discard[1]) == 1
+
+
+def test_shrinking_potion_prevents_all_damage_on_the_opponents_next_turn() -> None:
+    d = Duel(first=1, decks={0: ["Stupefy"], 1: ["Shrinking Potion"]}, hands={1: ["Shrinking Potion"], 0: ["Stupefy"]},
+             in_play={0: [CH] * 6, 1: [POT] * 8})
+    d.act(1, d.play(1, "Shrinking Potion"))
+    d.end_turn(1)
+    before = deck_size(d, 1)
+    d.act(0, d.play(0, "Stupefy"))
+    assert deck_size(d, 1) == before
+
+
+# ----------------------------------------------------------------------------- Characters
+
+
+def test_harry_potter_may_draw_two_cards_with_one_action_ruling_rf0602fe0() -> None:
+    """Ruling rf0602fe0: the ability changes how many cards the Action draws, not what it is for."""
+    d = Duel(first=0, decks={}, characters={0: "Harry Potter"})
+    hand = len(d.state.hand[0])
+    d.act(0, {"type": "draw", "cards": 2}, "action")
+    assert len(d.state.hand[0]) == hand + 2 and d.prompt == "action"
+    d.act(0, {"type": "draw"}, "action")
+    assert len(d.state.hand[0]) == hand + 3 and d.state.turn == 1
+
+
+def test_harry_potters_double_draw_is_his_alone() -> None:
+    d = Duel(first=0)
+    assert {"type": "draw", "cards": 2} not in d.legal(0)
+    with pytest.raises(IllegalAction):
+        d.act(0, {"type": "draw", "cards": 2})
+
+
+def test_ron_weasley_plays_characters_for_one_action() -> None:
+    d = Duel(first=0, decks={0: ["Dean Thomas"]}, hands={0: ["Dean Thomas"]}, characters={0: "Ron Weasley"})
+    d.act(0, {"type": "draw"})
+    d.act(0, d.play(0, "Dean Thomas"))  # the last Action
+    assert d.names(0, "characters") == ["Dean Thomas"] and d.state.turn == 1
+
+
+def test_rubeus_hagrid_adds_two_to_creatures_doing_three_or_more_ruling_rc1ef75c5() -> None:
+    """Ruling rc1ef75c5: the boost applies to normal Creature damage and to Steelclaw alike."""
+    d = Duel(first=0, decks={0: ["Rubeus Hagrid", "Guard Dog", "Pet Rat", "Steelclaw"]},
+             hands={0: ["Rubeus Hagrid", "Steelclaw"]}, in_play={0: [TR] * 4 + ["Guard Dog", "Pet Rat"]})
+    d.act(0, d.play(0, "Rubeus Hagrid"))  # 2 Actions
+    before = deck_size(d, 1)
+    d.end_turn(1)
+    assert deck_size(d, 1) == before - 6  # the Dog 3 + 2 and the Rat 1
+    d.act(0, d.play(0, "Steelclaw"))
+    assert deck_size(d, 1) == before - 12
+
+
+def test_dean_thomas_draws_three_once_per_game_without_an_action() -> None:
+    d = Duel(first=0, decks={}, characters={0: "Dean Thomas"})
+    hand = len(d.state.hand[0])
+    d.act(0, {"type": "dean"}, "action")
+    assert len(d.state.hand[0]) == hand + 3 and d.prompt == "action"
+    assert {"type": "dean"} not in d.legal(0)
+    d.end_turn(0)
+    d.end_turn(1)
+    assert {"type": "dean"} not in d.legal(0)

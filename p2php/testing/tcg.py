@@ -10,9 +10,10 @@ is done, before the first player's first Action (a test-only edit: every face st
 the table).  ``first`` fixes who goes first (the joint randomness).  Cards are named as the card data
 names them ("Care of Magical Creatures", "Vermillious").
 
-``decks`` gives a seat a constructed deck instead (:func:`deck_text`: the named cards, filled up to 60
-with Lessons); then both seats play constructed decks (the other one is all Lessons unless given).
-:func:`random_deck_text` makes a seeded random legal 60-card deck of implemented cards, for whole games.
+``decks`` (and ``characters``, the starting ones) gives a seat a constructed deck instead
+(:func:`deck_text`: the named cards, filled up to 60 with Lessons); then both seats play constructed
+decks (the other one is all Lessons unless given).  :func:`random_deck_text` makes a seeded random
+legal 60-card deck of implemented cards, for whole games.
 """
 
 from __future__ import annotations
@@ -48,10 +49,11 @@ def deck_text(cards: Sequence[str], character: str = "Hermione Granger") -> str:
 def random_deck_text(seed: int | str) -> str:
     """A seeded random legal 60-card deck of implemented cards: two Lesson types, 24 Lessons, 36 others."""
     rng = random.Random(f"tcg-deck/{seed}")
-    character = rng.choice(["Hermione Granger", "Draco Malfoy"])
+    character = rng.choice(sorted({c.name for c in BASE_SET if c.can_start and not unimplemented(c)}))
     kinds = rng.sample(sorted(LessonType), 2)
-    pool = sorted(c.name for c in BASE_SET if c.type in (CardType.CREATURE, CardType.SPELL, CardType.ITEM)
-                  and not unimplemented(c) and c.lesson in kinds)
+    pool = sorted({c.name for c in BASE_SET if not unimplemented(c) and c.name != character and (
+        c.type is CardType.CHARACTER or c.type in (CardType.CREATURE, CardType.SPELL, CardType.ITEM)
+        and c.lesson in kinds)})
     cards: list[str] = []
     while len(cards) < 36 and pool:
         name = rng.choice(pool)
@@ -85,13 +87,14 @@ class Duel:
         in_play: Mapping[Seat, Sequence[str]] | None = None,
         options: Mapping[str, object] | None = None,
         decks: Mapping[Seat, Sequence[str]] | None = None,
+        characters: Mapping[Seat, str] | None = None,
     ) -> None:
         opts = dict(options or {})
         if decks is not None:
             opts["format"] = "constructed"
             for seat in (0, 1):
-                opts.setdefault(f"decklist{seat}", deck_text(decks.get(seat, ()),
-                                                             "Hermione Granger" if seat == 0 else "Draco Malfoy"))
+                start = (characters or {}).get(seat, "Hermione Granger" if seat == 0 else "Draco Malfoy")
+                opts.setdefault(f"decklist{seat}", deck_text(decks.get(seat, ()), start))
         self.options = GAME.parse_options(opts)
         self.hands = {s: list((hands or {}).get(s, ())) for s in (0, 1)}
         self.draws = {s: list((draws or {}).get(s, ())) for s in (0, 1)}

@@ -9,6 +9,17 @@
   Action to play a Lesson card, you may play 2 Lesson cards instead of 1."  After a Lesson played with
   an Action while 2 or more were already in play, :class:`SecondLesson` offers one more Lesson from the
   hand.  Decision (§5.5 is silent): "already" is counted before the first of the two Lessons is played.
+* Harry Potter (8): "Whenever you use an Action to draw a card, you may draw 2 cards instead of 1" -- a
+  second draw action ``{"type": "draw", "cards": 2}``; ruling rf0602fe0: it changes how many cards the
+  Action draws, not what the Action is for.
+* Ron Weasley (17): playing a Character costs 1 Action instead of 2 (``turn.action_cost``).
+* Rubeus Hagrid (18): each Creature of his player's that does 3 or more damage to the opponent does 2
+  more (``TcgState.creature_damage``, so normal Creature damage and Steelclaw alike: ruling rc1ef75c5;
+  rulings r9fa9adef and r38f8923b concern cards not implemented yet).
+* Dean Thomas (1): "Once per game, you may draw 3 cards" -- ``{"type": "dean"}`` during the turn, no
+  Action (FAQ 9: nothing costs an Action unless it says so); the use is remembered per card in play
+  (:attr:`TcgState.used`, key ``-1 - seat`` for a starting Dean, else his slot), so a Dean that left
+  play and came back could use it again (§9).
 """
 
 from __future__ import annotations
@@ -20,13 +31,39 @@ from enum import Enum, auto
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Reveal, Seat, Show, Slot, Step
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
 from p2php.games.tcg.cards import CardType
+from p2php.games.tcg.damage import Draw
 from p2php.games.tcg.ids import card_of
 from p2php.games.tcg.state import TcgState
 
-__all__ = ["DRACO", "HERMIONE", "DracoLook", "SecondLesson", "second_lesson_due"]
+__all__ = [
+    "DEAN", "DRACO", "HARRY", "HERMIONE", "RON", "DracoLook", "SecondLesson", "dean_draws", "dean_ready",
+    "second_lesson_due",
+]
 
 DRACO = "Draco Malfoy"
 HERMIONE = "Hermione Granger"
+HARRY = "Harry Potter"
+RON = "Ron Weasley"
+DEAN = "Dean Thomas"
+DEAN_NUMBER = 1
+
+
+def _dean_keys(g: TcgState, seat: Seat) -> list[int]:
+    keys = [-1 - seat] if g.start[seat] == DEAN_NUMBER else []
+    return keys + [s for s in g.characters[seat] if g.card(s).number == DEAN_NUMBER]
+
+
+def dean_ready(g: TcgState, seat: Seat) -> bool:
+    """A Dean Thomas of ``seat``'s in play has not used his once-per-game draw."""
+    return any([seat, k] not in g.used for k in _dean_keys(g, seat))
+
+
+def dean_draws(g: TcgState, seat: Seat) -> list[Draw]:
+    """Use the first unused Dean: remember it, and draw 3 cards."""
+    key = next(k for k in _dean_keys(g, seat) if [seat, k] not in g.used)
+    g.used.append([seat, key])
+    g.log("ability", seat, DEAN, key)
+    return [Draw(seat) for _ in range(3)]
 
 
 def second_lesson_due(g: TcgState, seat: Seat, lessons_before: int) -> bool:

@@ -30,6 +30,10 @@ class HeuristicBot:
             card = card_of(face)
             return (card.cost or 0, card.damage or 0)
 
+        if {"type": "invoke"} in legal:  # a card that takes or prevents damage
+            return {"type": "invoke"}
+        if {"type": "dean"} in legal:
+            return {"type": "dean"}
         plays = [a for a in legal if a["type"] == "play"]
         lessons = [a for a in plays if (f := knowledge.face(a["slot"])) is not None
                    and card_of(f).type is CardType.LESSON]
@@ -39,6 +43,8 @@ class HeuristicBot:
             return max(plays, key=card_cost)
         for kind in ("draw", "take"):
             options = [a for a in legal if a["type"] == kind]
+            if options and kind == "draw":
+                return options[-1]  # Harry Potter's two cards when offered
             if options:
                 return max(options, key=card_cost) if kind == "take" else options[0]
         targets = [a for a in legal if a["type"] == "target"]

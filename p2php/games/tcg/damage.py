@@ -8,6 +8,13 @@ Decision (§1, "runs out", where the rules are silent on timing): the rulebook s
 your opponent's deck runs out of cards", so a player loses the moment their deck reaches 0 cards, by
 damage or by drawing (reading (a)); damage beyond the cards left mills what is there.  Only one deck
 shrinks at a time, so both cannot run out together.
+
+Every damage to a player names its source (``creature``, ``spell``): "prevent all damage done to you by
+your opponent's Creatures" (Wingardium Leviosa, Dungbomb, Shrinking Potion) is a shield on the state
+(:meth:`TcgState.shielded`), and damage by a Spell first passes the :data:`SPELL_DAMAGE` timing point,
+where Kelpie, Pet Toad, Potion Ingredients and the Invisibility Cloak may take or prevent it
+(``triggers.py``).  Decision: Steelclaw's "All your creatures do damage" is damage by Creatures, not
+by a Spell (ruling rc1ef75c5 counts it as Creature damage for Rubeus Hagrid).
 """
 
 from __future__ import annotations
@@ -17,10 +24,14 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 
 from p2php.engine.contract import CardId, Deal, GameOver, Reveal, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
+from p2php.engine.timing import TimingPoint
 from p2php.games.tcg.state import TcgState, owner_of
 
-__all__ = ["Draw", "Mill", "damage_creature", "lost"]
+__all__ = ["SPELL_DAMAGE", "Draw", "Mill", "damage_creature", "lost"]
+
+SPELL_DAMAGE = "spell_damage"
+"""A Spell is about to damage a player; context ``{"seat", "amount", "prevented"}``."""
 
 
 def lost(g: TcgState, seat: int) -> GameOver:
@@ -49,16 +60,30 @@ class Mill(Task[TcgState]):
     """``amount`` damage to ``seat``: the top cards are opened and go to its discard pile."""
 
     class Stage(Enum):
+        PREVENT = auto()
         OPEN = auto()
         CHECK = auto()
 
     seat: int
     amount: int
-    stage: Stage = Stage.OPEN
+    source: str = "spell"  # "creature" | "spell"
+    stage: Stage = Stage.PREVENT
     opened: list[int] = field(default_factory=list)
+    ctx: dict[str, object] = field(default_factory=dict)
 
     def run(self, g: TcgState) -> Outcome:
+        if self.stage is Mill.Stage.PREVENT:
+            self.stage = Mill.Stage.OPEN
+            if g.shielded(self.seat, self.source):
+                g.log("prevented", self.seat, self.amount, self.source)
+                return Done()
+            if self.source == "spell" and g.listening(SPELL_DAMAGE):
+                return Call(TimingPoint(SPELL_DAMAGE, {"seat": self.seat, "amount": self.amount,
+                                                       "prevented": False}), into="ctx")
+            return CONTINUE
         if self.stage is Mill.Stage.OPEN:
+            if self.ctx.get("prevented"):
+                return Done()
             self.opened = g.deck[self.seat][: self.amount]
             if not self.opened:
                 return Done()

@@ -19,6 +19,8 @@ Decisions where the rules are silent (card texts are all there is, tcg.md "Not s
 * "a Creature of your choice" / "a Creature in play" is any Creature in play, either side's;
 * "Put a Creature card from your discard pile into your hand" moves the card face up: the pile is
   public (§0.3), so everyone knows that card of the hand;
+* "During your opponent's next turn, prevent all damage done to you [by ...]" (Shield) covers that whole
+  turn, its "before your turn" stage included (ruling rab1851a2), and damage of every kind named;
 * pieces that need no question (Fumos, Nurture, Platform 9 3/4's Actions) act when the Spell resolves;
   no Spell of the set has such a piece after one that asks, so the printed order is kept.
 """
@@ -52,6 +54,7 @@ from p2php.games.tcg.pieces import (
     OpponentDiscards,
     Piece,
     ReturnCreature,
+    Shield,
     TopCard,
 )
 from p2php.games.tcg.spells import (
@@ -76,6 +79,9 @@ CREATURE, ITEM, LESSON = CardType.CREATURE, CardType.ITEM, CardType.LESSON
 
 SPELLS: dict[int, tuple[Piece, ...]] = {
     14: (DiscardHand(),),  # Obliviate
+    35: (Shield("*"),),  # Shrinking Potion: all damage
+    81: (Shield("creature,adventure"),),  # Dungbomb (ruling rab1851a2: "Before your turn" damage too)
+    111: (Shield("creature"),),  # Wingardium Leviosa!
     22: (DamageOpponentOrCreature(12),),  # Draught of Living Death
     26: (DamageOpponentOrCreature(10),),  # Malevolent Mixture
     32: (ExtraActions(2),),  # Platform 9 3/4
@@ -137,12 +143,13 @@ VANILLA = frozenset({28, 53, 76, 80, 103, 107, 110})
 """Creatures with no text: Mountain Troll, Guard Dog, Boa Constrictor, Curious Raven, Scottish Stag,
 Surly Hound, Vicious Wolf."""
 
-CREATURES = frozenset({20, 21, 30, 43, 85, 88, 98})
-"""Creatures whose text is their cost, or an effect elsewhere: Unicorn (Actions, ``turn``), Delivery Owl
-(``triggers``), Norbert, Baby Dragon, Forest Troll, Giant Tarantula, Pet Rat."""
+CREATURES = frozenset({20, 21, 30, 43, 55, 61, 85, 88, 98})
+"""Creatures whose text is their cost, or an effect elsewhere: Unicorn (Actions, ``turn``), Delivery Owl,
+Kelpie, Pet Toad (``triggers``), Norbert, Baby Dragon, Forest Troll, Giant Tarantula, Pet Rat."""
 
-CHARACTERS = frozenset({2, 3, 9, 10})
-"""Characters whose ability is implemented (:mod:`~p2php.games.tcg.abilities`): Draco Malfoy, Hermione Granger."""
+CHARACTERS = frozenset({1, 2, 3, 8, 9, 10, 17, 18})
+"""Characters whose ability is implemented (:mod:`~p2php.games.tcg.abilities`): Dean Thomas, Draco Malfoy,
+Harry Potter, Hermione Granger, Ron Weasley, Rubeus Hagrid."""
 
 
 def unimplemented(card: Card) -> bool:
@@ -236,7 +243,7 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
         return [RevealTop(seat)]
     if isinstance(piece, CreaturesAttack):
         damage = g.creature_damage(seat)
-        return [Mill(opp, damage)] if damage else []
+        return [Mill(opp, damage, "creature")] if damage else []
     _act_now(g, seat, piece)
     return []
 
@@ -245,6 +252,8 @@ def _act_now(g: TcgState, seat: Seat, piece: Piece) -> None:
     """The pieces that need no question and no hidden card."""
     if isinstance(piece, ExtraActions):
         g.extra_actions += piece.count
+    elif isinstance(piece, Shield):  # "During your opponent's next turn": the turn after this one
+        g.shields.append([seat, g.turns + 1, piece.sources])
     elif isinstance(piece, DamageEachCreature):
         for slot in [c[0] for side in (1 - seat, seat) for c in g.creatures[side]]:
             damage_creature(g, slot, piece.amount)

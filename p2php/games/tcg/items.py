@@ -24,8 +24,9 @@ __all__ = ["ITEMS", "WAND_NEEDS", "item_blocked", "play_item"]
 WAND_NEEDS: dict[int, int] = {78: 0, 51: 2, 31: 3}
 """Wand number -> Charms Power that cards in play must already provide: Borrowed, Dragon Heart, Phoenix Feather."""
 
-ITEMS = frozenset({*WAND_NEEDS, 65, 99})
-"""Items implemented: the three Wands, Pewter Cauldron and Silver Cauldron (Power only)."""
+ITEMS = frozenset({*WAND_NEEDS, 12, 33, 65, 99})
+"""Items implemented: the three Wands, Pewter and Silver Cauldron (Power only); Invisibility Cloak and
+Potion Ingredients (effects at Spell damage, ``triggers.py``)."""
 
 
 def item_blocked(g: TcgState, seat: Seat, card: Card) -> str | None:

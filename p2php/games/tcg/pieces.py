@@ -15,7 +15,7 @@ __all__ = [
     "CreaturesAttack", "DamageEachCreature", "DamageOpponent", "DamageOpponentOrCreature", "DiscardAllCreatures",
     "DiscardCreature", "DiscardHand", "DiscardInPlay", "DiscardLesson", "DrawCards", "ExtraActions", "FromDiscard",
     "HandLessons", "HealCreatures", "KeepOneCreature", "LookDiscard", "MayDamageCreature", "OpponentDiscards",
-    "Piece", "ReturnCreature", "TopCard",
+    "Piece", "ReturnCreature", "Shield", "TopCard",
 ]
 
 
@@ -152,6 +152,13 @@ class HandLessons:
 
 
 @dataclass(frozen=True, slots=True)
+class Shield:
+    """During your opponent's next turn, prevent all damage done to you by ``sources`` ("*": all damage)."""
+
+    sources: str
+
+
+@dataclass(frozen=True, slots=True)
 class TopCard:
     """Reveal your top card: a Lesson goes into play, anything else into your hand (Wizard Crackers)."""
 
@@ -159,4 +166,4 @@ class TopCard:
 Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageEachCreature | DiscardAllCreatures
          | HealCreatures | CreaturesAttack | DiscardLesson | DiscardCreature | DiscardInPlay | KeepOneCreature
          | ReturnCreature | FromDiscard | DrawCards | ExtraActions | DiscardHand | OpponentDiscards | LookDiscard
-         | HandLessons | TopCard)
+         | HandLessons | Shield | TopCard)

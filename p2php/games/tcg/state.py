@@ -53,6 +53,8 @@ class TcgState(TaskGame):
         self.creatures: list[list[list[int]]] = [[], []]  # [slot, damage counters] in play order
         self.characters: list[list[Slot]] = [[], []]  # Characters played from the hand (§5.5)
         self.items: list[list[Slot]] = [[], []]  # Items in play (§5.4)
+        self.shields: list[list[Any]] = []  # [seat protected, turn number, sources ("*": all)]
+        self.used: list[list[int]] = []  # [seat, key] of once-per-game / once-per-turn uses (key: see abilities)
         self.extra_actions = 0  # Actions granted during the current turn, not yet added (Platform 9 3/4, Unicorn)
         self.turn = -1  # whose turn (-1: set-up)
         self.turns = 0  # turns begun
@@ -94,7 +96,14 @@ class TcgState(TaskGame):
         return [s for s in self.lessons[seat] if self.card(s).lesson == kind]
 
     def creature_damage(self, seat: Seat) -> int:
-        return sum(self.card(s).damage or 0 for s, _ in self.creatures[seat])
+        """What ``seat``'s Creatures do to the opponent: Rubeus Hagrid adds 2 to each that does 3 or more."""
+        hagrid = 2 if self.has_character(seat, "Rubeus Hagrid") else 0
+        hits = [self.card(s).damage or 0 for s, _ in self.creatures[seat]]
+        return sum(h + hagrid if h >= 3 else h for h in hits)
+
+    def shielded(self, seat: Seat, source: str) -> bool:
+        """Whether damage from ``source`` to ``seat`` is prevented now (a shield for this turn)."""
+        return any(s == seat and t == self.turns and (k == "*" or source in k) for s, t, k in self.shields)
 
     # ---- moving cards (every move keeps one home)
     def to_discard(self, slot: Slot) -> None:
@@ -164,6 +173,7 @@ class TcgState(TaskGame):
         return {"start": self.start, "sizes": self.sizes, "deck": self.deck, "hand": self.hand,
                 "discard": self.discard, "lessons": self.lessons, "creatures": self.creatures,
                 "characters": self.characters, "items": self.items, "extra_actions": self.extra_actions,
+                "shields": self.shields, "used": self.used,
                 "turn": self.turn, "turns": self.turns, "first": self.first,
                 "events": self.events, "options": sorted(self.options.items()), "stack": self.stack.snapshot()}
 
@@ -174,6 +184,8 @@ class TcgState(TaskGame):
         for name in ("deck", "hand", "discard", "lessons", "characters", "items"):
             setattr(new, name, [list(zone) for zone in getattr(self, name)])
         new.creatures = [[list(c) for c in zone] for zone in self.creatures]
+        new.shields = [list(x) for x in self.shields]
+        new.used = [list(x) for x in self.used]
         new.events = [list(e) for e in self.events]
         new.pub = dict(self.pub)
         new.options = dict(self.options)

@@ -40,7 +40,16 @@ from p2php.engine.contract import (
 )
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task
 from p2php.engine.timing import TimingPoint
-from p2php.games.tcg.abilities import DRACO, DracoLook, SecondLesson, second_lesson_due
+from p2php.games.tcg.abilities import (
+    DRACO,
+    HARRY,
+    RON,
+    DracoLook,
+    SecondLesson,
+    dean_draws,
+    dean_ready,
+    second_lesson_due,
+)
 from p2php.games.tcg.cards import Card, CardType
 from p2php.games.tcg.damage import Draw, Mill
 from p2php.games.tcg.effects import blocked_by_text, pay_cost, resolve, unimplemented
@@ -57,8 +66,11 @@ ACTIONS = 2
 UNICORN = 20
 
 
-def action_cost(card: Card) -> int:
-    """Characters and Adventures cost 2 Actions, everything else 1 (§0.1, §5.4 decision)."""
+def action_cost(g: TcgState, seat: Seat, card: Card) -> int:
+    """Characters and Adventures cost 2 Actions, everything else 1 (§0.1, §5.4 decision); with Ron Weasley
+    in play a Character costs 1."""
+    if card.type is CardType.CHARACTER and g.has_character(seat, RON):
+        return 1
     return 2 if card.type in (CardType.CHARACTER, CardType.ADVENTURE) else 1
 
 
@@ -66,8 +78,8 @@ def why_not(g: TcgState, seat: Seat, card: Card, left: int) -> str | None:
     """Why ``seat`` cannot play ``card`` from its hand with ``left`` Actions, or None when it can."""
     if unimplemented(card):
         return f"{card.name} is not implemented yet"
-    if action_cost(card) > left:
-        return f"{card.name} needs {action_cost(card)} Actions"
+    if action_cost(g, seat, card) > left:
+        return f"{card.name} needs {action_cost(g, seat, card)} Actions"
     if "Unique" in card.keywords and card.name in g.in_play_names():
         return f"{card.name} is Unique and already in play (§8)"
     if card.type in (CardType.CREATURE, CardType.SPELL, CardType.ITEM) and not enough_power(g, seat, card):
@@ -141,6 +153,7 @@ class Turn(Task[TcgState]):
             g.log("turn", self.seat, g.turns)
             self.stage = S.DRAW
             g.extra_actions = 0
+            g.shields = [x for x in g.shields if x[1] >= g.turns]  # the spent ones go
             if g.listening(BEFORE_TURN):
                 return Push(TimingPoint(BEFORE_TURN, {"seat": self.seat}))
             return CONTINUE
@@ -150,7 +163,7 @@ class Turn(Task[TcgState]):
         if self.stage is S.CREATURES:
             self.stage = S.ACTIONS
             damage = g.creature_damage(self.seat)  # every Creature in play was played on an earlier turn
-            return Push(Mill(1 - self.seat, damage)) if damage else CONTINUE
+            return Push(Mill(1 - self.seat, damage, "creature")) if damage else CONTINUE
         if self.stage is S.ACTIONS:
             self.stage = S.END
             unicorns = sum(g.card(s).number == UNICORN for s, _ in g.creatures[self.seat])
@@ -177,6 +190,10 @@ class Actions(Task[TcgState]):
             if face is None or why_not(g, seat, card_of(face), self.left) is None:
                 out.append({"type": "play", "slot": slot})
         out.append({"type": "draw"})
+        if g.has_character(seat, HARRY):
+            out.append({"type": "draw", "cards": 2})
+        if dean_ready(g, seat):
+            out.append({"type": "dean"})
         if g.has_character(seat, DRACO):
             out.extend({"type": "ability", "slot": slot} for slot in g.hand[seat])
         out.append({"type": "end"})
@@ -185,6 +202,10 @@ class Actions(Task[TcgState]):
     def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         kind = action.get("type")
         if action in ({"type": "draw"}, {"type": "end"}):
+            return
+        if action == {"type": "draw", "cards": 2} and g.has_character(seat, HARRY):
+            return
+        if action == {"type": "dean"} and dean_ready(g, seat):
             return
         slot = action.get("slot")
         if kind not in ("play", "ability") or set(action) != {"type", "slot"} or slot not in g.hand[seat]:
@@ -211,7 +232,9 @@ class Actions(Task[TcgState]):
             return Done()
         if kind == "draw":
             self.left -= 1
-            return Push(Draw(seat))
+            return Push(*(Draw(seat) for _ in range(int(action.get("cards", 1)))))
+        if kind == "dean":
+            return Push(*dean_draws(g, seat))
         slot = action["slot"]
         if kind == "ability":
             self.left -= 1
@@ -223,7 +246,7 @@ class Actions(Task[TcgState]):
         reason = why_not(g, seat, card, self.left)
         if reason:
             raise IllegalAction(reason)
-        self.left -= action_cost(card)
+        self.left -= action_cost(g, seat, card)
         g.hand[seat].remove(slot)
         g.log("play", seat, slot)
         if card.type is CardType.LESSON:
