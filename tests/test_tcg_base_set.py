@@ -451,3 +451,53 @@ def test_dean_thomas_draws_three_once_per_game_without_an_action() -> None:
     d.end_turn(0)
     d.end_turn(1)
     assert {"type": "dean"} not in d.legal(0)
+
+
+# ----------------------------------------------------------------------------- hands face up, next-turn hexes
+
+
+def test_mrs_norris_makes_the_opponent_play_with_the_hand_face_up() -> None:
+    d = Duel(first=0, decks={0: ["Mrs Norris"]}, hands={0: ["Mrs Norris"]}, in_play={0: [CMC, CMC]})
+    d.act(0, d.play(0, "Mrs Norris"))
+    assert all(s in d.table.public for s in d.state.hand[1])  # her whole hand opened at once
+    d.act(0, {"type": "end"})  # seat 1 draws: the new card is opened too
+    assert len(d.state.hand[1]) == 8 and all(s in d.table.public for s in d.state.hand[1])
+    assert not any(s in d.table.public for s in d.state.hand[0] if s not in d.state.pub)
+
+
+def test_forgetfulness_potion_stops_the_opponent_playing_cards_next_turn() -> None:
+    d = Duel(first=0, decks={0: ["Forgetfulness Potion"]}, hands={0: ["Forgetfulness Potion"]},
+             in_play={0: [POT] * 7})
+    d.act(0, d.play(0, "Forgetfulness Potion"))
+    assert len(d.state.lessons[0]) == 6  # its cost: 1 Potions Lesson
+    d.end_turn(0)
+    assert [a["type"] for a in d.legal(1)] == ["draw", "ability", "ability", "ability", "ability", "ability",
+                                               "ability", "ability", "ability", "end"]  # Draco's ability still works
+    with pytest.raises(IllegalAction):
+        d.act(1, {"type": "play", "slot": d.state.hand[1][0]})
+    d.end_turn(1)
+    d.end_turn(0)
+    assert any(a["type"] == "play" for a in d.legal(1))
+
+
+def test_snuffling_potion_discards_what_the_opponent_draws_next_turn() -> None:
+    d = Duel(first=0, decks={0: ["Snuffling Potion"]}, hands={0: ["Snuffling Potion"]}, in_play={0: [POT] * 4})
+    d.act(0, d.play(0, "Snuffling Potion"))
+    d.end_turn(0)
+    assert len(d.state.hand[1]) == 7 and len(d.state.discard[1]) == 1  # the turn's draw went to the pile
+    d.act(1, {"type": "draw"})
+    assert len(d.state.hand[1]) == 7 and len(d.state.discard[1]) == 2
+
+
+@pytest.mark.parametrize("shows", [True, False])
+def test_snapes_question_is_prevented_by_showing_a_potions_lesson(shows: bool) -> None:
+    d = Duel(first=0, decks={0: ["Snape's Question"], 1: [POT]}, hands={0: ["Snape's Question"], 1: [POT]},
+             in_play={0: [POT] * 3})
+    lesson = d.slot(1, POT)
+    before = deck_size(d, 1)
+    d.act(0, d.play(0, "Snape's Question"))
+    with pytest.raises(IllegalAction):
+        d.act(1, {"type": "show", "slot": d.state.hand[1][-1]}, "show")  # a Charms Lesson: not a Potions one
+    d.act(1, {"type": "show", "slot": lesson} if shows else {"type": "none"}, "show")
+    assert deck_size(d, 1) == before - (0 if shows else 4)
+    assert (lesson in d.table.public) == shows and lesson in d.state.hand[1]

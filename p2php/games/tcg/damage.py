@@ -101,20 +101,40 @@ class Mill(Task[TcgState]):
 
 @dataclass
 class Draw(Task[TcgState]):
-    """``seat`` draws its top card face down; drawing the last one loses (see the module's decision)."""
+    """``seat`` draws its top card face down; drawing the last one loses (see the module's decision).
+
+    A hand played face up (Mrs Norris) opens the drawn card to everyone; under Snuffling Potion
+    ("whenever your opponent draws a card, he or she discards it instead") the top card is opened and
+    discarded instead: it never reaches the hand (and it is still a draw, so the last card loses).
+    """
 
     seat: int
     drawn: bool = False
+    slot: int = -1  # the drawn card, while it is being opened (face-up hand)
 
     def run(self, g: TcgState) -> Outcome:
+        if self.slot >= 0:
+            return Reveal((self.slot,))
         if self.drawn:
             return lost(g, self.seat) if not g.deck[self.seat] else Done()
         if not g.deck[self.seat]:
             return lost(g, self.seat)
+        if g.marked(self.seat, "snuffle"):
+            return Reveal((g.deck[self.seat][0],))
         return Deal(((g.deck[self.seat][0], self.seat),))
 
     def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        g.hand[self.seat].append(g.deck[self.seat].pop(0))
-        g.log("draw", self.seat)
+        if self.slot >= 0:  # opened in a face-up hand
+            self.slot = -1
+            return CONTINUE
+        slot = g.deck[self.seat].pop(0)
         self.drawn = True
+        if isinstance(step, Reveal):
+            g.to_discard(slot)
+            g.log("snuffled", self.seat, slot)
+            return CONTINUE
+        g.hand[self.seat].append(slot)
+        g.log("draw", self.seat)
+        if g.face_up(self.seat):
+            self.slot = slot
         return CONTINUE

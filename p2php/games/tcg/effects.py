@@ -48,6 +48,7 @@ from p2php.games.tcg.pieces import (
     FromDiscard,
     HandLessons,
     HealCreatures,
+    Hex,
     KeepOneCreature,
     LookDiscard,
     MayDamageCreature,
@@ -55,6 +56,7 @@ from p2php.games.tcg.pieces import (
     Piece,
     ReturnCreature,
     Shield,
+    ShowToPrevent,
     TopCard,
 )
 from p2php.games.tcg.spells import (
@@ -68,6 +70,7 @@ from p2php.games.tcg.spells import (
     PickTarget,
     Retrieve,
     RevealTop,
+    ShowOrTake,
 )
 from p2php.games.tcg.state import TcgState
 
@@ -80,6 +83,9 @@ CREATURE, ITEM, LESSON = CardType.CREATURE, CardType.ITEM, CardType.LESSON
 SPELLS: dict[int, tuple[Piece, ...]] = {
     14: (DiscardHand(),),  # Obliviate
     35: (Shield("*"),),  # Shrinking Potion: all damage
+    66: (Hex("snuffle"),),  # Snuffling Potion
+    86: (Hex("no_play"),),  # Forgetfulness Potion
+    104: (ShowToPrevent(4, POTIONS),),  # Snape's Question
     81: (Shield("creature,adventure"),),  # Dungbomb (ruling rab1851a2: "Before your turn" damage too)
     111: (Shield("creature"),),  # Wingardium Leviosa!
     22: (DamageOpponentOrCreature(12),),  # Draught of Living Death
@@ -132,7 +138,8 @@ COSTS: dict[int, tuple[Piece, ...]] = {
     20: _own(CMC), 21: _own(CMC), 30: _own(CMC, 2), 43: _own(CMC), 55: _own(CMC), 85: _own(CMC), 88: _own(CMC),
     98: _own(CMC),
     # Spells: "... discard N of your Potions Lessons" / "1 of your Lessons"
-    22: _own(POTIONS, 2), 26: _own(POTIONS, 2), 32: _own(None), 49: _own(POTIONS), 96: _own(POTIONS),
+    22: _own(POTIONS, 2), 26: _own(POTIONS, 2), 32: _own(None), 49: _own(POTIONS), 86: _own(POTIONS),
+    96: _own(POTIONS),
     100: _own(POTIONS, 3),
     # Items (Cauldrons)
     65: _own(POTIONS, 2), 99: _own(POTIONS),
@@ -143,9 +150,10 @@ VANILLA = frozenset({28, 53, 76, 80, 103, 107, 110})
 """Creatures with no text: Mountain Troll, Guard Dog, Boa Constrictor, Curious Raven, Scottish Stag,
 Surly Hound, Vicious Wolf."""
 
-CREATURES = frozenset({20, 21, 30, 43, 55, 61, 85, 88, 98})
+CREATURES = frozenset({20, 21, 29, 30, 43, 55, 61, 85, 88, 98})
 """Creatures whose text is their cost, or an effect elsewhere: Unicorn (Actions, ``turn``), Delivery Owl,
-Kelpie, Pet Toad (``triggers``), Norbert, Baby Dragon, Forest Troll, Giant Tarantula, Pet Rat."""
+Kelpie, Pet Toad (``triggers``), Mrs Norris (``damage.Draw``, ``spells.OpenHand``), Norbert, Baby Dragon,
+Forest Troll, Giant Tarantula, Pet Rat."""
 
 CHARACTERS = frozenset({1, 2, 3, 8, 9, 10, 17, 18})
 """Characters whose ability is implemented (:mod:`~p2php.games.tcg.abilities`): Dean Thomas, Draco Malfoy,
@@ -241,6 +249,8 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
         return [SecondLesson(seat, left=piece.count, prompt="homework")]
     if isinstance(piece, TopCard):
         return [RevealTop(seat)]
+    if isinstance(piece, ShowToPrevent):
+        return [ShowOrTake(seat, piece.amount, piece.lesson.value)]
     if isinstance(piece, CreaturesAttack):
         damage = g.creature_damage(seat)
         return [Mill(opp, damage, "creature")] if damage else []
@@ -254,6 +264,8 @@ def _act_now(g: TcgState, seat: Seat, piece: Piece) -> None:
         g.extra_actions += piece.count
     elif isinstance(piece, Shield):  # "During your opponent's next turn": the turn after this one
         g.shields.append([seat, g.turns + 1, piece.sources])
+    elif isinstance(piece, Hex):
+        g.shields.append([1 - seat, g.turns + 1, piece.what])
     elif isinstance(piece, DamageEachCreature):
         for slot in [c[0] for side in (1 - seat, seat) for c in g.creatures[side]]:
             damage_creature(g, slot, piece.amount)

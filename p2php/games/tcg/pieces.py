@@ -15,7 +15,7 @@ __all__ = [
     "CreaturesAttack", "DamageEachCreature", "DamageOpponent", "DamageOpponentOrCreature", "DiscardAllCreatures",
     "DiscardCreature", "DiscardHand", "DiscardInPlay", "DiscardLesson", "DrawCards", "ExtraActions", "FromDiscard",
     "HandLessons", "HealCreatures", "KeepOneCreature", "LookDiscard", "MayDamageCreature", "OpponentDiscards",
-    "Piece", "ReturnCreature", "Shield", "TopCard",
+    "Hex", "Piece", "ReturnCreature", "Shield", "ShowToPrevent", "TopCard",
 ]
 
 
@@ -159,6 +159,22 @@ class Shield:
 
 
 @dataclass(frozen=True, slots=True)
+class Hex:
+    """During your opponent's next turn, ``what`` holds for him or her ("no_play": can't play cards;
+    "snuffle": each card drawn is discarded instead)."""
+
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ShowToPrevent:
+    """Do ``amount`` damage to your opponent, unless he or she shows a ``lesson`` Lesson from the hand."""
+
+    amount: int
+    lesson: LessonType
+
+
+@dataclass(frozen=True, slots=True)
 class TopCard:
     """Reveal your top card: a Lesson goes into play, anything else into your hand (Wizard Crackers)."""
 
@@ -166,4 +182,4 @@ class TopCard:
 Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageEachCreature | DiscardAllCreatures
          | HealCreatures | CreaturesAttack | DiscardLesson | DiscardCreature | DiscardInPlay | KeepOneCreature
          | ReturnCreature | FromDiscard | DrawCards | ExtraActions | DiscardHand | OpponentDiscards | LookDiscard
-         | HandLessons | Shield | TopCard)
+         | HandLessons | Shield | Hex | ShowToPrevent | TopCard)

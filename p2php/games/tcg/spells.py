@@ -8,6 +8,11 @@ Decisions where the rules are silent (tcg.md "Not specified" items 1 and 8; §5.
   opponent one card at a time; each card is opened as it is discarded (the pile is public, §0.3);
 * a card returned to the hand from play or from the discard pile stays face up: everyone saw it;
 * Wizard Crackers' top card is opened to everyone ("Reveal"), so a non-Lesson goes to the hand face up;
+* Snape's Question's "showing you a Potions Lesson from his or her hand" opens that card to everyone
+  (the table must see that it is one); it stays in the hand, face up;
+* Mrs Norris' "Your opponent plays with his or her hand face up" opens the whole hand when she enters
+  play and each card drawn while she is in play (``damage.Draw``); cards opened stay known after she
+  leaves;
 * Illegibilus shows the opponent's hand to the caster alone (a Show) and the chosen card is opened when
   discarded, as Draco Malfoy's ability does.
 """
@@ -24,7 +29,8 @@ from p2php.games.tcg.damage import Mill, damage_creature, lost
 from p2php.games.tcg.state import TcgState, owner_of
 
 __all__ = [
-    "DiscardHandTask", "KeepOne", "LoseLesson", "MayHitCreature", "OwnDiscards", "PickCreature", "PickInPlay",
+    "DiscardHandTask", "OpenHand", "ShowOrTake",
+    "KeepOne", "LoseLesson", "MayHitCreature", "OwnDiscards", "PickCreature", "PickInPlay",
     "PickTarget", "Retrieve", "RevealTop", "return_to_hand",
 ]
 
@@ -320,3 +326,57 @@ class RevealTop(Task[TcgState]):
             g.hand[self.seat].append(slot)
             g.log("revealed_top", self.seat, slot)
         return lost(g, self.seat) if not g.deck[self.seat] else Done()
+
+
+@dataclass
+class ShowOrTake(Task[TcgState]):
+    """``seat``'s opponent shows a ``lesson`` Lesson from the hand, or takes ``amount`` damage (Snape's Question)."""
+
+    seat: int
+    amount: int
+    lesson: str
+
+    def _fits(self, face: CardId | None) -> bool:
+        from p2php.games.tcg.ids import card_of
+
+        return face is None or (card_of(face).type is CardType.LESSON and card_of(face).lesson == self.lesson)
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((1 - self.seat,), "show")
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        out: list[Action] = [{"type": "show", "slot": s} for s in g.hand[seat] if self._fits(knowledge.face(s))]
+        return [*out, {"type": "none"}]
+
+    def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        if action != {"type": "none"} and action not in self.legal(g, seat, knowledge):
+            raise IllegalAction(f"not a {self.lesson} Lesson of the hand: {action}")
+
+    def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        slot = action.get("slot")
+        return (slot,) if action.get("type") == "show" and slot in g.hand[seat] and slot not in g.pub else ()
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        action = _only(answers)
+        if action["type"] == "none":
+            return Replace(Mill(1 - self.seat, self.amount))
+        if not self._fits(g.pub[action["slot"]]):
+            raise IllegalAction(f"not a {self.lesson} Lesson")
+        g.log("shown", 1 - self.seat, action["slot"])
+        return Done()
+
+
+@dataclass
+class OpenHand(Task[TcgState]):
+    """``seat``'s hidden hand cards are opened to everyone (Mrs Norris enters play)."""
+
+    seat: int
+    done: bool = False
+
+    def run(self, g: TcgState) -> Outcome:
+        hidden = tuple(s for s in g.hand[self.seat] if s not in g.pub)
+        return Reveal(hidden) if hidden and not self.done else Done()
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        self.done = True
+        return Done()

@@ -53,7 +53,8 @@ class TcgState(TaskGame):
         self.creatures: list[list[list[int]]] = [[], []]  # [slot, damage counters] in play order
         self.characters: list[list[Slot]] = [[], []]  # Characters played from the hand (§5.5)
         self.items: list[list[Slot]] = [[], []]  # Items in play (§5.4)
-        self.shields: list[list[Any]] = []  # [seat protected, turn number, sources ("*": all)]
+        self.shields: list[list[Any]] = []  # [seat, turn number, "kind,kind"]: one-turn effects (damage
+        # sources prevented, "*" all; "no_play"; "snuffle")
         self.used: list[list[int]] = []  # [seat, key] of once-per-game / once-per-turn uses (key: see abilities)
         self.extra_actions = 0  # Actions granted during the current turn, not yet added (Platform 9 3/4, Unicorn)
         self.turn = -1  # whose turn (-1: set-up)
@@ -101,9 +102,17 @@ class TcgState(TaskGame):
         hits = [self.card(s).damage or 0 for s, _ in self.creatures[seat]]
         return sum(h + hagrid if h >= 3 else h for h in hits)
 
+    def marked(self, seat: Seat, what: str) -> bool:
+        """Whether a one-turn effect ``what`` is on ``seat`` this turn (a shield, "no_play", "snuffle")."""
+        return any(s == seat and t == self.turns and what in k.split(",") for s, t, k in self.shields)
+
     def shielded(self, seat: Seat, source: str) -> bool:
         """Whether damage from ``source`` to ``seat`` is prevented now (a shield for this turn)."""
-        return any(s == seat and t == self.turns and (k == "*" or source in k) for s, t, k in self.shields)
+        return self.marked(seat, source) or self.marked(seat, "*")
+
+    def face_up(self, seat: Seat) -> bool:
+        """``seat`` plays with its hand face up: its opponent has Mrs Norris (29) in play."""
+        return any(self.card(s).number == 29 for s, _ in self.creatures[1 - seat])
 
     # ---- moving cards (every move keeps one home)
     def to_discard(self, slot: Slot) -> None:

@@ -56,6 +56,7 @@ from p2php.games.tcg.effects import blocked_by_text, pay_cost, resolve, unimplem
 from p2php.games.tcg.ids import card_of
 from p2php.games.tcg.items import play_item
 from p2php.games.tcg.power import enough_power
+from p2php.games.tcg.spells import OpenHand
 from p2php.games.tcg.state import DECK_SLOTS, HAND, TcgState
 from p2php.games.tcg.triggers import BEFORE_TURN
 
@@ -64,6 +65,7 @@ __all__ = ["Actions", "CastSpell", "Match", "Turn", "action_cost", "why_not"]
 ACTIONS = 2
 """Actions per turn (§3.1); they cannot be saved (FAQ 2)."""
 UNICORN = 20
+MRS_NORRIS = 29
 
 
 def action_cost(g: TcgState, seat: Seat, card: Card) -> int:
@@ -78,6 +80,8 @@ def why_not(g: TcgState, seat: Seat, card: Card, left: int) -> str | None:
     """Why ``seat`` cannot play ``card`` from its hand with ``left`` Actions, or None when it can."""
     if unimplemented(card):
         return f"{card.name} is not implemented yet"
+    if g.marked(seat, "no_play"):
+        return "no cards can be played this turn (Forgetfulness Potion)"
     if action_cost(g, seat, card) > left:
         return f"{card.name} needs {action_cost(g, seat, card)} Actions"
     if "Unique" in card.keywords and card.name in g.in_play_names():
@@ -257,7 +261,7 @@ class Actions(Task[TcgState]):
             pay_cost(g, seat, card)
             g.creatures[seat].append([slot, 0])
             self.left += card.number == UNICORN
-            return CONTINUE
+            return Push(OpenHand(1 - seat)) if card.number == MRS_NORRIS else CONTINUE
         if card.type is CardType.ITEM:
             pay_cost(g, seat, card)
             play_item(g, seat, slot)
