@@ -501,3 +501,42 @@ def test_snapes_question_is_prevented_by_showing_a_potions_lesson(shows: bool) -
     d.act(1, {"type": "show", "slot": lesson} if shows else {"type": "none"}, "show")
     assert deck_size(d, 1) == before - (0 if shows else 4)
     assert (lesson in d.table.public) == shows and lesson in d.state.hand[1]
+
+
+# ----------------------------------------------------------------------------- Items with a use
+
+
+def test_cage_is_discarded_with_an_action_to_return_a_creature_to_its_owners_hand() -> None:
+    d = Duel(first=0, decks={0: ["Cage"], 1: ["Guard Dog"]}, in_play={0: ["Cage"], 1: ["Guard Dog"]})
+    cage, dog = d.slot(0, "Cage", "items"), d.slot(1, "Guard Dog", "creatures")
+    assert power(d.state, 0)[LessonType.CARE_OF_MAGICAL_CREATURES] == 1
+    d.act(0, {"type": "item", "slot": cage}, "action")
+    d.act(0, {"type": "creature", "slot": dog}, "creature")
+    assert d.state.items[0] == [] and d.names(0, "discard") == ["Cage"] and dog in d.state.hand[1]
+    assert d.prompt == "action"  # one Action used
+
+
+def test_remembrall_puts_a_lesson_from_the_discard_pile_into_play() -> None:
+    d = Duel(first=0, decks={0: ["Remembrall"]}, in_play={0: [TR, TR, "Remembrall"]})
+    assert not any(a["type"] == "item" for a in d.legal(0))  # no Lesson in the pile yet
+    lesson = d.state.lessons[0][0]
+    d.state.remove_lesson(lesson)
+    d.act(0, {"type": "item", "slot": d.slot(0, "Remembrall", "items")})
+    d.act(0, {"type": "take", "slot": lesson}, "retrieve")
+    assert lesson in d.state.lessons[0] and d.prompt == "action"
+
+
+def test_winged_keys_prevent_one_creatures_damage_until_the_end_of_the_opponents_next_turn() -> None:
+    d = Duel(first=0, decks={0: ["Winged Keys"], 1: ["Guard Dog", "Pet Rat"]},
+             in_play={0: ["Winged Keys"], 1: ["Guard Dog", "Pet Rat"]})
+    keys = d.slot(0, "Winged Keys", "items")
+    d.act(0, {"type": "item", "slot": keys})
+    d.act(0, {"type": "creature", "slot": d.slot(1, "Guard Dog", "creatures")}, "muzzle")
+    assert {"type": "item", "slot": keys} not in d.legal(0)  # once per turn, and no Action spent
+    before = deck_size(d, 0)
+    d.act(0, {"type": "draw"})
+    d.act(0, {"type": "draw"})
+    assert deck_size(d, 0) == before - 2 - 1  # two draws, then on seat 1's turn only the Rat hit
+    d.end_turn(1)
+    d.end_turn(0)
+    assert deck_size(d, 0) == before - 3 - 1 - 4  # seat 0's draw, then the Dog again (3) and the Rat

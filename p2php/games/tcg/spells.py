@@ -209,12 +209,14 @@ class KeepOne(Task[TcgState]):
 
 @dataclass
 class Retrieve(Task[TcgState]):
-    """``seat`` takes up to ``left`` cards of ``kind`` from its discard pile into its hand (Accio, Hagrid)."""
+    """``seat`` takes up to ``left`` cards of ``kind`` from its discard pile into its hand (Accio, Hagrid),
+    or (``to_play``, Remembrall: a Lesson) into play."""
 
     seat: int
     kind: str
     left: int
     optional: bool
+    to_play: bool = False
 
     def choices(self, g: TcgState) -> list[Slot]:
         """The newest card of each card number of ``kind`` in the pile: copies are interchangeable."""
@@ -245,8 +247,8 @@ class Retrieve(Task[TcgState]):
         if action["type"] == "stop":
             return Done()
         g.discard[self.seat].remove(action["slot"])
-        g.hand[self.seat].append(action["slot"])
-        g.log("retrieve", self.seat, action["slot"])
+        (g.lessons if self.to_play else g.hand)[self.seat].append(action["slot"])
+        g.log("play" if self.to_play else "retrieve", self.seat, action["slot"])
         self.left -= 1
         return CONTINUE if self.left else Done()
 

@@ -55,6 +55,7 @@ class TcgState(TaskGame):
         self.items: list[list[Slot]] = [[], []]  # Items in play (§5.4)
         self.shields: list[list[Any]] = []  # [seat, turn number, "kind,kind"]: one-turn effects (damage
         # sources prevented, "*" all; "no_play"; "snuffle")
+        self.muzzled: list[list[int]] = []  # [Creature slot, last turn number its damage is prevented] (Winged Keys)
         self.used: list[list[int]] = []  # [seat, key] of once-per-game / once-per-turn uses (key: see abilities)
         self.extra_actions = 0  # Actions granted during the current turn, not yet added (Platform 9 3/4, Unicorn)
         self.turn = -1  # whose turn (-1: set-up)
@@ -99,7 +100,8 @@ class TcgState(TaskGame):
     def creature_damage(self, seat: Seat) -> int:
         """What ``seat``'s Creatures do to the opponent: Rubeus Hagrid adds 2 to each that does 3 or more."""
         hagrid = 2 if self.has_character(seat, "Rubeus Hagrid") else 0
-        hits = [self.card(s).damage or 0 for s, _ in self.creatures[seat]]
+        quiet = {s for s, until in self.muzzled if until >= self.turns}
+        hits = [self.card(s).damage or 0 for s, _ in self.creatures[seat] if s not in quiet]
         return sum(h + hagrid if h >= 3 else h for h in hits)
 
     def marked(self, seat: Seat, what: str) -> bool:
@@ -182,7 +184,7 @@ class TcgState(TaskGame):
         return {"start": self.start, "sizes": self.sizes, "deck": self.deck, "hand": self.hand,
                 "discard": self.discard, "lessons": self.lessons, "creatures": self.creatures,
                 "characters": self.characters, "items": self.items, "extra_actions": self.extra_actions,
-                "shields": self.shields, "used": self.used,
+                "shields": self.shields, "used": self.used, "muzzled": self.muzzled,
                 "turn": self.turn, "turns": self.turns, "first": self.first,
                 "events": self.events, "options": sorted(self.options.items()), "stack": self.stack.snapshot()}
 
@@ -195,6 +197,7 @@ class TcgState(TaskGame):
         new.creatures = [[list(c) for c in zone] for zone in self.creatures]
         new.shields = [list(x) for x in self.shields]
         new.used = [list(x) for x in self.used]
+        new.muzzled = [list(x) for x in self.muzzled]
         new.events = [list(e) for e in self.events]
         new.pub = dict(self.pub)
         new.options = dict(self.options)

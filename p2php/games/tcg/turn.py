@@ -54,7 +54,7 @@ from p2php.games.tcg.cards import Card, CardType
 from p2php.games.tcg.damage import Draw, Mill
 from p2php.games.tcg.effects import blocked_by_text, pay_cost, resolve, unimplemented
 from p2php.games.tcg.ids import card_of
-from p2php.games.tcg.items import play_item
+from p2php.games.tcg.items import item_actions, item_cost, play_item, use_item
 from p2php.games.tcg.power import enough_power
 from p2php.games.tcg.spells import OpenHand
 from p2php.games.tcg.state import DECK_SLOTS, HAND, TcgState
@@ -158,6 +158,7 @@ class Turn(Task[TcgState]):
             self.stage = S.DRAW
             g.extra_actions = 0
             g.shields = [x for x in g.shields if x[1] >= g.turns]  # the spent ones go
+            g.muzzled = [x for x in g.muzzled if x[1] >= g.turns]
             if g.listening(BEFORE_TURN):
                 return Push(TimingPoint(BEFORE_TURN, {"seat": self.seat}))
             return CONTINUE
@@ -200,6 +201,7 @@ class Actions(Task[TcgState]):
             out.append({"type": "dean"})
         if g.has_character(seat, DRACO):
             out.extend({"type": "ability", "slot": slot} for slot in g.hand[seat])
+        out.extend(item_actions(g, seat, self.left))
         out.append({"type": "end"})
         return out
 
@@ -210,6 +212,10 @@ class Actions(Task[TcgState]):
         if action == {"type": "draw", "cards": 2} and g.has_character(seat, HARRY):
             return
         if action == {"type": "dean"} and dean_ready(g, seat):
+            return
+        if kind == "item":
+            if action not in item_actions(g, seat, self.left):
+                raise IllegalAction(f"no usable Item: {action}")
             return
         slot = action.get("slot")
         if kind not in ("play", "ability") or set(action) != {"type", "slot"} or slot not in g.hand[seat]:
@@ -239,6 +245,10 @@ class Actions(Task[TcgState]):
             return Push(*(Draw(seat) for _ in range(int(action.get("cards", 1)))))
         if kind == "dean":
             return Push(*dean_draws(g, seat))
+        if kind == "item":
+            self.left -= item_cost(g, action["slot"])
+            tasks = use_item(g, seat, action["slot"])
+            return Push(*tasks) if tasks else CONTINUE
         slot = action["slot"]
         if kind == "ability":
             self.left -= 1
