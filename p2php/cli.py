@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,42 @@ def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[
     }
 
 
+MAX_DECK_FILE = 64 * 1024
+"""A deck file is a short text (a few dozen lines); anything larger is refused before it is parsed."""
+
+
+def _own_decks(game: Game, files: Sequence[tuple[int, str | None]],
+               raw: dict[str, str]) -> dict[int, dict[str, list[int]]]:
+    """Each ``(seat, FILE)``'s own deck: its secret lists (kept on this machine) and the options it implies.
+
+    The implied options (a seat's starting Character, "brings its own deck") are added to ``raw``, the table's
+    public options; an explicit ``--option`` that says otherwise is an error rather than silently overridden.
+    """
+    out: dict[int, dict[str, list[int]]] = {}
+    for seat, name in files:
+        if name is None:
+            continue
+        path = Path(name)
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_DECK_FILE + 1)
+        except OSError as err:
+            raise OptionError(f"--deck {safe(name, 80)}: cannot read it ({err.strerror or err})") from None
+        if len(data) > MAX_DECK_FILE:
+            raise OptionError(f"--deck {safe(name, 80)}: larger than {MAX_DECK_FILE // 1024} KiB, not a deck list")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise OptionError(f"--deck {safe(name, 80)}: not UTF-8 text") from None
+        lists, implied = game.read_private_deck(text, seat, raw)
+        for key, value in implied.items():
+            if key in raw and raw[key] != value:
+                raise OptionError(f"--deck {safe(name, 80)} needs {key}={value}, but --option says {key}={raw[key]}")
+            raw[key] = value
+        out[seat] = lists
+    return out
+
+
 def _default_players(game: Game) -> int:
     """Four at the table, or as close to four as the game allows (the TCG is a duel)."""
     return min(max(4, game.min_players), game.max_players)
@@ -84,7 +121,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.peers is None:
         args.peers = _default_players(game)
     game.check_players(args.peers)
-    options = parse_table_options(game, parse_option_pairs(args.option))
+    raw = parse_option_pairs(args.option)
+    own = _own_decks(game, [(0, args.deck), (1, args.deck2)], raw)
+    options = parse_table_options(game, raw)
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
@@ -95,7 +134,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     results = trio.run(lambda: run_local_table(
         game.name, args.peers, deciders, options, seed=args.seed, timeout=args.timeout,
-        transcripts=transcripts, observe=printer, observe_seat=args.view or 0,
+        transcripts=transcripts, observe=printer, observe_seat=args.view or 0, private_decks=own,
     ))
     summary = _summary(game.name, results, time.perf_counter() - start)
     ok = summary["agree"] and summary["audit"] == "clean" and len(results) == args.peers
@@ -126,7 +165,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         args.bots = _default_players(game) - 1
     players = args.bots + 1
     game.check_players(players)
-    options = parse_table_options(game, parse_option_pairs(args.option))
+    raw = parse_option_pairs(args.option)
+    own = _own_decks(game, [(0, args.deck)], raw)
+    options = parse_table_options(game, raw)
     ui = TerminalUI(lang=args.lang)
     print(crypto_notice(options))
     deciders = [ui.decide] + _bots(game.name, args.bot, args.seed, range(1, players))
@@ -135,10 +176,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     try:
         results = run_trio(lambda: run_local_table(
             game.name, players, deciders, options, seed=args.seed, timeout=args.timeout,
-            observe=printer, names=names,
+            observe=printer, names=names, private_decks=own,
         ))
     except Quit:
         print("\nYou left the table. Bye!")
+        return 0
+    if results and results[0].left:
+        print("\nYou left the table; the others were told at once. Bye!")
         return 0
     summary = _summary(game.name, results, 0.0)
     print("\n".join(summary_lines(results[0].lockstep, args.lang)))
@@ -224,6 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transcripts", metavar="DIR", help="save each peer's signed transcript here")
     p.add_argument("--view", type=int, metavar="SEAT", default=None,
                    help="print the game as this seat's peer sees it, with its own cards and every crypto step")
+    p.add_argument("--deck", metavar="FILE", help="seat 0 plays its own deck from this deck list (tcg)")
+    p.add_argument("--deck2", metavar="FILE", help="seat 1 plays its own deck from this deck list (tcg)")
     common(p)
     p.set_defaults(func=cmd_demo)
 
@@ -232,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bots", type=int, default=None, help="bot opponents (default: 3, within the game's range)")
     p.add_argument("--name", default="you")
     p.add_argument("--lang", choices=("zh", "en"), help="Harry Potter Sha names in Chinese or English only")
+    p.add_argument("--deck", metavar="FILE", help="play your own deck from this deck list (tcg); it stays secret")
     common(p)
     p.set_defaults(func=cmd_play, timeout=HUMAN_TIMEOUT)
 

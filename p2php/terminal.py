@@ -34,6 +34,7 @@ import trio
 from p2php.engine.contract import Action, Deal, Decide, Randomness, Reveal, Show, Shuffle
 from p2php.errors import UsageError
 from p2php.session.lockstep import Event, Lockstep
+from p2php.session.runner import LeaveTable
 from p2php.text import LINE, NAME, safe
 
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 LANGS = ("zh", "en")
 
 
-class Quit(Exception):
-    """The person at the terminal chose to leave."""
+class Quit(LeaveTable):
+    """The person at the terminal chose to leave: the runner tells the table (a signed leave) and ends."""
 
 
 def clean(text: object, limit: int = NAME) -> str:

@@ -81,3 +81,35 @@ async def test_dialing_an_address_nobody_listens_at_is_refused() -> None:
         pass
     else:
         raise AssertionError("a dial to a closed listener connected")
+
+
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+async def test_a_player_who_leaves_is_named_at_once_and_the_record_kept(autojump_clock: Any, crypto: str,
+                                                                       tmp_path: Any) -> None:
+    """A leaving player's peer sends a signed leave: the others end at once (no deadline passes), name it ``left``
+    (not a cheat), agree on the state and keep a transcript that verifies."""
+    from p2php.session import transcript
+    from p2php.session.runner import LeaveTable
+
+    deciders = bots("uno", 3)
+    honest, asked = deciders[2], []
+
+    async def leaves(ls: Any) -> Any:
+        asked.append(ls.tick)
+        if len(asked) == 3:
+            raise LeaveTable()
+        return await honest(ls)
+
+    deciders[2] = leaves
+    start = trio.current_time()
+    results = await run_memory_table("uno", 3, deciders, {"rounds": 1, "crypto": crypto}, seed=6, timeout=60.0,
+                                     resume_timeout=300.0)
+    assert trio.current_time() - start < 30.0  # neither the 60 s decision deadline nor the 300 s resume wait
+    assert results[2].left and not results[0].left
+    for r in results:
+        v = r.lockstep.verdict
+        assert v is not None and not v.clean and v.culprit == 2 and v.code == "left", v
+        assert "left the table" in v.reason
+    assert len({r.lockstep.verdict.state_hash for r in results if r.lockstep.verdict}) == 1
+    check = transcript.verify(transcript.save(results[0].lockstep, tmp_path / "seat0.p2php"))
+    assert "left the table" in " ".join(check.lines)

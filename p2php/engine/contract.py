@@ -337,6 +337,17 @@ class Game(ABC):
         """
         return None
 
+    def read_private_deck(
+        self, text: str, seat: Seat, options: Mapping[str, object]
+    ) -> tuple[dict[str, list[CardId]], dict[str, str]]:
+        """A player's own deck file for ``seat``: its secret lists by purpose, and the public options it implies.
+
+        The lists stay on the player's peer (``PeerConfig.private_decks``); the options (say, its starting
+        Character and "this seat brings its own deck") go into the table's options, which every seat sees. Raises
+        :class:`OptionError` with one line naming the file's line for a deck that cannot be played.
+        """
+        raise OptionError(f"{self.name} has no decks of a player's own")
+
     def private_decks(self, options: Mapping[str, object], seat: Seat) -> dict[str, list[CardId]]:
         """The secret deck lists ``seat`` brings when its player names none, by purpose (``{}``: none).
 

@@ -238,6 +238,8 @@ def _judge_fault(ls: Lockstep) -> Fault | None:
     if fault.culprit is None:
         return None
     accuser, accused = ls.fault_from, fault.culprit
+    if fault.code == FaultCode.LEFT and accuser == accused:
+        return Fault(accused, "left the table", fault.at, FaultCode.LEFT)  # its own signed word about itself
     if fault.silent:
         body = ls.audit_bodies.get(accused)
         stopped = body is not None and not body.get("refused")

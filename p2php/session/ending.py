@@ -67,6 +67,13 @@ class Ending(LockstepBase):
                 )
         self._start_audit()
 
+    def leave(self) -> None:
+        """Our player leaves: an abort naming ourselves (``left``), so every peer ends at once, knows who left and
+        why, and keeps the record, instead of waiting out a deadline to name a silent seat (protocol.md §6.8)."""
+        if self.seat is None or self.secrets is None or self.finished:
+            return
+        self._raise_fault(Fault(self.seat, "left the table", (self.tick, self.phase), FaultCode.LEFT))
+
     def _evidence(self) -> list[Any]:
         """Our signed copies of every message whose content is in dispute (within a byte budget).
 

@@ -56,10 +56,12 @@ async def run_local_table(
     names: Sequence[str] | None = None,
     observe_seat: int = 0,
     network: LocalNetwork | None = None,
+    private_decks: Mapping[int, Mapping[str, list[int]]] | None = None,
     **config: Any,
 ) -> list[PeerResult]:
     """Run ``players`` peers on ``network`` (loopback TCP by default) until every one has a verdict.
 
+    ``private_decks`` gives seats their own secret deck lists (a seat without one brings the game's default);
     ``config`` sets further :class:`~p2php.session.runner.PeerConfig` fields for every peer.
     """
     net = network if network is not None else Loopback()
@@ -79,6 +81,7 @@ async def run_local_table(
             secrets=secrets,
             transcript_path=None if transcripts is None else transcripts / f"seat{seat}.p2php",
             connect=net.dial,
+            private_decks=dict((private_decks or {}).get(seat, {})),
             **config,
         )
         try:

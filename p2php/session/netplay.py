@@ -228,8 +228,8 @@ async def _play_seats(
     async with trio.open_nursery() as nursery:
         for seat in sorted(listeners):
             nursery.start_soon(seat_task, seat, nursery.cancel_scope)
-    if quit_game:
-        print("\nYou left the table. Bye!")
+    if quit_game or (shown in results and results[shown].left):
+        print("\nYou left the table; the others were told at once. Bye!")
         return 0
     if errors:
         _err(errors[0])

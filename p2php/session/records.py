@@ -53,6 +53,7 @@ class FaultCode(StrEnum):
     ACCUSATION = "accusation"  # another peer's abort that our own checks do not confirm
     INTERNAL = "internal"  # our own code failed (never a culprit)
     UNFINISHED = "unfinished"  # the game stopped before its end with nobody to blame
+    LEFT = "left"  # its player left the table (its own signed abort says so; not a cheat)
 
 
 TIMING_CODES = frozenset({FaultCode.SILENT, FaultCode.UNREACHABLE, FaultCode.REFUSED_AUDIT})

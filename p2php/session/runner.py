@@ -28,6 +28,7 @@ import trio
 from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide
 from p2php.engine.registry import get_game
+from p2php.errors import P2phpError
 from p2php.net.mesh import Frame, HandshakeError, Mesh, PeerError, Rejoined, SpectatorJoined, open_mesh
 from p2php.net.transport import Dial, Listener, tcp_dial
 from p2php.session import transcript
@@ -76,6 +77,16 @@ class PeerResult:
     bytes_sent: int
     bytes_received: int
     frames_sent: int
+    left: bool = False  # our player left (the decider raised LeaveTable): the table was told and ended
+
+
+class LeaveTable(P2phpError):
+    """Raised by a decider whose player leaves the table.
+
+    The runner then sends a signed ``abort`` naming its own seat with code ``left`` (``Lockstep.leave``): every
+    other peer ends the game at once naming the leaver and keeps the record, and this peer finishes the audit
+    round before :func:`run_peer` returns (``PeerResult.left``).
+    """
 
 
 def bot_decider(bot: Any) -> Decider:
@@ -144,7 +155,7 @@ async def run_peer(
     if cfg.transcript_path is not None:
         transcript.save(ls, cfg.transcript_path)
     return PeerResult(ls, time.perf_counter() - start, runner.setup_seconds, runner.sent, runner.received,
-                      runner.frames_sent)
+                      runner.frames_sent, runner.left)
 
 
 MAX_SYNC_BYTES = 32 * 1024 * 1024
@@ -260,6 +271,7 @@ class _Runner:
         self.down: dict[int, float] = {}
         self.spectators: dict[int, int] = {}  # spectator -> transcript messages relayed so far
         self.deciding = False
+        self.left = False  # our player left the table (LeaveTable from the decider)
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
         self.clock = RunningClock()  # deadlines count only the time our own loop ran on time
         self.heard: set[int] = set()  # seats that sent us anything since the mesh formed
@@ -321,7 +333,11 @@ class _Runner:
 
     async def _run_decider(self, out: trio.MemorySendChannel[Any]) -> None:
         async with out:
-            action = await self.decide(self.ls)
+            try:
+                action = await self.decide(self.ls)
+            except LeaveTable:
+                await out.send(("leave", None))
+                return
             await out.send(("act", action))
 
     def _awaited(self) -> dict[int, Any]:
@@ -378,6 +394,10 @@ class _Runner:
             self.deciding = False
             if ls.awaiting_me():
                 ls.act(event[1])
+        elif isinstance(event, tuple) and event[0] == "leave":
+            self.deciding = False
+            self.left = True
+            ls.leave()
         elif isinstance(event, Frame):
             self.heard.add(event.seat)
             frame = event.frame
