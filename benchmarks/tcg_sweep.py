@@ -1,6 +1,9 @@
 """TCG engine sweep: many seeded engine-only games, starter deck against starter deck, both bots.
 
-Run:  python benchmarks/tcg_sweep.py [--games 500] [--json]
+Run:  python benchmarks/tcg_sweep.py [--games 500] [--constructed] [--json]
+
+``--constructed``: seeded random legal 60-card decks of the implemented cards instead
+(``p2php.testing.tcg.random_deck_text``).
 
 Every pairing of the bots (random, heuristic) and of the decks (Hermione, Draco) in turn; every game
 must end with one winner and no exception.  Prints games per second, decisions per game, turns per
@@ -16,20 +19,27 @@ from typing import Any
 
 from p2php.engine.local import LocalTable
 from p2php.games.tcg.game import GAME
-from p2php.testing.tcg import table_decks
+from p2php.testing.tcg import random_deck_text, table_decks
 
 KINDS = (("random", "random"), ("heuristic", "heuristic"), ("random", "heuristic"), ("heuristic", "random"))
 DECKS: tuple[dict[str, str], ...] = (
     {}, {"deck0": "draco", "deck1": "hermione"}, {"deck0": "draco"}, {"deck1": "hermione"})
 
 
-def sweep(games: int) -> dict[str, Any]:
+def options(seed: int, constructed: bool) -> dict[str, Any]:
+    if constructed:
+        return {"format": "constructed", "decklist0": random_deck_text(2 * seed),
+                "decklist1": random_deck_text(2 * seed + 1)}
+    return DECKS[(seed // 4) % 4]
+
+
+def sweep(games: int, constructed: bool = False) -> dict[str, Any]:
     decisions = turns = 0
     wins: dict[str, int] = {}
     start = time.perf_counter()
     for seed in range(games):
         kinds = KINDS[seed % 4]
-        opts = GAME.parse_options(DECKS[(seed // 4) % 4])
+        opts = GAME.parse_options(options(seed, constructed))
         table = LocalTable(GAME.new_state(2, opts), seed, private_decks=table_decks(opts))
         over = table.play({s: GAME.make_bot(kinds[s], f"{seed}/{s}") for s in (0, 1)})
         if len(over.winners) != 1:
@@ -47,9 +57,10 @@ def sweep(games: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=500)
+    parser.add_argument("--constructed", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = sweep(args.games)
+    result = sweep(args.games, args.constructed)
     print(json.dumps(result) if args.json else "\n".join(f"{k}: {v}" for k, v in result.items()))
 
 

@@ -540,3 +540,90 @@ def test_winged_keys_prevent_one_creatures_damage_until_the_end_of_the_opponents
     d.end_turn(1)
     d.end_turn(0)
     assert deck_size(d, 0) == before - 3 - 1 - 4  # seat 0's draw, then the Dog again (3) and the Rat
+
+
+# ----------------------------------------------------------------------------- Adventures
+
+
+def test_4_privet_drive_forbids_spells_until_solved_and_rewards_a_draw() -> None:
+    d = Duel(first=0, decks={0: ["4 Privet Drive"], 1: ["Foul Brew"]}, hands={0: ["4 Privet Drive"], 1: ["Foul Brew"]},
+             in_play={1: [POT] * 5})
+    d.act(0, d.play(0, "4 Privet Drive"))  # 2 Actions
+    assert d.name(d.state.adventures[0]) == "4 Privet Drive"
+    assert "forbids playing spell" in str(_why(d, 1, "Foul Brew"))
+    assert {"type": "solve"} in d.legal(1)  # 8 cards in hand: 6 can go
+    d.act(1, {"type": "solve"}, "action")
+    for _ in range(6):
+        d.act(1, {"type": "discard", "slot": next(s for s in d.state.hand[1] if d.name(s) != "Foul Brew")},
+              "discard_own")
+    hand = len(d.state.hand[1])
+    d.act(1, {"type": "draw"}, "reward")
+    assert len(d.state.hand[1]) == hand + 1 and d.state.adventures[0] == -1
+    assert d.names(0, "discard") == ["4 Privet Drive"]  # the owner's pile
+    assert d.play(1, "Foul Brew") in d.legal(1)
+
+
+def test_only_one_adventure_per_side() -> None:
+    d = Duel(first=0, decks={0: ["4 Privet Drive", "Harry Hunting"]}, hands={0: ["4 Privet Drive", "Harry Hunting"]})
+    d.act(0, d.play(0, "4 Privet Drive"))
+    d.end_turn(1)
+    assert "only one Adventure" in str(_why(d, 0, "Harry Hunting"))
+
+
+def test_troll_in_the_bathroom_hits_before_each_of_its_owners_turns_and_dungbomb_prevents_it() -> None:
+    """Ruling rab1851a2: Dungbomb prevents "Before your turn" damage (here the Troll's)."""
+    d = Duel(first=0, decks={0: ["Troll in the Bathroom"], 1: ["Dungbomb"]},
+             hands={0: ["Troll in the Bathroom"], 1: ["Dungbomb"]}, in_play={1: [POT, POT]})
+    d.act(0, d.play(0, "Troll in the Bathroom"))
+    d.act(1, d.play(1, "Dungbomb"))
+    before = deck_size(d, 1)
+    d.act(1, {"type": "end"})
+    assert deck_size(d, 1) == before  # prevented
+    d.end_turn(0)
+    before = deck_size(d, 1)
+    d.end_turn(1)
+    assert deck_size(d, 1) == before - 2
+
+
+def test_harry_hunting_makes_creatures_and_spells_need_two_more_power() -> None:
+    d = Duel(first=0, decks={0: ["Harry Hunting"], 1: ["Foul Brew"]}, hands={0: ["Harry Hunting"], 1: ["Foul Brew"]},
+             in_play={1: [POT] * 6})
+    d.act(0, d.play(0, "Harry Hunting"))
+    assert "needs 7 Power" in str(_why(d, 1, "Foul Brew"))
+
+
+def test_unusual_pets_needs_an_opponents_creature() -> None:
+    d = Duel(first=0, decks={0: ["Unusual Pets"]}, hands={0: ["Unusual Pets"]})
+    assert "needs an opponent's Creature" in str(_why(d, 0, "Unusual Pets"))
+
+
+def test_dragons_escape_solved_by_three_lessons_rewards_damage_or_draws() -> None:
+    d = Duel(first=0, decks={0: ["Dragon's Escape"]}, hands={0: ["Dragon's Escape"]}, in_play={1: [CH] * 3})
+    d.act(0, d.play(0, "Dragon's Escape"))
+    d.act(1, {"type": "solve"})
+    assert d.state.lessons[1] == []  # one type only: no question
+    before = deck_size(d, 0)
+    d.act(1, {"type": "target", "seat": 0}, "reward")
+    assert deck_size(d, 0) == before - 3
+
+
+@pytest.mark.parametrize(("spell", "caster_gets"), [("Apparate", False), ("Logic Puzzle", True)])
+def test_apparate_and_logic_puzzle_discard_the_opponents_adventure(spell: str, caster_gets: bool) -> None:
+    d = Duel(first=0, decks={0: ["Troll in the Bathroom"], 1: [spell]}, hands={0: ["Troll in the Bathroom"]},
+             draws={1: [spell]}, in_play={1: [TR, CH] * 3})
+    d.act(0, d.play(0, "Troll in the Bathroom"))
+    before = deck_size(d, 0)
+    d.act(1, d.play(1, spell))
+    assert d.state.adventures[0] == -1 and d.names(0, "discard")[0] == "Troll in the Bathroom"
+    assert deck_size(d, 0) == before - (4 if caster_gets else 0)  # the Troll's reward: its owner takes 4
+
+
+def test_dracos_trick_discards_ones_own_adventure_for_its_reward() -> None:
+    d = Duel(first=0, decks={0: ["4 Privet Drive", "Draco's Trick"]}, hands={0: ["4 Privet Drive"]},
+             draws={0: [CH, "Draco's Trick"]}, in_play={0: [TR] * 7})
+    d.act(0, d.play(0, "4 Privet Drive"))
+    d.end_turn(1)
+    d.act(0, d.play(0, "Draco's Trick"))
+    hand = len(d.state.hand[0])
+    d.act(0, {"type": "draw"}, "reward")
+    assert d.state.adventures[0] == -1 and len(d.state.hand[0]) == hand + 1

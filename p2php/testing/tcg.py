@@ -51,9 +51,9 @@ def random_deck_text(seed: int | str) -> str:
     rng = random.Random(f"tcg-deck/{seed}")
     character = rng.choice(sorted({c.name for c in BASE_SET if c.can_start and not unimplemented(c)}))
     kinds = rng.sample(sorted(LessonType), 2)
-    pool = sorted({c.name for c in BASE_SET if not unimplemented(c) and c.name != character and (
-        c.type is CardType.CHARACTER or c.type in (CardType.CREATURE, CardType.SPELL, CardType.ITEM)
-        and c.lesson in kinds)})
+    pool = sorted({c.name for c in BASE_SET if not unimplemented(c) and c.name != character
+                   and c.type is not CardType.LESSON and (
+        c.type in (CardType.CHARACTER, CardType.ADVENTURE) or c.lesson in kinds)})
     cards: list[str] = []
     while len(cards) < 36 and pool:
         name = rng.choice(pool)

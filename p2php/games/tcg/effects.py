@@ -30,6 +30,7 @@ from __future__ import annotations
 from p2php.engine.contract import Seat
 from p2php.engine.tasks import Task
 from p2php.games.tcg.abilities import DracoLook, SecondLesson
+from p2php.games.tcg.adventures import ADVENTURES, DiscardAdventure, reward
 from p2php.games.tcg.cards import Card, CardType, LessonType
 from p2php.games.tcg.damage import Draw, Mill, damage_creature
 from p2php.games.tcg.items import ITEMS, item_blocked
@@ -44,6 +45,7 @@ from p2php.games.tcg.pieces import (
     DiscardInPlay,
     DiscardLesson,
     DrawCards,
+    EndAdventure,
     ExtraActions,
     FromDiscard,
     HandLessons,
@@ -83,6 +85,9 @@ CREATURE, ITEM, LESSON = CardType.CREATURE, CardType.ITEM, CardType.LESSON
 SPELLS: dict[int, tuple[Piece, ...]] = {
     14: (DiscardHand(),),  # Obliviate
     35: (Shield("*"),),  # Shrinking Potion: all damage
+    42: (EndAdventure(own=False, reward=False),),  # Apparate
+    50: (EndAdventure(own=True, reward=True),),  # Draco's Trick
+    56: (EndAdventure(own=False, reward=True),),  # Logic Puzzle
     66: (Hex("snuffle"),),  # Snuffling Potion
     86: (Hex("no_play"),),  # Forgetfulness Potion
     104: (ShowToPrevent(4, POTIONS),),  # Snape's Question
@@ -164,7 +169,7 @@ def unimplemented(card: Card) -> bool:
     """True when this engine cannot play ``card`` yet (a deck with it is refused)."""
     if card.type is CardType.LESSON:
         return False
-    return not any(card.number in table for table in (SPELLS, VANILLA, CREATURES, CHARACTERS, ITEMS))
+    return not any(card.number in table for table in (SPELLS, VANILLA, CREATURES, CHARACTERS, ITEMS, ADVENTURES))
 
 
 def _can(g: TcgState, seat: Seat, piece: Piece) -> bool:
@@ -182,6 +187,8 @@ def _can(g: TcgState, seat: Seat, piece: Piece) -> bool:
         return bool(g.creatures[0] or g.creatures[1])
     if isinstance(piece, LookDiscard):
         return bool(g.hand[opp])
+    if isinstance(piece, EndAdventure):
+        return g.adventures[seat if piece.own else opp] >= 0
     if isinstance(piece, FromDiscard):
         return not piece.exactly or any(g.card(s).type is piece.kind for s in g.discard[seat])
     return True
@@ -249,6 +256,9 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
         return [SecondLesson(seat, left=piece.count, prompt="homework")]
     if isinstance(piece, TopCard):
         return [RevealTop(seat)]
+    if isinstance(piece, EndAdventure):
+        slot = g.adventures[seat if piece.own else opp]
+        return [DiscardAdventure(seat if piece.own else opp), *(reward(g, seat, slot) if piece.reward else [])]
     if isinstance(piece, ShowToPrevent):
         return [ShowOrTake(seat, piece.amount, piece.lesson.value)]
     if isinstance(piece, CreaturesAttack):

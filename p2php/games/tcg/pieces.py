@@ -15,7 +15,7 @@ __all__ = [
     "CreaturesAttack", "DamageEachCreature", "DamageOpponent", "DamageOpponentOrCreature", "DiscardAllCreatures",
     "DiscardCreature", "DiscardHand", "DiscardInPlay", "DiscardLesson", "DrawCards", "ExtraActions", "FromDiscard",
     "HandLessons", "HealCreatures", "KeepOneCreature", "LookDiscard", "MayDamageCreature", "OpponentDiscards",
-    "Hex", "Piece", "ReturnCreature", "Shield", "ShowToPrevent", "TopCard",
+    "EndAdventure", "Hex", "Piece", "ReturnCreature", "Shield", "ShowToPrevent", "TopCard",
 ]
 
 
@@ -175,6 +175,14 @@ class ShowToPrevent:
 
 
 @dataclass(frozen=True, slots=True)
+class EndAdventure:
+    """Discard the Adventure your opponent (``own``: you) has in play; ``reward``: you get its reward."""
+
+    own: bool
+    reward: bool
+
+
+@dataclass(frozen=True, slots=True)
 class TopCard:
     """Reveal your top card: a Lesson goes into play, anything else into your hand (Wizard Crackers)."""
 
@@ -182,4 +190,4 @@ class TopCard:
 Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageEachCreature | DiscardAllCreatures
          | HealCreatures | CreaturesAttack | DiscardLesson | DiscardCreature | DiscardInPlay | KeepOneCreature
          | ReturnCreature | FromDiscard | DrawCards | ExtraActions | DiscardHand | OpponentDiscards | LookDiscard
-         | HandLessons | Shield | Hex | ShowToPrevent | TopCard)
+         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | TopCard)

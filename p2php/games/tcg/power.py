@@ -25,9 +25,9 @@ def power(g: TcgState, seat: int) -> dict[LessonType, int]:
     return out
 
 
-def enough_power(g: TcgState, seat: int, card: Card) -> bool:
-    """At least ``card.cost`` Power in play, at least one of it of the card's type (§4)."""
-    cost = card.cost or 0
+def enough_power(g: TcgState, seat: int, card: Card, extra: int = 0) -> bool:
+    """At least ``card.cost`` (+ ``extra``: Harry Hunting) Power in play, at least one of it of the card's type (§4)."""
+    cost = (card.cost or 0) + extra
     if cost == 0:
         return True
     have = power(g, seat)

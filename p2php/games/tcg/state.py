@@ -53,6 +53,7 @@ class TcgState(TaskGame):
         self.creatures: list[list[list[int]]] = [[], []]  # [slot, damage counters] in play order
         self.characters: list[list[Slot]] = [[], []]  # Characters played from the hand (§5.5)
         self.items: list[list[Slot]] = [[], []]  # Items in play (§5.4)
+        self.adventures = [-1, -1]  # each side's Adventure in play, or -1 (§5.6: one per side)
         self.shields: list[list[Any]] = []  # [seat, turn number, "kind,kind"]: one-turn effects (damage
         # sources prevented, "*" all; "no_play"; "snuffle")
         self.muzzled: list[list[int]] = []  # [Creature slot, last turn number its damage is prevented] (Winged Keys)
@@ -86,12 +87,15 @@ class TcgState(TaskGame):
             out.extend(self.card(s).name for s in self.lessons[seat])
             out.extend(self.card(s).name for s, _ in self.creatures[seat])
             out.extend(self.card(s).name for s in self.items[seat])
+            out.extend(self.card(s).name for s in self.adventures[seat:seat + 1] if s >= 0)
         return out
 
     def in_play(self, seat: Seat) -> list[Slot]:
         """``seat``'s cards in play that are slots (not the starting Character): Lessons, Creatures, Items,
         Characters."""
-        return [*self.lessons[seat], *(c[0] for c in self.creatures[seat]), *self.items[seat], *self.characters[seat]]
+        adventure = [self.adventures[seat]] if self.adventures[seat] >= 0 else []
+        return [*self.lessons[seat], *(c[0] for c in self.creatures[seat]), *self.items[seat], *self.characters[seat],
+                *adventure]
 
     def lessons_of(self, seat: Seat, kind: object) -> list[Slot]:
         """``seat``'s Lessons in play of one Lesson type, in play order."""
@@ -131,12 +135,15 @@ class TcgState(TaskGame):
         self.to_discard(slot)
 
     def discard_from_play(self, slot: Slot) -> None:
-        """A card in play (Lesson, Creature or Item) goes to its owner's discard pile."""
+        """A card in play (Lesson, Creature, Item or Adventure) goes to its owner's discard pile."""
         seat = owner_of(slot)
         if slot in self.lessons[seat]:
             self.remove_lesson(slot)
         elif slot in self.items[seat]:
             self.items[seat].remove(slot)
+            self.to_discard(slot)
+        elif slot == self.adventures[seat]:
+            self.adventures[seat] = -1
             self.to_discard(slot)
         else:
             self.remove_creature(slot)
@@ -185,12 +192,13 @@ class TcgState(TaskGame):
                 "discard": self.discard, "lessons": self.lessons, "creatures": self.creatures,
                 "characters": self.characters, "items": self.items, "extra_actions": self.extra_actions,
                 "shields": self.shields, "used": self.used, "muzzled": self.muzzled,
+                "adventures": self.adventures,
                 "turn": self.turn, "turns": self.turns, "first": self.first,
                 "events": self.events, "options": sorted(self.options.items()), "stack": self.stack.snapshot()}
 
     def clone(self) -> TcgState:
         new = copy.copy(self)
-        for name in ("start", "sizes"):
+        for name in ("start", "sizes", "adventures"):
             setattr(new, name, list(getattr(self, name)))
         for name in ("deck", "hand", "discard", "lessons", "characters", "items"):
             setattr(new, name, [list(zone) for zone in getattr(self, name)])

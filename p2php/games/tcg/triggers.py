@@ -19,6 +19,8 @@ order, and :class:`~p2php.engine.timing.TimingPoint` resolves them.  The turn fi
     done by a Spell card" (its use is remembered for the turn in :attr:`TcgState.used`).
 
   Decision (the cards are silent): with two copies in play, one offer per copy; the oldest copy acts.
+* Adventures' "Before each of your turns, your opponent takes N damage" (Dragon's Escape 1, Troll in the
+  Bathroom 2, Unusual Pets 4): compulsory, damage by an Adventure (so Dungbomb prevents it).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any, ClassVar
 
 from p2php.engine.contract import Action, CardId, Seat, Slot
 from p2php.engine.timing import Effect
-from p2php.games.tcg.damage import SPELL_DAMAGE, Draw, damage_creature
+from p2php.games.tcg.damage import SPELL_DAMAGE, Draw, Mill, damage_creature
 from p2php.games.tcg.state import TcgState
 
 __all__ = ["BEFORE_TURN", "SPELL_DAMAGE", "TRIGGERS", "DrawBeforeTurn", "PreventSpellDamage", "TakeSpellDamage"]
@@ -118,7 +120,38 @@ class InvisibilityCloak(_OnSpellDamage):
         game.used.append([owner, 12, game.turns])
 
 
+class AdventureDamage(Effect[TcgState]):
+    """An Adventure's "Before each of your turns, your opponent takes N damage" (damage by an Adventure)."""
+
+    points: ClassVar[frozenset[str]] = frozenset({BEFORE_TURN})
+    compulsory: ClassVar[bool] = True
+    amount: ClassVar[int] = 0
+
+    def available(self, game: TcgState, owner: Seat, point: str, ctx: dict[str, Any]) -> bool:
+        return bool(ctx["seat"] == owner)
+
+    def invoke(self, game: TcgState, owner: Seat, point: str, ctx: dict[str, Any], action: Action,
+               faces: dict[Slot, CardId]) -> None:
+        game.stack.push(Mill(1 - owner, self.amount, "adventure"))
+
+
+class DragonsEscape(AdventureDamage):
+    key: ClassVar[str] = "4"
+    amount: ClassVar[int] = 1
+
+
+class TrollInTheBathroom(AdventureDamage):
+    key: ClassVar[str] = "19"
+    amount: ClassVar[int] = 2
+
+
+class UnusualPets(AdventureDamage):
+    key: ClassVar[str] = "70"
+    amount: ClassVar[int] = 4
+
+
 TRIGGERS: dict[int, Effect[TcgState]] = {
-    12: InvisibilityCloak(), 21: DrawBeforeTurn(), 33: PreventSpellDamage(), 55: Kelpie(), 61: PetToad(),
+    4: DragonsEscape(), 12: InvisibilityCloak(), 19: TrollInTheBathroom(), 21: DrawBeforeTurn(),
+    33: PreventSpellDamage(), 55: Kelpie(), 61: PetToad(), 70: UnusualPets(),
 }
 """Card number -> its effect at timing points."""

@@ -50,6 +50,7 @@ from p2php.games.tcg.abilities import (
     dean_ready,
     second_lesson_due,
 )
+from p2php.games.tcg.adventures import adventure_blocks, can_solve, extra_power, solve
 from p2php.games.tcg.cards import Card, CardType
 from p2php.games.tcg.damage import Draw, Mill
 from p2php.games.tcg.effects import blocked_by_text, pay_cost, resolve, unimplemented
@@ -82,12 +83,16 @@ def why_not(g: TcgState, seat: Seat, card: Card, left: int) -> str | None:
         return f"{card.name} is not implemented yet"
     if g.marked(seat, "no_play"):
         return "no cards can be played this turn (Forgetfulness Potion)"
+    blocked = adventure_blocks(g, seat, card)
+    if blocked:
+        return blocked
     if action_cost(g, seat, card) > left:
         return f"{card.name} needs {action_cost(g, seat, card)} Actions"
     if "Unique" in card.keywords and card.name in g.in_play_names():
         return f"{card.name} is Unique and already in play (§8)"
-    if card.type in (CardType.CREATURE, CardType.SPELL, CardType.ITEM) and not enough_power(g, seat, card):
-        return f"{card.name} needs {card.cost} Power with 1 of {card.lesson}"
+    extra = extra_power(g, seat, card)
+    if card.type in (CardType.CREATURE, CardType.SPELL, CardType.ITEM) and not enough_power(g, seat, card, extra):
+        return f"{card.name} needs {(card.cost or 0) + extra} Power with 1 of {card.lesson}"
     return blocked_by_text(g, seat, card)
 
 
@@ -202,6 +207,8 @@ class Actions(Task[TcgState]):
         if g.has_character(seat, DRACO):
             out.extend({"type": "ability", "slot": slot} for slot in g.hand[seat])
         out.extend(item_actions(g, seat, self.left))
+        if can_solve(g, seat):
+            out.append({"type": "solve"})
         out.append({"type": "end"})
         return out
 
@@ -212,6 +219,8 @@ class Actions(Task[TcgState]):
         if action == {"type": "draw", "cards": 2} and g.has_character(seat, HARRY):
             return
         if action == {"type": "dean"} and dean_ready(g, seat):
+            return
+        if action == {"type": "solve"} and can_solve(g, seat):
             return
         if kind == "item":
             if action not in item_actions(g, seat, self.left):
@@ -245,6 +254,8 @@ class Actions(Task[TcgState]):
             return Push(*(Draw(seat) for _ in range(int(action.get("cards", 1)))))
         if kind == "dean":
             return Push(*dean_draws(g, seat))
+        if kind == "solve":
+            return Push(*solve(g, seat))
         if kind == "item":
             self.left -= item_cost(g, action["slot"])
             tasks = use_item(g, seat, action["slot"])
@@ -278,6 +289,9 @@ class Actions(Task[TcgState]):
             return CONTINUE
         if card.type is CardType.CHARACTER:
             g.characters[seat].append(slot)
+            return CONTINUE
+        if card.type is CardType.ADVENTURE:
+            g.adventures[seat] = slot
             return CONTINUE
         return Push(CastSpell(seat, slot))
 

@@ -32,6 +32,7 @@ def observation(g: TcgState, seat: Seat | None, knowledge: Knowledge) -> dict[st
             "lessons": [_name(g, x) for x in g.lessons[s]],
             "creatures": [[_name(g, x), d] for x, d in g.creatures[s]],
             "items": [_name(g, x) for x in g.items[s]],
+            "adventure": _name(g, g.adventures[s]) if g.adventures[s] >= 0 else None,
             "discard": [_name(g, x) for x in g.discard[s]],
         })
     mine = [] if seat is None else [_name(g, x, knowledge) for x in g.hand[seat]]
@@ -53,11 +54,14 @@ def describe(g: TcgState, seat: Seat, action: Action, faces: Mapping[Slot, CardI
         return f"aims at {what}" if "slot" in action else "aims at the opponent"
     if kind in ("creature", "in_play"):
         return f"discards {what}"
+    if kind == "item":
+        return f"uses {what}"
     if kind == "keep":
         return f"keeps {what}"
     if kind == "lesson":
         return f"discards a {action.get('lesson')} Lesson"
-    return {"draw": "draws a card", "end": "ends the turn", "stop": "stops", "none": "discards nothing"}.get(
+    return {"draw": "draws a card", "end": "ends the turn", "stop": "stops", "none": "discards nothing",
+            "solve": "solves the opponent's Adventure", "dean": "uses Dean Thomas: draws 3 cards"}.get(
         str(kind), str(action))
 
 

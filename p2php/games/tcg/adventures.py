@@ -1,0 +1,180 @@
+"""Adventures (§5.6): one per side, an effect while in play, a task "to solve" for the opponent, a reward.
+
+An Adventure costs 2 Actions and no Power, and its player may not play another while one of theirs is in
+play (:attr:`TcgState.adventures`, one slot or -1 per side).  Its opponent may solve it during their turn
+(``{"type": "solve"}`` in the Actions decision); solving is done all at once, so it is offered only when
+it can be done in full; the reward follows, and the Adventure goes to its owner's discard pile.
+
+Decisions (§5.6 and tcg.md "Not specified" item 6):
+
+* solving costs no Action (it is listed with Characters' abilities as "any time during your turn") and
+  may be tried once an Adventure is in play, as often as the solver can pay;
+* "chooses N cards in his or her hand and discards them" is solvable only with N cards in hand; "N of his
+  or her Lessons / Creatures in play" only with N of them (the starting Character is never one, §5.5);
+* "Before each of your turns, your opponent takes N damage" is Adventure damage at the ``before_turn``
+  timing point (``triggers.py``), so Dungbomb prevents it (ruling rab1851a2);
+* a reward "You take N damage" is damage to the Adventure's owner by the Adventure;
+* Apparate (42) discards the opponent's Adventure without its reward; Logic Puzzle (56) discards it and
+  its caster gets the reward; Draco's Trick (50), "Discard the Adventure you've played. You get the
+  reward.", gives its caster the reward of their own Adventure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from p2php.engine.contract import Action, CardId, Decide, Knowledge, Seat, Slot
+from p2php.engine.tasks import Done, Outcome, Replace, Task
+from p2php.games.tcg.cards import Card, CardType
+from p2php.games.tcg.damage import Draw, Mill
+from p2php.games.tcg.spells import LoseLesson, OwnDiscards, PickCreature, Retrieve
+from p2php.games.tcg.state import TcgState, owner_of
+
+__all__ = ["ADVENTURES", "Adventure", "adventure_blocks", "can_solve", "extra_power", "reward", "solve"]
+
+
+@dataclass(frozen=True, slots=True)
+class Adventure:
+    """One Adventure's parts: ``blocks`` (a card type the opponent can't play), ``before`` (damage before each of
+    its owner's turns), ``power`` (more Power the opponent's Creatures and Spells need), what solving takes
+    (``hand`` cards, ``lessons``, ``creatures``), and the reward (``draw`` up to N, ``lesson_back``,
+    ``draw_or_hit`` N, ``owner_damage`` N)."""
+
+    blocks: str = ""
+    before: int = 0
+    power: int = 0
+    hand: int = 0
+    lessons: int = 0
+    creatures: int = 0
+    draw: int = 0
+    lesson_back: bool = False
+    draw_or_hit: int = 0
+    owner_damage: int = 0
+
+
+ADVENTURES: dict[int, Adventure] = {
+    4: Adventure(before=1, lessons=3, draw_or_hit=3),  # Dragon's Escape
+    19: Adventure(before=2, hand=7, owner_damage=4),  # Troll in the Bathroom
+    23: Adventure(power=2, hand=7, lesson_back=True),  # Harry Hunting
+    39: Adventure(blocks="spell", hand=6, draw=1),  # 4 Privet Drive
+    70: Adventure(before=4, creatures=2, draw=1),  # Unusual Pets ("only if your opponent has any Creatures")
+}
+UNUSUAL_PETS = 70
+
+
+def _theirs(g: TcgState, seat: Seat) -> Adventure | None:
+    """The Adventure ``seat``'s opponent has in play, if any."""
+    slot = g.adventures[1 - seat]
+    return ADVENTURES.get(g.card(slot).number) if slot >= 0 else None
+
+
+def adventure_blocks(g: TcgState, seat: Seat, card: Card) -> str | None:
+    """Why an Adventure stops ``seat`` playing ``card`` (its own one-per-side rule, the opponent's effect)."""
+    if card.type is CardType.ADVENTURE:
+        if g.adventures[seat] >= 0:
+            return "only one Adventure of yours may be in play (§5.6)"
+        if card.number == UNUSUAL_PETS and not g.creatures[1 - seat]:
+            return f"{card.name} needs an opponent's Creature in play"
+    mine = _theirs(g, seat)
+    if mine is not None and mine.blocks == card.type.value:
+        return f"the opponent's Adventure forbids playing {card.type.value} cards"
+    return None
+
+
+def extra_power(g: TcgState, seat: Seat, card: Card) -> int:
+    """More Power ``card`` needs because of the opponent's Adventure (Harry Hunting)."""
+    mine = _theirs(g, seat)
+    return mine.power if mine is not None and card.type in (CardType.CREATURE, CardType.SPELL) else 0
+
+
+def can_solve(g: TcgState, seat: Seat) -> bool:
+    """``seat`` can solve the opponent's Adventure now, all at once."""
+    adv = _theirs(g, seat)
+    if adv is None:
+        return False
+    return len(g.hand[seat]) >= adv.hand and len(g.lessons[seat]) >= adv.lessons and \
+        len(g.creatures[seat]) >= adv.creatures
+
+
+def solve(g: TcgState, seat: Seat) -> list[Task[TcgState]]:
+    """``seat`` solves the opponent's Adventure: what it takes, then the reward, then it is discarded."""
+    slot = g.adventures[1 - seat]
+    adv = ADVENTURES[g.card(slot).number]
+    g.log("solve", seat, slot)
+    tasks: list[Task[TcgState]] = []
+    if adv.hand:
+        tasks.append(OwnDiscards(seat, adv.hand))
+    if adv.lessons:
+        tasks.append(LoseLesson(seat, "", adv.lessons))
+    tasks.extend(PickCreature(seat, seat) for _ in range(adv.creatures))
+    return [*tasks, DiscardAdventure(1 - seat), *reward(g, seat, slot)]
+
+
+def reward(g: TcgState, seat: Seat, slot: Slot) -> list[Task[TcgState]]:
+    """The reward of Adventure ``slot`` for ``seat`` (the solver, or Logic Puzzle's / Draco's Trick's caster)."""
+    adv = ADVENTURES[g.card(slot).number]
+    out: list[Task[TcgState]] = []
+    if adv.draw:
+        out.append(MayDraw(seat, adv.draw))
+    if adv.lesson_back:
+        out.append(Retrieve(seat, "lesson", 1, True, to_play=True))
+    if adv.draw_or_hit:
+        out.append(DrawOrHit(seat, adv.draw_or_hit))
+    if adv.owner_damage:
+        out.append(Mill(owner_of(slot), adv.owner_damage, "adventure"))  # "You take N damage": its owner
+    return out
+
+
+@dataclass
+class DiscardAdventure(Task[TcgState]):
+    """``seat``'s Adventure (if still in play) goes to its owner's discard pile."""
+
+    seat: int
+
+    def run(self, g: TcgState) -> Outcome:
+        if g.adventures[self.seat] >= 0:
+            g.discard_from_play(g.adventures[self.seat])
+        return Done()
+
+
+@dataclass
+class MayDraw(Task[TcgState]):
+    """``seat`` may draw up to ``count`` cards (a reward): one question per card."""
+
+    seat: int
+    count: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "reward") if self.count > 0 else Done()
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "draw"}, {"type": "stop"}]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((_seat, action),) = answers
+        if action["type"] == "stop":
+            return Done()
+        self.count -= 1
+        return Replace(Draw(self.seat), self) if self.count else Replace(Draw(self.seat))
+
+
+@dataclass
+class DrawOrHit(Task[TcgState]):
+    """Dragon's Escape's reward: ``seat`` draws ``count`` cards or does ``count`` damage to the opponent."""
+
+    seat: int
+    count: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "reward")
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "draw"}, {"type": "target", "seat": 1 - self.seat}]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((_seat, action),) = answers
+        if action["type"] == "draw":
+            return Replace(*(Draw(self.seat) for _ in range(self.count)))
+        return Replace(Mill(1 - self.seat, self.count, "adventure"))
+
