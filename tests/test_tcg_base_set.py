@@ -627,3 +627,22 @@ def test_dracos_trick_discards_ones_own_adventure_for_its_reward() -> None:
     hand = len(d.state.hand[0])
     d.act(0, {"type": "draw"}, "reward")
     assert d.state.adventures[0] == -1 and len(d.state.hand[0]) == hand + 1
+
+
+def test_meet_the_centaurs_opens_the_opponents_hand_and_its_reward_opens_the_owners() -> None:
+    d = Duel(first=0, decks={0: ["Meet the Centaurs"]}, hands={0: ["Meet the Centaurs"]})
+    d.act(0, d.play(0, "Meet the Centaurs"))
+    assert all(s in d.table.public for s in d.state.hand[1])  # seat 1 drew: that card too
+    d.act(1, {"type": "solve"})  # discards the whole hand
+    assert d.state.hand[1] == [] and d.state.adventures[0] == -1
+    assert all(s in d.table.public for s in d.state.hand[0])  # the reward: seat 0's hand, for good
+    d.end_turn(1)
+    assert all(s in d.table.public for s in d.state.hand[0])
+
+
+def test_reptile_house_allows_one_action_of_lessons_a_turn() -> None:
+    d = Duel(first=0, decks={0: ["Reptile House"]}, hands={0: ["Reptile House"], 1: [CH, CH]})
+    d.act(0, d.play(0, "Reptile House"))
+    d.act(1, d.play(1, CH))
+    assert "only 1 Action" in str(_why(d, 1, CH))
+    assert {"type": "solve"} not in d.legal(1)  # 1 Lesson in play: 4 are needed

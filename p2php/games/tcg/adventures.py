@@ -14,6 +14,10 @@ Decisions (§5.6 and tcg.md "Not specified" item 6):
 * "Before each of your turns, your opponent takes N damage" is Adventure damage at the ``before_turn``
   timing point (``triggers.py``), so Dungbomb prevents it (ruling rab1851a2);
 * a reward "You take N damage" is damage to the Adventure's owner by the Adventure;
+* Meet the Centaurs opens the opponent's hand when it enters play and each card they draw while it is
+  in play (as Mrs Norris does); its reward opens its owner's hand for the rest of the game;
+* Reptile House counts the Actions used to play a Lesson this turn; Hermione Granger's second Lesson
+  comes with the same Action, so it is still allowed;
 * Apparate (42) discards the opponent's Adventure without its reward; Logic Puzzle (56) discards it and
   its caster gets the reward; Draco's Trick (50), "Discard the Adventure you've played. You get the
   reward.", gives its caster the reward of their own Adventure.
@@ -28,10 +32,12 @@ from p2php.engine.contract import Action, CardId, Decide, Knowledge, Seat, Slot
 from p2php.engine.tasks import Done, Outcome, Replace, Task
 from p2php.games.tcg.cards import Card, CardType
 from p2php.games.tcg.damage import Draw, Mill
-from p2php.games.tcg.spells import LoseLesson, OwnDiscards, PickCreature, Retrieve
+from p2php.games.tcg.spells import DiscardHandTask, LoseLesson, OpenHand, OwnDiscards, PickCreature, Retrieve
 from p2php.games.tcg.state import TcgState, owner_of
 
-__all__ = ["ADVENTURES", "Adventure", "adventure_blocks", "can_solve", "extra_power", "reward", "solve"]
+__all__ = [
+    "ADVENTURES", "Adventure", "adventure_blocks", "can_solve", "extra_power", "reward", "solve",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +45,8 @@ class Adventure:
     """One Adventure's parts: ``blocks`` (a card type the opponent can't play), ``before`` (damage before each of
     its owner's turns), ``power`` (more Power the opponent's Creatures and Spells need), what solving takes
     (``hand`` cards, ``lessons``, ``creatures``), and the reward (``draw`` up to N, ``lesson_back``,
-    ``draw_or_hit`` N, ``owner_damage`` N)."""
+    ``draw_or_hit`` N, ``owner_damage`` N).  ``blocks`` may also be ``face_up`` (the opponent's hand is
+    face up) or ``one_lesson_action`` (Reptile House)."""
 
     blocks: str = ""
     before: int = 0
@@ -51,6 +58,8 @@ class Adventure:
     lesson_back: bool = False
     draw_or_hit: int = 0
     owner_damage: int = 0
+    whole_hand: bool = False  # to solve: discard the whole hand (even an empty one)
+    owner_face_up: bool = False  # reward: the owner plays with the hand face up for the rest of the game
 
 
 ADVENTURES: dict[int, Adventure] = {
@@ -58,6 +67,8 @@ ADVENTURES: dict[int, Adventure] = {
     19: Adventure(before=2, hand=7, owner_damage=4),  # Troll in the Bathroom
     23: Adventure(power=2, hand=7, lesson_back=True),  # Harry Hunting
     39: Adventure(blocks="spell", hand=6, draw=1),  # 4 Privet Drive
+    27: Adventure(blocks="face_up", whole_hand=True, owner_face_up=True),  # Meet the Centaurs
+    64: Adventure(blocks="one_lesson_action", lessons=4, draw=1),  # Reptile House
     70: Adventure(before=4, creatures=2, draw=1),  # Unusual Pets ("only if your opponent has any Creatures")
 }
 UNUSUAL_PETS = 70
@@ -79,7 +90,11 @@ def adventure_blocks(g: TcgState, seat: Seat, card: Card) -> str | None:
     mine = _theirs(g, seat)
     if mine is not None and mine.blocks == card.type.value:
         return f"the opponent's Adventure forbids playing {card.type.value} cards"
+    if mine is not None and mine.blocks == "one_lesson_action" and card.type is CardType.LESSON and \
+            g.lesson_actions >= 1:
+        return "only 1 Action a turn may play Lessons (the opponent's Reptile House)"
     return None
+
 
 
 def extra_power(g: TcgState, seat: Seat, card: Card) -> int:
@@ -105,6 +120,8 @@ def solve(g: TcgState, seat: Seat) -> list[Task[TcgState]]:
     tasks: list[Task[TcgState]] = []
     if adv.hand:
         tasks.append(OwnDiscards(seat, adv.hand))
+    if adv.whole_hand:
+        tasks.append(DiscardHandTask(seat))
     if adv.lessons:
         tasks.append(LoseLesson(seat, "", adv.lessons))
     tasks.extend(PickCreature(seat, seat) for _ in range(adv.creatures))
@@ -123,6 +140,9 @@ def reward(g: TcgState, seat: Seat, slot: Slot) -> list[Task[TcgState]]:
         out.append(DrawOrHit(seat, adv.draw_or_hit))
     if adv.owner_damage:
         out.append(Mill(owner_of(slot), adv.owner_damage, "adventure"))  # "You take N damage": its owner
+    if adv.owner_face_up:
+        g.face_up_forever.append(owner_of(slot))
+        out.append(OpenHand(owner_of(slot)))
     return out
 
 

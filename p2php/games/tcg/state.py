@@ -54,6 +54,8 @@ class TcgState(TaskGame):
         self.characters: list[list[Slot]] = [[], []]  # Characters played from the hand (§5.5)
         self.items: list[list[Slot]] = [[], []]  # Items in play (§5.4)
         self.adventures = [-1, -1]  # each side's Adventure in play, or -1 (§5.6: one per side)
+        self.face_up_forever: list[Seat] = []  # seats playing with the hand face up for good (Meet the Centaurs)
+        self.lesson_actions = 0  # Actions used to play a Lesson this turn (Reptile House)
         self.shields: list[list[Any]] = []  # [seat, turn number, "kind,kind"]: one-turn effects (damage
         # sources prevented, "*" all; "no_play"; "snuffle")
         self.muzzled: list[list[int]] = []  # [Creature slot, last turn number its damage is prevented] (Winged Keys)
@@ -117,8 +119,11 @@ class TcgState(TaskGame):
         return self.marked(seat, source) or self.marked(seat, "*")
 
     def face_up(self, seat: Seat) -> bool:
-        """``seat`` plays with its hand face up: its opponent has Mrs Norris (29) in play."""
-        return any(self.card(s).number == 29 for s, _ in self.creatures[1 - seat])
+        """``seat`` plays with its hand face up: its opponent has Mrs Norris (29) or Meet the Centaurs (27) in
+        play, or it got Meet the Centaurs' reward."""
+        other = self.adventures[1 - seat]
+        return seat in self.face_up_forever or (other >= 0 and self.card(other).number == 27) or \
+            any(self.card(s).number == 29 for s, _ in self.creatures[1 - seat])
 
     # ---- moving cards (every move keeps one home)
     def to_discard(self, slot: Slot) -> None:
@@ -192,13 +197,14 @@ class TcgState(TaskGame):
                 "discard": self.discard, "lessons": self.lessons, "creatures": self.creatures,
                 "characters": self.characters, "items": self.items, "extra_actions": self.extra_actions,
                 "shields": self.shields, "used": self.used, "muzzled": self.muzzled,
-                "adventures": self.adventures,
+                "adventures": self.adventures, "face_up_forever": self.face_up_forever,
+                "lesson_actions": self.lesson_actions,
                 "turn": self.turn, "turns": self.turns, "first": self.first,
                 "events": self.events, "options": sorted(self.options.items()), "stack": self.stack.snapshot()}
 
     def clone(self) -> TcgState:
         new = copy.copy(self)
-        for name in ("start", "sizes", "adventures"):
+        for name in ("start", "sizes", "adventures", "face_up_forever"):
             setattr(new, name, list(getattr(self, name)))
         for name in ("deck", "hand", "discard", "lessons", "characters", "items"):
             setattr(new, name, [list(zone) for zone in getattr(self, name)])

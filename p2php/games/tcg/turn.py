@@ -162,6 +162,7 @@ class Turn(Task[TcgState]):
             g.log("turn", self.seat, g.turns)
             self.stage = S.DRAW
             g.extra_actions = 0
+            g.lesson_actions = 0
             g.shields = [x for x in g.shields if x[1] >= g.turns]  # the spent ones go
             g.muzzled = [x for x in g.muzzled if x[1] >= g.turns]
             if g.listening(BEFORE_TURN):
@@ -275,6 +276,7 @@ class Actions(Task[TcgState]):
         g.hand[seat].remove(slot)
         g.log("play", seat, slot)
         if card.type is CardType.LESSON:
+            g.lesson_actions += 1
             before = len(g.lessons[seat])
             g.lessons[seat].append(slot)
             return Push(SecondLesson(seat)) if second_lesson_due(g, seat, before) else CONTINUE
@@ -292,7 +294,7 @@ class Actions(Task[TcgState]):
             return CONTINUE
         if card.type is CardType.ADVENTURE:
             g.adventures[seat] = slot
-            return CONTINUE
+            return Push(OpenHand(1 - seat)) if g.face_up(1 - seat) else CONTINUE
         return Push(CastSpell(seat, slot))
 
 
