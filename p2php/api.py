@@ -59,7 +59,7 @@ from p2php.session.audit import Verdict
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Event as _StepEvent
 from p2php.session.lockstep import Lockstep
-from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
+from p2php.session.runner import Decider, LeaveTable, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.session.transcript import TranscriptError
 
 __all__ = [
@@ -101,6 +101,10 @@ DEFAULT_TIMEOUT = 30.0
 
 # ----------------------------------------------------------------------------- errors
 
+
+
+_LEAVE: Action = {"type": "__leave__"}
+"""What :meth:`Peer.leave` puts where the decider waits for an action (never sent: the decider raises instead)."""
 
 class ApiError(P2phpError):
     """A misuse of the embedding API (the message says what to do instead)."""
@@ -369,7 +373,16 @@ class Peer:
         return self._result
 
     def leave(self) -> None:
-        """Stop playing now (the event stream ends; the other peers will name this seat as gone)."""
+        """Leave the table.
+
+        When it is this seat's turn (after :class:`YourTurn`), the peer tells the table with a signed leave: every
+        peer ends at once naming this seat ``left`` (not a cheat), and the stream ends with :class:`Finished`.
+        At any other moment the peer stops at once and the others name the seat gone after their deadline.
+        """
+        if self._awaiting:
+            self._awaiting = False
+            self._actions_tx.send_nowait(_LEAVE)
+            return
         self._scope.cancel()
 
     # -------------------------------------------------------------- runner callbacks
@@ -395,6 +408,8 @@ class Peer:
         self._awaiting = True
         self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt))
         action: Action = await self._actions_rx.receive()
+        if action is _LEAVE:
+            raise LeaveTable()
         return action
 
     async def _run(self, play: _Play, transcript_path: Path | None) -> None:

@@ -165,14 +165,25 @@ async def test_bad_options_fail_the_table_with_the_reason() -> None:
         assert await peer.next_event() is None
 
 
-async def test_leaving_ends_the_stream() -> None:
+async def test_leaving_on_our_turn_tells_the_table_and_ends_the_stream() -> None:
+    """A signed leave: the table ends at once naming this seat ``left``, and the stream ends with Finished."""
     async with api.local_table("toy", bots=2, seed=1) as peer:
         async for event in peer.events():
             if isinstance(event, api.YourTurn):
                 peer.leave()
+        result = await peer.wait()
+    assert isinstance(event, api.Finished) and event.culprit == 0
+    assert event.verdict is not None and event.verdict.code == "left"
+    assert result.left and result.lockstep.verdict is not None and result.lockstep.verdict.code == "left"
+
+
+async def test_leaving_before_the_table_runs_ends_the_stream() -> None:
+    async with api.local_table("toy", bots=2, seed=1) as peer:
+        peer.leave()
+        events = [event async for event in peer.events()]
         with pytest.raises(api.PeerFailed, match="left"):
             await peer.wait()
-    assert isinstance(event, api.Failed)
+    assert isinstance(events[-1], api.Failed)
 
 
 async def test_the_callers_own_exception_comes_out_unwrapped() -> None:

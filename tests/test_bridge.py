@@ -241,15 +241,16 @@ async def test_leave_ends_the_table_and_another_can_start() -> None:
         await tx.send(json.dumps({"op": "demo", "game": "toy", "bots": 1, "seed": 2}))
         await wait_for(out, "your_turn")
         await tx.send(json.dumps({"op": "leave", "id": "L"}))
-        await wait_for(out, "failed")
+        await wait_for(out, "game_over")
         await wait_for(out, "ok", 2)
         await tx.send(json.dumps({"op": "demo", "game": "toy", "bots": 1, "seed": 3}))
         await wait_for(out, "started", 2)
         await tx.send('{"op": "quit"}')
     kinds = [e["event"] for e in out]
-    failed = kinds.index("failed")
-    assert "left" in out[failed]["message"] and out[failed + 1] == {"event": "ok", "op": "leave", "id": "L"}
-    assert kinds[-1] == "bye" and "game_over" not in kinds[:failed]
+    over = kinds.index("game_over")  # on our turn: a signed leave, the table ends at once naming us
+    assert out[over]["culprit"] == 0 and out[over]["code"] == "left" and "left the table" in out[over]["reason"]
+    assert out[over + 1] == {"event": "ok", "op": "leave", "id": "L"}
+    assert kinds[-1] == "bye"
 
 
 # ----------------------------------------------------------------------------- WebSocket

@@ -125,6 +125,7 @@ def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
                 "scores": None if result is None else list(result.scores),
                 "summary": "" if result is None else cap(result.summary),
                 "clean": event.clean, "culprit": event.culprit,
+                "code": "" if verdict is None else verdict.code,
                 "reason": "" if verdict is None else cap(verdict.reason),
                 "state_hash": None if verdict is None else verdict.state_hash,
                 "text": cap(event.text())}
@@ -337,7 +338,7 @@ class BridgeSession:
         if not self.playing:
             raise BadCommand("no table is running")
         if self.peer is not None:
-            self.peer.leave()  # its stream then ends with a "failed" event, which we still forward
+            self.peer.leave()  # on our turn a signed leave ("game_over", code "left"), else the stream "failed"
         elif self._table_scope is not None:
             self._table_scope.cancel()
         assert self._table_done is not None
