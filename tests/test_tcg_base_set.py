@@ -646,3 +646,36 @@ def test_reptile_house_allows_one_action_of_lessons_a_turn() -> None:
     d.act(1, d.play(1, CH))
     assert "only 1 Action" in str(_why(d, 1, CH))
     assert {"type": "solve"} not in d.legal(1)  # 1 Lesson in play: 4 are needed
+
+
+def test_hannah_abbott_trades_two_hand_cards_for_two_cards_of_the_pile_once_per_game() -> None:
+    d = Duel(first=0, decks={0: ["Guard Dog", "Pet Rat"]}, characters={0: "Hannah Abbott"},
+             in_play={0: ["Guard Dog", "Pet Rat"]})
+    dog, rat = d.slot(0, "Guard Dog", "creatures"), d.slot(0, "Pet Rat", "creatures")
+    d.state.remove_creature(dog)
+    assert {"type": "trade", "card": 7} not in d.legal(0)  # 1 card in the pile: 2 are needed
+    d.state.remove_creature(rat)
+    hand = len(d.state.hand[0])
+    d.act(0, {"type": "trade", "card": 7}, "action")
+    for _ in range(2):
+        d.act(0, {"type": "discard", "slot": d.state.hand[0][0]}, "discard_own")
+    assert {"type": "take", "slot": dog} in d.legal(0) and len(d.legal(0)) == 2  # not the 2 just discarded
+    d.act(0, {"type": "take", "slot": dog}, "retrieve")
+    d.act(0, {"type": "take", "slot": rat}, "retrieve")
+    assert len(d.state.hand[0]) == hand and {dog, rat} <= set(d.state.hand[0])
+    assert d.prompt == "action" and {"type": "trade", "card": 7} not in d.legal(0)  # no Action used; once
+
+
+def test_flitwick_provides_charms_power_and_trades_two_cards_for_one_needing_charms_power() -> None:
+    d = Duel(first=0, decks={0: ["Borrowed Wand", "Guard Dog"]}, characters={0: "Professor Filius Flitwick"},
+             in_play={0: ["Borrowed Wand", "Guard Dog"]})
+    wand = d.slot(0, "Borrowed Wand", "items")
+    d.state.discard_from_play(wand)
+    d.state.remove_creature(d.slot(0, "Guard Dog", "creatures"))
+    assert power(d.state, 0)[LessonType.CHARMS] == 1
+    d.act(0, {"type": "trade", "card": 15})
+    for _ in range(2):
+        d.act(0, {"type": "discard", "slot": d.state.hand[0][0]}, "discard_own")
+    assert d.legal(0) == [{"type": "take", "slot": wand}]  # the Guard Dog needs Care of Magical Creatures
+    d.act(0, {"type": "take", "slot": wand}, "retrieve")
+    assert wand in d.state.hand[0]

@@ -16,6 +16,11 @@
 * Rubeus Hagrid (18): each Creature of his player's that does 3 or more damage to the opponent does 2
   more (``TcgState.creature_damage``, so normal Creature damage and Steelclaw alike: ruling rc1ef75c5;
   rulings r9fa9adef and r38f8923b concern cards not implemented yet).
+* Hannah Abbott (7), Professor Filius Flitwick (15): "Once per game, you may trade 2 cards in your hand
+  for 2 non-Healing cards / 1 card that needs Charms Power in your discard pile" -- ``{"type": "trade",
+  "card": number}``, no Action; offered only when both halves can be done in full; the 2 hand cards are
+  discarded first (opened), then the pile cards are taken, not counting the 2 just discarded (a trade
+  gives something back).  Flitwick's Charms Power counts through ``power.py``.
 * Dean Thomas (1): "Once per game, you may draw 3 cards" -- ``{"type": "dean"}`` during the turn, no
   Action (FAQ 9: nothing costs an Action unless it says so); the use is remembered per card in play
   (:attr:`TcgState.used`, key ``-1 - seat`` for a starting Dean, else his slot), so a Dean that left
@@ -25,19 +30,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, auto
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Reveal, Seat, Show, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task
 from p2php.games.tcg.cards import CardType
 from p2php.games.tcg.damage import Draw
 from p2php.games.tcg.ids import card_of
+from p2php.games.tcg.spells import OwnDiscards, Retrieve
 from p2php.games.tcg.state import TcgState
 
 __all__ = [
-    "DEAN", "DRACO", "HARRY", "HERMIONE", "RON", "DracoLook", "SecondLesson", "dean_draws", "dean_ready",
-    "second_lesson_due",
+    "DEAN", "DRACO", "HARRY", "HERMIONE", "RON", "TRADERS", "DracoLook", "SecondLesson", "Trade", "dean_draws",
+    "dean_ready", "second_lesson_due", "trades",
 ]
 
 DRACO = "Draco Malfoy"
@@ -48,22 +54,66 @@ DEAN = "Dean Thomas"
 DEAN_NUMBER = 1
 
 
-def _dean_keys(g: TcgState, seat: Seat) -> list[int]:
-    keys = [-1 - seat] if g.start[seat] == DEAN_NUMBER else []
-    return keys + [s for s in g.characters[seat] if g.card(s).number == DEAN_NUMBER]
+def _keys(g: TcgState, seat: Seat, number: int) -> list[int]:
+    """Once-per-game keys of ``seat``'s Characters in play with card ``number``: -1 - seat for the starting one."""
+    keys = [-1 - seat] if g.start[seat] == number else []
+    return keys + [s for s in g.characters[seat] if g.card(s).number == number]
+
+
+def _unused(g: TcgState, seat: Seat, number: int) -> int | None:
+    return next((k for k in _keys(g, seat, number) if [seat, k] not in g.used), None)
 
 
 def dean_ready(g: TcgState, seat: Seat) -> bool:
     """A Dean Thomas of ``seat``'s in play has not used his once-per-game draw."""
-    return any([seat, k] not in g.used for k in _dean_keys(g, seat))
+    return _unused(g, seat, DEAN_NUMBER) is not None
 
 
 def dean_draws(g: TcgState, seat: Seat) -> list[Draw]:
     """Use the first unused Dean: remember it, and draw 3 cards."""
-    key = next(k for k in _dean_keys(g, seat) if [seat, k] not in g.used)
-    g.used.append([seat, key])
+    key = _unused(g, seat, DEAN_NUMBER)
+    g.used.append([seat, int(key if key is not None else 0)])
     g.log("ability", seat, DEAN, key)
     return [Draw(seat) for _ in range(3)]
+
+
+TRADERS = {7: (2, "non_healing"), 15: (1, "charms")}
+"""Once-per-game trades "2 cards in your hand for N cards in your discard pile that ...": Hannah Abbott,
+Professor Filius Flitwick."""
+
+
+def trades(g: TcgState, seat: Seat) -> list[Action]:
+    """The trade abilities ``seat`` may use now: 2 cards in hand, and enough fitting cards in the pile."""
+    out: list[Action] = []
+    for number, (count, only) in TRADERS.items():
+        if _unused(g, seat, number) is not None and len(g.hand[seat]) >= 2 and \
+                sum(Retrieve(seat, "", count, False, only=only).fits(g, s) for s in g.discard[seat]) >= count:
+            out.append({"type": "trade", "card": number})
+    return out
+
+
+@dataclass
+class Trade(Task[TcgState]):
+    """Hannah Abbott / Flitwick: discard 2 cards of the hand, then take cards that were already in the pile."""
+
+    seat: int
+    number: int
+    before: list[int] = field(default_factory=list)
+    stage: int = 0
+
+    def run(self, g: TcgState) -> Outcome:
+        self.stage += 1
+        if self.stage == 1:
+            key = _unused(g, self.seat, self.number)
+            g.used.append([self.seat, int(key if key is not None else 0)])
+            g.log("ability", self.seat, self.number, key)
+            self.before = list(g.discard[self.seat])
+            return Push(OwnDiscards(self.seat, 2))
+        if self.stage == 2:
+            count, only = TRADERS[self.number]
+            new = [s for s in g.discard[self.seat] if s not in self.before]
+            return Push(Retrieve(self.seat, "", count, False, only=only, exclude=new))
+        return Done()
 
 
 def second_lesson_due(g: TcgState, seat: Seat, lessons_before: int) -> bool:

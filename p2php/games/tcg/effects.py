@@ -160,9 +160,9 @@ CREATURES = frozenset({20, 21, 29, 30, 43, 55, 61, 85, 88, 98})
 Kelpie, Pet Toad (``triggers``), Mrs Norris (``damage.Draw``, ``spells.OpenHand``), Norbert, Baby Dragon,
 Forest Troll, Giant Tarantula, Pet Rat."""
 
-CHARACTERS = frozenset({1, 2, 3, 8, 9, 10, 17, 18})
+CHARACTERS = frozenset({1, 2, 3, 7, 8, 9, 10, 15, 17, 18})
 """Characters whose ability is implemented (:mod:`~p2php.games.tcg.abilities`): Dean Thomas, Draco Malfoy,
-Harry Potter, Hermione Granger, Ron Weasley, Rubeus Hagrid."""
+Hannah Abbott, Harry Potter, Hermione Granger, Professor Filius Flitwick, Ron Weasley, Rubeus Hagrid."""
 
 
 def unimplemented(card: Card) -> bool:

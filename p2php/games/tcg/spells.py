@@ -213,18 +213,29 @@ class Retrieve(Task[TcgState]):
     or (``to_play``, Remembrall: a Lesson) into play."""
 
     seat: int
-    kind: str
+    kind: str  # a card type value, or "" for any
     left: int
     optional: bool
     to_play: bool = False
+    only: str = ""  # "non_healing" (Hannah Abbott) | "charms" (needs Charms Power: Professor Flitwick)
+    exclude: list[int] = field(default_factory=list)  # cards that went to the pile in the same trade
+
+    def fits(self, g: TcgState, slot: Slot) -> bool:
+        card = g.card(slot)
+        if slot in self.exclude or (self.kind and card.type.value != self.kind):
+            return False
+        if self.only == "non_healing":
+            return "Healing" not in card.keywords
+        if self.only == "charms":
+            return card.type is not CardType.LESSON and card.lesson == LessonType.CHARMS
+        return True
 
     def choices(self, g: TcgState) -> list[Slot]:
-        """The newest card of each card number of ``kind`` in the pile: copies are interchangeable."""
+        """The newest card of each card number that fits in the pile: copies are interchangeable."""
         seen: dict[int, Slot] = {}
         for slot in g.discard[self.seat]:
-            card = g.card(slot)
-            if card.type.value == self.kind:
-                seen[card.number] = slot
+            if self.fits(g, slot):
+                seen[g.card(slot).number] = slot
         return [seen[n] for n in sorted(seen)]
 
     def run(self, g: TcgState) -> Outcome:
@@ -236,7 +247,7 @@ class Retrieve(Task[TcgState]):
 
     def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         if action.get("type") == "take" and action.get("slot") in g.discard[self.seat] and \
-                g.card(action["slot"]).type.value == self.kind:
+                self.fits(g, action["slot"]):
             return
         if action == {"type": "stop"} and self.optional:
             return

@@ -46,9 +46,11 @@ from p2php.games.tcg.abilities import (
     RON,
     DracoLook,
     SecondLesson,
+    Trade,
     dean_draws,
     dean_ready,
     second_lesson_due,
+    trades,
 )
 from p2php.games.tcg.adventures import adventure_blocks, can_solve, extra_power, solve
 from p2php.games.tcg.cards import Card, CardType
@@ -205,6 +207,7 @@ class Actions(Task[TcgState]):
             out.append({"type": "draw", "cards": 2})
         if dean_ready(g, seat):
             out.append({"type": "dean"})
+        out.extend(trades(g, seat))
         if g.has_character(seat, DRACO):
             out.extend({"type": "ability", "slot": slot} for slot in g.hand[seat])
         out.extend(item_actions(g, seat, self.left))
@@ -222,6 +225,8 @@ class Actions(Task[TcgState]):
         if action == {"type": "dean"} and dean_ready(g, seat):
             return
         if action == {"type": "solve"} and can_solve(g, seat):
+            return
+        if kind == "trade" and action in trades(g, seat):
             return
         if kind == "item":
             if action not in item_actions(g, seat, self.left):
@@ -257,6 +262,8 @@ class Actions(Task[TcgState]):
             return Push(*dean_draws(g, seat))
         if kind == "solve":
             return Push(*solve(g, seat))
+        if kind == "trade":
+            return Push(Trade(seat, int(action["card"])))
         if kind == "item":
             self.left -= item_cost(g, action["slot"])
             tasks = use_item(g, seat, action["slot"])
