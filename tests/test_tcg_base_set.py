@@ -679,3 +679,19 @@ def test_flitwick_provides_charms_power_and_trades_two_cards_for_one_needing_cha
     assert d.legal(0) == [{"type": "take", "slot": wand}]  # the Guard Dog needs Care of Magical Creatures
     d.act(0, {"type": "take", "slot": wand}, "retrieve")
     assert wand in d.state.hand[0]
+
+
+@pytest.mark.parametrize("prevent", [True, False])
+def test_potions_exam_discards_three_cards_in_play_unless_a_potions_lesson_goes(prevent: bool) -> None:
+    d = Duel(first=0, decks={0: ["Potions Exam"], 1: ["Guard Dog", "Borrowed Wand"]}, hands={0: ["Potions Exam"]},
+             in_play={0: [POT] * 10, 1: [POT, CH, "Guard Dog", "Borrowed Wand"]})
+    d.act(0, d.play(0, "Potions Exam"))
+    if prevent:
+        d.act(1, {"type": "prevent"}, "exam")
+        assert d.names(1, "lessons") == [CH] and len(d.state.in_play(1)) == 3
+        return
+    for slot in (d.slot(1, "Guard Dog", "creatures"), d.slot(1, "Borrowed Wand", "items")):
+        d.act(1, {"type": "in_play", "slot": slot}, "exam")
+    assert {"type": "prevent"} not in d.legal(1)  # started discarding: no more preventing
+    d.act(1, {"type": "in_play", "slot": d.state.lessons[1][0]}, "exam")
+    assert len(d.state.in_play(1)) == 1 and d.prompt == "action"

@@ -46,6 +46,7 @@ from p2php.games.tcg.pieces import (
     DiscardLesson,
     DrawCards,
     EndAdventure,
+    Exam,
     ExtraActions,
     FromDiscard,
     HandLessons,
@@ -63,6 +64,7 @@ from p2php.games.tcg.pieces import (
 )
 from p2php.games.tcg.spells import (
     DiscardHandTask,
+    ExamOrLesson,
     KeepOne,
     LoseLesson,
     MayHitCreature,
@@ -106,6 +108,7 @@ SPELLS: dict[int, tuple[Piece, ...]] = {
     52: (DamageEachCreature(2),),  # Fumos
     58: (HealCreatures(),),  # Nurture
     59: (FromDiscard(ITEM, 1, exactly=True),),  # Ollivanders
+    63: (Exam(3),),  # Potions Exam
     67: (DamageOpponent(5),),  # Stupefy
     68: (DiscardCreature(by_opponent=True),),  # Take Root
     73: (FromDiscard(LESSON, 2),),  # Accio
@@ -259,6 +262,8 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
     if isinstance(piece, EndAdventure):
         slot = g.adventures[seat if piece.own else opp]
         return [DiscardAdventure(seat if piece.own else opp), *(reward(g, seat, slot) if piece.reward else [])]
+    if isinstance(piece, Exam):
+        return [ExamOrLesson(opp, piece.count)]
     if isinstance(piece, ShowToPrevent):
         return [ShowOrTake(seat, piece.amount, piece.lesson.value)]
     if isinstance(piece, CreaturesAttack):

@@ -15,7 +15,7 @@ __all__ = [
     "CreaturesAttack", "DamageEachCreature", "DamageOpponent", "DamageOpponentOrCreature", "DiscardAllCreatures",
     "DiscardCreature", "DiscardHand", "DiscardInPlay", "DiscardLesson", "DrawCards", "ExtraActions", "FromDiscard",
     "HandLessons", "HealCreatures", "KeepOneCreature", "LookDiscard", "MayDamageCreature", "OpponentDiscards",
-    "EndAdventure", "Hex", "Piece", "ReturnCreature", "Shield", "ShowToPrevent", "TopCard",
+    "EndAdventure", "Exam", "Hex", "Piece", "ReturnCreature", "Shield", "ShowToPrevent", "TopCard",
 ]
 
 
@@ -183,6 +183,13 @@ class EndAdventure:
 
 
 @dataclass(frozen=True, slots=True)
+class Exam:
+    """Your opponent discards ``count`` of his or her cards in play, unless he or she discards a Potions Lesson."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
 class TopCard:
     """Reveal your top card: a Lesson goes into play, anything else into your hand (Wizard Crackers)."""
 
@@ -190,4 +197,4 @@ class TopCard:
 Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageEachCreature | DiscardAllCreatures
          | HealCreatures | CreaturesAttack | DiscardLesson | DiscardCreature | DiscardInPlay | KeepOneCreature
          | ReturnCreature | FromDiscard | DrawCards | ExtraActions | DiscardHand | OpponentDiscards | LookDiscard
-         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | TopCard)
+         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | Exam | TopCard)

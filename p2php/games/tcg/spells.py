@@ -13,6 +13,9 @@ Decisions where the rules are silent (tcg.md "Not specified" items 1 and 8; §5.
 * Mrs Norris' "Your opponent plays with his or her hand face up" opens the whole hand when she enters
   play and each card drawn while she is in play (``damage.Draw``); cards opened stay known after she
   leaves;
+* Potions Exam: the opponent decides first whether to discard a Potions Lesson to prevent it; once
+  they start discarding cards in play the choice is gone; "cards in play" are Lessons, Creatures,
+  Items, Characters played from the hand and an Adventure (never the starting Character, §5.5);
 * Illegibilus shows the opponent's hand to the caster alone (a Show) and the chosen card is opened when
   discarded, as Draco Malfoy's ability does.
 """
@@ -29,7 +32,7 @@ from p2php.games.tcg.damage import Mill, damage_creature, lost
 from p2php.games.tcg.state import TcgState, owner_of
 
 __all__ = [
-    "DiscardHandTask", "OpenHand", "ShowOrTake",
+    "DiscardHandTask", "ExamOrLesson", "OpenHand", "ShowOrTake",
     "KeepOne", "LoseLesson", "MayHitCreature", "OwnDiscards", "PickCreature", "PickInPlay",
     "PickTarget", "Retrieve", "RevealTop", "return_to_hand",
 ]
@@ -393,3 +396,35 @@ class OpenHand(Task[TcgState]):
     def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         self.done = True
         return Done()
+
+
+@dataclass
+class ExamOrLesson(Task[TcgState]):
+    """Potions Exam: ``seat`` discards 1 of its Potions Lessons in play to prevent it, or chooses ``left`` of its
+    cards in play (not the starting Character, §5.5) and discards them (all, if fewer)."""
+
+    seat: int
+    left: int
+    asked: bool = False
+
+    def run(self, g: TcgState) -> Outcome:
+        if not g.in_play(self.seat) or self.left <= 0:
+            return Done()
+        return Decide((self.seat,), "exam")
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        out: list[Action] = [{"type": "in_play", "slot": s} for s in g.in_play(self.seat)]
+        if not self.asked and g.lessons_of(self.seat, LessonType.POTIONS):
+            out.append({"type": "prevent"})
+        return out
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        action = _only(answers)
+        if action["type"] == "prevent":
+            g.remove_lesson(g.lessons_of(self.seat, LessonType.POTIONS)[-1])
+            g.log("prevented", self.seat, "exam")
+            return Done()
+        self.asked = True
+        g.discard_from_play(action["slot"])
+        self.left -= 1
+        return CONTINUE

@@ -140,7 +140,7 @@ class TcgState(TaskGame):
         self.to_discard(slot)
 
     def discard_from_play(self, slot: Slot) -> None:
-        """A card in play (Lesson, Creature, Item or Adventure) goes to its owner's discard pile."""
+        """A card in play (Lesson, Creature, Item, Character or Adventure) goes to its owner's discard pile."""
         seat = owner_of(slot)
         if slot in self.lessons[seat]:
             self.remove_lesson(slot)
@@ -149,6 +149,9 @@ class TcgState(TaskGame):
             self.to_discard(slot)
         elif slot == self.adventures[seat]:
             self.adventures[seat] = -1
+            self.to_discard(slot)
+        elif slot in self.characters[seat]:
+            self.characters[seat].remove(slot)
             self.to_discard(slot)
         else:
             self.remove_creature(slot)
