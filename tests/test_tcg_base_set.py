@@ -695,3 +695,63 @@ def test_potions_exam_discards_three_cards_in_play_unless_a_potions_lesson_goes(
     assert {"type": "prevent"} not in d.legal(1)  # started discarding: no more preventing
     d.act(1, {"type": "in_play", "slot": d.state.lessons[1][0]}, "exam")
     assert len(d.state.in_play(1)) == 1 and d.prompt == "action"
+
+
+# ----------------------------------------------------------------------------- Adventures solved by skipping Actions
+
+
+def test_diagon_alley_forbids_draw_actions_is_solved_by_7_skipped_actions_ruling_r03088ae3() -> None:
+    """Ruling r03088ae3: "draw any number of cards" is one chosen number, drawn all at once."""
+    d = Duel(first=0, decks={0: ["Diagon Alley"]}, hands={0: ["Diagon Alley"]})
+    d.act(0, d.play(0, "Diagon Alley"))
+    assert {"type": "draw"} not in d.legal(1)
+    with pytest.raises(IllegalAction):
+        d.act(1, {"type": "draw"})
+    for turn in range(4):
+        for _ in range(2 if turn < 3 else 1):
+            d.act(1, {"type": "skip"}, "action")
+        if turn < 3:
+            d.end_turn(0)
+    assert d.prompt == "reward" and {"type": "draw", "cards": 0} in d.legal(1)
+    hand = len(d.state.hand[1])
+    d.act(1, {"type": "draw", "cards": 4}, "reward")
+    assert len(d.state.hand[1]) == hand + 4 and d.state.adventures[0] == -1 and {"type": "draw"} in d.legal(1)
+
+
+def test_gringotts_cart_ride_makes_the_opponent_discard_before_each_turn() -> None:
+    d = Duel(first=0, decks={0: ["Gringotts' Cart Ride"]}, hands={0: ["Gringotts' Cart Ride"]})
+    d.act(0, d.play(0, "Gringotts' Cart Ride"))
+    d.act(1, {"type": "discard", "slot": d.state.hand[1][0]}, "discard_own")  # before seat 1's turn
+    assert len(d.state.hand[1]) == 7 and len(d.state.discard[1]) == 1  # 7 - 1 + the turn's draw
+
+
+def test_peeves_does_one_damage_per_drawing_ruling_r4001ad64() -> None:
+    """Ruling r4001ad64: 1 damage however many cards are drawn at once (Harry Potter's 2 here)."""
+    d = Duel(first=0, decks={0: ["Peeves Causes Trouble"]}, hands={0: ["Peeves Causes Trouble"]},
+             characters={1: "Harry Potter"})
+    d.act(0, d.play(0, "Peeves Causes Trouble"))
+    assert len(d.state.discard[1]) == 1  # the turn's draw
+    d.act(1, {"type": "draw", "cards": 2})
+    assert len(d.state.discard[1]) == 2
+
+
+def test_human_chess_game_stops_plays_after_a_turn_without_one_but_not_abilities_rulings() -> None:
+    """Rulings r992f41e8 (abilities still work) and ref9e6014 (putting a card into play is playing it)."""
+    d = Duel(first=1, decks={0: ["Remembrall"], 1: ["Human Chess Game"]}, hands={1: ["Human Chess Game"]},
+             in_play={0: [TR, TR, "Remembrall"]}, characters={0: "Draco Malfoy", 1: "Hermione Granger"})
+    d.state.remove_lesson(d.state.lessons[0][0])
+    d.act(1, d.play(1, "Human Chess Game"))  # seat 1 played a card this turn: seat 0 may play
+    assert any(a["type"] == "play" for a in d.legal(0))
+    d.end_turn(0)
+    d.act(1, {"type": "draw"})
+    d.act(1, {"type": "draw"})  # no card played by seat 1 this turn
+    assert not any(a["type"] in ("play", "item") for a in d.legal(0))  # Remembrall is playing too
+    assert "played no card" in str(_why(d, 0, TR))
+    assert any(a["type"] == "ability" for a in d.legal(0))  # Draco Malfoy's ability is no play
+    d.act(0, {"type": "solve"})  # 9 cards in hand
+    d.act(0, {"type": "hand"}, "solve")
+    for _ in range(8):
+        d.act(0, {"type": "discard", "slot": d.state.hand[0][0]}, "discard_own")
+    d.act(0, {"type": "draw"}, "reward")  # "may draw 3 cards": one question per card
+    d.act(0, {"type": "stop"}, "reward")
+    assert d.state.adventures[1] == -1 and any(a["type"] == "play" for a in d.legal(0))

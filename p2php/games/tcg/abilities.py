@@ -36,7 +36,7 @@ from enum import Enum, auto
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Reveal, Seat, Show, Slot, Step
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task
 from p2php.games.tcg.cards import CardType
-from p2php.games.tcg.damage import Draw
+from p2php.games.tcg.damage import Draw, draws
 from p2php.games.tcg.ids import card_of
 from p2php.games.tcg.spells import OwnDiscards, Retrieve
 from p2php.games.tcg.state import TcgState
@@ -74,7 +74,7 @@ def dean_draws(g: TcgState, seat: Seat) -> list[Draw]:
     key = _unused(g, seat, DEAN_NUMBER)
     g.used.append([seat, int(key if key is not None else 0)])
     g.log("ability", seat, DEAN, key)
-    return [Draw(seat) for _ in range(3)]
+    return draws(seat, 3)
 
 
 TRADERS = {7: (2, "non_healing"), 15: (1, "charms")}
@@ -218,6 +218,7 @@ class SecondLesson(Task[TcgState]):
         g.hand[seat].remove(slot)
         g.lessons[seat].append(slot)
         g.log("play", seat, slot)
+        g.plays[seat] += 1
         self.left -= 1
         return CONTINUE
 

@@ -13,6 +13,15 @@ Decisions (§5.6 and tcg.md "Not specified" item 6):
   or her Lessons / Creatures in play" only with N of them (the starting Character is never one, §5.5);
 * "Before each of your turns, your opponent takes N damage" is Adventure damage at the ``before_turn``
   timing point (``triggers.py``), so Dungbomb prevents it (ruling rab1851a2);
+* "skips a total of N Actions" (Gringotts' Cart Ride, Diagon Alley, Peeves Causes Trouble) is an action
+  ``{"type": "skip"}`` that uses 1 Action; the count stays with the Adventure while it is in play (a new
+  Adventure starts from 0) and the last one solves it;
+* Diagon Alley's reward "may draw any number of cards": the number is chosen first, then all are drawn
+  at once (ruling r03088ae3);
+* Human Chess Game: "played 1 or more cards during your previous turn" counts every card its owner
+  played in their latest turn, Lessons put into play by a card's text included (ruling ref9e6014);
+  Characters' abilities stay usable (ruling r992f41e8); to solve, the solver chooses a Character of
+  theirs in play (not the starting one) or 8 cards of the hand;
 * a reward "You take N damage" is damage to the Adventure's owner by the Adventure;
 * Meet the Centaurs opens the opponent's hand when it enters play and each card they draw while it is
   in play (as Mrs Norris does); its reward opens its owner's hand for the rest of the game;
@@ -31,12 +40,13 @@ from dataclasses import dataclass
 from p2php.engine.contract import Action, CardId, Decide, Knowledge, Seat, Slot
 from p2php.engine.tasks import Done, Outcome, Replace, Task
 from p2php.games.tcg.cards import Card, CardType
-from p2php.games.tcg.damage import Draw, Mill
+from p2php.games.tcg.damage import Draw, Mill, draws
 from p2php.games.tcg.spells import DiscardHandTask, LoseLesson, OpenHand, OwnDiscards, PickCreature, Retrieve
 from p2php.games.tcg.state import TcgState, owner_of
 
 __all__ = [
-    "ADVENTURES", "Adventure", "adventure_blocks", "can_solve", "extra_power", "reward", "solve",
+    "ADVENTURES", "Adventure", "ChessSolve", "DrawAny", "adventure_blocks", "can_skip", "can_solve",
+    "draw_actions_allowed", "extra_power", "play_forbidden", "reward", "skip_action", "solve",
 ]
 
 
@@ -59,14 +69,21 @@ class Adventure:
     draw_or_hit: int = 0
     owner_damage: int = 0
     whole_hand: bool = False  # to solve: discard the whole hand (even an empty one)
+    skip: int = 0  # to solve: skip a total of N Actions (over any number of turns)
+    chess: bool = False  # to solve: discard 1 Character in play (not the starting one) or 8 cards of the hand
+    draw_any: bool = False  # reward: draw any number of cards
     owner_face_up: bool = False  # reward: the owner plays with the hand face up for the rest of the game
 
 
 ADVENTURES: dict[int, Adventure] = {
     4: Adventure(before=1, lessons=3, draw_or_hit=3),  # Dragon's Escape
+    6: Adventure(skip=5, draw=5),  # Gringotts' Cart Ride (its before-turn discard: triggers.py)
+    11: Adventure(blocks="chess", chess=True, draw=3),  # Human Chess Game
     19: Adventure(before=2, hand=7, owner_damage=4),  # Troll in the Bathroom
     23: Adventure(power=2, hand=7, lesson_back=True),  # Harry Hunting
     39: Adventure(blocks="spell", hand=6, draw=1),  # 4 Privet Drive
+    48: Adventure(blocks="draw_action", skip=7, draw_any=True),  # Diagon Alley
+    60: Adventure(skip=5, owner_damage=3),  # Peeves Causes Trouble (its damage on drawing: damage.Draw)
     27: Adventure(blocks="face_up", whole_hand=True, owner_face_up=True),  # Meet the Centaurs
     64: Adventure(blocks="one_lesson_action", lessons=4, draw=1),  # Reptile House
     70: Adventure(before=4, creatures=2, draw=1),  # Unusual Pets ("only if your opponent has any Creatures")
@@ -103,11 +120,50 @@ def extra_power(g: TcgState, seat: Seat, card: Card) -> int:
     return mine.power if mine is not None and card.type in (CardType.CREATURE, CardType.SPELL) else 0
 
 
+def play_forbidden(g: TcgState, seat: Seat) -> str | None:
+    """Why ``seat`` can play no card at all now (Forgetfulness Potion, Human Chess Game), or None.
+
+    Ruling ref9e6014: putting a card into play from anywhere (Remembrall) is playing it too.
+    """
+    if g.marked(seat, "no_play"):
+        return "no cards can be played this turn (Forgetfulness Potion)"
+    mine = _theirs(g, seat)
+    if mine is not None and mine.blocks == "chess" and g.plays[1 - seat] == 0:
+        return "the opponent played no card last turn (Human Chess Game)"
+    return None
+
+
+def draw_actions_allowed(g: TcgState, seat: Seat) -> bool:
+    """Diagon Alley: "Your opponent can't use Actions to draw cards"."""
+    mine = _theirs(g, seat)
+    return mine is None or mine.blocks != "draw_action"
+
+
+def can_skip(g: TcgState, seat: Seat) -> bool:
+    """The opponent's Adventure is solved by skipping Actions."""
+    mine = _theirs(g, seat)
+    return mine is not None and mine.skip > 0
+
+
+def skip_action(g: TcgState, seat: Seat) -> list[Task[TcgState]]:
+    """``seat`` skips one Action towards the opponent's Adventure; the last one solves it."""
+    side = 1 - seat
+    slot = g.adventures[side]
+    g.skipped[side] += 1
+    g.log("skip", seat, g.skipped[side])
+    if g.skipped[side] < ADVENTURES[g.card(slot).number].skip:
+        return []
+    g.log("solve", seat, slot)
+    return [DiscardAdventure(side), *reward(g, seat, slot)]
+
+
 def can_solve(g: TcgState, seat: Seat) -> bool:
-    """``seat`` can solve the opponent's Adventure now, all at once."""
+    """``seat`` can solve the opponent's Adventure now, all at once (not those solved by skipping Actions)."""
     adv = _theirs(g, seat)
-    if adv is None:
+    if adv is None or adv.skip:
         return False
+    if adv.chess:
+        return bool(g.characters[seat]) or len(g.hand[seat]) >= 8
     return len(g.hand[seat]) >= adv.hand and len(g.lessons[seat]) >= adv.lessons and \
         len(g.creatures[seat]) >= adv.creatures
 
@@ -125,6 +181,8 @@ def solve(g: TcgState, seat: Seat) -> list[Task[TcgState]]:
     if adv.lessons:
         tasks.append(LoseLesson(seat, "", adv.lessons))
     tasks.extend(PickCreature(seat, seat) for _ in range(adv.creatures))
+    if adv.chess:
+        tasks.append(ChessSolve(seat))
     return [*tasks, DiscardAdventure(1 - seat), *reward(g, seat, slot)]
 
 
@@ -136,6 +194,8 @@ def reward(g: TcgState, seat: Seat, slot: Slot) -> list[Task[TcgState]]:
         out.append(MayDraw(seat, adv.draw))
     if adv.lesson_back:
         out.append(Retrieve(seat, "lesson", 1, True, to_play=True))
+    if adv.draw_any:
+        out.append(DrawAny(seat))
     if adv.draw_or_hit:
         out.append(DrawOrHit(seat, adv.draw_or_hit))
     if adv.owner_damage:
@@ -195,6 +255,45 @@ class DrawOrHit(Task[TcgState]):
     def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
         if action["type"] == "draw":
-            return Replace(*(Draw(self.seat) for _ in range(self.count)))
+            return Replace(*draws(self.seat, self.count))
         return Replace(Mill(1 - self.seat, self.count, "adventure"))
 
+
+
+@dataclass
+class DrawAny(Task[TcgState]):
+    """Diagon Alley's reward: ``seat`` chooses how many cards to draw, then draws them all (ruling r03088ae3)."""
+
+    seat: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "reward")
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "draw", "cards": n} for n in range(len(g.deck[self.seat]) + 1)]
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((_seat, action),) = answers
+        count = int(action["cards"])
+        return Replace(*draws(self.seat, count)) if count else Done()
+
+
+@dataclass
+class ChessSolve(Task[TcgState]):
+    """Human Chess Game solved: ``seat`` discards 1 of its Characters in play, or 8 cards of its hand."""
+
+    seat: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "solve")
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        out: list[Action] = [{"type": "in_play", "slot": s} for s in g.characters[self.seat]]
+        return [*out, {"type": "hand"}] if len(g.hand[self.seat]) >= 8 else out
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((_seat, action),) = answers
+        if action["type"] == "hand":
+            return Replace(OwnDiscards(self.seat, 8))
+        g.discard_from_play(action["slot"])
+        return Done()

@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 
 from p2php.engine.contract import CardId, Deal, GameOver, Reveal, Slot, Step
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Task
 from p2php.engine.timing import TimingPoint
 from p2php.games.tcg.state import TcgState, owner_of
 
-__all__ = ["SPELL_DAMAGE", "Draw", "Mill", "damage_creature", "lost"]
+__all__ = ["SPELL_DAMAGE", "Draw", "Mill", "damage_creature", "draws", "lost"]
 
+PEEVES = 60
 SPELL_DAMAGE = "spell_damage"
 """A Spell is about to damage a player; context ``{"seat", "amount", "prevented"}``."""
 
@@ -103,6 +104,8 @@ class Mill(Task[TcgState]):
 class Draw(Task[TcgState]):
     """``seat`` draws its top card face down; drawing the last one loses (see the module's decision).
 
+    ``event_end``: the last card of one drawing ("draw 3 cards" is one), after which Peeves Causes Trouble
+    does its 1 damage (ruling r4001ad64: 1 damage however many cards are drawn).
     A hand played face up (Mrs Norris) opens the drawn card to everyone; under Snuffling Potion
     ("whenever your opponent draws a card, he or she discards it instead") the top card is opened and
     discarded instead: it never reaches the hand (and it is still a draw, so the last card loses).
@@ -111,12 +114,19 @@ class Draw(Task[TcgState]):
     seat: int
     drawn: bool = False
     slot: int = -1  # the drawn card, while it is being opened (face-up hand)
+    event_end: bool = True
+    peeved: bool = False
 
     def run(self, g: TcgState) -> Outcome:
         if self.slot >= 0:
             return Reveal((self.slot,))
         if self.drawn:
-            return lost(g, self.seat) if not g.deck[self.seat] else Done()
+            if not g.deck[self.seat]:
+                return lost(g, self.seat)
+            if self.event_end and not self.peeved and g.adventure_of(1 - self.seat) == PEEVES:
+                self.peeved = True
+                return Push(Mill(self.seat, 1, "adventure"))
+            return Done()
         if not g.deck[self.seat]:
             return lost(g, self.seat)
         if g.marked(self.seat, "snuffle"):
@@ -138,3 +148,8 @@ class Draw(Task[TcgState]):
         if g.face_up(self.seat):
             self.slot = slot
         return CONTINUE
+
+
+def draws(seat: int, count: int) -> list[Draw]:
+    """``count`` cards drawn as one drawing (Peeves Causes Trouble counts it once)."""
+    return [Draw(seat, event_end=i == count - 1) for i in range(count)]

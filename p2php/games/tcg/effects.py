@@ -32,7 +32,7 @@ from p2php.engine.tasks import Task
 from p2php.games.tcg.abilities import DracoLook, SecondLesson
 from p2php.games.tcg.adventures import ADVENTURES, DiscardAdventure, reward
 from p2php.games.tcg.cards import Card, CardType, LessonType
-from p2php.games.tcg.damage import Draw, Mill, damage_creature
+from p2php.games.tcg.damage import Mill, damage_creature, draws
 from p2php.games.tcg.items import ITEMS, item_blocked
 from p2php.games.tcg.pieces import (
     CreaturesAttack,
@@ -248,7 +248,7 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
     if isinstance(piece, FromDiscard):
         return [Retrieve(seat, piece.kind.value, piece.up_to, not piece.exactly)]
     if isinstance(piece, DrawCards):
-        return [Draw(seat) for _ in range(piece.count)]
+        return list(draws(seat, piece.count))
     if isinstance(piece, DiscardHand):
         return [DiscardHandTask(opp)]
     if isinstance(piece, OpponentDiscards):

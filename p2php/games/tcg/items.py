@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from p2php.engine.contract import Action, CardId, Decide, Knowledge, Seat, Slot
 from p2php.engine.tasks import Done, Outcome, Task
+from p2php.games.tcg.adventures import play_forbidden
 from p2php.games.tcg.cards import Card, LessonType
 from p2php.games.tcg.power import power
 from p2php.games.tcg.spells import PickCreature, Retrieve
@@ -62,7 +63,7 @@ def _usable(g: TcgState, seat: Seat, slot: Slot, left: int) -> bool:
     if number == CAGE:
         return left >= 1 and bool(g.creatures[0] or g.creatures[1])
     if number == REMEMBRALL:
-        return left >= 1 and not g.marked(seat, "no_play") and any(
+        return left >= 1 and play_forbidden(g, seat) is None and any(
             g.card(s).type.value == "lesson" for s in g.discard[seat])
     return number == WINGED_KEYS and bool(g.creatures[1 - seat]) and [seat, slot, g.turns] not in g.used
 

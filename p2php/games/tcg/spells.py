@@ -263,6 +263,7 @@ class Retrieve(Task[TcgState]):
         g.discard[self.seat].remove(action["slot"])
         (g.lessons if self.to_play else g.hand)[self.seat].append(action["slot"])
         g.log("play" if self.to_play else "retrieve", self.seat, action["slot"])
+        g.plays[self.seat] += self.to_play
         self.left -= 1
         return CONTINUE if self.left else Done()
 
@@ -338,6 +339,7 @@ class RevealTop(Task[TcgState]):
         if g.card(slot).type is CardType.LESSON:
             g.lessons[self.seat].append(slot)
             g.log("play", self.seat, slot)
+            g.plays[self.seat] += 1
         else:
             g.hand[self.seat].append(slot)
             g.log("revealed_top", self.seat, slot)

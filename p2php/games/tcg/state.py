@@ -56,6 +56,8 @@ class TcgState(TaskGame):
         self.adventures = [-1, -1]  # each side's Adventure in play, or -1 (§5.6: one per side)
         self.face_up_forever: list[Seat] = []  # seats playing with the hand face up for good (Meet the Centaurs)
         self.lesson_actions = 0  # Actions used to play a Lesson this turn (Reptile House)
+        self.skipped = [0, 0]  # Actions skipped towards solving each side's Adventure (Diagon Alley ...)
+        self.plays = [0, 0]  # cards each seat played in its current or latest turn (Human Chess Game)
         self.shields: list[list[Any]] = []  # [seat, turn number, "kind,kind"]: one-turn effects (damage
         # sources prevented, "*" all; "no_play"; "snuffle")
         self.muzzled: list[list[int]] = []  # [Creature slot, last turn number its damage is prevented] (Winged Keys)
@@ -109,6 +111,11 @@ class TcgState(TaskGame):
         quiet = {s for s, until in self.muzzled if until >= self.turns}
         hits = [self.card(s).damage or 0 for s, _ in self.creatures[seat] if s not in quiet]
         return sum(h + hagrid if h >= 3 else h for h in hits)
+
+    def adventure_of(self, seat: Seat) -> int:
+        """The card number of ``seat``'s Adventure in play, or 0."""
+        slot = self.adventures[seat]
+        return self.card(slot).number if slot >= 0 else 0
 
     def marked(self, seat: Seat, what: str) -> bool:
         """Whether a one-turn effect ``what`` is on ``seat`` this turn (a shield, "no_play", "snuffle")."""
@@ -201,13 +208,13 @@ class TcgState(TaskGame):
                 "characters": self.characters, "items": self.items, "extra_actions": self.extra_actions,
                 "shields": self.shields, "used": self.used, "muzzled": self.muzzled,
                 "adventures": self.adventures, "face_up_forever": self.face_up_forever,
-                "lesson_actions": self.lesson_actions,
+                "lesson_actions": self.lesson_actions, "skipped": self.skipped, "plays": self.plays,
                 "turn": self.turn, "turns": self.turns, "first": self.first,
                 "events": self.events, "options": sorted(self.options.items()), "stack": self.stack.snapshot()}
 
     def clone(self) -> TcgState:
         new = copy.copy(self)
-        for name in ("start", "sizes", "adventures", "face_up_forever"):
+        for name in ("start", "sizes", "adventures", "face_up_forever", "skipped", "plays"):
             setattr(new, name, list(getattr(self, name)))
         for name in ("deck", "hand", "discard", "lessons", "characters", "items"):
             setattr(new, name, [list(zone) for zone in getattr(self, name)])

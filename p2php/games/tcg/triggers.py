@@ -20,7 +20,8 @@ order, and :class:`~p2php.engine.timing.TimingPoint` resolves them.  The turn fi
 
   Decision (the cards are silent): with two copies in play, one offer per copy; the oldest copy acts.
 * Adventures' "Before each of your turns, your opponent takes N damage" (Dragon's Escape 1, Troll in the
-  Bathroom 2, Unusual Pets 4): compulsory, damage by an Adventure (so Dungbomb prevents it).
+  Bathroom 2, Unusual Pets 4): compulsory, damage by an Adventure (so Dungbomb prevents it); Gringotts'
+  Cart Ride makes its owner's opponent discard a card of their choice before each of their turns.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any, ClassVar
 from p2php.engine.contract import Action, CardId, Seat, Slot
 from p2php.engine.timing import Effect
 from p2php.games.tcg.damage import SPELL_DAMAGE, Draw, Mill, damage_creature
+from p2php.games.tcg.spells import OwnDiscards
 from p2php.games.tcg.state import TcgState
 
 __all__ = ["BEFORE_TURN", "SPELL_DAMAGE", "TRIGGERS", "DrawBeforeTurn", "PreventSpellDamage", "TakeSpellDamage"]
@@ -150,8 +152,23 @@ class UnusualPets(AdventureDamage):
     amount: ClassVar[int] = 4
 
 
+class GringottsCartRide(Effect[TcgState]):
+    """Before each of the owner's opponent's turns, he or she chooses a card in the hand (if any) and discards it."""
+
+    key: ClassVar[str] = "6"
+    points: ClassVar[frozenset[str]] = frozenset({BEFORE_TURN})
+    compulsory: ClassVar[bool] = True
+
+    def available(self, game: TcgState, owner: Seat, point: str, ctx: dict[str, Any]) -> bool:
+        return bool(ctx["seat"] == 1 - owner and game.hand[1 - owner])
+
+    def invoke(self, game: TcgState, owner: Seat, point: str, ctx: dict[str, Any], action: Action,
+               faces: dict[Slot, CardId]) -> None:
+        game.stack.push(OwnDiscards(1 - owner, 1))
+
+
 TRIGGERS: dict[int, Effect[TcgState]] = {
-    4: DragonsEscape(), 12: InvisibilityCloak(), 19: TrollInTheBathroom(), 21: DrawBeforeTurn(),
+    4: DragonsEscape(), 6: GringottsCartRide(), 12: InvisibilityCloak(), 19: TrollInTheBathroom(), 21: DrawBeforeTurn(),
     33: PreventSpellDamage(), 55: Kelpie(), 61: PetToad(), 70: UnusualPets(),
 }
 """Card number -> its effect at timing points."""

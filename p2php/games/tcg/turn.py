@@ -52,9 +52,18 @@ from p2php.games.tcg.abilities import (
     second_lesson_due,
     trades,
 )
-from p2php.games.tcg.adventures import adventure_blocks, can_solve, extra_power, solve
+from p2php.games.tcg.adventures import (
+    adventure_blocks,
+    can_skip,
+    can_solve,
+    draw_actions_allowed,
+    extra_power,
+    play_forbidden,
+    skip_action,
+    solve,
+)
 from p2php.games.tcg.cards import Card, CardType
-from p2php.games.tcg.damage import Draw, Mill
+from p2php.games.tcg.damage import Draw, Mill, draws
 from p2php.games.tcg.effects import blocked_by_text, pay_cost, resolve, unimplemented
 from p2php.games.tcg.ids import card_of
 from p2php.games.tcg.items import item_actions, item_cost, play_item, use_item
@@ -83,8 +92,9 @@ def why_not(g: TcgState, seat: Seat, card: Card, left: int) -> str | None:
     """Why ``seat`` cannot play ``card`` from its hand with ``left`` Actions, or None when it can."""
     if unimplemented(card):
         return f"{card.name} is not implemented yet"
-    if g.marked(seat, "no_play"):
-        return "no cards can be played this turn (Forgetfulness Potion)"
+    forbidden = play_forbidden(g, seat)
+    if forbidden:
+        return forbidden
     blocked = adventure_blocks(g, seat, card)
     if blocked:
         return blocked
@@ -165,6 +175,7 @@ class Turn(Task[TcgState]):
             self.stage = S.DRAW
             g.extra_actions = 0
             g.lesson_actions = 0
+            g.plays[self.seat] = 0
             g.shields = [x for x in g.shields if x[1] >= g.turns]  # the spent ones go
             g.muzzled = [x for x in g.muzzled if x[1] >= g.turns]
             if g.listening(BEFORE_TURN):
@@ -202,9 +213,12 @@ class Actions(Task[TcgState]):
             face = knowledge.face(slot)
             if face is None or why_not(g, seat, card_of(face), self.left) is None:
                 out.append({"type": "play", "slot": slot})
-        out.append({"type": "draw"})
-        if g.has_character(seat, HARRY):
-            out.append({"type": "draw", "cards": 2})
+        if draw_actions_allowed(g, seat):
+            out.append({"type": "draw"})
+            if g.has_character(seat, HARRY):
+                out.append({"type": "draw", "cards": 2})
+        if can_skip(g, seat):
+            out.append({"type": "skip"})
         if dean_ready(g, seat):
             out.append({"type": "dean"})
         out.extend(trades(g, seat))
@@ -218,9 +232,11 @@ class Actions(Task[TcgState]):
 
     def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         kind = action.get("type")
-        if action in ({"type": "draw"}, {"type": "end"}):
+        if action == {"type": "end"} or (action == {"type": "skip"} and can_skip(g, seat)):
             return
-        if action == {"type": "draw", "cards": 2} and g.has_character(seat, HARRY):
+        if kind == "draw" and not draw_actions_allowed(g, seat):
+            raise IllegalAction("the opponent's Diagon Alley: no Actions to draw cards")
+        if action == {"type": "draw"} or (action == {"type": "draw", "cards": 2} and g.has_character(seat, HARRY)):
             return
         if action == {"type": "dean"} and dean_ready(g, seat):
             return
@@ -257,11 +273,15 @@ class Actions(Task[TcgState]):
             return Done()
         if kind == "draw":
             self.left -= 1
-            return Push(*(Draw(seat) for _ in range(int(action.get("cards", 1)))))
+            return Push(*draws(seat, int(action.get("cards", 1))))
         if kind == "dean":
             return Push(*dean_draws(g, seat))
         if kind == "solve":
             return Push(*solve(g, seat))
+        if kind == "skip":
+            self.left -= 1
+            tasks = skip_action(g, seat)
+            return Push(*tasks) if tasks else CONTINUE
         if kind == "trade":
             return Push(Trade(seat, int(action["card"])))
         if kind == "item":
@@ -282,6 +302,7 @@ class Actions(Task[TcgState]):
         self.left -= action_cost(g, seat, card)
         g.hand[seat].remove(slot)
         g.log("play", seat, slot)
+        g.plays[seat] += 1
         if card.type is CardType.LESSON:
             g.lesson_actions += 1
             before = len(g.lessons[seat])
@@ -301,6 +322,7 @@ class Actions(Task[TcgState]):
             return CONTINUE
         if card.type is CardType.ADVENTURE:
             g.adventures[seat] = slot
+            g.skipped[seat] = 0
             return Push(OpenHand(1 - seat)) if g.face_up(1 - seat) else CONTINUE
         return Push(CastSpell(seat, slot))
 
