@@ -755,3 +755,28 @@ def test_human_chess_game_stops_plays_after_a_turn_without_one_but_not_abilities
     d.act(0, {"type": "draw"}, "reward")  # "may draw 3 cards": one question per card
     d.act(0, {"type": "stop"}, "reward")
     assert d.state.adventures[1] == -1 and any(a["type"] == "play" for a in d.legal(0))
+
+
+def test_boil_cure_puts_up_to_four_cards_of_the_pile_on_the_bottom_of_the_deck() -> None:
+    d = Duel(first=0, decks={0: ["Boil Cure", "Guard Dog", "Pet Rat"]}, hands={0: ["Boil Cure"]},
+             in_play={0: [POT, "Guard Dog", "Pet Rat"]})
+    dog, rat = d.slot(0, "Guard Dog", "creatures"), d.slot(0, "Pet Rat", "creatures")
+    d.state.remove_creature(dog)
+    d.state.remove_creature(rat)
+    size = deck_size(d, 0)
+    d.act(0, d.play(0, "Boil Cure"))
+    d.act(0, {"type": "take", "slot": rat}, "retrieve")
+    d.act(0, {"type": "take", "slot": dog}, "retrieve")  # nothing else to take: done
+    assert d.state.deck[0][-2:] == [rat, dog] and deck_size(d, 0) == size + 2
+    assert d.names(0, "discard") == ["Boil Cure"]
+
+
+def test_pomfreys_pick_me_up_then_draws_a_card() -> None:
+    d = Duel(first=0, decks={0: ["Pomfrey's Pick-Me-Up", "Pet Rat"]}, hands={0: ["Pomfrey's Pick-Me-Up"]},
+             in_play={0: [POT] * 3 + ["Pet Rat"]})
+    rat = d.slot(0, "Pet Rat", "creatures")
+    d.state.remove_creature(rat)
+    hand = len(d.state.hand[0])
+    d.act(0, d.play(0, "Pomfrey's Pick-Me-Up"))
+    d.act(0, {"type": "take", "slot": rat}, "retrieve")
+    assert d.state.deck[0][-1] == rat and len(d.state.hand[0]) == hand  # the Spell out, a card drawn

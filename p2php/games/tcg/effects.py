@@ -60,6 +60,7 @@ from p2php.games.tcg.pieces import (
     ReturnCreature,
     Shield,
     ShowToPrevent,
+    ToDeckBottom,
     TopCard,
 )
 from p2php.games.tcg.spells import (
@@ -108,12 +109,14 @@ SPELLS: dict[int, tuple[Piece, ...]] = {
     52: (DamageEachCreature(2),),  # Fumos
     58: (HealCreatures(),),  # Nurture
     59: (FromDiscard(ITEM, 1, exactly=True),),  # Ollivanders
+    62: (ToDeckBottom(3), DrawCards(1)),  # Pomfrey's Pick-Me-Up
     63: (Exam(3),),  # Potions Exam
     67: (DamageOpponent(5),),  # Stupefy
     68: (DiscardCreature(by_opponent=True),),  # Take Root
     73: (FromDiscard(LESSON, 2),),  # Accio
     74: (DiscardLesson(CMC),),  # Avifors
     75: (DamageOpponentOrCreature(1), DrawCards(1)),  # Baubillious
+    77: (ToDeckBottom(4),),  # Boil Cure
     79: (DiscardLesson(POTIONS),),  # Cauldron to Sieve
     82: (DiscardLesson(CHARMS),),  # Epoximise
     83: (DamageOpponentOrCreature(1),),  # Erumpent Potion
@@ -262,6 +265,8 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
     if isinstance(piece, EndAdventure):
         slot = g.adventures[seat if piece.own else opp]
         return [DiscardAdventure(seat if piece.own else opp), *(reward(g, seat, slot) if piece.reward else [])]
+    if isinstance(piece, ToDeckBottom):
+        return [Retrieve(seat, "", piece.up_to, True, only="non_healing", to_bottom=True)]
     if isinstance(piece, Exam):
         return [ExamOrLesson(opp, piece.count)]
     if isinstance(piece, ShowToPrevent):

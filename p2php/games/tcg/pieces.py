@@ -15,7 +15,7 @@ __all__ = [
     "CreaturesAttack", "DamageEachCreature", "DamageOpponent", "DamageOpponentOrCreature", "DiscardAllCreatures",
     "DiscardCreature", "DiscardHand", "DiscardInPlay", "DiscardLesson", "DrawCards", "ExtraActions", "FromDiscard",
     "HandLessons", "HealCreatures", "KeepOneCreature", "LookDiscard", "MayDamageCreature", "OpponentDiscards",
-    "EndAdventure", "Exam", "Hex", "Piece", "ReturnCreature", "Shield", "ShowToPrevent", "TopCard",
+    "EndAdventure", "Exam", "Hex", "Piece", "ReturnCreature", "Shield", "ShowToPrevent", "ToDeckBottom", "TopCard",
 ]
 
 
@@ -190,6 +190,13 @@ class Exam:
 
 
 @dataclass(frozen=True, slots=True)
+class ToDeckBottom:
+    """Put up to ``up_to`` non-Healing cards from your discard pile on the bottom of your deck (in any order)."""
+
+    up_to: int
+
+
+@dataclass(frozen=True, slots=True)
 class TopCard:
     """Reveal your top card: a Lesson goes into play, anything else into your hand (Wizard Crackers)."""
 
@@ -197,4 +204,4 @@ class TopCard:
 Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageEachCreature | DiscardAllCreatures
          | HealCreatures | CreaturesAttack | DiscardLesson | DiscardCreature | DiscardInPlay | KeepOneCreature
          | ReturnCreature | FromDiscard | DrawCards | ExtraActions | DiscardHand | OpponentDiscards | LookDiscard
-         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | Exam | TopCard)
+         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | Exam | ToDeckBottom | TopCard)

@@ -16,6 +16,8 @@ Decisions where the rules are silent (tcg.md "Not specified" items 1 and 8; §5.
 * Potions Exam: the opponent decides first whether to discard a Potions Lesson to prevent it; once
   they start discarding cards in play the choice is gone; "cards in play" are Lessons, Creatures,
   Items, Characters played from the hand and an Adventure (never the starting Character, §5.5);
+* Boil Cure / Pomfrey's Pick-Me-Up put the chosen cards on the bottom of the deck in the order chosen;
+  they stay face up there (everyone saw them in the pile), so drawing or milling one opens nothing new;
 * Illegibilus shows the opponent's hand to the caster alone (a Show) and the chosen card is opened when
   discarded, as Draco Malfoy's ability does.
 """
@@ -222,6 +224,7 @@ class Retrieve(Task[TcgState]):
     to_play: bool = False
     only: str = ""  # "non_healing" (Hannah Abbott) | "charms" (needs Charms Power: Professor Flitwick)
     exclude: list[int] = field(default_factory=list)  # cards that went to the pile in the same trade
+    to_bottom: bool = False  # onto the bottom of the deck, face up, in the order taken (Boil Cure)
 
     def fits(self, g: TcgState, slot: Slot) -> bool:
         card = g.card(slot)
@@ -261,7 +264,7 @@ class Retrieve(Task[TcgState]):
         if action["type"] == "stop":
             return Done()
         g.discard[self.seat].remove(action["slot"])
-        (g.lessons if self.to_play else g.hand)[self.seat].append(action["slot"])
+        (g.deck if self.to_bottom else g.lessons if self.to_play else g.hand)[self.seat].append(action["slot"])
         g.log("play" if self.to_play else "retrieve", self.seat, action["slot"])
         g.plays[self.seat] += self.to_play
         self.left -= 1
