@@ -39,3 +39,15 @@ def test_100_seeded_constructed_games_finish_with_a_winner() -> None:
 def test_conformance_with_constructed_decks() -> None:
     played = conformance.check_game(GAME, seeds=range(2), options=options(3))
     assert all(p.result.winners for p in played)
+
+
+def test_a_constructed_game_through_the_protocol_audits_clean() -> None:
+    """Random bots exercise the new cards' steps (Shows, Reveals of hand and deck cards) through mental poker."""
+    from p2php.session.memory import make_peers, run_in_memory
+
+    opts = {"crypto": "fast", "format": "constructed", "decklist0": random_deck_text(2),
+            "decklist1": random_deck_text(3)}
+    peers = make_peers("tcg", 2, opts, seed=1)
+    run_in_memory(peers, {s: GAME.make_bot("random", f"1/{s}") for s in (0, 1)})
+    assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
+    assert len({p.state.state_hash() for p in peers}) == 1
