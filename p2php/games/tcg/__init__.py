@@ -12,16 +12,22 @@ The data layer:
 * :mod:`~p2php.games.tcg.decklist` — the plain-text deck format, deck-building checks, the two
   Starter Set decks (``decks/*.deck``).
 
-The engine (increment 1: every card of the two Starter Set decks; a deck with any other card is
-refused, naming it), one concept per module:
+The engine (increment 2: 103 of the 116 cards; a deck with any other card is refused, naming it --
+``effects.unimplemented``), one concept per module:
 
 * :mod:`~p2php.games.tcg.ids` — instance ids in a fixed per-seat block, ``card_of(id)``;
-* :mod:`~p2php.games.tcg.state` — the zones as slots, the log, the task stack;
+* :mod:`~p2php.games.tcg.state` — the zones as slots, one-turn effects, the log, the task stack;
 * :mod:`~p2php.games.tcg.turn` — set-up (secret decks, 7 cards, who goes first), turns, Actions, playing;
-* :mod:`~p2php.games.tcg.power` — Power in play and the Power check;
-* :mod:`~p2php.games.tcg.damage` — milling, Creature damage, drawing, the loss;
-* :mod:`~p2php.games.tcg.effects` — Spells and extra costs as data pieces keyed by card number;
-* :mod:`~p2php.games.tcg.abilities` — Draco Malfoy's and Hermione Granger's abilities;
+* :mod:`~p2php.games.tcg.power` — Power in play (Lessons, Items, Characters) and the Power check;
+* :mod:`~p2php.games.tcg.damage` — milling (with damage sources and prevention), Creature damage, drawing,
+  the loss;
+* :mod:`~p2php.games.tcg.pieces` / :mod:`~p2php.games.tcg.effects` — card texts as reusable pieces keyed by
+  card number (Spells, additional costs), and what each piece does; :mod:`~p2php.games.tcg.spells` — the
+  tasks of pieces that ask or open cards;
+* :mod:`~p2php.games.tcg.items` — Wands, Cauldrons, Items with a use;
+* :mod:`~p2php.games.tcg.adventures` — one Adventure per side: effect, solving, reward;
+* :mod:`~p2php.games.tcg.triggers` — effects at the kit's timing points (before a turn, Spell damage);
+* :mod:`~p2php.games.tcg.abilities` — Characters' abilities;
 * :mod:`~p2php.games.tcg.view`, :mod:`~p2php.games.tcg.bots`, :mod:`~p2php.games.tcg.game` (``GAME``).
 
 The ``p2php.games`` entry point names this package; importing it registers the game, as UNO and HP Sha do.
