@@ -12,7 +12,7 @@ The data layer:
 * :mod:`~p2php.games.tcg.decklist` — the plain-text deck format, deck-building checks, the two
   Starter Set decks (``decks/*.deck``).
 
-The engine (increment 2: 103 of the 116 cards; a deck with any other card is refused, naming it --
+The engine (increment 2: 102 of the 116 cards; a deck with any other card is refused, naming it --
 ``effects.unimplemented``), one concept per module:
 
 * :mod:`~p2php.games.tcg.ids` — instance ids in a fixed per-seat block, ``card_of(id)``;
