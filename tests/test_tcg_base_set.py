@@ -780,3 +780,20 @@ def test_pomfreys_pick_me_up_then_draws_a_card() -> None:
     d.act(0, d.play(0, "Pomfrey's Pick-Me-Up"))
     d.act(0, {"type": "take", "slot": rat}, "retrieve")
     assert d.state.deck[0][-1] == rat and len(d.state.hand[0]) == hand  # the Spell out, a card drawn
+
+
+@pytest.mark.parametrize(("spell", "victim"), [
+    ("Out of the Woods", "Guard Dog"), ("History of Magic", "Dragon's Escape"),
+])
+def test_looking_at_the_hand_discards_every_card_of_a_type(spell: str, victim: str) -> None:
+    other = "Apparate" if victim == "Guard Dog" else "Pet Rat"
+    d = Duel(first=0, decks={0: [spell], 1: [victim, victim, other]}, hands={0: [spell], 1: [victim, victim, other]},
+             in_play={0: [CH] * 5})
+    d.act(0, d.play(0, spell))
+    assert {"type": "stop"} not in d.legal(0)  # the caster saw two of them
+    with pytest.raises(IllegalAction):
+        d.act(0, {"type": "discard", "slot": d.slot(1, other)}, "discard_all")
+    for _ in range(2):
+        d.act(0, {"type": "discard", "slot": d.slot(1, victim)}, "discard_all")
+    d.act(0, {"type": "stop"}, "discard_all")
+    assert d.names(1, "discard") == [victim, victim] and d.slot(1, other) not in d.table.public

@@ -41,10 +41,15 @@ def test_own_decks_play_through_the_protocol_and_stay_secret(crypto: str) -> Non
     assert "decklist0" not in str(peers[0].table.hellos) or not peers[0].options["decklist0"]
     run_in_memory(peers, {s: RandomBot(f"8/{s}") for s in (0, 1)})
     assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
-    # What seat 1's peer ever knew of seat 0's deck: only the cards opened in play.
-    known = set(peers[1].public_faces.values()) | set(peers[1].private_faces.values())
-    secret = set(lists0["deck0"])
-    assert secret - known, "some of seat 0's cards were never opened"
+    # What each peer ever knew of the other's deck is what was opened in play (drawn cards it was shown, milled
+    # or played ones): the rest of the list — the winner's unplayed cards, at least — it never learnt.
+    lists = (lists0["deck0"], lists1["deck1"])
+    for seat in (0, 1):
+        assert f"deck{seat}" not in peers[1 - seat].private_decks, "a peer holds only its own list"
+    winner = peers[0].result.winners[0] if peers[0].result else 0
+    unplayed = set(lists[winner]) - set(peers[1 - winner].public_faces.values()) - set(
+        peers[1 - winner].private_faces.values())
+    assert unplayed, "the winner's deck still holds cards its opponent never saw"
 
 
 def test_demo_with_a_deck_file(tmp_path: Path) -> None:

@@ -54,6 +54,7 @@ from p2php.games.tcg.pieces import (
     Hex,
     KeepOneCreature,
     LookDiscard,
+    LookDiscardKind,
     MayDamageCreature,
     OpponentDiscards,
     Piece,
@@ -67,6 +68,7 @@ from p2php.games.tcg.spells import (
     DiscardHandTask,
     ExamOrLesson,
     KeepOne,
+    LookDiscardAll,
     LoseLesson,
     MayHitCreature,
     OwnDiscards,
@@ -97,6 +99,7 @@ SPELLS: dict[int, tuple[Piece, ...]] = {
     81: (Shield("creature,adventure"),),  # Dungbomb (ruling rab1851a2: "Before your turn" damage too)
     111: (Shield("creature"),),  # Wingardium Leviosa!
     22: (DamageOpponentOrCreature(12),),  # Draught of Living Death
+    24: (LookDiscardKind(CardType.ADVENTURE),),  # History of Magic
     26: (DamageOpponentOrCreature(10),),  # Malevolent Mixture
     32: (ExtraActions(2),),  # Platform 9 3/4
     34: (DiscardCreature(at_least=2),),  # Raven to Writing Desk
@@ -129,6 +132,7 @@ SPELLS: dict[int, tuple[Piece, ...]] = {
     94: (DiscardInPlay((ITEM, LESSON)),),  # Lost Notes
     95: (DamageOpponent(3),),  # Magical Mishap
     96: (DamageOpponentOrCreature(5),),  # Noxious Poison
+    97: (LookDiscardKind(CREATURE),),  # Out of the Woods
     100: (DiscardInPlay((CREATURE, ITEM)),),  # Potions Mistake
     102: (DiscardLesson(TRANSFIG),),  # Restricted Section
     105: (DiscardInPlay((ITEM,)),),  # Squiggle Quill
@@ -265,6 +269,8 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
     if isinstance(piece, EndAdventure):
         slot = g.adventures[seat if piece.own else opp]
         return [DiscardAdventure(seat if piece.own else opp), *(reward(g, seat, slot) if piece.reward else [])]
+    if isinstance(piece, LookDiscardKind):
+        return [LookDiscardAll(seat, piece.kind.value)]
     if isinstance(piece, ToDeckBottom):
         return [Retrieve(seat, "", piece.up_to, True, only="non_healing", to_bottom=True)]
     if isinstance(piece, Exam):

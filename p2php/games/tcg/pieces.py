@@ -15,7 +15,8 @@ __all__ = [
     "CreaturesAttack", "DamageEachCreature", "DamageOpponent", "DamageOpponentOrCreature", "DiscardAllCreatures",
     "DiscardCreature", "DiscardHand", "DiscardInPlay", "DiscardLesson", "DrawCards", "ExtraActions", "FromDiscard",
     "HandLessons", "HealCreatures", "KeepOneCreature", "LookDiscard", "MayDamageCreature", "OpponentDiscards",
-    "EndAdventure", "Exam", "Hex", "Piece", "ReturnCreature", "Shield", "ShowToPrevent", "ToDeckBottom", "TopCard",
+    "EndAdventure", "Exam", "Hex", "LookDiscardKind", "Piece", "ReturnCreature", "Shield", "ShowToPrevent",
+    "ToDeckBottom", "TopCard",
 ]
 
 
@@ -197,6 +198,13 @@ class ToDeckBottom:
 
 
 @dataclass(frozen=True, slots=True)
+class LookDiscardKind:
+    """Look at your opponent's hand. Discard all ``kind`` cards from it (History of Magic, Out of the Woods)."""
+
+    kind: CardType
+
+
+@dataclass(frozen=True, slots=True)
 class TopCard:
     """Reveal your top card: a Lesson goes into play, anything else into your hand (Wizard Crackers)."""
 
@@ -204,4 +212,4 @@ class TopCard:
 Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageEachCreature | DiscardAllCreatures
          | HealCreatures | CreaturesAttack | DiscardLesson | DiscardCreature | DiscardInPlay | KeepOneCreature
          | ReturnCreature | FromDiscard | DrawCards | ExtraActions | DiscardHand | OpponentDiscards | LookDiscard
-         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | Exam | ToDeckBottom | TopCard)
+         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | Exam | ToDeckBottom | LookDiscardKind | TopCard)

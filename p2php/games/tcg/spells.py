@@ -18,6 +18,11 @@ Decisions where the rules are silent (tcg.md "Not specified" items 1 and 8; §5.
   Items, Characters played from the hand and an Adventure (never the starting Character, §5.5);
 * Boil Cure / Pomfrey's Pick-Me-Up put the chosen cards on the bottom of the deck in the order chosen;
   they stay face up there (everyone saw them in the pile), so drawing or milling one opens nothing new;
+* History of Magic / Out of the Woods ("Look at your opponent's hand. Discard all Adventure / Creature
+  cards from it"): the hand is shown to the caster alone (a Show); the caster then names those cards one
+  at a time, each opened as it is discarded and refused if it is not of the type; "stop" is refused
+  while the caster's own knowledge shows one more of the type (the audit, which knows every face, can
+  check the same);
 * Illegibilus shows the opponent's hand to the caster alone (a Show) and the chosen card is opened when
   discarded, as Draco Malfoy's ability does.
 """
@@ -27,14 +32,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Reveal, Seat, Slot, Step
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Reveal, Seat, Show, Slot, Step
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, Task
 from p2php.games.tcg.cards import CardType, LessonType
 from p2php.games.tcg.damage import Mill, damage_creature, lost
+from p2php.games.tcg.ids import card_of
 from p2php.games.tcg.state import TcgState, owner_of
 
 __all__ = [
-    "DiscardHandTask", "ExamOrLesson", "OpenHand", "ShowOrTake",
+    "DiscardHandTask", "ExamOrLesson", "LookDiscardAll", "OpenHand", "ShowOrTake",
     "KeepOne", "LoseLesson", "MayHitCreature", "OwnDiscards", "PickCreature", "PickInPlay",
     "PickTarget", "Retrieve", "RevealTop", "return_to_hand",
 ]
@@ -358,8 +364,6 @@ class ShowOrTake(Task[TcgState]):
     lesson: str
 
     def _fits(self, face: CardId | None) -> bool:
-        from p2php.games.tcg.ids import card_of
-
         return face is None or (card_of(face).type is CardType.LESSON and card_of(face).lesson == self.lesson)
 
     def run(self, g: TcgState) -> Outcome:
@@ -432,4 +436,53 @@ class ExamOrLesson(Task[TcgState]):
         self.asked = True
         g.discard_from_play(action["slot"])
         self.left -= 1
+        return CONTINUE
+
+
+@dataclass
+class LookDiscardAll(Task[TcgState]):
+    """``seat`` looks at the opponent's hand and discards every card of ``kind`` from it."""
+
+    seat: int
+    kind: str
+    shown: bool = False
+
+    def run(self, g: TcgState) -> Outcome:
+        opp = 1 - self.seat
+        if not g.hand[opp]:
+            return Done()
+        if not self.shown:
+            return Show(tuple(g.hand[opp]), owner=opp, viewer=self.seat)
+        return Decide((self.seat,), "discard_all")
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        self.shown = True
+        return CONTINUE
+
+    def _kind(self, face: CardId | None) -> bool | None:
+        return None if face is None else card_of(face).type.value == self.kind
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        kinds = {s: self._kind(knowledge.face(s)) for s in g.hand[1 - self.seat]}
+        out: list[Action] = [{"type": "discard", "slot": s} for s, k in kinds.items() if k is not False]
+        return out if any(k for k in kinds.values()) else [*out, {"type": "stop"}]
+
+    def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        if action not in self.legal(g, seat, knowledge):
+            raise IllegalAction(f"every {self.kind} card of the hand must go, and only those: {action}")
+
+    def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        slot = action.get("slot")
+        return (slot,) if action.get("type") == "discard" and isinstance(slot, int) and slot not in g.pub else ()
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        action = _only(answers)
+        if action["type"] == "stop":
+            return Done()
+        slot = action["slot"]
+        if not self._kind(g.pub[slot]):
+            raise IllegalAction(f"not a {self.kind} card")
+        g.hand[1 - self.seat].remove(slot)
+        g.to_discard(slot)
+        g.log("discarded", 1 - self.seat, slot)
         return CONTINUE
