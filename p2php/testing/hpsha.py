@@ -15,6 +15,7 @@ from typing import Any
 
 from p2php.engine.contract import Action, GameState, Shuffle
 from p2php.games.hpsha import HpshaGame
+from p2php.games.hpsha.creature_data import creature_id
 from p2php.games.hpsha.data import (
     AUROR,
     CARDS,
@@ -75,9 +76,13 @@ class Scenario(BaseScenario):
         options: dict[str, Any] | None = None,
         seed: int = 0,
         mode: Mode | None = None,
+        creatures: Sequence[str] = (),
     ) -> None:
         n = len(chars)
         opts = {"roles": "standard", "max_turns": 1000, **(options or {})}
+        if creatures:  # the creature deck, top first (the ``creatures`` option defaults to how many)
+            opts.setdefault("creatures", len(creatures))
+        self.creature_order = [creature_id(k) for k in creatures]
         self.alt_roles = opts["roles"] == "alt"
         self.roles = list(roles) if roles is not None else default_roles(n, self.alt_roles)
         self.chars = list(chars)
@@ -176,6 +181,9 @@ class Scenario(BaseScenario):
                     hands[s].append(free.pop(0))
             out = [hands[seat][i] for i in range(HAND_START) for seat in order]
             return out + self.deck_ids + free
+        if step.purpose in ("creature_pool", "creatures"):  # the chosen creatures first, in the order given
+            want = [c for c in self.creature_order if c in step.cards]
+            return want + [c for c in step.cards if c not in want]
         if self.reshuffle_order is not None:
             order = [c for c in self.reshuffle_order if c in step.cards]
             return order + [c for c in step.cards if c not in order]

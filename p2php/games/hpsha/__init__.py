@@ -1,7 +1,8 @@
 """Harry Potter Sha (哈利波特杀) — rules engine (rules: shared/rules/hpsha.md, data: hpsha-data.md).
 
 4–10 players, hidden identities.  Options: ``roles`` = standard | alt (the
-alternative role-table rows for 4, 6 and 8 players); ``max_turns`` (1000).
+alternative role-table rows for 4, 6 and 8 players); ``max_turns`` (1000);
+``creatures`` (0 = off; the magical-creature pack, ``creatures`` / ``creature_data``).
 
 Modules: ``data`` (deck, kinds, characters, identities, role table), ``state``
 (public state, zones, distance), ``tasks`` (the resolution machinery: a stack of
@@ -348,6 +349,38 @@ A16. 苦恋 counts every damage dealt in her turn (any source and target, any ph
     DAMAGE_AFTER; offered after each damage while the total exceeds 1, once per turn; the
     card is any of hers (hand or equipment); the character is of the other sex (data
     genders), any, even at full HP.
+
+The magical-creature pack (``creatures``, ``creature_data``; option ``creatures``, issue 15)
+ Checked against 001 (§11 of the digest renders it faithfully; 000's Phoenix line says 禁止 for 屏蔽, the
+ same meaning).  The printed card faces are not in the rulebook (§15.6): every effect marked "our choice"
+ below is ours.  Played so far: 独角兽, 凤凰, 人鱼, 蛇怪, 夜骐; the option offers only those (``creatures`` ≤ 5)
+ — 地精, 火龙, 火蜥蜴, 巨蜘蛛, 狼人 and 马人 are not implemented and never dealt.  Core hooks: DeathTask's
+ SELECTION stage, DamageTask's Phoenix check (with the locked prevention), the Thestral in
+ ``HpshaState.distance`` and in the −1-broom slot checks (play, 棋艺); creature state is snapshot only
+ when the option is on (``creatures``, ``cr``), so games without creatures hash as before.
+C1. Set-up, after the starting hands: a public-composition Shuffle of the playable creatures whose first
+    N slots are revealed (§11.1: "draw … and show them"; unrevealed slots stay closed), then the N shuffled
+    face down into fresh slots.  Card ids: 139 + the creature's place among all eleven (rulebook order).
+C2. Selection on every death the game survives, after the rewards: first the creatures the dead one held
+    go back (C5), then the character whose turn it is — its next living player when it is dead (§11.3
+    Gnome, "下同") — turns over the top creature (a Reveal).  Empty creature deck: no selection.
+C3. A creature that does not stay (独角兽, 人鱼, 蛇怪, and any selection made void) goes back at once; each
+    return reshuffles the whole creature deck into fresh slots (composition public, order unknown).
+C4. Deck cards a creature turns over are plain reveals, not judgements (no 预言 / 捉弄), then discarded.
+C5. Creatures that stay (凤凰, 夜骐) stay with their holder until it dies, then return (§15.6: the rulebook
+    does not say how they come back).  "Has killed a character" counts every death with a killer (decision
+    15) since the start of the game.
+C6. 独角兽 (our choice): the killer turns over the deck top — ♥ recover 1 (draw 1 at full HP), ♦ draw 1,
+    ♠ lose 1 HP, ♣ a random hand card (joint Randomness) discarded.  No killer, or a dead one: void.
+C7. 凤凰: executor among the living who never killed, lowest current HP; ties: 比点, each tied character in
+    turn order from the current player turns over the deck top, highest rank wins, the tied-for-highest
+    go again (the cards are discarded; no card left anywhere: the first of them, our choice).  Its holder
+    takes no fire damage (none exists in the standard set) and no 阿瓦达索命 damage, every time (our choice).
+C8. 人鱼 (our choice): rank A–6 flips the executor (翻面, as 昏昏倒地's flip); 7–K nothing.
+C9. 蛇怪 (our choice): count the rank in turn order (decision 1: our "counter-clockwise") among the living,
+    the executor being 1 (wrapping); that character takes 1 sourceless damage (呼神护卫 may stop it).
+C10. 夜骐: the executor's −1 broom (火弩箭 included) is discarded; its distance to others is −2 (in place of a
+    −1 broom; min 1 as always); no −1 broom can be equipped or moved (棋艺) into that slot while it stays.
 """
 
 from __future__ import annotations
@@ -358,6 +391,7 @@ from typing import ClassVar
 from p2php.bots import RandomBot
 from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec
 from p2php.engine.registry import register
+from p2php.games.hpsha.creature_data import CREATURE_END, PLAYED
 from p2php.games.hpsha.data import UNIVERSE, card_label
 from p2php.games.hpsha.state import HpshaState
 
@@ -373,6 +407,7 @@ class HpshaGame(Game):
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "roles": OptionSpec("standard", ("standard", "alt"), "role-table row: standard | alt (4, 6, 8 players)"),
         "max_turns": OptionSpec(1000, None, "turn limit: the game ends with no winner after this many turns"),
+        "creatures": OptionSpec(0, None, f"magical creatures in play, 0 (off) to {len(PLAYED)} ({', '.join(PLAYED)})"),
     }
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic")
 
@@ -380,6 +415,8 @@ class HpshaGame(Game):
         opts = self.parse_options(dict(options))
         if int(opts["max_turns"]) < 1:
             raise OptionError("option max_turns: must be at least 1")
+        if not 0 <= int(opts["creatures"]) <= len(PLAYED):
+            raise OptionError(f"option creatures: 0 to {len(PLAYED)} (the creatures played: {', '.join(PLAYED)})")
         return opts
 
     def new_state(self, players: int, options: Mapping[str, object]) -> HpshaState:
@@ -390,7 +427,7 @@ class HpshaGame(Game):
         return card_label(card)
 
     def universe_size(self, options: Mapping[str, object]) -> int:
-        return UNIVERSE
+        return CREATURE_END if int(str(options.get("creatures", 0))) else UNIVERSE
 
     def make_bot(self, kind: str, seed: bytes | str | int) -> Bot:
         if kind == "random":

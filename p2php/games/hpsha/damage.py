@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,10 @@ from p2php.games.hpsha.tasks import AskCard, CardGiven, Task
 from p2php.games.hpsha.windows import WindowTask
 
 # ----------------------------------------------------------------------------- damage, HP, dying, death
+
+AFTER_DEATH: dict[str, Callable[[int, int], Task]] = {}
+"""What resolves after a death's rewards, given (dead, killer): the creature pack's 判选 registers
+``"selection"`` here (``creatures.SelectionTask``; only games with creatures reach that stage)."""
 
 
 @dataclass
@@ -76,6 +80,9 @@ class DamageTask(Task):
                 return Done(0)
             if st.damage_prevented(tgt):
                 st.say("no_more_damage", tgt)
+                return Done(0)
+            if st.creatures and self.nature and st.flags[tgt].get("phoenix"):  # 凤凰 Phoenix (creatures.py)
+                st.say("phoenix_blocks", tgt)
                 return Done(0)
             if self.source >= 0:  # 唐克斯's 易容: the damage may count as another character's
                 self.source = st.damage_source(self.source)
@@ -242,7 +249,7 @@ class DeathTask(Task):
     (hand, equipment, judgement area), then the rewards and penalties.
 
     KILL → IDENTITY (the identity card opened, unless known) → ANNOUNCE (the end of the game?
-    DEATH) → DISCARD → REWARDS → DONE.
+    DEATH) → DISCARD → REWARDS → (SELECTION, with creatures) → DONE.
     """
 
     class Stage(Enum):
@@ -251,6 +258,7 @@ class DeathTask(Task):
         ANNOUNCE = auto()  # the death and the role are announced; the game may end; DEATH
         DISCARD = auto()  # every card of the character is discarded
         REWARDS = auto()  # the killer's reward (a dark wizard) or penalty (the minister killed an auror)
+        SELECTION = auto()  # with the creature pack only: 判选 (creatures.SelectionTask)
         DONE = auto()
 
     who: int
@@ -282,7 +290,7 @@ class DeathTask(Task):
                 return Push(DiscardCardsTask(cards, ["n_cards_of", who]))
             return CONTINUE
         if self.stage is S.REWARDS:
-            self.stage = S.DONE
+            self.stage = S.SELECTION if st.creatures else S.DONE
             k, role = self.killer, st.roles[who]
             if k >= 0 and st.alive[k]:
                 if role == DARK:
@@ -294,6 +302,9 @@ class DeathTask(Task):
                     if cards:
                         return Push(DiscardCardsTask(cards, ["n_penalty"]))
             return CONTINUE
+        if self.stage is S.SELECTION:
+            self.stage = S.DONE
+            return Push(AFTER_DEATH["selection"](who, self.killer))
         return Done()
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:

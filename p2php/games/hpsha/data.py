@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from p2php.games.hpsha.creature_data import CREATURE_BASE, CREATURE_END, creature_label
+
 # ----------------------------------------------------------------------------- card kinds
 
 BASIC, SPELL, EQUIPMENT = "basic", "spell", "equipment"
@@ -253,6 +255,7 @@ CHARACTERS: tuple[Character, ...] = (
 CHARACTER_BASE = IDENTITY_BASE + len(IDENTITIES)  # 114
 CHARACTER_INDEX = {c.key: i for i, c in enumerate(CHARACTERS)}
 UNIVERSE = CHARACTER_BASE + len(CHARACTERS)  # 139
+assert UNIVERSE == CREATURE_BASE, "the creature cards follow the character cards"
 
 
 def character_of(card: int) -> Character:
@@ -276,6 +279,8 @@ def card_label(card: int) -> str:
         return "身份 Identity: " + ROLE_NAMES[identity_role(card)]
     if CHARACTER_BASE <= card < UNIVERSE:
         return "人物 Character: " + character_of(card).label
+    if CREATURE_BASE <= card < CREATURE_END:  # the creature pack (option ``creatures``)
+        return "魔法生物 Creature: " + creature_label(card)
     raise ValueError(f"no card {card} in Harry Potter Sha")
 
 

@@ -30,6 +30,7 @@ from p2php.engine.contract import (
 )
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Replace
 from p2php.games.hpsha import triggers as tp
+from p2php.games.hpsha.creatures import CreatureSetupTask
 from p2php.games.hpsha.damage import GameEndTask
 from p2php.games.hpsha.data import (
     CHARACTER_BASE,
@@ -143,7 +144,9 @@ class SetupTask(Task):
             order = st.order_from(st.minister)
             to = tuple((st.deck[i * n + j], seat) for i in range(HAND_START) for j, seat in enumerate(order))
             return Deal(to)
-        return Replace(GameLoopTask(st.minister))  # DONE
+        if st.creatures and not st.cr:  # DONE: the creature pack's deck first (creatures.py)
+            return Push(CreatureSetupTask())
+        return Replace(GameLoopTask(st.minister))
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         S = SetupTask.Stage

@@ -27,7 +27,7 @@ from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowled
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
-from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, WEAPON, is_delayed, is_instant, kind_label
+from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, MINUS, WEAPON, is_delayed, is_instant, kind_label
 from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.tasks import Task, as_int, as_slots
 
@@ -90,6 +90,8 @@ def targets_for(st: HpshaState, user: int, kind: str) -> list[list[int]]:
         return [] if st.has_judge(user, "avada") else [[user]]
     if KINDS[kind].category == EQUIPMENT:
         if st.flags[user].get("covered:" + KINDS[kind].sub):  # that area is out of the game (金妮's 蝠咒)
+            return []
+        if KINDS[kind].sub == MINUS and st.flags[user].get("thestral"):  # the 夜骐 Thestral holds it
             return []
         return [[user]]
     return []

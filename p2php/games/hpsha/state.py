@@ -79,6 +79,8 @@ class HpshaState(TaskGame):
         self.n = players
         self.alt_roles = options.get("roles", "standard") == "alt"
         self.max_turns = int(options.get("max_turns", 1000))
+        self.creatures = int(options.get("creatures", 0))  # the creature pack (creatures.py); 0: off
+        self.cr: dict[str, Any] = {}  # its public state (hashed only when creatures are on)
         self.counts = role_counts(players, self.alt_roles)
         self.identity_pool = identity_cards(players, self.alt_roles)
         self.next_slot = 0
@@ -484,6 +486,8 @@ class HpshaState(TaskGame):
         minus = self.equip[a].get(MINUS)
         if minus is not None:
             d += KINDS[self.kind(minus)].distance
+        elif self.creatures and self.flags[a].get("thestral"):  # 夜骐 Thestral: −2 (creatures.py)
+            d -= 2
         if self.impeded and a == self.current and self.phase == "play":
             d += 1
         return max(d, 1)
@@ -547,7 +551,7 @@ class HpshaState(TaskGame):
             pending = ["random", p.purpose]
         elif isinstance(p, GameOver):
             pending = ["over", list(p.winners), list(p.scores), p.summary]
-        return {
+        snap = {
             "n": self.n, "alt_roles": self.alt_roles, "max_turns": self.max_turns, "next_slot": self.next_slot,
             "uid": self.uid, "stack": self.stack.snapshot(), "pending": pending,
             "deck": self.deck, "discard": self.discard, "processing": self.processing, "set_aside": self.set_aside,
@@ -560,6 +564,10 @@ class HpshaState(TaskGame):
             "skip": self.skip, "extra_phases": self.extra_phases, "event_no": self.event_no,
             "event_digest": self.event_digest,
         }
+        if self.creatures:  # absent when off: games without creatures hash as they always did
+            snap["creatures"] = self.creatures
+            snap["cr"] = self.cr
+        return snap
 
     def state_hash(self) -> bytes:
         """SHA-256 of the canonical encoding of :meth:`snapshot`, as the contract defines it.

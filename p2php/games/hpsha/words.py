@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from p2php.games.hpsha.creature_data import CREATURE_BASE, creature_label
 from p2php.games.hpsha.data import (
     CARDS,
     CHARACTER_BASE,
@@ -73,6 +74,8 @@ class Speaker:
             return f"{KINDS[c.kind].zh}{c.suit}{RANK_NAMES[c.rank]}"
         if IDENTITY_BASE <= card < CHARACTER_BASE:
             return "身份：" + self.role(identity_role(card))
+        if card >= CREATURE_BASE:
+            return "魔法生物：" + creature_label(card).split(" ")[0]
         return "人物：" + character_of(card).zh
 
     def cards(self, cards: Sequence[int]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from p2php.games.hpsha.creature_data import CREATURES
 from p2php.games.hpsha.data import CHARACTER_BASE, KINDS, MINISTER, ROLE_NAMES
 
 _VERB = {"use": "uses", "play": "plays", "discard": "discards"}
@@ -149,5 +150,22 @@ EN: dict[str, Callable[..., str]] = {
     "n_cards_of": lambda w, s: f"{w.who(s)}'s cards",
     "n_penalty": lambda w: "penalty",
     "n_pick": lambda w, ch, src, o: f"{w.who(ch)} ({w.reason(src)}) → {w.who(o)}",
+    # the magical-creature pack (creatures.py)
+    "creatures": lambda w, keys: "magical creatures in play: " + ", ".join(_cr(k) for k in keys),
+    "creatures_back": lambda w, s, keys: f"{', '.join(_cr(k) for k in keys)} of {w.who(s)} return to the creatures",
+    "no_creature": lambda w: "no creature left to turn over",
+    "creature_turned": lambda w, s, k: f"{w.who(s)} turns over the creature {_cr(k)}",
+    "creature_kept": lambda w, s, k: f"{w.who(s)} keeps {_cr(k)}",
+    "creature_void": lambda w, k: f"{_cr(k)}: nobody qualifies, the selection is void",
+    "creature_card": lambda w, k, c: f"{_cr(k)} turns over {w.cards(c)}",
+    "rank_off": lambda w, seats, c: f"比点 rank-off of {w.whos(seats)}: {w.cards(c)}",
+    "basilisk_gaze": lambda w, s: f"the basilisk's gaze falls on {w.who(s)}",
+    "phoenix_blocks": lambda w, s: f"the phoenix shields {w.who(s)}: no damage",
+    "n_creature": lambda w, k: _cr(k),
 }
+
+
+def _cr(key: str) -> str:
+    c = CREATURES.get(key)
+    return f"{c.zh} {c.en}" if c is not None else key
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from p2php.games.hpsha.creature_data import CREATURES
 from p2php.games.hpsha.data import CHARACTER_BASE, KINDS
 
 _VERB = {"use": "使用", "play": "打出", "discard": "弃置"}
@@ -155,4 +156,21 @@ ZH: dict[str, Callable[..., str]] = {
     "n_cards_of": lambda w, s: f"{w.who(s)}的牌",
     "n_penalty": lambda w: "惩罚",
     "n_pick": lambda w, ch, src, o: f"{w.who(ch)}（{w.reason(src)}）→ {w.who(o)}",
+    # 魔法生物包 (creatures.py)
+    "creatures": lambda w, keys: "参与判选的魔法生物：" + "、".join(_cr(k) for k in keys),
+    "creatures_back": lambda w, s, keys: f"{w.who(s)}的{'、'.join(_cr(k) for k in keys)}返回魔法生物牌堆",
+    "no_creature": lambda w: "魔法生物牌堆已空",
+    "creature_turned": lambda w, s, k: f"{w.who(s)}翻开魔法生物【{_cr(k)}】",
+    "creature_kept": lambda w, s, k: f"{w.who(s)}获得【{_cr(k)}】",
+    "creature_void": lambda w, k: f"【{_cr(k)}】无人符合条件，此次判选无效",
+    "creature_card": lambda w, k, c: f"【{_cr(k)}】翻开{w.cards(c)}",
+    "rank_off": lambda w, seats, c: f"{w.whos(seats)}比点：{w.cards(c)}",
+    "basilisk_gaze": lambda w, s: f"蛇怪的致命凝视落在{w.who(s)}身上",
+    "phoenix_blocks": lambda w, s: f"凤凰为{w.who(s)}抵挡了伤害",
+    "n_creature": lambda w, k: _cr(k),
 }
+
+
+def _cr(key: str) -> str:
+    c = CREATURES.get(key)
+    return c.zh if c is not None else key

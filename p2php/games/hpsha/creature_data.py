@@ -1,0 +1,67 @@
+"""The magical-creature pack's data (§11): card ids, names, executors and the card faces we chose.
+
+The rulebook gives each creature only an executor and a one-line effect, advantage and
+disadvantage; the printed card faces are missing (§15.6).  Where a face is needed, the effect
+below is **our choice** (decision C-list in the package docstring), kept as small as the text
+allows.  Card ids follow the rulebook's order of all eleven creatures, ``CREATURE_BASE + i``, so that
+adding the creatures not played yet never renumbers the others.  Only the creatures in
+``PLAYED`` are offered by the ``creatures`` option: the rest are not implemented and are not
+dealt (no stand-ins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Creature:
+    """One creature card: its key, names, who carries it out, and whether it stays in play."""
+
+    key: str
+    zh: str
+    en: str
+    executor: str  # current | killer | phoenix (lowest HP, no kill) | none
+    stays: bool  # stays with its holder until the holder dies (then back to the creature deck)
+    face: str  # the effect as played here ("our choice" where the rulebook gives no card face)
+
+
+ALL_KEYS = ("gnome", "unicorn", "phoenix", "dragon", "salamander", "acromantula", "werewolf", "centaur",
+            "merpeople", "basilisk", "thestral")
+"""All eleven creatures in the rulebook's order: creature ``k`` is card id ``CREATURE_BASE + ALL_KEYS.index(k)``."""
+
+CREATURE_BASE = 139  # data.UNIVERSE: the creatures follow the character cards (data imports this module)
+CREATURE_END = CREATURE_BASE + len(ALL_KEYS)
+
+CREATURES: dict[str, Creature] = {c.key: c for c in (
+    Creature("unicorn", "独角兽", "Unicorn", "killer", False,
+             "our choice: the killer turns over the deck top: ♥ recovers 1 HP (draws 1 at full HP), ♦ draws 1, "
+             "♠ loses 1 HP, ♣ discards a random hand card; no killer (or a dead one): void"),
+    Creature("phoenix", "凤凰", "Phoenix", "phoenix", True,
+             "kept on the character card: fire damage and 阿瓦达索命's damage to its holder are prevented "
+             "(our choice: every time, until the holder dies)"),
+    Creature("merpeople", "人鱼", "Merpeople", "current", False,
+             "our choice: the executor turns over the deck top: rank A–6 flips the executor (翻面), 7–K nothing"),
+    Creature("basilisk", "蛇怪", "Basilisk", "current", False,
+             "our choice: the executor turns over the deck top and counts its rank in turn order among the "
+             "living, the executor being 1; that character takes 1 sourceless damage (the gaze)"),
+    Creature("thestral", "夜骐", "Thestral", "current", True,
+             "the executor's −1 broom (火弩箭 included) is discarded and the thestral takes its place: distance "
+             "to others −2, never discarded; no −1 broom can be equipped there again while it stays"),
+)}
+"""The creatures played here (the ``creatures`` option deals at most this many)."""
+
+PLAYED = tuple(k for k in ALL_KEYS if k in CREATURES)
+
+
+def creature_id(key: str) -> int:
+    return CREATURE_BASE + ALL_KEYS.index(key)
+
+
+def creature_key(card: int) -> str:
+    return ALL_KEYS[card - CREATURE_BASE]
+
+
+def creature_label(card: int) -> str:
+    c = CREATURES.get(creature_key(card))
+    return f"{c.zh} {c.en}" if c is not None else creature_key(card)

@@ -1,0 +1,302 @@
+"""The magical-creature pack (§11): the creature deck, the selection on each death, each creature's effect.
+
+Option ``creatures=N``: at set-up N creatures are drawn at random from the ones played here
+(:data:`~p2php.games.hpsha.creature_data.PLAYED`) by a public-composition Shuffle whose first N
+slots are then revealed — everyone sees which creatures take part (§11.1) — and those N are
+shuffled again, face down, into the creature deck (a public-composition Shuffle: the order is
+known to nobody).  On every death that does not end the game (:class:`SelectionTask`, pushed by
+:class:`~p2php.games.hpsha.damage.DeathTask` after the rewards) the creatures the dead character
+held return to the deck, then the character whose turn it is (the next living player when that
+character is dead, e.g. died in its own turn — §11.3 Gnome, "the same below") turns over the top
+creature (a Reveal of its slot) and it resolves.  A creature that does not stay goes back at once;
+whenever one goes back the deck is shuffled anew (its composition is public, its order must not be).
+
+The creatures' lasting effects are plain flags on their holder (``state.flags``, which exist only when
+creatures are on, so games without them hash as before): ``phoenix`` (read by DamageTask with the
+locked prevention) and ``thestral`` (read by ``HpshaState.distance`` and the −1-broom slot checks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum, auto
+from typing import TYPE_CHECKING
+
+from p2php.engine.contract import CardId, Reveal, Shuffle, Slot, Step
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
+from p2php.games.hpsha.cards_spells import flip
+from p2php.games.hpsha.creature_data import CREATURES, PLAYED, creature_id, creature_key
+from p2php.games.hpsha.damage import AFTER_DEATH, DamageTask, LoseHpTask
+from p2php.games.hpsha.data import CARDS, MINUS
+from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, RandomHandCardTask, RevealTopTask
+from p2php.games.hpsha.tasks import Task
+
+if TYPE_CHECKING:
+    from p2php.games.hpsha.state import HpshaState
+
+HELD = ("phoenix", "thestral")
+"""The flags a creature that stays puts on its holder (the creature's key)."""
+
+
+def turn_holder(st: HpshaState) -> int:
+    """"The character whose turn it is" for a selection: the current player, or — when it is dead
+    (it died in its own turn) — its next living player (§11.3, Gnome's rule for all creatures)."""
+    cur = st.current_or_first()
+    return cur if st.alive[cur] else st.next_alive(cur)
+
+
+def creature_blocks(st: HpshaState, target: int, nature: str) -> bool:
+    """The Phoenix prevents fire damage and 阿瓦达索命's damage to its holder."""
+    return nature in ("avada", "fire") and bool(st.flags[target].get("phoenix"))
+
+
+def minus_closed(st: HpshaState, seat: int) -> bool:
+    """The Thestral's slot never takes a −1 broom again while it stays (not even its holder's)."""
+    return bool(st.flags[seat].get("thestral"))
+
+
+# ----------------------------------------------------------------------------- the creature deck
+
+
+@dataclass
+class ShuffleCreaturesTask(Task):
+    """The creatures now in the deck (a public multiset) shuffled face down into fresh slots."""
+
+    first: int = -1
+
+    def run(self, st: HpshaState) -> Outcome:
+        pool = st.cr["pool"]
+        if not pool:
+            st.cr["deck"] = []
+            return Done()
+        self.first = st.alloc(len(pool))
+        return Shuffle(tuple(sorted(pool)), self.first, "creatures")
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        st.cr["deck"] = list(range(self.first, self.first + len(st.cr["pool"])))
+        return Done()
+
+
+@dataclass
+class CreatureSetupTask(Task):
+    """Choose N creatures at random and show them (§11.1), then the face-down creature deck.
+
+    POOL (a Shuffle of every creature played here) → SHOW (its first N slots revealed) → DECK
+    (the chosen ones shuffled face down) → done (SetupTask starts the game loop).
+    """
+
+    class Stage(Enum):
+        POOL = auto()
+        SHOW = auto()
+        DECK = auto()
+
+    first: int = -1
+    stage: Stage = field(default=Stage.POOL, kw_only=True)
+
+    def run(self, st: HpshaState) -> Outcome:
+        S = CreatureSetupTask.Stage
+        if self.stage is S.POOL:
+            self.first = st.alloc(len(PLAYED))
+            return Shuffle(tuple(creature_id(k) for k in PLAYED), self.first, "creature_pool")
+        if self.stage is S.SHOW:
+            return Reveal(tuple(range(self.first, self.first + st.creatures)))
+        if not st.cr.get("deck"):  # DECK: the shuffle is under way
+            return Push(ShuffleCreaturesTask())
+        return Done()  # SetupTask goes on: the game loop
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        if self.stage is CreatureSetupTask.Stage.POOL:
+            self.stage = CreatureSetupTask.Stage.SHOW
+            return CONTINUE
+        chosen = sorted(faces[s] for s in range(self.first, self.first + st.creatures))
+        st.cr.update({"chosen": chosen, "pool": list(chosen), "deck": [], "out": []})
+        st.say("creatures", [creature_key(c) for c in chosen])
+        self.stage = CreatureSetupTask.Stage.DECK
+        return CONTINUE
+
+
+# ----------------------------------------------------------------------------- the selection (判选)
+
+
+@dataclass
+class SelectionTask(Task):
+    """判选 on a death (§11.2): the dead character's creatures come back, the top one is turned over
+    and carried out; one that does not stay goes back to the deck (reshuffled).
+
+    RETURN → TURN (Reveal of the top slot) → RESOLVE (its effect) → BACK → DONE.
+    """
+
+    class Stage(Enum):
+        RETURN = auto()
+        TURN = auto()
+        RESOLVE = auto()
+        BACK = auto()
+        DONE = auto()
+
+    who: int
+    killer: int
+    slot: int = -1
+    card: int = -1
+    holder: int = -1  # who keeps a creature that stays (-1: nobody, it goes back)
+    stage: Stage = field(default=Stage.RETURN, kw_only=True)
+
+    def run(self, st: HpshaState) -> Outcome:
+        S = SelectionTask.Stage
+        if self.stage is S.RETURN:
+            self.stage = S.TURN
+            if self.killer >= 0:  # the Phoenix's "has killed a character" (any death, any time)
+                st.flags[self.killer]["kills"] = st.flags[self.killer].get("kills", 0) + 1
+            back = [c for c, seat in st.cr["out"] if seat == self.who]
+            if back:
+                st.cr["out"] = [e for e in st.cr["out"] if e[1] != self.who]
+                for c in back:
+                    st.flags[self.who].pop(creature_key(c), None)
+                    st.cr["pool"].append(c)
+                st.say("creatures_back", self.who, [creature_key(c) for c in back])
+                return Push(ShuffleCreaturesTask())
+        if self.stage is S.TURN:
+            if not st.cr["deck"]:
+                st.say("no_creature")
+                return Done()
+            self.slot = st.cr["deck"][0]
+            return Reveal((self.slot,))
+        if self.stage is S.RESOLVE:
+            self.stage = S.BACK
+            return _resolve(self, st, creature_key(self.card))
+        if self.stage is S.BACK:
+            self.stage = S.DONE
+            key = creature_key(self.card)
+            if CREATURES[key].stays and self.holder >= 0 and st.alive[self.holder]:
+                st.cr["out"].append([self.card, self.holder])
+                st.flags[self.holder][key] = 1
+                st.say("creature_kept", self.holder, key)
+                return CONTINUE
+            st.cr["pool"].append(self.card)
+            return Push(ShuffleCreaturesTask())
+        return Done()
+
+    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        self.card = faces[self.slot]
+        st.cr["deck"].pop(0)
+        st.cr["pool"].remove(self.card)
+        st.say("creature_turned", turn_holder(st), creature_key(self.card))
+        self.stage = SelectionTask.Stage.RESOLVE
+        return CONTINUE
+
+
+def _resolve(sel: SelectionTask, st: HpshaState, key: str) -> Outcome:
+    """Start the creature's effect (``sel.holder`` is set for a creature that stays)."""
+    cur = turn_holder(st)
+    if key == "unicorn":
+        k = sel.killer
+        if k < 0 or not st.alive[k]:
+            st.say("creature_void", key)
+            return CONTINUE
+        return Push(DeckTopEffectTask(key, k))
+    if key in ("merpeople", "basilisk"):
+        return Push(DeckTopEffectTask(key, cur))
+    if key == "thestral":
+        sel.holder = cur
+        old = st.equip[cur].get(MINUS)
+        if old is not None:  # the −1 broom (火弩箭 included) gives way to the thestral
+            return Push(DiscardCardsTask([old], ["n_creature", key]))
+        return CONTINUE
+    # phoenix: the lowest current HP among those who never killed; ties hold a rank-off
+    fit = [s for s in st.order_from(cur) if not st.flags[s].get("kills")]
+    if not fit:
+        st.say("creature_void", key)
+        return CONTINUE
+    low = min(st.hp[s] for s in fit)
+    return Call(RankOffTask([s for s in fit if st.hp[s] == low]), into="holder")
+
+
+@dataclass
+class RankOffTask(Task):
+    """比点 (the Phoenix's tie-break): each tied character turns over the deck top (in turn order);
+    the highest rank wins, ties for the highest go again.  The cards are then discarded.
+    Result: the winner (the only one when one qualifies; -1 if the cards ran out: our choice, the
+    first of the tied in turn order)."""
+
+    seats: list[int]
+    got: list[int] | None = None
+
+    def run(self, st: HpshaState) -> Outcome:
+        if len(self.seats) == 1:
+            return Done(self.seats[0])
+        if self.got is None:
+            return Call(RevealTopTask(len(self.seats)), into="got")
+        got, self.got = self.got, None
+        if len(got) < len(self.seats):  # no card left anywhere
+            for s in got:
+                st.to_discard(s)
+            return Done(self.seats[0])
+        ranks = [CARDS[st.pub[s]].rank for s in got]
+        st.say("rank_off", self.seats, st.ids(got))
+        for s in got:
+            st.to_discard(s)
+        top = max(ranks)
+        self.seats = [seat for seat, r in zip(self.seats, ranks, strict=True) if r == top]
+        return CONTINUE
+
+
+@dataclass
+class DeckTopEffectTask(Task):
+    """A creature that turns over the deck top and acts by its suit or rank (our card faces, see
+    :data:`~p2php.games.hpsha.creature_data.CREATURES`): 独角兽 by suit, 人鱼 and 蛇怪 by rank.
+    The card is a plain reveal, not a judgement (no 预言 / 捉弄), and is discarded after."""
+
+    key: str
+    seat: int
+    got: list[int] | None = None
+    done: bool = False
+
+    def run(self, st: HpshaState) -> Outcome:
+        if self.done:
+            return Done()
+        if self.got is None:
+            return Call(RevealTopTask(1), into="got")
+        self.done = True
+        if not self.got:
+            return CONTINUE
+        s = self.got[0]
+        card = CARDS[st.pub[s]]
+        st.to_discard(s)
+        st.say("creature_card", self.key, st.ids([s]))
+        seat = self.seat
+        if self.key == "unicorn":
+            if card.suit == "♥" and st.hp[seat] < st.max_hp[seat]:
+                st.recover(seat, 1)
+                return CONTINUE
+            if card.suit in "♥♦":
+                return Push(DrawTask(seat, 1))
+            if card.suit == "♠":
+                return Push(LoseHpTask(seat, 1, "unicorn"))
+            return Push(_DiscardRandomTask(seat))
+        if self.key == "merpeople":
+            if card.rank <= 6:
+                flip(st, seat)
+            return CONTINUE
+        living = st.order_from(seat)  # basilisk: count in turn order, the executor being 1
+        victim = living[(card.rank - 1) % len(living)]
+        st.say("basilisk_gaze", victim)
+        return Push(DamageTask(-1, victim, 1, "basilisk"))
+
+
+@dataclass
+class _DiscardRandomTask(Task):
+    """The Unicorn's ♣: a hand card chosen by joint randomness is discarded."""
+
+    seat: int
+    picked: int | None = None
+
+    def run(self, st: HpshaState) -> Outcome:
+        if self.picked is None:
+            return Call(RandomHandCardTask(self.seat, "unicorn"), into="picked")
+        if self.picked < 0:
+            return Done()
+        s, self.picked = self.picked, -1
+        return Push(DiscardCardsTask([s], ["n_creature", "unicorn"]))
+
+
+AFTER_DEATH["selection"] = SelectionTask
