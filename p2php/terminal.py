@@ -419,7 +419,10 @@ class TerminalUI:
         assert ls.seat is not None
         obs = ls.state.observation(ls.seat, ls.knowledge())
         game = ls.game.name
-        if game == "uno":
+        own = ls.game.table_lines(obs, ls.seat, [self._name(ls, s) for s in range(ls.players)])
+        if own is not None:
+            lines = own
+        elif game == "uno":
             lines = self._uno_view(ls, obs)
         elif game == "hpsha":
             lines = self._hpsha_view(ls, obs)

@@ -337,6 +337,11 @@ class Game(ABC):
         """
         return None
 
+    def table_lines(self, observation: Mapping[str, Any], seat: Seat, names: Sequence[str]) -> list[str] | None:
+        """The terminal's view of the table for ``seat`` from its ``observation``, in plain lines (``None``: the
+        terminal prints the observation as it is). ``names`` are the seats' display names, already escaped."""
+        return None
+
     def read_private_deck(
         self, text: str, seat: Seat, options: Mapping[str, object]
     ) -> tuple[dict[str, list[CardId]], dict[str, str]]:

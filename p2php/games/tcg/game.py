@@ -15,7 +15,7 @@ engine does not implement yet is refused with one line naming the card (:func:`d
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from p2php.bots import RandomBot
 from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec, Seat
@@ -27,6 +27,7 @@ from p2php.games.tcg.ids import BLOCK, PLAYERS, card_of, counts_of, instance_ids
 from p2php.games.tcg.state import TcgState
 from p2php.games.tcg.triggers import TRIGGERS
 from p2php.games.tcg.turn import Match
+from p2php.games.tcg.view import table_lines
 
 __all__ = ["GAME", "TcgGame", "deck_problem"]
 
@@ -156,6 +157,9 @@ class TcgGame(Game):
         """What ``seat``'s peer supplies as its secret deck list by default (none for a seat's own deck)."""
         deck = self.deck_of(options, seat)
         return {} if deck is None else {f"deck{seat}": instance_ids(seat, deck)}
+
+    def table_lines(self, observation: Mapping[str, Any], seat: Seat, names: Sequence[str]) -> list[str] | None:
+        return table_lines(observation, seat, list(names))
 
     def card_name(self, card: CardId, options: Mapping[str, object]) -> str:
         return card_of(card).name

@@ -12,7 +12,7 @@ from p2php.games.tcg.ids import card_of
 if TYPE_CHECKING:  # state.py renders its views through this module
     from p2php.games.tcg.state import TcgState
 
-__all__ = ["describe", "event_text", "observation"]
+__all__ = ["describe", "event_text", "observation", "table_lines"]
 
 
 def _name(g: TcgState, slot: Slot, knowledge: Knowledge | None = None) -> str:
@@ -73,3 +73,35 @@ def event_text(g: TcgState, event: list[Any]) -> str:
     if kind == "play":
         return f"seat {rest[0]} plays {_name(g, rest[1])}"
     return " ".join(str(x) for x in event)
+
+
+def _counted(names: list[str]) -> str:
+    """``["Charms", "Charms", "Potions"]`` as ``2 Charms, Potions`` (first-seen order: stable, readable)."""
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    return ", ".join(f"{n} {name}" if n > 1 else name for name, n in seen.items()) or "—"
+
+
+def table_lines(obs: Mapping[str, Any], seat: Seat, names: list[str]) -> list[str]:
+    """The terminal's view: each side's Character, Lessons, Creatures with damage, Items, Adventure, piles."""
+    lines: list[str] = []
+    sides = obs.get("sides", [])
+    for s, side in enumerate(sides):
+        who = names[s] if s < len(names) else f"seat {s}"
+        mark = "▶" if obs.get("turn") == s else " "
+        you = "  (you)" if s == seat else ""
+        lines.append(f" {mark} {who}{you} — {side.get('character')}   deck {side.get('deck')}   "
+                     f"hand {side.get('hand')}   discard {len(side.get('discard', []))}")
+        lines.append(f"     Lessons: {_counted(list(side.get('lessons', [])))}")
+        creatures = [f"{name} ({damage} damage)" if damage else str(name) for name, damage in side.get("creatures", [])]
+        if creatures:
+            lines.append(f"     Creatures: {', '.join(creatures)}")
+        if side.get("items"):
+            lines.append(f"     Items: {', '.join(side['items'])}")
+        if side.get("characters"):
+            lines.append(f"     Characters: {', '.join(side['characters'])}")
+        if side.get("adventure"):
+            lines.append(f"     Adventure: {side['adventure']}")
+    lines.append(f"  Your hand: {', '.join(obs.get('hand', [])) or '—'}")
+    return lines
