@@ -17,7 +17,6 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
 from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice, game_options, parse_table_options
+from p2php.session.owndecks import read_own_decks
 from p2php.session.runner import Decider, PeerResult, bot_decider
 from p2php.text import LINE, safe
 
@@ -73,42 +73,6 @@ def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[
     }
 
 
-MAX_DECK_FILE = 64 * 1024
-"""A deck file is a short text (a few dozen lines); anything larger is refused before it is parsed."""
-
-
-def _own_decks(game: Game, files: Sequence[tuple[int, str | None]],
-               raw: dict[str, str]) -> dict[int, dict[str, list[int]]]:
-    """Each ``(seat, FILE)``'s own deck: its secret lists (kept on this machine) and the options it implies.
-
-    The implied options (a seat's starting Character, "brings its own deck") are added to ``raw``, the table's
-    public options; an explicit ``--option`` that says otherwise is an error rather than silently overridden.
-    """
-    out: dict[int, dict[str, list[int]]] = {}
-    for seat, name in files:
-        if name is None:
-            continue
-        path = Path(name)
-        try:
-            with path.open("rb") as handle:
-                data = handle.read(MAX_DECK_FILE + 1)
-        except OSError as err:
-            raise OptionError(f"--deck {safe(name, 80)}: cannot read it ({err.strerror or err})") from None
-        if len(data) > MAX_DECK_FILE:
-            raise OptionError(f"--deck {safe(name, 80)}: larger than {MAX_DECK_FILE // 1024} KiB, not a deck list")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise OptionError(f"--deck {safe(name, 80)}: not UTF-8 text") from None
-        lists, implied = game.read_private_deck(text, seat, raw)
-        for key, value in implied.items():
-            if key in raw and raw[key] != value:
-                raise OptionError(f"--deck {safe(name, 80)} needs {key}={value}, but --option says {key}={raw[key]}")
-            raw[key] = value
-        out[seat] = lists
-    return out
-
-
 def _default_players(game: Game) -> int:
     """Four at the table, or as close to four as the game allows (the TCG is a duel)."""
     return min(max(4, game.min_players), game.max_players)
@@ -122,7 +86,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         args.peers = _default_players(game)
     game.check_players(args.peers)
     raw = parse_option_pairs(args.option)
-    own = _own_decks(game, [(0, args.deck), (1, args.deck2)], raw)
+    own = read_own_decks(game, [(0, args.deck), (1, args.deck2)], raw)
     options = parse_table_options(game, raw)
     game.new_state(args.peers, game_options(options))  # options that only clash together: one line, before a table
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
@@ -167,7 +131,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     players = args.bots + 1
     game.check_players(players)
     raw = parse_option_pairs(args.option)
-    own = _own_decks(game, [(0, args.deck)], raw)
+    own = read_own_decks(game, [(0, args.deck)], raw)
     options = parse_table_options(game, raw)
     game.new_state(players, game_options(options))  # options that only clash together: one line, before a table
     ui = TerminalUI(lang=args.lang)
@@ -296,6 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="answer `p2php discover` on this UDP port (0: do not answer)")
     lan(p)
     common(p)
+    p.add_argument("--deck", metavar="FILE", help="play your own deck from this deck list (tcg); it stays secret")
     p.set_defaults(func=cmd_host, timeout=HUMAN_TIMEOUT)
 
     p = sub.add_parser("join", help="sit down at a table opened with p2php host")
@@ -313,6 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="without an address: seconds to collect discovery answers")
     lan(p)
     common(p)
+    p.add_argument("--deck", metavar="FILE", help="play your own deck (tcg); the host opens the table with your "
+                   "seat's deckN=own and characterN options")
     p.set_defaults(func=cmd_join, timeout=HUMAN_TIMEOUT)
 
     p = sub.add_parser("discover", help="list the open tables on the local network")

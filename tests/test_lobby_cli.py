@@ -219,3 +219,49 @@ def test_a_host_port_in_use_is_a_clear_error() -> None:
         out = run("host", "uno", "--port", str(port), "--bind", "127.0.0.1", "--discovery-port", "0", "--auto")
     assert out.returncode == 3 and "cannot open the table on 127.0.0.1" in out.stderr
     assert no_traceback(out.stdout, out.stderr)
+
+
+def test_a_tcg_table_where_each_player_brings_a_secret_deck(tmp_path: object) -> None:
+    """host --deck and join --deck: the lists stay on each player's machine; the table only names Characters."""
+    from pathlib import Path
+
+    from p2php.games.tcg.game import GAME
+    from p2php.testing.tcg import random_deck_text
+
+    root = Path(str(tmp_path))
+    mine, theirs = root / "hana.deck", root / "ann.deck"
+    mine.write_text(random_deck_text(21))
+    theirs.write_text(random_deck_text(22))
+    _, implied = GAME.read_private_deck(theirs.read_text(), 1, {})
+    port, udp = free_port(), free_port(socket.SOCK_DGRAM)
+    table = host(port, udp, "tcg", "--players", "2", "--name", "hana", "--auto", "--deck", str(mine),
+                 "--option", "deck1=own", "--option", f"character1={implied['character1']}")
+    try:
+        ann = Proc("join", f"127.0.0.1:{port}", "--name", "ann", "--auto", "--bind", "127.0.0.1",
+                   "--deck", str(theirs))
+        for proc in (ann, table):
+            assert proc.finish(120) == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+            assert "audit: clean" in proc.stdout and no_traceback(proc.stdout, proc.stderr)
+        assert "decklist0=, decklist1=," in table.stdout  # the table's options hold no list
+    finally:
+        table.kill()
+
+
+def test_a_joiner_whose_deck_the_table_does_not_name_is_told_which_options_the_host_needs(tmp_path: object) -> None:
+    from pathlib import Path
+
+    import pytest
+
+    from p2php.engine.contract import OptionError
+    from p2php.games.tcg.game import GAME
+    from p2php.session.owndecks import check_implied
+    from p2php.testing.tcg import random_deck_text
+
+    deck = Path(str(tmp_path)) / "ann.deck"
+    deck.write_text(random_deck_text(22))
+    _, implied = GAME.read_private_deck(deck.read_text(), 1, {})
+    fits = {**GAME.parse_options({"format": "constructed"}), **implied}
+    assert len(check_implied(GAME, str(deck), 1, fits)["deck1"]) == 60
+    needs = r"needs the table's options deck1=own character1=.* format=constructed for seat 1"
+    with pytest.raises(OptionError, match=needs):
+        check_implied(GAME, str(deck), 1, GAME.parse_options({}))

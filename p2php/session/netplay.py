@@ -57,7 +57,8 @@ from p2php.net.mesh import MeshError, listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
-from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, parse_table_options
+from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, game_options, parse_table_options
+from p2php.session.owndecks import check_implied, read_own_decks
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
@@ -183,6 +184,7 @@ async def _play_seats(
     listeners: dict[int, trio.SocketListener],
     human: int | None,
     ui: TerminalUI,
+    own_decks: Mapping[int, dict[str, list[int]]] | None = None,
 ) -> int:
     """Run this process's seats to the end; the exit status (0 clean, 1 unclean, 3 network or file).
 
@@ -203,7 +205,8 @@ async def _play_seats(
         cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
                          connect_timeout=args.connect_timeout, secrets=LocalSecrets(),
                          bot=None if seat == human else bot_kind,
-                         resume_path=Path(resume_log) if own and resume_log else None)
+                         resume_path=Path(resume_log) if own and resume_log else None,
+                         private_decks=dict((own_decks or {}).get(seat, {})))
         decide: Decider = (ui.decide if seat == human else
                            bot_decider(get_game(game).make_bot(bot_kind, f"{args.seed}/{seat}")))
         # Our own entry is never dialed; in the resume log it says where `p2php resume` listens again.
@@ -257,7 +260,10 @@ async def host_game(args: argparse.Namespace) -> int:
     game.check_players(args.players)
     if args.bots < 0 or args.bots + 1 > args.players:
         raise UsageError(f"{args.bots} bots and the host need {args.bots + 1} seats; the table has {args.players}")
-    options = parse_table_options(game, parse_option_pairs(args.option))
+    raw = parse_option_pairs(args.option)
+    own_decks = read_own_decks(game, [(0, getattr(args, "deck", None))], raw)  # the host sits at seat 0
+    options = parse_table_options(game, raw)
+    game.new_state(args.players, game_options(options))  # options that only clash together: one line, now
     name = _check_name(args.name)
     ready = bool(args.ready or args.auto)
     try:
@@ -345,7 +351,7 @@ async def host_game(args: argparse.Namespace) -> int:
     names = table.names()
     _say(f"Forming the mesh: {', '.join(f'{safe(n, NAME)} (seat {s})' for s, n in enumerate(names))}")
     return await _play_seats(args, game.name, options, args.players, names, addresses, listeners,
-                             None if args.auto else 0, _ui(args))
+                             None if args.auto else 0, _ui(args), own_decks)
 
 
 # ----------------------------------------------------------------------------- join
@@ -443,12 +449,19 @@ async def join_game(args: argparse.Namespace) -> int:
     listener = await listen(args.bind, 0)
     session = JoinSession(name, listener_port(listener), game=args.game, options=wanted)
 
+    own_decks: dict[int, dict[str, list[int]]] = {}
+
     def on_table(view: TableView, seat: int) -> None:
         try:
             parse_table_options(get_game(view.game), view.options)
         except OptionError as err:
             raise LobbyError(f"the table plays {safe(view.game, NAME)} {format_options(view.options)}, "
                              f"which this p2php cannot play: {safe(err, 200)}") from None
+        if getattr(args, "deck", None) and seat not in own_decks:  # before we say ready: the table must fit it
+            try:
+                own_decks[seat] = check_implied(get_game(view.game), args.deck, seat, view.options)
+            except OptionError as err:
+                raise LobbyError(str(err)) from None
         for line in format_table(view, seat):
             _say(line)
 
@@ -477,7 +490,7 @@ async def join_game(args: argparse.Namespace) -> int:
          f"{format_options(view.options)}). Forming the mesh…")
     addresses = dict(enumerate(joined.addresses))
     return await _play_seats(args, view.game, view.options, view.players, names, addresses,
-                             {joined.seat: listener}, None if args.auto else joined.seat, _ui(args))
+                             {joined.seat: listener}, None if args.auto else joined.seat, _ui(args), own_decks)
 
 
 # ----------------------------------------------------------------------------- discover
