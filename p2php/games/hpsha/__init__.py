@@ -353,11 +353,13 @@ A16. 苦恋 counts every damage dealt in her turn (any source and target, any ph
 The magical-creature pack (``creatures``, ``creature_data``; option ``creatures``, issue 15)
  Checked against 001 (§11 of the digest renders it faithfully; 000's Phoenix line says 禁止 for 屏蔽, the
  same meaning).  The printed card faces are not in the rulebook (§15.6): every effect marked "our choice"
- below is ours.  Played so far: 独角兽, 凤凰, 人鱼, 蛇怪, 夜骐; the option offers only those (``creatures`` ≤ 5)
- — 地精, 火龙, 火蜥蜴, 巨蜘蛛, 狼人 and 马人 are not implemented and never dealt.  Core hooks: DeathTask's
- SELECTION stage, DamageTask's Phoenix check (with the locked prevention), the Thestral in
- ``HpshaState.distance`` and in the −1-broom slot checks (play, 棋艺); creature state is snapshot only
- when the option is on (``creatures``, ``cr``), so games without creatures hash as before.
+ below is ours.  Played so far: 独角兽, 凤凰, 火蜥蜴, 狼人, 人鱼, 蛇怪, 夜骐; the option offers only those
+ (``creatures`` ≤ 7) — 地精, 火龙, 巨蜘蛛 and 马人 are not implemented and never dealt.  Core hooks
+ (``creature_marks``): DeathTask's SELECTION stage (``damage.AFTER_DEATH``), DamageTask's Phoenix check
+ (with the locked prevention) and BITE stage, the Thestral in ``HpshaState.distance`` and the −1-broom
+ slot checks (play, 棋艺), the Werewolf and the Salamander in ``HpshaState.skills``, the Salamander's
+ activation at TURN start; creature state is snapshot only when the option is on (``creatures``, ``cr``)
+ and the extra stages are entered only then, so games without creatures hash as before.
 C1. Set-up, after the starting hands: a public-composition Shuffle of the playable creatures whose first
     N slots are revealed (§11.1: "draw … and show them"; unrevealed slots stay closed), then the N shuffled
     face down into fresh slots.  Card ids: 139 + the creature's place among all eleven (rulebook order).
@@ -381,6 +383,15 @@ C9. 蛇怪 (our choice): count the rank in turn order (decision 1: our "counter-
     the executor being 1 (wrapping); that character takes 1 sourceless damage (呼神护卫 may stop it).
 C10. 夜骐: the executor's −1 broom (火弩箭 included) is discarded; its distance to others is −2 (in place of a
     −1 broom; min 1 as always); no −1 broom can be equipped or moved (棋艺) into that slot while it stays.
+C11. 狼人: the executor's character skills are all lost while it holds the werewolf (locked and continuous
+    ones — distance and range — too; lasting effects already in force, e.g. 蝠咒's cover, go on and still
+    end as they would); "until a new substitute appears" is read as until the holder dies (our choice).
+    The bite (our choice): each time the holder's 爆破咒 deals damage, the target's next living player,
+    unless it is the holder, takes 1 sourceless damage.  HP and max HP are unchanged.
+C12. 火蜥蜴 (our choice): obtained face down; it is activated (turned face up) when its holder's next turn
+    starts.  While it is activated, every living character (the holder need not be itself, §11 "does not
+    have to be on your own character card") may in its own play phase, once per turn, discard a red hand
+    card to make a wounded character recover 1 HP.  A 狼人 may too (the heal is no character skill).
 """
 
 from __future__ import annotations
@@ -424,6 +435,8 @@ class HpshaGame(Game):
         return HpshaState(players, self._opts(options))
 
     def card_name(self, card: CardId, options: Mapping[str, object]) -> str:
+        if card >= self.universe_size(options):  # the creature cards exist only with the option on
+            raise ValueError(f"no card {card} in Harry Potter Sha with these options")
         return card_label(card)
 
     def universe_size(self, options: Mapping[str, object]) -> int:

@@ -357,6 +357,9 @@ def _skill_play_score(st: HpshaState, seat: int, kn: Knowledge, a: Action, att: 
     if isinstance(key, str) and key.startswith("disguise:"):  # 唐克斯's 易容: a lent skill, like the original
         a = {**a, "skill": key.removeprefix("disguise:")}
         key = a["skill"]
+    if key == "salamander":  # a red card for 1 HP: for a friend (or oneself), the lower the HP the better
+        t = tg[0]
+        return (3.0 if att[t] > 0 or t == seat else -3.0) + (1.5 if st.hp[t] <= 1 else 0.0) - 0.5
     adults = _adults_play_score(st, seat, kn, a, att)
     if adults is not None:
         return adults

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
 from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Replace
 from p2php.games.hpsha import triggers as tp
+from p2php.games.hpsha.creature_marks import minus_closed
 from p2php.games.hpsha.data import CARDS, DIAMOND, EQUIP_SLOTS, HEART, KINDS, MINUS, SPADE
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, PeekDeckTask, PointDuelTask
 from p2php.games.hpsha.play import UseCardTask, targets_for
@@ -76,7 +77,7 @@ def field_moves(st: HpshaState, actor: int) -> list[tuple[int, int]]:
                 continue
             out += [(x, to) for to in living
                     if to != frm and sub not in st.equip[to] and not st.flags[to].get("covered:" + sub)
-                    and not (sub == MINUS and st.flags[to].get("thestral"))]
+                    and not (sub == MINUS and minus_closed(st, to))]
         for x, kind in st.judge[frm]:
             out += [(x, to) for to in living if to != frm and not st.has_judge(to, kind)]
     return out

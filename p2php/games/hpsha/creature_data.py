@@ -40,6 +40,15 @@ CREATURES: dict[str, Creature] = {c.key: c for c in (
     Creature("phoenix", "凤凰", "Phoenix", "phoenix", True,
              "kept on the character card: fire damage and 阿瓦达索命's damage to its holder are prevented "
              "(our choice: every time, until the holder dies)"),
+    Creature("salamander", "火蜥蜴", "Salamander", "current", True,
+             "obtained face down; our choice: it turns face up (activated) when its holder's next turn starts; "
+             "while an activated salamander is on the field, every character in its own play phase may, once "
+             "per turn, discard a red hand card to have one wounded character recover 1 HP"),
+    Creature("werewolf", "狼人", "Werewolf", "current", True,
+             "the executor turns into the werewolf: its character's skills (locked and continuous ones too) "
+             "are lost while it stays (our choice: until the holder dies; lasting effects already in force go "
+             "on); our choice for the bite: each time its 爆破咒 deals damage, the target's next living player, "
+             "unless that is the holder, takes 1 sourceless damage"),
     Creature("merpeople", "人鱼", "Merpeople", "current", False,
              "our choice: the executor turns over the deck top: rank A–6 flips the executor (翻面), 7–K nothing"),
     Creature("basilisk", "蛇怪", "Basilisk", "current", False,

@@ -13,29 +13,32 @@ whenever one goes back the deck is shuffled anew (its composition is public, its
 
 The creatures' lasting effects are plain flags on their holder (``state.flags``, which exist only when
 creatures are on, so games without them hash as before): ``phoenix`` (read by DamageTask with the
-locked prevention) and ``thestral`` (read by ``HpshaState.distance`` and the −1-broom slot checks).
+locked prevention), ``thestral`` (read by ``HpshaState.distance`` and the −1-broom slot checks) and
+``werewolf`` (``HpshaState.skills`` gives none; DamageTask's BITE stage asks ``creature_marks``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from p2php.engine.contract import CardId, Reveal, Shuffle, Slot, Step
+from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Reveal, Shuffle, Slot, Step
 from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha.cards_spells import flip
 from p2php.games.hpsha.creature_data import CREATURES, PLAYED, creature_id, creature_key
 from p2php.games.hpsha.damage import AFTER_DEATH, DamageTask, LoseHpTask
 from p2php.games.hpsha.data import CARDS, MINUS
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, RandomHandCardTask, RevealTopTask
-from p2php.games.hpsha.tasks import Task
+from p2php.games.hpsha.skillkit import mark_used, named_targets, used_this_turn
+from p2php.games.hpsha.tasks import Task, as_slots
+from p2php.games.hpsha.triggers import SKILLS, Skill
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
-HELD = ("phoenix", "thestral")
+HELD = ("phoenix", "salamander", "thestral", "werewolf")
 """The flags a creature that stays puts on its holder (the creature's key)."""
 
 
@@ -44,16 +47,6 @@ def turn_holder(st: HpshaState) -> int:
     (it died in its own turn) — its next living player (§11.3, Gnome's rule for all creatures)."""
     cur = st.current_or_first()
     return cur if st.alive[cur] else st.next_alive(cur)
-
-
-def creature_blocks(st: HpshaState, target: int, nature: str) -> bool:
-    """The Phoenix prevents fire damage and 阿瓦达索命's damage to its holder."""
-    return nature in ("avada", "fire") and bool(st.flags[target].get("phoenix"))
-
-
-def minus_closed(st: HpshaState, seat: int) -> bool:
-    """The Thestral's slot never takes a −1 broom again while it stays (not even its holder's)."""
-    return bool(st.flags[seat].get("thestral"))
 
 
 # ----------------------------------------------------------------------------- the creature deck
@@ -151,7 +144,8 @@ class SelectionTask(Task):
             if back:
                 st.cr["out"] = [e for e in st.cr["out"] if e[1] != self.who]
                 for c in back:
-                    st.flags[self.who].pop(creature_key(c), None)
+                    if st.flags[self.who].pop(creature_key(c), None) == 2:  # an activated salamander
+                        st.cr.pop("lit", None)
                     st.cr["pool"].append(c)
                 st.say("creatures_back", self.who, [creature_key(c) for c in back])
                 return Push(ShuffleCreaturesTask())
@@ -171,6 +165,8 @@ class SelectionTask(Task):
                 st.cr["out"].append([self.card, self.holder])
                 st.flags[self.holder][key] = 1
                 st.say("creature_kept", self.holder, key)
+                if key == "werewolf":  # the character's skills are gone: the listening caches change
+                    st.characters_changed()
                 return CONTINUE
             st.cr["pool"].append(self.card)
             return Push(ShuffleCreaturesTask())
@@ -196,6 +192,9 @@ def _resolve(sel: SelectionTask, st: HpshaState, key: str) -> Outcome:
         return Push(DeckTopEffectTask(key, k))
     if key in ("merpeople", "basilisk"):
         return Push(DeckTopEffectTask(key, cur))
+    if key in ("werewolf", "salamander"):
+        sel.holder = cur
+        return CONTINUE
     if key == "thestral":
         sel.holder = cur
         old = st.equip[cur].get(MINUS)
@@ -299,4 +298,59 @@ class _DiscardRandomTask(Task):
         return Push(DiscardCardsTask([s], ["n_creature", "unicorn"]))
 
 
+# ----------------------------------------------------------------------------- the salamander's heal
+
+
+class SalamanderHeal(Skill):
+    """火蜥蜴 (our choice, see creature_data): while a salamander is activated anywhere, any character in
+    its own play phase, once per turn, discards a red hand card → a wounded character recovers 1 HP."""
+
+    key, zh, en = "salamander", "火蜥蜴", "Salamander"
+
+    def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
+        if used_this_turn(st, seat, self.key):
+            return []
+        red = [s for s in st.hands[seat] if (f := kn.face(s)) is not None and CARDS[f].red and st.can_use(seat, s)]
+        hurt = [t for t in st.order_from(seat) if st.hp[t] < st.max_hp[t]]
+        return [{"type": "skill", "skill": self.key, "slots": [s], "targets": [t]} for s in red for t in hurt]
+
+    def check_play(self, st: HpshaState, seat: int, action: Action, face: Callable[[Slot], CardId | None]) -> None:
+        (t,) = named_targets(action, 1)
+        slots = as_slots(action)
+        if used_this_turn(st, seat, self.key) or not st.cr.get("lit"):
+            raise IllegalAction("火蜥蜴 Salamander: once per turn, while one is activated")
+        if len(slots) != 1 or slots[0] not in st.hands[seat]:
+            raise IllegalAction("火蜥蜴 Salamander: discard one red hand card")
+        f = face(slots[0])
+        if f is not None and not CARDS[f].red:
+            raise IllegalAction("火蜥蜴 Salamander: that card is not red")
+        if not (0 <= t < st.n) or not st.alive[t] or st.hp[t] >= st.max_hp[t]:
+            raise IllegalAction("火蜥蜴 Salamander: name a wounded living character")
+
+    def play_reveals(self, st: HpshaState, seat: int, action: Action) -> tuple[Slot, ...]:
+        return st.unopened(as_slots(action))
+
+    def play(self, st: HpshaState, seat: int, action: Action) -> None:
+        mark_used(st, seat, self.key)
+        st.push(_HealTask(int(action["slots"][0]), int(action["targets"][0])))
+
+
+@dataclass
+class _HealTask(Task):
+    """The salamander's red card is discarded, then the recovery."""
+
+    slot: int
+    target: int
+    discarded: bool = False
+
+    def run(self, st: HpshaState) -> Outcome:
+        if not self.discarded:
+            self.discarded = True
+            return Push(DiscardCardsTask([self.slot], ["n_creature", "salamander"]))
+        st.recover(self.target, 1)
+        return Done()
+
+
+SALAMANDER = SalamanderHeal()
+SKILLS[SALAMANDER.key] = SALAMANDER
 AFTER_DEATH["selection"] = SelectionTask

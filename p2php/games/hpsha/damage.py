@@ -28,6 +28,7 @@ from p2php.games.hpsha.data import (
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
+from p2php.games.hpsha.creature_marks import creature_blocks, werewolf_bite
 from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask
 from p2php.games.hpsha.tasks import AskCard, CardGiven, Task
@@ -59,6 +60,7 @@ class DamageTask(Task):
         RECEIVED = auto()  # ``caused`` read (鲁莽 may change the amount): DAMAGE_RECEIVED
         REDUCED = auto()  # the target's HP goes down; dying resolved first
         AFTER = auto()  # DAMAGE_AFTER (only for damage actually dealt)
+        BITE = auto()  # with the creature pack only: the 狼人's bite (creature_marks.werewolf_bite)
         DONE = auto()
 
     source: int
@@ -81,7 +83,7 @@ class DamageTask(Task):
             if st.damage_prevented(tgt):
                 st.say("no_more_damage", tgt)
                 return Done(0)
-            if st.creatures and self.nature and st.flags[tgt].get("phoenix"):  # 凤凰 Phoenix (creatures.py)
+            if st.creatures and creature_blocks(st, tgt, self.nature):  # 凤凰 Phoenix (creatures.py)
                 st.say("phoenix_blocks", tgt)
                 return Done(0)
             if self.source >= 0:  # 唐克斯's 易容: the damage may count as another character's
@@ -133,9 +135,16 @@ class DamageTask(Task):
                 return Push(DyingTask(tgt, self.source))
             return CONTINUE
         if self.stage is S.AFTER:
-            self.stage = S.DONE
+            self.stage = S.BITE if st.creatures else S.DONE
             if self.amount > 0:
                 return st.fire(tp.DAMAGE_AFTER, self._ctx())
+            return CONTINUE
+        if self.stage is S.BITE:  # 狼人 Werewolf (creatures.py)
+            self.stage = S.DONE
+            bitten = werewolf_bite(st, self.source, tgt, self.via) if self.amount > 0 else -1
+            if bitten >= 0:
+                st.say("werewolf_bite", bitten)
+                return Push(DamageTask(-1, bitten, 1, "werewolf"))
             return CONTINUE
         return Done(self.amount)
 

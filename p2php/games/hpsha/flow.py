@@ -30,6 +30,7 @@ from p2php.engine.contract import (
 )
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Replace
 from p2php.games.hpsha import triggers as tp
+from p2php.games.hpsha.creature_marks import salamander_wakes
 from p2php.games.hpsha.creatures import CreatureSetupTask
 from p2php.games.hpsha.damage import GameEndTask
 from p2php.games.hpsha.data import (
@@ -323,6 +324,8 @@ class TurnTask(Task):
             st.say("turn", st.turn_no, seat, st.hp[seat], st.max_hp[seat])
             for sk in st.skills(seat):
                 sk.on_own_turn_start(st, seat)
+            if st.creatures:  # 火蜥蜴 Salamander
+                salamander_wakes(st, seat)
             self.stage = S.PHASE
             return st.fire(tp.TURN_START, {"who": seat})
         if self.stage is S.PHASE:

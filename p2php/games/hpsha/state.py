@@ -39,6 +39,7 @@ from p2php.games.hpsha import characters as _characters  # noqa: F401  (register
 from p2php.games.hpsha import chars_adults as _chars_adults  # (registers the Dark Mark's and the Order's skills)
 from p2php.games.hpsha import chars_staff as _chars_staff  # noqa: F401  (registers the staff's skills)
 from p2php.games.hpsha import chars_students as _chars_students  # noqa: F401  (registers the students' skills)
+from p2php.games.hpsha import creatures as _creatures  # (the creature pack's selection and the salamander's heal)
 from p2php.games.hpsha import equipment as _equipment  # noqa: F401  (attaches the wands' and armour's effects)
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha.damage import role_summary, winners_for
@@ -171,8 +172,16 @@ class HpshaState(TaskGame):
         return self.current if self.current >= 0 else max(self.minister, 0)
 
     def skills(self, seat: int) -> tuple[Skill, ...]:
+        """The skills the seat can use now: its character's, and the 火蜥蜴 Salamander's heal while one is
+        activated anywhere (creatures.py)."""
+        own = self._own_skills(seat)
+        if self.creatures and self.cr.get("lit") and self.char[seat] >= 0:
+            return (*own, _creatures.SALAMANDER)
+        return own
+
+    def _own_skills(self, seat: int) -> tuple[Skill, ...]:
         c = self.char[seat]
-        if c < 0:
+        if c < 0 or (self.creatures and self.flags[seat].get("werewolf")):  # 狼人 Werewolf: no skills at all
             return ()
         if "borrowed" in self.flags[seat]:  # 唐克斯's 易容: her own skills plus the one obtained this turn
             own = self.all_skills(seat)
@@ -237,8 +246,9 @@ class HpshaState(TaskGame):
 
     def characters_changed(self) -> None:
         self._listen = {}
+        wolf = [bool(self.creatures and self.flags[seat].get("werewolf")) for seat in range(self.n)]
         self._dist_hooks = [(seat, sk) for seat in range(self.n) for sk in self.all_skills(seat)
-                            if type(sk).distance_override is not Skill.distance_override]
+                            if type(sk).distance_override is not Skill.distance_override and not wolf[seat]]
         self._range_hooks = any(type(sk).attack_range is not Skill.attack_range
                                 for seat in range(self.n) for sk in self.all_skills(seat))
 
@@ -495,7 +505,7 @@ class HpshaState(TaskGame):
     def attack_range(self, seat: int) -> int:
         w = self.weapon(seat)
         rng = KINDS[w].range if w is not None else 1
-        if self._range_hooks:
+        if self._range_hooks and not (self.creatures and self.flags[seat].get("werewolf")):
             for sk in self.all_skills(seat):
                 rng = sk.attack_range(self, seat, rng)
         return rng

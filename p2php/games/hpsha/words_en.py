@@ -161,6 +161,8 @@ EN: dict[str, Callable[..., str]] = {
     "rank_off": lambda w, seats, c: f"比点 rank-off of {w.whos(seats)}: {w.cards(c)}",
     "basilisk_gaze": lambda w, s: f"the basilisk's gaze falls on {w.who(s)}",
     "phoenix_blocks": lambda w, s: f"the phoenix shields {w.who(s)}: no damage",
+    "werewolf_bite": lambda w, s: f"the werewolf's bite also hurts {w.who(s)}",
+    "salamander_wakes": lambda w, s: f"the salamander of {w.who(s)} turns face up: activated",
     "n_creature": lambda w, k: _cr(k),
 }
 

@@ -167,6 +167,8 @@ ZH: dict[str, Callable[..., str]] = {
     "rank_off": lambda w, seats, c: f"{w.whos(seats)}比点：{w.cards(c)}",
     "basilisk_gaze": lambda w, s: f"蛇怪的致命凝视落在{w.who(s)}身上",
     "phoenix_blocks": lambda w, s: f"凤凰为{w.who(s)}抵挡了伤害",
+    "werewolf_bite": lambda w, s: f"狼人的撕咬波及{w.who(s)}",
+    "salamander_wakes": lambda w, s: f"{w.who(s)}的火蜥蜴翻为正面：激活",
     "n_creature": lambda w, k: _cr(k),
 }
 

@@ -1,0 +1,39 @@
+"""What the creatures that stay do to their holder, read by the core (damage, distance, equipping).
+
+Kept apart from :mod:`.creatures` (which builds on the damage tasks) so that the core can ask
+without an import cycle.  Each creature that stays is a flag on its holder (``state.flags``,
+set only in games with creatures).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from p2php.games.hpsha.state import HpshaState
+
+
+def creature_blocks(st: HpshaState, target: int, nature: str) -> bool:
+    """The Phoenix prevents fire damage and 阿瓦达索命's damage to its holder."""
+    return nature in ("avada", "fire") and bool(st.flags[target].get("phoenix"))
+
+
+def werewolf_bite(st: HpshaState, source: int, target: int, via: str) -> int:
+    """Who the werewolf's bite also hurts after its holder's 爆破咒 damaged ``target`` (-1: nobody)."""
+    if via != "bombarda" or source < 0 or not st.flags[source].get("werewolf"):
+        return -1
+    nxt = st.next_alive(target)
+    return -1 if nxt in (source, target) else nxt
+
+
+def minus_closed(st: HpshaState, seat: int) -> bool:
+    """The Thestral's slot never takes a −1 broom again while it stays (not even its holder's)."""
+    return bool(st.flags[seat].get("thestral"))
+
+
+def salamander_wakes(st: HpshaState, seat: int) -> None:
+    """At its holder's turn start a face-down salamander turns face up: it is activated (our choice)."""
+    if st.flags[seat].get("salamander") == 1:
+        st.flags[seat]["salamander"] = 2
+        st.cr["lit"] = 1
+        st.say("salamander_wakes", seat)
