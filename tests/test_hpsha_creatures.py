@@ -212,6 +212,34 @@ class TestSalamander:
         assert st.hp[0] == 3 and slot in st.discard and not offers(0)  # once per turn
 
 
+@pytest.mark.usefixtures("mode")
+class TestAcromantula:
+    def test_it_goes_to_the_next_player_bites_on_a_spade_and_passes_on(self) -> None:
+        sc = sc4(["acromantula"], DRAWN + [("bombarda", "♠", 8)])
+        st = sc.state
+        kill(sc, 1, 0)  # the current player is seat 0: its next living player, seat 2, gets it
+        assert st.flags[2].get("acromantula") and st.cr["out"] == [[creature_id("acromantula"), 2]]
+        sc.end(0)
+        sc.pass_until(2, "play")
+        assert st.hp[2] == 3  # its turn start: ♠ — 1 damage
+        sc.end(2)
+        sc.pass_until(3, "play")
+        assert not st.flags[2].get("acromantula") and st.flags[3].get("acromantula")
+        assert st.cr["out"] == [[creature_id("acromantula"), 3]]
+
+    def test_its_holder_cannot_recover_and_is_not_saved_from_dying(self) -> None:
+        sc = sc4(["acromantula"], DRAWN, hands={0: ["bombarda"], 2: ["tears"]})
+        st = sc.state
+        kill(sc, 1, 0)
+        st.hp[2] = 2
+        st.recover(2, 1)
+        assert st.hp[2] == 2 and "no recovery" in sc.log()
+        st.hp[2] = 1
+        st.push(LoseHpTask(2, 1, "test"))
+        sc.pass_until(0, "play")  # nobody is asked for 凤凰眼泪
+        assert not st.alive[2]
+
+
 def test_the_option_accepts_only_creatures_played() -> None:
     assert len(PLAYED) == len(CREATURES)
     GAME.new_state(4, {"creatures": len(PLAYED)})

@@ -353,13 +353,15 @@ A16. 苦恋 counts every damage dealt in her turn (any source and target, any ph
 The magical-creature pack (``creatures``, ``creature_data``; option ``creatures``, issue 15)
  Checked against 001 (§11 of the digest renders it faithfully; 000's Phoenix line says 禁止 for 屏蔽, the
  same meaning).  The printed card faces are not in the rulebook (§15.6): every effect marked "our choice"
- below is ours.  Played so far: 独角兽, 凤凰, 火蜥蜴, 狼人, 人鱼, 蛇怪, 夜骐; the option offers only those
- (``creatures`` ≤ 7) — 地精, 火龙, 巨蜘蛛 and 马人 are not implemented and never dealt.  Core hooks
+ below is ours.  Played so far: 独角兽, 凤凰, 火蜥蜴, 巨蜘蛛, 狼人, 人鱼, 蛇怪, 夜骐; the option offers only
+ those (``creatures`` ≤ 8) — 地精, 火龙 and 马人 are not implemented and never dealt.  Core hooks
  (``creature_marks``): DeathTask's SELECTION stage (``damage.AFTER_DEATH``), DamageTask's Phoenix check
  (with the locked prevention) and BITE stage, the Thestral in ``HpshaState.distance`` and the −1-broom
  slot checks (play, 棋艺), the Werewolf and the Salamander in ``HpshaState.skills``, the Salamander's
- activation at TURN start; creature state is snapshot only when the option is on (``creatures``, ``cr``)
- and the extra stages are entered only then, so games without creatures hash as before.
+ activation and the Acromantula's bite at TURN start and its passing at the turn's end (TurnTask),
+ the Acromantula in ``HpshaState.recover`` and DyingTask; creature state is snapshot only when the
+ option is on (``creatures``, ``cr``) and the extra stages are entered only then, so games without
+ creatures hash as before.
 C1. Set-up, after the starting hands: a public-composition Shuffle of the playable creatures whose first
     N slots are revealed (§11.1: "draw … and show them"; unrevealed slots stay closed), then the N shuffled
     face down into fresh slots.  Card ids: 139 + the creature's place among all eleven (rulebook order).
@@ -392,6 +394,12 @@ C12. 火蜥蜴 (our choice): obtained face down; it is activated (turned face up
     starts.  While it is activated, every living character (the holder need not be itself, §11 "does not
     have to be on your own character card") may in its own play phase, once per turn, discard a red hand
     card to make a wounded character recover 1 HP.  A 狼人 may too (the heal is no character skill).
+C13. 巨蜘蛛: goes to the next living player of the character whose turn it is (C2's reading).  "Covers the
+    HP card … may make it impossible to recover HP" (our choice): its holder recovers no HP by any means,
+    and when it is dying nobody is asked for 凤凰眼泪 (they could not help).  At its holder's turn start
+    (with TURN_START; a flipped-away turn has none) it turns over the deck top: ♠ = 1 sourceless damage to
+    the holder, anything else nothing (our choice); when that turn is over it passes to the next living
+    player.  It goes back to the creature deck only when a holder dies (C5).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ class Creature:
     key: str
     zh: str
     en: str
-    executor: str  # current | killer | phoenix (lowest HP, no kill) | none
+    executor: str  # current | next (the current's next player) | killer | phoenix (lowest HP, no kill)
     stays: bool  # stays with its holder until the holder dies (then back to the creature deck)
     face: str  # the effect as played here ("our choice" where the rulebook gives no card face)
 
@@ -44,6 +44,11 @@ CREATURES: dict[str, Creature] = {c.key: c for c in (
              "obtained face down; our choice: it turns face up (activated) when its holder's next turn starts; "
              "while an activated salamander is on the field, every character in its own play phase may, once "
              "per turn, discard a red hand card to have one wounded character recover 1 HP"),
+    Creature("acromantula", "巨蜘蛛", "Acromantula", "next", True,
+             "covers its holder's HP: our choice, the holder cannot recover HP at all (凤凰眼泪 cannot save it "
+             "from dying: nobody is asked); at the start of the holder's turn it turns over the deck top — ♠: "
+             "the holder takes 1 sourceless damage, otherwise nothing; at the end of that turn it passes to the "
+             "next living player"),
     Creature("werewolf", "狼人", "Werewolf", "current", True,
              "the executor turns into the werewolf: its character's skills (locked and continuous ones too) "
              "are lost while it stays (our choice: until the holder dies; lasting effects already in force go "

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from p2php.games.hpsha.creature_data import creature_id
+
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
+
+ACROMANTULA = creature_id("acromantula")
 
 
 def creature_blocks(st: HpshaState, target: int, nature: str) -> bool:
@@ -37,3 +41,23 @@ def salamander_wakes(st: HpshaState, seat: int) -> None:
         st.flags[seat]["salamander"] = 2
         st.cr["lit"] = 1
         st.say("salamander_wakes", seat)
+
+
+def no_recovery(st: HpshaState, seat: int) -> bool:
+    """The Acromantula covers its holder's HP card: no recovery (our choice)."""
+    return bool(st.creatures and st.flags[seat].get("acromantula"))
+
+
+def acromantula_passes(st: HpshaState, seat: int) -> None:
+    """At the end of its holder's turn the Acromantula passes to the next living player."""
+    if not st.flags[seat].get("acromantula"):
+        return
+    nxt = st.next_alive(seat)
+    if nxt == seat:
+        return
+    del st.flags[seat]["acromantula"]
+    st.flags[nxt]["acromantula"] = 1
+    for e in st.cr["out"]:
+        if e[1] == seat and e[0] == ACROMANTULA:
+            e[1] = nxt
+    st.say("acromantula_passes", seat, nxt)

@@ -38,7 +38,7 @@ from p2php.games.hpsha.triggers import SKILLS, Skill
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
-HELD = ("phoenix", "salamander", "thestral", "werewolf")
+HELD = ("acromantula", "phoenix", "salamander", "thestral", "werewolf")
 """The flags a creature that stays puts on its holder (the creature's key)."""
 
 
@@ -195,6 +195,9 @@ def _resolve(sel: SelectionTask, st: HpshaState, key: str) -> Outcome:
     if key in ("werewolf", "salamander"):
         sel.holder = cur
         return CONTINUE
+    if key == "acromantula":  # the next player of the character whose turn it is
+        sel.holder = st.next_alive(cur)
+        return CONTINUE
     if key == "thestral":
         sel.holder = cur
         old = st.equip[cur].get(MINUS)
@@ -242,7 +245,7 @@ class RankOffTask(Task):
 @dataclass
 class DeckTopEffectTask(Task):
     """A creature that turns over the deck top and acts by its suit or rank (our card faces, see
-    :data:`~p2php.games.hpsha.creature_data.CREATURES`): 独角兽 by suit, 人鱼 and 蛇怪 by rank.
+    :data:`~p2php.games.hpsha.creature_data.CREATURES`): 独角兽 and 巨蜘蛛 by suit, 人鱼 and 蛇怪 by rank.
     The card is a plain reveal, not a judgement (no 预言 / 捉弄), and is discarded after."""
 
     key: str
@@ -272,6 +275,10 @@ class DeckTopEffectTask(Task):
             if card.suit == "♠":
                 return Push(LoseHpTask(seat, 1, "unicorn"))
             return Push(_DiscardRandomTask(seat))
+        if self.key == "acromantula":
+            if card.suit == "♠" and st.alive[seat]:
+                return Push(DamageTask(-1, seat, 1, "acromantula"))
+            return CONTINUE
         if self.key == "merpeople":
             if card.rank <= 6:
                 flip(st, seat)

@@ -28,7 +28,7 @@ from p2php.games.hpsha.data import (
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
-from p2php.games.hpsha.creature_marks import creature_blocks, werewolf_bite
+from p2php.games.hpsha.creature_marks import creature_blocks, no_recovery, werewolf_bite
 from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask
 from p2php.games.hpsha.tasks import AskCard, CardGiven, Task
@@ -237,6 +237,8 @@ class DyingTask(Task):
             else:
                 while self.order and not st.alive[self.order[0]]:
                     self.order.pop(0)
+                if no_recovery(st, who):  # 巨蜘蛛 Acromantula: 凤凰眼泪 cannot help, nobody is asked
+                    self.order = []
                 if self.order:
                     self.stage = S.ANSWERED
                     return Call(AskCard(self.order[0], "respond:tears", "kind:tears", "use", target=who,

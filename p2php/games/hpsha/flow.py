@@ -30,8 +30,8 @@ from p2php.engine.contract import (
 )
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Replace
 from p2php.games.hpsha import triggers as tp
-from p2php.games.hpsha.creature_marks import salamander_wakes
-from p2php.games.hpsha.creatures import CreatureSetupTask
+from p2php.games.hpsha.creature_marks import acromantula_passes, salamander_wakes
+from p2php.games.hpsha.creatures import CreatureSetupTask, DeckTopEffectTask
 from p2php.games.hpsha.damage import GameEndTask
 from p2php.games.hpsha.data import (
     CHARACTER_BASE,
@@ -324,8 +324,10 @@ class TurnTask(Task):
             st.say("turn", st.turn_no, seat, st.hp[seat], st.max_hp[seat])
             for sk in st.skills(seat):
                 sk.on_own_turn_start(st, seat)
-            if st.creatures:  # 火蜥蜴 Salamander
+            if st.creatures:  # 火蜥蜴 Salamander, 巨蜘蛛 Acromantula
                 salamander_wakes(st, seat)
+                if st.flags[seat].get("acromantula"):
+                    st.push(DeckTopEffectTask("acromantula", seat))
             self.stage = S.PHASE
             return st.fire(tp.TURN_START, {"who": seat})
         if self.stage is S.PHASE:
@@ -391,6 +393,8 @@ class TurnTask(Task):
         return out
 
     def _done(self, st: HpshaState) -> Outcome:
+        if st.creatures and st.alive[self.seat]:
+            acromantula_passes(st, self.seat)
         st.phase = ""
         st.impeded = False
         st.skip = []

@@ -377,6 +377,9 @@ class HpshaState(TaskGame):
     def recover(self, seat: int, n: int, quiet: bool = False) -> None:
         if not self.alive[seat]:
             return
+        if self.creatures and self.flags[seat].get("acromantula"):  # 巨蜘蛛 Acromantula: no recovery
+            self.say("no_recovery", seat)
+            return
         before = self.hp[seat]
         self.hp[seat] = min(self.max_hp[seat], self.hp[seat] + n)
         if not quiet and self.hp[seat] != before:

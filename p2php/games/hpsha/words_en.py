@@ -163,6 +163,8 @@ EN: dict[str, Callable[..., str]] = {
     "phoenix_blocks": lambda w, s: f"the phoenix shields {w.who(s)}: no damage",
     "werewolf_bite": lambda w, s: f"the werewolf's bite also hurts {w.who(s)}",
     "salamander_wakes": lambda w, s: f"the salamander of {w.who(s)} turns face up: activated",
+    "acromantula_passes": lambda w, s, t: f"the acromantula passes from {w.who(s)} to {w.who(t)}",
+    "no_recovery": lambda w, s: f"the acromantula covers the HP of {w.who(s)}: no recovery",
     "n_creature": lambda w, k: _cr(k),
 }
 

@@ -169,6 +169,8 @@ ZH: dict[str, Callable[..., str]] = {
     "phoenix_blocks": lambda w, s: f"凤凰为{w.who(s)}抵挡了伤害",
     "werewolf_bite": lambda w, s: f"狼人的撕咬波及{w.who(s)}",
     "salamander_wakes": lambda w, s: f"{w.who(s)}的火蜥蜴翻为正面：激活",
+    "acromantula_passes": lambda w, s, t: f"巨蜘蛛从{w.who(s)}传给{w.who(t)}",
+    "no_recovery": lambda w, s: f"巨蜘蛛覆盖了{w.who(s)}的体力：无法回复",
     "n_creature": lambda w, k: _cr(k),
 }
 
