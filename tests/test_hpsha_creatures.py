@@ -240,6 +240,46 @@ class TestAcromantula:
         assert not st.alive[2]
 
 
+@pytest.mark.usefixtures("mode")
+class TestGnome:
+    def test_its_holder_chooses_an_empty_slot_which_then_takes_no_card(self) -> None:
+        sc = sc4(["gnome"], DRAWN, hands={0: ["bombarda", "hat", "nimbus2000"]})
+        st = sc.state
+        st.hp[1] = 1
+        sc.use(0, "bombarda", [1])
+        sc.pass_until(0, "gnome")
+        assert {a["value"] for a in sc.legal(0)} == {"weapon", "armour", "plus", "minus"}
+        sc.choose(0, "armour", "gnome")
+        sc.pass_until(0, "play")
+        assert st.flags[0].get("gnome") == 2 and "gnome takes the armour slot" in sc.log()
+        kinds = {a.get("kind") for a in sc.legal(0) if a.get("type") == "use"}
+        assert "hat" not in kinds and "nimbus2000" in kinds
+
+    def test_with_no_empty_slot_it_replaces_an_equipped_card(self) -> None:
+        sc = sc4(["gnome"], ["bombarda"] + DRAWN[1:], hands={0: ["willow", "hat", "nimbus2000", "comet260"]})
+        st = sc.state
+        for kind in ("willow", "hat", "nimbus2000", "comet260"):
+            sc.force_equip(0, kind)
+        st.hp[1] = 1
+        sc.use(0, "bombarda", [1])
+        sc.pass_until(0, "gnome")
+        sc.choose(0, "plus", "gnome")
+        sc.pass_until(0, "play")
+        assert "plus" not in st.equip[0] and "nimbus2000" in sc.discard_kinds()
+        assert st.flags[0].get("gnome") == 3 and st.cr["out"] == [[creature_id("gnome"), 0]]
+
+    def test_the_thestrals_slot_is_not_offered(self) -> None:
+        sc = sc4(["gnome"], DRAWN, hands={0: ["bombarda", "willow", "hat", "nimbus2000"]})
+        st = sc.state
+        for kind in ("willow", "hat", "nimbus2000"):
+            sc.force_equip(0, kind)
+        st.flags[0]["thestral"] = 1
+        st.hp[1] = 1
+        sc.use(0, "bombarda", [1])
+        sc.pass_until(0, "gnome")
+        assert {a["value"] for a in sc.legal(0)} == {"weapon", "armour", "plus"}
+
+
 def test_the_option_accepts_only_creatures_played() -> None:
     assert len(PLAYED) == len(CREATURES)
     GAME.new_state(4, {"creatures": len(PLAYED)})

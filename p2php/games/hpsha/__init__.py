@@ -353,11 +353,12 @@ A16. 苦恋 counts every damage dealt in her turn (any source and target, any ph
 The magical-creature pack (``creatures``, ``creature_data``; option ``creatures``, issue 15)
  Checked against 001 (§11 of the digest renders it faithfully; 000's Phoenix line says 禁止 for 屏蔽, the
  same meaning).  The printed card faces are not in the rulebook (§15.6): every effect marked "our choice"
- below is ours.  Played so far: 独角兽, 凤凰, 火蜥蜴, 巨蜘蛛, 狼人, 人鱼, 蛇怪, 夜骐; the option offers only
- those (``creatures`` ≤ 8) — 地精, 火龙 and 马人 are not implemented and never dealt.  Core hooks
+ below is ours.  Played so far: 地精, 独角兽, 凤凰, 火蜥蜴, 巨蜘蛛, 狼人, 人鱼, 蛇怪, 夜骐; the option offers
+ only those (``creatures`` ≤ 9) — 火龙 and 马人 are not implemented and never dealt.  Core hooks
  (``creature_marks``): DeathTask's SELECTION stage (``damage.AFTER_DEATH``), DamageTask's Phoenix check
- (with the locked prevention) and BITE stage, the Thestral in ``HpshaState.distance`` and the −1-broom
- slot checks (play, 棋艺), the Werewolf and the Salamander in ``HpshaState.skills``, the Salamander's
+ (with the locked prevention) and BITE stage, the Thestral in ``HpshaState.distance`` and the
+ creature-held slot checks (the Thestral's −1 broom, the Gnome's slot: play, 棋艺, 蝠咒's return), the
+ Werewolf and the Salamander in ``HpshaState.skills``, the Salamander's
  activation and the Acromantula's bite at TURN start and its passing at the turn's end (TurnTask),
  the Acromantula in ``HpshaState.recover`` and DyingTask; creature state is snapshot only when the
  option is on (``creatures``, ``cr``) and the extra stages are entered only then, so games without
@@ -400,6 +401,12 @@ C13. 巨蜘蛛: goes to the next living player of the character whose turn it is
     (with TURN_START; a flipped-away turn has none) it turns over the deck top: ♠ = 1 sourceless damage to
     the holder, anything else nothing (our choice); when that turn is over it passes to the next living
     player.  It goes back to the creature deck only when a holder dies (C5).
+C14. 地精: the character whose turn it is must equip it: it chooses an empty slot (weapon, armour, +1 or −1
+    broom), or with none an equipped card it replaces (discarded, like a replaced equipment).  Slots out of
+    the game (金妮's 蝠咒) or held by the 夜骐 are neither; no slot at all: void.  That slot takes no card
+    while the gnome stays (playing, 棋艺, a 蝠咒 cover coming back — that card is discarded), and the gnome
+    itself does nothing there.  Our choice: its advantage, "temporarily obtain one equipment card on the
+    field and use it in your own turn", is not played (the rulebook gives no card face for how or how long).
 """
 
 from __future__ import annotations

@@ -179,6 +179,9 @@ class HeuristicBot:
             return _value(legal, "damage" if st.hp[seat] >= 3 else "flip")
         if prompt == "reparo":
             return _value(legal, "recover" if st.hp[seat] < st.max_hp[seat] else "draw")
+        if prompt == "gnome":  # the gnome's slot: an empty one, else the cheapest equipped card
+            eq = st.equip[seat]
+            return min(legal, key=lambda a: card_value(st.pub[eq[a["value"]]]) if a["value"] in eq else -1)
         if prompt == "quill_guess":
             return _value(legal, "basic")
         if prompt == "aguamenti":

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
 from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Replace
 from p2php.games.hpsha import triggers as tp
-from p2php.games.hpsha.creature_marks import minus_closed
-from p2php.games.hpsha.data import CARDS, DIAMOND, EQUIP_SLOTS, HEART, KINDS, MINUS, SPADE
+from p2php.games.hpsha.creature_marks import slot_closed
+from p2php.games.hpsha.data import CARDS, DIAMOND, EQUIP_SLOTS, HEART, KINDS, SPADE
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, PeekDeckTask, PointDuelTask
 from p2php.games.hpsha.play import UseCardTask, targets_for
 from p2php.games.hpsha.skillkit import OpensChosenCard, mark_used, used_this_turn
@@ -77,7 +77,7 @@ def field_moves(st: HpshaState, actor: int) -> list[tuple[int, int]]:
                 continue
             out += [(x, to) for to in living
                     if to != frm and sub not in st.equip[to] and not st.flags[to].get("covered:" + sub)
-                    and not (sub == MINUS and minus_closed(st, to))]
+                    and not slot_closed(st, to, sub)]
         for x, kind in st.judge[frm]:
             out += [(x, to) for to in living if to != frm and not st.has_judge(to, kind)]
     return out
@@ -391,7 +391,7 @@ def release_cover(st: HpshaState, ginny: int) -> None:
     st.discard.append(card)
     back = -1  # no covered card
     if eq >= 0:
-        if st.alive[t] and area not in st.equip[t]:
+        if st.alive[t] and area not in st.equip[t] and not slot_closed(st, t, area):
             st.equip[t][area] = eq
             back = 1
         else:

@@ -34,6 +34,11 @@ CREATURE_BASE = 139  # data.UNIVERSE: the creatures follow the character cards (
 CREATURE_END = CREATURE_BASE + len(ALL_KEYS)
 
 CREATURES: dict[str, Creature] = {c.key: c for c in (
+    Creature("gnome", "地精", "Gnome", "current", True,
+             "must be equipped: its holder chooses an empty equipment slot (weapon, armour, +1 or −1 broom), or "
+             "with none an equipped card it replaces (discarded); that slot takes no card while it stays and "
+             "the gnome does nothing there; our choice: its advantage (borrowing an equipment card on the field "
+             "for a turn) is not played"),
     Creature("unicorn", "独角兽", "Unicorn", "killer", False,
              "our choice: the killer turns over the deck top: ♥ recovers 1 HP (draws 1 at full HP), ♦ draws 1, "
              "♠ loses 1 HP, ♣ discards a random hand card; no killer (or a dead one): void"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from p2php.games.hpsha.creature_data import creature_id
+from p2php.games.hpsha.data import EQUIP_SLOTS, MINUS
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -30,9 +31,11 @@ def werewolf_bite(st: HpshaState, source: int, target: int, via: str) -> int:
     return -1 if nxt in (source, target) else nxt
 
 
-def minus_closed(st: HpshaState, seat: int) -> bool:
-    """The Thestral's slot never takes a −1 broom again while it stays (not even its holder's)."""
-    return bool(st.flags[seat].get("thestral"))
+def slot_closed(st: HpshaState, seat: int, sub: str) -> bool:
+    """A slot a creature holds takes no equipment while it stays: the Thestral's −1 broom slot, and the
+    slot the Gnome is equipped in (its disadvantage; flag ``gnome`` = 1 + the slot's index)."""
+    f = st.flags[seat]
+    return (sub == MINUS and bool(f.get("thestral"))) or f.get("gnome", 0) == 1 + EQUIP_SLOTS.index(sub)
 
 
 def salamander_wakes(st: HpshaState, seat: int) -> None:

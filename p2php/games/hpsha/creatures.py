@@ -13,7 +13,8 @@ whenever one goes back the deck is shuffled anew (its composition is public, its
 
 The creatures' lasting effects are plain flags on their holder (``state.flags``, which exist only when
 creatures are on, so games without them hash as before): ``phoenix`` (read by DamageTask with the
-locked prevention), ``thestral`` (read by ``HpshaState.distance`` and the −1-broom slot checks) and
+locked prevention), ``thestral`` (read by ``HpshaState.distance`` and the −1-broom slot checks), ``gnome`` (1 + the
+index of the slot it holds, read by the same slot checks: ``creature_marks.slot_closed``) and
 ``werewolf`` (``HpshaState.skills`` gives none; DamageTask's BITE stage asks ``creature_marks``).
 """
 
@@ -28,17 +29,18 @@ from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Reve
 from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.hpsha.cards_spells import flip
 from p2php.games.hpsha.creature_data import CREATURES, PLAYED, creature_id, creature_key
+from p2php.games.hpsha.creature_marks import slot_closed
 from p2php.games.hpsha.damage import AFTER_DEATH, DamageTask, LoseHpTask
-from p2php.games.hpsha.data import CARDS, MINUS
+from p2php.games.hpsha.data import CARDS, EQUIP_SLOTS, MINUS
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, RandomHandCardTask, RevealTopTask
 from p2php.games.hpsha.skillkit import mark_used, named_targets, used_this_turn
-from p2php.games.hpsha.tasks import Task, as_slots
+from p2php.games.hpsha.tasks import AskChoice, Task, as_slots
 from p2php.games.hpsha.triggers import SKILLS, Skill
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
-HELD = ("acromantula", "phoenix", "salamander", "thestral", "werewolf")
+HELD = ("acromantula", "gnome", "phoenix", "salamander", "thestral", "werewolf")
 """The flags a creature that stays puts on its holder (the creature's key)."""
 
 
@@ -132,6 +134,7 @@ class SelectionTask(Task):
     slot: int = -1
     card: int = -1
     holder: int = -1  # who keeps a creature that stays (-1: nobody, it goes back)
+    sub: int = 0  # the Gnome's slot: 1 + its index in EQUIP_SLOTS (0: no slot, void)
     stage: Stage = field(default=Stage.RETURN, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
@@ -144,7 +147,7 @@ class SelectionTask(Task):
             if back:
                 st.cr["out"] = [e for e in st.cr["out"] if e[1] != self.who]
                 for c in back:
-                    if st.flags[self.who].pop(creature_key(c), None) == 2:  # an activated salamander
+                    if st.flags[self.who].pop(creature_key(c), None) == 2 and creature_key(c) == "salamander":
                         st.cr.pop("lit", None)
                     st.cr["pool"].append(c)
                 st.say("creatures_back", self.who, [creature_key(c) for c in back])
@@ -161,9 +164,11 @@ class SelectionTask(Task):
         if self.stage is S.BACK:
             self.stage = S.DONE
             key = creature_key(self.card)
+            if key == "gnome" and not self.sub:
+                self.holder = -1  # no slot to equip it in at all: void
             if CREATURES[key].stays and self.holder >= 0 and st.alive[self.holder]:
                 st.cr["out"].append([self.card, self.holder])
-                st.flags[self.holder][key] = 1
+                st.flags[self.holder][key] = self.sub if key == "gnome" else 1
                 st.say("creature_kept", self.holder, key)
                 if key == "werewolf":  # the character's skills are gone: the listening caches change
                     st.characters_changed()
@@ -192,6 +197,9 @@ def _resolve(sel: SelectionTask, st: HpshaState, key: str) -> Outcome:
         return Push(DeckTopEffectTask(key, k))
     if key in ("merpeople", "basilisk"):
         return Push(DeckTopEffectTask(key, cur))
+    if key == "gnome":
+        sel.holder = cur
+        return Call(GnomeSlotTask(cur), into="sub")
     if key in ("werewolf", "salamander"):
         sel.holder = cur
         return CONTINUE
@@ -211,6 +219,34 @@ def _resolve(sel: SelectionTask, st: HpshaState, key: str) -> Outcome:
         return CONTINUE
     low = min(st.hp[s] for s in fit)
     return Call(RankOffTask([s for s in fit if st.hp[s] == low]), into="holder")
+
+
+@dataclass
+class GnomeSlotTask(Task):
+    """The Gnome must be equipped (§11.3): its holder chooses an empty slot, or — with none — an equipped
+    card it replaces (discarded).  Slots out of the game (金妮's 蝠咒) or held by a creature are neither.
+    Result: 1 + the slot's index in EQUIP_SLOTS (0: no slot at all, the selection is void)."""
+
+    seat: int
+    choice: str | None = None
+
+    def run(self, st: HpshaState) -> Outcome:
+        eq = st.equip[self.seat]
+        if self.choice is None:
+            free = [sub for sub in EQUIP_SLOTS
+                    if not st.flags[self.seat].get("covered:" + sub) and not slot_closed(st, self.seat, sub)]
+            opts = [sub for sub in free if sub not in eq] or free
+            if not opts:
+                st.say("creature_void", "gnome")
+                return Done(0)
+            if len(opts) > 1:
+                return Call(AskChoice(self.seat, "gnome", opts), into="choice")
+            self.choice = opts[0]
+        old = eq.get(self.choice)
+        if old is not None:  # replaced: discarded (then run again, the slot is empty)
+            return Push(DiscardCardsTask([old], ["n_creature", "gnome"]))
+        st.say("gnome_slot", self.seat, self.choice)
+        return Done(1 + EQUIP_SLOTS.index(self.choice))
 
 
 @dataclass

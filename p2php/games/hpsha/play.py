@@ -27,8 +27,8 @@ from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowled
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
-from p2php.games.hpsha.creature_marks import minus_closed
-from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, MINUS, WEAPON, is_delayed, is_instant, kind_label
+from p2php.games.hpsha.creature_marks import slot_closed
+from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, WEAPON, is_delayed, is_instant, kind_label
 from p2php.games.hpsha.gear import gear
 from p2php.games.hpsha.tasks import Task, as_int, as_slots
 
@@ -92,7 +92,7 @@ def targets_for(st: HpshaState, user: int, kind: str) -> list[list[int]]:
     if KINDS[kind].category == EQUIPMENT:
         if st.flags[user].get("covered:" + KINDS[kind].sub):  # that area is out of the game (金妮's 蝠咒)
             return []
-        if KINDS[kind].sub == MINUS and minus_closed(st, user):  # the 夜骐 Thestral holds it
+        if slot_closed(st, user, KINDS[kind].sub):  # the 夜骐 Thestral or the 地精 Gnome holds it
             return []
         return [[user]]
     return []
