@@ -280,6 +280,32 @@ class TestGnome:
         assert {a["value"] for a in sc.legal(0)} == {"weapon", "armour", "plus"}
 
 
+@pytest.mark.usefixtures("mode")
+class TestCentaur:
+    def test_it_takes_a_seat_after_the_turns_character_and_counts_in_distances(self) -> None:
+        sc = sc4(["centaur"], DRAWN)
+        st = sc.state
+        kill(sc, 1, 0)  # living 0, 2, 3 (all 1 apart): the centaur sits between seat 0 and seat 2
+        assert st.flags[0].get("centaur") and st.cr["out"] == [[creature_id("centaur"), 0]]
+        assert st.raw_distance(0, 2) == 2 and st.raw_distance(2, 0) == 2
+        assert st.raw_distance(0, 3) == 1 and st.raw_distance(2, 3) == 1
+
+    def test_its_holder_places_a_card_face_up_to_reorder_the_deck_top(self) -> None:
+        deck = DRAWN + ["*"] * 3
+        sc = sc4(["centaur"], deck, hands={0: ["bombarda", "hat"]})
+        st = sc.state
+        kill(sc, 1, 0)
+        slot = sc.slot(0, "hat")
+        sc.act(0, {"type": "skill", "skill": "centaur", "slots": [slot], "targets": []}, "play")
+        assert slot in st.pub and slot in st.hands[0] and "places" in sc.log()
+        top = list(st.deck[:3])
+        sc.pass_until(0, "arrange_top")
+        sc.act(0, {"type": "arrange", "order": top[::-1]}, "arrange_top")
+        sc.pass_until(0, "play")
+        assert st.deck[:3] == top[::-1]
+        assert not [a for a in sc.legal(0) if a.get("skill") == "centaur"]  # once per turn
+
+
 def test_the_option_accepts_only_creatures_played() -> None:
     assert len(PLAYED) == len(CREATURES)
     GAME.new_state(4, {"creatures": len(PLAYED)})

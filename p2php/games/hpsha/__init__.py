@@ -353,13 +353,14 @@ A16. 苦恋 counts every damage dealt in her turn (any source and target, any ph
 The magical-creature pack (``creatures``, ``creature_data``; option ``creatures``, issue 15)
  Checked against 001 (§11 of the digest renders it faithfully; 000's Phoenix line says 禁止 for 屏蔽, the
  same meaning).  The printed card faces are not in the rulebook (§15.6): every effect marked "our choice"
- below is ours.  Played so far: 地精, 独角兽, 凤凰, 火蜥蜴, 巨蜘蛛, 狼人, 人鱼, 蛇怪, 夜骐; the option offers
- only those (``creatures`` ≤ 9) — 火龙 and 马人 are not implemented and never dealt.  Core hooks
+ below is ours.  Played so far: 地精, 独角兽, 凤凰, 火蜥蜴, 巨蜘蛛, 狼人, 马人, 人鱼, 蛇怪, 夜骐; the option
+ offers only those (``creatures`` ≤ 10) — 火龙 is not implemented and never dealt.  Core hooks
  (``creature_marks``): DeathTask's SELECTION stage (``damage.AFTER_DEATH``), DamageTask's Phoenix check
  (with the locked prevention) and BITE stage, the Thestral in ``HpshaState.distance`` and the
  creature-held slot checks (the Thestral's −1 broom, the Gnome's slot: play, 棋艺, 蝠咒's return), the
- Werewolf and the Salamander in ``HpshaState.skills``, the Salamander's
- activation and the Acromantula's bite at TURN start and its passing at the turn's end (TurnTask),
+ Werewolf, the Salamander and the Centaur in ``HpshaState.skills``, the Centaur's seat in
+ ``raw_distance``, the Salamander's activation and the Acromantula's bite at TURN start and its passing
+ at the turn's end (TurnTask),
  the Acromantula in ``HpshaState.recover`` and DyingTask; creature state is snapshot only when the
  option is on (``creatures``, ``cr``) and the extra stages are entered only then, so games without
  creatures hash as before.
@@ -407,6 +408,11 @@ C14. 地精: the character whose turn it is must equip it: it chooses an empty s
     while the gnome stays (playing, 棋艺, a 蝠咒 cover coming back — that card is discarded), and the gnome
     itself does nothing there.  Our choice: its advantage, "temporarily obtain one equipment card on the
     field and use it in your own turn", is not played (the rulebook gives no card face for how or how long).
+C15. 马人 (our choice throughout; "executor: none" — it makes no difference who): the character whose turn it
+    is keeps it, and it takes a seat right after that character, before its next living player: a place
+    counted by every distance across that gap, both ways (HpshaState.raw_distance).  明置: its holder, once
+    per turn in its own play phase, may place a hand card face up — shown to everyone, it stays in the hand
+    — to look at the top 3 deck cards alone and put them back in any order.  It returns when its holder dies.
 """
 
 from __future__ import annotations

@@ -363,6 +363,8 @@ def _skill_play_score(st: HpshaState, seat: int, kn: Knowledge, a: Action, att: 
     if key == "salamander":  # a red card for 1 HP: for a friend (or oneself), the lower the HP the better
         t = tg[0]
         return (3.0 if att[t] > 0 or t == seat else -3.0) + (1.5 if st.hp[t] <= 1 else 0.0) - 0.5
+    if key == "centaur":  # a look at the deck is worth it when the card shown is public already
+        return 0.3 if a["slots"][0] in st.pub else -1.0
     adults = _adults_play_score(st, seat, kn, a, att)
     if adults is not None:
         return adults

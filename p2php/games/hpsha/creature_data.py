@@ -39,6 +39,11 @@ CREATURES: dict[str, Creature] = {c.key: c for c in (
              "with none an equipped card it replaces (discarded); that slot takes no card while it stays and "
              "the gnome does nothing there; our choice: its advantage (borrowing an equipment card on the field "
              "for a turn) is not played"),
+    Creature("centaur", "马人", "Centaur", "current", True,
+             "our choice: kept by the character whose turn it is, it takes a seat at the table right after it "
+             "(before its next living player) and counts as a place in every distance across that gap; its "
+             "holder, once per turn in its own play phase, may place a hand card face up (明置: shown to all, it "
+             "stays in the hand) to look at the top 3 deck cards and put them back in any order"),
     Creature("unicorn", "独角兽", "Unicorn", "killer", False,
              "our choice: the killer turns over the deck top: ♥ recovers 1 HP (draws 1 at full HP), ♦ draws 1, "
              "♠ loses 1 HP, ♣ discards a random hand card; no killer (or a dead one): void"),

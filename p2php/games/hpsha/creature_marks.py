@@ -38,6 +38,11 @@ def slot_closed(st: HpshaState, seat: int, sub: str) -> bool:
     return (sub == MINUS and bool(f.get("thestral"))) or f.get("gnome", 0) == 1 + EQUIP_SLOTS.index(sub)
 
 
+def centaur_after(st: HpshaState) -> int:
+    """The seat the Centaur sits after, between it and its next living player (-1: none at the table)."""
+    return next((s for s in range(st.n) if st.flags[s].get("centaur")), -1)
+
+
 def salamander_wakes(st: HpshaState, seat: int) -> None:
     """At its holder's turn start a face-down salamander turns face up: it is activated (our choice)."""
     if st.flags[seat].get("salamander") == 1:

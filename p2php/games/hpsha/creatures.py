@@ -32,7 +32,7 @@ from p2php.games.hpsha.creature_data import CREATURES, PLAYED, creature_id, crea
 from p2php.games.hpsha.creature_marks import slot_closed
 from p2php.games.hpsha.damage import AFTER_DEATH, DamageTask, LoseHpTask
 from p2php.games.hpsha.data import CARDS, EQUIP_SLOTS, MINUS
-from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, RandomHandCardTask, RevealTopTask
+from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, PeekDeckTask, RandomHandCardTask, RevealTopTask
 from p2php.games.hpsha.skillkit import mark_used, named_targets, used_this_turn
 from p2php.games.hpsha.tasks import AskChoice, Task, as_slots
 from p2php.games.hpsha.triggers import SKILLS, Skill
@@ -40,7 +40,7 @@ from p2php.games.hpsha.triggers import SKILLS, Skill
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
-HELD = ("acromantula", "gnome", "phoenix", "salamander", "thestral", "werewolf")
+HELD = ("acromantula", "centaur", "gnome", "phoenix", "salamander", "thestral", "werewolf")
 """The flags a creature that stays puts on its holder (the creature's key)."""
 
 
@@ -200,7 +200,7 @@ def _resolve(sel: SelectionTask, st: HpshaState, key: str) -> Outcome:
     if key == "gnome":
         sel.holder = cur
         return Call(GnomeSlotTask(cur), into="sub")
-    if key in ("werewolf", "salamander"):
+    if key in ("werewolf", "salamander", "centaur"):  # the centaur: it sits after the turn's character
         sel.holder = cur
         return CONTINUE
     if key == "acromantula":  # the next player of the character whose turn it is
@@ -394,6 +394,36 @@ class _HealTask(Task):
         return Done()
 
 
+class CentaurLook(Skill):
+    """马人 (our choice, see creature_data): its holder, once per turn in its own play phase, places a hand
+    card face up (明置: it is shown to everyone and stays in the hand) to look at the top 3 deck cards and
+    put them back in any order."""
+
+    key, zh, en = "centaur", "马人", "Centaur"
+
+    def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
+        if used_this_turn(st, seat, self.key) or not st.deck:
+            return []
+        return [{"type": "skill", "skill": self.key, "slots": [s], "targets": []} for s in st.hands[seat]]
+
+    def check_play(self, st: HpshaState, seat: int, action: Action, face: Callable[[Slot], CardId | None]) -> None:
+        slots = as_slots(action)
+        if used_this_turn(st, seat, self.key) or not st.flags[seat].get("centaur"):
+            raise IllegalAction("马人 Centaur: its holder, once per turn")
+        if len(slots) != 1 or slots[0] not in st.hands[seat]:
+            raise IllegalAction("马人 Centaur: place one hand card face up")
+
+    def play_reveals(self, st: HpshaState, seat: int, action: Action) -> tuple[Slot, ...]:
+        return st.unopened(as_slots(action))
+
+    def play(self, st: HpshaState, seat: int, action: Action) -> None:
+        mark_used(st, seat, self.key)
+        st.say("centaur_shows", seat, st.ids(as_slots(action)))
+        st.push(PeekDeckTask(seat, 3, reorder=True))
+
+
+CENTAUR = CentaurLook()
+SKILLS[CENTAUR.key] = CENTAUR
 SALAMANDER = SalamanderHeal()
 SKILLS[SALAMANDER.key] = SALAMANDER
 AFTER_DEATH["selection"] = SelectionTask

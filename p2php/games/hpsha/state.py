@@ -42,6 +42,7 @@ from p2php.games.hpsha import chars_students as _chars_students  # noqa: F401  (
 from p2php.games.hpsha import creatures as _creatures  # (the creature pack's selection and the salamander's heal)
 from p2php.games.hpsha import equipment as _equipment  # noqa: F401  (attaches the wands' and armour's effects)
 from p2php.games.hpsha import gear as gp
+from p2php.games.hpsha.creature_marks import centaur_after
 from p2php.games.hpsha.damage import role_summary, winners_for
 from p2php.games.hpsha.data import (
     ARMOUR,
@@ -172,11 +173,14 @@ class HpshaState(TaskGame):
         return self.current if self.current >= 0 else max(self.minister, 0)
 
     def skills(self, seat: int) -> tuple[Skill, ...]:
-        """The skills the seat can use now: its character's, and the 火蜥蜴 Salamander's heal while one is
-        activated anywhere (creatures.py)."""
+        """The skills the seat can use now: its character's, the 火蜥蜴 Salamander's heal while one is
+        activated anywhere, and the 马人 Centaur's 明置 for its holder (creatures.py)."""
         own = self._own_skills(seat)
-        if self.creatures and self.cr.get("lit") and self.char[seat] >= 0:
-            return (*own, _creatures.SALAMANDER)
+        if self.creatures and self.char[seat] >= 0:
+            extra: tuple[Skill, ...] = (_creatures.SALAMANDER,) if self.cr.get("lit") else ()
+            if self.flags[seat].get("centaur"):
+                extra += (_creatures.CENTAUR,)
+            return (*own, *extra) if extra else own
         return own
 
     def _own_skills(self, seat: int) -> tuple[Skill, ...]:
@@ -476,6 +480,10 @@ class HpshaState(TaskGame):
             ccw = sum(1 for i in range(1, (a - b) % n + 1) if alive[(a - i) % n] or (a - i) % n == b)
             return min(cw, ccw)
         d = (pos[b] - pos[a]) % m
+        if self.creatures and (h := centaur_after(self)) in pos:  # the 马人 Centaur's seat counts too
+            pa, pb = (pos[s] + (pos[s] > pos[h]) for s in (a, b))
+            m += 1
+            d = (pb - pa) % m
         return min(d, m - d)
 
     def distance(self, a: int, b: int, depth: int = 0) -> int:

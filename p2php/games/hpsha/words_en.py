@@ -165,6 +165,7 @@ EN: dict[str, Callable[..., str]] = {
     "salamander_wakes": lambda w, s: f"the salamander of {w.who(s)} turns face up: activated",
     "acromantula_passes": lambda w, s, t: f"the acromantula passes from {w.who(s)} to {w.who(t)}",
     "no_recovery": lambda w, s: f"the acromantula covers the HP of {w.who(s)}: no recovery",
+    "centaur_shows": lambda w, s, c: f"{w.who(s)} places {w.cards(c)} face up: the centaur reads the deck",
     "gnome_slot": lambda w, s, sub: f"the gnome takes the {sub} slot of {w.who(s)}",
     "n_creature": lambda w, k: _cr(k),
 }
