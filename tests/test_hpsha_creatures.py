@@ -306,6 +306,27 @@ class TestCentaur:
         assert not [a for a in sc.legal(0) if a.get("skill") == "centaur"]  # once per turn
 
 
+@pytest.mark.usefixtures("mode")
+class TestDragon:
+    def test_the_egg_burns_its_holder_on_a_spade_before_the_next_turn(self) -> None:
+        sc = sc4(["dragon"], DRAWN + [("bombarda", "♠", 8)])
+        st = sc.state
+        kill(sc, 1, 0)
+        assert st.flags[0].get("dragon") and st.cr["out"] == [[creature_id("dragon"), 0]]
+        sc.end(0)
+        sc.pass_until(2, "play")  # seat 2's turn start: ♠ — seat 0, the egg's holder, is burned
+        assert st.hp[0] == 3 and st.flags[0].get("dragon")
+
+    def test_on_a_diamond_the_egg_goes_to_the_character_whose_turn_it_is(self) -> None:
+        sc = sc4(["dragon"], DRAWN + [("tears", "♦")])
+        st = sc.state
+        kill(sc, 1, 0)
+        sc.end(0)
+        sc.pass_until(2, "play")
+        assert st.flags[2].get("dragon") and not st.flags[0].get("dragon")
+        assert st.cr["out"] == [[creature_id("dragon"), 2]] and "dragon egg goes from seat 0" in sc.log()
+
+
 def test_the_option_accepts_only_creatures_played() -> None:
     assert len(PLAYED) == len(CREATURES)
     GAME.new_state(4, {"creatures": len(PLAYED)})

@@ -353,14 +353,13 @@ A16. 苦恋 counts every damage dealt in her turn (any source and target, any ph
 The magical-creature pack (``creatures``, ``creature_data``; option ``creatures``, issue 15)
  Checked against 001 (§11 of the digest renders it faithfully; 000's Phoenix line says 禁止 for 屏蔽, the
  same meaning).  The printed card faces are not in the rulebook (§15.6): every effect marked "our choice"
- below is ours.  Played so far: 地精, 独角兽, 凤凰, 火蜥蜴, 巨蜘蛛, 狼人, 马人, 人鱼, 蛇怪, 夜骐; the option
- offers only those (``creatures`` ≤ 10) — 火龙 is not implemented and never dealt.  Core hooks
+ below is ours.  All eleven are played (``creatures`` ≤ 11).  Core hooks
  (``creature_marks``): DeathTask's SELECTION stage (``damage.AFTER_DEATH``), DamageTask's Phoenix check
  (with the locked prevention) and BITE stage, the Thestral in ``HpshaState.distance`` and the
  creature-held slot checks (the Thestral's −1 broom, the Gnome's slot: play, 棋艺, 蝠咒's return), the
  Werewolf, the Salamander and the Centaur in ``HpshaState.skills``, the Centaur's seat in
- ``raw_distance``, the Salamander's activation and the Acromantula's bite at TURN start and its passing
- at the turn's end (TurnTask),
+ ``raw_distance``, the Salamander's activation, the Acromantula's bite and the dragon egg's card at TURN
+ start and the Acromantula's passing at the turn's end (TurnTask),
  the Acromantula in ``HpshaState.recover`` and DyingTask; creature state is snapshot only when the
  option is on (``creatures``, ``cr``) and the extra stages are entered only then, so games without
  creatures hash as before.
@@ -413,6 +412,12 @@ C15. 马人 (our choice throughout; "executor: none" — it makes no difference 
     counted by every distance across that gap, both ways (HpshaState.raw_distance).  明置: its holder, once
     per turn in its own play phase, may place a hand card face up — shown to everyone, it stays in the hand
     — to look at the top 3 deck cards alone and put them back in any order.  It returns when its holder dies.
+C16. 火龙 (our choice throughout): the 12th pack card is read as the 龙蛋 dragon egg, and the dragon card itself
+    stands for it, kept by the character whose turn it is (no deck card is set aside).  Before every turn
+    (with its TURN_START; a flipped-away turn has none) the character whose turn it is turns over the deck
+    top (C4): ♥ the egg's holder recovers 1 HP, ♦ the egg goes to the character whose turn it is, ♠ its
+    holder is burned — 1 sourceless fire damage (凤凰 shields it) — ♣ its holder discards a random hand card
+    (joint Randomness).  It returns to the creature deck when its holder dies (C5).
 """
 
 from __future__ import annotations

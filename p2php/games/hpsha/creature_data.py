@@ -50,6 +50,12 @@ CREATURES: dict[str, Creature] = {c.key: c for c in (
     Creature("phoenix", "凤凰", "Phoenix", "phoenix", True,
              "kept on the character card: fire damage and 阿瓦达索命's damage to its holder are prevented "
              "(our choice: every time, until the holder dies)"),
+    Creature("dragon", "火龙", "Dragon", "current", True,
+             "our choice: the dragon card itself is the 龙蛋 dragon egg (the pack's 12th card is not identified) "
+             "kept on its holder's character card; before every turn (with its start) the character whose turn "
+             "it is turns over the deck top: ♥ the egg's holder recovers 1 HP, ♦ the egg goes to the character "
+             "whose turn it is, ♠ its holder is burned (1 sourceless fire damage: the phoenix shields), ♣ its "
+             "holder discards a random hand card"),
     Creature("salamander", "火蜥蜴", "Salamander", "current", True,
              "obtained face down; our choice: it turns face up (activated) when its holder's next turn starts; "
              "while an activated salamander is on the field, every character in its own play phase may, once "

@@ -40,7 +40,7 @@ from p2php.games.hpsha.triggers import SKILLS, Skill
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
-HELD = ("acromantula", "centaur", "gnome", "phoenix", "salamander", "thestral", "werewolf")
+HELD = ("acromantula", "centaur", "dragon", "gnome", "phoenix", "salamander", "thestral", "werewolf")
 """The flags a creature that stays puts on its holder (the creature's key)."""
 
 
@@ -200,7 +200,7 @@ def _resolve(sel: SelectionTask, st: HpshaState, key: str) -> Outcome:
     if key == "gnome":
         sel.holder = cur
         return Call(GnomeSlotTask(cur), into="sub")
-    if key in ("werewolf", "salamander", "centaur"):  # the centaur: it sits after the turn's character
+    if key in ("werewolf", "salamander", "centaur", "dragon"):  # the centaur: it sits after the turn's character
         sel.holder = cur
         return CONTINUE
     if key == "acromantula":  # the next player of the character whose turn it is
@@ -315,6 +315,8 @@ class DeckTopEffectTask(Task):
             if card.suit == "♠" and st.alive[seat]:
                 return Push(DamageTask(-1, seat, 1, "acromantula"))
             return CONTINUE
+        if self.key == "dragon":
+            return _dragon_egg(st, seat, card.suit)
         if self.key == "merpeople":
             if card.rank <= 6:
                 flip(st, seat)
@@ -323,6 +325,29 @@ class DeckTopEffectTask(Task):
         victim = living[(card.rank - 1) % len(living)]
         st.say("basilisk_gaze", victim)
         return Push(DamageTask(-1, victim, 1, "basilisk"))
+
+
+def _dragon_egg(st: HpshaState, holder: int, suit: str) -> Outcome:
+    """The dragon egg's card (our choice): ♥ its holder recovers 1 HP, ♦ it goes to the character whose
+    turn it is, ♠ its holder is burned (1 sourceless fire damage), ♣ its holder discards a random card."""
+    if not st.alive[holder]:
+        return CONTINUE
+    if suit == "♥":
+        st.recover(holder, 1)
+        return CONTINUE
+    if suit == "♦":
+        cur = st.current_or_first()
+        if cur != holder and st.alive[cur]:
+            del st.flags[holder]["dragon"]
+            st.flags[cur]["dragon"] = 1
+            for e in st.cr["out"]:
+                if e[1] == holder and e[0] == creature_id("dragon"):
+                    e[1] = cur
+            st.say("egg_moves", holder, cur)
+        return CONTINUE
+    if suit == "♠":
+        return Push(DamageTask(-1, holder, 1, "dragon", nature="fire"))
+    return Push(_DiscardRandomTask(holder))
 
 
 @dataclass

@@ -328,6 +328,9 @@ class TurnTask(Task):
                 salamander_wakes(st, seat)
                 if st.flags[seat].get("acromantula"):
                     st.push(DeckTopEffectTask("acromantula", seat))
+                egg = next((s for s in range(st.n) if st.flags[s].get("dragon")), -1)
+                if egg >= 0:  # 火龙 Dragon: the turn's character turns over a card for the egg
+                    st.push(DeckTopEffectTask("dragon", egg))
             self.stage = S.PHASE
             return st.fire(tp.TURN_START, {"who": seat})
         if self.stage is S.PHASE:

@@ -166,6 +166,7 @@ EN: dict[str, Callable[..., str]] = {
     "acromantula_passes": lambda w, s, t: f"the acromantula passes from {w.who(s)} to {w.who(t)}",
     "no_recovery": lambda w, s: f"the acromantula covers the HP of {w.who(s)}: no recovery",
     "centaur_shows": lambda w, s, c: f"{w.who(s)} places {w.cards(c)} face up: the centaur reads the deck",
+    "egg_moves": lambda w, s, t: f"the dragon egg goes from {w.who(s)} to {w.who(t)}",
     "gnome_slot": lambda w, s, sub: f"the gnome takes the {sub} slot of {w.who(s)}",
     "n_creature": lambda w, k: _cr(k),
 }

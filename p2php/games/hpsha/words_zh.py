@@ -172,6 +172,7 @@ ZH: dict[str, Callable[..., str]] = {
     "acromantula_passes": lambda w, s, t: f"巨蜘蛛从{w.who(s)}传给{w.who(t)}",
     "no_recovery": lambda w, s: f"巨蜘蛛覆盖了{w.who(s)}的体力：无法回复",
     "centaur_shows": lambda w, s, c: f"{w.who(s)}明置{w.cards(c)}：马人观看牌堆",
+    "egg_moves": lambda w, s, t: f"龙蛋从{w.who(s)}转到{w.who(t)}",
     "gnome_slot": lambda w, s, sub: f"地精占据了{w.who(s)}的{_SLOT_ZH.get(sub, sub)}栏",
     "n_creature": lambda w, k: _cr(k),
 }
