@@ -28,8 +28,8 @@ from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
-from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice, game_options, parse_table_options
-from p2php.session.owndecks import read_own_decks
+from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice
+from p2php.session.owndecks import table_setup
 from p2php.session.runner import Decider, PeerResult, bot_decider
 from p2php.text import LINE, safe
 
@@ -85,10 +85,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.peers is None:
         args.peers = _default_players(game)
     game.check_players(args.peers)
-    raw = parse_option_pairs(args.option)
-    own = read_own_decks(game, [(0, args.deck), (1, args.deck2)], raw)
-    options = parse_table_options(game, raw)
-    game.new_state(args.peers, game_options(options))  # options that only clash together: one line, before a table
+    options, own = table_setup(game, args.peers, parse_option_pairs(args.option), [(0, args.deck), (1, args.deck2)])
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
@@ -130,10 +127,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         args.bots = _default_players(game) - 1
     players = args.bots + 1
     game.check_players(players)
-    raw = parse_option_pairs(args.option)
-    own = read_own_decks(game, [(0, args.deck)], raw)
-    options = parse_table_options(game, raw)
-    game.new_state(players, game_options(options))  # options that only clash together: one line, before a table
+    options, own = table_setup(game, players, parse_option_pairs(args.option), [(0, args.deck)])
     ui = TerminalUI(lang=args.lang)
     print(crypto_notice(options))
     deciders = [ui.decide] + _bots(game.name, args.bot, args.seed, range(1, players))

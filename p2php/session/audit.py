@@ -277,7 +277,7 @@ def _confirm_show(ls: Lockstep, viewer: Seat, sender: Seat) -> Fault | None:
         items = decode(channel.open_sealed(box[1], show.body["box"], ls.session_id))
     except Exception:
         return None
-    duty = _show_duty(ls, {e.tick: e.step for e in ls.events if isinstance(e.step, Show)}, sender, show.at[0])
+    duty = _show_duty(ls, _shows(ls), sender, show.at[0])
     if duty is None:
         return None
     found = ls.vdeck.box_fault(sender, show, duty, items)
@@ -329,6 +329,11 @@ def _judge_equivocation(ls: Lockstep) -> list[Fault]:
     return out
 
 
+def _shows(ls: Lockstep) -> dict[int, Show]:
+    """The game's private shows by tick."""
+    return {e.tick: e.step for e in ls.events if isinstance(e.step, Show)}
+
+
 def _show_duty(ls: Lockstep, shows: dict[int, Show], sender: Seat, tick: int) -> list[Slot] | None:
     """The slots ``sender`` had to show at ``tick``: those of the Show whose key it had not made public."""
     step = shows.get(tick)
@@ -339,7 +344,7 @@ def _show_duty(ls: Lockstep, shows: dict[int, Show], sender: Seat, tick: int) ->
 
 def _audit_shows(ls: Lockstep, secrets: dict[Seat, bytes]) -> list[Fault]:
     out: list[Fault] = []
-    shows = {e.tick: e.step for e in ls.events if isinstance(e.step, Show)}
+    shows = _shows(ls)
     for msg in ls.transcript:
         if msg.kind != "show" or msg.sender not in secrets:
             continue

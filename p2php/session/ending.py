@@ -126,15 +126,14 @@ class Ending(LockstepBase):
         self.auditing = True
         if isinstance(self._step, GameOver) and self.fault is None:
             self.result = self._step
-        if self.secrets is not None and self.seat is not None and not self._have_own("audit") \
-                and self.vdeck is not None:
-            # A verified deck releases no secret: every step was proven when it was made (§6.4).
-            self._send("audit", {"boxes": [], "evidence": self._evidence()})
-        elif self.secrets is not None and self.seat is not None and not self._have_own("audit"):
-            self._send(
-                "audit",
-                {"decks": self.secrets.decks_secret, "boxes": self._own_box_keys(), "evidence": self._evidence()},
-            )
+        if self.secrets is not None and self.seat is not None and not self._have_own("audit"):
+            if self.vdeck is not None:  # a verified deck releases no secret: every step was proven when made (§6.4)
+                self._send("audit", {"boxes": [], "evidence": self._evidence()})
+            else:
+                self._send(
+                    "audit",
+                    {"decks": self.secrets.decks_secret, "boxes": self._own_box_keys(), "evidence": self._evidence()},
+                )
 
     def _have_own(self, kind: str) -> bool:
         assert self.seat is not None

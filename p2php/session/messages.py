@@ -151,22 +151,29 @@ def body_field(msg: Message, key: str, kind: type | tuple[type, ...]) -> Any:
         raise BadMessage(str(err), msg.sender) from None
 
 
-def key_list(msg: Message, key: str = "keys") -> list[tuple[int, int]]:
-    """A body list of ``[slot, key]`` pairs (keys as 32-byte big-endian scalars)."""
-    raw = body_field(msg, key, list)
+def slot_entries(raw: object, size: int) -> list[tuple[int, bytes]] | None:
+    """``raw`` as ``[(slot, bytes)]`` if it is a list of ``[int, bin size]`` pairs, else ``None``.
+
+    The one shape check of every ``[slot, key]`` / ``[slot, share]`` list, in a body or in an opened show box. A
+    boolean slot is refused: ``True == 1`` would pass a duty check.
+    """
+    if not isinstance(raw, list):
+        return None
     out = []
     for item in raw:
-        if (
-            not isinstance(item, list)
-            or len(item) != 2
-            or not isinstance(item[0], int)
-            or isinstance(item[0], bool)  # True == 1 would pass a duty check: refused as pair_list refuses it
-            or not isinstance(item[1], bytes)
-            or len(item[1]) != 32
-        ):
-            raise BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: bad key entry", msg.sender)
-        out.append((item[0], int.from_bytes(item[1], "big")))
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], int)
+                and not isinstance(item[0], bool) and isinstance(item[1], bytes) and len(item[1]) == size):
+            return None
+        out.append((item[0], item[1]))
     return out
+
+
+def key_list(msg: Message, key: str = "keys") -> list[tuple[int, int]]:
+    """A body list of ``[slot, key]`` pairs (keys as 32-byte big-endian scalars)."""
+    entries = slot_entries(body_field(msg, key, list), 32)
+    if entries is None:
+        raise _bad(msg, "bad key entry")
+    return [(slot, int.from_bytes(raw, "big")) for slot, raw in entries]
 
 
 def points_list(msg: Message, key: str = "cards") -> list[bytes]:
@@ -197,20 +204,10 @@ def bytes_list(msg: Message, key: str, size: int, item_len: int) -> list[bytes]:
 
 def pair_list(msg: Message, key: str = "shares") -> list[tuple[int, bytes]]:
     """A body list of ``[slot, pair97]`` entries: the decryption shares of a verified deck."""
-    raw = body_field(msg, key, list)
-    out = []
-    for item in raw:
-        if (
-            not isinstance(item, list)
-            or len(item) != 2
-            or not isinstance(item[0], int)
-            or isinstance(item[0], bool)
-            or not isinstance(item[1], bytes)
-            or len(item[1]) != PAIR_SIZE
-        ):
-            raise _bad(msg, "bad share entry")
-        out.append((item[0], item[1]))
-    return out
+    entries = slot_entries(body_field(msg, key, list), PAIR_SIZE)
+    if entries is None:
+        raise _bad(msg, "bad share entry")
+    return entries
 
 
 def body_only(msg: Message, forbidden: frozenset[str]) -> None:

@@ -57,8 +57,8 @@ from p2php.net.mesh import MeshError, listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
-from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, game_options, parse_table_options
-from p2php.session.owndecks import check_implied, read_own_decks
+from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, parse_table_options
+from p2php.session.owndecks import check_implied, table_setup
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
@@ -260,10 +260,9 @@ async def host_game(args: argparse.Namespace) -> int:
     game.check_players(args.players)
     if args.bots < 0 or args.bots + 1 > args.players:
         raise UsageError(f"{args.bots} bots and the host need {args.bots + 1} seats; the table has {args.players}")
-    raw = parse_option_pairs(args.option)
-    own_decks = read_own_decks(game, [(0, getattr(args, "deck", None))], raw)  # the host sits at seat 0
-    options = parse_table_options(game, raw)
-    game.new_state(args.players, game_options(options))  # options that only clash together: one line, now
+    # The host sits at seat 0.
+    options, own_decks = table_setup(game, args.players, parse_option_pairs(args.option),
+                                     [(0, getattr(args, "deck", None))])
     name = _check_name(args.name)
     ready = bool(args.ready or args.auto)
     try:

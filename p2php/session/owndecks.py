@@ -12,9 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from p2php.engine.contract import Game, OptionError
+from p2php.session.modes import game_options, parse_table_options
 from p2php.text import safe
 
-__all__ = ["MAX_DECK_FILE", "check_implied", "read_deck_text", "read_own_decks"]
+__all__ = ["MAX_DECK_FILE", "check_implied", "read_deck_text", "read_own_decks", "table_setup"]
 
 MAX_DECK_FILE = 64 * 1024
 """A deck file is a short text (a few dozen lines); anything larger is refused before it is parsed."""
@@ -40,6 +41,19 @@ def read_own_decks(game: Game, files: Sequence[tuple[int, str | None]],
     return out
 
 
+
+
+def table_setup(game: Game, players: int, raw: dict[str, str], decks: Sequence[tuple[int, str | None]]
+                ) -> tuple[dict[str, str | int | bool], dict[int, dict[str, list[int]]]]:
+    """A table's wire-form options and this machine's own decks, from ``--option`` pairs and ``--deck`` files.
+
+    The options are also tried on a fresh engine state, so options that only clash together (a starter deck at a
+    constructed table) are one line now rather than a failure at every peer once the table has formed.
+    """
+    own = read_own_decks(game, decks, raw)
+    options = parse_table_options(game, raw)
+    game.new_state(players, game_options(options))
+    return options, own
 
 
 def read_deck_text(name: str) -> str:

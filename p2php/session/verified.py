@@ -37,6 +37,7 @@ from p2php.session.messages import (
     body_only,
     bytes_list,
     pair_list,
+    slot_entries,
 )
 from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
 
@@ -299,9 +300,7 @@ def _y_of(raw: bytes) -> Point:
 
 
 def _box_items(items: object, seat: Seat, msg: Message) -> list[tuple[Slot, bytes]]:
-    if not isinstance(items, list) or not all(
-        isinstance(i, list) and len(i) == 2 and isinstance(i[0], int) and not isinstance(i[0], bool)
-        and isinstance(i[1], bytes) and len(i[1]) == PAIR_SIZE for i in items
-    ):
+    entries = slot_entries(items, PAIR_SIZE)
+    if entries is None:
         raise FaultError(Fault(seat, "private show is not a list of [slot, share]", msg.at, FaultCode.BAD_SHOW))
-    return [(i[0], i[1]) for i in items]
+    return entries
