@@ -28,9 +28,9 @@ from types import MappingProxyType
 from .cells import Cell, CellKind, kind_template
 from .tables import HogwartsData
 
-__all__ = ["CLOAK_STEPS", "Constraints", "Ending", "Graph", "Walk", "buckbeak_destinations", "can_use_flying_powder",
-           "classify", "destinations", "distance", "flying_powder_destinations", "portal_destination",
-           "shortest_path", "walks", "walks_up_to"]
+__all__ = ["CLOAK_STEPS", "FREE_MOVE", "Constraints", "Ending", "Graph", "Walk", "buckbeak_destinations",
+           "can_use_flying_powder", "classify", "destinations", "distance", "flying_powder_destinations",
+           "portal_destination", "shortest_path", "walks", "walks_up_to"]
 
 CLOAK_STEPS = 5
 """The Invisibility Cloak's escape: "moving 5 cells" (R), read as up to 5 steps (C-28)."""
