@@ -79,7 +79,7 @@ def test_uno_under_a_terminal_colours_progress_reasks_and_finishes() -> None:
     text = plain(out)
     assert code == 0, text[-3000:]
     assert "\x1b[1m" in out and "\x1b[32m" in out  # colours: bold, and our own moves in green
-    assert re.search(r"shuffling 108 cards \(dealer\)… pass \d/6", text)  # the live progress line
+    assert re.search(r"shuffling 108 cards \(deck\)… pass \d/\d", text)  # the live progress line
     assert "\r\x1b[K" in out  # … redrawn in place
     assert "'zebra' is not a choice" in text and "'0' is not a choice" in text and "'99' is not a choice" in text
     assert text.count("Your view") >= 2  # "v" shows the view again

@@ -7,7 +7,10 @@ from typing import Any
 import pytest
 
 from p2php.engine.contract import Decide, GameOver, IllegalAction, Knowledge, Show, Shuffle
-from p2php.testing.uno import Arrangement, StackedTable
+from p2php.games.uno import GAME
+from p2php.games.uno.cards import NUMBER
+from p2php.games.uno.round import cut_order
+from p2php.testing.uno import Arrangement, StackedTable, cut_random, cut_values
 
 RED_RUN = ["red skip", "red skip", "red reverse", "red reverse", "red draw two", "red draw two", "red 7"]
 RUN = {"reverse2": "skip"}  # two players: seat 0 plays the whole run only if a Reverse acts as Skip (house rule)
@@ -28,20 +31,39 @@ def rejects(t: StackedTable, seat: int, action: dict[str, Any], words: str = "",
 
 
 def test_dealer_is_highest_number_and_actions_count_zero() -> None:
-    t = StackedTable(3, cut=[["red skip", "green 4", "Wild"]], hands={1: ["green 4"]})
+    d = GAME.new_state(3, {}).deck
+    # seat 0 turns up an action card, seat 1 a number, seat 2 a Harry Potter or Wild card: all but the number count 0
+    random = cut_random(d, lambda cut: d.kind[cut[0]] != NUMBER and d.kind[cut[1]] == NUMBER and d.value[cut[1]] > 0
+                        and d.kind[cut[2]] != NUMBER)
+    t = StackedTable(3, cut=[random], hands={1: ["green 4"]})
     assert t.state.dealer == 1
     assert t.awaiting == (2,)  # left of the dealer starts
-    shuffles = [s.purpose for s in t.shuffles]
-    assert shuffles == ["dealer", "deck"]  # all cards go back and are reshuffled for the deal
+    assert [s.purpose for s in t.shuffles] == ["deck"]  # the cut is public: only the deal is a joint shuffle
+    assert [step.purpose for kind, step in t.table.log if kind == "Randomness"] == ["dealer"]
+    cuts = [e for e in t.state.events if e[0] == "cut"]
+    assert [e[1] for e in cuts] == [0, 1, 2] and t.state.cut_deck == []  # all cards go back for the deal
 
 
 def test_dealer_ties_turn_up_again() -> None:
-    t = StackedTable(4, cut=[["red 7", "blue 7", "Wild", "green 2", "yellow 3", "blue 8"]], first="red 1")
-    # seats 0 and 1 tie on 7; they turn up again: yellow 3 (seat 0) vs blue 8 (seat 1)
+    d = GAME.new_state(4, {}).deck
+
+    def tie_then_seat_1(cut: list[int]) -> bool:
+        v = cut_values(d, cut[:6])
+        return v[0] == v[1] > max(v[2], v[3]) and v[5] > v[4]
+
+    t = StackedTable(4, cut=[cut_random(d, tie_then_seat_1)], first="red 1")
+    # seats 0 and 1 tie; they turn up again from the same cut deck and seat 1 turns up the higher number
     assert t.state.dealer == 1
     cuts = [e for e in t.state.events if e[0] == "cut"]
     assert [e[1] for e in cuts] == [0, 1, 2, 3, 0, 1]
     assert t.awaiting == (2,)
+
+
+def test_the_cut_deck_is_public_and_unbiased_by_any_seat() -> None:
+    """Every card turned up is the joint randomness's order of the whole deck: no seat chooses it."""
+    d = GAME.new_state(2, {}).deck
+    a, b = cut_order(tuple(range(d.size)), b"\x01" * 32), cut_order(tuple(range(d.size)), b"\x02" * 32)
+    assert sorted(a) == sorted(b) == list(range(d.size)) and a != b
 
 
 def test_dealer_passes_left_next_round() -> None:
@@ -55,7 +77,7 @@ def test_dealer_passes_left_next_round() -> None:
     t.act(0, t.play(0, "red 7"))
     assert t.state.round_no == 1 and t.state.dealer == 0
     assert t.awaiting == (1,) and t.top() == "blue 3"
-    assert [s.purpose for s in t.shuffles] == ["dealer", "deck", "deck"]
+    assert [s.purpose for s in t.shuffles] == ["deck", "deck"]
 
 
 # ----------------------------------------------------------------------------- first card
@@ -115,7 +137,7 @@ def test_first_put_back(deck: str, card: str) -> None:
         2, dealer=1, options={"deck": deck},
         decks=[Arrangement({}, card), Arrangement({0: ["red 5"]}, "red 3")],
     )
-    assert [s.purpose for s in t.shuffles] == ["dealer", "deck", "deck"]
+    assert [s.purpose for s in t.shuffles] == ["deck", "deck"]
     assert t.top() == "red 3" and t.awaiting == (0,)
     assert len(t.state.discard) == 1
     assert any(e[0] == "put_back" for e in t.state.events)
@@ -438,17 +460,22 @@ def test_state_is_plain_and_hashable() -> None:
     assert isinstance(t.shuffles[0], Shuffle)
 
 
-def test_dealer_cut_deck_runs_out_and_is_reshuffled() -> None:
+def test_dealer_cut_deck_runs_out_and_a_new_one_is_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2php.games.uno import round as uno_round
     from p2php.games.uno.cards import NUMBER, deck
 
     d = deck("base")
     value = [d.value[c] if d.kind[c] == NUMBER else 0 for c in range(d.size)]
-    tied = [d.names[c] for c in sorted(range(d.size), key=lambda c: (value[c], c))]  # 54 tied pairs
-    t = StackedTable(2, cut=[tied, ["red 1", "red 9"]], first="blue 4")
-    assert [s.purpose for s in t.shuffles] == ["dealer", "dealer", "deck"]
+    tied = sorted(range(d.size), key=lambda c: (value[c], c))  # 54 tied pairs
+    red_1, red_9 = d.names.index("red 1"), d.names.index("red 9")
+    decks = [tied, [red_1, red_9] + [c for c in range(d.size) if c not in (red_1, red_9)]]
+    monkeypatch.setattr(uno_round, "cut_order", lambda cards, random: list(decks.pop(0)))
+    t = StackedTable(2, cut=[bytes(32), bytes(32)], first="blue 4")
+    assert [step.purpose for kind, step in t.table.log if kind == "Randomness"] == ["dealer", "dealer"]
+    assert [s.purpose for s in t.shuffles] == ["deck"]
     assert t.state.dealer == 1 and t.awaiting == (0,)
-    reveals = [step for kind, step in t.table.log if kind == "Reveal"]
-    assert len(reveals) == 54 + 1 + 1  # 54 tied pairs, the deciding pair, the first discard
+    cuts = [e for e in t.state.events if e[0] == "cut"]
+    assert cuts[-2:] == [("cut", 0, red_1), ("cut", 1, red_9)]  # the deciding pair, from the second cut deck
 
 
 def test_wild_names_the_colour() -> None:

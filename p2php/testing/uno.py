@@ -12,23 +12,58 @@ pile starts with ``draws`` (top first) and continues with the unused cards in id
 order.  ``decks`` gives one arrangement per round-deck shuffle (a put-back first
 card or a new round uses the next one); reshuffles of the discard pile keep the
 order of the discard pile unless ``reshuffles`` names the order.
+
+The cut for the dealer is a public order drawn from the joint randomness (UNO's
+decision 3), which cannot be stacked card by card: :func:`cut_random` finds the
+joint randomness whose cut satisfies a test's wish (by default: ``dealer`` turns up
+the one highest number), and ``cut`` passes such values explicitly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from p2php.canonical import digest
 from p2php.engine.contract import Action, CardId, Decide, GameOver, Seat, Shuffle, Slot
 from p2php.engine.local import LocalTable
 from p2php.games.uno import GAME
 from p2php.games.uno.base import HAND_SIZE
 from p2php.games.uno.cards import COLOURS, NUMBER, Deck, find
+from p2php.games.uno.round import cut_order
 from p2php.games.uno.state import UnoState
 from p2php.testing.stacking import StackedChance, StackingError
 
-__all__ = ["Arrangement", "StackedTable"]
+__all__ = ["Arrangement", "StackedTable", "cut_random", "cut_values"]
+
+CUT_SEARCH = 100_000
+"""How many candidate values :func:`cut_random` tries before it gives up."""
+
+
+def cut_values(deck: Deck, cut: Sequence[CardId]) -> list[int]:
+    """What each turned-up card counts for the cut: a number card its value, any other card 0."""
+    return [deck.value[c] if deck.kind[c] == NUMBER else 0 for c in cut]
+
+
+def cut_random(deck: Deck, wanted: Callable[[list[CardId]], bool]) -> bytes:
+    """The first joint randomness (of a fixed, seeded list) whose cut deck ``wanted`` accepts.
+
+    ``wanted`` gets the cut deck's cards in the order they are turned up.
+    """
+    cards = tuple(range(deck.size))
+    for i in range(CUT_SEARCH):
+        random = digest(b"p2php/testing/uno-cut", i.to_bytes(4, "big"))
+        if wanted(cut_order(cards, random)):
+            return random
+    raise StackingError(f"no cut of the {deck.name} deck among {CUT_SEARCH} tries is as asked")
+
+
+def _dealer_cut(deck: Deck, players: int, dealer: Seat) -> Callable[[list[CardId]], bool]:
+    def wanted(cut: list[CardId]) -> bool:
+        values = cut_values(deck, cut[:players])
+        return values[dealer] > max(v for s, v in enumerate(values) if s != dealer)
+    return wanted
 
 
 @dataclass
@@ -53,7 +88,7 @@ class StackedTable:
         draws: Sequence[str] = (),
         decks: Sequence[Arrangement] | None = None,
         reshuffles: Sequence[Sequence[str]] = (),
-        cut: Sequence[Sequence[str]] | None = None,
+        cut: Sequence[bytes] | None = None,
         options: Mapping[str, object] | None = None,
     ) -> None:
         self.game = GAME
@@ -63,10 +98,10 @@ class StackedTable:
         self.dealer = dealer
         self.decks = list(decks) if decks is not None else [Arrangement(dict(hands or {}), first, draws)]
         self.reshuffles = [list(r) for r in reshuffles]
-        self.cuts = [list(c) for c in cut] if cut is not None else None
         self.deck_count = 0
         self.shuffles: list[Shuffle] = []
-        self.table = LocalTable(self.state, 0, chance=StackedChance(self._arrange))
+        cuts = list(cut) if cut is not None else [cut_random(self.deck, _dealer_cut(self.deck, players, dealer))]
+        self.table = LocalTable(self.state, 0, chance=StackedChance(self._arrange, cuts))
         self.result: GameOver | Decide = self.table.run_chance()
 
     # ------------------------------------------------------------------ arrangement
@@ -84,8 +119,6 @@ class StackedTable:
     def _arrange(self, step: Shuffle) -> list[CardId]:
         self.shuffles.append(step)
         cards = list(step.cards)
-        if step.purpose == "dealer":
-            return self._arrange_cut(cards)
         if step.purpose == "deck":
             arr = self.decks[min(self.deck_count, len(self.decks) - 1)]
             self.deck_count += 1
@@ -103,18 +136,6 @@ class StackedTable:
                 head.append(match[0])
             return head + [c for c in pool if c not in used]
         return cards
-
-    def _arrange_cut(self, cards: list[CardId]) -> list[CardId]:
-        used: set[int] = set()
-        if self.cuts is not None:
-            head = self.ids(self.cuts.pop(0) if self.cuts else [], used)
-        else:
-            d = self.deck
-            nine = self.ids(["blue 9"], used)[0]
-            low = [c for c in cards if d.kind[c] == NUMBER and d.value[c] < 9 and c not in used]
-            head = [nine if s == self.dealer else low.pop(0) for s in range(self.players)]
-            used.update(head)
-        return head + [c for c in cards if c not in used]
 
     def _arrange_deck(self, arr: Arrangement, cards: list[CardId]) -> list[CardId]:
         d = self.deck

@@ -42,12 +42,17 @@ Decisions where the rulebook is silent or ambiguous (besides those of uno-data.m
    ``magic`` and ``all`` (both Howler and Invisibility in the deck); it is still the
    "draw two" symbol and scores 20.  All Harry Potter cards are colourless and, like
    the Wild, playable on any card (with or without other playable cards).
-3. Dealer: the whole deck is shuffled (Shuffle purpose ``dealer``) and each seat
-   turns up one card (one Reveal, in seat order).  Number cards count their value,
-   every other card (Harry Potter cards too) 0.  Tied highest seats turn up again
-   from the same deck (another Reveal), until one is left (a new deck is shuffled if
-   it runs out).  All cards then go back and a new Shuffle (purpose ``deck``) is
-   dealt.  In later rounds the deal passes to the left, without a new cut.
+3. Dealer: each seat turns up one card of a *cut deck*, in seat order.  Number cards
+   count their value, every other card (Harry Potter cards too) 0.  Tied highest
+   seats turn up again from the same cut deck, until one is left (a new cut deck is
+   drawn if it runs out).  All cards then go back and a Shuffle (purpose ``deck``) is
+   dealt.  In later rounds the deal passes to the left, without a new cut.  Every
+   card of the cut is shown to all and the cut deck goes back whole, so none of it is
+   ever secret: its order is drawn from the joint randomness (``Randomness("dealer")``,
+   :func:`~.round.cut_order`), which turns up the same cards, with the same odds, as a
+   face-down deck shuffled by every peer would — at the cost of a commit-and-reveal
+   round instead of a whole joint shuffle of the deck (our choice; protocol v4 deals
+   the same way in both crypto modes).
 4. The first card is turned up from the top of the round's shuffled deck *before*
    the hands are dealt (the deck is uniformly shuffled, so this is the same as
    turning it up after the deal).  A Wild Draw Four, Howler, Invisibility or

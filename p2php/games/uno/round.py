@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from p2php.engine.contract import CardId, Deal, Reveal, Shuffle, Slot, Step
+from p2php.engine.contract import CardId, Deal, Randomness, Reveal, Shuffle, Slot, Step
 from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
 from p2php.games.uno.base import HAND_SIZE, Next, RoundOver, UnoTask
 from p2php.games.uno.cards import DRAW_TWO, NUMBER, PUT_BACK_FIRST, REVERSE, SKIP
@@ -19,6 +19,7 @@ from p2php.games.uno.moves import Draw, RevealHands
 from p2php.games.uno.scoring import score_round
 from p2php.games.uno.turn import Turn
 from p2php.games.uno.windows import FirstColour
+from p2php.rng import DetRng
 
 if TYPE_CHECKING:
     from p2php.games.uno.state import UnoState
@@ -43,47 +44,47 @@ class Match(UnoTask):
         return Push(PlayRound())
 
 
+def cut_order(cards: tuple[CardId, ...], random: bytes) -> list[CardId]:
+    """The cut deck: every card in an order drawn from the joint randomness, public to all (decision 3)."""
+    order = list(cards)
+    DetRng(random).shuffle(order)
+    return order
+
+
 @dataclass
 class CutForDealer(UnoTask):
-    """Each contender turns up a card from a shuffled deck; the highest number deals; ties cut again (rule 3)."""
+    """Each contender turns up a card of the cut deck; the highest number deals; ties turn up again (rule 3).
 
-    class Stage(Enum):
-        SHUFFLE = auto()
-        REVEAL = auto()
+    Every card turned up is shown to the whole table and the cut deck goes back before the deal, so no card of
+    it is ever secret: its order comes from the joint randomness (``Randomness("dealer")``), which draws the same
+    cards as a face-down deck shuffled by every peer would, without a whole joint shuffle of the deck.
+    """
 
     contenders: tuple[int, ...]
-    stage: Stage = Stage.SHUFFLE
 
     def run(self, g: UnoState) -> Outcome:
-        if self.stage is CutForDealer.Stage.SHUFFLE:
-            return Shuffle(g.all_cards, g.next_slot, "dealer")
         k = len(self.contenders)
-        if g.dealer_end - g.dealer_pos < k:  # the cut deck ran out: a new one
-            self.stage = CutForDealer.Stage.SHUFFLE
-            return CONTINUE
-        return Reveal(tuple(range(g.dealer_pos, g.dealer_pos + k)))
-
-    def received(self, g: UnoState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        if isinstance(step, Shuffle):
-            g.next_slot = g.dealer_end = step.first_slot + len(step.cards)
-            g.dealer_pos = step.first_slot
-            self.stage = CutForDealer.Stage.REVEAL
-            return CONTINUE
+        if len(g.cut_deck) < k:  # no cut deck yet, or it ran out: a new one
+            return Randomness("dealer")
+        turned, g.cut_deck = g.cut_deck[:k], g.cut_deck[k:]
         d = g.deck
         values = []
-        for i, seat in enumerate(self.contenders):
-            card = faces[g.dealer_pos + i]
+        for seat, card in zip(self.contenders, turned, strict=True):
             values.append(d.value[card] if d.kind[card] == NUMBER else 0)
             g.event(("cut", seat, card))
-        g.dealer_pos += len(self.contenders)
         best = max(values)
         tied = tuple(seat for seat, v in zip(self.contenders, values, strict=True) if v == best)
         if len(tied) > 1:
             self.contenders = tied
             return CONTINUE
         g.dealer = tied[0]
+        g.cut_deck = []  # every card goes back for the deal
         g.event(("dealer", g.dealer))
         return Done()
+
+    def received(self, g: UnoState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        g.cut_deck = cut_order(g.all_cards, random)
+        return CONTINUE
 
 
 @dataclass

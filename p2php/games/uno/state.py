@@ -72,8 +72,7 @@ class UnoState(GameState):
         self.round_no = 0  # rounds completed
         self.dealer = -1
         self.next_slot = 0
-        self.dealer_pos = 0  # the cut deck: next slot to turn up, and its end
-        self.dealer_end = 0
+        self.cut_deck: list[CardId] = []  # the cut for the dealer: the public cards still to turn up
         self.last_round: dict[str, Any] | None = None
         self.result: GameOver | None = None
         # one round
@@ -292,7 +291,7 @@ class UnoState(GameState):
             "dealer": self.dealer,
             "scores": list(self.scores),
             "next_slot": self.next_slot,
-            "dealer_deck": [self.dealer_pos, self.dealer_end],
+            "cut_deck": list(self.cut_deck),
             "hands": [list(h) for h in self.hands],
             "pile": list(self.pile),
             "discard": list(self.discard),
