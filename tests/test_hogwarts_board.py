@@ -222,3 +222,42 @@ def test_neighbours_are_symmetric_and_sorted(cell: str) -> None:
         assert cell in GRAPH.steps[n] and distance(GRAPH, cell, n) == distance(GRAPH, n, cell) == 1
     for f in GRAPH.free[cell]:
         assert cell in GRAPH.free[f] and distance(GRAPH, cell, f) == 0
+
+
+def _simple_paths(origin: str, roll: int) -> list[tuple[tuple[str, ...], int]]:
+    """Every path that enters no cell twice and spends at most ``roll`` steps, stops ignored: the candidates."""
+    found: list[tuple[tuple[str, ...], int]] = []
+
+    def grow(path: tuple[str, ...], steps: int) -> None:
+        found.append((path, steps))
+        hops = [(n, 1) for n in GRAPH.steps[path[-1]]] + [(f, 0) for f in GRAPH.free[path[-1]]]
+        for nxt, cost in hops:
+            if nxt not in path and nxt in GRAPH.enterable and steps + cost <= roll:
+                grow((*path, nxt), steps + cost)
+
+    grow((origin,), 0)
+    return found
+
+
+def _stops(cell: str, taken: frozenset[str]) -> bool:
+    return (cell in taken and GRAPH.kinds[cell] != "start") or GRAPH.kinds[cell] == "quidditch_pitch"
+
+
+def _legal(path: tuple[str, ...], steps: int, roll: int, taken: frozenset[str]) -> bool:
+    """The rules of data §1.2 and rules §9 restated on their own, to check :func:`walks` against."""
+    if any(_stops(c, taken) for c in path[1:-1]):
+        return False
+    end = path[-1]
+    can_go_on = not (len(path) > 1 and _stops(end, taken)) and (
+        any(n not in path and n in GRAPH.enterable for n in GRAPH.free[end])
+        or (steps < roll and any(n not in path and n in GRAPH.enterable for n in GRAPH.steps[end])))
+    if len(path) == 1:
+        return roll == 0 or not can_go_on
+    return steps == roll or _stops(end, taken) or not can_go_on or end in GRAPH.voluntary
+
+
+@settings(max_examples=120, deadline=None)
+@given(origins, st.integers(min_value=0, max_value=6), occupied)
+def test_walks_are_exactly_the_legal_paths(origin: str, roll: int, taken: frozenset[str]) -> None:
+    expected = sorted(path for path, steps in _simple_paths(origin, roll) if _legal(path, steps, roll, taken))
+    assert [w.path for w in walks(GRAPH, origin, roll, Constraints(occupied=taken))] == expected
