@@ -22,10 +22,16 @@ What comes next (the engine, on the shared task stack and ``p2php.testing``): se
 dice from the session's joint randomness; cell effects and the decks; object tokens and missions; battles
 (enemy, player, Death Eater, dodge); the Quidditch match; team, solo and Return mode; bots, CLI and view.
 
-Digest against the original: no disagreement affecting the data or movement was found.  The digest's cell
-kind names (``event_cell``, ``text_cell``, …, digest §0.8) are not the data's (``event``; "text" is the kinds
-§1.1 marks as voluntary stops); the data's names are kept.  The original's own inconsistencies (point token
-values, the "board 2" heading over castle cells) are settled by C-1 and C-4.
+Digest against the original (the original wins):
+
+* the digest's note on Harry's ability (§10.2) says the worked turn applies it "on the Hufflepuff common
+  room"; the original has Harry go "one more cell up" past the common room and end there, as the digest's own
+  §17 says.  The data follows the original: that cell is ``m010``, a spell cell (H-1, C-50), so the ability
+  applies as printed, and the test of Harry's turn checks it;
+* the digest's cell kind names (``event_cell``, ``text_cell``, …, §0.8) are not the data's (``event``; "text"
+  cells are the kinds data §1.1 marks as voluntary stops); the data's names are kept;
+* otherwise the digest keeps the original's movement rules (§9) word for word; the original's own
+  inconsistencies (point token values, the "board 2" heading over castle cells) are settled by C-1 and C-4.
 
 Decisions where the rulebook and the data document are silent (ours), for movement:
 
