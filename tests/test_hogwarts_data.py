@@ -206,3 +206,15 @@ def test_the_extractor_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     (tmp_path / "bad.md").write_text(text, encoding="utf-8")
     with pytest.raises(extractor.ExtractError, match="whole number"):
         extractor.extract(tmp_path / "bad.md")
+
+
+@pytest.mark.skipif(not SOURCE.exists(), reason="shared/rules/hogwarts-data.md is not checked out")
+def test_the_extractors_check_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    extractor = _extractor()
+    shipped = ROOT / "p2php" / "games" / "hogwarts" / "hogwarts_data.json"
+    assert extractor.main(["--check", "--out", str(shipped)]) == 0
+    stale = tmp_path / "stale.json"
+    stale.write_text("{}\n", encoding="utf-8")
+    assert extractor.main(["--check", "--out", str(stale)]) == 1
+    assert extractor.main(["--out", str(stale)]) == 0 and stale.read_bytes() == shipped.read_bytes()
+    assert "stale" in capsys.readouterr().out
