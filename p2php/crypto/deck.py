@@ -74,7 +74,9 @@ __all__ = [
     "open_point",
     "owner_instances",
     "owner_mask",
+    "rekey_pass",
     "rerandomise",
+    "reshuffle_lock_pass",
     "shuffle_pass",
     "verify_lock_pass",
     "verify_shuffle_pass",
@@ -147,6 +149,7 @@ class DeckSecrets:
     shuffle_key: int = field(repr=False)
     permutation: list[int] = field(repr=False)
     slot_keys: list[int] = field(repr=False)
+    rekey_key: int = field(default=1, repr=False)  # a reshuffle deck's e' (drawn last; see rekey_pass)
 
     @property
     def size(self) -> int:
@@ -159,7 +162,8 @@ class DeckSecrets:
 
         Draw order (part of the protocol, do not change): the shuffle key, then the
         permutation (Fisher–Yates, :meth:`DetRng.permutation`), then one slot key per
-        final slot ``0 .. size-1``.
+        final slot ``0 .. size-1``, then the rekey key ``e'`` (used only by a reshuffle
+        deck, :func:`rekey_pass`; drawn last, so no earlier draw changed when it came).
         """
         if not isinstance(seed, bytes) or len(seed) != SEED_SIZE:
             raise ValueError(f"a deck seed is {SEED_SIZE} random bytes")
@@ -169,7 +173,8 @@ class DeckSecrets:
         shuffle_key = random_scalar(rng)
         permutation = rng.permutation(size)
         slot_keys = [random_scalar(rng) for _ in range(size)]
-        return cls(seed, context, shuffle_key, permutation, slot_keys)
+        rekey_key = random_scalar(rng)
+        return cls(seed, context, shuffle_key, permutation, slot_keys, rekey_key)
 
 
 def _check_size(secrets: DeckSecrets, deck: Sequence[bytes]) -> None:
@@ -195,6 +200,28 @@ def lock_pass(secrets: DeckSecrets, deck_in: Sequence[bytes]) -> list[bytes]:
     _check_size(secrets, deck_in)
     e_inv = inverse(secrets.shuffle_key)
     return [mul(p, k * e_inv % ORDER) for p, k in zip(deck_in, secrets.slot_keys, strict=True)]
+
+
+def rekey_pass(secrets: DeckSecrets, deck_in: Sequence[bytes], old_keys: Sequence[int | None]) -> list[bytes]:
+    """A reshuffle's first round (no permutation): swap this seat's old lock of each card for one key ``e'``.
+
+    ``deck_in[i]`` is input ``i`` of the reshuffle (a face-down slot's ciphertext, or a public card's point, or the
+    previous seat's output); ``old_keys[i]`` is this seat's slot key of that old slot, or ``None`` for a public
+    card. ``out[i] = (e'·k_i⁻¹)·in[i]`` (``e'·in[i]`` for a public card). After every seat's pass each entry is
+    ``(e'_0 ⋯ e'_{m-1})·P``, one key per seat for the whole deck, so the ordinary shuffle round can follow.
+    """
+    _check_size(secrets, deck_in)
+    if len(old_keys) != len(deck_in):
+        raise ValueError("one old key (or None) per input")
+    e = secrets.rekey_key
+    return [mul(p, e if k is None else e * inverse(k) % ORDER) for p, k in zip(deck_in, old_keys, strict=True)]
+
+
+def reshuffle_lock_pass(secrets: DeckSecrets, deck_in: Sequence[bytes]) -> list[bytes]:
+    """A reshuffle's lock round: ``out[j] = (k_j·(e·e')⁻¹)·in[j]``, removing both the shuffle and the rekey lock."""
+    _check_size(secrets, deck_in)
+    strip = inverse(secrets.shuffle_key * secrets.rekey_key % ORDER)
+    return [mul(p, k * strip % ORDER) for p, k in zip(deck_in, secrets.slot_keys, strict=True)]
 
 
 def key_commitment(context: bytes, seat: int, slot_index: int, key: int) -> bytes:

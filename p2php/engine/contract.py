@@ -13,6 +13,8 @@ What happens next is one of these :data:`Step` values:
   stayed silent, and the answers are applied together, in the listed order.
 * :class:`Shuffle` – make a new face-down deck of the given (public) card
   instances; its slots are ``first_slot ..`` in the shuffled order.
+* :class:`Reshuffle` – make a new face-down deck of the cards now in some slots
+  (face down or face up, any mix), shuffled by every peer; the old slots are spent.
 * :class:`Deal` – give face-down slots to seats; only the receiving seat learns
   each face.
 * :class:`Reveal` – open slots to everyone; the faces come back to
@@ -96,6 +98,34 @@ class Shuffle:
 
 
 @dataclass(frozen=True, slots=True)
+class Reshuffle:
+    """A new face-down deck holding exactly the cards now in ``slots``, shuffled by every peer.
+
+    ``slots`` may mix face-down slots (faces unknown to some or all seats: a player's remaining deck) and slots
+    whose face is public (cards from a discard pile). The new deck's slots are ``first_slot, first_slot + 1, ...``
+    in shuffled order, one per input; the old slots are *spent*: no later step may name them. The engine learns
+    nothing but the new slot range (a face it knew, say after a private :class:`Show`, no longer says where the
+    card went), and nobody can change which cards the deck holds (protocol.md §7.6).
+
+    The face-down slots must all come from decks under one joint key (in practice: one deck and its earlier
+    reshuffles); a mix of two decks' face-down slots is an engine bug that the session refuses.
+    """
+
+    slots: tuple[Slot, ...]
+    first_slot: Slot
+    purpose: str = "reshuffle"
+
+    @property
+    def count(self) -> int:
+        return len(self.slots)
+
+    @property
+    def new_slots(self) -> range:
+        """The slots of the new deck."""
+        return range(self.first_slot, self.first_slot + len(self.slots))
+
+
+@dataclass(frozen=True, slots=True)
 class Deal:
     """Give each slot to a seat; only that seat learns the face."""
 
@@ -134,7 +164,7 @@ class GameOver:
     summary: str = ""
 
 
-Step = Decide | Shuffle | Deal | Reveal | Show | Randomness | GameOver
+Step = Decide | Shuffle | Reshuffle | Deal | Reveal | Show | Randomness | GameOver
 
 
 # ----------------------------------------------------------------------------- errors

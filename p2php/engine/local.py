@@ -23,6 +23,7 @@ from p2php.engine.contract import (
     GameState,
     Knowledge,
     Randomness,
+    Reshuffle,
     Reveal,
     Seat,
     Show,
@@ -93,9 +94,17 @@ class LocalTable:
                 return step
             self.fulfil(step)
 
-    def fulfil(self, step: Shuffle | Deal | Reveal | Show | Randomness) -> None:
+    def fulfil(self, step: Shuffle | Reshuffle | Deal | Reveal | Show | Randomness) -> None:
         """Carry out one non-decision step, as the peers' protocol would."""
-        if isinstance(step, Shuffle):
+        if isinstance(step, Reshuffle):
+            # The chance sees it as a Shuffle of the faces now in the slots (which is how a stacked test asks).
+            cards = [self.faces[slot] for slot in step.slots]
+            as_shuffle = Shuffle(tuple(cards), step.first_slot, step.purpose)
+            order = self.chance.order(as_shuffle, cards, self.rng)
+            for slot, card in zip(step.new_slots, order, strict=True):
+                self.faces[slot] = card
+            self.state.advance()
+        elif isinstance(step, Shuffle):
             cards = list(step.cards)
             if step.owner is not None:
                 cards = list(self.private_decks[(step.owner, step.purpose)])

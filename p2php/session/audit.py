@@ -137,10 +137,13 @@ def _audit_deck(
     """
     derived = {seat: ls.secrets_of(seat, rec, secret) for seat, secret in secrets.items()}
     out: list[Fault] = []
+    phases = 3 * ls.players if rec.hidden else 2 * ls.players
     for seat, ds in derived.items():
         if seat in rec.commits and deck.key_commitments(ds, rec.context, seat) != rec.commits[seat]:
             out.append(Fault(seat, f"its key commitments for deck {rec.number} do not match its secret",
-                             (rec.tick, 2 * ls.players), FaultCode.BAD_KEY))
+                             (rec.tick, phases), FaultCode.BAD_KEY))
+    if rec.hidden:
+        return out + _audit_reshuffle(ls, rec, secrets, derived, faces)
     source: list[bytes] | None = [ls.points.points[c] for c in rec.cards]
     cards_in = list(rec.cards)
     if rec.owner is not None:
@@ -190,6 +193,86 @@ def _audit_deck(
                              (rec.tick, 2 * ls.players), FaultCode.BAD_CARD))
             return out
         faces[rec.first_slot + index] = card
+    return out
+
+
+def _audit_reshuffle(
+    ls: Lockstep, rec: DeckRecord, secrets: dict[Seat, bytes], derived: dict[Seat, deck.DeckSecrets],
+    faces: dict[Slot, CardId],
+) -> list[Fault]:
+    """A reshuffle of face-down cards (§7.6): every rekey, shuffle and lock pass recomputed, then every new slot.
+
+    Its input is public (the old slots' ciphertexts and the public cards' points, recorded at the step); a rekey
+    pass is checked with the seat's derived old slot keys of the inputs and its derived ``e'``. The new slots'
+    faces follow from the old slots' faces (found by the audit of their decks, which come first) and the derived
+    permutations of the shuffle round.
+    """
+    n = ls.players
+    out: list[Fault] = []
+    previous: list[bytes] | None = list(rec.start)
+    for number, (seat, kind, cards) in enumerate(rec.passes):
+        mine = derived.get(seat)
+        if seat == ls.seat and ls.secrets is not None:
+            pass  # our own pass, made from our own secrets
+        elif mine is not None and previous is not None:
+            try:
+                if number < n:
+                    old = _old_keys(ls, rec, seat, secrets[seat])
+                    expected = deck.rekey_pass(mine, previous, old)
+                elif kind == "shuffle":
+                    expected = deck.shuffle_pass(mine, previous)
+                else:
+                    expected = deck.reshuffle_lock_pass(mine, previous)
+            except ValueError:
+                expected = []
+            if expected != cards:
+                what = ("its old locks swapped for its rekey key" if number < n else
+                        "a permutation of its input" if kind == "shuffle" else "its input re-locked")
+                out.append(Fault(seat, f"{kind} pass {number} of reshuffled deck {rec.number} was not {what} as its "
+                                 "secret dictates", (rec.tick, number), FaultCode.BAD_PASS))
+                return out
+        elif not all(group.is_point(p) for p in cards):
+            out.append(Fault(seat, f"its {kind} pass of reshuffled deck {rec.number} holds a point that is not on "
+                             "the curve", (rec.tick, number), FaultCode.BAD_PASS))
+            return out
+        previous = cards
+    if len(rec.passes) != 3 * n or len(derived) != n:
+        return out
+    order: list[CardId] = []
+    for slot, face in zip(rec.inputs, rec.input_faces, strict=True):
+        known = face if face is not None else faces.get(slot)
+        if known is None:
+            return out  # its source deck could not be opened: that deck's finding says why
+        order.append(known)
+    for seat in rec.pass_order(n):
+        perm = derived[seat].permutation
+        order = [order[perm[j]] for j in range(rec.size)]
+    for index in range(rec.size):
+        keys = [derived[s].slot_keys[index] for s in range(n)]
+        try:
+            card = ls.points.card_of(deck.open_point(rec.current[index], keys))
+        except ValueError:
+            card = None
+        if card is None or card != order[index]:
+            out.append(Fault(None, f"reshuffled deck {rec.number} slot {rec.first_slot + index} does not open to its "
+                             "card", (rec.tick, 3 * n), FaultCode.BAD_CARD))
+            return out
+        faces[rec.first_slot + index] = card
+    return out
+
+
+def _old_keys(ls: Lockstep, rec: DeckRecord, seat: Seat, secret: bytes) -> list[int | None]:
+    """``seat``'s derived slot keys of a reshuffle's face-down inputs (``None`` for a public card)."""
+    out: list[int | None] = []
+    cache: dict[int, deck.DeckSecrets] = {}
+    for slot, face in zip(rec.inputs, rec.input_faces, strict=True):
+        if face is not None:
+            out.append(None)
+            continue
+        d, index = ls.slot_deck[slot]
+        if d not in cache:
+            cache[d] = ls.secrets_of(seat, ls.decks[d], secret)
+        out.append(cache[d].slot_keys[index])
     return out
 
 

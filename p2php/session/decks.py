@@ -19,6 +19,7 @@ from p2php.engine.contract import (
     CardId,
     Deal,
     Decide,
+    Reshuffle,
     Reveal,
     Seat,
     Show,
@@ -34,6 +35,9 @@ from p2php.session.messages import (
     points_list,
 )
 from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
+
+MAX_DECK = 1024
+"""Most cards a Reshuffle may hold (the verified deck's bound, B.8, in both modes)."""
 
 
 class DerivedSecrets:
@@ -104,6 +108,8 @@ class DeckSteps(LockstepBase):
 
     def _first_input(self, rec: DeckRecord) -> list[bytes]:
         """The plaintext points the first pass starts from (a secret deck: the owner's list)."""
+        if rec.hidden:
+            return rec.start
         if rec.owner is None:
             return [self.points.points[c] for c in rec.cards]
         purpose = rec.purpose
@@ -123,9 +129,11 @@ class DeckSteps(LockstepBase):
         )
         return channel.message_key(self.secrets.identity, self.publics[other].box_key, context)
 
-    def _deck_for(self, step: Shuffle) -> DeckRecord:
+    def _deck_for(self, step: Shuffle | Reshuffle) -> DeckRecord:
         if self.decks and self.decks[-1].tick == self.tick:
             return self.decks[-1]
+        if isinstance(step, Reshuffle):
+            return self._reshuffle_for(step)
         number = len(self.decks)
         rec = DeckRecord(
             number=number,
@@ -140,10 +148,153 @@ class DeckSteps(LockstepBase):
         self.decks.append(rec)
         return rec
 
-    def _on_pass(self, step: Shuffle, msg: Message) -> None:
+    # ------------------------------------------------------------------ reshuffles (protocol.md §7.6)
+
+    @property
+    def _spent(self) -> set[Slot]:
+        """Slots whose card a Reshuffle moved into a new deck: no later step may name them."""
+        spent: set[Slot] = self.__dict__.setdefault("_spent_slots", set())
+        return spent
+
+    def _engine_bug(self, why: str) -> FaultError:
+        return FaultError(Fault(None, f"engine bug at step {self.tick}: {why}", (self.tick, self.phase),
+                                FaultCode.INTERNAL))
+
+    def check_live(self, slots: tuple[Slot, ...] | list[Slot], what: str, *, held: bool = False) -> None:
+        """A step that names a slot a Reshuffle spent (or, with ``held``, one no deck holds) is an engine bug."""
+        for slot in slots:
+            if held and slot not in self.slot_deck:
+                raise self._engine_bug(f"{what} names slot {short(slot)}, which no deck holds")
+            if slot in self._spent:
+                raise self._engine_bug(f"{what} names slot {slot}, whose card a reshuffle moved to a new deck")
+
+    def _key_root(self, rec: DeckRecord) -> int:
+        """The deck whose joint key (verified) a deck's slots are under: itself, or a reshuffle's source."""
+        return rec.number if rec.key_deck is None else rec.key_deck
+
+    def _reshuffle_for(self, step: Reshuffle) -> DeckRecord:
+        """Record the new deck of a Reshuffle: its inputs, what its first pass starts from, what it may hold."""
+        try:
+            return self._new_reshuffle(step)
+        except FaultError:
+            self.__dict__["_broken_tick"] = self.tick  # nothing is due at this step: the fault ends the game
+            raise
+
+    def broken_step(self) -> bool:
+        """Whether the current step is a Reshuffle the engine got wrong (see :meth:`_reshuffle_for`)."""
+        return self.__dict__.get("_broken_tick") == self.tick
+
+    def _new_reshuffle(self, step: Reshuffle) -> DeckRecord:
+        slots = tuple(step.slots)
+        if not isinstance(step.first_slot, int) or not 1 <= len(slots) <= MAX_DECK:
+            raise self._engine_bug(f"a reshuffle holds 1 to {MAX_DECK} slots, not {len(slots)}")
+        if len(set(slots)) != len(slots):
+            raise self._engine_bug("a reshuffle names one slot twice")
+        self.check_live(slots, "the reshuffle", held=True)
+        new = range(step.first_slot, step.first_slot + len(slots))
+        if any(s in self.slot_deck for s in new):
+            raise self._engine_bug(f"the reshuffle's new slots {new.start}..{new.stop - 1} overlap existing slots")
+        faces = tuple(self.public_faces.get(s) for s in slots)
+        shown = [f for f in faces if f is not None]
+        if len(set(shown)) != len(shown):
+            raise self._engine_bug("the reshuffle holds one public card twice")
+        number = len(self.decks)
+        hidden = [s for s, f in zip(slots, faces, strict=True) if f is None]
+        rec = DeckRecord(
+            number=number,
+            context=digest(tags.DECK, self.session_id, number.to_bytes(4, "big")),
+            first_slot=step.first_slot,
+            tick=self.tick,
+            cards=() if hidden else tuple(shown),  # every face public: a plain shuffle of those faces
+            purpose=step.purpose,
+            inputs=slots,
+            hidden=bool(hidden),
+            input_faces=faces,
+        )
+        if hidden:
+            sources = [self.decks[self.slot_deck[s][0]] for s in hidden]
+            roots = sorted({self._key_root(src) for src in sources})
+            if len(roots) != 1:
+                raise self._engine_bug(f"the reshuffle mixes face-down cards of decks {roots} (their cards are under "
+                                       "different joint keys; reshuffle one deck's cards at a time)")
+            rec.key_deck = roots[0]
+            allowed: set[CardId] | None = set(shown)
+            for src in sources:
+                may = self._may_hold(src)
+                allowed = None if allowed is None or may is None else allowed | may
+            rec.allowed = None if allowed is None else frozenset(allowed)
+            rec.seen_faces = self._merge_seen(sources)
+            moved = set(slots)
+            for card in [c for c, where in rec.seen_faces.items() if where in moved]:
+                del rec.seen_faces[card]  # a card we saw (public or shown) moves to a new, unknown place
+            if self.vdeck is None:
+                rec.start = [self.points.points[f] if f is not None else self._ciphertext(s)
+                             for s, f in zip(slots, faces, strict=True)]
+            else:
+                self.vdeck.start_reshuffle(rec)
+        self.decks.append(rec)
+        return rec
+
+    def _ciphertext(self, slot: Slot) -> bytes:
+        d, index = self.slot_deck[slot]
+        return self.decks[d].current[index]
+
+    def _may_hold(self, rec: DeckRecord) -> set[CardId] | None:
+        """The cards a deck's slots may open to (``None``: any card; a fast secret deck, checked at the audit)."""
+        if rec.hidden:
+            return None if rec.allowed is None else set(rec.allowed)
+        if rec.owner is None:
+            return set(rec.cards)
+        if self.vdeck is not None:
+            return set(self.vdeck._pool(rec))
+        return None
+
+    def _merge_seen(self, sources: list[DeckRecord]) -> dict[CardId, Slot]:
+        """One "seen once" record for a deck and its reshuffles: a card may open at one slot of them all."""
+        families: list[dict[CardId, Slot]] = []
+        for src in sources:
+            if not any(f is src.seen_faces for f in families):
+                families.append(src.seen_faces)
+        if len(families) == 1:
+            return families[0]
+        merged: dict[CardId, Slot] = {}
+        for f in families:
+            merged.update(f)
+        for rec in self.decks:
+            if any(rec.seen_faces is f for f in families):
+                rec.seen_faces = merged
+        return merged
+
+    def _reshuffle_phases(self, rec: DeckRecord) -> int:
+        """Fast deck: a reshuffle of face-down cards takes a rekey round, then the shuffle and lock rounds."""
+        return 3 * self.players if rec.hidden else 2 * self.players
+
+    def _fast_expected(self, rec: DeckRecord) -> dict[Seat, str]:
+        """Who sends the pass of the current phase of a fast (re)shuffle (§6.3)."""
+        n = self.players
+        phase = self.phase - (n if rec.hidden else 0)  # the rekey round first: seats 0 .. n-1, kind 'shuffle'
+        if phase < 0:
+            return {self.phase: "shuffle"}
+        if phase < n:
+            return {rec.pass_order(n)[phase]: "shuffle"}
+        return {2 * n - 1 - phase: "lock"}
+
+    def _old_keys(self, rec: DeckRecord) -> list[int | None]:
+        """Our slot keys of a reshuffle's face-down inputs (``None`` for a public card), for our rekey pass."""
+        return [None if f is not None else self._my_key(s) for s, f in zip(rec.inputs, rec.input_faces, strict=True)]
+
+    def _bind(self, rec: DeckRecord) -> None:
+        """The deck is final: its slots exist, and a reshuffle's old slots are spent."""
+        for index in range(rec.size):
+            slot = rec.first_slot + index
+            self.slot_deck[slot] = (rec.number, index)
+            self.released[slot] = {}
+        self._spent.update(rec.inputs)
+
+    def _on_pass(self, step: Shuffle | Reshuffle, msg: Message) -> None:
         rec = self._deck_for(step)
         cards = points_list(msg)
-        previous = rec.current if rec.passes else None
+        previous = rec.current if rec.passes else (rec.start or None)
         problem = deck.check_deck_shape(cards, rec.size, previous=previous, on_curve=False)
         if problem is not None:
             raise FaultError(Fault(msg.sender, f"{msg.kind} pass of deck {rec.number}: {problem}", msg.at,
@@ -156,11 +307,8 @@ class DeckSteps(LockstepBase):
             rec.commits[msg.sender] = commits
         rec.passes.append((msg.sender, msg.kind, cards))
         self.phase += 1
-        if self.phase == 2 * self.players:
-            for index in range(rec.size):
-                slot = rec.first_slot + index
-                self.slot_deck[slot] = (rec.number, index)
-                self.released[slot] = {}
+        if self.phase == self._reshuffle_phases(rec):
+            self._bind(rec)
             self._advance()
 
     def _on_keys(self, msgs: list[tuple[Seat, Message]]) -> None:
@@ -174,17 +322,15 @@ class DeckSteps(LockstepBase):
         else:
             self._accept_keys(seat, msg, key_list(msg), duty)
 
-    def _on_verified_shuffle(self, step: Shuffle, msgs: list[tuple[Seat, Message]]) -> None:
-        """A phase of a verified Shuffle: the key round, then one checked pass per seat (§6.3)."""
+    def _on_verified_shuffle(self, step: Shuffle | Reshuffle, msgs: list[tuple[Seat, Message]]) -> None:
+        """A phase of a verified (re)shuffle: the key round (if it has its own key), then one checked pass per seat
+        (§6.3)."""
         assert self.vdeck is not None
         rec = self._deck_for(step)
         final = self.vdeck.on_shuffle(rec, msgs)
         self.phase += 1
         if final:
-            for index in range(rec.size):
-                slot = rec.first_slot + index
-                self.slot_deck[slot] = (rec.number, index)
-                self.released[slot] = {}
+            self._bind(rec)
             self._advance()
 
     def _accept_keys(self, seat: Seat, msg: Message, keys: list[tuple[int, int]], duty: list[Slot]) -> None:
@@ -225,7 +371,7 @@ class DeckSteps(LockstepBase):
                       "was bad (the audit names who)", (self.tick, self.phase), FaultCode.BAD_CARD)
             )
         other = rec.seen_faces.get(card)
-        if other is not None and other != slot or (rec.owner is None and card not in rec.cards):
+        if other is not None and other != slot or not rec.may_hold(card):
             raise FaultError(
                 Fault(None, f"slot {slot} opened to a card that is not in its place in deck {d} "
                       "(the audit names who)", (self.tick, self.phase), FaultCode.BAD_CARD)

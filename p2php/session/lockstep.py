@@ -38,6 +38,7 @@ from p2php.engine.contract import (
     IllegalAction,
     Knowledge,
     Randomness,
+    Reshuffle,
     Reveal,
     Seat,
     Show,
@@ -206,9 +207,14 @@ class Lockstep(DeckSteps, Ending):
         """Read the engine's pending step (a new deck is recorded, the end starts the audit)."""
         self._step = self.state.step()
         self._state_hash = self.state.state_hash()
-        if isinstance(self._step, Shuffle):
-            self._deck_for(self._step)
-        elif isinstance(self._step, GameOver):
+        step = self._step
+        if isinstance(step, Shuffle | Reshuffle):
+            self._deck_for(step)
+        elif isinstance(step, Deal):
+            self.check_live([slot for slot, _ in step.to], "the deal")
+        elif isinstance(step, Reveal | Show):
+            self.check_live(step.slots, f"the {type(step).__name__.lower()}")
+        elif isinstance(step, GameOver):
             self._start_audit()
 
     def legal_actions(self) -> list[Action]:
@@ -230,12 +236,12 @@ class Lockstep(DeckSteps, Ending):
             return {s: "audit" for s in self.audit_required()}
         step = self._step
         n = self.players
-        if isinstance(step, Shuffle):
+        if isinstance(step, Shuffle | Reshuffle):
+            if self.broken_step():
+                return {}
             if self.vdeck is not None:
                 return self.vdeck.shuffle_expected(self._deck_for(step))
-            if self.phase < n:
-                return {self._deck_for(step).pass_order(n)[self.phase]: "shuffle"}
-            return {2 * n - 1 - self.phase: "lock"}
+            return self._fast_expected(self._deck_for(step))
         if isinstance(step, Deal | Reveal):
             return {s: "keys" for s in range(n) if self._key_duty(s)}
         if isinstance(step, Show):
@@ -559,7 +565,7 @@ class Lockstep(DeckSteps, Ending):
         assert self.seat is not None and self.secrets is not None
         step = self._step
         if self.vdeck is not None and kind in ("deckkey", "pass"):
-            assert isinstance(step, Shuffle)
+            assert isinstance(step, Shuffle | Reshuffle)
             return self.vdeck.own_shuffle_body(self._deck_for(step), kind)
         if self.vdeck is not None and kind in ("keys", "show"):
             items = self.vdeck.own_items(self._key_duty(self.seat))
@@ -569,15 +575,18 @@ class Lockstep(DeckSteps, Ending):
             key = self._box_key(self.seat, step.viewer, self._my_seq)
             return {"to": step.viewer, "box": channel.seal(key, encode(items), self.session_id)}
         if kind in ("shuffle", "lock"):
-            assert isinstance(step, Shuffle)
+            assert isinstance(step, Shuffle | Reshuffle)
             rec = self._deck_for(step)
             secrets = self._deck_secrets(rec.number)
             source = rec.current if rec.passes else self._first_input(rec)
             try:
+                if rec.hidden and self.phase < self.players:  # a reshuffle's rekey round (§7.6)
+                    return {"cards": deck.rekey_pass(secrets, source, self._old_keys(rec))}
                 if kind == "shuffle":
                     return {"cards": deck.shuffle_pass(secrets, source)}
+                lock = deck.reshuffle_lock_pass if rec.hidden else deck.lock_pass
                 return {
-                    "cards": deck.lock_pass(secrets, source),
+                    "cards": lock(secrets, source),
                     "commits": deck.key_commitments(secrets, rec.context, self.seat),
                 }
             except InvalidPoint as err:
@@ -673,7 +682,7 @@ class Lockstep(DeckSteps, Ending):
         step = self._step
         exp = self.expected()
         msgs = [(s, self._take(s, kind)) for s, kind in exp.items()]
-        if isinstance(step, Shuffle):
+        if isinstance(step, Shuffle | Reshuffle):
             if self.vdeck is not None:
                 self._on_verified_shuffle(step, msgs)
             else:
@@ -784,7 +793,7 @@ class Lockstep(DeckSteps, Ending):
             raise FaultError(Fault(seat, f"action {short(action)} cannot be resolved: {short(err)}", msg.at,
                                    FaultCode.ILLEGAL_ACTION)) from err
         for slot in slots:
-            if slot not in self.slot_deck:
+            if slot not in self.slot_deck or slot in self._spent:
                 raise FaultError(Fault(seat, f"action opens slot {short(slot)}, which is no card", msg.at,
                                        FaultCode.ILLEGAL_ACTION))
         return slots

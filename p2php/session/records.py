@@ -171,9 +171,26 @@ class DeckRecord:
     y_shares: dict[Seat, Point] = field(default_factory=dict)  # each seat's checked key share Y_p
     y: Point | None = None  # the joint key, once every share is in
     cts: list[Ciphertext] = field(default_factory=list)  # the current checked deck (the last pass's outputs)
+    # A reshuffle deck only (the engine's Reshuffle step, protocol.md §7.6): the old slots it holds the cards of,
+    # in the step's order, and what its first pass starts from.
+    inputs: tuple[Slot, ...] = ()
+    input_faces: tuple[CardId | None, ...] = ()  # each input's public face at the step (None: face down)
+    hidden: bool = False  # some input was face down (else it is a plain shuffle of public faces)
+    start: list[bytes] = field(default_factory=list)  # fast: the input points, computed by everyone at the step
+    start_cts: list[Ciphertext] = field(default_factory=list)  # verified: the input ciphertexts
+    key_deck: int | None = None  # verified: the deck whose joint key (and seats' key shares) it keeps
+    allowed: frozenset[CardId] | None = None  # the cards a slot may open to (None: any card of the game)
+
+    def may_hold(self, card: CardId) -> bool:
+        """Whether a slot of this deck may open to ``card`` (a secret deck: any card; the audit checks its list)."""
+        if self.hidden:
+            return self.allowed is None or card in self.allowed
+        return self.owner is not None or card in self.cards
 
     @property
     def size(self) -> int:
+        if self.inputs:
+            return len(self.inputs)
         return self.secret_size if self.owner is not None else len(self.cards)
 
     def pass_order(self, players: int) -> list[Seat]:

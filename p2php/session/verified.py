@@ -86,8 +86,10 @@ class VerifiedDeck:
         """Our secrets for deck ``number``, from the same seed derivation as the fast deck (so a resume agrees)."""
         ls = self.ls
         assert ls.secrets is not None
+        rec = ls.decks[number]
+        if rec.key_deck is not None:  # a reshuffle keeps its source deck's joint key, so our share of it too
+            return self.secrets(rec.key_deck)
         if number not in self._secrets:
-            rec = ls.decks[number]
             self._secrets[number] = vd.SeatSecrets.derive(deck_seed(ls.secrets.decks_secret, rec.number),
                                                           rec.context)
         return self._secrets[number]
@@ -99,8 +101,34 @@ class VerifiedDeck:
 
     def _initial(self, rec: DeckRecord) -> list[Ciphertext]:
         """The input of pass 0: the public deck, or for a secret deck the public encryption of its owner's pool."""
+        if rec.hidden:
+            return rec.start_cts
         assert rec.y is not None
         return vd.public_deck(self.book, self._pool(rec) if rec.owner is not None else rec.cards, rec.y)
+
+    def start_reshuffle(self, rec: DeckRecord) -> None:
+        """A reshuffle of face-down cards: it keeps their deck's joint key, and starts from their ciphertexts.
+
+        A public card among them enters as ``(G, M_c + Y)``, the encryption with randomness 1 that anyone can
+        compute; the first pass re-masks it with the rest, so after it nobody can tell it from the others.
+        """
+        ls = self.ls
+        assert rec.key_deck is not None
+        key = ls.decks[rec.key_deck]
+        rec.y, rec.y_shares = key.y, dict(key.y_shares)
+        assert rec.y is not None
+        start: list[Ciphertext] = []
+        for slot, face in zip(rec.inputs, rec.input_faces, strict=True):
+            if face is not None:
+                start.append(vd.public_deck(self.book, [face], rec.y)[0])
+            else:
+                start.append(self._slot(slot)[2])
+        rec.start_cts = start
+
+    def _pass_index(self, rec: DeckRecord) -> int:
+        """The pass number of the current phase: after the key round, or from phase 0 in a reshuffle that keeps
+        its source deck's key."""
+        return self.ls.phase if rec.hidden else self.ls.phase - 1
 
     # ------------------------------------------------------------------ secret-composition decks
 
@@ -139,9 +167,9 @@ class VerifiedDeck:
     def shuffle_expected(self, rec: DeckRecord) -> dict[Seat, str]:
         """Phase 0: every seat's key share; phase ``1 … n``: the pass of ``pass_order[phase − 1]``."""
         ls = self.ls
-        if ls.phase == 0:
+        if ls.phase == 0 and not rec.hidden:
             return {s: "deckkey" for s in range(ls.players)}
-        return {rec.pass_order(ls.players)[ls.phase - 1]: "pass"}
+        return {rec.pass_order(ls.players)[self._pass_index(rec)]: "pass"}
 
     def own_shuffle_body(self, rec: DeckRecord, kind: str) -> dict[str, Any]:
         """Our ``deckkey`` or our ``pass`` over the current checked deck."""
@@ -151,7 +179,7 @@ class VerifiedDeck:
         if kind == "deckkey":
             return {"key": vd.make_key_share(self.ctx(rec, "key", 0, ls.seat), secrets).encode()}
         assert rec.y is not None
-        k = ls.phase - 1
+        k = self._pass_index(rec)
         source = rec.cts if k > 0 else self._initial(rec)
         if k == 0 and rec.owner is not None:  # we own this secret deck: our selection pass over the whole pool
             perm: list[int] | None = self._selection(rec)
@@ -163,7 +191,7 @@ class VerifiedDeck:
     def on_shuffle(self, rec: DeckRecord, msgs: list[tuple[Seat, Message]]) -> bool:
         """Check and store one Shuffle phase; True when the deck is final (its last pass checked)."""
         ls = self.ls
-        if ls.phase == 0:
+        if ls.phase == 0 and not rec.hidden:
             raw = []
             for _, msg in msgs:
                 body_only(msg, FAST_FIELDS)
@@ -178,7 +206,7 @@ class VerifiedDeck:
         seat, msg = msgs[0]
         assert rec.y is not None
         body_only(msg, FAST_FIELDS)
-        k = ls.phase - 1
+        k = self._pass_index(rec)
         selection = k == 0 and rec.owner is not None  # the owner's pass over its whole pool; the deck is its head
         source = rec.cts if k > 0 else self._initial(rec)
         size = len(source)
@@ -188,7 +216,7 @@ class VerifiedDeck:
             outputs = [Ciphertext.decode(c) for c in cards]
         else:
             label = (f"secret deck {rec.number}: its selection from the game's pool (the deck rules)" if selection
-                     else f"pass {k} of deck {rec.number}")
+                     else f"pass {k} of {'reshuffled ' if rec.inputs else ''}deck {rec.number}")
             try:
                 outputs = vd.check_pass(self.ctx(rec, "pass", k, seat), rec.y, source, cards, proof, seat=seat,
                                         label=label)
@@ -286,7 +314,7 @@ class VerifiedDeck:
             raise FaultError(Fault(rec.owner, f"slot {slot} opened to no card of the game", (ls.tick, ls.phase),
                                    FaultCode.BAD_CARD if rec.owner is not None else FaultCode.INTERNAL)) from None
         other = rec.seen_faces.get(card)
-        if other is not None and other != slot or (rec.owner is None and card not in rec.cards):
+        if other is not None and other != slot or not rec.may_hold(card):
             raise FaultError(Fault(rec.owner, f"slot {slot} opened to a card that is not in its place in deck "
                                    f"{rec.number}", (ls.tick, ls.phase),
                                    FaultCode.BAD_CARD if rec.owner is not None else FaultCode.INTERNAL))

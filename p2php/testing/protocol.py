@@ -18,12 +18,14 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
+from p2php.crypto import deck
 from p2php.engine.contract import Action, CardId, Decide, Game, GameOver, GameState, Knowledge, Seat, Shuffle, Slot
 from p2php.engine.taskgame import TaskGame
 from p2php.session.handshake import Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.session.modes import CRYPTO, FAST, parse_table_options
+from p2php.session.records import DeckRecord
 from p2php.testing.edits import CONTRACT_READS, Edit, EditedGame, EditedState, edited_game
 from p2php.testing.stacking import Arrange, StackedSecrets, StackingError, checked_order
 from p2php.testing.tasks import EndHere
@@ -95,7 +97,8 @@ class ProtocolTable:
         table = Table(self.game.name, opts, tuple(hellos))
         self.faces: dict[Slot, CardId] = {}
         self._orders: dict[Slot, list[CardId]] = {}
-        source = StackedSecrets(self._stacked, players)
+        source = StackedSecrets(self._stacked, players, inputs=self._input_faces)
+        self._inputs: dict[int, list[CardId]] = {}
         self.peers = [ScenarioLockstep(self.game, table, s, secrets[s], deck_source=source) for s in range(players)]
         self._queues: dict[Seat, deque[tuple[Seat, dict[str, Any]]]] = {s: deque() for s in range(players)}
         self.frames = 0
@@ -116,6 +119,39 @@ class ProtocolTable:
             self._orders[step.first_slot] = order
             self.faces.update(zip(step.slots, order, strict=True))
         return order
+
+    def _input_faces(self, rec: DeckRecord) -> list[CardId]:
+        """The faces in a reshuffle's old slots, in order (asked by every peer; answered once per deck)."""
+        faces = self._inputs.get(rec.number)
+        if faces is None:
+            faces = self._inputs[rec.number] = [self.face_of(slot) for slot in rec.inputs]
+        return faces
+
+    def face_of(self, slot: Slot) -> CardId:
+        """The face of any slot, whoever knows it (test-only: a slot nobody knows is opened with every seat's
+        secret, which no real peer can do)."""
+        if slot in self.faces:
+            return self.faces[slot]
+        for ls in self.peers:
+            known = ls.public_faces.get(slot, ls.private_faces.get(slot))
+            if known is not None:
+                return known
+        first = self.peers[0]
+        d, index = first.slot_deck[slot]
+        rec = first.decks[d]
+        if first.vdeck is not None:
+            from p2php.crypto import verified_deck as vd
+
+            points = {}
+            for ls in self.peers:
+                assert ls.vdeck is not None and ls.seat is not None
+                points[ls.seat] = ls.vdeck.own_point(slot)
+            return vd.open_slot(first.vdeck.book, rec.cts[index], points, len(self.peers), slot=slot)
+        keys = [ls._my_key(slot) for ls in self.peers]
+        card = first.points.card_of(deck.open_point(rec.current[index], keys))
+        if card is None:
+            raise StackingError(f"slot {slot} opens to no card (a bad pass?)")
+        return card
 
     def first_state(self) -> GameState:
         return self.peers[0].state

@@ -82,7 +82,9 @@ class Scenario:
         self.state: GameState
         if self.mode == "engine":
             self.state = self.engine_state()
-            self.table = LocalTable(self.state, seed, chance=StackedChance(self.arrange, random))
+            decks = {(s, purpose): list(cards) for s in range(players)
+                     for purpose, cards in game.private_decks(game_options(self.options), s).items()}
+            self.table = LocalTable(self.state, seed, chance=StackedChance(self.arrange, random), private_decks=decks)
         else:
             if random:
                 raise StackingError("fixed joint randomness needs a trusted dealer (engine mode): "

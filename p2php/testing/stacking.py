@@ -26,7 +26,10 @@ from p2php.session.decks import DERIVED
 from p2php.session.records import DeckRecord, DeckSecretsSource
 
 Arrange = Callable[[Shuffle], Sequence[CardId]]
-"""An arrangement: given a Shuffle step, the faces of its slots in slot order."""
+"""An arrangement: given a Shuffle step, the faces of its slots in slot order.
+
+A :class:`~p2php.engine.contract.Reshuffle` is asked as ``Shuffle(faces, first_slot, purpose)``: the faces now in
+its slots, in the step's order (engine mode and protocol mode alike)."""
 
 
 class StackingError(P2phpError, ValueError):
@@ -70,32 +73,49 @@ class StackedSecrets:
     """A deck secrets source that makes every public-composition deck come out as ``arrange`` says.
 
     Secret decks (a seat's own list) are left to the real derivation: no one else
-    knows their cards, so they cannot be stacked from outside.
+    knows their cards, so they cannot be stacked from outside.  A reshuffle
+    (:class:`~p2php.engine.contract.Reshuffle`) is stacked like a Shuffle of the faces
+    now in its slots: ``arrange`` gets ``Shuffle(faces, first_slot, purpose)``, and
+    ``inputs`` (given by the table, which may look at every seat's secrets) says
+    those faces for a reshuffle of face-down cards.
     """
 
-    def __init__(self, arrange: Arrange, players: int, base: DeckSecretsSource = DERIVED) -> None:
+    def __init__(self, arrange: Arrange, players: int, base: DeckSecretsSource = DERIVED,
+                 inputs: Callable[[DeckRecord], Sequence[CardId]] | None = None) -> None:
         self.arrange = arrange
         self.players = players
         self.base = base
+        self.inputs = inputs
+
+    def _cards(self, rec: DeckRecord) -> tuple[CardId, ...] | None:
+        """The faces the first pass starts from, in order (``None``: a secret deck, not stacked)."""
+        if rec.hidden:
+            if self.inputs is None:
+                raise StackingError(f"the reshuffle at slot {rec.first_slot} holds face-down cards: stacking it needs "
+                                    "the faces of its slots (a table that knows them)")
+            return tuple(self.inputs(rec))
+        if rec.owner is not None:
+            return None
+        return rec.cards
+
+    def _permutation(self, seat: Seat, rec: DeckRecord, cards: tuple[CardId, ...]) -> list[int]:
+        step = Shuffle(cards, rec.first_slot, rec.purpose)
+        wanted = checked_order(step, cards, self.arrange(step))
+        if seat != rec.pass_order(self.players)[0]:
+            return list(range(rec.size))
+        position = {card: i for i, card in enumerate(cards)}
+        return [position[c] for c in wanted]
 
     def derive(self, seat: Seat, rec: DeckRecord, decks_secret: bytes) -> deck.DeckSecrets:
         ds = self.base.derive(seat, rec, decks_secret)
-        if rec.owner is not None:
+        cards = self._cards(rec)
+        if cards is None:
             return ds
-        step = Shuffle(rec.cards, rec.first_slot, rec.purpose)
-        wanted = checked_order(step, rec.cards, self.arrange(step))
-        if seat != rec.pass_order(self.players)[0]:
-            return dataclasses.replace(ds, permutation=list(range(rec.size)))
-        position = {card: i for i, card in enumerate(rec.cards)}
-        return dataclasses.replace(ds, permutation=[position[c] for c in wanted])
+        return dataclasses.replace(ds, permutation=self._permutation(seat, rec, cards))
 
     def pass_permutation(self, seat: Seat, rec: DeckRecord) -> list[int] | None:
         """The verified pass of ``seat``: the arrangement for the first passer, the identity for the others."""
-        if rec.owner is not None:
+        cards = self._cards(rec)
+        if cards is None:
             return self.base.pass_permutation(seat, rec)
-        step = Shuffle(rec.cards, rec.first_slot, rec.purpose)
-        wanted = checked_order(step, rec.cards, self.arrange(step))
-        if seat != rec.pass_order(self.players)[0]:
-            return list(range(rec.size))
-        position = {card: i for i, card in enumerate(rec.cards)}
-        return [position[c] for c in wanted]
+        return self._permutation(seat, rec, cards)
