@@ -130,6 +130,90 @@ class StepClock:
             self.decide_began.setdefault(ls.tick, now)
 
 
+# ----------------------------------------------------------------------------- counting group operations
+
+
+class GroupOps:
+    """Counts secp256k1 operations (verified dealing) while it is installed, and measures their unit cost.
+
+    Benchmark-only instrumentation: it wraps three methods of ``coincurve.PublicKey`` (variable-base product,
+    fixed-base product, n-ary sum) for the duration of a ``with`` block, so the set-up's CPU time can be
+    compared with (operations × unit cost) measured in the same process.
+    """
+
+    KINDS = ("multiply", "from_secret", "combine_keys")
+
+    def __init__(self) -> None:
+        self.counts = dict.fromkeys(self.KINDS, 0)
+        self.inside = dict.fromkeys(self.KINDS, 0)  # CPU nanoseconds spent in each kind during the run
+        self._saved: dict[str, Any] = {}
+
+    def __enter__(self) -> GroupOps:
+        try:
+            from coincurve import PublicKey
+        except ImportError:
+            return self
+        for kind in self.KINDS:
+            original = PublicKey.__dict__[kind]
+            self._saved[kind] = original
+            setattr(PublicKey, kind, self._wrap(kind, original))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved:
+            from coincurve import PublicKey
+            for kind, original in self._saved.items():
+                setattr(PublicKey, kind, original)
+            self._saved.clear()
+
+    def _wrap(self, kind: str, original: Any) -> Any:
+        counts, inside, clock = self.counts, self.inside, time.thread_time_ns
+        if isinstance(original, classmethod):
+            func = original.__func__
+
+            def counted_cls(cls: Any, *args: Any, **kwargs: Any) -> Any:
+                counts[kind] += 1
+                t = clock()
+                try:
+                    return func(cls, *args, **kwargs)
+                finally:
+                    inside[kind] += clock() - t
+            return classmethod(counted_cls)
+
+        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            counts[kind] += 1
+            t = clock()
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                inside[kind] += clock() - t
+        return counted
+
+    @staticmethod
+    def unit_costs(n: int = 400) -> dict[str, float]:
+        """Seconds per operation, measured now (CPU time, median of 3 blocks of ``n``)."""
+        import os
+
+        from coincurve import PublicKey
+        point = PublicKey.from_secret(os.urandom(32))
+        scalar = os.urandom(32)
+        jobs = {
+            "multiply": lambda: point.multiply(scalar),
+            "from_secret": lambda: PublicKey.from_secret(scalar),
+            "combine_keys": lambda: PublicKey.combine_keys([point, point]),
+        }
+        out = {}
+        for kind, job in jobs.items():
+            blocks = []
+            for _ in range(3):
+                t = time.process_time()
+                for _ in range(n):
+                    job()
+                blocks.append((time.process_time() - t) / n)
+            out[kind] = statistics.median(blocks)
+        return out
+
+
 # ----------------------------------------------------------------------------- one measured run
 
 
@@ -138,6 +222,7 @@ class RunResult:
     """What one run measured (times in seconds from the start of the run)."""
 
     setup_seconds: float
+    setup_cpu_seconds: float  # this process's CPU time until every seat was ready (all peers run in it)
     handshake_seconds: float
     shuffle_seconds: float
     deal_seconds: float
@@ -158,6 +243,8 @@ class _Run:
         self.actions = actions
         self.clock = StepClock(start)
         self.ready_at: list[float | None] = [None] * players
+        self.cpu_start = time.process_time()
+        self.ready_cpu = 0.0
         self.setup_bytes = [0] * players
         self.setup_frames = [0] * players
         self.scope = trio.CancelScope()
@@ -226,6 +313,7 @@ async def _bench_peer(
             if not ready and is_ready(ls):
                 ready = True
                 run.ready_at[seat] = now
+                run.ready_cpu = time.process_time()
                 run.setup_bytes[seat] += handshake_bytes
             run.check_stop()
             if ls.finished:
@@ -292,7 +380,8 @@ async def measure_run(
     # Peers finish their last poll before the stop takes effect: keep exactly the decisions asked for.
     timed = clock.latencies[:actions]
     span = clock.resolved_at[len(timed) - 1] - clock.ready_at if timed else 0.0
-    return RunResult(setup, handshake, shuffle, deal, other, sum(run.setup_bytes), sum(run.setup_frames),
+    return RunResult(setup, run.ready_cpu - run.cpu_start, handshake, shuffle, deal, other, sum(run.setup_bytes),
+                     sum(run.setup_frames),
                      clock.cards, clock.shuffles, timed, span)
 
 
@@ -370,8 +459,18 @@ def benchmark(
     options = parse_table_options(game, dict(raw_options))  # the game's options and the session's (crypto)
     game.make_bot(bot, 0)  # an unknown bot kind is an input error, found before any run
     runs: list[RunResult] = []
+    verified = options.get("crypto") == "verified"
+    op_counts: list[dict[str, int]] = []
+    op_inside: list[dict[str, int]] = []
+    unit_runs: list[dict[str, float]] = []
     for run_no in range(max(1, repeat)):
-        runs.append(trio.run(measure_run, game, peers, options, actions, seed, run_no, bot, timeout))
+        ops = GroupOps()
+        with ops:
+            runs.append(trio.run(measure_run, game, peers, options, actions, seed, run_no, bot, timeout))
+        if verified:
+            op_counts.append(ops.counts)
+            op_inside.append(ops.inside)
+            unit_runs.append(GroupOps.unit_costs())
     chosen = sorted(runs, key=lambda r: r.setup_seconds)[(len(runs) - 1) // 2]  # the median (low) run
     setup = chosen.setup_seconds
     latencies = [x for r in runs for x in r.latencies]
@@ -387,6 +486,8 @@ def benchmark(
         "repeat": len(runs),
         "setup_seconds": round(setup, 4),
         "setup_seconds_runs": [round(r.setup_seconds, 4) for r in runs],
+        "setup_cpu_seconds": round(statistics.median(r.setup_cpu_seconds for r in runs), 4),
+        "setup_cpu_seconds_runs": [round(r.setup_cpu_seconds, 4) for r in runs],
         "handshake_seconds": round(chosen.handshake_seconds, 4),
         "shuffle_seconds": round(chosen.shuffle_seconds, 4),
         "deal_seconds": round(chosen.deal_seconds, 4),
@@ -406,6 +507,17 @@ def benchmark(
         "machine": machine(),
         "note": NOTE,
     }
+    if verified and actions == 0:  # the counts cover the set-up only when no decision follows it
+        chosen_no = runs.index(chosen)
+        counts, units = op_counts[chosen_no], unit_runs[chosen_no]
+        predicted = sum(counts[k] * units[k] for k in GroupOps.KINDS)
+        out["group_ops"] = counts
+        out["group_unit_us"] = {k: round(v * 1e6, 1) for k, v in units.items()}
+        out["group_ops_seconds"] = round(predicted, 4)
+        out["setup_cpu_over_group_ops"] = round(chosen.setup_cpu_seconds / predicted, 2) if predicted else None
+        inside = sum(op_inside[chosen_no].values()) / 1e9
+        out["group_ops_cpu_seconds"] = round(inside, 4)  # measured inside the operations during the run itself
+        out["group_ops_cpu_fraction"] = _frac(inside, chosen.setup_cpu_seconds)
     if full_game:
         out.update(trio.run(measure_full_game, game, peers, options, seed, bot, timeout))
     return out
@@ -446,6 +558,17 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"note: {r['note']}")
     runs = ", ".join(f"{s:.3f}" for s in r["setup_seconds_runs"])
     print(f"{'set-up (median of ' + str(r['repeat']) + ')':<28}{r['setup_seconds']:>10.3f} s   runs: {runs}")
+    cpu = ", ".join(f"{s:.3f}" for s in r["setup_cpu_seconds_runs"])
+    print(f"{'  CPU of this process':<28}{r['setup_cpu_seconds']:>10.3f} s   runs: {cpu}  (wall minus waiting for "
+          "other jobs on the machine)")
+    if "group_ops" in r:
+        ops, unit = r["group_ops"], r["group_unit_us"]
+        terms = ", ".join(f"{ops[k]} {k} × {unit[k]} µs" for k in ops)
+        print(f"{'  group operations':<28}{r['group_ops_seconds']:>10.3f} s   ({terms}); CPU / that = "
+              f"{r['setup_cpu_over_group_ops']}")
+        print(f"{'  inside those operations':<28}{r['group_ops_cpu_seconds']:>10.3f} s   "
+              f"{r['group_ops_cpu_fraction'] * 100:5.1f} % of the CPU (timed during the run; the unit costs above "
+              "are a quiet loop measured after it)")
     for part in ("handshake", "shuffle", "deal", "other"):
         print(f"  {part:<26}{r[part + '_seconds']:>10.3f} s   {r[part + '_fraction'] * 100:5.1f} %")
     print(f"{'bytes on the wire (set-up)':<28}{r['bytes_on_wire']:>10}")
