@@ -14,7 +14,7 @@ until one of them returns a contract step; that step is cached as
 :attr:`TaskStack.pending`, so reading it again is free and has no side effect.
 ``run`` returns either
 
-* a contract :data:`~p2php.engine.contract.Step` (Decide, Shuffle, Deal, Reveal,
+* a contract :data:`~p2php.engine.contract.Step` (Decide, Shuffle, Reshuffle, Deal, Reveal,
   Show, Randomness, GameOver): the stack waits; the result comes back through
   :meth:`Task.answer` (a Decide) or :meth:`Task.received` (any other step);
 * :class:`Done` (``result`` optional): the task is popped and ``result`` goes to
@@ -56,6 +56,7 @@ from p2php.engine.contract import (
     IllegalAction,
     Knowledge,
     Randomness,
+    Reshuffle,
     Reveal,
     Seat,
     Show,
@@ -141,7 +142,7 @@ Control = Done | Push | Call | Replace
 Outcome = Step | Control
 """What :meth:`Task.run`, :meth:`Task.answer` and :meth:`Task.received` return."""
 
-_STEPS = (Decide, Shuffle, Deal, Reveal, Show, Randomness, GameOver)
+_STEPS = (Decide, Shuffle, Reshuffle, Deal, Reveal, Show, Randomness, GameOver)
 _STEP_TYPES: frozenset[type] = frozenset(_STEPS)
 
 

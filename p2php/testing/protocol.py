@@ -66,11 +66,29 @@ class _PublicFaces(MutableMapping[Slot, CardId]):
         return len(self.peers[0].public_faces)
 
 
+class _ArrangedDecks(dict[str, list[CardId]]):
+    """A peer's secret deck lists, read in the order the test stacks them (:meth:`ProtocolTable.secret_order`)."""
+
+    def __init__(self, base: Mapping[str, list[CardId]], table: ProtocolTable, seat: Seat) -> None:
+        super().__init__(base)
+        self.table = table
+        self.seat = seat
+
+    def get(self, purpose: str, default: Any = None) -> Any:
+        cards = super().get(purpose)
+        if cards is None:
+            return default
+        return self.table.secret_order(self.seat, purpose, list(cards))
+
+
 class ProtocolTable:
     """``players`` real peers of ``game`` in memory, with decks stacked by ``arrange``.
 
     With ``editable`` the peers' states take test-only edits (:mod:`p2php.testing.edits`);
     ``reads`` names the state's methods that only read (so calling them is no edit).
+    With ``stack_secret`` secret-composition decks are stacked too: ``arrange`` gets their Shuffle step
+    (``cards`` empty, ``owner`` and ``purpose`` set) and returns the owner's list in the wanted order, which the
+    owner's peer feeds its first pass; nobody permutes that deck.
     """
 
     def __init__(
@@ -83,6 +101,7 @@ class ProtocolTable:
         *,
         editable: bool = True,
         reads: frozenset[str] = frozenset(),
+        stack_secret: bool = False,
     ) -> None:
         self.game = edited_game(game) if editable else game
         self.arrange = arrange
@@ -97,9 +116,14 @@ class ProtocolTable:
         table = Table(self.game.name, opts, tuple(hellos))
         self.faces: dict[Slot, CardId] = {}
         self._orders: dict[Slot, list[CardId]] = {}
-        source = StackedSecrets(self._stacked, players, inputs=self._input_faces)
+        source = StackedSecrets(self._stacked, players, inputs=self._input_faces, secret=stack_secret)
         self._inputs: dict[int, list[CardId]] = {}
+        self._secret_orders: dict[tuple[Seat, str, Slot], list[CardId]] = {}
         self.peers = [ScenarioLockstep(self.game, table, s, secrets[s], deck_source=source) for s in range(players)]
+        if stack_secret:  # each owner feeds its secret list in the order ``arrange`` gives (a test table only)
+            for ls in self.peers:
+                assert ls.seat is not None
+                ls.private_decks = _ArrangedDecks(ls.private_decks, self, ls.seat)
         self._queues: dict[Seat, deque[tuple[Seat, dict[str, Any]]]] = {s: deque() for s in range(players)}
         self.frames = 0
         self.public: MutableMapping[Slot, CardId] = _PublicFaces(self.peers)
@@ -119,6 +143,23 @@ class ProtocolTable:
             self._orders[step.first_slot] = order
             self.faces.update(zip(step.slots, order, strict=True))
         return order
+
+    def secret_order(self, seat: Seat, purpose: str, cards: list[CardId]) -> list[CardId]:
+        """``seat``'s secret ``purpose`` list in the stacked order, asked when its peer makes that deck's first pass."""
+        step = self.peers[seat].step
+        if not (isinstance(step, Shuffle) and step.owner == seat and step.purpose == purpose):
+            return cards
+        key = (seat, purpose, step.first_slot)
+        order = self._secret_orders.get(key)
+        if order is None:
+            try:
+                order = checked_order(step, cards, self.arrange(step))
+            except StackingError as err:
+                self.stacking_error = err
+                raise
+            self._secret_orders[key] = order
+            self.faces.update(zip(step.slots, order, strict=True))
+        return list(order)
 
     def _input_faces(self, rec: DeckRecord) -> list[CardId]:
         """The faces in a reshuffle's old slots, in order (asked by every peer; answered once per deck)."""

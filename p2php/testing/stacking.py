@@ -73,7 +73,9 @@ class StackedSecrets:
     """A deck secrets source that makes every public-composition deck come out as ``arrange`` says.
 
     Secret decks (a seat's own list) are left to the real derivation: no one else
-    knows their cards, so they cannot be stacked from outside.  A reshuffle
+    knows their cards, so they cannot be stacked from outside — unless ``secret``: then
+    nobody permutes them, and the table has each owner feed its list in the stacked order
+    (:class:`~p2php.testing.protocol.ProtocolTable` with ``stack_secret``).  A reshuffle
     (:class:`~p2php.engine.contract.Reshuffle`) is stacked like a Shuffle of the faces
     now in its slots: ``arrange`` gets ``Shuffle(faces, first_slot, purpose)``, and
     ``inputs`` (given by the table, which may look at every seat's secrets) says
@@ -81,11 +83,12 @@ class StackedSecrets:
     """
 
     def __init__(self, arrange: Arrange, players: int, base: DeckSecretsSource = DERIVED,
-                 inputs: Callable[[DeckRecord], Sequence[CardId]] | None = None) -> None:
+                 inputs: Callable[[DeckRecord], Sequence[CardId]] | None = None, secret: bool = False) -> None:
         self.arrange = arrange
         self.players = players
         self.base = base
         self.inputs = inputs
+        self.secret = secret  # secret decks too: their owner feeds its list in the stacked order, nobody permutes
 
     def _cards(self, rec: DeckRecord) -> tuple[CardId, ...] | None:
         """The faces the first pass starts from, in order (``None``: a secret deck, not stacked)."""
@@ -110,12 +113,12 @@ class StackedSecrets:
         ds = self.base.derive(seat, rec, decks_secret)
         cards = self._cards(rec)
         if cards is None:
-            return ds
+            return dataclasses.replace(ds, permutation=list(range(rec.size))) if self.secret else ds
         return dataclasses.replace(ds, permutation=self._permutation(seat, rec, cards))
 
     def pass_permutation(self, seat: Seat, rec: DeckRecord) -> list[int] | None:
         """The verified pass of ``seat``: the arrangement for the first passer, the identity for the others."""
         cards = self._cards(rec)
         if cards is None:
-            return self.base.pass_permutation(seat, rec)
+            return list(range(rec.size)) if self.secret else self.base.pass_permutation(seat, rec)
         return self._permutation(seat, rec, cards)

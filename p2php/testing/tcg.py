@@ -1,13 +1,15 @@
-"""TCG stacked duels for rule tests (engine only, trusted local dealer).
+"""TCG stacked duels for rule tests: on a trusted local dealer, or (``protocol="fast"``/``"verified"``) through
+the real protocol, both secret decks stacked through the crypto and every audit checked by :meth:`Duel.finish`.
 
 >>> d = Duel(first=1, hands={1: ["Magical Mishap"]}, in_play={1: ["Charms", "Charms"]})
 >>> d.act(1, d.play(1, "Magical Mishap"))
 
 A seat's secret deck is stacked in this order: its hand (``hands``, filled up to 7 with the deck's
 Lessons), then its draws (``draws``, top first), then every other card of its deck; the cards named
-in ``in_play`` (Lessons, Creatures, Items) are taken from the bottom of the deck into play once the set-up
+in ``in_play`` (Lessons, Creatures, Items, Characters) are taken from the bottom of the deck into play once the set-up
 is done, before the first player's first Action (a test-only edit: every face stays consistent with
-the table).  ``first`` fixes who goes first (the joint randomness).  Cards are named as the card data
+the table).  ``first`` fixes who goes first (the joint randomness).  ``reshuffled`` names the cards a seat's first
+reshuffle ("Then shuffle your deck") puts on top, in order; the rest keep their order.  Cards are named as the card data
 names them ("Care of Magical Creatures", "Vermillious").
 
 ``decks`` (and ``characters``, the starting ones) gives a seat a constructed deck instead
@@ -21,6 +23,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import cast
 
 from p2php.engine.contract import Action, CardId, Decide, GameOver, Seat, Shuffle, Slot
 from p2php.engine.local import LocalTable
@@ -29,6 +32,8 @@ from p2php.games.tcg.effects import unimplemented
 from p2php.games.tcg.game import GAME
 from p2php.games.tcg.ids import card_of
 from p2php.games.tcg.state import HAND, TcgState
+from p2php.testing.edits import SharedState
+from p2php.testing.protocol import ProtocolTable
 from p2php.testing.stacking import StackedChance, StackingError
 
 __all__ = ["Duel", "deck_text", "random_deck_text", "table_decks"]
@@ -88,6 +93,8 @@ class Duel:
         options: Mapping[str, object] | None = None,
         decks: Mapping[Seat, Sequence[str]] | None = None,
         characters: Mapping[Seat, str] | None = None,
+        reshuffled: Mapping[Seat, Sequence[str]] | None = None,
+        protocol: str = "",
     ) -> None:
         opts = dict(options or {})
         if decks is not None:
@@ -99,11 +106,37 @@ class Duel:
         self.hands = {s: list((hands or {}).get(s, ())) for s in (0, 1)}
         self.draws = {s: list((draws or {}).get(s, ())) for s in (0, 1)}
         self.in_play = {s: list((in_play or {}).get(s, ())) for s in (0, 1)}
-        self.state: TcgState = GAME.new_state(2, self.options)
-        self.table = LocalTable(self.state, 0, chance=StackedChance(self._arrange, [bytes([first]) * 32]),
-                                private_decks=table_decks(self.options))
-        self.step: Decide | GameOver = self.table.run_chance()
+        self.reshuffled = {s: list((reshuffled or {}).get(s, ())) for s in (0, 1)}
+        self.table: LocalTable | ProtocolTable
+        self.state: TcgState
+        if protocol:
+            self._through_protocol(protocol, first, opts)
+        else:
+            self.state = GAME.new_state(2, self.options)
+            self.table = LocalTable(self.state, 0, chance=StackedChance(self._arrange, [bytes([first]) * 32]),
+                                    private_decks=table_decks(self.options))
+            self.step: Decide | GameOver = self.table.run_chance()
         self._put_in_play()
+
+    def _through_protocol(self, crypto: str, first: Seat, opts: Mapping[str, object]) -> None:
+        """Two real peers in memory (``crypto`` = ``fast`` or ``verified``), every deck stacked through the crypto.
+
+        Who goes first is joint randomness there, which nobody can fix: the seeds are tried in turn until the
+        table's draw gives ``first`` (the seeded peers make the same draw every run).
+        """
+        for seed in range(64):
+            table = ProtocolTable(GAME, 2, {**opts, "crypto": crypto}, seed, self._arrange, stack_secret=True)
+            step = table.run_chance()
+            if table.peers[0].state.first == first:  # type: ignore[attr-defined]
+                self.table, self.step = table, step
+                self.state = cast(TcgState, SharedState(table))
+                return
+        raise StackingError(f"no seed of 64 makes seat {first} go first")
+
+    def finish(self) -> None:
+        """Through the protocol: end the game here, run both peers' audits, and check them clean."""
+        if isinstance(self.table, ProtocolTable):
+            self.table.finish()
 
     def _take(self, pool: list[CardId], name: str, seat: Seat) -> CardId:
         for card in pool:
@@ -113,6 +146,12 @@ class Duel:
         raise StackingError(f"seat {seat}'s deck has no (more) {name!r}")
 
     def _arrange(self, step: Shuffle) -> list[CardId]:
+        if step.purpose.startswith("reshuffle"):  # "Then shuffle your deck": the named cards on top, then the rest
+            seat = int(step.purpose.removeprefix("reshuffle"))
+            rest = list(step.cards)
+            top = [self._take(rest, n, seat) for n in self.reshuffled[seat]]
+            self.reshuffled[seat] = []  # only the first reshuffle of the seat is stacked
+            return top + rest
         seat = int(step.purpose.removeprefix("deck"))
         pool = sorted(table_decks(self.options)[(seat, step.purpose)])
         hand = [self._take(pool, n, seat) for n in self.hands[seat]]
@@ -139,6 +178,8 @@ class Duel:
                     g.lessons[seat].append(slot)
                 elif kind is CardType.ITEM:
                     g.items[seat].append(slot)
+                elif kind is CardType.CHARACTER:
+                    g.characters[seat].append(slot)
                 else:
                     g.creatures[seat].append([slot, 0])
 
