@@ -197,4 +197,4 @@ def test_characters_cost_two_actions_and_unique_cards_cannot_be_doubled() -> Non
     d.state.start[1] = card_by_name("Hermione Granger").number  # both may start with the same one
     assert "2 Actions" in str(why_not(d.state, 1, draco, 1))
     assert why_not(d.state, 1, draco, 2) is None  # no Power needed
-    assert "not implemented" in str(why_not(d.state, 0, card_by_name("Elixir of Life"), 2))
+    assert "not implemented" in str(why_not(d.state, 0, card_by_name("Incendio"), 2))

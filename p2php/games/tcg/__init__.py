@@ -12,7 +12,7 @@ The data layer:
 * :mod:`~p2php.games.tcg.decklist` — the plain-text deck format, deck-building checks, the two
   Starter Set decks (``decks/*.deck``).
 
-The engine (increment 2: 102 of the 116 cards; a deck with any other card is refused, naming it --
+The engine (increment 3: 114 of the 116 cards; a deck with any other card is refused, naming it --
 ``effects.unimplemented``), one concept per module:
 
 * :mod:`~p2php.games.tcg.ids` — instance ids in a fixed per-seat block, ``card_of(id)``;
@@ -29,6 +29,19 @@ The engine (increment 2: 102 of the 116 cards; a deck with any other card is ref
 * :mod:`~p2php.games.tcg.triggers` — effects at the kit's timing points (before a turn, Spell damage);
 * :mod:`~p2php.games.tcg.abilities` — Characters' abilities;
 * :mod:`~p2php.games.tcg.view`, :mod:`~p2php.games.tcg.bots`, :mod:`~p2php.games.tcg.game` (``GAME``).
+
+Decisions (besides those in the modules' docstrings):
+
+* "Search your deck … Then shuffle your deck" and "Shuffle up to N non-Healing cards from your discard pile into
+  your deck" (Alchemy, Apothecary, Mysterious Egg, Transmogrify, Vanishing Glass, Nearly Headless Nick; Elixir of
+  Life, Burning Bitterroot Balm, Hospital Wing, Professor Severus Snape) use the engine's ``Reshuffle`` step: the
+  deck's face-down cards are shown to their owner alone, each card taken is opened to everyone ("show it to your
+  opponent") and goes into the hand face up, and the deck (with any cards shuffled in from the pile) becomes a new
+  face-down deck shuffled by both peers, in the seat's next block of slots (``TcgState.fresh_block``). Details in
+  :mod:`~p2php.games.tcg.spells` and :mod:`~p2php.games.tcg.abilities`;
+* Apothecary's "a card that needs Potions Power" is a non-Lesson card of the Potions type (a Lesson gives Power,
+  it needs none); its "discard 2 other cards from your hand" and Transmogrify's "discard 1 of your Creatures from
+  play" are additional costs, paid first and chosen by the player; the card cannot be played without them.
 
 The ``p2php.games`` entry point names this package; importing it registers the game, as UNO and HP Sha do.
 """

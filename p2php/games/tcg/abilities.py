@@ -25,6 +25,13 @@
   Action (FAQ 9: nothing costs an Action unless it says so); the use is remembered per card in play
   (:attr:`TcgState.used`, key ``-1 - seat`` for a starting Dean, else his slot), so a Dean that left
   play and came back could use it again (§9).
+* Nearly Headless Nick (13): "Once per game, you may search your deck. When you do, you may take up to 2 Item
+  cards from your deck, show them to your opponent, and put them into your hand. Then shuffle your deck" --
+  ``{"type": "once", "card": 13}``, no Action, offered while the deck holds a card; the search is Alchemy's
+  (``spells.SearchDeck``, ``spells.ReshuffleDeck``).
+* Professor Severus Snape (16): "Once per game, you may shuffle up to 7 non-Healing cards from your discard
+  pile into your deck" -- ``{"type": "once", "card": 16}``, no Action, offered while the pile holds a
+  non-Healing card; as Hospital Wing does (``spells.shuffle_in``).
 """
 
 from __future__ import annotations
@@ -38,12 +45,12 @@ from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task
 from p2php.games.tcg.cards import CardType
 from p2php.games.tcg.damage import Draw, draws
 from p2php.games.tcg.ids import card_of
-from p2php.games.tcg.spells import OwnDiscards, Retrieve
+from p2php.games.tcg.spells import OwnDiscards, Retrieve, search_deck, shuffle_in
 from p2php.games.tcg.state import TcgState
 
 __all__ = [
-    "DEAN", "DRACO", "HARRY", "HERMIONE", "RON", "TRADERS", "DracoLook", "SecondLesson", "Trade", "dean_draws",
-    "dean_ready", "second_lesson_due", "trades",
+    "DEAN", "DRACO", "HARRY", "HERMIONE", "ONCE", "RON", "TRADERS", "DracoLook", "SecondLesson", "Trade",
+    "dean_draws", "dean_ready", "once_abilities", "second_lesson_due", "trades", "use_once",
 ]
 
 DRACO = "Draco Malfoy"
@@ -75,6 +82,30 @@ def dean_draws(g: TcgState, seat: Seat) -> list[Draw]:
     g.used.append([seat, int(key if key is not None else 0)])
     g.log("ability", seat, DEAN, key)
     return draws(seat, 3)
+
+
+NICK, SNAPE = 13, 16
+ONCE = frozenset({NICK, SNAPE})
+"""Once-per-game abilities used with ``{"type": "once", "card": number}``: Nearly Headless Nick, Snape."""
+
+
+def once_abilities(g: TcgState, seat: Seat) -> list[Action]:
+    """Nick's search (a deck to search) and Snape's shuffle (a non-Healing card in the pile), if unused."""
+    out: list[Action] = []
+    if _unused(g, seat, NICK) is not None and g.deck[seat]:
+        out.append({"type": "once", "card": NICK})
+    if _unused(g, seat, SNAPE) is not None and any(
+            Retrieve(seat, "", 7, True, only="non_healing").fits(g, s) for s in g.discard[seat]):
+        out.append({"type": "once", "card": SNAPE})
+    return out
+
+
+def use_once(g: TcgState, seat: Seat, number: int) -> list[Task[TcgState]]:
+    """Use the first unused Character ``number`` of ``seat``'s: remember it, and its tasks in order."""
+    key = _unused(g, seat, number)
+    g.used.append([seat, int(key if key is not None else 0)])
+    g.log("ability", seat, number, key)
+    return search_deck(seat, CardType.ITEM.value, 2) if number == NICK else shuffle_in(seat, 7)
 
 
 TRADERS = {7: (2, "non_healing"), 15: (1, "charms")}

@@ -41,9 +41,11 @@ from p2php.games.tcg.pieces import (
     DamageOpponentOrCreature,
     DiscardAllCreatures,
     DiscardCreature,
+    DiscardFromHand,
     DiscardHand,
     DiscardInPlay,
     DiscardLesson,
+    DiscardOwnCreature,
     DrawCards,
     EndAdventure,
     Exam,
@@ -59,8 +61,10 @@ from p2php.games.tcg.pieces import (
     OpponentDiscards,
     Piece,
     ReturnCreature,
+    Search,
     Shield,
     ShowToPrevent,
+    ShuffleIn,
     ToDeckBottom,
     TopCard,
 )
@@ -78,6 +82,8 @@ from p2php.games.tcg.spells import (
     Retrieve,
     RevealTop,
     ShowOrTake,
+    search_deck,
+    shuffle_in,
 )
 from p2php.games.tcg.state import TcgState
 
@@ -140,6 +146,14 @@ SPELLS: dict[int, tuple[Piece, ...]] = {
     108: (DamageOpponent(2), MayDamageCreature(2)),  # Toe Biter
     109: (DamageOpponentOrCreature(3),),  # Vermillious
     112: (TopCard(),),  # Wizard Crackers
+    5: (ShuffleIn(16),),  # Elixir of Life
+    45: (ShuffleIn(10),),  # Burning Bitterroot Balm
+    91: (ShuffleIn(8),),  # Hospital Wing
+    40: (Search(LESSON, 2),),  # Alchemy
+    41: (Search(None, 1, "potions"),),  # Apothecary: "a card that needs Potions Power"
+    57: (Search(CREATURE, 1),),  # Mysterious Egg
+    69: (Search(CREATURE, 1),),  # Transmogrify
+    71: (DiscardInPlay((LESSON,)), Search(CREATURE, 1)),  # Vanishing Glass: only if the opponent has a Lesson
 }
 """Spell number -> its text as pieces, resolved in order."""
 
@@ -156,6 +170,9 @@ COSTS: dict[int, tuple[Piece, ...]] = {
     22: _own(POTIONS, 2), 26: _own(POTIONS, 2), 32: _own(None), 49: _own(POTIONS), 86: _own(POTIONS),
     96: _own(POTIONS),
     100: _own(POTIONS, 3),
+    5: _own(POTIONS, 2), 45: _own(POTIONS), 91: _own(POTIONS),
+    41: (DiscardFromHand(2),),  # Apothecary: "discard 2 other cards from your hand"
+    69: (DiscardOwnCreature(),),  # Transmogrify: "discard 1 of your Creatures from play"
     # Items (Cauldrons)
     65: _own(POTIONS, 2), 99: _own(POTIONS),
 }
@@ -170,9 +187,10 @@ CREATURES = frozenset({20, 21, 29, 30, 43, 55, 61, 85, 88, 98})
 Kelpie, Pet Toad (``triggers``), Mrs Norris (``damage.Draw``, ``spells.OpenHand``), Norbert, Baby Dragon,
 Forest Troll, Giant Tarantula, Pet Rat."""
 
-CHARACTERS = frozenset({1, 2, 3, 7, 8, 9, 10, 15, 17, 18})
+CHARACTERS = frozenset({1, 2, 3, 7, 8, 9, 10, 13, 15, 16, 17, 18})
 """Characters whose ability is implemented (:mod:`~p2php.games.tcg.abilities`): Dean Thomas, Draco Malfoy,
-Hannah Abbott, Harry Potter, Hermione Granger, Professor Filius Flitwick, Ron Weasley, Rubeus Hagrid."""
+Hannah Abbott, Harry Potter, Hermione Granger, Nearly Headless Nick, Professor Filius Flitwick, Professor Severus
+Snape, Ron Weasley, Rubeus Hagrid."""
 
 
 def unimplemented(card: Card) -> bool:
@@ -201,6 +219,10 @@ def _can(g: TcgState, seat: Seat, piece: Piece) -> bool:
         return g.adventures[seat if piece.own else opp] >= 0
     if isinstance(piece, FromDiscard):
         return not piece.exactly or any(g.card(s).type is piece.kind for s in g.discard[seat])
+    if isinstance(piece, DiscardFromHand):
+        return len(g.hand[seat]) > piece.count  # the card being played is still in the hand: "other" cards
+    if isinstance(piece, DiscardOwnCreature):
+        return bool(g.creatures[seat])
     return True
 
 
@@ -277,6 +299,14 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
         return [ExamOrLesson(opp, piece.count)]
     if isinstance(piece, ShowToPrevent):
         return [ShowOrTake(seat, piece.amount, piece.lesson.value)]
+    if isinstance(piece, Search):
+        return search_deck(seat, piece.kind.value if piece.kind is not None else "", piece.up_to, piece.only)
+    if isinstance(piece, ShuffleIn):
+        return shuffle_in(seat, piece.up_to)
+    if isinstance(piece, DiscardFromHand):
+        return [OwnDiscards(seat, piece.count)]
+    if isinstance(piece, DiscardOwnCreature):
+        return [PickCreature(seat, seat)]
     if isinstance(piece, CreaturesAttack):
         damage = g.creature_damage(seat)
         return [Mill(opp, damage, "creature")] if damage else []

@@ -16,7 +16,7 @@ __all__ = [
     "DiscardCreature", "DiscardHand", "DiscardInPlay", "DiscardLesson", "DrawCards", "ExtraActions", "FromDiscard",
     "HandLessons", "HealCreatures", "KeepOneCreature", "LookDiscard", "MayDamageCreature", "OpponentDiscards",
     "EndAdventure", "Exam", "Hex", "LookDiscardKind", "Piece", "ReturnCreature", "Shield", "ShowToPrevent",
-    "ToDeckBottom", "TopCard",
+    "ToDeckBottom", "TopCard", "DiscardFromHand", "DiscardOwnCreature", "Search", "ShuffleIn",
 ]
 
 
@@ -209,7 +209,37 @@ class TopCard:
     """Reveal your top card: a Lesson goes into play, anything else into your hand (Wizard Crackers)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Search:
+    """Search your deck; you may take up to ``up_to`` cards of ``kind`` (``None``: any; ``only="potions"``: a card
+    that needs Potions Power), show them to your opponent and put them into your hand. Then shuffle your deck."""
+
+    kind: CardType | None
+    up_to: int
+    only: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleIn:
+    """Shuffle up to ``up_to`` non-Healing cards from your discard pile into your deck (Elixir of Life ...)."""
+
+    up_to: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardFromHand:
+    """An additional cost: discard ``count`` other cards from your hand (Apothecary)."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardOwnCreature:
+    """An additional cost: discard 1 of your Creatures from play, of your choice (Transmogrify)."""
+
+
 Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageEachCreature | DiscardAllCreatures
          | HealCreatures | CreaturesAttack | DiscardLesson | DiscardCreature | DiscardInPlay | KeepOneCreature
          | ReturnCreature | FromDiscard | DrawCards | ExtraActions | DiscardHand | OpponentDiscards | LookDiscard
-         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | Exam | ToDeckBottom | LookDiscardKind | TopCard)
+         | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | Exam | ToDeckBottom | LookDiscardKind | TopCard
+         | Search | ShuffleIn | DiscardFromHand | DiscardOwnCreature)

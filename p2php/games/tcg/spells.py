@@ -24,7 +24,18 @@ Decisions where the rules are silent (tcg.md "Not specified" items 1 and 8; §5.
   while the caster's own knowledge shows one more of the type (the audit, which knows every face, can
   check the same);
 * Illegibilus shows the opponent's hand to the caster alone (a Show) and the chosen card is opened when
-  discarded, as Draco Malfoy's ability does.
+  discarded, as Draco Malfoy's ability does;
+* "Search your deck. You may take up to N <kind> cards from your deck, show them to your opponent, and put
+  them in your hand. Then shuffle your deck" (Alchemy, Apothecary, Mysterious Egg, Transmogrify, Vanishing
+  Glass, Nearly Headless Nick): the deck's face-down cards are shown to their owner alone (a Show), who then
+  takes the cards one at a time; each taken card is opened to everyone ("show them to your opponent": the
+  whole table sees it, and every peer checks that it is of the kind) and goes into the hand face up. Taking
+  none is allowed ("may"). Then the rest of the deck is reshuffled jointly (the engine's Reshuffle step), so
+  its owner no longer knows the order; an empty deck is not shuffled;
+* "Shuffle up to N non-Healing cards from your discard pile into your deck" (Elixir of Life, Burning
+  Bitterroot Balm, Hospital Wing, Professor Severus Snape): the owner picks the cards one at a time from the
+  pile (face up, so copies of one card are interchangeable and the newest is taken), then the deck and the
+  picked cards are reshuffled together into a new face-down deck; picking none still shuffles the deck.
 """
 
 from __future__ import annotations
@@ -32,7 +43,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Reveal, Seat, Show, Slot, Step
+from p2php.engine.contract import (
+    Action,
+    CardId,
+    Decide,
+    IllegalAction,
+    Knowledge,
+    Reshuffle,
+    Reveal,
+    Seat,
+    Show,
+    Slot,
+    Step,
+)
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, Task
 from p2php.games.tcg.cards import CardType, LessonType
 from p2php.games.tcg.damage import Mill, damage_creature, lost
@@ -42,7 +65,7 @@ from p2php.games.tcg.state import TcgState, owner_of
 __all__ = [
     "DiscardHandTask", "ExamOrLesson", "LookDiscardAll", "OpenHand", "ShowOrTake",
     "KeepOne", "LoseLesson", "MayHitCreature", "OwnDiscards", "PickCreature", "PickInPlay",
-    "PickTarget", "Retrieve", "RevealTop", "return_to_hand",
+    "PickTarget", "ReshuffleDeck", "Retrieve", "RevealTop", "SearchDeck", "return_to_hand",
 ]
 
 
@@ -486,3 +509,103 @@ class LookDiscardAll(Task[TcgState]):
         g.to_discard(slot)
         g.log("discarded", 1 - self.seat, slot)
         return CONTINUE
+
+
+@dataclass
+class ReshuffleDeck(Task[TcgState]):
+    """"Then shuffle your deck": ``seat``'s deck (face-down cards and any face-up ones in it) becomes a new deck,
+    shuffled by both peers (a Reshuffle), in ``seat``'s next block of slots."""
+
+    seat: int
+    done: bool = False
+
+    def run(self, g: TcgState) -> Outcome:
+        if self.done or not g.deck[self.seat]:
+            return Done()
+        return Reshuffle(tuple(g.deck[self.seat]), g.fresh_block(self.seat), f"reshuffle{self.seat}")
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        assert isinstance(step, Reshuffle)
+        g.deck[self.seat] = list(step.new_slots)
+        g.log("deck_shuffled", self.seat, len(step.slots))
+        self.done = True
+        return Done()
+
+
+@dataclass
+class SearchDeck(Task[TcgState]):
+    """``seat`` searches its deck and may take up to ``left`` cards of ``kind`` (a card type value, ``""``: any;
+    ``only == "potions"``: a card that needs Potions Power) into its hand, each shown to everyone; a
+    :class:`ReshuffleDeck` follows (pushed with it)."""
+
+    seat: int
+    kind: str
+    left: int
+    only: str = ""
+    shown: bool = False
+
+    def fits(self, face: CardId) -> bool:
+        card = card_of(face)
+        if self.kind and card.type.value != self.kind:
+            return False
+        if self.only == "potions":
+            return card.type is not CardType.LESSON and card.lesson == LessonType.POTIONS
+        return True
+
+    def run(self, g: TcgState) -> Outcome:
+        if not self.shown:
+            self.shown = True
+            hidden = tuple(s for s in g.deck[self.seat] if s not in g.pub)
+            if hidden:
+                return Show(hidden, owner=self.seat, viewer=self.seat)
+        if self.left > 0 and g.deck[self.seat]:
+            return Decide((self.seat,), "search")
+        return Done()
+
+    def received(self, g: TcgState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        return CONTINUE
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        out: list[Action] = []
+        for slot in g.deck[self.seat]:
+            face = knowledge.face(slot)
+            if face is None or self.fits(face):
+                out.append({"type": "take", "slot": slot})
+        return [*out, {"type": "stop"}]
+
+    def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        if action == {"type": "stop"}:
+            return
+        slot = action.get("slot")
+        if set(action) != {"type", "slot"} or action.get("type") != "take" or slot not in g.deck[self.seat]:
+            raise IllegalAction(f"not a legal action here: {action}")
+        face = knowledge.face(slot)
+        if face is not None and not self.fits(face):
+            raise IllegalAction(f"{card_of(face).name} is not a card this search may take")
+
+    def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        slot = action.get("slot")
+        return (slot,) if action.get("type") == "take" and slot in g.deck[self.seat] and slot not in g.pub else ()
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        action = _only(answers)
+        if action["type"] == "stop":
+            return Done()
+        slot = action["slot"]
+        if not self.fits(g.pub[slot]):
+            raise IllegalAction(f"{g.card(slot).name} is not a card this search may take")
+        g.deck[self.seat].remove(slot)
+        g.hand[self.seat].append(slot)
+        g.log("searched", self.seat, slot)
+        self.left -= 1
+        return CONTINUE
+
+
+def search_deck(seat: Seat, kind: str, up_to: int, only: str = "") -> list[Task[TcgState]]:
+    """The tasks of "Search your deck … Then shuffle your deck", in order."""
+    return [SearchDeck(seat, kind, up_to, only), ReshuffleDeck(seat)]
+
+
+def shuffle_in(seat: Seat, up_to: int) -> list[Task[TcgState]]:
+    """The tasks of "Shuffle up to N non-Healing cards from your discard pile into your deck", in order."""
+    return [Retrieve(seat, "", up_to, True, only="non_healing", to_bottom=True), ReshuffleDeck(seat)]

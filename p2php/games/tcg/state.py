@@ -24,14 +24,16 @@ if TYPE_CHECKING:  # the effects at timing points are given to the state (trigge
 __all__ = ["DECK_SLOTS", "HAND", "TcgState", "owner_of"]
 
 DECK_SLOTS = 100
-"""Slots reserved per seat: a deck is at most 60 cards (§10)."""
+"""Slots reserved per seat and deck: a deck is at most 60 cards (§10).  Seat ``s``'s first deck is slots
+``s * DECK_SLOTS ..``; each reshuffle of its deck ("Then shuffle your deck") makes a new deck in the seat's next
+block, ``(2k + s) * DECK_SLOTS ..`` (:meth:`TcgState.fresh_block`), so whose card a slot is stays arithmetic."""
 HAND = 7
 """The starting hand (§2 step 4)."""
 
 
 def owner_of(slot: Slot) -> Seat:
-    """Whose card ``slot`` is: every card is a slot of its owner's deck."""
-    return slot // DECK_SLOTS
+    """Whose card ``slot`` is: every card is a slot of one of its owner's decks (blocks alternate by seat)."""
+    return (slot // DECK_SLOTS) % 2
 
 
 class TcgState(TaskGame):
@@ -131,6 +133,17 @@ class TcgState(TaskGame):
         other = self.adventures[1 - seat]
         return seat in self.face_up_forever or (other >= 0 and self.card(other).number == 27) or \
             any(self.card(s).number == 29 for s, _ in self.creatures[1 - seat])
+
+    def fresh_block(self, seat: Seat) -> Slot:
+        """The first slot of a new deck of ``seat``'s (a reshuffle): its next block above every slot seen so far."""
+        top = -1
+        zones = (self.deck, self.hand, self.discard, self.lessons, self.characters, self.items)
+        slots = [s for zone in zones for side in zone for s in side]
+        slots += [c[0] for side in self.creatures for c in side] + [s for s in self.adventures if s >= 0]
+        for slot in (*slots, *self.pub):
+            if owner_of(slot) == seat:
+                top = max(top, slot // (2 * DECK_SLOTS))
+        return (2 * (top + 1) + seat) * DECK_SLOTS
 
     # ---- moving cards (every move keeps one home)
     def to_discard(self, slot: Slot) -> None:

@@ -49,8 +49,10 @@ from p2php.games.tcg.abilities import (
     Trade,
     dean_draws,
     dean_ready,
+    once_abilities,
     second_lesson_due,
     trades,
+    use_once,
 )
 from p2php.games.tcg.adventures import (
     adventure_blocks,
@@ -222,6 +224,7 @@ class Actions(Task[TcgState]):
         if dean_ready(g, seat):
             out.append({"type": "dean"})
         out.extend(trades(g, seat))
+        out.extend(once_abilities(g, seat))
         if g.has_character(seat, DRACO):
             out.extend({"type": "ability", "slot": slot} for slot in g.hand[seat])
         out.extend(item_actions(g, seat, self.left))
@@ -243,6 +246,8 @@ class Actions(Task[TcgState]):
         if action == {"type": "solve"} and can_solve(g, seat):
             return
         if kind == "trade" and action in trades(g, seat):
+            return
+        if kind == "once" and action in once_abilities(g, seat):
             return
         if kind == "item":
             if action not in item_actions(g, seat, self.left):
@@ -284,6 +289,8 @@ class Actions(Task[TcgState]):
             return Push(*tasks) if tasks else CONTINUE
         if kind == "trade":
             return Push(Trade(seat, int(action["card"])))
+        if kind == "once":
+            return Push(*use_once(g, seat, int(action["card"])))
         if kind == "item":
             self.left -= item_cost(g, action["slot"])
             tasks = use_item(g, seat, action["slot"])
