@@ -98,6 +98,26 @@ def test_a_reshuffle_keeps_the_cards_mixes_hidden_and_public_and_audits_clean(cr
         assert sent == ["shuffle"] * 6 + ["lock"] * 3
 
 
+@pytest.mark.crypto("verified")
+def test_verified_the_wire_holds_no_share_set_that_opens_an_unopened_new_slot() -> None:
+    """Privacy after a reshuffle: for every new slot never opened in public, some seat's share is on no public
+    message; and a verified audit releases nothing."""
+    pytest.importorskip("coincurve")
+    peers = _peers("verified", seed=11)
+    _run(peers)
+    _clean(peers)
+    spectator = peers[2]
+    public: dict[int, set[int]] = {}
+    for msg in spectator.transcript:
+        for slot, _ in msg.body.get("shares", []) if msg.kind in ("keys", "action") else []:
+            public.setdefault(slot, set()).add(msg.sender)
+        assert "decks" not in msg.body
+    hidden = [s for s in range(100, 128) if s in spectator.slot_deck and s not in spectator.public_faces]
+    assert 120 in hidden  # dealt to seat 1
+    for slot in hidden:
+        assert len(public.get(slot, set())) < 3, slot
+
+
 @pytest.mark.parametrize("crypto", MODES)
 def test_a_secret_composition_deck_is_reshuffled_and_still_checked(crypto: str) -> None:
     peers = _peers(crypto, seed=2, secret=True)

@@ -287,3 +287,22 @@ def test_two_reshuffles_use_the_seats_next_blocks() -> None:
     d.act(0, d.play(0, "Alchemy"))
     d.act(0, {"type": "stop"}, "search")
     assert min(deck(d, 0)) == 400 and d.state.fresh_block(1) == 300
+
+
+@pytest.mark.parametrize("crypto", ["fast", VERIFIED])
+def test_whole_games_with_search_decks_reshuffle_and_audit_clean(crypto: str) -> None:
+    """Heuristic bots play decks full of these cards through the protocol: several reshuffles, both audits clean."""
+    from p2php.engine.contract import Reshuffle
+    from p2php.games.tcg.game import GAME
+    from p2php.session.memory import make_peers, run_in_memory
+    from p2php.testing.tcg import deck_text
+
+    cards = ["Alchemy"] * 4 + ["Mysterious Egg"] * 4 + ["Hospital Wing"] * 4 + ["Burning Bitterroot Balm"] * 4 + \
+        ["Guard Dog"] * 4 + ["Pet Toad"] * 4
+    opts = {"crypto": crypto, "format": "constructed", "decklist0": deck_text(cards, "Professor Severus Snape"),
+            "decklist1": deck_text(cards, "Hermione Granger")}
+    peers = make_peers("tcg", 2, opts, seed=0)
+    run_in_memory(peers, {s: GAME.make_bot("heuristic", f"0/{s}") for s in (0, 1)})
+    assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
+    assert peers[0].result is not None and len({p.state.state_hash() for p in peers}) == 1
+    assert sum(isinstance(e.step, Reshuffle) for e in peers[0].events) >= 3
