@@ -258,12 +258,35 @@ def _strip_self(label: str, seat: int) -> str:
 
 
 def _with_names(text: str, names: list[str]) -> str:
-    """``seat 2`` → ``bot2`` in game text, so people read names rather than numbers."""
+    """``seat 2`` → ``bot2`` in game text, so people read names rather than numbers.
+
+    A seat named "you" (the person at ``p2php play``) reads as one: "you play", "your hand", not "you plays".
+    """
     def sub(m: re.Match[str]) -> str:
         seat = int(m.group(1))
         return names[seat] if 0 <= seat < len(names) else m.group(0)
 
-    return re.sub(r"\bseat (\d+)\b", sub, text)
+    out = re.sub(r"\bseat (\d+)\b", sub, text)
+    return _second_person(out) if "you" in names else out
+
+
+_YOU_VERBS = {"is": "are", "has": "have", "was": "were"}
+
+
+def _second_person(text: str) -> str:
+    """Game text about a seat named "you", in the second person: "you plays" → "you play", "you's" → "your"."""
+    def verb(m: re.Match[str]) -> str:
+        word = m.group(2)
+        if word in _YOU_VERBS:
+            word = _YOU_VERBS[word]
+        elif word.endswith(("ches", "shes", "sses", "xes")):
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith("ss") and len(word) > 2:
+            word = word[:-1]
+        return f"{m.group(1)}you {word}"
+
+    text = re.sub(r"\byou's\b", "your", text)
+    return re.sub(r"(^|[·,;:(]\s*)you ([a-z]+)\b", verb, text)
 
 
 # ----------------------------------------------------------------------------- game views
@@ -461,9 +484,15 @@ class TerminalUI:
             lines.append(p("Recent:", "bold") + " " + recent)
         pending = obs.get("pending")
         if pending:
+            known = {**ls.public_faces, **ls.private_faces}
+
             def show(key: str, value: Any) -> str:
                 if key in ("by", "against", "uno_missed_by", "went_out", "sorting") and isinstance(value, int):
                     value = names[value] if 0 <= value < len(names) else value
+                if key.endswith("_slot") and isinstance(value, int):  # a slot means nothing to a person: its card
+                    card = known.get(value)
+                    what = ls.state.deck.names[card] if card is not None else "a face-down card"  # type: ignore[attr-defined]
+                    return f"{key.removesuffix('_slot').replace('_', ' ')}: {what}"
                 return f"{key.replace('_', ' ')} {value}"
 
             lines.append(safe("Pending: " + ", ".join(show(k, v) for k, v in pending.items() if k != "slot"), LINE))
@@ -500,13 +529,24 @@ class TerminalUI:
             return self._loc(ls, _hpsha_prompt(prompt))
         return prompt
 
-    def menu(self, ls: Lockstep, legal: list[Action]) -> list[str]:
+    def label(self, ls: Lockstep, action: Action) -> str:
         assert ls.seat is not None
-        lines = []
-        for i, action in enumerate(legal, 1):
-            label = safe(self._loc(ls, _strip_self(action_label(ls, action), ls.seat)), LINE)
-            lines.append(f"  {self.paint(f'{i:>2}', 'bold')}. {label}")
-        return lines
+        return safe(self._loc(ls, _strip_self(action_label(ls, action), ls.seat)), LINE)
+
+    def choices(self, ls: Lockstep, legal: list[Action]) -> list[Action]:
+        """The legal actions worth a menu line each: of several that read the same (two copies of one card),
+        the first."""
+        seen: set[str] = set()
+        out = []
+        for action in legal:
+            label = self.label(ls, action)
+            if label not in seen:
+                seen.add(label)
+                out.append(action)
+        return out
+
+    def menu(self, ls: Lockstep, legal: list[Action]) -> list[str]:
+        return [f"  {self.paint(f'{i:>2}', 'bold')}. {self.label(ls, action)}" for i, action in enumerate(legal, 1)]
 
     def show_turn(self, ls: Lockstep, legal: list[Action]) -> None:
         assert ls.seat is not None
@@ -523,7 +563,7 @@ class TerminalUI:
     async def decide(self, ls: Lockstep) -> Action:
         """Ask the person until they give a valid choice (Quit on q, end of input or Ctrl-C)."""
         assert ls.seat is not None
-        legal = ls.legal_actions()
+        legal = self.choices(ls, ls.legal_actions())
         if len(legal) == 1 and self.auto_forced:
             label = safe(self._loc(ls, _strip_self(action_label(ls, legal[0]), ls.seat)), LINE)
             self.write(self.paint(f"▶ {self._name(ls, ls.seat)}: {label}  (your only choice)", "dim"))

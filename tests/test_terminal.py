@@ -216,3 +216,31 @@ def test_colour_only_on_a_tty_without_no_color(monkeypatch: pytest.MonkeyPatch) 
     assert not want_colour(Tty())  # type: ignore[arg-type]
     assert Palette(False)("x", "red") == "x" and Palette(True)("x", "red") == "\x1b[31mx\x1b[0m"
     assert Palette(True).card("red 7").startswith("\x1b[31;1m") and Palette(True).card("Bombarda ♥7") != "Bombarda ♥7"
+
+
+# ----------------------------------------------------------------------------- a person reads "you"
+
+
+def test_a_seat_named_you_reads_in_the_second_person() -> None:
+    from p2php.terminal import _with_names
+
+    names = ["you", "bot1"]
+    assert _with_names("seat 0 plays red 7 · seat 1 catches seat 0 without UNO", names) == (
+        "you play red 7 · bot1 catches you without UNO")
+    assert _with_names("seat 0 catches seat 1; seat 0 has emptied their hand, seat 0 is sorted", names) == (
+        "you catch bot1; you have emptied their hand, you are sorted")
+    assert _with_names("seat 0's Wild Draw Four was legal", names) == "your Wild Draw Four was legal"
+    assert _with_names("seat 0 plays red 7", ["alice", "bot1"]) == "alice plays red 7"  # a name stays a name
+
+
+def test_uno_hands_read_sorted() -> None:
+    from p2php.engine.contract import Knowledge
+    from p2php.testing.uno import StackedTable
+
+    t = StackedTable(2, dealer=1, hands={0: ["yellow 8", "blue 2", "Wild", "blue 1"]})
+    obs = t.state.observation(0, t.table.knowledge(0))
+    cards = [h["card"] for h in obs["hand"]]
+    assert cards == sorted(cards)  # deck order: colour by colour, numbers up, then actions and wilds
+    named = [h["name"] for h in obs["hand"]]
+    assert named.index("blue 1") < named.index("blue 2") < named.index("Wild")
+    assert t.state.observation(None, Knowledge({}, {}))["hand_counts"] == [7, 7]

@@ -75,6 +75,8 @@ def observation(g: UnoState, seat: Seat | None, knowledge: Knowledge) -> dict[st
         for slot in g.hands[seat]:
             card = knowledge.face(slot)
             hand.append({"slot": slot, "card": card, "name": names[card] if card is not None else None})
+        # in deck order (colour, then number, action, wild): a hand reads sorted, not in the order it was drawn
+        hand.sort(key=lambda h: (h["card"] is None, h["card"] if h["card"] is not None else 0, h["slot"]))
         obs["seat"] = seat
         obs["hand"] = hand
     return obs
