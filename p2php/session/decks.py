@@ -297,8 +297,9 @@ class DeckSteps(LockstepBase):
         previous = rec.current if rec.passes else (rec.start or None)
         problem = deck.check_deck_shape(cards, rec.size, previous=previous, on_curve=False)
         if problem is not None:
-            raise FaultError(Fault(msg.sender, f"{msg.kind} pass of deck {rec.number}: {problem}", msg.at,
-                                   FaultCode.BAD_PASS))
+            what = ("rekey pass" if rec.hidden and self.phase < self.players else f"{msg.kind} pass") + \
+                (" of reshuffled deck" if rec.inputs else " of deck")
+            raise FaultError(Fault(msg.sender, f"{what} {rec.number}: {problem}", msg.at, FaultCode.BAD_PASS))
         if msg.kind == "lock":
             commits = points_list(msg, "commits")
             if len(commits) != rec.size or any(len(c) != 32 for c in commits):
