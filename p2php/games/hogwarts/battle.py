@@ -1,0 +1,375 @@
+"""A battle against an enemy card (rules §14.1, data §2.2): a duel card, a mission's battle card, or an
+event's enemy fought by a group (§14.4).
+
+Each round, for the participant whose round it is: the enemy's ``before:`` abilities, then an optional
+defence card, then one compulsory attack (an attack card or the attack dice), then the enemy's ``after:``
+abilities — also after the attack that brought it to 0 (Tom Riddle).  Then a participant at 0 LP has lost
+(even if the enemy is at 0), an enemy at 0 has lost.  A group takes turns, clockwise from the drawer; the
+enemy's LP are multiplied by the number of participants and each may play 2 cards (§14.4).
+
+Cards are opened with the action that plays them (:meth:`Battle.reveals`) and go under their decks.
+Protections (``cancel_next``, ``skip``, ``shield``, ``reflect_next``) answer the enemy's next
+"retaliations": one trigger of a ``before:``/``after:`` ability each (data §2.2); a trigger that costs
+nothing still uses one up.
+
+Decisions (ours): in a duel no loss takes a player below 1 LP (C-32), so the duel is lost at 1; Ron's
+``reroll_once``, Luna's ``ignore_once`` and Pettigrew's ``flee_once`` are optional abilities this
+increment does not offer yet, nor the special object tokens' battle uses (Elder Wand, Sword, Stone,
+Cloak) — a player who would use them is only ever worse off, never in a position the rules forbid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum, auto
+from typing import TYPE_CHECKING
+
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Randomness, Seat, Slot, Step
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
+from p2php.rng import DetRng
+
+from .cards import EnemyCard, HandCard
+from .defeat import defeat
+from .dice import Roll
+from .ids import deck_of_slot, instance
+from .terms import amount, parse, terms_of
+
+if TYPE_CHECKING:
+    from .state import HogwartsState
+
+__all__ = ["BATTLE_CARDS", "Battle", "enemy_card"]
+
+BATTLE_CARDS = ("spell", "potion")
+MIN_RES = 2
+"""Effective resistance never drops below 2: a 1 always misses (data §2.2)."""
+SKIP, CANCEL, SHIELD, REFLECT = range(4)
+
+
+def enemy_card(g: HogwartsState, card_id: str) -> EnemyCard:
+    data = g.data
+    return data.duels.get(card_id) or data.battle_cards.get(card_id) or data.event_battles[card_id]
+
+
+def hand_card(g: HogwartsState, slot: Slot, knowledge: Knowledge | None = None) -> HandCard | None:
+    face = g.pub.get(slot) if knowledge is None else knowledge.face(slot)
+    if face is None:
+        return None
+    inst = instance(face)
+    return g.data.hand_card(inst.card) if inst.deck in BATTLE_CARDS else None
+
+
+@dataclass
+class Battle(Task["HogwartsState"]):
+    """``participants`` fight ``enemy`` (a card id); ``kind`` is ``duel``, ``mission`` or ``event``.
+    The result is ``won``, ``fled`` (a duel enemy fled: won, 1 card) or ``lost``."""
+
+    class Stage(Enum):
+        REVEAL = auto()
+        DISCARD = auto()
+        BEFORE = auto()
+        DEFEND = auto()
+        ATTACK = auto()
+        DICE = auto()
+        AFTER = auto()
+        CHECK = auto()
+
+    participants: list[int]
+    enemy: str
+    kind: str
+    limit: int
+    stage: Stage = Stage.REVEAL
+    lp: int = 0
+    start_lp: int = 0
+    standing: list[int] = field(default_factory=list)
+    current: int = 0  # the seat whose round it is
+    used: dict[int, int] = field(default_factory=dict)
+    guard: dict[int, list[int]] = field(default_factory=dict)  # seat -> [skip, cancel, shield, reflect]
+    once: list[int] = field(default_factory=list)  # seats that used last_stand
+    dice: list[int] = field(default_factory=list)
+    extra_dice: int = 0
+    res_cut: int = 0
+    rolled: bool = False  # the roll of the current attack or ability has been made (its faces in dice)
+    after: int = 0  # the after-ability being resolved
+    fled: bool = False
+
+    def card(self, g: HogwartsState) -> EnemyCard:
+        return enemy_card(g, self.enemy)
+
+    # ---- losing life points
+    def lose(self, g: HogwartsState, seat: Seat, n: int) -> None:
+        if n <= 0:
+            return
+        floor = 1 if self.kind == "duel" else 0
+        lp = max(floor, g.lp[seat] - n)
+        if lp == 0 and g.ability(seat)[1] == "last_stand" and seat not in self.once:
+            self.once.append(seat)
+            lp = 1
+        g.lp[seat] = lp
+        g.log("lose", seat, n)
+
+    def retaliate(self, g: HogwartsState, seat: Seat, n: int) -> None:
+        guard = self.guard[seat]
+        if guard[SKIP]:
+            guard[SKIP] -= 1
+            return
+        if guard[CANCEL]:
+            guard[CANCEL] -= 1
+            return
+        if guard[REFLECT]:
+            guard[REFLECT] = 0
+            self.lp -= n
+            return
+        if guard[SHIELD]:
+            n, guard[SHIELD] = max(0, n - guard[SHIELD]), 0
+        self.lose(g, seat, n)
+
+    def down(self, g: HogwartsState, seat: Seat) -> bool:
+        return g.lp[seat] <= (1 if self.kind == "duel" else 0)
+
+    # ---- cards
+    def playable(self, g: HogwartsState, seat: Seat) -> list[Slot]:
+        """Hand slots ``seat`` could play now (public: the deck of a slot, the enemy's immunity, the limit)."""
+        if self.used[seat] >= self.limit:
+            return []
+        immune = self.card(g).immune
+        return [s for s in g.hand[seat] if deck_of_slot(s) in BATTLE_CARDS and f"{deck_of_slot(s)}s" not in immune]
+
+    def card_actions(self, g: HogwartsState, seat: Seat, knowledge: Knowledge, use: str) -> list[Action]:
+        out: list[Action] = []
+        for slot in self.playable(g, seat):
+            card = hand_card(g, slot, knowledge)
+            if card is not None and card.use == use:
+                out.append({"type": "card", "slot": slot})
+        return out
+
+    def run(self, g: HogwartsState) -> Outcome:
+        S = Battle.Stage
+        enemy = self.card(g)
+        if self.stage is S.REVEAL:
+            return self.reveal(g, enemy)
+        if self.stage is S.DISCARD:
+            return Randomness("discard")
+        if self.stage is S.BEFORE:
+            for args in terms_of(enemy.abilities, "before:lose"):
+                self.retaliate(g, self.current, amount(args[0]))
+            self.stage = S.DEFEND if not self.down(g, self.current) else S.CHECK
+            return CONTINUE
+        if self.stage is S.DEFEND:
+            if self.playable(g, self.current):
+                return Decide((self.current,), "defend")
+            self.stage = S.ATTACK
+            return CONTINUE
+        if self.stage is S.ATTACK:
+            if self.playable(g, self.current):
+                return Decide((self.current,), "attack")
+            return self.dice_attack(0, 0)
+        if self.stage is S.DICE:
+            return self.score_dice(g, enemy)
+        if self.stage is S.AFTER:
+            return self.after_abilities(g, enemy)
+        return self.check_end(g, enemy)
+
+    def reveal(self, g: HogwartsState, enemy: EnemyCard) -> Outcome:
+        self.start_lp = enemy.lp * len(self.participants)
+        self.lp = self.start_lp
+        self.standing = list(self.participants)
+        self.current = self.participants[0]
+        for seat in self.participants:
+            self.used[seat] = 0
+            self.guard[seat] = [0, 0, 0, 0]
+        g.log("battle", self.kind, self.enemy, list(self.participants))
+        for args in terms_of(enemy.abilities, "reveal:lose"):
+            for seat in self.participants:
+                self.lose(g, seat, amount(args[0]))
+        for seat in self.participants:
+            if g.ability(seat)[1] == "serpensortia":  # Draco: the opponent loses 1 at the start
+                self.lp -= 1
+        discard = terms_of(enemy.abilities, "reveal:discard")
+        self.stage = Battle.Stage.DISCARD if discard and any(g.hand[s] for s in self.participants) else \
+            Battle.Stage.BEFORE
+        if any(self.down(g, s) for s in self.participants):
+            self.stage = Battle.Stage.CHECK
+        return CONTINUE
+
+    def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        rng = DetRng(random)
+        n = sum(amount(a[0]) for a in terms_of(self.card(g).abilities, "reveal:discard"))
+        for seat in self.participants:
+            for _ in range(min(n, len(g.hand[seat]))):
+                g.discard_from_hand(seat, g.hand[seat][rng.below(len(g.hand[seat]))])
+            g.log("discard_random", seat, n)
+        self.stage = Battle.Stage.BEFORE
+        return CONTINUE
+
+    # ---- the decisions
+    def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        if self.stage is Battle.Stage.DEFEND:
+            return [{"type": "no_defence"}, *self.card_actions(g, seat, knowledge, "defence")]
+        return [{"type": "dice"}, *self.card_actions(g, seat, knowledge, "attack")]
+
+    def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        kind = action.get("type")
+        plain = "no_defence" if self.stage is Battle.Stage.DEFEND else "dice"
+        if kind == plain:
+            return
+        if kind != "card" or action.get("slot") not in self.playable(g, seat):
+            raise IllegalAction(f"not a card {seat} may play in this battle now: {action}")
+        card = hand_card(g, action["slot"], knowledge)
+        want = "defence" if self.stage is Battle.Stage.DEFEND else "attack"
+        if card is not None and card.use != want:
+            raise IllegalAction(f"{card.name} is not a {want} card")
+
+    def reveals(self, g: HogwartsState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        return (action["slot"],) if action.get("type") == "card" and isinstance(action.get("slot"), int) else ()
+
+    def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
+               faces: Mapping[Slot, CardId]) -> Outcome:
+        seat, action = answers[0]
+        defending = self.stage is Battle.Stage.DEFEND
+        if action["type"] in ("no_defence", "dice"):
+            if defending:
+                self.stage = Battle.Stage.ATTACK
+                return CONTINUE
+            return self.dice_attack(0, 0)
+        slot = int(action["slot"])
+        card = hand_card(g, slot)
+        want = "defence" if defending else "attack"
+        if card is None or card.use != want:
+            raise IllegalAction(f"the card opened is not a {want} card")
+        g.discard_from_hand(seat, slot)
+        self.used[seat] += 1
+        g.log("card", seat, card.id)
+        if defending:
+            self.defend(g, seat, card)
+            self.stage = Battle.Stage.ATTACK
+            return CONTINUE
+        return self.attack_card(g, seat, card, slot)
+
+    # ---- effects
+    def defend(self, g: HogwartsState, seat: Seat, card: HandCard) -> None:
+        guard = self.guard[seat]
+        for term in card.effect:
+            head, args = parse(term)
+            if head == "heal":
+                g.heal(seat, amount(args[0]))
+            elif head == "shield":
+                guard[SHIELD] = amount(args[0])
+            elif head == "reflect_next":
+                guard[REFLECT] = 1
+            elif head == "cancel_next":
+                guard[CANCEL] += 1
+
+    def attack_card(self, g: HogwartsState, seat: Seat, card: HandCard, slot: Slot) -> Outcome:
+        enemy = self.card(g)
+        guard = self.guard[seat]
+        damage = 0
+        for term in card.effect:
+            head, args = parse(term)
+            if head == "damage":
+                damage = amount(args[0])
+            elif head == "vs" and args[0] in enemy.tags:
+                damage = amount(parse(args[1])[1][0])
+            elif head == "cancel_next":
+                guard[CANCEL] += 1
+            elif head == "skip":
+                guard[SKIP] += amount(args[0])
+            elif head == "dice":
+                cut = int(args[1][len("res"):]) if len(args) > 1 else 0
+                return self.dice_attack(amount(args[0]), -cut)
+        if damage:
+            if g.ability(seat)[1] == "card_plus_1":
+                damage += 1
+            if card.deck == "spell":
+                damage += sum(amount(a[0]) for a in terms_of(enemy.abilities, "spell_bonus"))
+            if any(a[0] in card.tags for a in terms_of(enemy.abilities, "weak")):
+                damage *= 2
+            self.lp -= damage
+            g.log("damage", self.enemy, damage)
+        return self.attacked(g, enemy)
+
+    def dice_attack(self, extra: int, cut: int) -> Outcome:
+        self.extra_dice, self.res_cut = extra, cut
+        self.stage = Battle.Stage.DICE
+        return CONTINUE
+
+    def score_dice(self, g: HogwartsState, enemy: EnemyCard) -> Outcome:
+        seat = self.current
+        if not self.rolled:
+            self.rolled = True
+            return Call(Roll(g.student(seat).attack_dice + self.extra_dice, "attack"), into="dice")
+        self.rolled = False
+        res = enemy.res - self.res_cut - (1 if g.ability(seat)[1] == "res_minus_1" else 0)
+        res = max(MIN_RES, res)
+        hitting = [d for d in self.dice if d >= res]
+        hits = sum(2 if d == 6 and g.ability(seat)[1] == "sixes_double" else 1 for d in hitting)
+        for args in terms_of(enemy.abilities, "cap"):
+            hits = min(hits, amount(args[0]))
+        self.lp -= hits
+        g.log("hits", seat, hits)
+        if len(hitting) >= 2 and g.ability(seat)[1] == "hit_regen":
+            g.heal(seat, 1)
+        self.dice = []
+        return self.attacked(g, enemy)
+
+    def attacked(self, g: HogwartsState, enemy: EnemyCard) -> Outcome:
+        """An attack is over: a fleeing duel enemy ends the battle, else its ``after:`` abilities follow."""
+        if self.kind == "duel" and terms_of(enemy.abilities, "flee") and 1 <= self.lp <= 2:
+            self.fled = True
+            g.log("fled", self.enemy)
+            return Done("fled")
+        self.after = 0
+        self.stage = Battle.Stage.AFTER
+        return CONTINUE
+
+    def after_abilities(self, g: HogwartsState, enemy: EnemyCard) -> Outcome:
+        seat = self.current
+        triggers = [t for t in enemy.abilities if t.startswith("after:")]
+        if self.after >= len(triggers):
+            if terms_of(enemy.abilities, "regen") and self.lp >= 1:
+                self.lp = min(self.start_lp, self.lp + 1)
+            self.stage = Battle.Stage.CHECK
+            return CONTINUE
+        head, args = parse(triggers[self.after])
+        if head == "after:lose":
+            self.after += 1
+            self.retaliate(g, seat, amount(args[0]))
+            return CONTINUE
+        if not self.rolled:
+            self.rolled = True
+            return Call(Roll(amount(args[0]), "enemy"), into="dice")
+        self.rolled = False
+        res = g.student(seat).res - (1 if len(args) > 1 and args[1] == "res-1" else 0)
+        if terms_of(enemy.abilities, "execute") and g.lp[seat] <= 3:
+            res = MIN_RES
+        res = max(MIN_RES, res)
+        sixes = sum(amount(a[0]) for a in terms_of(enemy.abilities, "sixes")) or 1
+        loss = sum(sixes if d == 6 else 1 for d in self.dice if d >= res)
+        self.dice = []
+        self.after += 1
+        self.retaliate(g, seat, loss)
+        return CONTINUE
+
+    def check_end(self, g: HogwartsState, enemy: EnemyCard) -> Outcome:
+        seat = self.current
+        if self.down(g, seat):
+            g.log("battle_lost", seat, self.enemy)
+            if self.kind != "duel":
+                defeat(g, seat)
+            self.standing.remove(seat)
+            if not self.standing or self.kind != "event":
+                return Done("lost")
+            if self.lp > 0:
+                return self.next_round(g, seat)
+        if self.lp <= 0:
+            g.log("battle_won", list(self.standing), self.enemy)
+            return Done("won")
+        return self.next_round(g, seat)
+
+    def next_round(self, g: HogwartsState, seat: Seat) -> Outcome:
+        order = [s for s in self.participants if s in self.standing or s == seat]
+        self.current = order[(order.index(seat) + 1) % len(order)]
+        if self.current not in self.standing:
+            self.current = self.standing[0]
+        self.stage = Battle.Stage.BEFORE
+        return CONTINUE

@@ -1,0 +1,188 @@
+"""The public state of a game of A Year at Hogwarts: figures, sheets, tokens, decks as slots, the task stack.
+
+Everything here is identical on every peer.  Hands and missions are lists of slots whose faces only their
+holder knows (:class:`~p2php.engine.contract.Knowledge`); which deck a hand card comes from is public
+(:func:`.ids.deck_of_slot`), as at a real table where card backs differ.  Decks are lists of slots, top
+first; a used card goes under its deck (rules §10.1), face up if it was played, face down if it was put
+back unseen (a card returned after a lost duel).  All containers are lists or dicts with sorted keys in
+the snapshot, so the state hash never depends on an iteration order.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
+from p2php.engine.taskgame import TaskGame
+from p2php.engine.tasks import Task, TaskStack
+
+from .board import Graph
+from .data import graph, load
+from .ids import DECKS, MISSIONS, deck_of_slot, instance
+from .sheets import StudentSheet
+from .tables import HogwartsData
+
+__all__ = ["LEAKY_CAULDRON", "MAX_LP", "MAX_TOKENS", "START", "HogwartsState"]
+
+START = "start"
+LEAKY_CAULDRON = "leaky_cauldron"
+MAX_LP = 14
+"""No character ever has more (rules §6)."""
+MAX_TOKENS = 6
+"""Object tokens a sheet holds (rules §6)."""
+POWDER_SUPPLY = 20
+PORTAL_SUPPLY = 10
+"""The supplies of rules §0.4 (C-48: an empty supply gives nothing)."""
+
+
+class HogwartsState(TaskGame):
+    """Per-seat lists (index = seat) and the board's tokens; the rules are tasks on :attr:`stack`."""
+
+    stack: TaskStack[HogwartsState]
+
+    def __init__(self, players: int, options: Mapping[str, object], first_task: Task[HogwartsState]) -> None:
+        self.options = dict(options)
+        self.players = players
+        self.first = 0  # the seat named "youngest" in the lobby (C-14)
+        self.sheet = [0] * players  # sheet number, 0 until chosen
+        self.pos = [START] * players
+        self.lp = [0] * players
+        self.points = [0] * players
+        self.powder = [0] * players
+        self.portals = [0] * players
+        self.held: list[list[str]] = [[] for _ in range(players)]  # object tokens on the sheet
+        self.hand: list[list[Slot]] = [[] for _ in range(players)]
+        self.missions: list[list[Slot]] = [[] for _ in range(players)]  # secret, not yet completed
+        self.done: list[list[int]] = [[] for _ in range(players)]  # completed mission numbers
+        self.tokens: dict[str, list[str]] = {}  # cell -> object tokens lying there (stacking allowed)
+        self.deck: dict[str, list[Slot]] = {d: [] for d in (*DECKS, MISSIONS)}  # top first
+        self.supply = {"powder": POWDER_SUPPLY, "portal": PORTAL_SUPPLY}
+        self.truces: list[list[int]] = []  # [a, b, turns a still owes, turns b still owes] (C-34)
+        self.turn = -1
+        self.turns = 0  # turns begun
+        self.fallen: list[Seat] = []  # seats defeated during the current turn (no trip return, C-21)
+        self.qualified: list[Seat] = []  # seats that met the length's conditions this round (C-15)
+        self.events: list[list[Any]] = []  # structured log, rendered by view.py
+        self.pub: dict[Slot, CardId] = {}
+        self.stack = TaskStack([first_task])
+        self.stack.settle(self)
+
+    # ---- the data
+    @property
+    def data(self) -> HogwartsData:
+        return load()
+
+    @property
+    def graph(self) -> Graph:
+        return graph()
+
+    def student(self, seat: Seat) -> StudentSheet:
+        return self.data.students[self.sheet[seat] - 1]
+
+    def ability(self, seat: Seat) -> tuple[str, str]:
+        """``seat``'s movement and battle ability keys (``spell_cell_x2``, ``res_minus_1``)."""
+        sheet = self.student(seat)
+        return sheet.movement_ability.key, sheet.battle_ability.key
+
+    def card_of(self, slot: Slot, knowledge: Knowledge | None = None) -> str | None:
+        """The distinct card id of ``slot`` if its face is public (or known to ``knowledge``), else None."""
+        face = self.pub.get(slot) if knowledge is None else knowledge.face(slot)
+        return None if face is None else instance(face).card
+
+    @property
+    def mode(self) -> str:
+        return str(self.options["mode"])
+
+    @property
+    def length(self) -> str:
+        return str(self.options["length"])
+
+    # ---- small changes every rule uses
+    def log(self, *entry: Any) -> None:
+        self.events.append(list(entry))
+
+    def heal(self, seat: Seat, n: int) -> None:
+        self.lp[seat] = min(MAX_LP, self.lp[seat] + n)
+
+    def score(self, seat: Seat, n: int, why: str) -> None:
+        """House points change; they never drop below 0 (C-1)."""
+        self.points[seat] = max(0, self.points[seat] + n)
+        self.log("points", seat, n, why)
+
+    def give(self, seat: Seat, what: str, n: int = 1) -> int:
+        """Flying powder or portal tokens from the supply (C-48); how many ``seat`` got."""
+        got = min(n, self.supply[what])
+        self.supply[what] -= got
+        if what == "powder":
+            self.powder[seat] += got
+        else:
+            self.portals[seat] += got
+        return got
+
+    def spend(self, seat: Seat, what: str) -> None:
+        if what == "powder":
+            self.powder[seat] -= 1
+        else:
+            self.portals[seat] -= 1
+        self.supply[what] += 1
+
+    def under(self, slot: Slot) -> None:
+        """A card goes under its own deck (face up if it was opened, face down otherwise)."""
+        self.deck[deck_of_slot(slot)].append(slot)
+
+    def discard_from_hand(self, seat: Seat, slot: Slot) -> None:
+        self.hand[seat].remove(slot)
+        self.under(slot)
+
+    def figures_at(self, cell: str, but: Seat | None = None) -> list[Seat]:
+        return [s for s in range(self.players) if self.pos[s] == cell and s != but]
+
+    def in_truce(self, a: Seat, b: Seat) -> bool:
+        return any({t[0], t[1]} == {a, b} for t in self.truces)
+
+    def place_token(self, cell: str, token: str) -> None:
+        self.tokens.setdefault(cell, []).append(token)
+
+    def take_token(self, cell: str, token: str) -> None:
+        self.tokens[cell].remove(token)
+        if not self.tokens[cell]:
+            del self.tokens[cell]
+
+    def public(self) -> Knowledge:
+        return Knowledge(self.pub)
+
+    # ---- the contract's views
+    def observation(self, seat: Seat | None, knowledge: Knowledge) -> dict[str, Any]:
+        from .view import observation
+
+        return observation(self, seat, knowledge)
+
+    def describe(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
+        from .view import describe
+
+        return describe(self, seat, action, faces)
+
+    def snapshot(self) -> Any:
+        return {"options": sorted(self.options.items()), "first": self.first, "sheet": self.sheet, "pos": self.pos,
+                "lp": self.lp, "points": self.points, "powder": self.powder, "portals": self.portals,
+                "held": self.held, "hand": self.hand, "missions": self.missions, "done": self.done,
+                "tokens": sorted(self.tokens.items()), "deck": sorted(self.deck.items()),
+                "supply": sorted(self.supply.items()), "truces": self.truces, "turn": self.turn,
+                "turns": self.turns, "fallen": self.fallen, "qualified": self.qualified, "events": self.events,
+                "stack": self.stack.snapshot()}
+
+    def clone(self) -> HogwartsState:
+        new = copy.copy(self)
+        for name in ("sheet", "pos", "lp", "points", "powder", "portals", "fallen", "qualified"):
+            setattr(new, name, list(getattr(self, name)))
+        for name in ("held", "hand", "missions", "done", "truces", "events"):
+            setattr(new, name, [list(x) for x in getattr(self, name)])
+        new.tokens = {k: list(v) for k, v in self.tokens.items()}
+        new.deck = {k: list(v) for k, v in self.deck.items()}
+        new.supply = dict(self.supply)
+        new.options = dict(self.options)
+        new.pub = dict(self.pub)
+        new.stack = self.stack.clone()
+        return new

@@ -1,0 +1,206 @@
+"""The flow of the game: set-up, then turns clockwise from the first player (rules §7) until, after a round
+in which some player met the length's conditions, the round is finished (C-15).
+
+A turn (rules §8, §12): 1. at most one start-of-turn card; 2. the roll (2 dice of joint randomness) and
+the move, picking up object tokens on the way; 3. a battle with a player whose cell the move entered, which
+ends the turn; or 4. a trip (flying powder, portal, Buckbeak: no cell effect there, C-21) or the effect of
+the cell; 5. a mission attempt; then the figure returns from a trip (not after a defeat), truces count down
+and the Time-Turner may give one more turn (C-49).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum, auto
+from typing import TYPE_CHECKING
+
+from p2php.engine.contract import Action, CardId, Decide, GameOver, Knowledge, Seat, Slot
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Replace, Task
+
+from .cells_effects import CellEffect
+from .dice import Roll
+from .mission_flow import MissionAttempt
+from .moves import Move, Moved, Pickups, Trip
+from .pvp import PlayerBattle
+from .rules import meets_goal, opponents_at
+from .setup import Setup
+from .start_cards import StartCard, dice_for, rolls_for
+
+if TYPE_CHECKING:
+    from .state import HogwartsState
+
+__all__ = ["PlaceUsed", "TimeTurner", "Turn", "Year"]
+
+DIAGON_ALLEY_STARS = "board1"
+"""Used special tokens go to one of the three star cells of Diagon Alley (rules §13, C-29)."""
+
+
+@dataclass
+class PlaceUsed(Task["HogwartsState"]):
+    """A used special object token goes to a Diagon Alley star cell of its user's choice."""
+
+    seat: int
+    token: str
+
+    def run(self, g: HogwartsState) -> Outcome:
+        return Decide((self.seat,), "place_used")
+
+    def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        cells = [c.id for c in g.data.cells.values() if c.board == DIAGON_ALLEY_STARS and c.kind == "star"]
+        return [{"type": "place", "token": self.token, "cell": c} for c in cells]
+
+    def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
+               faces: Mapping[Slot, CardId]) -> Outcome:
+        g.place_token(str(answers[0][1]["cell"]), self.token)
+        return Done()
+
+
+@dataclass
+class TimeTurner(Task["HogwartsState"]):
+    """At the end of its turn a holder of the Time-Turner may use it for one more turn (C-49)."""
+
+    seat: int
+
+    def run(self, g: HogwartsState) -> Outcome:
+        return Decide((self.seat,), "time_turner") if "time_turner" in g.held[self.seat] else Done()
+
+    def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "pass"}, {"type": "time_turner"}]
+
+    def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
+               faces: Mapping[Slot, CardId]) -> Outcome:
+        if answers[0][1]["type"] == "pass":
+            return Done()
+        g.held[self.seat].remove("time_turner")
+        g.log("time_turner", self.seat)
+        return Replace(PlaceUsed(self.seat, "time_turner"), Turn(self.seat))
+
+
+@dataclass
+class Turn(Task["HogwartsState"]):
+    class Stage(Enum):
+        BEGIN = auto()
+        START_CARD = auto()
+        ROLL = auto()
+        MOVE = auto()
+        PICKUPS = auto()
+        AFTER_MOVE = auto()
+        TRIP = auto()
+        EFFECT = auto()
+        MISSION = auto()
+        END = auto()
+
+    seat: int
+    stage: Stage = Stage.BEGIN
+    start: str = ""
+    dice: list[int] | None = None
+    moved: Moved | None = None
+    taken: int = 0
+    trip: list[str] | None = None
+    origin: str = ""
+
+    def run(self, g: HogwartsState) -> Outcome:
+        S = Turn.Stage
+        seat = self.seat
+        if self.stage is S.BEGIN:
+            g.turn = seat
+            g.fallen = []
+            g.events = []
+            g.log("turn", seat, g.turns)
+            self.stage = S.START_CARD
+            return Call(StartCard(seat), into="start")
+        if self.stage is S.START_CARD:
+            self.stage = S.ROLL
+            return Call(Roll(dice_for(self.start), "move"), into="dice")
+        if self.stage is S.ROLL:
+            self.stage = S.MOVE
+            rolls = rolls_for(self.start, self.dice or [])
+            return Call(Move(seat, rolls, self.start == "stop_anywhere"), into="moved")
+        if self.stage is S.MOVE:
+            self.stage = S.PICKUPS
+            assert self.moved is not None
+            return Call(Pickups(seat, list(self.moved.path[1:])), into="taken")
+        if self.stage is S.PICKUPS:
+            return self.after_move(g)
+        if self.stage is S.AFTER_MOVE:
+            return self.after_trip(g)
+        if self.stage is S.TRIP:
+            self.stage = S.MISSION
+            return Call(Pickups(seat, [g.pos[seat]], self.taken), into="taken")
+        if self.stage is S.EFFECT:
+            self.stage = S.MISSION
+            return Push(CellEffect(seat))
+        if self.stage is S.MISSION:
+            self.stage = S.END
+            if seat in g.fallen:
+                return CONTINUE
+            slot = self.moved.mission if self.moved is not None and not self.trip else -1
+            return Push(MissionAttempt(seat, slot))
+        return self.end(g)
+
+    def after_move(self, g: HogwartsState) -> Outcome:
+        assert self.moved is not None
+        seat = self.seat
+        entered = len(self.moved.path) > 1
+        opponents = opponents_at(g, seat, g.pos[seat]) if entered and g.ability(seat)[0] != "rat" else []
+        if opponents:
+            self.stage = Turn.Stage.END  # after a battle caused by a mandatory stop the turn ends (rules §8)
+            return Push(PlayerBattle(seat, opponents))
+        self.stage = Turn.Stage.AFTER_MOVE
+        return Call(Trip(seat), into="trip")
+
+    def after_trip(self, g: HogwartsState) -> Outcome:
+        if not self.trip:
+            self.stage = Turn.Stage.EFFECT
+            return CONTINUE
+        kind, dest = self.trip
+        self.origin = g.pos[self.seat]
+        g.pos[self.seat] = dest
+        self.stage = Turn.Stage.TRIP
+        if kind == "buckbeak":
+            g.held[self.seat].remove("buckbeak")
+            return Push(PlaceUsed(self.seat, "buckbeak"))
+        return CONTINUE
+
+    def end(self, g: HogwartsState) -> Outcome:
+        seat = self.seat
+        if self.trip and seat not in g.fallen:
+            g.pos[seat] = self.origin
+        for truce in g.truces:
+            for i in (0, 1):
+                if truce[i] == seat:
+                    truce[2 + i] -= 1
+        g.truces = [t for t in g.truces if t[2] > 0 or t[3] > 0]
+        for s in range(g.players):
+            if s not in g.qualified and meets_goal(g, s):
+                g.qualified.append(s)
+                g.log("goal", s)
+        return Replace(TimeTurner(seat))
+
+
+@dataclass
+class Year(Task["HogwartsState"]):
+    """The whole game, at the bottom of the stack."""
+
+    class Stage(Enum):
+        SETUP = auto()
+        TURNS = auto()
+
+    stage: Stage = Stage.SETUP
+    next_seat: int = -1
+    played: int = 0
+
+    def run(self, g: HogwartsState) -> Outcome:
+        if self.stage is Year.Stage.SETUP:
+            self.stage = Year.Stage.TURNS
+            self.next_seat = g.first
+            return Push(Setup())
+        if self.played and self.next_seat == g.first and g.qualified:
+            winners = tuple(sorted(g.qualified))
+            return GameOver(winners, tuple(g.points), f"the Hogwarts Cup: seats {', '.join(map(str, winners))}")
+        seat = self.next_seat
+        self.next_seat = (seat + 1) % g.players
+        self.played += 1
+        g.turns += 1
+        return Push(Turn(seat))
