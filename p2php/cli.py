@@ -1,6 +1,7 @@
 """The ``p2php`` command: demos, terminal play, LAN tables and transcript checks.
 
     p2php demo uno --peers 4 --seed 7          bots play a whole game over loopback TCP
+    p2php demo uno --transport libp2p --relayed  ... over libp2p hosts, every link through a local relay
     p2php play uno --bots 3                    you against three bot peers
     p2php host uno --players 3 --bots 1        open a table for other machines
     p2php join 192.168.1.20:7700 --name ann    sit down at that table
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -26,7 +28,7 @@ from p2php.bots import default_kind
 from p2php.console import LogPrinter
 from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
-from p2php.errors import P2phpError
+from p2php.errors import P2phpError, UsageError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
 from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice
 from p2php.session.owndecks import table_setup
@@ -89,16 +91,44 @@ def cmd_demo(args: argparse.Namespace) -> int:
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
+    if args.relayed and args.transport != "libp2p":
+        raise UsageError("--relayed needs --transport libp2p (a TCP link has no relay)")
+    if args.transport == "libp2p":
+        from p2php.net.libp2p import require_libp2p
+
+        require_libp2p()  # without the extra: one line naming it, exit code 2
     printer = None if args.json else LogPrinter(sys.stdout, args.view is not None)
     if not args.json:
         print(crypto_notice(options))
     transcripts = Path(args.transcripts) if args.transcripts else None
+    links: dict[str, str] = {}
     start = time.perf_counter()
-    results = trio.run(lambda: run_local_table(
-        game.name, args.peers, deciders, options, seed=args.seed, timeout=args.timeout,
-        transcripts=transcripts, observe=printer, observe_seat=args.view or 0, private_decks=own,
-    ))
+
+    async def table() -> list[PeerResult]:
+        if args.transport != "libp2p":
+            return await run_local_table(
+                game.name, args.peers, deciders, options, seed=args.seed, timeout=args.timeout,
+                transcripts=transcripts, observe=printer, observe_seat=args.view or 0, private_decks=own,
+            )
+        from p2php.net.libp2p import libp2p_loopback
+        from p2php.session.memory import seeded_secrets
+
+        # Each seat's libp2p host is keyed from that seat's secrets (protocol.md §3.6), so the network must know
+        # them: without --seed they come from a fresh random seed (still a demo's bots on one machine).
+        secret_seed: int = args.seed if args.seed is not None else secrets.randbits(64)
+        async with libp2p_loopback(lambda seat: seeded_secrets(secret_seed, seat), relayed=args.relayed) as net:
+            played = await run_local_table(
+                game.name, args.peers, deciders, options, seed=secret_seed, timeout=args.timeout,
+                transcripts=transcripts, observe=printer, observe_seat=args.view or 0, private_decks=own,
+                network=net,
+            )
+            links.update(net.links())
+        return played
+
+    results = trio.run(table)
     summary = _summary(game.name, results, time.perf_counter() - start)
+    summary["transport"] = args.transport
+    summary["links"] = links or {f"{a}-{b}": "direct" for a in range(len(results)) for b in range(a + 1, len(results))}
     ok = summary["agree"] and summary["audit"] == "clean" and len(results) == args.peers
     if args.json:
         print(json.dumps(summary))
@@ -109,6 +139,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"winner: {summary['winner']}   scores: {summary['scores']}")
         print(f"state hash (every peer): {summary['state_hash']}")
         print(f"audit: {summary['audit']}   peers agree: {summary['agree']}")
+        if args.transport != "tcp":
+            carried = ", ".join(f"{pair} {kind}" for pair, kind in summary["links"].items())
+            print(f"links over {args.transport}: {carried}")
         print(f"{summary['steps']} steps, {summary['messages']} signed messages, "
               f"{summary['bytes_on_wire']} bytes on the wire, {summary['seconds']} s "
               f"(setup {summary['setup_seconds']} s)")
@@ -230,6 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the game as this seat's peer sees it, with its own cards and every crypto step")
     p.add_argument("--deck", metavar="FILE", help="seat 0 plays its own deck from this deck list (tcg)")
     p.add_argument("--deck2", metavar="FILE", help="seat 1 plays its own deck from this deck list (tcg)")
+    p.add_argument("--transport", choices=("tcp", "libp2p"), default="tcp",
+                   help="what carries the links: loopback TCP (default), or libp2p hosts "
+                        "(pip install 'p2php[internet]')")
+    p.add_argument("--relayed", action="store_true",
+                   help="with --transport libp2p: every link through a local circuit relay v2 node")
     common(p)
     p.set_defaults(func=cmd_demo)
 

@@ -1,0 +1,611 @@
+"""Seats over libp2p (py-libp2p, the optional extra ``p2php[internet]``): direct, or through a circuit relay v2.
+
+The mesh sees what it sees over TCP: ordered byte streams (:class:`Libp2pStream`, a
+``trio.abc.HalfCloseableStream`` over one libp2p stream of protocol :data:`PROTOCOL_ID`) from a dial function
+and a listener (:mod:`p2php.net.transport`). Our framing, link tags, limits and timeouts stay above the seam,
+unchanged: libp2p's Noise and yamux are one more layer below them, never a substitute (protocol.md §3.6).
+
+A seat's libp2p identity is bound to its seat key (protocol.md §3.6):
+
+* its libp2p Ed25519 key is derived from the seat's master secret (:func:`libp2p_key_seed`), so a peer that
+  restarts from its resume log comes back under the same peer id and the others' directory still finds it;
+* its seat key signs its peer id (:func:`binding_proof`); the first bytes each end sends on a new libp2p stream
+  are that proof (:data:`BINDING_SIZE` bytes, before any frame), and the other end checks it against the peer id
+  libp2p authenticated (Noise) and then against the ``sign_key`` of the hello that follows. A stream whose
+  peer id is not vouched for by the key of the seat speaking on it is refused (:class:`BindingError`).
+
+:class:`Libp2pLoopback` is a :class:`~p2php.session.local_net.LocalNetwork` for ``run_local_table``: one libp2p
+host per seat on 127.0.0.1, and with ``relayed=True`` a local relay node that carries every link
+(``/p2p/RELAY/p2p-circuit/p2p/PEER``). :meth:`Libp2pLoopback.links` says how each pair of seats is carried.
+
+libp2p is imported lazily: without it :func:`require_libp2p` raises :class:`Libp2pMissing`, naming the extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import trio
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from p2php import tags
+from p2php.canonical import digest
+from p2php.errors import P2phpError
+from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError
+from p2php.net.transport import Listener
+
+if TYPE_CHECKING:
+    from p2php.session.handshake import LocalSecrets
+
+__all__ = [
+    "BINDING_SIZE", "PROTOCOL_ID", "BindingError", "Libp2pListener", "Libp2pLoopback", "Libp2pMissing",
+    "Libp2pNode", "Libp2pStream", "binding_proof", "check_binding", "libp2p_key_seed", "libp2p_loopback",
+    "require_libp2p",
+]
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_ID = "/p2php/mesh/4"
+"""The libp2p protocol id of a mesh link (the number is the p2php protocol version)."""
+INSTALL_HINT = "libp2p transport needs py-libp2p: pip install 'p2php[internet]'"
+_MAGIC = b"P2B1"  # a binding proof's first bytes (version 1), so a stray stream fails at once
+BINDING_SIZE = len(_MAGIC) + 32 + 64
+"""Bytes of the binding proof each end sends first on a stream: magic, seat sign key, signature."""
+BINDING_TIMEOUT = 10.0
+"""Seconds a new stream has to open and exchange its binding proofs."""
+READ_SIZE = 65536
+BACKLOG = 16
+"""Accepted streams waiting for the mesh before further ones are refused (reset)."""
+_HELLO_LIMIT = MAX_FRAME
+
+
+class Libp2pMissing(P2phpError, ImportError):
+    """py-libp2p is not installed (the ``p2php[internet]`` extra)."""
+
+
+class BindingError(P2phpError, ValueError):
+    """A libp2p stream's peer id is not vouched for by the key of the seat speaking on it."""
+
+
+def require_libp2p() -> Any:
+    """The ``libp2p`` package, or :class:`Libp2pMissing` with the extra to install."""
+    try:
+        module = importlib.import_module("libp2p")
+    except ImportError as exc:
+        raise Libp2pMissing(INSTALL_HINT) from exc
+    quiet = logging.getLogger("libp2p")  # its import leaves it handler-less: warnings would go to stderr raw
+    if not quiet.handlers:  # (set LIBP2P_DEBUG to see them: py-libp2p then installs its own handlers)
+        quiet.addHandler(logging.NullHandler())
+    return module
+
+
+def _lib(name: str) -> Any:
+    require_libp2p()
+    return importlib.import_module(name)
+
+
+# ----------------------------------------------------------------------------- identity binding (protocol.md §3.6)
+
+def libp2p_key_seed(master: bytes) -> bytes:
+    """The 32-byte seed of a seat's libp2p Ed25519 key: ``D(IDENTITY, master, "libp2p")``.
+
+    The seat's own identity secret is ``D(IDENTITY, master)`` (one part); this one has two, so the two keys are
+    independent (``D`` length-prefixes its parts) and neither reveals the other.
+    """
+    return digest(tags.IDENTITY, master, b"libp2p")
+
+
+def binding_bytes(peer_id: bytes) -> bytes:
+    """What a seat key signs to vouch for a libp2p peer id: ``D(LINK, "libp2p-peer", peer id)``.
+
+    A link proof (§3.2) is ``D(LINK, role, …)`` with eight parts and role ``dial`` or ``accept``; this is three
+    parts with its own role, so neither can stand for the other.
+    """
+    return digest(tags.LINK, b"libp2p-peer", peer_id)
+
+
+def binding_proof(secrets: LocalSecrets, peer_id: bytes) -> bytes:
+    """The :data:`BINDING_SIZE` bytes a seat's host sends first on every stream."""
+    return _MAGIC + secrets.identity.public.sign_key + secrets.identity.sign(binding_bytes(peer_id))
+
+
+def check_binding(proof: bytes, peer_id: bytes) -> bytes:
+    """The seat sign key that vouches for ``peer_id`` in ``proof``, or :class:`BindingError`."""
+    if len(proof) != BINDING_SIZE or not proof.startswith(_MAGIC):
+        raise BindingError("the stream did not start with a p2php binding proof")
+    key, sig = proof[len(_MAGIC):len(_MAGIC) + 32], proof[len(_MAGIC) + 32:]
+    try:
+        Ed25519PublicKey.from_public_bytes(key).verify(sig, binding_bytes(peer_id))
+    except (InvalidSignature, ValueError):
+        raise BindingError("the binding proof does not vouch for the stream's libp2p peer id") from None
+    return key
+
+
+# ----------------------------------------------------------------------------- the stream adapter
+
+def _libp2p_errors() -> tuple[type[BaseException], ...]:
+    base: type[BaseException] = _lib("libp2p.exceptions").BaseLibp2pError
+    return (base, OSError, EOFError, ConnectionError)
+
+
+class Libp2pStream(trio.abc.HalfCloseableStream):
+    """One libp2p stream as a trio stream: ``send_all``, ``receive_some``, ``send_eof``, ``aclose``.
+
+    End of stream reads as ``b""``; a reset or a dead connection raises ``trio.BrokenResourceError``; anything
+    after our own :meth:`aclose` (also a call another task is blocked in) raises ``trio.ClosedResourceError``.
+    Nothing is buffered here beyond one read's worth: yamux's flow-control window bounds what waits below.
+
+    ``expected_key``: after :meth:`bind`, the seat sign key the other end proved; the first frame it sends
+    (its hello) must carry that ``sign_key``, else the stream fails with :class:`BindingError`.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._errors = _libp2p_errors()
+        self._eof_type: type[BaseException] = _lib("libp2p.network.stream.exceptions").StreamEOF
+        self.peer_id: bytes = stream.muxed_conn.peer_id.to_bytes()
+        self.remote = str(stream.muxed_conn.peer_id)  # what transport.remote_address() reports
+        self.expected_key: bytes | None = None
+        self._hello: FrameDecoder | None = None
+        self._pending = b""
+        self._closed = False
+        self._eof_sent = False
+        self._eof_seen = False
+        self._sending = False
+        self._receiving = False
+        self._scopes: set[trio.CancelScope] = set()
+
+    @property
+    def carried(self) -> str:
+        """How libp2p carries this stream: ``direct``, ``relayed`` (or ``unknown``)."""
+        try:
+            kind = self._stream.muxed_conn.get_connection_type()
+        except Exception:  # noqa: BLE001 - a muxer without the call: we cannot say
+            return "unknown"
+        return str(getattr(kind, "value", kind))
+
+    async def _io(self, call: Callable[[], Any], what: str) -> Any:
+        if self._closed:
+            raise trio.ClosedResourceError("this libp2p stream is closed")
+        scope = trio.CancelScope()
+        self._scopes.add(scope)
+        try:
+            with scope:
+                try:
+                    return await call()
+                except self._eof_type:
+                    raise
+                except self._errors as exc:
+                    if self._closed:
+                        raise trio.ClosedResourceError("this libp2p stream is closed") from None
+                    raise trio.BrokenResourceError(f"libp2p stream {what} failed: {type(exc).__name__} {exc}") from exc
+            raise trio.ClosedResourceError("this libp2p stream was closed during the call")
+        finally:
+            self._scopes.discard(scope)
+
+    async def bind(self, proof: bytes) -> bytes:
+        """Send our binding proof, read and check theirs (protocol.md §3.6); returns their seat sign key."""
+        await self.send_all(proof)
+        theirs = b""
+        while len(theirs) < BINDING_SIZE:
+            data = await self._read(BINDING_SIZE - len(theirs))
+            if not data:
+                raise BindingError("the stream ended before its binding proof")
+            theirs += data
+        self.expected_key = check_binding(theirs, self.peer_id)
+        self._hello = FrameDecoder(_HELLO_LIMIT)
+        return self.expected_key
+
+    async def _read(self, max_bytes: int) -> bytes:
+        if self._pending:
+            data, self._pending = self._pending[:max_bytes], self._pending[max_bytes:]
+            await trio.lowlevel.checkpoint()
+            return data
+        if self._eof_seen:
+            await trio.lowlevel.checkpoint()
+            return b""
+        try:
+            data = bytes(await self._io(lambda: self._stream.read(max_bytes), "read"))
+        except self._eof_type:
+            # py-libp2p 0.8's yamux reads a peer's reset (RST) as an end of stream; it keeps a flag that tells
+            if getattr(getattr(self._stream, "muxed_stream", None), "reset_received", False) is True:
+                raise trio.BrokenResourceError("the other end reset this libp2p stream") from None
+            self._eof_seen = True
+            return b""
+        if len(data) > max_bytes:  # never asked for, but never lost either
+            data, self._pending = data[:max_bytes], data[max_bytes:]
+        if not data:
+            self._eof_seen = True
+        return data
+
+    def _watch_hello(self, data: bytes) -> None:
+        """Check the other end's first frame (its hello) names the seat key that vouched for this stream."""
+        if self._hello is None:
+            return
+        try:
+            self._hello.receive_data(data)
+            frame = self._hello.next_frame()
+        except FrameError:
+            self._hello = None  # not ours to judge: the mesh refuses a malformed hello itself
+            return
+        if frame is None:
+            return
+        self._hello = None
+        key = frame.get("sign_key")
+        if isinstance(key, bytes) and key != self.expected_key:
+            raise BindingError(f"libp2p peer {self.remote} is vouched for by another key than its hello's")
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        if max_bytes is not None and max_bytes < 1:
+            raise ValueError("max_bytes must be at least 1")
+        if self._receiving:
+            raise trio.BusyResourceError("another task is receiving on this stream")
+        self._receiving = True
+        try:
+            data = await self._read(max_bytes or READ_SIZE)
+            if data:
+                try:
+                    self._watch_hello(data)
+                except BindingError as exc:
+                    await self._reset()
+                    raise trio.BrokenResourceError(str(exc)) from exc
+            return data
+        finally:
+            self._receiving = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if self._sending:
+            raise trio.BusyResourceError("another task is sending on this stream")
+        if self._eof_sent and not self._closed:
+            raise trio.ClosedResourceError("send_eof was called on this stream")
+        self._sending = True
+        try:
+            if data:
+                await self._io(lambda: self._stream.write(bytes(data)), "write")
+            else:
+                await self._io(trio.lowlevel.checkpoint, "write")
+        finally:
+            self._sending = False
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def send_eof(self) -> None:
+        if self._eof_sent:
+            await trio.lowlevel.checkpoint()
+            return
+        self._eof_sent = True
+        await self._io(self._stream.close_write, "half-close")
+
+    async def _reset(self) -> None:
+        with contextlib.suppress(Exception):  # the stream is gone either way
+            await self._stream.reset()
+
+    async def aclose(self) -> None:
+        if self._closed:
+            await trio.lowlevel.checkpoint()
+            return
+        self._closed = True
+        for scope in list(self._scopes):
+            scope.cancel()
+        with trio.move_on_after(1.0) as scope:  # a graceful end (FIN after our data); a stuck one is reset
+            scope.shield = True
+            try:
+                await self._stream.close()
+                return
+            except Exception:  # noqa: BLE001
+                pass
+        await self._reset()
+
+
+# ----------------------------------------------------------------------------- one seat's host
+
+class Libp2pListener(trio.abc.Listener[trio.abc.HalfCloseableStream]):
+    """The streams other seats open to one :class:`Libp2pNode` (already bound, §3.6)."""
+
+    def __init__(self, node: Libp2pNode) -> None:
+        self.node = node
+        self._send, self._receive = trio.open_memory_channel[trio.abc.HalfCloseableStream](BACKLOG)
+
+    async def accept(self) -> trio.abc.HalfCloseableStream:
+        try:
+            return await self._receive.receive()
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            raise trio.ClosedResourceError("the listener is closed") from None
+
+    def offer(self, stream: Libp2pStream) -> bool:
+        try:
+            self._send.send_nowait(stream)
+        except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+            return False
+        return True
+
+    async def aclose(self) -> None:
+        self.node.listener = None
+        await self._send.aclose()
+        await self._receive.aclose()
+
+
+class Libp2pNode:
+    """One seat's libp2p host: its key derived from the seat's master, its peer id vouched for by its seat key.
+
+    Start it with ``await nursery.start(node.run)``; it listens on ``listen`` (a multiaddr string), serves
+    :data:`PROTOCOL_ID` streams into :attr:`listener`, and opens streams with :meth:`open`. ``relay``: the
+    multiaddr (with ``/p2p/ID``) of a circuit relay v2 node to reserve a slot on, so others reach us through it.
+    """
+
+    def __init__(self, secrets: LocalSecrets, listen: str = "/ip4/127.0.0.1/tcp/0", relay: str | None = None,
+                 key_seed: bytes | None = None) -> None:
+        libp2p = require_libp2p()
+        ed25519 = _lib("libp2p.crypto.ed25519")
+        self.secrets = secrets
+        self.sign_key = secrets.identity.public.sign_key
+        self.key_pair = ed25519.create_new_key_pair(key_seed or libp2p_key_seed(secrets.master))
+        self.host: Any = libp2p.new_host(key_pair=self.key_pair)
+        self.peer_id: bytes = self.host.get_id().to_bytes()
+        self.proof = binding_proof(secrets, self.peer_id)
+        self.listen = listen
+        self.relay = relay
+        self.listener: Libp2pListener | None = None
+        self.transport: Any = None  # the circuit relay transport, with ``relay``
+        self.accepted: list[Libp2pStream] = []
+        self._nursery: trio.Nursery | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.host.get_id())
+
+    def addrs(self) -> list[str]:
+        return [str(a) for a in self.host.get_addrs()]
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        multiaddr = _lib("multiaddr")
+        self.listener = Libp2pListener(self)
+        async with self.host.run(listen_addrs=[multiaddr.Multiaddr(self.listen)]), trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self.host.set_stream_handler(PROTOCOL_ID, self._incoming)
+            if self.relay is not None:
+                await self._reserve(nursery)
+            task_status.started()
+            await trio.sleep_forever()
+
+    async def _reserve(self, nursery: trio.Nursery) -> None:
+        circuit = _lib("libp2p.relay.circuit_v2")
+        config = _lib("libp2p.relay.circuit_v2.config")
+        service = _lib("libp2p.tools.anyio_service")
+        peerinfo = _lib("libp2p.peer.peerinfo")
+        multiaddr = _lib("multiaddr")
+        protocol = circuit.CircuitV2Protocol(self.host, allow_hop=False)
+        started = trio.Event()
+
+        async def serve() -> None:
+            async with service.background_trio_service(protocol):
+                started.set()
+                await trio.sleep_forever()
+
+        nursery.start_soon(serve)
+        await started.wait()
+        self.transport = circuit.CircuitV2Transport(
+            self.host, protocol, config.RelayConfig(roles=config.RelayRole.STOP | config.RelayRole.CLIENT))
+        assert self.relay is not None
+        info = peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(self.relay))
+        with trio.fail_after(BINDING_TIMEOUT):
+            await self.host.connect(info)
+            stream = await self.host.new_stream(info.peer_id, [circuit.PROTOCOL_ID])
+            if not await self.transport.reserve(stream, info.peer_id, nursery):
+                raise ConnectionRefusedError(f"the relay {self.relay} refused a reservation")
+
+    async def _incoming(self, raw: Any) -> None:
+        stream = Libp2pStream(raw)
+        try:
+            with trio.fail_after(BINDING_TIMEOUT):
+                await stream.bind(self.proof)
+        except (BindingError, trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            log.info("refused a libp2p stream from %s: %s", stream.remote, exc)
+            await stream._reset()
+            return
+        if self.listener is None or not self.listener.offer(stream):
+            await stream._reset()
+            return
+        self.accepted.append(stream)
+
+    async def open(self, peer_id: bytes, addrs: list[str], via_relay: str | None = None) -> Libp2pStream:
+        """A bound stream to ``peer_id`` at ``addrs`` (direct), or through the relay ``via_relay``.
+
+        Raises ``ConnectionRefusedError`` (an ``OSError``: the mesh retries) if libp2p cannot reach it, and
+        :class:`BindingError` if the peer there is not vouched for by a seat key.
+        """
+        multiaddr = _lib("multiaddr")
+        peer_mod = _lib("libp2p.peer.id")
+        peerinfo = _lib("libp2p.peer.peerinfo")
+        target = peer_mod.ID(peer_id)
+        try:
+            with trio.fail_after(BINDING_TIMEOUT):
+                if via_relay is not None:
+                    if self.transport is None:
+                        raise ConnectionRefusedError("this node has no relay transport")
+                    if not self.host.is_peer_connected(target):
+                        await self.transport.dial(multiaddr.Multiaddr(f"{via_relay}/p2p-circuit/p2p/{target}"))
+                else:
+                    await self.host.connect(peerinfo.PeerInfo(target, [multiaddr.Multiaddr(a) for a in addrs]))
+                raw = await self.host.new_stream(target, [PROTOCOL_ID])
+        except trio.TooSlowError:
+            raise ConnectionRefusedError(f"libp2p peer {target} did not answer in time") from None
+        except (trio.Cancelled, OSError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - py-libp2p raises many kinds; to the mesh it is "cannot connect"
+            raise ConnectionRefusedError(f"libp2p cannot reach {target}: {type(exc).__name__} {exc}") from exc
+        stream = Libp2pStream(raw)
+        try:
+            with trio.fail_after(BINDING_TIMEOUT):
+                await stream.bind(self.proof)
+        except BaseException:
+            await stream._reset()
+            raise
+        return stream
+
+
+# ----------------------------------------------------------------------------- a whole table on loopback
+
+class _DialOnHello(trio.abc.HalfCloseableStream):
+    """A dialled link whose libp2p stream opens at its first ``send_all``: the mesh's hello names the seat.
+
+    ``run_local_table`` gives every seat the same dial function, but a link must leave from the host of the
+    seat that dials (its peer id is what the binding vouches for). The first bytes the mesh sends on a new link
+    are its hello frame (§3.2 step 1), whose ``sign_key`` picks that seat's :class:`Libp2pNode`.
+    """
+
+    def __init__(self, net: Libp2pLoopback, target: int) -> None:
+        self.net, self.target = net, target
+        self.inner: Libp2pStream | None = None
+        self.remote = net.nodes[target].name
+        self._opened = trio.Event()
+        self._closed = False
+
+    async def _open(self, data: bytes) -> Libp2pStream:
+        decoder = FrameDecoder(_HELLO_LIMIT)
+        try:
+            decoder.receive_data(data)
+            hello = decoder.next_frame()
+        except FrameError:
+            hello = None
+        key = hello.get("sign_key") if isinstance(hello, dict) else None
+        node = self.net.by_key.get(key) if isinstance(key, bytes) else None
+        if node is None:
+            raise trio.BrokenResourceError("the first frame on this link is not the hello of a seat of this network")
+        try:
+            inner = await self.net.open_from(node, self.target)
+        except (OSError, BindingError, trio.BrokenResourceError, trio.ClosedResourceError) as exc:
+            raise trio.BrokenResourceError(f"cannot open a libp2p stream: {exc}") from exc
+        if self._closed:
+            await inner.aclose()
+            raise trio.ClosedResourceError("this link was closed while it opened")
+        self.inner = inner
+        self._opened.set()
+        return inner
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if self._closed:
+            raise trio.ClosedResourceError("this link is closed")
+        if self.inner is None:
+            await self._open(bytes(data))
+        assert self.inner is not None
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def send_eof(self) -> None:
+        if self.inner is None:
+            raise trio.ClosedResourceError("nothing was sent on this link yet")
+        await self.inner.send_eof()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        if self.inner is None:
+            await self._opened.wait()
+        if self._closed or self.inner is None:
+            raise trio.ClosedResourceError("this link is closed")
+        return await self.inner.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        self._closed = True
+        self._opened.set()
+        if self.inner is not None:
+            await self.inner.aclose()
+        else:
+            await trio.lowlevel.checkpoint()
+
+
+class Libp2pLoopback:
+    """A :class:`~p2php.session.local_net.LocalNetwork`: one libp2p host per seat on 127.0.0.1.
+
+    The ``n``-th :meth:`open_listener` is seat ``n``'s host, keyed from ``secrets(n)`` (the same secrets
+    ``run_local_table`` gives that seat: pass ``lambda s: seeded_secrets(seed, s)`` and the same ``seed``).
+    :meth:`address_of` gives ``(peer id, tcp port)``; :meth:`dial` maps it, through :attr:`directory`, to the
+    peer's multiaddrs (or, ``relayed``, to its circuit address on the local relay). Use
+    :func:`libp2p_loopback`, which runs the hosts and the relay for the length of an ``async with`` block.
+    """
+
+    def __init__(self, nursery: trio.Nursery, secrets: Callable[[int], LocalSecrets], relayed: bool = False) -> None:
+        require_libp2p()
+        self.nursery = nursery
+        self.secrets = secrets
+        self.relayed = relayed
+        self.relay: Any = None  # the relay's host, once started
+        self.relay_addr: str | None = None
+        self.nodes: list[Libp2pNode] = []
+        self.by_key: dict[bytes, Libp2pNode] = {}
+        self.directory: dict[str, tuple[int, bytes, list[str]]] = {}  # peer id -> (seat, peer id bytes, addrs)
+        self.carried: dict[tuple[int, int], str] = {}
+
+    async def start_relay(self) -> None:
+        """A local circuit relay v2 node (hop enabled) on 127.0.0.1, for every relayed link."""
+        libp2p = require_libp2p()
+        circuit = _lib("libp2p.relay.circuit_v2")
+        service = _lib("libp2p.tools.anyio_service")
+        multiaddr = _lib("multiaddr")
+        host = libp2p.new_host()
+        protocol = circuit.CircuitV2Protocol(host, limits=circuit.RelayLimits(
+            duration=3600, data=1 << 30, max_circuit_conns=64, max_reservations=64), allow_hop=True)
+
+        async def serve(*, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+            async with host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]), \
+                    service.background_trio_service(protocol):
+                await protocol.event_started.wait()
+                task_status.started()
+                await trio.sleep_forever()
+
+        await self.nursery.start(serve)
+        self.relay = host
+        self.relay_addr = str(host.get_addrs()[0])
+
+    async def open_listener(self) -> Libp2pListener:
+        if self.relayed and self.relay is None:
+            await self.start_relay()
+        seat = len(self.nodes)
+        node = Libp2pNode(self.secrets(seat), relay=self.relay_addr if self.relayed else None)
+        await self.nursery.start(node.run)
+        self.nodes.append(node)
+        self.by_key[node.sign_key] = node
+        self.directory[node.name] = (seat, node.peer_id, node.addrs())
+        assert node.listener is not None
+        return node.listener
+
+    def address_of(self, listener: Listener) -> tuple[str, int]:
+        assert isinstance(listener, Libp2pListener)
+        addrs = listener.node.addrs()
+        port = next((int(a.split("/tcp/")[1].split("/")[0]) for a in addrs if "/tcp/" in a), 0)
+        return listener.node.name, port
+
+    async def dial(self, host: str, port: int) -> trio.abc.HalfCloseableStream:
+        entry = self.directory.get(host)
+        if entry is None:
+            raise ConnectionRefusedError(f"no libp2p peer {host} in this network's directory")
+        await trio.lowlevel.checkpoint()
+        return _DialOnHello(self, entry[0])
+
+    async def open_from(self, node: Libp2pNode, target: int) -> Libp2pStream:
+        seat = self.nodes.index(node)
+        _, peer_id, addrs = self.directory[self.nodes[target].name]
+        stream = await node.open(peer_id, addrs, via_relay=self.relay_addr if self.relayed else None)
+        self.carried[(min(seat, target), max(seat, target))] = stream.carried
+        return stream
+
+    def links(self) -> dict[str, str]:
+        """How each pair of seats is carried, ``"0-1": "direct" | "relayed"`` (the last stream opened)."""
+        return {f"{a}-{b}": kind for (a, b), kind in sorted(self.carried.items())}
+
+
+@asynccontextmanager
+async def libp2p_loopback(secrets: Callable[[int], LocalSecrets], relayed: bool = False
+                          ) -> AsyncIterator[Libp2pLoopback]:
+    """A :class:`Libp2pLoopback` whose hosts (and relay) run as long as the ``async with`` block."""
+    async with trio.open_nursery() as nursery:
+        yield Libp2pLoopback(nursery, secrets, relayed)
+        nursery.cancel_scope.cancel()

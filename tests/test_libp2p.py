@@ -1,0 +1,187 @@
+"""Seats over libp2p on loopback: the stream adapter, the seat/peer-id binding, whole games direct and relayed.
+
+Skipped as a whole where py-libp2p (the ``p2php[internet]`` extra) is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+import trio
+
+pytest.importorskip("libp2p", reason="py-libp2p is not installed (pip install 'p2php[internet]'): "
+                                     "the libp2p transport is not tested here")
+
+from p2php.engine.registry import get_game  # noqa: E402
+from p2php.net.framing import encode_frame  # noqa: E402
+from p2php.net.libp2p import (  # noqa: E402
+    BINDING_SIZE,
+    PROTOCOL_ID,
+    BindingError,
+    Libp2pNode,
+    Libp2pStream,
+    binding_proof,
+    check_binding,
+    libp2p_key_seed,
+    libp2p_loopback,
+)
+from p2php.session.local_net import run_local_table  # noqa: E402
+from p2php.session.memory import seeded_secrets  # noqa: E402
+from p2php.session.runner import bot_decider  # noqa: E402
+
+SEED = 13
+
+
+@asynccontextmanager
+async def two_nodes() -> AsyncIterator[tuple[Libp2pNode, Libp2pNode]]:
+    """Seat 0's and seat 1's hosts, running on 127.0.0.1."""
+    async with trio.open_nursery() as nursery:
+        a, b = Libp2pNode(seeded_secrets(SEED, 0)), Libp2pNode(seeded_secrets(SEED, 1))
+        await nursery.start(a.run)
+        await nursery.start(b.run)
+        yield a, b
+        nursery.cancel_scope.cancel()
+
+
+async def _pair(a: Libp2pNode, b: Libp2pNode) -> tuple[trio.abc.HalfCloseableStream, trio.abc.HalfCloseableStream]:
+    assert b.listener is not None
+    dialled = await a.open(b.peer_id, b.addrs())
+    with trio.fail_after(5):
+        accepted = await b.listener.accept()
+    return dialled, accepted
+
+
+async def _read_all(stream: trio.abc.HalfCloseableStream) -> bytes:
+    got = b""
+    while data := await stream.receive_some(4096):
+        got += data
+    return got
+
+
+async def test_a_stream_keeps_order_and_half_closes() -> None:
+    async with two_nodes() as (a, b):
+        client, server = await _pair(a, b)
+        assert isinstance(client, Libp2pStream) and client.carried == "direct"
+        chunks = [bytes([i % 251]) * (1 + (i * 37) % 3000) for i in range(300)] + [b"\x07" * 1_000_000]
+        async with trio.open_nursery() as nursery:
+            async def send() -> None:
+                for chunk in chunks:
+                    await client.send_all(chunk)
+                await client.send_eof()
+            nursery.start_soon(send)
+            assert await _read_all(server) == b"".join(chunks)  # in order, the megabyte through yamux's window
+        assert await server.receive_some(10) == b""  # the end stays the end
+        with pytest.raises(trio.ClosedResourceError):
+            await client.send_all(b"after our end")
+        await server.send_all(b"the other way still works")  # a half close: only our direction ended
+        await server.send_eof()
+        assert await _read_all(client) == b"the other way still works"
+        await client.aclose()
+        await server.aclose()
+
+
+async def test_closing_and_resetting_map_to_trio_errors() -> None:
+    async with two_nodes() as (a, b):
+        client, server = await _pair(a, b)
+        async with trio.open_nursery() as nursery:
+            async def blocked_reader() -> None:
+                with pytest.raises(trio.ClosedResourceError):
+                    await client.receive_some(100)
+            nursery.start_soon(blocked_reader)
+            await trio.sleep(0.1)
+            await client.aclose()  # wakes the reader blocked in another task
+        for call in (client.send_all(b"x"), client.receive_some(10)):
+            with pytest.raises(trio.ClosedResourceError):
+                await call
+        await client.aclose()  # closing twice is fine
+        with trio.fail_after(5):
+            assert await _read_all(server) == b""  # the other end sees our end
+        client, server = await _pair(a, b)
+        assert isinstance(server, Libp2pStream)
+        await server._reset()
+        with trio.fail_after(5), pytest.raises(trio.BrokenResourceError, match="reset"):
+            await client.receive_some(10)
+        with pytest.raises(trio.BrokenResourceError):
+            await client.send_all(b"to a reset stream")
+
+
+def test_the_binding_proof_vouches_for_one_peer_id_only() -> None:
+    secrets = seeded_secrets(SEED, 0)
+    proof = binding_proof(secrets, b"peer one")
+    assert len(proof) == BINDING_SIZE
+    assert check_binding(proof, b"peer one") == secrets.identity.public.sign_key
+    with pytest.raises(BindingError, match="does not vouch"):
+        check_binding(proof, b"peer two")
+    with pytest.raises(BindingError, match="did not start"):
+        check_binding(b"\0" * BINDING_SIZE, b"peer one")
+    assert libp2p_key_seed(secrets.master) != libp2p_key_seed(seeded_secrets(SEED, 1).master)
+
+
+async def test_a_peer_whose_libp2p_identity_is_not_its_seat_keys_is_refused() -> None:
+    async with two_nodes() as (a, b):
+        assert b.listener is not None
+        # a's seat key vouches for some other peer id, not the one libp2p authenticates for a's host
+        a.proof = binding_proof(a.secrets, b.peer_id)
+        with trio.fail_after(5):
+            stream = await a.open(b.peer_id, b.addrs())
+            with pytest.raises(trio.BrokenResourceError):
+                await stream.receive_some(10)  # b reset it
+        a.proof = binding_proof(a.secrets, a.peer_id)
+        # a's binding is good, but the hello it then sends is another seat's: the stream fails at the hello
+        client, server = await _pair(a, b)
+        hello = encode_frame({"hello": 4, "seat": 2, "sign_key": seeded_secrets(SEED, 2).identity.public.sign_key})
+        await client.send_all(hello)
+        with trio.fail_after(5), pytest.raises(trio.BrokenResourceError, match="another key than its hello"):
+            await server.receive_some(len(hello))
+        # and with its own key in the hello, the same bytes pass
+        client, server = await _pair(a, b)
+        hello = encode_frame({"hello": 4, "seat": 0, "sign_key": a.sign_key})
+        await client.send_all(hello)
+        with trio.fail_after(5):
+            got = b""
+            while len(got) < len(hello):
+                got += await server.receive_some(len(hello))
+        assert got == hello
+        # a stream that is not ours at all (no binding proof) never reaches the listener
+        raw = await a.host.new_stream(b.host.get_id(), [PROTOCOL_ID])
+        await raw.write(b"GET / HTTP/1.0\r\n" * 10)
+        with trio.move_on_after(0.5):
+            await b.listener.accept()
+            pytest.fail("an unbound stream was accepted")
+
+
+async def _table(relayed: bool) -> None:
+    game = get_game("uno")
+    deciders = [bot_decider(game.make_bot("heuristic", f"{SEED}/{s}")) for s in range(3)]
+    async with libp2p_loopback(lambda seat: seeded_secrets(SEED, seat), relayed=relayed) as net:
+        results = await run_local_table("uno", 3, deciders, {"rounds": 1, "crypto": "fast"}, seed=SEED,
+                                        network=net, timeout=30, linger=2.0)
+        links = net.links()
+    verdicts = [r.lockstep.verdict for r in results]
+    assert len(results) == 3 and all(v is not None and v.clean for v in verdicts)
+    assert len({v.state_hash for v in verdicts if v is not None}) == 1
+    assert links == {pair: "relayed" if relayed else "direct" for pair in ("0-1", "0-2", "1-2")}
+
+
+async def test_a_three_peer_game_over_libp2p_ends_clean() -> None:
+    await _table(relayed=False)
+
+
+async def test_a_three_peer_game_forced_through_a_local_relay_ends_clean() -> None:
+    await _table(relayed=True)
+
+
+def test_the_demo_over_libp2p_reports_its_transport_and_links() -> None:
+    out = subprocess.run([sys.executable, "-m", "p2php.cli", "demo", "uno", "--peers", "3", "--seed", "4",
+                          "--option", "rounds=1", "--option", "crypto=fast", "--transport", "libp2p", "--relayed",
+                          "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["transport"] == "libp2p" and summary["audit"] == "clean" and summary["agree"]
+    assert summary["links"] == {"0-1": "relayed", "0-2": "relayed", "1-2": "relayed"}
+    assert out.stderr == ""  # py-libp2p's own warnings stay out of the demo's output
