@@ -91,8 +91,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
-    if args.relayed and args.transport != "libp2p":
-        raise UsageError("--relayed needs --transport libp2p (a TCP link has no relay)")
+    if (args.relayed or args.hole_punch) and args.transport != "libp2p":
+        raise UsageError("--relayed and --hole-punch need --transport libp2p (a TCP link has no relay)")
     if args.transport == "libp2p":
         from p2php.net.libp2p import require_libp2p
 
@@ -116,7 +116,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         # Each seat's libp2p host is keyed from that seat's secrets (protocol.md §3.6), so the network must know
         # them: without --seed they come from a fresh random seed (still a demo's bots on one machine).
         secret_seed: int = args.seed if args.seed is not None else secrets.randbits(64)
-        async with libp2p_loopback(lambda seat: seeded_secrets(secret_seed, seat), relayed=args.relayed) as net:
+        async with libp2p_loopback(lambda seat: seeded_secrets(secret_seed, seat), relayed=args.relayed,
+                                   punch=args.hole_punch) as net:
             played = await run_local_table(
                 game.name, args.peers, deciders, options, seed=secret_seed, timeout=args.timeout,
                 transcripts=transcripts, observe=printer, observe_seat=args.view or 0, private_decks=own,
@@ -268,6 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(pip install 'p2php[internet]')")
     p.add_argument("--relayed", action="store_true",
                    help="with --transport libp2p: every link through a local circuit relay v2 node")
+    p.add_argument("--hole-punch", action="store_true",
+                   help="with --transport libp2p: peers meet through a local relay, then try DCUtR for direct links")
     common(p)
     p.set_defaults(func=cmd_demo)
 

@@ -155,25 +155,30 @@ async def test_a_peer_whose_libp2p_identity_is_not_its_seat_keys_is_refused() ->
             pytest.fail("an unbound stream was accepted")
 
 
-async def _table(relayed: bool) -> None:
+async def _table(carried: str) -> None:
     game = get_game("uno")
     deciders = [bot_decider(game.make_bot("heuristic", f"{SEED}/{s}")) for s in range(3)]
-    async with libp2p_loopback(lambda seat: seeded_secrets(SEED, seat), relayed=relayed) as net:
+    async with libp2p_loopback(lambda seat: seeded_secrets(SEED, seat), relayed=carried == "relayed",
+                               punch=carried == "hole-punched") as net:
         results = await run_local_table("uno", 3, deciders, {"rounds": 1, "crypto": "fast"}, seed=SEED,
                                         network=net, timeout=30, linger=2.0)
         links = net.links()
     verdicts = [r.lockstep.verdict for r in results]
     assert len(results) == 3 and all(v is not None and v.clean for v in verdicts)
     assert len({v.state_hash for v in verdicts if v is not None}) == 1
-    assert links == {pair: "relayed" if relayed else "direct" for pair in ("0-1", "0-2", "1-2")}
+    assert links == {pair: carried for pair in ("0-1", "0-2", "1-2")}
 
 
 async def test_a_three_peer_game_over_libp2p_ends_clean() -> None:
-    await _table(relayed=False)
+    await _table("direct")
 
 
 async def test_a_three_peer_game_forced_through_a_local_relay_ends_clean() -> None:
-    await _table(relayed=True)
+    await _table("relayed")
+
+
+async def test_peers_that_meet_through_the_relay_upgrade_with_dcutr() -> None:
+    await _table("hole-punched")  # on loopback DCUtR's first step, a direct dial, always works
 
 
 def test_the_demo_over_libp2p_reports_its_transport_and_links() -> None:

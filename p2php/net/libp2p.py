@@ -151,6 +151,7 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
         self._eof_type: type[BaseException] = _lib("libp2p.network.stream.exceptions").StreamEOF
         self.peer_id: bytes = stream.muxed_conn.peer_id.to_bytes()
         self.remote = str(stream.muxed_conn.peer_id)  # what transport.remote_address() reports
+        self.via: str | None = None  # set by whoever knows more than the connection (a DCUtR upgrade)
         self.expected_key: bytes | None = None
         self._hello: FrameDecoder | None = None
         self._pending = b""
@@ -163,7 +164,9 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
 
     @property
     def carried(self) -> str:
-        """How libp2p carries this stream: ``direct``, ``relayed`` (or ``unknown``)."""
+        """How libp2p carries this stream: ``direct``, ``relayed``, ``hole-punched`` (or ``unknown``)."""
+        if self.via is not None:
+            return self.via
         try:
             kind = self._stream.muxed_conn.get_connection_type()
         except Exception:  # noqa: BLE001 - a muxer without the call: we cannot say
@@ -335,13 +338,14 @@ class Libp2pListener(trio.abc.Listener[trio.abc.HalfCloseableStream]):
 class Libp2pNode:
     """One seat's libp2p host: its key derived from the seat's master, its peer id vouched for by its seat key.
 
-    Start it with ``await nursery.start(node.run)``; it listens on ``listen`` (a multiaddr string), serves
-    :data:`PROTOCOL_ID` streams into :attr:`listener`, and opens streams with :meth:`open`. ``relay``: the
-    multiaddr (with ``/p2p/ID``) of a circuit relay v2 node to reserve a slot on, so others reach us through it.
+    Start it with ``await nursery.start(node.run)``; it listens on ``listen`` (a multiaddr string; None: nowhere,
+    reachable only through a relay), serves :data:`PROTOCOL_ID` streams into :attr:`listener`, and opens streams
+    with :meth:`open`. ``relay``: the multiaddr (with ``/p2p/ID``) of a circuit relay v2 node to reserve a slot
+    on, so others reach us through it. ``punch``: run DCUtR, and try it on every relayed connection we open.
     """
 
-    def __init__(self, secrets: LocalSecrets, listen: str = "/ip4/127.0.0.1/tcp/0", relay: str | None = None,
-                 key_seed: bytes | None = None) -> None:
+    def __init__(self, secrets: LocalSecrets, listen: str | None = "/ip4/127.0.0.1/tcp/0", relay: str | None = None,
+                 key_seed: bytes | None = None, punch: bool = False) -> None:
         libp2p = require_libp2p()
         ed25519 = _lib("libp2p.crypto.ed25519")
         self.secrets = secrets
@@ -352,6 +356,8 @@ class Libp2pNode:
         self.proof = binding_proof(secrets, self.peer_id)
         self.listen = listen
         self.relay = relay
+        self.punch = punch
+        self.dcutr: Any = None  # the DCUtR service, with ``punch``
         self.listener: Libp2pListener | None = None
         self.transport: Any = None  # the circuit relay transport, with ``relay``
         self.accepted: list[Libp2pStream] = []
@@ -367,11 +373,14 @@ class Libp2pNode:
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         multiaddr = _lib("multiaddr")
         self.listener = Libp2pListener(self)
-        async with self.host.run(listen_addrs=[multiaddr.Multiaddr(self.listen)]), trio.open_nursery() as nursery:
+        listen = [multiaddr.Multiaddr(self.listen)] if self.listen else []
+        async with self.host.run(listen_addrs=listen), trio.open_nursery() as nursery:
             self._nursery = nursery
             self.host.set_stream_handler(PROTOCOL_ID, self._incoming)
             if self.relay is not None:
                 await self._reserve(nursery)
+            if self.punch:
+                await self._start_dcutr(nursery)
             task_status.started()
             await trio.sleep_forever()
 
@@ -401,6 +410,21 @@ class Libp2pNode:
             if not await self.transport.reserve(stream, info.peer_id, nursery):
                 raise ConnectionRefusedError(f"the relay {self.relay} refused a reservation")
 
+    async def _start_dcutr(self, nursery: trio.Nursery) -> None:
+        dcutr = _lib("libp2p.relay.circuit_v2.dcutr")
+        service = _lib("libp2p.tools.anyio_service")
+        self.dcutr = dcutr.DCUtRProtocol(self.host)
+        started = trio.Event()
+
+        async def serve() -> None:
+            async with service.background_trio_service(self.dcutr):
+                await self.dcutr.event_started.wait()
+                started.set()
+                await trio.sleep_forever()
+
+        nursery.start_soon(serve)
+        await started.wait()
+
     async def _incoming(self, raw: Any) -> None:
         stream = Libp2pStream(raw)
         try:
@@ -425,6 +449,7 @@ class Libp2pNode:
         peer_mod = _lib("libp2p.peer.id")
         peerinfo = _lib("libp2p.peer.peerinfo")
         target = peer_mod.ID(peer_id)
+        punched = False
         try:
             with trio.fail_after(BINDING_TIMEOUT):
                 if via_relay is not None:
@@ -432,6 +457,9 @@ class Libp2pNode:
                         raise ConnectionRefusedError("this node has no relay transport")
                     if not self.host.is_peer_connected(target):
                         await self.transport.dial(multiaddr.Multiaddr(f"{via_relay}/p2p-circuit/p2p/{target}"))
+                    if self.dcutr is not None:  # met through the relay: try for a direct connection
+                        with trio.move_on_after(BINDING_TIMEOUT / 2):
+                            punched = bool(await self.dcutr.initiate_hole_punch(target))
                 else:
                     await self.host.connect(peerinfo.PeerInfo(target, [multiaddr.Multiaddr(a) for a in addrs]))
                 raw = await self.host.new_stream(target, [PROTOCOL_ID])
@@ -442,6 +470,8 @@ class Libp2pNode:
         except Exception as exc:  # noqa: BLE001 - py-libp2p raises many kinds; to the mesh it is "cannot connect"
             raise ConnectionRefusedError(f"libp2p cannot reach {target}: {type(exc).__name__} {exc}") from exc
         stream = Libp2pStream(raw)
+        if punched and stream.carried == "direct":
+            stream.via = "hole-punched"
         try:
             with trio.fail_after(BINDING_TIMEOUT):
                 await stream.bind(self.proof)
@@ -532,11 +562,13 @@ class Libp2pLoopback:
     :func:`libp2p_loopback`, which runs the hosts and the relay for the length of an ``async with`` block.
     """
 
-    def __init__(self, nursery: trio.Nursery, secrets: Callable[[int], LocalSecrets], relayed: bool = False) -> None:
+    def __init__(self, nursery: trio.Nursery, secrets: Callable[[int], LocalSecrets], relayed: bool = False,
+                 punch: bool = False) -> None:
         require_libp2p()
         self.nursery = nursery
         self.secrets = secrets
-        self.relayed = relayed
+        self.relayed = relayed or punch
+        self.punch = punch
         self.relay: Any = None  # the relay's host, once started
         self.relay_addr: str | None = None
         self.nodes: list[Libp2pNode] = []
@@ -569,7 +601,11 @@ class Libp2pLoopback:
         if self.relayed and self.relay is None:
             await self.start_relay()
         seat = len(self.nodes)
-        node = Libp2pNode(self.secrets(seat), relay=self.relay_addr if self.relayed else None)
+        # Forced relaying: the hosts listen nowhere, so no direct path exists to be found (identify would
+        # otherwise teach each peer the others' addresses). To try hole punching they listen on 127.0.0.1.
+        listen = "/ip4/127.0.0.1/tcp/0" if self.punch or not self.relayed else None
+        node = Libp2pNode(self.secrets(seat), listen=listen, relay=self.relay_addr if self.relayed else None,
+                          punch=self.punch)
         await self.nursery.start(node.run)
         self.nodes.append(node)
         self.by_key[node.sign_key] = node
@@ -598,14 +634,19 @@ class Libp2pLoopback:
         return stream
 
     def links(self) -> dict[str, str]:
-        """How each pair of seats is carried, ``"0-1": "direct" | "relayed"`` (the last stream opened)."""
+        """How each pair of seats is carried, ``"0-1": "direct" | "relayed" | "hole-punched"`` (its last stream)."""
         return {f"{a}-{b}": kind for (a, b), kind in sorted(self.carried.items())}
 
 
 @asynccontextmanager
-async def libp2p_loopback(secrets: Callable[[int], LocalSecrets], relayed: bool = False
+async def libp2p_loopback(secrets: Callable[[int], LocalSecrets], relayed: bool = False, punch: bool = False
                           ) -> AsyncIterator[Libp2pLoopback]:
-    """A :class:`Libp2pLoopback` whose hosts (and relay) run as long as the ``async with`` block."""
+    """A :class:`Libp2pLoopback` whose hosts (and relay) run as long as the ``async with`` block.
+
+    ``relayed``: every link through a local relay (the hosts listen nowhere else). ``punch``: peers meet
+    through the relay, then try DCUtR for a direct connection (on loopback it always succeeds: nothing blocks
+    a direct dial there, so DCUtR's first step, a plain dial, does it; a NAT needs the real punch).
+    """
     async with trio.open_nursery() as nursery:
-        yield Libp2pLoopback(nursery, secrets, relayed)
+        yield Libp2pLoopback(nursery, secrets, relayed, punch)
         nursery.cancel_scope.cancel()
