@@ -161,7 +161,7 @@ class Localizer:
     # Suffixes the hpsha engine glues to names, per language.
     _TAILS = {"（无技能 stand-in）": ("（无技能）", " (no skill)"), "（锁定技 locked）": ("（锁定技）", " (locked)")}
     # Rule terms the hpsha engine's log lines print in Chinese only.
-    _TERMS = {"拼点": ("拼点", "point duel")}
+    _TERMS = {"拼点": ("拼点", "point duel"), "暗置牌 a face-down card": ("暗置牌", "a face-down card")}
 
     def __init__(self, game: str, lang: str | None) -> None:
         if lang is not None and lang not in LANGS:
@@ -192,13 +192,18 @@ class Localizer:
 # ----------------------------------------------------------------------------- the log
 
 
+def _without_seat(line: str, seat: int) -> str:
+    """"seat 2 plays …" / "seat 2: pick …" → "plays …" / "pick …" (the line is already headed by the name)."""
+    return line.removeprefix(f"seat {seat}: ").removeprefix(f"seat {seat} ")
+
+
 def event_lines(ls: Lockstep, event: Event) -> list[str]:
     """Human lines for one resolved step, from this peer's point of view."""
     step = event.step
     name = ls.game.card_name
     who = ls.table.name
     if isinstance(step, Decide):
-        return [f"{clean(who(seat))}: {safe(line.removeprefix(f'seat {seat} '), LINE)}"
+        return [f"{clean(who(seat))}: {safe(_without_seat(line, seat), LINE)}"
                 for (seat, _), line in zip(event.answers, event.lines, strict=False)]
     if isinstance(step, Shuffle):
         done = "shuffled and proved" if ls.vdeck is not None else "shuffled and locked"

@@ -11,9 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Decide, Knowledge, Slot
 from p2php.games.hpsha.data import (
+    CARDS,
     CHARACTER_BASE,
     CHARACTERS,
     FACTIONS,
+    GAME_CARDS,
+    KINDS,
+    RANK_NAMES,
     ROLE_NAMES,
     card_label,
     character_of,
@@ -28,12 +32,56 @@ if TYPE_CHECKING:
 
 def _name(st: HpshaState, slot: int, faces: Mapping[Slot, CardId]) -> str:
     f = st.pub.get(slot, faces.get(slot))
-    return card_label(f) if f is not None else f"hidden card #{slot}"
+    return card_label(f) if f is not None else "暗置牌 a face-down card"
+
+
+def card_words(card: int) -> dict[str, str]:
+    """A card's name in each language beside the bilingual label (``爆破咒 ♠7`` / ``Bombarda ♠7``)."""
+    label = card_label(card)
+    if 0 <= card < GAME_CARDS:
+        c = CARDS[card]
+        k = KINDS[c.kind]
+        mark = f"{c.suit}{RANK_NAMES[c.rank]}"
+        return {"label": label, "zh": f"{k.zh} {mark}", "en": f"{k.en} {mark}"}
+    return {"label": label, "zh": label, "en": label}
+
+
+def seat_facts(st: HpshaState, s: int, seat: int | None, role: str | None) -> dict[str, Any]:
+    """What is public about seat ``s`` (and, for the viewer's own seat, its identity), as plain data.
+
+    The same facts as the readable ``players`` line, for clients that draw the table themselves (the bridge,
+    a browser): ids to key on, and labels in both languages.
+    """
+    c = st.char[s]
+    facts: dict[str, Any] = {
+        "seat": s, "you": s == seat, "current": s == st.current, "alive": bool(st.alive[s]),
+        "character": None, "hp": st.hp[s], "max_hp": st.max_hp[s], "skills": [],
+        "identity": ROLE_NAMES[role] if role else None,
+        "hand_count": len(st.hands[s]),
+        "equipment": [{"zone": zone, "card": st.pub[x], **card_words(st.pub[x])}
+                      for zone, x in st.equip[s].items()],
+        "judgement": [kind_label(k) for _x, k in st.judge[s]],
+        "face_down": bool(st.face_down[s]),
+        "distance": None, "in_range": None,
+    }
+    if c >= 0:
+        ch = CHARACTERS[c]
+        facts["character"] = {"id": c, "key": ch.key, "zh": ch.zh, "en": ch.en, "faction": ch.faction,
+                              "gender": ch.gender}
+        facts["skills"] = [{"key": sk.key, "zh": sk.zh, "en": sk.en, "locked": sk.compulsory}
+                           for sk in st.skills(s)]
+        if s == seat and st.alive[s]:
+            facts["hand_limit"] = st.hand_limit(s)
+    if seat is not None and s != seat and st.alive[s] and st.alive[seat] and st.char[seat] >= 0:
+        facts["distance"] = st.distance(seat, s)
+        facts["in_range"] = st.in_range(seat, s)
+    return facts
 
 
 def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
     """The viewer's picture of the table: one readable line per character, then the viewer's own cards."""
     players = []
+    seats = []
     for s in range(st.n):
         c = st.char[s]
         role = st.roles.get(s)
@@ -60,12 +108,14 @@ def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
         if seat is not None and s != seat and st.alive[s] and st.alive[seat] and st.char[seat] >= 0:
             parts.append(f"distance {st.distance(seat, s)}" + (" (in range)" if st.in_range(seat, s) else ""))
         players.append(" · ".join(parts))
+        seats.append(seat_facts(st, s, seat, role))
     out: dict[str, Any] = {
         "you": seat,
         "turn": st.current,
         "phase": st.phase,
         "turn_no": st.turn_no,
         "players": players,
+        "seats": seats,
         "deck": len(st.deck),
         "discard_pile": len(st.discard),
         "discard_top": card_label(st.pub[st.discard[-1]]) if st.discard else "",
@@ -79,6 +129,10 @@ def observe(st: HpshaState, seat: int | None, kn: Knowledge) -> dict[str, Any]:
                 label += " (禁闭 sealed this turn)"
             mine.append(label)
         out["hand"] = mine
+        out["hand_cards"] = [
+            {"slot": x, "card": kn.face(x), "usable": st.can_use(seat, x),
+             **(card_words(f) if (f := kn.face(x)) is not None else {"label": "?", "zh": "?", "en": "?"})}
+            for x in st.hands[seat]]
         f = kn.face(st.identity_slot[seat]) if st.identity_slot[seat] >= 0 else None
         out["identity"] = ROLE_NAMES[identity_role(f)] if f is not None else "?"
         if st.char[seat] >= 0:
