@@ -9,22 +9,28 @@ may and takes whatever it is offered.  Unknown questions get a seeded random ans
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
+from functools import lru_cache
 
 from p2php.engine.contract import Action, Decide, GameState, Knowledge, RandomBot, Seat
 
 from .battle import hand_card
-from .board import Graph
-from .rules import at_location, mission_of
+from .data import graph as map_graph
+from .rules import location_cells, mission_of
 from .state import HogwartsState
 from .terms import parse
 
 __all__ = ["HeuristicBot"]
 
 LOW_LP = 3
+GOAL_PROMPTS = ("move", "tokens", "trip", "prize")
 
 
-def distances_to(graph: Graph, targets: set[str]) -> dict[str, int]:
-    """Steps from every cell to the nearest of ``targets`` (free links cost 0; a 0-1 breadth-first search)."""
+@lru_cache(maxsize=1024)
+def distances_to(targets: frozenset[str]) -> Mapping[str, int]:
+    """Steps from every map cell to the nearest of ``targets`` (free links cost 0; a 0-1 breadth-first search),
+    remembered per set of targets (callers only read it)."""
+    graph = map_graph()
     dist = {t: 0 for t in targets if t in graph.steps}
     queue = deque(sorted(dist))
     while queue:
@@ -71,7 +77,7 @@ class HeuristicBot:
             if missing:
                 wanted.update(missing)
             else:
-                places.update(c for c in g.data.cells if at_location(g, mission, c))
+                places.update(location_cells(mission.location))
         return places, wanted
 
     def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
@@ -79,7 +85,7 @@ class HeuristicBot:
         g = state
         step = g.step()
         prompt = step.prompt if isinstance(step, Decide) else ""
-        places, wanted = self.goals(g, seat, knowledge)
+        places, wanted = self.goals(g, seat, knowledge) if prompt in GOAL_PROMPTS else (set(), set())
         if prompt == "move":
             return self.move(g, legal, places, wanted)
         if prompt == "tokens":
@@ -116,7 +122,7 @@ class HeuristicBot:
         targets = places or {c for c, tokens in g.tokens.items() if wanted.intersection(tokens)}
         if not targets:
             targets = {c for c, tokens in g.tokens.items() if tokens}
-        dist = distances_to(g.graph, targets)
+        dist = distances_to(frozenset(targets))
         far = len(g.graph.steps)
 
         def score(action: Action) -> tuple[int, int]:

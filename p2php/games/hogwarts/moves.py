@@ -11,13 +11,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
 
-from .board import buckbeak_destinations, classify, flying_powder_destinations, portal_destination, walks
-from .rules import can_attempt, constraints, mission_of
+from .board import (
+    Constraints,
+    Ending,
+    Walk,
+    buckbeak_destinations,
+    classify,
+    flying_powder_destinations,
+    portal_destination,
+    walks,
+)
+from .data import graph
+from .rules import can_attempt, constraints, location_cells, mission_of
 from .state import MAX_TOKENS
 
 if TYPE_CHECKING:
@@ -28,6 +39,13 @@ __all__ = ["MAX_PICKUPS", "Move", "Moved", "Pickups", "Trip"]
 MAX_PICKUPS = 2
 """Object tokens taken per turn (rules §9.6; trips count too, C-19)."""
 BUCKBEAK = "buckbeak"
+
+
+@lru_cache(maxsize=8192)
+def legal_walks(origin: str, roll: int, rules: Constraints) -> tuple[Walk, ...]:
+    """:func:`.board.walks` on the game's map, remembered: walks are a pure function of their arguments, and
+    the same questions (from the start, the Leaky Cauldron ...) come up again and again."""
+    return walks(graph(), origin, roll, rules)
 
 
 @dataclass(frozen=True)
@@ -52,33 +70,35 @@ class Move(Task["HogwartsState"]):
     def _mission_stops(self, g: HogwartsState, knowledge: Knowledge) -> dict[str, int]:
         """Cells where ``seat`` could complete one of its missions now, with the slot of one such mission."""
         out: dict[str, int] = {}
-        cells = sorted(g.data.cells)
         for slot in g.missions[self.seat]:
             mission = mission_of(g, slot, knowledge)
             if mission is None:
                 continue
-            for cell in cells:
+            for cell in location_cells(mission.location):
                 if cell not in out and can_attempt(g, self.seat, mission, cell):
                     out[cell] = slot
-        return out
+        return dict(sorted(out.items()))
 
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        rules = constraints(g, seat, self.stop_anywhere)
+        """Every walk of every allowed roll; a walk that may end early only because of a mission names it.
+
+        One search serves both: allowing the mission cells as stops adds endings there and changes nothing
+        else, so a walk of the wider search needs the mission only if it ends early on such a cell where
+        nothing else allows an early stop."""
+        stops = self._mission_stops(g, knowledge)
+        rules = constraints(g, seat, self.stop_anywhere, frozenset(stops))
         out: list[Action] = []
         seen: set[tuple[str, ...]] = set()
         for roll in self.rolls:
-            for w in walks(g.graph, g.pos[seat], roll, rules):
-                if w.path not in seen:
-                    seen.add(w.path)
-                    out.append({"type": "move", "path": list(w.path), "roll": roll})
-        stops = self._mission_stops(g, knowledge)
-        if stops:
-            wider = constraints(g, seat, self.stop_anywhere, frozenset(stops))
-            for roll in self.rolls:
-                for w in walks(g.graph, g.pos[seat], roll, wider):
-                    if w.path not in seen and w.end in stops:
-                        seen.add(w.path)
-                        out.append({"type": "move", "path": list(w.path), "roll": roll, "mission": stops[w.end]})
+            for w in legal_walks(g.pos[seat], roll, rules):
+                if w.path in seen:
+                    continue
+                seen.add(w.path)
+                action: Action = {"type": "move", "path": list(w.path), "roll": roll}
+                if w.end in stops and w.ending is Ending.VOLUNTARY and not self.stop_anywhere \
+                        and w.end not in g.graph.voluntary:
+                    action["mission"] = stops[w.end]
+                out.append(action)
         return out
 
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:

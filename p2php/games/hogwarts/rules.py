@@ -3,18 +3,20 @@ length's end condition.  Pure functions of the state; nothing here changes it.""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Knowledge, Seat, Slot
 
 from .board import Constraints
+from .data import load
 from .ids import instance, mission_card
 from .missions import GREAT_HALL, Mission
 
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["LENGTHS", "at_location", "battle_possible", "can_attempt", "constraints", "meets_goal",
+__all__ = ["LENGTHS", "at_location", "location_cells", "battle_possible", "can_attempt", "constraints", "meets_goal",
            "mission_of", "missions_here"]
 
 LENGTHS = {"quick": (1, 210), "classic": (2, 260), "long": (3, 320)}
@@ -57,10 +59,14 @@ def mission_of(g: HogwartsState, slot: Slot, knowledge: Knowledge | None = None)
     return g.data.mission(mission_card(face))
 
 
+@cache
+def location_cells(location: str) -> tuple[str, ...]:
+    """The cells a mission location means: one cell, or every Great Hall cell for ``@gh``."""
+    return load().great_hall_cells() if location == GREAT_HALL else (location,)
+
+
 def at_location(g: HogwartsState, mission: Mission, cell: str) -> bool:
-    if mission.location == GREAT_HALL:
-        return g.data.cells[cell].in_great_hall
-    return mission.location == cell
+    return cell in location_cells(mission.location)
 
 
 def can_attempt(g: HogwartsState, seat: Seat, mission: Mission, cell: str) -> bool:

@@ -1,0 +1,77 @@
+"""A sweep of engine-only games of A Year at Hogwarts with bots: do they all finish, how fast, how long.
+
+For each table size and length it plays seeded games on a trusted local table (no crypto) and prints games/s,
+turns and decisions per game, and how many games ended with more than one winner (a tie, C-7).  A game that
+raises or does not end within ``--max-decisions`` is reported with its seed.
+
+    python benchmarks/hogwarts_sweep.py [--games 100] [--players 2,4,9] [--lengths quick,classic,long]
+                                        [--bot heuristic|random] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from p2php.engine.contract import Decide, GameOver
+from p2php.engine.local import LocalTable
+from p2php.games.hogwarts.game import GAME
+
+
+def play(players: int, length: str, seed: int, bot: str, max_decisions: int) -> tuple[int, int, int]:
+    """One game: (turns, decisions, winners)."""
+    st = GAME.new_state(players, {"length": length})
+    tb = LocalTable(st, seed)
+    bots = {s: GAME.make_bot(bot, f"{seed}/{s}") for s in range(players)}
+    for decisions in range(max_decisions):
+        step = tb.run_chance()
+        if isinstance(step, GameOver):
+            return st.turns, decisions, len(step.winners)
+        assert isinstance(step, Decide)
+        tb.act([(s, bots[s].choose(st, s, tb.knowledge(s), st.legal_actions(s, tb.knowledge(s))))
+                for s in step.seats])
+    raise RuntimeError(f"{players} players, {length}, seed {seed}: no end within {max_decisions} decisions")
+
+
+def sweep(games: int, players: list[int], lengths: list[str], bot: str, max_decisions: int) -> list[dict[str, Any]]:
+    rows = []
+    for length in lengths:
+        for n in players:
+            start = time.perf_counter()
+            turns, decisions, ties = [], [], 0
+            for seed in range(games):
+                t, d, w = play(n, length, seed, bot, max_decisions)
+                turns.append(t)
+                decisions.append(d)
+                ties += w > 1
+            elapsed = time.perf_counter() - start
+            rows.append({"length": length, "players": n, "games": games, "bot": bot,
+                         "games_per_s": round(games / elapsed, 2), "turns_mean": round(sum(turns) / games, 1),
+                         "turns_max": max(turns), "decisions_mean": round(sum(decisions) / games, 1),
+                         "ties": ties})
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--players", default="2,4,9")
+    ap.add_argument("--lengths", default="quick,classic,long")
+    ap.add_argument("--bot", default="heuristic", choices=GAME.bot_kinds)
+    ap.add_argument("--max-decisions", type=int, default=500_000)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    rows = sweep(args.games, [int(p) for p in args.players.split(",")], args.lengths.split(","), args.bot,
+                 args.max_decisions)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    for r in rows:
+        print(f"{r['length']:>7} {r['players']} players, {r['games']} {r['bot']} games: {r['games_per_s']} games/s, "
+              f"turns {r['turns_mean']} (max {r['turns_max']}), decisions {r['decisions_mean']}, ties {r['ties']}")
+
+
+if __name__ == "__main__":
+    main()

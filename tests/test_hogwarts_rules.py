@@ -1,0 +1,257 @@
+"""A Year at Hogwarts' rules as scripted scenarios: most run twice, on a trusted dealer and through the real
+protocol (every peer's audit clean at the end), with stacked decks and test edits of the state."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from p2php.engine.contract import CardId, Decide, GameOver, IllegalAction, Shuffle
+from p2php.engine.tasks import Task, TaskStack
+from p2php.games.hogwarts.board import walks
+from p2php.games.hogwarts.cards_flow import ActionCards, Exam
+from p2php.games.hogwarts.cells_effects import Duel
+from p2php.games.hogwarts.data import graph, load
+from p2php.games.hogwarts.decks import Draw
+from p2php.games.hogwarts.events import Event
+from p2php.games.hogwarts.game import GAME
+from p2php.games.hogwarts.ids import deck_of_slot, instance
+from p2php.games.hogwarts.mission_flow import MissionAttempt
+from p2php.games.hogwarts.pvp import PlayerBattle
+from p2php.games.hogwarts.rules import opponents_at
+from p2php.games.hogwarts.state import HogwartsState
+from p2php.testing.scenario import Scenario
+
+READS = frozenset({"student", "ability", "card_of", "figures_at", "in_truce", "public", "waiting", "asking"})
+"""HogwartsState's methods that only read (protocol mode: calling them is no edit)."""
+HARRY, RON = 1, 2
+FIVE_FIVE = hashlib.sha256(b"49").digest()
+"""Joint random bytes whose two dice are 5 and 5 (engine mode only: through the protocol they are joint)."""
+
+
+class Table(Scenario):
+    """A game whose decks start with the cards ``tops`` names (by card id, e.g. ``{"event": ["EV12"]}``) and
+    whose seats choose ``sheets`` (default 1, 2, ...)."""
+
+    state: HogwartsState  # in protocol mode a view of every peer's state (reads: seat 0's)
+    wrap = (Task, TaskStack)  # pushing a task, and a pushed task's fields, are edits too
+
+    def __init__(self, players: int = 2, tops: dict[str, list[str]] | None = None,
+                 sheets: Sequence[int] = (), random: Sequence[bytes] = (), mode: Any = None) -> None:
+        self.tops = tops or {}
+        super().__init__(GAME, players, {}, 0, mode, random=random, reads=READS)
+        for seat, sheet in enumerate(sheets or range(1, players + 1)):
+            self.act(seat, {"type": "character", "sheet": sheet}, "character")
+        self.step()  # the shuffles, the tokens and the deal
+
+    def arrange(self, step: Shuffle) -> list[CardId]:
+        cards = list(step.cards)
+        first = []
+        for name in self.tops.get(step.purpose, []):
+            card = next(c for c in cards if instance(c).card == name)
+            cards.remove(card)
+            first.append(card)
+        return first + cards
+
+    def first_legal_until(self, prompts: Sequence[str]) -> Decide | GameOver:
+        """Answer every decision with its first legal action until one of ``prompts`` (or the end)."""
+        while True:
+            step = self.step()
+            assert isinstance(step, Decide | GameOver)
+            if isinstance(step, GameOver) or step.prompt in prompts:
+                return step
+            seat = step.seats[0]
+            self.act(seat, self.legal(seat)[0])
+
+    def push(self, task: Task[Any]) -> None:
+        self.decide()
+        self.state.stack.push(task)
+
+
+# ----------------------------------------------------------------------------- set-up, secrecy
+
+
+@pytest.mark.usefixtures("mode")
+def test_sheet_cards_and_missions_are_dealt_secretly() -> None:
+    t = Table(3, tops={"mission": ["M04", "M06", "M30"]})
+    g = t.state
+    assert [deck_of_slot(s) for s in g.hand[0]].count("spell") == 4  # Harry: 4 spell, 2 potion, 2 book (R)
+    assert len(g.hand[0]) == 8 and g.lp[0] == 7
+    mine = t.table.knowledge(0)
+    assert [instance(mine.face(s) or -1).card for s in g.missions[0][:1]] == ["M04"]  # dealt in turn: 1st card
+    assert all(t.table.knowledge(1).face(s) is None for s in g.missions[0] + g.hand[0])
+    assert not g.pub
+
+
+# ----------------------------------------------------------------------------- movement
+
+
+def test_harry_s_example_turn_takes_two_spell_cards_on_m010() -> None:
+    """Rules §17: 5 + 5 from the start past the Clock Tower and a token to the cell above the Hufflepuff
+    common room, a spell cell (C-50): by his ability Harry takes 2 spell cards."""
+    t = Table(2, sheets=(HARRY, RON), random=(b"tokens" * 6, FIVE_FIVE), mode="engine")
+    t.act(0, {"type": "no_start"}, "start_card")
+    path = list(load().harry_turn)
+    assert {"type": "move", "path": path, "roll": 10} in t.legal(0)
+    t.act(0, {"type": "move", "path": path, "roll": 10}, "move")
+    token = t.state.tokens["m006"][0]
+    t.act(0, {"type": "take", "cell": "m006", "token": token}, "tokens")  # the only token on the way
+    t.expect(1, "start_card")
+    assert t.state.held[0] == [token] and t.state.pos[0] == "m010"
+    assert [deck_of_slot(s) for s in t.state.hand[0]].count("spell") == 6
+
+
+@pytest.mark.usefixtures("mode")
+def test_moves_are_the_walks_of_the_roll_and_nothing_else() -> None:
+    t = Table(2)
+    t.act(0, {"type": "no_start"}, "start_card")
+    step = t.expect(0, "move")
+    roll = t.state.stack.top.rolls[0]  # type: ignore[attr-defined]
+    assert 2 <= roll <= 12 and t.state.stack.top.rolls == [roll]  # type: ignore[attr-defined]
+    want = [{"type": "move", "path": list(w.path), "roll": roll} for w in walks(graph(), "start", roll)]
+    assert t.legal(0) == want and step.seats == (0,)
+    for bad in ({"type": "move", "path": ["start", "two_hands_cell"], "roll": roll} if roll > 1 else {},
+                {"type": "move", "path": want[0]["path"], "roll": roll + 1},
+                {"type": "move", "path": ["m003", *want[0]["path"][1:]], "roll": roll}):
+        t.assert_illegal(0, bad)
+    t.act(0, want[-1])
+    assert t.state.pos[0] == want[-1]["path"][-1]
+
+
+def test_no_underage_battle_with_one_or_two_life_points_or_in_a_truce() -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    g.pos[1] = "m003"
+    assert opponents_at(g, 0, "m003") == [1]
+    g.lp[1] = 2
+    assert opponents_at(g, 0, "m003") == []
+    g.lp[1] = 5
+    g.truces.append([0, 1, 2, 2])
+    assert opponents_at(g, 0, "m003") == [] and opponents_at(g, 1, "start") == []  # never on the start cell
+
+
+# ----------------------------------------------------------------------------- decks and cells
+
+
+@pytest.mark.usefixtures("mode")
+def test_an_event_is_opened_to_everyone_applies_to_all_and_goes_under() -> None:
+    t = Table(3, tops={"event": ["EV12"]})  # The House Cup race is on: everyone +10
+    t.push(Event(0))
+    t.expect(0, "start_card")
+    g = t.state
+    assert g.points == [10, 10, 10]
+    slot = g.deck["event"][-1]
+    assert instance(g.pub[slot]).card == "EV12"
+
+
+@pytest.mark.usefixtures("mode")
+def test_an_action_card_is_applied_to_its_drawer() -> None:
+    t = Table(2, tops={"action": ["AC01", "AC09"]})
+    t.push(ActionCards(0))
+    t.expect(0, "start_card")
+    assert t.state.points == [50, 0]
+    t.push(ActionCards(1))  # -30 from 0: house points never drop below 0 (C-1)
+    t.expect(0, "start_card")
+    assert t.state.points == [50, 0]
+
+
+@pytest.mark.usefixtures("mode")
+def test_cards_taken_into_the_hand_are_seen_by_the_taker_only() -> None:
+    t = Table(2, tops={"spell": ["stupefy"] * 6 + ["reducto", "protego", "accio"]})  # Harry 4, Ron 3, then two
+    t.push(Draw(1, "spell", 2))
+    t.expect(0, "start_card")
+    new = t.state.hand[1][-2:]
+    assert [instance(t.table.knowledge(1).face(s) or -1).card for s in new] == ["protego", "accio"]
+    assert all(t.table.knowledge(0).face(s) is None for s in new)
+
+
+@pytest.mark.usefixtures("mode")
+def test_an_exam_scores_a_book_of_the_classroom_s_subject() -> None:
+    t = Table(2, tops={"book": ["BK18", "BK01"]})  # Harry's two books: Magical Draughts and Potions (10), charms
+    potions, charms = t.state.hand[0][-2:]
+    t.push(Exam(0, "potions"))
+    assert t.legal(0) == [{"type": "done"}, {"type": "exam", "slot": potions}]
+    t.assert_illegal(0, {"type": "exam", "slot": charms})
+    t.act(0, {"type": "exam", "slot": potions}, "exam")
+    t.act(0, {"type": "done"}, "exam")  # asked again: it still holds a book (which one is its secret)
+    t.expect(0, "start_card")
+    assert t.state.points[0] == 10 and potions in t.state.pub and t.state.deck["book"][-1] == potions
+
+
+@pytest.mark.usefixtures("mode")
+def test_a_duel_card_showing_your_own_character_is_replaced_and_the_duel_is_fought() -> None:
+    t = Table(2, tops={"duel": ["DU01", "DU10"]})  # Harry Potter (seat 0 is Harry), then Vincent Crabbe
+    hand = len(t.state.hand[0])
+    t.push(Duel(0))
+    t.first_legal_until(["start_card"])
+    g = t.state
+    assert [instance(g.pub[s]).card for s in g.deck["duel"][-2:]] == ["DU01", "DU10"]
+    if g.lp[0] == 1:  # lost at 1 LP (C-32): 3 cards of its choice went under their decks
+        assert len(g.hand[0]) <= hand - 3 + 5 and g.pos[0] == "start"
+    else:  # won: a book, a potion and a spell card
+        assert sorted(deck_of_slot(s) for s in g.hand[0][-3:]) == ["book", "potion", "spell"]
+
+
+# ----------------------------------------------------------------------------- missions
+
+
+@pytest.mark.usefixtures("mode")
+def test_a_mission_is_opened_fought_and_its_tokens_go_to_board_2() -> None:
+    t = Table(2, tops={"mission": ["M04", "M01"]})  # seat 0: 4 (Flying Ford Anglia) first, seat 1: 1
+    g = t.state
+    t.decide()
+    cell = next(c for c, tokens in sorted(g.tokens.items()) if "flying_ford_anglia" in tokens)
+    g.tokens[cell].remove("flying_ford_anglia")
+    g.held[0].append("flying_ford_anglia")
+    g.pos[0] = "whomping_willow"
+    mission, other = g.missions[0][0], g.missions[0][1]
+    t.push(MissionAttempt(0))
+    assert {"type": "mission", "slot": mission} in t.legal(0)
+    t.assert_illegal(0, {"type": "mission", "slot": other})
+    t.act(0, {"type": "mission", "slot": mission}, "mission")
+    assert instance(g.pub[mission]).card == "M04"
+    step = t.first_legal_until(["hand_in"])
+    assert isinstance(step, Decide)
+    t.act(0, {"type": "place", "token": "flying_ford_anglia", "cell": "o007"}, "hand_in")
+    assert "flying_ford_anglia" in g.tokens["o007"] and "flying_ford_anglia" not in g.held[0]
+    if g.done[0]:
+        assert g.done[0] == [4] and g.points[0] == 40 and mission not in g.missions[0]
+    else:  # defeated: the Leaky Cauldron, 6 LP, no potion or spell card left (rules §14.1)
+        assert g.pos[0] == "leaky_cauldron" and g.lp[0] == 6 and mission in g.missions[0]
+        assert all(deck_of_slot(s) == "book" for s in g.hand[0])
+
+
+def test_a_card_opened_as_a_mission_must_be_one() -> None:
+    t = Table(2, tops={"mission": ["M04", "M01"]}, mode="engine")
+    g = t.state
+    g.pos[0] = "whomping_willow"
+    g.held[0].append("flying_ford_anglia")
+    t.push(MissionAttempt(0))
+    hand_card = g.hand[0][0]
+    with pytest.raises(IllegalAction):
+        g.check(0, {"type": "mission", "slot": hand_card}, t.table.knowledge(0))
+
+
+# ----------------------------------------------------------------------------- battles between players
+
+
+@pytest.mark.usefixtures("mode")
+def test_the_underage_dice_duel_costs_the_loser_two_lp_and_gives_the_winner_a_prize() -> None:
+    t = Table(2)
+    g = t.state
+    t.decide()
+    g.pos[1] = "start"
+    before = list(g.lp)
+    t.push(PlayerBattle(0, [1]))
+    step = t.decide()  # the dice duel is all chance: next is the winner's prize
+    assert step.prompt == "prize"
+    winner = step.seats[0]
+    loser = 1 - winner
+    assert before[loser] - g.lp[loser] == 2 and before[winner] - g.lp[winner] in (0, 1)
+    assert {"type": "prize", "what": "portal"} in t.legal(winner)
+    t.act(winner, {"type": "prize", "what": "portal"}, "prize")
+    assert (g.portals[winner], g.portals[loser]) == (2, 0)
+    assert g.truces == [[0, 1, 3, 2]]  # seat 0's turn is running: 2 more turns each (C-34)
