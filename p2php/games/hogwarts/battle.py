@@ -12,10 +12,16 @@ Protections (``cancel_next``, ``skip``, ``shield``, ``reflect_next``) answer the
 "retaliations": one trigger of a ``before:``/``after:`` ability each (data §2.2); a trigger that costs
 nothing still uses one up.
 
-Decisions (ours): in a duel no loss takes a player below 1 LP (C-32), so the duel is lost at 1; Ron's
-``reroll_once``, Luna's ``ignore_once`` and Pettigrew's ``flee_once`` are optional abilities this
-increment does not offer yet, nor the special object tokens' battle uses (Elder Wand, Sword, Stone,
-Cloak) — a player who would use them is only ever worse off, never in a position the rules forbid.
+The Elder Wand and Gryffindor's Sword (+1 attack die for the battle) and the Resurrection Stone (+6 LP that
+absorb losses first and vanish at the end, C-27) are offered at each attack decision; used, they go to a
+Diagon Alley star cell of the user's choice when the battle ends (C-29), or, if the battle is a mission's
+and they are its tokens, to board 2 with the others (C-51).
+
+Decisions (ours): in a duel no loss takes a player below 1 LP (C-32), so the duel is lost at 1.  Ron's
+``reroll_once`` is offered after each dice attack until used.  Luna's ``ignore_once`` is used for her on
+the first loss that would defeat her (in a duel: leave her at 1), the one moment it changes the outcome.
+Pettigrew's ``flee_once`` is offered after each round of a battle he fights alone (result ``escaped``).
+Not offered yet: the Invisibility Cloak's escape (its 5-step move, C-28).
 """
 
 from __future__ import annotations
@@ -44,6 +50,14 @@ BATTLE_CARDS = ("spell", "potion")
 MIN_RES = 2
 """Effective resistance never drops below 2: a 1 always misses (data §2.2)."""
 SKIP, CANCEL, SHIELD, REFLECT = range(4)
+BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
+"""Special tokens offered in battle (rules §13; the Invisibility Cloak is not offered yet)."""
+STONE_LP = 6
+
+
+def diagon_alley_stars(g: HogwartsState) -> list[str]:
+    """The three star cells of Diagon Alley, where used special tokens go (rules §13)."""
+    return [c.id for c in g.data.cells.values() if c.board == "board1" and c.kind == "star"]
 
 
 def enemy_card(g: HogwartsState, card_id: str) -> EnemyCard:
@@ -61,8 +75,9 @@ def hand_card(g: HogwartsState, slot: Slot, knowledge: Knowledge | None = None) 
 
 @dataclass
 class Battle(Task["HogwartsState"]):
-    """``participants`` fight ``enemy`` (a card id); ``kind`` is ``duel``, ``mission`` or ``event``.
-    The result is ``won``, ``fled`` (a duel enemy fled: won, 1 card) or ``lost``."""
+    """``participants`` fight ``enemy`` (a card id); ``kind`` is ``duel``, ``mission`` or ``event``; the
+    special tokens in ``keep`` go back with the caller's (a mission's tokens).  The result is ``won``,
+    ``fled`` (a duel enemy fled: won, 1 card), ``escaped`` (Pettigrew fled: no winner) or ``lost``."""
 
     class Stage(Enum):
         REVEAL = auto()
@@ -73,11 +88,13 @@ class Battle(Task["HogwartsState"]):
         DICE = auto()
         AFTER = auto()
         CHECK = auto()
+        PLACE = auto()
 
     participants: list[int]
     enemy: str
     kind: str
     limit: int
+    keep: list[str] = field(default_factory=list)
     stage: Stage = Stage.REVEAL
     lp: int = 0
     start_lp: int = 0
@@ -85,7 +102,13 @@ class Battle(Task["HogwartsState"]):
     current: int = 0  # the seat whose round it is
     used: dict[int, int] = field(default_factory=dict)
     guard: dict[int, list[int]] = field(default_factory=dict)  # seat -> [skip, cancel, shield, reflect]
-    once: list[int] = field(default_factory=list)  # seats that used last_stand
+    once: list[str] = field(default_factory=list)  # "ability:seat" of the once-per-battle abilities used
+    bonus: dict[int, int] = field(default_factory=dict)  # extra attack dice for the battle (Wand, Sword)
+    buffer: dict[int, int] = field(default_factory=dict)  # the Resurrection Stone's temporary LP
+    spent: list[str] = field(default_factory=list)  # special tokens used, placed when the battle ends
+    spent_by: list[int] = field(default_factory=list)  # who used each
+    asked: bool = False  # Ron was asked about this roll / Pettigrew about this round
+    result: str = ""
     dice: list[int] = field(default_factory=list)
     extra_dice: int = 0
     res_cut: int = 0
@@ -98,12 +121,19 @@ class Battle(Task["HogwartsState"]):
 
     # ---- losing life points
     def lose(self, g: HogwartsState, seat: Seat, n: int) -> None:
+        absorbed = min(n, self.buffer.get(seat, 0))
+        if absorbed:
+            self.buffer[seat] -= absorbed
+            n -= absorbed
         if n <= 0:
             return
         floor = 1 if self.kind == "duel" else 0
         lp = max(floor, g.lp[seat] - n)
-        if lp == 0 and g.ability(seat)[1] == "last_stand" and seat not in self.once:
-            self.once.append(seat)
+        battle_ability = g.ability(seat)[1]
+        if lp == floor and battle_ability == "ignore_once" and self.use_once(seat, "ignore_once"):
+            g.log("ignored", seat, n)
+            return
+        if lp == 0 and battle_ability == "last_stand" and self.use_once(seat, "last_stand"):
             lp = 1
         g.lp[seat] = lp
         g.log("lose", seat, n)
@@ -124,6 +154,14 @@ class Battle(Task["HogwartsState"]):
             n, guard[SHIELD] = max(0, n - guard[SHIELD]), 0
         self.lose(g, seat, n)
 
+    def use_once(self, seat: Seat, ability: str) -> bool:
+        """Use a once-per-battle ability if it is still unused (data §4.3); whether it was."""
+        key = f"{ability}:{seat}"
+        if key in self.once:
+            return False
+        self.once.append(key)
+        return True
+
     def down(self, g: HogwartsState, seat: Seat) -> bool:
         return g.lp[seat] <= (1 if self.kind == "duel" else 0)
 
@@ -134,6 +172,10 @@ class Battle(Task["HogwartsState"]):
             return []
         immune = self.card(g).immune
         return [s for s in g.hand[seat] if deck_of_slot(s) in BATTLE_CARDS and f"{deck_of_slot(s)}s" not in immune]
+
+    def token_actions(self, g: HogwartsState, seat: Seat) -> list[Action]:
+        """The special tokens ``seat`` may use now (public: the tokens on its sheet)."""
+        return [{"type": "token", "token": t} for t in BATTLE_TOKENS if t in g.held[seat]]
 
     def card_actions(self, g: HogwartsState, seat: Seat, knowledge: Knowledge, use: str) -> list[Action]:
         out: list[Action] = []
@@ -161,13 +203,15 @@ class Battle(Task["HogwartsState"]):
             self.stage = S.ATTACK
             return CONTINUE
         if self.stage is S.ATTACK:
-            if self.playable(g, self.current):
+            if self.playable(g, self.current) or self.token_actions(g, self.current):
                 return Decide((self.current,), "attack")
             return self.dice_attack(0, 0)
         if self.stage is S.DICE:
             return self.score_dice(g, enemy)
         if self.stage is S.AFTER:
             return self.after_abilities(g, enemy)
+        if self.stage is S.PLACE:
+            return Decide((self.spent_by[0],), "place_used")
         return self.check_end(g, enemy)
 
     def reveal(self, g: HogwartsState, enemy: EnemyCard) -> Outcome:
@@ -204,19 +248,27 @@ class Battle(Task["HogwartsState"]):
 
     # ---- the decisions
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        if self.stage is Battle.Stage.DEFEND:
+        S = Battle.Stage
+        if self.stage is S.DEFEND:
             return [{"type": "no_defence"}, *self.card_actions(g, seat, knowledge, "defence")]
-        return [{"type": "dice"}, *self.card_actions(g, seat, knowledge, "attack")]
+        if self.stage is S.DICE:
+            return [{"type": "keep"}, {"type": "reroll"}]
+        if self.stage is S.CHECK:
+            return [{"type": "stay"}, {"type": "flee"}]
+        if self.stage is S.PLACE:
+            return [{"type": "place", "token": self.spent[0], "cell": c} for c in diagon_alley_stars(g)]
+        return [{"type": "dice"}, *self.card_actions(g, seat, knowledge, "attack"), *self.token_actions(g, seat)]
 
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
-        kind = action.get("type")
-        plain = "no_defence" if self.stage is Battle.Stage.DEFEND else "dice"
-        if kind == plain:
+        S = Battle.Stage
+        if self.stage not in (S.DEFEND, S.ATTACK) or action.get("type") != "card":
+            if action not in self.legal(g, seat, knowledge):
+                raise IllegalAction(f"not a legal action here: {action}")
             return
-        if kind != "card" or action.get("slot") not in self.playable(g, seat):
+        if action.get("slot") not in self.playable(g, seat):
             raise IllegalAction(f"not a card {seat} may play in this battle now: {action}")
         card = hand_card(g, action["slot"], knowledge)
-        want = "defence" if self.stage is Battle.Stage.DEFEND else "attack"
+        want = "defence" if self.stage is S.DEFEND else "attack"
         if card is not None and card.use != want:
             raise IllegalAction(f"{card.name} is not a {want} card")
 
@@ -226,10 +278,30 @@ class Battle(Task["HogwartsState"]):
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
                faces: Mapping[Slot, CardId]) -> Outcome:
         seat, action = answers[0]
-        defending = self.stage is Battle.Stage.DEFEND
-        if action["type"] in ("no_defence", "dice"):
+        kind = action["type"]
+        S = Battle.Stage
+        if self.stage is S.DICE:  # Ron: keep the roll, or roll all its dice again (once per battle)
+            if kind == "reroll":
+                self.use_once(seat, "reroll_once")
+                self.rolled, self.dice = False, []
+                g.log("reroll", seat)
+            return CONTINUE
+        if self.stage is S.CHECK:  # Pettigrew: stay, or flee (once per battle, no winner)
+            if kind == "flee":
+                self.use_once(seat, "flee_once")
+                g.log("flee", seat)
+                return self.finish(g, "escaped")
+            return self.next_round(g, seat)
+        if self.stage is S.PLACE:
+            g.place_token(str(action["cell"]), self.spent.pop(0))
+            self.spent_by.pop(0)
+            return CONTINUE if self.spent else Done(self.result)
+        if kind == "token":
+            return self.use_token(g, seat, str(action["token"]))
+        defending = self.stage is S.DEFEND
+        if kind in ("no_defence", "dice"):
             if defending:
-                self.stage = Battle.Stage.ATTACK
+                self.stage = S.ATTACK
                 return CONTINUE
             return self.dice_attack(0, 0)
         slot = int(action["slot"])
@@ -242,9 +314,31 @@ class Battle(Task["HogwartsState"]):
         g.log("card", seat, card.id)
         if defending:
             self.defend(g, seat, card)
-            self.stage = Battle.Stage.ATTACK
+            self.stage = S.ATTACK
             return CONTINUE
         return self.attack_card(g, seat, card, slot)
+
+    def use_token(self, g: HogwartsState, seat: Seat, token: str) -> Outcome:
+        """A special token used in battle (rules §13): it leaves the sheet at once; the attack is still due."""
+        g.held[seat].remove(token)
+        if token == "resurrection_stone":
+            self.buffer[seat] = self.buffer.get(seat, 0) + STONE_LP
+        else:
+            self.bonus[seat] = self.bonus.get(seat, 0) + 1
+        if token not in self.keep:
+            self.spent.append(token)
+            self.spent_by.append(seat)
+        g.log("token_used", seat, token)
+        return CONTINUE
+
+    def finish(self, g: HogwartsState, result: str) -> Outcome:
+        """The battle is over: the special tokens used go to Diagon Alley first (C-29); the Stone's LP vanish."""
+        self.buffer = {}
+        self.result = result
+        if not self.spent:
+            return Done(result)
+        self.stage = Battle.Stage.PLACE
+        return CONTINUE
 
     # ---- effects
     def defend(self, g: HogwartsState, seat: Seat, card: HandCard) -> None:
@@ -297,8 +391,12 @@ class Battle(Task["HogwartsState"]):
         seat = self.current
         if not self.rolled:
             self.rolled = True
-            return Call(Roll(g.student(seat).attack_dice + self.extra_dice, "attack"), into="dice")
-        self.rolled = False
+            dice = g.student(seat).attack_dice + self.extra_dice + self.bonus.get(seat, 0)
+            return Call(Roll(dice, "attack"), into="dice")
+        if not self.asked and g.ability(seat)[1] == "reroll_once" and f"reroll_once:{seat}" not in self.once:
+            self.asked = True
+            return Decide((seat,), "reroll")
+        self.rolled = self.asked = False
         res = enemy.res - self.res_cut - (1 if g.ability(seat)[1] == "res_minus_1" else 0)
         res = max(MIN_RES, res)
         hitting = [d for d in self.dice if d >= res]
@@ -317,7 +415,7 @@ class Battle(Task["HogwartsState"]):
         if self.kind == "duel" and terms_of(enemy.abilities, "flee") and 1 <= self.lp <= 2:
             self.fled = True
             g.log("fled", self.enemy)
-            return Done("fled")
+            return self.finish(g, "fled")
         self.after = 0
         self.stage = Battle.Stage.AFTER
         return CONTINUE
@@ -358,15 +456,20 @@ class Battle(Task["HogwartsState"]):
                 defeat(g, seat)
             self.standing.remove(seat)
             if not self.standing or self.kind != "event":
-                return Done("lost")
+                return self.finish(g, "lost")
             if self.lp > 0:
                 return self.next_round(g, seat)
         if self.lp <= 0:
             g.log("battle_won", list(self.standing), self.enemy)
-            return Done("won")
+            return self.finish(g, "won")
+        alone = len(self.participants) == 1
+        if alone and not self.asked and g.ability(seat)[1] == "flee_once" and f"flee_once:{seat}" not in self.once:
+            self.asked = True
+            return Decide((seat,), "flee")
         return self.next_round(g, seat)
 
     def next_round(self, g: HogwartsState, seat: Seat) -> Outcome:
+        self.asked = False
         order = [s for s in self.participants if s in self.standing or s == seat]
         self.current = order[(order.index(seat) + 1) % len(order)]
         if self.current not in self.standing:

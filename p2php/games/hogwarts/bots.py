@@ -2,7 +2,8 @@
 
 The heuristic works for its missions: with a mission's tokens in hand it walks (or flies) to its location
 and attempts it; otherwise it walks towards the nearest token one of its missions needs and picks it up.
-In battle it plays its strongest attack card, heals when low, and otherwise rolls; it scores every book it
+In battle it uses its special tokens (those no mission needs), plays its strongest attack card, heals when
+low, and otherwise rolls; it scores every book it
 may and takes whatever it is offered.  Unknown questions get a seeded random answer.
 """
 
@@ -23,7 +24,7 @@ from .terms import parse
 __all__ = ["HeuristicBot"]
 
 LOW_LP = 3
-GOAL_PROMPTS = ("move", "tokens", "trip", "prize")
+GOAL_PROMPTS = ("move", "tokens", "trip", "prize", "attack")
 
 
 @lru_cache(maxsize=1024)
@@ -97,6 +98,9 @@ class HeuristicBot:
             flights = [a for a in legal if a.get("to") in places]
             return flights[0] if flights else legal[0]
         if prompt == "attack":
+            tokens = [a for a in legal if a["type"] == "token" and a["token"] not in wanted]
+            if tokens:
+                return tokens[0]
             cards = [a for a in legal if a["type"] == "card"]
             best = max(cards, key=lambda a: damage_of(g, a, knowledge), default=None)
             return best if best is not None and damage_of(g, best, knowledge) >= 2 else legal[0]

@@ -6,14 +6,15 @@ classroom), a common room gives 1 card of the player's choice.  The movement abi
 effect are here too (data §4.3: ``*_cell_x2`` on symbol cells only, Ron's and Luna's picks, Cho's card).
 
 Decisions (ours, for this increment): the Quidditch match of the pitch is not built yet, so stopping there
-offers only the portal trip (``moves.Trip``) and Cho's card; a common room's token exchange with another
-player is not offered yet (the player takes a card instead); Draco's ``duel_refuse`` is not offered yet.
+offers only the portal trip (``moves.Trip``) and Cho's card.  A common room's exchange is one token for
+one token, and it uses up the room's effect whether or not the other player accepts (ours: the rules say
+"take a card, or offer an exchange").
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
@@ -84,39 +85,71 @@ class CellEffect(Task["HogwartsState"]):
 
 @dataclass
 class CommonRoom(Task["HogwartsState"]):
-    """Take ``n`` cards, each from the action, book, potion or spell deck (an action card is applied, C-24)."""
+    """Take ``n`` cards, each from the action, book, potion or spell deck (an action card is applied, C-24),
+    or offer another player an exchange of object tokens, which that player may refuse (rules §10.2)."""
 
     seat: int
     n: int
+    offer: list[str] = field(default_factory=list)  # [other seat, token given, token asked] while asked
+
+    def exchanges(self, g: HogwartsState) -> list[Action]:
+        out: list[Action] = []
+        for other in range(g.players):
+            if other == self.seat:
+                continue
+            for give in dict.fromkeys(g.held[self.seat]):
+                out.extend({"type": "exchange", "with": other, "give": give, "take": take}
+                           for take in dict.fromkeys(g.held[other]))
+        return out
 
     def run(self, g: HogwartsState) -> Outcome:
+        if self.offer:
+            return Decide((int(self.offer[0]),), "exchange_offer")
         if self.n <= 0 or not self.legal(g, self.seat, g.public()):
             return Done()
         return Decide((self.seat,), "common_room")
 
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        return [{"type": "deck", "deck": d} for d in COMMON_ROOM_CHOICES if g.deck[d]]
+        if self.offer:
+            return [{"type": "refuse"}, {"type": "accept"}]
+        return [*({"type": "deck", "deck": d} for d in COMMON_ROOM_CHOICES if g.deck[d]), *self.exchanges(g)]
 
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
                faces: Mapping[Slot, CardId]) -> Outcome:
-        deck = str(answers[0][1]["deck"])
+        action = answers[0][1]
+        if action["type"] == "exchange":
+            self.offer = [str(action["with"]), str(action["give"]), str(action["take"])]
+            return CONTINUE
+        if action["type"] in ("accept", "refuse"):
+            other, give, take = int(self.offer[0]), self.offer[1], self.offer[2]
+            self.offer = []
+            if action["type"] == "accept":
+                g.held[self.seat].remove(give)
+                g.held[other].remove(take)
+                g.held[self.seat].append(take)
+                g.held[other].append(give)
+            g.log("exchange", self.seat, other, give, take, action["type"])
+            return Done()
+        deck = str(action["deck"])
         self.n -= 1
         return Push(ActionCards(self.seat) if deck == "action" else Draw(self.seat, deck))
 
 
 @dataclass
 class Duel(Task["HogwartsState"]):
-    """A duel card (rules §14.3): a card showing the player's own character goes under and another is drawn.
+    """A duel card (rules §14.3): a card showing the player's own character goes under and another is drawn
+    (Draco may refuse the duel first and take 1 spell card, data §4.1).
     Win: 1 book, 1 potion and 1 spell card (1 of choice if the enemy fled); loss (at 1 LP, C-32): 3 cards of
     the player's choice go under their decks."""
 
     class Stage(Enum):
+        REFUSE = auto()  # Draco's duel_refuse: fight, or take 1 spell card instead
         DRAW = auto()
         FIGHT = auto()
         OUTCOME = auto()
 
     seat: int
-    stage: Stage = Stage.DRAW
+    stage: Stage = Stage.REFUSE
     drawn: list[int] | None = None
     card: int = -1
     skipped: int = 0
@@ -124,6 +157,11 @@ class Duel(Task["HogwartsState"]):
 
     def run(self, g: HogwartsState) -> Outcome:
         S = Duel.Stage
+        if self.stage is S.REFUSE:
+            if g.ability(self.seat)[0] == "duel_refuse" and g.deck["duel"]:
+                return Decide((self.seat,), "duel_refuse")
+            self.stage = S.DRAW
+            return CONTINUE
         if self.stage is S.DRAW:
             if self.drawn is None:
                 return Call(OpenTop("duel"), into="drawn")
@@ -146,4 +184,17 @@ class Duel(Task["HogwartsState"]):
             return Replace(*(Draw(self.seat, d) for d in DUEL_PRIZE))
         if self.result == "fled":
             return Replace(ChooseDeck(self.seat, list(DUEL_PRIZE)))
+        if self.result == "escaped":  # Pettigrew fled: no winner
+            return Done()
         return Replace(ReturnCards(self.seat, DUEL_LOSS_CARDS))
+
+    def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "fight"}, {"type": "refuse"}]
+
+    def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
+               faces: Mapping[Slot, CardId]) -> Outcome:
+        if answers[0][1]["type"] == "refuse":
+            g.log("duel_refused", self.seat)
+            return Replace(Draw(self.seat, "spell"))
+        self.stage = Duel.Stage.DRAW
+        return CONTINUE

@@ -74,13 +74,15 @@ class MissionAttempt(Task["HogwartsState"]):
             if not can_attempt(g, self.seat, mission, g.pos[self.seat]):
                 return Done()  # it stopped for it, then lost a token in a battle: nothing to attempt
             self.stage = S.OUTCOME
-            for token in mission.tokens:  # handed in after the battle, whatever its outcome
-                g.held[self.seat].remove(token)
-                self.tokens.append(token)
             g.log("mission", self.seat, mission.number)
-            return Call(Battle([self.seat], mission.battle_card, "mission", card_limit(g)), into="result")
+            battle = Battle([self.seat], mission.battle_card, "mission", card_limit(g), keep=list(mission.tokens))
+            return Call(battle, into="result")
         mission = mission_of(g, self.slot)
         assert mission is not None
+        for token in mission.tokens:  # handed in whatever the outcome, also those used in the battle (C-51)
+            if token in g.held[self.seat]:
+                g.held[self.seat].remove(token)
+            self.tokens.append(token)
         if self.result == "won":
             g.missions[self.seat].remove(self.slot)
             g.done[self.seat].append(mission.number)
