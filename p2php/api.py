@@ -59,6 +59,7 @@ from p2php.session.audit import Verdict
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Event as _StepEvent
 from p2php.session.lockstep import Lockstep
+from p2php.session.modes import parse_table_options
 from p2php.session.runner import Decider, LeaveTable, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.session.transcript import TranscriptError
 
@@ -480,7 +481,7 @@ def _explain(err: BaseException) -> str:
 def _check(game: str, players: int, options: Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
     g = get_game(game)
     g.check_players(players)
-    return g.name, dict(g.parse_options(dict(options or {})))
+    return g.name, dict(parse_table_options(g, dict(options or {})))  # the game's options and the session's
 
 
 def _bot(game: str, kind: str | None, seed: str) -> Decider:

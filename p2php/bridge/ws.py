@@ -63,6 +63,26 @@ class WebSocket:
         self._send_lock = trio.Lock()
         self.closed = False
 
+    @classmethod
+    def upgraded(cls, stream: trio.abc.Stream, headers: list[tuple[bytes, bytes]], target: bytes,
+                 trailing: bytes = b"") -> WebSocket:
+        """The server side of a handshake whose HTTP request another parser (h11) already read."""
+        conn = WSConnection(ConnectionType.SERVER)
+        conn.initiate_upgrade_connection(headers, target)
+        if trailing:
+            conn.receive_data(trailing)
+        ws = cls(stream, conn)
+        ws._pending.extend(conn.events())  # the handshake's Request event, ready for next_event()
+        return ws
+
+    async def next_event(self) -> Event | None:
+        """The next wsproto event (the handshake's, before any message); None at end of stream."""
+        return await self._next_event()
+
+    async def send_event(self, event: Event) -> None:
+        """Send one wsproto event (an AcceptConnection or RejectConnection in a handshake)."""
+        await self._send(event)
+
     async def _next_event(self) -> Event | None:
         """The next wsproto event, reading from the network as needed; None at end of stream."""
         while not self._pending:
@@ -123,7 +143,8 @@ class WebSocket:
         await trio.aclose_forcefully(self._stream)
 
 
-def _header(request: Request, name: bytes) -> str | None:
+def header(request: Request, name: bytes) -> str | None:
+    """The value of one header of a WebSocket handshake request (None if absent)."""
     for key, value in request.extra_headers:
         if bytes(key).lower() == name:
             return bytes(value).decode("latin-1")
@@ -139,7 +160,7 @@ async def accept(stream: trio.abc.Stream, allowed_origins: Sequence[str] = ()) -
             event = await ws._next_event()
             if not isinstance(event, Request):
                 raise WebSocketError("not a WebSocket handshake")
-            origin = _header(event, b"origin")
+            origin = header(event, b"origin")
             if origin is not None and origin not in allowed_origins and "*" not in allowed_origins:
                 body = f"origin {origin} is not allowed (start the bridge with --allow-origin {origin})".encode()
                 await ws._send(RejectConnection(status_code=403, has_body=True,
@@ -192,23 +213,28 @@ async def _writer(ws: WebSocket, events: trio.MemoryReceiveChannel[dict[str, Any
             return
 
 
+async def run_session(ws: WebSocket) -> None:
+    """A bridge session over an accepted WebSocket, until the client quits or disconnects; then close it."""
+    tx, rx = trio.open_memory_channel[dict[str, Any]](math.inf)
+
+    def emit(obj: dict[str, Any]) -> None:
+        with contextlib.suppress(trio.ClosedResourceError):
+            tx.send_nowait(obj)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_writer, ws, rx)
+        with tx:
+            await BridgeSession(emit).run(_lines(ws))
+    await ws.aclose()
+
+
 async def serve_connection(stream: trio.abc.Stream, allowed_origins: Sequence[str] = ()) -> None:
     """One client: handshake, then a bridge session until it quits or disconnects."""
     async with stream:  # closed however we leave, cancellation included
         ws = await accept(stream, allowed_origins)
         if ws is None:
             return
-        tx, rx = trio.open_memory_channel[dict[str, Any]](math.inf)
-
-        def emit(obj: dict[str, Any]) -> None:
-            with contextlib.suppress(trio.ClosedResourceError):
-                tx.send_nowait(obj)
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_writer, ws, rx)
-            with tx:
-                await BridgeSession(emit).run(_lines(ws))
-        await ws.aclose()
+        await run_session(ws)
 
 
 async def serve(

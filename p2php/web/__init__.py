@@ -1,0 +1,45 @@
+"""``p2php web``: play in the browser — a local page that drives one peer through the bridge.
+
+The page (``p2php/web/static``: plain HTML, CSS and JavaScript, no build step) talks the bridge's JSON
+messages (docs/bridge.md) over a WebSocket to this process, which runs the peer: its keys, the dealing and the
+audit never reach the browser, which sees only its own seat's view, like any bridge client. The server
+(:mod:`p2php.web.server`) serves those files and that WebSocket on one loopback port.
+"""
+
+from __future__ import annotations
+
+import sys
+import webbrowser
+
+import trio
+
+__all__ = ["main"]
+
+
+def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -> int:
+    """Serve the browser client until Ctrl-C; open it in the default browser unless told not to."""
+    try:
+        from p2php.web.server import serve
+    except ImportError:
+        print("p2php: `p2php web` needs the wsproto package: pip install 'p2php[ws]'", file=sys.stderr)
+        return 2
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"p2php: warning: the page on {host} lets anyone who can reach it play your seat; prefer 127.0.0.1",
+              file=sys.stderr)
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            bound = await nursery.start(serve, host, port)
+            url = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{bound}/"
+            print(f"p2php web: open {url} (Ctrl-C to stop)", flush=True)
+            if open_browser:
+                webbrowser.open(url)
+
+    try:
+        trio.run(run)
+    except KeyboardInterrupt:
+        return 0
+    except OSError as err:
+        print(f"p2php: cannot serve on {host}:{port}: {err.strerror or err}", file=sys.stderr)
+        return 2
+    return 0

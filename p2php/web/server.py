@@ -1,0 +1,156 @@
+"""``p2php web``: one local port that serves the browser client's files and its WebSocket to the bridge.
+
+h11 reads each connection's first request, sans-IO like the rest of p2php. ``GET /ws`` with an ``Upgrade:
+websocket`` header becomes a bridge session (:class:`~p2php.bridge.session.BridgeSession`, the same JSON
+messages as ``p2php bridge --ws``), handed to wsproto without re-reading the request; any other ``GET`` or
+``HEAD`` is one of the packaged static files (``p2php/web/static``) or a 404. Nothing else is served: no
+directory listing, no file outside the package, one request per connection.
+
+*Who may connect.* A WebSocket on 127.0.0.1 can be opened by every page the user visits, so the upgrade is
+accepted only from this server's own origin (``http://127.0.0.1:PORT`` or ``http://localhost:PORT``), and every
+page carries a Content-Security-Policy that allows scripts, styles and connections to this origin alone. Binding
+anything but loopback lets whoever reaches the port play your seat: the command warns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from importlib import resources
+from typing import Any
+
+import h11
+import trio
+from wsproto.events import AcceptConnection, RejectConnection, RejectData, Request
+
+from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, header, run_session
+
+__all__ = ["MAX_REQUEST", "STATIC_TYPES", "serve", "static_file"]
+
+MAX_REQUEST = 16 * 1024
+"""Bytes of request head a connection may send before it is dropped."""
+
+STATIC_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
+"""The only kinds of file served, by suffix."""
+
+
+def static_file(target: str) -> tuple[bytes, str] | None:
+    """The packaged file for a request target (``/`` is ``index.html``), with its content type; None if none.
+
+    Only plain names of files directly in ``static`` with a known suffix: no ``..``, no subfolder, no query.
+    """
+    name = target.split("?", 1)[0].split("#", 1)[0].lstrip("/") or "index.html"
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    if "/" in name or "\\" in name or name.startswith(".") or suffix not in STATIC_TYPES:
+        return None
+    path = resources.files("p2php.web").joinpath("static", name)
+    if not path.is_file():
+        return None
+    return path.read_bytes(), STATIC_TYPES[suffix]
+
+
+_REASONS = {200: b"OK", 404: b"Not Found", 405: b"Method Not Allowed"}
+
+
+def _security_headers(port: int) -> list[tuple[bytes, bytes]]:
+    own = f"127.0.0.1:{port} localhost:{port}"
+    csp = (f"default-src 'self'; connect-src ws://{own.replace(' ', ' ws://')}; img-src 'self' data:; "
+           "style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+    return [(b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store")]
+
+
+async def _read_request(stream: trio.abc.Stream, conn: h11.Connection) -> h11.Request | None:
+    size = 0
+    while True:
+        event = conn.next_event()
+        if isinstance(event, h11.Request):
+            return event
+        if event is h11.NEED_DATA:
+            data = await stream.receive_some(4096)
+            size += len(data)
+            if size > MAX_REQUEST:
+                return None
+            conn.receive_data(bytes(data))
+            continue
+        return None  # ConnectionClosed or anything unexpected
+
+
+async def _respond(stream: trio.abc.Stream, conn: h11.Connection, status: int, body: bytes, content_type: str,
+                   port: int, *, head: bool = False, extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    headers = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode()),
+               (b"connection", b"close"), *_security_headers(port), *extra]
+    out = conn.send(h11.Response(status_code=status, headers=headers, reason=_REASONS.get(status, b"")))
+    if not head:
+        out = (out or b"") + (conn.send(h11.Data(data=body)) or b"")
+    out = (out or b"") + (conn.send(h11.EndOfMessage()) or b"")
+    await stream.send_all(out)
+
+
+def _is_upgrade(request: h11.Request) -> bool:
+    headers = {k.lower(): v.lower() for k, v in request.headers}
+    return b"websocket" in headers.get(b"upgrade", b"") and b"upgrade" in headers.get(b"connection", b"")
+
+
+async def _bridge(stream: trio.abc.Stream, request: h11.Request, trailing: bytes, origins: Sequence[str]) -> None:
+    ws = WebSocket.upgraded(stream, [(bytes(k), bytes(v)) for k, v in request.headers], request.target, trailing)
+    with trio.move_on_after(HANDSHAKE_TIMEOUT) as scope:
+        event = await ws.next_event()
+        if not isinstance(event, Request):
+            return
+        origin = header(event, b"origin")
+        if origin is not None and origin not in origins:
+            await ws.send_event(RejectConnection(status_code=403, has_body=True,
+                                                 headers=[(b"content-type", b"text/plain; charset=utf-8")]))
+            await ws.send_event(RejectData(data=f"origin {origin[:80]} may not use this table".encode(),
+                                           body_finished=True))
+            return
+        await ws.send_event(AcceptConnection())
+    if scope.cancelled_caught:
+        return
+    await run_session(ws)
+
+
+async def serve_connection(stream: trio.abc.Stream, port: int) -> None:
+    """One connection: a static file, or the bridge over a WebSocket at ``/ws``."""
+    origins = (f"http://127.0.0.1:{port}", f"http://localhost:{port}")
+    async with stream:
+        conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
+        try:
+            request = None
+            with trio.move_on_after(HANDSHAKE_TIMEOUT):
+                request = await _read_request(stream, conn)
+            if request is None:
+                return
+            target = request.target.decode("latin-1")
+            if request.method == b"GET" and target.split("?", 1)[0] == "/ws" and _is_upgrade(request):
+                await _bridge(stream, request, bytes(conn.trailing_data[0]), origins)
+                return
+            with trio.move_on_after(HANDSHAKE_TIMEOUT):
+                if request.method not in (b"GET", b"HEAD"):
+                    await _respond(stream, conn, 405, b"only GET\n", "text/plain; charset=utf-8", port,
+                                   extra=[(b"allow", b"GET, HEAD")])
+                    return
+                found = static_file(target)
+                head = request.method == b"HEAD"
+                if found is None:
+                    await _respond(stream, conn, 404, b"not found\n", "text/plain; charset=utf-8", port, head=head)
+                    return
+                body, kind = found
+                await _respond(stream, conn, 200, body, kind, port, head=head)
+        except (h11.ProtocolError, OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+            return
+
+
+async def serve(host: str, port: int, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve the browser client on ``http://host:port/`` forever; ``task_status.started(port)`` gives the port."""
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    bound = listeners[0].socket.getsockname()[1]
+    task_status.started(bound)
+    await trio.serve_listeners(partial(serve_connection, port=bound), listeners)

@@ -1,0 +1,264 @@
+// p2php's browser client: the bridge's JSON messages (docs/bridge.md) over a WebSocket to `p2php web`.
+// Everything the table says is shown with textContent (never as HTML): names and log lines come from peers.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { ws: null, games: [], seat: null, names: [], game: null, turn: null, timer: null, lang: "en",
+                timeout: 30, viewAsked: false };
+
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function send(cmd) {
+  if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(cmd));
+}
+
+function log(text, cls) {
+  const item = el("li", cls || "", text);
+  const list = $("log");
+  list.appendChild(item);
+  while (list.children.length > 400) list.removeChild(list.firstChild);
+  item.scrollIntoView({ block: "nearest" });
+}
+
+function setStatus(text, cls) {
+  const s = $("status");
+  s.textContent = text;
+  s.className = "status " + (cls || "");
+}
+
+// ---------------------------------------------------------------- lobby
+
+function optionsFrom(text) {
+  const out = {};
+  for (const pair of text.split(/\s+/).filter(Boolean)) {
+    const [key, ...rest] = pair.split("=");
+    const value = rest.join("=");
+    out[key] = /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}
+
+function showGames(games) {
+  state.games = games;
+  const select = $("game");
+  select.replaceChildren(...games.map((g) => {
+    const option = el("option", "", g.name);
+    option.value = g.name;
+    return option;
+  }));
+  describeGame();
+}
+
+function describeGame() {
+  const g = state.games.find((x) => x.name === $("game").value);
+  if (!g) return;
+  const names = Object.keys(g.options || {});
+  $("game-help").textContent = `${g.name}: ${g.min_players}–${g.max_players} players; options: ` +
+    (names.length ? names.join(", ") : "none");
+  $("bots").max = String(g.max_players - 1);
+  $("bots").min = String(Math.max(1, g.min_players - 1));
+}
+
+function startTable(op) {
+  const cmd = { op, game: $("game").value, name: $("name").value || "you", options: optionsFrom($("options").value) };
+  if (op === "demo") cmd.bots = Number($("bots").value) || 1;
+  if (op === "host") { cmd.players = (Number($("bots").value) || 1) + 1; cmd.bots = 0; cmd.port = 0; }
+  if (op === "join") { delete cmd.game; delete cmd.options; cmd.address = $("address").value; }
+  cmd.timeout = state.timeout;
+  $("log").replaceChildren();
+  send(cmd);
+}
+
+// ---------------------------------------------------------------- table views
+
+function pickLang(zh, en) { return state.lang === "zh" ? (zh || en) : (en || zh); }
+
+function unoCard(name, onClick) {
+  const words = String(name || "?").split(" ");
+  const colour = ["red", "green", "blue", "yellow"].includes(words[0]) ? words[0] : "wild";
+  const face = colour === "wild" ? name : words.slice(1).join(" ");
+  const card = el(onClick ? "button" : "span", `card uno ${colour}`, face);
+  card.title = name;
+  if (onClick) { card.type = "button"; card.addEventListener("click", onClick); }
+  return card;
+}
+
+function renderUno(view, playable) {
+  const seats = $("seats");
+  seats.replaceChildren();
+  (view.hand_counts || []).forEach((count, s) => {
+    const box = el("div", "seat" + (s === view.turn ? " current" : "") + (s === state.seat ? " me" : ""));
+    box.appendChild(el("div", "who", state.names[s] || `seat ${s}`));
+    box.appendChild(el("div", "", `${count} cards · ${(view.scores || [])[s] || 0} pts`));
+    seats.appendChild(box);
+  });
+  const centre = $("centre");
+  centre.replaceChildren(el("span", "", "top: "), unoCard(view.top || "—"),
+    el("span", "", ` colour ${view.colour || "—"} · direction ${view.direction} · draw pile ${view.draw_pile}`));
+  const hand = $("hand");
+  hand.replaceChildren(...(view.hand || []).map((h) => {
+    const index = playable.findIndex((a) => a.action.slot === h.slot && a.action.type === "play");
+    return unoCard(h.name, index >= 0 ? () => act(playable[index].index) : null);
+  }));
+}
+
+function renderHpsha(view) {
+  const seats = $("seats");
+  seats.replaceChildren(...(view.seats || []).map((f) => {
+    const box = el("div", "seat" + (f.current ? " current" : "") + (f.you ? " me" : "") + (f.alive ? "" : " dead"));
+    const who = f.character ? pickLang(f.character.zh, f.character.en) : "—";
+    box.appendChild(el("div", "who", `${state.names[f.seat] || "seat " + f.seat}: ${who}`));
+    box.appendChild(el("div", "hp", f.alive ? `HP ${f.hp}/${f.max_hp}` : "dead"));
+    box.appendChild(el("div", "", `${f.identity || "identity hidden"} · ${f.hand_count} in hand`));
+    if (f.skills && f.skills.length) {
+      box.appendChild(el("div", "skills", f.skills.map((k) => pickLang(k.zh, k.en) + (k.locked ? " 🔒" : "")).join(", ")));
+    }
+    if (f.equipment && f.equipment.length) {
+      box.appendChild(el("div", "equip", "equipped: " + f.equipment.map((e) => pickLang(e.zh, e.en)).join(", ")));
+    }
+    if (f.judgement && f.judgement.length) box.appendChild(el("div", "judge", "judgement: " + f.judgement.join(", ")));
+    if (f.distance !== null && f.distance !== undefined) {
+      box.appendChild(el("div", "", `distance ${f.distance}${f.in_range ? " (in range)" : ""}`));
+    }
+    return box;
+  }));
+  $("centre").replaceChildren(el("span", "", `turn ${view.turn_no} · ${view.phase} phase · deck ${view.deck}` +
+    (view.discard_top ? ` · discard pile top: ${view.discard_top}` : "")));
+  $("hand").replaceChildren(...(view.hand_cards || []).map((c) =>
+    el("span", "card hpsha" + (c.usable ? "" : " sealed"), pickLang(c.zh, c.en))));
+}
+
+function renderGeneric(view) {
+  $("seats").replaceChildren();
+  const pre = el("pre", "generic", JSON.stringify(view, null, 1).slice(0, 6000));
+  $("centre").replaceChildren(pre);
+  $("hand").replaceChildren();
+}
+
+function render(view, legal) {
+  const playable = (legal || []).map((action, index) => ({ action, index }));
+  if (state.game === "uno") renderUno(view, playable);
+  else if (state.game === "hpsha") renderHpsha(view);
+  else renderGeneric(view);
+}
+
+// ---------------------------------------------------------------- turns
+
+function strip(label) {
+  const own = `seat ${state.seat} `;
+  let text = String(label);
+  if (text.startsWith(own)) text = text.slice(own.length);
+  return text.replace(/^[^:]{0,40}: /, (m) => (m.startsWith("seat") ? "" : m));
+}
+
+function act(index) {
+  if (!state.turn) return;
+  send({ op: "act", index });
+  state.turn = null;
+  $("actions").replaceChildren();
+  $("prompt").textContent = "";
+  stopCountdown();
+}
+
+function startCountdown(seconds) {
+  stopCountdown();
+  const end = Date.now() + seconds * 1000;
+  const tick = () => {
+    const left = Math.max(0, Math.round((end - Date.now()) / 1000));
+    $("countdown").textContent = `answer within ${left} s`;
+    $("countdown").className = "countdown" + (left <= 5 ? " urgent" : "");
+  };
+  tick();
+  state.timer = setInterval(tick, 500);
+}
+
+function stopCountdown() {
+  if (state.timer) clearInterval(state.timer);
+  state.timer = null;
+  $("countdown").textContent = "";
+}
+
+function yourTurn(event) {
+  state.turn = event;
+  $("prompt").textContent = `Your turn: ${event.prompt || "decide"}`;
+  const buttons = (event.labels || []).map((label, index) => {
+    const b = el("button", "action", strip(label));
+    b.type = "button";
+    b.dataset.index = String(index);
+    b.addEventListener("click", () => act(index));
+    return b;
+  });
+  $("actions").replaceChildren(...buttons);
+  render(event.view || {}, event.legal);
+  startCountdown(state.timeout);
+}
+
+// ---------------------------------------------------------------- events
+
+function onEvent(event) {
+  switch (event.event) {
+    case "ready": setStatus(`connected · bridge ${event.bridge} · p2php ${event.version}`, "ok"); send({ op: "games" }); break;
+    case "games": showGames(event.games || []); break;
+    case "started":
+      state.seat = event.seat; state.names = event.names || []; state.game = event.game;
+      $("lobby").hidden = true; $("table").hidden = false; $("over").hidden = true;
+      $("table-title").textContent = `${event.game} · ${event.players} players · you are seat ${event.seat}`;
+      $("safety").textContent = `safety code ${event.safety_code}`;
+      log(`table started: ${event.names.join(", ")}; compare the safety code ${event.safety_code}`, "info");
+      break;
+    case "table_open": log(`table open on port ${event.port}: others join with HOST:${event.port}`, "info"); break;
+    case "lobby": log(event.message, "info"); break;
+    case "step":
+      for (const line of event.lines || []) log(line);
+      if (!state.turn && !state.viewAsked) { state.viewAsked = true; send({ op: "view" }); }
+      break;
+    case "view": state.viewAsked = false; if (!state.turn) render(event.view || {}, []); break;
+    case "your_turn": yourTurn(event); break;
+    case "game_over": {
+      stopCountdown();
+      state.turn = null;
+      $("actions").replaceChildren();
+      const over = $("over");
+      over.hidden = false;
+      over.replaceChildren(el("h3", "", "Game over"), el("pre", "", event.text || event.summary || ""),
+        el("p", event.clean ? "clean" : "fault", event.clean ? "audit: clean" : `audit: ${event.reason || "fault"}`));
+      const again = el("button", "", "New table");
+      again.type = "button";
+      again.addEventListener("click", () => { $("table").hidden = true; $("lobby").hidden = false; });
+      over.appendChild(again);
+      log(event.clean ? "game over — audit clean" : `game over — ${event.reason}`, event.clean ? "info" : "error");
+      break;
+    }
+    case "failed": stopCountdown(); log(`the table stopped: ${event.message}`, "error"); $("lobby").hidden = false; break;
+    case "error": log(`error: ${event.message}`, "error"); break;
+    case "ok": if (event.op === "leave") { $("table").hidden = true; $("lobby").hidden = false; } break;
+    default: break;
+  }
+}
+
+function connect() {
+  const ws = new WebSocket(`ws://${location.host}/ws`);
+  state.ws = ws;
+  ws.addEventListener("message", (m) => {
+    for (const line of String(m.data).split("\n")) {
+      if (!line) continue;
+      try { onEvent(JSON.parse(line)); } catch (err) { log(`bad message from the bridge: ${err}`, "error"); }
+    }
+  });
+  ws.addEventListener("close", () => setStatus("disconnected: reload the page", "error"));
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("game").addEventListener("change", describeGame);
+  $("play-bots").addEventListener("click", () => startTable("demo"));
+  $("host").addEventListener("click", () => startTable("host"));
+  $("join").addEventListener("click", () => startTable("join"));
+  $("leave").addEventListener("click", () => send({ op: "leave" }));
+  $("lang").addEventListener("change", () => { state.lang = $("lang").value; if (state.turn) yourTurn(state.turn); else send({ op: "view" }); });
+  connect();
+});

@@ -1,0 +1,139 @@
+"""``p2php web``: the page's files, its WebSocket to the bridge, and a whole game clicked through in Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any
+
+import pytest
+import trio
+
+pytest.importorskip("wsproto", reason="p2php web needs wsproto (the ws extra)")
+
+from p2php.bridge.ws import WebSocketError, connect  # noqa: E402
+from p2php.web.server import serve, static_file  # noqa: E402
+
+
+async def _get(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(request)
+        data = b""
+        while chunk := await stream.receive_some(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, body
+
+
+def _req(path: str, method: str = "GET") -> bytes:
+    return f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+
+
+async def test_the_page_and_nothing_else_is_served(nursery: trio.Nursery) -> None:
+    port = await nursery.start(serve, "127.0.0.1", 0)
+    status, headers, body = await _get(port, _req("/"))
+    assert status == 200 and headers["content-type"].startswith("text/html") and b"app.js" in body
+    assert "script-src 'self'" in headers["content-security-policy"] and headers["x-content-type-options"] == "nosniff"
+    for path, kind in (("/app.js", "text/javascript"), ("/style.css", "text/css")):
+        status, headers, body = await _get(port, _req(path))
+        assert status == 200 and headers["content-type"].startswith(kind) and body
+    for path in ("/../server.py", "/server.py", "/static/index.html", "/.hidden.js", "/%2e%2e/x.js", "/nope.html"):
+        assert (await _get(port, _req(path)))[0] == 404, path
+    status, headers, _ = await _get(port, _req("/", "POST"))
+    assert status == 405 and headers["allow"] == "GET, HEAD"
+    status, _, body = await _get(port, _req("/", "HEAD"))
+    assert status == 200 and body == b""
+
+
+def test_static_names_stay_inside_the_package() -> None:
+    assert static_file("/") is not None and static_file("/index.html?x=1") is not None
+    assert static_file("/../__init__.py") is None and static_file("/server.py") is None
+
+
+async def test_the_websocket_takes_this_origin_only(nursery: trio.Nursery) -> None:
+    port = await nursery.start(serve, "127.0.0.1", 0)
+    with pytest.raises(WebSocketError, match="403"):
+        await connect("127.0.0.1", port, "/ws", origin="http://evil.example")
+    ws = await connect("127.0.0.1", port, "/ws", origin=f"http://localhost:{port}")
+    assert '"ready"' in (await ws.receive_text() or "")
+    await ws.aclose()
+
+
+async def test_a_whole_game_through_the_page_socket(nursery: trio.Nursery) -> None:
+    import json
+
+    port = await nursery.start(serve, "127.0.0.1", 0)
+    ws = await connect("127.0.0.1", port, "/ws", origin=f"http://127.0.0.1:{port}")
+    await ws.send_text(json.dumps({"op": "demo", "game": "uno", "bots": 1, "seed": 3,
+                                   "options": {"rounds": 1, "crypto": "fast"}}))
+    over: dict[str, Any] | None = None
+    with trio.fail_after(120):
+        while over is None:
+            text = await ws.receive_text()
+            assert text is not None, "the bridge closed the page's socket"
+            for line in text.splitlines():
+                event = json.loads(line)
+                if event["event"] == "your_turn":
+                    await ws.send_text(json.dumps({"op": "act", "index": 0}))
+                elif event["event"] == "game_over":
+                    over = event
+                assert event["event"] != "failed", event
+    assert over["clean"] and over["winners"]
+    await ws.aclose()
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    import subprocess
+    import sys
+    import time
+
+    server = subprocess.Popen([sys.executable, "-m", "p2php.web", "0"], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        url = line.split("open ", 1)[1].split(" ", 1)[0]
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=_chromium(), args=[
+                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"])
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(url)
+            page.wait_for_selector("#status.ok", timeout=30_000)
+            page.select_option("#game", "uno")
+            page.fill("#bots", "1")
+            page.fill("#options", "rounds=1 crypto=fast")
+            page.click("#play-bots")
+            page.wait_for_selector("#table:not([hidden])", timeout=60_000)
+            assert "safety code" in page.text_content("#safety")
+            deadline = time.monotonic() + 180
+            clicks = 0
+            while time.monotonic() < deadline and page.is_hidden("#over"):
+                cards = page.query_selector_all("#hand button.card")
+                buttons = cards or page.query_selector_all("#actions button.action")
+                if buttons:
+                    buttons[0].click()
+                    clicks += 1
+                page.wait_for_timeout(100)
+            assert page.is_visible("#over"), "the game did not end in time"
+            assert "audit: clean" in page.text_content("#over")
+            assert clicks > 0 and not errors, errors
+            page.screenshot(path=os.environ.get("P2PHP_WEB_SCREENSHOT", "/tmp/p2php-web.png"))
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(10)
