@@ -2,7 +2,8 @@
 
 "Search your deck … Then shuffle your deck": Alchemy, Apothecary, Mysterious Egg, Transmogrify, Vanishing Glass,
 Nearly Headless Nick. "Shuffle up to N non-Healing cards from your discard pile into your deck": Elixir of Life,
-Burning Bitterroot Balm, Hospital Wing, Professor Severus Snape. Every test runs on a trusted local dealer
+Burning Bitterroot Balm, Hospital Wing, Professor Severus Snape; and Hiding From Snape, whose reward is a search for
+any card, taken face down. Every test runs on a trusted local dealer
 (``engine``) and through the real protocol with the fast deck (``fast``: both secret decks stacked through the
 crypto, every audit clean); the verified deck (set-up ≈ 9 s here) runs one search and one shuffle-in.
 """
@@ -49,7 +50,8 @@ def search_slots(d: Duel, seat: int, name: str) -> list[int]:
 
 def test_the_cards_are_implemented() -> None:
     for name in ("Alchemy", "Apothecary", "Mysterious Egg", "Transmogrify", "Vanishing Glass", "Nearly Headless Nick",
-                 "Elixir of Life", "Burning Bitterroot Balm", "Hospital Wing", "Professor Severus Snape"):
+                 "Elixir of Life", "Burning Bitterroot Balm", "Hospital Wing", "Professor Severus Snape",
+                 "Hiding From Snape"):
         assert not unimplemented(card_by_name(name)), name
 
 
@@ -306,3 +308,31 @@ def test_whole_games_with_search_decks_reshuffle_and_audit_clean(crypto: str) ->
     assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
     assert peers[0].result is not None and len({p.state.state_hash() for p in peers}) == 1
     assert sum(isinstance(e.step, Reshuffle) for e in peers[0].events) >= 3
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_hiding_from_snape_is_solved_with_four_items_and_rewards_a_face_down_search(mode: str) -> None:
+    d = duel(mode, first=0, decks={0: ["Cage"] * 4 + ["Guard Dog"], 1: ["Hiding From Snape"]},
+             hands={0: ["Cage"] * 4}, in_play={1: ["Hiding From Snape"]}, draws={0: [CH]})
+    assert not any(a.get("slot") in d.state.hand[0] and d.name(a["slot"]) == "Cage"
+                   for a in d.legal(0) if a["type"] == "play")  # "Your opponent can't play Item cards"
+    before = deck(d, 0)
+    d.act(0, {"type": "solve"}, "action")
+    lesson = next(s for s in d.state.hand[0] if d.name(s) != "Cage")
+    with pytest.raises(IllegalAction):
+        d.act(0, {"type": "discard", "slot": lesson}, "discard_item")
+    for _ in range(4):
+        d.act(0, {"type": "discard", "slot": d.slot(0, "Cage")}, "discard_item")
+    assert d.names(0, "discard") == ["Cage"] * 4 and d.state.adventures[1] == -1
+    dog = search_slots(d, 0, "Guard Dog")[0]
+    d.act(0, {"type": "take", "slot": dog}, "search")  # any card; into the hand face down
+    assert dog in d.state.hand[0] and dog not in d.table.public
+    assert d.table.knowledge(0).face(dog) is not None and d.table.knowledge(1).face(dog) is None
+    assert_reshuffled(d, 0, before)
+    d.finish()
+
+
+def test_hiding_from_snape_is_not_offered_without_four_items_in_hand() -> None:
+    d = Duel(first=0, decks={0: ["Cage"] * 3, 1: ["Hiding From Snape"]}, hands={0: ["Cage"] * 3},
+             in_play={1: ["Hiding From Snape"]})
+    assert {"type": "solve"} not in d.legal(0)

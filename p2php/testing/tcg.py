@@ -6,11 +6,12 @@ the real protocol, both secret decks stacked through the crypto and every audit 
 
 A seat's secret deck is stacked in this order: its hand (``hands``, filled up to 7 with the deck's
 Lessons), then its draws (``draws``, top first), then every other card of its deck; the cards named
-in ``in_play`` (Lessons, Creatures, Items, Characters) are taken from the bottom of the deck into play once the set-up
-is done, before the first player's first Action (a test-only edit: every face stays consistent with
-the table).  ``first`` fixes who goes first (the joint randomness).  ``reshuffled`` names the cards a seat's first
-reshuffle ("Then shuffle your deck") puts on top, in order; the rest keep their order.  Cards are named as the card data
-names them ("Care of Magical Creatures", "Vermillious").
+in ``in_play`` (Lessons, Creatures, Items, Characters, an Adventure) are taken from the bottom of the
+deck into play once the set-up is done, before the first player's first Action (a test-only edit:
+every face stays consistent with the table).  ``first`` fixes who goes first (the joint randomness).
+``reshuffled`` names the cards a seat's first reshuffle ("Then shuffle your deck") puts on top, in
+order; the rest keep their order.  Cards are named as the card data names them ("Care of Magical
+Creatures", "Vermillious").
 
 ``decks`` (and ``characters``, the starting ones) gives a seat a constructed deck instead
 (:func:`deck_text`: the named cards, filled up to 60 with Lessons); then both seats play constructed
@@ -180,6 +181,8 @@ class Duel:
                     g.items[seat].append(slot)
                 elif kind is CardType.CHARACTER:
                     g.characters[seat].append(slot)
+                elif kind is CardType.ADVENTURE:
+                    g.adventures[seat] = slot
                 else:
                     g.creatures[seat].append([slot, 0])
 

@@ -12,7 +12,7 @@ The data layer:
 * :mod:`~p2php.games.tcg.decklist` — the plain-text deck format, deck-building checks, the two
   Starter Set decks (``decks/*.deck``).
 
-The engine (increment 3: 114 of the 116 cards; a deck with any other card is refused, naming it --
+The engine (increment 3: 115 of the 116 cards; a deck with any other card is refused, naming it --
 ``effects.unimplemented``), one concept per module:
 
 * :mod:`~p2php.games.tcg.ids` — instance ids in a fixed per-seat block, ``card_of(id)``;
@@ -34,7 +34,8 @@ Decisions (besides those in the modules' docstrings):
 
 * "Search your deck … Then shuffle your deck" and "Shuffle up to N non-Healing cards from your discard pile into
   your deck" (Alchemy, Apothecary, Mysterious Egg, Transmogrify, Vanishing Glass, Nearly Headless Nick; Elixir of
-  Life, Burning Bitterroot Balm, Hospital Wing, Professor Severus Snape) use the engine's ``Reshuffle`` step: the
+  Life, Burning Bitterroot Balm, Hospital Wing, Professor Severus Snape; Hiding From Snape's reward, whose card
+  is taken face down) use the engine's ``Reshuffle`` step: the
   deck's face-down cards are shown to their owner alone, each card taken is opened to everyone ("show it to your
   opponent") and goes into the hand face up, and the deck (with any cards shuffled in from the pile) becomes a new
   face-down deck shuffled by both peers, in the seat's next block of slots (``TcgState.fresh_block``). Details in

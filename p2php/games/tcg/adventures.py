@@ -27,6 +27,12 @@ Decisions (§5.6 and tcg.md "Not specified" item 6):
   in play (as Mrs Norris does); its reward opens its owner's hand for the rest of the game;
 * Reptile House counts the Actions used to play a Lesson this turn; Hermione Granger's second Lesson
   comes with the same Action, so it is still allowed;
+* Hiding From Snape: "Your opponent chooses 4 Item cards in his or her hand and discards them" is offered when
+  the solver's own knowledge shows 4 Items in its hand (the other peer cannot see them); the solver then names
+  them one at a time, each opened as it is discarded and refused if it is no Item. Its reward "may search his
+  or her deck for any card and put it into his or her hand. Then your opponent shuffles his or her deck" shows
+  the deck to the solver alone, and the card taken goes into the hand face down (nothing says to show it); the
+  deck is then reshuffled (the engine's Reshuffle step);
 * Apparate (42) discards the opponent's Adventure without its reward; Logic Puzzle (56) discards it and
   its caster gets the reward; Draco's Trick (50), "Discard the Adventure you've played. You get the
   reward.", gives its caster the reward of their own Adventure.
@@ -37,15 +43,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from p2php.engine.contract import Action, CardId, Decide, Knowledge, Seat, Slot
-from p2php.engine.tasks import Done, Outcome, Replace, Task
+from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, Task
 from p2php.games.tcg.cards import Card, CardType
 from p2php.games.tcg.damage import Draw, Mill, draws
-from p2php.games.tcg.spells import DiscardHandTask, LoseLesson, OpenHand, OwnDiscards, PickCreature, Retrieve
+from p2php.games.tcg.ids import card_of
+from p2php.games.tcg.spells import (
+    DiscardHandTask,
+    LoseLesson,
+    OpenHand,
+    OwnDiscards,
+    PickCreature,
+    Retrieve,
+    search_deck,
+)
 from p2php.games.tcg.state import TcgState, owner_of
 
 __all__ = [
-    "ADVENTURES", "Adventure", "ChessSolve", "DrawAny", "adventure_blocks", "can_skip", "can_solve",
+    "ADVENTURES", "Adventure", "ChessSolve", "DiscardItems", "DrawAny", "adventure_blocks", "can_skip", "can_solve",
     "draw_actions_allowed", "extra_power", "play_forbidden", "reward", "skip_action", "solve",
 ]
 
@@ -73,6 +88,8 @@ class Adventure:
     chess: bool = False  # to solve: discard 1 Character in play (not the starting one) or 8 cards of the hand
     draw_any: bool = False  # reward: draw any number of cards
     owner_face_up: bool = False  # reward: the owner plays with the hand face up for the rest of the game
+    items: int = 0  # to solve: discard N Item cards of the hand
+    search: bool = False  # reward: search the deck for any card (into the hand, face down), then shuffle it
 
 
 ADVENTURES: dict[int, Adventure] = {
@@ -87,6 +104,7 @@ ADVENTURES: dict[int, Adventure] = {
     27: Adventure(blocks="face_up", whole_hand=True, owner_face_up=True),  # Meet the Centaurs
     64: Adventure(blocks="one_lesson_action", lessons=4, draw=1),  # Reptile House
     70: Adventure(before=4, creatures=2, draw=1),  # Unusual Pets ("only if your opponent has any Creatures")
+    54: Adventure(blocks="item", items=4, search=True),  # Hiding From Snape
 }
 UNUSUAL_PETS = 70
 
@@ -157,11 +175,17 @@ def skip_action(g: TcgState, seat: Seat) -> list[Task[TcgState]]:
     return [DiscardAdventure(side), *reward(g, seat, slot)]
 
 
-def can_solve(g: TcgState, seat: Seat) -> bool:
-    """``seat`` can solve the opponent's Adventure now, all at once (not those solved by skipping Actions)."""
+def can_solve(g: TcgState, seat: Seat, knowledge: Knowledge | None = None) -> bool:
+    """``seat`` can solve the opponent's Adventure now, all at once (not those solved by skipping Actions).
+
+    Item cards to discard are counted from ``knowledge``: a hand card whose face it does not know may be one.
+    """
     adv = _theirs(g, seat)
     if adv is None or adv.skip:
         return False
+    if adv.items:
+        faces = [knowledge.face(s) if knowledge is not None else None for s in g.hand[seat]]
+        return sum(f is None or _is_item(f) for f in faces) >= adv.items
     if adv.chess:
         return bool(g.characters[seat]) or len(g.hand[seat]) >= 8
     return len(g.hand[seat]) >= adv.hand and len(g.lessons[seat]) >= adv.lessons and \
@@ -183,6 +207,8 @@ def solve(g: TcgState, seat: Seat) -> list[Task[TcgState]]:
     tasks.extend(PickCreature(seat, seat) for _ in range(adv.creatures))
     if adv.chess:
         tasks.append(ChessSolve(seat))
+    if adv.items:
+        tasks.append(DiscardItems(seat, adv.items))
     return [*tasks, DiscardAdventure(1 - seat), *reward(g, seat, slot)]
 
 
@@ -203,7 +229,51 @@ def reward(g: TcgState, seat: Seat, slot: Slot) -> list[Task[TcgState]]:
     if adv.owner_face_up:
         g.face_up_forever.append(owner_of(slot))
         out.append(OpenHand(owner_of(slot)))
+    if adv.search:
+        out.extend(search_deck(seat, "", 1, show=False))
     return out
+
+
+def _is_item(face: CardId) -> bool:
+    return card_of(face).type is CardType.ITEM
+
+
+@dataclass
+class DiscardItems(Task[TcgState]):
+    """Hiding From Snape solved: ``seat`` discards ``left`` Item cards of its hand, one at a time, each opened."""
+
+    seat: int
+    left: int
+
+    def run(self, g: TcgState) -> Outcome:
+        return Decide((self.seat,), "discard_item") if self.left > 0 and g.hand[self.seat] else Done()
+
+    def legal(self, g: TcgState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        faces = {s: knowledge.face(s) for s in g.hand[self.seat]}
+        return [{"type": "discard", "slot": s} for s, face in faces.items() if face is None or _is_item(face)]
+
+    def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        slot = action.get("slot")
+        if set(action) != {"type", "slot"} or action.get("type") != "discard" or slot not in g.hand[self.seat]:
+            raise IllegalAction(f"not a legal action here: {action}")
+        face = knowledge.face(slot)
+        if face is not None and not _is_item(face):
+            raise IllegalAction(f"{card_of(face).name} is no Item card")
+
+    def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        slot = action.get("slot")
+        return (slot,) if slot in g.hand[self.seat] and slot not in g.pub else ()
+
+    def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        ((_seat, action),) = answers
+        slot = action["slot"]
+        if not _is_item(g.pub[slot]):
+            raise IllegalAction(f"{g.card(slot).name} is no Item card")
+        g.hand[self.seat].remove(slot)
+        g.to_discard(slot)
+        g.log("discarded", self.seat, slot)
+        self.left -= 1
+        return CONTINUE
 
 
 @dataclass

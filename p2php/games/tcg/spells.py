@@ -543,6 +543,7 @@ class SearchDeck(Task[TcgState]):
     left: int
     only: str = ""
     shown: bool = False
+    show: bool = True  # each card taken is shown to the opponent (opened); False: it goes into the hand face down
 
     def fits(self, face: CardId) -> bool:
         card = card_of(face)
@@ -585,14 +586,17 @@ class SearchDeck(Task[TcgState]):
 
     def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
         slot = action.get("slot")
-        return (slot,) if action.get("type") == "take" and slot in g.deck[self.seat] and slot not in g.pub else ()
+        if self.show and action.get("type") == "take" and isinstance(slot, int) and slot in g.deck[self.seat] \
+                and slot not in g.pub:
+            return (slot,)
+        return ()
 
     def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         action = _only(answers)
         if action["type"] == "stop":
             return Done()
         slot = action["slot"]
-        if not self.fits(g.pub[slot]):
+        if (self.show or slot in g.pub) and not self.fits(g.pub[slot]):
             raise IllegalAction(f"{g.card(slot).name} is not a card this search may take")
         g.deck[self.seat].remove(slot)
         g.hand[self.seat].append(slot)
@@ -601,9 +605,12 @@ class SearchDeck(Task[TcgState]):
         return CONTINUE
 
 
-def search_deck(seat: Seat, kind: str, up_to: int, only: str = "") -> list[Task[TcgState]]:
-    """The tasks of "Search your deck … Then shuffle your deck", in order."""
-    return [SearchDeck(seat, kind, up_to, only), ReshuffleDeck(seat)]
+def search_deck(seat: Seat, kind: str, up_to: int, only: str = "", show: bool = True) -> list[Task[TcgState]]:
+    """The tasks of "Search your deck … Then shuffle your deck", in order (``show=False``: the cards taken go into
+    the hand face down, which only a search for any card may do: nobody else could check the kind)."""
+    if not show and (kind or only):
+        raise ValueError("a card taken face down can only be 'any card'")
+    return [SearchDeck(seat, kind, up_to, only, show=show), ReshuffleDeck(seat)]
 
 
 def shuffle_in(seat: Seat, up_to: int) -> list[Task[TcgState]]:

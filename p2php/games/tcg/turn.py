@@ -228,7 +228,7 @@ class Actions(Task[TcgState]):
         if g.has_character(seat, DRACO):
             out.extend({"type": "ability", "slot": slot} for slot in g.hand[seat])
         out.extend(item_actions(g, seat, self.left))
-        if can_solve(g, seat):
+        if can_solve(g, seat, knowledge):
             out.append({"type": "solve"})
         out.append({"type": "end"})
         return out
@@ -243,7 +243,7 @@ class Actions(Task[TcgState]):
             return
         if action == {"type": "dean"} and dean_ready(g, seat):
             return
-        if action == {"type": "solve"} and can_solve(g, seat):
+        if action == {"type": "solve"} and can_solve(g, seat, knowledge):
             return
         if kind == "trade" and action in trades(g, seat):
             return
