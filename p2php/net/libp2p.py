@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import operator
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,12 @@ BINDING_SIZE = len(_MAGIC) + 32 + 64
 BINDING_TIMEOUT = 10.0
 """Seconds a new stream has to open and exchange its binding proofs."""
 READ_SIZE = 65536
+CLOSE_TIMEOUT = 1.0
+"""Seconds a graceful close of a stream may take before it is reset instead."""
+PUNCH_TIMEOUT = 5.0
+"""Seconds a relayed link tries DCUtR for a direct connection before it stays relayed."""
+LINGER = 10.0
+"""Seconds after our close during which the other end's end of stream is awaited (else: a reset)."""
 BACKLOG = 16
 """Accepted streams waiting for the mesh before further ones are refused (reset)."""
 _HELLO_LIMIT = MAX_FRAME
@@ -145,8 +152,9 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
     (its hello) must carry that ``sign_key``, else the stream fails with :class:`BindingError`.
     """
 
-    def __init__(self, stream: Any) -> None:
+    def __init__(self, stream: Any, nursery: trio.Nursery | None = None) -> None:
         self._stream = stream
+        self._nursery = nursery  # where a closed stream waits for the other end's end (else: reset at once)
         self._errors = _libp2p_errors()
         self._eof_type: type[BaseException] = _lib("libp2p.network.stream.exceptions").StreamEOF
         self.peer_id: bytes = stream.muxed_conn.peer_id.to_bytes()
@@ -245,8 +253,10 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
             raise BindingError(f"libp2p peer {self.remote} is vouched for by another key than its hello's")
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
-        if max_bytes is not None and max_bytes < 1:
-            raise ValueError("max_bytes must be at least 1")
+        if max_bytes is not None:
+            max_bytes = operator.index(max_bytes)  # TypeError for a float
+            if max_bytes < 1:
+                raise ValueError("max_bytes must be at least 1")
         if self._receiving:
             raise trio.BusyResourceError("another task is receiving on this stream")
         self._receiving = True
@@ -278,6 +288,8 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
 
     async def wait_send_all_might_not_block(self) -> None:
         await trio.lowlevel.checkpoint()
+        if self._closed:
+            raise trio.ClosedResourceError("this libp2p stream is closed")
 
     async def send_eof(self) -> None:
         if self._eof_sent:
@@ -297,13 +309,32 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
         self._closed = True
         for scope in list(self._scopes):
             scope.cancel()
-        with trio.move_on_after(1.0) as scope:  # a graceful end (FIN after our data); a stuck one is reset
-            scope.shield = True
+        try:
+            with trio.fail_after(CLOSE_TIMEOUT):
+                await self._stream.close()  # a graceful end: yamux's FIN after our data
+        except trio.Cancelled:  # closed forcefully (trio.aclose_forcefully): a reset, at once
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+                await self._reset()
+            raise
+        except Exception:  # noqa: BLE001 - stuck (TooSlowError) or already broken: a reset ends it
+            with trio.move_on_after(CLOSE_TIMEOUT):
+                await self._reset()
+            return
+        if self._eof_seen:
+            return  # both directions ended cleanly
+        if self._nursery is None:
+            await self._reset()
+        else:
+            self._nursery.start_soon(self._refuse_late_bytes)
+
+    async def _refuse_late_bytes(self) -> None:
+        """As TCP after ``close()``: bytes still unread or arriving are answered with a reset, so the
+        sender learns we are gone (its writes fail) instead of filling a window nobody reads."""
+        with trio.move_on_after(LINGER):
             try:
-                await self._stream.close()
+                await self._stream.read(READ_SIZE)
+            except Exception:  # noqa: BLE001 - its end (or a reset): the other side is done too
                 return
-            except Exception:  # noqa: BLE001
-                pass
         await self._reset()
 
 
@@ -360,7 +391,6 @@ class Libp2pNode:
         self.dcutr: Any = None  # the DCUtR service, with ``punch``
         self.listener: Libp2pListener | None = None
         self.transport: Any = None  # the circuit relay transport, with ``relay``
-        self.accepted: list[Libp2pStream] = []
         self._nursery: trio.Nursery | None = None
 
     @property
@@ -426,7 +456,7 @@ class Libp2pNode:
         await started.wait()
 
     async def _incoming(self, raw: Any) -> None:
-        stream = Libp2pStream(raw)
+        stream = Libp2pStream(raw, self._nursery)
         try:
             with trio.fail_after(BINDING_TIMEOUT):
                 await stream.bind(self.proof)
@@ -436,8 +466,6 @@ class Libp2pNode:
             return
         if self.listener is None or not self.listener.offer(stream):
             await stream._reset()
-            return
-        self.accepted.append(stream)
 
     async def open(self, peer_id: bytes, addrs: list[str], via_relay: str | None = None) -> Libp2pStream:
         """A bound stream to ``peer_id`` at ``addrs`` (direct), or through the relay ``via_relay``.
@@ -458,8 +486,11 @@ class Libp2pNode:
                     if not self.host.is_peer_connected(target):
                         await self.transport.dial(multiaddr.Multiaddr(f"{via_relay}/p2p-circuit/p2p/{target}"))
                     if self.dcutr is not None:  # met through the relay: try for a direct connection
-                        with trio.move_on_after(BINDING_TIMEOUT / 2):
-                            punched = bool(await self.dcutr.initiate_hole_punch(target))
+                        with trio.move_on_after(PUNCH_TIMEOUT):
+                            # False also while DCUtR's own loop is punching the same peer: ask again (the
+                            # call answers True at once once a direct connection exists)
+                            while not (punched := bool(await self.dcutr.initiate_hole_punch(target))):
+                                await trio.sleep(0.25)
                 else:
                     await self.host.connect(peerinfo.PeerInfo(target, [multiaddr.Multiaddr(a) for a in addrs]))
                 raw = await self.host.new_stream(target, [PROTOCOL_ID])
@@ -469,7 +500,7 @@ class Libp2pNode:
             raise
         except Exception as exc:  # noqa: BLE001 - py-libp2p raises many kinds; to the mesh it is "cannot connect"
             raise ConnectionRefusedError(f"libp2p cannot reach {target}: {type(exc).__name__} {exc}") from exc
-        stream = Libp2pStream(raw)
+        stream = Libp2pStream(raw, self._nursery)
         if punched and stream.carried == "direct":
             stream.via = "hole-punched"
         try:
