@@ -228,6 +228,12 @@ def cmd_bridge(args: argparse.Namespace) -> int:
     return bridge_main(args.ws, args.allow_origin)
 
 
+def cmd_web(args: argparse.Namespace) -> int:
+    from p2php.web import main as web_main
+
+    return web_main(args.port, args.bind, open_browser=not args.no_browser)
+
+
 HUMAN_TIMEOUT = 300.0
 """Default --timeout where people play: peers must not name someone silent for thinking."""
 
@@ -341,6 +347,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                    help="a web page origin allowed to connect to --ws (browsers' other pages are refused)")
     p.set_defaults(func=cmd_bridge)
+
+    p = sub.add_parser("web", help="play in the browser: a local page driving your peer (needs p2php[ws])")
+    p.add_argument("--port", type=int, default=8080, help="local port of the page (0: any free port)")
+    p.add_argument("--bind", default="127.0.0.1", help="address to serve on (default: loopback only)")
+    p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
+    p.set_defaults(func=cmd_web)
     return parser
 
 
