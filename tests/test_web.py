@@ -99,8 +99,8 @@ def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
     import sys
     import time
 
-    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"], stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"],
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
