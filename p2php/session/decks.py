@@ -186,7 +186,9 @@ class DeckSteps(LockstepBase):
 
     def _new_reshuffle(self, step: Reshuffle) -> DeckRecord:
         slots = tuple(step.slots)
-        if not isinstance(step.first_slot, int) or not 1 <= len(slots) <= MAX_DECK:
+        if not isinstance(step.first_slot, int) or isinstance(step.first_slot, bool) or step.first_slot < 0:
+            raise self._engine_bug(f"a reshuffle's first slot must be an int >= 0, not {short(step.first_slot)}")
+        if not 1 <= len(slots) <= MAX_DECK:
             raise self._engine_bug(f"a reshuffle holds 1 to {MAX_DECK} slots, not {len(slots)}")
         if len(set(slots)) != len(slots):
             raise self._engine_bug("a reshuffle names one slot twice")
