@@ -11,9 +11,10 @@ import pytest
 
 from p2php.engine.contract import CardId, Decide, GameOver, IllegalAction, Shuffle
 from p2php.engine.tasks import Task, TaskStack
+from p2php.games.hogwarts.battle import Battle
 from p2php.games.hogwarts.board import walks
 from p2php.games.hogwarts.cards_flow import ActionCards, Exam
-from p2php.games.hogwarts.cells_effects import Duel
+from p2php.games.hogwarts.cells_effects import CommonRoom, Duel, effect_tasks
 from p2php.games.hogwarts.data import graph, load
 from p2php.games.hogwarts.decks import Draw
 from p2php.games.hogwarts.events import Event
@@ -255,3 +256,129 @@ def test_the_underage_dice_duel_costs_the_loser_two_lp_and_gives_the_winner_a_pr
     t.act(winner, {"type": "prize", "what": "portal"}, "prize")
     assert (g.portals[winner], g.portals[loser]) == (2, 0)
     assert g.truces == [[0, 1, 3, 2]]  # seat 0's turn is running: 2 more turns each (C-34)
+
+
+# ----------------------------------------------------------------------------- trips, extra turns, the end
+
+ONE_TWO = hashlib.sha256(b"12").digest()
+"""Joint random bytes whose two dice are 1 and 2: 3 steps, start to the Clock Tower."""
+
+
+def test_flying_powder_from_a_tower_and_back_without_the_destination_s_effect() -> None:
+    t = Table(2, sheets=(RON, HARRY), random=(b"tokens" * 6, ONE_TWO), mode="engine")
+    g = t.state
+    t.act(0, {"type": "no_start"}, "start_card")
+    t.act(0, {"type": "move", "path": ["start", "two_hands_cell", "hogwarts_crest_cell", "clock_tower"], "roll": 3})
+    step = t.first_legal_until(["trip"])
+    assert isinstance(step, Decide) and step.seats == (0,)
+    hand = len(g.hand[0])
+    t.act(0, {"type": "fly", "to": "o004"}, "trip")  # a potion cell of board 2: its effect does not apply (C-21)
+    t.first_legal_until(["start_card"])  # nothing to take or attempt there: the turn ends, back to the tower
+    assert g.turn == 1 and g.pos[0] == "clock_tower" and len(g.hand[0]) == hand and g.powder[0] == 1
+
+
+def test_the_time_turner_gives_one_more_turn_and_goes_to_diagon_alley() -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    t.decide()
+    cell = next(c for c, tokens in sorted(g.tokens.items()) if "time_turner" in tokens)
+    g.take_token(cell, "time_turner")
+    g.held[0].append("time_turner")
+    t.first_legal_until(["time_turner"])
+    t.act(0, {"type": "time_turner"}, "time_turner")
+    t.act(0, {"type": "place", "token": "time_turner", "cell": "d009"}, "place_used")
+    assert "time_turner" in g.tokens["d009"] and "time_turner" not in g.held[0]
+    t.expect(0, "start_card")  # its extra turn (C-49)
+    assert g.turns == 1
+
+
+def test_the_round_is_finished_and_every_player_meeting_the_goal_wins() -> None:
+    t = Table(3, mode="engine")
+    g = t.state
+    t.decide()
+    g.done[1], g.points[1] = [4], 211  # quick: 1 mission and more than 210 points
+    over = t.first_legal_until([])
+    assert isinstance(over, GameOver)
+    assert over.winners == (1,) and g.turns == 3  # seat 2 still played its turn (C-15)
+    assert over.scores == tuple(g.points)
+
+
+# ----------------------------------------------------------------------------- more battles and cells
+
+
+@pytest.mark.usefixtures("mode")
+def test_a_lost_battle_sends_to_the_leaky_cauldron_with_6_lp_and_no_potion_or_spell() -> None:
+    t = Table(2)
+    g = t.state
+    t.decide()
+    g.lp[0] = 2
+    t.push(Battle([0], "BA06", "mission", 5))  # Tom Riddle: "when revealed you lose 2 LP"
+    t.expect(0, "move")  # no start-of-turn card left to offer
+    assert g.pos[0] == "leaky_cauldron" and g.lp[0] == 6
+    assert sorted(deck_of_slot(s) for s in g.hand[0]) == ["book", "book"]  # Harry's books are kept (C-30)
+
+
+def test_the_stone_absorbs_losses_and_the_wand_adds_a_die_for_the_battle() -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    t.decide()
+    for token in ("resurrection_stone", "elder_wand"):
+        cell = next(c for c, tokens in sorted(g.tokens.items()) if token in tokens)
+        g.take_token(cell, token)
+        g.held[0].append(token)
+    battle = Battle([0], "BA06", "mission", 5)
+    t.push(battle)
+    t.decide()
+    assert g.lp[0] == 5  # 7 - 2 when revealed
+    t.act(0, {"type": "no_defence"}, "defend")
+    assert {"type": "token", "token": "resurrection_stone"} in t.legal(0)
+    t.act(0, {"type": "token", "token": "resurrection_stone"}, "attack")
+    t.act(0, {"type": "token", "token": "elder_wand"}, "attack")
+    assert battle.buffer == {0: 6} and battle.bonus == {0: 1} and g.held[0] == []
+    t.act(0, {"type": "dice"}, "attack")
+    t.decide()
+    rolls = [e[2] for e in g.events if e[:2] == ["roll", "attack"]]
+    assert len(rolls[-1]) == 4  # Harry's 3 dice and the Wand's
+    assert g.lp[0] == 5 and battle.buffer == {0: 3}  # "you lose 3 LP after each attack": the Stone takes them
+    t.first_legal_until(["place_used"])
+    t.act(0, {"type": "place", "token": "resurrection_stone", "cell": "d006"}, "place_used")
+    t.act(0, {"type": "place", "token": "elder_wand", "cell": "d012"}, "place_used")
+    assert g.tokens["d006"][-1] == "resurrection_stone" and g.tokens["d012"][-1] == "elder_wand"
+
+
+@pytest.mark.usefixtures("mode")
+def test_draco_may_refuse_a_duel_and_take_a_spell_card() -> None:
+    t = Table(2, sheets=(8, HARRY))
+    g = t.state
+    hand, duels = len(g.hand[0]), list(g.deck["duel"])
+    t.push(Duel(0))
+    t.act(0, {"type": "refuse"}, "duel_refuse")
+    t.decide()  # the Deal of the spell card
+    assert len(g.hand[0]) == hand + 1 and deck_of_slot(g.hand[0][-1]) == "spell" and g.deck["duel"] == duels
+
+
+@pytest.mark.usefixtures("mode")
+def test_a_common_room_exchange_may_be_refused_or_accepted() -> None:
+    t = Table(2)
+    g = t.state
+    t.decide()
+    for seat, token in ((0, "nagini"), (1, "pensieve")):
+        cell = next(c for c, tokens in sorted(g.tokens.items()) if token in tokens)
+        g.take_token(cell, token)
+        g.held[seat].append(token)
+    offer = {"type": "exchange", "with": 1, "give": "nagini", "take": "pensieve"}
+    for answer, after in (("refuse", ["nagini"]), ("accept", ["pensieve"])):
+        t.push(CommonRoom(0, 1))
+        t.act(0, offer, "common_room")
+        t.act(1, {"type": answer}, "exchange_offer")
+        assert g.held[0] == after
+
+
+def test_no_duel_card_is_drawn_with_one_life_point() -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    g.pos[0] = next(c.id for c in g.data.cells.values() if c.kind == "duel")
+    g.lp[0] = 1
+    assert effect_tasks(g, 0) == []
+    g.lp[0] = 2
+    assert [type(x).__name__ for x in effect_tasks(g, 0)] == ["Duel"]
