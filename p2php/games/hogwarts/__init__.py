@@ -1,7 +1,11 @@
 """A Year at Hogwarts — the board game (issue 12; rules: shared/rules/hogwarts.md, data: hogwarts-data.md,
 original: shared/seeds/002_*.txt, which wins where the digest differs).
 
-Not playable yet, and so not registered as a game.  What exists (increment 1: the data and the board):
+Playable in ``mode=underage`` at every ``length`` (quick | classic | long), 2 to 9 players (C-14), with the
+``random`` and ``heuristic`` bots; the other modes are refused with an OptionError naming what is missing.
+Importing this package registers the game as ``hogwarts`` (an entry point names it, as for the TCG).
+
+Increment 1 (the data and the board):
 
 * ``hogwarts_data.json`` — everything hogwarts-data.md holds, extracted by ``tools/extract_hogwarts_data.py``
   (never retyped, never read from the markdown at run time): the 191 map cells of the three boards with their
@@ -17,10 +21,59 @@ Not playable yet, and so not registered as a game.  What exists (increment 1: th
   stops, secret passages and the other free links, the cross-board steps), checking a chosen path, shortest
   paths, and the graph facts of flying powder, the portal, Buckbeak and the Invisibility Cloak's escape.
 
-What comes next (the engine, on the shared task stack and ``p2php.testing``): set-up per mode
-(underage | qualified | team | solo | return_of_voldemort) and length (quick | classic | long); turns with the
-dice from the session's joint randomness; cell effects and the decks; object tokens and missions; battles
-(enemy, player, Death Eater, dodge); the Quidditch match; team, solo and Return mode; bots, CLI and view.
+Increment 2 (the engine, on the shared task stack; one concept per module):
+
+* ``game`` (options, players, card names, bots), ``state`` (the public state; hands and missions are slots
+  whose faces only their holder knows), ``ids`` (card instances and the slot block of each deck), ``turn``
+  (the year, a turn, the Time-Turner), ``setup``, ``moves`` (the walk, token pick-ups, trips), ``dice``
+  (joint randomness), ``decks`` (Deal into a hand, Reveal face up), ``cells_effects`` (every cell, common
+  rooms, duels), ``cards_flow`` (action cards, exams, cards put back), ``events``, ``battle`` (enemy cards,
+  alone or as a group), ``pvp`` (the underage dice duel), ``defeat``, ``mission_flow``, ``start_cards``,
+  ``rules`` (public facts: who fights whom, the goal), ``terms`` (the data's effect terms), ``bots``, ``view``.
+
+Decisions for the engine where the rulebook, the digest and the data are silent (ours, numbered):
+
+E1. The first player is seat 0, the lobby's "youngest" (C-14); sheets are chosen in turn from it.
+E2. Sheet cards come from the deck tops seat by seat, missions one at a time round the table (C-13); the
+    tokens' places come from one joint permutation over the star cells in the data's order.
+E3. Cards go under their own deck and no deck is ever reshuffled: a card that was opened comes round again
+    face up, one put back unseen stays face down.  Which deck a hand card is from is public (card backs).
+E4. Whether a mission attempt is asked depends on public facts only (some mission could be completed here
+    with the tokens held); the answer opens the card, whose face the peers check.  An opened but failed
+    mission stays in its holder's hand, face up.
+E5. "Where you can complete a mission now" (an early stop) counts the tokens held when the move starts; a
+    move that stops early only for a mission names and opens it, and that mission is then attempted (only
+    mission 30's Great Hall cells need this: every other mission location is a text cell).
+E6. Tokens are taken one decision at a time from any cell the move entered (2 per turn, trips included,
+    C-19); a token given up in a swap at 6 is not offered again that turn.
+E7. The winners are every seat that met the goal at the end of any turn of the final round (C-7, C-15).
+E8. Underage player battle: a winner already holding 6 object tokens is offered no token; the truce's two
+    turns do not count the mover's running turn (C-34).
+E9. Luna's ``event_peek`` opens both cards to everyone; Ron's ``action_pick`` likewise.
+E10. An exam is asked whenever the player holds a book card (public); "done" is always an answer.
+E11. A common room's exchange is one token for one; offering it uses the room's effect, accepted or not.
+E12. After an event moves the drawer, its mission step looks at where it then stands.
+E13. Battle: protections are used up by each retaliation trigger, even one that costs nothing; the special
+    battle tokens (Wand, Sword, Stone) are offered at the attack decision; Ron's re-roll after each dice
+    attack until used; Luna's ``ignore_once`` is used for her on the first loss that would defeat her;
+    Pettigrew's flight is offered after each round of a battle he fights alone (not in a group).
+E14. Pettigrew's ``rat`` passes figures without a battle; stopping early on a figure's cell is not offered.
+E15. The state's event log holds the current turn only (structured entries, rendered by ``view``).
+
+Refused or skipped in this increment (never played wrongly, just not offered):
+
+R1. ``mode`` qualified, team, solo, return_of_voldemort: an OptionError naming what is missing.
+R2. The Quidditch match: stopping on the pitch offers the portal trip (and Cho's card) only; underage
+    needs no match to win.
+R3. The start-of-turn ``search(...)`` cards (Accio, Felix Felicis) are not offered (a private look at a
+    whole face-down deck); the movement ones are.
+R4. The Invisibility Cloak's escape (its 5-step move, C-28) is not offered.
+R5. The optional Dodge rule (C-36, off by default in the base game) is not built.
+
+Next increment: the Quidditch match (data §5, C-37–C-40) and qualified mode (Death Eater tokens placed in
+turn, C-12, and their battles, C-35; alternating player battles, C-33; mission cards shown and returned,
+C-52; the Quidditch requirement); then team mode (C-8–C-10), solo (C-11), the Cloak, the search cards,
+Dodge, and The Return of Lord Voldemort (C-41–C-47); a terminal view (``Game.table_lines``).
 
 Digest against the original (the original wins):
 
@@ -55,3 +108,12 @@ For the data (ours): effects and abilities stay the document's terms, one string
 must be a §2.2 vocabulary entry; ids must be unique across cells, tokens and cards; spell and potion copies by
 use, the mission reward sum (4920) and the kinds of Harry's example steps are checked too.
 """
+
+
+from p2php.engine.registry import register
+
+from .game import GAME, HogwartsGame
+
+register(GAME)
+
+__all__ = ["GAME", "HogwartsGame"]
