@@ -24,6 +24,7 @@ from p2php.games.hogwarts.mission_flow import MissionAttempt
 from p2php.games.hogwarts.pvp import PlayerBattle
 from p2php.games.hogwarts.rules import opponents_at
 from p2php.games.hogwarts.state import HogwartsState
+from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import Scenario
 
 READS = frozenset({"student", "ability", "card_of", "figures_at", "in_truce", "public", "waiting", "asking"})
@@ -382,3 +383,23 @@ def test_no_duel_card_is_drawn_with_one_life_point() -> None:
     assert effect_tasks(g, 0) == []
     g.lp[0] = 2
     assert [type(x).__name__ for x in effect_tasks(g, 0)] == ["Duel"]
+
+
+# ----------------------------------------------------------------------------- a whole game through the protocol
+
+
+def test_a_whole_game_of_heuristic_bots_through_the_protocol_ends_with_clean_audits() -> None:
+    t = Table(2, mode="protocol")
+    assert isinstance(t.table, ProtocolTable)
+    bots = {s: GAME.make_bot("heuristic", s) for s in range(2)}
+    for _ in range(5000):
+        step = t.step()
+        if isinstance(step, GameOver):
+            break
+        assert isinstance(step, Decide)
+        seat = step.seats[0]
+        peer = t.table.peers[seat].state  # a bot sees its own peer's state and knowledge only
+        knowledge = t.table.knowledge(seat)
+        t.table.act([(seat, bots[seat].choose(peer, seat, knowledge, peer.legal_actions(seat, knowledge)))])
+    assert isinstance(step, GameOver) and step.winners
+    t.finish()  # every peer's audit: clean verdicts, equal state hashes
