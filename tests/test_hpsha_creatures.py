@@ -280,6 +280,54 @@ class TestGnome:
         assert {a["value"] for a in sc.legal(0)} == {"weapon", "armour", "plus"}
 
 
+    def _borrowing(self, hands1: list[CardSpec]) -> tuple[Scenario, int]:
+        """Seat 0 kills seat 3, gets the gnome (armour slot), and borrows seat 1's 柳木魔杖 for its turn."""
+        sc = sc4(["gnome"], DRAWN + ["*"] * 8, hands={0: ["bombarda"], 1: hands1})
+        st = sc.state
+        willow = sc.force_equip(1, "willow")
+        st.hp[3] = 1
+        sc.use(0, "bombarda", [3])
+        sc.pass_until(0, "gnome")
+        sc.choose(0, "armour", "gnome")
+        sc.pass_until(0, "play")
+        borrow = {"type": "skill", "skill": "gnome", "slots": [willow], "targets": [1]}
+        assert borrow in sc.legal(0)
+        sc.act(0, borrow, "play")
+        assert st.equip[0].get("weapon") == willow and "weapon" not in st.equip[1]
+        assert "borrows" in sc.log()
+        assert not any(a.get("skill") == "gnome" for a in sc.legal(0))  # once per turn
+        return sc, willow
+
+    def test_its_advantage_borrows_a_card_for_the_turn_and_gives_it_back(self) -> None:
+        sc, willow = self._borrowing(["willow"])
+        st = sc.state
+        assert st.attack_range(0) > 1  # the borrowed wand is used: its range counts
+        sc.end(0)
+        sc.pass_until(1, "play")
+        assert st.equip[1].get("weapon") == willow and "weapon" not in st.equip[0]
+        assert "gives" in sc.log() and "loan" not in st.cr
+
+    def test_a_borrowed_card_whose_slot_was_filled_meanwhile_is_discarded(self) -> None:
+        sc, willow = self._borrowing(["willow", "oak"])
+        st = sc.state
+        sc.force_equip(1, "oak")  # (test-only: the owner's slot takes another card before the return)
+        sc.end(0)
+        sc.pass_until(1, "play")
+        assert willow in st.discard and st.kind(st.equip[1]["weapon"]) == "oak"
+        assert "cannot give" in sc.log()
+
+    def test_the_gnomes_own_slot_cannot_take_a_borrowed_card(self) -> None:
+        sc = sc4(["gnome"], DRAWN, hands={0: ["bombarda"], 1: ["hat"]})
+        st = sc.state
+        sc.force_equip(1, "hat")
+        st.hp[3] = 1
+        sc.use(0, "bombarda", [3])
+        sc.pass_until(0, "gnome")
+        sc.choose(0, "armour", "gnome")
+        sc.pass_until(0, "play")
+        assert not any(a.get("skill") == "gnome" for a in sc.legal(0))  # seat 1's hat needs the armour slot
+
+
 @pytest.mark.usefixtures("mode")
 class TestCentaur:
     def test_it_takes_a_seat_after_the_turns_character_and_counts_in_distances(self) -> None:

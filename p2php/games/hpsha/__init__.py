@@ -405,8 +405,13 @@ C14. 地精: the character whose turn it is must equip it: it chooses an empty s
     broom), or with none an equipped card it replaces (discarded, like a replaced equipment).  Slots out of
     the game (金妮's 蝠咒) or held by the 夜骐 are neither; no slot at all: void.  That slot takes no card
     while the gnome stays (playing, 棋艺, a 蝠咒 cover coming back — that card is discarded), and the gnome
-    itself does nothing there.  Our choice: its advantage, "temporarily obtain one equipment card on the
-    field and use it in your own turn", is not played (the rulebook gives no card face for how or how long).
+    itself does nothing there.  Its advantage, "temporarily obtain one equipment card on the field and use it
+    in your own turn" (our choice of how, the rulebook gives no card face): once per turn, in its own play
+    phase, the holder borrows one equipment card of another living character into its own matching slot if
+    that slot is free (not the gnome's, not 蝠咒-covered, not the 夜骐's) and uses it as its own for the rest
+    of the turn; at its TURN_END the card goes back to the slot it came from, or to the discard pile if that
+    slot took another card meanwhile or its owner died.  A card that left meanwhile (disarmed, discarded) is
+    not returned; a holder who dies in its own turn loses the borrowed card with its equipment.
 C15. 马人 (our choice throughout; "executor: none" — it makes no difference who): the character whose turn it
     is keeps it, and it takes a seat right after that character, before its next living player: a place
     counted by every distance across that gap, both ways (HpshaState.raw_distance).  明置: its holder, once

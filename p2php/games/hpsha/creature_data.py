@@ -37,8 +37,10 @@ CREATURES: dict[str, Creature] = {c.key: c for c in (
     Creature("gnome", "地精", "Gnome", "current", True,
              "must be equipped: its holder chooses an empty equipment slot (weapon, armour, +1 or −1 broom), or "
              "with none an equipped card it replaces (discarded); that slot takes no card while it stays and "
-             "the gnome does nothing there; our choice: its advantage (borrowing an equipment card on the field "
-             "for a turn) is not played"),
+             "the gnome does nothing there; its advantage (our choice of how): once per turn in its own play "
+             "phase its holder borrows another living character's equipment card into its own matching slot, if "
+             "free, uses it for the rest of the turn, and gives it back at the end of the turn (discarded if that "
+             "slot took another card, or its owner died)"),
     Creature("centaur", "马人", "Centaur", "current", True,
              "our choice: kept by the character whose turn it is, it takes a seat at the table right after it "
              "(before its next living player) and counts as a place in every distance across that gap; its "

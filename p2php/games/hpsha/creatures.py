@@ -23,15 +23,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, auto
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Reveal, Shuffle, Slot, Step
 from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
+from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.cards_spells import flip
 from p2php.games.hpsha.creature_data import CREATURES, PLAYED, creature_id, creature_key
 from p2php.games.hpsha.creature_marks import slot_closed
 from p2php.games.hpsha.damage import AFTER_DEATH, DamageTask, LoseHpTask
-from p2php.games.hpsha.data import CARDS, EQUIP_SLOTS, MINUS
+from p2php.games.hpsha.data import CARDS, EQUIP_SLOTS, KINDS, MINUS
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, PeekDeckTask, RandomHandCardTask, RevealTopTask
 from p2php.games.hpsha.skillkit import mark_used, named_targets, used_this_turn
 from p2php.games.hpsha.tasks import AskChoice, Task, as_slots
@@ -447,6 +448,90 @@ class CentaurLook(Skill):
         st.push(PeekDeckTask(seat, 3, reorder=True))
 
 
+# ----------------------------------------------------------------------------- the gnome's advantage
+
+
+def _can_hold(st: HpshaState, seat: int, sub: str) -> bool:
+    """Whether ``seat``'s ``sub`` slot may take a card now: empty, not closed by a creature, not 蝠咒-covered."""
+    return sub not in st.equip[seat] and not slot_closed(st, seat, sub) and not st.flags[seat].get("covered:" + sub)
+
+
+class GnomeBorrow(Skill):
+    """地精 (our choice, see creature_data C14): its holder, once per turn in its own play phase, borrows one
+    equipment card of another living character into the matching slot of its own, if that slot is free, and
+    uses it for the rest of the turn; :class:`GnomeReturn` gives it back."""
+
+    key, zh, en = "gnome", "地精", "Gnome"
+
+    def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
+        if used_this_turn(st, seat, self.key) or not st.flags[seat].get("gnome"):
+            return []
+        return [{"type": "skill", "skill": self.key, "slots": [slot], "targets": [t]}
+                for t in st.order_from(seat) if t != seat and st.alive[t]
+                for sub, slot in sorted(st.equip[t].items()) if _can_hold(st, seat, sub)]
+
+    def check_play(self, st: HpshaState, seat: int, action: Action, face: Callable[[Slot], CardId | None]) -> None:
+        (t,) = named_targets(action, 1)
+        slots = as_slots(action)
+        if used_this_turn(st, seat, self.key) or not st.flags[seat].get("gnome"):
+            raise IllegalAction("地精 Gnome: its holder, once per turn")
+        if not (0 <= t < st.n) or t == seat or not st.alive[t] or len(slots) != 1:
+            raise IllegalAction("地精 Gnome: name one equipment card of another living character")
+        where = st.locate(slots[0])
+        if where is None or where[1] != t or where[0] not in EQUIP_SLOTS:
+            raise IllegalAction("地精 Gnome: that card is not in that character's equipment area")
+        if not _can_hold(st, seat, where[0]):
+            raise IllegalAction(f"地精 Gnome: your {where[0]} slot cannot take it")
+
+    def play(self, st: HpshaState, seat: int, action: Action) -> None:
+        mark_used(st, seat, self.key)
+        slot, owner = int(action["slots"][0]), int(action["targets"][0])
+        sub = KINDS[st.kind(slot)].sub
+        st.take(slot)
+        st.equip[seat][sub] = slot
+        st.cr["loan"] = [seat, slot, owner, sub]  # one gnome, so at most one loan at a time
+        st.say("gnome_borrows", seat, owner, st.pub[slot])
+
+
+class GnomeReturn(Skill):
+    """地精 (locked; our choice): at the end of its holder's turn the borrowed card goes back to the slot it
+    came from — or to the discard pile if that slot took another card, its owner died, or the card is no
+    longer where it was borrowed to (then nothing happens: it went wherever the game sent it)."""
+
+    key, zh, en, compulsory = "gnome_return", "地精", "Gnome", True
+    points: ClassVar[frozenset[str]] = frozenset({tp.TURN_END})
+
+    def available(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> bool:
+        return ctx.get("who") == seat and st.cr.get("loan", [-1])[0] == seat
+
+    def invoke(
+        self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
+    ) -> None:
+        give_back(st, seat)
+
+
+def give_back(st: HpshaState, seat: int) -> None:
+    """End ``seat``'s loan, if it has one (also called when the holder loses the gnome)."""
+    loan = st.cr.get("loan")
+    if loan is None or loan[0] != seat:
+        return
+    del st.cr["loan"]
+    slot, owner, sub = int(loan[1]), int(loan[2]), str(loan[3])
+    if st.equip[seat].get(sub) != slot:
+        return
+    st.take(slot)
+    if st.alive[owner] and _can_hold(st, owner, sub):
+        st.equip[owner][sub] = slot
+        st.say("gnome_gives_back", seat, owner, st.pub[slot])
+    else:
+        st.discard.append(slot)
+        st.say("gnome_loan_discarded", seat, st.pub[slot])
+
+
+GNOME_BORROW = GnomeBorrow()
+SKILLS[GNOME_BORROW.key] = GNOME_BORROW
+GNOME_RETURN = GnomeReturn()
+SKILLS[GNOME_RETURN.key] = GNOME_RETURN
 CENTAUR = CentaurLook()
 SKILLS[CENTAUR.key] = CENTAUR
 SALAMANDER = SalamanderHeal()

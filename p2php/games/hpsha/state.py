@@ -180,6 +180,8 @@ class HpshaState(TaskGame):
             extra: tuple[Skill, ...] = (_creatures.SALAMANDER,) if self.cr.get("lit") else ()
             if self.flags[seat].get("centaur"):
                 extra += (_creatures.CENTAUR,)
+            if self.flags[seat].get("gnome") or self.cr.get("loan", [-1])[0] == seat:
+                extra += (_creatures.GNOME_BORROW, _creatures.GNOME_RETURN)
             return (*own, *extra) if extra else own
         return own
 
