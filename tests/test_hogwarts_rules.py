@@ -403,3 +403,20 @@ def test_a_whole_game_of_heuristic_bots_through_the_protocol_ends_with_clean_aud
         t.table.act([(seat, bots[seat].choose(peer, seat, knowledge, peer.legal_actions(seat, knowledge)))])
     assert isinstance(step, GameOver) and step.winners
     t.finish()  # every peer's audit: clean verdicts, equal state hashes
+
+
+def test_the_invisibility_cloak_ends_a_battle_with_an_escape_of_up_to_5_steps() -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    t.decide()
+    cell = next(c for c, tokens in sorted(g.tokens.items()) if "invisibility_cloak" in tokens)
+    g.take_token(cell, "invisibility_cloak")
+    g.held[0].append("invisibility_cloak")
+    t.push(Battle([0], "BA02", "mission", 5))  # Fluffy
+    t.first_legal_until(["attack"])
+    t.act(0, {"type": "token", "token": "invisibility_cloak"}, "attack")
+    escapes = t.legal(0)
+    assert escapes and all(1 <= len(a["path"]) - 1 <= 5 for a in escapes)
+    t.act(0, escapes[-1], "cloak_move")
+    t.act(0, {"type": "place", "token": "invisibility_cloak", "cell": "d006"}, "place_used")
+    assert g.pos[0] == escapes[-1]["path"][-1] and 0 in g.fallen and "invisibility_cloak" in g.tokens["d006"]

@@ -67,13 +67,14 @@ R2. The Quidditch match: stopping on the pitch offers the portal trip (and Cho's
     needs no match to win.
 R3. The start-of-turn ``search(...)`` cards (Accio, Felix Felicis) are not offered (a private look at a
     whole face-down deck); the movement ones are.
-R4. The Invisibility Cloak's escape (its 5-step move, C-28) is not offered.
+R4. The Invisibility Cloak is not offered in a group battle nor in the underage dice duel (it is offered in
+    a battle fought alone, C-28).
 R5. The optional Dodge rule (C-36, off by default in the base game) is not built.
 
 Next increment: the Quidditch match (data §5, C-37–C-40) and qualified mode (Death Eater tokens placed in
 turn, C-12, and their battles, C-35; alternating player battles, C-33; mission cards shown and returned,
-C-52; the Quidditch requirement); then team mode (C-8–C-10), solo (C-11), the Cloak, the search cards,
-Dodge, and The Return of Lord Voldemort (C-41–C-47); a terminal view (``Game.table_lines``).
+C-52; the Quidditch requirement); then team mode (C-8–C-10), solo (C-11), the search cards, the Cloak in
+group battles, Dodge, and The Return of Lord Voldemort (C-41–C-47); a terminal view (``Game.table_lines``).
 
 Digest against the original (the original wins):
 

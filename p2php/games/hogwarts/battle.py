@@ -20,8 +20,10 @@ and they are its tokens, to board 2 with the others (C-51).
 Decisions (ours): in a duel no loss takes a player below 1 LP (C-32), so the duel is lost at 1.  Ron's
 ``reroll_once`` is offered after each dice attack until used.  Luna's ``ignore_once`` is used for her on
 the first loss that would defeat her (in a duel: leave her at 1), the one moment it changes the outcome.
-Pettigrew's ``flee_once`` is offered after each round of a battle he fights alone (result ``escaped``).
-Not offered yet: the Invisibility Cloak's escape (its 5-step move, C-28).
+Pettigrew's flight is offered after each round of a battle he fights alone (result ``escaped``).
+The Invisibility Cloak is offered in a battle fought alone: the battle ends with no winner (``escaped``), the
+player moves up to 5 steps by the normal rules without battles (C-28) and its turn ends as after a defeat
+(no trip return, no mission: ``HogwartsState.fallen``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowled
 from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
 from p2php.rng import DetRng
 
+from .board import CLOAK_STEPS, Constraints, walks_up_to
 from .cards import EnemyCard, HandCard
 from .defeat import defeat
 from .dice import Roll
@@ -51,7 +54,9 @@ MIN_RES = 2
 """Effective resistance never drops below 2: a 1 always misses (data §2.2)."""
 SKIP, CANCEL, SHIELD, REFLECT = range(4)
 BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
-"""Special tokens offered in battle (rules §13; the Invisibility Cloak is not offered yet)."""
+"""Special tokens offered in every battle (rules §13)."""
+CLOAK = "invisibility_cloak"
+"""Offered in a battle fought alone (an escape from a group battle is not built)."""
 STONE_LP = 6
 
 
@@ -88,6 +93,7 @@ class Battle(Task["HogwartsState"]):
         DICE = auto()
         AFTER = auto()
         CHECK = auto()
+        ESCAPE = auto()
         PLACE = auto()
 
     participants: list[int]
@@ -175,7 +181,10 @@ class Battle(Task["HogwartsState"]):
 
     def token_actions(self, g: HogwartsState, seat: Seat) -> list[Action]:
         """The special tokens ``seat`` may use now (public: the tokens on its sheet)."""
-        return [{"type": "token", "token": t} for t in BATTLE_TOKENS if t in g.held[seat]]
+        tokens = [t for t in BATTLE_TOKENS if t in g.held[seat]]
+        if CLOAK in g.held[seat] and len(self.participants) == 1:
+            tokens.append(CLOAK)
+        return [{"type": "token", "token": t} for t in tokens]
 
     def card_actions(self, g: HogwartsState, seat: Seat, knowledge: Knowledge, use: str) -> list[Action]:
         out: list[Action] = []
@@ -210,6 +219,8 @@ class Battle(Task["HogwartsState"]):
             return self.score_dice(g, enemy)
         if self.stage is S.AFTER:
             return self.after_abilities(g, enemy)
+        if self.stage is S.ESCAPE:
+            return Decide((self.current,), "cloak_move")
         if self.stage is S.PLACE:
             return Decide((self.spent_by[0],), "place_used")
         return self.check_end(g, enemy)
@@ -255,6 +266,9 @@ class Battle(Task["HogwartsState"]):
             return [{"type": "keep"}, {"type": "reroll"}]
         if self.stage is S.CHECK:
             return [{"type": "stay"}, {"type": "flee"}]
+        if self.stage is S.ESCAPE:
+            moves = walks_up_to(g.graph, g.pos[seat], CLOAK_STEPS, Constraints())
+            return [{"type": "escape", "path": list(w.path)} for w in moves] or [{"type": "escape", "path": []}]
         if self.stage is S.PLACE:
             return [{"type": "place", "token": self.spent[0], "cell": c} for c in diagon_alley_stars(g)]
         return [{"type": "dice"}, *self.card_actions(g, seat, knowledge, "attack"), *self.token_actions(g, seat)]
@@ -292,6 +306,11 @@ class Battle(Task["HogwartsState"]):
                 g.log("flee", seat)
                 return self.finish(g, "escaped")
             return self.next_round(g, seat)
+        if self.stage is S.ESCAPE:
+            if action["path"]:
+                g.pos[seat] = str(action["path"][-1])
+            g.log("escape", seat, list(action["path"]))
+            return self.finish(g, "escaped")
         if self.stage is S.PLACE:
             g.place_token(str(action["cell"]), self.spent.pop(0))
             self.spent_by.pop(0)
@@ -321,14 +340,18 @@ class Battle(Task["HogwartsState"]):
     def use_token(self, g: HogwartsState, seat: Seat, token: str) -> Outcome:
         """A special token used in battle (rules §13): it leaves the sheet at once; the attack is still due."""
         g.held[seat].remove(token)
-        if token == "resurrection_stone":
-            self.buffer[seat] = self.buffer.get(seat, 0) + STONE_LP
-        else:
-            self.bonus[seat] = self.bonus.get(seat, 0) + 1
         if token not in self.keep:
             self.spent.append(token)
             self.spent_by.append(seat)
         g.log("token_used", seat, token)
+        if token == CLOAK:  # the battle ends at once with no winner; the escape move follows (C-28)
+            g.fallen.append(seat)
+            self.stage = Battle.Stage.ESCAPE
+            return CONTINUE
+        if token == "resurrection_stone":
+            self.buffer[seat] = self.buffer.get(seat, 0) + STONE_LP
+        else:
+            self.bonus[seat] = self.bonus.get(seat, 0) + 1
         return CONTINUE
 
     def finish(self, g: HogwartsState, result: str) -> Outcome:

@@ -62,7 +62,7 @@ class HogwartsState(TaskGame):
         self.truces: list[list[int]] = []  # [a, b, turns a still owes, turns b still owes] (C-34)
         self.turn = -1
         self.turns = 0  # turns begun
-        self.fallen: list[Seat] = []  # seats defeated during the current turn (no trip return, C-21)
+        self.fallen: list[Seat] = []  # seats defeated (or escaped) this turn: no trip return, no mission (C-21)
         self.qualified: list[Seat] = []  # seats that met the length's conditions this round (C-15)
         self.events: list[list[Any]] = []  # structured log, rendered by view.py
         self.pub: dict[Slot, CardId] = {}
