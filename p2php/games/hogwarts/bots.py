@@ -2,9 +2,9 @@
 
 The heuristic works for its missions: with a mission's tokens in hand it walks (or flies) to its location
 and attempts it; otherwise it walks towards the nearest token one of its missions needs and picks it up.
-In battle it uses its special tokens (those no mission needs), plays its strongest attack card, heals when
-low, and otherwise rolls; it scores every book it
-may and takes whatever it is offered.  Unknown questions get a seeded random answer.
+In battle it uses its special tokens (those no mission needs; the Cloak only at 2 LP or fewer), plays its
+strongest attack card, heals when low, and otherwise rolls; it scores every book it may and takes whatever
+it is offered.  Unknown questions get a seeded random answer.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from .terms import parse
 __all__ = ["HeuristicBot"]
 
 LOW_LP = 3
+CLOAK_LP = 2
+"""The heuristic escapes with the Invisibility Cloak only this close to a defeat."""
 GOAL_PROMPTS = ("move", "tokens", "trip", "prize", "attack")
 
 
@@ -98,7 +100,8 @@ class HeuristicBot:
             flights = [a for a in legal if a.get("to") in places]
             return flights[0] if flights else legal[0]
         if prompt == "attack":
-            tokens = [a for a in legal if a["type"] == "token" and a["token"] not in wanted]
+            tokens = [a for a in legal if a["type"] == "token" and a["token"] not in wanted
+                      and (a["token"] != "invisibility_cloak" or g.lp[seat] <= CLOAK_LP)]
             if tokens:
                 return tokens[0]
             cards = [a for a in legal if a["type"] == "card"]
