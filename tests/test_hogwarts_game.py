@@ -139,3 +139,11 @@ def test_two_hundred_seeded_bot_games_finish_with_a_winner() -> None:
         assert result.winners, f"seed {seed}: no winner"
         assert all(meets_goal(st, w) or w in st.qualified for w in result.winners)
         assert result.scores == tuple(st.points)
+
+
+def test_the_terminal_view_shows_the_seat_its_own_cards_only() -> None:
+    st, tb = set_up(3)
+    lines = GAME.table_lines(st.observation(1, tb.knowledge(1)), 1, ["ann", "bob", "cy"])
+    assert lines is not None and lines[0].startswith("  A Year at Hogwarts — underage, quick game")
+    assert sum("your hand" in line for line in lines) == 1 and sum("your missions" in line for line in lines) == 1
+    assert any("bob  (you) — Ron Weasley: Start (entrance to Hogwarts); 8 LP" in line for line in lines)

@@ -74,7 +74,7 @@ R5. The optional Dodge rule (C-36, off by default in the base game) is not built
 Next increment: the Quidditch match (data §5, C-37–C-40) and qualified mode (Death Eater tokens placed in
 turn, C-12, and their battles, C-35; alternating player battles, C-33; mission cards shown and returned,
 C-52; the Quidditch requirement); then team mode (C-8–C-10), solo (C-11), the search cards, the Cloak in
-group battles, Dodge, and The Return of Lord Voldemort (C-41–C-47); a terminal view (``Game.table_lines``).
+group battles, Dodge, and The Return of Lord Voldemort (C-41–C-47).
 
 Digest against the original (the original wins):
 

@@ -7,17 +7,18 @@ built yet: refused with an :class:`~p2php.engine.contract.OptionError` naming wh
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from p2php.bots import RandomBot
-from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec
+from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec, Seat
 
 from .bots import HeuristicBot
 from .data import load
 from .ids import instance, universe
 from .state import HogwartsState
 from .turn import Year
+from .view import table_lines
 
 __all__ = ["GAME", "HogwartsGame"]
 
@@ -64,6 +65,9 @@ class HogwartsGame(Game):
             return f"mission {data.mission(int(inst.card[1:])).number}: {data.mission(int(inst.card[1:])).title}"
         found = data.deck(inst.deck)[inst.card]
         return str(getattr(found, "name", None) or getattr(found, "title", None) or getattr(found, "text", inst.card))
+
+    def table_lines(self, observation: Mapping[str, Any], seat: Seat, names: Sequence[str]) -> list[str] | None:
+        return table_lines(observation, seat, names)
 
     def universe_size(self, options: Mapping[str, object]) -> int:
         return len(universe())

@@ -3,17 +3,33 @@ descriptions for logs.  Presentation only: nothing here is hashed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
 
+from .data import load
 from .ids import deck_of_slot, instance
 
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["describe", "observation"]
+__all__ = ["card_title", "describe", "observation", "table_lines"]
+
+
+def card_title(card: str | None) -> str:
+    """A card id of the observation (``stupefy``, ``BK18``, ``M04``) as the words on the card."""
+    if card is None:
+        return "?"
+    data = load()
+    if card.startswith("M") and card[1:].isdigit():
+        mission = data.mission(int(card[1:]))
+        return f"mission {mission.number} ({mission.title}, {mission.reward} points)"
+    for deck in ("spell", "potion", "book", "action", "event", "duel", "quidditch"):
+        found = data.deck(deck).get(card)
+        if found is not None:
+            return str(getattr(found, "name", None) or getattr(found, "title", None) or card)
+    return card
 
 
 def _face(knowledge: Knowledge, slot: Slot) -> str | None:
@@ -47,3 +63,29 @@ def describe(g: HogwartsState, seat: Seat, action: Action, faces: Mapping[Slot, 
         return f"seat {seat}: {kind} {instance(faces[action['slot']]).card}"
     detail = ", ".join(f"{k}={v}" for k, v in sorted(action.items()) if k != "type")
     return f"seat {seat}: {kind}" + (f" ({detail})" if detail else "")
+
+
+def table_lines(obs: Mapping[str, Any], seat: Seat, names: Sequence[str]) -> list[str]:
+    """The terminal's view: every figure's cell, life and house points, tokens and missions done; then the
+    seat's own hand and missions, and what happened this turn."""
+    data = load()
+    lines = [f"  A Year at Hogwarts — {obs.get('mode')}, {obs.get('length')} game, turn {obs.get('turns')}"]
+    for s, p in enumerate(obs.get("players", [])):
+        who = names[s] if s < len(names) else f"seat {s}"
+        mark = "▶" if obs.get("turn") == s else " "
+        you = "  (you)" if s == seat else ""
+        cell = data.cells.get(str(p.get("cell")))
+        where = cell.label if cell is not None else str(p.get("cell"))
+        lines.append(f" {mark} {who}{you} — {p.get('name')}: {where}; {p.get('lp')} LP, {p.get('points')} points, "
+                     f"powder {p.get('powder')}, portals {p.get('portals')}, {p.get('hand_size')} cards")
+        tokens = ", ".join(data.object_tokens[t].name for t in p.get("tokens", []) if t in data.object_tokens)
+        done = ", ".join(str(m) for m in p.get("done", []))
+        lines.append(f"     tokens: {tokens or '—'}   missions done: {done or '—'} "
+                     f"({p.get('missions_left')} to go)")
+        if s == seat:
+            hand = ", ".join(card_title(face) for _deck, face in p.get("hand", []))
+            lines.append(f"     your hand: {hand or '—'}")
+            lines.append(f"     your missions: {', '.join(card_title(m) for m in p.get('missions', [])) or '—'}")
+    if obs.get("qualified"):
+        lines.append(f"  goal reached by seats {', '.join(str(q) for q in obs['qualified'])}: the round is finished")
+    return lines
