@@ -56,6 +56,7 @@ VERIFIED_DECK_SECRET = b"p2php/verified/deck-secret/v1"  # a seat's key share an
 # ----------------------------------------------------------------------------- tests only
 
 TEST_MASTER = b"p2php/test-master"  # the masters of the in-memory test peers (session/memory.py)
+TEST_UNO_CUT = b"p2php/test-uno-cut"  # the candidate joint randomness of a stacked UNO cut (testing/uno.py)
 
 PROTOCOL_TAGS = frozenset({
     RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN,
@@ -66,5 +67,5 @@ PROTOCOL_TAGS = frozenset({
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""
 
-TEST_TAGS = frozenset({TEST_MASTER})
+TEST_TAGS = frozenset({TEST_MASTER, TEST_UNO_CUT})
 """Tags only the test peers use (protocol.md §2.6, "tests only")."""

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from p2php import tags
 from p2php.canonical import digest
 from p2php.engine.contract import Action, CardId, Decide, GameOver, Seat, Shuffle, Slot
 from p2php.engine.local import LocalTable
@@ -53,7 +54,7 @@ def cut_random(deck: Deck, wanted: Callable[[list[CardId]], bool]) -> bytes:
     """
     cards = tuple(range(deck.size))
     for i in range(CUT_SEARCH):
-        random = digest(b"p2php/testing/uno-cut", i.to_bytes(4, "big"))
+        random = digest(tags.TEST_UNO_CUT, i.to_bytes(4, "big"))
         if wanted(cut_order(cards, random)):
             return random
     raise StackingError(f"no cut of the {deck.name} deck among {CUT_SEARCH} tries is as asked")
