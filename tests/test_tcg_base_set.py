@@ -797,3 +797,22 @@ def test_looking_at_the_hand_discards_every_card_of_a_type(spell: str, victim: s
         d.act(0, {"type": "discard", "slot": d.slot(1, victim)}, "discard_all")
     d.act(0, {"type": "stop"}, "discard_all")
     assert d.names(1, "discard") == [victim, victim] and d.slot(1, other) not in d.table.public
+
+
+def test_incendio_does_one_damage_per_charms_lesson_to_a_creature_chosen_from_either_side() -> None:
+    d = Duel(first=0, decks={0: ["Incendio", "Guard Dog"], 1: ["Guard Dog"]},
+             hands={0: ["Incendio"]}, in_play={0: [CH] * 3 + [CMC, CMC, "Guard Dog"], 1: ["Guard Dog"]})
+    d.act(0, d.play(0, "Incendio"))
+    targets = d.legal(0)
+    assert {a["type"] for a in targets} == {"target"} and len(targets) == 2  # a Creature must be chosen: no stop
+    theirs = d.state.creatures[1][0][0]
+    d.act(0, {"type": "target", "slot": theirs}, "target")
+    assert d.state.creatures[1][0][1] == 3  # three Charms Lessons in play (the CMC ones do not count)
+    assert d.state.creatures[0][0][1] == 0
+
+
+def test_incendio_with_no_creature_in_play_does_nothing() -> None:
+    d = Duel(first=0, decks={0: ["Incendio"]}, hands={0: ["Incendio"]}, in_play={0: [CH] * 3})
+    before = list(d.state.creatures)
+    d.act(0, d.play(0, "Incendio"))
+    assert d.state.creatures == before and d.prompt != "target"

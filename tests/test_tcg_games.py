@@ -12,6 +12,13 @@ from p2php.testing import conformance
 from p2php.testing.tcg import table_decks
 
 
+def _incendio_unplayable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Base Set card is implemented: these tests take Incendio out of the engine to have one that is not."""
+    from p2php.games.tcg import effects
+
+    monkeypatch.delitem(effects.SPELLS, 25)
+
+
 def test_conformance() -> None:
     played = conformance.check_game(GAME, seeds=range(4))
     assert all(p.result.winners for p in played)
@@ -70,8 +77,9 @@ def _with_incendio() -> tuple[dict[int, dict[str, list[int]]], int]:
     return decks, incendio
 
 
-def test_the_fast_audit_catches_a_secret_deck_with_a_card_the_table_refuses() -> None:
+def test_the_fast_audit_catches_a_secret_deck_with_a_card_the_table_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nobody sees a secret deck's list during the game; the fast audit recovers it and names the cheat."""
+    _incendio_unplayable(monkeypatch)
     from p2php.session.memory import make_peers, run_in_memory
 
     decks, _ = _with_incendio()
@@ -82,8 +90,10 @@ def test_the_fast_audit_catches_a_secret_deck_with_a_card_the_table_refuses() ->
         assert "Incendio (Base 25) is not implemented" in peer.verdict.reason
 
 
-def test_a_verified_table_names_a_secret_deck_outside_the_rules_at_its_first_pass() -> None:
+def test_a_verified_table_names_a_secret_deck_outside_the_rules_at_its_first_pass(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """A modified owner draws its deck from a pool with Incendio in it: its selection proof fails at once."""
+    _incendio_unplayable(monkeypatch)
     from p2php.session.memory import make_peers, run_in_memory
     from p2php.session.verified import VerifiedDeck
 

@@ -18,6 +18,13 @@ OPTS = GAME.parse_options({})
 # ----------------------------------------------------------------------------- ids and deck checks
 
 
+def _incendio_unplayable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Base Set card is implemented: these tests take Incendio out of the engine to have one that is not."""
+    from p2php.games.tcg import effects
+
+    monkeypatch.delitem(effects.SPELLS, 25)
+
+
 def test_instance_ids_name_their_card_and_stay_in_the_seats_block() -> None:
     for seat, which in ((0, "hermione"), (1, "draco")):
         deck = starter_deck(which)
@@ -28,7 +35,8 @@ def test_instance_ids_name_their_card_and_stay_in_the_seats_block() -> None:
     assert GAME.universe_size(OPTS) == 2 * BLOCK
 
 
-def test_the_secret_decks_are_checked_at_the_audit() -> None:
+def test_the_secret_decks_are_checked_at_the_audit(monkeypatch: pytest.MonkeyPatch) -> None:
+    _incendio_unplayable(monkeypatch)
     mine = instance_ids(0, starter_deck("hermione"))
     assert GAME.check_private_deck(OPTS, 0, "deck0", mine) is None
     assert GAME.check_private_deck(OPTS, 1, "deck1", instance_ids(1, starter_deck("draco"))) is None
@@ -45,7 +53,8 @@ def test_the_secret_decks_are_checked_at_the_audit() -> None:
     assert problem is not None and "Incendio" in problem and "not implemented" in problem
 
 
-def test_a_deck_with_an_unimplemented_card_is_refused_naming_it() -> None:
+def test_a_deck_with_an_unimplemented_card_is_refused_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    _incendio_unplayable(monkeypatch)
     deck = starter_deck("draco")
     entries = tuple((card_by_name("Incendio"), 2) if c.name == "Accio" else (c, n) for c, n in deck.entries)
     problem = deck_problem(DeckList(deck.character, entries, name="mine.deck"), "starter")
@@ -187,7 +196,8 @@ def test_an_observation_shows_ones_own_hand_only() -> None:
     assert GAME.card_name(instance_ids(0, starter_deck("hermione"))[0], OPTS) == "Take Root"
 
 
-def test_characters_cost_two_actions_and_unique_cards_cannot_be_doubled() -> None:
+def test_characters_cost_two_actions_and_unique_cards_cannot_be_doubled(monkeypatch: pytest.MonkeyPatch) -> None:
+    _incendio_unplayable(monkeypatch)
     from p2php.games.tcg.turn import why_not
 
     d = Duel(first=0)

@@ -12,8 +12,8 @@ The data layer:
 * :mod:`~p2php.games.tcg.decklist` — the plain-text deck format, deck-building checks, the two
   Starter Set decks (``decks/*.deck``).
 
-The engine (increment 3: 115 of the 116 cards; a deck with any other card is refused, naming it --
-``effects.unimplemented``), one concept per module:
+The engine (every one of the 116 cards; a card a later set adds and the engine does not play yet is refused,
+naming it -- ``effects.unimplemented``), one concept per module:
 
 * :mod:`~p2php.games.tcg.ids` — instance ids in a fixed per-seat block, ``card_of(id)``;
 * :mod:`~p2php.games.tcg.state` — the zones as slots, one-turn effects, the log, the task stack;
@@ -42,7 +42,10 @@ Decisions (besides those in the modules' docstrings):
   :mod:`~p2php.games.tcg.spells` and :mod:`~p2php.games.tcg.abilities`;
 * Apothecary's "a card that needs Potions Power" is a non-Lesson card of the Potions type (a Lesson gives Power,
   it needs none); its "discard 2 other cards from your hand" and Transmogrify's "discard 1 of your Creatures from
-  play" are additional costs, paid first and chosen by the player; the card cannot be played without them.
+  play" are additional costs, paid first and chosen by the player; the card cannot be played without them;
+* Incendio counts the caster's Charms Lessons in play as it resolves; a Creature must be chosen if any is in play
+  (either side's: "a Creature of your choice"); with none in play the Spell may still be played and does nothing
+  (the rulebook has no rule that a Spell needs a target).
 
 The ``p2php.games`` entry point names this package; importing it registers the game, as UNO and HP Sha do.
 """

@@ -36,6 +36,7 @@ from p2php.games.tcg.damage import Mill, damage_creature, draws
 from p2php.games.tcg.items import ITEMS, item_blocked
 from p2php.games.tcg.pieces import (
     CreaturesAttack,
+    DamageCreatureByLessons,
     DamageEachCreature,
     DamageOpponent,
     DamageOpponentOrCreature,
@@ -95,6 +96,7 @@ CREATURE, ITEM, LESSON = CardType.CREATURE, CardType.ITEM, CardType.LESSON
 
 SPELLS: dict[int, tuple[Piece, ...]] = {
     14: (DiscardHand(),),  # Obliviate
+    25: (DamageCreatureByLessons(LessonType.CHARMS),),  # Incendio (with no Creature in play it does nothing)
     35: (Shield("*"),),  # Shrinking Potion: all damage
     42: (EndAdventure(own=False, reward=False),),  # Apparate
     50: (EndAdventure(own=True, reward=True),),  # Draco's Trick
@@ -260,6 +262,8 @@ def _piece(g: TcgState, seat: Seat, piece: Piece) -> list[Task[TcgState]]:  # no
         return [PickTarget(seat, piece.amount)]
     if isinstance(piece, MayDamageCreature):
         return [MayHitCreature(seat, piece.amount)]
+    if isinstance(piece, DamageCreatureByLessons):  # counted as the spell resolves
+        return [MayHitCreature(seat, len(g.lessons_of(seat, piece.lesson)), optional=False)]
     if isinstance(piece, DiscardLesson):
         kind = piece.lesson.value if piece.lesson is not None else ""
         return [LoseLesson(seat if piece.own else opp, kind, piece.count)]

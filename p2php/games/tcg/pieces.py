@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from p2php.games.tcg.cards import CardType, LessonType
 
 __all__ = [
-    "CreaturesAttack", "DamageEachCreature", "DamageOpponent", "DamageOpponentOrCreature", "DiscardAllCreatures",
+    "CreaturesAttack", "DamageCreatureByLessons",
+    "DamageEachCreature", "DamageOpponent", "DamageOpponentOrCreature", "DiscardAllCreatures",
     "DiscardCreature", "DiscardHand", "DiscardInPlay", "DiscardLesson", "DrawCards", "ExtraActions", "FromDiscard",
     "HandLessons", "HealCreatures", "KeepOneCreature", "LookDiscard", "MayDamageCreature", "OpponentDiscards",
     "EndAdventure", "Exam", "Hex", "LookDiscardKind", "Piece", "ReturnCreature", "Shield", "ShowToPrevent",
@@ -39,6 +40,14 @@ class MayDamageCreature:
     """"You may also choose a Creature and do ``amount`` damage to it" (Toe Biter)."""
 
     amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class DamageCreatureByLessons:
+    """"Count the number of ``lesson`` Lessons you have in play. Do that much damage to a Creature of your
+    choice" (Incendio): a Creature must be chosen if any is in play."""
+
+    lesson: LessonType
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +247,8 @@ class DiscardOwnCreature:
     """An additional cost: discard 1 of your Creatures from play, of your choice (Transmogrify)."""
 
 
-Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageEachCreature | DiscardAllCreatures
+Piece = (DamageOpponent | DamageOpponentOrCreature | MayDamageCreature | DamageCreatureByLessons
+         | DamageEachCreature | DiscardAllCreatures
          | HealCreatures | CreaturesAttack | DiscardLesson | DiscardCreature | DiscardInPlay | KeepOneCreature
          | ReturnCreature | FromDiscard | DrawCards | ExtraActions | DiscardHand | OpponentDiscards | LookDiscard
          | HandLessons | Shield | Hex | ShowToPrevent | EndAdventure | Exam | ToDeckBottom | LookDiscardKind | TopCard

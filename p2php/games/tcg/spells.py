@@ -148,6 +148,7 @@ class MayHitCreature(Task[TcgState]):
 
     seat: int
     amount: int
+    optional: bool = True  # False: a Creature must be chosen if any is in play (Incendio)
 
     def run(self, g: TcgState) -> Outcome:
         return Decide((self.seat,), "target") if g.creatures[0] or g.creatures[1] else Done()
@@ -156,7 +157,7 @@ class MayHitCreature(Task[TcgState]):
         out: list[Action] = []
         for side in (1 - self.seat, self.seat):
             out.extend({"type": "target", "slot": s} for s, _ in g.creatures[side])
-        return [*out, {"type": "stop"}]
+        return [*out, {"type": "stop"}] if self.optional else out
 
     def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         action = _only(answers)
