@@ -799,8 +799,9 @@ def test_looking_at_the_hand_discards_every_card_of_a_type(spell: str, victim: s
     assert d.names(1, "discard") == [victim, victim] and d.slot(1, other) not in d.table.public
 
 
-def test_incendio_does_one_damage_per_charms_lesson_to_a_creature_chosen_from_either_side() -> None:
-    d = Duel(first=0, decks={0: ["Incendio", "Guard Dog"], 1: ["Guard Dog"]},
+@pytest.mark.parametrize("protocol", ["", "fast"])
+def test_incendio_does_one_damage_per_charms_lesson_to_a_creature_chosen_from_either_side(protocol: str) -> None:
+    d = Duel(first=0, decks={0: ["Incendio", "Guard Dog"], 1: ["Guard Dog"]}, protocol=protocol,  # type: ignore[arg-type]
              hands={0: ["Incendio"]}, in_play={0: [CH] * 3 + [CMC, CMC, "Guard Dog"], 1: ["Guard Dog"]})
     d.act(0, d.play(0, "Incendio"))
     targets = d.legal(0)
