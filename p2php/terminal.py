@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
 
-from p2php.engine.contract import Action, Deal, Decide, Randomness, Reveal, Show, Shuffle
+from p2php.engine.contract import Action, Deal, Decide, Randomness, Reshuffle, Reveal, Show, Shuffle
 from p2php.errors import UsageError
 from p2php.session.lockstep import Event, Lockstep
 from p2php.session.runner import LeaveTable
@@ -209,6 +209,9 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
         done = "shuffled and proved" if ls.vdeck is not None else "shuffled and locked"
         whose = "" if step.owner is None else f", {clean(who(step.owner))}'s own secret list"
         return [f"· every peer {done} a deck of {step.count} cards ({step.purpose}{whose})"]
+    if isinstance(step, Reshuffle):
+        how = "reshuffled with proofs" if ls.vdeck is not None else "reshuffled"
+        return [f"· every peer {how} {step.count} cards into a new face-down deck ({step.purpose})"]
     if isinstance(step, Deal):
         mine = [slot for slot, seat in step.to if seat == ls.seat]
         counts: dict[int, int] = {}

@@ -13,6 +13,7 @@ from p2php.engine.contract import (
     OptionError,
     OptionSpec,
     Randomness,
+    Reshuffle,
     Reveal,
     Seat,
     Show,
@@ -24,6 +25,6 @@ from p2php.engine.registry import game_names, get_game, register
 
 __all__ = [
     "Action", "CardId", "Deal", "Decide", "Game", "GameOver", "GameState", "IllegalAction",
-    "Knowledge", "OptionError", "OptionSpec", "Randomness", "Reveal", "Seat", "Show", "Shuffle",
+    "Knowledge", "OptionError", "OptionSpec", "Randomness", "Reshuffle", "Reveal", "Seat", "Show", "Shuffle",
     "Slot", "Step", "game_names", "get_game", "register",
 ]
