@@ -465,6 +465,22 @@ def test_show_of_the_wrong_slots_is_named_by_everyone(keys_for: Any) -> None:
     assert_named_by_all(peers, owner, "", "bad_show")
 
 
+def _text_slot(me: Lockstep, hand: list[int]) -> list[list[Any]]:
+    return [[str(hand[0]), scalar_bytes(me._my_key(hand[0]))]]  # the right key, its slot as text
+
+
+def _bool_slot(me: Lockstep, hand: list[int]) -> list[list[Any]]:
+    return [[True, scalar_bytes(me._my_key(hand[0]))]]
+
+
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
+@pytest.mark.parametrize("keys_for", [_text_slot, _bool_slot], ids=["text", "bool"])
+def test_a_show_box_with_a_slot_that_is_no_integer_is_refused(keys_for: Any) -> None:
+    """The opened box gets the shape check of a public key list: "5" or True is not slot 5 or 1."""
+    peers, owner = _show_cheat(SHOW_SEED, keys_for)
+    assert_named_by(peers[(owner + 1) % 3], owner, "private show could not be opened", "bad_show")
+
+
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_show_of_a_wrong_key_is_named_by_everyone() -> None:
     """The right slot with a wrong key: the viewer names the owner at once, the audit for everyone else."""

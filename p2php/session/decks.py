@@ -33,6 +33,7 @@ from p2php.session.messages import (
     body_field,
     key_list,
     points_list,
+    slot_entries,
 )
 from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
 
@@ -418,7 +419,10 @@ class DeckSteps(LockstepBase):
                 if self.vdeck is not None:
                     self.vdeck.accept(seat, msg, self._key_duty(seat), items=raw, private=True)
                     continue
-                keys = [(int(s), int.from_bytes(k, "big")) for s, k in raw]
+                entries = slot_entries(raw, 32)  # the same shape check as a public key list: no "5", no True
+                if entries is None:
+                    raise ValueError("its keys are not a list of [slot, 32-byte key] pairs")
+                keys = [(slot, int.from_bytes(k, "big")) for slot, k in entries]
             except FaultError:
                 if opened:
                     self.show_box = [msg.seq, key]
