@@ -420,3 +420,23 @@ def test_the_invisibility_cloak_ends_a_battle_with_an_escape_of_up_to_5_steps() 
     t.act(0, escapes[-1], "cloak_move")
     t.act(0, {"type": "place", "token": "invisibility_cloak", "cell": "d006"}, "place_used")
     assert g.pos[0] == escapes[-1]["path"][-1] and 0 in g.fallen and "invisibility_cloak" in g.tokens["d006"]
+
+
+@pytest.mark.usefixtures("mode")
+def test_accio_looks_through_a_deck_takes_one_card_and_the_deck_is_shuffled() -> None:
+    t = Table(2, tops={"spell": ["accio"]})  # Harry's first spell card
+    g = t.state
+    accio = g.hand[0][0]
+    t.act(0, {"type": "start", "slot": accio}, "start_card")
+    assert t.legal(0) == [{"type": "deck", "deck": "potion"}, {"type": "deck", "deck": "spell"}]
+    t.act(0, {"type": "deck", "deck": "potion"}, "search_deck")
+    t.expect(0, "search_take")
+    before = list(g.deck["potion"])
+    mine, theirs = t.table.knowledge(0), t.table.knowledge(1)
+    assert all(mine.face(s) is not None for s in before) and not any(theirs.face(s) for s in before)
+    felix = next(s for s in before if instance(mine.face(s) or -1).card == "felix_felicis")
+    t.act(0, {"type": "take", "slot": felix}, "search_take")
+    t.expect(0, "move")
+    assert g.hand[0][-1] == felix and theirs.face(felix) is None
+    assert len(g.deck["potion"]) == len(before) - 1 and not set(g.deck["potion"]) & set(before)  # new slots
+    assert g.deck["spell"][-1] == accio and instance(g.pub[accio]).card == "accio"

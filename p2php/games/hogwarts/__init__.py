@@ -24,12 +24,13 @@ Increment 1 (the data and the board):
 Increment 2 (the engine, on the shared task stack; one concept per module):
 
 * ``game`` (options, players, card names, bots), ``state`` (the public state; hands and missions are slots
-  whose faces only their holder knows), ``ids`` (card instances and the slot block of each deck), ``turn``
+  whose faces only their holder knows), ``ids`` (card instances and the slot span of each deck), ``turn``
   (the year, a turn, the Time-Turner), ``setup``, ``moves`` (the walk, token pick-ups, trips), ``dice``
   (joint randomness), ``decks`` (Deal into a hand, Reveal face up), ``cells_effects`` (every cell, common
   rooms, duels), ``cards_flow`` (action cards, exams, cards put back), ``events``, ``battle`` (enemy cards,
   alone or as a group), ``pvp`` (the underage dice duel), ``defeat``, ``mission_flow``, ``start_cards``,
-  ``rules`` (public facts: who fights whom, the goal), ``terms`` (the data's effect terms), ``bots``, ``view``.
+  ``search`` (Accio, Felix Felicis), ``rules`` (public facts: who fights whom, the goal), ``terms`` (the
+  data's effect terms), ``bots``, ``view`` (observations, the terminal's lines).
 
 Decisions for the engine where the rulebook, the digest and the data are silent (ours, numbered):
 
@@ -65,16 +66,15 @@ Refused or skipped in this increment (never played wrongly, just not offered):
 R1. ``mode`` qualified, team, solo, return_of_voldemort: an OptionError naming what is missing.
 R2. The Quidditch match: stopping on the pitch offers the portal trip (and Cho's card) only; underage
     needs no match to win.
-R3. The start-of-turn ``search(...)`` cards (Accio, Felix Felicis) are not offered (a private look at a
-    whole face-down deck); the movement ones are.
+R3. (none left: the start-of-turn ``search(...)`` cards are played by ``search``, a Show and a Reshuffle.)
 R4. The Invisibility Cloak is not offered in a group battle nor in the underage dice duel (it is offered in
     a battle fought alone, C-28).
 R5. The optional Dodge rule (C-36, off by default in the base game) is not built.
 
 Next increment: the Quidditch match (data §5, C-37–C-40) and qualified mode (Death Eater tokens placed in
 turn, C-12, and their battles, C-35; alternating player battles, C-33; mission cards shown and returned,
-C-52; the Quidditch requirement); then team mode (C-8–C-10), solo (C-11), the search cards, the Cloak in
-group battles, Dodge, and The Return of Lord Voldemort (C-41–C-47).
+C-52; the Quidditch requirement); then team mode (C-8–C-10), solo (C-11), the Cloak in group battles,
+Dodge, and The Return of Lord Voldemort (C-41–C-47).
 
 Digest against the original (the original wins):
 

@@ -5,9 +5,10 @@ Every shuffled card is one *instance* (a deck holds ``copies`` instances of a di
 then the 30 missions).  The battle cards are not instances: they are never shuffled (rules §5) and are
 public, so the state names them by id (``BA06``).
 
-Each deck gets its own block of slots (deck ``k``'s slots start at ``k * BLOCK``) and a used card goes
-*under its own deck* (rules §10.1), never into another one, so whose deck a slot is stays arithmetic: a
-player's hand is a list of slots whose decks everyone knows, only the faces are secret.
+Each deck gets its own span of slots (deck ``k``'s slots start at ``k * SPAN``; its ``r``-th reshuffle, after
+a start-of-turn card searched it, at ``k * SPAN + r * BLOCK``) and a used card goes *under its own deck*
+(rules §10.1), never into another one, so whose deck a slot is stays arithmetic: a player's hand is a list
+of slots whose decks everyone knows, only the faces are secret.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from functools import cache
 
 from .data import load
 
-__all__ = ["BLOCK", "DECKS", "HAND_DECKS", "MISSIONS", "Instance", "deck_cards", "deck_first_slot", "deck_of_slot",
-           "instance", "mission_card", "universe"]
+__all__ = ["BLOCK", "DECKS", "HAND_DECKS", "MAX_RESHUFFLES", "MISSIONS", "SPAN", "Instance", "deck_cards",
+           "deck_first_slot", "deck_of_slot", "instance", "mission_card", "universe"]
 
 DECKS = ("spell", "potion", "book", "action", "event", "duel", "quidditch")
 """The shuffled decks of rules §5, in slot-block order."""
@@ -27,7 +28,10 @@ MISSIONS = "mission"
 HAND_DECKS = ("spell", "potion", "book", "quidditch")
 """Decks whose cards are taken into the hand (the others are drawn face up and applied)."""
 BLOCK = 100
-"""Slots per deck (the largest deck holds 40 cards)."""
+"""Slots per shuffle of a deck (the largest deck holds 40 cards)."""
+SPAN = 10_000
+"""Slots per deck: its first shuffle and up to 99 reshuffles."""
+MAX_RESHUFFLES = SPAN // BLOCK - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +64,14 @@ def deck_cards(deck: str) -> tuple[int, ...]:
     return tuple(i for i, inst in enumerate(universe()) if inst.deck == deck)
 
 
-def deck_first_slot(deck: str) -> int:
-    return (len(DECKS) if deck == MISSIONS else DECKS.index(deck)) * BLOCK
+def deck_first_slot(deck: str, reshuffles: int = 0) -> int:
+    """The first slot of ``deck``'s shuffle (or of its ``reshuffles``-th reshuffle)."""
+    return (len(DECKS) if deck == MISSIONS else DECKS.index(deck)) * SPAN + reshuffles * BLOCK
 
 
 def deck_of_slot(slot: int) -> str:
-    """The deck a slot belongs to (public: the slot blocks are fixed)."""
-    k = slot // BLOCK
+    """The deck a slot belongs to (public: the slot spans are fixed)."""
+    k = slot // SPAN
     return MISSIONS if k == len(DECKS) else DECKS[k]
 
 

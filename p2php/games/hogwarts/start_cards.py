@@ -1,8 +1,6 @@
 """Start-of-turn cards (rules §8.1, C-16): at most one, before the movement roll; it is opened when played
-and goes under its deck.  What each does to the roll (data §2.2) is :func:`rolls_for`.
-
-Decision (ours, for this increment): the ``search(...)`` cards (Accio, Felix Felicis: look through a deck
-and take a card) are not offered yet; they need a private look at a whole face-down deck.
+and goes under its deck.  What each does to the roll (data §2.2) is :func:`rolls_for`; the cards that
+search a deck are played by :mod:`.search` before the roll.
 """
 
 from __future__ import annotations
@@ -22,8 +20,9 @@ if TYPE_CHECKING:
 
 __all__ = ["OFFERED", "StartCard", "dice_for", "rolls_for"]
 
-OFFERED = ("move(3d6keep2)", "move(+2)", "move(set1)", "move(pm1)", "stop_anywhere")
-"""The start-of-turn effects this increment plays."""
+OFFERED = ("move(3d6keep2)", "move(+2)", "move(set1)", "move(pm1)", "stop_anywhere", "search(potion,spell)",
+           "search(potion,spell,book)")
+"""Every start-of-turn effect of the data (§2.3, §2.4)."""
 SIDES = 6
 
 

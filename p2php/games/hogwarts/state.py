@@ -59,6 +59,7 @@ class HogwartsState(TaskGame):
         self.tokens: dict[str, list[str]] = {}  # cell -> object tokens lying there (stacking allowed)
         self.deck: dict[str, list[Slot]] = {d: [] for d in (*DECKS, MISSIONS)}  # top first
         self.supply = {"powder": POWDER_SUPPLY, "portal": PORTAL_SUPPLY}
+        self.reshuffles: dict[str, int] = {}  # deck -> reshuffles so far (after a search, search.py)
         self.truces: list[list[int]] = []  # [a, b, turns a still owes, turns b still owes] (C-34)
         self.turn = -1
         self.turns = 0  # turns begun
@@ -169,7 +170,8 @@ class HogwartsState(TaskGame):
                 "lp": self.lp, "points": self.points, "powder": self.powder, "portals": self.portals,
                 "held": self.held, "hand": self.hand, "missions": self.missions, "done": self.done,
                 "tokens": sorted(self.tokens.items()), "deck": sorted(self.deck.items()),
-                "supply": sorted(self.supply.items()), "truces": self.truces, "turn": self.turn,
+                "supply": sorted(self.supply.items()),
+                "reshuffles": sorted(self.reshuffles.items()), "truces": self.truces, "turn": self.turn,
                 "turns": self.turns, "fallen": self.fallen, "qualified": self.qualified, "events": self.events,
                 "stack": self.stack.snapshot()}
 
@@ -182,6 +184,7 @@ class HogwartsState(TaskGame):
         new.tokens = {k: list(v) for k, v in self.tokens.items()}
         new.deck = {k: list(v) for k, v in self.deck.items()}
         new.supply = dict(self.supply)
+        new.reshuffles = dict(self.reshuffles)
         new.options = dict(self.options)
         new.pub = dict(self.pub)
         new.stack = self.stack.clone()

@@ -1,7 +1,8 @@
 """The flow of the game: set-up, then turns clockwise from the first player (rules §7) until, after a round
 in which some player met the length's conditions, the round is finished (C-15).
 
-A turn (rules §8, §12): 1. at most one start-of-turn card; 2. the roll (2 dice of joint randomness) and
+A turn (rules §8, §12): 1. at most one start-of-turn card (a deck search is made at once, a movement card
+changes the roll); 2. the roll (2 dice of joint randomness) and
 the move, picking up object tokens on the way; 3. a battle with a player whose cell the move entered, which
 ends the turn; or 4. a trip (flying powder, portal, Buckbeak: no cell effect there, C-21) or the effect of
 the cell; 5. a mission attempt; then the figure returns from a trip (not after a defeat), truces count down
@@ -24,8 +25,10 @@ from .mission_flow import MissionAttempt
 from .moves import Move, Moved, Pickups, Trip
 from .pvp import PlayerBattle
 from .rules import meets_goal, opponents_at
+from .search import SearchDeck
 from .setup import Setup
 from .start_cards import StartCard, dice_for, rolls_for
+from .terms import parse
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -111,6 +114,10 @@ class Turn(Task["HogwartsState"]):
             self.stage = S.START_CARD
             return Call(StartCard(seat), into="start")
         if self.stage is S.START_CARD:
+            if self.start.startswith("search"):  # Accio, Felix Felicis: a card from a deck first
+                decks = parse(self.start)[1]
+                self.start = ""
+                return Push(SearchDeck(seat, decks))
             self.stage = S.ROLL
             return Call(Roll(dice_for(self.start), "move"), into="dice")
         if self.stage is S.ROLL:

@@ -1,0 +1,89 @@
+"""The start-of-turn cards that search a deck (data §2.2 ``search(decks)``: Accio, Felix Felicis): look through
+one of the listed decks, take 1 card of your choice into your hand, then the deck is shuffled.
+
+The look is a :class:`~p2php.engine.contract.Show` of every slot of the deck to the searching seat alone; the
+card taken keeps its face secret from the others (they learn only which deck it came from); the rest of the
+deck becomes a new face-down deck through a :class:`~p2php.engine.contract.Reshuffle` in the deck's next
+slot block, so the look tells nobody where any card now lies.
+
+Decision (ours): a deck already reshuffled 99 times (its slot span is full) or with no card is not offered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum, auto
+from typing import TYPE_CHECKING
+
+from p2php.engine.contract import Action, CardId, Decide, Knowledge, Reshuffle, Seat, Show, Slot, Step
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+
+from .ids import MAX_RESHUFFLES, deck_first_slot
+
+if TYPE_CHECKING:
+    from .state import HogwartsState
+
+__all__ = ["SearchDeck", "searchable"]
+
+
+def searchable(g: HogwartsState, decks: Sequence[str]) -> list[str]:
+    """The listed decks that may be searched now."""
+    return [d for d in decks if g.deck[d] and g.reshuffles.get(d, 0) < MAX_RESHUFFLES]
+
+
+@dataclass
+class SearchDeck(Task["HogwartsState"]):
+    class Stage(Enum):
+        CHOOSE = auto()
+        LOOK = auto()
+        TAKE = auto()
+        SHUFFLE = auto()
+
+    seat: int
+    decks: list[str]
+    stage: Stage = Stage.CHOOSE
+    deck: str = ""
+
+    def run(self, g: HogwartsState) -> Outcome:
+        S = SearchDeck.Stage
+        if self.stage is S.CHOOSE:
+            if not searchable(g, self.decks):
+                return Done()
+            return Decide((self.seat,), "search_deck")
+        if self.stage is S.LOOK:
+            return Show(tuple(g.deck[self.deck]), self.seat, self.seat)
+        if self.stage is S.TAKE:
+            return Decide((self.seat,), "search_take")
+        if not g.deck[self.deck]:
+            return Done()
+        g.reshuffles[self.deck] = g.reshuffles.get(self.deck, 0) + 1
+        return Reshuffle(tuple(g.deck[self.deck]), deck_first_slot(self.deck, g.reshuffles[self.deck]),
+                         purpose=f"{self.deck}_search")
+
+    def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        if self.stage is SearchDeck.Stage.CHOOSE:
+            return [{"type": "deck", "deck": d} for d in searchable(g, self.decks)]
+        return [{"type": "take", "slot": s} for s in g.deck[self.deck]]
+
+    def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
+               faces: Mapping[Slot, CardId]) -> Outcome:
+        action = answers[0][1]
+        if self.stage is SearchDeck.Stage.CHOOSE:
+            self.deck = str(action["deck"])
+            self.stage = SearchDeck.Stage.LOOK
+            return CONTINUE
+        slot = int(action["slot"])
+        g.deck[self.deck].remove(slot)
+        g.hand[self.seat].append(slot)
+        g.log("searched", self.seat, self.deck)
+        self.stage = SearchDeck.Stage.SHUFFLE
+        return CONTINUE
+
+    def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        if isinstance(step, Show):
+            self.stage = SearchDeck.Stage.TAKE
+            return CONTINUE
+        assert isinstance(step, Reshuffle)
+        g.deck[self.deck] = list(step.new_slots)
+        return Done()
