@@ -40,7 +40,7 @@ def test_modes_not_built_yet_are_refused_naming_what_is_missing(mode: str) -> No
 
 
 def test_options_players_and_names() -> None:
-    assert GAME.parse_options({}) == {"length": "quick", "mode": "underage"}
+    assert GAME.parse_options({}) == {"dodge": False, "length": "quick", "mode": "underage"}
     with pytest.raises(OptionError, match="length"):
         GAME.new_state(2, {"length": "endless"})
     for bad in (1, 10):
@@ -118,6 +118,7 @@ def test_the_goal_of_each_length() -> None:
 def test_the_game_conforms_to_the_engine_contract() -> None:
     check_game(GAME, (2,), range(2), every=5)
     check_game(GAME, (4, 9), range(1), every=7)  # random bots play long games: checked every 7th decision
+    check_game(GAME, (3,), range(1), {"dodge": True}, every=7)
 
 
 def test_the_same_seed_gives_the_same_game() -> None:

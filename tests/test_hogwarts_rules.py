@@ -440,3 +440,32 @@ def test_accio_looks_through_a_deck_takes_one_card_and_the_deck_is_shuffled() ->
     assert g.hand[0][-1] == felix and theirs.face(felix) is None
     assert len(g.deck["potion"]) == len(before) - 1 and not set(g.deck["potion"]) & set(before)  # new slots
     assert g.deck["spell"][-1] == accio and instance(g.pub[accio]).card == "accio"
+
+
+def test_the_optional_dodge_rerolls_the_dice_that_hit() -> None:
+    """C-36: with dodge=true, Fluffy's counter-attack (after:roll(3)) may be dodged; 1-2 cost 2, 3-5 cost 1,
+    a 6 costs Fluffy 1."""
+    t = Scenario(GAME, 2, {"dodge": True}, mode="engine")
+    for seat in (0, 1):
+        t.act(seat, {"type": "character", "sheet": seat + 1}, "character")
+    g = t.state
+    assert isinstance(g, HogwartsState)
+    t.decide()
+    battle = Battle([0], "BA02", "mission", 5)
+    g.stack.push(battle)
+    for _ in range(40):
+        step = t.decide()
+        if step.prompt == "dodge":
+            break
+        t.act(step.seats[0], t.legal(step.seats[0])[0])
+    else:
+        pytest.skip("no hit to dodge in 40 decisions")
+    hits = battle.dice[0]
+    g.lp[0] = 14  # a dodge of 3 dice costs at most 6: no defeat muddles the count
+    lp, fluffy = g.lp[0], battle.lp
+    t.act(0, {"type": "dodge"}, "dodge")
+    t.decide()
+    dodged = [e[2] for e in g.events if e[:2] == ["roll", "dodge"]][-1]
+    assert len(dodged) == hits
+    assert lp - g.lp[0] == sum(2 if d <= 2 else 0 if d == 6 else 1 for d in dodged)
+    assert fluffy - battle.lp >= dodged.count(6)

@@ -2,7 +2,8 @@
 original: shared/seeds/002_*.txt, which wins where the digest differs).
 
 Playable in ``mode=underage`` at every ``length`` (quick | classic | long), 2 to 9 players (C-14), with the
-``random`` and ``heuristic`` bots; the other modes are refused with an OptionError naming what is missing.
+``random`` and ``heuristic`` bots and the optional Dodge (``dodge=true``); the other modes are refused with
+an OptionError naming what is missing.
 Importing this package registers the game as ``hogwarts`` (an entry point names it, as for the TCG).
 
 Increment 1 (the data and the board):
@@ -66,15 +67,13 @@ Refused or skipped in this increment (never played wrongly, just not offered):
 R1. ``mode`` qualified, team, solo, return_of_voldemort: an OptionError naming what is missing.
 R2. The Quidditch match: stopping on the pitch offers the portal trip (and Cho's card) only; underage
     needs no match to win.
-R3. (none left: the start-of-turn ``search(...)`` cards are played by ``search``, a Show and a Reshuffle.)
-R4. The Invisibility Cloak is not offered in a group battle nor in the underage dice duel (it is offered in
-    a battle fought alone, C-28).
-R5. The optional Dodge rule (C-36, off by default in the base game) is not built.
+R3. The Invisibility Cloak is not offered in a group battle nor in the underage dice duel (it is offered in
+    a battle fought alone, C-28), and Pettigrew's flight not in a group battle.
 
 Next increment: the Quidditch match (data §5, C-37–C-40) and qualified mode (Death Eater tokens placed in
 turn, C-12, and their battles, C-35; alternating player battles, C-33; mission cards shown and returned,
 C-52; the Quidditch requirement); then team mode (C-8–C-10), solo (C-11), the Cloak in group battles,
-Dodge, and The Return of Lord Voldemort (C-41–C-47).
+Dodge against players and Death Eaters, and The Return of Lord Voldemort (C-41–C-47).
 
 Digest against the original (the original wins):
 

@@ -24,6 +24,10 @@ Pettigrew's flight is offered after each round of a battle he fights alone (resu
 The Invisibility Cloak is offered in a battle fought alone: the battle ends with no winner (``escaped``), the
 player moves up to 5 steps by the normal rules without battles (C-28) and its turn ends as after a defeat
 (no trip return, no mission: ``HogwartsState.fallen``).
+
+With the option ``dodge=true`` (C-36, off by default in the base game) a player about to lose LP to an
+enemy's ``after:roll`` dice may re-roll the dice that hit instead: 1–2 cost 2 LP each, 3–5 cost 1, a 6 costs
+the enemy 1 (rules §16.5); the result is still one retaliation (a protection answers it as a whole).
 """
 
 from __future__ import annotations
@@ -119,6 +123,7 @@ class Battle(Task["HogwartsState"]):
     extra_dice: int = 0
     res_cut: int = 0
     rolled: bool = False  # the roll of the current attack or ability has been made (its faces in dice)
+    dodge: str = ""  # "asked" (dice = [hitting dice, loss]), "rolled" (dice = the dodge dice)
     after: int = 0  # the after-ability being resolved
     fled: bool = False
 
@@ -266,6 +271,8 @@ class Battle(Task["HogwartsState"]):
             return [{"type": "keep"}, {"type": "reroll"}]
         if self.stage is S.CHECK:
             return [{"type": "stay"}, {"type": "flee"}]
+        if self.stage is S.AFTER:
+            return [{"type": "take_hits"}, {"type": "dodge"}]
         if self.stage is S.ESCAPE:
             moves = walks_up_to(g.graph, g.pos[seat], CLOAK_STEPS, Constraints())
             return [{"type": "escape", "path": list(w.path)} for w in moves] or [{"type": "escape", "path": []}]
@@ -300,6 +307,12 @@ class Battle(Task["HogwartsState"]):
                 self.rolled, self.dice = False, []
                 g.log("reroll", seat)
             return CONTINUE
+        if self.stage is S.AFTER:  # the optional Dodge (C-36): take the hits, or re-roll the dice that hit
+            if kind == "dodge":
+                self.dodge = "rolled"
+                g.log("dodge", seat)
+                return Call(Roll(self.dice[0], "dodge"), into="dice")
+            return self.ability_done(g, seat, self.dice[1])
         if self.stage is S.CHECK:  # Pettigrew: stay, or flee (once per battle, no winner)
             if kind == "flee":
                 self.use_once(seat, "flee_once")
@@ -459,14 +472,25 @@ class Battle(Task["HogwartsState"]):
         if not self.rolled:
             self.rolled = True
             return Call(Roll(amount(args[0]), "enemy"), into="dice")
-        self.rolled = False
+        if self.dodge == "rolled":  # the dodge dice replace the hits (rules §16.5)
+            loss = sum(2 if d <= 2 else 0 if d == 6 else 1 for d in self.dice)
+            self.lp -= sum(1 for d in self.dice if d == 6)
+            return self.ability_done(g, seat, loss)
         res = g.student(seat).res - (1 if len(args) > 1 and args[1] == "res-1" else 0)
         if terms_of(enemy.abilities, "execute") and g.lp[seat] <= 3:
             res = MIN_RES
         res = max(MIN_RES, res)
         sixes = sum(amount(a[0]) for a in terms_of(enemy.abilities, "sixes")) or 1
-        loss = sum(sixes if d == 6 else 1 for d in self.dice if d >= res)
-        self.dice = []
+        hitting = [d for d in self.dice if d >= res]
+        loss = sum(sixes if d == 6 else 1 for d in hitting)
+        if hitting and g.options.get("dodge") is True:
+            self.dodge, self.dice = "asked", [len(hitting), loss]
+            return Decide((seat,), "dodge")
+        return self.ability_done(g, seat, loss)
+
+    def ability_done(self, g: HogwartsState, seat: Seat, loss: int) -> Outcome:
+        """An ``after:roll`` counter-attack is resolved: ``seat`` loses ``loss`` LP (as a retaliation)."""
+        self.rolled, self.dodge, self.dice = False, "", []
         self.after += 1
         self.retaliate(g, seat, loss)
         return CONTINUE

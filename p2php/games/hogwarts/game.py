@@ -2,7 +2,8 @@
 
 Options: ``mode`` = ``underage`` (built) | ``qualified`` | ``team`` | ``solo`` | ``return_of_voldemort`` (not
 built yet: refused with an :class:`~p2php.engine.contract.OptionError` naming what is missing); ``length`` =
-``quick`` | ``classic`` | ``long`` (rules §2).  2 to 9 players (C-14: nine sheets; solo, 1, is not built).
+``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` = ``false`` | ``true`` (the optional Dodge rule,
+C-36).  2 to 9 players (C-14: nine sheets; solo, 1, is not built).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class HogwartsGame(Game):
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (only underage is built)"),
         "length": OptionSpec("quick", ("quick", "classic", "long"), "game length: missions and points to win"),
+        "dodge": OptionSpec(False, None, "the optional Dodge rule against enemies' dice (C-36)"),
     }
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic")
 
