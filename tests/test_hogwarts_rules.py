@@ -23,6 +23,7 @@ from p2php.games.hogwarts.ids import deck_of_slot, instance
 from p2php.games.hogwarts.mission_flow import MissionAttempt
 from p2php.games.hogwarts.pvp import PlayerBattle
 from p2php.games.hogwarts.rules import opponents_at
+from p2php.games.hogwarts.start_cards import rolls_for
 from p2php.games.hogwarts.state import HogwartsState
 from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import Scenario
@@ -469,3 +470,69 @@ def test_the_optional_dodge_rerolls_the_dice_that_hit() -> None:
     assert len(dodged) == hits
     assert lp - g.lp[0] == sum(2 if d <= 2 else 0 if d == 6 else 1 for d in dodged)
     assert fluffy - battle.lp >= dodged.count(6)
+
+
+# ----------------------------------------------------------------------------- events that ask, cells, start cards
+
+
+@pytest.mark.usefixtures("mode")
+def test_owl_post_lets_every_player_choose_a_deck_from_the_drawer_clockwise() -> None:
+    t = Table(3, tops={"event": ["EV09"]})
+    g = t.state
+    sizes = [len(h) for h in g.hand]
+    t.push(Event(1))
+    for seat, deck in ((1, "book"), (2, "potion"), (0, "spell")):
+        t.act(seat, {"type": "deck", "deck": deck}, "choose_deck")
+    t.expect(0, "start_card")
+    assert [len(h) - n for h, n in zip(g.hand, sizes, strict=True)] == [1, 1, 1]
+    assert [deck_of_slot(h[-1]) for h in g.hand] == ["spell", "book", "potion"]
+
+
+@pytest.mark.usefixtures("mode")
+def test_the_start_of_term_feast_sends_everyone_to_a_great_hall_cell_of_their_choice() -> None:
+    t = Table(2, tops={"event": ["EV03"]})
+    g = t.state
+    hall = list(load().great_hall_cells())
+    t.push(Event(0))
+    assert t.legal(0) == [{"type": "go", "cell": c} for c in hall]
+    t.act(0, {"type": "go", "cell": hall[0]}, "event_cell")
+    t.act(1, {"type": "go", "cell": hall[-1]}, "event_cell")
+    t.expect(0, "start_card")
+    assert g.pos == [hall[0], hall[-1]]
+
+
+def test_a_group_battle_multiplies_the_enemy_s_lp_by_the_participants() -> None:
+    t = Table(3, tops={"event": ["EV14"]}, mode="engine")  # Troll in the dungeon: 5 LP per participant
+    g = t.state
+    t.decide()
+    g.lp[2] = 2  # only players with 3 LP or more take part
+    t.push(Event(0))
+    t.decide()
+    battle = g.stack.top
+    assert isinstance(battle, Battle) and battle.participants == [0, 1] and battle.start_lp == 10
+    assert battle.limit == 2
+    points = list(g.points)
+    t.first_legal_until(["start_card"])
+    if battle.lp <= 0:
+        assert [g.points[s] - points[s] for s in (0, 1)] == [0 if s in g.fallen else 20 for s in (0, 1)]
+    assert g.points[2] == points[2]
+
+
+def test_movement_cards_change_the_roll() -> None:
+    assert rolls_for("", [3, 4]) == [7]
+    assert rolls_for("move(+2)", [3, 4]) == [9]
+    assert rolls_for("move(pm1)", [3, 4]) == [6, 7, 8]
+    assert rolls_for("move(set1)", [3, 4]) == [4, 5, 6, 7, 8, 9, 10]
+    assert rolls_for("move(3d6keep2)", [1, 5, 6]) == [6, 7, 11]
+
+
+def test_life_cells_heal_up_to_14_and_hagrid_s_hut_gives_a_potion_and_a_spell() -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    g.pos[0], g.lp[0] = "hospital_wing", 12
+    assert effect_tasks(g, 0) == [] and g.lp[0] == 14
+    g.pos[0] = "hagrids_hut"
+    assert [(type(x).__name__, x.deck, x.n) for x in effect_tasks(g, 0) if isinstance(x, Draw)] == \
+        [("Draw", "potion", 1), ("Draw", "spell", 1)]
+    g.pos[0] = "m010"  # a spell cell: Harry takes 2 (his ability)
+    assert [(x.deck, x.n) for x in effect_tasks(g, 0) if isinstance(x, Draw)] == [("spell", 2)]
