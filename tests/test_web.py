@@ -48,6 +48,18 @@ async def test_the_page_and_nothing_else_is_served(nursery: trio.Nursery) -> Non
     assert status == 200 and body == b""
 
 
+async def test_the_page_gets_each_games_names_in_one_language(nursery: trio.Nursery) -> None:
+    import json
+
+    port = await nursery.start(serve, "127.0.0.1", 0)
+    status, headers, body = await _get(port, _req("/words/hpsha.json"))
+    tables = json.loads(body)
+    assert status == 200 and headers["content-type"].startswith("application/json")
+    assert tables["en"]["爆破咒 Bombarda"] == "Bombarda" and tables["zh"]["爆破咒 Bombarda"] == "爆破咒"
+    assert json.loads((await _get(port, _req("/words/uno.json")))[2]) == {"en": {}, "zh": {}}
+    assert (await _get(port, _req("/words/nope.json")))[0] == 404
+
+
 def test_static_names_stay_inside_the_package() -> None:
     assert static_file("/") is not None and static_file("/index.html?x=1") is not None
     assert static_file("/../__init__.py") is None and static_file("/server.py") is None

@@ -25,7 +25,7 @@ from wsproto.events import AcceptConnection, RejectConnection, RejectData, Reque
 
 from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, header, run_session
 
-__all__ = ["MAX_REQUEST", "STATIC_TYPES", "serve", "static_file"]
+__all__ = ["MAX_REQUEST", "STATIC_TYPES", "serve", "static_file", "words_file"]
 
 MAX_REQUEST = 16 * 1024
 """Bytes of request head a connection may send before it is dropped."""
@@ -58,9 +58,27 @@ def static_file(target: str) -> tuple[bytes, str] | None:
 _REASONS = {200: b"OK", 404: b"Not Found", 405: b"Method Not Allowed"}
 
 
+def words_file(target: str) -> bytes | None:
+    """``/words/GAME.json``: the game's "中文 English" names as the terminal localizes them, per language.
+
+    ``{"en": {"爆破咒 Bombarda": "Bombarda", "爆破咒": "Bombarda", …}, "zh": {"爆破咒 Bombarda": "爆破咒", …}}``: the
+    page replaces the longest match first, so a person reads one language (empty maps for a game with one).
+    """
+    import json
+
+    from p2php.engine.registry import game_names
+    from p2php.terminal import Localizer
+
+    name = target.split("?", 1)[0].removeprefix("/words/").removesuffix(".json")
+    if not target.startswith("/words/") or name not in game_names():
+        return None
+    tables = {lang: Localizer(name, lang).table for lang in ("en", "zh")}
+    return json.dumps(tables, ensure_ascii=False, sort_keys=True).encode()
+
+
 def _security_headers(port: int) -> list[tuple[bytes, bytes]]:
     own = f"127.0.0.1:{port} localhost:{port}"
-    csp = (f"default-src 'self'; connect-src ws://{own.replace(' ', ' ws://')}; img-src 'self' data:; "
+    csp = (f"default-src 'self'; connect-src 'self' ws://{own.replace(' ', ' ws://')}; img-src 'self' data:; "
            "style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
     return [(b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
             (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store")]
@@ -137,7 +155,8 @@ async def serve_connection(stream: trio.abc.Stream, port: int) -> None:
                     await _respond(stream, conn, 405, b"only GET\n", "text/plain; charset=utf-8", port,
                                    extra=[(b"allow", b"GET, HEAD")])
                     return
-                found = static_file(target)
+                words = words_file(target)
+                found = (words, "application/json; charset=utf-8") if words is not None else static_file(target)
                 head = request.method == b"HEAD"
                 if found is None:
                     await _respond(stream, conn, 404, b"not found\n", "text/plain; charset=utf-8", port, head=head)

@@ -6,10 +6,32 @@ const $ = (id) => document.getElementById(id);
 const state = { ws: null, games: [], seat: null, names: [], game: null, turn: null, timer: null, lang: "en",
                 timeout: 30, viewAsked: false };
 
+// The game's "中文 English" names, one language at a time (served by p2php web at /words/GAME.json).
+const words = { tables: null, pattern: null };
+
+function loadWords(game) {
+  words.tables = null;
+  fetch(`/words/${encodeURIComponent(game)}.json`).then((r) => (r.ok ? r.json() : null)).then((t) => {
+    words.tables = t;
+    setPattern();
+  }).catch(() => {});
+}
+
+function setPattern() {
+  const table = words.tables && words.tables[state.lang];
+  const keys = table ? Object.keys(table).sort((a, b) => b.length - a.length) : [];
+  words.pattern = keys.length ? new RegExp(keys.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g") : null;
+}
+
+function tr(text) {
+  const table = words.tables && words.tables[state.lang];
+  return words.pattern && table ? text.replace(words.pattern, (m) => table[m]) : text;
+}
+
 function el(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (text !== undefined && text !== null) node.textContent = tr(String(text));
   return node;
 }
 
@@ -116,7 +138,7 @@ function renderHpsha(view) {
     box.appendChild(el("div", "hp", f.alive ? `HP ${f.hp}/${f.max_hp}` : "dead"));
     box.appendChild(el("div", "", `${f.identity || "identity hidden"} · ${f.hand_count} in hand`));
     if (f.skills && f.skills.length) {
-      box.appendChild(el("div", "skills", f.skills.map((k) => pickLang(k.zh, k.en) + (k.locked ? " 🔒" : "")).join(", ")));
+      box.appendChild(el("div", "skills", f.skills.map((k) => pickLang(k.zh, k.en) + (k.locked ? pickLang("（锁定技）", " (locked)") : "")).join(", ")));
     }
     if (f.equipment && f.equipment.length) {
       box.appendChild(el("div", "equip", "equipped: " + f.equipment.map((e) => pickLang(e.zh, e.en)).join(", ")));
@@ -133,6 +155,33 @@ function renderHpsha(view) {
     el("span", "card hpsha" + (c.usable ? "" : " sealed"), pickLang(c.zh, c.en))));
 }
 
+function counted(names) {
+  const counts = new Map();
+  for (const n of names || []) counts.set(n, (counts.get(n) || 0) + 1);
+  return [...counts].map(([n, k]) => (k > 1 ? `${n} ×${k}` : n)).join(", ");
+}
+
+function renderTcg(view) {
+  const sides = view.sides || [];
+  const order = state.seat === 1 ? [0, 1] : [1, 0];  // the opponent first, then you
+  $("seats").replaceChildren(...order.filter((s) => sides[s]).map((s) => {
+    const side = sides[s];
+    const box = el("div", "seat tcg" + (s === view.turn ? " current" : "") + (s === state.seat ? " me" : ""));
+    box.appendChild(el("div", "who", `${state.names[s] || "seat " + s}: ${side.character}`));
+    box.appendChild(el("div", "", `deck ${side.deck} · hand ${side.hand} · discard ${(side.discard || []).length}`));
+    if (side.lessons && side.lessons.length) box.appendChild(el("div", "", "Lessons: " + counted(side.lessons)));
+    if (side.creatures && side.creatures.length) {
+      box.appendChild(el("div", "", "Creatures: " + side.creatures.map(([n, d]) => (d ? `${n} (${d} damage)` : n)).join(", ")));
+    }
+    if (side.items && side.items.length) box.appendChild(el("div", "", "Items: " + side.items.join(", ")));
+    if (side.characters && side.characters.length) box.appendChild(el("div", "", "Characters: " + side.characters.join(", ")));
+    if (side.adventure) box.appendChild(el("div", "", "Adventure: " + side.adventure));
+    return box;
+  }));
+  $("centre").replaceChildren(el("span", "", `turn ${view.turns} · ${state.names[view.turn] || "seat " + view.turn} to act`));
+  $("hand").replaceChildren(...(view.hand || []).map((n) => el("span", "card tcg", n)));
+}
+
 function renderGeneric(view) {
   $("seats").replaceChildren();
   const pre = el("pre", "generic", JSON.stringify(view, null, 1).slice(0, 6000));
@@ -144,16 +193,19 @@ function render(view, legal) {
   const playable = (legal || []).map((action, index) => ({ action, index }));
   if (state.game === "uno") renderUno(view, playable);
   else if (state.game === "hpsha") renderHpsha(view);
+  else if (state.game === "tcg") renderTcg(view);
   else renderGeneric(view);
 }
 
 // ---------------------------------------------------------------- turns
 
 function strip(label) {
+  // "seat 0 plays red 5" / "seat 0 哈利·波特: pass" → "plays red 5" / "pass": the buttons are about you
+  const text = String(label);
+  const named = text.match(new RegExp(`^seat ${state.seat}(?: [^\\s:]+)?: (.+)$`));
+  if (named) return named[1];
   const own = `seat ${state.seat} `;
-  let text = String(label);
-  if (text.startsWith(own)) text = text.slice(own.length);
-  return text.replace(/^[^:]{0,40}: /, (m) => (m.startsWith("seat") ? "" : m));
+  return text.startsWith(own) ? text.slice(own.length) : text;
 }
 
 function act(index) {
@@ -206,6 +258,7 @@ function onEvent(event) {
     case "games": showGames(event.games || []); break;
     case "started":
       state.seat = event.seat; state.names = event.names || []; state.game = event.game;
+      loadWords(event.game);
       $("lobby").hidden = true; $("table").hidden = false; $("over").hidden = true;
       $("table-title").textContent = `${event.game} · ${event.players} players · you are seat ${event.seat}`;
       $("safety").textContent = `safety code ${event.safety_code}`;
@@ -259,6 +312,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("host").addEventListener("click", () => startTable("host"));
   $("join").addEventListener("click", () => startTable("join"));
   $("leave").addEventListener("click", () => send({ op: "leave" }));
-  $("lang").addEventListener("change", () => { state.lang = $("lang").value; if (state.turn) yourTurn(state.turn); else send({ op: "view" }); });
+  $("lang").addEventListener("change", () => {
+    state.lang = $("lang").value;
+    setPattern();
+    if (state.turn) yourTurn(state.turn); else send({ op: "view" });
+  });
   connect();
 });
