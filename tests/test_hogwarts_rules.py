@@ -420,7 +420,7 @@ def test_the_invisibility_cloak_ends_a_battle_with_an_escape_of_up_to_5_steps() 
     assert escapes and all(1 <= len(a["path"]) - 1 <= 5 for a in escapes)
     t.act(0, escapes[-1], "cloak_move")
     t.act(0, {"type": "place", "token": "invisibility_cloak", "cell": "d006"}, "place_used")
-    assert g.pos[0] == escapes[-1]["path"][-1] and 0 in g.fallen and "invisibility_cloak" in g.tokens["d006"]
+    assert g.pos[0] == escapes[-1]["path"][-1] and 0 in g.ended and "invisibility_cloak" in g.tokens["d006"]
 
 
 @pytest.mark.usefixtures("mode")

@@ -61,6 +61,8 @@ E13. Battle: protections are used up by each retaliation trigger, even one that 
     Pettigrew's flight is offered after each round of a battle he fights alone (not in a group).
 E14. Pettigrew's ``rat`` passes figures without a battle; stopping early on a figure's cell is not offered.
 E15. The state's event log holds the current turn only (structured entries, rendered by ``view``).
+E16. After a Cloak escape the turn ends (no mission) but the figure still returns from a trip; only a
+    defeat keeps it where it fell (C-21) — the graveyard, which has no walk edges, is never a trap.
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 

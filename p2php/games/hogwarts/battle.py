@@ -23,7 +23,7 @@ the first loss that would defeat her (in a duel: leave her at 1), the one moment
 Pettigrew's flight is offered after each round of a battle he fights alone (result ``escaped``).
 The Invisibility Cloak is offered in a battle fought alone: the battle ends with no winner (``escaped``), the
 player moves up to 5 steps by the normal rules without battles (C-28) and its turn ends as after a defeat
-(no trip return, no mission: ``HogwartsState.fallen``).
+(no mission; the figure still returns from a trip: ``HogwartsState.ended``).
 
 With the option ``dodge=true`` (C-36, off by default in the base game) a player about to lose LP to an
 enemy's ``after:roll`` dice may re-roll the dice that hit instead: 1–2 cost 2 LP each, 3–5 cost 1, a 6 costs
@@ -358,7 +358,7 @@ class Battle(Task["HogwartsState"]):
             self.spent_by.append(seat)
         g.log("token_used", seat, token)
         if token == CLOAK:  # the battle ends at once with no winner; the escape move follows (C-28)
-            g.fallen.append(seat)
+            g.ended.append(seat)
             self.stage = Battle.Stage.ESCAPE
             return CONTINUE
         if token == "resurrection_stone":

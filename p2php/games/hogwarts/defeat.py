@@ -26,4 +26,5 @@ def defeat(g: HogwartsState, seat: Seat) -> None:
     g.pos[seat] = LEAKY_CAULDRON
     g.lp[seat] = AFTER_DEFEAT_LP
     g.fallen.append(seat)
+    g.ended.append(seat)
     g.log("defeated", seat)

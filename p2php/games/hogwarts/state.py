@@ -63,7 +63,8 @@ class HogwartsState(TaskGame):
         self.truces: list[list[int]] = []  # [a, b, turns a still owes, turns b still owes] (C-34)
         self.turn = -1
         self.turns = 0  # turns begun
-        self.fallen: list[Seat] = []  # seats defeated (or escaped) this turn: no trip return, no mission (C-21)
+        self.fallen: list[Seat] = []  # seats defeated this turn: no return from a trip (C-21)
+        self.ended: list[Seat] = []  # seats whose turn ended early this turn (a defeat, the Cloak): no mission
         self.qualified: list[Seat] = []  # seats that met the length's conditions this round (C-15)
         self.events: list[list[Any]] = []  # structured log, rendered by view.py
         self.pub: dict[Slot, CardId] = {}
@@ -172,12 +173,13 @@ class HogwartsState(TaskGame):
                 "tokens": sorted(self.tokens.items()), "deck": sorted(self.deck.items()),
                 "supply": sorted(self.supply.items()),
                 "reshuffles": sorted(self.reshuffles.items()), "truces": self.truces, "turn": self.turn,
-                "turns": self.turns, "fallen": self.fallen, "qualified": self.qualified, "events": self.events,
+                "turns": self.turns, "fallen": self.fallen, "ended": self.ended,
+                "qualified": self.qualified, "events": self.events,
                 "stack": self.stack.snapshot()}
 
     def clone(self) -> HogwartsState:
         new = copy.copy(self)
-        for name in ("sheet", "pos", "lp", "points", "powder", "portals", "fallen", "qualified"):
+        for name in ("sheet", "pos", "lp", "points", "powder", "portals", "fallen", "ended", "qualified"):
             setattr(new, name, list(getattr(self, name)))
         for name in ("held", "hand", "missions", "done", "truces", "events"):
             setattr(new, name, [list(x) for x in getattr(self, name)])

@@ -108,7 +108,7 @@ class Turn(Task["HogwartsState"]):
         seat = self.seat
         if self.stage is S.BEGIN:
             g.turn = seat
-            g.fallen = []
+            g.fallen, g.ended = [], []
             g.events = []
             g.log("turn", seat, g.turns)
             self.stage = S.START_CARD
@@ -140,7 +140,7 @@ class Turn(Task["HogwartsState"]):
             return Push(CellEffect(seat))
         if self.stage is S.MISSION:
             self.stage = S.END
-            if seat in g.fallen:
+            if seat in g.ended:
                 return CONTINUE
             slot = self.moved.mission if self.moved is not None and not self.trip else -1
             return Push(MissionAttempt(seat, slot))
