@@ -2,11 +2,11 @@
 in which some player met the length's conditions, the round is finished (C-15).
 
 A turn (rules §8, §12): 1. at most one start-of-turn card (a deck search is made at once, a movement card
-changes the roll); 2. the roll (2 dice of joint randomness) and
-the move, picking up object tokens on the way; 3. a battle with a player whose cell the move entered, which
-ends the turn; or 4. a trip (flying powder, portal, Buckbeak: no cell effect there, C-21) or the effect of
-the cell; 5. a mission attempt; then the figure returns from a trip (not after a defeat), truces count down
-and the Time-Turner may give one more turn (C-49).
+changes the roll); 2. the roll (2 dice of joint randomness) and the move, picking up object tokens on the
+way; 3. a battle with a player whose cell the move entered, which ends the turn; or 4. a trip (flying
+powder, portal, Buckbeak: no cell effect there, C-21) or the effect of the cell; 5. a mission attempt; then
+the figure returns from a trip (not after a defeat), truces count down and the Time-Turner may give one
+more turn (C-49).
 """
 
 from __future__ import annotations
