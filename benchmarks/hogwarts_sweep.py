@@ -1,7 +1,9 @@
 """A sweep of engine-only games of A Year at Hogwarts with bots: do they all finish, how fast, how long.
 
 For each table size and length it plays seeded games on a trusted local table (no crypto) and prints games/s,
-turns and decisions per game, and how many games ended with more than one winner (a tie, C-7).  A game that
+turns and decisions per game, how many games ended with more than one winner (a tie, C-7), and the joint
+random draws a game needs (a real session's hash chains hold 1024 of them: the games over that could not be
+played through the protocol to their end).  A game that
 raises or does not end within ``--max-decisions`` is reported with its seed.
 
     python benchmarks/hogwarts_sweep.py [--games 100] [--players 2,4,9] [--lengths quick,classic,long]
@@ -19,16 +21,19 @@ from p2php.engine.contract import Decide, GameOver
 from p2php.engine.local import LocalTable
 from p2php.games.hogwarts.game import GAME
 
+CHAIN = 1024
+"""Joint random draws a session's hash chains hold (p2php.session.handshake.CHAIN_LENGTH)."""
 
-def play(players: int, length: str, seed: int, bot: str, max_decisions: int) -> tuple[int, int, int]:
-    """One game: (turns, decisions, winners)."""
+
+def play(players: int, length: str, seed: int, bot: str, max_decisions: int) -> tuple[int, int, int, int]:
+    """One game: (turns, decisions, winners, joint random draws)."""
     st = GAME.new_state(players, {"length": length})
     tb = LocalTable(st, seed)
     bots = {s: GAME.make_bot(bot, f"{seed}/{s}") for s in range(players)}
     for decisions in range(max_decisions):
         step = tb.run_chance()
         if isinstance(step, GameOver):
-            return st.turns, decisions, len(step.winners)
+            return st.turns, decisions, len(step.winners), sum(kind == "Randomness" for kind, _ in tb.log)
         assert isinstance(step, Decide)
         tb.act([(s, bots[s].choose(st, s, tb.knowledge(s), st.legal_actions(s, tb.knowledge(s))))
                 for s in step.seats])
@@ -40,17 +45,18 @@ def sweep(games: int, players: list[int], lengths: list[str], bot: str, max_deci
     for length in lengths:
         for n in players:
             start = time.perf_counter()
-            turns, decisions, ties = [], [], 0
+            turns, decisions, draws, ties = [], [], [], 0
             for seed in range(games):
-                t, d, w = play(n, length, seed, bot, max_decisions)
+                t, d, w, r = play(n, length, seed, bot, max_decisions)
                 turns.append(t)
                 decisions.append(d)
+                draws.append(r)
                 ties += w > 1
             elapsed = time.perf_counter() - start
             rows.append({"length": length, "players": n, "games": games, "bot": bot,
                          "games_per_s": round(games / elapsed, 2), "turns_mean": round(sum(turns) / games, 1),
                          "turns_max": max(turns), "decisions_mean": round(sum(decisions) / games, 1),
-                         "ties": ties})
+                         "ties": ties, "draws_max": max(draws), "over_chain": sum(r > CHAIN for r in draws)})
     return rows
 
 
@@ -70,7 +76,8 @@ def main() -> None:
         return
     for r in rows:
         print(f"{r['length']:>7} {r['players']} players, {r['games']} {r['bot']} games: {r['games_per_s']} games/s, "
-              f"turns {r['turns_mean']} (max {r['turns_max']}), decisions {r['decisions_mean']}, ties {r['ties']}")
+              f"turns {r['turns_mean']} (max {r['turns_max']}), decisions {r['decisions_mean']}, ties {r['ties']}, "
+              f"joint draws max {r['draws_max']} ({r['over_chain']} over {CHAIN})")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ abilities — also after the attack that brought it to 0 (Tom Riddle).  Then a p
 (even if the enemy is at 0), an enemy at 0 has lost.  A group takes turns, clockwise from the drawer; the
 enemy's LP are multiplied by the number of participants and each may play 2 cards (§14.4).
 
-Cards are opened with the action that plays them (:meth:`Battle.reveals`) and go under their decks.
+A dice attack and the enemy's ``after:roll`` counter-roll come from one joint draw when no decision lies
+between them (no re-roll or Dodge to ask): nothing is learnt early, and the session's 1024 joint draws go
+further.  Cards are opened with the action that plays them (:meth:`Battle.reveals`) and go under their decks.
 Protections (``cancel_next``, ``skip``, ``shield``, ``reflect_next``) answer the enemy's next
 "retaliations": one trigger of a ``before:``/``after:`` ability each (data §2.2); a trigger that costs
 nothing still uses one up.
@@ -124,6 +126,7 @@ class Battle(Task["HogwartsState"]):
     res_cut: int = 0
     rolled: bool = False  # the roll of the current attack or ability has been made (its faces in dice)
     dodge: str = ""  # "asked" (dice = [hitting dice, loss]), "rolled" (dice = the dodge dice)
+    counter: list[int] = field(default_factory=list)  # the enemy's counter-roll, drawn with the attack's dice
     after: int = 0  # the after-ability being resolved
     fled: bool = False
 
@@ -425,11 +428,15 @@ class Battle(Task["HogwartsState"]):
 
     def score_dice(self, g: HogwartsState, enemy: EnemyCard) -> Outcome:
         seat = self.current
+        dice = g.student(seat).attack_dice + self.extra_dice + self.bonus.get(seat, 0)
+        may_reroll = g.ability(seat)[1] == "reroll_once" and f"reroll_once:{seat}" not in self.once
         if not self.rolled:
             self.rolled = True
-            dice = g.student(seat).attack_dice + self.extra_dice + self.bonus.get(seat, 0)
-            return Call(Roll(dice, "attack"), into="dice")
-        if not self.asked and g.ability(seat)[1] == "reroll_once" and f"reroll_once:{seat}" not in self.once:
+            counter = 0 if may_reroll or g.options.get("dodge") is True else self.counter_dice(enemy)
+            return Call(Roll(dice + counter, "attack"), into="dice")
+        if len(self.dice) > dice:  # the enemy's counter-rolls came with the attack (one joint draw)
+            self.dice, self.counter = self.dice[:dice], self.dice[dice:]
+        if not self.asked and may_reroll:
             self.asked = True
             return Decide((seat,), "reroll")
         self.rolled = self.asked = False
@@ -445,6 +452,10 @@ class Battle(Task["HogwartsState"]):
             g.heal(seat, 1)
         self.dice = []
         return self.attacked(g, enemy)
+
+    def counter_dice(self, enemy: EnemyCard) -> int:
+        """How many dice the enemy's ``after:roll`` abilities roll after an attack."""
+        return sum(amount(args[0]) for args in terms_of(enemy.abilities, "after:roll"))
 
     def attacked(self, g: HogwartsState, enemy: EnemyCard) -> Outcome:
         """An attack is over: a fleeing duel enemy ends the battle, else its ``after:`` abilities follow."""
@@ -471,7 +482,11 @@ class Battle(Task["HogwartsState"]):
             return CONTINUE
         if not self.rolled:
             self.rolled = True
-            return Call(Roll(amount(args[0]), "enemy"), into="dice")
+            n = amount(args[0])
+            if len(self.counter) >= n:  # rolled with the attack: no decision lies between the two
+                self.dice, self.counter = self.counter[:n], self.counter[n:]
+            else:
+                return Call(Roll(n, "enemy"), into="dice")
         if self.dodge == "rolled":  # the dodge dice replace the hits (rules §16.5)
             loss = sum(2 if d <= 2 else 0 if d == 6 else 1 for d in self.dice)
             self.lp -= sum(1 for d in self.dice if d == 6)

@@ -14,7 +14,7 @@ from p2php.rng import DetRng
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["Roll", "faces"]
+__all__ = ["SIDES", "Roll", "faces"]
 
 SIDES = 6
 

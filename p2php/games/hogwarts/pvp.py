@@ -5,7 +5,10 @@ Each player rolls 1 die; the lower roll loses 1 life point, a tie is rolled agai
 token, or a card from the loser's hand drawn at random (joint randomness; only the winner then sees it).
 Afterwards the two may not attack each other until each has played 2 more turns (C-34).
 
-Decision (ours): a winner already holding 6 object tokens is not offered a token (the sheet has no room).
+Decisions (ours): a winner already holding 6 object tokens is not offered a token (the sheet has no room).
+The whole dice duel comes from one joint Randomness (the dice pairs, ties re-rolled, drawn in order from its
+bytes): nobody decides anything between two rolls, so nothing is learnt early, and a game needs far fewer
+joint draws (the session's hash chains hold 1024).
 """
 
 from __future__ import annotations
@@ -16,10 +19,10 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Action, CardId, Decide, Knowledge, Randomness, Seat, Show, Slot, Step
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
 from p2php.rng import DetRng
 
-from .dice import Roll
+from .dice import SIDES
 from .state import MAX_TOKENS
 
 if TYPE_CHECKING:
@@ -48,8 +51,6 @@ class PlayerBattle(Task["HogwartsState"]):
     stage: Stage = Stage.PICK
     opponent: int = -1
     hits: list[int] = field(default_factory=lambda: [0, 0])  # taken by the mover, by the opponent
-    dice: list[int] = field(default_factory=list)
-    rolled: bool = False
     winner: int = -1
     loser: int = -1
     stolen: int = -1
@@ -64,7 +65,7 @@ class PlayerBattle(Task["HogwartsState"]):
             g.log("player_battle", self.mover, self.opponent)
             return CONTINUE
         if self.stage is S.ROLL:
-            return self.roll(g)
+            return Randomness("player_battle")
         if self.stage is S.PRIZE:
             if not self.prizes(g):
                 return self.finish(g)
@@ -75,22 +76,20 @@ class PlayerBattle(Task["HogwartsState"]):
             return Show((self.stolen,), self.winner, self.winner)
         return self.finish(g)
 
-    def roll(self, g: HogwartsState) -> Outcome:
-        if not self.rolled:
-            self.rolled = True
-            return Call(Roll(2, "player_battle"), into="dice")
-        self.rolled = False
-        mine, theirs = self.dice
-        if mine != theirs:
-            loser = self.opponent if mine > theirs else self.mover
-            g.lp[loser] -= 1
-            self.hits[0 if loser == self.opponent else 1] += 1
-        if WINNING_HITS in self.hits:
-            self.winner = self.mover if self.hits[0] == WINNING_HITS else self.opponent
-            self.loser = self.opponent if self.winner == self.mover else self.mover
-            g.log("player_battle_won", self.winner, self.loser)
-            self.stage = PlayerBattle.Stage.PRIZE
-        return CONTINUE
+    def duel(self, g: HogwartsState, random: bytes) -> None:
+        """Roll die against die until one side has taken 2 LP (a tie is rolled again)."""
+        rng = DetRng(random)
+        while WINNING_HITS not in self.hits:
+            mine, theirs = 1 + rng.below(SIDES), 1 + rng.below(SIDES)
+            g.log("roll", "player_battle", [mine, theirs])
+            if mine != theirs:
+                loser = self.opponent if mine > theirs else self.mover
+                g.lp[loser] -= 1
+                self.hits[0 if loser == self.opponent else 1] += 1
+        self.winner = self.mover if self.hits[0] == WINNING_HITS else self.opponent
+        self.loser = self.opponent if self.winner == self.mover else self.mover
+        g.log("player_battle_won", self.winner, self.loser)
+        self.stage = PlayerBattle.Stage.PRIZE
 
     def prizes(self, g: HogwartsState) -> list[Action]:
         w, lo = self.winner, self.loser
@@ -136,6 +135,9 @@ class PlayerBattle(Task["HogwartsState"]):
         return self.finish(g)
 
     def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        if isinstance(step, Randomness) and step.purpose == "player_battle":
+            self.duel(g, random)
+            return CONTINUE
         if isinstance(step, Randomness):
             hand = g.hand[self.loser]
             self.stolen = hand[DetRng(random).below(len(hand))]
