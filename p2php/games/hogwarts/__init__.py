@@ -63,6 +63,10 @@ E14. Pettigrew's ``rat`` passes figures without a battle; stopping early on a fi
 E15. The state's event log holds the current turn only (structured entries, rendered by ``view``).
 E16. After a Cloak escape the turn ends (no mission) but the figure still returns from a trip; only a
     defeat keeps it where it fell (C-21) — the graveyard, which has no walk edges, is never a trap.
+E17. Joint randomness is asked per roll that follows a decision, never earlier: the underage dice duel (no
+    decision between its rolls) comes from one draw, and so do an attack's dice with the enemy's
+    counter-roll when no re-roll or Dodge is to be asked; a session holds 1024 draws (see ``benchmarks/
+    hogwarts_sweep.py``: long games with many players or random bots need more).
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 
