@@ -23,6 +23,7 @@ from p2php.games.hogwarts.ids import deck_of_slot, instance
 from p2php.games.hogwarts.mission_flow import MissionAttempt
 from p2php.games.hogwarts.pvp import PlayerBattle
 from p2php.games.hogwarts.rules import opponents_at
+from p2php.games.hogwarts.search import searchable
 from p2php.games.hogwarts.start_cards import rolls_for
 from p2php.games.hogwarts.state import HogwartsState
 from p2php.testing.protocol import ProtocolTable
@@ -536,3 +537,15 @@ def test_life_cells_heal_up_to_14_and_hagrid_s_hut_gives_a_potion_and_a_spell() 
         [("Draw", "potion", 1), ("Draw", "spell", 1)]
     g.pos[0] = "m010"  # a spell cell: Harry takes 2 (his ability)
     assert [(x.deck, x.n) for x in effect_tasks(g, 0) if isinstance(x, Draw)] == [("spell", 2)]
+
+
+def test_a_deck_holding_a_face_down_card_of_an_older_shuffle_is_not_searched() -> None:
+    """The session reshuffles face-down cards of one joint key at a time (search.py's decision)."""
+    t = Table(2, mode="engine")
+    g = t.state
+    assert searchable(g, ["potion", "spell"]) == ["potion", "spell"]
+    g.reshuffles["potion"] = 1  # as if searched once: the deck's face-down cards are now of shuffle 0
+    assert searchable(g, ["potion", "spell"]) == ["spell"]
+    for slot in g.deck["potion"]:  # face up, a card of an older shuffle is no obstacle
+        g.pub[slot] = t.table.faces[slot]
+    assert searchable(g, ["potion"]) == ["potion"]

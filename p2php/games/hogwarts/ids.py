@@ -19,7 +19,7 @@ from functools import cache
 from .data import load
 
 __all__ = ["BLOCK", "DECKS", "HAND_DECKS", "MAX_RESHUFFLES", "MISSIONS", "SPAN", "Instance", "deck_cards",
-           "deck_first_slot", "deck_of_slot", "instance", "mission_card", "universe"]
+           "deck_first_slot", "deck_of_slot", "instance", "mission_card", "shuffle_of", "universe"]
 
 DECKS = ("spell", "potion", "book", "action", "event", "duel", "quidditch")
 """The shuffled decks of rules §5, in slot-block order."""
@@ -67,6 +67,11 @@ def deck_cards(deck: str) -> tuple[int, ...]:
 def deck_first_slot(deck: str, reshuffles: int = 0) -> int:
     """The first slot of ``deck``'s shuffle (or of its ``reshuffles``-th reshuffle)."""
     return (len(DECKS) if deck == MISSIONS else DECKS.index(deck)) * SPAN + reshuffles * BLOCK
+
+
+def shuffle_of(slot: int) -> int:
+    """Which shuffle of its deck a slot comes from: 0 for the set-up's, ``r`` for the ``r``-th reshuffle."""
+    return (slot % SPAN) // BLOCK
 
 
 def deck_of_slot(slot: int) -> str:

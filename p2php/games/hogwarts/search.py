@@ -6,7 +6,12 @@ card taken keeps its face secret from the others (they learn only which deck it 
 deck becomes a new face-down deck through a :class:`~p2php.engine.contract.Reshuffle` in the deck's next
 slot block, so the look tells nobody where any card now lies.
 
-Decision (ours): a deck already reshuffled 99 times (its slot span is full) or with no card is not offered.
+Decisions (ours): a deck is offered only if it holds a card, has been reshuffled fewer than 99 times (its
+slot span) and every face-down card in it is of its latest shuffle.  A card taken into a hand before a
+search and put back unseen afterwards is under the old shuffle's joint key; the session cannot reshuffle
+face-down cards of two keys together (it refuses, "the reshuffle mixes face-down cards of decks ..."), and
+a reshuffle whose face-down card was older than some of its face-up ones once failed to open (reported to
+the core), so such a deck waits until that card has been drawn again or opened.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import TYPE_CHECKING
 from p2php.engine.contract import Action, CardId, Decide, Knowledge, Reshuffle, Seat, Show, Slot, Step
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
 
-from .ids import MAX_RESHUFFLES, deck_first_slot
+from .ids import MAX_RESHUFFLES, deck_first_slot, shuffle_of
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -28,8 +33,14 @@ __all__ = ["SearchDeck", "searchable"]
 
 
 def searchable(g: HogwartsState, decks: Sequence[str]) -> list[str]:
-    """The listed decks that may be searched now."""
-    return [d for d in decks if g.deck[d] and g.reshuffles.get(d, 0) < MAX_RESHUFFLES]
+    """The listed decks that may be searched now (public facts only)."""
+    return [d for d in decks if g.deck[d] and g.reshuffles.get(d, 0) < MAX_RESHUFFLES and one_key(g, d)]
+
+
+def one_key(g: HogwartsState, deck: str) -> bool:
+    """Whether every face-down card of ``deck`` is of its latest shuffle (so one Reshuffle may take them)."""
+    latest = g.reshuffles.get(deck, 0)
+    return all(shuffle_of(s) == latest for s in g.deck[deck] if s not in g.pub)
 
 
 @dataclass

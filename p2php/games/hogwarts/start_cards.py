@@ -14,16 +14,25 @@ from p2php.engine.tasks import Done, Outcome, Task
 
 from .battle import BATTLE_CARDS, hand_card
 from .ids import deck_of_slot
+from .search import searchable
+from .terms import parse
 
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["OFFERED", "StartCard", "dice_for", "rolls_for"]
+__all__ = ["OFFERED", "StartCard", "dice_for", "playable", "rolls_for"]
 
 OFFERED = ("move(3d6keep2)", "move(+2)", "move(set1)", "move(pm1)", "stop_anywhere", "search(potion,spell)",
            "search(potion,spell,book)")
 """Every start-of-turn effect of the data (§2.3, §2.4)."""
 SIDES = 6
+
+
+def playable(g: HogwartsState, effect: str) -> bool:
+    """Whether a start-of-turn card with ``effect`` does something now (a search needs a deck to search)."""
+    if effect not in OFFERED:
+        return False
+    return not effect.startswith("search") or bool(searchable(g, parse(effect)[1]))
 
 
 def dice_for(effect: str) -> int:
@@ -62,7 +71,7 @@ class StartCard(Task["HogwartsState"]):
         out: list[Action] = [{"type": "no_start"}]
         for slot in self.slots(g):
             card = hand_card(g, slot, knowledge)
-            if card is not None and card.use == "start" and card.effect[0] in OFFERED:
+            if card is not None and card.use == "start" and playable(g, card.effect[0]):
                 out.append({"type": "start", "slot": slot})
         return out
 
@@ -72,7 +81,7 @@ class StartCard(Task["HogwartsState"]):
         if action.get("type") != "start" or action.get("slot") not in self.slots(g):
             raise IllegalAction(f"not a start-of-turn card in seat {seat}'s hand: {action}")
         card = hand_card(g, action["slot"], knowledge)
-        if card is not None and (card.use != "start" or card.effect[0] not in OFFERED):
+        if card is not None and (card.use != "start" or not playable(g, card.effect[0])):
             raise IllegalAction(f"{card.name} is not a start-of-turn card this engine plays")
 
     def reveals(self, g: HogwartsState, seat: Seat, action: Action) -> tuple[Slot, ...]:
@@ -85,7 +94,7 @@ class StartCard(Task["HogwartsState"]):
             return Done("")
         slot = int(action["slot"])
         card = hand_card(g, slot)
-        if card is None or card.use != "start" or card.effect[0] not in OFFERED:
+        if card is None or card.use != "start" or not playable(g, card.effect[0]):
             raise IllegalAction("the card opened is not a start-of-turn card this engine plays")
         g.discard_from_hand(seat, slot)
         g.log("start_card", seat, card.id)
