@@ -67,6 +67,8 @@ E17. Joint randomness is asked per roll that follows a decision, never earlier: 
     decision between its rolls) comes from one draw, and so do an attack's dice with the enemy's
     counter-roll when no re-roll or Dodge is to be asked; a session holds 1024 draws (see ``benchmarks/
     hogwarts_sweep.py``: long games with many players or random bots need more).
+E18. Accio and Felix Felicis search a deck only while every face-down card in it is of its latest shuffle
+    (the session reshuffles face-down cards of one joint key at a time; ``search``).
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 
