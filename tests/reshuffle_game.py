@@ -10,6 +10,11 @@ With ``secret=True`` seat 0 then brings a secret deck of four cards (ids 10..15 
 at all of it, turns 200 face up and reshuffles the four into 300..303, which are turned face up; those four, every
 face public now, are reshuffled once more into 400..403 (a plain shuffle of public faces) and turned face up.
 
+With ``relay=True`` the game is another one: slots 2 and 3 are turned face up, reshuffled with every face public
+into 500..501 (a plain shuffle: a new deck, its own key) and turned face up again; then slot 9 (face down, of the
+first deck) and those two are reshuffled together into 600..602 and turned face up. Cards opened once in the first
+deck come back there at new slots.
+
 ``bug`` makes the engine misbehave: ``spent`` reveals slot 4 after the first reshuffle, ``mix`` reshuffles seat 0's
 dealt card together with the secret deck's face-down cards (two decks under different keys).
 """
@@ -51,11 +56,16 @@ class ReshuffleState(GameState):
         self.players = players
         self.secret = bool(options.get("secret"))
         self.bug = str(options.get("bug", ""))
+        self.relay = bool(options.get("relay"))
         self.phase = 0
         self.played: int | None = None
         self.faces: dict[int, int] = {}
 
     def _steps(self) -> list[Step]:
+        if self.relay:
+            return [Shuffle(tuple(range(10)), 0), Reveal((2, 3)), Reshuffle((2, 3), 500, "public-only"),
+                    Reveal((500, 501)), Reshuffle((9, 500, 501), 600, "back-with-a-face-down-card"),
+                    Reveal((600, 601, 602))]
         steps: list[Step] = [
             Shuffle(tuple(range(10)), 0),
             Deal(((0, 0), (1, 1))),
@@ -128,7 +138,7 @@ class ReshuffleGame(Game):
     name = "reshuffle-toy"
     min_players = 2
     max_players = 4
-    options = {"secret": OptionSpec(False), "bug": OptionSpec("", ("", "spent", "mix"))}
+    options = {"secret": OptionSpec(False), "bug": OptionSpec("", ("", "spent", "mix")), "relay": OptionSpec(False)}
 
     def new_state(self, players: int, options: Mapping[str, object]) -> ReshuffleState:
         self.check_players(players)

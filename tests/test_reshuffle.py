@@ -119,6 +119,20 @@ def test_verified_the_wire_holds_no_share_set_that_opens_an_unopened_new_slot() 
 
 
 @pytest.mark.parametrize("crypto", MODES)
+def test_cards_opened_before_come_back_through_a_public_deck_and_open_again_with_no_fault(crypto: str) -> None:
+    """A card seen at a slot of the first deck, reshuffled face up into a plain deck and back into a reshuffle of
+    the first deck, opens at its new slot: an honest table, so nobody may be named (an "opened twice" check that
+    remembered the old slot once named a seat here)."""
+    peers = _peers(crypto, relay=True)
+    _run(peers)
+    _clean(peers)
+    faces = peers[1].public_faces
+    back = {faces[600], faces[601], faces[602]}
+    assert {faces[500], faces[501]} == {faces[2], faces[3]} and len(back) == 3
+    assert {faces[2], faces[3]} < back  # the two travellers, and slot 9's card (never opened before)
+
+
+@pytest.mark.parametrize("crypto", MODES)
 def test_a_secret_composition_deck_is_reshuffled_and_still_checked(crypto: str) -> None:
     peers = _peers(crypto, seed=2, secret=True)
     _run(peers)

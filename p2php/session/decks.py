@@ -227,9 +227,12 @@ class DeckSteps(LockstepBase):
                 allowed = None if allowed is None or may is None else allowed | may
             rec.allowed = None if allowed is None else frozenset(allowed)
             rec.seen_faces = self._merge_seen(sources)
-            moved = set(slots)
-            for card in [c for c, where in rec.seen_faces.items() if where in moved]:
-                del rec.seen_faces[card]  # a card we saw (public or shown) moves to a new, unknown place
+            moved, coming = set(slots), set(shown)
+            # A card we saw (public or shown) moves to a new, unknown place: whether it was seen at one of the
+            # inputs, or, a public input, at a slot of this family that it left earlier (it may have travelled
+            # through a plain deck of public faces and come back).
+            for card in [c for c, where in rec.seen_faces.items() if where in moved or c in coming]:
+                del rec.seen_faces[card]
             if self.vdeck is None:
                 rec.start = [self.points.points[f] if f is not None else self._ciphertext(s)
                              for s, f in zip(slots, faces, strict=True)]
