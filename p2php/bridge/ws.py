@@ -20,7 +20,7 @@ import json
 import math
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -72,16 +72,8 @@ class WebSocket:
         if trailing:
             conn.receive_data(trailing)
         ws = cls(stream, conn)
-        ws._pending.extend(conn.events())  # the handshake's Request event, ready for next_event()
+        ws._pending.extend(conn.events())  # the handshake's Request event, for answer_handshake()
         return ws
-
-    async def next_event(self) -> Event | None:
-        """The next wsproto event (the handshake's, before any message); None at end of stream."""
-        return await self._next_event()
-
-    async def send_event(self, event: Event) -> None:
-        """Send one wsproto event (an AcceptConnection or RejectConnection in a handshake)."""
-        await self._send(event)
 
     async def _next_event(self) -> Event | None:
         """The next wsproto event, reading from the network as needed; None at end of stream."""
@@ -143,7 +135,7 @@ class WebSocket:
         await trio.aclose_forcefully(self._stream)
 
 
-def header(request: Request, name: bytes) -> str | None:
+def _header(request: Request, name: bytes) -> str | None:
     """The value of one header of a WebSocket handshake request (None if absent)."""
     for key, value in request.extra_headers:
         if bytes(key).lower() == name:
@@ -151,27 +143,37 @@ def header(request: Request, name: bytes) -> str | None:
     return None
 
 
-async def accept(stream: trio.abc.Stream, allowed_origins: Sequence[str] = ()) -> WebSocket | None:
-    """Serve the handshake of an incoming connection; None if it was refused or broken."""
-    conn = WSConnection(ConnectionType.SERVER)
-    ws = WebSocket(stream, conn)
+async def answer_handshake(ws: WebSocket, allowed_origins: Sequence[str],
+                           refusal: Callable[[str], str]) -> bool:
+    """Read the client's handshake on ``ws`` and accept it, or refuse a browser origin not in ``allowed_origins``
+    (``"*"``: any) with 403 and ``refusal(origin)``; False (the stream dropped) if refused, broken or too slow."""
     try:
         with trio.fail_after(HANDSHAKE_TIMEOUT):
             event = await ws._next_event()
             if not isinstance(event, Request):
                 raise WebSocketError("not a WebSocket handshake")
-            origin = header(event, b"origin")
+            origin = _header(event, b"origin")
             if origin is not None and origin not in allowed_origins and "*" not in allowed_origins:
-                body = f"origin {origin} is not allowed (start the bridge with --allow-origin {origin})".encode()
+                body = refusal(origin).encode()
                 await ws._send(RejectConnection(status_code=403, has_body=True,
                                                 headers=[(b"content-type", b"text/plain; charset=utf-8")]))
                 await ws._send(RejectData(data=body, body_finished=True))
                 raise WebSocketError(body.decode())
             await ws._send(AcceptConnection())
     except (WebSocketError, trio.TooSlowError, *_IO_ERRORS):
-        await trio.aclose_forcefully(stream)
-        return None
-    return ws
+        await trio.aclose_forcefully(ws._stream)
+        return False
+    return True
+
+
+def _bridge_refusal(origin: str) -> str:
+    return f"origin {origin} is not allowed (start the bridge with --allow-origin {origin})"
+
+
+async def accept(stream: trio.abc.Stream, allowed_origins: Sequence[str] = ()) -> WebSocket | None:
+    """Serve the handshake of an incoming connection; None if it was refused or broken."""
+    ws = WebSocket(stream, WSConnection(ConnectionType.SERVER))
+    return ws if await answer_handshake(ws, allowed_origins, _bridge_refusal) else None
 
 
 async def connect(host: str, port: int, path: str = "/", origin: str | None = None) -> WebSocket:

@@ -21,9 +21,8 @@ from typing import Any
 
 import h11
 import trio
-from wsproto.events import AcceptConnection, RejectConnection, RejectData, Request
 
-from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, header, run_session
+from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, run_session
 
 __all__ = ["MAX_REQUEST", "STATIC_TYPES", "serve", "static_file", "words_file"]
 
@@ -118,21 +117,8 @@ def _is_upgrade(request: h11.Request) -> bool:
 
 async def _bridge(stream: trio.abc.Stream, request: h11.Request, trailing: bytes, origins: Sequence[str]) -> None:
     ws = WebSocket.upgraded(stream, [(bytes(k), bytes(v)) for k, v in request.headers], request.target, trailing)
-    with trio.move_on_after(HANDSHAKE_TIMEOUT) as scope:
-        event = await ws.next_event()
-        if not isinstance(event, Request):
-            return
-        origin = header(event, b"origin")
-        if origin is not None and origin not in origins:
-            await ws.send_event(RejectConnection(status_code=403, has_body=True,
-                                                 headers=[(b"content-type", b"text/plain; charset=utf-8")]))
-            await ws.send_event(RejectData(data=f"origin {origin[:80]} may not use this table".encode(),
-                                           body_finished=True))
-            return
-        await ws.send_event(AcceptConnection())
-    if scope.cancelled_caught:
-        return
-    await run_session(ws)
+    if await answer_handshake(ws, origins, lambda origin: f"origin {origin[:80]} may not use this table"):
+        await run_session(ws)
 
 
 async def serve_connection(stream: trio.abc.Stream, port: int) -> None:
