@@ -222,6 +222,11 @@ def _resolve(sel: SelectionTask, st: HpshaState, key: str) -> Outcome:
     return Call(RankOffTask([s for s in fit if st.hp[s] == low]), into="holder")
 
 
+def _in_game(st: HpshaState, seat: int, sub: str) -> bool:
+    """Whether ``seat``'s ``sub`` slot is in the game: not closed by a creature, not covered by 金妮's 蝠咒."""
+    return not slot_closed(st, seat, sub) and not st.flags[seat].get("covered:" + sub)
+
+
 @dataclass
 class GnomeSlotTask(Task):
     """The Gnome must be equipped (§11.3): its holder chooses an empty slot, or — with none — an equipped
@@ -234,8 +239,7 @@ class GnomeSlotTask(Task):
     def run(self, st: HpshaState) -> Outcome:
         eq = st.equip[self.seat]
         if self.choice is None:
-            free = [sub for sub in EQUIP_SLOTS
-                    if not st.flags[self.seat].get("covered:" + sub) and not slot_closed(st, self.seat, sub)]
+            free = [sub for sub in EQUIP_SLOTS if _in_game(st, self.seat, sub)]
             opts = [sub for sub in free if sub not in eq] or free
             if not opts:
                 st.say("creature_void", "gnome")
@@ -452,8 +456,8 @@ class CentaurLook(Skill):
 
 
 def _can_hold(st: HpshaState, seat: int, sub: str) -> bool:
-    """Whether ``seat``'s ``sub`` slot may take a card now: empty, not closed by a creature, not 蝠咒-covered."""
-    return sub not in st.equip[seat] and not slot_closed(st, seat, sub) and not st.flags[seat].get("covered:" + sub)
+    """Whether ``seat``'s ``sub`` slot may take a card now: empty, and in the game (:func:`_in_game`)."""
+    return sub not in st.equip[seat] and _in_game(st, seat, sub)
 
 
 class GnomeBorrow(Skill):
