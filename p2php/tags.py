@@ -51,6 +51,7 @@ DECKS = b"p2php/decks/v1"  # the decks secret from the master, released at the a
 BEACON_SEED = b"p2php/beacon-seed/v1"  # the hash-chain seed from the master (session/handshake.py)
 NONCE = b"p2php/nonce/v1"  # the hello nonce from the master (session/handshake.py)
 CHAIN_SEED = b"p2php/chain-seed/v1"  # the last value of a hash chain, from its seed and binding (crypto/beacon.py)
+CHAIN_RENEW = b"p2php/chain-renew/v1"  # the seed of a peer's k-th renewed hash chain (session/handshake.py)
 VERIFIED_DECK_SECRET = b"p2php/verified/deck-secret/v1"  # a seat's key share and nonces (crypto/verified_deck.py)
 
 # ----------------------------------------------------------------------------- tests only
@@ -61,7 +62,7 @@ TEST_UNO_CUT = b"p2php/test-uno-cut"  # the candidate joint randomness of a stac
 PROTOCOL_TAGS = frozenset({
     RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN,
     BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
-    BEACON_SEED, NONCE, CHAIN_SEED, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD, VERIFIED_CTX, VERIFIED_KEY,
+    BEACON_SEED, NONCE, CHAIN_SEED, CHAIN_RENEW, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD, VERIFIED_CTX, VERIFIED_KEY,
     VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK,
     VERIFIED_DECK_SECRET,
 })

@@ -26,6 +26,8 @@ from p2php.bots import RandomBot
 from p2php.canonical import encode
 from p2php.crypto import channel, group
 from p2php.errors import RefusalCode
+from p2php.engine.registry import get_game
+from p2php.session import handshake
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
@@ -535,6 +537,39 @@ def test_bad_randomness_reveal_is_named_by_everyone(value: str) -> None:
 
     cheat(me, alter)
     run_in_memory(peers, {s: RandomBot(380 + s) for s in range(3)})
+    assert_named_by_all(peers, 1, "breaks its hash chain", "bad_beacon")
+
+
+def test_a_game_longer_than_its_hash_chains_renews_them_and_ends_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """§8 renewal: with 3 reveals a chain, a Hogwarts game's dice need dozens of chains per seat."""
+    monkeypatch.setattr(handshake, "CHAIN_LENGTH", 3)
+    peers = make_peers("hogwarts", 2, {"crypto": "fast"}, seed=1)
+    run_in_memory(peers, {s: get_game("hogwarts").make_bot("heuristic", str(s)) for s in range(2)})
+    assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
+    assert len({p.verdict.state_hash for p in peers if p.verdict}) == 1
+    assert peers[0].chain_index > 30 and peers[0]._renewals == peers[0].chain_index // 3
+
+
+@pytest.mark.parametrize(("length", "alter", "reason"), [
+    (1, lambda body: {"value": body["value"]}, "without a 32-byte anchor for the next"),
+    (1, lambda body: {**body, "next": bytes(31)}, "without a 32-byte anchor for the next"),
+    (2, lambda body: {**body, "next": bytes(32)}, "announced a new hash chain before its chain ran out"),
+])
+def test_a_chain_renewal_out_of_place_is_named_by_everyone(
+        monkeypatch: pytest.MonkeyPatch, length: int, alter: Callable[[dict[str, Any]], dict[str, Any]],
+        reason: str) -> None:
+    """The last value of a chain must name the next chain's anchor, and no other value may."""
+    monkeypatch.setattr(handshake, "CHAIN_LENGTH", length)
+    peers = game(1, lambda kind, body: alter(body) if kind == "beacon" else body, seed=38)
+    assert_named_by_all(peers, 1, reason, "bad_beacon")
+
+
+def test_a_renewed_chain_that_does_not_match_its_anchor_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Announcing one anchor and revealing from another chain breaks the chain at the next draw."""
+    monkeypatch.setattr(handshake, "CHAIN_LENGTH", 1)
+    peers = make_peers("hogwarts", 2, {"crypto": "fast"}, seed=2)
+    cheat(peers[1], lambda kind, body: {**body, "next": bytes(32)} if kind == "beacon" else body)
+    run_in_memory(peers, {s: get_game("hogwarts").make_bot("heuristic", str(s)) for s in range(2)})
     assert_named_by_all(peers, 1, "breaks its hash chain", "bad_beacon")
 
 

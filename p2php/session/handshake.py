@@ -23,7 +23,7 @@ from p2php.errors import P2phpError, RefusalCode
 from p2php.text import quote, safe
 
 CHAIN_LENGTH = 1024
-"""Randomness draws a peer can reveal in one game (one per Randomness step)."""
+"""Randomness draws one hash chain holds (one per Randomness step); a longer game renews the chain (§8)."""
 
 
 class HandshakeRefused(P2phpError, ValueError):
@@ -54,11 +54,18 @@ class LocalSecrets:
         self._chain_seed = digest(tags.BEACON_SEED, self.master)
         self.nonce = digest(tags.NONCE, self.master)
 
-    def chain(self, binding: bytes) -> HashChain:
-        cache: dict[bytes, HashChain] = self.__dict__.setdefault("_chains", {})
-        if binding not in cache:
-            cache[binding] = HashChain(self._chain_seed, binding, CHAIN_LENGTH)
-        return cache[binding]
+    def chain(self, binding: bytes, renewal: int = 0) -> HashChain:
+        """The peer's hash chain, or its ``renewal``-th successor (announced when the one before runs out).
+
+        Renewed chains come from the same master (a resumed peer rebuilds them), each from
+        its own seed, so a value of one chain says nothing about the next.
+        """
+        cache: dict[tuple[bytes, int], HashChain] = self.__dict__.setdefault("_chains", {})
+        if (binding, renewal) not in cache:
+            seed = self._chain_seed if renewal == 0 else digest(tags.CHAIN_RENEW, self._chain_seed,
+                                                                 renewal.to_bytes(4, "big"))
+            cache[binding, renewal] = HashChain(seed, binding, CHAIN_LENGTH)
+        return cache[binding, renewal]
 
 
 def deck_seed(decks_secret: bytes, deck_number: int) -> bytes:

@@ -48,7 +48,7 @@ from p2php.engine.contract import (
 )
 from p2php.session.decks import DERIVED, DeckSteps
 from p2php.session.ending import Ending
-from p2php.session.handshake import CHAIN_LENGTH, LocalSecrets, Table, chain_binding
+from p2php.session.handshake import LocalSecrets, Table, chain_binding
 from p2php.session.messages import (
     BadMessage,
     Message,
@@ -148,7 +148,10 @@ class Lockstep(DeckSteps, Ending):
         self.chain_values: dict[Seat, bytes] = {
             s: table.hellos[s]["anchor"] for s in range(self.players)
         }
-        self.chain_index = 0
+        self.chain_index = 0  # joint random draws so far
+        # Reveals left in each seat's current chain; a chain's last reveal announces the next one (§8).
+        self.chain_left: dict[Seat, int] = {s: table.hellos[s]["chain"] for s in range(self.players)}
+        self._renewals = 0  # how often our own chain was renewed
         self._chain = (
             secrets.chain(chain_binding(seat, secrets.identity.public.sign_key))
             if secrets is not None and seat is not None
@@ -603,11 +606,7 @@ class Lockstep(DeckSteps, Ending):
             key = self._box_key(self.seat, step.viewer, self._my_seq)
             return {"to": step.viewer, "box": channel.seal(key, payload, self.session_id)}
         if kind == "beacon":
-            assert self._chain is not None
-            if self.chain_index >= CHAIN_LENGTH:
-                raise FaultError(Fault(None, "the game needed more joint random draws than the hash chains hold",
-                                       (self.tick, self.phase), FaultCode.INTERNAL))
-            return {"value": self._chain.value(self.chain_index + 1)}
+            return self._beacon_body()
         raise AssertionError(kind)
 
     def _phase_ready(self) -> bool:
@@ -820,8 +819,19 @@ class Lockstep(DeckSteps, Ending):
 
     # ------------------------------------------------------------------ show, beacon
 
+    def _beacon_body(self) -> dict[str, Any]:
+        """Our next chain value; the last value of a chain carries the anchor of the next (§8)."""
+        assert self._chain is not None and self.seat is not None
+        left = self.chain_left[self.seat]
+        body: dict[str, Any] = {"value": self._chain.value(self._chain.length - left + 1)}
+        if left == 1:
+            assert self.secrets is not None
+            binding = chain_binding(self.seat, self.secrets.identity.public.sign_key)
+            body["next"] = self.secrets.chain(binding, self._renewals + 1).anchor
+        return body
+
     def _on_beacon(self, msgs: list[tuple[Seat, Message]]) -> None:
-        values = []
+        values, heads = [], []
         for seat, msg in msgs:
             value = body_field(msg, "value", bytes)
             binding = chain_binding(seat, self.publics[seat].sign_key)
@@ -829,10 +839,36 @@ class Lockstep(DeckSteps, Ending):
                 raise FaultError(Fault(seat, "revealed a randomness value that breaks its hash chain", msg.at,
                                        FaultCode.BAD_BEACON))
             values.append(value)
-        for (seat, _), value in zip(msgs, values, strict=True):
-            self.chain_values[seat] = value
+            heads.append(self._next_head(seat, msg, value))
+        for (seat, _), head in zip(msgs, heads, strict=True):
+            self._move_chain(seat, head)
         self.chain_index += 1
         self._advance(random=beacon.combine(values, encode([self.tick])))
+
+    def _next_head(self, seat: Seat, msg: Message, value: bytes) -> bytes:
+        """What the next reveal of ``seat`` must hash to: this value, or the anchor its chain's last value names."""
+        last = self.chain_left[seat] == 1
+        announced = msg.body.get("next")
+        if not last:
+            if "next" in msg.body:
+                raise FaultError(Fault(seat, "announced a new hash chain before its chain ran out", msg.at,
+                                       FaultCode.BAD_BEACON))
+            return value
+        if not (isinstance(announced, bytes) and len(announced) == 32):
+            raise FaultError(Fault(seat, "revealed the last value of its hash chain without a 32-byte anchor "
+                                   "for the next", msg.at, FaultCode.BAD_BEACON))
+        return announced
+
+    def _move_chain(self, seat: Seat, head: bytes) -> None:
+        if self.chain_left[seat] > 1:
+            self.chain_left[seat] -= 1
+        else:  # renewed: a fresh chain of the length its hello declared
+            self.chain_left[seat] = self.table.hellos[seat]["chain"]
+            if seat == self.seat and self.secrets is not None:
+                self._renewals += 1
+                self._chain = self.secrets.chain(chain_binding(seat, self.secrets.identity.public.sign_key),
+                                                 self._renewals)
+        self.chain_values[seat] = head
 
     # ------------------------------------------------------------------ faults, abort and audit
 
