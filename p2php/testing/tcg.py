@@ -81,6 +81,15 @@ def table_decks(options: Mapping[str, object]) -> dict[tuple[Seat, str], list[Ca
     return out
 
 
+READS = frozenset({"card", "characters_of", "has_character", "in_play_names", "in_play", "lessons_of",
+                   "creature_damage", "adventure_of", "marked", "shielded", "face_up", "fresh_block", "listening",
+                   "public"})
+""":class:`TcgState`'s methods that only read: a script calls them through the shared state without an edit check
+(which hashes the state twice)."""
+_FIRST_SEEDS: dict[Seat, int] = {}
+"""The scenario seed whose peers' first joint draw makes each seat go first (found once per process)."""
+
+
 class Duel:
     """A :class:`LocalTable` over stacked secret decks, driven by scripted actions."""
 
@@ -123,16 +132,31 @@ class Duel:
         """Two real peers in memory (``crypto`` = ``fast`` or ``verified``), every deck stacked through the crypto.
 
         Who goes first is joint randomness there, which nobody can fix: the seeds are tried in turn until the
-        table's draw gives ``first`` (the seeded peers make the same draw every run).
+        table's draw gives ``first`` (the seeded peers make the same draw every run).  That draw is the peers'
+        first beacon, which depends on their seeded secrets alone (not on the options or the decks), so the seed
+        found is remembered (:data:`_FIRST_SEEDS`) and later duels start with the right one: one set-up, not two.
         """
-        for seed in range(64):
-            table = ProtocolTable(GAME, 2, {**opts, "crypto": crypto}, seed, self._arrange, stack_secret=True)
+        known = _FIRST_SEEDS.get(first)
+        for seed in ([known] if known is not None else []) + [s for s in range(64) if s != known]:
+            table = ProtocolTable(GAME, 2, {**opts, "crypto": crypto}, seed, self._arrange, stack_secret=True,
+                                  reads=READS)
             step = table.run_chance()
             if table.peers[0].state.first == first:  # type: ignore[attr-defined]
+                _FIRST_SEEDS[first] = seed
                 self.table, self.step = table, step
                 self.state = cast(TcgState, SharedState(table))
                 return
         raise StackingError(f"no seed of 64 makes seat {first} go first")
+
+    def state_hash(self) -> bytes:
+        """The state hash (seat 0's peer's, through the protocol): equal in both modes for the same script."""
+        if isinstance(self.table, ProtocolTable):
+            return self.table.peers[0].state.state_hash()
+        return self.state.state_hash()
+
+    def played(self) -> list[int]:
+        """The card numbers played from a hand so far, in order (the log's ``play`` entries)."""
+        return [card_of(self.table.faces[e[2]]).number for e in self.state.events if e[0] == "play"]
 
     def finish(self) -> None:
         """Through the protocol: end the game here, run both peers' audits, and check them clean."""
@@ -140,8 +164,8 @@ class Duel:
             self.table.finish()
 
     def _take(self, pool: list[CardId], name: str, seat: Seat) -> CardId:
-        for card in pool:
-            if card_of(card).name == name:
+        for card in pool:  # a name, or a label for one of two versions ("Draco Malfoy (Base 3)")
+            if name in (card_of(card).name, card_of(card).label):
                 pool.remove(card)
                 return card
         raise StackingError(f"seat {seat}'s deck has no (more) {name!r}")
@@ -194,7 +218,7 @@ class Duel:
         """The first slot of ``seat``'s ``zone`` (hand, lessons, discard, creatures) holding ``name``."""
         slots = [c[0] for c in self.state.creatures[seat]] if zone == "creatures" else getattr(self.state, zone)[seat]
         for slot in slots:
-            if self.name(slot) == name:
+            if name in (self.name(slot), card_of(self.table.faces[slot]).label):
                 return int(slot)
         raise AssertionError(f"no {name!r} in seat {seat}'s {zone}")
 
