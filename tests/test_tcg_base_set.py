@@ -648,6 +648,17 @@ def test_reptile_house_allows_one_action_of_lessons_a_turn() -> None:
     assert {"type": "solve"} not in d.legal(1)  # 1 Lesson in play: 4 are needed
 
 
+def test_reptile_house_is_solved_with_four_lessons_each_of_a_type_the_solver_chooses() -> None:
+    """The solver chooses the type of each Lesson in turn (not one type for all four: with 1 Care of Magical Creatures
+    Lesson, that choice once discarded only 1)."""
+    d = Duel(first=0, decks={0: ["Reptile House"]}, hands={0: ["Reptile House"]}, in_play={1: [CMC, CH, CH, CH, TR]})
+    d.act(0, d.play(0, "Reptile House"))
+    d.act(1, {"type": "solve"}, "action")
+    for kind in ("care_of_magical_creatures", "charms", "charms", "transfiguration"):
+        d.act(1, {"type": "lesson", "lesson": kind}, "lesson")
+    assert d.names(1, "lessons") == [CH] and d.prompt == "reward"
+
+
 def test_hannah_abbott_trades_two_hand_cards_for_two_cards_of_the_pile_once_per_game() -> None:
     d = Duel(first=0, decks={0: ["Guard Dog", "Pet Rat"]}, characters={0: "Hannah Abbott"},
              in_play={0: ["Guard Dog", "Pet Rat"]})

@@ -87,22 +87,26 @@ def return_to_hand(g: TcgState, slot: Slot) -> None:
 class LoseLesson(Task[TcgState]):
     """``seat`` discards ``count`` Lessons in play of ``lesson`` type, newest first (interchangeable).
 
-    ``lesson == ""``: of any type, the owner choosing the type (Platform 9 3/4).
+    ``lesson == ""``: of any type, the owner choosing the type of each Lesson in turn (Platform 9 3/4; Dragon's
+    Escape's and Reptile House's "chooses N of his or her Lessons in play").
     """
 
     seat: int
     lesson: str
     count: int = 1
+    chosen: str = ""  # lesson == "": the type chosen for the next Lesson (asked again for each one)
 
     def run(self, g: TcgState) -> Outcome:
         if self.count <= 0 or not g.lessons[self.seat]:
             return Done()
-        if not self.lesson:
+        kind = self.lesson or self.chosen
+        if not kind:
             kinds = {g.card(s).lesson for s in g.lessons[self.seat]}
             if len(kinds) > 1:
                 return Decide((self.seat,), "lesson")
-            self.lesson = g.card(g.lessons[self.seat][0]).lesson or ""
-        mine = g.lessons_of(self.seat, LessonType(self.lesson))
+            kind = g.card(g.lessons[self.seat][0]).lesson or ""
+        self.chosen = ""
+        mine = g.lessons_of(self.seat, LessonType(kind))
         if mine:
             g.remove_lesson(mine[-1])
             g.log("lesson_lost", mine[-1])
@@ -114,7 +118,7 @@ class LoseLesson(Task[TcgState]):
         return [{"type": "lesson", "lesson": k} for k in kinds]
 
     def answer(self, g: TcgState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
-        self.lesson = str(_only(answers)["lesson"])
+        self.chosen = str(_only(answers)["lesson"])
         return CONTINUE
 
 
