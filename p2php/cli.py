@@ -5,6 +5,9 @@
     p2php play uno --bots 3                    you against three bot peers
     p2php host uno --players 3 --bots 1        open a table for other machines
     p2php join 192.168.1.20:7700 --name ann    sit down at that table
+    p2php host uno --online --relay ADDR       a table beyond the LAN: prints an invite code
+    p2php join p2php-… --name ann              sit down at an online table by its invite code
+    p2php relay                                run a relay for online tables
     p2php join --name ann                      sit down at the only open table on the LAN
     p2php verify transcripts/seat0.p2php       re-check a saved game from scratch
 
@@ -205,6 +208,13 @@ def cmd_join(args: argparse.Namespace) -> int:
     return run_trio(lambda: join_game(args))
 
 
+def cmd_relay(args: argparse.Namespace) -> int:
+    from p2php.session.netplay import run_trio
+    from p2php.session.online_play import run_relay
+
+    return run_trio(lambda: run_relay(args))
+
+
 def cmd_discover(args: argparse.Namespace) -> int:
     from p2php.session.netplay import discover_tables, run_trio
 
@@ -261,6 +271,16 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--resume-log", metavar="FILE",
                        help="keep a resume log here (holds this seat's secrets): p2php resume FILE after a crash")
 
+    def online(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--relay", metavar="MULTIADDR",
+                       help="online: hold a reservation on this circuit relay v2 node (…/p2p/RELAY_ID), so peers "
+                            "behind NAT reach each other (a joiner uses the invite's relay by default)")
+        p.add_argument("--advertise", action="append", default=[], metavar="IP",
+                       help="online: tell the others this IP of ours (repeatable; default: the interface "
+                            "toward the relay, and loopback)")
+        p.add_argument("--relay-only", action="store_true",
+                       help="online: listen nowhere, every link through the relay (no IP of ours in the invite)")
+
     p = sub.add_parser("demo", help="bot peers play a whole game over loopback TCP")
     p.add_argument("game", nargs="?", default="uno")
     p.add_argument("--peers", type=int, default=None, help="how many peers (default: 4, within the game's range)")
@@ -299,14 +319,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--auto", action="store_true", help="let a bot play the host's own seat (implies --ready)")
     p.add_argument("--discovery-port", type=int, default=DISCOVERY_PORT, metavar="UDP_PORT",
                    help="answer `p2php discover` on this UDP port (0: do not answer)")
+    p.add_argument("--online", action="store_true",
+                   help="a table for friends beyond this LAN: over libp2p, with an invite code to share "
+                        "(pip install 'p2php[internet]')")
+    online(p)
     lan(p)
     common(p)
     p.add_argument("--deck", metavar="FILE", help="play your own deck from this deck list (tcg); it stays secret")
     p.set_defaults(func=cmd_host, timeout=HUMAN_TIMEOUT)
 
     p = sub.add_parser("join", help="sit down at a table opened with p2php host")
-    p.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
-                   help="the table's address; without it, join the only open table discovery finds")
+    p.add_argument("address", metavar="HOST[:PORT] | CODE", nargs="?", default=None,
+                   help="the table's address, or the invite code of an online table; without it, join the only "
+                        "open table discovery finds")
     p.add_argument("--name", default="guest")
     p.add_argument("--game", help="refuse the table unless it plays this game")
     p.add_argument("--auto", action="store_true", help="let a bot play this seat (implies --ready)")
@@ -317,11 +342,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="without an address: the UDP port hosts answer discovery on")
     p.add_argument("--discover-timeout", type=float, default=2.0, metavar="SECONDS",
                    help="without an address: seconds to collect discovery answers")
+    online(p)
     lan(p)
     common(p)
     p.add_argument("--deck", metavar="FILE", help="play your own deck (tcg); the host opens the table with your "
                    "seat's deckN=own and characterN options")
     p.set_defaults(func=cmd_join, timeout=HUMAN_TIMEOUT)
+
+    p = sub.add_parser("relay", help="run a circuit relay v2 node for online tables (pip install 'p2php[internet]')")
+    p.add_argument("--bind", default="0.0.0.0", help="IPv4 address to listen on")
+    p.add_argument("--port", type=int, default=4001, help="TCP port to listen on (0: any free port)")
+    p.add_argument("--key", metavar="FILE", help="keep the relay's key here, so its peer id (and the --relay "
+                   "address players use) survives a restart; made on first use")
+    p.add_argument("--advertise", action="append", default=[], metavar="IP",
+                   help="the IP to print in the --relay address (repeatable; default: this machine's)")
+    p.add_argument("--max-reservations", type=int, default=64, help="peers holding a reservation at once")
+    p.add_argument("--max-circuits", type=int, default=64, help="circuits relayed at once")
+    p.add_argument("--circuit-seconds", type=int, default=3600, help="longest life of one circuit")
+    p.add_argument("--circuit-bytes", type=int, default=1 << 30, help="most bytes one circuit may carry")
+    p.set_defaults(func=cmd_relay)
 
     p = sub.add_parser("discover", help="list the open tables on the local network")
     p.add_argument("--timeout", type=float, default=2.0, help="seconds to collect answers")

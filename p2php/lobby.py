@@ -40,6 +40,8 @@ from p2php import PROTOCOL_VERSION
 from p2php.engine.contract import Game, OptionError
 from p2php.errors import P2phpError, RefusalCode
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
+from p2php.net.invite import InviteError, parse_locator
+from p2php.net.transport import Listener, Stream
 from p2php.text import NAME, quote, safe
 
 LOBBY_FRAME = 64 * 1024
@@ -56,6 +58,8 @@ HOST_SILENCE = 45.0
 """A joiner that hears nothing from the host for this long gives up."""
 START_FLUSH = 5.0
 """Seconds the host waits for the ``start`` frames to leave before it starts its own peers."""
+MAX_CONNECTIONS = 64
+"""Lobby connections a host serves at once (seated joiners and newcomers); more are closed at once."""
 
 HOST, BOT, HUMAN = "host", "bot", "human"
 SEAT_KINDS = (HOST, BOT, HUMAN)
@@ -145,8 +149,11 @@ class Table:
     """
 
     def __init__(self, game: Game, options: Mapping[str, Any], players: int, host: str,
-                 table_id: bytes | None = None) -> None:
+                 table_id: bytes | None = None, online: bool = False) -> None:
+        """``online``: joiners come over libp2p and each says in its ``join`` where its seat is reached
+        (``addr``, a seat locator, protocol.md §3.7) instead of the host reading an IP off the connection."""
         game.check_players(players)
+        self.online = online
         self.game = game
         self.options = dict(options)
         self.players = players
@@ -210,9 +217,9 @@ class Table:
         seat.ready = ready or kind == BOT
         return seat.seat
 
-    def seat_local(self, name: str, kind: str, port: int, ready: bool = False) -> int:
-        """Seat a peer running in the host's process (the host's own seat, a bot)."""
-        seat = self._take(check_name(name), kind, None, port, None, ready)
+    def seat_local(self, name: str, kind: str, port: int, ready: bool = False, addr: str | None = None) -> int:
+        """Seat a peer running in the host's process (the host's own seat, a bot); ``addr``: its locator online."""
+        seat = self._take(check_name(name), kind, addr, port, None, ready)
         self.log.append(f"{name} sits at seat {seat}" + (" (bot)" if kind == BOT else ""))
         return seat
 
@@ -241,10 +248,23 @@ class Table:
         if not isinstance(wanted, dict):
             raise Refusal(RefusalCode.MALFORMED, "the join request's options are not a map")
         self._check_options(wanted)
+        if self.online:
+            ip = self._locator(frame.get("addr"))
         seat = self._take(name, HUMAN, ip, port, conn, False)
-        where = "this machine" if ip is None else ip
+        where = "this machine" if ip is None else ("the internet" if self.online else ip)
         self.log.append(f"{name} joined from {where} and sits at seat {seat} ({len(self.seated())}/{self.players})")
         return seat
+
+    @staticmethod
+    def _locator(raw: object) -> str:
+        if not isinstance(raw, str):
+            raise Refusal(RefusalCode.MALFORMED, "this is an online table: the join request must say where "
+                                                 "your seat is reached (addr)")
+        try:
+            parse_locator(raw)
+        except InviteError as err:
+            raise Refusal(RefusalCode.MALFORMED, f"the join request's addr is not a seat locator: {err}") from None
+        return raw
 
     def _check_options(self, wanted: Mapping[str, Any]) -> None:
         """Refuse a joiner who insists on an option value this table does not play."""
@@ -394,9 +414,11 @@ class JoinSession:
     """
 
     def __init__(self, name: str, listen_port: int, game: str | None = None,
-                 options: Mapping[str, Any] | None = None, version: int = PROTOCOL_VERSION) -> None:
+                 options: Mapping[str, Any] | None = None, version: int = PROTOCOL_VERSION,
+                 addr: str | None = None) -> None:
         self.name = check_name(name)
         self.listen_port = listen_port
+        self.addr = addr  # our seat locator, at an online table
         self.game = game
         self.options = dict(options or {})
         self.version = version
@@ -410,6 +432,8 @@ class JoinSession:
             frame["game"] = self.game
         if self.options:
             frame["options"] = self.options
+        if self.addr is not None:
+            frame["addr"] = self.addr
         return frame
 
     def receive(self, frame: Mapping[str, Any]) -> str:
@@ -457,7 +481,7 @@ class JoinSession:
 # ----------------------------------------------------------------------------- trio edges
 
 
-async def _read(stream: trio.SocketStream, decoder: FrameDecoder, who: str = "the other side") -> dict[str, Any]:
+async def _read(stream: Stream, decoder: FrameDecoder, who: str = "the other side") -> dict[str, Any]:
     while (frame := decoder.next_frame()) is None:
         data = await stream.receive_some(65536)
         if not data:
@@ -466,8 +490,10 @@ async def _read(stream: trio.SocketStream, decoder: FrameDecoder, who: str = "th
     return frame
 
 
-def _peer_ip(stream: trio.SocketStream) -> str | None:
+def _peer_ip(stream: Stream) -> str | None:
     """The joiner's IP as the host sees it; None for loopback (the joiner is on the host's machine)."""
+    if not isinstance(stream, trio.SocketStream):
+        return None  # an online joiner says where it is reached (Table.online)
     try:
         ip = str(stream.socket.getpeername()[0])
     except OSError:
@@ -488,7 +514,7 @@ class HostLobby:
     for the host's own keyboard.
     """
 
-    def __init__(self, table: Table, listener: trio.SocketListener,
+    def __init__(self, table: Table, listener: Listener,
                  announce: Callable[[str], None] = print,
                  show: Callable[[Table], None] | None = None) -> None:
         self.table = table
@@ -500,6 +526,7 @@ class HostLobby:
         self._flushed = trio.Event()
         self._over = trio.Event()
         self._next_conn = 0
+        self._open = 0  # connections being served
         self.close_reason: str | None = None
 
     # ---- changes from the host's keyboard
@@ -508,8 +535,8 @@ class HostLobby:
         self.table.set_ready(seat)
         self.changed()
 
-    def add_bot(self, port: int) -> int:
-        seat = self.table.seat_local(self.table.bot_name(), BOT, port, ready=True)
+    def add_bot(self, port: int, addr: str | None = None) -> int:
+        seat = self.table.seat_local(self.table.bot_name(), BOT, port, ready=True, addr=addr)
         self.changed()
         return seat
 
@@ -570,11 +597,21 @@ class HostLobby:
             if not self.table.started and not self.table.closed:
                 self._send_all(self.table.table_frame())
 
-    async def _handle(self, stream: trio.SocketStream) -> None:
+    async def _handle(self, stream: Stream) -> None:
+        if self._open >= MAX_CONNECTIONS:
+            await trio.aclose_forcefully(stream)
+            return
+        self._open += 1
+        try:
+            await self._serve(stream)
+        finally:
+            self._open -= 1
+
+    async def _serve(self, stream: Stream) -> None:
         conn = self._next_conn
         self._next_conn += 1
         ip = _peer_ip(stream)
-        where = ip or "this machine"
+        where = ip or ("a remote peer" if self.table.online else "this machine")
         decoder = FrameDecoder(LOBBY_FRAME)
         async with stream:
             try:
@@ -610,18 +647,25 @@ class HostLobby:
                     self.table.leave(conn, "lost the connection")
                     self.changed()
 
-    async def _write(self, stream: trio.SocketStream, inbox: trio.MemoryReceiveChannel[dict[str, Any]],
+    async def _write(self, stream: Stream, inbox: trio.MemoryReceiveChannel[dict[str, Any]],
                      scope: trio.CancelScope, seat: int) -> None:
         name = self.table.seats[seat].name
         try:
             async for frame in inbox:
                 await stream.send_all(encode_frame(frame, LOBBY_FRAME))
+            if self._over.is_set():
+                await stream.send_eof()  # the last frame (start or closed) is out
+                if not isinstance(stream, trio.SocketStream):
+                    # Over libp2p, let the joiner hang up once it has read it (the reader ends then, or
+                    # run()'s START_FLUSH does): a stream closed under run()'s cancellation is reset, and a
+                    # reset drops what the other end has not read yet. A TCP close keeps it.
+                    return
         except _NET_ERRORS as err:
             if self.table.started:
                 self.announce(f"could not tell {name} (seat {seat}) that the game starts: {err}")
         scope.cancel()  # after start/closed (or a dead connection) this joiner's lobby is over
 
-    async def _read_joiner(self, conn: int, stream: trio.SocketStream, decoder: FrameDecoder,
+    async def _read_joiner(self, conn: int, stream: Stream, decoder: FrameDecoder,
                            scope: trio.CancelScope) -> None:
         try:
             while True:
@@ -654,19 +698,21 @@ async def join_table(
     ask_ready: Callable[[], Awaitable[bool]] | None = None,
     on_table: Callable[[TableView, int], None] | None = None,
     silence: float = HOST_SILENCE,
+    connect: Callable[[], Awaitable[Stream]] | None = None,
 ) -> Joined:
     """Sit down at the table at ``host:port`` and wait for the start.
 
     ``ready``: say so at once; otherwise ``ask_ready()`` is awaited once seated
     (True: ready, False: leave the table).  ``on_table(view, seat)`` is called
-    whenever the table changes.  Raises :class:`LobbyError` (and its subclasses)
-    with a message for people.
+    whenever the table changes.  ``connect()``: how to reach the host instead of TCP to ``host:port`` (an
+    online table's libp2p stream; ``host`` then only names it in messages).  Raises :class:`LobbyError` (and
+    its subclasses) with a message for people.
     """
     try:
-        stream = await trio.open_tcp_stream(host, port)
+        stream = await (connect() if connect is not None else trio.open_tcp_stream(host, port))
     except OSError as err:
         raise LobbyError(f"cannot reach the table at {host}:{port}: {err.strerror or err}") from None
-    where = f"{host}:{port}"
+    where = host if connect is not None else f"{host}:{port}"
     decoder = FrameDecoder(LOBBY_FRAME)
     left = False
     error: BaseException | None = None

@@ -29,6 +29,7 @@ import logging
 import operator
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -45,15 +46,17 @@ if TYPE_CHECKING:
     from p2php.session.handshake import LocalSecrets
 
 __all__ = [
-    "BINDING_SIZE", "PROTOCOL_ID", "BindingError", "Libp2pListener", "Libp2pLoopback", "Libp2pMissing",
-    "Libp2pNode", "Libp2pStream", "binding_proof", "check_binding", "libp2p_key_seed", "libp2p_loopback",
-    "require_libp2p",
+    "BINDING_SIZE", "LOBBY_PROTOCOL_ID", "PROTOCOL_ID", "BindingError", "Libp2pListener", "Libp2pLoopback",
+    "Libp2pMissing", "Libp2pNode", "Libp2pStream", "RelayLimitsSpec", "binding_proof", "check_binding",
+    "libp2p_key_seed", "libp2p_loopback", "require_libp2p", "serve_relay",
 ]
 
 log = logging.getLogger(__name__)
 
 PROTOCOL_ID = "/p2php/mesh/4"
 """The libp2p protocol id of a mesh link (the number is the p2php protocol version)."""
+LOBBY_PROTOCOL_ID = "/p2php/lobby/4"
+"""The libp2p protocol id of a lobby connection to an online table's host (protocol.md §3.7)."""
 INSTALL_HINT = "libp2p transport needs py-libp2p: pip install 'p2php[internet]'"
 _MAGIC = b"P2B1"  # a binding proof's first bytes (version 1), so a stray stream fails at once
 BINDING_SIZE = len(_MAGIC) + 32 + 64
@@ -343,8 +346,9 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
 class Libp2pListener(trio.abc.Listener[trio.abc.HalfCloseableStream]):
     """The streams other seats open to one :class:`Libp2pNode` (already bound, §3.6)."""
 
-    def __init__(self, node: Libp2pNode) -> None:
+    def __init__(self, node: Libp2pNode, slot: str = "listener") -> None:
         self.node = node
+        self.slot = slot  # the node attribute that holds us (None once closed: its streams are refused)
         self._send, self._receive = trio.open_memory_channel[trio.abc.HalfCloseableStream](BACKLOG)
 
     async def accept(self) -> trio.abc.HalfCloseableStream:
@@ -361,7 +365,7 @@ class Libp2pListener(trio.abc.Listener[trio.abc.HalfCloseableStream]):
         return True
 
     async def aclose(self) -> None:
-        self.node.listener = None
+        setattr(self.node, self.slot, None)
         await self._send.aclose()
         await self._receive.aclose()
 
@@ -376,7 +380,7 @@ class Libp2pNode:
     """
 
     def __init__(self, secrets: LocalSecrets, listen: str | None = "/ip4/127.0.0.1/tcp/0", relay: str | None = None,
-                 key_seed: bytes | None = None, punch: bool = False) -> None:
+                 key_seed: bytes | None = None, punch: bool = False, lobby: bool = False) -> None:
         libp2p = require_libp2p()
         ed25519 = _lib("libp2p.crypto.ed25519")
         self.secrets = secrets
@@ -390,6 +394,9 @@ class Libp2pNode:
         self.punch = punch
         self.dcutr: Any = None  # the DCUtR service, with ``punch``
         self.listener: Libp2pListener | None = None
+        self.serves_lobby = lobby  # also serve LOBBY_PROTOCOL_ID streams, into lobby_listener
+        self.carried: dict[str, str] = {}  # peer id -> how our latest mesh stream with it is carried
+        self.lobby_listener: Libp2pListener | None = None
         self.transport: Any = None  # the circuit relay transport, with ``relay``
         self._nursery: trio.Nursery | None = None
 
@@ -406,7 +413,10 @@ class Libp2pNode:
         listen = [multiaddr.Multiaddr(self.listen)] if self.listen else []
         async with self.host.run(listen_addrs=listen), trio.open_nursery() as nursery:
             self._nursery = nursery
-            self.host.set_stream_handler(PROTOCOL_ID, self._incoming)
+            self.host.set_stream_handler(PROTOCOL_ID, partial(self._incoming, "listener"))
+            if self.serves_lobby:
+                self.lobby_listener = Libp2pListener(self, "lobby_listener")
+                self.host.set_stream_handler(LOBBY_PROTOCOL_ID, partial(self._incoming, "lobby_listener"))
             if self.relay is not None:
                 await self._reserve(nursery)
             if self.punch:
@@ -455,7 +465,7 @@ class Libp2pNode:
         nursery.start_soon(serve)
         await started.wait()
 
-    async def _incoming(self, raw: Any) -> None:
+    async def _incoming(self, slot: str, raw: Any) -> None:
         stream = Libp2pStream(raw, self._nursery)
         try:
             with trio.fail_after(BINDING_TIMEOUT):
@@ -464,10 +474,14 @@ class Libp2pNode:
             log.info("refused a libp2p stream from %s: %s", stream.remote, exc)
             await stream._reset()
             return
-        if self.listener is None or not self.listener.offer(stream):
+        listener: Libp2pListener | None = getattr(self, slot)
+        if listener is None or not listener.offer(stream):
             await stream._reset()
+        elif slot == "listener":
+            self.carried[stream.remote] = stream.carried
 
-    async def open(self, peer_id: bytes, addrs: list[str], via_relay: str | None = None) -> Libp2pStream:
+    async def open(self, peer_id: bytes, addrs: list[str], via_relay: str | None = None,
+                   protocol: str = PROTOCOL_ID) -> Libp2pStream:
         """A bound stream to ``peer_id`` at ``addrs`` (direct), or through the relay ``via_relay``.
 
         Raises ``ConnectionRefusedError`` (an ``OSError``: the mesh retries) if libp2p cannot reach it, and
@@ -493,7 +507,7 @@ class Libp2pNode:
                                 await trio.sleep(0.25)
                 else:
                     await self.host.connect(peerinfo.PeerInfo(target, [multiaddr.Multiaddr(a) for a in addrs]))
-                raw = await self.host.new_stream(target, [PROTOCOL_ID])
+                raw = await self.host.new_stream(target, [protocol])
         except trio.TooSlowError:
             raise ConnectionRefusedError(f"libp2p peer {target} did not answer in time") from None
         except (trio.Cancelled, OSError):
@@ -503,6 +517,8 @@ class Libp2pNode:
         stream = Libp2pStream(raw, self._nursery)
         if punched and stream.carried == "direct":
             stream.via = "hole-punched"
+        if protocol == PROTOCOL_ID:
+            self.carried[stream.remote] = stream.carried
         try:
             with trio.fail_after(BINDING_TIMEOUT):
                 await stream.bind(self.proof)
@@ -510,6 +526,43 @@ class Libp2pNode:
             await stream._reset()
             raise
         return stream
+
+
+# ----------------------------------------------------------------------------- a circuit relay v2 node
+
+class RelayLimitsSpec:
+    """What one relay lets its users spend (py-libp2p enforces each): protocol.md §3.7."""
+
+    def __init__(self, reservations: int = 64, circuits: int = 64, seconds: int = 3600, data: int = 1 << 30,
+                 reservation_ttl: int = 3600) -> None:
+        for name, value in (("reservations", reservations), ("circuits", circuits), ("seconds", seconds),
+                            ("data", data), ("reservation_ttl", reservation_ttl)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"relay limit {name} must be a positive whole number, not {value!r}")
+        self.reservations, self.circuits, self.seconds, self.data = reservations, circuits, seconds, data
+        self.reservation_ttl = reservation_ttl
+
+
+async def serve_relay(listen: str, limits: RelayLimitsSpec, key_seed: bytes | None = None, *,
+                      task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    """Run a circuit relay v2 node (hop enabled) on ``listen`` until cancelled; ``task_status`` gets its host.
+
+    ``key_seed``: 32 bytes for its Ed25519 key, so a relay that restarts keeps its peer id (and the relay
+    addresses in invites stay good); None: a fresh key.
+    """
+    libp2p = require_libp2p()
+    circuit = _lib("libp2p.relay.circuit_v2")
+    service = _lib("libp2p.tools.anyio_service")
+    multiaddr = _lib("multiaddr")
+    ed25519 = _lib("libp2p.crypto.ed25519")
+    host = libp2p.new_host(key_pair=ed25519.create_new_key_pair(key_seed) if key_seed else None)
+    protocol = circuit.CircuitV2Protocol(host, limits=circuit.RelayLimits(
+        duration=limits.seconds, data=limits.data, max_circuit_conns=limits.circuits,
+        max_reservations=limits.reservations, reservation_ttl=limits.reservation_ttl), allow_hop=True)
+    async with host.run(listen_addrs=[multiaddr.Multiaddr(listen)]), service.background_trio_service(protocol):
+        await protocol.event_started.wait()
+        task_status.started(host)
+        await trio.sleep_forever()
 
 
 # ----------------------------------------------------------------------------- a whole table on loopback
@@ -609,24 +662,8 @@ class Libp2pLoopback:
 
     async def start_relay(self) -> None:
         """A local circuit relay v2 node (hop enabled) on 127.0.0.1, for every relayed link."""
-        libp2p = require_libp2p()
-        circuit = _lib("libp2p.relay.circuit_v2")
-        service = _lib("libp2p.tools.anyio_service")
-        multiaddr = _lib("multiaddr")
-        host = libp2p.new_host()
-        protocol = circuit.CircuitV2Protocol(host, limits=circuit.RelayLimits(
-            duration=3600, data=1 << 30, max_circuit_conns=64, max_reservations=64), allow_hop=True)
-
-        async def serve(*, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-            async with host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]), \
-                    service.background_trio_service(protocol):
-                await protocol.event_started.wait()
-                task_status.started()
-                await trio.sleep_forever()
-
-        await self.nursery.start(serve)
-        self.relay = host
-        self.relay_addr = str(host.get_addrs()[0])
+        self.relay = await self.nursery.start(serve_relay, "/ip4/127.0.0.1/tcp/0", RelayLimitsSpec())
+        self.relay_addr = str(self.relay.get_addrs()[0])
 
     async def open_listener(self) -> Libp2pListener:
         if self.relayed and self.relay is None:

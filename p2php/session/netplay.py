@@ -20,9 +20,10 @@ import re
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import trio
 
@@ -53,8 +54,10 @@ from p2php.lobby import (
     format_table,
     join_table,
 )
+from p2php.net.invite import looks_like_invite
 from p2php.net.mesh import MeshError, listen, listener_port
 from p2php.net.ports import LOBBY_PORT
+from p2php.net.transport import Dial, Listener, tcp_dial
 from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
 from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, parse_table_options
@@ -167,6 +170,54 @@ def _ui(args: argparse.Namespace) -> TerminalUI:
     return TerminalUI(lang=getattr(args, "lang", None))
 
 
+@dataclass
+class Place:
+    """Where one of this process's seats listens, and with which secrets and dial it plays."""
+
+    listener: Listener
+    port: int
+    addr: str | None = None  # what others dial instead of our IP (an online seat's locator)
+    secrets: LocalSecrets = field(default_factory=LocalSecrets)
+    dial: Dial = tcp_dial
+    links: Callable[[dict[int, str]], dict[int, str]] | None = None  # seat -> how our link to it is carried
+
+
+class Places(Protocol):
+    """How a table's seats are reached: the LAN's TCP (:class:`LanPlaces`) or libp2p (``online_play``)."""
+
+    online: bool
+
+    async def open_lobby(self, args: argparse.Namespace) -> Listener | None:
+        """The host's lobby listener (None: it could not open, and said why)."""
+
+    async def open_seat(self) -> Place: ...
+
+    def how_to_join(self, table: Table, lobby: Listener) -> list[str]: ...
+
+
+class LanPlaces:
+    """Seats on the LAN: TCP listeners on ``--bind``; the lobby on ``--port``."""
+
+    online = False
+
+    def __init__(self, bind: str) -> None:
+        self.bind = bind
+
+    async def open_lobby(self, args: argparse.Namespace) -> Listener | None:
+        try:
+            return await listen(args.bind, args.port)
+        except OSError as err:
+            _err(f"cannot open the table on {args.bind}:{args.port}: {err.strerror or err}")
+            return None
+
+    async def open_seat(self) -> Place:
+        listener = await listen(self.bind, 0)
+        return Place(listener, listener_port(listener))
+
+    def how_to_join(self, table: Table, lobby: Listener) -> list[str]:
+        return [f"Others join with:  p2php join <this machine's address>:{listener_port(lobby)} --name NAME"]
+
+
 def _report(result: PeerResult, lang: str | None) -> int:
     for line in summary_lines(result.lockstep, lang):
         print(line)
@@ -181,7 +232,7 @@ async def _play_seats(
     players: int,
     names: list[str],
     addresses: dict[int, tuple[str, int]],
-    listeners: dict[int, trio.SocketListener],
+    places: dict[int, Place],
     human: int | None,
     ui: TerminalUI,
     own_decks: Mapping[int, dict[str, list[int]]] | None = None,
@@ -194,7 +245,7 @@ async def _play_seats(
     results: dict[int, PeerResult] = {}
     errors: list[str] = []
     quit_game = False
-    shown = min(listeners)
+    shown = min(places)
     resume_log = getattr(args, "resume_log", None)
 
     bot_kind = args.bot or default_kind(get_game(game))
@@ -202,17 +253,18 @@ async def _play_seats(
     async def seat_task(seat: int, cancel: trio.CancelScope) -> None:
         nonlocal quit_game
         own = seat == shown
+        place = places[seat]
         cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
-                         connect_timeout=args.connect_timeout, secrets=LocalSecrets(),
+                         connect_timeout=args.connect_timeout, secrets=place.secrets, connect=place.dial,
                          bot=None if seat == human else bot_kind,
                          resume_path=Path(resume_log) if own and resume_log else None,
                          private_decks=dict((own_decks or {}).get(seat, {})))
         decide: Decider = (ui.decide if seat == human else
                            bot_decider(get_game(game).make_bot(bot_kind, f"{args.seed}/{seat}")))
         # Our own entry is never dialed; in the resume log it says where `p2php resume` listens again.
-        mine = {**addresses, seat: (args.bind, listener_port(listeners[seat]))}
+        mine = {**addresses, seat: (place.addr or args.bind, place.port)}
         try:
-            results[seat] = await run_peer(cfg, mine, listeners[seat], decide,
+            results[seat] = await run_peer(cfg, mine, place.listener, decide,
                                            ui.observe if own else None)
         except Exception as exc:  # possibly an ExceptionGroup from the runner's nursery: judge its first leaf
             err = _first_leaf(exc)
@@ -226,10 +278,10 @@ async def _play_seats(
                 raise
             cancel.cancel()
         finally:
-            await listeners[seat].aclose()
+            await place.listener.aclose()
 
     async with trio.open_nursery() as nursery:
-        for seat in sorted(listeners):
+        for seat in sorted(places):
             nursery.start_soon(seat_task, seat, nursery.cancel_scope)
     if quit_game or (shown in results and results[shown].left):
         print("\nYou left the table; the others were told at once. Bye!")
@@ -241,6 +293,11 @@ async def _play_seats(
         _err("the game ended without a result")
         return 3
     code = _report(results[shown], getattr(args, "lang", None))
+    links = places[shown].links
+    if links is not None:
+        carried = links({s: a for s, (a, _) in addresses.items() if s != shown})
+        _say("links: " + ", ".join(f"seat {s} ({safe(names[s], NAME)}) {carried.get(s, 'not connected')}"
+                                   for s in sorted(addresses) if s != shown))
     path = getattr(args, "transcript", None)
     if path:
         try:
@@ -255,7 +312,13 @@ async def _play_seats(
 # ----------------------------------------------------------------------------- host
 
 
-async def host_game(args: argparse.Namespace) -> int:
+async def host_game(args: argparse.Namespace, places: Places | None = None) -> int:
+    """``p2php host``: the lobby, then this process's seats play; ``places``: how seats are reached (LAN)."""
+    if places is None and getattr(args, "online", False):
+        from p2php.session.online_play import host_online
+
+        return await host_online(args)
+    places = places or LanPlaces(args.bind)
     game = get_game(args.game)
     game.check_players(args.players)
     if args.bots < 0 or args.bots + 1 > args.players:
@@ -265,23 +328,20 @@ async def host_game(args: argparse.Namespace) -> int:
                                      [(0, getattr(args, "deck", None))])
     name = _check_name(args.name)
     ready = bool(args.ready or args.auto)
-    try:
-        lobby_listener = await listen(args.bind, args.port)
-    except OSError as err:
-        _err(f"cannot open the table on {args.bind}:{args.port}: {err.strerror or err}")
+    lobby_listener = await places.open_lobby(args)
+    if lobby_listener is None:
         return 3
-    port = listener_port(lobby_listener)
-    table = Table(game, options, args.players, name)
-    listeners: dict[int, trio.SocketListener] = {}
-    own = await listen(args.bind, 0)
-    listeners[table.seat_local(name, HOST, listener_port(own), ready=ready)] = own
+    table = Table(game, options, args.players, name, online=places.online)
+    listeners: dict[int, Place] = {}
+    own = await places.open_seat()
+    listeners[table.seat_local(name, HOST, own.port, ready=ready, addr=own.addr)] = own
     for _ in range(args.bots):
-        bot = await listen(args.bind, 0)
-        listeners[table.seat_local(table.bot_name(), BOT, listener_port(bot), ready=True)] = bot
+        bot = await places.open_seat()
+        listeners[table.seat_local(table.bot_name(), BOT, bot.port, ready=True, addr=bot.addr)] = bot
     table.drain_log()
 
     responder = None
-    if args.discovery_port:
+    if args.discovery_port and not places.online:
         try:
             responder = await open_responder(args.bind, args.discovery_port)
         except OSError as err:
@@ -289,8 +349,8 @@ async def host_game(args: argparse.Namespace) -> int:
 
     _say(f"Table open: {game.name} for {args.players} players, options {format_options(options)}.")
     _say(crypto_notice(options))
-    _say(f"Others join with:  p2php join <this machine's address>:{port} --name NAME"
-         + ("   (or find it with: p2php discover)" if responder is not None else ""))
+    for line in places.how_to_join(table, lobby_listener):
+        _say(line + ("   (or find it with: p2php discover)" if responder is not None else ""))
 
     def show(t: Table) -> None:
         for line in format_table(t.view(), 0):
@@ -312,11 +372,11 @@ async def host_game(args: argparse.Namespace) -> int:
                 return
             if command in ("b", "bot", "bots"):
                 for _ in table.free_seats():
-                    bot = await listen(args.bind, 0)
+                    bot = await places.open_seat()
                     try:
-                        listeners[lobby.add_bot(listener_port(bot))] = bot
+                        listeners[lobby.add_bot(bot.port, bot.addr)] = bot
                     except LobbyError:  # a joiner took the seat meanwhile
-                        await bot.aclose()
+                        await bot.listener.aclose()
                 continue
             if command == "":
                 lobby.set_host_ready(0)
@@ -328,7 +388,7 @@ async def host_game(args: argparse.Namespace) -> int:
     try:
         async with trio.open_nursery() as nursery:
             if responder is not None:
-                nursery.start_soon(serve_discovery, responder, partial(_summary, table, port))
+                nursery.start_soon(serve_discovery, responder, partial(_summary, table, listener_port(lobby_listener)))
             if not ready:
                 nursery.start_soon(keyboard)
             try:
@@ -341,8 +401,8 @@ async def host_game(args: argparse.Namespace) -> int:
         if responder is not None:
             responder.close()
     if closed is not None:
-        for listener in listeners.values():
-            await listener.aclose()
+        for place in listeners.values():
+            await place.listener.aclose()
         print(f"The table is closed: {safe(closed, 300)}")
         return 0 if table.closed and closed.args[0] == "the host closed the table" else 3
     local = _local_ip(args.bind)
@@ -425,6 +485,11 @@ async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tup
 
 
 async def join_game(args: argparse.Namespace) -> int:
+    """``p2php join``: by address, by discovery, or (an invite code) at an online table."""
+    if args.address is not None and looks_like_invite(args.address):
+        from p2php.session.online_play import join_online
+
+        return await join_online(args)
     if args.address is not None and args.to:
         raise UsageError("--to is for finding a table: give either an ADDRESS or --to, not both")
     if args.address is not None:
@@ -433,6 +498,18 @@ async def join_game(args: argparse.Namespace) -> int:
         except ValueError as err:
             raise UsageError(f"{err} (e.g. 192.168.1.20:{LOBBY_PORT})") from None
     name = _check_name(args.name)
+    wanted = wanted_options(args)
+    if args.address is None:
+        found = await find_table(args, wanted)
+        if isinstance(found, int):
+            return found
+        host, port = found
+    listener = await listen(args.bind, 0)
+    return await sit_down(args, Place(listener, listener_port(listener)), name, wanted, host, port)
+
+
+def wanted_options(args: argparse.Namespace) -> dict[str, str]:
+    """The ``--option`` pairs a joiner insists on; those of ``--game`` are checked here, before any connection."""
     wanted = parse_option_pairs(args.option)
     if args.game is not None:  # refuse locally what could never match
         wanted_game = get_game(args.game)
@@ -440,13 +517,14 @@ async def join_game(args: argparse.Namespace) -> int:
             specs = {**wanted_game.options, **SESSION_OPTIONS}
             if key in specs:
                 specs[key].parse(key, raw)
-    if args.address is None:
-        found = await find_table(args, wanted)
-        if isinstance(found, int):
-            return found
-        host, port = found
-    listener = await listen(args.bind, 0)
-    session = JoinSession(name, listener_port(listener), game=args.game, options=wanted)
+    return wanted
+
+
+async def sit_down(args: argparse.Namespace, place: Place, name: str, wanted: Mapping[str, str], host: str,
+                   port: int, connect: Callable[[], Awaitable[Any]] | None = None) -> int:
+    """Take a seat at the table at ``host:port`` (or through ``connect``), then play it; the exit status."""
+    listener = place.listener
+    session = JoinSession(name, place.port, game=args.game, options=wanted, addr=place.addr)
 
     own_decks: dict[int, dict[str, list[int]]] = {}
 
@@ -468,10 +546,10 @@ async def join_game(args: argparse.Namespace) -> int:
         line = await read_line("Press Enter when ready (q to leave): ")
         return line is not None and line.strip().lower() not in ("q", "quit", "exit")
 
-    _say(f"Joining the table at {host}:{port} as {name}…")
+    _say(f"Joining the table at {host if connect else f'{host}:{port}'} as {name}…")
     try:
         joined = await join_table(host, port, session, ready=bool(args.ready or args.auto), ask_ready=ask_ready,
-                                  on_table=on_table)
+                                  on_table=on_table, connect=connect)
     except LobbyClosed as err:
         await listener.aclose()
         if str(err) == "you left the table":
@@ -489,7 +567,7 @@ async def join_game(args: argparse.Namespace) -> int:
          f"{format_options(view.options)}). Forming the mesh…")
     addresses = dict(enumerate(joined.addresses))
     return await _play_seats(args, view.game, view.options, view.players, names, addresses,
-                             {joined.seat: listener}, None if args.auto else joined.seat, _ui(args), own_decks)
+                             {joined.seat: place}, None if args.auto else joined.seat, _ui(args), own_decks)
 
 
 # ----------------------------------------------------------------------------- discover

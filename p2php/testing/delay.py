@@ -108,8 +108,8 @@ class DelayedStream(trio.abc.HalfCloseableStream):
             self._enqueue(_EOF)
         await trio.lowlevel.checkpoint()
 
-    async def receive_some(self, max_bytes: int | None = None) -> bytes | bytearray:
-        return await self.inner.receive_some(max_bytes)
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        return bytes(await self.inner.receive_some(max_bytes))  # bytes: trio's type, and trio-typing's (libp2p's)
 
     async def aclose(self) -> None:
         self._closed = True

@@ -1,0 +1,156 @@
+"""One seat of an online table: its libp2p node, where it is reached, and how it reaches the others.
+
+At a LAN table a seat is an IP and a port. Online, a seat is a :class:`~p2php.net.invite.Locator`: its
+libp2p peer id, the addresses it listens on (often private, behind a NAT router) and the relays where it
+holds a reservation. :class:`OnlineSeat` runs the node (keyed from the seat's master secret, its peer id
+vouched for by its seat key: protocol.md §3.6) and gives the mesh a :data:`~p2php.net.transport.Dial` that
+takes a locator's text for the host name: it tries the direct addresses first, briefly, then each relay's
+circuit, and through a relay it asks DCUtR for a direct connection (hole punching); a link that cannot be
+punched stays relayed. Everything above the stream is unchanged: framing, link tags, signatures, limits.
+
+Needs the ``internet`` extra (py-libp2p), imported only when a node starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from p2php.net.invite import Locator, parse_locator
+from p2php.net.libp2p import LOBBY_PROTOCOL_ID, PROTOCOL_ID, Libp2pListener, Libp2pNode, Libp2pStream, _lib
+
+if TYPE_CHECKING:
+    from p2php.session.handshake import LocalSecrets
+
+__all__ = ["DIRECT_TRY", "OnlineSeat", "advertised_ips"]
+
+DIRECT_TRY = 3.0
+"""Seconds a dial spends on a seat's direct addresses before it goes through a relay (a NAT drops them)."""
+
+
+def advertised_ips(toward: str | None) -> list[str]:
+    """This machine's IPv4 addresses worth telling others, for a node that listens on every interface.
+
+    The address of the interface that routes toward ``toward`` (a relay's IP: the one others on that side
+    can reach), then loopback for seats on this machine. No packet is sent: a UDP ``connect`` only asks the
+    kernel for a route.
+    """
+    ips: list[str] = []
+    if toward:
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect((toward, 9))
+            ip = str(probe.getsockname()[0])
+            if ip != "0.0.0.0":
+                ips.append(ip)
+    if "127.0.0.1" not in ips:
+        ips.append("127.0.0.1")
+    return ips
+
+
+def _ip_of(multiaddr_text: str | None) -> str | None:
+    parts = (multiaddr_text or "").split("/")
+    return parts[2] if len(parts) > 2 and parts[1] in ("ip4", "dns4", "dns") else None
+
+
+class OnlineSeat:
+    """One local seat's libp2p node for an online table (start it with ``await nursery.start(seat.run)``).
+
+    ``relay``: a relay multiaddr (``…/p2p/RELAY_ID``) to hold a reservation on, so seats behind NAT can reach
+    us; ``listen``: where the node listens (every interface by default); ``advertise``: the IPs put in our
+    locator in place of a wildcard listen address (default: :func:`advertised_ips`); ``lobby``: also serve
+    the lobby protocol (the host's seat). ``punch``: try DCUtR on every link that came through a relay.
+    """
+
+    def __init__(self, secrets: LocalSecrets, relay: str | None, listen: str | None = "/ip4/0.0.0.0/tcp/0",
+                 advertise: list[str] | None = None, lobby: bool = False, punch: bool = True) -> None:
+        if listen is None and relay is None:
+            raise ValueError("a seat that listens nowhere needs a relay to be reached through")
+        self.node = Libp2pNode(secrets, listen=listen, relay=relay, lobby=lobby,
+                               punch=punch and relay is not None and listen is not None)
+        self.relay = relay
+        self.advertise = advertise
+
+    def links(self, seats: dict[int, str]) -> dict[int, str]:
+        """How our mesh link with each seat is carried (``seats``: seat -> its locator text)."""
+        out = {}
+        for seat, text in seats.items():
+            try:
+                peer = parse_locator(text).peer
+            except ValueError:
+                continue
+            if peer in self.node.carried:
+                out[seat] = self.node.carried[peer]
+        return out
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        await self.node.run(task_status=task_status)
+
+    @property
+    def peer(self) -> str:
+        return self.node.name
+
+    @property
+    def listener(self) -> Libp2pListener:
+        assert self.node.listener is not None, "start the seat's node first"
+        return self.node.listener
+
+    @property
+    def lobby_listener(self) -> Libp2pListener:
+        assert self.node.lobby_listener is not None, "this node does not serve the lobby"
+        return self.node.lobby_listener
+
+    def port(self) -> int:
+        """The TCP port the node listens on (what a lobby seat entry carries beside the locator)."""
+        for addr in self.node.host.get_transport_addrs():
+            text = str(addr)
+            if "/tcp/" in text:
+                return int(text.split("/tcp/")[1].split("/")[0])
+        return 1  # reachable only through its relay: the port is never dialled
+
+    def locator(self) -> Locator:
+        direct: list[str] = []
+        for addr in self.node.host.get_transport_addrs():
+            text = str(addr)
+            ip = _ip_of(text)
+            if ip == "0.0.0.0":
+                rest = text.split("/", 3)[3]
+                for public in self.advertise or advertised_ips(_ip_of(self.relay)):
+                    direct.append(f"/ip4/{public}/{rest}")
+            elif text.startswith("/ip4/"):
+                direct.append(text)
+        return Locator(self.peer, tuple(dict.fromkeys(direct))[:6], (self.relay,) if self.relay else ())
+
+    async def dial(self, host: str, port: int) -> trio.abc.HalfCloseableStream:
+        """The mesh's dial: ``host`` is the other seat's locator text (``port`` is not needed)."""
+        return await self.open(host, PROTOCOL_ID)
+
+    async def open_lobby(self, locator: Locator) -> Libp2pStream:
+        """A lobby stream to the host of an online table."""
+        return await self.open(locator.text(), LOBBY_PROTOCOL_ID)
+
+    async def open(self, locator_text: str, protocol: str) -> Libp2pStream:
+        """A bound stream to the seat at ``locator_text``: direct addresses first, then each relay.
+
+        Raises ``ConnectionRefusedError`` (an ``OSError``: the mesh retries) naming the last failure.
+        """
+        try:
+            where = parse_locator(locator_text)
+        except ValueError as err:
+            raise ConnectionRefusedError(f"not a seat locator: {err}") from None
+        peer_id: bytes = _lib("libp2p.peer.id").ID.from_base58(where.peer).to_bytes()
+        failure: BaseException | None = None
+        if where.direct:
+            with trio.move_on_after(DIRECT_TRY if where.relays else 2 * DIRECT_TRY):
+                try:
+                    return await self.node.open(peer_id, list(where.direct), protocol=protocol)
+                except OSError as err:
+                    failure = err
+        for relay in where.relays:
+            try:
+                return await self.node.open(peer_id, [], via_relay=relay, protocol=protocol)
+            except OSError as err:
+                failure = err
+        raise ConnectionRefusedError(f"cannot reach libp2p peer {where.peer}: {failure or 'no address answered'}")

@@ -1,0 +1,92 @@
+"""Online tables over libp2p, as people run them: ``p2php relay``, ``host --online`` with its invite code,
+``join CODE`` — each a separate process on loopback, through the relay or directly.
+
+Skipped as a whole where py-libp2p (the ``p2php[internet]`` extra) is not installed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+
+pytest.importorskip("libp2p", reason="py-libp2p is not installed (pip install 'p2php[internet]'): "
+                                     "online tables are not tested here")
+
+P2PHP = [sys.executable, "-m", "p2php.cli"]
+GAME = ["uno", "--option", "crypto=fast", "--option", "rounds=1"]
+
+
+@contextmanager
+def started(*args: str, until: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """A p2php process and the first line of its output that matches ``until``; killed on the way out."""
+    proc = subprocess.Popen([*P2PHP, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        seen = []
+        for line in proc.stdout:
+            seen.append(line)
+            if re.search(until, line):
+                yield proc, line.strip()
+                break
+        else:
+            raise AssertionError(f"p2php {' '.join(args)} ended before {until!r}:\n{''.join(seen)}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
+
+
+def finish(proc: subprocess.Popen[str]) -> str:
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out
+    return out
+
+
+def test_three_seats_behind_no_direct_path_play_a_whole_game_through_a_relay_by_invite_code() -> None:
+    with started("relay", "--bind", "127.0.0.1", "--port", "0", "--max-reservations", "8",
+                 until=r"--relay /ip4/") as (relay, line):
+        address = line.split("--relay ", 1)[1]
+        host_args = ["host", *GAME, "--players", "3", "--bots", "1", "--online", "--relay", address,
+                     "--relay-only", "--auto"]
+        with started(*host_args, until=r"^\s*p2php-") as (host, code):
+            assert address in "".join(host_args) and len(code) < 400
+            joined = subprocess.run([*P2PHP, "join", code, "--name", "ann", "--auto", "--relay-only"],
+                                    capture_output=True, text=True, timeout=120)
+            assert joined.returncode == 0, joined.stdout + joined.stderr
+            hosted = finish(host)
+        assert relay.poll() is None  # the relay serves on: it is nobody's seat
+    for out in (joined.stdout, hosted):
+        assert "audit: clean" in out
+        links = next(x for x in out.splitlines() if x.startswith("links: "))
+        assert links.count("relayed") == 2, links  # listening nowhere: every link through the relay
+    codes = {re.search(r"safety code: (\S+)", out).group(1) for out in (joined.stdout, hosted)}  # type: ignore[union-attr]
+    assert len(codes) == 1  # one table, the same keys on both sides
+
+
+def test_with_no_relay_an_invite_names_the_hosts_addresses_and_seats_connect_directly() -> None:
+    with started("host", *GAME, "--players", "2", "--online", "--advertise", "127.0.0.1", "--auto",
+                 until=r"^\s*p2php-") as (host, code):
+        joined = subprocess.run([*P2PHP, "join", code, "--name", "ann", "--auto", "--advertise", "127.0.0.1"],
+                                capture_output=True, text=True, timeout=120)
+        assert joined.returncode == 0, joined.stdout + joined.stderr
+        hosted = finish(host)
+    assert "only peers that can reach this machine directly can join" in hosted
+    for out in (joined.stdout, hosted):
+        assert "audit: clean" in out and re.search(r"^links: seat \d \(\w+\) direct$", out, re.M), out
+
+
+def test_a_bad_code_a_bad_relay_and_a_bad_limit_each_get_one_clear_line() -> None:
+    bad = subprocess.run([*P2PHP, "join", "p2php-AAAAmistyped", "--name", "ann"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "invite code" in bad.stderr, bad.stderr
+    relay = subprocess.run([*P2PHP, "host", "uno", "--online", "--relay", "/ip4/1.2.3.4/tcp/1", "--ready"],
+                           capture_output=True, text=True, timeout=60)
+    assert relay.returncode == 2 and "/p2p/RELAY_ID" in relay.stderr, relay.stderr
+    limit = subprocess.run([*P2PHP, "relay", "--port", "0", "--max-circuits", "0"], capture_output=True,
+                           text=True, timeout=60)
+    assert limit.returncode == 2 and "circuits must be a positive" in limit.stderr, limit.stderr
