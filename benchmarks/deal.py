@@ -9,6 +9,13 @@ bytes of a whole game.
     python benchmarks/deal.py --game uno --peers 4 --option deck=hat [--repeat 3] [--json]
     python benchmarks/deal.py --game uno --peers 4 --option rounds=1 --full-game
     python benchmarks/deal.py --all --json        # uno deck=hat 2/4/6/10 peers (+ hpsha if present)
+    python benchmarks/deal.py --game tcg --peers 2 [--option crypto=verified]   # two 60-card secret decks
+    python benchmarks/deal.py --game tcg --peers 2 --deck 0=mine.deck --deck 1=theirs.deck
+
+A trading-card game's seat may bring its own deck (``--deck SEAT=FILE``, as ``p2php play --deck``): its list
+stays on its peer, and the deck is a secret-composition deck (its owner's first pass feeds the list).  The TCG
+run without ``--deck`` or deck options measures two such decks: seeded random legal 60-card constructed decks
+(:func:`p2php.testing.tcg.random_deck_text`), one per seat, each its seat's secret.
 
 Every peer runs in this one process, on one trio loop and so on one core: the
 crypto of all peers is serialised, so the times are those of a single core doing
@@ -50,11 +57,41 @@ from p2php.session.runner import Decider, Observer, bot_decider
 ALL_MATRIX: tuple[tuple[str, dict[str, str], tuple[int, ...]], ...] = (
     ("uno", {"deck": "hat"}, (2, 4, 6, 10)),  # 112 cards
     ("hpsha", {}, (4, 6, 10)),  # 104 cards; measured only once the game is registered
+    ("tcg", {}, (2,)),  # two secret 60-card decks (SECRET_DECKS); measured only once the game is registered
 )
 """The matrix of ``--all``: (game, options, peer counts)."""
 
 NOTE = ("all peers run in one process on one core: every peer's crypto is serialised, "
         "so times are one core doing the whole table's work")
+
+
+SECRET_DECKS: dict[str, tuple[str, ...]] = {"tcg": ("deck0", "deck1", "decklist0", "decklist1", "format")}
+"""Games whose seats bring their own secret decks: without ``--deck`` and without any of these options, each seat
+gets a seeded random legal 60-card constructed deck of its own (:func:`own_decks`)."""
+
+
+def own_decks(game: Game, players: int, raw: dict[str, str],
+              files: Sequence[tuple[int, str]]) -> dict[int, dict[str, list[int]]]:
+    """Each seat's secret deck lists (kept on its peer), and the public options they imply added to ``raw``.
+
+    ``files``: ``(seat, FILE)`` deck files, read as the CLI reads ``--deck``.  None given, for a game of
+    :data:`SECRET_DECKS` whose options name no deck: a seeded random legal 60-card deck per seat.
+    """
+    from p2php.session.owndecks import read_own_decks
+
+    if files:
+        return read_own_decks(game, list(files), raw)
+    if game.name not in SECRET_DECKS or any(k in raw for k in SECRET_DECKS[game.name]):
+        return {}
+    from p2php.testing.tcg import random_deck_text
+
+    out: dict[int, dict[str, list[int]]] = {}
+    raw.setdefault("format", "constructed")
+    for seat in range(players):
+        lists, implied = game.read_private_deck(random_deck_text(f"deal.py/{seat}"), seat, raw)
+        raw.update(implied)
+        out[seat] = lists
+    return out
 
 
 class BenchError(Exception):
@@ -271,6 +308,7 @@ async def _bench_peer(
     decide: Decider,
     secrets: LocalSecrets,
     timeout: float,
+    private_decks: Mapping[str, list[int]] | None = None,
 ) -> None:
     """:func:`p2php.session.runner.run_peer`'s loop, timed, until ``run`` says stop."""
     players = run.players
@@ -292,7 +330,7 @@ async def _bench_peer(
     if seat == 0:
         run.clock.mesh_formed(time.perf_counter())
     table = Table(game.name, options, tuple(hellos[s] for s in range(players)))
-    ls = Lockstep(game, table, seat, secrets)
+    ls = Lockstep(game, table, seat, secrets, private_decks=private_decks)
     if seat == 0:
         run.peer0 = ls
     ready = False
@@ -346,6 +384,7 @@ async def measure_run(
     run_no: int,
     bot: str,
     timeout: float,
+    decks: Mapping[int, Mapping[str, list[int]]] | None = None,
 ) -> RunResult:
     """One table: set up, then ``actions`` decisions (or the end of the game), then stop."""
     start = time.perf_counter()
@@ -359,7 +398,7 @@ async def measure_run(
                     secrets = seeded_secrets(f"{seed}/{run_no}", seat) if seed is not None else LocalSecrets()
                     decide = bot_decider(game.make_bot(bot, f"{seed}/{run_no}/{seat}"))
                     nursery.start_soon(_bench_peer, run, game, options, seat, addresses, listeners[seat],
-                                       decide, secrets, timeout)
+                                       decide, secrets, timeout, (decks or {}).get(seat))
     except BaseExceptionGroup as group:
         leaf = _first_leaf(group)
         if isinstance(leaf, BenchError):
@@ -399,7 +438,8 @@ class _DecisionTimer:
 
 
 async def measure_full_game(
-    game: Game, players: int, options: Mapping[str, Any], seed: int | None, bot: str, timeout: float
+    game: Game, players: int, options: Mapping[str, Any], seed: int | None, bot: str, timeout: float,
+    decks: Mapping[int, Mapping[str, list[int]]] | None = None,
 ) -> dict[str, Any]:
     """Play one whole game with :func:`run_local_table` and report its cost on the wire."""
     from p2php.session.local_net import run_local_table
@@ -409,7 +449,7 @@ async def measure_full_game(
     observe: Observer = timer
     start = time.perf_counter()
     results = await run_local_table(game.name, players, deciders, options, seed=seed, timeout=timeout,
-                                    observe=observe)
+                                    observe=observe, private_decks=decks)
     seconds = time.perf_counter() - start
     verdicts = [r.lockstep.verdict for r in results]
     clean = len(results) == players and all(v is not None and v.clean for v in verdicts)
@@ -452,11 +492,14 @@ def benchmark(
     seed: int | None = None,
     bot: str = "random",
     timeout: float = 60.0,
+    deck_files: Sequence[tuple[int, str]] = (),
 ) -> dict[str, Any]:
     """Measure one (game, peers, options) configuration; raises OptionError on bad input."""
     game = get_game(game_name)
     game.check_players(peers)
-    options = parse_table_options(game, dict(raw_options))  # the game's options and the session's (crypto)
+    raw = dict(raw_options)
+    decks = own_decks(game, peers, raw, deck_files)  # secret lists, each kept on its seat's peer
+    options = parse_table_options(game, raw)  # the game's options and the session's (crypto)
     game.make_bot(bot, 0)  # an unknown bot kind is an input error, found before any run
     runs: list[RunResult] = []
     verified = options.get("crypto") == "verified"
@@ -466,7 +509,7 @@ def benchmark(
     for run_no in range(max(1, repeat)):
         ops = GroupOps()
         with ops:
-            runs.append(trio.run(measure_run, game, peers, options, actions, seed, run_no, bot, timeout))
+            runs.append(trio.run(measure_run, game, peers, options, actions, seed, run_no, bot, timeout, decks))
         if verified:
             op_counts.append(ops.counts)
             op_inside.append(ops.inside)
@@ -483,6 +526,7 @@ def benchmark(
         "cards": chosen.cards,
         "shuffles": chosen.shuffles,
         "universe": game.universe_size(game_options(options)),
+        "secret_decks": {str(seat): sum(len(v) for v in lists.values()) for seat, lists in sorted(decks.items())},
         "repeat": len(runs),
         "setup_seconds": round(setup, 4),
         "setup_seconds_runs": [round(r.setup_seconds, 4) for r in runs],
@@ -519,7 +563,7 @@ def benchmark(
         out["group_ops_cpu_seconds"] = round(inside, 4)  # measured inside the operations during the run itself
         out["group_ops_cpu_fraction"] = _frac(inside, chosen.setup_cpu_seconds)
     if full_game:
-        out.update(trio.run(measure_full_game, game, peers, options, seed, bot, timeout))
+        out.update(trio.run(measure_full_game, game, peers, options, seed, bot, timeout, decks))
     return out
 
 
@@ -554,6 +598,9 @@ def print_report(r: dict[str, Any]) -> None:
     m = r["machine"]
     print(f"{r['game']} with {r['peers']} peers ({opts}); {r['cards']} cards shuffled during set-up "
           f"({r['shuffles']} shuffles of a {r['universe']}-card universe)")
+    if r.get("secret_decks"):
+        sizes = ", ".join(f"seat {s}: {n} cards" for s, n in r["secret_decks"].items())
+        print(f"secret decks (each list kept on its own peer): {sizes}")
     print(f"machine: {m['nproc']} cores, Python {m['python']}, {m['cpu']}")
     print(f"note: {r['note']}")
     runs = ", ".join(f"{s:.3f}" for s in r["setup_seconds_runs"])
@@ -601,6 +648,17 @@ def print_matrix(rows: Sequence[dict[str, Any]]) -> None:
 
 
 
+def parse_deck_files(pairs: Sequence[str]) -> list[tuple[int, str]]:
+    """``SEAT=FILE`` pairs of ``--deck``."""
+    out = []
+    for pair in pairs:
+        seat, sep, name = pair.partition("=")
+        if not sep or not seat.strip().isdigit() or not name:
+            raise OptionError(f"--deck {pair[:80]!r}: expected SEAT=FILE, e.g. 0=mine.deck")
+        out.append((int(seat), name))
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--game", default="uno", help="a registered game (default: uno)")
@@ -612,8 +670,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="decisions to time after the set-up, per run (0: stop at the set-up)")
     ap.add_argument("--full-game", action="store_true",
                     help="also play one whole game and report its bytes on the wire")
+    ap.add_argument("--deck", action="append", default=[], metavar="SEAT=FILE",
+                    help="a seat's own deck file (a trading-card game; repeatable): its list stays on its peer")
     ap.add_argument("--all", action="store_true",
-                    help="run the matrix: uno deck=hat with 2/4/6/10 peers, hpsha with 4/6/10 if registered")
+                    help="run the matrix: uno deck=hat with 2/4/6/10 peers, hpsha with 4/6/10, tcg with 2 "
+                         "(two secret 60-card decks) if registered")
     ap.add_argument("--seed", type=int, default=None,
                     help="reproducible peer secrets and bots (default: fresh secrets, as in real play)")
     ap.add_argument("--bot", default="random", help="bot kind making the decisions (default: random)")
@@ -639,7 +700,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 print_matrix(rows)
             return 0
-        result = benchmark(args.game, args.peers, parse_option_pairs(list(args.option)), **kwargs)
+        result = benchmark(args.game, args.peers, parse_option_pairs(list(args.option)),
+                           deck_files=parse_deck_files(args.deck), **kwargs)
     except (OptionError, ImportError) as err:
         print(f"deal.py: {err}", file=sys.stderr)
         return 2
