@@ -1,9 +1,9 @@
 """A Year at Hogwarts — the board game (issue 12; rules: shared/rules/hogwarts.md, data: hogwarts-data.md,
 original: shared/seeds/002_*.txt, which wins where the digest differs).
 
-Playable in ``mode=underage`` at every ``length`` (quick | classic | long), 2 to 9 players (C-14), with the
-``random`` and ``heuristic`` bots and the optional Dodge (``dodge=true``); the other modes are refused with
-an OptionError naming what is missing.
+Playable in ``mode=underage`` at every ``length`` (quick | classic | long), 2 to 9 players (C-14), Quidditch
+matches included, with the ``random`` and ``heuristic`` bots and the optional Dodge (``dodge=true``); the
+other modes are refused with an OptionError naming what is missing.
 Importing this package registers the game as ``hogwarts`` (an entry point names it, as for the TCG).
 
 Increment 1 (the data and the board):
@@ -32,6 +32,14 @@ Increment 2 (the engine, on the shared task stack; one concept per module):
   alone or as a group), ``pvp`` (the underage dice duel), ``defeat``, ``mission_flow``, ``start_cards``,
   ``search`` (Accio, Felix Felicis), ``rules`` (public facts: who fights whom, the goal), ``terms`` (the
   data's effect terms), ``bots``, ``view`` (observations, the terminal's lines).
+
+Increment 3 (the Quidditch match, rules §15, data §5, C-25, C-37–C-40):
+
+* ``quidditch`` (the challenge from the pitch, houses, the first player, the reward of 40 points),
+  ``pitch_grid`` (Phase 1's geometry: steps, lines, a Bludger's straight line), ``quidditch_goals`` (Phase 1:
+  actions from the dice, moves, passes, interceptions, shots, Bludgers), ``quidditch_snitch`` (Phase 2: the
+  Seekers on the circuit and the Quidditch cards, hidden hand cards opened when played), ``bots_quidditch``
+  (the heuristic's play).
 
 Decisions for the engine where the rulebook, the digest and the data are silent (ours, numbered):
 
@@ -69,18 +77,31 @@ E17. Joint randomness is asked per roll that follows a decision, never earlier: 
     hogwarts_sweep.py``: long games with many players or random bots need more).
 E18. Accio and Felix Felicis search a deck only while every face-down card in it is of its latest shuffle
     (the session reshuffles face-down cards of one joint key at a time; ``search``).
+E19. Quidditch: a player's own sheet's house is offered first; the match is the pitch's whole cell effect
+    (after Cho's card), and the challenger's turn goes on to its mission step (``quidditch``).
+E20. Phase 1: picking up the loose Quaffle is automatic for the side to move; each piece may be placed once
+    when a side rearranges its formation; a Keeper knocked out holding the Quaffle leaves it to his side to
+    place on their line (3), as after a shot (``quidditch_goals``).
+E21. Phase 1 ends after 30 turns in all (15 a side) if no side has won it: the side ahead on goals wins it,
+    a tie goes to the match's first player, so that every match ends (``PHASE1_TURNS``).
+E22. A shot's two dice, a Bludger's die with its target's, and the first-player dice with their re-rolled
+    ties are each one joint draw: nobody decides between them (as E17).
+E23. Phase 2: a Seeker that reaches 24 by the roll alone catches the Snitch before any card; Plumpton Pass's
+    re-rolled die is chosen after the card is opened (a card's action never depends on its hidden face); a
+    move back against a guarded Seeker is used up without effect (``quidditch_snitch``).
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 
 R1. ``mode`` qualified, team, solo, return_of_voldemort: an OptionError naming what is missing.
-R2. The Quidditch match: stopping on the pitch offers the portal trip (and Cho's card) only; underage
-    needs no match to win.
+R2. The Quidditch match is played in underage mode at every length (stopping on the pitch: the portal trip
+    or a challenge, C-25); qualified mode's requirement to take part in one is not built (qualified is
+    refused, R1), nor solo's Snitch practice (C-11).
 R3. The Invisibility Cloak is not offered in a group battle nor in the underage dice duel (it is offered in
     a battle fought alone, C-28), and Pettigrew's flight not in a group battle.
 
-Next increment: the Quidditch match (data §5, C-37–C-40) and qualified mode (Death Eater tokens placed in
-turn, C-12, and their battles, C-35; alternating player battles, C-33; mission cards shown and returned,
-C-52; the Quidditch requirement); then team mode (C-8–C-10), solo (C-11), the Cloak in group battles,
+Next increment: qualified mode (Death Eater tokens placed in turn, C-12, and their battles, C-35;
+alternating player battles, C-33; mission cards shown and returned, C-52; the Quidditch requirement, which
+needs a record of who took part in a match); then team mode (C-8–C-10), solo (C-11), the Cloak in group battles,
 Dodge against players and Death Eaters, and The Return of Lord Voldemort (C-41–C-47).
 
 Digest against the original (the original wins):
@@ -92,7 +113,13 @@ Digest against the original (the original wins):
 * the digest's cell kind names (``event_cell``, ``text_cell``, …, §0.8) are not the data's (``event``; "text"
   cells are the kinds data §1.1 marks as voluntary stops); the data's names are kept;
 * otherwise the digest keeps the original's movement rules (§9) word for word; the original's own
-  inconsistencies (point token values, the "board 2" heading over castle cells) are settled by C-1 and C-4.
+  inconsistencies (point token values, the "board 2" heading over castle cells) are settled by C-1 and C-4;
+* Quidditch (digest §15 against the original's "III. Quidditch Match"): the digest keeps the original's
+  rules; it only adds readings the original leaves open (first-player ties, interception costs, Bludger
+  targets), which data §6 settles (C-37–C-40).  The original's worked match is replayed by the tests (data
+  §5.1's formation names the Chasers differently: its "Slytherin Chaser 2" on ``q_5_2`` is ``B:chaser1``).
+  Where the original's Phase 2 says the first full circle "wins the game and 40 points", the digest reads
+  "the match", as does the engine (the Hogwarts Cup goes on).
 
 Decisions where the rulebook and the data document are silent (ours), for movement:
 

@@ -4,7 +4,7 @@ The heuristic works for its missions: with a mission's tokens in hand it walks (
 and attempts it; otherwise it walks towards the nearest token one of its missions needs and picks it up.
 In battle it uses its special tokens (those no mission needs; the Cloak only at 2 LP or fewer), plays its
 strongest attack card, heals when low, and otherwise rolls; it scores every book it may and takes whatever
-it is offered.  Unknown questions get a seeded random answer.
+it is offered.  Quidditch matches: :mod:`.bots_quidditch`.  Unknown questions get a seeded random answer.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from functools import lru_cache
 from p2php.engine.contract import Action, Decide, GameState, Knowledge, RandomBot, Seat
 
 from .battle import hand_card
+from .bots_quidditch import quidditch_choice
 from .data import graph as map_graph
 from .rules import location_cells, mission_of
 from .state import HogwartsState
@@ -120,6 +121,9 @@ class HeuristicBot:
             return (tokens or legal)[0]
         if prompt == "time_turner":
             return {"type": "time_turner"}
+        quidditch = quidditch_choice(g, seat, knowledge, prompt, legal)
+        if quidditch is not None:
+            return quidditch
         return self.fallback.choose(state, seat, knowledge, legal)
 
     def move(self, g: HogwartsState, legal: list[Action], places: set[str], wanted: set[str]) -> Action:

@@ -1,14 +1,14 @@
-"""What stopping on a cell does (rules §10, data §1.1 and §1.7), for every cell that needs no Quidditch match.
+"""What stopping on a cell does (rules §10, data §1.1 and §1.7).
 
 Symbol cells draw from their deck (spell, potion, book: into the hand; action and event: face up, applied;
 duel: a battle), life cells heal, classrooms and special cells give their §1.7 cards (and exams in a
-classroom), a common room gives 1 card of the player's choice.  The movement abilities that change an
-effect are here too (data §4.3: ``*_cell_x2`` on symbol cells only, Ron's and Luna's picks, Cho's card).
+classroom), a common room gives 1 card of the player's choice, and the Quidditch pitch offers a match
+(:mod:`.quidditch`; the portal trip instead is ``moves.Trip``, asked first).  The movement abilities that
+change an effect are here too (data §4.3: ``*_cell_x2`` on symbol cells only, Ron's and Luna's picks, Cho's
+card, taken before the challenge so that she may play it in the match).
 
-Decisions (ours, for this increment): the Quidditch match of the pitch is not built yet, so stopping there
-offers only the portal trip (``moves.Trip``) and Cho's card.  A common room's exchange is one token for
-one token, and it uses up the room's effect whether or not the other player accepts (ours: the rules say
-"take a card, or offer an exchange").
+Decisions (ours): a common room's exchange is one token for one token, and it uses up the room's effect
+whether or not the other player accepts (the rules say "take a card, or offer an exchange").
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .cards_flow import ActionCards, Exam, ReturnCards
 from .decks import Draw, OpenTop
 from .events import ChooseDeck, Event
 from .ids import instance
+from .quidditch import Challenge
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -62,8 +63,9 @@ def effect_tasks(g: HogwartsState, seat: Seat) -> list[Task[HogwartsState]]:
         return []
     if kind == "common_room":
         return [CommonRoom(seat, 2 if move_ability == "common_room_x2" else 1)]
-    if kind == "quidditch_pitch" and move_ability == "pitch_pass":
-        return [Draw(seat, "quidditch")]
+    if kind == "quidditch_pitch":
+        cho: list[Task[HogwartsState]] = [Draw(seat, "quidditch")] if move_ability == "pitch_pass" else []
+        return [*cho, Challenge(seat)]
     effect = g.data.cell_effects.get(cell.id)
     if effect is None:
         return []

@@ -27,7 +27,7 @@ MODES = ("underage", "qualified", "team", "solo", "return_of_voldemort")
 BUILT_MODES = ("underage",)
 NOT_BUILT = {
     "qualified": "qualified mode needs the Death Eater tokens and battles, alternating player battles and the "
-                 "Quidditch match, which are not built yet",
+                 "requirement to take part in a Quidditch match, which are not built yet",
     "team": "team mode needs teams, shared missions and Death Eaters, which are not built yet",
     "solo": "solo mode needs one-player play and Snitch practice, which are not built yet",
     "return_of_voldemort": "The Return of Lord Voldemort (Horcruxes, Voldemort's return, the final battle) is "

@@ -10,6 +10,10 @@ from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
 
 from .data import load
 from .ids import deck_of_slot, instance
+from .pitch_grid import SIDES
+from .quidditch import Match
+from .quidditch_goals import Goals
+from .quidditch_snitch import Snitch, circuit_cell
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -51,7 +55,24 @@ def observation(g: HogwartsState, seat: Seat | None, knowledge: Knowledge) -> di
     return {"seat": seat, "turn": g.turn, "turns": g.turns, "mode": g.mode, "length": g.length,
             "players": players, "tokens": sorted([c, list(t)] for c, t in g.tokens.items()),
             "decks": sorted([d, len(s)] for d, s in g.deck.items()), "qualified": list(g.qualified),
-            "events": [list(e) for e in g.events]}
+            "events": [list(e) for e in g.events], "match": match_view(g)}
+
+
+def match_view(g: HogwartsState) -> dict[str, Any] | None:
+    """The Quidditch match being played, if any (all of it public): sides, phase, pieces, balls, score."""
+    match = next((t for t in g.stack if isinstance(t, Match)), None)
+    if match is None:
+        return None
+    out: dict[str, Any] = {"seats": match.seats, "houses": list(match.houses), "phase": 0}
+    for task in g.stack:
+        if isinstance(task, Goals):
+            out.update(phase=1, side=task.side, actions=task.actions, goals=list(task.goals),
+                       pieces=sorted(task.pieces.items()), holder=task.holder, quaffle=task.quaffle,
+                       bludgers=list(task.bludgers))
+        elif isinstance(task, Snitch):
+            out.update(phase=2, side=task.side, progress=list(task.progress),
+                       seekers=[circuit_cell(p) for p in task.progress], guard=list(task.guard))
+    return out
 
 
 def describe(g: HogwartsState, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
@@ -86,6 +107,37 @@ def table_lines(obs: Mapping[str, Any], seat: Seat, names: Sequence[str]) -> lis
             hand = ", ".join(card_title(face) for _deck, face in p.get("hand", []))
             lines.append(f"     your hand: {hand or '—'}")
             lines.append(f"     your missions: {', '.join(card_title(m) for m in p.get('missions', [])) or '—'}")
+    if obs.get("match"):
+        lines.extend(match_lines(obs["match"], names))
     if obs.get("qualified"):
         lines.append(f"  goal reached by seats {', '.join(str(q) for q in obs['qualified'])}: the round is finished")
+    return lines
+
+
+def match_lines(m: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """The match: who plays which side, then Phase 1's pitch (columns 0..8 from A's goal; a piece is its side,
+    its role's initial and number, ``*`` holding the Quaffle; ``Q`` a loose Quaffle, ``b`` a Bludger) or the
+    Seekers' progress round the circuit."""
+    seats = list(m.get("seats", []))
+    who = [names[s] if s < len(names) else f"seat {s}" for s in seats]
+    houses = list(m.get("houses", [])) + ["?", "?"]
+    lines = [f"  Quidditch: {who[0]} (A, {houses[0]}) against {who[1]} (B, {houses[1]}), phase {m.get('phase')}"]
+    if m.get("phase") == 1:
+        at = {cell: name for name, cell in m.get("pieces", [])}
+        lines.append(f"     goals {m['goals'][0]}–{m['goals'][1]}; {SIDES[m['side']]} to move, {m['actions']} actions")
+        for row in range(5):
+            cells = []
+            for col in range(9):
+                cell = f"q_{col}_{row}"
+                name = at.get(cell, "")
+                tag = f"{name[0]}{name[2]}{name[-1] if name[-1].isdigit() else ''}" if name else "."
+                tag += "*" if name and name == m.get("holder") else ""
+                tag += "Q" if cell == m.get("quaffle") else ""
+                tag += "b" * list(m.get("bludgers", [])).count(cell)
+                cells.append(tag if (col not in (0, 8) or row in (1, 2, 3)) else "")
+            lines.append("     " + " ".join(c.ljust(5) for c in cells))
+    elif m.get("phase") == 2:
+        progress = m.get("progress", [0, 0])
+        lines.append(f"     Seekers: A {progress[0]}/24 ({m['seekers'][0]}), B {progress[1]}/24 ({m['seekers'][1]}); "
+                     f"{SIDES[m['side']]} to move")
     return lines
