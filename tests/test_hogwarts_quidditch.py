@@ -143,6 +143,20 @@ def test_the_higher_first_die_starts_the_match() -> None:
     assert top(t).first == 1
 
 
+@pytest.mark.usefixtures("mode")
+def test_a_whole_match_of_first_legal_answers_ends_with_the_reward() -> None:
+    """Every turn of Phase 1 given up ends it after its 30 turns, a tie won by the first player; Phase 2 is
+    then dice alone; the winner scores 40 and the challenged figure goes back."""
+    t = Table(2)
+    g = t.state
+    g.pos[0] = PITCH
+    t.push(Match(0, 1))
+    step = t.first_legal_until(["start_card"])
+    assert not isinstance(step, GameOver) and step.seats == (0,)
+    assert sorted(g.points) == [0, MATCH_POINTS] and g.pos == [PITCH, "start"]
+    assert len(logged(t, "quidditch_phase1")) == len(logged(t, "quidditch_won")) == 1
+
+
 # ----------------------------------------------------------------------------- Phase 1
 
 
@@ -351,6 +365,7 @@ def test_each_quidditch_card_effect() -> None:
     s = top(t)
     t.act(0, {"type": "card", "slot": qslot(t, 0, "nimbus_burst")}, "quidditch_card")
     assert s.progress == [4, 0]
+    t.expect(1, "quidditch_card")  # one card a turn: the turn passes
     t.act(1, {"type": "card", "slot": qslot(t, 1, "bludger_backbeat")}, "quidditch_card")
     assert s.progress == [2, 3]
     t.act(0, {"type": "card", "slot": qslot(t, 0, "starfish_and_stick")}, "quidditch_card")
@@ -377,6 +392,13 @@ def test_a_quidditch_card_is_secret_until_it_is_played_and_then_goes_under_its_d
     step = t.first_legal_until(["start_card"])
     assert not isinstance(step, GameOver) and step.seats == (0,)
     assert len(logged(t, "snitch")) == 1  # caught (the reward is the match's, not Phase 2's)
+
+
+def test_the_roll_alone_may_catch_the_snitch_before_any_card() -> None:
+    t = snitch_table([(1, "firebolt_dash")], dice(2, 2))
+    t.push(Snitch([0, 1], 1, progress=[0, 20]))
+    t.expect(0, "start_card")  # 24: a full circle (C-40), no card asked
+    assert logged(t, "snitch") == [["snitch", 1]] and any(deck_of_slot(x) == "quidditch" for x in t.state.hand[1])
 
 
 def test_a_seeker_is_never_moved_behind_the_start() -> None:
