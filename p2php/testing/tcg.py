@@ -133,16 +133,18 @@ class Duel:
 
         Who goes first is joint randomness there, which nobody can fix: the seeds are tried in turn until the
         table's draw gives ``first`` (the seeded peers make the same draw every run).  That draw is the peers'
-        first beacon, which depends on their seeded secrets alone (not on the options or the decks), so the seed
-        found is remembered (:data:`_FIRST_SEEDS`) and later duels start with the right one: one set-up, not two.
+        first beacon, which depends on their seeded secrets and its step number alone (the same at every TCG
+        set-up, whatever the options and decks), so what a seed gives is remembered (:data:`_FIRST_SEEDS`) and
+        later duels start with the right one: one set-up, not a search (a wrong memory only costs the search).
         """
         known = _FIRST_SEEDS.get(first)
         for seed in ([known] if known is not None else []) + [s for s in range(64) if s != known]:
             table = ProtocolTable(GAME, 2, {**opts, "crypto": crypto}, seed, self._arrange, stack_secret=True,
                                   reads=READS)
             step = table.run_chance()
-            if table.peers[0].state.first == first:  # type: ignore[attr-defined]
-                _FIRST_SEEDS[first] = seed
+            drawn: Seat = table.peers[0].state.first  # type: ignore[attr-defined]
+            _FIRST_SEEDS.setdefault(drawn, seed)  # what this seed gives, for the next duel that wants it
+            if drawn == first:
                 self.table, self.step = table, step
                 self.state = cast(TcgState, SharedState(table))
                 return
