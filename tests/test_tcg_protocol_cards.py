@@ -592,10 +592,12 @@ def scene_adventures_solved(make: Make) -> Duel:
 
 
 @scene("Diagon Alley", "Draco's Trick", "Gringotts' Cart Ride", "Peeves Causes Trouble", "Hiding From Snape",
-       "Unusual Pets", "Human Chess Game")
+       "Unusual Pets", "Human Chess Game", crypto="verified")
 def scene_adventures_skipped_and_more(make: Make) -> Duel:
     """Adventures solved by skipping Actions, by Items from the hand (its reward a face-down search and a reshuffle),
-    by Creatures in play, by 8 cards of the hand; Draco's Trick gives its caster the reward of their own."""
+    by Creatures in play, by 8 cards of the hand; Draco's Trick gives its caster the reward of their own.
+
+    Through the verified deck: the search's private show and the reshuffle go through its proofs."""
     adventures = ["Diagon Alley", "Draco's Trick", "Gringotts' Cart Ride", "Peeves Causes Trouble",
                   "Hiding From Snape", "Unusual Pets", "Human Chess Game"]
     d = make(first=0, decks={0: adventures, 1: ["Cage"] * 4 + ["Pet Toad"] * 2},
