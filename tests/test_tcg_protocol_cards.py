@@ -1,4 +1,4 @@
-"""Every Base Set card played through the real protocol (issue 11): a few long stacked duels, each in both modes.
+"""Every Base Set card played through the real protocol (issue 11): fifteen long stacked duels, each in both modes.
 
 Each *scene* below is one duel over stacked constructed decks that plays a handful of cards in turn, through real
 actions, asserting each card's effect as it goes (``@scene`` names the cards it plays).  The test runs a scene twice
@@ -12,8 +12,9 @@ verified one), and checks that
 * both peers' audits come out clean (:meth:`~p2php.testing.tcg.Duel.finish`).
 
 :func:`test_every_base_set_card_has_a_protocol_scene` fails when a card number of the data is in no scene.  The
-scenes share a duel only to save set-ups (one per scene, ≈ 0.2 s with the fast deck, plus its audit); the finer
-points of each card stay in the engine-mode tests (``test_tcg_base_set.py``, ``test_tcg_cards*.py``).
+scenes share a duel only to save set-ups (one per scene: ≈ 0.2 s with the fast deck, ≈ 2 s with the verified one, plus
+the audit; the file takes ≈ 20 s on one core, two scenes verified); the finer points of each card stay in the
+engine-mode tests (``test_tcg_base_set.py``, ``test_tcg_cards*.py``).
 """
 
 from __future__ import annotations
@@ -65,7 +66,8 @@ def hand(d: Duel, seat: int) -> int:
 
 
 def hits(d: Duel, seat: int) -> int:
-    """What ``seat``'s Creatures do at the start of its turn (the printed damage; no Hagrid in these scenes)."""
+    """What ``seat``'s Creatures do at the start of its turn: the printed damage (the scripts use it only while no
+    Rubeus Hagrid or Winged Keys changes that)."""
     return sum(d.state.card(s).damage or 0 for s, _ in d.state.creatures[seat])
 
 
