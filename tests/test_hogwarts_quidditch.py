@@ -451,7 +451,7 @@ def test_seeded_whole_games_with_matches_finish_with_a_winner() -> None:
     """Engine only, underage, heuristic bots, every length at 2 to 4 seats: every game ends with a winner who
     met the goal, and the bots challenge when they stop on the pitch."""
     matches = 0
-    for seed in range(48):
+    for seed in range(36):
         players, length = 2 + seed % 3, LENGTHS[(seed // 3) % 3]
         st = GAME.new_state(players, {"length": length})
         tb = LocalTable(st, seed)
@@ -459,4 +459,4 @@ def test_seeded_whole_games_with_matches_finish_with_a_winner() -> None:
         assert result.winners and all(meets_goal(st, w) or w in st.qualified for w in result.winners), seed
         matches += sum(1 for kind, step in tb.log if kind == "Randomness"
                        and getattr(step, "purpose", "") == "quidditch_first")
-    assert matches >= 24
+    assert matches >= 18

@@ -106,6 +106,9 @@ def carry(task: Goals, legal: list[Action], by_type: dict[str, list[Action]]) ->
     """A Chaser holds the Quaffle: it flies at the opponent's line (3), or passes it to a Chaser nearer it."""
     line = ahead_line(task.side)
     choice = toward(task, legal, [task.holder], line)
+    mates = [task.pieces[c] for c in task.on_pitch(task.side, "chaser") if task.pieces[c] in line]
+    if choice is None and mates:  # an own Chaser on the line: bring the Quaffle next to it
+        choice = toward(task, legal, [task.holder], [n for m in mates for n in neighbours(m)])
     if choice is None:
         dist = distances(line)
         passes = [a for a in by_type.get("pass", [])
@@ -115,26 +118,32 @@ def carry(task: Goals, legal: list[Action], by_type: dict[str, list[Action]]) ->
 
 
 def keeper_out(task: Goals, legal: list[Action], by_type: dict[str, list[Action]]) -> Action | None:
-    """The own Keeper holds the Quaffle: he passes it; or steps in front of a Chaser; or a Chaser comes to
-    the free cells in front of the goal zone."""
+    """The own Keeper holds the Quaffle: he passes it; or goes behind a Chaser waiting in front of the goal
+    zone; or a Chaser comes to a free cell in front of it (an own Beater in its way makes room)."""
     if "pass" in by_type:
         return by_type["pass"][0]
     side = task.side
-    chaser_cells = {task.pieces[c] for c in task.on_pitch(side, "chaser")}
+    chasers = task.on_pitch(side, "chaser")
+    chaser_cells = {task.pieces[c] for c in chasers}
     fronts = {g: next(n for n in neighbours(g) if n not in goal_zone(side)) for g in goal_zone(side)}
-    for action in by_type.get("step", []):
-        if action["piece"] == task.holder and fronts[str(action["to"])] in chaser_cells:
-            return action
+    behind = [g for g, front in fronts.items() if front in chaser_cells]  # a Chaser waits in front of it
     free = [f for f in fronts.values() if f not in task.occupied()]
-    near = {n for f in free for n in neighbours(f)}
-    blockers = [b for b in task.on_pitch(side, "beater") if task.pieces[b] in near]  # own Beaters in the way
-    return toward(task, legal, task.on_pitch(side, "chaser"), free) or away(legal, blockers, near)
+    return toward(task, legal, [task.holder], behind) or toward(task, legal, chasers, free) \
+        or make_room(task, legal, chasers, free)
 
 
-def away(legal: list[Action], movers: Iterable[str], cells: set[str]) -> Action | None:
-    """A step of one of ``movers`` off ``cells`` (to make room)."""
-    names = set(movers)
-    return next((a for a in legal if a["type"] == "step" and a["piece"] in names and a["to"] not in cells), None)
+def make_room(task: Goals, legal: list[Action], chasers: list[str], targets: list[str]) -> Action | None:
+    """No Chaser can reach ``targets``: the first own Beater on the nearest Chaser's way there steps aside."""
+    beaters = {task.pieces[b]: b for b in task.on_pitch(task.side, "beater")}
+    ways = {c: distances(targets, task.occupied() - set(beaters) - {task.pieces[c]}) for c in chasers}
+    for chaser in sorted(chasers, key=lambda c: ways[c].get(task.pieces[c], FAR)):
+        cell, dist = task.pieces[chaser], ways[chaser]
+        while 0 < dist.get(cell, FAR) < FAR:
+            cell = min((n for n in neighbours(cell) if dist.get(n, FAR) == dist[cell] - 1), default=cell)
+            if cell in beaters:  # it steps as far from the way as it can
+                aside = [a for a in legal if a["type"] == "step" and a["piece"] == beaters[cell]]
+                return max(aside, key=lambda a: dist.get(str(a["to"]), FAR), default=None)
+    return None
 
 
 def best_throw(task: Goals, throws: list[Action]) -> Action | None:
