@@ -82,17 +82,22 @@ class Homes:
             _sh("ip", "-n", host, "link", "set", "eth0", "up")
             _sh("ip", "-n", host, "route", "add", "default", "via", f"192.168.{k}.1")
             _sh("ip", "netns", "exec", router, "sysctl", "-qw", "net.ipv4.ip_forward=1")
+            # As home routers do: unsolicited packets from the internet are dropped without an answer (a
+            # reset would kill a hole punch's crossing SYN), and the LAN leaves masqueraded.
             rules = ["table ip nat {", "  chain post {", "    type nat hook postrouting priority 100;",
-                     f'    oifname "{wan}" masquerade', "  }", "}"]
+                     f'    oifname "{wan}" masquerade', "  }", "}",
+                     "table ip guard {", "  chain input {", "    type filter hook input priority 0;",
+                     f'    iifname "{wan}" ct state new drop', "  }", "}"]
             if k in strict:
                 rules += ["table ip filter {", "  chain forward_filter {",
                           "    type filter hook forward priority 0; policy drop;",
                           f"    ip daddr {RELAY_IP} accept", f"    ip saddr {RELAY_IP} accept", "  }", "}"]
             _sh_input("\n".join(rules) + "\n", "ip", "netns", "exec", router, "nft", "-f", "-")
 
-    def popen(self, ns: str, argv: Sequence[str]) -> subprocess.Popen[str]:
+    def popen(self, ns: str, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        """``argv`` in namespace ``ns``, output unbuffered (communicate() reads the pipe itself later)."""
         return subprocess.Popen(["ip", "netns", "exec", ns, *argv], stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
+                                stderr=subprocess.STDOUT, bufsize=0)
 
     def remove(self) -> None:
         for name in reversed(self.names):

@@ -22,13 +22,15 @@ GAME = ["uno", "--option", "crypto=fast", "--option", "rounds=1"]
 
 
 @contextmanager
-def started(*args: str, until: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+def started(*args: str, until: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """A p2php process and the first line of its output that matches ``until``; killed on the way out."""
-    proc = subprocess.Popen([*P2PHP, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # Unbuffered: communicate() later reads the pipe itself, so nothing may wait in a reader's buffer.
+    proc = subprocess.Popen([*P2PHP, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
     try:
         assert proc.stdout is not None
         seen = []
-        for line in proc.stdout:
+        for raw in iter(proc.stdout.readline, b""):
+            line = raw.decode()
             seen.append(line)
             if re.search(until, line):
                 yield proc, line.strip()
@@ -41,10 +43,10 @@ def started(*args: str, until: str) -> Iterator[tuple[subprocess.Popen[str], str
         proc.wait(10)
 
 
-def finish(proc: subprocess.Popen[str]) -> str:
+def finish(proc: subprocess.Popen[bytes]) -> str:
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0, out
-    return out
+    return out.decode()
 
 
 def test_three_seats_behind_no_direct_path_play_a_whole_game_through_a_relay_by_invite_code() -> None:

@@ -478,7 +478,15 @@ class Libp2pNode:
         if listener is None or not listener.offer(stream):
             await stream._reset()
         elif slot == "listener":
-            self.carried[stream.remote] = stream.carried
+            self._note(stream)
+
+    def _note(self, stream: Libp2pStream) -> None:
+        """Record how a mesh stream is carried; a direct one is ``hole-punched`` if DCUtR made its connection
+        (either end: the other side may have started the punch, or an earlier stream, the lobby's)."""
+        punched = getattr(self.dcutr, "_direct_connections", ()) if self.dcutr is not None else ()
+        if stream.carried == "direct" and any(p.to_bytes() == stream.peer_id for p in punched):
+            stream.via = "hole-punched"
+        self.carried[stream.remote] = stream.carried
 
     async def open(self, peer_id: bytes, addrs: list[str], via_relay: str | None = None,
                    protocol: str = PROTOCOL_ID) -> Libp2pStream:
@@ -518,7 +526,7 @@ class Libp2pNode:
         if punched and stream.carried == "direct":
             stream.via = "hole-punched"
         if protocol == PROTOCOL_ID:
-            self.carried[stream.remote] = stream.carried
+            self._note(stream)
         try:
             with trio.fail_after(BINDING_TIMEOUT):
                 await stream.bind(self.proof)
