@@ -85,7 +85,8 @@ E20. Phase 1: picking up the loose Quaffle is automatic for the side to move; ea
 E21. Phase 1 ends after 30 turns in all (15 a side) if no side has won it: the side ahead on goals wins it,
     a tie goes to the match's first player, so that every match ends (``PHASE1_TURNS``).
 E22. A shot's two dice, a Bludger's die with its target's, and the first-player dice with their re-rolled
-    ties are each one joint draw: nobody decides between them (as E17).
+    ties are each one joint draw: nobody decides between them (as E17).  A match between heuristic bots
+    still takes some 27 joint draws (up to about 55), so games with many matches need more than 1024.
 E23. Phase 2: a Seeker that reaches 24 by the roll alone catches the Snitch before any card; Plumpton Pass's
     re-rolled die is chosen after the card is opened (a card's action never depends on its hidden face); a
     move back against a guarded Seeker is used up without effect (``quidditch_snitch``).

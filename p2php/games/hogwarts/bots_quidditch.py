@@ -2,10 +2,13 @@
 
 It always challenges (the player with the fewest Quidditch cards in hand), keeps its house and formation.
 In Phase 1 it throws every Bludger it can at a Chaser or Keeper within 4 cells (a throw costs no action),
-shoots whenever it may, carries the Quaffle towards the opponent's line (3) (or passes it forward), brings a
-Chaser to a loose Quaffle or next to the opposing holder and intercepts, passes out of its Keeper's hands,
-and otherwise walks its Beaters to the Bludgers.  In Phase 2 it plays the card that catches the Snitch now,
-else its strongest card, and re-rolls the lower die.
+shoots whenever it may, carries the Quaffle towards the opponent's line (3) (or passes it forward, or to a
+Chaser already on the line), brings a Chaser to a loose Quaffle or next to the opposing holder and
+intercepts, waits just behind the opponent's line (3) while his Keeper holds the Quaffle, gets the Quaffle
+out of its own Keeper's hands (he walks behind a waiting Chaser, a Chaser comes in front of the goal zone,
+an own Beater in its way steps aside), and otherwise walks its Beaters to the Bludgers.  In Phase 2 it plays
+the card that catches the Snitch now, else its strongest useful card, and re-rolls the lower die.
+Between two heuristic bots a match takes about 90 decisions and 27 joint draws (at most some 220 and 55).
 """
 
 from __future__ import annotations
