@@ -235,7 +235,7 @@ def test_an_interception_costs_two_actions_and_needs_a_free_cell_next_to_the_hol
     t.push(q)
     legal = [a for a in t.legal(1) if a["type"] == "intercept"]
     assert {a["piece"] for a in legal} == {"B:chaser1"}  # the one Chaser next to the holder
-    assert {a["to"] for a in legal} == {"q_4_1", "q_4_3", "q_5_2"}  # q_3_2 is taken; its own cell is free
+    assert {a["to"] for a in legal} == {"q_4_1", "q_4_3"}  # q_3_2 is taken, q_5_2 is where it comes from
     t.act(1, {"type": "step", "piece": "B:beater2", "to": "q_6_0"}, "quidditch")
     t.act(1, {"type": "step", "piece": "B:beater2", "to": "q_7_0"})
     assert not [a for a in t.legal(1) if a["type"] == "intercept"]  # 1 action left: not enough
@@ -244,6 +244,26 @@ def test_an_interception_costs_two_actions_and_needs_a_free_cell_next_to_the_hol
     t.act(1, {"type": "intercept", "piece": "B:chaser1", "to": "q_4_1"}, "quidditch")
     assert q.holder == "B:chaser1" and q.pieces["B:chaser1"] == "q_4_1" and q.actions == 0
     assert q.pieces["A:chaser1"] == "q_4_2"
+
+
+def test_no_interception_without_a_free_cell_to_move_on_to() -> None:
+    t = table(dice(3, 3))
+    moves = {"A:chaser1": "q_4_0", "A:chaser2": "q_4_1", "B:chaser1": "q_5_0"}  # A:chaser3 is on q_3_0
+    t.push(field(side=1, moves=moves, holder="A:chaser1", quaffle=""))
+    t.expect(1, "quidditch")
+    assert not [a for a in t.legal(1) if a["type"] == "intercept"]
+
+
+def test_a_keeper_knocked_out_with_the_quaffle_leaves_it_to_his_side_to_place() -> None:
+    t = table(dice(3, 3), dice(6, 1))
+    q = field(moves={"A:beater1": "q_2_1"}, bludgers=["q_2_1", "q_6_2"], holder="B:keeper", quaffle="")
+    t.push(q)
+    t.act(0, {"type": "throw", "piece": "A:beater1", "bludger": 0, "target": "B:keeper"}, "quidditch")
+    t.expect(1, "place_quaffle")
+    assert q.pieces["B:keeper"] == OUT and q.bludgers[0] == "q_7_1"
+    t.act(1, {"type": "place_quaffle", "cell": "q_7_4"})
+    t.expect(0, "quidditch")
+    assert q.quaffle == "q_7_4" and q.actions == 6
 
 
 def test_a_shot_without_a_keeper_is_a_goal_and_the_defenders_place_the_quaffle() -> None:

@@ -80,8 +80,10 @@ E18. Accio and Felix Felicis search a deck only while every face-down card in it
 E19. Quidditch: a player's own sheet's house is offered first; the match is the pitch's whole cell effect
     (after Cho's card), and the challenger's turn goes on to its mission step (``quidditch``).
 E20. Phase 1: picking up the loose Quaffle is automatic for the side to move; each piece may be placed once
-    when a side rearranges its formation; a Keeper knocked out holding the Quaffle leaves it to his side to
-    place on their line (3), as after a shot (``quidditch_goals``).
+    when a side rearranges its formation; an intercepting Chaser moves on to a free cell next to the holder
+    other than the one it came from (so that C-38's "no free cell" can happen); a Keeper knocked out
+    holding the Quaffle leaves it to his side to place on their line (3), as after a shot
+    (``quidditch_goals``).
 E21. Phase 1 ends after 30 turns in all (15 a side) if no side has won it: the side ahead on goals wins it,
     a tie goes to the match's first player, so that every match ends (``PHASE1_TURNS``).
 E22. A shot's two dice, a Bludger's die with its target's, and the first-player dice with their re-rolled

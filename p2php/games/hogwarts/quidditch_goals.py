@@ -7,7 +7,7 @@ first player: 2 dice of joint randomness give the turn's actions, spent one deci
   enters one); a Chaser on the loose Quaffle picks it up at once (no action);
 * ``pass``: the Quaffle's holder (a Chaser or the Keeper) to an own Chaser on a neighbouring cell (1 action);
 * ``intercept``: a Chaser next to the opposing Chaser that holds the Quaffle takes it (2 actions: moving on,
-  taking) and steps to a free cell next to it (no action; not offered without one, C-38);
+  taking) and moves on to a free cell next to it (no action; not offered without one, C-38);
 * ``shoot``: a Chaser holding the Quaffle on the opponent's line (3) (1 action): shooter's die against the
   Keeper's, higher scores (automatic if the Keeper is out); a goal gives the scorer 1 Quidditch card; the
   Quaffle then goes to the defending Keeper, or the defenders place it on their line (3) if he is out;
@@ -21,7 +21,9 @@ The phase ends at a side's second goal, or when a side has lost all its Chasers 
 result is the side that won it (0 for A, the challenger; 1 for B).
 
 Decisions (ours, where the rules are silent): picking up the loose Quaffle is automatic for the side to
-move; each piece may be placed once in the rearrangement; a Keeper removed while holding the Quaffle leaves
+move; each piece may be placed once in the rearrangement; an intercepting Chaser "moves on": the cell it came
+from is not one of the free cells it may go to (else C-38's "no free cell" could never happen); a Keeper
+removed while holding the Quaffle leaves
 it to his side to place on their line (3), as after a shot; a shot's two dice, and a throw's die with the
 target's, are one joint draw (no decision lies between them, E17); after ``PHASE1_TURNS`` turns in all the
 side with more goals wins the phase (a tie: the match's first player), so that a match always ends.
@@ -217,7 +219,7 @@ class Goals(Task["HogwartsState"]):
             for c in self.on_pitch(side, "chaser"):
                 if self.pieces[c] not in grid[at].neighbours:
                     continue
-                free = [n for n in grid[at].neighbours if n not in zones and (n not in taken or n == self.pieces[c])]
+                free = [n for n in grid[at].neighbours if n not in zones and n not in taken]  # not back
                 out.extend({"type": "intercept", "piece": c, "to": n} for n in free)
         for b in self.on_pitch(side, "beater"):
             for i, cell in enumerate(self.bludgers):
