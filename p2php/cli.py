@@ -345,8 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
     online(p)
     lan(p)
     common(p)
-    p.add_argument("--deck", metavar="FILE", help="play your own deck (tcg); the host opens the table with your "
-                   "seat's deckN=own and characterN options")
+    p.add_argument("--deck", metavar="FILE", help="play your own deck (tcg); it stays secret: the host's table "
+                   "learns only your seat's deckN=own and characterN options")
     p.set_defaults(func=cmd_join, timeout=HUMAN_TIMEOUT)
 
     p = sub.add_parser("relay", help="run a circuit relay v2 node for online tables (pip install 'p2php[internet]')")

@@ -154,6 +154,7 @@ class Table:
         (``addr``, a seat locator, protocol.md §3.7) instead of the host reading an IP off the connection."""
         game.check_players(players)
         self.online = online
+        self.opened_with = dict(options)  # what a seat's own options go back to when its player leaves
         self.game = game
         self.options = dict(options)
         self.players = players
@@ -176,8 +177,17 @@ class Table:
         return next((s for s in self.seats if s.conn == conn and not s.empty), None)
 
     def can_start(self) -> bool:
-        """Every seat taken and every person (bots are always ready) ready."""
-        return not self.started and not self.closed and all(not s.empty and s.ready for s in self.seats)
+        """Every seat taken and every person (bots are always ready) ready, and the options make a game."""
+        return (not self.started and not self.closed and all(not s.empty and s.ready for s in self.seats)
+                and self.problem() is None)
+
+    def problem(self) -> str | None:
+        """Why these options make no game yet (a seat still to bring its own deck), or None."""
+        try:
+            self.game.new_state(self.players, {k: v for k, v in self.options.items() if k in self.game.options})
+        except OptionError as err:
+            return str(err)
+        return None
 
     def table_frame(self) -> dict[str, Any]:
         return {
@@ -298,14 +308,62 @@ class Table:
             return False
         kind = frame.get("lobby")
         if kind == "ready" and isinstance(frame.get("ready", True), bool):
+            problem = self.problem()
+            if frame.get("ready", True) and problem is not None and seat.seat in self._needy(problem):
+                raise Refusal(RefusalCode.OPTIONS, f"this table cannot start with your seat as it is: "
+                                                   f"{safe(problem, 160)} (bring your own deck with --deck FILE)")
             self.set_ready(seat.seat, bool(frame.get("ready", True)))
             return True
         if kind == "leave":
             self.leave(conn)
             return False
+        if kind == "deck" and not seat.ready:
+            self.set_seat_options(seat.seat, frame.get("options"))
+            return True
         self.log.append(f"{seat.name} sent an unexpected lobby frame and is dropped")
         self.leave(conn)
         return False
+
+    def _needy(self, problem: str) -> list[int]:
+        """The seats a problem names (``seat N``), or every seat if it names none."""
+        named = [s.seat for s in self.seats if f"seat {s.seat}" in problem]
+        return named or [s.seat for s in self.seats]
+
+    def set_seat_options(self, seat: int, raw: object) -> None:
+        """A joiner's own deck: the options of its seat it sets (``Game.seat_options``), before it is ready.
+
+        Every other option the deck implies must be what the table already plays (a starter table takes no
+        60-card deck); the result must still make a game. :class:`Refusal` (``options``) says what does not fit.
+        """
+        if not (isinstance(raw, dict) and len(raw) <= 8 and all(
+                isinstance(k, str) and isinstance(v, str) and len(k) <= 32 and len(v) <= 64 for k, v in raw.items())):
+            raise Refusal(RefusalCode.MALFORMED, "the deck frame's options are not a short map of strings")
+        mine = self.game.seat_options(seat)
+        new = dict(self.options)
+        for key, value in sorted(raw.items()):
+            spec = self.game.options.get(key)
+            if spec is None:
+                raise Refusal(RefusalCode.OPTIONS, f"your deck sets option {quote(key, 32)}, which "
+                                                   f"{self.game.name} does not have")
+            try:
+                parsed = spec.parse(key, value)
+            except OptionError as err:
+                raise Refusal(RefusalCode.OPTIONS, f"your deck: {safe(err, 120)}") from None
+            if key in mine:
+                new[key] = parsed
+            elif parsed != self.options.get(key):
+                raise Refusal(RefusalCode.OPTIONS, f"your deck needs {key}={safe(value, 64)}, and this table "
+                                                   f"plays {key}={self.options.get(key)} (the host sets it)")
+        before, self.options = self.options, new
+        problem = self.problem()
+        if problem is not None and seat in self._needy(problem):
+            self.options = before
+            raise Refusal(RefusalCode.OPTIONS, f"your deck does not fit this table: {safe(problem, 160)}")
+        self.options = before
+        if new != self.options:
+            self.options = new
+            shown = ", ".join(f"{k}={new[k]}" for k in sorted(raw) if k in mine)
+            self.log.append(f"{self.seats[seat].name} brings their own deck ({safe(shown, 120)})")
 
     def leave(self, conn: int, why: str = "left") -> None:
         """Free the seat of ``conn`` (a closed connection, or a ``leave``); no-op once started."""
@@ -314,6 +372,11 @@ class Table:
             return
         self.log.append(f"{seat.name} {why}; seat {seat.seat} is free again")
         self.seats[seat.seat] = SeatState(seat.seat)
+        for key in self.game.seat_options(seat.seat):  # its own deck leaves with it
+            if key in self.opened_with:
+                self.options[key] = self.opened_with[key]
+            else:
+                self.options.pop(key, None)
 
     def start(self) -> dict[str, Any]:
         """Mark the table started and return the ``start`` frame (every seat's address)."""
@@ -670,7 +733,20 @@ class HostLobby:
         try:
             while True:
                 frame = await _read(stream, decoder)
-                keep = self.table.receive(conn, frame)
+                try:
+                    keep = self.table.receive(conn, frame)
+                except Refusal as refusal:  # a deck that does not fit: say why (the writer's last frame)
+                    seat = self.table.by_conn(conn)
+                    self.announce(f"refused {seat.name if seat else 'a joiner'}'s deck: {refusal.reason}")
+                    self.table.leave(conn, "brought a deck that does not fit")
+                    outbox = self._outboxes.get(conn)
+                    if outbox is not None:
+                        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                            outbox.send_nowait({"lobby": "refused", "v": PROTOCOL_VERSION, "code": refusal.code,
+                                                "reason": refusal.reason})
+                            outbox.close()  # the writer sends it, then ends this connection
+                    self.changed()
+                    return
                 self.changed()
                 if not keep:
                     break
@@ -699,6 +775,7 @@ async def join_table(
     on_table: Callable[[TableView, int], None] | None = None,
     silence: float = HOST_SILENCE,
     connect: Callable[[], Awaitable[Stream]] | None = None,
+    own_deck: Callable[[TableView, int], dict[str, str]] | None = None,
 ) -> Joined:
     """Sit down at the table at ``host:port`` and wait for the start.
 
@@ -706,7 +783,8 @@ async def join_table(
     (True: ready, False: leave the table).  ``on_table(view, seat)`` is called
     whenever the table changes.  ``connect()``: how to reach the host instead of TCP to ``host:port`` (an
     online table's libp2p stream; ``host`` then only names it in messages).  Raises :class:`LobbyError` (and
-    its subclasses) with a message for people.
+    its subclasses) with a message for people.  ``own_deck(view, seat)``: the options of our seat our own deck
+    sets (``Game.seat_options``), sent in a ``deck`` frame once the table is first seen, before we say ready.
     """
     try:
         stream = await (connect() if connect is not None else trio.open_tcp_stream(host, port))
@@ -726,9 +804,14 @@ async def join_table(
         except (FrameError, OSError, trio.BrokenResourceError) as err:
             raise LobbyError(f"the connection to the table at {where} failed: {err}") from None
 
+        deck_sent = trio.Event()
+        if own_deck is None:
+            deck_sent.set()
+
         async def say_ready() -> None:
             # Errors stay inside: the reading loop below notices a broken connection by itself.
             nonlocal left
+            await deck_sent.wait()  # a table that starts before our deck is set would be another table
             with contextlib.suppress(*_NET_ERRORS):
                 if not ready and ask_ready is not None and not await ask_ready():
                     left = True
@@ -748,6 +831,11 @@ async def join_table(
                     if scope.cancelled_caught:
                         raise LobbyError(f"the host at {where} went silent for {silence:.0f} s")
                     what = session.receive(frame)
+                    if what == "table" and own_deck is not None and not deck_sent.is_set():
+                        assert session.seat is not None and session.view is not None
+                        options = own_deck(session.view, session.seat)
+                        await stream.send_all(encode_frame({"lobby": "deck", "options": options}, LOBBY_FRAME))
+                        deck_sent.set()
                     if what == "table" and on_table is not None and session.view is not None:
                         assert session.seat is not None
                         on_table(session.view, session.seat)

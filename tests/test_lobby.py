@@ -125,6 +125,59 @@ def test_leaving_frees_the_seat_before_the_start_only() -> None:
     assert table.free_seats() == [2]
 
 
+def _tcg_table(**options: Any) -> Table:
+    tcg = get_game("tcg")
+    if options.get("format") == "constructed":  # the host brings its own 60-card deck
+        options.update(deck0="own", character0="Hermione Granger")
+    table = Table(tcg, tcg.parse_options(options), 2, "hana")
+    table.seat_local("hana", HOST, 5000, ready=True)
+    table.join(1, join("ann"), None)
+    return table
+
+
+def test_a_joiner_sets_its_own_seats_deck_options_and_they_leave_with_it() -> None:
+    table = _tcg_table(format="constructed")
+    table.receive(1, {"lobby": "deck", "options": {"deck1": "own", "character1": "Harry Potter",
+                                                  "format": "constructed"}})
+    assert (table.options["deck1"], table.options["character1"]) == ("own", "Harry Potter")
+    assert "ann brings their own deck (character1=Harry Potter, deck1=own)" in table.drain_log()
+    table.leave(1)
+    assert (table.options["deck1"], table.options["character1"]) == ("draco", "")  # the table as opened
+
+
+@pytest.mark.parametrize(("options", "reason"), [
+    ({"deck0": "own"}, "your deck needs deck0=own, and this table plays deck0=hermione"),
+    ({"deck1": "own", "format": "constructed"}, "your deck needs format=constructed, and this table plays "
+                                                "format=starter"),
+    ({"deck1": "own"}, "your deck does not fit this table: deck1=own needs character1"),
+    ({"deck1": "nonsense"}, "your deck: "),
+    ({"flavour": "x"}, "does not have"),
+    ({"deck1": ["own"]}, "not a short map of strings"),
+    ({f"k{i}": "v" for i in range(9)}, "not a short map of strings"),
+])
+def test_a_deck_frame_may_set_only_its_own_seats_options(options: dict[str, Any], reason: str) -> None:
+    table = _tcg_table()
+    before = dict(table.options)
+    with pytest.raises(Refusal, match=reason):
+        table.receive(1, {"lobby": "deck", "options": options})
+    assert table.options == before
+
+
+def test_a_joiner_without_the_deck_a_table_needs_cannot_say_ready_and_the_table_does_not_start() -> None:
+    table = _tcg_table(format="constructed")  # seat 1's default is a 40-card starter deck: no game
+    with pytest.raises(Refusal, match="bring your own deck"):
+        table.receive(1, {"lobby": "ready"})
+    table.seats[1].ready = True  # even if it were ready
+    assert table.problem() is not None and not table.can_start()
+
+
+def test_a_deck_frame_after_ready_is_unexpected_and_drops_the_joiner() -> None:
+    table = _tcg_table()
+    table.set_ready(1)
+    assert not table.receive(1, {"lobby": "deck", "options": {"deck1": "own", "character1": "Harry Potter"}})
+    assert table.free_seats() == [1] and table.options["deck1"] == "draco"
+
+
 def test_bot_names_skip_taken_ones() -> None:
     table = uno_table(4)
     table.join(1, join("bot1"), None)

@@ -234,8 +234,8 @@ def test_a_tcg_table_where_each_player_brings_a_secret_deck(tmp_path: object) ->
     theirs.write_text(random_deck_text(22))
     _, implied = GAME.read_private_deck(theirs.read_text(), 1, {})
     port, udp = free_port(), free_port(socket.SOCK_DGRAM)
-    table = host(port, udp, "tcg", "--players", "2", "--name", "hana", "--auto", "--deck", str(mine),
-                 "--option", "deck1=own", "--option", f"character1={implied['character1']}")
+    # The host knows nothing of ann's deck: her peer sets her seat's options once seated.
+    table = host(port, udp, "tcg", "--players", "2", "--name", "hana", "--auto", "--deck", str(mine))
     try:
         ann = Proc("join", f"127.0.0.1:{port}", "--name", "ann", "--auto", "--bind", "127.0.0.1",
                    "--deck", str(theirs))
@@ -243,6 +243,25 @@ def test_a_tcg_table_where_each_player_brings_a_secret_deck(tmp_path: object) ->
             assert proc.finish(120) == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
             assert "audit: clean" in proc.stdout and no_traceback(proc.stdout, proc.stderr)
         assert "decklist0=, decklist1=," in table.stdout  # the table's options hold no list
+        assert f"ann brings their own deck (character1={implied['character1']}, deck1=own)" in table.stdout
+    finally:
+        table.kill()
+
+
+def test_a_joiner_whose_deck_the_table_cannot_take_is_told_in_one_line(tmp_path: object) -> None:
+    """A 60-card deck at a starter table: refused before the joiner says ready, naming the format."""
+    from pathlib import Path
+
+    from p2php.testing.tcg import random_deck_text
+
+    deck = Path(str(tmp_path)) / "ann.deck"
+    deck.write_text(random_deck_text(22))
+    port, udp = free_port(), free_port(socket.SOCK_DGRAM)
+    table = host(port, udp, "tcg", "--players", "2", "--name", "hana", "--auto")
+    try:
+        ann = run("join", f"127.0.0.1:{port}", "--name", "ann", "--auto", "--bind", "127.0.0.1", "--deck", str(deck))
+        assert ann.returncode == 3 and ann.stderr.count("\n") == 1, ann.stderr
+        assert "starter" in ann.stderr and no_traceback(ann.stdout, ann.stderr)
     finally:
         table.kill()
 

@@ -383,6 +383,14 @@ class Game(ABC):
         """
         raise OptionError(f"{self.name} has no decks of a player's own")
 
+    def seat_options(self, seat: Seat) -> frozenset[str]:
+        """The options that belong to ``seat``'s player, who may set them in the lobby (``{}``: none).
+
+        A trading-card player who brings its own deck sets these for its seat when it sits down (its deck's
+        implied options: "own", its starting Character), so the host need not know its deck beforehand.
+        """
+        return frozenset()
+
     def private_decks(self, options: Mapping[str, object], seat: Seat) -> dict[str, list[CardId]]:
         """The secret deck lists ``seat`` brings when its player names none, by purpose (``{}``: none).
 

@@ -61,7 +61,7 @@ from p2php.net.transport import Dial, Listener, tcp_dial
 from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
 from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, parse_table_options
-from p2php.session.owndecks import check_implied, table_setup
+from p2php.session.owndecks import check_implied, read_deck_text, table_setup
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
 from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
@@ -325,7 +325,7 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
         raise UsageError(f"{args.bots} bots and the host need {args.bots + 1} seats; the table has {args.players}")
     # The host sits at seat 0.
     options, own_decks = table_setup(game, args.players, parse_option_pairs(args.option),
-                                     [(0, getattr(args, "deck", None))])
+                                     [(0, getattr(args, "deck", None))], joiners=range(1 + args.bots, args.players))
     name = _check_name(args.name)
     ready = bool(args.ready or args.auto)
     lobby_listener = await places.open_lobby(args)
@@ -409,7 +409,7 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
     addresses = {s: (ip or local, p) for s, (ip, p) in enumerate(addresses_raw)}
     names = table.names()
     _say(f"Forming the mesh: {', '.join(f'{safe(n, NAME)} (seat {s})' for s, n in enumerate(names))}")
-    return await _play_seats(args, game.name, options, args.players, names, addresses, listeners,
+    return await _play_seats(args, game.name, table.options, args.players, names, addresses, listeners,
                              None if args.auto else 0, _ui(args), own_decks)
 
 
@@ -534,13 +534,15 @@ async def sit_down(args: argparse.Namespace, place: Place, name: str, wanted: Ma
         except OptionError as err:
             raise LobbyError(f"the table plays {safe(view.game, NAME)} {format_options(view.options)}, "
                              f"which this p2php cannot play: {safe(err, 200)}") from None
-        if getattr(args, "deck", None) and seat not in own_decks:  # before we say ready: the table must fit it
-            try:
-                own_decks[seat] = check_implied(get_game(view.game), args.deck, seat, view.options)
-            except OptionError as err:
-                raise LobbyError(str(err)) from None
         for line in format_table(view, seat):
             _say(line)
+
+    def own_deck(view: TableView, seat: int) -> dict[str, str]:
+        """Our deck's options for our seat (the host sets them at the table), read once we know the seat."""
+        try:
+            return get_game(view.game).read_private_deck(read_deck_text(args.deck), seat, view.options)[1]
+        except OptionError as err:
+            raise LobbyError(str(err)) from None
 
     async def ask_ready() -> bool:
         line = await read_line("Press Enter when ready (q to leave): ")
@@ -549,7 +551,8 @@ async def sit_down(args: argparse.Namespace, place: Place, name: str, wanted: Ma
     _say(f"Joining the table at {host if connect else f'{host}:{port}'} as {name}…")
     try:
         joined = await join_table(host, port, session, ready=bool(args.ready or args.auto), ask_ready=ask_ready,
-                                  on_table=on_table, connect=connect)
+                                  on_table=on_table, connect=connect,
+                                  own_deck=own_deck if getattr(args, "deck", None) else None)
     except LobbyClosed as err:
         await listener.aclose()
         if str(err) == "you left the table":
@@ -562,6 +565,13 @@ async def sit_down(args: argparse.Namespace, place: Place, name: str, wanted: Ma
         _err(str(err))
         return 3
     view = joined.view
+    if getattr(args, "deck", None):  # the table the game starts with must carry our deck's options
+        try:
+            own_decks[joined.seat] = check_implied(get_game(view.game), args.deck, joined.seat, view.options)
+        except OptionError as err:
+            await listener.aclose()
+            _err(f"the host's table does not carry your deck: {err}")
+            return 3
     names = view.names()
     _say(f"The game starts: you are seat {joined.seat} of {view.players} ({safe(view.game, NAME)}, "
          f"{format_options(view.options)}). Forming the mesh…")

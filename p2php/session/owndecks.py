@@ -43,16 +43,22 @@ def read_own_decks(game: Game, files: Sequence[tuple[int, str | None]],
 
 
 
-def table_setup(game: Game, players: int, raw: dict[str, str], decks: Sequence[tuple[int, str | None]]
-                ) -> tuple[dict[str, str | int | bool], dict[int, dict[str, list[int]]]]:
+def table_setup(game: Game, players: int, raw: dict[str, str], decks: Sequence[tuple[int, str | None]],
+                joiners: Sequence[int] = ()) -> tuple[dict[str, str | int | bool], dict[int, dict[str, list[int]]]]:
     """A table's wire-form options and this machine's own decks, from ``--option`` pairs and ``--deck`` files.
 
     The options are also tried on a fresh engine state, so options that only clash together (a starter deck at a
-    constructed table) are one line now rather than a failure at every peer once the table has formed.
+    constructed table) are one line now rather than a failure at every peer once the table has formed; except
+    where the clash names a seat in ``joiners`` that has options of its own (``Game.seat_options``): a lobby's
+    joiner fixes that when it brings its deck, and the lobby starts no table that makes no game.
     """
     own = read_own_decks(game, decks, raw)
     options = parse_table_options(game, raw)
-    game.new_state(players, game_options(options))
+    try:
+        game.new_state(players, game_options(options))
+    except OptionError as err:
+        if not any(f"seat {s}" in str(err) and game.seat_options(s) for s in joiners):
+            raise
     return options, own
 
 
@@ -74,12 +80,11 @@ def read_deck_text(name: str) -> str:
 def check_implied(game: Game, name: str, seat: int, options: Mapping[str, object]) -> dict[str, list[int]]:
     """A joiner's deck for ``seat`` at a table whose options are fixed: its lists, if the table fits the deck.
 
-    The table must already say what the deck implies (the host opens it with, say, ``--option deck1=own
-    --option character1="Harry Potter"``); otherwise the message says which options the host must set.
+    The table must say what the deck implies: the joiner's ``deck`` frame sets it in the lobby (protocol.md §3.3),
+    or the host opened the table with, say, ``--option deck1=own --option character1="Harry Potter"``.
     """
     lists, implied = game.read_private_deck(read_deck_text(name), seat, {})  # the deck's own format, then compare
     wrong = [f"{k}={v}" for k, v in implied.items() if str(options.get(k)) != v]
     if wrong:
-        raise OptionError(f"--deck {safe(name, 80)} needs the table's options {' '.join(wrong)} for seat {seat} "
-                          f"(the host sets them with --option)")
+        raise OptionError(f"--deck {safe(name, 80)} needs the table's options {' '.join(wrong)} for seat {seat}")
     return lists

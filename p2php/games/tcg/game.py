@@ -140,6 +140,10 @@ class TcgGame(Game):
         return ({f"deck{seat}": instance_ids(seat, deck)},
                 {f"deck{seat}": OWN, f"character{seat}": deck.character.name, "format": wanted})
 
+    def seat_options(self, seat: Seat) -> frozenset[str]:
+        """A seat's deck and starting Character: what a joiner who brings its own deck sets in the lobby."""
+        return frozenset({f"deck{seat}", f"character{seat}"})
+
     def private_pool(self, options: Mapping[str, object], owner: Seat, purpose: str) -> Sequence[CardId] | None:
         """The deck rules as a pool (a verified table proves the deck is drawn from it, protocol.md B.10).
 
