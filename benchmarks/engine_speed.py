@@ -28,7 +28,7 @@ from typing import Any
 from machine_info import machine
 
 from p2php.engine.contract import Game, OptionError
-from p2php.engine.local import LocalTable
+from p2php.engine.local import LocalTable, default_decks
 from p2php.engine.registry import get_game, parse_option_pairs
 
 RLCARD_GAMES = {"uno": "uno"}
@@ -44,7 +44,8 @@ def measure_p2php(game: Game, players: int, options: Mapping[str, Any], seconds:
     start = time.perf_counter()
     elapsed = 0.0
     while games == 0 or elapsed < seconds:
-        table = LocalTable(game.new_state(players, options), seed=games)
+        table = LocalTable(game.new_state(players, options), seed=games,
+                           private_decks=default_decks(game, players, options))
         bots = {seat: game.make_bot(bot, f"{games}/{seat}") for seat in range(players)}
         table.play(bots)
         games += 1

@@ -19,6 +19,7 @@ from p2php.engine.contract import (
     CardId,
     Deal,
     Decide,
+    Game,
     GameOver,
     GameState,
     Knowledge,
@@ -61,6 +62,12 @@ class SeededChance:
 
 
 SEEDED = SeededChance()
+
+
+def default_decks(game: Game, players: int, options: Mapping[str, object]) -> dict[tuple[Seat, str], list[CardId]]:
+    """The secret deck lists every seat brings when its player names none (``Game.private_decks``), for a
+    :class:`LocalTable`: a trading-card table's starter decks, say; ``{}`` for a game without such decks."""
+    return {(s, purpose): cards for s in range(players) for purpose, cards in game.private_decks(options, s).items()}
 
 
 @dataclass

@@ -23,7 +23,7 @@ from typing import Any
 
 from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide, Game, GameOver, GameState, Knowledge, RandomBot, Seat
-from p2php.engine.local import LocalTable
+from p2php.engine.local import LocalTable, default_decks
 from p2php.errors import P2phpError
 
 
@@ -148,9 +148,8 @@ def play_checked(
 def _table(game: Game, players: int, seed: int, options: Mapping[str, Any] | None) -> tuple[GameState, LocalTable]:
     """A fresh state on a trusted table, with the secret decks each seat brings by default."""
     opts = game.parse_options(dict(options or {}))
-    decks = {(s, purpose): cards for s in range(players) for purpose, cards in game.private_decks(opts, s).items()}
     st = game.new_state(players, opts)
-    return st, LocalTable(st, seed, private_decks=decks)
+    return st, LocalTable(st, seed, private_decks=default_decks(game, players, opts))
 
 
 def replay_hashes(
