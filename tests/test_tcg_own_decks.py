@@ -73,3 +73,35 @@ def test_demo_with_a_deck_file(tmp_path: Path) -> None:
                            capture_output=True, text=True, timeout=60)  # a 60-card deck against a 40-card starter
     assert mixed.returncode != 0 and len(mixed.stderr.splitlines()) == 1 and "seat 1's deck" in mixed.stderr, \
         mixed.stderr
+
+
+@pytest.mark.parametrize("crypto", ["verified", "fast"])
+def test_an_opponent_learns_no_unplayed_card_in_memory_or_on_the_wire(crypto: str) -> None:
+    """Issue 11: each peer's knowledge of the other's deck is what was dealt to it or shown to it, and no frame
+    before the audit carries any card in the clear (a card's group element never appears in the bytes)."""
+    import msgpack
+
+    from p2php.engine.contract import Deal, Show
+
+    (lists0, opts0), (lists1, opts1) = (GAME.read_private_deck(random_deck_text(3 + s), s, {}) for s in (0, 1))
+    wire: list[bytes] = []
+
+    def record(sender: int, recipient: int, frame: dict[str, object]) -> dict[str, object]:
+        wire.append(msgpack.packb(frame, use_bin_type=True))
+        return frame
+
+    peers = make_peers("tcg", 2, {**opts0, **opts1, "crypto": crypto}, seed=9, private_decks={0: lists0, 1: lists1})
+    run_in_memory(peers, {s: RandomBot(f"9/{s}") for s in (0, 1)}, tamper=record)
+    assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
+    for ls in peers:
+        entitled = set()
+        for event in ls.events:
+            if isinstance(event.step, Deal):
+                entitled |= {slot for slot, seat in event.step.to if seat == ls.seat}
+            if isinstance(event.step, Show) and event.step.viewer == ls.seat:
+                entitled |= set(event.step.slots)
+        assert set(ls.private_faces) <= entitled  # nothing known privately that was not dealt or shown to it
+    blob = b"".join(w for w in wire if b"audit" not in w)
+    points = peers[0].points.points
+    assert blob and points
+    assert not [p for p in points if p in blob]
