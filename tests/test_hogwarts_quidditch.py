@@ -145,7 +145,7 @@ def test_the_higher_first_die_starts_the_match() -> None:
 
 @pytest.mark.usefixtures("mode")
 def test_a_whole_match_of_first_legal_answers_ends_with_the_reward() -> None:
-    """Every turn of Phase 1 given up ends it after its 30 turns, a tie won by the first player; Phase 2 is
+    """Every turn of Phase 1 given up ends it after its 20 turns, a tie won by the first player; Phase 2 is
     then dice alone; the winner scores 40 and the challenged figure goes back."""
     t = Table(2)
     g = t.state

@@ -84,7 +84,7 @@ E20. Phase 1: picking up the loose Quaffle is automatic for the side to move; ea
     other than the one it came from (so that C-38's "no free cell" can happen); a Keeper knocked out
     holding the Quaffle leaves it to his side to place on their line (3), as after a shot
     (``quidditch_goals``).
-E21. Phase 1 ends after 30 turns in all (15 a side) if no side has won it: the side ahead on goals wins it,
+E21. Phase 1 ends after 20 turns in all (10 a side) if no side has won it: the side ahead on goals wins it,
     a tie goes to the match's first player, so that every match ends (``PHASE1_TURNS``).
 E22. A shot's two dice, a Bludger's die with its target's, and the first-player dice with their re-rolled
     ties are each one joint draw: nobody decides between them (as E17).  A match between heuristic bots
