@@ -122,7 +122,10 @@ Digest against the original (the original wins):
   targets), which data §6 settles (C-37–C-40).  The original's worked match is replayed by the tests (data
   §5.1's formation names the Chasers differently: its "Slytherin Chaser 2" on ``q_5_2`` is ``B:chaser1``).
   Where the original's Phase 2 says the first full circle "wins the game and 40 points", the digest reads
-  "the match", as does the engine (the Hogwarts Cup goes on).
+  "the match", as does the engine (the Hogwarts Cup goes on).  The original's Keeper "may try to stop the
+  shot by rolling their own die": not rolling could only concede the goal, so the engine always rolls for
+  him (the digest says he rolls); its Chaser "may pick up" the Quaffle, which the engine makes automatic
+  (E20).
 
 Decisions where the rulebook and the data document are silent (ours), for movement:
 
