@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import trio
 from p2php.console import LogPrinter
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game, parse_option_pairs
+from p2php.net.invite import looks_like_invite
 from p2php.net.mesh import MeshError, listen
 from p2php.session.handshake import LocalSecrets
 from p2php.session.modes import parse_table_options
@@ -71,6 +73,31 @@ async def _run(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: D
     return _report(result)
 
 
+async def _run_online(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: Decider, restored: Any,
+                      settings: dict[str, Any]) -> int:
+    """A resumed seat of an online table: its libp2p node again (same peer id, relay and port), then the game."""
+    from p2php.net.online import OnlineSeat
+
+    seat = OnlineSeat.again(cfg.secrets, settings)
+    async with trio.open_nursery() as nursery:
+        try:
+            await nursery.start(seat.run)
+        except (OSError, trio.TooSlowError) as err:
+            _err(f"cannot go online again (relay {settings.get('relay')}): {err}")
+            nursery.cancel_scope.cancel()
+            return 3
+        cfg.connect = seat.dial
+        try:
+            result = await run_peer(cfg, addresses, seat.listener, decide, LogPrinter(sys.stdout, True),
+                                    restored=restored)
+        except MeshError as err:
+            _err(err)
+            nursery.cancel_scope.cancel()
+            return 3
+        nursery.cancel_scope.cancel()
+    return _report(result)
+
+
 def cmd_peer(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     addresses = {s: _address(a) for s, a in enumerate(args.addresses.split(","))}
@@ -103,7 +130,13 @@ def cmd_resume(args: argparse.Namespace) -> int:
                      secrets=LocalSecrets(master=header["master"]), bot=bot,
                      transcript_path=Path(args.transcript) if args.transcript else None,
                      resume_path=Path(args.log))
-    code: int = trio.run(_run, cfg, addresses, _decider(ls.table.game, bot, "resumed", seat), ls)
+    decide = _decider(ls.table.game, bot, "resumed", seat)
+    online = header.get("online")
+    if online is not None:
+        cfg.online = online
+        code: int = trio.run(_run_online, cfg, addresses, decide, ls, online)
+    else:
+        code = trio.run(_run, cfg, addresses, decide, ls)
     return code
 
 
@@ -112,7 +145,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from p2php.session.spectator import WatchError, watch
     from p2php.terminal import event_lines, safety_line, verdict_text
 
-    host, port = _address(args.address)
     done = [0, 0]  # events printed, safety code shown
 
     def show(ls: Lockstep) -> None:
@@ -125,7 +157,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
             done[0] += 1
 
     try:
-        ls = trio.run(lambda: watch(host, port, args.name, show))
+        if looks_like_invite(args.address):
+            ls = trio.run(_watch_online, args, show)
+        else:
+            host, port = _address(args.address)
+            ls = trio.run(lambda: watch(host, port, args.name, show))
     except WatchError as err:  # it may quote what the watched peer sent
         _err(err)
         return 3
@@ -134,6 +170,47 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(safe(ls.result.summary or f"winner: {list(ls.result.winners)}", LINE))
     print(f"audit: {verdict_text(ls.verdict, ls.table)}")
     return 0 if ls.verdict is not None and ls.verdict.clean else 1
+
+
+async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -> Any:
+    """``p2php watch CODE``: watch an online table from its host's seat, through its relay if need be."""
+    from p2php.net.invite import InviteError, Locator, parse_invite
+    from p2php.net.online import OnlineSeat
+    from p2php.session.spectator import WatchError, watch
+
+    try:
+        invite = parse_invite(args.address)
+    except InviteError as err:
+        raise WatchError(f"that invite code does not read: {err}") from None
+    relay = args.relay or (invite.relays[0] if invite.relays else None)
+    host = Locator(invite.peer, invite.addrs, invite.relays)
+    node = OnlineSeat(LocalSecrets(), relay, listen=None if relay else "/ip4/0.0.0.0/tcp/0")
+    outcome: list[Any] = []  # the Lockstep, or the WatchError (raised outside the nursery: never in a group)
+    async with trio.open_nursery() as nursery:
+        try:
+            await nursery.start(node.run)
+        except (OSError, trio.TooSlowError) as err:
+            outcome.append(WatchError(f"cannot go online (relay {relay}): {err}"))
+        for attempt in range(WATCH_TRIES):
+            if outcome:
+                break
+            try:  # a link through a relay may break: watch again, the public record replays from the start
+                outcome.append(await watch("the online table's host", 0, args.name, show,
+                                           connect=lambda: node.open_mesh(host)))
+            except WatchError as err:
+                if attempt + 1 == WATCH_TRIES:
+                    outcome.append(err)
+                else:
+                    _err(f"{err} — watching again")
+                    await trio.sleep(1.0)
+        nursery.cancel_scope.cancel()
+    if isinstance(outcome[0], WatchError):
+        raise outcome[0]
+    return outcome[0]
+
+
+WATCH_TRIES = 3
+"""How often ``p2php watch CODE`` connects again after its link broke before it gives up."""
 
 
 def register(sub: Any) -> None:
@@ -160,7 +237,10 @@ def register(sub: Any) -> None:
     p.add_argument("--transcript", metavar="FILE")
     p.set_defaults(func=cmd_resume)
 
-    p = sub.add_parser("watch", help="watch a running table from any peer's address (public view only)")
-    p.add_argument("address", metavar="HOST:PORT")
+    p = sub.add_parser("watch", help="watch a running table from any peer's address, or an online table by its "
+                                     "invite code (public view only)")
+    p.add_argument("address", metavar="HOST:PORT | CODE")
+    p.add_argument("--relay", metavar="MULTIADDR", help="with a code: reach the host through this relay "
+                   "(default: the invite's)")
     p.add_argument("--name", default="spectator")
     p.set_defaults(func=cmd_watch)

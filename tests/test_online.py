@@ -92,3 +92,45 @@ def test_a_bad_code_a_bad_relay_and_a_bad_limit_each_get_one_clear_line() -> Non
     limit = subprocess.run([*P2PHP, "relay", "--port", "0", "--max-circuits", "0"], capture_output=True,
                            text=True, timeout=60)
     assert limit.returncode == 2 and "circuits must be a positive" in limit.stderr, limit.stderr
+
+
+def test_a_killed_seat_comes_back_from_its_resume_log_through_the_relay(tmp_path: object) -> None:
+    """The resumed node has the same peer id (its key comes from the seat's secrets) and reserves again."""
+    log = f"{tmp_path}/ann.resume"
+    with started("relay", "--bind", "127.0.0.1", "--port", "0", until=r"--relay /ip4/") as (_, line):
+        address = line.split("--relay ", 1)[1]
+        host_args = ["host", "uno", "--option", "crypto=fast", "--option", "rounds=3", "--players", "3", "--bots", "1",
+                     "--online", "--relay", address, "--relay-only", "--auto"]
+        with started(*host_args, until=r"^\s*p2php-") as (host, code):
+            with started("join", code, "--name", "ann", "--auto", "--relay-only", "--resume-log", log,
+                         until=r"^ann: plays") as (ann, _):
+                ann.kill()  # mid-game, its log on disk
+            back = subprocess.run([*P2PHP, "resume", log], capture_output=True, text=True, timeout=120)
+            assert back.returncode == 0, back.stdout + back.stderr
+            hosted = finish(host)
+    assert "resumed seat 2" in back.stdout
+    for out in (back.stdout, hosted):
+        assert "audit: clean" in out, out[-2000:]
+    codes = {re.search(r"safety code: (\S+)", out).group(1) for out in (back.stdout, hosted)}  # type: ignore[union-attr]
+    assert len(codes) == 1
+
+
+def test_a_spectator_watches_an_online_table_by_its_invite_code() -> None:
+    """``p2php watch CODE`` reaches the host's seat through the relay and sees the game to its clean audit.
+
+    A whole game to 200 points: the watcher (a new process) must arrive before the table has finished."""
+    with started("relay", "--bind", "127.0.0.1", "--port", "0", until=r"--relay /ip4/") as (_, line):
+        address = line.split("--relay ", 1)[1]
+        host_args = ["host", "uno", "--option", "crypto=fast", "--option", "rounds=0", "--option", "target=200",
+                     "--players", "2",
+                     "--online", "--relay", address, "--relay-only", "--auto"]
+        with started(*host_args, until=r"^\s*p2php-") as (host, code), \
+                started("join", code, "--name", "ann", "--auto", "--relay-only", until=r"^ann: plays") as (ann, _):
+            watcher = subprocess.run([*P2PHP, "watch", code, "--name", "eve"], capture_output=True, text=True,
+                                     timeout=120)
+            finish(ann)
+            hosted = finish(host)
+    assert watcher.returncode == 0, watcher.stdout[-2000:] + watcher.stderr
+    assert "audit: clean" in watcher.stdout and "audit: clean" in hosted
+    code_of = re.compile(r"safety code: (\S+)")
+    assert code_of.search(watcher.stdout).group(1) == code_of.search(hosted).group(1)  # type: ignore[union-attr]

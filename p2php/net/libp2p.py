@@ -66,6 +66,10 @@ BINDING_TIMEOUT = 10.0
 READ_SIZE = 65536
 CLOSE_TIMEOUT = 1.0
 """Seconds a graceful close of a stream may take before it is reset instead."""
+RESERVATION_CHECK = 1.0
+"""Seconds between checks that our relay connection (and so our reservation) is still there."""
+RESERVATION_RENEW = 600.0
+"""Seconds after which a reservation is renewed anyway (relays give an hour by default)."""
 PUNCH_TIMEOUT = 5.0
 """Seconds a relayed link tries DCUtR for a direct connection before it stays relayed."""
 LINGER = 10.0
@@ -444,11 +448,32 @@ class Libp2pNode:
             self.host, protocol, config.RelayConfig(roles=config.RelayRole.STOP | config.RelayRole.CLIENT))
         assert self.relay is not None
         info = peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(self.relay))
-        with trio.fail_after(BINDING_TIMEOUT):
-            await self.host.connect(info)
-            stream = await self.host.new_stream(info.peer_id, [circuit.PROTOCOL_ID])
-            if not await self.transport.reserve(stream, info.peer_id, nursery):
-                raise ConnectionRefusedError(f"the relay {self.relay} refused a reservation")
+
+        async def reserve() -> None:
+            with trio.fail_after(BINDING_TIMEOUT):
+                await self.host.connect(info)
+                stream = await self.host.new_stream(info.peer_id, [circuit.PROTOCOL_ID])
+                if not await self.transport.reserve(stream, info.peer_id, nursery):
+                    raise ConnectionRefusedError(f"the relay {self.relay} refused a reservation")
+
+        await reserve()
+        nursery.start_soon(self._keep_reservation, info.peer_id, reserve)
+
+    async def _keep_reservation(self, relay: Any, reserve: Callable[[], Any]) -> None:
+        """A reservation lives only as long as our connection to the relay (circuit v2): when that connection
+        is gone (the relay restarted, a NAT forgot it, the library closed it), connect and reserve again, so
+        others can still reach us; and renew it well within its lifetime."""
+        renewed = trio.current_time()
+        while True:
+            await trio.sleep(RESERVATION_CHECK)
+            connected = bool((getattr(self.host.get_network(), "connections", {}) or {}).get(relay))
+            if connected and trio.current_time() - renewed < RESERVATION_RENEW:
+                continue
+            try:
+                await reserve()
+                renewed = trio.current_time()
+            except Exception as exc:  # noqa: BLE001 - any failure: try again at the next check
+                log.info("could not renew the reservation on %s: %s", self.relay, exc)
 
     async def _start_dcutr(self, nursery: trio.Nursery) -> None:
         dcutr = _lib("libp2p.relay.circuit_v2.dcutr")

@@ -25,10 +25,12 @@ from p2php.net.libp2p import LOBBY_PROTOCOL_ID, PROTOCOL_ID, Libp2pListener, Lib
 if TYPE_CHECKING:
     from p2php.session.handshake import LocalSecrets
 
-__all__ = ["DIRECT_TRY", "OnlineSeat", "advertised_ips"]
+__all__ = ["CIRCUIT_TRIES", "DIRECT_TRY", "OnlineSeat", "advertised_ips"]
 
 DIRECT_TRY = 3.0
 """Seconds a dial spends on a seat's direct addresses before it goes through a relay (a NAT drops them)."""
+CIRCUIT_TRIES = 3
+"""Rounds over a seat's relays before a dial gives up (a second apart: a relay may briefly hold no reservation)."""
 
 
 def advertised_ips(toward: str | None) -> list[str]:
@@ -72,6 +74,19 @@ class OnlineSeat:
                                punch=punch and relay is not None and listen is not None)
         self.relay = relay
         self.advertise = advertise
+
+    def settings(self) -> dict[str, Any]:
+        """How to run this node again (``p2php resume``): the same relay, TCP port and advertised IPs."""
+        relay_only = self.node.listen is None
+        return {"relay": self.relay, "port": 0 if relay_only else self.port(), "advertise": list(self.advertise or []),
+                "relay_only": relay_only}
+
+    @classmethod
+    def again(cls, secrets: LocalSecrets, settings: dict[str, Any]) -> OnlineSeat:
+        """The node of :meth:`settings`, under the same peer id (its key comes from ``secrets``' master)."""
+        listen = None if settings.get("relay_only") else f"/ip4/0.0.0.0/tcp/{int(settings.get('port', 0))}"
+        advertise = list(settings.get("advertise") or []) or None
+        return cls(secrets, settings.get("relay"), listen=listen, advertise=advertise)
 
     def links(self, seats: dict[int, str]) -> dict[int, str]:
         """How our mesh link with each seat is carried (``seats``: seat -> its locator text)."""
@@ -131,6 +146,10 @@ class OnlineSeat:
         """A lobby stream to the host of an online table."""
         return await self.open(locator.text(), LOBBY_PROTOCOL_ID)
 
+    async def open_mesh(self, locator: Locator) -> Libp2pStream:
+        """A mesh stream to the seat at ``locator`` (a spectator's: it watches that seat's table)."""
+        return await self.open(locator.text(), PROTOCOL_ID)
+
     async def open(self, locator_text: str, protocol: str) -> Libp2pStream:
         """A bound stream to the seat at ``locator_text``: direct addresses first, then each relay.
 
@@ -148,9 +167,12 @@ class OnlineSeat:
                     return await self.node.open(peer_id, list(where.direct), protocol=protocol)
                 except OSError as err:
                     failure = err
-        for relay in where.relays:
-            try:
-                return await self.node.open(peer_id, [], via_relay=relay, protocol=protocol)
-            except OSError as err:
-                failure = err
+        for attempt in range(CIRCUIT_TRIES):
+            for relay in where.relays:
+                try:
+                    return await self.node.open(peer_id, [], via_relay=relay, protocol=protocol)
+                except OSError as err:  # e.g. the relay's "no reservation" while the seat re-reserves
+                    failure = err
+            if where.relays and attempt + 1 < CIRCUIT_TRIES:
+                await trio.sleep(1.0)
         raise ConnectionRefusedError(f"cannot reach libp2p peer {where.peer}: {failure or 'no address answered'}")

@@ -180,6 +180,7 @@ class Place:
     secrets: LocalSecrets = field(default_factory=LocalSecrets)
     dial: Dial = tcp_dial
     links: Callable[[dict[int, str]], dict[int, str]] | None = None  # seat -> how our link to it is carried
+    online: Mapping[str, Any] | None = None  # how this seat's libp2p node runs (for p2php resume)
 
 
 class Places(Protocol):
@@ -256,6 +257,7 @@ async def _play_seats(
         place = places[seat]
         cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
                          connect_timeout=args.connect_timeout, secrets=place.secrets, connect=place.dial,
+                         online=place.online,
                          bot=None if seat == human else bot_kind,
                          resume_path=Path(resume_log) if own and resume_log else None,
                          private_decks=dict((own_decks or {}).get(seat, {})))

@@ -103,7 +103,7 @@ class OnlinePlaces:
 
 
 def _place(seat: OnlineSeat, secrets: LocalSecrets) -> Place:
-    return Place(seat.listener, seat.port(), seat.locator().text(), secrets, seat.dial, seat.links)
+    return Place(seat.listener, seat.port(), seat.locator().text(), secrets, seat.dial, seat.links, seat.settings())
 
 
 def _listen(args: argparse.Namespace, relay: str | None) -> str | None:
@@ -121,11 +121,6 @@ def relay_failure(relay: str | None, err: BaseException) -> str:
     return f"the relay {safe(relay, 120)} gave no reservation ({safe(err, 200) or 'timed out'})"
 
 
-def _refuse_unsupported(args: argparse.Namespace) -> None:
-    if getattr(args, "resume_log", None):
-        raise UsageError("--resume-log is not available at online tables yet (p2php resume dials by IP)")
-
-
 def _advertise(args: argparse.Namespace) -> list[str] | None:
     return list(args.advertise) if getattr(args, "advertise", None) else None
 
@@ -133,7 +128,6 @@ def _advertise(args: argparse.Namespace) -> list[str] | None:
 async def host_online(args: argparse.Namespace) -> int:
     """``p2php host GAME --online [--relay ADDR]``: the lobby over libp2p, an invite code to share."""
     relay = check_relay(getattr(args, "relay", None))
-    _refuse_unsupported(args)
     async with trio.open_nursery() as nursery:
         code = await host_game(args, OnlinePlaces(nursery, relay, _listen(args, relay), _advertise(args)))
         nursery.cancel_scope.cancel()
@@ -152,7 +146,6 @@ async def join_online(args: argparse.Namespace) -> int:
         return 3
     name = _check_name(args.name)
     wanted = wanted_options(args)
-    _refuse_unsupported(args)
     relay = check_relay(getattr(args, "relay", None)) or (invite.relays[0] if invite.relays else None)
     _say(f"Invite: a {safe(invite.game, NAME)} table for {invite.players} players"
          + (f", meeting through the relay {safe(relay, 120)}" if relay else ", reached directly") + ".")

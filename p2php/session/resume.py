@@ -81,6 +81,8 @@ class ResumeLog:
             "private_decks": cfg.private_decks,
             "addresses": [list(addresses[s]) for s in range(ls.players)],
         }
+        if cfg.online is not None:
+            header["online"] = dict(cfg.online)
         file.write(msgpack.packb(header, use_bin_type=True))
         log = cls(file)
         # Everything held before the log was opened (all of it, when resuming again).
@@ -187,6 +189,14 @@ def _check_header(path: str | Path, header: dict[str, Any]) -> None:
         for a in addresses
     ):
         raise bad("'addresses' is not one [host, port] per seat")
+    online = header.get("online")
+    if online is not None and not (
+        isinstance(online, dict) and isinstance(online.get("relay"), str | None) and is_int(online.get("port"))
+        and 0 <= online["port"] < 65536 and isinstance(online.get("advertise", []), list)
+        and all(isinstance(ip, str) and len(ip) <= 64 for ip in online.get("advertise", []))
+        and isinstance(online.get("relay_only", False), bool)
+    ):
+        raise bad("'online' is not this seat's libp2p settings (relay, port, advertise, relay_only)")
 
 
 def restore(path: str | Path) -> tuple[dict[str, Any], Lockstep]:

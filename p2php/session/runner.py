@@ -66,6 +66,9 @@ class PeerConfig:
     linger: float = 10.0
     connect: Dial = tcp_dial
     """How to reach another seat's listener (the transport; TCP unless a test or another transport says)."""
+    online: Mapping[str, Any] | None = None
+    """At an online table, how this seat's libp2p node is run (``relay``, ``port``, ``advertise``), so that
+    ``p2php resume`` brings it back under the same peer id (recorded in the resume log)."""
     """After our verdict, how long we keep serving catch-up until every other seat said it finished."""
 
 

@@ -11,7 +11,7 @@ need that peer's keys, which only ever travel sealed to their recipient).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
@@ -31,7 +31,7 @@ class WatchError(P2phpError):
     """Watching failed; the message says why, for a person to read."""
 
 
-async def _read(stream: trio.SocketStream, decoder: FrameDecoder) -> dict[str, Any] | None:
+async def _read(stream: trio.abc.ReceiveStream, decoder: FrameDecoder) -> dict[str, Any] | None:
     while (frame := decoder.next_frame()) is None:
         data = await stream.receive_some(65536)
         if not data:
@@ -41,12 +41,17 @@ async def _read(stream: trio.SocketStream, decoder: FrameDecoder) -> dict[str, A
 
 
 async def watch(host: str, port: int, name: str = "spectator",
-                observe: Callable[[Lockstep], None] | None = None, timeout: float = 600.0) -> Lockstep:
-    """Watch the table of the peer at ``host:port`` until the game (and its audit) ends."""
+                observe: Callable[[Lockstep], None] | None = None, timeout: float = 600.0,
+                connect: Callable[[], Awaitable[trio.abc.Stream]] | None = None) -> Lockstep:
+    """Watch the table of the peer at ``host:port`` until the game (and its audit) ends.
+
+    ``connect()``: how to reach the peer instead of TCP (an online table's libp2p stream; ``host`` names it).
+    """
     try:
-        stream = await trio.open_tcp_stream(host, port)
+        stream = await (connect() if connect is not None else trio.open_tcp_stream(host, port))
     except OSError as err:
-        raise WatchError(f"cannot reach a peer at {host}:{port}: {err.strerror or err}") from None
+        where = host if connect is not None else f"{host}:{port}"
+        raise WatchError(f"cannot reach a peer at {where}: {err.strerror or err}") from None
     decoder = FrameDecoder()
     ls: Lockstep | None = None
     async with stream:
