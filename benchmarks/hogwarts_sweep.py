@@ -2,8 +2,8 @@
 
 For each table size and length it plays seeded games on a trusted local table (no crypto) and prints games/s,
 turns and decisions per game, how many games ended with more than one winner (a tie, C-7), and the joint
-random draws a game needs (a real session's hash chains hold 1024 of them: the games over that could not be
-played through the protocol to their end).  A game that
+random draws a game needs (each a message round through the protocol; a seat's hash chain holds 1024 and
+then renews itself, so "over" only counts the games whose seats renew their chains).  A game that
 raises or does not end within ``--max-decisions`` is reported with its seed.
 
     python benchmarks/hogwarts_sweep.py [--games 100] [--players 2,4,9] [--lengths quick,classic,long]

@@ -73,8 +73,8 @@ E16. After a Cloak escape the turn ends (no mission) but the figure still return
     defeat keeps it where it fell (C-21) — the graveyard, which has no walk edges, is never a trap.
 E17. Joint randomness is asked per roll that follows a decision, never earlier: the underage dice duel (no
     decision between its rolls) comes from one draw, and so do an attack's dice with the enemy's
-    counter-roll when no re-roll or Dodge is to be asked; a session holds 1024 draws (see ``benchmarks/
-    hogwarts_sweep.py``: long games with many players or random bots need more).
+    counter-roll when no re-roll or Dodge is to be asked: fewer draws, fewer rounds (a session's hash chains
+    renew themselves, so a game may draw as often as it needs; ``benchmarks/hogwarts_sweep.py`` counts them).
 E18. Accio and Felix Felicis search a deck only while every face-down card in it is of its latest shuffle
     (the session reshuffles face-down cards of one joint key at a time; ``search``).
 E19. Quidditch: a player's own sheet's house is offered first; the match is the pitch's whole cell effect
@@ -88,7 +88,7 @@ E21. Phase 1 ends after 20 turns in all (10 a side) if no side has won it: the s
     a tie goes to the match's first player, so that every match ends (``PHASE1_TURNS``).
 E22. A shot's two dice, a Bludger's die with its target's, and the first-player dice with their re-rolled
     ties are each one joint draw: nobody decides between them (as E17).  A match between heuristic bots
-    still takes some 27 joint draws (up to about 55), so games with many matches need more than 1024.
+    still takes some 27 joint draws (up to about 55).
 E23. Phase 2: a Seeker that reaches 24 by the roll alone catches the Snitch before any card; Plumpton Pass's
     re-rolled die is chosen after the card is opened (a card's action never depends on its hidden face); a
     move back against a guarded Seeker is used up without effect (``quidditch_snitch``).

@@ -8,8 +8,9 @@ abilities — also after the attack that brought it to 0 (Tom Riddle).  Then a p
 enemy's LP are multiplied by the number of participants and each may play 2 cards (§14.4).
 
 A dice attack and the enemy's ``after:roll`` counter-roll come from one joint draw when no decision lies
-between them (no re-roll or Dodge to ask): nothing is learnt early, and the session's 1024 joint draws go
-further.  Cards are opened with the action that plays them (:meth:`Battle.reveals`) and go under their decks.
+between them (no re-roll or Dodge to ask): nothing is learnt early, and a game needs fewer joint draws
+(fewer message rounds).  Cards are opened with the action that plays them (:meth:`Battle.reveals`) and go
+under their decks.
 Protections (``cancel_next``, ``skip``, ``shield``, ``reflect_next``) answer the enemy's next
 "retaliations": one trigger of a ``before:``/``after:`` ability each (data §2.2); a trigger that costs
 nothing still uses one up.

@@ -8,7 +8,7 @@ Afterwards the two may not attack each other until each has played 2 more turns 
 Decisions (ours): a winner already holding 6 object tokens is not offered a token (the sheet has no room).
 The whole dice duel comes from one joint Randomness (the dice pairs, ties re-rolled, drawn in order from its
 bytes): nobody decides anything between two rolls, so nothing is learnt early, and a game needs far fewer
-joint draws (the session's hash chains hold 1024).
+joint draws (each one a message round).
 """
 
 from __future__ import annotations
