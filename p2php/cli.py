@@ -199,12 +199,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_host(args: argparse.Namespace) -> int:
     from p2php.session.netplay import host_game, run_trio
 
+    if args.online:
+        from p2php.session.online_play import host_online
+
+        return run_trio(lambda: host_online(args))
     return run_trio(lambda: host_game(args))
 
 
 def cmd_join(args: argparse.Namespace) -> int:
+    from p2php.net.invite import looks_like_invite
     from p2php.session.netplay import join_game, run_trio
 
+    if args.address is not None and looks_like_invite(args.address):
+        from p2php.session.online_play import join_online
+
+        return run_trio(lambda: join_online(args))
     return run_trio(lambda: join_game(args))
 
 

@@ -54,7 +54,6 @@ from p2php.lobby import (
     format_table,
     join_table,
 )
-from p2php.net.invite import looks_like_invite
 from p2php.net.mesh import MeshError, listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.net.transport import Dial, Listener, tcp_dial
@@ -315,11 +314,8 @@ async def _play_seats(
 
 
 async def host_game(args: argparse.Namespace, places: Places | None = None) -> int:
-    """``p2php host``: the lobby, then this process's seats play; ``places``: how seats are reached (LAN)."""
-    if places is None and getattr(args, "online", False):
-        from p2php.session.online_play import host_online
-
-        return await host_online(args)
+    """``p2php host``: the lobby, then this process's seats play; ``places``: how seats are reached (LAN by
+    default; :func:`p2php.session.online_play.host_online` passes libp2p's)."""
     places = places or LanPlaces(args.bind)
     game = get_game(args.game)
     game.check_players(args.players)
@@ -487,11 +483,7 @@ async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tup
 
 
 async def join_game(args: argparse.Namespace) -> int:
-    """``p2php join``: by address, by discovery, or (an invite code) at an online table."""
-    if args.address is not None and looks_like_invite(args.address):
-        from p2php.session.online_play import join_online
-
-        return await join_online(args)
+    """``p2php join``: by address or by discovery (an invite code: :func:`p2php.session.online_play.join_online`)."""
     if args.address is not None and args.to:
         raise UsageError("--to is for finding a table: give either an ADDRESS or --to, not both")
     if args.address is not None:
