@@ -134,3 +134,23 @@ def test_a_spectator_watches_an_online_table_by_its_invite_code() -> None:
     assert "audit: clean" in watcher.stdout and "audit: clean" in hosted
     code_of = re.compile(r"safety code: (\S+)")
     assert code_of.search(watcher.stdout).group(1) == code_of.search(hosted).group(1)  # type: ignore[union-attr]
+
+
+async def test_autonat_through_the_relay_tells_a_reachable_seat_from_one_that_listens_nowhere() -> None:
+    """On loopback the relay dials the seat back at its own address: public; relay-only: nothing to ask."""
+    import trio
+
+    from p2php.net.libp2p import RelayLimitsSpec, serve_relay
+    from p2php.net.online import OnlineSeat
+    from p2php.session.handshake import LocalSecrets
+
+    async with trio.open_nursery() as nursery:
+        relay = await nursery.start(serve_relay, "/ip4/127.0.0.1/tcp/0", RelayLimitsSpec())
+        address = f"{relay.get_transport_addrs()[0]}/p2p/{relay.get_id()}"
+        open_seat = OnlineSeat(LocalSecrets(), address, listen="/ip4/127.0.0.1/tcp/0")
+        hidden = OnlineSeat(LocalSecrets(), address, listen=None)
+        for seat in (open_seat, hidden):
+            await nursery.start(seat.run)
+        assert await open_seat.reachability() == "public"
+        assert await hidden.reachability() == "unknown"
+        nursery.cancel_scope.cancel()

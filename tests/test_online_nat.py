@@ -71,6 +71,7 @@ def test_peers_in_three_natted_homes_meet_by_invite_code_and_finish_with_clean_a
         codes.add(re.search(r"safety code: (\S+)", out).group(1))  # type: ignore[union-attr]
         links[k] = next(x for x in out.splitlines() if x.startswith("links: "))
     assert len(codes) == 1, codes  # one table, the same keys everywhere
+    assert "reachability: behind NAT" in outs[1]  # AutoNAT: the relay could not dial the host's home back
     # No link can be direct from the start (the homes have no route to each other); home 3 lets nothing
     # but the relay's traffic through, so its links stay relayed; the others are relayed or hole-punched.
     assert links[3].count("relayed") == 2, links

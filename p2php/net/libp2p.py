@@ -592,6 +592,9 @@ async def serve_relay(listen: str, limits: RelayLimitsSpec, key_seed: bytes | No
     protocol = circuit.CircuitV2Protocol(host, limits=circuit.RelayLimits(
         duration=limits.seconds, data=limits.data, max_circuit_conns=limits.circuits,
         max_reservations=limits.reservations, reservation_ttl=limits.reservation_ttl), allow_hop=True)
+    # AutoNAT (server side): a user may ask us to dial it back, only on the IP we see it at, to learn
+    # whether others can reach it directly (OnlineSeat.reachability).
+    _lib("libp2p.host.autonat.autonat").AutoNATService(host, serve=True)
     async with host.run(listen_addrs=[multiaddr.Multiaddr(listen)]), service.background_trio_service(protocol):
         await protocol.event_started.wait()
         task_status.started(host)

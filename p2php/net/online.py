@@ -14,6 +14,7 @@ Needs the ``internet`` extra (py-libp2p), imported only when a node starts.
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from p2php.session.handshake import LocalSecrets
 
 __all__ = ["CIRCUIT_TRIES", "DIRECT_TRY", "OnlineSeat", "advertised_ips"]
+
+log = logging.getLogger(__name__)
 
 DIRECT_TRY = 3.0
 """Seconds a dial spends on a seat's direct addresses before it goes through a relay (a NAT drops them)."""
@@ -74,6 +77,30 @@ class OnlineSeat:
                                punch=punch and relay is not None and listen is not None)
         self.relay = relay
         self.advertise = advertise
+
+    async def reachability(self, timeout: float = 10.0) -> str:
+        """Whether others can dial us at our own addresses, as AutoNAT asks our relay to find out.
+
+        ``"public"``: the relay dialled us back at an address of our locator; ``"private"``: it could not (a
+        NAT, a firewall, or only private addresses: links go through the relay until a hole punch succeeds);
+        ``"unknown"``: no relay to ask, nowhere we listen, or no answer. The relay dials only addresses on
+        the IP it sees us at, so this asks nothing of anyone else.
+        """
+        if self.relay is None or self.node.listen is None:
+            return "unknown"
+        try:
+            autonat = _lib("libp2p.host.autonat.autonat")
+            response = _lib("libp2p.host.autonat.pb.autonat_pb2").Message
+            multiaddr = _lib("multiaddr")
+            relay_id = _lib("libp2p.peer.id").ID.from_base58(self.relay.rsplit("/p2p/", 1)[1])
+            addrs = [multiaddr.Multiaddr(a).to_bytes() for a in self.locator().direct]
+            service = autonat.AutoNATService(self.node.host, serve=False)
+            with trio.fail_after(timeout):
+                status, _ = await service.query_server(relay_id, addrs, timeout=timeout)
+        except Exception as exc:  # noqa: BLE001 - a relay without AutoNAT, a timeout ...: we cannot tell
+            log.info("AutoNAT through %s gave no answer: %s", self.relay, exc)
+            return "unknown"
+        return "public" if status == response.OK else "private"
 
     def settings(self) -> dict[str, Any]:
         """How to run this node again (``p2php resume``): the same relay, TCP port and advertised IPs."""

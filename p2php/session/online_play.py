@@ -72,6 +72,8 @@ class OnlinePlaces:
         secrets = LocalSecrets()
         seat = OnlineSeat(secrets, self.relay, listen=self.listen, advertise=self.advertise, lobby=lobby)
         await self.nursery.start(seat.run)
+        if lobby:  # the host's own seat (a bot's node runs on the same machine: the same answer)
+            self.nursery.start_soon(tell_reachability, seat)
         return seat, _place(seat, secrets)
 
     async def open_lobby(self, args: argparse.Namespace) -> Listener | None:
@@ -100,6 +102,20 @@ class OnlinePlaces:
         if not where.relays:
             lines.append("(no --relay: only peers that can reach this machine directly can join)")
         return lines
+
+
+REACHABILITY = {
+    "public": "reachability: the relay dialled this machine back at its own address; others can connect directly",
+    "private": "reachability: behind NAT or a firewall (the relay could not dial this machine back); links go "
+               "through the relay until a hole punch succeeds",
+}
+
+
+async def tell_reachability(seat: OnlineSeat) -> None:
+    """One line for the person, once the relay has answered AutoNAT (nothing if it cannot tell)."""
+    line = REACHABILITY.get(await seat.reachability())
+    if line is not None:
+        _say(line)
 
 
 def _place(seat: OnlineSeat, secrets: LocalSecrets) -> Place:
@@ -159,6 +175,7 @@ async def join_online(args: argparse.Namespace) -> int:
             _err(f"cannot go online: {relay_failure(relay, err)}")
             nursery.cancel_scope.cancel()
             return 3
+        nursery.start_soon(tell_reachability, seat)
         place = _place(seat, secrets)
         code = await sit_down(args, place, name, wanted, "the online table", 0,
                               connect=lambda: seat.open_lobby(host))
