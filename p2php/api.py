@@ -71,6 +71,7 @@ __all__ = [
     "Failed",
     "Finished",
     "IllegalAction",
+    "LinkChanged",
     "LobbyNews",
     "NotStarted",
     "NotYourTurn",
@@ -147,6 +148,17 @@ class LobbyNews:
     """Something happened in the lobby (a peer sat down, we were seated ...), for a person to read."""
 
     message: str
+
+
+@dataclass(frozen=True)
+class LinkChanged:
+    """Another seat's link dropped during the game (``up`` False: it has ``wait`` seconds to come back before
+    the table names it unreachable) or came back (``up`` True)."""
+
+    seat: int
+    name: str
+    up: bool
+    wait: float
 
 
 @dataclass(frozen=True)
@@ -236,7 +248,7 @@ class Failed:
     message: str
 
 
-PeerEvent = TableOpen | LobbyNews | Started | StepResolved | YourTurn | Finished | Failed
+PeerEvent = TableOpen | LobbyNews | LinkChanged | Started | StepResolved | YourTurn | Finished | Failed
 """Everything :meth:`Peer.events` yields."""
 
 
@@ -391,6 +403,10 @@ class Peer:
     def _emit(self, event: PeerEvent) -> None:
         with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
             self._events_tx.send_nowait(event)  # (closed: nobody listens any more)
+
+    def _on_link(self, seat: int, up: bool, wait: float) -> None:
+        name = self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
+        self._emit(LinkChanged(seat, name, up, wait))
 
     def _observe(self, ls: Lockstep, _lines: list[str]) -> None:
         if self._ls is None:
@@ -568,7 +584,7 @@ def host_table(
 
             async def seat_task(seat: int) -> None:
                 cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=names[seat],
-                                 timeout=timeout, secrets=LocalSecrets())
+                                 timeout=timeout, secrets=LocalSecrets(), on_link=peer._on_link if seat == 0 else None)
                 if seat == 0:
                     mine.append(await run_peer(cfg, addresses, listeners[0], peer._decide, peer._observe))
                 else:
@@ -604,7 +620,7 @@ def join_table(
             peer._emit(LobbyNews(f"the game starts: you are seat {seating.seat} of {seating.players}"))
             game_name, opts = _check(seating.game, seating.players, seating.options)
             cfg = PeerConfig(game=game_name, options=opts, players=seating.players, seat=seating.seat, name=name,
-                             timeout=timeout, secrets=LocalSecrets())
+                             timeout=timeout, secrets=LocalSecrets(), on_link=peer._on_link)
             return await run_peer(cfg, dict(enumerate(seating.addresses)), listener, peer._decide, peer._observe)
         finally:
             await listener.aclose()
@@ -642,7 +658,7 @@ def start_peer(
             raise ValueError(f"addresses must name seats 0–{players - 1}, got {sorted(addresses)}")
         cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=name or f"seat{seat}",
                          timeout=timeout, connect_timeout=connect_timeout, secrets=secrets or LocalSecrets(),
-                         resume_path=None if resume_log is None else Path(resume_log))
+                         resume_path=None if resume_log is None else Path(resume_log), on_link=peer._on_link)
         own = None
         if listener is None:
             host, port = addresses[seat]
@@ -677,7 +693,7 @@ def resume_peer(
         cfg = PeerConfig(game=ls.table.game, options=ls.table.options, players=ls.players, seat=seat,
                          name=str(header.get("name") or f"seat{seat}"), timeout=float(header.get("timeout", 30)),
                          resume_timeout=float(header.get("resume_timeout", 60)),
-                         secrets=LocalSecrets(master=header["master"]), resume_path=Path(log))
+                         secrets=LocalSecrets(master=header["master"]), resume_path=Path(log), on_link=peer._on_link)
         host, port = addresses[seat]
         own = await listen(bind or host, port)
         try:

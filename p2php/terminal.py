@@ -697,3 +697,10 @@ def summary_lines(ls: Lockstep, lang: str | None = None) -> list[str]:
     lines.append(f"audit: {verdict_text(ls.verdict, ls.table)}")
     lines.append(f"safety code: {ls.table.safety_code}")
     return lines
+
+
+def link_line(name: str, seat: int, up: bool, wait: float) -> str:
+    """A seat's link dropped or came back, for a person (``name`` already escaped)."""
+    if up:
+        return f"! {name} (seat {seat}) is back"
+    return f"! {name} (seat {seat}) lost the connection: the table waits up to {wait:.0f} s for them to come back"

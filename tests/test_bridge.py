@@ -313,3 +313,12 @@ def test_ws_bridge_command_announces_its_url_and_answers() -> None:
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
+
+
+def test_a_link_change_is_an_event_with_the_seat_its_name_and_the_time_left() -> None:
+    from p2php import api
+
+    down = event_json(api.LinkChanged(2, "cy" * 500, False, 60.0))
+    assert (down["event"], down["seat"], down["up"], down["wait"]) == ("link", 2, False, 60.0)
+    assert len(down["name"]) < 200  # a peer's name is capped like every other name
+    assert event_json(api.LinkChanged(2, "cy", True, 0.0))["up"] is True

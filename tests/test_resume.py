@@ -43,9 +43,12 @@ async def test_a_killed_peer_resumes_from_its_log_and_the_game_ends_clean(tmp_pa
         if ls.tick >= 25 and not crash.cancel_called:
             crash.cancel()  # seat 1's process "dies" mid-game
 
+    links: list[tuple[int, bool, float]] = []
+
     async def play(seat: int) -> None:
-        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(8, seat), options=options), addresses,
-                                       listeners[seat],
+        told = (lambda s, up, wait: links.append((s, up, wait))) if seat == 0 else None
+        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(8, seat), options=options,
+                                            on_link=told), addresses, listeners[seat],
                                        _bot(seat))  # type: ignore[arg-type]
 
     async def victim() -> None:
@@ -72,6 +75,8 @@ async def test_a_killed_peer_resumes_from_its_log_and_the_game_ends_clean(tmp_pa
     assert all(v is not None and v.clean for v in verdicts), verdicts
     assert len({v.state_hash for v in verdicts if v is not None}) == 1
     assert results[1].lockstep.result is not None
+    # Seat 0's person was told: seat 1 gone, with its time to come back (resume_timeout), then back.
+    assert links == [(1, False, 20.0), (1, True, 0.0)], links
 
 
 async def test_a_peer_that_never_returns_is_named_after_the_timeout(tmp_path: Path) -> None:

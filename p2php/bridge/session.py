@@ -137,6 +137,9 @@ def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
         return {"event": "table_open", "port": event.port}
     if isinstance(event, api.LobbyNews):
         return {"event": "lobby", "message": cap(event.message)}
+    if isinstance(event, api.LinkChanged):
+        return {"event": "link", "seat": event.seat, "name": cap(event.name, MAX_NAME), "up": event.up,
+                "wait": event.wait}
     return {"event": "failed", "message": cap(event.message)}
 
 

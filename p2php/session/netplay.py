@@ -62,7 +62,7 @@ from p2php.session.handshake import LocalSecrets
 from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, parse_table_options
 from p2php.session.owndecks import check_implied, read_deck_text, table_setup
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
-from p2php.terminal import Quit, TerminalUI, read_line, summary_lines
+from p2php.terminal import Quit, TerminalUI, link_line, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
 
 T = TypeVar("T")
@@ -257,6 +257,8 @@ async def _play_seats(
         cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
                          connect_timeout=args.connect_timeout, secrets=place.secrets, connect=place.dial,
                          online=place.online,
+                         on_link=(lambda s, up, wait: _say(link_line(safe(names[s], NAME), s, up, wait)))
+                         if own else None,
                          bot=None if seat == human else bot_kind,
                          resume_path=Path(resume_log) if own and resume_log else None,
                          private_decks=dict((own_decks or {}).get(seat, {})))

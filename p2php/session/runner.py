@@ -66,6 +66,9 @@ class PeerConfig:
     linger: float = 10.0
     connect: Dial = tcp_dial
     """How to reach another seat's listener (the transport; TCP unless a test or another transport says)."""
+    on_link: Callable[[int, bool, float], None] | None = None
+    """Told when another seat's link drops during the game (``up`` False, with the seconds it has to come
+    back: ``resume_timeout``) and when it is back (``up`` True), so a person sees who is gone, and for how long."""
     online: Mapping[str, Any] | None = None
     """At an online table, how this seat's libp2p node is run (``relay``, ``port``, ``advertise``), so that
     ``p2php resume`` brings it back under the same peer id (recorded in the resume log)."""
@@ -421,11 +424,13 @@ class _Runner:
             self.asked.discard(event.seat)
             if event.seat not in self.down:
                 self.down[event.seat] = self.clock.now()
+                self._tell_link(event.seat, up=False)
                 if event.seat < ls.seat:  # type: ignore[operator]
                     # The higher seat of a pair dials (as when the mesh formed).
                     nursery.start_soon(self._redial, event.seat)
         elif isinstance(event, Rejoined):
-            self.down.pop(event.seat, None)
+            if self.down.pop(event.seat, None) is not None:
+                self._tell_link(event.seat, up=True)
             self.synced.discard(event.seat)
             self.asked.discard(event.seat)
             await self._sync(event.seat)
@@ -435,6 +440,11 @@ class _Runner:
             self.spectators[event.spectator] = 0
             self.mesh.send_spectator(event.spectator, {"watch": "table", "hellos": list(ls.table.hellos),
                                                        "game": ls.table.game, "options": ls.table.options})
+
+    def _tell_link(self, seat: int, up: bool) -> None:
+        """Tell ``cfg.on_link`` a link changed while the game runs (the links closing at its end are no news)."""
+        if self.cfg.on_link is not None and not self.ls.finished:
+            self.cfg.on_link(seat, up, 0.0 if up else self.cfg.resume_timeout)
 
     async def _redial(self, seat: int) -> None:
         """Dial ``seat`` again until ``resume_timeout``; if that fails it stays down and its deadline

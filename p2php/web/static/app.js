@@ -266,6 +266,11 @@ function onEvent(event) {
       break;
     case "table_open": log(`table open on port ${event.port}: others join with HOST:${event.port}`, "info"); break;
     case "lobby": log(event.message, "info"); break;
+    case "link":
+      log(event.up ? `${event.name} (seat ${event.seat}) is back`
+        : `${event.name} (seat ${event.seat}) lost the connection: the table waits up to ${Math.round(event.wait)} s for them to come back`,
+        event.up ? "info" : "error");
+      break;
     case "step":
       for (const line of event.lines || []) log(line);
       if (!state.turn && !state.viewAsked) { state.viewAsked = true; send({ op: "view" }); }
