@@ -275,6 +275,7 @@ class Peer:
         self._failure: str | None = None
         self._done = trio.Event()
         self._scope = trio.CancelScope()  # made here so that leave() works even before the table runs
+        self._leave = trio.Event()  # leave() once the game runs: the runner sends a signed leave
 
     # -------------------------------------------------------------- what the embedder uses
 
@@ -388,13 +389,16 @@ class Peer:
     def leave(self) -> None:
         """Leave the table.
 
-        When it is this seat's turn (after :class:`YourTurn`), the peer tells the table with a signed leave: every
-        peer ends at once naming this seat ``left`` (not a cheat), and the stream ends with :class:`Finished`.
-        At any other moment the peer stops at once and the others name the seat gone after their deadline.
+        Once the game runs (after :class:`Started`), in this seat's turn or not, the peer tells the table with a
+        signed leave: every peer ends at once naming this seat ``left`` (not a cheat), and the stream ends with
+        :class:`Finished`. Before that (in the lobby, while the mesh forms) the peer stops at once.
         """
         if self._awaiting:
             self._awaiting = False
             self._actions_tx.send_nowait(_LEAVE)
+            return
+        if self._ls is not None and not self._ls.finished:
+            self._leave.set()
             return
         self._scope.cancel()
 
@@ -537,7 +541,8 @@ def local_table(
         ]
         names = [name if s == seat else f"bot{s}" for s in range(players)]
         results = await run_local_table(game_name, players, deciders, opts, seed=seed, timeout=timeout,
-                                        observe=peer._observe, names=names, observe_seat=seat)
+                                        observe=peer._observe, names=names, observe_seat=seat,
+                                        observed={"leave": peer._leave, "on_link": peer._on_link})
         return next(r for r in results if r.lockstep.seat == seat)
 
     return _serving(play, transcript_path)
@@ -584,7 +589,8 @@ def host_table(
 
             async def seat_task(seat: int) -> None:
                 cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=names[seat],
-                                 timeout=timeout, secrets=LocalSecrets(), on_link=peer._on_link if seat == 0 else None)
+                                 timeout=timeout, secrets=LocalSecrets(), on_link=peer._on_link if seat == 0 else None,
+                                 leave=peer._leave if seat == 0 else None)
                 if seat == 0:
                     mine.append(await run_peer(cfg, addresses, listeners[0], peer._decide, peer._observe))
                 else:
@@ -620,7 +626,7 @@ def join_table(
             peer._emit(LobbyNews(f"the game starts: you are seat {seating.seat} of {seating.players}"))
             game_name, opts = _check(seating.game, seating.players, seating.options)
             cfg = PeerConfig(game=game_name, options=opts, players=seating.players, seat=seating.seat, name=name,
-                             timeout=timeout, secrets=LocalSecrets(), on_link=peer._on_link)
+                             timeout=timeout, secrets=LocalSecrets(), on_link=peer._on_link, leave=peer._leave)
             return await run_peer(cfg, dict(enumerate(seating.addresses)), listener, peer._decide, peer._observe)
         finally:
             await listener.aclose()
@@ -658,7 +664,8 @@ def start_peer(
             raise ValueError(f"addresses must name seats 0–{players - 1}, got {sorted(addresses)}")
         cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=name or f"seat{seat}",
                          timeout=timeout, connect_timeout=connect_timeout, secrets=secrets or LocalSecrets(),
-                         resume_path=None if resume_log is None else Path(resume_log), on_link=peer._on_link)
+                         resume_path=None if resume_log is None else Path(resume_log), on_link=peer._on_link,
+                         leave=peer._leave)
         own = None
         if listener is None:
             host, port = addresses[seat]
@@ -693,7 +700,8 @@ def resume_peer(
         cfg = PeerConfig(game=ls.table.game, options=ls.table.options, players=ls.players, seat=seat,
                          name=str(header.get("name") or f"seat{seat}"), timeout=float(header.get("timeout", 30)),
                          resume_timeout=float(header.get("resume_timeout", 60)),
-                         secrets=LocalSecrets(master=header["master"]), resume_path=Path(log), on_link=peer._on_link)
+                         secrets=LocalSecrets(master=header["master"]), resume_path=Path(log), on_link=peer._on_link,
+                         leave=peer._leave)
         host, port = addresses[seat]
         own = await listen(bind or host, port)
         try:

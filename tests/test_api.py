@@ -260,3 +260,16 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
         assert isinstance(event, api.Finished) and event.verdict is not None and event.verdict.clean
     assert watched and watched[0].verdict is not None and watched[0].verdict.clean
     assert watched[0].private_faces == {}
+
+
+async def test_leaving_while_another_seat_decides_still_tells_the_table_at_once() -> None:
+    """A signed leave at any moment of the game, not only in our turn: everyone ends at once naming us."""
+    async with api.local_table("toy", bots=2, seed=1) as peer:
+        async for event in peer.events():
+            if isinstance(event, api.StepResolved) and not peer.is_my_turn():
+                peer.leave()
+                break
+        rest = [e async for e in peer.events()]
+        result = await peer.wait()
+    assert isinstance(rest[-1], api.Finished) and rest[-1].culprit == 0
+    assert result.lockstep.verdict is not None and result.lockstep.verdict.code == "left"

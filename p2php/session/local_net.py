@@ -57,12 +57,14 @@ async def run_local_table(
     observe_seat: int = 0,
     network: LocalNetwork | None = None,
     private_decks: Mapping[int, Mapping[str, list[int]]] | None = None,
+    observed: Mapping[str, Any] | None = None,
     **config: Any,
 ) -> list[PeerResult]:
     """Run ``players`` peers on ``network`` (loopback TCP by default) until every one has a verdict.
 
     ``private_decks`` gives seats their own secret deck lists (a seat without one brings the game's default);
-    ``config`` sets further :class:`~p2php.session.runner.PeerConfig` fields for every peer.
+    ``config`` sets further :class:`~p2php.session.runner.PeerConfig` fields for every peer, ``observed`` for
+    the ``observe_seat`` only (a person's seat: its ``leave`` event, its ``on_link``).
     """
     net = network if network is not None else Loopback()
     listeners = [await net.open_listener() for _ in range(players)]
@@ -82,7 +84,7 @@ async def run_local_table(
             transcript_path=None if transcripts is None else transcripts / f"seat{seat}.p2php",
             connect=net.dial,
             private_decks=dict((private_decks or {}).get(seat, {})),
-            **config,
+            **{**config, **((observed or {}) if seat == observe_seat else {})},
         )
         try:
             results[seat] = await run_peer(

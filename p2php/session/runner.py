@@ -66,6 +66,9 @@ class PeerConfig:
     linger: float = 10.0
     connect: Dial = tcp_dial
     """How to reach another seat's listener (the transport; TCP unless a test or another transport says)."""
+    leave: trio.Event | None = None
+    """Set it to leave the table at any moment, not only in a decision (``LeaveTable``): a signed leave, so
+    every peer ends at once naming this seat ``left`` and keeps the record."""
     on_link: Callable[[int, bool, float], None] | None = None
     """Told when another seat's link drops during the game (``up`` False, with the seconds it has to come
     back: ``resume_timeout``) and when it is back (``up`` True), so a person sees who is gone, and for how long."""
@@ -299,6 +302,8 @@ class _Runner:
         async with mesh, trio.open_nursery() as nursery:
             nursery.start_soon(self._pump, merged_in.clone())
             nursery.start_soon(self.clock.run)
+            if self.cfg.leave is not None:
+                nursery.start_soon(self._watch_leave, self.cfg.leave, merged_in.clone())
             if listener is not None:
                 nursery.start_soon(partial(mesh.serve_rejoins, listener, self.hello, self.check,
                                            spectators=self.cfg.spectators, sign=self.sign))
@@ -336,6 +341,12 @@ class _Runner:
         async with out:
             async for event in self.mesh.receive():
                 await out.send(event)
+
+    @staticmethod
+    async def _watch_leave(leave: trio.Event, out: trio.MemorySendChannel[Any]) -> None:
+        async with out:
+            await leave.wait()
+            await out.send(("leave", None))
 
     async def _run_decider(self, out: trio.MemorySendChannel[Any]) -> None:
         async with out:
@@ -401,7 +412,8 @@ class _Runner:
             if ls.awaiting_me():
                 ls.act(event[1])
         elif isinstance(event, tuple) and event[0] == "leave":
-            self.deciding = False
+            if self.left or ls.finished:
+                return
             self.left = True
             ls.leave()
         elif isinstance(event, Frame):
