@@ -61,6 +61,8 @@ MAX_QUEUED_BYTES = 64 * 1024 * 1024
 """Bytes queued for one connection before its peer is dropped as not reading."""
 MAX_SPECTATORS = 8
 SPECTATOR_QUEUE_BYTES = 8 * 1024 * 1024
+SPECTATOR_LINGER = 5.0
+"""Seconds a closing mesh waits for its spectators to hang up after their last frames went out."""
 MAX_GREETING = 32
 """Connections still in their handshake, in all; beyond it new ones are closed at once."""
 MAX_GREETING_PER_HOST = 8
@@ -588,6 +590,14 @@ class Mesh:
                 with trio.move_on_after(linger):
                     for peer in self._peers.values():
                         await peer.drained.wait()
+                # A spectator's last frames (the end of the game) are out once its write loop drained; let it
+                # hang up before the streams close, so none are dropped by a reset (over libp2p a closed
+                # stream that still holds unread bytes is reset, and the reset loses them).
+                with trio.move_on_after(max(linger, SPECTATOR_LINGER)):
+                    for peer in self._spectators.values():
+                        await peer.drained.wait()
+                        while peer.reason is None:  # "spectator left" (its end of stream), or a failure
+                            await trio.sleep(0.05)
         finally:  # even when cancelled: the sockets must not outlive the mesh
             self._run_scope.cancel()
             with trio.CancelScope(shield=True):
