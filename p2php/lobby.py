@@ -42,7 +42,7 @@ from p2php.errors import P2phpError, RefusalCode
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.invite import InviteError, parse_locator
 from p2php.net.transport import Listener, Stream
-from p2php.text import NAME, quote, safe
+from p2php.text import NAME, quote, safe, seats_named
 
 LOBBY_FRAME = 64 * 1024
 """Largest lobby frame body (bytes)."""
@@ -181,10 +181,11 @@ class Table:
         return (not self.started and not self.closed and all(not s.empty and s.ready for s in self.seats)
                 and self.problem() is None)
 
-    def problem(self) -> str | None:
-        """Why these options make no game yet (a seat still to bring its own deck), or None."""
+    def problem(self, options: Mapping[str, Any] | None = None) -> str | None:
+        """Why these options (default: the table's) make no game yet (a seat still to bring its own deck), or None."""
+        opts = self.options if options is None else options
         try:
-            self.game.new_state(self.players, {k: v for k, v in self.options.items() if k in self.game.options})
+            self.game.new_state(self.players, {k: v for k, v in opts.items() if k in self.game.options})
         except OptionError as err:
             return str(err)
         return None
@@ -326,8 +327,8 @@ class Table:
 
     def _needy(self, problem: str) -> list[int]:
         """The seats a problem names (``seat N``), or every seat if it names none."""
-        named = [s.seat for s in self.seats if f"seat {s.seat}" in problem]
-        return named or [s.seat for s in self.seats]
+        every = [s.seat for s in self.seats]
+        return seats_named(problem, every) or every
 
     def set_seat_options(self, seat: int, raw: object) -> None:
         """A joiner's own deck: the options of its seat it sets (``Game.seat_options``), before it is ready.
@@ -354,12 +355,9 @@ class Table:
             elif parsed != self.options.get(key):
                 raise Refusal(RefusalCode.OPTIONS, f"your deck needs {key}={safe(value, 64)}, and this table "
                                                    f"plays {key}={self.options.get(key)} (the host sets it)")
-        before, self.options = self.options, new
-        problem = self.problem()
+        problem = self.problem(new)
         if problem is not None and seat in self._needy(problem):
-            self.options = before
             raise Refusal(RefusalCode.OPTIONS, f"your deck does not fit this table: {safe(problem, 160)}")
-        self.options = before
         if new != self.options:
             self.options = new
             shown = ", ".join(f"{k}={new[k]}" for k in sorted(raw) if k in mine)

@@ -25,10 +25,12 @@ discovery, the session, the terminal, the bridge) can use it.
 
 from __future__ import annotations
 
+import re
 import reprlib
 import unicodedata
+from collections.abc import Iterable
 
-__all__ = ["LINE", "NAME", "is_control", "quote", "safe"]
+__all__ = ["LINE", "NAME", "is_control", "quote", "safe", "seats_named"]
 
 NAME = 48
 """Characters of a remote name shown where names are listed: lobby names are at most 24, and a name the
@@ -149,3 +151,9 @@ def quote(value: object, limit: int = 60) -> str:
     except Exception as err:  # a __repr__ that fails: say so rather than fail in turn
         text = f"<unprintable {type(value).__name__}: {type(err).__name__}>"
     return safe(text, limit)
+
+
+def seats_named(text: str, seats: Iterable[int]) -> list[int]:
+    """The seats a message names as ``seat N`` (a whole number: "seat 1" is not "seat 10"), in order."""
+    named = {int(n) for n in re.findall(r"\bseat (\d+)\b", text)}
+    return [s for s in seats if s in named]

@@ -419,3 +419,10 @@ async def test_join_prints_a_hostile_lobby_host_escaped(capsys: pytest.CaptureFi
         assert fake_verdicts(stream) == []
         assert max(len(line) for line in stream.splitlines()) < 1100
     assert ESCAPED.removesuffix("\\n") in captured.out
+
+
+def test_seats_named_reads_whole_seat_numbers() -> None:
+    from p2php.text import seats_named
+
+    assert seats_named("seat 10's deck: too few cards; seat 2 waits", range(12)) == [2, 10]
+    assert seats_named("deck1=own needs character1=NAME", range(2)) == []

@@ -292,6 +292,7 @@ class _Peer:
         self.scope = trio.CancelScope()
         self.reason: str | None = None  # set once, when the connection ends
         self.drained = trio.Event()  # set when the writer has stopped
+        self.ended = trio.Event()  # set with ``reason``
         self.queued = 0  # bytes in the outbox, not yet written
         self.heard = trio.current_time()  # when anything last arrived
         self.send_mac: LinkMac | None = None  # set after the handshake: every frame we write is tagged
@@ -339,6 +340,7 @@ class _Peer:
         """Stop both tasks of this connection; the first reason given wins."""
         if self.reason is None:
             self.reason = reason
+            self.ended.set()
         self.scope.cancel()
 
 
@@ -596,8 +598,7 @@ class Mesh:
                 with trio.move_on_after(max(linger, SPECTATOR_LINGER)):
                     for peer in self._spectators.values():
                         await peer.drained.wait()
-                        while peer.reason is None:  # "spectator left" (its end of stream), or a failure
-                            await trio.sleep(0.05)
+                        await peer.ended.wait()  # "spectator left" (its end of stream), or a failure
         finally:  # even when cancelled: the sockets must not outlive the mesh
             self._run_scope.cancel()
             with trio.CancelScope(shield=True):

@@ -332,12 +332,12 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
     if lobby_listener is None:
         return 3
     table = Table(game, options, args.players, name, online=places.online)
-    listeners: dict[int, Place] = {}
+    ours: dict[int, Place] = {}  # the seats this process plays: the host's own and its bots
     own = await places.open_seat()
-    listeners[table.seat_local(name, HOST, own.port, ready=ready, addr=own.addr)] = own
+    ours[table.seat_local(name, HOST, own.port, ready=ready, addr=own.addr)] = own
     for _ in range(args.bots):
         bot = await places.open_seat()
-        listeners[table.seat_local(table.bot_name(), BOT, bot.port, ready=True, addr=bot.addr)] = bot
+        ours[table.seat_local(table.bot_name(), BOT, bot.port, ready=True, addr=bot.addr)] = bot
     table.drain_log()
 
     responder = None
@@ -374,7 +374,7 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
                 for _ in table.free_seats():
                     bot = await places.open_seat()
                     try:
-                        listeners[lobby.add_bot(bot.port, bot.addr)] = bot
+                        ours[lobby.add_bot(bot.port, bot.addr)] = bot
                     except LobbyError:  # a joiner took the seat meanwhile
                         await bot.listener.aclose()
                 continue
@@ -401,7 +401,7 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
         if responder is not None:
             responder.close()
     if closed is not None:
-        for place in listeners.values():
+        for place in ours.values():
             await place.listener.aclose()
         print(f"The table is closed: {safe(closed, 300)}")
         return 0 if table.closed and closed.args[0] == "the host closed the table" else 3
@@ -409,7 +409,7 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
     addresses = {s: (ip or local, p) for s, (ip, p) in enumerate(addresses_raw)}
     names = table.names()
     _say(f"Forming the mesh: {', '.join(f'{safe(n, NAME)} (seat {s})' for s, n in enumerate(names))}")
-    return await _play_seats(args, game.name, table.options, args.players, names, addresses, listeners,
+    return await _play_seats(args, game.name, table.options, args.players, names, addresses, ours,
                              None if args.auto else 0, _ui(args), own_decks)
 
 

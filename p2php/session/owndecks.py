@@ -13,7 +13,7 @@ from pathlib import Path
 
 from p2php.engine.contract import Game, OptionError
 from p2php.session.modes import game_options, parse_table_options
-from p2php.text import safe
+from p2php.text import safe, seats_named
 
 __all__ = ["MAX_DECK_FILE", "check_implied", "read_deck_text", "read_own_decks", "table_setup"]
 
@@ -57,7 +57,7 @@ def table_setup(game: Game, players: int, raw: dict[str, str], decks: Sequence[t
     try:
         game.new_state(players, game_options(options))
     except OptionError as err:
-        if not any(f"seat {s}" in str(err) and game.seat_options(s) for s in joiners):
+        if not any(game.seat_options(s) for s in seats_named(str(err), joiners)):
             raise
     return options, own
 
