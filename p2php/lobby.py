@@ -280,16 +280,10 @@ class Table:
     def _check_options(self, wanted: Mapping[str, Any]) -> None:
         """Refuse a joiner who insists on an option value this table does not play."""
         mismatches = []
+        known = ", ".join(sorted(self.game.options)) or "none"
         for key, raw in sorted(wanted.items()):
-            spec = self.game.options.get(key)
-            if spec is None:
-                known = ", ".join(sorted(self.game.options)) or "none"
-                raise Refusal(RefusalCode.OPTIONS, f"option mismatch: {self.game.name} has no option "
-                                         f"{quote(key, 32)} (known: {known})")
-            try:
-                value = spec.parse(key, raw)
-            except OptionError as err:
-                raise Refusal(RefusalCode.OPTIONS, f"option mismatch: {safe(err, 120)}") from None
+            value = self._parsed(key, raw, f"option mismatch: {self.game.name} has no option {quote(key, 32)} "
+                                           f"(known: {known})", "option mismatch")
             if value != self.options.get(key):
                 mismatches.append(f"you asked for {key}={value}, this table plays {key}={self.options.get(key)}")
         if mismatches:
@@ -325,6 +319,17 @@ class Table:
         self.leave(conn)
         return False
 
+    def _parsed(self, key: str, raw: object, unknown: str, context: str) -> object:
+        """``raw`` parsed by the game's option ``key``; a :class:`Refusal` (``options``) saying ``unknown`` for
+        an option the game lacks, or ``context: why`` for a value it refuses."""
+        spec = self.game.options.get(key)
+        if spec is None:
+            raise Refusal(RefusalCode.OPTIONS, unknown)
+        try:
+            return spec.parse(key, raw)
+        except OptionError as err:
+            raise Refusal(RefusalCode.OPTIONS, f"{context}: {safe(err, 120)}") from None
+
     def _needy(self, problem: str) -> list[int]:
         """The seats a problem names (``seat N``), or every seat if it names none."""
         every = [s.seat for s in self.seats]
@@ -342,14 +347,8 @@ class Table:
         mine = self.game.seat_options(seat)
         new = dict(self.options)
         for key, value in sorted(raw.items()):
-            spec = self.game.options.get(key)
-            if spec is None:
-                raise Refusal(RefusalCode.OPTIONS, f"your deck sets option {quote(key, 32)}, which "
-                                                   f"{self.game.name} does not have")
-            try:
-                parsed = spec.parse(key, value)
-            except OptionError as err:
-                raise Refusal(RefusalCode.OPTIONS, f"your deck: {safe(err, 120)}") from None
+            parsed = self._parsed(key, value, f"your deck sets option {quote(key, 32)}, which {self.game.name} "
+                                              "does not have", "your deck")
             if key in mine:
                 new[key] = parsed
             elif parsed != self.options.get(key):
