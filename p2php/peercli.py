@@ -56,6 +56,17 @@ def _report(result: PeerResult) -> int:
     return 0 if ls.verdict is not None and ls.verdict.clean else 1
 
 
+async def _play(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], listener: Any, decide: Decider,
+                restored: Any) -> int:
+    """Run the seat on ``listener`` to its end: the exit status (3 when the mesh could not form)."""
+    try:
+        result = await run_peer(cfg, addresses, listener, decide, LogPrinter(sys.stdout, True), restored=restored)
+    except MeshError as err:
+        _err(err)
+        return 3
+    return _report(result)
+
+
 async def _run(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: Decider, restored: Any = None) -> int:
     host, port = addresses[cfg.seat]
     try:
@@ -64,13 +75,9 @@ async def _run(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: D
         _err(f"cannot listen on {host}:{port}: {err.strerror or err}")
         return 3
     try:
-        result = await run_peer(cfg, addresses, listener, decide, LogPrinter(sys.stdout, True), restored=restored)
-    except MeshError as err:
-        _err(err)
-        return 3
+        return await _play(cfg, addresses, listener, decide, restored)
     finally:
         await listener.aclose()
-    return _report(result)
 
 
 async def _run_online(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], decide: Decider, restored: Any,
@@ -84,18 +91,12 @@ async def _run_online(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], de
             await nursery.start(seat.run)
         except (OSError, trio.TooSlowError) as err:
             _err(f"cannot go online again (relay {settings.get('relay')}): {err}")
-            nursery.cancel_scope.cancel()
-            return 3
-        cfg.connect = seat.dial
-        try:
-            result = await run_peer(cfg, addresses, seat.listener, decide, LogPrinter(sys.stdout, True),
-                                    restored=restored)
-        except MeshError as err:
-            _err(err)
-            nursery.cancel_scope.cancel()
-            return 3
+            code = 3
+        else:
+            cfg.connect = seat.dial
+            code = await _play(cfg, addresses, seat.listener, decide, restored)
         nursery.cancel_scope.cancel()
-    return _report(result)
+    return code
 
 
 def cmd_peer(args: argparse.Namespace) -> int:
