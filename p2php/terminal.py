@@ -578,7 +578,7 @@ class TerminalUI:
             return legal[0]
         self.show_turn(ls, legal)
         n = len(legal)
-        hint = f"Choose 1–{n}" + (" (Enter = 1)" if n == 1 else "") + ", v to view again, q to quit: "
+        hint = f"Choose 1–{n}" + (" (Enter = 1)" if n == 1 else "") + ", v to view again, ? NAME for help, q to quit: "
         while True:
             self.asking = True
             try:
@@ -590,6 +590,10 @@ class TerminalUI:
             raw = line.strip().lower()
             if raw in ("q", "quit", "exit"):
                 raise Quit()
+            if raw.startswith("?") and raw[1:].strip():
+                for out in help_lines(ls.game.name, self.lang or "en", line.strip()[1:]):
+                    self.write(out)
+                continue
             if raw == "" and n == 1:
                 return legal[0]
             if raw in ("v", "view", "?", "h", "help"):
@@ -598,6 +602,31 @@ class TerminalUI:
             if raw.isdigit() and 1 <= int(raw) <= n:
                 return legal[int(raw) - 1]
             self.write(self.paint(f"  '{safe(raw, 20)}' is not a choice: type a number from 1 to {n}.", "red"))
+
+
+HELP_SHOWN = 3
+"""Entries ``? NAME`` prints in full; more matches are listed by name only."""
+
+
+def help_lines(game: str, lang: str, query: str) -> list[str]:
+    """What ``? NAME`` prints: the card, character, skill (sheet, cell …) ``query`` names, from the game's data
+    through :mod:`p2php.gamehelp` (the browser's help panel shows the same entries)."""
+    from p2php.gamehelp import find, help_entries
+
+    entries = help_entries(game, lang if lang in ("en", "zh") else "en")
+    if not entries:
+        return [f"  no help for {game} yet"]
+    found = find(entries, query)
+    if not found:
+        return [f"  nothing called '{safe(query.strip(), 40)}' in {game}: try part of a card, character or skill name"]
+    out: list[str] = []
+    for entry in found[:HELP_SHOWN]:
+        out.append(f"  {entry['title']}" + (f" — {entry['facts']}" if entry["facts"] else ""))
+        out += [f"    {line}" for line in str(entry["text"]).split("\n") if line.strip()]
+    if len(found) > HELP_SHOWN:
+        out.append("  also: " + ", ".join(e["title"] for e in found[HELP_SHOWN:HELP_SHOWN + 12])
+                   + (" …" if len(found) > HELP_SHOWN + 12 else ""))
+    return out
 
 
 def want_tty(stream: TextIO) -> bool:

@@ -60,6 +60,22 @@ async def test_the_page_gets_each_games_names_in_one_language(nursery: trio.Nurs
     assert (await _get(port, _req("/words/nope.json")))[0] == 404
 
 
+async def test_the_page_gets_each_games_help(nursery: trio.Nursery) -> None:
+    import json
+
+    port = await nursery.start(serve, "127.0.0.1", 0)
+    status, headers, body = await _get(port, _req("/help/hpsha.json"))
+    tables = json.loads(body)
+    assert status == 200 and headers["content-type"].startswith("application/json")
+    en = {e["id"]: e for e in tables["en"]}
+    zh = {e["id"]: e for e in tables["zh"]}
+    assert en["skill:natural_flyer"]["title"] == "Natural Flyer" and zh["skill:natural_flyer"]["title"] == "擅飞"
+    hog = json.loads((await _get(port, _req("/help/hogwarts.json")))[2])
+    assert {e["kind"] for e in hog["en"]} >= {"card", "sheet", "cell", "mission", "token"}
+    assert (await _get(port, _req("/help/nope.json")))[0] == 404
+    assert (await _get(port, _req("/help/../server.json")))[0] == 404
+
+
 def test_static_names_stay_inside_the_package() -> None:
     assert static_file("/") is not None and static_file("/index.html?x=1") is not None
     assert static_file("/../__init__.py") is None and static_file("/server.py") is None

@@ -24,7 +24,7 @@ import trio
 
 from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, run_session
 
-__all__ = ["MAX_REQUEST", "STATIC_TYPES", "serve", "static_file", "words_file"]
+__all__ = ["MAX_REQUEST", "STATIC_TYPES", "help_file", "serve", "static_file", "words_file"]
 
 MAX_REQUEST = 16 * 1024
 """Bytes of request head a connection may send before it is dropped."""
@@ -73,6 +73,23 @@ def words_file(target: str) -> bytes | None:
         return None
     tables = {lang: Localizer(name, lang).table for lang in ("en", "zh")}
     return json.dumps(tables, ensure_ascii=False, sort_keys=True).encode()
+
+
+def help_file(target: str) -> bytes | None:
+    """``/help/GAME.json``: every card, character, skill (sheet, cell …) of the game with its text, per language.
+
+    ``{"en": [entry, …], "zh": [entry, …]}``, entries as :mod:`p2php.gamehelp` builds them from the game's data
+    (the same the terminal's ``? NAME`` prints); a game without help gives empty lists.
+    """
+    import json
+
+    from p2php.engine.registry import game_names
+    from p2php.gamehelp import help_tables
+
+    name = target.split("?", 1)[0].removeprefix("/help/").removesuffix(".json")
+    if not target.startswith("/help/") or name not in game_names():
+        return None
+    return json.dumps(help_tables(name), ensure_ascii=False, sort_keys=True).encode()
 
 
 def _security_headers(port: int) -> list[tuple[bytes, bytes]]:
@@ -141,7 +158,7 @@ async def serve_connection(stream: trio.abc.Stream, port: int) -> None:
                     await _respond(stream, conn, 405, b"only GET\n", "text/plain; charset=utf-8", port,
                                    extra=[(b"allow", b"GET, HEAD")])
                     return
-                words = words_file(target)
+                words = words_file(target) or help_file(target)
                 found = (words, "application/json; charset=utf-8") if words is not None else static_file(target)
                 head = request.method == b"HEAD"
                 if found is None:

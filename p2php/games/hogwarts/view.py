@@ -51,6 +51,7 @@ def observation(g: HogwartsState, seat: Seat | None, knowledge: Knowledge) -> di
             "done": list(g.done[s]), "hand_size": len(g.hand[s]), "missions_left": len(g.missions[s]),
             "hand": [[deck_of_slot(x), _face(knowledge, x)] for x in g.hand[s]] if mine else [],
             "missions": [_face(knowledge, x) for x in g.missions[s]] if mine else [],
+            "hand_slots": list(g.hand[s]) if mine else [], "mission_slots": list(g.missions[s]) if mine else [],
         })
     return {"seat": seat, "turn": g.turn, "turns": g.turns, "mode": g.mode, "length": g.length,
             "players": players, "tokens": sorted([c, list(t)] for c, t in g.tokens.items()),

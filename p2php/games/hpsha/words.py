@@ -12,8 +12,11 @@ Seats are named with the character they hold when the line is rendered.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
+from functools import cache
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from p2php.games.hpsha.creature_data import CREATURE_BASE, creature_label
@@ -21,17 +24,19 @@ from p2php.games.hpsha.data import (
     CARDS,
     CHARACTER_BASE,
     CHARACTERS,
+    FACTIONS,
     GAME_CARDS,
     IDENTITY_BASE,
     KINDS,
     RANK_NAMES,
     ROLE_NAMES,
+    Kind,
     card_label,
     character_of,
     identity_role,
     kind_label,
 )
-from p2php.games.hpsha.triggers import SKILLS
+from p2php.games.hpsha.triggers import SKILLS, SKILLS_BY_CHARACTER
 from p2php.games.hpsha.words_en import EN
 from p2php.games.hpsha.words_zh import ZH
 
@@ -139,3 +144,64 @@ def lines(st: HpshaState, lang: str = "en", last: int | None = None) -> list[str
     events = st.events if last is None else st.events[-last:] if last > 0 else []
     speak = Speaker(st.char, lang)
     return [speak.line(e) for e in events]
+
+
+# ----------------------------------------------------------------------------- help (read-only, for ? and the page)
+
+_CATEGORY = {
+    "basic": ("基本牌", "Basic card"), "instant": ("非延时类咒语", "Instant spell"),
+    "delayed": ("延时类咒语", "Delayed spell"), "weapon": ("武器", "Weapon"), "armour": ("防具", "Armour"),
+    "plus": ("+1扫帚", "+1 broom"), "minus": ("-1扫帚", "−1 broom"),
+}
+
+
+@cache
+def _help_texts() -> dict[str, dict[str, dict[str, str]]]:
+    """``help_texts.json``: each card kind's and skill's rule text in both languages (made by
+    ``tools/extract_hpsha_help.py`` from the rulebook, never typed by hand)."""
+    raw = resources.files("p2php.games.hpsha").joinpath("help_texts.json").read_text(encoding="utf-8")
+    texts: dict[str, dict[str, dict[str, str]]] = json.loads(raw)
+    return texts
+
+
+def _facts(kind: Kind, zh: bool) -> str:
+    words = _CATEGORY[kind.sub or kind.category]
+    out = words[0] if zh else words[1]
+    if kind.range:
+        out += f"，攻击范围 {kind.range}" if zh else f", attack range {kind.range}"
+    return out
+
+
+def help_entries(lang: str) -> list[dict[str, Any]]:
+    """Every card kind, character and skill with its rule text in ``lang`` (en / zh), for
+    :mod:`p2php.gamehelp`: the terminal's ``?`` and the browser's help panel."""
+    zh = lang == "zh"
+    texts = _help_texts()
+    pick = "zh" if zh else "en"
+    out: list[dict[str, Any]] = []
+    for kind in KINDS.values():
+        text = texts["cards"].get(kind.key, {}).get(pick, "")
+        out.append({"id": f"card:{kind.key}", "kind": "card", "title": kind.zh if zh else kind.en,
+                    "names": [kind.en, kind.zh, kind.key], "facts": _facts(kind, zh), "text": text})
+    for ch in CHARACTERS:
+        skills = SKILLS_BY_CHARACTER.get(ch.key, ())
+        faction = FACTIONS[ch.faction].split(" ", 1)
+        facts = (f"{faction[0]} · 体力上限 {ch.hp} · {'男' if ch.gender == 'M' else '女'}" if zh
+                 else f"{faction[-1]} · max HP {ch.hp} · {'male' if ch.gender == 'M' else 'female'}")
+        lines = [f"【{sk.zh}】" + texts["skills"].get(sk.key, {}).get("zh", "")
+                 if zh else f"{sk.en}: " + texts["skills"].get(sk.key, {}).get("en", "") for sk in skills]
+        out.append({"id": f"character:{ch.key}", "kind": "character", "title": ch.zh if zh else ch.en,
+                    "names": [ch.en, ch.zh, ch.key], "facts": facts,
+                    "text": "\n\n".join(line.split("\n")[0] for line in lines),
+                    "skills": [f"skill:{sk.key}" for sk in skills]})
+    owner = {sk.key: ch for ch in CHARACTERS for sk in SKILLS_BY_CHARACTER.get(ch.key, ())}
+    for key, sk in sorted(SKILLS.items()):
+        if key not in texts["skills"]:
+            continue  # a creature's power: its card's text is not in the rulebook extract
+        owner_of = owner.get(key)
+        facts = ("锁定技" if sk.compulsory else "技能") if zh else ("Locked skill" if sk.compulsory else "Skill")
+        if owner_of is not None:
+            facts += f" · {owner_of.zh}" if zh else f" · {owner_of.en}"
+        out.append({"id": f"skill:{key}", "kind": "skill", "title": sk.zh if zh else sk.en,
+                    "names": [sk.en, sk.zh, key], "facts": facts, "text": texts["skills"][key][pick]})
+    return out

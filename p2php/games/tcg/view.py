@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
-from p2php.games.tcg.cards import card_by_number
+from p2php.games.tcg.cards import SET_SIZE, Card, card_by_number
 from p2php.games.tcg.ids import card_of
 
 if TYPE_CHECKING:  # state.py renders its views through this module
@@ -36,7 +36,18 @@ def observation(g: TcgState, seat: Seat | None, knowledge: Knowledge) -> dict[st
             "discard": [_name(g, x) for x in g.discard[s]],
         })
     mine = [] if seat is None else [_name(g, x, knowledge) for x in g.hand[seat]]
-    return {"turn": g.turn, "turns": g.turns, "first": g.first, "sides": sides, "hand": mine}
+    cards = [] if seat is None else [_hand_card(x, knowledge.face(x)) for x in g.hand[seat]]
+    return {"turn": g.turn, "turns": g.turns, "first": g.first, "sides": sides, "hand": mine, "hand_cards": cards}
+
+
+def _hand_card(slot: Slot, face: CardId | None) -> dict[str, Any]:
+    """One hand card as a client draws it: its slot (what the legal actions name), number, name, type and
+    cost (None when unknown); the text is in the help (:func:`help_entries`)."""
+    if face is None:
+        return {"slot": slot, "number": None, "name": "?", "type": None, "cost": None, "lesson": None}
+    card = card_of(face)
+    return {"slot": slot, "number": card.number, "name": card.name, "type": str(card.type), "cost": card.cost,
+            "lesson": None if card.lesson is None else str(card.lesson)}
 
 
 def describe(g: TcgState, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
@@ -105,3 +116,48 @@ def table_lines(obs: Mapping[str, Any], seat: Seat, names: list[str]) -> list[st
             lines.append(f"     Adventure: {side['adventure']}")
     lines.append(f"  Your hand: {', '.join(obs.get('hand', [])) or '—'}")
     return lines
+
+
+# ----------------------------------------------------------------------------- help (read-only, for ? and the page)
+
+
+def _lesson_words(value: object) -> str:
+    return str(value).replace("_", " ").title().replace(" Of ", " of ")
+
+
+def _card_facts(card: Card) -> str:
+    parts = [str(card.type).title()]
+    if card.cost is not None:
+        parts.append(f"needs {card.cost} {_lesson_words(card.lesson)} Power" if card.lesson else f"cost {card.cost}")
+    for lesson, n in card.provides:
+        parts.append(f"provides {n} {_lesson_words(lesson)} Power")
+    if card.damage is not None:
+        parts.append(f"damage {card.damage} each turn")
+    if card.health is not None:
+        parts.append(f"Health {card.health}")
+    if card.keywords:
+        parts.append(", ".join(card.keywords))
+    return " · ".join(parts)
+
+
+def help_entries(lang: str) -> list[dict[str, Any]]:
+    """Every Base Set card with its printed text, for :mod:`p2php.gamehelp` (English only: the set's
+    language); two versions of one name (Draco Malfoy 2 and 3) read the same, so one entry per name."""
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for number in range(1, SET_SIZE + 1):
+        card = card_by_number(number)
+        if card.name in seen:
+            continue
+        seen.add(card.name)
+        text = list(card.effect)
+        if card.note:
+            text.insert(0, card.note)
+        if card.to_solve:
+            text.append(f"To solve: {card.to_solve}")
+        if card.reward:
+            text.append(f"Reward: {card.reward}")
+        out.append({"id": f"card:{number}", "kind": "card", "title": card.name, "names": [card.name, str(number)],
+                    "facts": _card_facts(card), "text": "\n".join(text), "type": str(card.type),
+                    "cost": card.cost, "lesson": None if card.lesson is None else str(card.lesson)})
+    return out

@@ -142,3 +142,53 @@ def describe(g: UnoState, seat: Seat, action: Action, faces: Mapping[Slot, CardI
     if typ == "colour":
         return f"seat {seat} names {action.get('colour')}"
     return f"seat {seat} {_SIMPLE.get(str(typ), str(action))}"
+
+
+# ----------------------------------------------------------------------------- help (read-only, for ? and the page)
+
+_HELP: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("number", "Number card", ("number",),
+     "Play it on a card of the same colour or the same number. 0–9 in four colours; the number pictures "
+     "Hagrid (0), Harry (1), Hermione (2), Ron (3), Neville (4), Dumbledore (5), McGonagall (6), Snape (7), "
+     "Draco (8) and Luna (9). Worth its number in points."),
+    ("draw_two", "Draw Two", ("draw two", "+2"),
+     "Play it only on the same colour or on another Draw Two. The next player draws 2 cards and loses the turn. "
+     "20 points."),
+    ("reverse", "Reverse", ("reverse",),
+     "Play it only on the same colour or on another Reverse. The direction of play flips. 20 points."),
+    ("skip", "Skip", ("skip",),
+     "Play it only on the same colour or on another Skip. The next player loses the turn. 20 points."),
+    ("wild", "Wild", ("wild",),
+     "Play it on any card, even when you hold other playable cards, and name the colour play goes on with. "
+     "50 points."),
+    ("wild_draw_four", "Wild Draw Four", ("wild draw four", "+4"),
+     "Name a colour; the next player draws 4 cards and loses the turn. Allowed only when you hold no card of the "
+     "top card's colour: the next player may challenge it — a bluff caught makes you draw 4, a wrong "
+     "challenge makes them draw 6. 50 points."),
+    ("sorting_hat", "Sorting Hat", ("sorting hat", "hat"),
+     "A Wild card: name the colour. Choose a player, who draws one card at a time until a Gryffindor student "
+     "(a number 1 to 4) comes into their hand; everything drawn is kept. 50 points."),
+    ("voldemort", "Voldemort", ("voldemort",),
+     "Play it to discard, with it, all your 1, 5 and 0 cards; with none of them it is an ordinary Wild card "
+     "(name the colour). 50 points."),
+    ("howler", "Howler", ("howler",),
+     "Playable in any situation; name the colour and choose a player, who shows everyone their whole hand. "
+     "Invisibility cancels it. 50 points."),
+    ("invisibility", "Invisibility", ("invisibility", "invisible"),
+     "An ordinary Wild card, or played at once against a card played at you: that card's effect on you is "
+     "cancelled. 50 points."),
+    ("moody", "Moody", ("moody",),
+     "A Wild card: name the colour and choose a player, who draws 2 cards. 50 points."),
+    ("resurrection_stone", "Resurrection Stone", ("resurrection stone", "stone"),
+     "An ordinary Wild card, or played when a player empties their hand: that player draws 1 card and the "
+     "round goes on. 50 points."),
+    ("uno", "UNO!", ("uno",),
+     "Playing your second-to-last card, say UNO (the game's menu offers the call with the card). Caught "
+     "without it before the next player plays, you draw 2 cards."),
+)
+
+
+def help_entries(lang: str) -> list[dict[str, Any]]:
+    """UNO's cards and the UNO call, for :mod:`p2php.gamehelp` (one language: English for both)."""
+    return [{"id": f"card:{key}", "kind": "rule" if key == "uno" else "card", "title": title,
+             "names": [title, key, *names], "facts": "", "text": text} for key, title, names, text in _HELP]

@@ -1,0 +1,63 @@
+"""Help on every game's cards, characters, skills, sheets and cells: from the games' data, the same entries for
+the terminal's ``? NAME`` and the browser's ``/help/GAME.json``."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2php.engine.registry import game_names
+from p2php.gamehelp import find, help_entries, help_tables
+from p2php.terminal import help_lines
+
+
+def test_every_game_has_help_with_unique_ids_and_text() -> None:
+    for game in ("uno", "hpsha", "tcg", "hogwarts"):
+        assert game in game_names()
+        for lang in ("en", "zh"):
+            entries = help_entries(game, lang)
+            assert entries, game
+            ids = [e["id"] for e in entries]
+            assert len(ids) == len(set(ids)), game
+            assert all(e["title"] and e["names"] and (e["text"] or e["facts"]) for e in entries), game
+
+
+def test_hpsha_explains_every_card_character_and_skill_in_both_languages() -> None:
+    from p2php.games.hpsha.data import CHARACTERS, KINDS
+    from p2php.games.hpsha.triggers import SKILLS_BY_CHARACTER
+
+    en = {e["id"]: e for e in help_entries("hpsha", "en")}
+    zh = {e["id"]: e for e in help_entries("hpsha", "zh")}
+    keys = [f"card:{k}" for k in KINDS] + [f"character:{c.key}" for c in CHARACTERS]
+    keys += [f"skill:{sk.key}" for c in CHARACTERS for sk in SKILLS_BY_CHARACTER.get(c.key, ())]
+    for key in keys:
+        assert en[key]["text"] and zh[key]["text"], key
+    assert "1 damage" in en["card:bombarda"]["text"] and "一点伤害" in zh["card:bombarda"]["text"]
+    assert en["skill:natural_flyer"]["title"] == "Natural Flyer" and zh["skill:natural_flyer"]["title"] == "擅飞"
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in en["skill:rescue"]["text"])  # English stays English
+    assert en["character:harry"]["skills"] == ["skill:stroke_of_luck", "skill:natural_flyer"]
+
+
+def test_names_are_found_loosely_and_exact_names_win() -> None:
+    hpsha = help_entries("hpsha", "en")
+    assert [e["id"] for e in find(hpsha, "expecto patronum")] == ["card:patronus"]
+    assert [e["id"] for e in find(hpsha, "爆破")] == ["card:bombarda"]
+    assert find(hpsha, "") == [] and find(hpsha, "no such thing at all") == []
+    hog = help_entries("hogwarts", "en")
+    assert find(hog, "M04")[0]["kind"] == "mission" and "40" in find(hog, "M04")[0]["facts"]
+    assert "loses 3 LP" in find(hog, "stupefy")[0]["text"]
+    assert find(hog, "boathouse_tower")[0]["title"] == "Boathouse Tower"
+    assert find(help_entries("tcg", "en"), "Unicorn")[0]["cost"] == 6
+
+
+def test_the_terminal_prints_the_same_help() -> None:
+    lines = help_lines("hpsha", "zh", "爆破咒")
+    assert lines[0].strip().startswith("爆破咒") and any("一点伤害" in x for x in lines)
+    assert "Draw Two" in help_lines("uno", "en", "draw two")[0]
+    assert "nothing called" in help_lines("uno", "en", "zzz")[0]
+    assert help_tables("uno")["en"] == help_tables("uno")["zh"]
+
+
+def test_a_bad_language_is_refused() -> None:
+    with pytest.raises(ValueError, match="no help"):
+        help_entries("uno", "fr")
+    assert help_entries("no-such-game", "en") == []
