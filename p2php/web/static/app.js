@@ -35,12 +35,16 @@ function el(tag, cls, text) {
   return node;
 }
 
+// Help on a card, character or skill (help.js); a no-op where help.js is not loaded.
+function helpOn(node, key) { return window.P2Help ? window.P2Help.on(node, key) : node; }
+
 function send(cmd) {
   if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(cmd));
 }
 
 function log(text, cls) {
-  const item = el("li", cls || "", text);
+  const words = (window.p2phpLog || {})[state.game];  // a game's own names for ids in its lines (hogwarts.js)
+  const item = el("li", cls || "", words ? words(text) : text);
   const list = $("log");
   list.appendChild(item);
   while (list.children.length > 400) list.removeChild(list.firstChild);
@@ -106,6 +110,7 @@ function unoCard(name, onClick) {
   const face = colour === "wild" ? name : words.slice(1).join(" ");
   const card = el(onClick ? "button" : "span", `card uno ${colour}`, face);
   card.title = name;
+  helpOn(card, name);
   if (onClick) { card.type = "button"; card.addEventListener("click", onClick); }
   return card;
 }
@@ -134,16 +139,23 @@ function renderHpsha(view) {
   seats.replaceChildren(...(view.seats || []).map((f) => {
     const box = el("div", "seat" + (f.current ? " current" : "") + (f.you ? " me" : "") + (f.alive ? "" : " dead"));
     const who = f.character ? pickLang(f.character.zh, f.character.en) : "—";
-    box.appendChild(el("div", "who", `${state.names[f.seat] || "seat " + f.seat}: ${who}`));
+    const head = box.appendChild(el("div", "who", `${state.names[f.seat] || "seat " + f.seat}: `));
+    head.appendChild(f.character ? helpOn(el("span", "name", who), `character:${f.character.key}`) : el("span", "", who));
     box.appendChild(el("div", "hp", f.alive ? `HP ${f.hp}/${f.max_hp}` : "dead"));
     box.appendChild(el("div", "", `${f.identity || "identity hidden"} · ${f.hand_count} in hand`));
     if (f.skills && f.skills.length) {
-      box.appendChild(el("div", "skills", f.skills.map((k) => pickLang(k.zh, k.en) + (k.locked ? pickLang("（锁定技）", " (locked)") : "")).join(", ")));
+      const skills = box.appendChild(el("div", "skills"));
+      f.skills.forEach((k) => skills.appendChild(helpOn(el("span", "skill",
+        pickLang(k.zh, k.en) + (k.locked ? pickLang("（锁定技）", " (locked)") : "")), `skill:${k.key}`)));
     }
     if (f.equipment && f.equipment.length) {
-      box.appendChild(el("div", "equip", "equipped: " + f.equipment.map((e) => pickLang(e.zh, e.en)).join(", ")));
+      const equip = box.appendChild(el("div", "equip", "equipped: "));
+      f.equipment.forEach((e) => equip.appendChild(helpOn(el("span", "skill", pickLang(e.zh, e.en)), e.en)));
     }
-    if (f.judgement && f.judgement.length) box.appendChild(el("div", "judge", "judgement: " + f.judgement.join(", ")));
+    if (f.judgement && f.judgement.length) {
+      const judge = box.appendChild(el("div", "judge", "judgement: "));
+      f.judgement.forEach((j) => judge.appendChild(helpOn(el("span", "skill", j), j)));
+    }
     if (f.distance !== null && f.distance !== undefined) {
       box.appendChild(el("div", "", `distance ${f.distance}${f.in_range ? " (in range)" : ""}`));
     }
@@ -152,34 +164,7 @@ function renderHpsha(view) {
   $("centre").replaceChildren(el("span", "", `turn ${view.turn_no} · ${view.phase} phase · deck ${view.deck}` +
     (view.discard_top ? ` · discard pile top: ${view.discard_top}` : "")));
   $("hand").replaceChildren(...(view.hand_cards || []).map((c) =>
-    el("span", "card hpsha" + (c.usable ? "" : " sealed"), pickLang(c.zh, c.en))));
-}
-
-function counted(names) {
-  const counts = new Map();
-  for (const n of names || []) counts.set(n, (counts.get(n) || 0) + 1);
-  return [...counts].map(([n, k]) => (k > 1 ? `${n} ×${k}` : n)).join(", ");
-}
-
-function renderTcg(view) {
-  const sides = view.sides || [];
-  const order = state.seat === 1 ? [0, 1] : [1, 0];  // the opponent first, then you
-  $("seats").replaceChildren(...order.filter((s) => sides[s]).map((s) => {
-    const side = sides[s];
-    const box = el("div", "seat tcg" + (s === view.turn ? " current" : "") + (s === state.seat ? " me" : ""));
-    box.appendChild(el("div", "who", `${state.names[s] || "seat " + s}: ${side.character}`));
-    box.appendChild(el("div", "", `deck ${side.deck} · hand ${side.hand} · discard ${(side.discard || []).length}`));
-    if (side.lessons && side.lessons.length) box.appendChild(el("div", "", "Lessons: " + counted(side.lessons)));
-    if (side.creatures && side.creatures.length) {
-      box.appendChild(el("div", "", "Creatures: " + side.creatures.map(([n, d]) => (d ? `${n} (${d} damage)` : n)).join(", ")));
-    }
-    if (side.items && side.items.length) box.appendChild(el("div", "", "Items: " + side.items.join(", ")));
-    if (side.characters && side.characters.length) box.appendChild(el("div", "", "Characters: " + side.characters.join(", ")));
-    if (side.adventure) box.appendChild(el("div", "", "Adventure: " + side.adventure));
-    return box;
-  }));
-  $("centre").replaceChildren(el("span", "", `turn ${view.turns} · ${state.names[view.turn] || "seat " + view.turn} to act`));
-  $("hand").replaceChildren(...(view.hand || []).map((n) => el("span", "card tcg", n)));
+    helpOn(el("span", "card hpsha" + (c.usable ? "" : " sealed"), pickLang(c.zh, c.en)), c.en)));
 }
 
 function renderGeneric(view) {
@@ -191,9 +176,10 @@ function renderGeneric(view) {
 
 function render(view, legal) {
   const playable = (legal || []).map((action, index) => ({ action, index }));
-  if (state.game === "uno") renderUno(view, playable);
+  const own = (window.p2phpViews || {})[state.game];  // hogwarts.js, tcg.js: a game's table in its own file
+  if (own) own(view, playable);
+  else if (state.game === "uno") renderUno(view, playable);
   else if (state.game === "hpsha") renderHpsha(view);
-  else if (state.game === "tcg") renderTcg(view);
   else renderGeneric(view);
 }
 
@@ -259,6 +245,7 @@ function onEvent(event) {
     case "started":
       state.seat = event.seat; state.names = event.names || []; state.game = event.game;
       loadWords(event.game);
+      if (window.P2Help) window.P2Help.load(event.game);
       $("lobby").hidden = true; $("table").hidden = false; $("over").hidden = true;
       $("table-title").textContent = `${event.game} · ${event.players} players · you are seat ${event.seat}`;
       $("safety").textContent = `safety code ${event.safety_code}`;

@@ -1,0 +1,187 @@
+// A Year at Hogwarts' table: where everyone is (cell by name, what lies there), each figure's LP, house points
+// and tokens, your hand and missions as cards (help on each), the cells the roll reaches as buttons, and the
+// legal moves in words. Names come from the help (/help/hogwarts.json, built from the game's data); the view
+// is the game's structured observation. Uses app.js's el, act, helpOn, state, strip.
+"use strict";
+
+window.p2phpViews = window.p2phpViews || {};
+
+(() => {
+  let last = null;  // the last [view, playable]: redrawn once the help (names) has arrived
+
+  const entry = (key) => (window.P2Help ? window.P2Help.lookup(key) : null);
+  const named = (key, fallback) => { const e = entry(key); return e ? e.title : fallback; };
+  const cellName = (id) => named(`cell:${id}`, String(id).replace(/_/g, " "));
+  const sheetName = (n) => named(`sheet:${n}`, `sheet ${n}`);
+  const tokenName = (id) => named(`token:${id}`, String(id).replace(/_/g, " "));
+  const cardName = (id) => (id ? named(id, String(id).replace(/_/g, " ")) : "hidden card");
+  const who = (s) => state.names[s] || `seat ${s}`;
+
+  function chip(text, key, cls) { return helpOn(el("span", "chip " + (cls || ""), text), key); }
+
+  function slotFaces(view) {
+    const me = (view.players || [])[state.seat] || {};
+    const faces = new Map();
+    (me.hand_slots || []).forEach((slot, i) => faces.set(slot, (me.hand[i] || [])[1]));
+    (me.mission_slots || []).forEach((slot, i) => faces.set(slot, (me.missions || [])[i]));
+    return faces;
+  }
+
+  const WORDS = { no_start: "no start card", done: "done", stay: "stay here", end: "end the turn", pass: "pass",
+                  draw: "draw", roll: "roll", skip: "skip", decline: "decline", accept: "accept" };
+
+  function label(action, faces, fallback) {
+    const t = action.type;
+    if (t === "character") return `play ${sheetName(action.sheet)}`;
+    if (t === "move" && Array.isArray(action.path)) {
+      return `move to ${cellName(action.path[action.path.length - 1])} (${action.path.length - 1} steps)`;
+    }
+    if (t === "fly") return `fly to ${cellName(action.to)}`;
+    if (t === "take") return `take ${tokenName(action.token)}` + (action.cell ? ` at ${cellName(action.cell)}` : "");
+    if (t === "prize") return `prize: ${String(action.what).replace(/_/g, " ")}`;
+    if ("slot" in action && faces.has(action.slot)) return `${t.replace(/_/g, " ")}: ${cardName(faces.get(action.slot))}`;
+    if (WORDS[t] && Object.keys(action).length === 1) return WORDS[t];
+    const rest = Object.entries(action).filter(([k]) => k !== "type").map(([k, v]) =>
+      `${k} ${typeof v === "string" && entry(`cell:${v}`) ? cellName(v) : JSON.stringify(v)}`);
+    return rest.length ? `${t.replace(/_/g, " ")} (${rest.join(", ")})` : fallback;
+  }
+
+  function seatBox(view, p, s) {
+    const box = el("div", "seat hogwarts" + (s === view.turn ? " current" : "") + (s === state.seat ? " me" : ""));
+    const head = box.appendChild(el("div", "who", `${who(s)}: `));
+    head.appendChild(p.sheet ? chip(p.name || sheetName(p.sheet), `sheet:${p.sheet}`, "sheet") : el("span", "", "no sheet yet"));
+    const at = box.appendChild(el("div", "where", "at "));
+    at.appendChild(chip(cellName(p.cell), `cell:${p.cell}`, "cell"));
+    box.appendChild(el("div", "hp", `${p.lp} LP · ${p.points} house points`));
+    box.appendChild(el("div", "", `powder ${p.powder} · portals ${p.portals} · ${p.hand_size} cards · ` +
+      `missions ${(p.done || []).length} done, ${p.missions_left} to go`));
+    if ((p.tokens || []).length) {
+      const tokens = box.appendChild(el("div", "tokens", "tokens: "));
+      p.tokens.forEach((t) => tokens.appendChild(chip(tokenName(t), `token:${t}`, "token")));
+    }
+    return box;
+  }
+
+  function board(view) {
+    const box = el("div", "board");
+    const rows = new Map();
+    (view.players || []).forEach((p, s) => {
+      if (!rows.has(p.cell)) rows.set(p.cell, { seats: [], tokens: [] });
+      rows.get(p.cell).seats.push(s);
+    });
+    for (const [cell, tokens] of view.tokens || []) {
+      if (!rows.has(cell)) rows.set(cell, { seats: [], tokens: [] });
+      rows.get(cell).tokens.push(...tokens);
+    }
+    box.appendChild(el("h3", "", "Where everyone is"));
+    const list = box.appendChild(el("ul", "cells"));
+    const ordered = [...rows].sort((a, b) => b[1].seats.length - a[1].seats.length);
+    for (const [cell, row] of ordered) {
+      const item = list.appendChild(el("li", row.seats.length ? "occupied" : ""));
+      item.appendChild(chip(cellName(cell), `cell:${cell}`, "cell"));
+      if (row.seats.length) item.appendChild(el("span", "here", " " + row.seats.map(who).join(", ")));
+      row.tokens.forEach((t) => item.appendChild(chip(tokenName(t), `token:${t}`, "token")));
+    }
+    return box;
+  }
+
+  function choices(title, moves, text) {
+    const box = el("div", "reach");
+    box.appendChild(el("span", "reach-title", title));
+    const seen = new Set();
+    const shown = new Map();  // label -> times used: several cells share a name ("Hogsmeade"): number them
+    for (const m of moves) {
+      const cell = m.action.type === "move" ? m.action.path[m.action.path.length - 1] : m.action.to;
+      if (seen.has(cell)) continue;  // several paths to one cell: one button, the first path
+      seen.add(cell);
+      const words = text(m.action);
+      shown.set(words, (shown.get(words) || 0) + 1);
+      const b = helpOn(el("button", "cell-choice", shown.get(words) > 1 ? `${words} #${shown.get(words)}` : words),
+        `cell:${cell}`);
+      b.type = "button";
+      b.dataset.cell = cell;
+      b.addEventListener("click", () => act(m.index));
+      box.appendChild(b);
+    }
+    return box;
+  }
+
+  function matchLine(m) {
+    const sides = (m.seats || []).map((s, i) => `${who(s)} (${(m.houses || [])[i] || "?"})`).join(" against ");
+    let text = `Quidditch: ${sides}, phase ${m.phase}`;
+    if (m.phase === 1) text += ` · goals ${(m.goals || []).join("–")} · ${m.actions} actions left`;
+    if (m.phase === 2) text += ` · Seekers ${(m.progress || []).join(" / ")} of 24`;
+    return el("div", "match", text);
+  }
+
+  function render(view, playable) {
+    last = [view, playable];
+    const faces = slotFaces(view);
+    $("seats").replaceChildren(...(view.players || []).map((p, s) => seatBox(view, p, s)));
+    const centre = [el("div", "", `A Year at Hogwarts · ${view.mode} · ${view.length} game · turn ${view.turns}` +
+      (view.turn >= 0 ? ` · ${who(view.turn)} to play` : ""))];
+    if (view.match) centre.push(matchLine(view.match));
+    if ((view.qualified || []).length) centre.push(el("div", "", `goal reached by ${view.qualified.map(who).join(", ")}`));
+    const moves = playable.filter((p) => p.action.type === "move" && Array.isArray(p.action.path));
+    if (moves.length) {
+      const roll = moves[0].action.roll;
+      centre.push(choices(`Cells your roll${roll ? " of " + roll : ""} reaches:`, moves,
+        (a) => `${cellName(a.path[a.path.length - 1])} (${a.path.length - 1})`));
+    }
+    const flights = playable.filter((p) => p.action.type === "fly");
+    if (flights.length) centre.push(choices("Fly to:", flights, (a) => cellName(a.to)));
+    centre.push(board(view));
+    $("centre").replaceChildren(...centre);
+
+    const me = (view.players || [])[state.seat] || {};
+    const hand = (me.hand || []).map(([deck, face], i) => {
+      const slot = (me.hand_slots || [])[i];
+      const move = playable.find((p) => p.action.slot === slot && slot !== undefined);
+      const node = el(move ? "button" : "span", `card hog ${deck}` + (move ? " playable" : ""));
+      node.appendChild(el("span", "card-deck", deck));
+      node.appendChild(el("span", "card-name", cardName(face)));
+      if (move) { node.type = "button"; node.addEventListener("click", () => act(move.index)); }
+      return helpOn(node, face);
+    });
+    const missions = (me.missions || []).map((face, i) => {
+      const slot = (me.mission_slots || [])[i];
+      const move = playable.find((p) => p.action.slot === slot && slot !== undefined);
+      const node = el(move ? "button" : "span", "card hog mission" + (move ? " playable" : ""));
+      node.appendChild(el("span", "card-deck", "mission"));
+      node.appendChild(el("span", "card-name", cardName(face)));
+      if (move) { node.type = "button"; node.addEventListener("click", () => act(move.index)); }
+      return helpOn(node, face);
+    });
+    const handBox = [];
+    if (hand.length) handBox.push(el("span", "zone-title", "Your hand"), ...hand);
+    if (missions.length) handBox.push(el("span", "zone-title", "Your missions"), ...missions);
+    $("hand").replaceChildren(...handBox);
+
+    const legal = playable.map((p) => p.action);
+    for (const b of $("actions").querySelectorAll("button[data-index]")) {
+      const a = legal[Number(b.dataset.index)];
+      if (a) b.textContent = label(a, faces, b.textContent);
+      if (a && (a.type === "fly" || (a.type === "move" && Array.isArray(a.path)))) b.hidden = true;  // the cell buttons
+    }
+  }
+
+  // Log lines name cells, tokens and sheets by id ("moves 3 cells to boathouse_tower", "take (cell=m003,
+  // token=dragon_egg)"): shown by their names.
+  function logWords(text) {
+    return String(text).replace(/\bsheet=(\d+)/g, (m, n) => sheetName(n))
+      .replace(/\b(cells? to|to=|cell=) ?([a-z][a-z0-9_]*)/g, (m, how, w) => (entry(`cell:${w}`) ? `${how.replace("=", "")} ${cellName(w)}` : m))
+      .replace(/\b[a-z][a-z0-9_]*\b/g, (w) => {
+      if (entry(`cell:${w}`) && (w.includes("_") || /\d/.test(w))) return cellName(w);
+      if (entry(`token:${w}`) && w.includes("_")) return tokenName(w);
+      if (w.includes("_") && entry(w)) return cardName(w);
+      return w;
+    }).replace(/=/g, " ");
+  }
+
+  document.addEventListener("p2help-loaded", (e) => {
+    if (e.detail === "hogwarts" && last && state.game === "hogwarts") render(...last);
+  });
+  window.p2phpViews.hogwarts = render;
+  window.p2phpLog = window.p2phpLog || {};
+  window.p2phpLog.hogwarts = logWords;
+})();

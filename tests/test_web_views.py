@@ -1,0 +1,179 @@
+"""The page's tables for A Year at Hogwarts and the TCG, and its help on cards, characters and skills, in Chromium.
+
+Each test plays against bots through ``p2php web`` (one server for the module) and saves a screenshot of the
+table next to the UNO test's (``P2PHP_WEB_SCREENSHOT``'s folder, else /tmp), checked non-empty.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("wsproto", reason="p2php web needs wsproto (the ws extra)")
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+pytestmark = pytest.mark.skipif(_chromium() is None,
+                                reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+
+SHOTS = Path(os.environ.get("P2PHP_WEB_SCREENSHOT", "/tmp/p2php-web.png")).parent
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[tuple[Any, str]]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"],
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split("open ", 1)[1].split(" ", 1)[0]
+        with sync_api.sync_playwright() as pw:
+            chromium = pw.chromium.launch(executable_path=_chromium(), args=[
+                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"])
+            yield chromium, url
+            chromium.close()
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def _table(browser: tuple[Any, str], game: str, bots: int, options: str) -> tuple[Any, list[str]]:
+    chromium, url = browser
+    page = chromium.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(url)
+    page.wait_for_selector("#status.ok", timeout=30_000)
+    page.select_option("#game", game)
+    page.fill("#bots", str(bots))
+    page.fill("#options", options)
+    page.click("#play-bots")
+    page.wait_for_selector("#table:not([hidden])", timeout=60_000)
+    return page, errors
+
+
+def _click(page: Any, selector: str) -> bool:
+    from playwright.sync_api import Error
+
+    found = page.query_selector_all(selector)
+    if not found:
+        return False
+    try:
+        found[0].click(timeout=2_000)
+        return True
+    except Error:  # redrawn between finding and clicking
+        return False
+
+
+def _shot(page: Any, game: str) -> Path:
+    path = SHOTS / f"p2php-web-{game}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000, path
+    return path
+
+
+def test_hogwarts_turns_clicked_through_the_table(browser: tuple[Any, str]) -> None:
+    page, errors = _table(browser, "hogwarts", 1, "")
+    deadline = time.monotonic() + 150
+    moved = clicks = 0
+    while time.monotonic() < deadline and moved < 3 and page.is_hidden("#over"):
+        if _click(page, "#centre button.cell-choice"):
+            moved += 1
+            clicks += 1
+        elif _click(page, "#actions button.action"):
+            clicks += 1
+        page.wait_for_timeout(150)
+    assert moved >= 3, f"moved {moved} times in {clicks} clicks"
+    page.wait_for_selector("#seats .seat.hogwarts .chip.sheet", timeout=10_000)
+    # the table in words: sheets, cells by name, life and house points, your hand, the board list
+    seats = page.text_content("#seats") or ""
+    assert "LP" in seats and "house points" in seats and "_" not in seats.replace("__", "")
+    assert page.is_visible("#centre .board") and page.query_selector_all("#centre .board li")
+    assert page.query_selector_all("#hand .card.hog"), "your hand and missions are drawn as cards"
+    # help on a cell and on a card of the hand
+    page.focus("#seats .seat.me .chip.cell")
+    page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
+    assert "cell" in (page.text_content("#help-panel .help-facts") or "")
+    page.focus("#hand .card.hog")
+    page.wait_for_timeout(100)
+    assert page.text_content("#help-panel h3")
+    _shot(page, "hogwarts")
+    assert not errors, errors
+    page.close()
+
+
+def test_hpsha_help_on_a_card_and_a_skill_in_english_and_chinese(browser: tuple[Any, str]) -> None:
+    from p2php.gamehelp import help_entries
+
+    page, errors = _table(browser, "hpsha", 3, "crypto=fast")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if page.query_selector_all("#seats .seat.me .skill") and page.query_selector_all("#hand .card.hpsha"):
+            break
+        _click(page, "#actions button.action")
+        page.wait_for_timeout(150)
+    key = page.get_attribute("#seats .seat.me .skills .skill", "data-help") or ""
+    en = {e["id"]: e for e in help_entries("hpsha", "en")}
+    zh = {e["id"]: e for e in help_entries("hpsha", "zh")}
+    assert key in en, key
+    page.focus(f"#seats .seat.me .skill[data-help='{key}']")
+    page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
+    assert page.text_content("#help-panel h3") == en[key]["title"]
+    assert en[key]["text"].split("\n")[0] in (page.text_content("#help-panel .help-text") or "")
+    page.hover("#hand .card.hpsha")
+    page.wait_for_timeout(100)
+    card_title = page.text_content("#help-panel h3") or ""
+    card = next(e for e in en.values() if e["title"] == card_title and e["kind"] == "card")
+    assert card["text"] and "Timing" in (page.text_content("#help-panel .help-text") or "") or card["facts"]
+    _shot(page, "hpsha-en")
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#help-panel")
+    # the same in Chinese
+    page.select_option("#lang", "zh")
+    page.wait_for_timeout(300)
+    page.focus(f"#seats .seat.me .skill[data-help='{key}']")
+    page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
+    assert page.text_content("#help-panel h3") == zh[key]["title"]
+    assert zh[key]["text"].split("\n")[0] in (page.text_content("#help-panel .help-text") or "")
+    page.click("#seats .seat.me .who .name")  # a character: its skills, one click each
+    assert page.query_selector_all("#help-panel .help-link")
+    page.hover("#hand .card.hpsha")
+    page.wait_for_timeout(100)
+    _shot(page, "hpsha-zh")
+    assert not errors, errors
+    page.close()
+
+
+def test_a_tcg_turn_with_cards_typed_and_costed(browser: tuple[Any, str]) -> None:
+    page, errors = _table(browser, "tcg", 1, "crypto=fast")
+    deadline = time.monotonic() + 120
+    played = 0
+    while time.monotonic() < deadline and played < 2 and page.is_hidden("#over"):
+        if _click(page, "#hand button.card.tcg.playable"):
+            played += 1
+        page.wait_for_timeout(150)
+    assert played >= 2, "no playable hand card was offered"
+    facts = [x.text_content() for x in page.query_selector_all("#hand .card.tcg .card-facts")]
+    assert facts and any(f and ("lesson" in f or "spell" in f or "creature" in f) for f in facts), facts
+    assert "Lessons" in (page.text_content("#seats") or "")
+    page.hover("#hand .card.tcg")
+    page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
+    assert page.text_content("#help-panel .help-facts")
+    _shot(page, "tcg")
+    assert not errors, errors
+    page.close()
