@@ -61,3 +61,32 @@ def test_a_bad_language_is_refused() -> None:
     with pytest.raises(ValueError, match="no help"):
         help_entries("uno", "fr")
     assert help_entries("no-such-game", "en") == []
+
+
+def test_a_hogwarts_battle_is_in_every_seats_view() -> None:
+    from p2php.engine.contract import Decide, GameOver
+    from p2php.engine.local import LocalTable
+    from p2php.games.hogwarts.game import GAME
+
+    st = GAME.new_state(2, {})
+    tb = LocalTable(st, 7)
+    bots = {s: GAME.make_bot("heuristic", f"7/{s}") for s in range(2)}
+    seen = None
+    for _ in range(5000):
+        step = tb.run_chance()
+        if isinstance(step, GameOver):
+            break
+        views = [st.observation(s, tb.knowledge(s)) for s in range(2)]
+        if views[0]["battle"] is not None:
+            seen = views
+            break
+        assert isinstance(step, Decide)
+        tb.act([(s, bots[s].choose(st, s, tb.knowledge(s), st.legal_actions(s, tb.knowledge(s)))) for s in step.seats])
+    assert seen is not None, "no battle in 5000 steps"
+    battle = seen[0]["battle"]
+    assert battle == seen[1]["battle"]  # public: both seats see the same
+    if battle["kind"] != "players":
+        assert battle["lp"] <= battle["start_lp"] and battle["participants"] and battle["stage"]
+        assert find(help_entries("hogwarts", "en"), battle["enemy"]), battle["enemy"]
+    hand = seen[0]["players"][0]
+    assert len(hand["hand_slots"]) == len(hand["hand"]) and seen[1]["players"][0]["hand_slots"] == []

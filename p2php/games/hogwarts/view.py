@@ -18,7 +18,7 @@ from .quidditch_snitch import Snitch, circuit_cell
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["card_title", "describe", "observation", "table_lines"]
+__all__ = ["battle_view", "card_title", "describe", "observation", "table_lines"]
 
 
 def card_title(card: str | None) -> str:
@@ -56,7 +56,7 @@ def observation(g: HogwartsState, seat: Seat | None, knowledge: Knowledge) -> di
     return {"seat": seat, "turn": g.turn, "turns": g.turns, "mode": g.mode, "length": g.length,
             "players": players, "tokens": sorted([c, list(t)] for c, t in g.tokens.items()),
             "decks": sorted([d, len(s)] for d, s in g.deck.items()), "qualified": list(g.qualified),
-            "events": [list(e) for e in g.events], "match": match_view(g)}
+            "events": [list(e) for e in g.events], "match": match_view(g), "battle": battle_view(g)}
 
 
 def match_view(g: HogwartsState) -> dict[str, Any] | None:
@@ -74,6 +74,22 @@ def match_view(g: HogwartsState) -> dict[str, Any] | None:
             out.update(phase=2, side=task.side, progress=list(task.progress),
                        seekers=[circuit_cell(p) for p in task.progress], guard=list(task.guard))
     return out
+
+
+def battle_view(g: HogwartsState) -> dict[str, Any] | None:
+    """The battle being fought, if any (all of it public, on the stack): against a card's enemy (who fights,
+    the enemy's LP, whose round, the stage, the last dice) or between two players (who, hits taken)."""
+    # By class name: battle.py and pvp.py import the state, which imports this module (no cycle allowed).
+    fight: Any = next((t for t in reversed(list(g.stack)) if type(t).__name__ in ("Battle", "PlayerBattle")), None)
+    if fight is None:
+        return None
+    if type(fight).__name__ == "Battle":
+        return {"kind": fight.kind, "enemy": fight.enemy, "participants": list(fight.participants),
+                "standing": list(fight.standing), "lp": fight.lp, "start_lp": fight.start_lp,
+                "current": fight.current, "stage": fight.stage.name.lower(), "dice": list(fight.dice),
+                "result": fight.result}
+    return {"kind": "players", "mover": fight.mover, "opponent": fight.opponent, "hits": list(fight.hits),
+            "stage": fight.stage.name.lower(), "winner": fight.winner}
 
 
 def describe(g: HogwartsState, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:

@@ -114,6 +114,20 @@ window.p2phpViews = window.p2phpViews || {};
     return el("div", "match", text);
   }
 
+  function battleLine(b) {
+    const box = el("div", "battle");
+    if (b.kind === "players") {
+      box.appendChild(el("span", "", `Battle: ${who(b.mover)} against ${b.opponent >= 0 ? who(b.opponent) : "?"} · ` +
+        `hits ${(b.hits || []).join("–")} · ${b.stage}`));
+      return box;
+    }
+    box.appendChild(el("span", "", `Battle (${b.kind}) against `));
+    box.appendChild(chip(cardName(b.enemy), b.enemy, "enemy"));
+    box.appendChild(el("span", "", ` ${b.lp}/${b.start_lp} LP · ${(b.participants || []).map(who).join(", ")} ` +
+      `fighting · ${who(b.current)}'s round · ${b.stage}` + ((b.dice || []).length ? ` · dice ${b.dice.join(" ")}` : "")));
+    return box;
+  }
+
   function render(view, playable) {
     last = [view, playable];
     const faces = slotFaces(view);
@@ -121,6 +135,7 @@ window.p2phpViews = window.p2phpViews || {};
     const centre = [el("div", "", `A Year at Hogwarts · ${view.mode} · ${view.length} game · turn ${view.turns}` +
       (view.turn >= 0 ? ` · ${who(view.turn)} to play` : ""))];
     if (view.match) centre.push(matchLine(view.match));
+    if (view.battle) centre.push(battleLine(view.battle));
     if ((view.qualified || []).length) centre.push(el("div", "", `goal reached by ${view.qualified.map(who).join(", ")}`));
     const moves = playable.filter((p) => p.action.type === "move" && Array.isArray(p.action.path));
     if (moves.length) {
