@@ -90,3 +90,26 @@ def test_a_hogwarts_battle_is_in_every_seats_view() -> None:
         assert find(help_entries("hogwarts", "en"), battle["enemy"]), battle["enemy"]
     hand = seen[0]["players"][0]
     assert len(hand["hand_slots"]) == len(hand["hand"]) and seen[1]["players"][0]["hand_slots"] == []
+
+
+async def test_a_terminal_player_asks_for_help_mid_turn() -> None:
+    """'? NAME' at the prompt prints the entry and asks again; the turn goes on with a number."""
+    import io
+    from collections.abc import Iterator
+
+    import trio
+
+    from p2php.bots import RandomBot
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+    from p2php.terminal import TerminalUI
+
+    answers: Iterator[str] = iter(["? wild draw four", "?nothing-like-this", *["1"] * 10_000])
+    out = io.StringIO()
+    ui = TerminalUI(out=out, ask=lambda _prompt: next(answers), lang="en", colour=False, tty=False)
+    with trio.fail_after(60):
+        await run_local_table("uno", 2, [ui.decide, bot_decider(RandomBot(1))], options={"rounds": 1}, seed=3,
+                              observe=ui.observe)
+    printed = out.getvalue()
+    assert "Wild Draw Four" in printed and "the next player draws 4 cards" in printed
+    assert "nothing called 'nothing-like-this' in uno" in printed

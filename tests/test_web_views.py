@@ -177,3 +177,24 @@ def test_a_tcg_turn_with_cards_typed_and_costed(browser: tuple[Any, str]) -> Non
     _shot(page, "tcg")
     assert not errors, errors
     page.close()
+
+
+def test_uno_cards_explain_themselves(browser: tuple[Any, str]) -> None:
+    from p2php.gamehelp import help_entries
+
+    page, errors = _table(browser, "uno", 2, "rounds=1 crypto=fast deck=hat")
+    page.wait_for_selector("#actions button.action", timeout=60_000)  # your turn: the table holds still
+    titles = {e["title"] for e in help_entries("uno", "en")}
+    page.focus("#centre .card.uno")  # the top card, by keyboard
+    page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
+    assert page.text_content("#help-panel h3") in titles
+    for card in page.query_selector_all("#hand .card.uno"):  # each card's own help: a green 2 is a number card
+        face = card.get_attribute("title") or ""
+        card.hover()
+        page.wait_for_timeout(50)
+        title = page.text_content("#help-panel h3")
+        assert title == "Number card" if face.split()[-1].isdigit() else title != "Number card", (face, title)
+        assert page.text_content("#help-panel .help-text")
+    _shot(page, "uno")
+    assert not errors, errors
+    page.close()

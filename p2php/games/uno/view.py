@@ -151,7 +151,7 @@ _HELP: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
      "Play it on a card of the same colour or the same number. 0–9 in four colours; the number pictures "
      "Hagrid (0), Harry (1), Hermione (2), Ron (3), Neville (4), Dumbledore (5), McGonagall (6), Snape (7), "
      "Draco (8) and Luna (9). Worth its number in points."),
-    ("draw_two", "Draw Two", ("draw two", "+2"),
+    ("draw_two", "Draw Two", ("draw two",),
      "Play it only on the same colour or on another Draw Two. The next player draws 2 cards and loses the turn. "
      "20 points."),
     ("reverse", "Reverse", ("reverse",),
@@ -161,7 +161,7 @@ _HELP: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
     ("wild", "Wild", ("wild",),
      "Play it on any card, even when you hold other playable cards, and name the colour play goes on with. "
      "50 points."),
-    ("wild_draw_four", "Wild Draw Four", ("wild draw four", "+4"),
+    ("wild_draw_four", "Wild Draw Four", ("wild draw four",),
      "Name a colour; the next player draws 4 cards and loses the turn. Allowed only when you hold no card of the "
      "top card's colour: the next player may challenge it — a bluff caught makes you draw 4, a wrong "
      "challenge makes them draw 6. 50 points."),

@@ -43,9 +43,9 @@ window.P2Help = (() => {
     if (!t || key === undefined || key === null) return null;
     const text = String(key);
     if (t.byId.has(text)) return t.byId.get(text);
-    const tries = [text, text.replace(/\s*[♠♣♥♦]\S*$/u, ""), text.replace(/^(red|green|blue|yellow)\s+/, ""),
-                   text.split(" ")[0], text.replace(/\s*\(.*\)$/, "")];
-    if (/^(red|green|blue|yellow)\s+\d$/.test(text)) tries.push("number");
+    const tries = /^(red|green|blue|yellow)\s+\d$/.test(text) ? ["number"] : [];  // UNO's number cards
+    tries.push(text, text.replace(/\s*[♠♣♥♦]\S*$/u, ""), text.replace(/^(red|green|blue|yellow)\s+/, ""),
+               text.split(" ")[0], text.replace(/\s*\(.*\)$/, ""));
     for (const k of tries) {
       const found = t.byName.get(norm(k));
       if (found) return found;
