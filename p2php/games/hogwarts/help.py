@@ -21,7 +21,7 @@ __all__ = ["effect_words", "help_entries"]
 def _vocabulary() -> tuple[tuple[re.Pattern[str], str], ...]:
     out = []
     for term in load().battle_vocabulary:
-        pattern = re.escape(term.term).replace("N", r"(?P<n>\d+)")
+        pattern = re.escape(term.term).replace("N", r"(?P<n>\d+)").replace("decks", r"(?P<decks>[a-z_,]+)")
         out.append((re.compile(pattern + "$"), term.meaning))
     return tuple(out)
 
@@ -31,8 +31,13 @@ def effect_words(effect: str) -> str:
     for pattern, meaning in _vocabulary():
         m = pattern.match(effect)
         if m:
-            n = m.groupdict().get("n")
+            n, decks = m.groupdict().get("n"), m.groupdict().get("decks")
+            if decks:
+                return f"{meaning} Decks: {decks.replace(',', ', ')}."
             return meaning.replace(" N ", f" {n} ").replace("N LP", f"{n} LP") if n else meaning
+    extra = re.fullmatch(r"([a-z_:]+\(\d+),([^)]*)\)", effect)  # after:roll(2,res-1): the term with a modifier
+    if extra and (base := effect_words(extra.group(1) + ")")) != (extra.group(1) + ")").replace("_", " "):
+        return f"{base} ({extra.group(2)})"
     plus = re.fullmatch(r"(points|flying_powder|portal|lp)\(([+-]\d+)\)", effect.removeprefix("all: "))
     if plus:
         what = {"points": "house points", "flying_powder": "flying powder", "portal": "portal tokens", "lp": "LP"}

@@ -30,6 +30,21 @@ window.p2phpViews = window.p2phpViews || {};
   const WORDS = { no_start: "no start card", done: "done", stay: "stay here", end: "end the turn", pass: "pass",
                   draw: "draw", roll: "roll", skip: "skip", decline: "decline", accept: "accept" };
 
+  // What each decision asks, in words (the game names its decisions by short ids).
+  const PROMPTS = {
+    character: "choose your student", start_card: "play a start-of-turn card, or not", move: "move: pick a cell the roll reaches",
+    tokens: "take the object tokens on your way, or not", trip: "fly from here with flying powder, or stay",
+    defend: "battle: defend (or not)", attack: "battle: attack", dodge: "dodge the dice?", flee: "flee?",
+    reroll: "re-roll?", mission: "attempt a mission here?", exam: "take an exam?", prize: "you won: take a prize",
+    opponent: "choose whom to battle", hand_in: "hand in tokens", action_card: "action card", event_card: "event card",
+    common_room: "common room", duel_refuse: "refuse the duel?", return_card: "give a card back",
+    search_deck: "choose a deck to search", search_take: "take a card from the deck", place_used: "place a used token",
+    time_turner: "use the Time-Turner?", challenge: "Quidditch challenge", house: "choose a house",
+    formation: "Quidditch: your formation", quidditch: "Quidditch: your move", place_quaffle: "place the Quaffle",
+    quidditch_card: "play a Quidditch card?", reroll_die: "re-roll a die?", choose_deck: "choose a deck",
+    event_cell: "event cell", exchange_offer: "an exchange is offered", cloak_move: "Invisibility Cloak: move",
+  };
+
   function label(action, faces, fallback) {
     const t = action.type;
     if (t === "character") return `play ${sheetName(action.sheet)}`;
@@ -172,6 +187,10 @@ window.p2phpViews = window.p2phpViews || {};
     if (missions.length) handBox.push(el("span", "zone-title", "Your missions"), ...missions);
     $("hand").replaceChildren(...handBox);
 
+    if (state.turn && state.turn.prompt && playable.length) {
+      const p = String(state.turn.prompt);
+      $("prompt").textContent = `Your turn: ${PROMPTS[p] || p.replace(/_/g, " ")}`;
+    }
     const legal = playable.map((p) => p.action);
     for (const b of $("actions").querySelectorAll("button[data-index]")) {
       const a = legal[Number(b.dataset.index)];
