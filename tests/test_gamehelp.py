@@ -35,6 +35,11 @@ def test_hpsha_explains_every_card_character_and_skill_in_both_languages() -> No
     assert en["skill:natural_flyer"]["title"] == "Natural Flyer" and zh["skill:natural_flyer"]["title"] == "擅飞"
     assert not any("\u4e00" <= ch <= "\u9fff" for ch in en["skill:rescue"]["text"])  # English stays English
     assert en["character:harry"]["skills"] == ["skill:stroke_of_luck", "skill:natural_flyer"]
+    from p2php.games.hpsha.creature_data import CREATURES
+    from p2php.games.hpsha.triggers import SKILLS
+
+    for key in [*(f"creature:{c}" for c in CREATURES), *(f"skill:{k}" for k in SKILLS)]:  # creatures' powers too
+        assert en[key]["text"] and zh[key]["text"], key
 
 
 def test_names_are_found_loosely_and_exact_names_win() -> None:

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from p2php.games.hpsha import characters  # noqa: F401  (registers every skill)
+from p2php.games.hpsha.creature_data import CREATURES
 from p2php.games.hpsha.data import KINDS, MINUS, PLUS
 from p2php.games.hpsha.triggers import SKILLS
 
@@ -107,12 +108,51 @@ def chinese(seed: str) -> tuple[dict[str, str], dict[str, str]]:
     return cards, skills
 
 
+def english_creatures(md: str) -> dict[str, str]:
+    """Each magical creature card's text by key, from the digest's §11.3 (executor, effect, advantage,
+    disadvantage), the parenthesised notes kept."""
+    part = md[md.index("### 11.3"):md.index("## 12.")]
+    out: dict[str, str] = {}
+    for block in re.split(r"^(?=#### `)", part, flags=re.M)[1:]:
+        head, _, body = block.partition("\n")
+        key = re.match(r"#### `([a-z_]+)`", head)
+        assert key is not None
+        kept = [_clean_en(x.strip().removeprefix("- "), {}) for x in body.splitlines()
+                if x.strip().startswith("- **") or x.strip().startswith("- ※")]
+        out[key.group(1)] = "\n".join(kept)
+    return out
+
+
+def chinese_creatures(seed: str, names: list[str]) -> dict[str, str]:
+    """Each creature card's text by Chinese name, from the rulebook's creature pack (执行者 / 效果 / 优势 / 劣势)."""
+    start = seed.index("判选规则")
+    lines = [x.strip() for x in seed[start:].splitlines() if x.strip()]
+    out: dict[str, str] = {}
+    current = None
+    for line in lines:
+        if line in names:
+            current = line
+            out[line] = ""
+        elif current is not None and line.startswith(("执行者", "效果", "优势", "劣势", "※")):
+            out[current] = (out[current] + "\n" + line).strip()
+        elif current is not None and out[current]:
+            current = None
+    return out
+
+
 def main(shared: Path) -> None:
     md = (shared / "rules" / "hpsha.md").read_text(encoding="utf-8")
     seed = next((shared / "seeds").glob("001_*.txt")).read_text(encoding="utf-8")
     en_cards, en_skills = english(md)
     zh_cards, zh_skills = chinese(seed)
-    out: dict[str, dict[str, dict[str, str]]] = {"cards": {}, "skills": {}}
+    out: dict[str, dict[str, dict[str, str]]] = {"cards": {}, "skills": {}, "creatures": {}}
+    en_creatures = english_creatures(md)
+    zh_creatures = chinese_creatures(seed, [c.zh for c in CREATURES.values()])
+    for creature in CREATURES.values():
+        en, zh = en_creatures.get(creature.key), zh_creatures.get(creature.zh)
+        if not en or not zh:
+            raise SystemExit(f"no text for creature {creature.key}: en {bool(en)} zh {bool(zh)}")
+        out["creatures"][creature.key] = {"en": en, "zh": zh}
     for kind in KINDS.values():
         name = "+1扫帚" if kind.sub == PLUS else "-1扫帚" if kind.sub == MINUS and kind.key != "firebolt" else kind.zh
         en = en_cards.get(name) or en_cards.get(name.replace("-", "−"))
@@ -126,12 +166,14 @@ def main(shared: Path) -> None:
     for key, sk in sorted(SKILLS.items()):
         en = en_skills.get(key) or en_skills.get(sk.zh)
         zh = zh_skills.get(sk.zh)
+        if key.split("_")[0] in CREATURES:  # a creature's power (gnome, gnome_return): its card's text
+            continue
         if not en or not zh:
             print(f"warning: no text for skill {key} ({sk.zh}): en {bool(en)} zh {bool(zh)}", file=sys.stderr)
             continue
         out["skills"][key] = {"en": en, "zh": zh}
     OUT.write_text(json.dumps(out, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"{OUT}: {len(out['cards'])} cards, {len(out['skills'])} skills")
+    print(f"{OUT}: {len(out['cards'])} cards, {len(out['skills'])} skills, {len(out['creatures'])} creatures")
 
 
 if __name__ == "__main__":

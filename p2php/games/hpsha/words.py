@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from p2php.games.hpsha.creature_data import CREATURE_BASE, creature_label
+from p2php.games.hpsha.creature_data import CREATURE_BASE, CREATURES, creature_label
 from p2php.games.hpsha.data import (
     CARDS,
     CHARACTER_BASE,
@@ -196,12 +196,22 @@ def help_entries(lang: str) -> list[dict[str, Any]]:
                     "skills": [f"skill:{sk.key}" for sk in skills]})
     owner = {sk.key: ch for ch in CHARACTERS for sk in SKILLS_BY_CHARACTER.get(ch.key, ())}
     for key, sk in sorted(SKILLS.items()):
-        if key not in texts["skills"]:
-            continue  # a creature's power: its card's text is not in the rulebook extract
         owner_of = owner.get(key)
         facts = ("锁定技" if sk.compulsory else "技能") if zh else ("Locked skill" if sk.compulsory else "Skill")
+        creature = CREATURES.get(key.split("_")[0])
+        if key in texts["skills"]:
+            text = texts["skills"][key][pick]
+        elif creature is not None:  # a creature's power (gnome, gnome_return): its card's text
+            text = texts["creatures"][creature.key][pick]
+            facts = f"魔法生物：{creature.zh}" if zh else f"Magical creature: {creature.en}"
+        else:
+            continue
         if owner_of is not None:
             facts += f" · {owner_of.zh}" if zh else f" · {owner_of.en}"
         out.append({"id": f"skill:{key}", "kind": "skill", "title": sk.zh if zh else sk.en,
-                    "names": [sk.en, sk.zh, key], "facts": facts, "text": texts["skills"][key][pick]})
+                    "names": [sk.en, sk.zh, key], "facts": facts, "text": text})
+    for creature in CREATURES.values():
+        out.append({"id": f"creature:{creature.key}", "kind": "creature", "title": creature.zh if zh else creature.en,
+                    "names": [creature.en, creature.zh, creature.key],
+                    "facts": "魔法生物牌" if zh else "Magical creature card", "text": texts["creatures"][creature.key][pick]})
     return out
