@@ -213,5 +213,6 @@ def help_entries(lang: str) -> list[dict[str, Any]]:
     for creature in CREATURES.values():
         out.append({"id": f"creature:{creature.key}", "kind": "creature", "title": creature.zh if zh else creature.en,
                     "names": [creature.en, creature.zh, creature.key],
-                    "facts": "魔法生物牌" if zh else "Magical creature card", "text": texts["creatures"][creature.key][pick]})
+                    "facts": "魔法生物牌" if zh else "Magical creature card",
+                    "text": texts["creatures"][creature.key][pick]})
     return out
