@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -26,12 +27,14 @@ from p2php.net.libp2p import LOBBY_PROTOCOL_ID, PROTOCOL_ID, Libp2pListener, Lib
 if TYPE_CHECKING:
     from p2php.session.handshake import LocalSecrets
 
-__all__ = ["CIRCUIT_TRIES", "DIRECT_TRY", "OnlineSeat", "advertised_ips"]
+__all__ = ["CIRCUIT_TRIES", "DIRECT_TRY", "UPGRADE_CHECK", "OnlineSeat", "advertised_ips"]
 
 log = logging.getLogger(__name__)
 
 DIRECT_TRY = 3.0
 """Seconds a dial spends on a seat's direct addresses before it goes through a relay (a NAT drops them)."""
+UPGRADE_CHECK = 1.0
+"""Seconds between looks for a relayed link that a hole punch made since could carry directly."""
 CIRCUIT_TRIES = 3
 """Rounds over a seat's relays before a dial gives up (a second apart: a relay may briefly hold no reservation)."""
 
@@ -126,6 +129,34 @@ class OnlineSeat:
             if peer in self.node.carried:
                 out[seat] = self.node.carried[peer]
         return out
+
+    async def watch_links(self, seats: Mapping[int, str], tell: Callable[[int, str], None],
+                          relink: Callable[[int], None] | None = None, every: float = UPGRADE_CHECK) -> None:
+        """Until cancelled: ``tell(seat, how)`` each time how our mesh link with a seat is carried changes
+        (its first stream, a fall-back through the relay after a direct link broke, a move onto a punched
+        connection); and ``relink(seat)`` when a relayed link could move onto a direct connection DCUtR made
+        since it opened (the runner dials that seat again; the new link replaces the old, protocol.md §3.7)."""
+        peers: dict[str, int] = {}
+        for seat, text in seats.items():
+            with contextlib.suppress(ValueError):
+                peers[parse_locator(text).peer] = seat
+        self.node.on_carried = lambda peer, how: tell(peers[peer], how) if peer in peers else None
+        for peer, how in list(self.node.carried.items()):  # links formed before we watched
+            if peer in peers:
+                tell(peers[peer], how)
+        asked: set[int] = set()  # streams a relink was asked for (once each: the runner does the rest)
+        try:
+            while True:
+                await trio.sleep(every)
+                for peer, seat in peers.items():
+                    stream = self.node.streams.get(peer)
+                    if relink is not None and stream is not None and id(stream) not in asked \
+                            and self.node.better_path(peer):
+                        asked.add(id(stream))
+                        with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+                            relink(seat)  # (a full or closed channel: the link simply stays as it is)
+        finally:
+            self.node.on_carried = None
 
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         await self.node.run(task_status=task_status)

@@ -119,7 +119,8 @@ async def tell_reachability(seat: OnlineSeat) -> None:
 
 
 def _place(seat: OnlineSeat, secrets: LocalSecrets) -> Place:
-    return Place(seat.listener, seat.port(), seat.locator().text(), secrets, seat.dial, seat.links, seat.settings())
+    return Place(seat.listener, seat.port(), seat.locator().text(), secrets, seat.dial, seat.links, seat.settings(),
+                 seat.watch_links)
 
 
 def _listen(args: argparse.Namespace, relay: str | None) -> str | None:
@@ -177,6 +178,7 @@ async def join_online(args: argparse.Namespace) -> int:
             return 3
         nursery.start_soon(tell_reachability, seat)
         place = _place(seat, secrets)
+        _say(f"Spectators may also watch from your seat: p2php watch CODE '{place.addr}'")
         code = await sit_down(args, place, name, wanted, "the online table", 0,
                               connect=lambda: seat.open_lobby(host))
         nursery.cancel_scope.cancel()
