@@ -14,6 +14,7 @@ Needs the ``internet`` extra (py-libp2p), imported only when a node starts.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import socket
 from collections.abc import Callable, Mapping
@@ -33,6 +34,8 @@ log = logging.getLogger(__name__)
 
 DIRECT_TRY = 3.0
 """Seconds a dial spends on a seat's direct addresses before it goes through a relay (a NAT drops them)."""
+UPNP_TIMEOUT = 5.0
+"""Seconds a router may take to answer UPnP discovery and a port mapping (the ``upnp`` extra)."""
 UPGRADE_CHECK = 1.0
 """Seconds between looks for a relayed link that a hole punch made since could carry directly."""
 CIRCUIT_TRIES = 3
@@ -80,6 +83,7 @@ class OnlineSeat:
                                punch=punch and relay is not None and listen is not None)
         self.relay = relay
         self.advertise = advertise
+        self.upnp: Any = None  # the UpnpManager that mapped our port (removed again when the node stops)
 
     async def reachability(self, timeout: float = 10.0) -> str:
         """Whether others can dial us at our own addresses, as AutoNAT asks our relay to find out.
@@ -158,8 +162,36 @@ class OnlineSeat:
         finally:
             self.node.on_carried = None
 
+    async def map_port(self, timeout: float = UPNP_TIMEOUT) -> str | None:
+        """Ask the home router (UPnP IGD, through py-libp2p's UpnpManager) to forward our TCP port to us, so
+        others can dial us directly; the one line to tell the player, or None where the ``upnp`` extra
+        (miniupnpc) is not installed or we listen nowhere. A mapped router's external IP joins our locator if
+        it is made after this returns (the others also learn it as our observed address: identify, DCUtR)."""
+        if self.node.listen is None:
+            return None
+        try:
+            upnp = importlib.import_module("libp2p.discovery.upnp.upnp")
+        except ImportError:  # no miniupnpc: the extra is not installed
+            return None
+        port = self.port()
+        manager = upnp.UpnpManager()
+        with trio.move_on_after(timeout):
+            if await manager.discover() and await manager.add_port_mapping(port, "TCP"):
+                ip = manager.get_external_ip()
+                self.upnp = manager
+                if ip:
+                    self.advertise = [str(ip), *(self.advertise or advertised_ips(_ip_of(self.relay)))]
+                return f"UPnP: the router forwards {ip}:{port} to this machine; others can connect directly"
+        return "UPnP: no router here maps ports (links go through the relay or a hole punch)"
+
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        await self.node.run(task_status=task_status)
+        try:
+            await self.node.run(task_status=task_status)
+        finally:
+            if self.upnp is not None:  # leave the router as we found it
+                with trio.CancelScope(shield=True), trio.move_on_after(UPNP_TIMEOUT), \
+                        contextlib.suppress(Exception):
+                    await self.upnp.remove_port_mapping(self.port(), "TCP")
 
     @property
     def peer(self) -> str:

@@ -72,6 +72,7 @@ class OnlinePlaces:
         secrets = LocalSecrets()
         seat = OnlineSeat(secrets, self.relay, listen=self.listen, advertise=self.advertise, lobby=lobby)
         await self.nursery.start(seat.run)
+        self.nursery.start_soon(map_port, seat)  # (in the background: discovery takes seconds where no router answers)
         if lobby:  # the host's own seat (a bot's node runs on the same machine: the same answer)
             self.nursery.start_soon(tell_reachability, seat)
         return seat, _place(seat, secrets)
@@ -114,6 +115,13 @@ REACHABILITY = {
 async def tell_reachability(seat: OnlineSeat) -> None:
     """One line for the person, once the relay has answered AutoNAT (nothing if it cannot tell)."""
     line = REACHABILITY.get(await seat.reachability())
+    if line is not None:
+        _say(line)
+
+
+async def map_port(seat: OnlineSeat) -> None:
+    """UPnP where the ``upnp`` extra is installed: one line saying whether the router forwards our port."""
+    line = await seat.map_port()
     if line is not None:
         _say(line)
 
@@ -176,6 +184,7 @@ async def join_online(args: argparse.Namespace) -> int:
             _err(f"cannot go online: {relay_failure(relay, err)}")
             nursery.cancel_scope.cancel()
             return 3
+        nursery.start_soon(map_port, seat)
         nursery.start_soon(tell_reachability, seat)
         place = _place(seat, secrets)
         _say(f"Spectators may also watch from your seat: p2php watch CODE '{place.addr}'")
