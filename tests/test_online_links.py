@@ -166,3 +166,27 @@ async def test_with_the_upnp_extra_a_seat_asks_the_router_for_a_port_mapping_and
         assert await relay_only.map_port() is None  # it listens nowhere: nothing to map
         nursery.cancel_scope.cancel()
     assert line is not None and line.startswith("UPnP: ") and seat.upnp is None, line
+
+
+async def test_the_terminal_keeps_one_line_of_link_states_and_shows_it_in_the_table_view() -> None:
+    import io
+
+    from p2php.session.local_net import run_local_table
+    from p2php.terminal import TerminalUI
+
+    out = io.StringIO()
+    ui = TerminalUI(out=out, colour=False, tty=False)
+    ui.link_carried(2, "cy", "relayed")
+    ui.link_carried(1, "ann", "direct")
+    ui.link_carried(2, "cy", "hole-punched")
+    assert out.getvalue().splitlines() == ["links now: seat 2 (cy) relayed",
+                                           "links now: seat 1 (ann) direct · seat 2 (cy) relayed",
+                                           "links now: seat 1 (ann) direct · seat 2 (cy) hole-punched"]
+    out.truncate(0)
+    out.seek(0)
+    ui.auto_forced, ui.ask = False, lambda _prompt: "1"
+    with trio.fail_after(30):
+        await run_local_table("toy", 2, [ui.decide, bot_decider(get_game("toy").make_bot("random", "t"))], seed=5,
+                              observe=ui.observe)
+    view = out.getvalue().split("Your view", 1)[1]
+    assert "links now: seat 1 (ann) direct · seat 2 (cy) hole-punched" in view.split("▶", 1)[0]
