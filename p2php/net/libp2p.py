@@ -74,6 +74,8 @@ PUNCH_TIMEOUT = 5.0
 """Seconds a relayed link tries DCUtR for a direct connection before it stays relayed."""
 LINGER = 10.0
 """Seconds after our close during which the other end's end of stream is awaited (else: a reset)."""
+MAX_NOTED = 128
+"""Peers whose latest mesh stream a node remembers (seats and spectators; the oldest are forgotten first)."""
 BACKLOG = 16
 """Accepted streams waiting for the mesh before further ones are refused (reset)."""
 _HELLO_LIMIT = MAX_FRAME
@@ -519,6 +521,10 @@ class Libp2pNode:
         if stream.carried == "direct" and (any(p.to_bytes() == stream.peer_id for p in punched)
                                            or (self.dcutr is not None and before in ("relayed", "hole-punched"))):
             stream.via = "hole-punched"
+        for table in (self.carried, self.streams):  # newest last; spectators come and go: keep it bounded
+            table.pop(stream.remote, None)
+            while len(table) >= MAX_NOTED:
+                del table[next(iter(table))]
         self.carried[stream.remote] = stream.carried
         self.streams[stream.remote] = stream
         if before != stream.carried and self.on_carried is not None:
