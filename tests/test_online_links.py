@@ -25,6 +25,7 @@ async def test_a_relayed_link_moves_onto_a_hole_punched_connection_mid_game_and_
     options = parse_table_options(game, {"crypto": "fast", "rounds": "1"})
     told: dict[int, list[tuple[int, str]]] = {0: [], 1: []}
     punched = trio.Event()
+    drops: list[tuple[int, int, bool]] = []
     async with trio.open_nursery() as nursery:
         relay = await nursery.start(serve_relay, "/ip4/127.0.0.1/tcp/0", RelayLimitsSpec())
         address = f"{relay.get_transport_addrs()[0]}/p2p/{relay.get_id()}"
@@ -58,7 +59,7 @@ async def test_a_relayed_link_moves_onto_a_hole_punched_connection_mid_game_and_
             nursery.start_soon(seats[s].watch_links, {o: where[o] for o in where if o != s}, tell(s),
                                relinks_in.send_nowait, 0.2)
             cfg = PeerConfig("uno", options, 2, s, f"p{s}", secrets=secrets[s], connect=seats[s].dial,
-                             relinks=relinks)
+                             relinks=relinks, on_link=lambda seat, up, _wait: drops.append((s, seat, up)))
             results.append(await run_peer(cfg, addresses, seats[s].listener, first_waits if s == 0 else bot[1]))
 
         async def connect_directly() -> None:
@@ -82,6 +83,7 @@ async def test_a_relayed_link_moves_onto_a_hole_punched_connection_mid_game_and_
     assert all(r.lockstep.verdict is not None and r.lockstep.verdict.clean for r in results)
     assert told[0][0] == (1, "relayed") and told[0][-1] == (1, "hole-punched"), told
     assert told[1][0] == (0, "relayed") and told[1][-1] == (0, "hole-punched"), told
+    assert drops == []  # the move is no drop: nobody was told a link was lost
 
 
 async def test_the_api_and_the_bridge_tell_how_each_link_of_a_relayed_libp2p_table_is_carried() -> None:
