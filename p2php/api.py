@@ -38,9 +38,11 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +73,7 @@ __all__ = [
     "Failed",
     "Finished",
     "IllegalAction",
+    "LinkCarried",
     "LinkChanged",
     "LobbyNews",
     "NotStarted",
@@ -162,6 +165,16 @@ class LinkChanged:
 
 
 @dataclass(frozen=True)
+class LinkCarried:
+    """Over libp2p: how this seat's link with another seat is carried, told when it forms and whenever that
+    changes during the game (``carried``: ``direct``, ``hole-punched`` or ``relayed``)."""
+
+    seat: int
+    name: str
+    carried: str
+
+
+@dataclass(frozen=True)
 class Started:
     """The mesh is formed and the handshake agreed: this is the table we play at."""
 
@@ -248,7 +261,7 @@ class Failed:
     message: str
 
 
-PeerEvent = TableOpen | LobbyNews | LinkChanged | Started | StepResolved | YourTurn | Finished | Failed
+PeerEvent = TableOpen | LobbyNews | LinkChanged | LinkCarried | Started | StepResolved | YourTurn | Finished | Failed
 """Everything :meth:`Peer.events` yields."""
 
 
@@ -412,6 +425,13 @@ class Peer:
         name = self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
         self._emit(LinkChanged(seat, name, up, wait))
 
+    def _on_carried(self, seat: int, carried: str, name: str | None = None) -> None:
+        """Told by the transport (it may be before the game starts: links form first)."""
+        if name is None:
+            known = self._ls is not None and 0 <= seat < self._ls.players
+            name = self._ls.table.name(seat) if known and self._ls is not None else f"seat {seat}"
+        self._emit(LinkCarried(seat, name, carried))
+
     def _observe(self, ls: Lockstep, _lines: list[str]) -> None:
         if self._ls is None:
             self._ls = ls
@@ -521,14 +541,19 @@ def local_table(
     seed: int | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     transcript_path: str | Path | None = None,
+    transport: str = "tcp",
 ) -> AbstractAsyncContextManager[Peer]:
     """A table on loopback: you at ``seat`` and ``bots`` bot peers, each with its own keys and sockets.
 
     Meant for trying an embedding without other machines, and for tests.
     ``seed`` makes the bots *and every peer's secrets* reproducible, so use it for
     tests only.  ``bot`` picks the bot kind (default: the game's heuristic bot).
+    ``transport``: ``"tcp"``, or ``"libp2p"`` / ``"libp2p-relayed"`` (every link through a local relay; needs
+    the ``internet`` extra): then :class:`LinkCarried` tells how each of your links is carried.
     """
     players = bots + 1
+    if transport not in ("tcp", "libp2p", "libp2p-relayed"):
+        raise ValueError(f"transport must be 'tcp', 'libp2p' or 'libp2p-relayed', not {transport!r}")
 
     async def play(peer: Peer) -> PeerResult:
         from p2php.session.local_net import run_local_table
@@ -540,9 +565,20 @@ def local_table(
             peer._decide if s == seat else _bot(game_name, bot, f"{seed}/{s}") for s in range(players)
         ]
         names = [name if s == seat else f"bot{s}" for s in range(players)]
-        results = await run_local_table(game_name, players, deciders, opts, seed=seed, timeout=timeout,
-                                        observe=peer._observe, names=names, observe_seat=seat,
-                                        observed={"leave": peer._leave, "on_link": peer._on_link})
+        table = partial(run_local_table, game_name, players, deciders, opts, timeout=timeout,
+                        observe=peer._observe, names=names, observe_seat=seat,
+                        observed={"leave": peer._leave, "on_link": peer._on_link})
+        if transport == "tcp":
+            results = await table(seed=seed)
+        else:
+            from p2php.net.libp2p import libp2p_loopback
+            from p2php.session.memory import seeded_secrets
+
+            # each seat's libp2p key comes from its secrets, so the network must know them (a fresh seed)
+            keys = seed if seed is not None else int.from_bytes(os.urandom(8), "big")
+            async with libp2p_loopback(lambda s: seeded_secrets(keys, s), relayed=transport == "libp2p-relayed") as net:
+                net.watchers[seat] = lambda other, how: peer._on_carried(other, how, names[other])
+                results = await table(seed=keys, network=net)
         return next(r for r in results if r.lockstep.seat == seat)
 
     return _serving(play, transcript_path)

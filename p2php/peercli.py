@@ -24,7 +24,7 @@ from p2php.net.mesh import MeshError, listen
 from p2php.session.handshake import LocalSecrets
 from p2php.session.modes import parse_table_options
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
-from p2php.text import LINE, safe
+from p2php.text import LINE, NAME, safe
 
 
 def _address(text: str) -> tuple[str, int]:
@@ -84,6 +84,7 @@ async def _run_online(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], de
                       settings: dict[str, Any]) -> int:
     """A resumed seat of an online table: its libp2p node again (same peer id, relay and port), then the game."""
     from p2php.net.online import OnlineSeat
+    from p2php.terminal import carried_line
 
     seat = OnlineSeat.again(cfg.secrets, settings)
     async with trio.open_nursery() as nursery:
@@ -94,6 +95,15 @@ async def _run_online(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], de
             code = 3
         else:
             cfg.connect = seat.dial
+            relink, cfg.relinks = trio.open_memory_channel[int](8)
+            carried: dict[int, tuple[str, str]] = {}
+
+            def tell(other: int, how: str) -> None:
+                carried[other] = (safe(restored.table.name(other), NAME), how)
+                print(carried_line(carried), flush=True)
+
+            nursery.start_soon(seat.watch_links, {s: a for s, (a, _) in addresses.items() if s != cfg.seat}, tell,
+                               relink.send_nowait)
             code = await _play(cfg, addresses, seat.listener, decide, restored)
         nursery.cancel_scope.cancel()
     return code
@@ -160,6 +170,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         if looks_like_invite(args.address):
             ls = trio.run(_watch_online, args, show)
+        elif args.seat:
+            _err("a seat locator goes with an invite code: p2php watch CODE SEAT")
+            return 2
         else:
             host, port = _address(args.address)
             ls = trio.run(lambda: watch(host, port, args.name, show))
@@ -174,8 +187,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -> Any:
-    """``p2php watch CODE``: watch an online table from its host's seat, through its relay if need be."""
-    from p2php.net.invite import InviteError, Locator, parse_invite
+    """``p2php watch CODE [SEAT]``: watch an online table from its host's seat, or from the seat at the locator
+    ``SEAT`` (any player's: each is told its own at the start), through a relay if need be."""
+    from p2php.net.invite import InviteError, Locator, parse_invite, parse_locator
     from p2php.net.online import OnlineSeat
     from p2php.session.spectator import WatchError, watch
 
@@ -183,8 +197,14 @@ async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -
         invite = parse_invite(args.address)
     except InviteError as err:
         raise WatchError(f"that invite code does not read: {err}") from None
-    relay = args.relay or (invite.relays[0] if invite.relays else None)
     host = Locator(invite.peer, invite.addrs, invite.relays)
+    if args.seat:
+        try:
+            host = parse_locator(" ".join(" ".join(args.seat).split()))
+        except InviteError as err:
+            raise WatchError(f"that seat locator does not read: {err}") from None
+    relays = host.relays or invite.relays
+    relay = args.relay or (relays[0] if relays else None)
     node = OnlineSeat(LocalSecrets(), relay, listen=None if relay else "/ip4/0.0.0.0/tcp/0")
     outcome: list[Any] = []  # the Lockstep, or the WatchError (raised outside the nursery: never in a group)
     async with trio.open_nursery() as nursery:
@@ -196,7 +216,7 @@ async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -
             if outcome:
                 break
             try:  # a link through a relay may break: watch again, the public record replays from the start
-                outcome.append(await watch("the online table's host", 0, args.name, show,
+                outcome.append(await watch("the online table's seat", 0, args.name, show,
                                            connect=lambda: node.open_mesh(host)))
             except WatchError as err:
                 if attempt + 1 == WATCH_TRIES:
@@ -241,6 +261,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("watch", help="watch a running table from any peer's address, or an online table by its "
                                      "invite code (public view only)")
     p.add_argument("address", metavar="HOST:PORT | CODE")
+    p.add_argument("seat", nargs="*", metavar="SEAT", help="with a code: watch from this seat's locator (each "
+                   "player of an online table is shown its own) instead of the host's")
     p.add_argument("--relay", metavar="MULTIADDR", help="with a code: reach the host through this relay "
                    "(default: the invite's)")
     p.add_argument("--name", default="spectator")

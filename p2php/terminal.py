@@ -376,6 +376,7 @@ class TerminalUI:
         self.status = ""  # the progress line on screen (TTY)
         self.announced: set[int] = set()  # shuffles already announced (non-TTY), by tick
         self.asking = False  # a prompt is open: no progress line may overwrite it
+        self.carried: dict[int, tuple[str, str]] = {}  # online: seat -> (escaped name, how its link is carried)
 
     # ---- printing
 
@@ -398,6 +399,12 @@ class TerminalUI:
         self.out.write("\r\x1b[K" + self.paint(text, "dim") if text else "\r\x1b[K")
         self.out.flush()
         self.status = text
+
+    def link_carried(self, seat: int, name: str, how: str) -> None:
+        """Online: how our link with ``seat`` is carried changed (``name`` already escaped); the line of link
+        states is printed now and shown again in the table view."""
+        self.carried[seat] = (name, how)
+        self.write(self.paint(carried_line(self.carried), "dim"))
 
     # ---- observe: the running log and progress
 
@@ -563,6 +570,8 @@ class TerminalUI:
         self.write(p("─" * 24 + " Your view " + "─" * 25, "bold"))
         for line in self.view_lines(ls):
             self.write(line)
+        if self.carried:
+            self.write(p(carried_line(self.carried), "dim"))
         what = safe(self.prompt_text(ls), 200) or "your decision"
         self.write(p(f"▶ {self._name(ls, ls.seat)} (seat {ls.seat}): {what}", "yellow", "bold"))
         for line in self.menu(ls, legal):
@@ -733,3 +742,8 @@ def link_line(name: str, seat: int, up: bool, wait: float) -> str:
     if up:
         return f"! {name} (seat {seat}) is back"
     return f"! {name} (seat {seat}) lost the connection: the table waits up to {wait:.0f} s for them to come back"
+
+
+def carried_line(carried: dict[int, tuple[str, str]]) -> str:
+    """The line of link states at an online table: ``seat -> (escaped name, direct | hole-punched | relayed)``."""
+    return "links now: " + " · ".join(f"seat {s} ({name}) {how}" for s, (name, how) in sorted(carried.items()))

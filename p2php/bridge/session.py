@@ -137,6 +137,8 @@ def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
         return {"event": "table_open", "port": event.port}
     if isinstance(event, api.LobbyNews):
         return {"event": "lobby", "message": cap(event.message)}
+    if isinstance(event, api.LinkCarried):
+        return {"event": "carried", "seat": event.seat, "name": cap(event.name, MAX_NAME), "carried": event.carried}
     if isinstance(event, api.LinkChanged):
         return {"event": "link", "seat": event.seat, "name": cap(event.name, MAX_NAME), "up": event.up,
                 "wait": event.wait}
@@ -302,7 +304,7 @@ class BridgeSession:
             game, bots=_field(cmd, "bots", int, 3), seat=_field(cmd, "seat", int, 0), options=_options(cmd),
             name=_field(cmd, "name", str, "you"), bot=_field(cmd, "bot", str, None),
             seed=_field(cmd, "seed", int, None), timeout=float(_field(cmd, "timeout", (int, float), 30.0)),
-            transcript_path=self._transcript(cmd),
+            transcript_path=self._transcript(cmd), transport=_field(cmd, "transport", str, "tcp"),
         )
         self._start_table(cm, "demo", ident)
 

@@ -74,6 +74,8 @@ PUNCH_TIMEOUT = 5.0
 """Seconds a relayed link tries DCUtR for a direct connection before it stays relayed."""
 LINGER = 10.0
 """Seconds after our close during which the other end's end of stream is awaited (else: a reset)."""
+MAX_NOTED = 128
+"""Peers whose latest mesh stream a node remembers (seats and spectators; the oldest are forgotten first)."""
 BACKLOG = 16
 """Accepted streams waiting for the mesh before further ones are refused (reset)."""
 _HELLO_LIMIT = MAX_FRAME
@@ -397,9 +399,14 @@ class Libp2pNode:
         self.relay = relay
         self.punch = punch
         self.dcutr: Any = None  # the DCUtR service, with ``punch``
+        self.punch_on_open = True  # try DCUtR before a relayed stream opens (False: DCUtR's own retries may
+        # move the link later: OnlineSeat.watch_links)
         self.listener: Libp2pListener | None = None
         self.serves_lobby = lobby  # also serve LOBBY_PROTOCOL_ID streams, into lobby_listener
         self.carried: dict[str, str] = {}  # peer id -> how our latest mesh stream with it is carried
+        self.streams: dict[str, Libp2pStream] = {}  # peer id -> our latest mesh stream with it
+        self.on_carried: Callable[[str, str], None] | None = None
+        """Told ``(peer id, how)`` when how our mesh link with a peer is carried changes (a new stream)."""
         self.lobby_listener: Libp2pListener | None = None
         self.transport: Any = None  # the circuit relay transport, with ``relay``
         self._nursery: trio.Nursery | None = None
@@ -507,11 +514,34 @@ class Libp2pNode:
 
     def _note(self, stream: Libp2pStream) -> None:
         """Record how a mesh stream is carried; a direct one is ``hole-punched`` if DCUtR made its connection
-        (either end: the other side may have started the punch, or an earlier stream, the lobby's)."""
+        (either end: the other side may have started the punch, or an earlier stream, the lobby's), or if it
+        replaces a relayed link of ours with that peer (DCUtR made that direct connection since)."""
         punched = getattr(self.dcutr, "_direct_connections", ()) if self.dcutr is not None else ()
-        if stream.carried == "direct" and any(p.to_bytes() == stream.peer_id for p in punched):
+        before = self.carried.get(stream.remote)
+        if stream.carried == "direct" and (any(p.to_bytes() == stream.peer_id for p in punched)
+                                           or (self.dcutr is not None and before in ("relayed", "hole-punched"))):
             stream.via = "hole-punched"
+        for table in (self.carried, self.streams):  # newest last; spectators come and go: keep it bounded
+            table.pop(stream.remote, None)
+            while len(table) >= MAX_NOTED:
+                del table[next(iter(table))]
         self.carried[stream.remote] = stream.carried
+        self.streams[stream.remote] = stream
+        if before != stream.carried and self.on_carried is not None:
+            self.on_carried(stream.remote, stream.carried)
+
+    def better_path(self, peer: str) -> bool:
+        """Whether our open mesh stream with ``peer`` goes through a relay while a direct connection to it now
+        exists (DCUtR punched one after the stream opened): a new stream would take the direct one."""
+        stream = self.streams.get(peer)
+        if stream is None or stream._closed or stream.carried != "relayed":
+            return False
+        conns = (getattr(self.host.get_network(), "connections", {}) or {}).get(stream._stream.muxed_conn.peer_id)
+        for conn in conns if isinstance(conns, list) else [conns] if conns else []:
+            with contextlib.suppress(Exception):  # a connection half gone: not a path
+                if str(getattr(conn.get_connection_type(), "value", "")) == "direct":
+                    return True
+        return False
 
     async def open(self, peer_id: bytes, addrs: list[str], via_relay: str | None = None,
                    protocol: str = PROTOCOL_ID) -> Libp2pStream:
@@ -532,7 +562,7 @@ class Libp2pNode:
                         raise ConnectionRefusedError("this node has no relay transport")
                     if not self.host.is_peer_connected(target):
                         await self.transport.dial(multiaddr.Multiaddr(f"{via_relay}/p2p-circuit/p2p/{target}"))
-                    if self.dcutr is not None:  # met through the relay: try for a direct connection
+                    if self.dcutr is not None and self.punch_on_open:  # met through the relay: try to go direct
                         with trio.move_on_after(PUNCH_TIMEOUT):
                             # False also while DCUtR's own loop is punching the same peer: ask again (the
                             # call answers True at once once a direct connection exists)
@@ -695,6 +725,8 @@ class Libp2pLoopback:
         self.by_key: dict[bytes, Libp2pNode] = {}
         self.directory: dict[str, tuple[int, bytes, list[str]]] = {}  # peer id -> (seat, peer id bytes, addrs)
         self.carried: dict[tuple[int, int], str] = {}
+        self.watchers: dict[int, Callable[[int, str], None]] = {}
+        """seat -> told ``(other seat, how)`` when how a link of that seat is carried changes."""
 
     async def start_relay(self) -> None:
         """A local circuit relay v2 node (hop enabled) on 127.0.0.1, for every relayed link."""
@@ -734,7 +766,12 @@ class Libp2pLoopback:
         seat = self.nodes.index(node)
         _, peer_id, addrs = self.directory[self.nodes[target].name]
         stream = await node.open(peer_id, addrs, via_relay=self.relay_addr if self.relayed else None)
-        self.carried[(min(seat, target), max(seat, target))] = stream.carried
+        pair = (min(seat, target), max(seat, target))
+        if self.carried.get(pair) != stream.carried:
+            self.carried[pair] = stream.carried
+            for me, other in ((seat, target), (target, seat)):
+                if me in self.watchers:
+                    self.watchers[me](other, stream.carried)
         return stream
 
     def links(self) -> dict[str, str]:

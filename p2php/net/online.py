@@ -14,8 +14,10 @@ Needs the ``internet`` extra (py-libp2p), imported only when a node starts.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import socket
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -26,12 +28,16 @@ from p2php.net.libp2p import LOBBY_PROTOCOL_ID, PROTOCOL_ID, Libp2pListener, Lib
 if TYPE_CHECKING:
     from p2php.session.handshake import LocalSecrets
 
-__all__ = ["CIRCUIT_TRIES", "DIRECT_TRY", "OnlineSeat", "advertised_ips"]
+__all__ = ["CIRCUIT_TRIES", "DIRECT_TRY", "UPGRADE_CHECK", "OnlineSeat", "advertised_ips"]
 
 log = logging.getLogger(__name__)
 
 DIRECT_TRY = 3.0
 """Seconds a dial spends on a seat's direct addresses before it goes through a relay (a NAT drops them)."""
+UPNP_TIMEOUT = 5.0
+"""Seconds a router may take to answer UPnP discovery and a port mapping (the ``upnp`` extra)."""
+UPGRADE_CHECK = 1.0
+"""Seconds between looks for a relayed link that a hole punch made since could carry directly."""
 CIRCUIT_TRIES = 3
 """Rounds over a seat's relays before a dial gives up (a second apart: a relay may briefly hold no reservation)."""
 
@@ -77,6 +83,7 @@ class OnlineSeat:
                                punch=punch and relay is not None and listen is not None)
         self.relay = relay
         self.advertise = advertise
+        self.upnp: Any = None  # the UpnpManager that mapped our port (removed again when the node stops)
 
     async def reachability(self, timeout: float = 10.0) -> str:
         """Whether others can dial us at our own addresses, as AutoNAT asks our relay to find out.
@@ -127,8 +134,64 @@ class OnlineSeat:
                 out[seat] = self.node.carried[peer]
         return out
 
+    async def watch_links(self, seats: Mapping[int, str], tell: Callable[[int, str], None],
+                          relink: Callable[[int], None] | None = None, every: float = UPGRADE_CHECK) -> None:
+        """Until cancelled: ``tell(seat, how)`` each time how our mesh link with a seat is carried changes
+        (its first stream, a fall-back through the relay after a direct link broke, a move onto a punched
+        connection); and ``relink(seat)`` when a relayed link could move onto a direct connection DCUtR made
+        since it opened (the runner dials that seat again; the new link replaces the old, protocol.md §3.7)."""
+        peers: dict[str, int] = {}
+        for seat, text in seats.items():
+            with contextlib.suppress(ValueError):
+                peers[parse_locator(text).peer] = seat
+        self.node.on_carried = lambda peer, how: tell(peers[peer], how) if peer in peers else None
+        for peer, how in list(self.node.carried.items()):  # links formed before we watched
+            if peer in peers:
+                tell(peers[peer], how)
+        asked: set[int] = set()  # streams a relink was asked for (once each: the runner does the rest)
+        try:
+            while True:
+                await trio.sleep(every)
+                for peer, seat in peers.items():
+                    stream = self.node.streams.get(peer)
+                    if relink is not None and stream is not None and id(stream) not in asked \
+                            and self.node.better_path(peer):
+                        asked.add(id(stream))
+                        with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError, trio.ClosedResourceError):
+                            relink(seat)  # (a full or closed channel: the link simply stays as it is)
+        finally:
+            self.node.on_carried = None
+
+    async def map_port(self, timeout: float = UPNP_TIMEOUT) -> str | None:
+        """Ask the home router (UPnP IGD, through py-libp2p's UpnpManager) to forward our TCP port to us, so
+        others can dial us directly; the one line to tell the player, or None where the ``upnp`` extra
+        (miniupnpc) is not installed or we listen nowhere. A mapped router's external IP joins our locator if
+        it is made after this returns (the others also learn it as our observed address: identify, DCUtR)."""
+        if self.node.listen is None:
+            return None
+        try:
+            upnp = importlib.import_module("libp2p.discovery.upnp.upnp")
+        except ImportError:  # no miniupnpc: the extra is not installed
+            return None
+        port = self.port()
+        manager = upnp.UpnpManager()
+        with trio.move_on_after(timeout):
+            if await manager.discover() and await manager.add_port_mapping(port, "TCP"):
+                ip = manager.get_external_ip()
+                self.upnp = manager
+                if ip:
+                    self.advertise = [str(ip), *(self.advertise or advertised_ips(_ip_of(self.relay)))]
+                return f"UPnP: the router forwards {ip}:{port} to this machine; others can connect directly"
+        return "UPnP: no router here maps ports (links go through the relay or a hole punch)"
+
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        await self.node.run(task_status=task_status)
+        try:
+            await self.node.run(task_status=task_status)
+        finally:
+            if self.upnp is not None:  # leave the router as we found it
+                with trio.CancelScope(shield=True), trio.move_on_after(UPNP_TIMEOUT), \
+                        contextlib.suppress(Exception):
+                    await self.upnp.remove_port_mapping(self.port(), "TCP")
 
     @property
     def peer(self) -> str:

@@ -180,6 +180,27 @@ class Place:
     dial: Dial = tcp_dial
     links: Callable[[dict[int, str]], dict[int, str]] | None = None  # seat -> how our link to it is carried
     online: Mapping[str, Any] | None = None  # how this seat's libp2p node runs (for p2php resume)
+    watch_links: WatchLinks | None = None  # online: tell how each link is carried as it changes; move links
+
+
+WatchLinks = Callable[[Mapping[int, str], Callable[[int, str], None], Callable[[int], None]], Awaitable[None]]
+"""``OnlineSeat.watch_links(seats' locators, tell(seat, how), relink(seat))``: runs until cancelled."""
+
+
+def _watch_links(nursery: trio.Nursery, scope: trio.CancelScope, place: Place, others: Mapping[int, str],
+                 tell: Callable[[int, str], None]) -> trio.MemoryReceiveChannel[int] | None:
+    """Start ``place.watch_links`` (online) under ``scope``: the runner's ``relinks`` channel, or None."""
+    if place.watch_links is None:
+        return None
+    send, receive = trio.open_memory_channel[int](8)
+    watch = place.watch_links
+
+    async def run() -> None:
+        with scope:
+            await watch(others, tell, send.send_nowait)
+
+    nursery.start_soon(run)
+    return receive
 
 
 class Places(Protocol):
@@ -250,13 +271,17 @@ async def _play_seats(
 
     bot_kind = args.bot or default_kind(get_game(game))
 
-    async def seat_task(seat: int, cancel: trio.CancelScope) -> None:
+    async def seat_task(seat: int, cancel: trio.CancelScope, nursery: trio.Nursery) -> None:
         nonlocal quit_game
         own = seat == shown
         place = places[seat]
+        watching = trio.CancelScope()
+        relinks = _watch_links(nursery, watching, place, {s: a for s, (a, _) in addresses.items() if s != seat},
+                               (lambda s, how: ui.link_carried(s, safe(names[s], NAME), how)) if own
+                               else (lambda s, how: None))
         cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
                          connect_timeout=args.connect_timeout, secrets=place.secrets, connect=place.dial,
-                         online=place.online,
+                         online=place.online, relinks=relinks,
                          on_link=(lambda s, up, wait: _say(link_line(safe(names[s], NAME), s, up, wait)))
                          if own else None,
                          bot=None if seat == human else bot_kind,
@@ -281,11 +306,12 @@ async def _play_seats(
                 raise
             cancel.cancel()
         finally:
+            watching.cancel()
             await place.listener.aclose()
 
     async with trio.open_nursery() as nursery:
         for seat in sorted(places):
-            nursery.start_soon(seat_task, seat, nursery.cancel_scope)
+            nursery.start_soon(seat_task, seat, nursery.cancel_scope, nursery)
     if quit_game or (shown in results and results[shown].left):
         print("\nYou left the table; the others were told at once. Bye!")
         return 0

@@ -72,6 +72,7 @@ class OnlinePlaces:
         secrets = LocalSecrets()
         seat = OnlineSeat(secrets, self.relay, listen=self.listen, advertise=self.advertise, lobby=lobby)
         await self.nursery.start(seat.run)
+        self.nursery.start_soon(map_port, seat)  # (in the background: discovery takes seconds where no router answers)
         if lobby:  # the host's own seat (a bot's node runs on the same machine: the same answer)
             self.nursery.start_soon(tell_reachability, seat)
         return seat, _place(seat, secrets)
@@ -118,8 +119,16 @@ async def tell_reachability(seat: OnlineSeat) -> None:
         _say(line)
 
 
+async def map_port(seat: OnlineSeat) -> None:
+    """UPnP where the ``upnp`` extra is installed: one line saying whether the router forwards our port."""
+    line = await seat.map_port()
+    if line is not None:
+        _say(line)
+
+
 def _place(seat: OnlineSeat, secrets: LocalSecrets) -> Place:
-    return Place(seat.listener, seat.port(), seat.locator().text(), secrets, seat.dial, seat.links, seat.settings())
+    return Place(seat.listener, seat.port(), seat.locator().text(), secrets, seat.dial, seat.links, seat.settings(),
+                 seat.watch_links)
 
 
 def _listen(args: argparse.Namespace, relay: str | None) -> str | None:
@@ -175,8 +184,10 @@ async def join_online(args: argparse.Namespace) -> int:
             _err(f"cannot go online: {relay_failure(relay, err)}")
             nursery.cancel_scope.cancel()
             return 3
+        nursery.start_soon(map_port, seat)
         nursery.start_soon(tell_reachability, seat)
         place = _place(seat, secrets)
+        _say(f"Spectators may also watch from your seat: p2php watch CODE '{place.addr}'")
         code = await sit_down(args, place, name, wanted, "the online table", 0,
                               connect=lambda: seat.open_lobby(host))
         nursery.cancel_scope.cancel()

@@ -42,6 +42,10 @@ Observer = Callable[[Lockstep, list[str]], None]
 """Called after progress with new log lines (for terminals and demos)."""
 
 
+RELINK_TIMEOUT = 10.0
+"""Seconds a move of a working link onto a better path may take before the old link simply stays."""
+
+
 @dataclass
 class PeerConfig:
     game: str
@@ -72,6 +76,10 @@ class PeerConfig:
     on_link: Callable[[int, bool, float], None] | None = None
     """Told when another seat's link drops during the game (``up`` False, with the seconds it has to come
     back: ``resume_timeout``) and when it is back (``up`` True), so a person sees who is gone, and for how long."""
+    relinks: trio.MemoryReceiveChannel[int] | None = None
+    """Seats whose link the transport could carry better now (online: DCUtR punched a direct connection after
+    a relayed link formed): the higher seat of the pair dials again, and the new link replaces the old one at
+    both ends, as a returning seat's does (no drop is seen; a sync fills anything in flight)."""
     online: Mapping[str, Any] | None = None
     """At an online table, how this seat's libp2p node is run (``relay``, ``port``, ``advertise``), so that
     ``p2php resume`` brings it back under the same peer id (recorded in the resume log)."""
@@ -304,6 +312,8 @@ class _Runner:
             nursery.start_soon(self.clock.run)
             if self.cfg.leave is not None:
                 nursery.start_soon(self._watch_leave, self.cfg.leave, merged_in.clone())
+            if self.cfg.relinks is not None:
+                nursery.start_soon(self._relink, self.cfg.relinks)
             if listener is not None:
                 nursery.start_soon(partial(mesh.serve_rejoins, listener, self.hello, self.check,
                                            spectators=self.cfg.spectators, sign=self.sign))
@@ -463,6 +473,13 @@ class _Runner:
         names it unreachable (the new link, if one comes, arrives as a ``Rejoined`` event)."""
         await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check, self.cfg.resume_timeout,
                                sign=self.sign)
+
+    async def _relink(self, seats: trio.MemoryReceiveChannel[int]) -> None:
+        """Move a link that is up onto a better path (``PeerConfig.relinks``); a lower seat waits to be dialled."""
+        async for seat in seats:
+            if seat < self.ls.seat and seat not in self.down and not self.ls.finished:  # type: ignore[operator]
+                await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check, RELINK_TIMEOUT,
+                                       sign=self.sign)
 
     async def _sync(self, seat: int) -> None:
         """Tell ``seat`` which messages we hold; it relays what we lack."""
