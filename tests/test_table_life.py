@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -316,3 +317,60 @@ async def test_a_local_table_with_slow_bots_takes_that_long() -> None:
     bot_turns = sum(1 for e in events if isinstance(e, api.StepResolved) and e.kind == "decide"
                     and any(seat == 1 for seat, _ in e.actions))
     assert bot_turns >= 1 and trio.current_time() - start >= 0.4 * bot_turns
+
+
+# ----------------------------------------------------------------------------- the bridge
+
+
+async def _drive(session: Any, rx: trio.MemoryReceiveChannel[str]) -> None:
+    async def lines() -> Any:
+        async for line in rx:
+            yield line
+
+    await session.run(lines())
+
+
+async def _until(out: list[dict[str, Any]], kind: str, count: int = 1) -> None:
+    with trio.fail_after(30):
+        while sum(1 for e in out if e["event"] == kind) < count:
+            await trio.sleep(0.01)
+
+
+async def test_the_bridge_chats_rematches_and_slows_its_bots() -> None:
+    from p2php.bridge.session import BridgeSession
+
+    out: list[dict[str, Any]] = []
+    tx, rx = trio.open_memory_channel[str](100)
+    acted = 0
+
+    async def answer() -> None:
+        nonlocal acted
+        while True:
+            await trio.sleep(0.01)
+            turns = [e for e in out if e["event"] == "your_turn"]
+            if len(turns) > acted:
+                acted += 1
+                await tx.send('{"op": "act", "index": 0}')
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_drive, BridgeSession(out.append), rx)
+        await tx.send('{"op": "demo", "game": "toy", "bots": 1, "seed": 8, "bot_delay": -1, "id": "bad"}')
+        await tx.send('{"op": "rematch", "id": "early"}')
+        await tx.send('{"op": "demo", "game": "toy", "bots": 1, "seed": 8, "bot_delay": 0.05}')
+        await _until(out, "started")
+        await tx.send(json.dumps({"op": "chat", "text": "hi <b>all</b>\u001b[2J", "id": "c"}))
+        await _until(out, "chat")
+        nursery.start_soon(answer)
+        await _until(out, "game_over")
+        await tx.send('{"op": "rematch", "id": "again"}')
+        await _until(out, "game_over", 2)
+        await tx.send('{"op": "quit"}')
+        nursery.cancel_scope.cancel()
+    errors = {e.get("id"): e["message"] for e in out if e["event"] == "error"}
+    assert "bot delay" in errors["bad"] and "no rematch" in errors["early"]
+    chat = next(e for e in out if e["event"] == "chat")
+    assert chat == {"event": "chat", "seat": 0, "name": "you", "text": "hi <b>all</b>[2J", "own": True}
+    overs = [e for e in out if e["event"] == "game_over"]
+    assert all(o["clean"] and o["rematch"] for o in overs)
+    codes = [e["safety_code"] for e in out if e["event"] == "started"]
+    assert len(codes) == 2 and codes[0] != codes[1]
