@@ -62,8 +62,18 @@ from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Event as _StepEvent
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
-from p2php.session.rematch import REMATCH_WAIT, Rematch
-from p2php.session.runner import Decider, LeaveTable, PeerConfig, PeerResult, bot_decider, run_peer
+from p2php.session.rematch import REMATCH_WAIT, Rematch, again_seed
+from p2php.session.runner import (
+    MAX_BOT_DELAY,
+    Decider,
+    LeaveTable,
+    PeerConfig,
+    PeerResult,
+    bot_decider,
+    check_delay,
+    run_peer,
+    slowed,
+)
 from p2php.session.transcript import TranscriptError
 
 __all__ = [
@@ -579,37 +589,6 @@ def _bot(game: str, kind: str | None, seed: str, delay: float = 0.0) -> Decider:
     return slowed(bot_decider(g.make_bot(chosen, seed)), delay)
 
 
-MAX_BOT_DELAY = 60.0
-"""Longest bot delay (seconds): a slower bot would run into the other seats' timeouts."""
-
-
-def check_delay(delay: float) -> float:
-    """A bot delay as given, or :class:`ValueError` saying what a delay is."""
-    if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= MAX_BOT_DELAY:
-        raise ValueError(f"a bot delay is a number of seconds from 0 to {MAX_BOT_DELAY:g}, not {delay!r:.20}")
-    return float(delay)
-
-
-def slowed(decide: Decider, delay: float) -> Decider:
-    """``decide``, answering ``delay`` seconds after it was asked (bot speed, so people can follow the play).
-
-    Wall-clock time only here, at the edge: the bot and the engine never see it.
-    """
-    if check_delay(delay) == 0:
-        return decide
-
-    async def slow(ls: Lockstep) -> Action:
-        await trio.sleep(delay)
-        return await decide(ls)
-
-    return slow
-
-
-def _again_seed(seed: object, game_no: int) -> str:
-    """The bots' (and a seeded table's secrets') seed of the ``game_no``-th game at a table: never the first's."""
-    return f"{seed}" if game_no == 0 else f"{seed}/rematch{game_no}"
-
-
 def local_table(
     game: str,
     *,
@@ -641,14 +620,14 @@ def local_table(
             if not 0 <= seat < players:
                 raise ValueError(f"seat {seat} does not exist at a table of {players}")
             deciders: list[Decider] = [
-                peer._decide if s == seat else _bot(game_name, bot, f"{_again_seed(seed, game_no)}/{s}", bot_delay)
+                peer._decide if s == seat else _bot(game_name, bot, f"{again_seed(seed, game_no)}/{s}", bot_delay)
                 for s in range(players)
             ]
             names = [name if s == seat else f"bot{s}" for s in range(players)]
             again: dict[str, Any] = {} if previous is None else {"rematch_of": previous,
                                                                  "connect_timeout": REMATCH_WAIT}
             results = await run_local_table(
-                game_name, players, deciders, opts, seed=None if seed is None else _again_seed(seed, game_no),
+                game_name, players, deciders, opts, seed=None if seed is None else again_seed(seed, game_no),
                 timeout=timeout, observe=peer._observe, names=names, observe_seat=seat, observed=peer._hooks(),
                 **again)
             if len(results) == players:
@@ -713,7 +692,7 @@ def host_table(
                                      timeout=timeout, secrets=LocalSecrets(),
                                      **(peer._hooks() if seat == 0 else {}), **_rematch_fields(previous, seat))
                     decide = peer._decide if seat == 0 else _bot(game_name, bot,
-                                                                 _again_seed(f"host/{seat}", game_no), bot_delay)
+                                                                 again_seed(f"host/{seat}", game_no), bot_delay)
                     mine[seat] = await run_peer(cfg, here.addresses, listeners[seat], decide,
                                                 peer._observe if seat == 0 else None)
 

@@ -94,10 +94,14 @@ def test_a_spectator_checks_relayed_chat_and_names_nobody() -> None:
 Hook = Callable[[int, api.Peer, api.PeerEvent], Awaitable[None]]
 
 
-async def _play_table(players: int, hook: Hook, game: str = "toy") -> list[list[api.PeerEvent]]:
-    """``players`` API peers on loopback play to the end (first legal action), ``hook`` seeing every event first."""
+async def _play_table(players: int, hook: Hook, game: str = "toy",
+                      where: dict[int, tuple[str, int]] | None = None) -> list[list[api.PeerEvent]]:
+    """``players`` API peers on loopback play to the end (first legal action), ``hook`` seeing every event first;
+    ``where`` gets every seat's address."""
     listeners = [await listen("127.0.0.1", 0) for _ in range(players)]
     addresses = {s: ("127.0.0.1", listener_port(x)) for s, x in enumerate(listeners)}
+    if where is not None:
+        where.update(addresses)
     seen: list[list[api.PeerEvent]] = [[] for _ in range(players)]
 
     async def seat(s: int) -> None:
@@ -183,6 +187,38 @@ async def test_a_forged_chat_is_dropped_and_names_its_link(monkeypatch: pytest.M
         assert not [c for c in _chats(seen[s]) if not c[2]]  # nothing shown as anyone's line
         over = seen[s][-1]
         assert isinstance(over, api.Finished) and over.clean  # talk never convicts
+
+
+async def test_a_spectator_sees_the_seats_chat_checked() -> None:
+    from p2php.session.spectator import watch
+
+    where: dict[int, tuple[str, int]] = {}
+    started, watching, heard = trio.Event(), trio.Event(), trio.Event()
+    lines: list[ChatLine | ChatDropped] = []
+
+    def on_chat(note: ChatLine | ChatDropped) -> None:
+        lines.append(note)
+        heard.set()
+
+    async def spectate() -> None:
+        await started.wait()
+        await watch(*where[0], "eve", lambda ls: watching.set(), on_chat=on_chat)
+
+    async def hook(s: int, peer: api.Peer, event: api.PeerEvent) -> None:
+        if isinstance(event, api.Started) and s == 0:
+            started.set()
+        if isinstance(event, api.YourTurn) and not heard.is_set():
+            with trio.fail_after(10):
+                await watching.wait()
+                if s == 1:
+                    peer.say("hello watchers")  # to seat 0, which shows it to its spectator
+                await heard.wait()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(spectate)
+        seen = await _play_table(2, hook, where=where)
+    assert lines == [ChatLine(1, "hello watchers")]
+    assert all(isinstance(events[-1], api.Finished) and events[-1].clean for events in seen)
 
 
 async def test_say_refuses_what_cannot_be_sent() -> None:
@@ -374,3 +410,96 @@ async def test_the_bridge_chats_rematches_and_slows_its_bots() -> None:
     assert all(o["clean"] and o["rematch"] for o in overs)
     codes = [e["safety_code"] for e in out if e["event"] == "started"]
     assert len(codes) == 2 and codes[0] != codes[1]
+
+
+# ----------------------------------------------------------------------------- the terminal
+
+
+def test_the_terminal_sends_chat_after_a_greater_than_and_prints_it_escaped() -> None:
+    import io
+
+    from p2php.terminal import TerminalUI, chat_hooks
+
+    out = io.StringIO()
+    ui = TerminalUI(out=out, colour=False, tty=False)
+    hooks = chat_hooks(ui, ["ann", "b\x1b[2Job"])
+    ui.chat_line(1, "gg \x1b]0;pwned\x07 \u202eevil")
+    ui.chat_line(1, "a chat line not signed by seat 1's key", dropped=True)
+    ui.chat_line(7, "from nowhere")
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "» b\\x1b[2Job (seat 1): gg \\x1b]0;pwned\\x07 \\u202eevil" in text
+    assert "! dropped a chat line from b\\x1b[2Job (seat 1): a chat line not signed" in text
+    assert "» seat 7: from nowhere" in text
+    ui.send_chat("hello table")
+    assert hooks["chat"].receive_nowait() == "hello table"
+
+
+def test_play_again_at_the_same_table_in_the_terminal(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    from p2php.cli import main
+
+    asked: list[str] = []
+
+    def person(prompt: str = "") -> str:
+        if "Play again" in prompt:
+            asked.append(prompt)
+            return "y" if len(asked) == 1 else "n"
+        return "1"
+
+    monkeypatch.setattr("builtins.input", person)
+    code = main(["play", "toy", "--bots", "1", "--seed", "4", "--bot-delay", "0.01"])
+    out = capsys.readouterr().out
+    assert code == 0 and len(asked) == 2, out[-2000:]
+    assert out.count("audit: clean") == 2 and "A rematch at this table" in out
+    codes = re.findall(r"^safety code: (\S+)$", out, re.M)
+    assert len(set(codes)) == 2, codes
+    assert main(["play", "toy", "--bots", "1", "--bot-delay", "99"]) == 2
+    assert "--bot-delay" in capsys.readouterr().err
+
+
+async def test_a_lan_host_and_joiner_rematch_from_the_terminal(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``p2php host`` and ``p2php join`` (in one process here): both answer y after the game, a second game
+    forms at the same table, then both answer n."""
+    import socket
+
+    from p2php.cli import build_parser
+    from p2php.session.netplay import host_game, join_game
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    asked: list[str] = []
+
+    def person(prompt: str = "") -> str:
+        if "Play again" in prompt:
+            asked.append(prompt)
+            return "y" if len(asked) <= 2 else "n"
+        if "Choose" in prompt:
+            return "1"
+        return ""
+
+    monkeypatch.setattr("builtins.input", person)
+    parser = build_parser()
+    host = parser.parse_args(["host", "toy", "--players", "2", "--port", str(port), "--bind", "127.0.0.1",
+                              "--ready", "--discovery-port", "0", "--name", "ann"])
+    guest = parser.parse_args(["join", f"127.0.0.1:{port}", "--ready", "--bind", "127.0.0.1", "--name", "bob"])
+    codes: list[int] = []
+
+    async def run(coro: Any) -> None:
+        codes.append(await coro)
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run, host_game(host))
+            await trio.sleep(0.5)
+            nursery.start_soon(run, join_game(guest))
+    out = capsys.readouterr().out
+    assert codes == [0, 0] and len(asked) == 4, out[-3000:]
+    assert out.count("audit: clean") == 4 and out.count("Rematch: waiting") == 2
+    import re
+
+    assert len(set(re.findall(r"^safety code: (\S+)$", out, re.M))) == 2

@@ -3,6 +3,7 @@ and click Rematch; a new game starts at the same table with a new safety code.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -35,10 +36,8 @@ def _play_until_over(pages: list[Any], sync_api: Any, seconds: float) -> None:
         for page in pages:
             buttons = page.query_selector_all("#actions button.action")
             if buttons:
-                try:
+                with contextlib.suppress(sync_api.Error):  # redrawn between finding and clicking
                     buttons[0].click(timeout=2_000)
-                except sync_api.Error:  # redrawn between finding and clicking
-                    pass
         pages[0].wait_for_timeout(100)
     assert all(p.is_visible("#over") for p in pages), "the game did not end in time"
 

@@ -30,6 +30,12 @@ REMATCH_WAIT = 120.0
 """Seconds the seats of a rematch have to agree (each to press its rematch button): the formation deadline."""
 
 
+def again_seed(seed: object, game_no: int) -> str:
+    """The seed of the ``game_no``-th game at a table for its bots (and a test table's seeded secrets): the first
+    game's as it always was, every rematch's another, so a seeded rematch never replays keys or deals."""
+    return f"{seed}" if game_no == 0 else f"{seed}/rematch{game_no}"
+
+
 def rematch_bytes(old_session: bytes, seat: int, sign_key: bytes, box_key: bytes, nonce: bytes) -> bytes:
     """What the old seat key signs: ``D("p2php/rematch/v1", old_session_id, u16(seat), sign_key, box_key, nonce)``."""
     return digest(tags.REMATCH, old_session, seat.to_bytes(2, "big"), sign_key, box_key, nonce)

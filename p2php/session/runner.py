@@ -117,6 +117,32 @@ def bot_decider(bot: Any) -> Decider:
     return decide
 
 
+MAX_BOT_DELAY = 60.0
+"""Longest bot delay (seconds): a slower bot would run into the other seats' timeouts."""
+
+
+def check_delay(delay: float) -> float:
+    """A bot delay as given, or :class:`ValueError` saying what a delay is."""
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= MAX_BOT_DELAY:
+        raise ValueError(f"a bot delay is a number of seconds from 0 to {MAX_BOT_DELAY:g}, not {delay!r:.20}")
+    return float(delay)
+
+
+def slowed(decide: Decider, delay: float) -> Decider:
+    """``decide``, answering ``delay`` seconds after it was asked (bot speed, so people can follow the play).
+
+    Wall-clock time only here, at the edge: the bot and the engine never see it.
+    """
+    if check_delay(delay) == 0:
+        return decide
+
+    async def slow(ls: Lockstep) -> Action:
+        await trio.sleep(delay)
+        return await decide(ls)
+
+    return slow
+
+
 def _hello_checker(cfg: PeerConfig, options: dict[str, Any], hellos: dict[int, dict[str, Any]],
                    known: tuple[dict[str, Any], ...] | None) -> Callable[[int, dict[str, Any]], None]:
     game = get_game(cfg.game)

@@ -110,8 +110,12 @@ function tableLifeEvent(event) {
       tableLife.chatting = false;
       showRematch(event);
       break;
+    case "ok":
+      if (event.op === "leave") { tableLife.chatting = false; $("chat-box").hidden = true; }
+      break;
     case "failed":
       tableLife.chatting = false;
+      $("chat-box").hidden = true;
       if (tableLife.rematching) log("the rematch did not start: not every seat asked for it in time", "error");
       tableLife.rematching = false;
       break;
