@@ -23,8 +23,8 @@ function buildBotDelay() {
   input.min = "0";
   input.max = "60";
   input.step = "0.1";
-  input.value = "0.5";
-  input.title = "How long each bot waits before it plays, so you can follow the game";
+  input.value = "0";
+  input.title = "How long each bot waits before it plays, so you can follow the game (0: at once)";
   label.appendChild(input);
   bots.closest("label").after(label);
 }
