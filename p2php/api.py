@@ -319,6 +319,7 @@ class Peer:
         self._leave = trio.Event()  # leave() once the game runs: the runner sends a signed leave
         self._chat_tx, self._chat_rx = trio.open_memory_channel[str](16)  # say(): lines for the runner
         self._again: _Play | None = None  # how to play this table again (rematch_table), once it ended
+        self._rematch_wait = REMATCH_WAIT  # a rematch's formation deadline: the time people have to agree
 
     # -------------------------------------------------------------- what the embedder uses
 
@@ -541,9 +542,12 @@ class Peer:
 
 
 @asynccontextmanager
-async def _serving(play: _Play, transcript_path: str | Path | None) -> AsyncIterator[Peer]:
-    """Run ``play`` in the background for as long as the caller's block lasts."""
+async def _serving(play: _Play, transcript_path: str | Path | None,
+                   rematch_wait: float = REMATCH_WAIT) -> AsyncIterator[Peer]:
+    """Run ``play`` in the background for as long as the caller's block lasts (``rematch_wait``: how long a
+    rematch waits for every seat to agree)."""
     peer = Peer()
+    peer._rematch_wait = rematch_wait
     path = None if transcript_path is None else Path(transcript_path)
     try:
         async with trio.open_nursery() as nursery:
@@ -625,7 +629,7 @@ def local_table(
             ]
             names = [name if s == seat else f"bot{s}" for s in range(players)]
             again: dict[str, Any] = {} if previous is None else {"rematch_of": previous,
-                                                                 "connect_timeout": REMATCH_WAIT}
+                                                                 "connect_timeout": peer._rematch_wait}
             results = await run_local_table(
                 game_name, players, deciders, opts, seed=None if seed is None else again_seed(seed, game_no),
                 timeout=timeout, observe=peer._observe, names=names, observe_seat=seat, observed=peer._hooks(),
@@ -690,7 +694,8 @@ def host_table(
                 async def seat_task(seat: int) -> None:
                     cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=here.names[seat],
                                      timeout=timeout, secrets=LocalSecrets(),
-                                     **(peer._hooks() if seat == 0 else {}), **_rematch_fields(previous, seat))
+                                     **(peer._hooks() if seat == 0 else {}),
+                                     **_rematch_fields(previous, seat, peer._rematch_wait))
                     decide = peer._decide if seat == 0 else _bot(game_name, bot,
                                                                  again_seed(f"host/{seat}", game_no), bot_delay)
                     mine[seat] = await run_peer(cfg, here.addresses, listeners[seat], decide,
@@ -719,11 +724,11 @@ class _HostSeating:
     ports: list[int]  # our own seats' listening ports (the host's and its bots')
 
 
-def _rematch_fields(previous: Mapping[int, Lockstep] | None, seat: int) -> dict[str, Any]:
+def _rematch_fields(previous: Mapping[int, Lockstep] | None, seat: int, wait: float) -> dict[str, Any]:
     """The :class:`PeerConfig` fields of a seat playing its ended game again (none for a first game)."""
     if previous is None:
         return {}
-    return {"rematch": Rematch.of(previous[seat]), "connect_timeout": REMATCH_WAIT}
+    return {"rematch": Rematch.of(previous[seat]), "connect_timeout": wait}
 
 
 def join_table(
@@ -751,7 +756,7 @@ def join_table(
                 cfg = PeerConfig(game=game_name, options=opts, players=seating.players, seat=seating.seat, name=name,
                                  timeout=timeout, secrets=LocalSecrets(), **peer._hooks(),
                                  **_rematch_fields(None if previous is None else {seating.seat: previous},
-                                                   seating.seat))
+                                                   seating.seat, peer._rematch_wait))
                 result = await run_peer(cfg, dict(enumerate(seating.addresses)), listener, peer._decide,
                                         peer._observe)
                 peer._again = game_at(result.lockstep, (seating, listener_port(listener)))
@@ -800,7 +805,7 @@ def start_peer(
                              resume_path=None if resume_log is None or not first else Path(resume_log),
                              **peer._hooks(), **{"connect_timeout": connect_timeout,
                                                  **_rematch_fields(None if previous is None else {seat: previous},
-                                                                   seat)})
+                                                                   seat, peer._rematch_wait)})
             own = None
             if listener is None:
                 host, port = addresses[seat]
@@ -850,11 +855,13 @@ def resume_peer(
     return _serving(play, transcript_path)
 
 
-def rematch_table(peer: Peer, *, transcript_path: str | Path | None = None) -> AbstractAsyncContextManager[Peer]:
+def rematch_table(peer: Peer, *, transcript_path: str | Path | None = None,
+                  wait: float = REMATCH_WAIT) -> AbstractAsyncContextManager[Peer]:
     """Play the ended table of ``peer`` again: same game, options, seats and addresses, a fresh session.
 
     Every seat that wants to play again does the same (its bots at once); the new game starts when all have,
-    within ``REMATCH_WAIT`` seconds (protocol.md §3.9), with new keys and new deals.  Raises :class:`ApiError`
+    within ``wait`` seconds (protocol.md §3.9), with new keys and new deals; else :class:`Failed` names the seats
+    that did not come.  Raises :class:`ApiError`
     if ``peer`` cannot (its game did not end, or it sat down in a way that cannot come back: a resumed peer).
     """
     if not peer.can_rematch:
@@ -862,7 +869,7 @@ def rematch_table(peer: Peer, *, transcript_path: str | Path | None = None) -> A
     again = peer._again
     assert again is not None
     peer._again = None  # one rematch per ended game
-    return _serving(again, transcript_path)
+    return _serving(again, transcript_path, wait)
 
 
 async def watch_table(address: str | tuple[str, int], on_step: Callable[[Lockstep], None] | None = None,

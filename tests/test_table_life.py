@@ -547,3 +547,26 @@ async def test_a_lan_host_and_joiner_rematch_from_the_terminal(monkeypatch: pyte
     import re
 
     assert len(set(re.findall(r"^safety code: (\S+)$", out, re.M))) == 2
+
+
+async def test_a_rematch_nobody_else_asks_for_fails_naming_the_seat() -> None:
+    listeners = [await listen("127.0.0.1", 0) for _ in range(2)]
+    addresses = {s: ("127.0.0.1", listener_port(x)) for s, x in enumerate(listeners)}
+    peers: list[Any] = [None, None]
+
+    async def seat(s: int) -> None:
+        async with api.start_peer("toy", players=2, seat=s, addresses=addresses, listener=listeners[s]) as peer:
+            await _finish(peer)
+            peers[s] = peer
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for s in range(2):
+                nursery.start_soon(seat, s)
+        async with api.rematch_table(peers[1], wait=1.0) as alone:  # seat 0 went home
+            events = await _finish(alone)
+    finally:
+        for x in listeners:
+            await x.aclose()
+    failed = events[-1]
+    assert isinstance(failed, api.Failed) and "seat(s) [0]" in failed.message, failed
