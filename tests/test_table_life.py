@@ -570,3 +570,12 @@ async def test_a_rematch_nobody_else_asks_for_fails_naming_the_seat() -> None:
             await x.aclose()
     failed = events[-1]
     assert isinstance(failed, api.Failed) and "seat(s) [0]" in failed.message, failed
+
+
+def test_watch_prints_relayed_chat_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    from p2php.peercli import _print_chat
+
+    _print_chat(ChatLine(1, "hi\x1b[2J"))
+    _print_chat(ChatDropped(-1, "a chat line not signed by seat 0's key"))
+    out = capsys.readouterr().out
+    assert out == "» seat 1: hi\\x1b[2J\n! dropped a chat line: a chat line not signed by seat 0's key\n"
