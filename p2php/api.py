@@ -58,11 +58,24 @@ from p2php.net.mesh import listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript as _transcript
 from p2php.session.audit import Verdict
+from p2php.session.chat import MAX_CHARS as MAX_CHAT
+from p2php.session.chat import ChatDropped, ChatLine, normalise
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Event as _StepEvent
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
-from p2php.session.runner import Decider, LeaveTable, PeerConfig, PeerResult, bot_decider, run_peer
+from p2php.session.rematch import REMATCH_WAIT, Rematch, again_seed
+from p2php.session.runner import (
+    MAX_BOT_DELAY,
+    Decider,
+    LeaveTable,
+    PeerConfig,
+    PeerResult,
+    bot_decider,
+    check_delay,
+    run_peer,
+    slowed,
+)
 from p2php.session.transcript import TranscriptError
 
 __all__ = [
@@ -70,11 +83,14 @@ __all__ = [
     "Action",
     "ApiError",
     "Card",
+    "Chat",
+    "ChatNotice",
     "Failed",
     "Finished",
     "IllegalAction",
     "LinkCarried",
     "LinkChanged",
+    "MAX_BOT_DELAY",
     "LobbyNews",
     "NotStarted",
     "NotYourTurn",
@@ -90,11 +106,14 @@ __all__ = [
     "TranscriptInfo",
     "Verdict",
     "YourTurn",
+    "check_delay",
     "host_table",
     "join_table",
     "load_transcript",
     "local_table",
+    "rematch_table",
     "resume_peer",
+    "slowed",
     "start_peer",
     "verify_transcript",
     "watch_table",
@@ -261,7 +280,29 @@ class Failed:
     message: str
 
 
-PeerEvent = TableOpen | LobbyNews | LinkChanged | LinkCarried | Started | StepResolved | YourTurn | Finished | Failed
+@dataclass(frozen=True)
+class Chat:
+    """A seat said something (``own``: this seat): signed by its seat key, checked, normalised to one line of at
+    most 280 characters; still show it escaped (it is another person's text)."""
+
+    seat: int
+    name: str
+    text: str
+    own: bool
+
+
+@dataclass(frozen=True)
+class ChatNotice:
+    """A chat line was dropped: another seat's (``seat``) that was forged, too long or one of a flood (one notice
+    per flood), or our own (``seat`` = ours) that could not be sent. Never a fault: the game goes on."""
+
+    seat: int
+    name: str
+    reason: str
+
+
+PeerEvent = (TableOpen | LobbyNews | LinkChanged | LinkCarried | Started | StepResolved | YourTurn | Chat | ChatNotice
+             | Finished | Failed)
 """Everything :meth:`Peer.events` yields."""
 
 
@@ -289,6 +330,9 @@ class Peer:
         self._done = trio.Event()
         self._scope = trio.CancelScope()  # made here so that leave() works even before the table runs
         self._leave = trio.Event()  # leave() once the game runs: the runner sends a signed leave
+        self._chat_tx, self._chat_rx = trio.open_memory_channel[str](16)  # say(): lines for the runner
+        self._again: _Play | None = None  # how to play this table again (rematch_table), once it ended
+        self._rematch_wait = REMATCH_WAIT  # a rematch's formation deadline: the time people have to agree
 
     # -------------------------------------------------------------- what the embedder uses
 
@@ -399,6 +443,30 @@ class Peer:
             raise PeerFailed(self._failure or "the peer stopped")
         return self._result
 
+    def say(self, text: str) -> None:
+        """Say ``text`` to the table (signed chat, §3.8): every seat and spectator gets it, and so does this
+        stream (:class:`Chat` with ``own``).  Raises :class:`ApiError` for nothing to say, a line over 280
+        characters, or more lines than the table takes (a burst of 5, then one a second: :class:`ChatNotice`)."""
+        if self._ls is None:
+            raise NotStarted("the table has not formed yet: chat starts with the game")
+        if self._ls.finished and self._result is not None:
+            raise ApiError("the game is over: nobody listens at this table any more")
+        line = normalise(text[: 4 * MAX_CHAT])
+        if not line:
+            raise ApiError("nothing to say")
+        if len(line) > MAX_CHAT:
+            raise ApiError(f"a chat line holds at most {MAX_CHAT} characters, not {len(line)}")
+        try:
+            self._chat_tx.send_nowait(line)
+        except trio.WouldBlock:
+            raise ApiError("slow down: the last lines are still being sent") from None
+
+    @property
+    def can_rematch(self) -> bool:
+        """Whether :func:`rematch_table` can play this table again (its game ended, and the way it sat down
+        knows how to come back to the same seats)."""
+        return self._again is not None and self._result is not None
+
     def leave(self) -> None:
         """Leave the table.
 
@@ -431,6 +499,17 @@ class Peer:
             known = self._ls is not None and 0 <= seat < self._ls.players
             name = self._ls.table.name(seat) if known and self._ls is not None else f"seat {seat}"
         self._emit(LinkCarried(seat, name, carried))
+    def _on_chat(self, note: ChatLine | ChatDropped) -> None:
+        names = self.names
+        name = names[note.seat] if 0 <= note.seat < len(names) else "(unknown)"
+        if isinstance(note, ChatLine):
+            self._emit(Chat(note.seat, name, note.text, note.seat == self.seat))
+        else:
+            self._emit(ChatNotice(note.seat, name, note.reason))
+
+    def _hooks(self) -> dict[str, Any]:
+        """The :class:`PeerConfig` fields that connect a runner to this peer (leave, links, chat)."""
+        return {"leave": self._leave, "on_link": self._on_link, "chat": self._chat_rx, "on_chat": self._on_chat}
 
     def _observe(self, ls: Lockstep, _lines: list[str]) -> None:
         if self._ls is None:
@@ -482,9 +561,12 @@ class Peer:
 
 
 @asynccontextmanager
-async def _serving(play: _Play, transcript_path: str | Path | None) -> AsyncIterator[Peer]:
-    """Run ``play`` in the background for as long as the caller's block lasts."""
+async def _serving(play: _Play, transcript_path: str | Path | None,
+                   rematch_wait: float = REMATCH_WAIT) -> AsyncIterator[Peer]:
+    """Run ``play`` in the background for as long as the caller's block lasts (``rematch_wait``: how long a
+    rematch waits for every seat to agree)."""
     peer = Peer()
+    peer._rematch_wait = rematch_wait
     path = None if transcript_path is None else Path(transcript_path)
     try:
         async with trio.open_nursery() as nursery:
@@ -524,10 +606,10 @@ def _check(game: str, players: int, options: Mapping[str, Any] | None) -> tuple[
     return g.name, dict(parse_table_options(g, dict(options or {})))  # the game's options and the session's
 
 
-def _bot(game: str, kind: str | None, seed: str) -> Decider:
+def _bot(game: str, kind: str | None, seed: str, delay: float = 0.0) -> Decider:
     g = get_game(game)
     chosen = kind or default_kind(g)
-    return bot_decider(g.make_bot(chosen, seed))
+    return slowed(bot_decider(g.make_bot(chosen, seed)), delay)
 
 
 def local_table(
@@ -542,46 +624,59 @@ def local_table(
     timeout: float = DEFAULT_TIMEOUT,
     transcript_path: str | Path | None = None,
     transport: str = "tcp",
+    bot_delay: float = 0.0,
 ) -> AbstractAsyncContextManager[Peer]:
     """A table on loopback: you at ``seat`` and ``bots`` bot peers, each with its own keys and sockets.
 
     Meant for trying an embedding without other machines, and for tests.
     ``seed`` makes the bots *and every peer's secrets* reproducible, so use it for
-    tests only.  ``bot`` picks the bot kind (default: the game's heuristic bot).
+    tests only.  ``bot`` picks the bot kind (default: the game's heuristic bot);
+    ``bot_delay`` makes every bot wait that many seconds before it answers.
     ``transport``: ``"tcp"``, or ``"libp2p"`` / ``"libp2p-relayed"`` (every link through a local relay; needs
-    the ``internet`` extra): then :class:`LinkCarried` tells how each of your links is carried.
+    the ``internet`` extra): then :class:`LinkCarried` tells how each of your links is carried (a rematch is
+    offered over ``"tcp"`` only).
     """
     players = bots + 1
     if transport not in ("tcp", "libp2p", "libp2p-relayed"):
         raise ValueError(f"transport must be 'tcp', 'libp2p' or 'libp2p-relayed', not {transport!r}")
+    bot_delay = check_delay(bot_delay)  # a bad delay fails here, before anything runs
 
-    async def play(peer: Peer) -> PeerResult:
-        from p2php.session.local_net import run_local_table
+    def game_at(previous: list[Lockstep] | None, game_no: int) -> _Play:
+        async def play(peer: Peer) -> PeerResult:
+            from p2php.session.local_net import run_local_table
 
-        game_name, opts = _check(game, players, options)
-        if not 0 <= seat < players:
-            raise ValueError(f"seat {seat} does not exist at a table of {players}")
-        deciders: list[Decider] = [
-            peer._decide if s == seat else _bot(game_name, bot, f"{seed}/{s}") for s in range(players)
-        ]
-        names = [name if s == seat else f"bot{s}" for s in range(players)]
-        table = partial(run_local_table, game_name, players, deciders, opts, timeout=timeout,
-                        observe=peer._observe, names=names, observe_seat=seat,
-                        observed={"leave": peer._leave, "on_link": peer._on_link})
-        if transport == "tcp":
-            results = await table(seed=seed)
-        else:
-            from p2php.net.libp2p import libp2p_loopback
-            from p2php.session.memory import seeded_secrets
+            game_name, opts = _check(game, players, options)
+            if not 0 <= seat < players:
+                raise ValueError(f"seat {seat} does not exist at a table of {players}")
+            deciders: list[Decider] = [
+                peer._decide if s == seat else _bot(game_name, bot, f"{again_seed(seed, game_no)}/{s}", bot_delay)
+                for s in range(players)
+            ]
+            names = [name if s == seat else f"bot{s}" for s in range(players)]
+            again: dict[str, Any] = {} if previous is None else {"rematch_of": previous,
+                                                                 "connect_timeout": peer._rematch_wait}
+            game_seed = None if seed is None else again_seed(seed, game_no)
+            table = partial(run_local_table, game_name, players, deciders, opts, timeout=timeout,
+                            observe=peer._observe, names=names, observe_seat=seat, observed=peer._hooks(), **again)
+            if transport == "tcp":
+                results = await table(seed=game_seed)
+            else:
+                from p2php.net.libp2p import libp2p_loopback
+                from p2php.session.memory import seeded_secrets
 
-            # each seat's libp2p key comes from its secrets, so the network must know them (a fresh seed)
-            keys = seed if seed is not None else int.from_bytes(os.urandom(8), "big")
-            async with libp2p_loopback(lambda s: seeded_secrets(keys, s), relayed=transport == "libp2p-relayed") as net:
-                net.watchers[seat] = lambda other, how: peer._on_carried(other, how, names[other])
-                results = await table(seed=keys, network=net)
-        return next(r for r in results if r.lockstep.seat == seat)
+                # each seat's libp2p key comes from its secrets, so the network must know them (a fresh seed)
+                keys = game_seed if game_seed is not None else int.from_bytes(os.urandom(8), "big")
+                relayed = transport == "libp2p-relayed"
+                async with libp2p_loopback(lambda s: seeded_secrets(keys, s), relayed=relayed) as net:
+                    net.watchers[seat] = lambda other, how: peer._on_carried(other, how, names[other])
+                    results = await table(seed=keys, network=net)
+            if transport == "tcp" and len(results) == players:
+                peer._again = game_at([r.lockstep for r in results], game_no + 1)
+            return next(r for r in results if r.lockstep.seat == seat)
 
-    return _serving(play, transcript_path)
+        return play
+
+    return _serving(game_at(None, 0), transcript_path)
 
 
 def host_table(
@@ -596,51 +691,80 @@ def host_table(
     bind: str = "0.0.0.0",
     timeout: float = DEFAULT_TIMEOUT,
     transcript_path: str | Path | None = None,
+    bot_delay: float = 0.0,
 ) -> AbstractAsyncContextManager[Peer]:
     """Open a table for other machines (``p2php join`` or :func:`join_table`) and take seat 0.
 
     Emits :class:`TableOpen` with the lobby's port, :class:`LobbyNews` as peers sit
     down, then plays like any peer once the table is full.  ``bots`` seats are
-    filled by bot peers in this process.  The host is only a rendezvous: after
-    the start it knows no more than the others.
+    filled by bot peers in this process (each waiting ``bot_delay`` seconds before
+    it answers).  The host is only a rendezvous: after the start it knows no more
+    than the others.
     """
+    bot_delay = check_delay(bot_delay)
 
-    async def play(peer: Peer) -> PeerResult:
-        game_name, opts = _check(game, players, options)
-        if bots + 1 > players:
-            raise ValueError(f"{bots} bots and the host need {bots + 1} seats; the table has {players}")
-        local = 1 + bots
-        listeners = [await listen(bind, 0) for _ in range(local)]
-        try:
-            lobby = await listen(bind, port)
+    def game_at(previous: dict[int, Lockstep] | None, seating: _HostSeating | None, game_no: int) -> _Play:
+        async def play(peer: Peer) -> PeerResult:
+            game_name, opts = _check(game, players, options)
+            if bots + 1 > players:
+                raise ValueError(f"{bots} bots and the host need {bots + 1} seats; the table has {players}")
+            local = 1 + bots
+            ports = [0] * local if seating is None else seating.ports
+            listeners = [await listen(bind, p) for p in ports]
             try:
-                peer._emit(TableOpen(listener_port(lobby)))
-                raw, names = await _rendezvous_host(lobby, game_name, opts, players, name,
-                                                    [listener_port(x) for x in listeners],
-                                                    lambda text: peer._emit(LobbyNews(text)))
-            finally:
-                await lobby.aclose()
-            addresses = {s: (host or "127.0.0.1", p) for s, (host, p) in enumerate(raw)}
-            mine: list[PeerResult] = []
-
-            async def seat_task(seat: int) -> None:
-                cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=names[seat],
-                                 timeout=timeout, secrets=LocalSecrets(), on_link=peer._on_link if seat == 0 else None,
-                                 leave=peer._leave if seat == 0 else None)
-                if seat == 0:
-                    mine.append(await run_peer(cfg, addresses, listeners[0], peer._decide, peer._observe))
+                if seating is None:
+                    lobby = await listen(bind, port)
+                    try:
+                        peer._emit(TableOpen(listener_port(lobby)))
+                        raw, names = await _rendezvous_host(lobby, game_name, opts, players, name,
+                                                            [listener_port(x) for x in listeners],
+                                                            lambda text: peer._emit(LobbyNews(text)))
+                    finally:
+                        await lobby.aclose()
+                    addresses = {s: (host or "127.0.0.1", p) for s, (host, p) in enumerate(raw)}
+                    here = _HostSeating(addresses, names, [listener_port(x) for x in listeners])
                 else:
-                    await run_peer(cfg, addresses, listeners[seat], _bot(game_name, bot, f"host/{seat}"))
+                    here = seating
+                mine: dict[int, PeerResult] = {}
 
-            async with trio.open_nursery() as nursery:
-                for seat in range(local):
-                    nursery.start_soon(seat_task, seat)
-            return mine[0]
-        finally:
-            for listener in listeners:
-                await listener.aclose()
+                async def seat_task(seat: int) -> None:
+                    cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=here.names[seat],
+                                     timeout=timeout, secrets=LocalSecrets(),
+                                     **(peer._hooks() if seat == 0 else {}),
+                                     **_rematch_fields(previous, seat, peer._rematch_wait))
+                    decide = peer._decide if seat == 0 else _bot(game_name, bot,
+                                                                 again_seed(f"host/{seat}", game_no), bot_delay)
+                    mine[seat] = await run_peer(cfg, here.addresses, listeners[seat], decide,
+                                                peer._observe if seat == 0 else None)
 
-    return _serving(play, transcript_path)
+                async with trio.open_nursery() as nursery:
+                    for seat in range(local):
+                        nursery.start_soon(seat_task, seat)
+                peer._again = game_at({s: r.lockstep for s, r in mine.items()}, here, game_no + 1)
+                return mine[0]
+            finally:
+                for listener in listeners:
+                    await listener.aclose()
+
+        return play
+
+    return _serving(game_at(None, None, 0), transcript_path)
+
+
+@dataclass(frozen=True)
+class _HostSeating:
+    """Where a hosted table's seats are, by the lobby: what a rematch at the same table needs again."""
+
+    addresses: dict[int, tuple[str, int]]
+    names: list[str]
+    ports: list[int]  # our own seats' listening ports (the host's and its bots')
+
+
+def _rematch_fields(previous: Mapping[int, Lockstep] | None, seat: int, wait: float) -> dict[str, Any]:
+    """The :class:`PeerConfig` fields of a seat playing its ended game again (none for a first game)."""
+    if previous is None:
+        return {}
+    return {"rematch": Rematch.of(previous[seat]), "connect_timeout": wait}
 
 
 def join_table(
@@ -654,20 +778,31 @@ def join_table(
     """Sit down at a table opened with ``p2php host`` or :func:`host_table` (``"HOST:PORT"``)."""
     host, port = _split_address(address)
 
-    async def play(peer: Peer) -> PeerResult:
-        listener = await listen(bind, 0)
-        try:
-            seating = await _rendezvous_join(host, port, name, listener_port(listener),
-                                             lambda text: peer._emit(LobbyNews(text)))
-            peer._emit(LobbyNews(f"the game starts: you are seat {seating.seat} of {seating.players}"))
-            game_name, opts = _check(seating.game, seating.players, seating.options)
-            cfg = PeerConfig(game=game_name, options=opts, players=seating.players, seat=seating.seat, name=name,
-                             timeout=timeout, secrets=LocalSecrets(), on_link=peer._on_link, leave=peer._leave)
-            return await run_peer(cfg, dict(enumerate(seating.addresses)), listener, peer._decide, peer._observe)
-        finally:
-            await listener.aclose()
+    def game_at(previous: Lockstep | None, seated: tuple[_Seating, int] | None) -> _Play:
+        async def play(peer: Peer) -> PeerResult:
+            listener = await listen(bind, 0 if seated is None else seated[1])
+            try:
+                if seated is None:
+                    seating = await _rendezvous_join(host, port, name, listener_port(listener),
+                                                     lambda text: peer._emit(LobbyNews(text)))
+                    peer._emit(LobbyNews(f"the game starts: you are seat {seating.seat} of {seating.players}"))
+                else:
+                    seating = seated[0]
+                game_name, opts = _check(seating.game, seating.players, seating.options)
+                cfg = PeerConfig(game=game_name, options=opts, players=seating.players, seat=seating.seat, name=name,
+                                 timeout=timeout, secrets=LocalSecrets(), **peer._hooks(),
+                                 **_rematch_fields(None if previous is None else {seating.seat: previous},
+                                                   seating.seat, peer._rematch_wait))
+                result = await run_peer(cfg, dict(enumerate(seating.addresses)), listener, peer._decide,
+                                        peer._observe)
+                peer._again = game_at(result.lockstep, (seating, listener_port(listener)))
+                return result
+            finally:
+                await listener.aclose()
 
-    return _serving(play, transcript_path)
+        return play
+
+    return _serving(game_at(None, None), transcript_path)
 
 
 def start_peer(
@@ -692,27 +827,36 @@ def start_peer(
     (bound to ``bind``, default that entry's host) when higher seats must dial it.
     With ``resume_log`` the peer keeps a resume log there (it holds the peer's
     secrets: keep it private) so that :func:`resume_peer` can bring it back.
+    A rematch (:func:`rematch_table`) plays at the same addresses with fresh secrets and no resume log.
     """
 
-    async def play(peer: Peer) -> PeerResult:
-        game_name, opts = _check(game, players, options)
-        if sorted(addresses) != list(range(players)):
-            raise ValueError(f"addresses must name seats 0–{players - 1}, got {sorted(addresses)}")
-        cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=name or f"seat{seat}",
-                         timeout=timeout, connect_timeout=connect_timeout, secrets=secrets or LocalSecrets(),
-                         resume_path=None if resume_log is None else Path(resume_log), on_link=peer._on_link,
-                         leave=peer._leave)
-        own = None
-        if listener is None:
-            host, port = addresses[seat]
-            own = await listen(bind or host, port)
-        try:
-            return await run_peer(cfg, addresses, listener or own, peer._decide, peer._observe)
-        finally:
-            if own is not None:
-                await own.aclose()
+    def game_at(previous: Lockstep | None) -> _Play:
+        async def play(peer: Peer) -> PeerResult:
+            game_name, opts = _check(game, players, options)
+            if sorted(addresses) != list(range(players)):
+                raise ValueError(f"addresses must name seats 0–{players - 1}, got {sorted(addresses)}")
+            first = previous is None
+            cfg = PeerConfig(game=game_name, options=opts, players=players, seat=seat, name=name or f"seat{seat}",
+                             timeout=timeout, secrets=(secrets if first else None) or LocalSecrets(),
+                             resume_path=None if resume_log is None or not first else Path(resume_log),
+                             **peer._hooks(), **{"connect_timeout": connect_timeout,
+                                                 **_rematch_fields(None if previous is None else {seat: previous},
+                                                                   seat, peer._rematch_wait)})
+            own = None
+            if listener is None:
+                host, port = addresses[seat]
+                own = await listen(bind or host, port)
+            try:
+                result = await run_peer(cfg, addresses, listener or own, peer._decide, peer._observe)
+            finally:
+                if own is not None:
+                    await own.aclose()
+            peer._again = game_at(result.lockstep)
+            return result
 
-    return _serving(play, transcript_path)
+        return play
+
+    return _serving(game_at(None), transcript_path)
 
 
 def resume_peer(
@@ -736,8 +880,7 @@ def resume_peer(
         cfg = PeerConfig(game=ls.table.game, options=ls.table.options, players=ls.players, seat=seat,
                          name=str(header.get("name") or f"seat{seat}"), timeout=float(header.get("timeout", 30)),
                          resume_timeout=float(header.get("resume_timeout", 60)),
-                         secrets=LocalSecrets(master=header["master"]), resume_path=Path(log), on_link=peer._on_link,
-                         leave=peer._leave)
+                         secrets=LocalSecrets(master=header["master"]), resume_path=Path(log), **peer._hooks())
         host, port = addresses[seat]
         own = await listen(bind or host, port)
         try:
@@ -746,6 +889,23 @@ def resume_peer(
             await own.aclose()
 
     return _serving(play, transcript_path)
+
+
+def rematch_table(peer: Peer, *, transcript_path: str | Path | None = None,
+                  wait: float = REMATCH_WAIT) -> AbstractAsyncContextManager[Peer]:
+    """Play the ended table of ``peer`` again: same game, options, seats and addresses, a fresh session.
+
+    Every seat that wants to play again does the same (its bots at once); the new game starts when all have,
+    within ``wait`` seconds (protocol.md §3.9), with new keys and new deals; else :class:`Failed` names the seats
+    that did not come.  Raises :class:`ApiError`
+    if ``peer`` cannot (its game did not end, or it sat down in a way that cannot come back: a resumed peer).
+    """
+    if not peer.can_rematch:
+        raise ApiError("no rematch here: the game has not ended (or this peer cannot come back to its seat)")
+    again = peer._again
+    assert again is not None
+    peer._again = None  # one rematch per ended game
+    return _serving(again, transcript_path, wait)
 
 
 async def watch_table(address: str | tuple[str, int], on_step: Callable[[Lockstep], None] | None = None,

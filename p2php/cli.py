@@ -22,6 +22,7 @@ import json
 import secrets
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +36,24 @@ from p2php.errors import P2phpError, UsageError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
 from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice
 from p2php.session.owndecks import table_setup
-from p2php.session.runner import Decider, PeerResult, bot_decider
+from p2php.session.runner import Decider, PeerResult, bot_decider, check_delay, slowed
 from p2php.text import LINE, safe
 
 
-def _bots(game_name: str, kind: str | None, seed: int | None, seats: range) -> list[Decider]:
-    """The bots of ``seats``; no ``kind`` given: the game's heuristic bot, or its random one if it has none."""
+def _bots(game_name: str, kind: str | None, seed: object, seats: range, delay: float = 0.0) -> list[Decider]:
+    """The bots of ``seats``; no ``kind`` given: the game's heuristic bot, or its random one if it has none.
+    ``delay``: seconds each waits before it answers (``--bot-delay``)."""
     game = get_game(game_name)
     chosen = kind or default_kind(game)
-    return [bot_decider(game.make_bot(chosen, f"{seed}/{seat}")) for seat in seats]
+    return [slowed(bot_decider(game.make_bot(chosen, f"{seed}/{seat}")), bot_delay(delay)) for seat in seats]
+
+
+def bot_delay(delay: float) -> float:
+    """``--bot-delay`` checked (a usage error, one line, if out of range)."""
+    try:
+        return check_delay(delay)
+    except ValueError as err:
+        raise UsageError(f"--bot-delay: {err}") from None
 
 
 def _summary(game_name: str, results: list[PeerResult], seconds: float) -> dict[str, Any]:
@@ -91,7 +101,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         args.peers = _default_players(game)
     game.check_players(args.peers)
     options, own = table_setup(game, args.peers, parse_option_pairs(args.option), [(0, args.deck), (1, args.deck2)])
-    deciders = _bots(game.name, args.bot, args.seed, range(args.peers))
+    deciders = _bots(game.name, args.bot, args.seed, range(args.peers), args.bot_delay)
     if args.view is not None and not 0 <= args.view < args.peers:
         raise OptionError(f"--view: seat {args.view} does not exist (seats 0–{args.peers - 1})")
     if (args.relayed or args.hole_punch) and args.transport != "libp2p":
@@ -156,7 +166,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from p2php.session.local_net import run_local_table
+    from p2php.session.lockstep import Lockstep
     from p2php.session.netplay import run_trio
+    from p2php.session.rematch import again_seed
     from p2php.terminal import Quit, TerminalUI, summary_lines
 
     game = get_game(args.game)
@@ -165,25 +177,43 @@ def cmd_play(args: argparse.Namespace) -> int:
     players = args.bots + 1
     game.check_players(players)
     options, own = table_setup(game, players, parse_option_pairs(args.option), [(0, args.deck)])
-    ui = TerminalUI(lang=args.lang)
     print(crypto_notice(options))
-    deciders = [ui.decide] + _bots(game.name, args.bot, args.seed, range(1, players))
     names = [args.name] + [f"bot{s}" for s in range(1, players)]
-    printer = ui.observe
+    previous: list[Lockstep] | None = None
+    game_no = 0
+    while True:  # one game, then as many rematches at this table as the person wants
+        ui = TerminalUI(lang=args.lang)
+        seed = None if args.seed is None else again_seed(args.seed, game_no)
+        deciders = [ui.decide] + _bots(game.name, args.bot, again_seed(args.seed, game_no), range(1, players),
+                                       args.bot_delay)
+        try:
+            results = run_trio(partial(
+                run_local_table, game.name, players, deciders, options, seed=seed, timeout=args.timeout,
+                observe=ui.observe, names=names, private_decks=own, rematch_of=previous,
+            ))
+        except Quit:
+            print("\nYou left the table. Bye!")
+            return 0
+        if results and results[0].left:
+            print("\nYou left the table; the others were told at once. Bye!")
+            return 0
+        summary = _summary(game.name, results, 0.0)
+        print("\n".join(summary_lines(results[0].lockstep, args.lang)))
+        code = 0 if summary["audit"] == "clean" else 1
+        if len(results) != players or not _play_again(ui):
+            return code
+        previous = [r.lockstep for r in results]
+        game_no += 1
+        print("A rematch at this table: the same seats, a fresh session (new keys, new deals).")
+
+
+def _play_again(ui: Any) -> bool:
+    """Ask the person whether to play again at this table (end of input: no)."""
     try:
-        results = run_trio(lambda: run_local_table(
-            game.name, players, deciders, options, seed=args.seed, timeout=args.timeout,
-            observe=printer, names=names, private_decks=own,
-        ))
-    except Quit:
-        print("\nYou left the table. Bye!")
-        return 0
-    if results and results[0].left:
-        print("\nYou left the table; the others were told at once. Bye!")
-        return 0
-    summary = _summary(game.name, results, 0.0)
-    print("\n".join(summary_lines(results[0].lockstep, args.lang)))
-    return 0 if summary["audit"] == "clean" else 1
+        answer: str = ui.ask("Play again at this table? [y/N] ")
+    except (EOFError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -269,6 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--bot", default=None,
                        help="bot kind (see `p2php games`; default: the game's heuristic bot, else random)")
         p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a peer")
+        p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+                       help="each bot waits this long before it plays, so people can follow (0–60, default 0)")
 
     def lan(p: argparse.ArgumentParser) -> None:
         p.add_argument("--ready", action="store_true", help="ready at once (no 'press Enter when ready')")

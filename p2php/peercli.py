@@ -19,11 +19,12 @@ import trio
 from p2php.console import LogPrinter
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game, parse_option_pairs
+from p2php.errors import UsageError
 from p2php.net.invite import looks_like_invite
 from p2php.net.mesh import MeshError, listen
 from p2php.session.handshake import LocalSecrets
 from p2php.session.modes import parse_table_options
-from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
+from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, check_delay, run_peer, slowed
 from p2php.text import LINE, NAME, safe
 
 
@@ -123,9 +124,32 @@ def cmd_peer(args: argparse.Namespace) -> int:
                      secrets=secrets, bot=None if args.human else args.bot,
                      transcript_path=Path(args.transcript) if args.transcript else None,
                      resume_path=Path(args.resume_log) if args.resume_log else None)
-    decide = _decider(game.name, cfg.bot, args.seed, args.seat)
+    if args.human:
+        decide = _person(cfg)
+    else:
+        try:
+            delay = check_delay(args.bot_delay)
+        except ValueError as err:
+            raise UsageError(f"--bot-delay: {err}") from None
+        decide = slowed(_decider(game.name, cfg.bot, args.seed, args.seat), delay)
     code: int = trio.run(_run, cfg, addresses, decide)
     return code
+
+
+def _person(cfg: PeerConfig) -> Decider:
+    """A person at this terminal plays the seat, and talks: ``> text`` at a prompt, lines heard printed (§3.8)."""
+    from p2php.terminal import TerminalUI, chat_hooks
+
+    ui = TerminalUI()
+    hooks = chat_hooks(ui, ())
+    cfg.chat, cfg.on_chat = hooks["chat"], hooks["on_chat"]
+
+    async def decide(ls: Any) -> Any:
+        if not ui.names:  # the seats' names are known once the hellos are in
+            ui.names = tuple(ls.table.name(s) for s in range(ls.players))
+        return await ui.decide(ls)
+
+    return decide
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -175,7 +199,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             return 2
         else:
             host, port = _address(args.address)
-            ls = trio.run(lambda: watch(host, port, args.name, show))
+            ls = trio.run(lambda: watch(host, port, args.name, show, on_chat=_print_chat))
     except WatchError as err:  # it may quote what the watched peer sent
         _err(err)
         return 3
@@ -184,6 +208,16 @@ def cmd_watch(args: argparse.Namespace) -> int:
         print(safe(ls.result.summary or f"winner: {list(ls.result.winners)}", LINE))
     print(f"audit: {verdict_text(ls.verdict, ls.table)}")
     return 0 if ls.verdict is not None and ls.verdict.clean else 1
+
+
+def _print_chat(note: Any) -> None:
+    """A chat line the watched peer relayed (its author's signature checked), or why one was dropped: escaped."""
+    from p2php.session.chat import ChatLine
+
+    if isinstance(note, ChatLine):
+        print(f"» seat {note.seat}: {safe(note.text, 300)}")
+    else:
+        print(f"! dropped a chat line: {safe(note.reason, 300)}")
 
 
 async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -> Any:
@@ -243,7 +277,10 @@ def register(sub: Any) -> None:
     p.add_argument("--name", default="")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--bot", default="heuristic", help="bot kind playing this seat")
-    p.add_argument("--human", action="store_true", help="a person plays this seat in the terminal")
+    p.add_argument("--human", action="store_true", help="a person plays this seat in the terminal (and can chat: "
+                                                        "> text at a prompt)")
+    p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
+                   help="the bot waits this long before it plays (0–60)")
     p.add_argument("--seed", type=int, default=None, help="reproducible secrets and bot (tests only: not secret!)")
     p.add_argument("--timeout", type=float, default=30.0)
     p.add_argument("--resume-timeout", type=float, default=60.0, help="seconds to wait for a peer that dropped")

@@ -15,6 +15,8 @@ LINK = b"p2php/link/v1"  # the link proof of the connection handshake, §3.2 (ne
 LINK_KEYS = b"p2php/link-keys/v1"  # the HKDF salt tag and info of the per-link frame keys, §3.2 (net/linkauth.py)
 SESSION = b"p2php/session/v1"  # the session id, from every hello (session/handshake.py)
 SAFETY = b"p2php/safety/v1"  # the safety code people compare, §4.4 (session/handshake.py)
+CHAT = b"p2php/chat/v1"  # what a chat line's signature signs, §3.8 (session/chat.py)
+REMATCH = b"p2php/rematch/v1"  # an old seat key vouching for its new hello in a rematch, §3.9 (session/rematch.py)
 MSG = b"p2php/msg/v1"  # what a message signature signs (session/messages.py)
 MSGID = b"p2php/msgid/v1"  # the hash naming one message (session/messages.py)
 CARDS = b"p2php/cards/v1"  # the card point domain of a session and game (session/lockstep.py)
@@ -60,10 +62,10 @@ TEST_MASTER = b"p2php/test-master"  # the masters of the in-memory test peers (s
 TEST_UNO_CUT = b"p2php/test-uno-cut"  # the candidate joint randomness of a stacked UNO cut (testing/uno.py)
 
 PROTOCOL_TAGS = frozenset({
-    RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, CHAIN_BINDING, CHAIN,
-    BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN, IDENTITY_BOX, DECKS,
-    BEACON_SEED, NONCE, CHAIN_SEED, CHAIN_RENEW, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD, VERIFIED_CTX, VERIFIED_KEY,
-    VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK,
+    RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, CHAT, REMATCH, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY,
+    CHAIN_BINDING, CHAIN, BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN,
+    IDENTITY_BOX, DECKS, BEACON_SEED, NONCE, CHAIN_SEED, CHAIN_RENEW, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD,
+    VERIFIED_CTX, VERIFIED_KEY, VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK,
     VERIFIED_DECK_SECRET,
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""

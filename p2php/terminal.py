@@ -26,7 +26,7 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 import trio
@@ -377,6 +377,8 @@ class TerminalUI:
         self.announced: set[int] = set()  # shuffles already announced (non-TTY), by tick
         self.asking = False  # a prompt is open: no progress line may overwrite it
         self.carried: dict[int, tuple[str, str]] = {}  # online: seat -> (escaped name, how its link is carried)
+        self.say: Callable[[str], None] | None = None  # sends a chat line (set where the table has people)
+        self.names: tuple[str, ...] = ()  # the seats' names, for chat lines (set with ``say``)
 
     # ---- printing
 
@@ -587,7 +589,8 @@ class TerminalUI:
             return legal[0]
         self.show_turn(ls, legal)
         n = len(legal)
-        hint = f"Choose 1–{n}" + (" (Enter = 1)" if n == 1 else "") + ", v to view again, ? NAME for help, q to quit: "
+        hint = (f"Choose 1–{n}" + (" (Enter = 1)" if n == 1 else "") + ", v to view again, ? NAME for help"
+                + (", > text to chat" if self.say is not None else "") + ", q to quit: ")
         while True:
             self.asking = True
             try:
@@ -596,6 +599,9 @@ class TerminalUI:
                 self.asking = False
             if line is None:
                 raise Quit()
+            if self.say is not None and line.lstrip().startswith(">"):
+                self.send_chat(line.lstrip()[1:])
+                continue
             raw = line.strip().lower()
             if raw in ("q", "quit", "exit"):
                 raise Quit()
@@ -613,6 +619,46 @@ class TerminalUI:
             self.write(self.paint(f"  '{safe(raw, 20)}' is not a choice: type a number from 1 to {n}.", "red"))
 
 
+    # ---- chat (protocol.md §3.8): lines typed after ">" at a prompt; lines heard printed escaped
+
+    def send_chat(self, text: str) -> None:
+        assert self.say is not None
+        try:
+            self.say(text)
+        except Exception as err:  # too long, empty, too fast: say why, keep the prompt
+            self.write(self.paint(f"  (not sent: {safe(err, 200)})", "red"))
+
+    def chat_line(self, seat: int, text: str, dropped: bool = False) -> None:
+        """A chat line (or a dropped one's reason) from ``seat``, escaped: remote text never reaches a terminal raw."""
+        who = f"{safe(self.names[seat], NAME)} (seat {seat})" if 0 <= seat < len(self.names) else f"seat {seat}"
+        if dropped:
+            self.write(self.paint(f"! dropped a chat line from {who}: {safe(text, 300)}", "red"))
+        else:
+            self.write(self.paint(f"» {who}: {safe(text, 300)}", "cyan"))
+
+
+def chat_hooks(ui: TerminalUI, names: Sequence[str]) -> dict[str, Any]:
+    """The :class:`~p2php.session.runner.PeerConfig` fields that give the person at ``ui`` the table's chat:
+    lines typed after ``>`` at a prompt go to the table, lines heard are printed escaped (§3.8)."""
+    from p2php.session.chat import ChatLine
+
+    tx, rx = trio.open_memory_channel[str](16)
+
+    def say(text: str) -> None:
+        try:
+            tx.send_nowait(text)
+        except trio.WouldBlock:
+            raise UsageError("slow down: the last lines are still being sent") from None
+
+    def heard(note: Any) -> None:
+        if isinstance(note, ChatLine):
+            ui.chat_line(note.seat, note.text)
+        else:
+            ui.chat_line(note.seat, note.reason, dropped=True)
+
+    ui.say = say
+    ui.names = tuple(names)
+    return {"chat": rx, "on_chat": heard}
 HELP_SHOWN = 3
 """Entries ``? NAME`` prints in full; more matches are listed by name only."""
 

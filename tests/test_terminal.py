@@ -18,7 +18,7 @@ from p2php.terminal import Localizer, Palette, want_colour
 
 P2PHP = [sys.executable, "-m", "p2php.cli"]
 CJK = re.compile(r"[\u4e00-\u9fff]")
-PROMPTS = ("Choose 1–", "Press Enter when ready")
+PROMPTS = ("Choose 1–", "Press Enter when ready", "Play again at this table?")
 
 
 def run_in_pty(args: list[str], answers: list[str], env: dict[str, str] | None = None,

@@ -25,8 +25,8 @@ from p2php import PROTOCOL_VERSION
 from p2php.bots import RandomBot
 from p2php.canonical import encode
 from p2php.crypto import channel, group
-from p2php.errors import RefusalCode
 from p2php.engine.registry import get_game
+from p2php.errors import RefusalCode
 from p2php.session import handshake
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, check_hello, make_hello
 from p2php.session.lockstep import Lockstep

@@ -50,7 +50,8 @@ MAX_TEXT = 2000
 Emit = Callable[[dict[str, Any]], None]
 """Queues one outgoing JSON object (never blocks: the transport's writer drains the queue)."""
 
-OPS = ("demo", "host", "join", "start", "act", "legal", "view", "save", "verify", "games", "leave", "quit")
+OPS = ("demo", "host", "join", "start", "act", "legal", "view", "save", "verify", "games", "leave", "quit", "chat",
+       "rematch")
 
 
 class BadCommand(P2phpError, ValueError):
@@ -139,6 +140,12 @@ def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
         return {"event": "lobby", "message": cap(event.message)}
     if isinstance(event, api.LinkCarried):
         return {"event": "carried", "seat": event.seat, "name": cap(event.name, MAX_NAME), "carried": event.carried}
+    if isinstance(event, api.Chat):
+        return {"event": "chat", "seat": event.seat, "name": cap(event.name, MAX_NAME), "text": event.text,
+                "own": event.own}
+    if isinstance(event, api.ChatNotice):
+        return {"event": "chat_dropped", "seat": event.seat, "name": cap(event.name, MAX_NAME),
+                "reason": cap(event.reason)}
     if isinstance(event, api.LinkChanged):
         return {"event": "link", "seat": event.seat, "name": cap(event.name, MAX_NAME), "up": event.up,
                 "wait": event.wait}
@@ -180,6 +187,13 @@ def _field(cmd: Mapping[str, Any], key: str, kind: type | tuple[type, ...], defa
 def _options(cmd: Mapping[str, Any]) -> dict[str, Any]:
     options = _field(cmd, "options", dict, {})
     return dict(options)
+
+
+def _bot_delay(cmd: Mapping[str, Any]) -> float:
+    try:
+        return api.check_delay(_field(cmd, "bot_delay", (int, float), 0.0))
+    except ValueError as err:
+        raise BadCommand(str(err)) from None
 
 
 def _address(value: Any) -> tuple[str, int]:
@@ -287,7 +301,10 @@ class BridgeSession:
                 async with cm as peer:
                     self.peer = peer
                     async for event in peer.events():
-                        self.emit(event_json(event))
+                        out = event_json(event)
+                        if isinstance(event, api.Finished):
+                            out["rematch"] = peer.can_rematch  # {"op": "rematch"} plays this table again
+                        self.emit(out)
         except Exception as err:  # the table failed to start: tell the client, keep the bridge
             self.error(str(err), op, ident)
         finally:
@@ -305,6 +322,7 @@ class BridgeSession:
             name=_field(cmd, "name", str, "you"), bot=_field(cmd, "bot", str, None),
             seed=_field(cmd, "seed", int, None), timeout=float(_field(cmd, "timeout", (int, float), 30.0)),
             transcript_path=self._transcript(cmd), transport=_field(cmd, "transport", str, "tcp"),
+            bot_delay=_bot_delay(cmd),
         )
         self._start_table(cm, "demo", ident)
 
@@ -316,6 +334,7 @@ class BridgeSession:
             options=_options(cmd), bots=_field(cmd, "bots", int, 0), bot=_field(cmd, "bot", str, None),
             port=_field(cmd, "port", int, LOBBY_PORT), bind=_field(cmd, "bind", str, "0.0.0.0"),
             timeout=float(_field(cmd, "timeout", (int, float), 30.0)), transcript_path=self._transcript(cmd),
+            bot_delay=_bot_delay(cmd),
         )
         self._start_table(cm, "host", ident)
 
@@ -350,6 +369,13 @@ class BridgeSession:
         await self._table_done.wait()
         self.emit({"event": "ok", "op": "leave"}, ident)
 
+    async def _op_rematch(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        if self.playing:
+            raise BadCommand("the game is still running: a rematch comes after game_over")
+        if self.peer is None or not self.peer.can_rematch:
+            raise BadCommand("no rematch here: play a game to its end first (a resumed game has none)")
+        self._start_table(api.rematch_table(self.peer, transcript_path=self._transcript(cmd)), "rematch", ident)
+
     async def _op_quit(self, cmd: Mapping[str, Any], ident: Any) -> None:
         self.quit = True
 
@@ -376,6 +402,12 @@ class BridgeSession:
             action = next((a for a in legal if _same(a) == key), wanted)
         await peer.submit(action)
         self.emit({"event": "ok", "op": "act", "action": action}, ident)
+
+    async def _op_chat(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        peer = self._peer()
+        text = _field(cmd, "text", str)
+        peer.say(text[:MAX_LINE])
+        self.emit({"event": "ok", "op": "chat"}, ident)
 
     async def _op_legal(self, cmd: Mapping[str, Any], ident: Any) -> None:
         peer = self._peer()

@@ -899,6 +899,7 @@ async def open_mesh(
     max_frame: int = MAX_FRAME,
     sign: Signer | None = None,
     connect: Dial = tcp_dial,
+    retry_refusals: bool = False,
 ) -> Mesh:
     """Connect ``seat`` to every other seat of ``peers``; raise MeshError if that fails.
 
@@ -908,7 +909,9 @@ async def open_mesh(
     is left open (close it once the mesh is formed).  ``hello`` is our handshake
     frame and must hold our int ``"seat"``; ``check_hello(seat, hello)`` raises
     :class:`HandshakeError` to refuse a peer's.  ``connect_timeout`` bounds the
-    whole formation, ``handshake_timeout`` each single handshake.
+    whole formation, ``handshake_timeout`` each single handshake.  ``retry_refusals``: a refused handshake
+    on a connection we dialed is retried until the deadline instead of ending the formation (a rematch: the
+    seat we dial may still be finishing the ended game, or not have agreed yet).
     """
     if hello.get("seat") != seat or isinstance(hello.get("seat"), bool):
         raise ValueError(f"hello must contain 'seat': {seat}, got {hello.get('seat')!r}")
@@ -918,6 +921,7 @@ async def open_mesh(
     if higher and listener is None:
         raise ValueError(f"seat {seat} must accept seats {higher} but was given no listener")
     form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame, sign, connect)
+    form.retry_refusals = retry_refusals
     formed = False
     try:
         if others:

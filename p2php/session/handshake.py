@@ -78,8 +78,10 @@ def chain_binding(seat: int, sign_key: bytes) -> bytes:
 
 
 def make_hello(
-    secrets: LocalSecrets, seat: int, players: int, game: str, options: dict[str, Any], name: str
+    secrets: LocalSecrets, seat: int, players: int, game: str, options: dict[str, Any], name: str,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Our signed hello; ``extra`` adds fields (a rematch's, §3.9), signed like the rest."""
     pub = secrets.identity.public
     chain = secrets.chain(chain_binding(seat, pub.sign_key))
     hello: dict[str, Any] = {
@@ -94,6 +96,7 @@ def make_hello(
         "anchor": chain.anchor,
         "chain": CHAIN_LENGTH,
         "nonce": secrets.nonce,
+        **(extra or {}),
     }
     hello["sig"] = secrets.identity.sign(digest(tags.HELLO, encode(hello)))
     return hello

@@ -17,7 +17,9 @@ import trio
 from p2php.net.mesh import listen, listener_port
 from p2php.net.transport import Listener, Stream, tcp_dial
 from p2php.session.handshake import LocalSecrets
+from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
+from p2php.session.rematch import Rematch
 from p2php.session.runner import Decider, Observer, PeerConfig, PeerResult, run_peer
 
 
@@ -49,7 +51,7 @@ async def run_local_table(
     players: int,
     deciders: Sequence[Decider],
     options: Mapping[str, Any] | None = None,
-    seed: int | None = None,
+    seed: int | str | None = None,
     timeout: float = 30.0,
     transcripts: Path | None = None,
     observe: Observer | None = None,
@@ -58,13 +60,15 @@ async def run_local_table(
     network: LocalNetwork | None = None,
     private_decks: Mapping[int, Mapping[str, list[int]]] | None = None,
     observed: Mapping[str, Any] | None = None,
+    rematch_of: Sequence[Lockstep] | None = None,
     **config: Any,
 ) -> list[PeerResult]:
     """Run ``players`` peers on ``network`` (loopback TCP by default) until every one has a verdict.
 
     ``private_decks`` gives seats their own secret deck lists (a seat without one brings the game's default);
     ``config`` sets further :class:`~p2php.session.runner.PeerConfig` fields for every peer, ``observed`` for
-    the ``observe_seat`` only (a person's seat: its ``leave`` event, its ``on_link``).
+    the ``observe_seat`` only (a person's seat: its ``leave`` event, its ``on_link``).  ``rematch_of``: every
+    seat's lockstep of an ended game at this table, to play it again (§3.9; give ``seed`` another value too).
     """
     net = network if network is not None else Loopback()
     listeners = [await net.open_listener() for _ in range(players)]
@@ -84,6 +88,7 @@ async def run_local_table(
             transcript_path=None if transcripts is None else transcripts / f"seat{seat}.p2php",
             connect=net.dial,
             private_decks=dict((private_decks or {}).get(seat, {})),
+            rematch=None if rematch_of is None else Rematch.of(rematch_of[seat]),
             **{**config, **((observed or {}) if seat == observe_seat else {})},
         )
         try:

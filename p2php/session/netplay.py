@@ -59,10 +59,12 @@ from p2php.net.ports import LOBBY_PORT
 from p2php.net.transport import Dial, Listener, tcp_dial
 from p2php.session import transcript
 from p2php.session.handshake import LocalSecrets
+from p2php.session.lockstep import Lockstep
 from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_notice, parse_table_options
 from p2php.session.owndecks import check_implied, read_deck_text, table_setup
-from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, run_peer
-from p2php.terminal import Quit, TerminalUI, link_line, read_line, summary_lines
+from p2php.session.rematch import REMATCH_WAIT, Rematch, again_seed
+from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, check_delay, run_peer, slowed
+from p2php.terminal import Quit, TerminalUI, chat_hooks, link_line, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
 
 T = TypeVar("T")
@@ -246,6 +248,13 @@ def _report(result: PeerResult, lang: str | None) -> int:
     return 0 if verdict is not None and verdict.clean else 1
 
 
+def _rematch_fields(previous: Mapping[int, Lockstep] | None, seat: int) -> dict[str, Any]:
+    """A seat's :class:`PeerConfig` fields for the rematch of its ended game (none for a first game)."""
+    if previous is None:
+        return {}
+    return {"rematch": Rematch.of(previous[seat])}
+
+
 async def _play_seats(
     args: argparse.Namespace,
     game: str,
@@ -257,11 +266,15 @@ async def _play_seats(
     human: int | None,
     ui: TerminalUI,
     own_decks: Mapping[int, dict[str, list[int]]] | None = None,
+    previous: Mapping[int, Lockstep] | None = None,
+    game_no: int = 0,
 ) -> int:
     """Run this process's seats to the end; the exit status (0 clean, 1 unclean, 3 network or file).
 
     The shown seat is this person's own (the host's, or the joiner's): only it
     keeps a resume log (``--resume-log``) and saves its transcript (``--transcript``).
+    Afterwards a person at a LAN table is asked whether to play again: a rematch at the same seats and
+    addresses in a fresh session (``previous``: every local seat's ended game, protocol.md §3.9).
     """
     results: dict[int, PeerResult] = {}
     errors: list[str] = []
@@ -270,6 +283,11 @@ async def _play_seats(
     resume_log = getattr(args, "resume_log", None)
 
     bot_kind = args.bot or default_kind(get_game(game))
+    try:
+        delay = check_delay(getattr(args, "bot_delay", 0.0) or 0.0)
+    except ValueError as err:
+        raise UsageError(f"--bot-delay: {err}") from None
+    chat = chat_hooks(ui, names) if human is not None else {}  # the person's lines after ">", and the table's
 
     async def seat_task(seat: int, cancel: trio.CancelScope, nursery: trio.Nursery) -> None:
         nonlocal quit_game
@@ -280,15 +298,18 @@ async def _play_seats(
                                (lambda s, how: ui.link_carried(s, safe(names[s], NAME), how)) if own
                                else (lambda s, how: None))
         cfg = PeerConfig(game, options, players, seat, names[seat], timeout=args.timeout,
-                         connect_timeout=args.connect_timeout, secrets=place.secrets, connect=place.dial,
+                         connect_timeout=args.connect_timeout if previous is None else REMATCH_WAIT,
+                         secrets=place.secrets, connect=place.dial,
                          online=place.online, relinks=relinks,
                          on_link=(lambda s, up, wait: _say(link_line(safe(names[s], NAME), s, up, wait)))
                          if own else None,
                          bot=None if seat == human else bot_kind,
-                         resume_path=Path(resume_log) if own and resume_log else None,
-                         private_decks=dict((own_decks or {}).get(seat, {})))
-        decide: Decider = (ui.decide if seat == human else
-                           bot_decider(get_game(game).make_bot(bot_kind, f"{args.seed}/{seat}")))
+                         resume_path=Path(resume_log) if own and resume_log and previous is None else None,
+                         private_decks=dict((own_decks or {}).get(seat, {})),
+                         **(chat if seat == human else {}),
+                         **_rematch_fields(previous, seat))
+        decide: Decider = (ui.decide if seat == human else slowed(
+            bot_decider(get_game(game).make_bot(bot_kind, f"{again_seed(args.seed, game_no)}/{seat}")), delay))
         # Our own entry is never dialed; in the resume log it says where `p2php resume` listens again.
         mine = {**addresses, seat: (place.addr or args.bind, place.port)}
         try:
@@ -335,7 +356,24 @@ async def _play_seats(
             _err(f"cannot save the transcript to {path}: {err.strerror or err}")
             return 3
         _say(f"transcript saved: {path} — check it with: p2php verify {path}")
-    return code
+    if human is None or set(results) != set(places) or any(p.online is not None for p in places.values()):
+        return code  # no person to ask, a seat without a result, or an online table (no rematch there yet)
+    answer = await read_line("Play again at this table? [y/N] ", ui.ask)
+    if answer is None or answer.strip().lower() not in ("y", "yes"):
+        return code
+    _say(f"Rematch: waiting up to {REMATCH_WAIT:.0f} s for every seat to agree (a fresh session: new keys, "
+         "new deals)…")
+    again: dict[int, Place] = {}
+    try:
+        for seat, place in places.items():
+            again[seat] = Place(await listen(args.bind, place.port), place.port, place.addr)
+    except OSError as err:
+        for place in again.values():
+            await place.listener.aclose()
+        _err(f"cannot listen again for the rematch: {err.strerror or err}")
+        return 3
+    return await _play_seats(args, game, options, players, names, addresses, again, human, _ui(args), own_decks,
+                             {s: r.lockstep for s, r in results.items()}, game_no + 1)
 
 
 # ----------------------------------------------------------------------------- host

@@ -32,9 +32,11 @@ from p2php.errors import P2phpError
 from p2php.net.mesh import Frame, HandshakeError, Mesh, PeerError, Rejoined, SpectatorJoined, open_mesh
 from p2php.net.transport import Dial, Listener, tcp_dial
 from p2php.session import transcript
+from p2php.session.chat import ChatDesk, ChatDropped, ChatLine, ChatRefused
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
+from p2php.session.rematch import Rematch
 
 Decider = Callable[[Lockstep], Awaitable[Action]]
 """Chooses the local seat's action (a bot, or a person at a terminal)."""
@@ -68,6 +70,7 @@ class PeerConfig:
     bot: str | None = None
     """The bot kind playing this seat, if any (recorded in the resume log)."""
     linger: float = 10.0
+    """After our verdict, how long we keep serving catch-up until every other seat said it finished."""
     connect: Dial = tcp_dial
     """How to reach another seat's listener (the transport; TCP unless a test or another transport says)."""
     leave: trio.Event | None = None
@@ -83,7 +86,14 @@ class PeerConfig:
     online: Mapping[str, Any] | None = None
     """At an online table, how this seat's libp2p node is run (``relay``, ``port``, ``advertise``), so that
     ``p2php resume`` brings it back under the same peer id (recorded in the resume log)."""
-    """After our verdict, how long we keep serving catch-up until every other seat said it finished."""
+    chat: trio.MemoryReceiveChannel[str] | None = None
+    """Lines our player says (``say``): each is signed and sent to every seat and our spectators (§3.8)."""
+    on_chat: Callable[[ChatLine | ChatDropped], None] | None = None
+    """Told every chat line shown at this table (ours too) and every chat frame dropped, naming its seat."""
+    rematch: Rematch | None = None
+    """Play the ended game ``rematch.table`` again at the same seats (§3.9): our hello carries the old seat key's
+    vouch and only the old seats' vouched-for hellos are accepted. Give ``connect_timeout`` the time people have
+    to agree (``REMATCH_WAIT``) and fresh ``secrets``."""
 
 
 @dataclass
@@ -115,6 +125,32 @@ def bot_decider(bot: Any) -> Decider:
     return decide
 
 
+MAX_BOT_DELAY = 60.0
+"""Longest bot delay (seconds): a slower bot would run into the other seats' timeouts."""
+
+
+def check_delay(delay: float) -> float:
+    """A bot delay as given, or :class:`ValueError` saying what a delay is."""
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= MAX_BOT_DELAY:
+        raise ValueError(f"a bot delay is a number of seconds from 0 to {MAX_BOT_DELAY:g}, not {delay!r:.20}")
+    return float(delay)
+
+
+def slowed(decide: Decider, delay: float) -> Decider:
+    """``decide``, answering ``delay`` seconds after it was asked (bot speed, so people can follow the play).
+
+    Wall-clock time only here, at the edge: the bot and the engine never see it.
+    """
+    if check_delay(delay) == 0:
+        return decide
+
+    async def slow(ls: Lockstep) -> Action:
+        await trio.sleep(delay)
+        return await decide(ls)
+
+    return slow
+
+
 def _hello_checker(cfg: PeerConfig, options: dict[str, Any], hellos: dict[int, dict[str, Any]],
                    known: tuple[dict[str, Any], ...] | None) -> Callable[[int, dict[str, Any]], None]:
     game = get_game(cfg.game)
@@ -127,6 +163,8 @@ def _hello_checker(cfg: PeerConfig, options: dict[str, Any], hellos: dict[int, d
             return
         try:
             hellos[seat] = check_hello(their, seat=seat, players=cfg.players, game=game.name, options=options)
+            if cfg.rematch is not None:
+                cfg.rematch.check(seat, their)
         except HandshakeRefused as err:
             raise HandshakeError(str(err), seat) from None
 
@@ -153,13 +191,15 @@ async def run_peer(
         hello = dict(restored.table.hellos[cfg.seat])
         known: tuple[dict[str, Any], ...] | None = restored.table.hellos
     else:
-        hello = make_hello(cfg.secrets, cfg.seat, cfg.players, game.name, options, cfg.name or f"seat{cfg.seat}")
+        extra = None if cfg.rematch is None else {"rematch": cfg.rematch.vouch(cfg.secrets)}
+        hello = make_hello(cfg.secrets, cfg.seat, cfg.players, game.name, options, cfg.name or f"seat{cfg.seat}",
+                           extra)
         known = None
     hellos: dict[int, dict[str, Any]] = {cfg.seat: hello}
     accept_hello = _hello_checker(cfg, options, hellos, known)
     mesh = await open_mesh(
         cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout,
-        sign=cfg.secrets.identity.sign, connect=cfg.connect,
+        sign=cfg.secrets.identity.sign, connect=cfg.connect, retry_refusals=cfg.rematch is not None,
     )
     if restored is not None:
         ls = restored
@@ -299,6 +339,7 @@ class _Runner:
         self.fin_sent = False
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout as "behind"
         self.log = None if cfg.resume_path is None else _ResumeWriter(cfg, ls, addresses)
+        self.chat = ChatDesk(ls.table, ls.seat, self.sign)
 
     @property
     def sign(self) -> Callable[[bytes], bytes]:
@@ -314,6 +355,8 @@ class _Runner:
                 nursery.start_soon(self._watch_leave, self.cfg.leave, merged_in.clone())
             if self.cfg.relinks is not None:
                 nursery.start_soon(self._relink, self.cfg.relinks)
+            if self.cfg.chat is not None:
+                nursery.start_soon(self._watch_chat, self.cfg.chat, merged_in.clone())
             if listener is not None:
                 nursery.start_soon(partial(mesh.serve_rejoins, listener, self.hello, self.check,
                                            spectators=self.cfg.spectators, sign=self.sign))
@@ -357,6 +400,12 @@ class _Runner:
         async with out:
             await leave.wait()
             await out.send(("leave", None))
+
+    @staticmethod
+    async def _watch_chat(lines: trio.MemoryReceiveChannel[str], out: trio.MemorySendChannel[Any]) -> None:
+        async with out:
+            async for line in lines:
+                await out.send(("say", line))
 
     async def _run_decider(self, out: trio.MemorySendChannel[Any]) -> None:
         async with out:
@@ -426,10 +475,14 @@ class _Runner:
                 return
             self.left = True
             ls.leave()
+        elif isinstance(event, tuple) and event[0] == "say":
+            await self._say(event[1])
         elif isinstance(event, Frame):
             self.heard.add(event.seat)
             frame = event.frame
-            if "sync" in frame:
+            if "chat" in frame:
+                self._heard_chat(event.seat, frame["chat"])
+            elif "sync" in frame:
                 await self._answer_sync(event.seat, frame["sync"])
                 if self._holds_more(frame["sync"]) and event.seat not in self.asked:
                     # It holds messages we lack (a link of ours was replaced while our mesh was still
@@ -462,6 +515,33 @@ class _Runner:
             self.spectators[event.spectator] = 0
             self.mesh.send_spectator(event.spectator, {"watch": "table", "hellos": list(ls.table.hellos),
                                                        "game": ls.table.game, "options": ls.table.options})
+
+    async def _say(self, text: str) -> None:
+        """Our player's chat line: signed, sent to every seat and spectator, and shown here too."""
+        try:
+            chat = self.chat.compose(text, trio.current_time())
+        except ChatRefused as err:
+            self._tell_chat(ChatDropped(-1 if self.ls.seat is None else self.ls.seat, str(err)))
+            return
+        await self.mesh.broadcast({"chat": chat})
+        self._chat_to_spectators(chat)
+        self._tell_chat(ChatLine(chat["from"], chat["text"]))
+
+    def _heard_chat(self, seat: int, chat: Any) -> None:
+        """Another seat's chat frame: shown if good, one notice naming the seat if not (never a fault)."""
+        got = self.chat.receive(seat, chat, trio.current_time())
+        if isinstance(got, ChatLine):
+            self._chat_to_spectators(chat)
+        if got is not None:
+            self._tell_chat(got)
+
+    def _chat_to_spectators(self, chat: dict[str, Any]) -> None:
+        for spectator in self.spectators:
+            self.mesh.send_spectator(spectator, {"chat": chat})
+
+    def _tell_chat(self, note: ChatLine | ChatDropped) -> None:
+        if self.cfg.on_chat is not None:
+            self.cfg.on_chat(note)
 
     def _tell_link(self, seat: int, up: bool) -> None:
         """Tell ``cfg.on_link`` a link changed while the game runs (the links closing at its end are no news)."""

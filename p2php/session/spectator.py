@@ -21,6 +21,7 @@ from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.mesh import SPECTATOR, LinkSetup
+from p2php.session.chat import ChatDesk, ChatDropped, ChatLine
 from p2php.session.handshake import Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
@@ -42,10 +43,12 @@ async def _read(stream: trio.abc.ReceiveStream, decoder: FrameDecoder) -> dict[s
 
 async def watch(host: str, port: int, name: str = "spectator",
                 observe: Callable[[Lockstep], None] | None = None, timeout: float = 600.0,
-                connect: Callable[[], Awaitable[trio.abc.Stream]] | None = None) -> Lockstep:
+                connect: Callable[[], Awaitable[trio.abc.Stream]] | None = None,
+                on_chat: Callable[[ChatLine | ChatDropped], None] | None = None) -> Lockstep:
     """Watch the table of the peer at ``host:port`` until the game (and its audit) ends.
 
     ``connect()``: how to reach the peer instead of TCP (an online table's libp2p stream; ``host`` names it).
+    ``on_chat``: told the seats' chat lines the peer relays, each checked against its author's key (§3.8).
     """
     try:
         stream = await (connect() if connect is not None else trio.open_tcp_stream(host, port))
@@ -54,6 +57,7 @@ async def watch(host: str, port: int, name: str = "spectator",
         raise WatchError(f"cannot reach a peer at {where}: {err.strerror or err}") from None
     decoder = FrameDecoder()
     ls: Lockstep | None = None
+    desk: ChatDesk | None = None
     async with stream:
         try:
             with trio.fail_after(10):
@@ -83,8 +87,13 @@ async def watch(host: str, port: int, name: str = "spectator",
                         break
                     if frame.get("watch") == "table":
                         ls = _table(frame)
+                        desk = ChatDesk(ls.table, None, None)
                         if theirs not in ls.table.hellos:  # the proven key must be one of the table's
                             raise WatchError("the peer's own hello is not one of the table it shows")
+                    elif "chat" in frame and desk is not None:
+                        note = desk.receive(None, frame["chat"], trio.current_time())
+                        if note is not None and on_chat is not None:
+                            on_chat(note)
                     elif "relay" in frame and ls is not None:
                         ls.receive_relayed(frame["relay"])
                         ls.poll()

@@ -96,6 +96,7 @@ function startTable(op) {
   if (op === "host") { cmd.players = (Number($("bots").value) || 1) + 1; cmd.bots = 0; cmd.port = 0; }
   if (op === "join") { delete cmd.game; delete cmd.options; cmd.address = $("address").value; }
   cmd.timeout = state.timeout;
+  if (typeof tableLifeCommand === "function") tableLifeCommand(cmd);  // table-life.js: bot speed
   $("log").replaceChildren();
   send(cmd);
 }
@@ -284,6 +285,7 @@ function onEvent(event) {
     case "ok": if (event.op === "leave") { $("table").hidden = true; $("lobby").hidden = false; } break;
     default: break;
   }
+  if (typeof tableLifeEvent === "function") tableLifeEvent(event);  // table-life.js: chat, rematch
 }
 
 function connect() {
