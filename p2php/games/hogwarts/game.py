@@ -44,7 +44,7 @@ class HogwartsGame(Game):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 9
     options: ClassVar[Mapping[str, OptionSpec]] = {
-        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (underage and return_of_voldemort are built)"),
+        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (built: underage, return_of_voldemort)"),
         "length": OptionSpec("quick", ("quick", "classic", "long"), "game length: missions and points to win"),
         "dodge": OptionSpec(False, None, "the optional Dodge rule against enemies' dice (C-36)"),
     }

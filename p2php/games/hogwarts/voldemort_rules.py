@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from .state import HogwartsState
 
 __all__ = ["HARRY", "RETURN", "Campaign", "campaign", "eater_sheet", "eaters_at", "harry", "hero_goal", "heroes",
-           "horcrux_here", "is_voldemort", "may_take", "return_constraints", "ritual_tokens", "villain_goal"]
+           "horcrux_here", "is_voldemort", "may_take", "return_constraints", "return_view", "ritual_tokens",
+           "villain_goal"]
 
 RETURN = "return_of_voldemort"
 HARRY = 1
@@ -136,3 +137,13 @@ def return_constraints(g: HogwartsState, seat: Seat, stop_anywhere: bool, stop_a
                 occupied.add(g.pos[c.villain])
     occupied = {cell for cell in occupied if g.graph.kinds[cell] != START_KIND}
     return Constraints(occupied=frozenset(sorted(occupied)), stop_also=stop_also, stop_anywhere=stop_anywhere)
+
+
+def return_view(g: HogwartsState) -> dict[str, object]:
+    """The campaign as every seat sees it (all of it public); Death Eaters' cards by count."""
+    c = campaign(g)
+    return {"villain": c.villain, "returned": c.returned, "destroyed": list(c.destroyed),
+            "horcruxes": len(g.data.return_of_voldemort.horcruxes), "retry": list(c.retry),
+            "eaters": [[n, c.eaters[n], c.eater_lp[n], len(c.eater_hand.get(n, []))]
+                       for n in g.data.return_of_voldemort.death_eaters if n in c.eaters],
+            "villain_goal": villain_goal(g), "hero_goal": hero_goal(g)}

@@ -27,7 +27,7 @@ from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Replace, Tas
 from .decks import Draw
 from .dice import Roll
 from .events import ChooseDeck
-from .moves import Moved, Move, Pickups, Trip
+from .moves import Move, Moved, Pickups, Trip
 from .search import SearchDeck
 from .start_cards import StartCard, dice_for, rolls_for
 from .terms import parse
@@ -221,10 +221,10 @@ class ReturnTurn(Task["HogwartsState"]):
         seat, c = self.seat, campaign(g)
         entered = len(self.moved.path) > 1
         here = g.pos[seat]
-        if entered and c.returned and (villain_goal(g) or hero_goal(g)):
-            if (seat == c.villain and here == g.pos[harry(g)]) or (seat == harry(g) and here == g.pos[c.villain]):
-                self.stage = ReturnTurn.Stage.END
-                return Push(Crossing(seat))
+        crossed = (seat == c.villain and here == g.pos[harry(g)]) or (seat == harry(g) and here == g.pos[c.villain])
+        if entered and c.returned and crossed and (villain_goal(g) or hero_goal(g)):
+            self.stage = ReturnTurn.Stage.END
+            return Push(Crossing(seat))
         eaters = eaters_at(g, here) if entered and seat != c.villain and g.graph.kinds[here] != "start" else []
         if eaters:
             self.stage = ReturnTurn.Stage.END  # a battle after a forced stop ends the turn (rules §8)
