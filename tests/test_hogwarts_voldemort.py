@@ -27,6 +27,7 @@ from p2php.games.hogwarts.voldemort_goals import Crossing, HorcruxAttempt
 from p2php.games.hogwarts.voldemort_rules import Campaign, campaign, horcrux_here, may_take
 from p2php.games.hogwarts.voldemort_setup import placement_cells
 from p2php.games.hogwarts.voldemort_turn import MAX_ROUNDS, ReturnTrip, ReturnTurn, SidePickups, effect_tasks
+from p2php.testing.conformance import check_game
 from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import Scenario
 
@@ -455,3 +456,22 @@ def test_the_walks_of_a_hero_end_on_a_death_eater() -> None:
     walks = legal_walks("start", 5, constraints(g, 1))
     through = [w for w in walks if "hogwarts_crest_cell" in w.path]
     assert through and all(w.end == "hogwarts_crest_cell" and w.ending is Ending.FORCED for w in through)
+
+
+def test_return_mode_conforms_to_the_engine_contract() -> None:
+    check_game(GAME, (3,), range(1), RETURN, every=9)
+
+
+def test_the_terminal_view_shows_the_return_state() -> None:
+    t = engine(players=3, sheets=(HARRY, RON))
+    g = t.state
+    t.decide()
+    c = returned(t, {"Yaxley": "clock_tower"})
+    c.destroyed = ["nagini"]
+    g.held[0].append("elder_wand")
+    c.eater_hand["Yaxley"] = [g.deck["spell"].pop(0)]
+    lines = "\n".join(GAME.table_lines(g.observation(1, t.table.knowledge(1)), 1, ["ann", "bob", "cy"]))
+    assert "ann — Lord Voldemort" in lines and "ann plays Lord Voldemort" in lines
+    assert "Horcruxes destroyed 1/6: Nagini" in lines and "Voldemort holds the Elder Wand" in lines
+    assert "Death Eater Yaxley: Clock Tower; 7 LP, 1 cards" in lines
+    assert "tokens: Elder Wand" in lines

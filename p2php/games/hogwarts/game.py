@@ -1,9 +1,9 @@
 """A Year at Hogwarts as an engine game: options, players, card names, bots.
 
-Options: ``mode`` = ``underage`` (built) | ``qualified`` | ``team`` | ``solo`` | ``return_of_voldemort`` (not
-built yet: refused with an :class:`~p2php.engine.contract.OptionError` naming what is missing); ``length`` =
-``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` = ``false`` | ``true`` (the optional Dodge rule,
-C-36).  2 to 9 players (C-14: nine sheets; solo, 1, is not built).
+Options: ``mode`` = ``underage`` (built) | ``qualified`` | ``team`` | ``solo`` (not built yet: refused with an
+:class:`~p2php.engine.contract.OptionError` naming what is missing) | ``return_of_voldemort`` (built: 2 to 4
+players, the Dodge always on); ``length`` = ``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` =
+``false`` | ``true`` (the optional Dodge rule, C-36).  2 to 9 players (C-14: nine sheets; solo, 1, is not built).
 """
 
 from __future__ import annotations
