@@ -475,3 +475,18 @@ def test_the_terminal_view_shows_the_return_state() -> None:
     assert "Horcruxes destroyed 1/6: Nagini" in lines and "Voldemort holds the Elder Wand" in lines
     assert "Death Eater Yaxley: Clock Tower; 7 LP, 1 cards" in lines
     assert "tokens: Elder Wand" in lines
+
+
+def test_a_death_eater_on_a_spell_cell_takes_a_spell_card_and_nothing_else() -> None:
+    t = engine(dice(1), players=2, sheets=(HARRY,))
+    g = t.state
+    c = returned(t, {"Yaxley": "m011"})
+    g.place_token("m010", "basilisk_fang")
+    t.push(EaterPhase(0))
+    t.act(0, {"type": "eater", "eater": "Yaxley"}, "eater")
+    t.act(0, {"type": "eater_move", "eater": "Yaxley", "path": ["m011", "m010"]}, "eater_move")
+    t.expect(0, "move")  # each Death Eater moves once a turn: the phase is over, the turn below goes on
+    assert c.eaters["Yaxley"] == "m010" and [deck_of_slot(s) for s in c.eater_hand["Yaxley"]] == ["spell"]
+    assert t.table.knowledge(0).face(c.eater_hand["Yaxley"][0]) is not None  # the villain sees its face
+    assert t.table.knowledge(1).face(c.eater_hand["Yaxley"][0]) is None
+    assert "basilisk_fang" in g.tokens["m010"]  # Death Eaters take no tokens

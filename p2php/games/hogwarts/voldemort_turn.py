@@ -36,6 +36,7 @@ from .voldemort_goals import Crossing, HorcruxAttempt
 from .voldemort_rules import (
     GRAVEYARD,
     PITCH,
+    START_KIND,
     Campaign,
     campaign,
     eaters_at,
@@ -222,10 +223,11 @@ class ReturnTurn(Task["HogwartsState"]):
         entered = len(self.moved.path) > 1
         here = g.pos[seat]
         crossed = (seat == c.villain and here == g.pos[harry(g)]) or (seat == harry(g) and here == g.pos[c.villain])
+        crossed = crossed and g.graph.kinds[here] != START_KIND  # the start cell never starts a battle (C-18)
         if entered and c.returned and crossed and (villain_goal(g) or hero_goal(g)):
             self.stage = ReturnTurn.Stage.END
             return Push(Crossing(seat))
-        eaters = eaters_at(g, here) if entered and seat != c.villain and g.graph.kinds[here] != "start" else []
+        eaters = eaters_at(g, here) if entered and seat != c.villain and g.graph.kinds[here] != START_KIND else []
         if eaters:
             self.stage = ReturnTurn.Stage.END  # a battle after a forced stop ends the turn (rules §8)
             return Push(EaterFight(seat, eaters[0], eater_first=False))
