@@ -490,3 +490,18 @@ def test_a_death_eater_on_a_spell_cell_takes_a_spell_card_and_nothing_else() -> 
     assert t.table.knowledge(0).face(c.eater_hand["Yaxley"][0]) is not None  # the villain sees its face
     assert t.table.knowledge(1).face(c.eater_hand["Yaxley"][0]) is None
     assert "basilisk_fang" in g.tokens["m010"]  # Death Eaters take no tokens
+
+
+def test_ron_may_roll_his_attack_again_once_per_battle() -> None:
+    t = engine(dice(1, 1, 1), dice(6, 6, 6), players=3, sheets=(RON, HARRY))
+    g = t.state
+    c = returned(t, {"Yaxley": "m005"})
+    t.push(SheetBattle(["seat:1", "eater:Yaxley"]))
+    t.expect(1, "reroll")
+    assert t.legal(1) == [{"type": "keep"}, {"type": "reroll"}]
+    t.act(1, {"type": "reroll"})
+    t.expect(0, "dodge")  # three 6s hit Yaxley (res 4); the villain may dodge for him
+    t.act(0, {"type": "take_hits"})
+    assert c.eater_lp["Yaxley"] == 4
+    battle = next(x for x in g.stack if isinstance(x, SheetBattle))
+    assert battle.reroll == [True, False]

@@ -128,7 +128,7 @@ V4. At the return Pettigrew's cards go under their decks; Voldemort's 3 spell + 
 V5. The villain places the Death Eaters in the data's order, one per tower, none on a hero's tower.
 V6. Only §4.4's tokens are in play, so Buckbeak, the Cloak and the Time-Turner never are; the Elder Wand, the
     Stone and the Sword are goals, not battle tokens, in this mode.
-V7. Ron's ``reroll_once`` is not offered in Return battles.
+V7. Ron's ``reroll_once`` is offered after each of his dice attacks until used (as E13).
 V8. Rookwood's ``spy`` puts one of his opponent's potion or spell cards, drawn by the joint randomness, under
     its deck face down.
 V9. A defeated hero puts his potion and spell cards under their decks (§14.1), goes to the start with 1 LP,

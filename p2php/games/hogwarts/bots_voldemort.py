@@ -36,6 +36,7 @@ __all__ = ["Distances", "return_choice", "targets", "walk_targets"]
 BOARD2 = "board2"
 GIFT_KINDS = ("action", "event")
 
+REROLL_BELOW = 4
 HUNT_RANGE = 12
 """Harry keeps this far from a Voldemort who holds the Wand while the heroes' goal is not reached (2 dice)."""
 Distances = Callable[[frozenset[str]], Mapping[str, int]]
@@ -112,6 +113,9 @@ def return_choice(g: HogwartsState, seat: Seat, knowledge: Knowledge, prompt: st
                     next((a for a in legal if a.get("to") in goal), legal[0]))
     if prompt == "dodge":
         return legal[0]
+    if prompt == "reroll":  # Ron rolls again when none of his dice reached 4
+        dice = list(getattr(g.stack.top, "dice", []))
+        return legal[1] if dice and max(dice) < REROLL_BELOW else legal[0]
     if prompt == "character":
         return legal[0]
     if prompt == "place_eater":

@@ -12,7 +12,8 @@ apply as printed; a fighter is ``seat:N`` (a player's figure) or ``eater:Name`` 
 plays, its cards in :attr:`.voldemort_rules.Campaign.eater_hand`).
 
 Decisions (ours, V-list of the package docstring): the special battle tokens are not used in Return mode
-(they are the sides' goals, V6); Ron's ``reroll_once`` is not offered (V7); Rookwood's ``spy`` puts a card of
+(they are the sides' goals, V6); Ron's ``reroll_once`` is offered after each of his dice attacks until used
+(V7, as E13); Rookwood's ``spy`` puts a card of
 his opponent's chosen by the joint randomness under its deck, face down (V8); a hero who loses puts his
 potion and spell cards under their decks (§14.1) and goes to the start with 1 LP (V9).
 """
@@ -144,6 +145,8 @@ class SheetBattle(Task["HogwartsState"]):
     extra: int = 0
     cut: int = 0
     hitting: int = 0
+    reroll: list[bool] = field(default_factory=lambda: [False, False])  # Ron's reroll_once used, per side
+    asked: bool = False  # Ron was asked about this roll
 
     # ---- who may play what
     def limit_left(self, g: HogwartsState, side: int, use: str) -> bool:
@@ -226,6 +229,8 @@ class SheetBattle(Task["HogwartsState"]):
             return [{"type": "no_defence"}, *self.card_actions(g, self.attacker, knowledge, "defence")]
         if self.stage is S.DODGE:
             return [{"type": "take_hits"}, {"type": "dodge"}]
+        if self.stage is S.DICE:
+            return [{"type": "keep"}, {"type": "reroll"}]
         return [{"type": "dice"}, *self.card_actions(g, self.attacker, knowledge, "attack")]
 
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
@@ -251,6 +256,12 @@ class SheetBattle(Task["HogwartsState"]):
         action = answers[0][1]
         kind = action["type"]
         S = SheetBattle.Stage
+        if self.stage is S.DICE:  # Ron: keep the roll, or roll all its dice again (once per battle)
+            if kind == "reroll":
+                self.reroll[self.attacker] = True
+                self.rolled, self.dice = False, []
+                g.log("reroll", answers[0][0])
+            return CONTINUE
         if self.stage is S.DODGE:
             if kind == "dodge":
                 self.rolled = True
@@ -343,6 +354,10 @@ class SheetBattle(Task["HogwartsState"]):
         if not self.rolled:
             self.rolled = True
             return Call(Roll(dice + self.extra, "attack"), into="dice")
+        if ability == "reroll_once" and not self.reroll[self.attacker] and not self.asked:
+            self.asked = True
+            return Decide((controller(g, attacker),), "reroll")
+        self.asked = False
         res = stats(g, defender)[0] - self.cut - (1 if ability in ("res_minus_1", "dark_lord") else 0)
         if ability == "execute" and life(g, defender) <= 3:
             res = MIN_RES
