@@ -150,6 +150,9 @@ V16. A failed Horcrux is retried at the start of the hero's next turn, which is 
 V17. Start-of-turn searches (Accio, Felix Felicis) look only in the spell and potion decks.
 V18. A Horcrux attempt's four dice (2 + 2) are one joint draw (as E17); Greyback's ``bite_regen`` never takes
     him above his sheet's LP.
+V19. The Dodge is open to both sides of a Return battle: the villain may dodge for Voldemort and for his
+    Death Eaters too; protections (``cancel_next``, ``skip``, ``reflect_next``, ``shield``) answer the
+    opponent's next attack, cards or dice.
 
 Next increment: qualified mode (Death Eater tokens placed in turn, C-12, and their battles, C-35;
 alternating player battles, C-33; mission cards shown and returned, C-52; the Quidditch requirement, which
