@@ -505,3 +505,19 @@ def test_ron_may_roll_his_attack_again_once_per_battle() -> None:
     assert c.eater_lp["Yaxley"] == 4
     battle = next(x for x in g.stack if isinstance(x, SheetBattle))
     assert battle.reroll == [True, False]
+
+
+def test_a_hero_s_move_onto_a_death_eater_ends_in_a_battle_that_ends_his_turn() -> None:
+    six, one = dice(6, 6, 6), dice(1, 1, 1)
+    t = engine(dice(1, 1), six, one, six, one, six, players=2, sheets=(HARRY,))
+    g = t.state
+    c = returned(t, {"Yaxley": "hogwarts_crest_cell"})
+    t.push(ReturnTurn(1))
+    assert {"type": "move", "path": ["start", "two_hands_cell", "hogwarts_crest_cell"], "roll": 2} in t.legal(1)
+    assert all(m["path"][-1] == "hogwarts_crest_cell" for m in t.legal(1) if "hogwarts_crest_cell" in m["path"])
+    t.act(1, {"type": "move", "path": ["start", "two_hands_cell", "hogwarts_crest_cell"], "roll": 2}, "move")
+    for _ in range(3):  # Harry attacks first: 3 hits a round (res 4 − 1); Yaxley's 1s miss
+        t.act(0, {"type": "take_hits"}, "dodge")
+    assert "Yaxley" not in c.eaters and g.pos[1] == "hogwarts_crest_cell"
+    t.expect(0, "move")  # Harry's turn is over: Voldemort's, below it, goes on
+    assert [e for e in g.events if e[0] in ("trip", "draw", "gift")] == []
