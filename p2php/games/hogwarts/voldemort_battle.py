@@ -267,7 +267,7 @@ class SheetBattle(Task["HogwartsState"]):
                 self.rolled = True
                 g.log("dodge", fighter_name(g, self.fighters[1 - self.attacker]))
                 return Call(Roll(self.hitting, "dodge"), into="dice")
-            return self.hits_land(g, self.hitting_loss(g))
+            return self.hits_land(g, self.hitting)
         if kind == "no_defence":
             self.stage = S.ATTACK
             return CONTINUE
@@ -372,9 +372,6 @@ class SheetBattle(Task["HogwartsState"]):
             return self.hits_land(g, self.hitting)
         self.stage = SheetBattle.Stage.DODGE
         return CONTINUE
-
-    def hitting_loss(self, g: HogwartsState) -> int:
-        return self.hitting
 
     def dodged(self, g: HogwartsState) -> Outcome:
         """The dodge dice replace the hits (rules §16.5); a 6 costs the attacker 1, never Voldemort."""
