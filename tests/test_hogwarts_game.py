@@ -33,7 +33,7 @@ def set_up(players: int, length: str = "quick", seed: int = 0) -> tuple[Hogwarts
 # ----------------------------------------------------------------------------- options
 
 
-@pytest.mark.parametrize("mode", ["qualified", "team", "solo", "return_of_voldemort"])
+@pytest.mark.parametrize("mode", ["qualified", "team", "solo"])
 def test_modes_not_built_yet_are_refused_naming_what_is_missing(mode: str) -> None:
     with pytest.raises(OptionError, match=f"mode={mode} is not playable yet"):
         GAME.new_state(4, {"mode": mode})

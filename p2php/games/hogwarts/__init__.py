@@ -3,7 +3,8 @@ original: shared/seeds/002_*.txt, which wins where the digest differs).
 
 Playable in ``mode=underage`` at every ``length`` (quick | classic | long), 2 to 9 players (C-14), Quidditch
 matches included, with the ``random`` and ``heuristic`` bots and the optional Dodge (``dodge=true``); the
-other modes are refused with an OptionError naming what is missing.
+other modes are refused with an OptionError naming what is missing.  ``mode=return_of_voldemort`` (rules §16, 2 to 4
+players) is playable too (increment 4).
 Importing this package registers the game as ``hogwarts`` (an entry point names it, as for the TCG).
 
 Increment 1 (the data and the board):
@@ -40,6 +41,17 @@ Increment 3 (the Quidditch match, rules §15, data §5, C-25, C-37–C-40):
   actions from the dice, moves, passes, interceptions, shots, Bludgers), ``quidditch_snitch`` (Phase 2: the
   Seekers on the circuit and the Quidditch cards, hidden hand cards opened when played), ``bots_quidditch``
   (the heuristic's play).
+
+Increment 4 (The Return of Lord Voldemort, rules §16 and §14, data §4.2 and §4.4, C-36, C-41–C-47):
+
+* ``voldemort_rules`` (the campaign's public record, kept in the bottom task so the shared state needs no new
+  fields; sides, tokens each side may take, where moves stop, the two goals, the view's facts),
+  ``voldemort_setup`` (the set-up, Voldemort's return with his Death Eaters, the Stone and the Wand),
+  ``voldemort_turn`` (the game's flow and a turn: C-41's cell effects, Pettigrew's way to the graveyard),
+  ``voldemort_eaters`` (the Death Eaters' moves, their cards and battles), ``voldemort_battle`` (two sheets
+  fighting with the Dodge, ≤3 cards a side), ``voldemort_goals`` (Horcruxes, the crossing, the final battle),
+  ``voldemort_view`` (the terminal's lines), ``bots_voldemort`` (the heuristic's play).  Hooks elsewhere:
+  ``game`` (the mode, 2–4 players, the Dodge always on), ``rules.constraints``, ``view``, ``bots``.
 
 Decisions for the engine where the rulebook, the digest and the data are silent (ours, numbered):
 
@@ -95,17 +107,57 @@ E23. Phase 2: a Seeker that reaches 24 by the roll alone catches the Snitch befo
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 
-R1. ``mode`` qualified, team, solo, return_of_voldemort: an OptionError naming what is missing.
+R1. ``mode`` qualified, team, solo: an OptionError naming what is missing.
 R2. The Quidditch match is played in underage mode at every length (stopping on the pitch: the portal trip
     or a challenge, C-25); qualified mode's requirement to take part in one is not built (qualified is
     refused, R1), nor solo's Snitch practice (C-11).
 R3. The Invisibility Cloak is not offered in a group battle nor in the underage dice duel (it is offered in
     a battle fought alone, C-28), and Pettigrew's flight not in a group battle.
 
+Decisions for The Return of Lord Voldemort where the rules and the data are silent (ours, numbered apart):
+
+V1. The villain is the first player (seat 0, C-14) and plays Pettigrew; the others choose Harry, Ron or
+    Hermione in turn from his left, and the last to choose must take Harry if nobody has (data §4.4).
+V2. The heroes win together; a side's win ends the game at once.  Scores: Horcruxes destroyed (heroes), left
+    (villain).
+V3. The heroes' goal counts the Resurrection Stone on any hero's sheet (the original: "Harry and his friends
+    may collect" it); a Horcrux is tried only by a hero who holds a weapon himself (C-42).
+V4. At the return Pettigrew's cards go under their decks; Voldemort's 3 spell + 2 potion cards and each Death
+    Eater's come from the deck tops in one Deal to the villain (the heroes see them only when played; the view
+    shows their counts).
+V5. The villain places the Death Eaters in the data's order, one per tower, none on a hero's tower.
+V6. Only §4.4's tokens are in play, so Buckbeak, the Cloak and the Time-Turner never are; the Elder Wand, the
+    Stone and the Sword are goals, not battle tokens, in this mode.
+V7. Ron's ``reroll_once`` is offered after each of his dice attacks until used (as E13).
+V8. Rookwood's ``spy`` puts one of his opponent's potion or spell cards, drawn by the joint randomness, under
+    its deck face down.
+V9. A defeated hero puts his potion and spell cards under their decks (§14.1), goes to the start with 1 LP,
+    his turn ends and a pending Horcrux retry is forgotten.
+V10. Each Death Eater moves at most once a turn, in the order the villain picks; "done" ends the phase.
+V11. A Death Eater meeting several heroes fights the lowest seat; a hero entering a cell of several Death
+    Eaters fights the first in the data's order.  A hero's battle ends his turn (no cell effect, no Horcrux).
+V12. A common room gives 1 spell or potion card of choice; classrooms and special cells give only their spell
+    and potion cards (the Library and Flourish and Blotts nothing).
+V13. The Death Eaters first move on the villain's turn after the return; at the end of the return turn he goes
+    back to the pitch (data §4.4).  Arriving at the graveyard with the four tokens by a portal token returns
+    him too.
+V14. A game with no winner after 150 rounds is drawn (no winners), so that every game ends.
+V15. Paths cross when a walk ends on the other's cell; a walk is forced to stop there only once a goal is
+    reached (with neither goal both pass, C-44), and a trip landing there is no crossing.  In the final battle
+    the one who moved attacks first.
+V16. A failed Horcrux is retried at the start of the hero's next turn, which is then the whole turn (no card,
+    no move, no cell effect); a hero no longer there with a weapon plays a normal turn.
+V17. Start-of-turn searches (Accio, Felix Felicis) look only in the spell and potion decks.
+V18. A Horcrux attempt's four dice (2 + 2) are one joint draw (as E17); Greyback's ``bite_regen`` never takes
+    him above his sheet's LP.
+V19. The Dodge is open to both sides of a Return battle: the villain may dodge for Voldemort and for his
+    Death Eaters too; protections (``cancel_next``, ``skip``, ``reflect_next``, ``shield``) answer the
+    opponent's next attack, cards or dice.
+
 Next increment: qualified mode (Death Eater tokens placed in turn, C-12, and their battles, C-35;
 alternating player battles, C-33; mission cards shown and returned, C-52; the Quidditch requirement, which
 needs a record of who took part in a match); then team mode (C-8–C-10), solo (C-11), the Cloak in group battles,
-Dodge against players and Death Eaters, and The Return of Lord Voldemort (C-41–C-47).
+Dodge against players and Death Eaters.
 
 Digest against the original (the original wins):
 

@@ -17,10 +17,12 @@ from p2php.engine.contract import Action, Decide, GameState, Knowledge, RandomBo
 
 from .battle import hand_card
 from .bots_quidditch import quidditch_choice
+from .bots_voldemort import return_choice
 from .data import graph as map_graph
 from .rules import location_cells, mission_of
 from .state import HogwartsState
 from .terms import parse
+from .voldemort_rules import RETURN
 
 __all__ = ["HeuristicBot"]
 
@@ -89,6 +91,10 @@ class HeuristicBot:
         g = state
         step = g.step()
         prompt = step.prompt if isinstance(step, Decide) else ""
+        if g.mode == RETURN:
+            chosen = return_choice(g, seat, knowledge, prompt, legal, distances_to)
+            if chosen is not None:
+                return chosen
         places, wanted = self.goals(g, seat, knowledge) if prompt in GOAL_PROMPTS else (set(), set())
         if prompt == "move":
             return self.move(g, legal, places, wanted)

@@ -1,9 +1,9 @@
 """A Year at Hogwarts as an engine game: options, players, card names, bots.
 
-Options: ``mode`` = ``underage`` (built) | ``qualified`` | ``team`` | ``solo`` | ``return_of_voldemort`` (not
-built yet: refused with an :class:`~p2php.engine.contract.OptionError` naming what is missing); ``length`` =
-``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` = ``false`` | ``true`` (the optional Dodge rule,
-C-36).  2 to 9 players (C-14: nine sheets; solo, 1, is not built).
+Options: ``mode`` = ``underage`` (built) | ``qualified`` | ``team`` | ``solo`` (not built yet: refused with an
+:class:`~p2php.engine.contract.OptionError` naming what is missing) | ``return_of_voldemort`` (built: 2 to 4
+players, the Dodge always on); ``length`` = ``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` =
+``false`` | ``true`` (the optional Dodge rule, C-36).  2 to 9 players (C-14: nine sheets; solo, 1, is not built).
 """
 
 from __future__ import annotations
@@ -20,18 +20,20 @@ from .ids import instance, universe
 from .state import HogwartsState
 from .turn import Year
 from .view import table_lines
+from .voldemort_rules import RETURN
+from .voldemort_turn import ReturnYear
 
 __all__ = ["GAME", "HogwartsGame"]
 
 MODES = ("underage", "qualified", "team", "solo", "return_of_voldemort")
-BUILT_MODES = ("underage",)
+BUILT_MODES = ("underage", RETURN)
+RETURN_PLAYERS = (2, 4)
+"""The Return of Lord Voldemort: 2–4 players (rules §16)."""
 NOT_BUILT = {
     "qualified": "qualified mode needs the Death Eater tokens and battles, alternating player battles and the "
                  "requirement to take part in a Quidditch match, which are not built yet",
     "team": "team mode needs teams, shared missions and Death Eaters, which are not built yet",
     "solo": "solo mode needs one-player play and Snitch practice, which are not built yet",
-    "return_of_voldemort": "The Return of Lord Voldemort (Horcruxes, Voldemort's return, the final battle) is "
-                           "not built yet",
 }
 
 
@@ -42,7 +44,7 @@ class HogwartsGame(Game):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 9
     options: ClassVar[Mapping[str, OptionSpec]] = {
-        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (only underage is built)"),
+        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (built: underage, return_of_voldemort)"),
         "length": OptionSpec("quick", ("quick", "classic", "long"), "game length: missions and points to win"),
         "dodge": OptionSpec(False, None, "the optional Dodge rule against enemies' dice (C-36)"),
     }
@@ -53,12 +55,20 @@ class HogwartsGame(Game):
         mode = str(opts["mode"])
         if mode not in BUILT_MODES:
             raise OptionError(f"hogwarts: mode={mode} is not playable yet: {NOT_BUILT[mode]}")
+        if mode == RETURN:
+            opts["dodge"] = True  # always on in Return mode (C-36)
         return opts
 
     def new_state(self, players: int, options: Mapping[str, object]) -> HogwartsState:
         self.check_players(players)
         load()  # a broken data file fails here, in one line
-        return HogwartsState(players, self.parse_options(dict(options)), Year())
+        opts = self.parse_options(dict(options))
+        if opts["mode"] == RETURN:
+            low, high = RETURN_PLAYERS
+            if not low <= players <= high:
+                raise OptionError(f"hogwarts: mode={RETURN} is for {low}–{high} players, not {players}")
+            return HogwartsState(players, opts, ReturnYear())
+        return HogwartsState(players, opts, Year())
 
     def card_name(self, card: CardId, options: Mapping[str, object]) -> str:
         inst = instance(card)

@@ -12,6 +12,7 @@ from .board import Constraints
 from .data import load
 from .ids import instance, mission_card
 from .missions import GREAT_HALL, Mission
+from .voldemort_rules import RETURN, return_constraints
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -43,6 +44,8 @@ def opponents_at(g: HogwartsState, mover: Seat, cell: str) -> list[Seat]:
 def constraints(g: HogwartsState, seat: Seat, stop_anywhere: bool = False,
                 stop_also: frozenset[str] = frozenset()) -> Constraints:
     """What the figures and ``seat``'s sheet add to the graph for its move (board.Constraints)."""
+    if g.mode == RETURN:
+        return return_constraints(g, seat, stop_anywhere, stop_also)
     move_ability, _ = g.ability(seat)
     occupied: frozenset[str] = frozenset()
     if move_ability != "rat":  # Pettigrew is never forced to stop on a figure (data §4.1)

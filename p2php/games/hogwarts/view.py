@@ -14,6 +14,8 @@ from .pitch_grid import SIDES
 from .quidditch import Match
 from .quidditch_goals import Goals
 from .quidditch_snitch import Snitch, circuit_cell
+from .voldemort_rules import RETURN, return_view
+from .voldemort_view import return_lines
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -53,10 +55,14 @@ def observation(g: HogwartsState, seat: Seat | None, knowledge: Knowledge) -> di
             "missions": [_face(knowledge, x) for x in g.missions[s]] if mine else [],
             "hand_slots": list(g.hand[s]) if mine else [], "mission_slots": list(g.missions[s]) if mine else [],
         })
+    rov = return_view(g) if g.mode == RETURN else None
+    if rov is not None and rov["returned"]:
+        players[int(str(rov["villain"]))]["name"] = "Lord Voldemort"
     return {"seat": seat, "turn": g.turn, "turns": g.turns, "mode": g.mode, "length": g.length,
             "players": players, "tokens": sorted([c, list(t)] for c, t in g.tokens.items()),
             "decks": sorted([d, len(s)] for d, s in g.deck.items()), "qualified": list(g.qualified),
-            "events": [list(e) for e in g.events], "match": match_view(g), "battle": battle_view(g)}
+            "events": [list(e) for e in g.events], "match": match_view(g), "battle": battle_view(g),
+            "return": rov}
 
 
 def match_view(g: HogwartsState) -> dict[str, Any] | None:
@@ -126,6 +132,8 @@ def table_lines(obs: Mapping[str, Any], seat: Seat, names: Sequence[str]) -> lis
             lines.append(f"     your missions: {', '.join(card_title(m) for m in p.get('missions', [])) or '—'}")
     if obs.get("match"):
         lines.extend(match_lines(obs["match"], names))
+    if obs.get("return"):
+        lines.extend(return_lines(obs["return"], names))
     if obs.get("qualified"):
         lines.append(f"  goal reached by seats {', '.join(str(q) for q in obs['qualified'])}: the round is finished")
     return lines
