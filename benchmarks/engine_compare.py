@@ -38,7 +38,11 @@ def run_suite(tree: Path, seconds: float, block: float, rlcard: bool) -> list[di
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"engine_compare.py: the suite failed with p2php from {tree}:\n{proc.stderr[-2000:]}")
-    results: list[dict[str, Any]] = json.loads(proc.stdout)["suite"]
+    out = json.loads(proc.stdout)
+    if Path(out["p2php_from"]) != tree.resolve():  # e.g. a p2php/ beside the script shadows PYTHONPATH
+        raise SystemExit(f"engine_compare.py: asked for p2php from {tree}, the suite imported it from "
+                         f"{out['p2php_from']}")
+    results: list[dict[str, Any]] = out["suite"]
     return results
 
 

@@ -34,6 +34,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from machine_info import machine
@@ -329,6 +330,13 @@ def print_suite(results: Sequence[dict[str, Any]]) -> None:
               f"{'-' if env is None else r['engine_ratio']:>8}")
 
 
+def _p2php_from() -> str:
+    """The directory the measured ``p2php`` package was imported from (the source tree's root)."""
+    import p2php
+
+    return str(Path(p2php.__file__).resolve().parent.parent)
+
+
 def default_bot(game_name: str) -> str:
     """'eager' when the game has it (RLCard's random agent's action space), else 'random'."""
     return "eager" if "eager" in get_game(game_name).bot_kinds else "random"
@@ -371,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 r["bot"] = bot
                 results.append(r)
             if args.json:
-                print(json.dumps({"suite": results, "machine": machine()}))
+                print(json.dumps({"suite": results, "machine": machine(), "p2php_from": _p2php_from()}))
             else:
                 print_suite(results)
             return 0
