@@ -26,8 +26,36 @@ class NotCanonical(P2phpError, TypeError):
     """A value that has no canonical encoding (a float, a set, an object ...)."""
 
 
+_ATOMS = frozenset({type(None), bool, int, str, bytes})
+"""The exact types that are their own canonical form (subclasses such as an ``IntEnum`` take the general path)."""
+_STR_KEYS = frozenset({str})
+_INT_KEYS = frozenset({int})
+
+
 def canonical(value: Any) -> Any:
     """Return ``value`` rewritten as canonical plain data (sorted dict keys, lists)."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is list or t is tuple:
+        if _ATOMS.issuperset(map(type, value)):  # a list of scalars (hands, piles): one C-level pass
+            return list(value)
+        return [canonical(v) for v in value]
+    if t is dict:
+        keys = sorted(value) if _key_types_ok(value) else None
+        if keys is not None:
+            return {k: canonical(value[k]) for k in keys}
+    return _canonical_general(value)
+
+
+def _key_types_ok(d: dict[Any, Any]) -> bool:
+    """All keys exactly ``str`` or all exactly ``int`` (others go the general way, which decides the same)."""
+    types = set(map(type, d))
+    return types <= _STR_KEYS or types <= _INT_KEYS
+
+
+def _canonical_general(value: Any) -> Any:
+    """:func:`canonical` for every value its fast paths do not take: subclasses, other mappings, errors."""
     if value is None or isinstance(value, bool | int | str | bytes):
         return value
     if isinstance(value, list | tuple):
@@ -42,9 +70,27 @@ def canonical(value: Any) -> Any:
     raise NotCanonical(f"{type(value).__name__} has no canonical encoding: {value!r:.80}")
 
 
+def _packable(value: Any) -> Any:
+    """What :func:`encode` packs: ``canonical(value)`` up to copies msgpack cannot tell apart (a list or
+    tuple of scalars is packed as it is, without building the list :func:`canonical` returns)."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is list or t is tuple:
+        if _ATOMS.issuperset(map(type, value)):
+            return value
+        return [v if type(v) in _ATOMS else _packable(v) for v in value]
+    if t is dict and _key_types_ok(value):
+        keys = sorted(value)
+        if _ATOMS.issuperset(map(type, value.values())):
+            return value if keys == list(value) else {k: value[k] for k in keys}  # msgpack keeps the order
+        return {k: (v if type(v) in _ATOMS else _packable(v)) for k in keys for v in (value[k],)}
+    return canonical(value)
+
+
 def encode(value: Any) -> bytes:
     """Canonical msgpack bytes of ``value`` (see :func:`canonical`)."""
-    packed: bytes = msgpack.packb(canonical(value), use_bin_type=True, strict_types=False)
+    packed: bytes = msgpack.packb(_packable(value), use_bin_type=True, strict_types=False)
     return packed
 
 

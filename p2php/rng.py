@@ -14,6 +14,7 @@ mental-poker shuffle (seeded from a peer's private secret), and for bots.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -22,12 +23,13 @@ from p2php import tags
 T = TypeVar("T")
 
 _LIMIT = 1 << 64
+_WORDS = struct.Struct(">4Q").unpack  # a block's four 8-byte words, big-endian
 
 
 class DetRng:
     """Deterministic generator over a SHA-256 counter stream."""
 
-    __slots__ = ("_seed", "_counter", "_buf", "_pos")
+    __slots__ = ("_seed", "_counter", "_words", "_pos")
 
     def __init__(self, seed: bytes | str | int) -> None:
         if isinstance(seed, int):
@@ -36,17 +38,19 @@ class DetRng:
             seed = seed.encode()
         self._seed = hashlib.sha256(tags.RNG + seed).digest()
         self._counter = 0
-        self._buf = b""
-        self._pos = 0
+        self._words: tuple[int, ...] = ()
+        self._pos = 4
 
     def _word(self) -> int:
-        if self._pos + 8 > len(self._buf):
-            self._buf = hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
+        """The next 8-byte word of the stream (a block's four words are unpacked at once: the hot path
+        of every shuffle and every bot's choice)."""
+        pos = self._pos
+        if pos == 4:
+            self._words = _WORDS(hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest())
             self._counter += 1
-            self._pos = 0
-        w = int.from_bytes(self._buf[self._pos : self._pos + 8], "big")
-        self._pos += 8
-        return w
+            pos = 0
+        self._pos = pos + 1
+        return self._words[pos]
 
     def bytes(self, n: int) -> bytes:
         """``n`` pseudo-random bytes."""
@@ -73,7 +77,13 @@ class DetRng:
                     return x % n
         bound = _LIMIT - (_LIMIT % n)
         while True:
-            x = self._word()
+            pos = self._pos  # _word(), inline: one draw per bot decision
+            if pos == 4:
+                self._words = _WORDS(hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest())
+                self._counter += 1
+                pos = 0
+            self._pos = pos + 1
+            x = self._words[pos]
             if x < bound:
                 return x % n
 
@@ -83,9 +93,24 @@ class DetRng:
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher–Yates shuffle in place (from the last index down)."""
+        # below(i + 1) for each i, with the word stream read inline: a shuffle of a whole deck is the
+        # commonest use, and the same words are drawn in the same order as below() would.
+        seed, sha256, words, pos = self._seed, hashlib.sha256, self._words, self._pos
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            bound = _LIMIT - (_LIMIT % n)
+            while True:
+                if pos == 4:
+                    words = _WORDS(sha256(seed + self._counter.to_bytes(8, "big")).digest())
+                    self._counter += 1
+                    pos = 0
+                x = words[pos]
+                pos += 1
+                if x < bound:
+                    break
+            j = x % n
             items[i], items[j] = items[j], items[i]
+        self._words, self._pos = words, pos
 
     def permutation(self, n: int) -> list[int]:
         """A uniformly random permutation of ``range(n)``."""

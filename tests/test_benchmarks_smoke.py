@@ -80,10 +80,23 @@ def test_engine_speed_uno() -> None:
     assert result["unit"] == "round" and result["options"]["rounds"] == 1
     assert result["p2php_games"] >= 1 and result["p2php_games_per_s"] > 0
     assert result["p2php_steps_per_s"] > 0
+    assert result["clock"] == "process_time" and result["p2php_state_hash_us"]["median"] > 0
+    blocks = result["p2php_games_per_s_blocks"]
+    assert blocks["min"] <= blocks["median"] <= blocks["max"]
     if result["rlcard_version"] is not None:  # rlcard is a benchmark-only dependency
         assert result["rlcard_games_per_s"] > 0 and result["ratio"] > 0
+        assert result["rlcard_game_engine_per_s"] > 0 and result["engine_ratio"] > 0
     else:
-        assert result["rlcard_skipped"]
+        assert result["rlcard_skipped"] and result["rlcard_game_engine_per_s"] is None
+
+
+def test_engine_speed_suite() -> None:
+    pytest.importorskip("p2php.games.uno")
+    out = _json("benchmarks/engine_speed.py", "--suite", "--seconds", "0.01", "--no-rlcard", "--json")
+    assert [(r["game"], r["players"]) for r in out["suite"]] == [
+        ("uno", 2), ("uno", 4), ("hpsha", 4), ("hpsha", 10), ("tcg", 2), ("hogwarts", 4)]
+    assert all(r["p2php_games"] >= 1 and r["p2php_decisions_per_s"] > 0 for r in out["suite"])
+    assert Path(out["p2php_from"]) == ROOT
 
 
 def test_deal_benchmark_any_registered_game_with_a_full_game() -> None:

@@ -85,10 +85,15 @@ class LocalTable:
 
     def __post_init__(self) -> None:
         self.rng = DetRng(self.seed)
+        self._known: dict[Seat, Knowledge] = {}
 
     def knowledge(self, seat: Seat) -> Knowledge:
-        """What ``seat`` knows now."""
-        return Knowledge(self.public, self.private.setdefault(seat, {}))
+        """What ``seat`` knows now (a view of the table's dicts, so one object per seat serves every step)."""
+        known = self._known.get(seat)
+        private = self.private.get(seat)
+        if known is None or known.public is not self.public or private is None or known.private is not private:
+            known = self._known[seat] = Knowledge(self.public, self.private.setdefault(seat, {}))
+        return known
 
     def everything(self) -> Knowledge:
         return Knowledge(self.faces, {}, everything=True)
@@ -152,17 +157,23 @@ class LocalTable:
     def play(self, bots: Mapping[Seat, Bot] | None = None, max_steps: int = 1_000_000) -> GameOver:
         """Play to the end with ``bots`` (random bots for seats not given)."""
         bots = dict(bots or {})
+        state, knowledge_of, act = self.state, self.knowledge, self.act
         for _ in range(max_steps):
-            step = self.run_chance()
-            if isinstance(step, GameOver):
-                return step
+            step = state.step()
+            while type(step) is not Decide:  # the chance steps up to the next decision (run_chance, inlined)
+                if isinstance(step, GameOver):
+                    return step
+                if isinstance(step, Decide):
+                    break
+                self.fulfil(step)
+                step = state.step()
             answers = []
             for seat in step.seats:
                 bot = bots.get(seat)
                 if bot is None:
                     bot = bots[seat] = RandomBot((self.seed, seat).__repr__())
-                knowledge = self.knowledge(seat)
-                legal = self.state.legal_actions(seat, knowledge)
-                answers.append((seat, bot.choose(self.state, seat, knowledge, legal)))
-            self.act(answers)
+                knowledge = knowledge_of(seat)
+                legal = state.legal_actions(seat, knowledge)
+                answers.append((seat, bot.choose(state, seat, knowledge, legal)))
+            act(answers)
         raise RuntimeError(f"game did not end within {max_steps} steps")

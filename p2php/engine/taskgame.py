@@ -94,8 +94,14 @@ class TaskGame(GameState):
             raise IllegalAction(f"answers from seats {list(given)} to a decision of seats {list(seats)}")
         task = self.stack.top
         known = Knowledge(self.pub)
+        own_check = type(self).check is TaskGame.check  # then the seats are known asked: ask the task at once
         for seat, action in answers:  # checked again: apply may get answers check() never saw
-            self.check(seat, action, known)
+            if not own_check:
+                self.check(seat, action, known)
+            elif type(action) is not dict:
+                self.check(seat, action, known)  # refuses it, with check's words
+            else:
+                task.check(self, seat, action, known)
             for slot in task.reveals(self, seat, action):
                 if slot not in faces:
                     raise IllegalAction(f"the face of slot {slot} was not opened")

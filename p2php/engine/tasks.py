@@ -148,10 +148,20 @@ _STEP_TYPES: frozenset[type] = frozenset(_STEPS)
 
 # ----------------------------------------------------------------------------- plain data
 
+_ATOMS = frozenset({type(None), bool, int, str, bytes})
+"""Exact types that are plain as they are (an ``IntEnum`` is an int subclass: it takes the general path)."""
+
 
 def plain(value: Any) -> Any:
     """``value`` as plain data for a snapshot: enums by name, tasks by :meth:`Task.snapshot`, other
     dataclasses (typed results) as their kind and fields, tuples as lists."""
+    t = type(value)
+    if t in _ATOMS:
+        return value
+    if t is list or t is tuple:
+        if _ATOMS.issuperset(map(type, value)):  # the commonest container: slots, seats, an event
+            return list(value)
+        return [v if type(v) in _ATOMS else plain(v) for v in value]
     if value is None or isinstance(value, bool | int | str | bytes):
         return value
     if isinstance(value, Enum):

@@ -92,7 +92,7 @@ def playable_cards(g: UnoState, mode: Mode) -> tuple[bool, ...]:
     answering modes each take one kind of card.  Tables are memoised (at most colours x top
     cards x modes per deck), so this is a lookup in the hot loop."""
     d = g.deck
-    key = (d.name, g.colour, g.discard[-1]) if mode is Mode.TURN else (d.name, -1 - int(mode), -1)
+    key = (d.name, g.colour, g.discard[-1]) if mode is Mode.TURN else (d.name, -1 - mode, -1)
     table = _TABLES.get(key)
     if table is None:
         if mode is Mode.TURN:
@@ -224,19 +224,35 @@ def add_plays(out: list[Action], g: UnoState, seat: Seat, modes: Sequence[tuple[
     ``modes`` pairs each way of playing allowed now with its action type; a card is
     offered in the first mode it is :func:`playable` in.
     """
-    tables = [(playable_cards(g, mode), typ) for mode, typ in modes]
     private, public = knowledge.private, knowledge.public
     kinds = g.deck.kind
     hand = g.hands[seat]
     simple = len(hand) > 2
+    if len(modes) == 1:  # the commonest call (a turn): one table, read directly
+        mode, only = modes[0]
+        table = playable_cards(g, mode)
+        pget, uget = private.get, public.get
+        for slot in hand if slots is None else slots:
+            card = pget(slot)
+            if card is None:
+                card = uget(slot)
+                if card is None:
+                    continue
+            if not table[card]:
+                continue
+            if simple and kinds[card] < WILD:  # no colour to name, no UNO call due
+                out.append({"type": only, "slot": slot})
+            else:
+                variants(out, g, seat, slot, card, only, knowledge.face)
+        return
+    tables = [(playable_cards(g, mode), typ) for mode, typ in modes]
     for slot in hand if slots is None else slots:
         card = private.get(slot)
         if card is None:
             card = public.get(slot)
             if card is None:
                 continue
-        typ = next((typ for table, typ in tables if table[card]), None) if len(tables) > 1 else (
-            tables[0][1] if tables[0][0][card] else None)
+        typ = next((typ for table, typ in tables if table[card]), None)
         if typ is None:
             continue
         if simple and kinds[card] < WILD:  # no colour to name, no UNO call due

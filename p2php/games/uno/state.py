@@ -200,10 +200,10 @@ class UnoState(GameState):
 
     def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         face = knowledge.face
-        if not self._top().passes(self, seat, action, face):
+        if not self.stack.top.passes(self, seat, action, face):  # type: ignore[attr-defined]  # an UnoTask
             self._validate(seat, action, face)
         opened = self.reveals(seat, action)
-        self._checked[seat] = (action, opened, tuple(face(s) for s in opened))
+        self._checked[seat] = (action, opened, (face(opened[0]),) if len(opened) == 1 else tuple(map(face, opened)))
 
     def _validate(self, seat: Seat, action: Action, face_of: FaceOf) -> None:
         step = self.stack.pending

@@ -1,0 +1,160 @@
+"""The speed work's fast paths give exactly what the plain definitions give.
+
+DetRng draws its words four at a time and ``shuffle`` reads them inline; ``canonical``
+and ``encode`` skip copying lists of scalars and dicts already in key order; ``plain``
+does the same for snapshots.  Determinism is a contract, so each is compared here with
+a straightforward reference (the definition they replaced) on many random values,
+and the generator's stream is pinned to the value the original implementation drew.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Mapping
+from enum import Enum, IntEnum
+from typing import Any
+
+import msgpack
+import pytest
+
+from p2php.canonical import NotCanonical, canonical, encode, hash_value
+from p2php.engine.tasks import plain
+from p2php.rng import DetRng
+
+
+def _reference_canonical(value: Any) -> Any:
+    """The definition: scalars as they are, lists for sequences, dicts with sorted keys, else refused."""
+    if value is None or isinstance(value, bool | int | str | bytes):
+        return value
+    if isinstance(value, list | tuple):
+        return [_reference_canonical(v) for v in value]
+    if isinstance(value, Mapping):
+        keys = list(value.keys())
+        if not all(isinstance(k, str) for k in keys) and not all(
+            isinstance(k, int) and not isinstance(k, bool) for k in keys
+        ):
+            raise NotCanonical("keys")
+        return {k: _reference_canonical(value[k]) for k in sorted(keys)}
+    raise NotCanonical("type")
+
+
+class Colour(IntEnum):
+    RED = 0
+    BLUE = 1
+
+
+class Stage(Enum):
+    START = 1
+
+
+def _value(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.randrange(12 if depth < 4 else 6)
+    if roll == 0:
+        return None
+    if roll == 1:
+        return rng.random() < 0.5
+    if roll == 2:
+        return rng.randrange(-(2**63), 2**64)
+    if roll == 3:
+        return rng.choice(["", "a", "play", "黑魔王"])
+    if roll == 4:
+        return bytes(rng.randrange(256) for _ in range(rng.randrange(4)))
+    if roll == 5:
+        return Colour(rng.randrange(2))
+    if roll in (6, 7):
+        items = [_value(rng, depth + 1) for _ in range(rng.randrange(5))]
+        return tuple(items) if roll == 7 else items
+    keys: list[Any]
+    if roll == 8:
+        keys = rng.sample(["z", "a", "m", "kind", "b"], rng.randrange(5))
+    elif roll == 9:
+        keys = rng.sample([5, -1, 0, 3, 2**40], rng.randrange(5))
+    elif roll == 10:
+        keys = sorted(rng.sample(["x", "c", "y"], rng.randrange(4)))  # already in order
+    else:
+        keys = [rng.choice(["a", 1, True])]  # mixed or bool keys: refused
+    return {k: _value(rng, depth + 1) for k in keys}
+
+
+def test_canonical_and_encode_match_the_definition() -> None:
+    rng = random.Random(16)
+    checked = refused = 0
+    for _ in range(3000):
+        value = _value(rng)
+        if rng.random() < 0.05:
+            value = [value, 1.5]  # a float somewhere: refused
+        try:
+            expected = _reference_canonical(value)
+        except NotCanonical:
+            with pytest.raises(NotCanonical):
+                canonical(value)
+            with pytest.raises(NotCanonical):
+                encode(value)
+            refused += 1
+            continue
+        assert canonical(value) == expected
+        packed = msgpack.packb(expected, use_bin_type=True, strict_types=False)
+        assert encode(value) == packed
+        assert hash_value(value) == hashlib.sha256(packed).digest()
+        checked += 1
+    assert checked > 1000 and refused > 50
+
+
+def test_canonical_returns_fresh_lists() -> None:
+    hand = (3, 1, 2)
+    out = canonical({"hand": hand, "pile": [4, 5]})
+    assert out == {"hand": [3, 1, 2], "pile": [4, 5]}
+    assert type(out["hand"]) is list
+
+
+def _reference_plain(value: Any) -> Any:
+    if value is None or isinstance(value, bool | int | str | bytes):
+        return value
+    if isinstance(value, Enum):
+        return value.name
+    if isinstance(value, list | tuple):
+        return [_reference_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _reference_plain(v) for k, v in value.items()}
+    raise TypeError(type(value).__name__)
+
+
+def test_plain_matches_the_definition() -> None:
+    rng = random.Random(9)
+    for _ in range(2000):
+        value = _value(rng)
+        if rng.random() < 0.2:
+            value = [value, Stage.START, (Stage.START, 1)]
+        expected = _reference_plain(value)
+        assert plain(value) == expected
+        assert type(plain(value)) is type(expected)
+
+
+def test_detrng_stream_is_pinned() -> None:
+    """The values the original word-at-a-time generator drew (any change breaks old transcripts)."""
+    r = DetRng(b"pin")
+    out: list[Any] = [r.below(n) for n in (2, 3, 7, 108, 1000, 2**64 - 1, 2**64 + 1, 2**255)]
+    assert out[:5] == [0, 2, 2, 51, 637]
+    deck = list(range(108))
+    r.shuffle(deck)
+    out += deck
+    out.append(r.bytes(13).hex())
+    out.append(r.permutation(9))
+    assert hashlib.sha256(repr(out).encode()).hexdigest() == (
+        "48ada10b2fcde4500c99db51d9bd531c7b34f29f1014292ab4b78f5f078d6415")
+
+
+def test_shuffle_draws_what_below_draws() -> None:
+    """shuffle() reads the stream inline; it must consume it exactly as below(i + 1) calls would."""
+    for seed in range(20):
+        a, b = DetRng(seed), DetRng(seed)
+        for size in (0, 1, 2, 5, 52, 108):
+            items = list(range(size))
+            a.shuffle(items)
+            expected = list(range(size))
+            for i in range(size - 1, 0, -1):
+                j = b.below(i + 1)
+                expected[i], expected[j] = expected[j], expected[i]
+            assert items == expected
+            assert a.below(1000) == b.below(1000)  # and both stand at the same place in the stream
