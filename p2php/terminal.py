@@ -217,7 +217,7 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
         counts: dict[int, int] = {}
         for _, seat in step.to:
             counts[seat] = counts.get(seat, 0) + 1
-        dealt = ", ".join(f"{clean(who(s))} {n}" for s, n in counts.items())
+        dealt = ", ".join(f"{n} card{'s' if n != 1 else ''} to {clean(who(s))}" for s, n in counts.items())
         line = f"· dealt face down: {dealt}"
         if mine:
             line += "  (you got: " + ", ".join(name(ls.private_faces[s], ls.options) for s in mine
