@@ -232,7 +232,7 @@ def test_a_return_of_voldemort_turn_clicked_with_its_panel(browser: tuple[Any, s
             _click(page, "#actions button.action:not([hidden])")
         page.wait_for_timeout(100)
     assert moved >= 2, f"moved {moved} times"
-    page.wait_for_selector("#log li:has-text('you: move ')", timeout=5_000)
+    page.wait_for_selector("#log li:has-text('you move ')", timeout=5_000)
     assert "The Return of Lord Voldemort" in (page.text_content("#centre") or "")
     _no_internal_ids(page)
     _shot(page, "hogwarts-return")

@@ -44,8 +44,9 @@ function send(cmd) {
 
 function log(text, cls) {
   const words = (window.p2phpLog || {})[state.game];  // a game's own names for ids in its lines (hogwarts.js)
-  const line = withNames(words ? words(text) : text)  // "you: plays red 5" → "you: play red 5"
-    .replace(/^you: ([a-z]+)/, (m, verb) => `you: ${IMPERATIVE[verb] || verb}`).replace(/\byou's\b/g, "your");
+  const line = withNames(words ? words(text) : text)  // "you: plays red 5" → "you play red 5"
+    .replace(/^you: ([a-z]+)\b/, (m, verb) => (IMPERATIVE[verb] ? `you ${IMPERATIVE[verb]}` : m))
+    .replace(/\byou's\b/g, "your");
   const item = el("li", cls || "", line);
   const list = $("log");
   list.appendChild(item);
@@ -71,11 +72,16 @@ function optionsFrom(text) {
   return out;
 }
 
+// The games by the names on their boxes (the bridge names them by short ids).
+const GAME_TITLES = { uno: "UNO", hpsha: "HP Sha (Harry Potter Sanguosha)", tcg: "Harry Potter Trading Card Game",
+                      hogwarts: "A Year at Hogwarts" };
+const gameTitle = (name) => GAME_TITLES[name] || name;
+
 function showGames(games) {
   state.games = games;
   const select = $("game");
   select.replaceChildren(...games.map((g) => {
-    const option = el("option", "", g.name);
+    const option = el("option", "", gameTitle(g.name));
     option.value = g.name;
     return option;
   }));
@@ -86,8 +92,22 @@ function describeGame() {
   const g = state.games.find((x) => x.name === $("game").value);
   if (!g) return;
   const names = Object.keys(g.options || {});
-  $("game-help").textContent = `${g.name}: ${g.min_players}–${g.max_players} players; options: ` +
-    (names.length ? names.join(", ") : "none");
+  const help = $("game-help");
+  help.replaceChildren(el("span", "", `${gameTitle(g.name)}: ${g.min_players}–${g.max_players} players` +
+    (names.length ? "; options (type them in Options as name=value, or click a value):" : "; no options")));
+  const list = help.appendChild(el("ul", "option-list"));
+  for (const name of names) {  // each option, what it does, and its values as buttons that fill the field
+    const spec = g.options[name] || {};
+    const item = list.appendChild(el("li", "", `${name}: ${spec.help || ""} (default ${spec.default}) `));
+    for (const value of spec.choices || []) {
+      const b = item.appendChild(el("button", "option-choice", `${name}=${value}`));
+      b.type = "button";
+      b.addEventListener("click", () => {
+        const kept = $("options").value.split(/\s+/).filter((x) => x && !x.startsWith(`${name}=`));
+        $("options").value = [...kept, `${name}=${value}`].join(" ");
+      });
+    }
+  }
   $("bots").max = String(g.max_players - 1);
   $("bots").min = String(Math.max(1, g.min_players - 1));
 }
@@ -305,7 +325,7 @@ function onEvent(event) {
       loadWords(event.game);
       if (window.P2Help) window.P2Help.load(event.game);
       $("lobby").hidden = true; $("table").hidden = false; $("over").hidden = true;
-      $("table-title").textContent = `${event.game} · ${event.players} players · you are seat ${event.seat}`;
+      $("table-title").textContent = `${gameTitle(event.game)} · ${event.players} players · you are seat ${event.seat}`;
       $("safety").textContent = `safety code ${event.safety_code}`;
       log(`table started: ${event.names.join(", ")}; compare the safety code ${event.safety_code}`, "info");
       break;
