@@ -348,7 +348,14 @@ function onEvent(event) {
       $("actions").replaceChildren();
       const over = $("over");
       over.hidden = false;
-      over.replaceChildren(el("h3", "", "Game over"), el("pre", "", event.text || event.summary || ""),
+      const winners = (event.winners || []).map((w) => state.names[w] || `seat ${w}`);
+      const scores = (event.scores || []).map((n, seat) => `${state.names[seat] || "seat " + seat} ${n}`).join(" · ");
+      const result = event.winners ? (winners.length ? `${winners.includes("you") && winners.length === 1 ? "You win" :
+        "Winner" + (winners.length > 1 ? "s" : "") + ": " + winners.join(", ")}` : "No winner") : "";
+      over.replaceChildren(el("h3", "", "Game over" + (result ? ` — ${result}` : "")),
+        el("p", "scores", scores ? `scores: ${scores}` : ""),
+        el("pre", "", withNames(event.text || event.summary || "").replace(/\n?audit: .*$/, "").replace(/\bseats ([\d, ]+)/g,
+          (m, list) => list.split(/,\s*/).map((n) => state.names[Number(n)] || `seat ${n}`).join(", "))),
         el("p", event.clean ? "clean" : "fault", event.clean ? "audit: clean" : `audit: ${event.reason || "fault"}`));
       const again = el("button", "", "New table");
       again.type = "button";
