@@ -137,9 +137,14 @@ def test_hpsha_help_on_a_card_and_a_skill_in_english_and_chinese(browser: tuple[
     page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
     assert page.text_content("#help-panel h3") == en[key]["title"]
     assert en[key]["text"].split("\n")[0] in (page.text_content("#help-panel .help-text") or "")
-    page.hover("#hand .card.hpsha")
-    page.wait_for_timeout(100)
-    card_title = page.text_content("#help-panel h3") or ""
+    cards = {e["title"] for e in en.values() if e["kind"] == "card"}
+    for _ in range(20):  # the bots' moves redraw the hand: a card swapped under a still mouse gets no hover
+        page.mouse.move(0, 0)
+        page.hover("#hand .card.hpsha")
+        page.wait_for_timeout(100)
+        card_title = page.text_content("#help-panel h3") or ""
+        if card_title in cards:
+            break
     card = [e for e in en.values() if e["title"] == card_title and e["kind"] == "card"]
     assert card and page.text_content("#help-panel .help-text") == card[0]["text"], card_title
     _no_internal_ids(page)

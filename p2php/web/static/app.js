@@ -76,6 +76,19 @@ function optionsFrom(text) {
 const GAME_TITLES = { uno: "UNO", hpsha: "HP Sha (Harry Potter Sanguosha)", tcg: "Harry Potter Trading Card Game",
                       hogwarts: "A Year at Hogwarts" };
 const gameTitle = (name) => GAME_TITLES[name] || name;
+// What each game is about, in a sentence: enough to start; hover or focus anything on the table for its rules.
+const GAME_BLURBS = {
+  uno: "Play a card that matches the top card by colour or number (or a Wild); empty your hand first to score " +
+       "the others' cards.",
+  hpsha: "Hidden roles: use cards and your character's skills to cut the others' HP. The Minister (known to all) " +
+         "and the Aurors win when every Dark Wizard and Spy is out, the Dark Wizards when the Minister falls; the " +
+         "Spy wants to be the last one standing.",
+  tcg: "Play one Lesson or card a turn to build Power, then spells and creatures to damage your opponent: every " +
+       "point of damage discards a card from their deck, and you win when their deck runs out.",
+  hogwarts: "Roll and move round the castle and Diagon Alley, collect cards and object tokens, pass exams and " +
+            "complete your missions for house points; the first to the goal wins the Hogwarts Cup. The Return of " +
+            "Lord Voldemort (mode) pits the heroes hunting Horcruxes against Voldemort.",
+};
 
 function showGames(games) {
   state.games = games;
@@ -93,7 +106,8 @@ function describeGame() {
   if (!g) return;
   const names = Object.keys(g.options || {});
   const help = $("game-help");
-  help.replaceChildren(el("span", "", `${gameTitle(g.name)}: ${g.min_players}–${g.max_players} players` +
+  help.replaceChildren(el("p", "blurb", GAME_BLURBS[g.name] || ""),
+    el("span", "", `${gameTitle(g.name)}: ${g.min_players}–${g.max_players} players` +
     (names.length ? "; options (type them in Options as name=value, or click a value):" : "; no options")));
   const list = help.appendChild(el("ul", "option-list"));
   for (const name of names) {  // each option, what it does, and its values as buttons that fill the field
