@@ -197,6 +197,11 @@ def _without_seat(line: str, seat: int) -> str:
     return line.removeprefix(f"seat {seat}: ").removeprefix(f"seat {seat} ")
 
 
+def _purpose(purpose: str) -> str:
+    """A step's purpose as words ("out_of_body: random hand card" → "out of body: random hand card")."""
+    return purpose.replace("_", " ")
+
+
 def event_lines(ls: Lockstep, event: Event) -> list[str]:
     """Human lines for one resolved step, from this peer's point of view."""
     step = event.step
@@ -208,16 +213,16 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
     if isinstance(step, Shuffle):
         done = "shuffled and proved" if ls.vdeck is not None else "shuffled and locked"
         whose = "" if step.owner is None else f", {clean(who(step.owner))}'s own secret list"
-        return [f"· every peer {done} a deck of {step.count} cards ({step.purpose}{whose})"]
+        return [f"· every peer {done} a deck of {step.count} cards ({_purpose(step.purpose)}{whose})"]
     if isinstance(step, Reshuffle):
         how = "reshuffled with proofs" if ls.vdeck is not None else "reshuffled"
-        return [f"· every peer {how} {step.count} cards into a new face-down deck ({step.purpose})"]
+        return [f"· every peer {how} {step.count} cards into a new face-down deck ({_purpose(step.purpose)})"]
     if isinstance(step, Deal):
         mine = [slot for slot, seat in step.to if seat == ls.seat]
         counts: dict[int, int] = {}
         for _, seat in step.to:
             counts[seat] = counts.get(seat, 0) + 1
-        dealt = ", ".join(f"{clean(who(s))} {n}" for s, n in counts.items())
+        dealt = ", ".join(f"{n} card{'s' if n != 1 else ''} to {clean(who(s))}" for s, n in counts.items())
         line = f"· dealt face down: {dealt}"
         if mine:
             line += "  (you got: " + ", ".join(name(ls.private_faces[s], ls.options) for s in mine
@@ -226,9 +231,11 @@ def event_lines(ls: Lockstep, event: Event) -> list[str]:
     if isinstance(step, Reveal):
         return [safe("· revealed: " + ", ".join(name(c, ls.options) for c in event.faces.values()), LINE)]
     if isinstance(step, Show):
+        if step.owner == step.viewer:  # a search: the seat looks through cards only it may see
+            return [f"· {clean(who(step.owner))} looked at {len(step.slots)} card(s) privately"]
         return [f"· {clean(who(step.owner))} showed {len(step.slots)} card(s) privately to {clean(who(step.viewer))}"]
     if isinstance(step, Randomness):
-        return [f"· joint random draw ({step.purpose}): {event.random.hex()[:8]}"]
+        return [f"· joint random draw ({_purpose(step.purpose)}): {event.random.hex()[:8]}"]
     return []
 
 
@@ -450,7 +457,7 @@ class TerminalUI:
             n = ls.players
             how = (f"each of the {n} peers re-masks and shuffles it with a proof ({n} passes)" if ls.vdeck is not None
                    else f"each of the {n} peers shuffles and then locks the deck ({2 * n} passes)")
-            self.write(self.paint(f"… shuffling {step.count} cards ({step.purpose}): {how}", "dim"))
+            self.write(self.paint(f"… shuffling {step.count} cards ({_purpose(step.purpose)}): {how}", "dim"))
 
     # ---- decide: the view, the menu, the prompt
 
@@ -712,7 +719,8 @@ def progress_text(ls: Lockstep) -> str | None:
             who = 2 * n - 1 - phase
             verb = "locks"
         actor = f"{clean(name(who))} {verb}" if who is not None else verb
-        return f"shuffling {len(step.cards)} cards ({step.purpose})… pass {min(phase + 1, total)}/{total}: {actor}"
+        purpose = _purpose(step.purpose)
+        return f"shuffling {len(step.cards)} cards ({purpose})… pass {min(phase + 1, total)}/{total}: {actor}"
     waiting = [s for s in ls.waiting_for() if s != ls.seat]
     names = ", ".join(clean(name(s)) for s in waiting)
     if isinstance(step, Deal):
@@ -722,7 +730,7 @@ def progress_text(ls: Lockstep) -> str | None:
     if isinstance(step, Show):
         return "a card is shown privately…"
     if isinstance(step, Randomness):
-        return f"drawing joint randomness ({step.purpose})…"
+        return f"drawing joint randomness ({_purpose(step.purpose)})…"
     if isinstance(step, Decide) and waiting:
         return f"waiting for {names} to decide…"
     return None

@@ -7,6 +7,7 @@ table next to the UNO test's (``P2PHP_WEB_SCREENSHOT``'s folder, else /tmp), che
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -112,6 +113,7 @@ def test_hogwarts_turns_clicked_through_the_table(browser: tuple[Any, str]) -> N
     page.focus("#hand .card.hog")
     page.wait_for_timeout(100)
     assert page.text_content("#help-panel h3")
+    _no_internal_ids(page)
     _shot(page, "hogwarts")
     assert not errors, errors
     page.close()
@@ -135,11 +137,17 @@ def test_hpsha_help_on_a_card_and_a_skill_in_english_and_chinese(browser: tuple[
     page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
     assert page.text_content("#help-panel h3") == en[key]["title"]
     assert en[key]["text"].split("\n")[0] in (page.text_content("#help-panel .help-text") or "")
-    page.hover("#hand .card.hpsha")
-    page.wait_for_timeout(100)
-    card_title = page.text_content("#help-panel h3") or ""
+    cards = {e["title"] for e in en.values() if e["kind"] == "card"}
+    for _ in range(20):  # the bots' moves redraw the hand: a card swapped under a still mouse gets no hover
+        page.mouse.move(0, 0)
+        page.hover("#hand .card.hpsha")
+        page.wait_for_timeout(100)
+        card_title = page.text_content("#help-panel h3") or ""
+        if card_title in cards:
+            break
     card = [e for e in en.values() if e["title"] == card_title and e["kind"] == "card"]
     assert card and page.text_content("#help-panel .help-text") == card[0]["text"], card_title
+    _no_internal_ids(page)
     _shot(page, "hpsha-en")
     page.keyboard.press("Escape")
     assert page.is_hidden("#help-panel")
@@ -174,6 +182,7 @@ def test_a_tcg_turn_with_cards_typed_and_costed(browser: tuple[Any, str]) -> Non
     page.hover("#hand .card.tcg")
     page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
     assert page.text_content("#help-panel .help-facts")
+    _no_internal_ids(page)
     _shot(page, "tcg")
     assert not errors, errors
     page.close()
@@ -195,6 +204,42 @@ def test_uno_cards_explain_themselves(browser: tuple[Any, str]) -> None:
         title = page.text_content("#help-panel h3")
         assert title == "Number card" if face.split()[-1].isdigit() else title != "Number card", (face, title)
         assert page.text_content("#help-panel .help-text")
+    _no_internal_ids(page)
     _shot(page, "uno")
+    assert not errors, errors
+    page.close()
+
+
+# Internal ids a person should never read on a table: snake_case words (``no_start``, ``return_of_voldemort``,
+# ``point_duel``), ``key=value`` pairs and raw action dicts.
+INTERNAL_ID = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b\w+=\w+|\{'type'")
+
+
+def _no_internal_ids(page: Any) -> None:
+    """No visible text of the table (seats, centre, prompt, buttons, hand) or of the log reads as an id."""
+    for selector in ("#seats", "#centre", "#prompt", "#hand", "#actions button:not([hidden])", "#log li"):
+        for node in page.query_selector_all(selector):
+            text = node.inner_text() or ""
+            assert not INTERNAL_ID.search(text), f"{selector}: {text!r}"
+
+
+def test_a_return_of_voldemort_turn_clicked_with_its_panel(browser: tuple[Any, str]) -> None:
+    page, errors = _table(browser, "hogwarts", 2, "mode=return_of_voldemort")
+    page.wait_for_selector("#centre .return-panel", timeout=20_000)
+    panel = page.text_content("#centre .return-panel") or ""
+    assert "Horcruxes destroyed" in panel and "Peter Pettigrew" in panel and "Goals:" in panel, panel
+    deadline = time.monotonic() + 15
+    moved = 0
+    while time.monotonic() < deadline and moved < 2 and page.is_hidden("#over"):
+        if _click(page, "#centre button.cell-choice"):
+            moved += 1
+        else:
+            _click(page, "#actions button.action:not([hidden])")
+        page.wait_for_timeout(100)
+    assert moved >= 2, f"moved {moved} times"
+    page.wait_for_selector("#log li:has-text('you move ')", timeout=5_000)
+    assert "The Return of Lord Voldemort" in (page.text_content("#centre") or "")
+    _no_internal_ids(page)
+    _shot(page, "hogwarts-return")
     assert not errors, errors
     page.close()

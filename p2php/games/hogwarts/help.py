@@ -12,6 +12,7 @@ import re
 from functools import cache
 from typing import Any
 
+from .action_words import cell_name
 from .data import load
 
 __all__ = ["effect_words", "help_entries"]
@@ -101,7 +102,8 @@ def _entries() -> tuple[dict[str, Any], ...]:
         kind = data.cell_kinds.get(cell.kind)
         effect = data.cell_effects.get(cell.id)
         text = effect.text if effect is not None else kind.effect if kind is not None else ""
-        out.append({"id": f"cell:{cell.id}", "kind": "cell", "title": cell.label, "names": [cell.label, cell.id],
+        out.append({"id": f"cell:{cell.id}", "kind": "cell", "title": cell_name(cell.id),
+                    "names": [cell.label, cell.id],
                     "facts": f"{cell.kind.replace('_', ' ')} cell · {cell.board} board", "text": text})
     return tuple(out)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
 
+from .action_words import action_words
 from .data import load
 from .ids import deck_of_slot, instance
 from .pitch_grid import SIDES
@@ -99,14 +100,8 @@ def battle_view(g: HogwartsState) -> dict[str, Any] | None:
 
 
 def describe(g: HogwartsState, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:
-    kind = action.get("type", "?")
-    if kind == "move":
-        path = action.get("path") or []
-        return f"seat {seat} moves {len(path) - 1} cells to {path[-1] if path else '?'}"
-    if kind in ("card", "start", "exam", "mission") and action.get("slot") in faces:
-        return f"seat {seat}: {kind} {instance(faces[action['slot']]).card}"
-    detail = ", ".join(f"{k}={v}" for k, v in sorted(action.items()) if k != "type")
-    return f"seat {seat}: {kind}" + (f" ({detail})" if detail else "")
+    words = action_words(action, faces, card_title)
+    return f"seat {seat} {words}" if words.startswith(("moves ", "stays ")) else f"seat {seat}: {words}"
 
 
 def table_lines(obs: Mapping[str, Any], seat: Seat, names: Sequence[str]) -> list[str]:

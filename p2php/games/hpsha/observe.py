@@ -197,6 +197,9 @@ def describe_action(st: HpshaState, seat: int, action: Action, faces: Mapping[Sl
             return f"{who}: move {_name(st, int(action['slot']), faces)} to {st.who(int(action['to']))}"
         if t == "take":  # 克拉布&高尔's 贪吃
             return f"{who}: show and obtain {', '.join(_name(st, int(s), faces) for s in action['slots'])}"
+        if t == "arrange":  # the deck's top put back, first card first
+            order = ", ".join(_name(st, int(s), faces) for s in action["order"])
+            return f"{who}: put the top cards back in this order: {order}"
         if t == "pick":
             f = faces.get(int(action["slot"]))
             name = character_of(f).label if f is not None and f >= CHARACTER_BASE else "a character"

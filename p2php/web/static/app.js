@@ -44,7 +44,10 @@ function send(cmd) {
 
 function log(text, cls) {
   const words = (window.p2phpLog || {})[state.game];  // a game's own names for ids in its lines (hogwarts.js)
-  const item = el("li", cls || "", words ? words(text) : text);
+  const line = withNames(words ? words(text) : text)  // "you: plays red 5" → "you play red 5"
+    .replace(/^you: ([a-z]+)\b/, (m, verb) => (IMPERATIVE[verb] ? `you ${IMPERATIVE[verb]}` : m))
+    .replace(/\byou's\b/g, "your");
+  const item = el("li", cls || "", line);
   const list = $("log");
   list.appendChild(item);
   while (list.children.length > 400) list.removeChild(list.firstChild);
@@ -69,11 +72,29 @@ function optionsFrom(text) {
   return out;
 }
 
+// The games by the names on their boxes (the bridge names them by short ids).
+const GAME_TITLES = { uno: "UNO", hpsha: "HP Sha (Harry Potter Sanguosha)", tcg: "Harry Potter Trading Card Game",
+                      hogwarts: "A Year at Hogwarts" };
+const gameTitle = (name) => GAME_TITLES[name] || name;
+// What each game is about, in a sentence: enough to start; hover or focus anything on the table for its rules.
+const GAME_BLURBS = {
+  uno: "Play a card that matches the top card by colour or number (or a Wild); empty your hand first to score " +
+       "the others' cards.",
+  hpsha: "Hidden roles: use cards and your character's skills to cut the others' HP. The Minister (known to all) " +
+         "and the Aurors win when every Dark Wizard and Spy is out, the Dark Wizards when the Minister falls; the " +
+         "Spy wants to be the last one standing.",
+  tcg: "Play one Lesson or card a turn to build Power, then spells and creatures to damage your opponent: every " +
+       "point of damage discards a card from their deck, and you win when their deck runs out.",
+  hogwarts: "Roll and move round the castle and Diagon Alley, collect cards and object tokens, pass exams and " +
+            "complete your missions for house points; the first to the goal wins the Hogwarts Cup. The Return of " +
+            "Lord Voldemort (mode) pits the heroes hunting Horcruxes against Voldemort.",
+};
+
 function showGames(games) {
   state.games = games;
   const select = $("game");
   select.replaceChildren(...games.map((g) => {
-    const option = el("option", "", g.name);
+    const option = el("option", "", gameTitle(g.name));
     option.value = g.name;
     return option;
   }));
@@ -84,8 +105,23 @@ function describeGame() {
   const g = state.games.find((x) => x.name === $("game").value);
   if (!g) return;
   const names = Object.keys(g.options || {});
-  $("game-help").textContent = `${g.name}: ${g.min_players}–${g.max_players} players; options: ` +
-    (names.length ? names.join(", ") : "none");
+  const help = $("game-help");
+  help.replaceChildren(el("p", "blurb", GAME_BLURBS[g.name] || ""),
+    el("span", "", `${gameTitle(g.name)}: ${g.min_players}–${g.max_players} players` +
+    (names.length ? "; options (type them in Options as name=value, or click a value):" : "; no options")));
+  const list = help.appendChild(el("ul", "option-list"));
+  for (const name of names) {  // each option, what it does, and its values as buttons that fill the field
+    const spec = g.options[name] || {};
+    const item = list.appendChild(el("li", "", `${name}: ${spec.help || ""} (default ${spec.default}) `));
+    for (const value of spec.choices || []) {
+      const b = item.appendChild(el("button", "option-choice", `${name}=${value}`));
+      b.type = "button";
+      b.addEventListener("click", () => {
+        const kept = $("options").value.split(/\s+/).filter((x) => x && !x.startsWith(`${name}=`));
+        $("options").value = [...kept, `${name}=${value}`].join(" ");
+      });
+    }
+  }
   $("bots").max = String(g.max_players - 1);
   $("bots").min = String(Math.max(1, g.min_players - 1));
 }
@@ -186,13 +222,63 @@ function render(view, legal) {
 
 // ---------------------------------------------------------------- turns
 
+// A button says what you do: "plays red 5" → "play red 5" (the terminal's menus say the same).
+const IMPERATIVE = { plays: "play", draws: "draw", keeps: "keep", passes: "pass", calls: "call", takes: "take",
+                     challenges: "challenge", admits: "admit", uses: "use", gives: "give", ends: "end", stops: "stop",
+                     aims: "aim", moves: "move", stays: "stay", discards: "discard", chooses: "choose",
+                     answers: "answer", attacks: "attack", shows: "show", solves: "solve", searches: "search" };
+
 function strip(label) {
-  // "seat 0 plays red 5" / "seat 0 哈利·波特: pass" → "plays red 5" / "pass": the buttons are about you
+  // "seat 0 plays red 5" / "seat 0 哈利·波特: pass" → "play red 5" / "pass": the buttons are about you
   const text = String(label);
   const named = text.match(new RegExp(`^seat ${state.seat}(?: [^\\s:]+)?: (.+)$`));
-  if (named) return named[1];
   const own = `seat ${state.seat} `;
-  return text.startsWith(own) ? text.slice(own.length) : text;
+  const rest = named ? named[1] : text.startsWith(own) ? text.slice(own.length) : text;
+  const [verb, ...more] = rest.split(" ");
+  return withNames(IMPERATIVE[verb] ? [IMPERATIVE[verb], ...more].join(" ") : rest);
+}
+
+// "→ seat 2 Neville Longbottom" → "→ bot2 Neville Longbottom": people are named, not numbered.
+function withNames(text) {
+  return String(text).replace(/\bseat (\d+)\b/g, (m, n) => state.names[Number(n)] || m);
+}
+
+// What each game's decision asks, in words (the games name their decisions by short ids; hogwarts.js has its own).
+const PROMPT_WORDS = {
+  uno: { turn: "play a card, or draw", drawn: "you drew a card: play it or keep it",
+         catch: "someone did not call UNO: catch them?", "respond:skip": "you are being skipped: answer or take it",
+         "respond:draw_two": "a Draw Two is played at you: answer or take it",
+         "respond:wild_draw_four": "a Wild Draw Four is played at you: challenge, answer or take it",
+         "respond:sorting_hat": "the Sorting Hat is played at you", "respond:moody": "Moody is played at you",
+         "respond:howler": "a Howler is played at you", sorting: "the Sorting Hat sorts you",
+         stone: "someone went out: play the Resurrection Stone?", stone_uno: "Resurrection Stone: call UNO?",
+         verdict: "was that Wild Draw Four legal?", first_colour: "name the colour of the first card" },
+  hpsha: { identity: "identities are dealt: the minister reveals, everyone else says so",
+           pick_character: "pick your character", play: "your play phase: use a card or a skill, or end the phase",
+           discard: "discard down to your hand limit", respond: "answer {} with a card, or pass", skill: "use the skill {}?",
+           weapon: "weapon effect: {}", pick: "pick a card ({})", arrange_top: "arrange the top of the deck",
+           point_duel: "point duel: choose a card", nargles_more: "Nargles: take one more?",
+           stupefy: "Stupefy: choose", reparo: "Reparo: take a card", aguamenti: "Aguamenti: take a card",
+           quill_guess: "Quill: guess the face-down card" },
+  tcg: { action: "play a card, draw a card, or end the turn", second_lesson: "play a second lesson, or stop",
+         creature: "choose a creature", discard_all: "discard", discard_item: "discard an item",
+         discard_own: "discard one of your cards", draco: "Draco: choose", exam: "the exam: choose",
+         in_play: "choose a card in play", keep: "choose a card to keep", lesson: "choose a lesson",
+         muzzle: "Muzzle: choose", retrieve: "take a card back from your discard pile",
+         reward: "the adventure's reward: choose", search: "search your deck for a card", show: "show a card, or not",
+         solve: "solve the adventure?", target: "choose a target" },
+};
+
+function promptWords(prompt) {
+  const text = String(prompt || "decide");
+  const table = PROMPT_WORDS[state.game] || {};
+  if (table[text]) return table[text];
+  const [kind, what] = text.split(":");
+  if (what !== undefined && table[kind]) {
+    const help = window.P2Help && (window.P2Help.lookup(`skill:${what}`) || window.P2Help.lookup(what));
+    return table[kind].replace("{}", help ? help.title : what.replace(/_/g, " "));
+  }
+  return text.replace(/_/g, " ");
 }
 
 function act(index) {
@@ -224,7 +310,7 @@ function stopCountdown() {
 
 function yourTurn(event) {
   state.turn = event;
-  $("prompt").textContent = `Your turn: ${event.prompt || "decide"}`;
+  $("prompt").textContent = `Your turn: ${promptWords(event.prompt)}`;
   const buttons = (event.labels || []).map((label, index) => {
     const b = el("button", "action", strip(label));
     b.type = "button";
@@ -234,6 +320,11 @@ function yourTurn(event) {
   });
   $("actions").replaceChildren(...buttons);
   render(event.view || {}, event.legal);
+  const shown = new Set();  // two copies of one card make two equal choices: one button
+  for (const b of buttons) {
+    if (shown.has(b.textContent)) b.hidden = true;
+    shown.add(b.textContent);
+  }
   startCountdown(state.timeout);
 }
 
@@ -248,15 +339,15 @@ function onEvent(event) {
       loadWords(event.game);
       if (window.P2Help) window.P2Help.load(event.game);
       $("lobby").hidden = true; $("table").hidden = false; $("over").hidden = true;
-      $("table-title").textContent = `${event.game} · ${event.players} players · you are seat ${event.seat}`;
+      $("table-title").textContent = `${gameTitle(event.game)} · ${event.players} players · you are seat ${event.seat}`;
       $("safety").textContent = `safety code ${event.safety_code}`;
       log(`table started: ${event.names.join(", ")}; compare the safety code ${event.safety_code}`, "info");
       break;
     case "table_open": log(`table open on port ${event.port}: others join with HOST:${event.port}`, "info"); break;
     case "lobby": log(event.message, "info"); break;
     case "link":
-      log(event.up ? `${event.name} (seat ${event.seat}) is back`
-        : `${event.name} (seat ${event.seat}) lost the connection: the table waits up to ${Math.round(event.wait)} s for them to come back`,
+      log(event.up ? `${event.name} is back`
+        : `${event.name} lost the connection: the table waits up to ${Math.round(event.wait)} s for them to come back`,
         event.up ? "info" : "error");
       break;
     case "step":
@@ -271,7 +362,14 @@ function onEvent(event) {
       $("actions").replaceChildren();
       const over = $("over");
       over.hidden = false;
-      over.replaceChildren(el("h3", "", "Game over"), el("pre", "", event.text || event.summary || ""),
+      const winners = (event.winners || []).map((w) => state.names[w] || `seat ${w}`);
+      const scores = (event.scores || []).map((n, seat) => `${state.names[seat] || "seat " + seat} ${n}`).join(" · ");
+      const result = event.winners ? (winners.length ? `${winners.includes("you") && winners.length === 1 ? "You win" :
+        "Winner" + (winners.length > 1 ? "s" : "") + ": " + winners.join(", ")}` : "No winner") : "";
+      over.replaceChildren(el("h3", "", "Game over" + (result ? ` — ${result}` : "")),
+        el("p", "scores", scores ? `scores: ${scores}` : ""),
+        el("pre", "", withNames(event.text || event.summary || "").replace(/\n?audit: .*$/, "").replace(/\bseats ([\d, ]+)/g,
+          (m, list) => list.split(/,\s*/).map((n) => state.names[Number(n)] || `seat ${n}`).join(", "))),
         el("p", event.clean ? "clean" : "fault", event.clean ? "audit: clean" : `audit: ${event.reason || "fault"}`));
       const again = el("button", "", "New table");
       again.type = "button";

@@ -43,22 +43,21 @@ window.p2phpViews = window.p2phpViews || {};
     formation: "Quidditch: your formation", quidditch: "Quidditch: your move", place_quaffle: "place the Quaffle",
     quidditch_card: "play a Quidditch card?", reroll_die: "re-roll a die?", choose_deck: "choose a deck",
     event_cell: "event cell", exchange_offer: "an exchange is offered", cloak_move: "Invisibility Cloak: move",
+    eater: "move a Death Eater, or done", eater_move: "move the Death Eater: pick where it goes",
+    place_eater: "place a Death Eater", gift: "take a flying powder or a portal token",
+    place_stone: "place the Resurrection Stone", place_wand: "place the Elder Wand",
   };
 
+  // The game's modes in words (the option's values are ids).
+  const MODES = { underage: "Underage Wizard", qualified: "Qualified Wizard", team: "team game", solo: "solo game",
+                  return_of_voldemort: "The Return of Lord Voldemort" };
+
+  // The game's own words for each decision (its describe()) are the buttons' text; a few get the page's names.
   function label(action, faces, fallback) {
     const t = action.type;
     if (t === "character") return `play ${sheetName(action.sheet)}`;
-    if (t === "move" && Array.isArray(action.path)) {
-      return `move to ${cellName(action.path[action.path.length - 1])} (${action.path.length - 1} steps)`;
-    }
-    if (t === "fly") return `fly to ${cellName(action.to)}`;
-    if (t === "take") return `take ${tokenName(action.token)}` + (action.cell ? ` at ${cellName(action.cell)}` : "");
-    if (t === "prize") return `prize: ${String(action.what).replace(/_/g, " ")}`;
-    if ("slot" in action && faces.has(action.slot)) return `${t.replace(/_/g, " ")}: ${cardName(faces.get(action.slot))}`;
-    if (WORDS[t] && Object.keys(action).length === 1) return WORDS[t];
-    const rest = Object.entries(action).filter(([k]) => k !== "type").map(([k, v]) =>
-      `${k} ${typeof v === "string" && entry(`cell:${v}`) ? cellName(v) : JSON.stringify(v)}`);
-    return rest.length ? `${t.replace(/_/g, " ")} (${rest.join(", ")})` : fallback;
+    if ("slot" in action && faces.has(action.slot) && t === "card") return `play ${cardName(faces.get(action.slot))}`;
+    return fallback;
   }
 
   function seatBox(view, p, s) {
@@ -68,8 +67,8 @@ window.p2phpViews = window.p2phpViews || {};
     const at = box.appendChild(el("div", "where", "at "));
     at.appendChild(chip(cellName(p.cell), `cell:${p.cell}`, "cell"));
     box.appendChild(el("div", "hp", `${p.lp} LP · ${p.points} house points`));
-    box.appendChild(el("div", "", `powder ${p.powder} · portals ${p.portals} · ${p.hand_size} cards · ` +
-      `missions ${(p.done || []).length} done, ${p.missions_left} to go`));
+    box.appendChild(el("div", "", `powder ${p.powder} · portals ${p.portals} · ${p.hand_size} cards` +
+      (view.return ? "" : ` · missions ${(p.done || []).length} done, ${p.missions_left} to go`)));
     if ((p.tokens || []).length) {
       const tokens = box.appendChild(el("div", "tokens", "tokens: "));
       p.tokens.forEach((t) => tokens.appendChild(chip(tokenName(t), `token:${t}`, "token")));
@@ -84,6 +83,11 @@ window.p2phpViews = window.p2phpViews || {};
       if (!rows.has(p.cell)) rows.set(p.cell, { seats: [], tokens: [] });
       rows.get(p.cell).seats.push(s);
     });
+    const eaters = new Map();  // The Return of Lord Voldemort: the Death Eaters on the board
+    for (const [name, cell] of (view.return && view.return.eaters) || []) {
+      if (!rows.has(cell)) rows.set(cell, { seats: [], tokens: [] });
+      eaters.set(cell, [...(eaters.get(cell) || []), name]);
+    }
     for (const [cell, tokens] of view.tokens || []) {
       if (!rows.has(cell)) rows.set(cell, { seats: [], tokens: [] });
       rows.get(cell).tokens.push(...tokens);
@@ -95,6 +99,7 @@ window.p2phpViews = window.p2phpViews || {};
       const item = list.appendChild(el("li", row.seats.length ? "occupied" : ""));
       item.appendChild(chip(cellName(cell), `cell:${cell}`, "cell"));
       if (row.seats.length) item.appendChild(el("span", "here", " " + row.seats.map(who).join(", ")));
+      for (const name of eaters.get(cell) || []) item.appendChild(el("span", "chip eater", `Death Eater ${name}`));
       row.tokens.forEach((t) => item.appendChild(chip(tokenName(t), `token:${t}`, "token")));
     }
     return box;
@@ -143,12 +148,34 @@ window.p2phpViews = window.p2phpViews || {};
     return box;
   }
 
+  // The Return of Lord Voldemort: who is the villain, the Horcruxes destroyed, each side's goal, the Death Eaters.
+  function returnPanel(r) {
+    const box = el("div", "return-panel");
+    box.appendChild(el("h3", "", "The Return of Lord Voldemort"));
+    const role = r.returned ? "Lord Voldemort" : "Peter Pettigrew (Voldemort has not returned yet)";
+    box.appendChild(el("div", "villain", r.villain === state.seat ? `You play ${role}: stop the heroes` :
+      `${who(r.villain)} plays ${role}; you are one of the heroes`));
+    const horcruxes = box.appendChild(el("div", "horcruxes", `Horcruxes destroyed ${(r.destroyed || []).length} of ${r.horcruxes}: `));
+    if (!(r.destroyed || []).length) horcruxes.appendChild(el("span", "", "none yet"));
+    (r.destroyed || []).forEach((t) => horcruxes.appendChild(chip(tokenName(t), `token:${t}`, "token")));
+    box.appendChild(el("div", "goals", `Goals: Voldemort ${r.villain_goal ? "holds the Elder Wand" : "does not hold the Elder Wand yet"}` +
+      ` · heroes ${r.hero_goal ? "are ready (Horcruxes destroyed and the Stone)" : "not ready yet"}`));
+    const eaters = box.appendChild(el("ul", "eaters"));
+    for (const [name, cell, lp, cards] of r.eaters || []) {
+      const item = eaters.appendChild(el("li", "", `Death Eater ${name}: ${lp} LP, ${cards} cards, at `));
+      item.appendChild(chip(cellName(cell), `cell:${cell}`, "cell"));
+    }
+    if ((r.retry || []).length) box.appendChild(el("div", "", `trying a Horcrux again: ${r.retry.map(who).join(", ")}`));
+    return box;
+  }
+
   function render(view, playable) {
     last = [view, playable];
     const faces = slotFaces(view);
     $("seats").replaceChildren(...(view.players || []).map((p, s) => seatBox(view, p, s)));
-    const centre = [el("div", "", `A Year at Hogwarts · ${view.mode} · ${view.length} game · turn ${view.turns}` +
+    const centre = [el("div", "", `A Year at Hogwarts · ${MODES[view.mode] || view.mode} · ${view.length} game · turn ${view.turns}` +
       (view.turn >= 0 ? ` · ${who(view.turn)} to play` : ""))];
+    if (view.return) centre.push(returnPanel(view.return));
     if (view.match) centre.push(matchLine(view.match));
     if (view.battle) centre.push(battleLine(view.battle));
     if ((view.qualified || []).length) centre.push(el("div", "", `goal reached by ${view.qualified.map(who).join(", ")}`));
