@@ -447,10 +447,10 @@ async def measure_full_game(
     deciders = [bot_decider(game.make_bot(bot, f"{seed}/full/{seat}")) for seat in range(players)]
     timer = _DecisionTimer()
     observe: Observer = timer
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     results = await run_local_table(game.name, players, deciders, options, seed=seed, timeout=timeout,
                                     observe=observe, private_decks=decks)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     verdicts = [r.lockstep.verdict for r in results]
     clean = len(results) == players and all(v is not None and v.clean for v in verdicts)
     agree = len({v.state_hash for v in verdicts if v is not None}) == 1
@@ -458,6 +458,8 @@ async def measure_full_game(
     decisions = sum(1 for e in results[0].lockstep.events if isinstance(e.step, Decide))
     return {
         "game_seconds": round(seconds, 3),
+        "game_cpu_seconds": round(cpu, 3),
+        "cpu_ms_per_decision": round(cpu * 1e3 / decisions, 3) if decisions else None,
         "game_steps": results[0].lockstep.tick,
         "game_decisions": decisions,
         "game_messages": sum(r.frames_sent for r in results),

@@ -184,3 +184,56 @@ def test_garbage_never_escapes_as_anything_but_frame_error(garbage: bytes) -> No
 def test_encode_refuses_what_a_peer_would_reject(frame: Any, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         encode_frame(frame, max_size=50)
+
+
+# ----------------------------------------------------------------------------- the fast walk agrees with the exact one
+
+
+def _exact_ok(body: bytes) -> bool:
+    from p2php.net.framing import _walk_structure
+
+    try:
+        _walk_structure(body)
+    except FrameError:
+        return False
+    return True
+
+
+def _fast_ok(body: bytes) -> bool:
+    from p2php.net.framing import _structure_ok
+
+    return _structure_ok(body)
+
+
+@settings(max_examples=60)
+@given(frames, st.data())
+def test_fast_walk_agrees_on_valid_and_mutated_bodies(frame: dict[str, Any], data: st.DataObject) -> None:
+    body = msgpack.packb(frame, use_bin_type=True)
+    assert _fast_ok(body) and _exact_ok(body)
+    cut = data.draw(st.integers(0, len(body)))
+    for mutated in (
+        body[:cut],
+        body + data.draw(st.binary(min_size=1, max_size=3)),
+        body[:cut] + bytes([data.draw(st.integers(0, 255))]) + body[cut + 1 :],
+    ):
+        assert _fast_ok(mutated) == _exact_ok(mutated), mutated.hex()
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=64))
+def test_fast_walk_agrees_on_garbage(garbage: bytes) -> None:
+    body = b"\x81\xa1k" + garbage
+    assert _fast_ok(garbage) == _exact_ok(garbage)
+    assert _fast_ok(body) == _exact_ok(body)
+
+
+def test_fast_walk_agrees_on_the_hostile_shapes() -> None:
+    deep = b"\x81\xa1k" + b"\x91" * (MAX_DEPTH - 1) + b"\xc0"
+    too_deep = b"\x81\xa1k" + b"\x91" * MAX_DEPTH + b"\xc0"
+    bomb = b"\x81\xa1k" + b"\xdd\xff\xff\xff\xff" * 4
+    int_key = b"\x81\x01\xc0"
+    ext = b"\x81\xa1k\xd4\x01\x00"
+    top_list = b"\x91\xc0"
+    for body, ok in ((deep, True), (too_deep, False), (bomb, False), (int_key, False), (ext, False),
+                     (top_list, False), (b"\x80", True), (b"\xde\x00\x00", True), (b"\x81\xa1k\x90", True)):
+        assert _fast_ok(body) == _exact_ok(body) == ok, body.hex()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from functools import cached_property
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
@@ -51,11 +52,22 @@ class PublicIdentity:
             return False
         if len(sig) != SIGNATURE_SIZE or len(self.sign_key) != KEY_SIZE:
             return False
+        key = self._sign_public
+        if key is None:
+            return False
         try:
-            Ed25519PublicKey.from_public_bytes(self.sign_key).verify(sig, data)
+            key.verify(sig, data)
         except (InvalidSignature, ValueError):
             return False
         return True
+
+    @cached_property
+    def _sign_public(self) -> Ed25519PublicKey | None:
+        """The parsed signing key, once per peer rather than once per message (``None``: not a valid key)."""
+        try:
+            return Ed25519PublicKey.from_public_bytes(self.sign_key)
+        except (ValueError, TypeError):
+            return None
 
     def fingerprint(self) -> str:
         """Short hex digest of both keys (16 hex digits), for people to compare on screen."""

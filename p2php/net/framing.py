@@ -20,6 +20,8 @@ which is itself bounded by ``max_size`` before a single body byte is buffered.
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 import msgpack
@@ -104,8 +106,103 @@ def _header(body: bytes, pos: int) -> tuple[str, int, int]:
     raise FrameError(f"body is not valid msgpack: byte 0x{b:02x} at {pos - 1} is never used")
 
 
+# The fast scan's table for the type bytes outside the fix ranges: byte -> (header bytes after it, container kind or
+# "" for a scalar, payload bytes of a fixed-size scalar). A byte missing here (ext, 0xc1) is refused.
+_FAST: dict[int, tuple[int, str, int]] = {
+    **{b: (0, "", size) for b, (_, size) in _FIXED.items()},
+    **{b: (width, kind if kind in ("array", "map") else "", 0) for b, (kind, width) in _SIZED.items()},
+}
+
+
+@functools.cache
+def _bin_run(size: int) -> re.Pattern[bytes]:
+    """Bytes of zero or more msgpack bin8 values of ``size`` bytes each."""
+    return re.compile(b"(?:" + re.escape(bytes([0xC4, size])) + b".{%d})*" % size, re.DOTALL)
+
+
+def _structure_ok(body: bytes) -> bool:
+    """True when ``body`` is certainly inside the wire contract: :func:`_check_structure`'s walk, inlined.
+
+    The same rules in one tight loop, without naming what is wrong: on False the exact walk runs again to say
+    what (only a bad frame pays twice). Bounds are checked once per container and at the end, not per scalar:
+    a scalar that runs past the end leaves ``pos`` beyond it, which the loop's guard or the final check refuses.
+    ``tests/test_net_framing.py`` holds the two walks to the same verdict on valid, mutated and hostile bodies.
+    """
+    end = len(body)
+    pos = 0
+    owed = 1
+    lefts: list[int] = []  # items still to come in each open container
+    maps: list[bool] = []  # whether that container is a map
+    fast = _FAST
+    while owed:
+        if pos >= end:
+            return False
+        b = body[pos]
+        if lefts:
+            left = lefts[-1]
+            if maps[-1] and not left & 1 and not (0xA0 <= b <= 0xBF or 0xD9 <= b <= 0xDB):
+                return False  # a map key that is not a str
+            lefts[-1] = left - 1
+        elif not (0x80 <= b <= 0x8F or b == 0xDE or b == 0xDF):
+            return False  # the top level is not a map
+        owed -= 1
+        if b <= 0x7F or b >= 0xE0:
+            pos += 1
+        elif b >= 0xA0 and b <= 0xBF:
+            pos += 1 + (b & 0x1F)
+        else:
+            if b <= 0x9F:
+                n, is_map, container = b & 0x0F, b <= 0x8F, True
+                pos += 1
+            else:
+                entry = fast.get(b)
+                if entry is None:
+                    return False
+                width, kind, size = entry
+                if not width:
+                    pos += 1 + size
+                    container = False
+                else:
+                    n = int.from_bytes(body[pos + 1 : pos + 1 + width], "big")
+                    pos += 1 + width
+                    container = kind != ""
+                    if not container:
+                        pos += n
+                    is_map = kind == "map"
+            if container:
+                if len(lefts) >= MAX_DEPTH:
+                    return False
+                items = 2 * n if is_map else n
+                owed += items
+                if owed > end - pos:
+                    return False
+                if items >= 4 and not is_map and pos + 1 < end and body[pos] == 0xC4:
+                    # A run of equal-sized bin8 items (points, keys, ciphertexts) is matched in C at once.
+                    run = _bin_run(body[pos + 1])
+                    step = body[pos + 1] + 2
+                    matched = run.match(body, pos, min(end, pos + items * step))
+                    done = (matched.end() - pos) // step if matched else 0
+                    pos += done * step
+                    owed -= done
+                    items -= done
+                if items:
+                    lefts.append(items)
+                    maps.append(is_map)
+                    continue
+        while lefts and not lefts[-1]:
+            lefts.pop()
+            maps.pop()
+    return pos == end
+
+
 def _check_structure(body: bytes) -> None:
-    """Refuse, without building any object, a body outside the wire contract.
+    """Refuse, without building any object, a body outside the wire contract (the fast walk, else the exact one)."""
+    if not _structure_ok(body):
+        _walk_structure(body)
+
+
+def _walk_structure(body: bytes) -> None:
+    """Refuse, without building any object, a body outside the wire contract, saying what is wrong.
 
     The walk keeps one counter per open container (items still to come) and the
     total still owed; since every item takes at least one byte, a total above

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Seat, Show, Slot
-from p2php.session.messages import BadMessage, parse_message, signing_bytes
+from p2php.session.messages import BadMessage, parse_message
 from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, Verdict, short
 from p2php.session.replay import ReplayFault, replay_events
 
@@ -386,7 +386,7 @@ def _judge_equivocation(ls: Lockstep) -> list[Fault]:
             return
         if not 0 <= msg.sender < ls.players:
             return
-        if ls.publics[msg.sender].verify(msg.sig, signing_bytes(ls.session_id, msg.fields())):
+        if ls.publics[msg.sender].verify(msg.sig, msg.signing_digest(ls.session_id)):
             copies.setdefault((msg.sender, msg.seq), set()).add(msg.msg_hash)
 
     for seat, msgs in ls.processed.items():

@@ -55,6 +55,9 @@ DERIVED = DerivedSecrets()
 """The deck secrets source of every real game (see :class:`~p2php.session.records.DeckSecretsSource`)."""
 
 
+_NONE: dict[Seat, int] = {}
+
+
 class DeckSteps(LockstepBase):
     """Shuffles, key duties, key releases and opening (a part of ``Lockstep``)."""
 
@@ -62,25 +65,31 @@ class DeckSteps(LockstepBase):
         done = self.released.get(slot, {})
         return [s for s in range(self.players) if s not in done]
 
+    def _holds(self, seat: Seat, slot: Slot) -> bool:
+        """``seat in self._unreleased(slot)`` in one lookup: the duty checks ask it for every slot and seat."""
+        return 0 <= seat < self.players and seat not in self.released.get(slot, _NONE)
+
     def _key_duty(self, seat: Seat) -> list[Slot]:
         """Slots whose key ``seat`` must release in the current keys phase."""
         step = self._step
         out: list[Slot] = []
         if isinstance(step, Deal):
+            listed: set[Slot] = set()
             for slot, to in step.to:
-                if to != seat and seat in self._unreleased(slot) and slot not in out:
+                if to != seat and slot not in listed and self._holds(seat, slot):
+                    listed.add(slot)
                     out.append(slot)
         elif isinstance(step, Reveal):
-            out = [s for s in step.slots if seat in self._unreleased(s)]
+            out = [s for s in step.slots if self._holds(seat, s)]
         elif isinstance(step, Decide) and self.phase == self._keys_phase:
             out = self._reveal_duty(seat)
         elif isinstance(step, Show):
-            out = [s for s in step.slots if seat != step.viewer and seat in self._unreleased(s)]
+            out = [s for s in step.slots if seat != step.viewer and self._holds(seat, s)]
         return out
 
     def _reveal_duty(self, seat: Seat) -> list[Slot]:
         """Slots the current answers open whose key ``seat`` still holds."""
-        return [slot for slot in self._pending_reveals() if seat in self._unreleased(slot)]
+        return [slot for slot in self._pending_reveals() if self._holds(seat, slot)]
 
     def _pending_reveals(self) -> list[Slot]:
         out: list[Slot] = []
@@ -443,12 +452,12 @@ class DeckSteps(LockstepBase):
                     continue
                 if self.vdeck is not None:
                     points = dict(self.vdeck.shown.get(slot, {}))
-                    if self.seat in self._unreleased(slot):
+                    if self._holds(self.seat, slot):
                         points[self.seat] = self.vdeck.own_point(slot)
                     self.private_faces[slot] = self.vdeck.open(slot, points)
                     continue
                 extra = dict(self._shown.get(slot, {}))
-                if self.seat in self._unreleased(slot):
+                if self._holds(self.seat, slot):
                     extra[self.seat] = self._my_key(slot)
                 self.private_faces[slot] = self._open(slot, extra)
 

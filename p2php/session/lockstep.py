@@ -402,7 +402,7 @@ class Lockstep(DeckSteps, Ending):
 
     def _check_envelope(self, msg: Message) -> None:
         s = msg.sender
-        if not self.publics[s].verify(msg.sig, signing_bytes(self.session_id, msg.fields())):
+        if not self.publics[s].verify(msg.sig, msg.signing_digest(self.session_id)):
             raise _Unsigned(f"message {msg.seq}: signature does not verify")
         expected_seq = self.last_seq[s] + 1 + len(self.inbox[s])
         if msg.seq < expected_seq:
@@ -455,12 +455,12 @@ class Lockstep(DeckSteps, Ending):
     def _action_body(self, action: Action) -> dict[str, Any]:
         assert self.seat is not None
         if self.vdeck is not None:
-            own = [slot for slot in self.state.reveals(self.seat, action) if self.seat in self._unreleased(slot)]
+            own = [slot for slot in self.state.reveals(self.seat, action) if self._holds(self.seat, slot)]
             return {"action": action, "shares": self.vdeck.own_items(list(dict.fromkeys(own)))}
         keys = [
             [slot, scalar_bytes(self._my_key(slot))]
             for slot in self.state.reveals(self.seat, action)
-            if self.seat in self._unreleased(slot)
+            if self._holds(self.seat, slot)
         ]
         return {"action": action, "keys": keys}
 
@@ -538,12 +538,14 @@ class Lockstep(DeckSteps, Ending):
         "silent".  An audit from a seat we are not waiting for is just the end of the
         game arriving early, behind messages still in flight from others.
         """
-        waiting = set(self.waiting_for())
+        waiting: set[Seat] | None = None  # worked out only when some queue starts with an audit
         for seat, queue in self.inbox.items():
-            if seat == self.seat:
+            if seat == self.seat or not queue:
                 continue
+            if queue[0].kind == "audit" and waiting is None:
+                waiting = set(self.waiting_for())
             if any(m.kind == "abort" for m in queue) or (
-                    seat in waiting and bool(queue) and queue[0].kind == "audit"):
+                    waiting is not None and seat in waiting and queue[0].kind == "audit"):
                 self._start_audit()
                 return True
         return False
@@ -765,7 +767,7 @@ class Lockstep(DeckSteps, Ending):
                 own: list[Slot] = []
                 for a_seat, a in self._answers:
                     if a_seat == seat:
-                        own += [s for s in self._safe_reveals(seat, a, msg) if seat in self._unreleased(s)
+                        own += [s for s in self._safe_reveals(seat, a, msg) if self._holds(seat, s)
                                 and s not in own]
                 self._accept_release(seat, msg, own)
             if any(self._reveal_duty(s) for s in range(self.players)):

@@ -36,7 +36,7 @@ from p2php.errors import P2phpError
 from p2php.net.framing import MAX_FRAME, FrameError, decode_frame_body
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import Lockstep
-from p2php.session.messages import BadMessage, parse_message, signing_bytes
+from p2php.session.messages import BadMessage, parse_message
 from p2php.session.modes import parse_table_options
 from p2php.session.records import Fault
 
@@ -277,7 +277,7 @@ def _check_messages(table: Table, frames: list[dict[str, Any]]) -> list[str]:
             problems.append(f"{where}: from seat {s}, which is not at this table")
             continue
         try:
-            signed = publics[s].verify(msg.sig, signing_bytes(session, msg.fields()))
+            signed = publics[s].verify(msg.sig, msg.signing_digest(session))
             msg_hash = msg.msg_hash
         except (NotCanonical, ValueError) as err:
             problems.append(f"{where}: malformed: {err}")

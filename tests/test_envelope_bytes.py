@@ -1,0 +1,59 @@
+"""The envelope's bytes are assembled from parts (p2php.session.messages._envelope): they must stay ``encode``'s.
+
+Signatures and message hashes are taken over these bytes, so one differing byte would split honest peers.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from p2php import tags
+from p2php.canonical import NotCanonical, digest, encode
+from p2php.session.messages import Message, parse_message, signing_bytes
+
+SESSION = bytes(range(32))
+
+
+def _frame(rng: random.Random) -> dict[str, object]:
+    body: dict[str, object] = {
+        "zeta": rng.randrange(-(2**63), 2**64),
+        "action": {"play": rng.randrange(300), "to": [rng.randrange(10)], "nested": {"b": None, "a": True}},
+        "keys": [[rng.randrange(1000), rng.randbytes(32)] for _ in range(rng.randrange(4))],
+        "cards": [rng.randbytes(33) for _ in range(rng.randrange(0, 200))],
+        "text": "ä" * rng.randrange(40),
+        "": b"",
+    }
+    if rng.random() < 0.5:
+        body = dict(reversed(list(body.items())))  # insertion order must not matter
+    return {
+        "from": rng.randrange(10),
+        "seq": rng.choice([0, 1, 127, 128, 255, 65535, 65536, 2**32, 2**63 - 1]),
+        "prev": rng.randbytes(32),
+        "at": [rng.choice([0, 5, 300, 70000]), rng.randrange(25)],
+        "state": rng.randbytes(32),
+        "seen": [[s, rng.choice([-1, 0, 3, 1000, True]), rng.randbytes(32)] for s in range(rng.randrange(10))],
+        "kind": rng.choice(["action", "keys", "shuffle", "audit"]),
+        "body": body,
+        "sig": rng.randbytes(64),
+    }
+
+
+def test_assembled_bytes_equal_the_canonical_encoding() -> None:
+    rng = random.Random(16)
+    for _ in range(300):
+        frame = _frame(rng)
+        msg = parse_message(frame)
+        assert msg.wire_bytes == encode(msg.to_wire()) == encode(frame)
+        assert msg.signed_bytes == encode(msg.fields())
+        assert msg.signing_digest(SESSION) == signing_bytes(SESSION, msg.fields())
+        assert msg.msg_hash == digest(tags.MSGID, encode(frame))
+
+
+def test_a_body_without_canonical_form_is_still_refused() -> None:
+    frame = _frame(random.Random(1))
+    frame["body"] = {"x": 1.5}
+    msg: Message = parse_message(frame)
+    with pytest.raises(NotCanonical, match="float"):
+        _ = msg.signed_bytes
