@@ -194,7 +194,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         if looks_like_invite(args.address):
             ls = trio.run(_watch_online, args, show)
-        elif args.seat:
+        elif getattr(args, "seat", None):
             _err("a seat locator goes with an invite code: p2php watch CODE SEAT")
             return 2
         else:

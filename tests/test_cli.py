@@ -101,7 +101,15 @@ def test_host_and_join_on_loopback() -> None:
     host = subprocess.Popen([*P2PHP, "host", "uno", "--players", "3", "--bots", "1", "--auto", "--port", str(port),
                              "--bind", "127.0.0.1", "--option", "rounds=1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    deadline = time.monotonic() + 30  # until the host listens (it may take seconds to start on a loaded machine)
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
     joiner = run("join", f"127.0.0.1:{port}", "--name", "ann", "--auto", "--bind", "127.0.0.1", timeout=120)
     host_out, host_err = host.communicate(timeout=120)
     assert joiner.returncode == 0, joiner.stdout[-1500:] + joiner.stderr[-1500:]

@@ -162,7 +162,9 @@ async def test_the_proxy_chunks_bytes_and_resets_the_dialing_side_first() -> Non
             assert got == b"".join(hello)
             start = trio.current_time()
             (dialer_t, dialer_how), (accepter_t, accepter_how) = await _both(client, server, start)
-            assert dialer_how == "reset" and 0.15 < dialer_t < 0.5, (dialer_t, dialer_how)
+            # the fault fires 0.2 s after the connection opened: under load the byte-by-byte hello may take that long,
+            # so only "soon, and well before the accepting side" is asserted
+            assert dialer_how == "reset" and dialer_t < 0.5, (dialer_t, dialer_how)
             assert accepter_how == "reset" and accepter_t > dialer_t + 0.4, (accepter_t, accepter_how)
             again = await trio.open_tcp_stream(*proxy.address)  # a redial through the same address
             second = await listener.accept()

@@ -38,7 +38,8 @@ def test_hpsha_explains_every_card_character_and_skill_in_both_languages() -> No
     from p2php.games.hpsha.creature_data import CREATURES
     from p2php.games.hpsha.triggers import SKILLS
 
-    for key in [*(f"creature:{c}" for c in CREATURES), *(f"skill:{k}" for k in SKILLS)]:  # creatures' powers too
+    # creatures' powers too; a copy Tonks' 易容 registers while a game runs (``disguise:KEY``) is the original's
+    for key in [*(f"creature:{c}" for c in CREATURES), *(f"skill:{k}" for k in SKILLS if ":" not in k)]:
         assert en[key]["text"] and zh[key]["text"], key
 
 

@@ -118,6 +118,19 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def wait_listening(port: int, within: float = 30.0) -> None:
+    """Until something accepts on ``port`` (a host process starting on a loaded machine may take seconds)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 def test_a_person_joins_gets_ready_and_plays_at_a_lan_table() -> None:
     """Host with a bot seat; a person joins under a terminal, presses Enter when ready, plays to the end."""
     port = free_port()
@@ -125,7 +138,7 @@ def test_a_person_joins_gets_ready_and_plays_at_a_lan_table() -> None:
                              str(port), "--bind", "127.0.0.1", "--discovery-port", "0", "--option", "rounds=1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
     try:
-        time.sleep(0.8)
+        wait_listening(port)
         code, out = run_in_pty(["join", f"127.0.0.1:{port}", "--name", "ann", "--bind", "127.0.0.1"],
                                ["", "what"])
         text = plain(out)
