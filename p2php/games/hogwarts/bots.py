@@ -18,12 +18,15 @@ from p2php.engine.contract import Action, Decide, GameState, Knowledge, RandomBo
 from .battle import hand_card
 from .bots_quidditch import quidditch_choice
 from .data import graph as map_graph
+from .mission_cards import cards_for
+from .modes import death_eaters_block, needs_match, shows_mission_cards
 from .rules import location_cells, mission_of
 from .state import HogwartsState
 from .terms import parse
 
 __all__ = ["HeuristicBot"]
 
+PITCH = "quidditch_pitch"
 LOW_LP = 3
 CLOAK_LP = 2
 """The heuristic escapes with the Invisibility Cloak only this close to a defeat."""
@@ -31,23 +34,32 @@ GOAL_PROMPTS = ("move", "tokens", "trip", "prize", "attack")
 
 
 @lru_cache(maxsize=1024)
-def distances_to(targets: frozenset[str]) -> Mapping[str, int]:
-    """Steps from every map cell to the nearest of ``targets`` (free links cost 0; a 0-1 breadth-first search),
-    remembered per set of targets (callers only read it)."""
+def distances_to(targets: frozenset[str], blocked: frozenset[str] = frozenset()) -> Mapping[str, int]:
+    """Steps from every map cell to the nearest of ``targets`` (free links cost 0; a 0-1 breadth-first search)
+    around the ``blocked`` cells (solo Death Eaters), remembered per question (callers only read it)."""
     graph = map_graph()
     dist = {t: 0 for t in targets if t in graph.steps}
     queue = deque(sorted(dist))
     while queue:
         cell = queue.popleft()
         for nxt in graph.free[cell]:
+            if nxt in blocked:
+                continue
             if nxt not in dist or dist[nxt] > dist[cell]:
                 dist[nxt] = dist[cell]
                 queue.appendleft(nxt)
         for nxt in graph.steps[cell]:
-            if nxt in graph.enterable and (nxt not in dist or dist[nxt] > dist[cell] + 1):
+            if nxt in graph.enterable and nxt not in blocked and (nxt not in dist or dist[nxt] > dist[cell] + 1):
                 dist[nxt] = dist[cell] + 1
                 queue.append(nxt)
     return dist
+
+
+@lru_cache(maxsize=1)
+def card_cells() -> frozenset[str]:
+    """The spell and potion cells, where a bot missing a mission's cards goes (qualified rules)."""
+    kinds = map_graph().kinds
+    return frozenset(c for c in kinds if kinds[c] in ("spell", "potion"))
 
 
 def damage_of(g: HogwartsState, action: Action, knowledge: Knowledge) -> int:
@@ -80,8 +92,12 @@ class HeuristicBot:
             missing = [t for t in mission.tokens if t not in g.held[seat]]
             if missing:
                 wanted.update(missing)
-            else:
+            elif not shows_mission_cards(g) or cards_for(g, seat, mission, knowledge) is not None:
                 places.update(location_cells(mission.location))
+            else:  # the tokens are held, the cards not yet (qualified rules, C-52): any spell or potion cell
+                places.update(card_cells())
+        if needs_match(g) and not g.matches[seat]:
+            places.add(PITCH)  # taking part in a match is part of the goal (rules §2)
         return places, wanted
 
     def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
@@ -110,14 +126,14 @@ class HeuristicBot:
             return best if best is not None and damage_of(g, best, knowledge) >= 2 else legal[0]
         if prompt == "defend":
             return legal[-1] if g.lp[seat] <= LOW_LP and len(legal) > 1 else legal[0]
-        if prompt == "mission":
+        if prompt in ("mission", "mission_cards"):
             return legal[-1]
         if prompt == "exam":
             return legal[-1]
         if prompt == "start_card":
             return legal[0]
         if prompt == "prize":
-            tokens = [a for a in legal if a.get("token") in wanted]
+            tokens = [a for a in legal if a.get("token") in wanted or wanted.intersection(a.get("tokens", []))]
             return (tokens or legal)[0]
         if prompt == "time_turner":
             return {"type": "time_turner"}
@@ -133,7 +149,7 @@ class HeuristicBot:
         targets = places or {c for c, tokens in g.tokens.items() if wanted.intersection(tokens)}
         if not targets:
             targets = {c for c, tokens in g.tokens.items() if tokens}
-        dist = distances_to(frozenset(targets))
+        dist = distances_to(frozenset(targets), frozenset(g.death_eaters) if death_eaters_block(g) else frozenset())
         far = len(g.graph.steps)
 
         def score(action: Action) -> tuple[int, int]:

@@ -26,6 +26,7 @@ from .cards_flow import ActionCards, Exam, ReturnCards
 from .decks import Draw, OpenTop
 from .events import ChooseDeck, Event
 from .ids import instance
+from .modes import difficulty
 from .quidditch import Challenge
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ CARD_LIMIT = {"underage": 5, "qualified": 3}
 
 
 def card_limit(g: HogwartsState) -> int:
-    return CARD_LIMIT[g.mode]
+    return CARD_LIMIT[difficulty(g)]
 
 
 def effect_tasks(g: HogwartsState, seat: Seat) -> list[Task[HogwartsState]]:

@@ -1,9 +1,10 @@
 """A Year at Hogwarts as an engine game: options, players, card names, bots.
 
-Options: ``mode`` = ``underage`` (built) | ``qualified`` | ``team`` | ``solo`` | ``return_of_voldemort`` (not
+Options: ``mode`` = ``underage`` | ``qualified`` | ``solo`` (built) | ``team`` | ``return_of_voldemort`` (not
 built yet: refused with an :class:`~p2php.engine.contract.OptionError` naming what is missing); ``length`` =
 ``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` = ``false`` | ``true`` (the optional Dodge rule,
-C-36).  2 to 9 players (C-14: nine sheets; solo, 1, is not built).
+C-36); ``difficulty`` = ``underage`` | ``qualified`` (solo only: the rules it plays by, C-11).  2 to 9
+players (C-14: nine sheets); solo: exactly 1.
 """
 
 from __future__ import annotations
@@ -24,27 +25,29 @@ from .view import table_lines
 __all__ = ["GAME", "HogwartsGame"]
 
 MODES = ("underage", "qualified", "team", "solo", "return_of_voldemort")
-BUILT_MODES = ("underage",)
+BUILT_MODES = ("underage", "qualified", "solo")
 NOT_BUILT = {
-    "qualified": "qualified mode needs the Death Eater tokens and battles, alternating player battles and the "
-                 "requirement to take part in a Quidditch match, which are not built yet",
     "team": "team mode needs teams, shared missions and Death Eaters, which are not built yet",
-    "solo": "solo mode needs one-player play and Snitch practice, which are not built yet",
     "return_of_voldemort": "The Return of Lord Voldemort (Horcruxes, Voldemort's return, the final battle) is "
                            "not built yet",
 }
+
+
+MIN_TABLE = 2
+"""Players in every mode but solo (C-14)."""
 
 
 class HogwartsGame(Game):
     """Harry Potter: A Year at Hogwarts, the board game."""
 
     name: ClassVar[str] = "hogwarts"
-    min_players: ClassVar[int] = 2
+    min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 9
     options: ClassVar[Mapping[str, OptionSpec]] = {
-        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (only underage is built)"),
+        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (team, return_of_voldemort: not built)"),
         "length": OptionSpec("quick", ("quick", "classic", "long"), "game length: missions and points to win"),
         "dodge": OptionSpec(False, None, "the optional Dodge rule against enemies' dice (C-36)"),
+        "difficulty": OptionSpec("underage", ("underage", "qualified"), "solo: play as underage or qualified (C-11)"),
     }
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic")
 
@@ -55,10 +58,19 @@ class HogwartsGame(Game):
             raise OptionError(f"hogwarts: mode={mode} is not playable yet: {NOT_BUILT[mode]}")
         return opts
 
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise OptionError(f"hogwarts needs {MIN_TABLE}–{self.max_players} players (1 in mode=solo), not {players}")
+
     def new_state(self, players: int, options: Mapping[str, object]) -> HogwartsState:
         self.check_players(players)
+        opts = self.parse_options(dict(options))
+        if opts["mode"] == "solo" and players != 1:
+            raise OptionError(f"hogwarts: mode=solo is played by 1 player, not {players}")
+        if opts["mode"] != "solo" and players < MIN_TABLE:
+            raise OptionError(f"hogwarts needs {MIN_TABLE}–{self.max_players} players (1 in mode=solo), not {players}")
         load()  # a broken data file fails here, in one line
-        return HogwartsState(players, self.parse_options(dict(options)), Year())
+        return HogwartsState(players, opts, Year())
 
     def card_name(self, card: CardId, options: Mapping[str, object]) -> str:
         inst = instance(card)

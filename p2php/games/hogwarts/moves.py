@@ -75,7 +75,7 @@ class Move(Task["HogwartsState"]):
             if mission is None:
                 continue
             for cell in location_cells(mission.location):
-                if cell not in out and can_attempt(g, self.seat, mission, cell):
+                if cell not in out and can_attempt(g, self.seat, mission, cell, knowledge):
                     out[cell] = slot
         return dict(sorted(out.items()))
 
@@ -117,7 +117,7 @@ class Move(Task["HogwartsState"]):
             if slot not in g.missions[seat]:
                 raise IllegalAction(f"slot {slot!r} is not one of seat {seat}'s missions")
             mission = mission_of(g, slot, knowledge)
-            if mission is not None and not can_attempt(g, seat, mission, path[-1]):
+            if mission is not None and not can_attempt(g, seat, mission, path[-1], knowledge):
                 raise IllegalAction(f"mission {mission.number} cannot be completed on {path[-1]} now")
             stop_also = frozenset((path[-1],))
         rules = constraints(g, seat, self.stop_anywhere, stop_also)

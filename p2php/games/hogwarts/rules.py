@@ -11,7 +11,9 @@ from p2php.engine.contract import Knowledge, Seat, Slot
 from .board import Constraints
 from .data import load
 from .ids import instance, mission_card
+from .mission_cards import cards_for, could_hold
 from .missions import GREAT_HALL, Mission
+from .modes import death_eaters_block, has_death_eaters, needs_match, shows_mission_cards, teammates
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -23,12 +25,16 @@ LENGTHS = {"quick": (1, 210), "classic": (2, 260), "long": (3, 320)}
 """Missions completed at least, and house points strictly more than (rules §2)."""
 UNDERAGE_MIN_LP = 3
 """Underage: no player battle if either player has only 1 or 2 life points (rules §14.6, C-18)."""
+QUALIFIED_MIN_LP = 2
 START_KIND = "start"
 
 
 def battle_possible(g: HogwartsState, mover: Seat, other: Seat) -> bool:
-    """Whether ``mover`` entering ``other``'s cell starts an underage player battle (C-18)."""
-    if g.lp[mover] < UNDERAGE_MIN_LP or g.lp[other] < UNDERAGE_MIN_LP:
+    """Whether ``mover`` entering ``other``'s cell starts a player battle: underage not with 1–2 LP (C-18),
+    qualified not at 1 LP or fewer (the battle would be over before it began), never in a truce or against
+    a teammate (C-18, C-8)."""
+    least = UNDERAGE_MIN_LP if not shows_mission_cards(g) else QUALIFIED_MIN_LP
+    if g.lp[mover] < least or g.lp[other] < least or teammates(g, mover, other):
         return False
     return not g.in_truce(mover, other)
 
@@ -45,9 +51,14 @@ def constraints(g: HogwartsState, seat: Seat, stop_anywhere: bool = False,
     """What the figures and ``seat``'s sheet add to the graph for its move (board.Constraints)."""
     move_ability, _ = g.ability(seat)
     occupied: frozenset[str] = frozenset()
-    if move_ability != "rat":  # Pettigrew is never forced to stop on a figure (data §4.1)
+    impassable: frozenset[str] = frozenset()
+    if move_ability != "rat":  # Pettigrew is never forced to stop on a figure or a Death Eater (data §4.1)
         occupied = frozenset(c for c in sorted(set(g.pos)) if opponents_at(g, seat, c))
-    return Constraints(occupied=occupied, stop_also=stop_also, stop_anywhere=stop_anywhere,
+        if has_death_eaters(g) and not death_eaters_block(g):
+            occupied |= frozenset(g.death_eaters)
+    if has_death_eaters(g) and death_eaters_block(g):  # solo: the tokens cannot be entered (C-11)
+        impassable = frozenset(g.death_eaters)
+    return Constraints(occupied=occupied, impassable=impassable, stop_also=stop_also, stop_anywhere=stop_anywhere,
                        pitch_ends_move=move_ability != "pitch_pass")
 
 
@@ -69,9 +80,16 @@ def at_location(g: HogwartsState, mission: Mission, cell: str) -> bool:
     return cell in location_cells(mission.location)
 
 
-def can_attempt(g: HogwartsState, seat: Seat, mission: Mission, cell: str) -> bool:
-    """Underage: ``seat`` holds the mission's object tokens and stands on its location (rules §11)."""
-    return at_location(g, mission, cell) and all(t in g.held[seat] for t in mission.tokens)
+def can_attempt(g: HogwartsState, seat: Seat, mission: Mission, cell: str, knowledge: Knowledge | None = None) -> bool:
+    """``seat`` holds the mission's object tokens and stands on its location (rules §11); under the qualified
+    rules it also holds the mission's cards (C-52: known to ``knowledge``; without it, the public count)."""
+    if not (at_location(g, mission, cell) and all(t in g.held[seat] for t in mission.tokens)):
+        return False
+    if not shows_mission_cards(g) or not mission.qualified_cards:
+        return True
+    if knowledge is None or any(knowledge.face(s) is None for s in g.hand[seat]):
+        return could_hold(g, seat, mission)  # a peer that does not see the hand: the public count
+    return cards_for(g, seat, mission, knowledge) is not None
 
 
 def missions_here(g: HogwartsState, seat: Seat) -> bool:
@@ -85,4 +103,11 @@ def missions_here(g: HogwartsState, seat: Seat) -> bool:
 def meets_goal(g: HogwartsState, seat: Seat) -> bool:
     """The length's end condition (rules §2): enough missions completed and strictly more points."""
     missions, points = LENGTHS[g.length]
+    if needs_match(g) and not g.matches[seat]:
+        return False
     return len(g.done[seat]) >= missions and g.points[seat] > points
+
+
+def lost(g: HogwartsState) -> bool:
+    """Solo: losing all life points ends the game as a loss (rules §14.5, C-11)."""
+    return g.mode == "solo" and any(g.defeats)

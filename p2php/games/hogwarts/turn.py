@@ -23,8 +23,8 @@ from .cells_effects import CellEffect
 from .dice import Roll
 from .mission_flow import MissionAttempt
 from .moves import Move, Moved, Pickups, Trip
-from .pvp import PlayerBattle
-from .rules import meets_goal, opponents_at
+from .qualified_battles import player_battle
+from .rules import lost, meets_goal, opponents_at
 from .search import SearchDeck
 from .setup import Setup
 from .start_cards import StartCard, dice_for, rolls_for
@@ -151,9 +151,10 @@ class Turn(Task["HogwartsState"]):
         seat = self.seat
         entered = len(self.moved.path) > 1
         opponents = opponents_at(g, seat, g.pos[seat]) if entered and g.ability(seat)[0] != "rat" else []
-        if opponents:
+        eater = entered and g.pos[seat] in g.death_eaters and g.ability(seat)[0] != "rat"
+        if eater or opponents:
             self.stage = Turn.Stage.END  # after a battle caused by a mandatory stop the turn ends (rules §8)
-            return Push(PlayerBattle(seat, opponents))
+            return Push(player_battle(g, seat, opponents))
         self.stage = Turn.Stage.AFTER_MOVE
         return Call(Trip(seat), into="trip")
 
@@ -203,6 +204,8 @@ class Year(Task["HogwartsState"]):
             self.stage = Year.Stage.TURNS
             self.next_seat = g.first
             return Push(Setup())
+        if lost(g):
+            return GameOver((), tuple(g.points), "the game is lost: all life points were lost (solo)")
         if self.played and self.next_seat == g.first and g.qualified:
             winners = tuple(sorted(g.qualified))
             return GameOver(winners, tuple(g.points), f"the Hogwarts Cup: seats {', '.join(map(str, winners))}")
