@@ -63,7 +63,7 @@ class PlaceDeathEaters(Task["HogwartsState"]):
             return Done()
         if death_eaters_block(g) and not self.order:
             return Randomness("death_eaters")
-        return Decide((self.placer(g),), "death_eater")
+        return Decide((self.placer(g),), "death_eaters" if self.order else "death_eater")
 
     def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         cells = towers(g)
