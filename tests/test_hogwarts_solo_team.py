@@ -15,10 +15,12 @@ from p2php.engine.contract import CardId, Decide, GameOver, OptionError, Shuffle
 from p2php.engine.local import LocalTable
 from p2php.engine.tasks import Task, TaskStack
 from p2php.games.hogwarts.battle import Battle
+from p2php.games.hogwarts.death_eaters import death_eater_player
 from p2php.games.hogwarts.game import GAME
 from p2php.games.hogwarts.ids import instance
+from p2php.games.hogwarts.mission_flow import MissionAttempt
 from p2php.games.hogwarts.quidditch import Challenge
-from p2php.games.hogwarts.rules import constraints, location_cells, meets_goal, mission_of
+from p2php.games.hogwarts.rules import constraints, location_cells, meets_goal, mission_of, opponents_at
 from p2php.games.hogwarts.snitch_practice import PRACTICE_POINTS
 from p2php.games.hogwarts.state import HogwartsState
 from p2php.testing.scenario import Scenario
@@ -172,3 +174,114 @@ def test_seeded_solo_games_end_won_or_lost() -> None:
         else:
             assert st.defeats == [1], seed
     assert wins >= 6
+
+
+# ----------------------------------------------------------------------------- team mode
+
+
+class Team(Scenario):
+    """A team game (seat s in team s % teams) with stacked decks, the sheets chosen, the Death Eaters placed."""
+
+    state: HogwartsState
+    wrap = (Task, TaskStack)
+
+    def __init__(self, players: int = 4, teams: int = 2, tops: dict[str, list[str]] | None = None,
+                 random: Sequence[bytes] = (), mode: Any = "engine", seed: int = 0) -> None:
+        self.tops = tops or {}
+        super().__init__(GAME, players, {"mode": "team", "teams": teams}, seed, mode,
+                         random=(TOKENS, *random) if mode == "engine" else (), reads=READS)
+        for seat in range(players):
+            self.act(seat, {"type": "character", "sheet": seat + 1}, "character")
+        for k, cell in enumerate(("clock_tower", "boathouse_tower", "viaduct_tower", "dada_tower", "hospital_tower",
+                                  "bell_tower")):
+            self.act(k % players, {"type": "death_eater", "cell": cell}, "death_eater")
+
+    arrange = Solo.arrange
+    push_task = Solo.push_task
+    first_legal_until = Solo.first_legal_until
+
+
+def test_teams_are_of_two_or_three_players_seated_alternately() -> None:
+    with pytest.raises(OptionError, match="teams of 2 or 3"):
+        GAME.new_state(3, {"mode": "team", "teams": 2})
+    with pytest.raises(OptionError, match="teams of 2 or 3"):
+        GAME.new_state(7, {"mode": "team", "teams": 2})
+    assert GAME.new_state(5, {"mode": "team", "teams": 2}).team == [0, 1, 0, 1, 0]
+    assert GAME.new_state(3, {"mode": "team", "teams": 1}).team == [0, 0, 0]  # one team of everyone (C-9)
+
+
+def test_teammates_see_each_other_s_missions_and_never_fight() -> None:
+    t = Team()
+    g = t.state
+    t.decide()
+    assert g.powder == [1] * 4 and g.death_eaters
+    assert all(t.table.knowledge(2).face(s) is not None for s in g.missions[0])
+    assert not any(t.table.knowledge(1).face(s) for s in g.missions[0])
+    g.pos[0] = g.pos[1] = g.pos[2] = "m003"
+    assert opponents_at(g, 0, "m003") == [1]  # not seat 2, a teammate (C-18)
+    assert [death_eater_player(g, s) for s in range(4)] == [3, 0, 1, 2]
+
+
+def test_a_team_mission_needs_every_member_there_and_the_team_fights_it_together() -> None:
+    """Seat 0 holds mission 4 (Flying Ford Anglia, an attack potion); seat 2, its teammate, holds the token
+    and must stand there too.  The members show their cards in turn, the enemy's LP are doubled, and the
+    shared total is the team's."""
+    t = Team(tops={"mission": ["M04"]})
+    g = t.state
+    t.decide()
+    g.held[2].append("flying_ford_anglia")
+    g.pos[0] = "whomping_willow"
+    mission = g.missions[0][0]
+    t.push_task(MissionAttempt(0))
+    t.expect(0, "start_card")  # seat 2 is elsewhere: nothing asked
+    g.pos[2] = "whomping_willow"
+    t.push_task(MissionAttempt(0))
+    t.act(0, {"type": "mission", "slot": mission}, "mission")
+    assert t.decide() == Decide((0,), "mission_cards")
+    t.act(0, max(t.legal(0), key=lambda a: len(a.get("slots", []))), "mission_cards")
+    t.act(2, max(t.legal(2), key=lambda a: len(a.get("slots", []))), "mission_cards")
+    battle = g.stack.top
+    assert isinstance(battle, Battle) and battle.participants == [0, 2] and battle.start_lp == 2 * battle.card(g).lp
+    assert battle.limit == 2
+    t.first_legal_until(["hand_in"])
+    assert "flying_ford_anglia" not in g.held[2]
+
+
+def test_a_member_may_wait_on_a_mission_s_location_without_its_effect() -> None:
+    t = Team()
+    g = t.state
+    t.decide()
+    g.pos[0] = "whomping_willow"
+    t.act(0, {"type": "no_start"}, "start_card")
+    t.decide()
+    roll = t.state.stack.top.rolls[0]  # type: ignore[attr-defined]
+    wait = {"type": "move", "path": ["whomping_willow"], "roll": roll, "wait": True}
+    assert wait in t.legal(0)
+    t.act(0, wait, "move")
+    t.expect(1, "start_card")
+    assert g.pos[0] == "whomping_willow"
+
+
+def test_a_team_wins_with_the_missions_and_more_than_the_threshold_times_its_members() -> None:
+    t = Team()
+    g = t.state
+    t.decide()
+    g.done[2], g.points[0], g.points[2] = [4], 300, 121  # quick: 1 mission, more than 210 x 2
+    assert meets_goal(g, 0) and meets_goal(g, 2) and not meets_goal(g, 1)
+    g.points[2] = 120
+    assert not meets_goal(g, 0)
+    g.points[2] = 121
+    step = t.first_legal_until([])
+    assert isinstance(step, GameOver) and step.winners == (0, 2) and step.scores[0] == step.scores[2] >= 421
+
+
+def test_seeded_team_games_end() -> None:
+    """Engine only, heuristic bots: 2 teams at 4 and 5 seats, 3 teams at 6, one team of 3 (C-9, which may lose)."""
+    for seed, (players, teams) in enumerate([(4, 2), (5, 2), (6, 3), (3, 1), (4, 2), (6, 2)]):
+        st = GAME.new_state(players, {"mode": "team", "teams": teams})
+        result = LocalTable(st, seed).play({s: GAME.make_bot("heuristic", f"{seed}/{s}") for s in range(players)})
+        if teams > 1:
+            assert result.winners and all(meets_goal(st, w) for w in result.winners), seed
+            assert {st.team[w] for w in result.winners} <= set(st.team)
+        assert result.scores == tuple(sum(st.points[m] for m in range(players) if st.team[m] == st.team[s])
+                                      for s in range(players))

@@ -1,10 +1,11 @@
 """A Year at Hogwarts as an engine game: options, players, card names, bots.
 
-Options: ``mode`` = ``underage`` | ``qualified`` | ``solo`` (built) | ``team`` | ``return_of_voldemort`` (not
+Options: ``mode`` = ``underage`` | ``qualified`` | ``solo`` | ``team`` (built) | ``return_of_voldemort`` (not
 built yet: refused with an :class:`~p2php.engine.contract.OptionError` naming what is missing); ``length`` =
 ``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` = ``false`` | ``true`` (the optional Dodge rule,
-C-36); ``difficulty`` = ``underage`` | ``qualified`` (solo only: the rules it plays by, C-11).  2 to 9
-players (C-14: nine sheets); solo: exactly 1.
+C-36); ``difficulty`` = ``underage`` | ``qualified`` (solo only: the rules it plays by, C-11); ``teams`` (team
+mode only: how many teams, seat s in team s % teams; 1: one team of all, C-9).  2 to 9 players (C-14: nine
+sheets; team mode with several teams: 4 or more, 2 or 3 a team, C-8); solo: exactly 1.
 """
 
 from __future__ import annotations
@@ -25,9 +26,8 @@ from .view import table_lines
 __all__ = ["GAME", "HogwartsGame"]
 
 MODES = ("underage", "qualified", "team", "solo", "return_of_voldemort")
-BUILT_MODES = ("underage", "qualified", "solo")
+BUILT_MODES = ("underage", "qualified", "solo", "team")
 NOT_BUILT = {
-    "team": "team mode needs teams, shared missions and Death Eaters, which are not built yet",
     "return_of_voldemort": "The Return of Lord Voldemort (Horcruxes, Voldemort's return, the final battle) is "
                            "not built yet",
 }
@@ -35,6 +35,17 @@ NOT_BUILT = {
 
 MIN_TABLE = 2
 """Players in every mode but solo (C-14)."""
+TEAM_TABLE = 4
+"""Team mode with several teams needs 4 players or more (C-8)."""
+
+
+def check_teams(players: int, teams: int) -> None:
+    """Teams of 2 or 3 (C-8), seat s in team s % teams; or one team of everyone (teams=1, C-9)."""
+    if teams == 1:
+        return
+    if teams < 1 or players < TEAM_TABLE or not 2 * teams <= players <= 3 * teams:
+        raise OptionError(f"hogwarts: mode=team needs teams of 2 or 3 players and at least {TEAM_TABLE} players "
+                          f"(or teams=1, one team of everyone): {players} players cannot form {teams} teams")
 
 
 class HogwartsGame(Game):
@@ -44,10 +55,11 @@ class HogwartsGame(Game):
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 9
     options: ClassVar[Mapping[str, OptionSpec]] = {
-        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (team, return_of_voldemort: not built)"),
+        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (return_of_voldemort: not built)"),
         "length": OptionSpec("quick", ("quick", "classic", "long"), "game length: missions and points to win"),
         "dodge": OptionSpec(False, None, "the optional Dodge rule against enemies' dice (C-36)"),
         "difficulty": OptionSpec("underage", ("underage", "qualified"), "solo: play as underage or qualified (C-11)"),
+        "teams": OptionSpec(2, None, "team mode: how many teams; seat s plays in team s % teams (1: everyone, C-9)"),
     }
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic")
 
@@ -69,6 +81,8 @@ class HogwartsGame(Game):
             raise OptionError(f"hogwarts: mode=solo is played by 1 player, not {players}")
         if opts["mode"] != "solo" and players < MIN_TABLE:
             raise OptionError(f"hogwarts needs {MIN_TABLE}–{self.max_players} players (1 in mode=solo), not {players}")
+        if opts["mode"] == "team":
+            check_teams(players, int(opts["teams"]))
         load()  # a broken data file fails here, in one line
         return HogwartsState(players, opts, Year())
 

@@ -65,9 +65,10 @@ def cards_for(g: HogwartsState, seat: Seat, mission: Mission, knowledge: Knowled
     return assignment(g, mission, _known(g, seat, knowledge))
 
 
-def could_hold(g: HogwartsState, seat: Seat, mission: Mission) -> bool:
-    """Public: ``seat`` holds at least as many spell and potion cards as ``mission`` needs of each."""
-    decks = [deck_of_slot(s) for s in g.hand[seat]]
+def could_hold(g: HogwartsState, seat: Seat, mission: Mission, members: list[Seat] | None = None) -> bool:
+    """Public: ``seat`` (or its team's ``members`` together) holds at least as many spell and potion cards as
+    ``mission`` needs of each."""
+    decks = [deck_of_slot(s) for m in (members or [seat]) for s in g.hand[m]]
     needs = [_need_deck(g, n) for n in mission.qualified_cards]
     return all(decks.count(d) >= needs.count(d) for d in ("spell", "potion"))
 
@@ -86,3 +87,29 @@ def shown_fit(g: HogwartsState, seat: Seat, mission: Mission, slots: object, kno
     if any(deck_of_slot(s) not in ("spell", "potion") for s in slots):
         return False
     return assignment(g, mission, cards) is not None
+
+
+def still_needed(g: HogwartsState, mission: Mission, shown: list[tuple[Slot, str]]) -> list[CardNeed]:
+    """The needs of ``mission`` that the cards already ``shown`` (slot, card id) do not meet (team mode: each
+    member shows its part in turn), exact needs matched first."""
+    left = list(shown)
+    out: list[CardNeed] = []
+    for need in sorted(mission.qualified_cards, key=lambda n: n.card is None):
+        found = next((c for c in left if _meets(g, need, c[1])), None)
+        if found is None:
+            out.append(need)
+        else:
+            left.remove(found)
+    return out
+
+
+def part_for(g: HogwartsState, needs: list[CardNeed], seat: Seat, knowledge: Knowledge) -> list[Slot]:
+    """The cards of ``seat``'s hand that meet as many of ``needs`` as it can (greedy, exact needs first)."""
+    left = _known(g, seat, knowledge)
+    out: list[Slot] = []
+    for need in sorted(needs, key=lambda n: n.card is None):
+        found = next((c for c in left if _meets(g, need, c[1])), None)
+        if found is not None:
+            left.remove(found)
+            out.append(found[0])
+    return out

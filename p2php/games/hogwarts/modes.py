@@ -14,8 +14,8 @@ from p2php.engine.contract import Seat
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["SOLO", "TEAM", "death_eaters_block", "difficulty", "has_death_eaters", "needs_match",
-           "shows_mission_cards", "teammates"]
+__all__ = ["SOLO", "TEAM", "cooperative", "death_eaters_block", "difficulty", "has_death_eaters", "needs_match",
+           "shows_mission_cards", "team_of", "teammates"]
 
 SOLO = "solo"
 TEAM = "team"
@@ -51,6 +51,17 @@ def needs_match(g: HogwartsState) -> bool:
     """To win one must have taken part in a Quidditch match (qualified; solo qualified: Snitch practice,
     C-11; team mode has no such requirement, C-8)."""
     return g.mode == QUALIFIED or (g.mode == SOLO and difficulty(g) == QUALIFIED)
+
+
+def team_of(g: HogwartsState, seat: Seat) -> list[Seat]:
+    """``seat``'s team, clockwise from ``seat`` (``[seat]`` outside team mode)."""
+    order = [(seat + k) % g.players for k in range(g.players)]
+    return [s for s in order if s == seat or teammates(g, seat, s)]
+
+
+def cooperative(g: HogwartsState) -> bool:
+    """One team of everyone (C-9): it plays like solo and loses after 3 defeats in all."""
+    return g.mode == TEAM and len(set(g.team)) == 1
 
 
 def teammates(g: HogwartsState, a: Seat, b: Seat) -> bool:

@@ -24,7 +24,7 @@ from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Replace, Task
 from p2php.rng import DetRng
 
 from .dice import SIDES
-from .modes import SOLO, teammates
+from .modes import SOLO, cooperative, teammates
 from .quidditch_goals import Goals
 from .quidditch_snitch import Snitch
 from .snitch_practice import SnitchPractice
@@ -50,7 +50,7 @@ class Challenge(Task["HogwartsState"]):
 
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
         others = [s for s in range(g.players) if s != self.seat and not teammates(g, self.seat, s)]
-        practice: list[Action] = [{"type": "practice"}] if g.mode == SOLO else []
+        practice: list[Action] = [{"type": "practice"}] if g.mode == SOLO or cooperative(g) else []
         return [{"type": "no_match"}, *practice, *({"type": "challenge", "seat": s} for s in others)]
 
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],

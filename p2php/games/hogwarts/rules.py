@@ -13,7 +13,15 @@ from .data import load
 from .ids import instance, mission_card
 from .mission_cards import cards_for, could_hold
 from .missions import GREAT_HALL, Mission
-from .modes import death_eaters_block, has_death_eaters, needs_match, shows_mission_cards, teammates
+from .modes import (
+    cooperative,
+    death_eaters_block,
+    has_death_eaters,
+    needs_match,
+    shows_mission_cards,
+    team_of,
+    teammates,
+)
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -83,10 +91,16 @@ def at_location(g: HogwartsState, mission: Mission, cell: str) -> bool:
 def can_attempt(g: HogwartsState, seat: Seat, mission: Mission, cell: str, knowledge: Knowledge | None = None) -> bool:
     """``seat`` holds the mission's object tokens and stands on its location (rules §11); under the qualified
     rules it also holds the mission's cards (C-52: known to ``knowledge``; without it, the public count)."""
-    if not (at_location(g, mission, cell) and all(t in g.held[seat] for t in mission.tokens)):
+    members = team_of(g, seat)  # team mode: every member there, the team's tokens (rules §11)
+    held = [t for m in members for t in g.held[m]]
+    if not (at_location(g, mission, cell) and all(t in held for t in mission.tokens)):
+        return False
+    if any(not at_location(g, mission, g.pos[m]) for m in members if m != seat):
         return False
     if not shows_mission_cards(g) or not mission.qualified_cards:
         return True
+    if len(members) > 1:  # team mode: the members' cards together, shown in turn (each hand is secret)
+        return could_hold(g, seat, mission, members)
     if knowledge is None or any(knowledge.face(s) is None for s in g.hand[seat]):
         return could_hold(g, seat, mission)  # a peer that does not see the hand: the public count
     return cards_for(g, seat, mission, knowledge) is not None
@@ -105,9 +119,26 @@ def meets_goal(g: HogwartsState, seat: Seat) -> bool:
     missions, points = LENGTHS[g.length]
     if needs_match(g) and not g.matches[seat]:
         return False
-    return len(g.done[seat]) >= missions and g.points[seat] > points
+    members = team_of(g, seat)  # team mode: the team's missions and its shared total (C-8)
+    done = sum(len(g.done[m]) for m in members)
+    return done >= missions and team_points(g, seat) > points * len(members)
+
+
+def team_points(g: HogwartsState, seat: Seat) -> int:
+    """The house points of ``seat``'s team (its own outside team mode): one shared total (C-8)."""
+    return sum(g.points[m] for m in team_of(g, seat))
+
+
+def final_scores(g: HogwartsState) -> tuple[int, ...]:
+    """Each seat's score at the end: its team's total in team mode (C-8), else its own points."""
+    return tuple(team_points(g, s) for s in range(g.players))
 
 
 def lost(g: HogwartsState) -> bool:
     """Solo: losing all life points ends the game as a loss (rules §14.5, C-11)."""
+    if cooperative(g):  # one team of everyone: 3 defeats in all lose the game (C-9)
+        return sum(g.defeats) >= COOPERATIVE_DEFEATS
     return g.mode == "solo" and any(g.defeats)
+
+
+COOPERATIVE_DEFEATS = 3

@@ -23,6 +23,7 @@ from p2php.rng import DetRng
 from .death_eaters import PlaceDeathEaters
 from .ids import DECKS, MISSIONS, deck_cards, deck_first_slot, deck_of_slot
 from .modes import difficulty, has_death_eaters
+from .teams import ShareMissions
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -126,5 +127,8 @@ class Setup(Task["HogwartsState"]):
             g.give(seat, "powder", STARTING_POWDER[difficulty(g)])
             g.give(seat, "portal", STARTING_PORTALS)
         g.log("setup")
-        return Replace(PlaceDeathEaters()) if has_death_eaters(g) else Done()
+        after: list[Task[HogwartsState]] = [ShareMissions()] if g.mode == "team" else []
+        if has_death_eaters(g):
+            after.append(PlaceDeathEaters())
+        return Replace(*after) if after else Done()
 

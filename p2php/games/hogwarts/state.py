@@ -69,7 +69,8 @@ class HogwartsState(TaskGame):
         self.death_eaters: list[str] = []  # the cells holding a Death Eater token (qualified rules, C-12)
         self.matches = [0] * players  # Quidditch matches (solo: Snitch practices) each seat took part in
         self.defeats = [0] * players  # battles lost at 0 LP (solo: the end, C-11)
-        self.team = list(range(players))  # each seat's team (team mode, C-8; else a team of its own)
+        teams = int(str(options.get("teams", 2))) if options.get("mode") == "team" else players
+        self.team = [s % teams for s in range(players)]  # each seat's team (team mode, C-8; else its own)
         self.events: list[list[Any]] = []  # structured log, rendered by view.py
         self.pub: dict[Slot, CardId] = {}
         self.stack = TaskStack([first_task])

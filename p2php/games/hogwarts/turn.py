@@ -24,7 +24,7 @@ from .dice import Roll
 from .mission_flow import MissionAttempt
 from .moves import Move, Moved, Pickups, Trip
 from .qualified_battles import player_battle
-from .rules import lost, meets_goal, opponents_at
+from .rules import final_scores, lost, meets_goal, opponents_at
 from .search import SearchDeck
 from .setup import Setup
 from .start_cards import StartCard, dice_for, rolls_for
@@ -160,7 +160,8 @@ class Turn(Task["HogwartsState"]):
 
     def after_trip(self, g: HogwartsState) -> Outcome:
         if not self.trip:
-            self.stage = Turn.Stage.EFFECT
+            waited = self.moved is not None and self.moved.waited  # team mode: no effect again (rules §11)
+            self.stage = Turn.Stage.MISSION if waited else Turn.Stage.EFFECT
             return CONTINUE
         kind, dest = self.trip
         self.origin = g.pos[self.seat]
@@ -205,10 +206,10 @@ class Year(Task["HogwartsState"]):
             self.next_seat = g.first
             return Push(Setup())
         if lost(g):
-            return GameOver((), tuple(g.points), "the game is lost: all life points were lost (solo)")
+            return GameOver((), final_scores(g), "the game is lost: too many defeats (solo, or one team of all)")
         if self.played and self.next_seat == g.first and g.qualified:
             winners = tuple(sorted(g.qualified))
-            return GameOver(winners, tuple(g.points), f"the Hogwarts Cup: seats {', '.join(map(str, winners))}")
+            return GameOver(winners, final_scores(g), f"the Hogwarts Cup: seats {', '.join(map(str, winners))}")
         seat = self.next_seat
         self.next_seat = (seat + 1) % g.players
         self.played += 1
