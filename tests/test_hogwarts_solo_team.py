@@ -285,3 +285,16 @@ def test_seeded_team_games_end() -> None:
             assert {st.team[w] for w in result.winners} <= set(st.team)
         assert result.scores == tuple(sum(st.points[m] for m in range(players) if st.team[m] == st.team[s])
                                       for s in range(players))
+
+
+def test_teammates_missions_are_shown_through_the_protocol_to_them_only() -> None:
+    """Through the real protocol (the private Show): seat 2 learns seat 0's missions, seat 1 and seat 3 (the
+    other team) do not; every peer's audit is clean."""
+    t = Team(mode="protocol", seed=3)
+    g = t.state
+    t.decide()
+    for owner in range(4):
+        for viewer in range(4):
+            known = [t.table.knowledge(viewer).face(s) is not None for s in g.missions[owner]]
+            assert all(known) if g.team[owner] == g.team[viewer] else not any(known)
+    t.finish()
