@@ -33,14 +33,9 @@ def set_up(players: int, length: str = "quick", seed: int = 0) -> tuple[Hogwarts
 # ----------------------------------------------------------------------------- options
 
 
-@pytest.mark.parametrize("mode", ["qualified", "team", "solo"])
-def test_modes_not_built_yet_are_refused_naming_what_is_missing(mode: str) -> None:
-    with pytest.raises(OptionError, match=f"mode={mode} is not playable yet"):
-        GAME.new_state(4, {"mode": mode})
-
-
 def test_options_players_and_names() -> None:
-    assert GAME.parse_options({}) == {"dodge": False, "length": "quick", "mode": "underage"}
+    assert GAME.parse_options({}) == {"difficulty": "underage", "dodge": False, "length": "quick", "mode": "underage",
+                                      "teams": 2}
     with pytest.raises(OptionError, match="length"):
         GAME.new_state(2, {"length": "endless"})
     for bad in (1, 10):

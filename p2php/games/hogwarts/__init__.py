@@ -1,10 +1,10 @@
 """A Year at Hogwarts — the board game (issue 12; rules: shared/rules/hogwarts.md, data: hogwarts-data.md,
 original: shared/seeds/002_*.txt, which wins where the digest differs).
 
-Playable in ``mode=underage`` at every ``length`` (quick | classic | long), 2 to 9 players (C-14), Quidditch
-matches included, with the ``random`` and ``heuristic`` bots and the optional Dodge (``dodge=true``); the
-other modes are refused with an OptionError naming what is missing.  ``mode=return_of_voldemort`` (rules §16, 2 to 4
-players) is playable too (increment 4).
+Playable in every mode: ``mode=underage``, ``mode=qualified`` and ``mode=team`` (``teams=N``) at every ``length``
+(quick | classic | long), 2 to 9 players (C-14), ``mode=solo`` (1 player, ``difficulty=underage|qualified``) and
+``mode=return_of_voldemort`` (rules §16, 2 to 4 players), Quidditch matches included, with the ``random`` and
+``heuristic`` bots and the optional Dodge (``dodge=true``; always on in the Return mode).
 Importing this package registers the game as ``hogwarts`` (an entry point names it, as for the TCG).
 
 Increment 1 (the data and the board):
@@ -42,7 +42,18 @@ Increment 3 (the Quidditch match, rules §15, data §5, C-25, C-37–C-40):
   Seekers on the circuit and the Quidditch cards, hidden hand cards opened when played), ``bots_quidditch``
   (the heuristic's play).
 
-Increment 4 (The Return of Lord Voldemort, rules §16 and §14, data §4.2 and §4.4, C-36, C-41–C-47):
+Increment 4 (qualified, solo and team modes: rules §2, §3, §5, §11, §14.6, §14.7; C-8–C-12, C-33, C-35,
+C-36, C-52):
+
+* ``modes`` (what each mode changes, one question per function), ``death_eaters`` (the 6 tokens: placed in turn,
+  or solo at random; who plays a Death Eater), ``versus`` (two sides attacking in turn: the qualified player
+  battle and the Death Eater battle, the eight Death Eaters' abilities, Dodge), ``pvp_qualified`` (the
+  qualified player battle and its prizes), ``death_eater_battle`` (a random back, its cards dealt to its player,
+  20 points), ``qualified_battles`` (which battle a mandatory stop starts), ``mission_cards`` (the spell and
+  potion cards a mission needs, shown through the protocol's reveal), ``snitch_practice`` (solo's Quidditch),
+  ``teams`` (teammates' missions shown to each other).
+
+Increment 5 (The Return of Lord Voldemort, rules §16 and §14, data §4.2 and §4.4, C-36, C-41–C-47):
 
 * ``voldemort_rules`` (the campaign's public record, kept in the bottom task so the shared state needs no new
   fields; sides, tokens each side may take, where moves stop, the two goals, the view's facts),
@@ -105,14 +116,51 @@ E23. Phase 2: a Seeker that reaches 24 by the roll alone catches the Snitch befo
     re-rolled die is chosen after the card is opened (a card's action never depends on its hidden face); a
     move back against a guarded Seeker is used up without effect (``quidditch_snitch``).
 
+E24. Death Eater tokens are placed after the deal (so each placer knows its missions; solo's random placement,
+     C-11, needs them too), seat (first + k) placing the k-th; ``death_eaters``.
+E25. Solo qualified: one joint permutation of the 18 towers; the player (who alone sees its missions) names
+     the first 6 that are no location of its missions, and its engine checks the names against its
+     knowledge.  The tokens are impassable to every figure, Pettigrew's too.
+E26. The Death Eater's player is "the nearest to the right": turns pass clockwise (to the left), so the seat
+     before the mover, skipping teammates; with nobody else (one team of all, C-9) the mover plays both sides.
+E27. A Death Eater battle takes precedence when a Death Eater's cell also holds figures (one battle per move);
+     the Death Eater's cards come from the spell then potion deck tops and its unplayed ones go under face down.
+E28. Two sides attacking in turn (``versus``): a "retaliation" a protection answers is the other side's next
+     attack, each attack using one up; Luna's ``ignore_once`` is used on the loss that would end the battle
+     for her, Neville's ``last_stand`` on a drop to 0 (at 1 he still loses a player battle, undefeated);
+     Pettigrew may flee after each attack on him; Rookwood's ``spy`` shows the mover's hand to the Death
+     Eater's player (the protocol's private Show), who puts 1 card under its deck; the special tokens (the
+     Cloak included, C-28) are offered to a player side at its attack decisions.  Dodge answers every dice
+     attack in these battles, by the side hit (C-36).
+E29. Qualified player battle: none starts against, or by, a player at 1 LP or fewer; 2 object tokens are one
+     prize choice of a pair (one token if the loser holds one or the winner has room for one); the prize is
+     taken before a loser at 0 LP is defeated; a battle nobody won (Cloak, flight) gives no prize, the truce
+     still follows (C-34).
+E30. Mission cards (C-52): after the mission is opened its holder shows the cards (an action whose reveal opens
+     them to all); "no_mission" may still be answered then (nothing is handed in).  Whether to ask is decided
+     by the public count of spell and potion cards held; the engine offers the first cards that fit (exact
+     cards first) and accepts any that fit.
+E31. The Quidditch requirement is ``HogwartsState.matches`` (public, per seat): a match counts for both
+     players when it starts; solo, a Snitch practice counts (C-11), success or not.
+E32. Solo (``difficulty`` = underage | qualified; other modes ignore it): every seat-count rule as the chosen
+     difficulty (flying powder, card limit, Death Eaters, mission cards); Snitch practice is offered on the
+     pitch at both difficulties (4 rolls, Quidditch cards allowed, 40 points on success); the game is lost at
+     the end of the turn of a defeat (a battle lost at 0 LP; a duel never takes the last LP, C-32).
+E33. Team mode: ``teams=N`` teams, seat s in team s % N (teams alternate round the table), 2 or 3 members each
+     and at least 4 players, or ``teams=1``: one team of all (C-9: Snitch practice as solo, lost after 3
+     defeats in all).  Teammates' missions are shown to each other after the deal (each hand stays secret).  A
+     mission is attempted by its holder with every member on its location and the team's tokens; the members
+     show their part of its cards in turn from the holder (the engine offers each the cards that fit what is
+     still needed); short of cards there is no attempt.  The team fights it together (the enemy's LP times the
+     members, 2 cards each, C-10); the points go to the holder's sheet, the score is the team's sum (C-8).  A
+     member on any mission's location may wait instead of moving (rules §11), with no cell effect.
+
 Refused or skipped in this increment (never played wrongly, just not offered):
 
-R1. ``mode`` qualified, team, solo: an OptionError naming what is missing.
-R2. The Quidditch match is played in underage mode at every length (stopping on the pitch: the portal trip
-    or a challenge, C-25); qualified mode's requirement to take part in one is not built (qualified is
-    refused, R1), nor solo's Snitch practice (C-11).
+R1–R2 (the modes refused, Quidditch in underage mode only) are gone: every mode and length plays.
 R3. The Invisibility Cloak is not offered in a group battle nor in the underage dice duel (it is offered in
-    a battle fought alone, C-28), and Pettigrew's flight not in a group battle.
+    a battle fought alone and in the battles between two sides, C-28), and Pettigrew's flight not in a group
+    battle.  Team members cannot pass cards to each other (only tokens, in a common room).
 
 Decisions for The Return of Lord Voldemort where the rules and the data are silent (ours, numbered apart):
 
@@ -154,10 +202,8 @@ V19. The Dodge is open to both sides of a Return battle: the villain may dodge f
     Death Eaters too; protections (``cancel_next``, ``skip``, ``reflect_next``, ``shield``) answer the
     opponent's next attack, cards or dice.
 
-Next increment: qualified mode (Death Eater tokens placed in turn, C-12, and their battles, C-35;
-alternating player battles, C-33; mission cards shown and returned, C-52; the Quidditch requirement, which
-needs a record of who took part in a match); then team mode (C-8–C-10), solo (C-11), the Cloak in group battles,
-Dodge against players and Death Eaters.
+Next increment: the Cloak in group battles and the underage dice duel, Pettigrew's flight in a group
+battle (R3).
 
 Digest against the original (the original wins):
 

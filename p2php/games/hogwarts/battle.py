@@ -518,7 +518,7 @@ class Battle(Task["HogwartsState"]):
             if self.kind != "duel":
                 defeat(g, seat)
             self.standing.remove(seat)
-            if not self.standing or self.kind != "event":
+            if not self.standing or len(self.participants) == 1:  # a group (event, team mission) fights on
                 return self.finish(g, "lost")
             if self.lp > 0:
                 return self.next_round(g, seat)

@@ -19,6 +19,9 @@ from .battle import hand_card
 from .bots_quidditch import quidditch_choice
 from .bots_voldemort import return_choice
 from .data import graph as map_graph
+from .mission_cards import cards_for, could_hold
+from .mission_flow import MissionAttempt
+from .modes import death_eaters_block, needs_match, shows_mission_cards, team_of
 from .rules import location_cells, mission_of
 from .state import HogwartsState
 from .terms import parse
@@ -26,6 +29,8 @@ from .voldemort_rules import RETURN
 
 __all__ = ["HeuristicBot"]
 
+PITCH = "quidditch_pitch"
+REST_TURNS = 24
 LOW_LP = 3
 CLOAK_LP = 2
 """The heuristic escapes with the Invisibility Cloak only this close to a defeat."""
@@ -33,23 +38,32 @@ GOAL_PROMPTS = ("move", "tokens", "trip", "prize", "attack")
 
 
 @lru_cache(maxsize=1024)
-def distances_to(targets: frozenset[str]) -> Mapping[str, int]:
-    """Steps from every map cell to the nearest of ``targets`` (free links cost 0; a 0-1 breadth-first search),
-    remembered per set of targets (callers only read it)."""
+def distances_to(targets: frozenset[str], blocked: frozenset[str] = frozenset()) -> Mapping[str, int]:
+    """Steps from every map cell to the nearest of ``targets`` (free links cost 0; a 0-1 breadth-first search)
+    around the ``blocked`` cells (solo Death Eaters), remembered per question (callers only read it)."""
     graph = map_graph()
     dist = {t: 0 for t in targets if t in graph.steps}
     queue = deque(sorted(dist))
     while queue:
         cell = queue.popleft()
         for nxt in graph.free[cell]:
+            if nxt in blocked:
+                continue
             if nxt not in dist or dist[nxt] > dist[cell]:
                 dist[nxt] = dist[cell]
                 queue.appendleft(nxt)
         for nxt in graph.steps[cell]:
-            if nxt in graph.enterable and (nxt not in dist or dist[nxt] > dist[cell] + 1):
+            if nxt in graph.enterable and nxt not in blocked and (nxt not in dist or dist[nxt] > dist[cell] + 1):
                 dist[nxt] = dist[cell] + 1
                 queue.append(nxt)
     return dist
+
+
+@lru_cache(maxsize=1)
+def card_cells() -> frozenset[str]:
+    """The spell and potion cells, where a bot missing a mission's cards goes (qualified rules)."""
+    kinds = map_graph().kinds
+    return frozenset(c for c in kinds if kinds[c] in ("spell", "potion"))
 
 
 def damage_of(g: HogwartsState, action: Action, knowledge: Knowledge) -> int:
@@ -70,20 +84,49 @@ class HeuristicBot:
 
     def __init__(self, seed: bytes | str | int = 0) -> None:
         self.fallback = RandomBot(seed)
+        self.resting: dict[int, int] = {}  # team mode: mission -> the turn until which a short team waits no more
+
+    def note(self, g: HogwartsState, prompt: str) -> None:
+        """Team mode: a member showing its cards for a mission leaves that mission for a while afterwards (if
+        the team lacked cards it is not worth meeting there again at once; if it was done it is gone)."""
+        top = g.stack.top
+        if prompt == "mission_cards" and isinstance(top, MissionAttempt):
+            mission = mission_of(g, top.slot)
+            if mission is not None:
+                self.resting[mission.number] = g.turns + REST_TURNS
 
     def goals(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> tuple[set[str], set[str]]:
         """Cells where a mission can be completed with the tokens held; tokens its missions still need."""
         places: set[str] = set()
         wanted: set[str] = set()
-        for slot in g.missions[seat]:
-            mission = mission_of(g, slot, knowledge)
-            if mission is None:
-                continue
-            missing = [t for t in mission.tokens if t not in g.held[seat]]
-            if missing:
-                wanted.update(missing)
-            else:
-                places.update(location_cells(mission.location))
+        members = team_of(g, seat)  # team mode: the team's missions (shown to teammates) and tokens
+        held = {t for m in members for t in g.held[m]}
+        meeting: list[tuple[int, str, bool]] = []  # team mode: ready missions (slot, place, own cards missing)
+        for m in members:
+            for slot in g.missions[m]:
+                mission = mission_of(g, slot, knowledge)
+                if mission is None:
+                    continue
+                missing = [t for t in mission.tokens if t not in held]
+                if missing:
+                    wanted.update(missing)
+                    continue
+                short = shows_mission_cards(g) and cards_for(g, seat, mission, knowledge) is None
+                if len(members) > 1:  # every member picks the same meeting (the same public facts)
+                    cards = not shows_mission_cards(g) or could_hold(g, m, mission, members)
+                    if cards and self.resting.get(mission.number, -1) < g.turns:
+                        meeting.append((slot, sorted(location_cells(mission.location))[0], False))
+                    elif m == seat and short:
+                        places.update(card_cells())
+                elif short:  # its cards are missing (qualified rules, C-52): any spell or potion cell
+                    places.update(card_cells())
+                else:
+                    places.update(location_cells(mission.location))
+        if meeting:
+            _slot, place, short_here = min(meeting)
+            places = set(card_cells()) if short_here else {place}
+        if needs_match(g) and not g.matches[seat]:
+            places.add(PITCH)  # taking part in a match is part of the goal (rules §2)
         return places, wanted
 
     def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
@@ -95,9 +138,11 @@ class HeuristicBot:
             chosen = return_choice(g, seat, knowledge, prompt, legal, distances_to)
             if chosen is not None:
                 return chosen
+        self.note(g, prompt)
         places, wanted = self.goals(g, seat, knowledge) if prompt in GOAL_PROMPTS else (set(), set())
         if prompt == "move":
-            return self.move(g, legal, places, wanted)
+            waiting = [a for a in legal if a.get("wait") and g.pos[seat] in places]
+            return waiting[0] if waiting else self.move(g, legal, places, wanted)
         if prompt == "tokens":
             takes = [a for a in legal if a["type"] == "take" and "give" not in a]
             needed = [a for a in legal if a["type"] == "take" and a["token"] in wanted
@@ -118,12 +163,14 @@ class HeuristicBot:
             return legal[-1] if g.lp[seat] <= LOW_LP and len(legal) > 1 else legal[0]
         if prompt == "mission":
             return legal[-1]
+        if prompt == "mission_cards":  # show every card asked for (team mode: its whole part)
+            return max(legal, key=lambda a: (a["type"] == "show", len(a.get("slots", []))))
         if prompt == "exam":
             return legal[-1]
         if prompt == "start_card":
             return legal[0]
         if prompt == "prize":
-            tokens = [a for a in legal if a.get("token") in wanted]
+            tokens = [a for a in legal if a.get("token") in wanted or wanted.intersection(a.get("tokens", []))]
             return (tokens or legal)[0]
         if prompt == "time_turner":
             return {"type": "time_turner"}
@@ -139,7 +186,7 @@ class HeuristicBot:
         targets = places or {c for c, tokens in g.tokens.items() if wanted.intersection(tokens)}
         if not targets:
             targets = {c for c, tokens in g.tokens.items() if tokens}
-        dist = distances_to(frozenset(targets))
+        dist = distances_to(frozenset(targets), frozenset(g.death_eaters) if death_eaters_block(g) else frozenset())
         far = len(g.graph.steps)
 
         def score(action: Action) -> tuple[int, int]:

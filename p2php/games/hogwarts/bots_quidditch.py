@@ -35,8 +35,8 @@ def quidditch_choice(g: HogwartsState, seat: Seat, knowledge: Knowledge, prompt:
                      legal: list[Action]) -> Action | None:
     """The heuristic's answer to a Quidditch prompt, or ``None`` if ``prompt`` is not one."""
     if prompt == "challenge":
-        others = [a for a in legal if a["type"] == "challenge"]
-        return min(others, key=lambda a: len(quidditch_slots(g, a["seat"])), default=legal[0])
+        others = [a for a in legal if a["type"] == "challenge"] or [a for a in legal if a["type"] == "practice"]
+        return min(others, key=lambda a: len(quidditch_slots(g, a.get("seat", seat))), default=legal[0])
     if prompt in ("house", "formation"):
         return legal[0]
     task = g.stack.top

@@ -26,6 +26,7 @@ from .cards_flow import ActionCards, Exam, ReturnCards
 from .decks import Draw, OpenTop
 from .events import ChooseDeck, Event
 from .ids import instance
+from .modes import difficulty
 from .quidditch import Challenge
 
 if TYPE_CHECKING:
@@ -41,8 +42,12 @@ CARD_LIMIT = {"underage": 5, "qualified": 3}
 """Potion or spell cards per battle (rules §14.1)."""
 
 
+TEAM_CARD_LIMIT = 2
+"""Team mode: 2 potion or spell cards per player per battle (C-10)."""
+
+
 def card_limit(g: HogwartsState) -> int:
-    return CARD_LIMIT[g.mode]
+    return TEAM_CARD_LIMIT if g.mode == "team" else CARD_LIMIT[difficulty(g)]
 
 
 def effect_tasks(g: HogwartsState, seat: Seat) -> list[Task[HogwartsState]]:

@@ -26,5 +26,6 @@ def defeat(g: HogwartsState, seat: Seat) -> None:
     g.pos[seat] = LEAKY_CAULDRON
     g.lp[seat] = AFTER_DEFEAT_LP
     g.fallen.append(seat)
+    g.defeats[seat] += 1
     g.ended.append(seat)
     g.log("defeated", seat)

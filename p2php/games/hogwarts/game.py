@@ -1,9 +1,10 @@
 """A Year at Hogwarts as an engine game: options, players, card names, bots.
 
-Options: ``mode`` = ``underage`` (built) | ``qualified`` | ``team`` | ``solo`` (not built yet: refused with an
-:class:`~p2php.engine.contract.OptionError` naming what is missing) | ``return_of_voldemort`` (built: 2 to 4
-players, the Dodge always on); ``length`` = ``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` =
-``false`` | ``true`` (the optional Dodge rule, C-36).  2 to 9 players (C-14: nine sheets; solo, 1, is not built).
+Options: ``mode`` = ``underage`` | ``qualified`` | ``solo`` | ``team`` | ``return_of_voldemort`` (2 to 4
+players, the Dodge always on); ``length`` = ``quick`` | ``classic`` | ``long`` (rules §2); ``dodge`` = ``false``
+| ``true`` (the optional Dodge rule, C-36); ``difficulty`` = ``underage`` | ``qualified`` (solo only: the rules it
+plays by, C-11); ``teams`` (team mode only: how many teams, seat s in team s % teams; 1: one team of all, C-9).
+2 to 9 players (C-14: nine sheets; team mode with several teams: 4 or more, 2 or 3 a team, C-8); solo: exactly 1.
 """
 
 from __future__ import annotations
@@ -26,43 +27,60 @@ from .voldemort_turn import ReturnYear
 __all__ = ["GAME", "HogwartsGame"]
 
 MODES = ("underage", "qualified", "team", "solo", "return_of_voldemort")
-BUILT_MODES = ("underage", RETURN)
 RETURN_PLAYERS = (2, 4)
 """The Return of Lord Voldemort: 2–4 players (rules §16)."""
-NOT_BUILT = {
-    "qualified": "qualified mode needs the Death Eater tokens and battles, alternating player battles and the "
-                 "requirement to take part in a Quidditch match, which are not built yet",
-    "team": "team mode needs teams, shared missions and Death Eaters, which are not built yet",
-    "solo": "solo mode needs one-player play and Snitch practice, which are not built yet",
-}
+
+
+MIN_TABLE = 2
+"""Players in every mode but solo (C-14)."""
+TEAM_TABLE = 4
+"""Team mode with several teams needs 4 players or more (C-8)."""
+
+
+def check_teams(players: int, teams: int) -> None:
+    """Teams of 2 or 3 (C-8), seat s in team s % teams; or one team of everyone (teams=1, C-9)."""
+    if teams == 1:
+        return
+    if teams < 1 or players < TEAM_TABLE or not 2 * teams <= players <= 3 * teams:
+        raise OptionError(f"hogwarts: mode=team needs teams of 2 or 3 players and at least {TEAM_TABLE} players "
+                          f"(or teams=1, one team of everyone): {players} players cannot form {teams} teams")
 
 
 class HogwartsGame(Game):
     """Harry Potter: A Year at Hogwarts, the board game."""
 
     name: ClassVar[str] = "hogwarts"
-    min_players: ClassVar[int] = 2
+    min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 9
     options: ClassVar[Mapping[str, OptionSpec]] = {
-        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode (built: underage, return_of_voldemort)"),
+        "mode": OptionSpec("underage", MODES, "difficulty or alternative mode"),
         "length": OptionSpec("quick", ("quick", "classic", "long"), "game length: missions and points to win"),
         "dodge": OptionSpec(False, None, "the optional Dodge rule against enemies' dice (C-36)"),
+        "difficulty": OptionSpec("underage", ("underage", "qualified"), "solo: play as underage or qualified (C-11)"),
+        "teams": OptionSpec(2, None, "team mode: how many teams; seat s plays in team s % teams (1: everyone, C-9)"),
     }
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic")
 
     def parse_options(self, raw: Mapping[str, object]) -> dict[str, str | int | bool]:
         opts = super().parse_options(raw)
-        mode = str(opts["mode"])
-        if mode not in BUILT_MODES:
-            raise OptionError(f"hogwarts: mode={mode} is not playable yet: {NOT_BUILT[mode]}")
-        if mode == RETURN:
+        if opts["mode"] == RETURN:
             opts["dodge"] = True  # always on in Return mode (C-36)
         return opts
 
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise OptionError(f"hogwarts needs {MIN_TABLE}–{self.max_players} players (1 in mode=solo), not {players}")
+
     def new_state(self, players: int, options: Mapping[str, object]) -> HogwartsState:
         self.check_players(players)
-        load()  # a broken data file fails here, in one line
         opts = self.parse_options(dict(options))
+        if opts["mode"] == "solo" and players != 1:
+            raise OptionError(f"hogwarts: mode=solo is played by 1 player, not {players}")
+        if opts["mode"] != "solo" and players < MIN_TABLE:
+            raise OptionError(f"hogwarts needs {MIN_TABLE}–{self.max_players} players (1 in mode=solo), not {players}")
+        if opts["mode"] == "team":
+            check_teams(players, int(opts["teams"]))
+        load()  # a broken data file fails here, in one line
         if opts["mode"] == RETURN:
             low, high = RETURN_PLAYERS
             if not low <= players <= high:

@@ -27,7 +27,8 @@ from .board import (
     portal_destination,
     walks,
 )
-from .data import graph
+from .data import graph, load
+from .modes import TEAM
 from .rules import can_attempt, constraints, location_cells, mission_of
 from .state import MAX_TOKENS
 
@@ -48,12 +49,23 @@ def legal_walks(origin: str, roll: int, rules: Constraints) -> tuple[Walk, ...]:
     return walks(graph(), origin, roll, rules)
 
 
+def may_wait(g: HogwartsState, seat: Seat) -> bool:
+    """Team mode: a member on a mission's location may stay there and wait for the others (rules §11)."""
+    return g.mode == TEAM and g.pos[seat] in mission_locations()
+
+
+@lru_cache(maxsize=1)
+def mission_locations() -> frozenset[str]:
+    return frozenset(c for m in load().missions for c in location_cells(m.location))
+
+
 @dataclass(frozen=True)
 class Moved:
     """The chosen walk and the mission slot it stopped for (-1: none)."""
 
     path: tuple[str, ...]
     mission: int = -1
+    waited: bool = False  # team mode: stayed on a mission's location to wait for the team (no cell effect)
 
 
 @dataclass
@@ -75,7 +87,7 @@ class Move(Task["HogwartsState"]):
             if mission is None:
                 continue
             for cell in location_cells(mission.location):
-                if cell not in out and can_attempt(g, self.seat, mission, cell):
+                if cell not in out and can_attempt(g, self.seat, mission, cell, knowledge):
                     out[cell] = slot
         return dict(sorted(out.items()))
 
@@ -99,6 +111,8 @@ class Move(Task["HogwartsState"]):
                         and w.end not in g.graph.voluntary:
                     action["mission"] = stops[w.end]
                 out.append(action)
+        if may_wait(g, seat):
+            out.append({"type": "move", "path": [g.pos[seat]], "roll": self.rolls[0], "wait": True})
         return out
 
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
@@ -111,13 +125,17 @@ class Move(Task["HogwartsState"]):
             raise IllegalAction("a move's path is a list of cell ids")
         if path[0] != g.pos[seat]:
             raise IllegalAction(f"a move starts where the figure stands ({g.pos[seat]})")
+        if action.get("wait") is True:
+            if path != [g.pos[seat]] or not may_wait(g, seat) or "mission" in action:
+                raise IllegalAction("waiting is staying on a mission's location in team mode")
+            return
         stop_also: frozenset[str] = frozenset()
         if "mission" in action:
             slot = action["mission"]
             if slot not in g.missions[seat]:
                 raise IllegalAction(f"slot {slot!r} is not one of seat {seat}'s missions")
             mission = mission_of(g, slot, knowledge)
-            if mission is not None and not can_attempt(g, seat, mission, path[-1]):
+            if mission is not None and not can_attempt(g, seat, mission, path[-1], knowledge):
                 raise IllegalAction(f"mission {mission.number} cannot be completed on {path[-1]} now")
             stop_also = frozenset((path[-1],))
         rules = constraints(g, seat, self.stop_anywhere, stop_also)
@@ -139,7 +157,7 @@ class Move(Task["HogwartsState"]):
                 raise IllegalAction(f"the card opened with the move is no mission completable on {path[-1]}")
         g.pos[seat] = path[-1]
         g.log("move", seat, list(path))
-        return Done(Moved(path, slot))
+        return Done(Moved(path, slot, action.get("wait") is True))
 
 
 @dataclass

@@ -24,8 +24,10 @@ from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Replace, Task
 from p2php.rng import DetRng
 
 from .dice import SIDES
+from .modes import SOLO, cooperative, teammates
 from .quidditch_goals import Goals
 from .quidditch_snitch import Snitch
+from .snitch_practice import SnitchPractice
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -47,14 +49,17 @@ class Challenge(Task["HogwartsState"]):
         return Decide((self.seat,), "challenge")
 
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        others = [s for s in range(g.players) if s != self.seat]
-        return [{"type": "no_match"}, *({"type": "challenge", "seat": s} for s in others)]
+        others = [s for s in range(g.players) if s != self.seat and not teammates(g, self.seat, s)]
+        practice: list[Action] = [{"type": "practice"}] if g.mode == SOLO or cooperative(g) else []
+        return [{"type": "no_match"}, *practice, *({"type": "challenge", "seat": s} for s in others)]
 
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
                faces: Mapping[Slot, CardId]) -> Outcome:
         action = answers[0][1]
         if action["type"] == "no_match":
             return Done()
+        if action["type"] == "practice":
+            return Replace(SnitchPractice.of(self.seat))
         return Replace(Match(self.seat, int(action["seat"])))
 
 
@@ -89,6 +94,8 @@ class Match(Task["HogwartsState"]):
                 self.back = g.pos[self.challenged]
                 g.pos[self.challenged] = g.pos[self.challenger]
                 g.log("quidditch_match", self.challenger, self.challenged)
+                for seat in self.seats:  # taking part is what the qualified goal asks (rules §2)
+                    g.matches[seat] += 1
             if len(self.houses) < len(self.seats):
                 return Decide((self.seats[len(self.houses)],), "house")
             self.stage = S.FIRST

@@ -11,7 +11,17 @@ from p2php.engine.contract import Knowledge, Seat, Slot
 from .board import Constraints
 from .data import load
 from .ids import instance, mission_card
+from .mission_cards import cards_for, could_hold
 from .missions import GREAT_HALL, Mission
+from .modes import (
+    cooperative,
+    death_eaters_block,
+    has_death_eaters,
+    needs_match,
+    shows_mission_cards,
+    team_of,
+    teammates,
+)
 from .voldemort_rules import RETURN, return_constraints
 
 if TYPE_CHECKING:
@@ -24,12 +34,16 @@ LENGTHS = {"quick": (1, 210), "classic": (2, 260), "long": (3, 320)}
 """Missions completed at least, and house points strictly more than (rules §2)."""
 UNDERAGE_MIN_LP = 3
 """Underage: no player battle if either player has only 1 or 2 life points (rules §14.6, C-18)."""
+QUALIFIED_MIN_LP = 2
 START_KIND = "start"
 
 
 def battle_possible(g: HogwartsState, mover: Seat, other: Seat) -> bool:
-    """Whether ``mover`` entering ``other``'s cell starts an underage player battle (C-18)."""
-    if g.lp[mover] < UNDERAGE_MIN_LP or g.lp[other] < UNDERAGE_MIN_LP:
+    """Whether ``mover`` entering ``other``'s cell starts a player battle: underage not with 1–2 LP (C-18),
+    qualified not at 1 LP or fewer (the battle would be over before it began), never in a truce or against
+    a teammate (C-18, C-8)."""
+    least = UNDERAGE_MIN_LP if not shows_mission_cards(g) else QUALIFIED_MIN_LP
+    if g.lp[mover] < least or g.lp[other] < least or teammates(g, mover, other):
         return False
     return not g.in_truce(mover, other)
 
@@ -48,9 +62,14 @@ def constraints(g: HogwartsState, seat: Seat, stop_anywhere: bool = False,
         return return_constraints(g, seat, stop_anywhere, stop_also)
     move_ability, _ = g.ability(seat)
     occupied: frozenset[str] = frozenset()
-    if move_ability != "rat":  # Pettigrew is never forced to stop on a figure (data §4.1)
+    impassable: frozenset[str] = frozenset()
+    if move_ability != "rat":  # Pettigrew is never forced to stop on a figure or a Death Eater (data §4.1)
         occupied = frozenset(c for c in sorted(set(g.pos)) if opponents_at(g, seat, c))
-    return Constraints(occupied=occupied, stop_also=stop_also, stop_anywhere=stop_anywhere,
+        if has_death_eaters(g) and not death_eaters_block(g):
+            occupied |= frozenset(g.death_eaters)
+    if has_death_eaters(g) and death_eaters_block(g):  # solo: the tokens cannot be entered (C-11)
+        impassable = frozenset(g.death_eaters)
+    return Constraints(occupied=occupied, impassable=impassable, stop_also=stop_also, stop_anywhere=stop_anywhere,
                        pitch_ends_move=move_ability != "pitch_pass")
 
 
@@ -72,9 +91,22 @@ def at_location(g: HogwartsState, mission: Mission, cell: str) -> bool:
     return cell in location_cells(mission.location)
 
 
-def can_attempt(g: HogwartsState, seat: Seat, mission: Mission, cell: str) -> bool:
-    """Underage: ``seat`` holds the mission's object tokens and stands on its location (rules §11)."""
-    return at_location(g, mission, cell) and all(t in g.held[seat] for t in mission.tokens)
+def can_attempt(g: HogwartsState, seat: Seat, mission: Mission, cell: str, knowledge: Knowledge | None = None) -> bool:
+    """``seat`` holds the mission's object tokens and stands on its location (rules §11); under the qualified
+    rules it also holds the mission's cards (C-52: known to ``knowledge``; without it, the public count)."""
+    members = team_of(g, seat)  # team mode: every member there, the team's tokens (rules §11)
+    held = [t for m in members for t in g.held[m]]
+    if not (at_location(g, mission, cell) and all(t in held for t in mission.tokens)):
+        return False
+    if any(not at_location(g, mission, g.pos[m]) for m in members if m != seat):
+        return False
+    if not shows_mission_cards(g) or not mission.qualified_cards:
+        return True
+    if len(members) > 1:  # team mode: the members' cards together, shown in turn (each hand is secret)
+        return could_hold(g, seat, mission, members)
+    if knowledge is None or any(knowledge.face(s) is None for s in g.hand[seat]):
+        return could_hold(g, seat, mission)  # a peer that does not see the hand: the public count
+    return cards_for(g, seat, mission, knowledge) is not None
 
 
 def missions_here(g: HogwartsState, seat: Seat) -> bool:
@@ -88,4 +120,28 @@ def missions_here(g: HogwartsState, seat: Seat) -> bool:
 def meets_goal(g: HogwartsState, seat: Seat) -> bool:
     """The length's end condition (rules §2): enough missions completed and strictly more points."""
     missions, points = LENGTHS[g.length]
-    return len(g.done[seat]) >= missions and g.points[seat] > points
+    if needs_match(g) and not g.matches[seat]:
+        return False
+    members = team_of(g, seat)  # team mode: the team's missions and its shared total (C-8)
+    done = sum(len(g.done[m]) for m in members)
+    return done >= missions and team_points(g, seat) > points * len(members)
+
+
+def team_points(g: HogwartsState, seat: Seat) -> int:
+    """The house points of ``seat``'s team (its own outside team mode): one shared total (C-8)."""
+    return sum(g.points[m] for m in team_of(g, seat))
+
+
+def final_scores(g: HogwartsState) -> tuple[int, ...]:
+    """Each seat's score at the end: its team's total in team mode (C-8), else its own points."""
+    return tuple(team_points(g, s) for s in range(g.players))
+
+
+def lost(g: HogwartsState) -> bool:
+    """Solo: losing all life points ends the game as a loss (rules §14.5, C-11)."""
+    if cooperative(g):  # one team of everyone: 3 defeats in all lose the game (C-9)
+        return sum(g.defeats) >= COOPERATIVE_DEFEATS
+    return g.mode == "solo" and any(g.defeats)
+
+
+COOPERATIVE_DEFEATS = 3

@@ -17,10 +17,13 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Action, CardId, Deal, Decide, Knowledge, Randomness, Seat, Shuffle, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, Task
 from p2php.rng import DetRng
 
+from .death_eaters import PlaceDeathEaters
 from .ids import DECKS, MISSIONS, deck_cards, deck_first_slot, deck_of_slot
+from .modes import difficulty, has_death_eaters
+from .teams import ShareMissions
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -121,8 +124,11 @@ class Setup(Task["HogwartsState"]):
             (g.missions if deck == MISSIONS else g.hand)[seat].append(slot)
         for seat in range(g.players):
             g.lp[seat] = g.student(seat).lp
-            g.give(seat, "powder", STARTING_POWDER[g.mode])
+            g.give(seat, "powder", STARTING_POWDER[difficulty(g)])
             g.give(seat, "portal", STARTING_PORTALS)
         g.log("setup")
-        return Done()
+        after: list[Task[HogwartsState]] = [ShareMissions()] if g.mode == "team" else []
+        if has_death_eaters(g):
+            after.append(PlaceDeathEaters())
+        return Replace(*after) if after else Done()
 

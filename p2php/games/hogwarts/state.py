@@ -66,6 +66,11 @@ class HogwartsState(TaskGame):
         self.fallen: list[Seat] = []  # seats defeated this turn: no return from a trip (C-21)
         self.ended: list[Seat] = []  # seats whose turn ended early this turn (a defeat, the Cloak): no mission
         self.qualified: list[Seat] = []  # seats that met the length's conditions this round (C-15)
+        self.death_eaters: list[str] = []  # the cells holding a Death Eater token (qualified rules, C-12)
+        self.matches = [0] * players  # Quidditch matches (solo: Snitch practices) each seat took part in
+        self.defeats = [0] * players  # battles lost at 0 LP (solo: the end, C-11)
+        teams = int(str(options.get("teams", 2))) if options.get("mode") == "team" else players
+        self.team = [s % teams for s in range(players)]  # each seat's team (team mode, C-8; else its own)
         self.events: list[list[Any]] = []  # structured log, rendered by view.py
         self.pub: dict[Slot, CardId] = {}
         self.stack = TaskStack([first_task])
@@ -174,12 +179,14 @@ class HogwartsState(TaskGame):
                 "supply": sorted(self.supply.items()),
                 "reshuffles": sorted(self.reshuffles.items()), "truces": self.truces, "turn": self.turn,
                 "turns": self.turns, "fallen": self.fallen, "ended": self.ended,
-                "qualified": self.qualified, "events": self.events,
+                "qualified": self.qualified, "events": self.events, "death_eaters": self.death_eaters,
+                "matches": self.matches, "defeats": self.defeats, "team": self.team,
                 "stack": self.stack.snapshot()}
 
     def clone(self) -> HogwartsState:
         new = copy.copy(self)
-        for name in ("sheet", "pos", "lp", "points", "powder", "portals", "fallen", "ended", "qualified"):
+        for name in ("sheet", "pos", "lp", "points", "powder", "portals", "fallen", "ended", "qualified",
+                     "death_eaters", "matches", "defeats", "team"):
             setattr(new, name, list(getattr(self, name)))
         for name in ("held", "hand", "missions", "done", "truces", "events"):
             setattr(new, name, [list(x) for x in getattr(self, name)])

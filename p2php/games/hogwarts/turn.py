@@ -23,8 +23,8 @@ from .cells_effects import CellEffect
 from .dice import Roll
 from .mission_flow import MissionAttempt
 from .moves import Move, Moved, Pickups, Trip
-from .pvp import PlayerBattle
-from .rules import meets_goal, opponents_at
+from .qualified_battles import player_battle
+from .rules import final_scores, lost, meets_goal, opponents_at
 from .search import SearchDeck
 from .setup import Setup
 from .start_cards import StartCard, dice_for, rolls_for
@@ -151,15 +151,17 @@ class Turn(Task["HogwartsState"]):
         seat = self.seat
         entered = len(self.moved.path) > 1
         opponents = opponents_at(g, seat, g.pos[seat]) if entered and g.ability(seat)[0] != "rat" else []
-        if opponents:
+        eater = entered and g.pos[seat] in g.death_eaters and g.ability(seat)[0] != "rat"
+        if eater or opponents:
             self.stage = Turn.Stage.END  # after a battle caused by a mandatory stop the turn ends (rules §8)
-            return Push(PlayerBattle(seat, opponents))
+            return Push(player_battle(g, seat, opponents))
         self.stage = Turn.Stage.AFTER_MOVE
         return Call(Trip(seat), into="trip")
 
     def after_trip(self, g: HogwartsState) -> Outcome:
         if not self.trip:
-            self.stage = Turn.Stage.EFFECT
+            waited = self.moved is not None and self.moved.waited  # team mode: no effect again (rules §11)
+            self.stage = Turn.Stage.MISSION if waited else Turn.Stage.EFFECT
             return CONTINUE
         kind, dest = self.trip
         self.origin = g.pos[self.seat]
@@ -203,9 +205,11 @@ class Year(Task["HogwartsState"]):
             self.stage = Year.Stage.TURNS
             self.next_seat = g.first
             return Push(Setup())
+        if lost(g):
+            return GameOver((), final_scores(g), "the game is lost: too many defeats (solo, or one team of all)")
         if self.played and self.next_seat == g.first and g.qualified:
             winners = tuple(sorted(g.qualified))
-            return GameOver(winners, tuple(g.points), f"the Hogwarts Cup: seats {', '.join(map(str, winners))}")
+            return GameOver(winners, final_scores(g), f"the Hogwarts Cup: seats {', '.join(map(str, winners))}")
         seat = self.next_seat
         self.next_seat = (seat + 1) % g.players
         self.played += 1

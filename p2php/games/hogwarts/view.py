@@ -55,6 +55,7 @@ def observation(g: HogwartsState, seat: Seat | None, knowledge: Knowledge) -> di
             "hand": [[deck_of_slot(x), _face(knowledge, x)] for x in g.hand[s]] if mine else [],
             "missions": [_face(knowledge, x) for x in g.missions[s]] if mine else [],
             "hand_slots": list(g.hand[s]) if mine else [], "mission_slots": list(g.missions[s]) if mine else [],
+            "team": g.team[s], "matches": g.matches[s], "defeats": g.defeats[s],
         })
     rov = return_view(g) if g.mode == RETURN else None
     if rov is not None and rov["returned"]:
@@ -63,7 +64,7 @@ def observation(g: HogwartsState, seat: Seat | None, knowledge: Knowledge) -> di
             "players": players, "tokens": sorted([c, list(t)] for c, t in g.tokens.items()),
             "decks": sorted([d, len(s)] for d, s in g.deck.items()), "qualified": list(g.qualified),
             "events": [list(e) for e in g.events], "match": match_view(g), "battle": battle_view(g),
-            "return": rov}
+            "death_eaters": list(g.death_eaters), "return": rov}
 
 
 def match_view(g: HogwartsState) -> dict[str, Any] | None:
@@ -125,6 +126,14 @@ def table_lines(obs: Mapping[str, Any], seat: Seat, names: Sequence[str]) -> lis
             hand = ", ".join(card_title(face) for _deck, face in p.get("hand", []))
             lines.append(f"     your hand: {hand or '—'}")
             lines.append(f"     your missions: {', '.join(card_title(m) for m in p.get('missions', [])) or '—'}")
+    if obs.get("death_eaters"):
+        towers = ", ".join(data.cells[c].label if c in data.cells else str(c) for c in obs["death_eaters"])
+        lines.append(f"  Death Eaters on: {towers}")
+    if obs.get("mode") == "team":
+        teams = [p.get("team") for p in obs.get("players", [])]
+        lines.append("  teams: " + "; ".join(", ".join(names[s] if s < len(names) else f"seat {s}"
+                                                      for s, t in enumerate(teams) if t == team)
+                                             for team in sorted(set(teams), key=str)))
     if obs.get("match"):
         lines.extend(match_lines(obs["match"], names))
     if obs.get("return"):
