@@ -343,7 +343,7 @@ def _hpsha_prompt(prompt: str) -> str:
         "pick_character": "pick your character",
         "play": "your play phase: use a card or a skill, or end the phase",
         "discard": "discard down to your hand limit",
-        "respond": f"play {label} in answer, or pass",
+        "respond": f"{label}: play a card in answer, or pass",
         "skill": f"use the skill {label}?",
         "weapon": f"weapon effect: {label}",
         "pick": f"pick a card ({label})",

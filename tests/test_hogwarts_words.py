@@ -17,13 +17,15 @@ from p2php.games.hogwarts.game import GAME
 INTERNAL_ID = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b\w+=\w+|\{'type'|\b[mdo]\d{3}\b")
 
 
-@pytest.mark.parametrize(("mode", "seed"), [("underage", 3), ("return_of_voldemort", 5)])
-def test_every_decision_of_a_bot_game_reads_as_words(mode: str, seed: int) -> None:
-    st = GAME.new_state(3, {"mode": mode})
+@pytest.mark.parametrize(("mode", "players", "seed"), [("underage", 3, 3), ("return_of_voldemort", 3, 5),
+                                                      ("qualified", 3, 3), ("team", 4, 3), ("solo", 1, 3)])
+def test_every_decision_of_a_bot_game_reads_as_words(mode: str, players: int, seed: int) -> None:
+    extra = {"difficulty": "qualified"} if mode == "solo" else {}
+    st = GAME.new_state(players, {"mode": mode, **extra})
     tb = LocalTable(st, seed)
-    bots = {s: GAME.make_bot("heuristic", f"{seed}/{s}") for s in range(3)}
+    bots = {s: GAME.make_bot("heuristic", f"{seed}/{s}") for s in range(players)}
     kinds: set[str] = set()
-    for _ in range(400):
+    for _ in range(400 if players > 1 else 1200):
         step = tb.run_chance()
         if isinstance(step, GameOver):
             break

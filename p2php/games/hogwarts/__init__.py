@@ -119,8 +119,10 @@ E23. Phase 2: a Seeker that reaches 24 by the roll alone catches the Snitch befo
 E24. Death Eater tokens are placed after the deal (so each placer knows its missions; solo's random placement,
      C-11, needs them too), seat (first + k) placing the k-th; ``death_eaters``.
 E25. Solo qualified: one joint permutation of the 18 towers; the player (who alone sees its missions) names
-     the first 6 that are no location of its missions, and its engine checks the names against its
-     knowledge.  The tokens are impassable to every figure, Pettigrew's too.
+     the first 6 that are no location of its missions and whose blocking (with those before) cuts no cell
+     off the walk from the start, and its engine checks the names against its knowledge.  The tokens are
+     impassable to every figure, Pettigrew's too (without the second condition a tower could wall a mission
+     in, and the game could only end in a defeat).
 E26. The Death Eater's player is "the nearest to the right": turns pass clockwise (to the left), so the seat
      before the mover, skipping teammates; with nobody else (one team of all, C-9) the mover plays both sides.
 E27. A Death Eater battle takes precedence when a Death Eater's cell also holds figures (one battle per move);
@@ -154,6 +156,11 @@ E33. Team mode: ``teams=N`` teams, seat s in team s % N (teams alternate round t
      still needed); short of cards there is no attempt.  The team fights it together (the enemy's LP times the
      members, 2 cards each, C-10); the points go to the holder's sheet, the score is the team's sum (C-8).  A
      member on any mission's location may wait instead of moving (rules §11), with no cell effect.
+
+E34. The school year ends after ``turn.YEAR_ROUNDS`` (1000) rounds: a game nobody has won by then ends with no
+     winner (solo: lost), so that every game ends — a goal can go out of reach (the portal token spent with
+     the graveyard's mission still held, a needed token taken), and nothing else would end such a game.
+     Heuristic games end in a few hundred turns; random bots' take up to some 800 rounds.
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 

@@ -91,6 +91,10 @@ def action_words(action: Action, faces: Mapping[Slot, CardId], card_title: Calla
         return f"move Death Eater {get('eater')}"
     if kind == "place_eater":
         return f"place Death Eater {get('eater')} at {cell_name(get('cell'))}"
+    if kind == "death_eater":
+        return f"place a Death Eater on {cell_name(get('cell'))}"
+    if kind == "death_eaters":
+        return "place the Death Eaters on " + ", ".join(cell_name(c) for c in get("cells") or [])
     if kind == "character":
         return f"play {_student(get('sheet'))}"
     if kind in ("fly", "buckbeak", "go"):

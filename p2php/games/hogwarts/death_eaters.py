@@ -3,7 +3,8 @@
 In qualified and team mode the players place them in turn from the first player, one per tower (a tower holds
 at most one), after the missions are dealt — so each chooses knowing its own missions, as at a table where the
 cards are dealt first.  In a qualified solo game (C-11) one joint permutation of the towers places them on the
-first 6 that are not the location of one of the player's missions: the missions are secret, so the player
+first 6 that are not the location of one of the player's missions and cut no cell off the walk from the
+start (impassable towers must never leave a mission unreachable): the missions are secret, so the player
 (the only one who knows them) names those 6 cells, and the engine checks its choice against its knowledge.
 
 Entering a Death Eater's cell forces a stop and a Death Eater battle (:mod:`.death_eater_battle`); solo, the
@@ -20,6 +21,8 @@ from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowled
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
 from p2php.rng import DetRng
 
+from .board import Graph
+from .data import graph as map_graph
 from .modes import death_eaters_block, teammates
 from .rules import location_cells, mission_of
 
@@ -30,11 +33,42 @@ __all__ = ["DEATH_EATERS", "PlaceDeathEaters", "death_eater_player", "towers"]
 
 DEATH_EATERS = 6
 TOWER = "tower"
+START = "start"
 
 
 def towers(g: HogwartsState) -> list[str]:
     """The castle's tower cells in the data's order."""
     return [c.id for c in g.data.cells.values() if c.kind == TOWER]
+
+
+def walkable(graph: Graph, blocked: frozenset[str]) -> frozenset[str]:
+    """The cells a figure can walk to from the start (steps and free links) without entering ``blocked``."""
+    seen = {START}
+    todo = [START]
+    while todo:
+        cell = todo.pop()
+        for nxt in (*graph.steps[cell], *graph.free[cell]):
+            if nxt in graph.enterable and nxt not in blocked and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return frozenset(seen)
+
+
+def cut_nothing_off(order: Sequence[str], avoid: set[str]) -> list[str]:
+    """The first 6 towers of ``order`` that are not in ``avoid`` and whose blocking, with those before them,
+    leaves every walkable cell but themselves walkable (solo's impassable Death Eaters, E25); should fewer
+    qualify, the next ones not in ``avoid`` fill up (never seen on this map)."""
+    graph = map_graph()
+    everywhere = walkable(graph, frozenset())
+    chosen: list[str] = []
+    for cell in order:
+        if cell in avoid or len(chosen) == DEATH_EATERS:
+            continue
+        blocked = frozenset((*chosen, cell))
+        if everywhere - blocked <= walkable(graph, blocked):
+            chosen.append(cell)
+    rest = [c for c in order if c not in avoid and c not in chosen]
+    return (chosen + rest)[:DEATH_EATERS]
 
 
 def death_eater_player(g: HogwartsState, mover: Seat) -> Seat:
@@ -71,14 +105,15 @@ class PlaceDeathEaters(Task["HogwartsState"]):
         return CONTINUE
 
     def solo_cells(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[str] | None:
-        """The first 6 drawn towers that are not where one of ``seat``'s missions is (None: faces unknown)."""
+        """The first 6 drawn towers that are not where one of ``seat``'s missions is and cut no cell off (None:
+        faces unknown)."""
         avoid: set[str] = set()
         for slot in g.missions[seat]:
             mission = mission_of(g, slot, knowledge)
             if mission is None:
                 return None
             avoid.update(location_cells(mission.location))
-        return [c for c in self.order if c not in avoid][:DEATH_EATERS]
+        return cut_nothing_off(self.order, avoid)
 
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
         if self.order:

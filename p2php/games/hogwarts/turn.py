@@ -188,6 +188,11 @@ class Turn(Task["HogwartsState"]):
         return Replace(TimeTurner(seat))
 
 
+YEAR_ROUNDS = 1000
+"""Rounds in a school year: a game nobody has won by then ends with no winner (E34), so every game ends, even
+one whose goal became out of reach (a portal token spent, a needed token gone)."""
+
+
 @dataclass
 class Year(Task["HogwartsState"]):
     """The whole game, at the bottom of the stack."""
@@ -210,6 +215,9 @@ class Year(Task["HogwartsState"]):
         if self.played and self.next_seat == g.first and g.qualified:
             winners = tuple(sorted(g.qualified))
             return GameOver(winners, final_scores(g), f"the Hogwarts Cup: seats {', '.join(map(str, winners))}")
+        if self.played >= YEAR_ROUNDS * g.players and self.next_seat == g.first:  # E34: the school year ends
+            return GameOver((), final_scores(g), f"the year is over after {YEAR_ROUNDS} rounds: nobody won the Cup"
+                            + (" (the game is lost)" if g.mode == "solo" else ""))
         seat = self.next_seat
         self.next_seat = (seat + 1) % g.players
         self.played += 1

@@ -88,9 +88,17 @@ def battle_view(g: HogwartsState) -> dict[str, Any] | None:
     """The battle being fought, if any (all of it public, on the stack): against a card's enemy (who fights,
     the enemy's LP, whose round, the stage, the last dice) or between two players (who, hits taken)."""
     # By class name: battle.py and pvp.py import the state, which imports this module (no cycle allowed).
-    fight: Any = next((t for t in reversed(list(g.stack)) if type(t).__name__ in ("Battle", "PlayerBattle")), None)
+    kinds = ("Battle", "PlayerBattle", "Versus", "SheetBattle")
+    fight: Any = next((t for t in reversed(list(g.stack)) if type(t).__name__ in kinds), None)
     if fight is None:
         return None
+    if type(fight).__name__ == "Versus":  # qualified: two players, or a player and a Death Eater (C-33, C-35)
+        eater = g.data.death_eaters[fight.eater - 1].name if fight.seats[1] < 0 and fight.eater > 0 else None
+        return {"kind": "sides", "seats": list(fight.seats), "eater": eater, "lp": [fight.lp(g, 0), fight.lp(g, 1)],
+                "current": fight.seats[fight.current], "stage": fight.stage.name.lower(), "dice": list(fight.dice)}
+    if type(fight).__name__ == "SheetBattle":  # the Return: heroes, Voldemort and his Death Eaters (§16.5)
+        return {"kind": "sheets", "fighters": list(fight.fighters), "attacker": fight.fighters[fight.attacker],
+                "stage": fight.stage.name.lower(), "dice": list(fight.dice)}
     if type(fight).__name__ == "Battle":
         return {"kind": fight.kind, "enemy": fight.enemy, "participants": list(fight.participants),
                 "standing": list(fight.standing), "lp": fight.lp, "start_lp": fight.start_lp,

@@ -141,6 +141,19 @@ window.p2phpViews = window.p2phpViews || {};
         `hits ${(b.hits || []).join("–")} · ${b.stage}`));
       return box;
     }
+    if (b.kind === "sides") {  // qualified: a player battle or a Death Eater battle, attacks in turn
+      const other = b.seats[1] >= 0 ? who(b.seats[1]) : `the Death Eater ${b.eater || "?"}`;
+      const turn = b.current >= 0 ? who(b.current) : `the Death Eater`;
+      box.appendChild(el("span", "", `Battle: ${who(b.seats[0])} (${b.lp[0]} LP) against ${other} (${b.lp[1]} LP) · ` +
+        `${turn} attacks · ${b.stage}` + ((b.dice || []).length ? ` · dice ${b.dice.join(" ")}` : "")));
+      return box;
+    }
+    if (b.kind === "sheets") {  // the Return: fighters are "seat:N" or "eater:NAME"
+      const name = (f) => (f.startsWith("seat:") ? who(Number(f.slice(5))) : `the Death Eater ${f.slice(6)}`);
+      box.appendChild(el("span", "", `Battle: ${b.fighters.map(name).join(" against ")} · ${name(b.attacker)} ` +
+        `attacks · ${b.stage}` + ((b.dice || []).length ? ` · dice ${b.dice.join(" ")}` : "")));
+      return box;
+    }
     box.appendChild(el("span", "", `Battle (${b.kind}) against `));
     box.appendChild(chip(cardName(b.enemy), b.enemy, "enemy"));
     box.appendChild(el("span", "", ` ${b.lp}/${b.start_lp} LP · ${(b.participants || []).map(who).join(", ")} ` +
