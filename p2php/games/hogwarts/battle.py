@@ -60,6 +60,24 @@ BATTLE_CARDS = ("spell", "potion")
 MIN_RES = 2
 """Effective resistance never drops below 2: a 1 always misses (data §2.2)."""
 SKIP, CANCEL, SHIELD, REFLECT = range(4)
+
+
+def guarded(guard: list[int], n: int) -> tuple[str, int]:
+    """An attack of ``n`` LP against a side whose protections are ``guard``, using up the first that answers
+    it (E13, E28): ``("absorbed", 0)`` (a skip or a cancel), ``("reflected", n)`` (back at the attacker) or
+    ``("hit", LP lost)`` (a shield takes its share)."""
+    if guard[SKIP]:
+        guard[SKIP] -= 1
+        return "absorbed", 0
+    if guard[CANCEL]:
+        guard[CANCEL] -= 1
+        return "absorbed", 0
+    if guard[REFLECT]:
+        guard[REFLECT] = 0
+        return "reflected", n
+    if guard[SHIELD]:
+        n, guard[SHIELD] = max(0, n - guard[SHIELD]), 0
+    return "hit", n
 BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
 """Special tokens offered in every battle (rules §13)."""
 CLOAK = "invisibility_cloak"
@@ -154,20 +172,11 @@ class Battle(Task["HogwartsState"]):
         g.log("lose", seat, n)
 
     def retaliate(self, g: HogwartsState, seat: Seat, n: int) -> None:
-        guard = self.guard[seat]
-        if guard[SKIP]:
-            guard[SKIP] -= 1
-            return
-        if guard[CANCEL]:
-            guard[CANCEL] -= 1
-            return
-        if guard[REFLECT]:
-            guard[REFLECT] = 0
+        how, n = guarded(self.guard[seat], n)
+        if how == "reflected":
             self.lp -= n
-            return
-        if guard[SHIELD]:
-            n, guard[SHIELD] = max(0, n - guard[SHIELD]), 0
-        self.lose(g, seat, n)
+        elif how == "hit":
+            self.lose(g, seat, n)
 
     def use_once(self, seat: Seat, ability: str) -> bool:
         """Use a once-per-battle ability if it is still unused (data §4.3); whether it was."""

@@ -33,7 +33,20 @@ from typing import TYPE_CHECKING
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Show, Slot, Step
 from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
 
-from .battle import BATTLE_CARDS, BATTLE_TOKENS, CLOAK, MIN_RES, STONE_LP, diagon_alley_stars, hand_card
+from .battle import (
+    BATTLE_CARDS,
+    BATTLE_TOKENS,
+    CANCEL,
+    CLOAK,
+    MIN_RES,
+    REFLECT,
+    SHIELD,
+    SKIP,
+    STONE_LP,
+    diagon_alley_stars,
+    guarded,
+    hand_card,
+)
 from .board import CLOAK_STEPS, Constraints, walks_up_to
 from .cards import HandCard
 from .dice import Roll
@@ -48,7 +61,6 @@ if TYPE_CHECKING:
 __all__ = ["ESCAPED", "Versus"]
 
 ESCAPED = -1
-SKIP, CANCEL, SHIELD, REFLECT = range(4)
 SPY_CARDS = 1
 IMPERIUS_DEFENCES = 1
 
@@ -154,20 +166,11 @@ class Versus(Task["HogwartsState"]):
 
     def hit(self, g: HogwartsState, side: int, n: int) -> None:
         """One attack on ``side`` costing ``n`` LP, answered by the first of its protections."""
-        guard = self.guard[side]
-        if guard[SKIP]:
-            guard[SKIP] -= 1
-            return
-        if guard[CANCEL]:
-            guard[CANCEL] -= 1
-            return
-        if guard[REFLECT]:
-            guard[REFLECT] = 0
+        how, n = guarded(self.guard[side], n)
+        if how == "reflected":
             self.lose(g, 1 - side, n)
-            return
-        if guard[SHIELD]:
-            n, guard[SHIELD] = max(0, n - guard[SHIELD]), 0
-        self.lose(g, side, n)
+        elif how == "hit":
+            self.lose(g, side, n)
 
     # ---- cards and tokens
     def playable(self, g: HogwartsState, side: int) -> list[Slot]:
