@@ -154,3 +154,22 @@ async def test_autonat_through_the_relay_tells_a_reachable_seat_from_one_that_li
         assert await open_seat.reachability() == "public"
         assert await hidden.reachability() == "unknown"
         nursery.cancel_scope.cancel()
+
+
+def test_the_invite_names_the_lobby_and_only_the_options_that_differ_from_the_defaults() -> None:
+    """What ``host --online`` prints (and any other front end would show) reads back to the same table."""
+    from p2php.engine.registry import get_game
+    from p2php.lobby import Table
+    from p2php.net.invite import Locator, parse_invite
+    from p2php.session.modes import parse_table_options
+    from p2php.session.online_play import table_invite
+
+    game = get_game("uno")
+    peer = "12D3KooWAg32d38pkErNFDRWQtUqRgCVtY5u73w46rzxmu8RxNDs"
+    relay = "/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWCAxWYiKdcAy81dqjefUESUAbCUAUKE9SiXscDSv3ZeKs"
+    options = {**parse_table_options(game, {}), "rounds": 1}
+    table = Table(game, options, 3, "host", online=True)
+    read = parse_invite(table_invite(Locator(peer, ("/ip4/127.0.0.1/tcp/40123",), (relay,)), table).code())
+    assert (read.peer, read.addrs, read.relays) == (peer, ("/ip4/127.0.0.1/tcp/40123",), (relay,))
+    assert (read.table, read.game, read.players) == (table.table_id, "uno", 3)
+    assert dict(read.options) == {"rounds": 1}

@@ -39,7 +39,7 @@ from p2php.session.netplay import (
 )
 from p2php.text import NAME, safe
 
-__all__ = ["OnlinePlaces", "host_online", "join_online", "run_relay"]
+__all__ = ["OnlinePlaces", "host_online", "join_online", "run_relay", "table_invite"]
 
 _NODE_ERRORS = (OSError, trio.TooSlowError)
 
@@ -94,15 +94,21 @@ class OnlinePlaces:
     def how_to_join(self, table: Table, lobby: Listener) -> list[str]:
         assert self.host is not None
         where = self.host.locator()
-        defaults = parse_table_options(table.game, {})
-        changed = {k: v for k, v in table.options.items() if defaults.get(k) != v}  # a short code: the rest is
-        invite = Invite(where.peer, where.direct, where.relays, table.table_id, table.game.name, table.players,
-                        changed)  # in the lobby's table view anyway
+        invite = table_invite(where, table)
         lines = ["Invite code (send it to your friends; it holds no secret):", "", f"  {invite.code()}", "",
                  "They join with:  p2php join CODE --name NAME"]
         if not where.relays:
             lines.append("(no --relay: only peers that can reach this machine directly can join)")
         return lines
+
+
+def table_invite(where: Locator, table: Table) -> Invite:
+    """The invite to ``table`` whose lobby is reached at ``where``: what the CLI prints (and any other front end
+    shows), with only the options that differ from the game's defaults (a short code: the rest is in the
+    lobby's table view anyway)."""
+    defaults = parse_table_options(table.game, {})
+    changed = {k: v for k, v in table.options.items() if defaults.get(k) != v}
+    return Invite(where.peer, where.direct, where.relays, table.table_id, table.game.name, table.players, changed)
 
 
 REACHABILITY = {
