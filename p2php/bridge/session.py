@@ -22,6 +22,7 @@ Why the protocol looks like this (the messages are documented in docs/bridge.md)
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -51,7 +52,7 @@ Emit = Callable[[dict[str, Any]], None]
 """Queues one outgoing JSON object (never blocks: the transport's writer drains the queue)."""
 
 OPS = ("demo", "host", "join", "start", "act", "legal", "view", "save", "verify", "games", "leave", "quit", "chat",
-       "rematch")
+       "rematch", "host_online", "join_online")
 
 
 class BadCommand(P2phpError, ValueError):
@@ -207,6 +208,14 @@ def _address(value: Any) -> tuple[str, int]:
     raise BadCommand(f"an address is \"HOST:PORT\" or [HOST, PORT], not {json.dumps(value)[:40]}")
 
 
+def _online() -> Any:
+    """:mod:`p2php.session.online_table`, or a clear error where py-libp2p (the ``internet`` extra) is missing."""
+    try:
+        return importlib.import_module("p2php.session.online_table")
+    except ImportError:
+        raise BadCommand("online tables need py-libp2p: pip install 'p2php[internet]'") from None
+
+
 # ----------------------------------------------------------------------------- the session
 
 
@@ -345,6 +354,27 @@ class BridgeSession:
             transcript_path=self._transcript(cmd),
         )
         self._start_table(cm, "join", ident)
+
+    async def _op_host_online(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        game = _field(cmd, "game", str, "uno")
+        get_game(game)
+        players, name, options = _field(cmd, "players", int, 2), _field(cmd, "name", str, "host"), _options(cmd)
+        bots, bot, relay = _field(cmd, "bots", int, 0), _field(cmd, "bot", str, None), _field(cmd, "relay", str, None)
+        bind, timeout = _field(cmd, "bind", str, "0.0.0.0"), float(_field(cmd, "timeout", (int, float), 30.0))
+        host_online_table = _online().host_online_table
+        cm = host_online_table(
+            game, players=players, name=name, options=options, bots=bots, bot=bot, relay=relay, bind=bind,
+            timeout=timeout, transcript_path=self._transcript(cmd), bot_delay=_bot_delay(cmd),
+            on_invite=lambda code: self.emit({"event": "invite", "code": code}))
+        self._start_table(cm, "host_online", ident)
+
+    async def _op_join_online(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        code, name = _field(cmd, "code", str).strip(), _field(cmd, "name", str, "guest")
+        relay, bind = _field(cmd, "relay", str, None), _field(cmd, "bind", str, "0.0.0.0")
+        timeout = float(_field(cmd, "timeout", (int, float), 30.0))
+        cm = _online().join_online_table(code, name=name, relay=relay, bind=bind, timeout=timeout,
+                                         transcript_path=self._transcript(cmd))
+        self._start_table(cm, "join_online", ident)
 
     async def _op_start(self, cmd: Mapping[str, Any], ident: Any) -> None:
         game = _field(cmd, "game", str)
