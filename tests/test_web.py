@@ -168,3 +168,48 @@ def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
     finally:
         server.terminate()
         server.wait(10)
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+def test_a_page_hosts_online_shows_the_invite_and_another_page_joins_by_it() -> None:
+    """online.js: the 'online' box turns Host into host_online; the code shows (textContent); Join online sits down."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    pytest.importorskip("libp2p", reason="online tables need py-libp2p (the internet extra)")
+    import subprocess
+    import sys
+
+    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"],
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split("open ", 1)[1].split(" ", 1)[0]
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=_chromium(), args=[
+                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"])
+            host, guest = browser.new_page(), browser.new_page()
+            errors: list[str] = []
+            for page in (host, guest):
+                page.on("pageerror", lambda err: errors.append(str(err)))
+                page.goto(url)
+                page.wait_for_selector("#status.ok", timeout=30_000)
+            host.select_option("#game", "uno")
+            host.fill("#bots", "1")
+            host.fill("#options", "rounds=1 crypto=fast")
+            host.check("#online")
+            host.click("#host")
+            host.wait_for_selector("#invite:not([hidden])", timeout=30_000)
+            code = host.text_content("#invite-code") or ""
+            assert code.startswith("p2php-")
+            guest.fill("#name", "guest")
+            guest.fill("#invite-join", code)
+            guest.click("#join-online")
+            for page in (host, guest):
+                page.wait_for_selector("#table:not([hidden])", timeout=30_000)
+                assert "safety code" in page.text_content("#safety")
+            assert host.text_content("#safety") == guest.text_content("#safety")
+            assert not errors, errors
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(10)

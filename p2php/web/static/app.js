@@ -133,6 +133,7 @@ function startTable(op) {
   if (op === "join") { delete cmd.game; delete cmd.options; cmd.address = $("address").value; }
   cmd.timeout = state.timeout;
   if (typeof tableLifeCommand === "function") tableLifeCommand(cmd);  // table-life.js: bot speed
+  if (typeof onlineCommand === "function") onlineCommand(cmd);  // online.js: host online, join by invite code
   $("log").replaceChildren();
   send(cmd);
 }
@@ -384,6 +385,7 @@ function onEvent(event) {
     default: break;
   }
   if (typeof tableLifeEvent === "function") tableLifeEvent(event);  // table-life.js: chat, rematch
+  if (typeof onlineEvent === "function") onlineEvent(event);  // online.js: the invite code
 }
 
 function connect() {
