@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from typing import Any
 
@@ -91,3 +92,42 @@ async def test_a_page_hosts_online_and_another_joins_by_the_invite_code() -> Non
     started = next(e for e in guest_out if e["event"] == "started")
     assert started["seat"] == 2 and started["names"][2] == "guest" and host_out[1] == {"event": "ok",
                                                                                       "op": "host_online", "id": "h"}
+
+
+async def test_a_bridge_joins_a_cli_hosts_invite_code() -> None:
+    """The CLI's lobby: ``p2php host --online --auto`` and a bridge's ``join_online`` play to a clean end."""
+    pytest.importorskip("libp2p")
+    host = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "p2php.cli", "host", "uno", "--option", "crypto=fast", "--option", "rounds=1",
+         "--players", "2", "--online", "--advertise", "127.0.0.1", "--bind", "127.0.0.1", "--auto"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out: list[dict[str, Any]] = []
+    tx, rx = trio.open_memory_channel[str](100)
+    try:
+        assert host.stdout is not None
+        seen = b""
+        with trio.fail_after(30):
+            while b"p2php-" not in seen or not seen.split(b"p2php-", 1)[1].count(b"\n"):
+                chunk = await host.stdout.receive_some()
+                assert chunk, seen.decode()
+                seen += chunk
+        code = "p2php-" + seen.split(b"p2php-", 1)[1].split(b"\n", 1)[0].decode().strip()
+        with trio.fail_after(40):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(drive, BridgeSession(out.append), rx)
+                await tx.send(json.dumps({"op": "join_online", "code": code, "bind": "127.0.0.1"}))
+                acted = 0
+                while not any(e["event"] in ("game_over", "failed", "error") for e in out):
+                    await trio.sleep(0.02)
+                    turns = [e for e in out if e["event"] == "your_turn"]
+                    if len(turns) > acted:
+                        acted = len(turns)
+                        await tx.send(json.dumps({"op": "act", "index": 0}))
+                await tx.send('{"op": "quit"}')
+            assert await host.wait() == 0
+    finally:
+        if host.returncode is None:
+            host.kill()
+            await host.wait()
+    over = next(e for e in out if e["event"] in ("game_over", "failed", "error"))
+    assert over["event"] == "game_over" and over["clean"], out
