@@ -11,6 +11,7 @@ import pytest
 import trio
 
 from p2php.bridge import BridgeSession
+from p2php.net.invite import parse_invite
 
 
 async def drive(session: BridgeSession, commands: trio.MemoryReceiveChannel[str]) -> None:
@@ -51,9 +52,27 @@ async def test_without_py_libp2p_an_online_op_names_the_extra(monkeypatch: pytes
     assert all("p2php[internet]" in e["message"] for e in out)
 
 
-async def test_a_page_hosts_online_and_another_joins_by_the_invite_code() -> None:
-    """Two bridge sessions (two pages), direct on loopback: the host's invite, the guest's join, a clean game."""
+@pytest.fixture
+def relay() -> Any:
+    """A ``p2php relay`` on loopback: its ``--relay`` address."""
+    proc = subprocess.Popen([sys.executable, "-m", "p2php.cli", "relay", "--bind", "127.0.0.1", "--port", "0"],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        address = next(line.split("--relay ", 1)[1].strip() for line in proc.stdout if "--relay " in line)
+        yield address
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.mark.parametrize("through", ["direct", "relay"])
+async def test_a_page_hosts_online_and_another_joins_by_the_invite_code(through: str,
+                                                                      request: pytest.FixtureRequest) -> None:
+    """Two bridge sessions (two pages) on loopback, directly or through a local relay: the host's invite,
+    the guest's join, a clean game."""
     pytest.importorskip("libp2p")
+    relay = request.getfixturevalue("relay") if through == "relay" else None
     host_out: list[dict[str, Any]] = []
     guest_out: list[dict[str, Any]] = []
     host_tx, host_rx = trio.open_memory_channel[str](100)
@@ -73,11 +92,12 @@ async def test_a_page_hosts_online_and_another_joins_by_the_invite_code() -> Non
             nursery.start_soon(drive, BridgeSession(host_out.append), host_rx)
             nursery.start_soon(drive, BridgeSession(guest_out.append), guest_rx)
             await host_tx.send(json.dumps({"op": "host_online", "game": "toy", "players": 3, "bots": 1,
-                                           "bind": "127.0.0.1", "id": "h"}))
+                                           "bind": "127.0.0.1", "relay": relay, "id": "h"}))
             while not any(e["event"] in ("invite", "error") for e in host_out):
                 await trio.sleep(0.02)
             invite = next(e for e in host_out if e["event"] in ("invite", "error"))
             assert invite["event"] == "invite", invite
+            assert (relay is None) == (parse_invite(invite["code"]).relays == ())
             await guest_tx.send(json.dumps({"op": "join_online", "code": invite["code"], "name": "guest",
                                             "bind": "127.0.0.1"}))
             async with trio.open_nursery() as players:
