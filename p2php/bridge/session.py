@@ -219,6 +219,10 @@ def _online() -> Any:
 # ----------------------------------------------------------------------------- the session
 
 
+CLOSING_WAIT = 30.0
+"""Seconds a rematch asked right after ``game_over`` waits for the ended table to close its links."""
+
+
 class BridgeSession:
     """One client's conversation with the bridge: at most one table at a time."""
 
@@ -227,6 +231,7 @@ class BridgeSession:
         self.peer: api.Peer | None = None
         self._table_scope: trio.CancelScope | None = None
         self._table_done: trio.Event | None = None
+        self._game_over = False  # the running table already sent game_over (it may still be closing its links)
         self._nursery: trio.Nursery | None = None
         self.quit = False
 
@@ -301,6 +306,7 @@ class BridgeSession:
         assert self._nursery is not None
         done = trio.Event()
         self._table_done = done
+        self._game_over = False
         self._nursery.start_soon(self._table, cm, op, ident, done)
         self.emit({"event": "ok", "op": op}, ident)
 
@@ -313,6 +319,7 @@ class BridgeSession:
                         out = event_json(event)
                         if isinstance(event, api.Finished):
                             out["rematch"] = peer.can_rematch  # {"op": "rematch"} plays this table again
+                            self._game_over = True
                         self.emit(out)
         except Exception as err:  # the table failed to start: tell the client, keep the bridge
             self.error(str(err), op, ident)
@@ -400,6 +407,9 @@ class BridgeSession:
         self.emit({"event": "ok", "op": "leave"}, ident)
 
     async def _op_rematch(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        if self.playing and self._game_over and self._table_done is not None:
+            with trio.move_on_after(CLOSING_WAIT):  # a rematch asked right after game_over: let the table close
+                await self._table_done.wait()
         if self.playing:
             raise BadCommand("the game is still running: a rematch comes after game_over")
         if self.peer is None or not self.peer.can_rematch:
