@@ -52,7 +52,11 @@ Emit = Callable[[dict[str, Any]], None]
 """Queues one outgoing JSON object (never blocks: the transport's writer drains the queue)."""
 
 OPS = ("demo", "host", "join", "start", "act", "legal", "view", "save", "verify", "games", "leave", "quit", "chat",
-       "rematch", "host_online", "join_online")
+       "rematch", "host_online", "join_online", "settings")
+LANGS = ("en", "zh")
+"""``settings``' languages: names a game prints as "中文 English" are given in one of them."""
+UNTRANSLATED = ("chat", "chat_dropped", "lobby")
+"""Events whose text is a person's or a peer's own words: never rewritten."""
 
 
 class BadCommand(P2phpError, ValueError):
@@ -223,6 +227,26 @@ CLOSING_WAIT = 30.0
 """Seconds a rematch asked right after ``game_over`` waits for the ended table to close its links."""
 
 
+def _localizer(game: str, lang: str | None) -> Callable[[str], str] | None:
+    """The game's names in ``lang`` only (the terminal's ``--lang``), or None to leave text as printed."""
+    if lang is None:
+        return None
+    from p2php.terminal import Localizer
+
+    return Localizer(game, lang)
+
+
+def _localized(obj: Any, tr: Callable[[str], str]) -> Any:
+    """Every string in ``obj`` (an event's JSON form) with the game's names in one language."""
+    if isinstance(obj, str):
+        return tr(obj)
+    if isinstance(obj, list):
+        return [_localized(x, tr) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _localized(v, tr) for k, v in obj.items()}
+    return obj
+
+
 class BridgeSession:
     """One client's conversation with the bridge: at most one table at a time."""
 
@@ -232,6 +256,10 @@ class BridgeSession:
         self._table_scope: trio.CancelScope | None = None
         self._table_done: trio.Event | None = None
         self._game_over = False  # the running table already sent game_over (it may still be closing its links)
+        self._lang: str | None = None  # settings: names in one language (None: as the game prints them)
+        self._auto_forced = False  # settings: a decision with a single legal action answers itself
+        self._localizer: Callable[[str], str] | None = None
+        self._game: str | None = None  # the running table's game (for its names)
         self._nursery: trio.Nursery | None = None
         self.quit = False
 
@@ -316,7 +344,18 @@ class BridgeSession:
                 async with cm as peer:
                     self.peer = peer
                     async for event in peer.events():
+                        if isinstance(event, api.Started):
+                            self._game = event.game
+                            self._localizer = _localizer(event.game, self._lang)
+                        if isinstance(event, api.YourTurn) and self._auto_forced and len(event.legal) == 1:
+                            try:
+                                await peer.submit(0)  # forced: answered here, the step event tells what happened
+                                continue
+                            except (api.NotYourTurn, IllegalAction):
+                                pass  # the turn moved on meanwhile: show it as it is
                         out = event_json(event)
+                        if self._localizer is not None and out["event"] not in UNTRANSLATED:
+                            out = _localized(out, self._localizer)
                         if isinstance(event, api.Finished):
                             out["rematch"] = peer.can_rematch  # {"op": "rematch"} plays this table again
                             self._game_over = True
@@ -415,6 +454,16 @@ class BridgeSession:
         if self.peer is None or not self.peer.can_rematch:
             raise BadCommand("no rematch here: play a game to its end first (a resumed game has none)")
         self._start_table(api.rematch_table(self.peer, transcript_path=self._transcript(cmd)), "rematch", ident)
+
+    async def _op_settings(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        if "lang" in cmd:
+            lang = _field(cmd, "lang", str, None)
+            if lang is not None and lang not in LANGS:
+                raise BadCommand(f"lang must be one of {', '.join(LANGS)} or null, not {cap(str(lang), 20)!r}")
+            self._lang = lang
+            self._localizer = _localizer(self._game, lang) if self._game is not None else None
+        self._auto_forced = _field(cmd, "auto_forced", bool, self._auto_forced)
+        self.emit({"event": "ok", "op": "settings", "lang": self._lang, "auto_forced": self._auto_forced}, ident)
 
     async def _op_quit(self, cmd: Mapping[str, Any], ident: Any) -> None:
         self.quit = True
