@@ -62,6 +62,17 @@ MIN_RES = 2
 SKIP, CANCEL, SHIELD, REFLECT = range(4)
 
 
+def escape_actions(g: HogwartsState, cell: str) -> list[Action]:
+    """The Invisibility Cloak's escapes from ``cell``: every normal walk of up to 5 steps (C-28), or staying."""
+    moves = walks_up_to(g.graph, cell, CLOAK_STEPS, Constraints())
+    return [{"type": "escape", "path": list(w.path)} for w in moves] or [{"type": "escape", "path": []}]
+
+
+def place_actions(g: HogwartsState, token: str) -> list[Action]:
+    """Where a special token spent in a battle may be put back: Diagon Alley's star cells."""
+    return [{"type": "place", "token": token, "cell": c} for c in diagon_alley_stars(g)]
+
+
 def guarded(guard: list[int], n: int) -> tuple[str, int]:
     """An attack of ``n`` LP against a side whose protections are ``guard``, using up the first that answers
     it (E13, E28): ``("absorbed", 0)`` (a skip or a cancel), ``("reflected", n)`` (back at the attacker) or
@@ -287,10 +298,9 @@ class Battle(Task["HogwartsState"]):
         if self.stage is S.AFTER:
             return [{"type": "take_hits"}, {"type": "dodge"}]
         if self.stage is S.ESCAPE:
-            moves = walks_up_to(g.graph, g.pos[seat], CLOAK_STEPS, Constraints())
-            return [{"type": "escape", "path": list(w.path)} for w in moves] or [{"type": "escape", "path": []}]
+            return escape_actions(g, g.pos[seat])
         if self.stage is S.PLACE:
-            return [{"type": "place", "token": self.spent[0], "cell": c} for c in diagon_alley_stars(g)]
+            return place_actions(g, self.spent[0])
         return [{"type": "dice"}, *self.card_actions(g, seat, knowledge, "attack"), *self.token_actions(g, seat)]
 
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:

@@ -43,11 +43,11 @@ from .battle import (
     SHIELD,
     SKIP,
     STONE_LP,
-    diagon_alley_stars,
+    escape_actions,
     guarded,
     hand_card,
+    place_actions,
 )
-from .board import CLOAK_STEPS, Constraints, walks_up_to
 from .cards import HandCard
 from .dice import Roll
 from .ids import deck_of_slot
@@ -260,10 +260,9 @@ class Versus(Task["HogwartsState"]):
         if self.stage is S.FLEE:
             return [{"type": "stay"}, {"type": "flee"}]
         if self.stage is S.ESCAPE:
-            moves = walks_up_to(g.graph, g.pos[self.escaper], CLOAK_STEPS, Constraints())
-            return [{"type": "escape", "path": list(w.path)} for w in moves] or [{"type": "escape", "path": []}]
+            return escape_actions(g, g.pos[self.escaper])
         if self.stage is S.PLACE:
-            return [{"type": "place", "token": self.spent[0], "cell": c} for c in diagon_alley_stars(g)]
+            return place_actions(g, self.spent[0])
         return [{"type": "dice"}, *self.card_actions(g, side, knowledge, "attack"), *self.token_actions(g, side)]
 
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
