@@ -33,6 +33,7 @@ PITCH = "quidditch_pitch"
 REST_TURNS = 24
 LOW_LP = 3
 CLOAK_LP = 2
+BUCKBEAK = "buckbeak"
 """The heuristic escapes with the Invisibility Cloak only this close to a defeat."""
 GOAL_PROMPTS = ("move", "tokens", "trip", "prize", "attack")
 
@@ -129,6 +130,18 @@ class HeuristicBot:
             places.add(PITCH)  # taking part in a match is part of the goal (rules §2)
         return places, wanted
 
+    def ways_in(self, g: HogwartsState, seat: Seat, places: set[str],
+                wanted: set[str]) -> tuple[set[str], set[str]]:
+        """A place no walk reaches (the graveyard) is reached by a trip: a held portal token makes the cell it
+        leaves from (the pitch) the place to walk to; otherwise Buckbeak is wanted (once held, any move ends
+        in a trip there).  Without this the bot paced beside the graveyard until the year ended (E34)."""
+        sealed = {p for p in places if not map_graph().steps.get(p)}
+        if not sealed or BUCKBEAK in g.held[seat]:
+            return places, wanted
+        if g.portals[seat]:
+            return places - sealed | {c for c, to in map_graph().portal.items() if to in sealed}, wanted
+        return places - sealed, wanted | {BUCKBEAK}
+
     def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
         assert isinstance(state, HogwartsState)
         g = state
@@ -140,6 +153,11 @@ class HeuristicBot:
                 return chosen
         self.note(g, prompt)
         places, wanted = self.goals(g, seat, knowledge) if prompt in GOAL_PROMPTS else (set(), set())
+        if prompt == "trip":
+            trips = [a for a in legal if a.get("to") in places
+                     or (a["type"] == "portal" and map_graph().portal.get(g.pos[seat]) in places)]
+            return trips[0] if trips else legal[0]
+        places, wanted = self.ways_in(g, seat, places, wanted)
         if prompt == "move":
             waiting = [a for a in legal if a.get("wait") and g.pos[seat] in places]
             return waiting[0] if waiting else self.move(g, legal, places, wanted)
@@ -148,9 +166,6 @@ class HeuristicBot:
             needed = [a for a in legal if a["type"] == "take" and a["token"] in wanted
                       and ("give" not in a or a["give"] not in wanted)]
             return (needed or takes or [legal[-1]])[0]
-        if prompt == "trip":
-            flights = [a for a in legal if a.get("to") in places]
-            return flights[0] if flights else legal[0]
         if prompt == "attack":
             tokens = [a for a in legal if a["type"] == "token" and a["token"] not in wanted
                       and (a["token"] != "invisibility_cloak" or g.lp[seat] <= CLOAK_LP)]
