@@ -23,10 +23,12 @@ and they are its tokens, to board 2 with the others (C-51).
 Decisions (ours): in a duel no loss takes a player below 1 LP (C-32), so the duel is lost at 1.  Ron's
 ``reroll_once`` is offered after each dice attack until used.  Luna's ``ignore_once`` is used for her on
 the first loss that would defeat her (in a duel: leave her at 1), the one moment it changes the outcome.
-Pettigrew's flight is offered after each round of a battle he fights alone (result ``escaped``).
-The Invisibility Cloak is offered in a battle fought alone: the battle ends with no winner (``escaped``), the
-player moves up to 5 steps by the normal rules without battles (C-28) and its turn ends as after a defeat
-(no mission; the figure still returns from a trip: ``HogwartsState.ended``).
+Pettigrew's flight is offered after each of his rounds; the Invisibility Cloak at each attack decision of
+its holder: the player moves up to 5 steps by the normal rules without battles (C-28) and its turn ends as
+after a defeat (no mission; the figure still returns from a trip: ``HogwartsState.ended``).  Whoever leaves
+(either way) is out of the battle: alone, it ends with no winner (``escaped``); a group fights on without
+it, and ends with no winner when nobody is left standing or when a team mission's holder leaves (C-26,
+E35).  An event's reward goes to those still standing when the enemy falls.
 
 With the option ``dodge=true`` (C-36, off by default in the base game) a player about to lose LP to an
 enemy's ``after:roll`` dice may re-roll the dice that hit instead: 1–2 cost 2 LP each, 3–5 cost 1, a 6 costs
@@ -92,7 +94,7 @@ def guarded(guard: list[int], n: int) -> tuple[str, int]:
 BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
 """Special tokens offered in every battle (rules §13)."""
 CLOAK = "invisibility_cloak"
-"""Offered in a battle fought alone (an escape from a group battle is not built)."""
+"""Offered at its holder's attack decisions, alone or in a group (C-28, E35)."""
 STONE_LP = 6
 
 
@@ -118,7 +120,9 @@ def hand_card(g: HogwartsState, slot: Slot, knowledge: Knowledge | None = None) 
 class Battle(Task["HogwartsState"]):
     """``participants`` fight ``enemy`` (a card id); ``kind`` is ``duel``, ``mission`` or ``event``; the
     special tokens in ``keep`` go back with the caller's (a mission's tokens).  The result is ``won``,
-    ``fled`` (a duel enemy fled: won, 1 card), ``escaped`` (Pettigrew fled: no winner) or ``lost``."""
+    ``fled`` (a duel enemy fled: won, 1 card), ``escaped`` (no winner: everyone left by the Cloak or Pettigrew's
+    flight, or a team mission's holder did) or ``lost``.  A group's ``standing`` are those still fighting,
+    ``left`` those who left it."""
 
     class Stage(Enum):
         REVEAL = auto()
@@ -141,6 +145,7 @@ class Battle(Task["HogwartsState"]):
     lp: int = 0
     start_lp: int = 0
     standing: list[int] = field(default_factory=list)
+    left: list[int] = field(default_factory=list)  # who left by the Cloak or Pettigrew's flight (E35)
     current: int = 0  # the seat whose round it is
     used: dict[int, int] = field(default_factory=dict)
     guard: dict[int, list[int]] = field(default_factory=dict)  # seat -> [skip, cancel, shield, reflect]
@@ -210,9 +215,7 @@ class Battle(Task["HogwartsState"]):
 
     def token_actions(self, g: HogwartsState, seat: Seat) -> list[Action]:
         """The special tokens ``seat`` may use now (public: the tokens on its sheet)."""
-        tokens = [t for t in BATTLE_TOKENS if t in g.held[seat]]
-        if CLOAK in g.held[seat] and len(self.participants) == 1:
-            tokens.append(CLOAK)
+        tokens = [t for t in (*BATTLE_TOKENS, CLOAK) if t in g.held[seat]]
         return [{"type": "token", "token": t} for t in tokens]
 
     def card_actions(self, g: HogwartsState, seat: Seat, knowledge: Knowledge, use: str) -> list[Action]:
@@ -336,17 +339,17 @@ class Battle(Task["HogwartsState"]):
                 g.log("dodge", seat)
                 return Call(Roll(self.dice[0], "dodge"), into="dice")
             return self.ability_done(g, seat, self.dice[1])
-        if self.stage is S.CHECK:  # Pettigrew: stay, or flee (once per battle, no winner)
+        if self.stage is S.CHECK:  # Pettigrew: stay, or flee (once per battle)
             if kind == "flee":
                 self.use_once(seat, "flee_once")
                 g.log("flee", seat)
-                return self.finish(g, "escaped")
+                return self.leave(g, seat)
             return self.next_round(g, seat)
         if self.stage is S.ESCAPE:
             if action["path"]:
                 g.pos[seat] = str(action["path"][-1])
             g.log("escape", seat, list(action["path"]))
-            return self.finish(g, "escaped")
+            return self.leave(g, seat)
         if self.stage is S.PLACE:
             g.place_token(str(action["cell"]), self.spent.pop(0))
             self.spent_by.pop(0)
@@ -380,7 +383,7 @@ class Battle(Task["HogwartsState"]):
             self.spent.append(token)
             self.spent_by.append(seat)
         g.log("token_used", seat, token)
-        if token == CLOAK:  # the battle ends at once with no winner; the escape move follows (C-28)
+        if token == CLOAK:  # the holder leaves the battle at once; the escape move follows (C-28)
             g.ended.append(seat)
             self.stage = Battle.Stage.ESCAPE
             return CONTINUE
@@ -389,6 +392,15 @@ class Battle(Task["HogwartsState"]):
         else:
             self.bonus[seat] = self.bonus.get(seat, 0) + 1
         return CONTINUE
+
+    def leave(self, g: HogwartsState, seat: Seat) -> Outcome:
+        """``seat`` has left the battle (the Cloak, Pettigrew's flight): the others fight on, unless nobody is
+        left or a team mission's holder left (the mission fails at once, C-26, E35): then no one won."""
+        self.left.append(seat)
+        self.standing.remove(seat)
+        if not self.standing or (self.kind == "mission" and seat == self.participants[0]):
+            return self.finish(g, "escaped")
+        return self.next_round(g, seat)
 
     def finish(self, g: HogwartsState, result: str) -> Outcome:
         """The battle is over: the special tokens used go to Diagon Alley first (C-29); the Stone's LP vanish."""
@@ -543,12 +555,21 @@ class Battle(Task["HogwartsState"]):
                 return self.next_round(g, seat)
         if self.lp <= 0:
             g.log("battle_won", list(self.standing), self.enemy)
+            if self.kind == "event":
+                self.reward(g, enemy)
             return self.finish(g, "won")
-        alone = len(self.participants) == 1
-        if alone and not self.asked and g.ability(seat)[1] == "flee_once" and f"flee_once:{seat}" not in self.once:
+        if not self.asked and g.ability(seat)[1] == "flee_once" and f"flee_once:{seat}" not in self.once:
             self.asked = True
             return Decide((seat,), "flee")
         return self.next_round(g, seat)
+
+    def reward(self, g: HogwartsState, enemy: EnemyCard) -> None:
+        """An event's enemy beaten: its reward to each of those still standing (not the defeated, not those
+        who left)."""
+        head, args = parse((enemy.reward or "").split(":")[-1])
+        if head == "points":
+            for seat in self.standing:
+                g.score(seat, amount(args[0]), enemy.id)
 
     def next_round(self, g: HogwartsState, seat: Seat) -> Outcome:
         self.asked = False
