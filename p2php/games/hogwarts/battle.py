@@ -33,6 +33,10 @@ E35).  An event's reward goes to those still standing when the enemy falls.
 With the option ``dodge=true`` (C-36, off by default in the base game) a player about to lose LP to an
 enemy's ``after:roll`` dice may re-roll the dice that hit instead: 1–2 cost 2 LP each, 3–5 cost 1, a 6 costs
 the enemy 1 (rules §16.5); the result is still one retaliation (a protection answers it as a whole).
+
+The mechanics both kinds of battle share are written once here, as functions :class:`.versus.Versus` (two
+sides attacking in turn) uses too: protections (:func:`guarded`, :func:`protect`), the Dodge's dice, the
+yes/no answers, the cards one may play and their check, the Cloak's escapes and the used tokens' places.
 """
 
 from __future__ import annotations
@@ -91,6 +95,64 @@ def guarded(guard: list[int], n: int) -> tuple[str, int]:
     if guard[SHIELD]:
         n, guard[SHIELD] = max(0, n - guard[SHIELD]), 0
     return "hit", n
+
+
+def protect(guard: list[int], card: HandCard) -> int:
+    """A defence card's protections go on ``guard`` (E13, E28); the LP it heals are returned."""
+    heal = 0
+    for term in card.effect:
+        head, args = parse(term)
+        if head == "heal":
+            heal += amount(args[0])
+        elif head == "shield":
+            guard[SHIELD] = amount(args[0])
+        elif head == "reflect_next":
+            guard[REFLECT] = 1
+        elif head == "cancel_next":
+            guard[CANCEL] += 1
+    return heal
+
+
+def dodge_result(dice: Sequence[int]) -> tuple[int, int]:
+    """The Dodge's dice (rules §16.5): the LP they cost the dodger (1–2: 2, 3–5: 1) and the attacker (a 6: 1)."""
+    return sum(2 if d <= 2 else 0 if d == 6 else 1 for d in dice), sum(1 for d in dice if d == 6)
+
+
+def choices(stage: str) -> list[Action]:
+    """The fixed answers of the battles' yes/no decisions: Ron's re-roll, the Dodge, Pettigrew's flight."""
+    return [{"type": t} for t in {"reroll": ("keep", "reroll"), "dodge": ("take_hits", "dodge"),
+                                  "flee": ("stay", "flee")}[stage]]
+
+
+def usable_cards(g: HogwartsState, slots: Sequence[Slot], knowledge: Knowledge, use: str) -> list[Action]:
+    """The ``slots`` whose face ``knowledge`` knows to be ``use`` cards (defence or attack), as actions."""
+    out: list[Action] = []
+    for slot in slots:
+        card = hand_card(g, slot, knowledge)
+        if card is not None and card.use == use:
+            out.append({"type": "card", "slot": slot})
+    return out
+
+
+def check_card(g: HogwartsState, action: Action, knowledge: Knowledge, playable: Sequence[Slot], want: str) -> None:
+    """A card played in a battle: one of the ``playable`` slots and, if its face is known, a ``want`` card."""
+    if action.get("slot") not in playable:
+        raise IllegalAction(f"not a card that may be played in this battle now: {action}")
+    card = hand_card(g, action["slot"], knowledge)
+    if card is not None and card.use != want:
+        raise IllegalAction(f"{card.name} is not a {want} card")
+
+
+def card_reveal(action: Action) -> tuple[Slot, ...]:
+    """The hand card an action plays, opened with it (both battles' ``reveals``)."""
+    return (action["slot"],) if action.get("type") == "card" and isinstance(action.get("slot"), int) else ()
+
+
+def place_spent(g: HogwartsState, cell: str, spent: list[str], spent_by: list[int]) -> bool:
+    """The first special token used in a battle goes to ``cell`` (C-29); whether others are still to place."""
+    g.place_token(cell, spent.pop(0))
+    spent_by.pop(0)
+    return bool(spent)
 BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
 """Special tokens offered in every battle (rules §13)."""
 CLOAK = "invisibility_cloak"
@@ -219,12 +281,7 @@ class Battle(Task["HogwartsState"]):
         return [{"type": "token", "token": t} for t in tokens]
 
     def card_actions(self, g: HogwartsState, seat: Seat, knowledge: Knowledge, use: str) -> list[Action]:
-        out: list[Action] = []
-        for slot in self.playable(g, seat):
-            card = hand_card(g, slot, knowledge)
-            if card is not None and card.use == use:
-                out.append({"type": "card", "slot": slot})
-        return out
+        return usable_cards(g, self.playable(g, seat), knowledge, use)
 
     def run(self, g: HogwartsState) -> Outcome:
         S = Battle.Stage
@@ -295,11 +352,11 @@ class Battle(Task["HogwartsState"]):
         if self.stage is S.DEFEND:
             return [{"type": "no_defence"}, *self.card_actions(g, seat, knowledge, "defence")]
         if self.stage is S.DICE:
-            return [{"type": "keep"}, {"type": "reroll"}]
+            return choices("reroll")
         if self.stage is S.CHECK:
-            return [{"type": "stay"}, {"type": "flee"}]
+            return choices("flee")
         if self.stage is S.AFTER:
-            return [{"type": "take_hits"}, {"type": "dodge"}]
+            return choices("dodge")
         if self.stage is S.ESCAPE:
             return escape_actions(g, g.pos[seat])
         if self.stage is S.PLACE:
@@ -312,15 +369,10 @@ class Battle(Task["HogwartsState"]):
             if action not in self.legal(g, seat, knowledge):
                 raise IllegalAction(f"not a legal action here: {action}")
             return
-        if action.get("slot") not in self.playable(g, seat):
-            raise IllegalAction(f"not a card {seat} may play in this battle now: {action}")
-        card = hand_card(g, action["slot"], knowledge)
-        want = "defence" if self.stage is S.DEFEND else "attack"
-        if card is not None and card.use != want:
-            raise IllegalAction(f"{card.name} is not a {want} card")
+        check_card(g, action, knowledge, self.playable(g, seat), "defence" if self.stage is S.DEFEND else "attack")
 
     def reveals(self, g: HogwartsState, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        return (action["slot"],) if action.get("type") == "card" and isinstance(action.get("slot"), int) else ()
+        return card_reveal(action)
 
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
                faces: Mapping[Slot, CardId]) -> Outcome:
@@ -351,9 +403,7 @@ class Battle(Task["HogwartsState"]):
             g.log("escape", seat, list(action["path"]))
             return self.leave(g, seat)
         if self.stage is S.PLACE:
-            g.place_token(str(action["cell"]), self.spent.pop(0))
-            self.spent_by.pop(0)
-            return CONTINUE if self.spent else Done(self.result)
+            return CONTINUE if place_spent(g, str(action["cell"]), self.spent, self.spent_by) else Done(self.result)
         if kind == "token":
             return self.use_token(g, seat, str(action["token"]))
         defending = self.stage is S.DEFEND
@@ -413,17 +463,9 @@ class Battle(Task["HogwartsState"]):
 
     # ---- effects
     def defend(self, g: HogwartsState, seat: Seat, card: HandCard) -> None:
-        guard = self.guard[seat]
-        for term in card.effect:
-            head, args = parse(term)
-            if head == "heal":
-                g.heal(seat, amount(args[0]))
-            elif head == "shield":
-                guard[SHIELD] = amount(args[0])
-            elif head == "reflect_next":
-                guard[REFLECT] = 1
-            elif head == "cancel_next":
-                guard[CANCEL] += 1
+        heal = protect(self.guard[seat], card)
+        if heal:
+            g.heal(seat, heal)
 
     def attack_card(self, g: HogwartsState, seat: Seat, card: HandCard, slot: Slot) -> Outcome:
         enemy = self.card(g)
@@ -520,8 +562,8 @@ class Battle(Task["HogwartsState"]):
             else:
                 return Call(Roll(n, "enemy"), into="dice")
         if self.dodge == "rolled":  # the dodge dice replace the hits (rules §16.5)
-            loss = sum(2 if d <= 2 else 0 if d == 6 else 1 for d in self.dice)
-            self.lp -= sum(1 for d in self.dice if d == 6)
+            loss, sixes = dodge_result(self.dice)
+            self.lp -= sixes
             return self.ability_done(g, seat, loss)
         res = g.student(seat).res - (1 if len(args) > 1 and args[1] == "res-1" else 0)
         if terms_of(enemy.abilities, "execute") and g.lp[seat] <= 3:
