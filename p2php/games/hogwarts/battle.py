@@ -36,7 +36,8 @@ the enemy 1 (rules §16.5); the result is still one retaliation (a protection an
 
 The mechanics both kinds of battle share are written once here, as functions :class:`.versus.Versus` (two
 sides attacking in turn) uses too: protections (:func:`guarded`, :func:`protect`), the Dodge's dice, the
-yes/no answers, the cards one may play and their check, the Cloak's escapes and the used tokens' places.
+yes/no answers, the cards one may play and their check, the special tokens spent, the Cloak's escapes and
+the used tokens' places.
 """
 
 from __future__ import annotations
@@ -66,6 +67,11 @@ BATTLE_CARDS = ("spell", "potion")
 MIN_RES = 2
 """Effective resistance never drops below 2: a 1 always misses (data §2.2)."""
 SKIP, CANCEL, SHIELD, REFLECT = range(4)
+BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
+"""Special tokens offered in every battle (rules §13)."""
+CLOAK = "invisibility_cloak"
+"""Offered at its holder's attack decisions, alone or in a group (C-28, E35)."""
+STONE_LP = 6
 
 
 def escape_actions(g: HogwartsState, cell: str) -> list[Action]:
@@ -143,6 +149,18 @@ def check_card(g: HogwartsState, action: Action, knowledge: Knowledge, playable:
         raise IllegalAction(f"{card.name} is not a {want} card")
 
 
+def spend_token(g: HogwartsState, seat: Seat, token: str, spent: list[str], spent_by: list[int],
+                keep: Sequence[str] = ()) -> int:
+    """A special token used in battle (rules §13) leaves ``seat``'s sheet at once, to be placed when the battle
+    ends (C-29) unless a mission's ``keep`` hands it in; the LP it lends (the Stone, C-27), or 0."""
+    g.held[seat].remove(token)
+    if token not in keep:
+        spent.append(token)
+        spent_by.append(seat)
+    g.log("token_used", seat, token)
+    return STONE_LP if token == "resurrection_stone" else 0
+
+
 def card_reveal(action: Action) -> tuple[Slot, ...]:
     """The hand card an action plays, opened with it (both battles' ``reveals``)."""
     return (action["slot"],) if action.get("type") == "card" and isinstance(action.get("slot"), int) else ()
@@ -153,11 +171,6 @@ def place_spent(g: HogwartsState, cell: str, spent: list[str], spent_by: list[in
     g.place_token(cell, spent.pop(0))
     spent_by.pop(0)
     return bool(spent)
-BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
-"""Special tokens offered in every battle (rules §13)."""
-CLOAK = "invisibility_cloak"
-"""Offered at its holder's attack decisions, alone or in a group (C-28, E35)."""
-STONE_LP = 6
 
 
 def diagon_alley_stars(g: HogwartsState) -> list[str]:
@@ -428,18 +441,13 @@ class Battle(Task["HogwartsState"]):
 
     def use_token(self, g: HogwartsState, seat: Seat, token: str) -> Outcome:
         """A special token used in battle (rules §13): it leaves the sheet at once; the attack is still due."""
-        g.held[seat].remove(token)
-        if token not in self.keep:
-            self.spent.append(token)
-            self.spent_by.append(seat)
-        g.log("token_used", seat, token)
+        lent = spend_token(g, seat, token, self.spent, self.spent_by, self.keep)
         if token == CLOAK:  # the holder leaves the battle at once; the escape move follows (C-28)
             g.ended.append(seat)
             self.stage = Battle.Stage.ESCAPE
-            return CONTINUE
-        if token == "resurrection_stone":
-            self.buffer[seat] = self.buffer.get(seat, 0) + STONE_LP
-        else:
+        elif lent:
+            self.buffer[seat] = self.buffer.get(seat, 0) + lent
+        else:  # the Elder Wand, Gryffindor's Sword
             self.bonus[seat] = self.bonus.get(seat, 0) + 1
         return CONTINUE
 

@@ -40,7 +40,6 @@ from .battle import (
     CLOAK,
     MIN_RES,
     SKIP,
-    STONE_LP,
     card_reveal,
     check_card,
     choices,
@@ -51,6 +50,7 @@ from .battle import (
     place_actions,
     place_spent,
     protect,
+    spend_token,
     usable_cards,
 )
 from .cards import HandCard
@@ -347,18 +347,14 @@ class Versus(Task["HogwartsState"]):
 
     def use_token(self, g: HogwartsState, side: int, token: str) -> Outcome:
         seat = self.seats[side]
-        g.held[seat].remove(token)
-        self.spent.append(token)
-        self.spent_by.append(seat)
-        g.log("token_used", seat, token)
+        lent = spend_token(g, seat, token, self.spent, self.spent_by)
         if token == CLOAK:
             g.ended.append(seat)
             self.escaper = seat
             self.stage = Versus.Stage.ESCAPE
-            return CONTINUE
-        if token == "resurrection_stone":
-            self.buffer[side] += STONE_LP
-        else:
+        elif lent:
+            self.buffer[side] += lent
+        else:  # the Elder Wand, Gryffindor's Sword
             self.bonus[side] += 1
         return CONTINUE
 
