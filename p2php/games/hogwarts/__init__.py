@@ -89,7 +89,7 @@ E12. After an event moves the drawer, its mission step looks at where it then st
 E13. Battle: protections are used up by each retaliation trigger, even one that costs nothing; the special
     battle tokens (Wand, Sword, Stone) are offered at the attack decision; Ron's re-roll after each dice
     attack until used; Luna's ``ignore_once`` is used for her on the first loss that would defeat her;
-    Pettigrew's flight is offered after each round of a battle he fights alone (not in a group).
+    Pettigrew's flight is offered after each of his rounds, alone or in a group (E35).
 E14. Pettigrew's ``rat`` passes figures without a battle; stopping early on a figure's cell is not offered.
 E15. The state's event log holds the current turn only (structured entries, rendered by ``view``).
 E16. After a Cloak escape the turn ends (no mission) but the figure still returns from a trip; only a
@@ -161,13 +161,31 @@ E34. The school year ends after ``turn.YEAR_ROUNDS`` (1000) rounds: a game nobod
      winner (solo: lost), so that every game ends — a goal can go out of reach (the portal token spent with
      the graveyard's mission still held, a needed token taken), and nothing else would end such a game.
      Heuristic games end in a few hundred turns; random bots' take up to some 800 rounds.
+E35. Leaving a group battle (an event's enemy, a team's mission battle; rules §13, §14.4): the Invisibility
+     Cloak is offered to its holder at each of its attack decisions and Pettigrew's flight after each of his
+     rounds, as alone.  Only the one who uses it leaves: a Cloak escape moves it up to 5 steps (C-28) and
+     ends its turn if it is the mover (E16); the others fight on against the enemy's LP as they stand
+     (multiplied at the start by every member), and a battle with nobody left standing ends with no winner.
+     An event's reward goes only to those still standing when the enemy falls.  A team mission is its
+     holder's attempt: when the holder leaves, the mission fails at once for the team (C-26) — the battle ends
+     with no winner, the others leave it unharmed, and the mission's tokens and the cards shown are handed in
+     as after a lost battle (the opened card stays in the holder's hand, E4); a member other than the holder
+     who leaves does not fail it (the rest may still win it for the holder).
+E36. The underage dice duel (§14.6) has no moment between its rolls (E17), so the Cloak's "any moment of a
+     battle" is before the roll: whoever holds it is asked, the mover first ("fight" declines).  Used, the
+     duel ends with no winner and no prize, the escaper moves up to 5 steps (C-28) and puts the Cloak on a
+     Diagon Alley star cell (C-29), and the truce still follows (C-34, as E29).  The mover's turn ends as
+     after any player battle.
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 
 R1–R2 (the modes refused, Quidditch in underage mode only) are gone: every mode and length plays.
-R3. The Invisibility Cloak is not offered in a group battle nor in the underage dice duel (it is offered in
-    a battle fought alone and in the battles between two sides, C-28), and Pettigrew's flight not in a group
-    battle.  Team members cannot pass cards to each other (only tokens, in a common room).
+R3 is gone too: the Invisibility Cloak is offered in every battle — fought alone, by a group (E35), between
+    two sides (E28) and before the underage dice duel (E36) — and Pettigrew's flight alone and in a group
+    (E13, E35).  Team members pass no cards to each other: the original has no such rule (a team completes
+    a mission with "all the necessary object tokens and spell and potion cards" of its members, and between
+    members tokens change hands only by a common room's exchange), so nothing is built; members show their
+    part of a mission's cards (E33).
 
 Decisions for The Return of Lord Voldemort where the rules and the data are silent (ours, numbered apart):
 
@@ -209,8 +227,7 @@ V19. The Dodge is open to both sides of a Return battle: the villain may dodge f
     Death Eaters too; protections (``cancel_next``, ``skip``, ``reflect_next``, ``shield``) answer the
     opponent's next attack, cards or dice.
 
-Next increment: the Cloak in group battles and the underage dice duel, Pettigrew's flight in a group
-battle (R3).
+Next increment: nothing is left refused (R1–R3 are closed).
 
 Digest against the original (the original wins):
 

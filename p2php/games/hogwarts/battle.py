@@ -23,14 +23,21 @@ and they are its tokens, to board 2 with the others (C-51).
 Decisions (ours): in a duel no loss takes a player below 1 LP (C-32), so the duel is lost at 1.  Ron's
 ``reroll_once`` is offered after each dice attack until used.  Luna's ``ignore_once`` is used for her on
 the first loss that would defeat her (in a duel: leave her at 1), the one moment it changes the outcome.
-Pettigrew's flight is offered after each round of a battle he fights alone (result ``escaped``).
-The Invisibility Cloak is offered in a battle fought alone: the battle ends with no winner (``escaped``), the
-player moves up to 5 steps by the normal rules without battles (C-28) and its turn ends as after a defeat
-(no mission; the figure still returns from a trip: ``HogwartsState.ended``).
+Pettigrew's flight is offered after each of his rounds; the Invisibility Cloak at each attack decision of
+its holder: the player moves up to 5 steps by the normal rules without battles (C-28) and its turn ends as
+after a defeat (no mission; the figure still returns from a trip: ``HogwartsState.ended``).  Whoever leaves
+(either way) is out of the battle: alone, it ends with no winner (``escaped``); a group fights on without
+it, and ends with no winner when nobody is left standing or when a team mission's holder leaves (C-26,
+E35).  An event's reward goes to those still standing when the enemy falls.
 
 With the option ``dodge=true`` (C-36, off by default in the base game) a player about to lose LP to an
 enemy's ``after:roll`` dice may re-roll the dice that hit instead: 1–2 cost 2 LP each, 3–5 cost 1, a 6 costs
 the enemy 1 (rules §16.5); the result is still one retaliation (a protection answers it as a whole).
+
+The mechanics both kinds of battle share are written once here, as functions :class:`.versus.Versus` (two
+sides attacking in turn) uses too: protections (:func:`guarded`, :func:`protect`), the Dodge's dice, the
+yes/no answers, the cards one may play and their check, the special tokens spent, the Cloak's escapes and
+the used tokens' places.
 """
 
 from __future__ import annotations
@@ -60,6 +67,11 @@ BATTLE_CARDS = ("spell", "potion")
 MIN_RES = 2
 """Effective resistance never drops below 2: a 1 always misses (data §2.2)."""
 SKIP, CANCEL, SHIELD, REFLECT = range(4)
+BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
+"""Special tokens offered in every battle (rules §13)."""
+CLOAK = "invisibility_cloak"
+"""Offered at its holder's attack decisions, alone or in a group (C-28, E35)."""
+STONE_LP = 6
 
 
 def escape_actions(g: HogwartsState, cell: str) -> list[Action]:
@@ -89,11 +101,76 @@ def guarded(guard: list[int], n: int) -> tuple[str, int]:
     if guard[SHIELD]:
         n, guard[SHIELD] = max(0, n - guard[SHIELD]), 0
     return "hit", n
-BATTLE_TOKENS = ("elder_wand", "gryffindors_sword", "resurrection_stone")
-"""Special tokens offered in every battle (rules §13)."""
-CLOAK = "invisibility_cloak"
-"""Offered in a battle fought alone (an escape from a group battle is not built)."""
-STONE_LP = 6
+
+
+def protect(guard: list[int], card: HandCard) -> int:
+    """A defence card's protections go on ``guard`` (E13, E28); the LP it heals are returned."""
+    heal = 0
+    for term in card.effect:
+        head, args = parse(term)
+        if head == "heal":
+            heal += amount(args[0])
+        elif head == "shield":
+            guard[SHIELD] = amount(args[0])
+        elif head == "reflect_next":
+            guard[REFLECT] = 1
+        elif head == "cancel_next":
+            guard[CANCEL] += 1
+    return heal
+
+
+def dodge_result(dice: Sequence[int]) -> tuple[int, int]:
+    """The Dodge's dice (rules §16.5): the LP they cost the dodger (1–2: 2, 3–5: 1) and the attacker (a 6: 1)."""
+    return sum(2 if d <= 2 else 0 if d == 6 else 1 for d in dice), sum(1 for d in dice if d == 6)
+
+
+def choices(stage: str) -> list[Action]:
+    """The fixed answers of the battles' yes/no decisions: Ron's re-roll, the Dodge, Pettigrew's flight."""
+    return [{"type": t} for t in {"reroll": ("keep", "reroll"), "dodge": ("take_hits", "dodge"),
+                                  "flee": ("stay", "flee")}[stage]]
+
+
+def usable_cards(g: HogwartsState, slots: Sequence[Slot], knowledge: Knowledge, use: str) -> list[Action]:
+    """The ``slots`` whose face ``knowledge`` knows to be ``use`` cards (defence or attack), as actions."""
+    out: list[Action] = []
+    for slot in slots:
+        card = hand_card(g, slot, knowledge)
+        if card is not None and card.use == use:
+            out.append({"type": "card", "slot": slot})
+    return out
+
+
+def check_card(g: HogwartsState, action: Action, knowledge: Knowledge, playable: Sequence[Slot], want: str) -> None:
+    """A card played in a battle: one of the ``playable`` slots and, if its face is known, a ``want`` card."""
+    if action.get("slot") not in playable:
+        raise IllegalAction(f"not a card that may be played in this battle now: {action}")
+    card = hand_card(g, action["slot"], knowledge)
+    if card is not None and card.use != want:
+        raise IllegalAction(f"{card.name} is not a {want} card")
+
+
+def spend_token(g: HogwartsState, seat: Seat, token: str, spent: list[str], spent_by: list[int],
+                keep: Sequence[str] = ()) -> int:
+    """A special token used in battle (rules §13) leaves ``seat``'s sheet at once, to be placed when the battle
+    ends (C-29) unless a mission's ``keep`` hands it in; the LP it lends (the Stone, C-27), or 0."""
+    g.held[seat].remove(token)
+    if token not in keep:
+        spent.append(token)
+        spent_by.append(seat)
+    g.log("token_used", seat, token)
+    return STONE_LP if token == "resurrection_stone" else 0
+
+
+def card_reveal(action: Action) -> tuple[Slot, ...]:
+    """The hand card an action plays, opened with it (both battles' ``reveals``)."""
+    return (action["slot"],) if action.get("type") == "card" and isinstance(action.get("slot"), int) else ()
+
+
+def place_spent(g: HogwartsState, cell: str, spent: list[str], spent_by: list[int]) -> bool:
+    """The first special token used in a battle goes to ``cell`` (C-29); whether others are still to place."""
+    g.place_token(cell, spent.pop(0))
+    spent_by.pop(0)
+    return bool(spent)
 
 
 def diagon_alley_stars(g: HogwartsState) -> list[str]:
@@ -118,7 +195,9 @@ def hand_card(g: HogwartsState, slot: Slot, knowledge: Knowledge | None = None) 
 class Battle(Task["HogwartsState"]):
     """``participants`` fight ``enemy`` (a card id); ``kind`` is ``duel``, ``mission`` or ``event``; the
     special tokens in ``keep`` go back with the caller's (a mission's tokens).  The result is ``won``,
-    ``fled`` (a duel enemy fled: won, 1 card), ``escaped`` (Pettigrew fled: no winner) or ``lost``."""
+    ``fled`` (a duel enemy fled: won, 1 card), ``escaped`` (no winner: everyone left by the Cloak or Pettigrew's
+    flight, or a team mission's holder did) or ``lost``.  A group's ``standing`` are those still fighting,
+    ``left`` those who left it."""
 
     class Stage(Enum):
         REVEAL = auto()
@@ -141,6 +220,7 @@ class Battle(Task["HogwartsState"]):
     lp: int = 0
     start_lp: int = 0
     standing: list[int] = field(default_factory=list)
+    left: list[int] = field(default_factory=list)  # who left by the Cloak or Pettigrew's flight (E35)
     current: int = 0  # the seat whose round it is
     used: dict[int, int] = field(default_factory=dict)
     guard: dict[int, list[int]] = field(default_factory=dict)  # seat -> [skip, cancel, shield, reflect]
@@ -210,18 +290,11 @@ class Battle(Task["HogwartsState"]):
 
     def token_actions(self, g: HogwartsState, seat: Seat) -> list[Action]:
         """The special tokens ``seat`` may use now (public: the tokens on its sheet)."""
-        tokens = [t for t in BATTLE_TOKENS if t in g.held[seat]]
-        if CLOAK in g.held[seat] and len(self.participants) == 1:
-            tokens.append(CLOAK)
+        tokens = [t for t in (*BATTLE_TOKENS, CLOAK) if t in g.held[seat]]
         return [{"type": "token", "token": t} for t in tokens]
 
     def card_actions(self, g: HogwartsState, seat: Seat, knowledge: Knowledge, use: str) -> list[Action]:
-        out: list[Action] = []
-        for slot in self.playable(g, seat):
-            card = hand_card(g, slot, knowledge)
-            if card is not None and card.use == use:
-                out.append({"type": "card", "slot": slot})
-        return out
+        return usable_cards(g, self.playable(g, seat), knowledge, use)
 
     def run(self, g: HogwartsState) -> Outcome:
         S = Battle.Stage
@@ -292,11 +365,11 @@ class Battle(Task["HogwartsState"]):
         if self.stage is S.DEFEND:
             return [{"type": "no_defence"}, *self.card_actions(g, seat, knowledge, "defence")]
         if self.stage is S.DICE:
-            return [{"type": "keep"}, {"type": "reroll"}]
+            return choices("reroll")
         if self.stage is S.CHECK:
-            return [{"type": "stay"}, {"type": "flee"}]
+            return choices("flee")
         if self.stage is S.AFTER:
-            return [{"type": "take_hits"}, {"type": "dodge"}]
+            return choices("dodge")
         if self.stage is S.ESCAPE:
             return escape_actions(g, g.pos[seat])
         if self.stage is S.PLACE:
@@ -309,15 +382,10 @@ class Battle(Task["HogwartsState"]):
             if action not in self.legal(g, seat, knowledge):
                 raise IllegalAction(f"not a legal action here: {action}")
             return
-        if action.get("slot") not in self.playable(g, seat):
-            raise IllegalAction(f"not a card {seat} may play in this battle now: {action}")
-        card = hand_card(g, action["slot"], knowledge)
-        want = "defence" if self.stage is S.DEFEND else "attack"
-        if card is not None and card.use != want:
-            raise IllegalAction(f"{card.name} is not a {want} card")
+        check_card(g, action, knowledge, self.playable(g, seat), "defence" if self.stage is S.DEFEND else "attack")
 
     def reveals(self, g: HogwartsState, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        return (action["slot"],) if action.get("type") == "card" and isinstance(action.get("slot"), int) else ()
+        return card_reveal(action)
 
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
                faces: Mapping[Slot, CardId]) -> Outcome:
@@ -336,21 +404,19 @@ class Battle(Task["HogwartsState"]):
                 g.log("dodge", seat)
                 return Call(Roll(self.dice[0], "dodge"), into="dice")
             return self.ability_done(g, seat, self.dice[1])
-        if self.stage is S.CHECK:  # Pettigrew: stay, or flee (once per battle, no winner)
+        if self.stage is S.CHECK:  # Pettigrew: stay, or flee (once per battle)
             if kind == "flee":
                 self.use_once(seat, "flee_once")
                 g.log("flee", seat)
-                return self.finish(g, "escaped")
+                return self.leave(g, seat)
             return self.next_round(g, seat)
         if self.stage is S.ESCAPE:
             if action["path"]:
                 g.pos[seat] = str(action["path"][-1])
             g.log("escape", seat, list(action["path"]))
-            return self.finish(g, "escaped")
+            return self.leave(g, seat)
         if self.stage is S.PLACE:
-            g.place_token(str(action["cell"]), self.spent.pop(0))
-            self.spent_by.pop(0)
-            return CONTINUE if self.spent else Done(self.result)
+            return CONTINUE if place_spent(g, str(action["cell"]), self.spent, self.spent_by) else Done(self.result)
         if kind == "token":
             return self.use_token(g, seat, str(action["token"]))
         defending = self.stage is S.DEFEND
@@ -375,20 +441,24 @@ class Battle(Task["HogwartsState"]):
 
     def use_token(self, g: HogwartsState, seat: Seat, token: str) -> Outcome:
         """A special token used in battle (rules §13): it leaves the sheet at once; the attack is still due."""
-        g.held[seat].remove(token)
-        if token not in self.keep:
-            self.spent.append(token)
-            self.spent_by.append(seat)
-        g.log("token_used", seat, token)
-        if token == CLOAK:  # the battle ends at once with no winner; the escape move follows (C-28)
+        lent = spend_token(g, seat, token, self.spent, self.spent_by, self.keep)
+        if token == CLOAK:  # the holder leaves the battle at once; the escape move follows (C-28)
             g.ended.append(seat)
             self.stage = Battle.Stage.ESCAPE
-            return CONTINUE
-        if token == "resurrection_stone":
-            self.buffer[seat] = self.buffer.get(seat, 0) + STONE_LP
-        else:
+        elif lent:
+            self.buffer[seat] = self.buffer.get(seat, 0) + lent
+        else:  # the Elder Wand, Gryffindor's Sword
             self.bonus[seat] = self.bonus.get(seat, 0) + 1
         return CONTINUE
+
+    def leave(self, g: HogwartsState, seat: Seat) -> Outcome:
+        """``seat`` has left the battle (the Cloak, Pettigrew's flight): the others fight on, unless nobody is
+        left or a team mission's holder left (the mission fails at once, C-26, E35): then no one won."""
+        self.left.append(seat)
+        self.standing.remove(seat)
+        if not self.standing or (self.kind == "mission" and seat == self.participants[0]):
+            return self.finish(g, "escaped")
+        return self.next_round(g, seat)
 
     def finish(self, g: HogwartsState, result: str) -> Outcome:
         """The battle is over: the special tokens used go to Diagon Alley first (C-29); the Stone's LP vanish."""
@@ -401,17 +471,9 @@ class Battle(Task["HogwartsState"]):
 
     # ---- effects
     def defend(self, g: HogwartsState, seat: Seat, card: HandCard) -> None:
-        guard = self.guard[seat]
-        for term in card.effect:
-            head, args = parse(term)
-            if head == "heal":
-                g.heal(seat, amount(args[0]))
-            elif head == "shield":
-                guard[SHIELD] = amount(args[0])
-            elif head == "reflect_next":
-                guard[REFLECT] = 1
-            elif head == "cancel_next":
-                guard[CANCEL] += 1
+        heal = protect(self.guard[seat], card)
+        if heal:
+            g.heal(seat, heal)
 
     def attack_card(self, g: HogwartsState, seat: Seat, card: HandCard, slot: Slot) -> Outcome:
         enemy = self.card(g)
@@ -508,8 +570,8 @@ class Battle(Task["HogwartsState"]):
             else:
                 return Call(Roll(n, "enemy"), into="dice")
         if self.dodge == "rolled":  # the dodge dice replace the hits (rules §16.5)
-            loss = sum(2 if d <= 2 else 0 if d == 6 else 1 for d in self.dice)
-            self.lp -= sum(1 for d in self.dice if d == 6)
+            loss, sixes = dodge_result(self.dice)
+            self.lp -= sixes
             return self.ability_done(g, seat, loss)
         res = g.student(seat).res - (1 if len(args) > 1 and args[1] == "res-1" else 0)
         if terms_of(enemy.abilities, "execute") and g.lp[seat] <= 3:
@@ -543,12 +605,21 @@ class Battle(Task["HogwartsState"]):
                 return self.next_round(g, seat)
         if self.lp <= 0:
             g.log("battle_won", list(self.standing), self.enemy)
+            if self.kind == "event":
+                self.reward(g, enemy)
             return self.finish(g, "won")
-        alone = len(self.participants) == 1
-        if alone and not self.asked and g.ability(seat)[1] == "flee_once" and f"flee_once:{seat}" not in self.once:
+        if not self.asked and g.ability(seat)[1] == "flee_once" and f"flee_once:{seat}" not in self.once:
             self.asked = True
             return Decide((seat,), "flee")
         return self.next_round(g, seat)
+
+    def reward(self, g: HogwartsState, enemy: EnemyCard) -> None:
+        """An event's enemy beaten: its reward to each of those still standing (not the defeated, not those
+        who left)."""
+        head, args = parse((enemy.reward or "").split(":")[-1])
+        if head == "points":
+            for seat in self.standing:
+                g.score(seat, amount(args[0]), enemy.id)
 
     def next_round(self, g: HogwartsState, seat: Seat) -> Outcome:
         self.asked = False

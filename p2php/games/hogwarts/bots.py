@@ -2,9 +2,11 @@
 
 The heuristic works for its missions: with a mission's tokens in hand it walks (or flies) to its location
 and attempts it; otherwise it walks towards the nearest token one of its missions needs and picks it up.
-In battle it uses its special tokens (those no mission needs; the Cloak only at 2 LP or fewer), plays its
-strongest attack card, heals when low, and otherwise rolls; it scores every book it may and takes whatever
-it is offered.  Quidditch matches: :mod:`.bots_quidditch`.  Unknown questions get a seeded random answer.
+In battle it uses its special tokens (those no mission needs; the Cloak only at 2 LP or fewer, alone or in a
+group, and before an underage dice duel only when losing could cost it a token a mission needs; its escape
+heads for its goals), plays its strongest attack card, heals when low, and otherwise rolls; it scores every
+book it may and takes whatever it is offered.  Quidditch matches: :mod:`.bots_quidditch`.  Unknown questions
+get a seeded random answer.
 """
 
 from __future__ import annotations
@@ -33,9 +35,9 @@ PITCH = "quidditch_pitch"
 REST_TURNS = 24
 LOW_LP = 3
 CLOAK_LP = 2
-BUCKBEAK = "buckbeak"
 """The heuristic escapes with the Invisibility Cloak only this close to a defeat."""
-GOAL_PROMPTS = ("move", "tokens", "trip", "prize", "attack")
+BUCKBEAK = "buckbeak"
+GOAL_PROMPTS = ("move", "tokens", "trip", "prize", "attack", "cloak", "cloak_move")
 
 
 @lru_cache(maxsize=1024)
@@ -142,6 +144,11 @@ class HeuristicBot:
             return places - sealed | {c for c, to in map_graph().portal.items() if to in sealed}, wanted
         return places - sealed, wanted | {BUCKBEAK}
 
+    def needed(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> set[str]:
+        """The object tokens its (team's) missions need, held or not."""
+        return {t for m in team_of(g, seat) for slot in g.missions[m]
+                for mission in [mission_of(g, slot, knowledge)] if mission is not None for t in mission.tokens}
+
     def choose(self, state: GameState, seat: Seat, knowledge: Knowledge, legal: list[Action]) -> Action:
         assert isinstance(state, HogwartsState)
         g = state
@@ -174,6 +181,14 @@ class HeuristicBot:
             cards = [a for a in legal if a["type"] == "card"]
             best = max(cards, key=lambda a: damage_of(g, a, knowledge), default=None)
             return best if best is not None and damage_of(g, best, knowledge) >= 2 else legal[0]
+        if prompt == "cloak":  # the underage dice duel (no defeat, a prize): escape if a needed token is at stake
+            cloak: Action = {"type": "token", "token": "invisibility_cloak"}
+            mission_tokens = self.needed(g, seat, knowledge)
+            at_stake = mission_tokens.intersection(t for t in g.held[seat] if t != "invisibility_cloak")
+            return cloak if at_stake and "invisibility_cloak" not in mission_tokens and cloak in legal else legal[0]
+        if prompt == "cloak_move":  # towards its goals (an escape with nowhere to go has an empty path)
+            walks = [a for a in legal if a["path"]]
+            return self.move(g, walks, places, wanted) if walks else legal[0]
         if prompt == "defend":
             return legal[-1] if g.lp[seat] <= LOW_LP and len(legal) > 1 else legal[0]
         if prompt == "mission":

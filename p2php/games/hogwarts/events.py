@@ -2,7 +2,8 @@
 
 Players act in turn from the drawer clockwise where an event asks them something (a Great Hall cell, a
 deck to draw from, a book to score, a card to put back).  A group battle is fought by every player with
-3 LP or more, the drawer first (data §2.7); those still standing when the enemy falls take its reward.
+3 LP or more, the drawer first (data §2.7); those still standing when the enemy falls take its reward
+(:meth:`.battle.Battle.reward`: not the defeated, nor those who left by the Cloak or Pettigrew's flight).
 
 Decision (ours): Luna's ``event_peek`` opens both top cards to everyone (the rules do not say the look is
 private, and a card she sends under the deck would otherwise be known to her alone).
@@ -84,7 +85,6 @@ class Event(Task["HogwartsState"]):
         DRAW = auto()
         PICK = auto()
         APPLY = auto()
-        REWARD = auto()
         UNDER = auto()
 
     seat: int
@@ -111,11 +111,6 @@ class Event(Task["HogwartsState"]):
         if self.stage is S.APPLY:
             self.stage = S.UNDER
             return self.apply(g)
-        if self.stage is S.REWARD:
-            self.stage = S.UNDER
-            if self.result == "won":
-                self.reward(g)
-            return CONTINUE
         for slot in self.drawn or []:
             g.under(slot)
         return Done()
@@ -138,7 +133,6 @@ class Event(Task["HogwartsState"]):
             self.fought = [s for s in order if g.lp[s] >= GROUP_MIN_LP]
             if not self.fought:
                 return CONTINUE
-            self.stage = Event.Stage.REWARD
             return Call(Battle(list(self.fought), args[0], "event", GROUP_CARD_LIMIT), into="result")
         tasks: list[Task[HogwartsState]] = []
         for s in order:
@@ -169,11 +163,3 @@ class Event(Task["HogwartsState"]):
             else:
                 raise AssertionError(f"event effect {head!r} has no rule")  # data checks keep this unreachable
         return Push(*tasks) if tasks else CONTINUE
-
-    def reward(self, g: HogwartsState) -> None:
-        card = g.data.events[instance(g.pub[self.chosen]).card]
-        enemy = g.data.event_battles[parse(card.effect[0])[1][0]]
-        head, args = parse((enemy.reward or "").split(":")[-1])
-        for s in self.fought or []:
-            if s not in g.fallen and head == "points":
-                g.score(s, amount(args[0]), enemy.id)

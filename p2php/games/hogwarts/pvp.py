@@ -5,6 +5,10 @@ Each player rolls 1 die; the lower roll loses 1 life point, a tie is rolled agai
 token, or a card from the loser's hand drawn at random (joint randomness; only the winner then sees it).
 Afterwards the two may not attack each other until each has played 2 more turns (C-34).
 
+Before the roll, the Invisibility Cloak is offered to whoever holds it, the mover first (E36): used, the
+duel ends with no winner and no prize, the escaper moves up to 5 steps by the normal rules without battles
+(C-28) and puts the Cloak on a Diagon Alley star cell (C-29); the truce follows as after any battle (C-34).
+
 Decisions (ours): a winner already holding 6 object tokens is not offered a token (the sheet has no room).
 The whole dice duel comes from one joint Randomness (the dice pairs, ties re-rolled, drawn in order from its
 bytes): nobody decides anything between two rolls, so nothing is learnt early, and a game needs far fewer
@@ -22,6 +26,7 @@ from p2php.engine.contract import Action, CardId, Decide, Knowledge, Randomness,
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
 from p2php.rng import DetRng
 
+from .battle import CLOAK, escape_actions, place_actions
 from .dice import SIDES
 from .state import MAX_TOKENS
 
@@ -40,6 +45,9 @@ class PlayerBattle(Task["HogwartsState"]):
 
     class Stage(Enum):
         PICK = auto()
+        CLOAK = auto()
+        ESCAPE = auto()
+        PLACE = auto()
         ROLL = auto()
         PRIZE = auto()
         STEAL = auto()
@@ -54,6 +62,8 @@ class PlayerBattle(Task["HogwartsState"]):
     winner: int = -1
     loser: int = -1
     stolen: int = -1
+    offered: int = 0  # how many Cloak holders have been asked (mover first)
+    escaper: int = -1
 
     def run(self, g: HogwartsState) -> Outcome:
         S = PlayerBattle.Stage
@@ -61,9 +71,19 @@ class PlayerBattle(Task["HogwartsState"]):
             if len(self.candidates) > 1:
                 return Decide((self.mover,), "opponent")
             self.opponent = self.candidates[0]
-            self.stage = S.ROLL
+            self.stage = S.CLOAK
             g.log("player_battle", self.mover, self.opponent)
             return CONTINUE
+        if self.stage is S.CLOAK:
+            holders = self.cloak_holders(g)
+            if self.offered < len(holders):
+                return Decide((holders[self.offered],), "cloak")
+            self.stage = S.ROLL
+            return CONTINUE
+        if self.stage is S.ESCAPE:
+            return Decide((self.escaper,), "cloak_move")
+        if self.stage is S.PLACE:
+            return Decide((self.escaper,), "place_used")
         if self.stage is S.ROLL:
             return Randomness("player_battle")
         if self.stage is S.PRIZE:
@@ -75,6 +95,10 @@ class PlayerBattle(Task["HogwartsState"]):
         if self.stage is S.SHOW:
             return Show((self.stolen,), self.winner, self.winner)
         return self.finish(g)
+
+    def cloak_holders(self, g: HogwartsState) -> list[Seat]:
+        """The duellists holding the Invisibility Cloak (public: the tokens on their sheets), the mover first."""
+        return [s for s in (self.mover, self.opponent) if CLOAK in g.held[s]]
 
     def duel(self, g: HogwartsState, random: bytes) -> None:
         """Roll die against die until one side has taken 2 LP (a tie is rolled again)."""
@@ -105,18 +129,28 @@ class PlayerBattle(Task["HogwartsState"]):
         return out
 
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
-        if self.stage is PlayerBattle.Stage.PICK:
+        S = PlayerBattle.Stage
+        if self.stage is S.PICK:
             return [{"type": "opponent", "seat": s} for s in self.candidates]
+        if self.stage is S.CLOAK:
+            return [{"type": "fight"}, {"type": "token", "token": CLOAK}]
+        if self.stage is S.ESCAPE:
+            return escape_actions(g, g.pos[self.escaper])
+        if self.stage is S.PLACE:
+            return place_actions(g, CLOAK)
         return self.prizes(g)
 
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
                faces: Mapping[Slot, CardId]) -> Outcome:
-        _seat, action = answers[0]
+        seat, action = answers[0]
+        S = PlayerBattle.Stage
         if action["type"] == "opponent":
             self.opponent = int(action["seat"])
-            self.stage = PlayerBattle.Stage.ROLL
+            self.stage = S.CLOAK
             g.log("player_battle", self.mover, self.opponent)
             return CONTINUE
+        if self.stage in (S.CLOAK, S.ESCAPE, S.PLACE):
+            return self.escape(g, seat, action)
         what = action["what"]
         w, lo = self.winner, self.loser
         if what == "token":
@@ -132,6 +166,30 @@ class PlayerBattle(Task["HogwartsState"]):
             self.stage = PlayerBattle.Stage.STEAL
             return CONTINUE
         g.log("prize", w, what)
+        return self.finish(g)
+
+    def escape(self, g: HogwartsState, seat: Seat, action: Action) -> Outcome:
+        """The Cloak: declined (the next holder is asked), used (the escape move, then its place), no winner."""
+        S = PlayerBattle.Stage
+        if self.stage is S.CLOAK:
+            if action["type"] == "fight":
+                self.offered += 1
+                return CONTINUE
+            g.held[seat].remove(CLOAK)
+            g.log("token_used", seat, CLOAK)
+            if seat == self.mover:
+                g.ended.append(seat)  # as after any Cloak escape (E16); a player battle ends the turn anyway
+            self.escaper, self.stage = seat, S.ESCAPE
+            return CONTINUE
+        if self.stage is S.ESCAPE:
+            path = [str(c) for c in action["path"]]
+            if path:
+                g.pos[seat] = path[-1]
+            g.log("escape", seat, path)
+            self.stage = S.PLACE
+            return CONTINUE
+        g.place_token(str(action["cell"]), CLOAK)
+        g.log("player_battle_escaped", seat)
         return self.finish(g)
 
     def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:

@@ -39,14 +39,19 @@ from .battle import (
     CANCEL,
     CLOAK,
     MIN_RES,
-    REFLECT,
-    SHIELD,
     SKIP,
-    STONE_LP,
+    card_reveal,
+    check_card,
+    choices,
+    dodge_result,
     escape_actions,
     guarded,
     hand_card,
     place_actions,
+    place_spent,
+    protect,
+    spend_token,
+    usable_cards,
 )
 from .cards import HandCard
 from .dice import Roll
@@ -181,12 +186,7 @@ class Versus(Task["HogwartsState"]):
     def card_actions(self, g: HogwartsState, side: int, knowledge: Knowledge, use: str) -> list[Action]:
         if use == "defence" and self.ability(g, 1 - side) == "imperius" and self.defences[side] >= IMPERIUS_DEFENCES:
             return []
-        out: list[Action] = []
-        for slot in self.playable(g, side):
-            card = hand_card(g, slot, knowledge)
-            if card is not None and card.use == use:
-                out.append({"type": "card", "slot": slot})
-        return out
+        return usable_cards(g, self.playable(g, side), knowledge, use)
 
     def token_actions(self, g: HogwartsState, side: int) -> list[Action]:
         if self.seats[side] < 0:
@@ -254,11 +254,11 @@ class Versus(Task["HogwartsState"]):
         if self.stage is S.DEFEND:
             return [{"type": "no_defence"}, *self.card_actions(g, side, knowledge, "defence")]
         if self.stage is S.DICE:
-            return [{"type": "keep"}, {"type": "reroll"}]
+            return choices("reroll")
         if self.stage is S.DODGE:
-            return [{"type": "take_hits"}, {"type": "dodge"}]
+            return choices("dodge")
         if self.stage is S.FLEE:
-            return [{"type": "stay"}, {"type": "flee"}]
+            return choices("flee")
         if self.stage is S.ESCAPE:
             return escape_actions(g, g.pos[self.escaper])
         if self.stage is S.PLACE:
@@ -272,17 +272,13 @@ class Versus(Task["HogwartsState"]):
                 raise IllegalAction(f"not a legal action here: {action}")
             return
         side = self.current
-        if action.get("slot") not in self.playable(g, side):
-            raise IllegalAction(f"not a card this side may play in this battle now: {action}")
         want = "defence" if self.stage is S.DEFEND else "attack"
         if want == "defence" and not self.may_defend(g, side):
             raise IllegalAction("no more defence cards in this battle (Imperius)")
-        card = hand_card(g, action["slot"], knowledge)
-        if card is not None and card.use != want:
-            raise IllegalAction(f"{card.name} is not a {want} card")
+        check_card(g, action, knowledge, self.playable(g, side), want)
 
     def reveals(self, g: HogwartsState, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        return (action["slot"],) if action.get("type") == "card" and isinstance(action.get("slot"), int) else ()
+        return card_reveal(action)
 
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],
                faces: Mapping[Slot, CardId]) -> Outcome:
@@ -322,9 +318,7 @@ class Versus(Task["HogwartsState"]):
             g.log("escape", self.escaper, path)
             return self.finish(g, ESCAPED)
         if self.stage is S.PLACE:
-            g.place_token(str(action["cell"]), self.spent.pop(0))
-            self.spent_by.pop(0)
-            return CONTINUE if self.spent else Done(self.winner)
+            return CONTINUE if place_spent(g, str(action["cell"]), self.spent, self.spent_by) else Done(self.winner)
         if kind == "no_defence":
             self.stage = S.ATTACK
             return CONTINUE
@@ -353,34 +347,22 @@ class Versus(Task["HogwartsState"]):
 
     def use_token(self, g: HogwartsState, side: int, token: str) -> Outcome:
         seat = self.seats[side]
-        g.held[seat].remove(token)
-        self.spent.append(token)
-        self.spent_by.append(seat)
-        g.log("token_used", seat, token)
+        lent = spend_token(g, seat, token, self.spent, self.spent_by)
         if token == CLOAK:
             g.ended.append(seat)
             self.escaper = seat
             self.stage = Versus.Stage.ESCAPE
-            return CONTINUE
-        if token == "resurrection_stone":
-            self.buffer[side] += STONE_LP
-        else:
+        elif lent:
+            self.buffer[side] += lent
+        else:  # the Elder Wand, Gryffindor's Sword
             self.bonus[side] += 1
         return CONTINUE
 
     # ---- effects
     def defend(self, g: HogwartsState, side: int, card: HandCard) -> None:
-        guard = self.guard[side]
-        for term in card.effect:
-            head, args = parse(term)
-            if head == "heal":
-                self.set_lp(g, side, self.lp(g, side) + amount(args[0]))
-            elif head == "shield":
-                guard[SHIELD] = amount(args[0])
-            elif head == "reflect_next":
-                guard[REFLECT] = 1
-            elif head == "cancel_next":
-                guard[CANCEL] += 1
+        heal = protect(self.guard[side], card)
+        if heal:
+            self.set_lp(g, side, self.lp(g, side) + heal)
 
     def attack_card(self, g: HogwartsState, side: int, card: HandCard) -> Outcome:
         guard = self.guard[side]
@@ -444,8 +426,7 @@ class Versus(Task["HogwartsState"]):
 
     def dodged(self, g: HogwartsState) -> Outcome:
         """The dodge dice replace the hits (rules §16.5): 1–2 cost 2, 3–5 cost 1, a 6 costs the attacker 1."""
-        loss = sum(2 if d <= 2 else 0 if d == 6 else 1 for d in self.dice)
-        sixes = sum(1 for d in self.dice if d == 6)
+        loss, sixes = dodge_result(self.dice)
         self.dodging, self.dice = False, []
         if sixes:
             self.lose(g, self.current, sixes)

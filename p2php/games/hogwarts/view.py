@@ -86,7 +86,8 @@ def match_view(g: HogwartsState) -> dict[str, Any] | None:
 
 def battle_view(g: HogwartsState) -> dict[str, Any] | None:
     """The battle being fought, if any (all of it public, on the stack): against a card's enemy (who fights,
-    the enemy's LP, whose round, the stage, the last dice) or between two players (who, hits taken)."""
+    the enemy's LP, whose round, who left it, the stage, the last dice) or between two players (who, hits
+    taken, who escaped by the Cloak)."""
     # By class name: battle.py and pvp.py import the state, which imports this module (no cycle allowed).
     kinds = ("Battle", "PlayerBattle", "Versus", "SheetBattle")
     fight: Any = next((t for t in reversed(list(g.stack)) if type(t).__name__ in kinds), None)
@@ -101,11 +102,11 @@ def battle_view(g: HogwartsState) -> dict[str, Any] | None:
                 "stage": fight.stage.name.lower(), "dice": list(fight.dice)}
     if type(fight).__name__ == "Battle":
         return {"kind": fight.kind, "enemy": fight.enemy, "participants": list(fight.participants),
-                "standing": list(fight.standing), "lp": fight.lp, "start_lp": fight.start_lp,
+                "standing": list(fight.standing), "left": list(fight.left), "lp": fight.lp, "start_lp": fight.start_lp,
                 "current": fight.current, "stage": fight.stage.name.lower(), "dice": list(fight.dice),
                 "result": fight.result}
     return {"kind": "players", "mover": fight.mover, "opponent": fight.opponent, "hits": list(fight.hits),
-            "stage": fight.stage.name.lower(), "winner": fight.winner}
+            "stage": fight.stage.name.lower(), "winner": fight.winner, "escaper": fight.escaper}
 
 
 def describe(g: HogwartsState, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> str:

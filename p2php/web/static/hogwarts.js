@@ -42,7 +42,7 @@ window.p2phpViews = window.p2phpViews || {};
     time_turner: "use the Time-Turner?", challenge: "Quidditch challenge", house: "choose a house",
     formation: "Quidditch: your formation", quidditch: "Quidditch: your move", place_quaffle: "place the Quaffle",
     quidditch_card: "play a Quidditch card?", reroll_die: "re-roll a die?", choose_deck: "choose a deck",
-    event_cell: "event cell", exchange_offer: "an exchange is offered", cloak_move: "Invisibility Cloak: move",
+    event_cell: "event cell", exchange_offer: "an exchange is offered", cloak: "use the Invisibility Cloak before the duel?", cloak_move: "Invisibility Cloak: move",
     eater: "move a Death Eater, or done", eater_move: "move the Death Eater: pick where it goes",
     place_eater: "place a Death Eater", gift: "take a flying powder or a portal token",
     place_stone: "place the Resurrection Stone", place_wand: "place the Elder Wand",
