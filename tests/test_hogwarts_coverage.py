@@ -1,0 +1,593 @@
+"""AUDIT"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+from test_hogwarts_qualified import QTable
+from test_hogwarts_rules import Table
+
+from p2php.engine.contract import Decide, GameOver
+from p2php.games.hogwarts.battle import Battle
+from p2php.games.hogwarts.board import buckbeak_destinations, flying_powder_destinations
+from p2php.games.hogwarts.cards_flow import ActionCards
+from p2php.games.hogwarts.cells_effects import CellEffect, Duel, effect_tasks
+from p2php.games.hogwarts.data import graph, load
+from p2php.games.hogwarts.decks import Draw
+from p2php.games.hogwarts.dice import faces
+from p2php.games.hogwarts.events import Event
+from p2php.games.hogwarts.ids import deck_of_slot, instance
+from p2php.games.hogwarts.mission_flow import MissionAttempt
+from p2php.games.hogwarts.missions import CardNeed, Mission
+from p2php.games.hogwarts.moves import MAX_PICKUPS, Pickups, Trip
+from p2php.games.hogwarts.rules import location_cells
+from p2php.games.hogwarts.state import MAX_TOKENS, HogwartsState
+from p2php.games.hogwarts.terms import amount, parse
+from p2php.games.hogwarts.turn import TimeTurner
+
+DATA = load()
+HARRY, HERMIONE, PETTIGREW = 1, 3, 9
+WIN = hashlib.sha256(b"win293").digest()
+"""Joint random bytes whose dice are 6, 6, 6, 1, 1, 2: a 3-dice attack hits any enemy (res ≤ 6) three times and
+its counter-roll of up to 3 dice misses a res-3-or-more student (Harry: res 4, 3 against ``res-1``)."""
+BOARD2_STARS = tuple(c.id for c in DATA.cells.values() if c.board == "board2" and c.kind == "star")
+DIAGON_STARS = tuple(c.id for c in DATA.cells.values() if c.board == "board1" and c.kind == "star")
+
+
+def give(g: HogwartsState, seat: int, token: str) -> str:
+    """Move ``token`` from the board onto ``seat``'s sheet; the cell it lay on."""
+    cell = next(c for c, tokens in sorted(g.tokens.items()) if token in tokens)
+    g.take_token(cell, token)
+    g.held[seat].append(token)
+    return cell
+
+
+FIRST, LAST = object(), object()
+"""Answers :func:`drive` gives: the first or the last legal action."""
+
+
+def drive(t: Table | QTable, until: str, answers: Mapping[str, Any] | None = None,
+          seen: list[str] | None = None) -> Decide | GameOver:
+    """Answer decisions (``answers`` by prompt: an action, FIRST or LAST; else the first legal action) until the
+    prompt ``until``."""
+    for _ in range(400):
+        step = t.step()
+        assert isinstance(step, Decide | GameOver)
+        if isinstance(step, GameOver) or step.prompt == until:
+            return step
+        if seen is not None:
+            seen.append(step.prompt)
+        seat = step.seats[0]
+        legal = t.legal(seat)
+        wanted = (answers or {}).get(step.prompt, FIRST)
+        t.act(seat, legal[0] if wanted is FIRST else legal[-1] if wanted is LAST else wanted)
+    raise AssertionError(f"no {until!r} in 400 decisions")
+
+
+def snapshot(g: HogwartsState) -> Any:
+    return ([len(h) for h in g.hand], list(g.points), list(g.lp), list(g.pos), len(g.pub),
+            {d: len(s) for d, s in sorted(g.deck.items())}, [list(h) for h in g.held])
+
+
+# ----------------------------------------------------------------------------- every mission
+
+
+def card_for(need: CardNeed) -> str:
+    """A spell or potion card that meets ``need`` (the exact card, else the first of its deck and use)."""
+    if need.card:
+        return need.card
+    cards = DATA.spells if need.deck == "spell" else DATA.potions
+    return next(c.id for c in cards.values() if c.use == need.use)
+
+
+def mission_tops(mission: Mission, qualified: bool) -> dict[str, list[str]]:
+    """Decks stacked so that seat 0 (Harry: 4 spell and 2 potion cards) is dealt ``mission`` first and, under
+    the qualified rules, the cards it needs."""
+    tops: dict[str, list[str]] = {"mission": [f"M{mission.number:02d}"], "spell": [], "potion": []}
+    for need in mission.qualified_cards if qualified else ():
+        card = card_for(need)
+        tops[DATA.hand_card(card).deck].append(card)
+    return tops
+
+
+def complete(t: Table | QTable, mission: Mission) -> None:
+    """Seat 0 attempts ``mission`` on its location with its tokens (and cards) and wins its battle card."""
+    g = t.state
+    t.decide()
+    g.lp[0] = 14
+    for token in mission.tokens:
+        give(g, 0, token)
+    g.pos[0] = location_cells(mission.location)[0]
+    slot, points = g.missions[0][0], g.points[0]
+    if isinstance(t, Table):
+        t.push(MissionAttempt(0))
+    else:
+        t.push_task(MissionAttempt(0))
+    t.act(0, {"type": "mission", "slot": slot}, "mission")
+    assert instance(g.pub[slot]).card == f"M{mission.number:02d}"  # opened to everyone
+    shown: list[int] = []
+    if mission.qualified_cards and isinstance(t, QTable):
+        show = t.legal(0)[-1]
+        assert show["type"] == "show" and len(show["slots"]) == len(mission.qualified_cards)
+        shown = list(show["slots"])
+        t.act(0, show, "mission_cards")
+        assert [instance(g.pub[s]).card for s in shown] == [card_for(n) for n in mission.qualified_cards]
+    placed: list[tuple[str, str]] = []
+    for _ in range(60):
+        step = t.decide()
+        if step.prompt == "hand_in":
+            action = t.legal(0)[-1]
+            placed.append((action["token"], action["cell"]))
+            t.act(0, action)
+            continue
+        if step.prompt == "start_card":
+            break
+        answer = {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}}.get(step.prompt)
+        assert answer is not None, f"mission {mission.number}: unexpected decision {step.prompt}"
+        t.act(0, answer)
+    won = [e for e in g.events if e[0] == "battle_won"]
+    assert won and won[-1][2] == mission.battle_card, f"mission {mission.number}: {g.events}"
+    assert g.done[0] == [mission.number] and g.points[0] == points + mission.reward
+    assert slot not in g.missions[0]
+    assert sorted(t for t, _ in placed) == sorted(mission.tokens)  # handed in, the tokens used in battle too
+    for token, cell in placed:
+        assert cell in BOARD2_STARS and token in g.tokens[cell] and token not in g.held[0]
+    for s in shown:  # the cards shown go under their decks, used or not (C-52)
+        assert s not in g.hand[0] and s in g.deck[deck_of_slot(s)]
+
+
+def test_the_fixed_dice_hit_three_times_and_the_counter_roll_misses() -> None:
+    assert faces(WIN, 6) == [6, 6, 6, 1, 1, 2]
+
+
+@pytest.mark.parametrize("mission", DATA.missions, ids=lambda m: f"M{m.number:02d}")
+def test_every_mission_is_completed_on_its_location_with_its_tokens(mission: Mission) -> None:
+    t = Table(2, tops=mission_tops(mission, False), sheets=(HARRY, PETTIGREW), random=(WIN,) * 40, mode="engine")
+    complete(t, mission)
+
+
+@pytest.mark.parametrize("mission", [m for m in DATA.missions if m.qualified_cards], ids=lambda m: f"M{m.number:02d}")
+def test_every_mission_is_completed_in_qualified_mode_with_its_cards_shown(mission: Mission) -> None:
+    t = QTable(2, tops=mission_tops(mission, True), sheets=(HARRY, PETTIGREW), random=(WIN,) * 40, mode="engine")
+    complete(t, mission)
+
+
+# ----------------------------------------------------------------------------- every cell kind
+
+
+def stop_on(cell: str, tops: dict[str, list[str]] | None = None, sheets: tuple[int, int] = (PETTIGREW, HARRY),
+            random: tuple[bytes, ...] = ()) -> Table:
+    """Seat 0 (Pettigrew: no movement ability changes a cell's effect) standing on ``cell``."""
+    t = Table(2, tops=tops, sheets=sheets, random=random, mode="engine")
+    t.decide()
+    t.state.pos[0] = cell
+    return t
+
+
+def stopped(t: Table, answers: Mapping[str, Any] | None = None) -> list[str]:
+    """Apply the effect of seat 0's cell (the turn's step 4); the prompts it asked."""
+    seen: list[str] = []
+    t.push(CellEffect(0))
+    step = drive(t, "start_card", answers, seen)
+    assert isinstance(step, Decide) and step.seats == (0,)
+    return seen
+
+
+def new_cards(t: Table, before: list[int]) -> list[str]:
+    """The decks of the cards seat 0 took since ``before``; the taker sees them, the other seat does not."""
+    new = [s for s in t.state.hand[0] if s not in before]
+    assert all(t.table.knowledge(0).face(s) is not None and t.table.knowledge(1).face(s) is None for s in new)
+    return sorted(deck_of_slot(s) for s in new)
+
+
+def no_effect(cell: str) -> None:
+    t = stop_on(cell)
+    before = snapshot(t.state)
+    assert effect_tasks(t.state, 0) == []
+    assert stopped(t) == [] and snapshot(t.state) == before
+
+
+def tower(cell: str) -> None:
+    no_effect(cell)
+    t = stop_on(cell)
+    assert t.state.powder[0] >= 1  # a flying powder departure point (rules §9.7)
+    flights = [a["to"] for a in Trip(0).offers(t.state) if a["type"] == "fly"]
+    assert flights == list(flying_powder_destinations(graph())) and flights
+
+
+def symbol(cell: str) -> None:
+    t = stop_on(cell)
+    hand = list(t.state.hand[0])
+    assert stopped(t) == [] and new_cards(t, hand) == [DATA.cells[cell].kind]
+
+
+def action(cell: str) -> None:
+    t = stop_on(cell, tops={"action": ["AC01"]})  # Outstanding O.W.L. results: points(+50)
+    g = t.state
+    assert stopped(t) == [] and g.points == [50, 0]
+    assert instance(g.pub[g.deck["action"][-1]]).card == "AC01"  # face up, under its deck
+
+
+def event(cell: str) -> None:
+    t = stop_on(cell, tops={"event": ["EV12"]})  # The House Cup race is on: everyone +10
+    g = t.state
+    assert stopped(t) == [] and g.points == [10, 10]
+    assert instance(g.pub[g.deck["event"][-1]]).card == "EV12"
+
+
+def duel(cell: str) -> None:
+    t = stop_on(cell, tops={"duel": ["DU10"]}, sheets=(HARRY, PETTIGREW), random=(WIN,) * 20)  # Vincent Crabbe
+    g = t.state
+    hand = list(g.hand[0])
+    stopped(t, {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}})
+    assert ["battle_won", [0], "DU10"] in g.events
+    assert new_cards(t, hand) == ["book", "potion", "spell"]  # a duel won (rules §14.3)
+    assert instance(g.pub[g.deck["duel"][-1]]).card == "DU10"
+    t = stop_on(cell)
+    t.state.lp[0] = 1
+    assert effect_tasks(t.state, 0) == []  # not with 1 LP
+
+
+def life(cell: str) -> None:
+    for kind_cell in (c.id for c in DATA.cells.values() if c.life_points is not None):
+        t = stop_on(kind_cell)
+        t.state.lp[0] = 1
+        assert stopped(t) == [] and t.state.lp[0] == 1 + (DATA.cells[kind_cell].life_points or 0)
+        t.state.lp[0] = 13
+        assert stopped(t) == [] and t.state.lp[0] == 14  # never above 14
+
+
+def effect_cell(cell: str) -> None:
+    """Every classroom or special cell of ``cell``'s kind gives what §1.7's text says."""
+    for each in (c.id for c in DATA.cells.values() if c.kind == DATA.cells[cell].kind):
+        listed(each)
+
+
+def common_room(cell: str) -> None:
+    t = stop_on(cell)
+    hand = list(t.state.hand[0])
+    t.push(CellEffect(0))
+    assert [a["deck"] for a in t.legal(0) if a["type"] == "deck"] == ["action", "book", "potion", "spell"]
+    t.act(0, {"type": "deck", "deck": "potion"}, "common_room")
+    t.expect(0, "start_card")
+    assert new_cards(t, hand) == ["potion"]
+
+
+def pitch(cell: str) -> None:
+    t = stop_on(cell)
+    t.push(CellEffect(0))
+    assert t.legal(0) == [{"type": "no_match"}, {"type": "challenge", "seat": 1}]
+    t.act(0, {"type": "no_match"}, "challenge")
+    t.expect(0, "start_card")
+
+
+def blocked(cell: str) -> None:
+    assert cell not in graph().enterable
+    assert not any(cell in c.neighbours or cell in c.free_links for c in DATA.cells.values())
+
+
+KIND_SCENARIOS: dict[str, Callable[[str], None]] = {
+    "start": no_effect, "corridor": no_effect, "star": no_effect, "place": no_effect, "bridge": no_effect,
+    "tower": tower, "spell": symbol, "potion": symbol, "book": symbol, "action": action, "event": event,
+    "duel": duel, "life:N": life, "classroom": effect_cell, "special": effect_cell, "common_room": common_room,
+    "quidditch_pitch": pitch, "blocked": blocked}
+"""One scenario per §1.1 kind, run on the first cell of that kind (every cell, for life, classroom, special)."""
+
+
+@pytest.mark.parametrize("kind", list(DATA.cell_kinds))
+def test_every_cell_kind_does_what_the_data_says_when_stopped_on(kind: str) -> None:
+    assert kind in KIND_SCENARIOS, f"cell kind {kind!r} has no scenario"
+    cells = [c.id for c in DATA.cells.values() if c.kind == kind or (kind == "life:N" and c.life_points)]
+    assert cells, f"no cell of kind {kind!r}"
+    KIND_SCENARIOS[kind](cells[0])
+
+
+def test_every_classroom_and_special_cell_has_a_listed_effect() -> None:
+    assert sorted(DATA.cell_effects) == sorted(c.id for c in DATA.cells.values() if c.kind in ("classroom", "special"))
+
+
+def listed(cell: str) -> None:
+    """Stopping on a §1.7 cell gives the cards its *text* names (read here, apart from the extracted terms)."""
+    text = DATA.cell_effects[cell].text
+    takes = [(deck, int(n)) for n, deck in re.findall(r"(\d) (spell|potion|book|Quidditch) cards?", text)]
+    draws = sum(int(n) for n in re.findall(r"draw (\d) action cards?", text))
+    exam = re.search(r"exams: subject `(\w+)`", text)
+    t = stop_on(cell)
+    g = t.state
+    hand, actions = list(g.hand[0]), len(g.pub)
+    seen = stopped(t)
+    want = sorted(deck.lower() for deck, n in takes for _ in range(n))
+    assert new_cards(t, hand) == want, f"{cell}: {text}"
+    opened = [s for s in g.deck["action"] if s in g.pub]
+    assert len(opened) == draws and len(g.pub) - actions == draws, f"{cell}: {text}"
+    assert ("exam" in seen) == bool(exam), f"{cell}: {text}"  # Pettigrew holds a book card
+    if exam:
+        assert DATA.cell_effects[cell].exam == exam.group(1)
+
+
+@pytest.mark.parametrize("cell", list(DATA.cell_effects))
+def test_every_listed_cell_effect_fires(cell: str) -> None:
+    listed(cell)
+
+
+# ----------------------------------------------------------------------------- every object token
+
+
+def test_every_object_token_is_an_item_of_some_mission() -> None:
+    """So the mission scenarios above hand in every token (the role of the horcrux, ritual, weapon and plain
+    groups outside the Return mode) and fight with the special ones on the sheet."""
+    items = {t for m in DATA.missions for t in m.tokens}
+    assert sorted(DATA.object_tokens) == sorted(items)
+
+
+@pytest.mark.parametrize("token", list(DATA.object_tokens))
+def test_every_object_token_is_picked_up_and_swapped_at_six(token: str) -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    t.decide()
+    cell = next(c for c, tokens in sorted(g.tokens.items()) if token in tokens)
+    t.push(Pickups(0, [cell]))
+    take = {"type": "take", "cell": cell, "token": token}
+    assert t.legal(0) == [take, {"type": "done"}]
+    t.act(0, take, "tokens")
+    t.expect(0, "start_card")
+    assert g.held[0] == [token] and token not in g.tokens.get(cell, [])
+    g.held[0].remove(token)
+    g.place_token(cell, token)
+    for other in [x for x in DATA.object_tokens if x != token][:MAX_TOKENS]:
+        give(g, 0, other)
+    held = list(g.held[0])
+    t.push(Pickups(0, [cell]))
+    assert t.legal(0) == [{**take, "give": u} for u in held] + [{"type": "done"}]  # full: only swaps (C-19)
+    t.act(0, {**take, "give": held[2]}, "tokens")
+    t.expect(0, "start_card")  # the token given up is not offered again this turn
+    assert len(g.held[0]) == MAX_TOKENS and token in g.held[0] and g.tokens[cell] == [held[2]]
+
+
+def test_two_tokens_a_turn_at_most() -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    t.decide()
+    cells = sorted(c for c, tokens in g.tokens.items() if tokens)[:MAX_PICKUPS + 1]
+    t.push(Pickups(0, cells))
+    for cell in cells[:MAX_PICKUPS]:
+        t.act(0, {"type": "take", "cell": cell, "token": g.tokens[cell][0]}, "tokens")
+    t.expect(0, "start_card")
+    assert len(g.held[0]) == MAX_PICKUPS and g.tokens[cells[-1]]
+
+
+def battle_with(token: str, enemy: str) -> tuple[Table, Battle]:
+    """Harry (14 LP, ``token`` on his sheet, the fixed dice) fights ``enemy`` alone."""
+    t = Table(2, sheets=(HARRY, PETTIGREW), random=(WIN,) * 30, mode="engine")
+    g = t.state
+    t.decide()
+    give(g, 0, token)
+    g.lp[0] = 14
+    battle = Battle([0], enemy, "mission", 5)
+    t.push(battle)
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    t.act(0, {"type": "token", "token": token}, "attack")
+    return t, battle
+
+
+def put_back(t: Table, token: str) -> None:
+    """The battle ends; the special token used goes to a Diagon Alley star cell (rules §13, C-29)."""
+    step = drive(t, "place_used", {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}})
+    assert isinstance(step, Decide)
+    assert t.legal(0) == [{"type": "place", "token": token, "cell": c} for c in DIAGON_STARS]
+    t.act(0, {"type": "place", "token": token, "cell": DIAGON_STARS[-1]}, "place_used")
+    assert token in t.state.tokens[DIAGON_STARS[-1]] and token not in t.state.held[0]
+
+
+def extra_die(token: str) -> None:
+    t, battle = battle_with(token, "BA04")  # the Whomping Willow: no counter-roll shares the attack's draw
+    assert battle.bonus == {0: 1} and token not in t.state.held[0]
+    t.act(0, {"type": "dice"}, "attack")
+    t.decide()
+    rolls = [e[2] for e in t.state.events if e[:2] == ["roll", "attack"]]
+    assert len(rolls[0]) == DATA.students[HARRY - 1].attack_dice + 1
+    put_back(t, token)
+
+
+def stone(token: str) -> None:
+    t, battle = battle_with(token, "BA06")  # Tom Riddle: -2 when revealed, -3 after each attack
+    g = t.state
+    assert battle.buffer == {0: 6} and g.lp[0] == 12
+    t.act(0, {"type": "dice"}, "attack")
+    t.decide()
+    assert g.lp[0] == 12 and battle.buffer == {0: 3}  # the Stone's 6 LP take the losses first
+    put_back(t, token)
+    assert battle.buffer == {}  # they vanish with the battle (C-27)
+
+
+def cloak(token: str) -> None:
+    t, _ = battle_with(token, "BA02")
+    g = t.state
+    escapes = t.legal(0)
+    assert escapes and all(a["type"] == "escape" and 1 <= len(a["path"]) - 1 <= 5 for a in escapes)
+    t.act(0, escapes[-1], "cloak_move")
+    assert g.pos[0] == escapes[-1]["path"][-1] and 0 in g.ended  # no winner; the turn ends (C-28)
+    assert not [e for e in g.events if e[0] in ("battle_won", "battle_lost")]
+    t.act(0, {"type": "place", "token": token, "cell": DIAGON_STARS[0]}, "place_used")
+    assert token in g.tokens[DIAGON_STARS[0]]
+
+
+def time_turner(token: str) -> None:
+    t = Table(2, mode="engine")
+    g = t.state
+    t.decide()
+    give(g, 0, token)
+    t.push(TimeTurner(0))
+    assert t.legal(0) == [{"type": "pass"}, {"type": "time_turner"}]
+    t.act(0, {"type": "time_turner"}, "time_turner")
+    t.act(0, {"type": "place", "token": token, "cell": DIAGON_STARS[1]}, "place_used")
+    t.expect(0, "start_card")  # the extra turn, run before the rest of the current one (C-49)
+    assert token in g.tokens[DIAGON_STARS[1]] and token not in g.held[0]
+
+
+def buckbeak(token: str) -> None:
+    """After the move, Buckbeak flies to any cell of board 1 or 2 (no cell effect there, C-21), goes to
+    Diagon Alley, and the figure is back where the move ended when the turn ends."""
+    t = Table(2, sheets=(HARRY, PETTIGREW), random=(WIN,) * 4, mode="engine")  # the roll: 6 + 6
+    g = t.state
+    t.decide()
+    give(g, 0, token)
+    t.act(0, {"type": "no_start"}, "start_card")
+    move = next(a for a in t.legal(0) if DATA.cells[a["path"][-1]].kind in ("corridor", "star", "bridge"))
+    t.act(0, move, "move")
+    drive(t, "trip", {"tokens": {"type": "done"}})
+    trips = [a["to"] for a in t.legal(0) if a["type"] == "buckbeak"]
+    assert trips == [c for c in buckbeak_destinations(graph()) if c != g.pos[0]]
+    to = next(c for c in trips if DATA.cells[c].kind == "potion" and not g.tokens.get(c))
+    hand = len(g.hand[0])
+    t.act(0, {"type": "buckbeak", "to": to}, "trip")
+    assert g.pos[0] == to and token not in g.held[0]
+    t.act(0, {"type": "place", "token": token, "cell": DIAGON_STARS[0]}, "place_used")
+    step = drive(t, "start_card", {"tokens": {"type": "done"}})
+    assert isinstance(step, Decide) and step.seats == (1,)
+    assert g.pos[0] == move["path"][-1] and len(g.hand[0]) == hand and token in g.tokens[DIAGON_STARS[0]]
+
+
+SPECIAL_SCENARIOS: dict[str, Callable[[str], None]] = {
+    "elder_wand": extra_die, "gryffindors_sword": extra_die, "resurrection_stone": stone,
+    "invisibility_cloak": cloak, "time_turner": time_turner, "buckbeak": buckbeak}
+"""What each special token does (data §3.1); the other groups are mission items only outside the Return mode."""
+
+
+@pytest.mark.parametrize("token", [t.id for t in DATA.object_tokens.values() if t.group == "special"])
+def test_every_special_token_does_what_the_data_says(token: str) -> None:
+    assert token in SPECIAL_SCENARIOS, f"special token {token!r} has no scenario"
+    SPECIAL_SCENARIOS[token](token)
+
+
+# ----------------------------------------------------------------------------- every deck and its cards
+
+
+def hand_deck(deck: str) -> None:
+    t = Table(2, mode="engine")
+    t.decide()
+    hand = list(t.state.hand[0])
+    t.push(Draw(0, deck))
+    t.expect(0, "start_card")
+    assert new_cards(t, hand) == [deck]
+
+
+def face_up_deck(deck: str) -> None:
+    """The top card is opened to everyone, applied, and goes under its deck (E3)."""
+    t = Table(2, sheets=(HARRY, HERMIONE), random=(WIN,) * 30, mode="engine")
+    t.decide()
+    top = t.state.deck[deck][0]
+    t.state.lp[0] = 14
+    t.push({"action": ActionCards, "event": Event, "duel": Duel}[deck](0))
+    drive(t, "start_card", {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}})
+    assert top in t.state.pub and top in t.state.deck[deck][-2:]  # a duel showing the drawer: one more card
+    assert t.state.deck[deck][-1] in t.state.pub
+
+
+def battle_deck(deck: str) -> None:
+    """Not shuffled, one card per mission: the mission scenarios above fight every one of them."""
+    assert sorted(m.battle_card for m in DATA.missions) == sorted(DATA.battle_cards)
+
+
+def mission_deck(deck: str) -> None:
+    t = Table(3, mode="engine")
+    for seat, slots in enumerate(t.state.missions):
+        assert len(slots) == 5 and all(deck_of_slot(s) == "mission" for s in slots)
+        assert all(t.table.knowledge(seat).face(s) is not None for s in slots)
+        assert all(t.table.knowledge((seat + 1) % 3).face(s) is None for s in slots)
+
+
+DECK_SCENARIOS: dict[str, Callable[[str], None]] = {
+    "spell": hand_deck, "potion": hand_deck, "book": hand_deck, "quidditch": hand_deck, "action": face_up_deck,
+    "event": face_up_deck, "duel": face_up_deck, "battle": battle_deck, "mission": mission_deck}
+
+
+@pytest.mark.parametrize("deck", list(DATA.decks))
+def test_every_deck_is_drawn_from(deck: str) -> None:
+    assert deck in DECK_SCENARIOS, f"deck {deck!r} has no scenario"
+    DECK_SCENARIOS[deck](deck)
+
+
+@pytest.mark.parametrize("card", list(DATA.actions))
+def test_every_action_card_is_applied_to_its_drawer(card: str) -> None:
+    t = Table(2, tops={"action": [card]}, mode="engine")
+    g = t.state
+    t.decide()
+    g.points[0] = 100
+    before = g.powder[0]
+    t.push(ActionCards(0))
+    t.expect(0, "start_card")
+    for term in DATA.actions[card].effect:
+        head, args = parse(term)
+        assert head in ("points", "flying_powder"), f"{card}: no scenario for {term}"
+        if head == "points":
+            assert g.points == [100 + amount(args[0]), 0]
+        else:
+            assert g.powder[0] == before + amount(args[0])
+    assert instance(g.pub[g.deck["action"][-1]]).card == card
+
+
+def event_holds(g: HogwartsState, s: int, term: str, before: Any, seen: list[str]) -> bool:
+    """Whether seat ``s`` shows the effect of an event's ``term`` (``before``: the seats' state before)."""
+    hands, points, lp, powder, portals = before
+    head, args = parse(term)
+    new = [deck_of_slot(x) for x in g.hand[s] if x not in hands[s]]
+    gone = [x for x in hands[s] if x not in g.hand[s]]
+    n = amount(args[0]) if args and args[0].lstrip("+-").isdigit() else 0
+    if head == "group_battle":
+        reward = parse((DATA.event_battles[args[0]].reward or "").split(":")[-1])[1][0]
+        return g.points[s] == points[s] + amount(reward)
+    outcomes = {
+        "flying_powder": g.powder[s] == powder[s] + n,
+        "portal": g.portals[s] == portals[s] + n,
+        "move_to": g.pos[s] in (DATA.great_hall_cells() if args[0] == "gh" else (args[0],)),
+        "heal": g.lp[s] == min(14, lp[s] + n),
+        "heal_to": g.lp[s] == max(lp[s], n),
+        "lose_min1": g.lp[s] == max(1, lp[s] - n),
+        "points": g.points[s] == points[s] + n,
+        "draw": new == args[:1],
+        "draw_choice": len(new) == 1 and new[0] in args,
+        "exam_anywhere": len(gone) == n and g.points[s] > points[s] and "exam" in seen,
+        "return_card": len(gone) == n and not new,
+    }
+    assert head in outcomes, f"no scenario for the event term {term!r}"
+    return outcomes[head]
+
+
+@pytest.mark.parametrize("card", list(DATA.events))
+def test_every_event_card_applies_to_all_players(card: str) -> None:
+    t = Table(2, tops={"event": [card]}, sheets=(HARRY, HERMIONE), random=(WIN,) * 40, mode="engine")
+    g = t.state
+    t.decide()
+    g.points[:], g.lp[:] = [100, 100], [5, 5]
+    if parse(DATA.events[card].effect[0])[0] == "group_battle":
+        g.lp[:] = [14, 14]
+    before = ([list(h) for h in g.hand], list(g.points), list(g.lp), list(g.powder), list(g.portals))
+    seen: list[str] = []
+    t.push(Event(0))
+    drive(t, "start_card", {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}, "exam": LAST}, seen)
+    for seat in (0, 1):
+        for term in DATA.events[card].effect:  # every term, so that a second one no rule applies would fail
+            assert event_holds(g, seat, term, before, seen), f"{card} ({term}), seat {seat}: {g.events}"
+    assert instance(g.pub[g.deck["event"][-1]]).card == card
+
+
+@pytest.mark.parametrize("card", list(DATA.duels))
+def test_every_duel_card_is_fought_and_won_with_the_fixed_dice(card: str) -> None:
+    own = DATA.duels[card].name == DATA.students[HARRY - 1].name  # a card showing the drawer is replaced
+    t = Table(2, tops={"duel": [card]}, sheets=(HERMIONE, HARRY) if own else (HARRY, HERMIONE),
+              random=(WIN,) * 30, mode="engine")
+    g = t.state
+    t.decide()
+    g.lp[0] = 14
+    hand = list(g.hand[0])
+    t.push(Duel(0))
+    drive(t, "start_card", {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}})
+    fled = "flee" in " ".join(DATA.duels[card].abilities)
+    assert ["battle_won" if not fled else "fled", *([[0]] if not fled else []), card] in g.events, g.events
+    assert new_cards(t, hand) == (["book"] if fled else ["book", "potion", "spell"])  # fled: 1 card of choice
+    assert instance(g.pub[g.deck["duel"][-1]]).card == card
