@@ -8,7 +8,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from test_hogwarts_qualified import QTable
+from test_hogwarts_qualified import PLACES, QTable, back
+from test_hogwarts_quidditch import dice
 from test_hogwarts_rules import Table
 
 from p2php.engine.contract import Decide, GameOver
@@ -17,6 +18,7 @@ from p2php.games.hogwarts.board import buckbeak_destinations, flying_powder_dest
 from p2php.games.hogwarts.cards_flow import ActionCards
 from p2php.games.hogwarts.cells_effects import CellEffect, Duel, effect_tasks
 from p2php.games.hogwarts.data import graph, load
+from p2php.games.hogwarts.death_eater_battle import DEATH_EATER_BACKS, DEATH_EATER_POINTS, DeathEaterBattle
 from p2php.games.hogwarts.decks import Draw
 from p2php.games.hogwarts.dice import faces
 from p2php.games.hogwarts.events import Event
@@ -73,6 +75,24 @@ def snapshot(g: HogwartsState) -> Any:
             {d: len(s) for d, s in sorted(g.deck.items())}, [list(h) for h in g.held])
 
 
+# ----------------------------------------------------------------------------- the rulebook's movement examples
+
+
+@pytest.mark.parametrize("example", DATA.movement_examples, ids=lambda e: f"{e.source}-{e.target}")
+def test_the_rulebook_s_movement_examples_are_moves_of_the_engine(example: Any) -> None:
+    """Data §1.9: from the example's start, a roll of its distance offers its printed path, and playing it
+    puts the figure on the example's target (Harry's 10-step turn: test_hogwarts_rules)."""
+    t = Table(2, random=(WIN, dice(1, example.steps - 1)), mode="engine")
+    g = t.state
+    t.decide()
+    g.pos[0] = example.source
+    t.act(0, {"type": "no_start"}, "start_card")
+    move = {"type": "move", "path": list(example.path), "roll": example.steps}
+    assert move in t.legal(0)
+    t.act(0, move, "move")
+    assert g.pos[0] == example.target
+
+
 # ----------------------------------------------------------------------------- every mission
 
 
@@ -94,8 +114,9 @@ def mission_tops(mission: Mission, qualified: bool) -> dict[str, list[str]]:
     return tops
 
 
-def complete(t: Table | QTable, mission: Mission) -> None:
-    """Seat 0 attempts ``mission`` on its location with its tokens (and cards) and wins its battle card."""
+def complete(t: Table | QTable, mission: Mission) -> list[int]:
+    """Seat 0 attempts ``mission`` on its location with its tokens (and cards) and wins its battle card; the
+    slots of the cards shown."""
     g = t.state
     t.decide()
     g.lp[0] = 14
@@ -138,6 +159,7 @@ def complete(t: Table | QTable, mission: Mission) -> None:
         assert cell in BOARD2_STARS and token in g.tokens[cell] and token not in g.held[0]
     for s in shown:  # the cards shown go under their decks, used or not (C-52)
         assert s not in g.hand[0] and s in g.deck[deck_of_slot(s)]
+    return shown
 
 
 def test_the_fixed_dice_hit_three_times_and_the_counter_roll_misses() -> None:
@@ -591,3 +613,44 @@ def test_every_duel_card_is_fought_and_won_with_the_fixed_dice(card: str) -> Non
     assert ["battle_won" if not fled else "fled", *([[0]] if not fled else []), card] in g.events, g.events
     assert new_cards(t, hand) == (["book"] if fled else ["book", "potion", "spell"])  # fled: 1 card of choice
     assert instance(g.pub[g.deck["duel"][-1]]).card == card
+
+
+# ----------------------------------------------------------------------------- every Death Eater
+
+
+@pytest.mark.parametrize("eater", range(1, DEATH_EATER_BACKS + 1), ids=lambda n: DATA.death_eaters[n - 1].name)
+def test_every_death_eater_back_is_fought_with_its_cards_and_beaten(eater: int) -> None:
+    """Each of the 8 backs a Death Eater battle draws (C-35) takes its sheet's cards, dealt to its player only,
+    and fights until Harry (14 LP, the fixed dice) wins 20 points and the token leaves the board."""
+    assert len(DATA.death_eaters) - 1 == DEATH_EATER_BACKS  # the ninth is Lord Voldemort
+    t = QTable(2, sheets=(HARRY, PETTIGREW), random=(back(eater), *(WIN,) * 20), mode="engine")
+    g = t.state
+    t.decide()
+    g.pos[0], g.lp[0] = PLACES[0], 14
+    sheet = DATA.death_eaters[eater - 1]
+    dealt = [s for deck in ("spell", "potion") for s in g.deck[deck][:sheet.start_cards.get(deck, 0)]]
+    battle = DeathEaterBattle(0, PLACES[0])
+    t.push_task(battle)
+    drive(t, "start_card", {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}})
+    assert battle.eater == eater and ["death_eater_battle", 0, eater, 1] in g.events
+    assert dealt and all(t.table.knowledge(1).face(s) is not None for s in dealt)  # dealt to its player
+    assert all(t.table.knowledge(0).face(s) is None for s in dealt if s not in g.pub)
+    assert all(s in g.deck[deck_of_slot(s)] for s in dealt)  # under their decks afterwards
+    assert g.points[0] == DEATH_EATER_POINTS and PLACES[0] not in g.death_eaters, g.events
+
+
+# ----------------------------------------------------------------------------- through the real protocol
+
+
+def test_a_qualified_mission_is_completed_through_the_protocol_with_its_cards_revealed() -> None:
+    """Mission 16 (Dumbledore's Army: the coin, an attack spell) in qualified mode through the real protocol:
+    the card is opened with the answer, the spell card shown through the reveal (every peer sees its face),
+    the battle won on joint dice, the coin handed in to board 2; every peer's audit is clean."""
+    mission = DATA.mission(16)
+    t = QTable(2, tops=mission_tops(mission, True), sheets=(HARRY, PETTIGREW), mode="protocol")
+    shown = complete(t, mission)
+    assert len(shown) == 1
+    spell = card_for(mission.qualified_cards[0])
+    for peer in t.table.peers:
+        assert peer.state.done[0] == [16] and instance(peer.state.pub[shown[0]]).card == spell
+    t.finish()
