@@ -58,7 +58,7 @@ from test_hogwarts_rules import Table
 
 from p2php.engine.contract import Decide, GameOver
 from p2php.games.hogwarts.battle import Battle
-from p2php.games.hogwarts.board import buckbeak_destinations, flying_powder_destinations
+from p2php.games.hogwarts.board import buckbeak_destinations, flying_powder_destinations, walks
 from p2php.games.hogwarts.cards_flow import ActionCards
 from p2php.games.hogwarts.cells_effects import CellEffect, Duel, effect_tasks
 from p2php.games.hogwarts.data import graph, load
@@ -70,7 +70,7 @@ from p2php.games.hogwarts.ids import deck_of_slot, instance
 from p2php.games.hogwarts.mission_flow import MissionAttempt
 from p2php.games.hogwarts.missions import CardNeed, Mission
 from p2php.games.hogwarts.moves import MAX_PICKUPS, Pickups, Trip
-from p2php.games.hogwarts.rules import location_cells
+from p2php.games.hogwarts.rules import constraints, location_cells
 from p2php.games.hogwarts.state import MAX_TOKENS, HogwartsState
 from p2php.games.hogwarts.terms import amount, parse
 from p2php.games.hogwarts.turn import TimeTurner
@@ -723,3 +723,184 @@ def test_a_move_may_stop_early_to_complete_a_mission_opened_with_it() -> None:
     drive(t, "hand_in", {"tokens": {"type": "done"}, "defend": {"type": "no_defence"}, "attack": {"type": "dice"}},
           seen)
     assert "mission" not in seen and g.done[0] == [30]
+
+
+# ----------------------------------------------------------------------------- every student's abilities
+
+
+def other(sheet: int) -> int:
+    """A sheet for seat 1 that is not ``sheet``."""
+    return PETTIGREW if sheet != PETTIGREW else HARRY
+
+
+def fight(sheet: int, enemy: str, *random: bytes, lp: int | None = None) -> tuple[Table, Battle]:
+    """``sheet`` (seat 0) fights ``enemy`` alone with the fixed dice ``random``."""
+    t = Table(2, sheets=(sheet, other(sheet)), random=(WIN, *random), mode="engine")
+    g = t.state
+    t.decide()
+    if lp is not None:
+        g.lp[0] = lp
+    battle = Battle([0], enemy, "mission", 5)
+    t.push(battle)
+    return t, battle
+
+
+def attack_with_dice(t: Table) -> None:
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    t.act(0, {"type": "dice"}, "attack")
+    t.decide()
+
+
+def res_minus_1(sheet: int) -> None:
+    t, battle = fight(sheet, "BA04", dice(4, 4, 4))  # the Whomping Willow: res 5, 6 LP
+    attack_with_dice(t)
+    assert battle.lp == 6 - 3
+
+
+def sixes_double(sheet: int) -> None:
+    t, battle = fight(sheet, "BA04", dice(6, 6, 6))
+    attack_with_dice(t)
+    assert ["hits", 0, 6] in t.state.events and battle.result == "won"
+
+
+def card_plus_1(sheet: int) -> None:
+    t = Table(2, tops={"potion": ["ageing_potion"]}, sheets=(sheet, other(sheet)), mode="engine")  # damage(4)
+    t.decide()
+    battle = Battle([0], "BA04", "mission", 5)  # immune to spells
+    t.push(battle)
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    potion = next(x for x in t.state.hand[0] if instance(t.table.knowledge(0).face(x) or -1).card == "ageing_potion")
+    t.act(0, {"type": "card", "slot": potion}, "attack")
+    t.decide()
+    assert battle.lp == 6 - 5
+
+
+def hit_regen(sheet: int) -> None:
+    t, _ = fight(sheet, "BA01", dice(4, 4, 1, 1, 1), lp=5)  # Norbert: res 4, after:roll(2) (the 1s miss)
+    attack_with_dice(t)
+    assert t.state.lp[0] == 6
+
+
+def serpensortia(sheet: int) -> None:
+    t, battle = fight(sheet, "BA04")
+    t.decide()
+    assert battle.start_lp == 6 and battle.lp == 5
+
+
+def last_stand(sheet: int) -> None:
+    t, battle = fight(sheet, "BA04", dice(1, 1, 1), lp=1)  # after:lose(1) would take the last LP
+    attack_with_dice(t)
+    assert t.state.lp[0] == 1 and "last_stand:0" in battle.once
+
+
+def ignore_once(sheet: int) -> None:
+    t, _ = fight(sheet, "BA04", dice(1, 1, 1, 1), lp=1)
+    attack_with_dice(t)
+    assert t.state.lp[0] == 1 and ["ignored", 0, 1] in t.state.events
+
+
+def reroll_once(sheet: int) -> None:
+    t, battle = fight(sheet, "BA04", dice(1, 1, 1), dice(6, 6, 6))
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    t.act(0, {"type": "dice"}, "attack")
+    assert t.legal(0) == [{"type": "keep"}, {"type": "reroll"}]
+    t.act(0, {"type": "reroll"}, "reroll")
+    t.decide()
+    assert battle.lp == 6 - 3 and ["reroll", 0] in t.state.events
+
+
+def flee_once(sheet: int) -> None:
+    t, battle = fight(sheet, "BA04", dice(1, 1), lp=5)
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    t.act(0, {"type": "dice"}, "attack")
+    assert t.legal(0) == [{"type": "stay"}, {"type": "flee"}]
+    t.act(0, {"type": "flee"}, "flee")
+    drive(t, "start_card")
+    assert battle.result == "escaped" and ["flee", 0] in t.state.events
+
+
+def doubled(kind: str) -> Callable[[int], None]:
+    def scenario(sheet: int) -> None:
+        t = stop_on(next(c.id for c in DATA.cells.values() if c.kind == kind), sheets=(sheet, other(sheet)))
+        hand = list(t.state.hand[0])
+        stopped(t)
+        assert new_cards(t, hand) == [kind, kind]
+    return scenario
+
+
+def action_pick(sheet: int) -> None:
+    t = stop_on(next(c.id for c in DATA.cells.values() if c.kind == "action"), tops={"action": ["AC01", "AC02"]},
+                sheets=(sheet, other(sheet)))
+    g = t.state
+    t.push(CellEffect(0))
+    two = t.legal(0)
+    assert [instance(g.pub[a["slot"]]).card for a in two] == ["AC01", "AC02"]
+    t.act(0, two[1], "action_card")
+    t.expect(0, "start_card")
+    assert g.points == [40, 0] and all(a["slot"] in g.deck["action"][-2:] for a in two)
+
+
+def event_peek(sheet: int) -> None:
+    t = stop_on(next(c.id for c in DATA.cells.values() if c.kind == "event"), tops={"event": ["EV06", "EV12"]},
+                sheets=(sheet, other(sheet)))
+    g = t.state
+    t.push(CellEffect(0))
+    two = t.legal(0)
+    assert [instance(g.pub[a["slot"]]).card for a in two] == ["EV06", "EV12"]
+    t.act(0, two[1], "event_card")
+    t.expect(0, "start_card")
+    assert g.points == [10, 10] and all(a["slot"] in g.deck["event"][-2:] for a in two)
+
+
+def common_room_x2(sheet: int) -> None:
+    t = stop_on(next(c.id for c in DATA.cells.values() if c.kind == "common_room"), sheets=(sheet, other(sheet)))
+    hand = list(t.state.hand[0])
+    stopped(t, {"common_room": {"type": "deck", "deck": "potion"}})
+    assert new_cards(t, hand) == ["potion", "potion"]
+
+
+def pitch_pass(sheet: int) -> None:
+    t = stop_on("quidditch_pitch", sheets=(sheet, other(sheet)))
+    hand = list(t.state.hand[0])
+    t.push(CellEffect(0))
+    t.expect(0, "challenge")
+    assert new_cards(t, hand) == ["quidditch"]
+    far = [w for w in walks(graph(), "m023", 3, constraints(t.state, 0)) if "quidditch_pitch" in w.path[:-1]]
+    assert far  # the pitch does not end her move (B: the walks)
+
+
+def duel_refuse(sheet: int) -> None:
+    t = stop_on(next(c.id for c in DATA.cells.values() if c.kind == "duel"), sheets=(sheet, other(sheet)))
+    hand = list(t.state.hand[0])
+    stopped(t, {"duel_refuse": {"type": "refuse"}})
+    assert new_cards(t, hand) == ["spell"] and not [e for e in t.state.events if e[0] == "battle"]
+
+
+def rat(sheet: int) -> None:
+    t = Table(2, sheets=(sheet, other(sheet)), random=(WIN, dice(1, 2)), mode="engine")
+    g = t.state
+    t.decide()
+    g.pos[1] = "hogwarts_crest_cell"  # a figure on the way, with LP enough for a battle
+    t.act(0, {"type": "no_start"}, "start_card")
+    through = {"type": "move", "path": ["start", "two_hands_cell", "hogwarts_crest_cell", "clock_tower"], "roll": 3}
+    assert through in t.legal(0)
+    t.act(0, through, "move")
+    drive(t, "start_card", {"tokens": {"type": "done"}})
+    assert g.pos[0] == "clock_tower" and not [e for e in g.events if e[0] == "battle"]
+
+
+ABILITY_SCENARIOS: dict[str, Callable[[int], None]] = {
+    "res_minus_1": res_minus_1, "reroll_once": reroll_once, "card_plus_1": card_plus_1, "last_stand": last_stand,
+    "ignore_once": ignore_once, "sixes_double": sixes_double, "hit_regen": hit_regen, "serpensortia": serpensortia,
+    "flee_once": flee_once, "spell_cell_x2": doubled("spell"), "book_cell_x2": doubled("book"),
+    "potion_cell_x2": doubled("potion"), "action_pick": action_pick, "event_peek": event_peek,
+    "pitch_pass": pitch_pass, "common_room_x2": common_room_x2, "duel_refuse": duel_refuse, "rat": rat}
+"""A scenario for each student's movement and battle ability (data §4.1, §4.3)."""
+
+
+@pytest.mark.parametrize("ability", [(s.sheet, a.key) for s in DATA.students
+                                     for a in (s.movement_ability, s.battle_ability)], ids=lambda a: a[1])
+def test_every_student_ability_does_what_its_sheet_says(ability: tuple[int, str]) -> None:
+    sheet, key = ability
+    assert key in ABILITY_SCENARIOS, f"ability {key!r} has no scenario"
+    ABILITY_SCENARIOS[key](sheet)
