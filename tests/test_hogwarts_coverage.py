@@ -55,6 +55,7 @@ import pytest
 from test_hogwarts_qualified import PLACES, QTable, back
 from test_hogwarts_quidditch import dice
 from test_hogwarts_rules import Table
+from test_hogwarts_solo_team import Team
 
 from p2php.engine.contract import Decide, GameOver
 from p2php.games.hogwarts.battle import Battle
@@ -904,3 +905,64 @@ def test_every_student_ability_does_what_its_sheet_says(ability: tuple[int, str]
     sheet, key = ability
     assert key in ABILITY_SCENARIOS, f"ability {key!r} has no scenario"
     ABILITY_SCENARIOS[key](sheet)
+
+
+USABLE = ("elder_wand", "gryffindors_sword", "resurrection_stone", "invisibility_cloak")
+"""The special tokens a battle fought alone offers (rules §13, C-28)."""
+
+
+@pytest.mark.parametrize("case", [(m, tok) for m in DATA.missions for tok in m.tokens if tok in USABLE],
+                         ids=lambda c: f"M{c[0].number:02d}-{c[1]}")
+def test_a_mission_s_own_special_token_used_in_its_battle_is_handed_in_with_the_others(
+        case: tuple[Mission, str]) -> None:
+    """C-51: used in the mission's battle, it goes to board 2 with the mission's other tokens (not to Diagon
+    Alley); the Cloak ends the battle with no winner (no points, the card stays in the hand)."""
+    mission, token = case
+    t = Table(2, tops=mission_tops(mission, False), sheets=(HARRY, PETTIGREW), random=(WIN,) * 40, mode="engine")
+    g = t.state
+    t.decide()
+    g.lp[0] = 14
+    for each in mission.tokens:
+        give(g, 0, each)
+    g.pos[0] = location_cells(mission.location)[0]
+    slot = g.missions[0][0]
+    t.push(MissionAttempt(0))
+    t.act(0, {"type": "mission", "slot": slot}, "mission")
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    t.act(0, {"type": "token", "token": token}, "attack")
+    seen: list[str] = []
+    drive(t, "start_card", {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}, "hand_in": LAST}, seen)
+    assert "place_used" not in seen and seen.count("hand_in") == len(mission.tokens)
+    assert not g.held[0] and all(any(x in g.tokens.get(c, []) for c in BOARD2_STARS) for x in mission.tokens)
+    escaped = token == "invisibility_cloak"
+    assert (slot in g.missions[0]) == escaped and g.done[0] == ([] if escaped else [mission.number])
+
+
+@pytest.mark.parametrize("mission", DATA.missions, ids=lambda m: f"M{m.number:02d}")
+def test_every_mission_is_completed_by_a_team(mission: Mission) -> None:
+    """Team mode (C-10, E33): seat 0 (Harry) holds the mission, its teammate seat 2 (Hermione) holds the last of
+    its tokens and stands there too; the members show the cards in turn, both fight the enemy's doubled LP,
+    the reward goes to the holder, every token to board 2 — also the teammate's."""
+    t = Team(tops=mission_tops(mission, True), random=(WIN,) * 60)
+    g = t.state
+    t.decide()
+    g.lp[0] = g.lp[2] = 14
+    *mine, theirs = mission.tokens
+    for token in mine:
+        give(g, 0, token)
+    give(g, 2, theirs)
+    g.pos[0] = g.pos[2] = location_cells(mission.location)[0]
+    slot, points = g.missions[0][0], list(g.points)
+    t.push_task(MissionAttempt(0))
+    t.act(0, {"type": "mission", "slot": slot}, "mission")
+    for member in (0, 2):
+        if mission.qualified_cards:
+            t.act(member, max(t.legal(member), key=lambda a: len(a.get("slots", []))), "mission_cards")
+    battle = g.stack.top
+    assert isinstance(battle, Battle) and battle.participants == [0, 2]
+    assert battle.start_lp == 2 * DATA.battle_cards[mission.battle_card].lp
+    seen: list[str] = []
+    drive(t, "start_card", {"defend": {"type": "no_defence"}, "attack": {"type": "dice"}, "hand_in": LAST}, seen)
+    assert seen.count("hand_in") == len(mission.tokens) and not g.held[0] and not g.held[2]
+    assert g.done[0] == [mission.number] and slot not in g.missions[0]
+    assert g.points == [points[0] + mission.reward, *points[1:]]
