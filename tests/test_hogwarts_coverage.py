@@ -42,13 +42,18 @@ Q = _qualified, S = _solo_team, D = _quidditch, V = _voldemort; "both" = engine 
   practice of one team of all (C-9).  Added: it.
 
 Beyond the issue's list: the students' 18 abilities (data §4.1, §4.3) had scenarios for Harry's spell cell,
-Draco's refusal, Pettigrew's ``rat``, Cho's card (D) and Ron's re-roll (V, Return only); the other 13 none.
-Added: one scenario per ability, enemy battles for the battle abilities.
+Draco's refusal, Pettigrew's ``rat`` (Q), Cho's card (D) and Ron's re-roll (V, Return only); the other 13
+none.  The enemies' 12 ability terms (§2.2) had specific checks for ``reveal:lose``/``after:lose`` (Tom
+Riddle, R) and ``after:roll`` (Fluffy's Dodge, R) only.  Added: one scenario per student ability and one per
+enemy term (the first card using it), and the immunity.
 
-Left open: the Death Eaters' abilities ``bite_regen``, ``spell_plus_1`` and ``imperius`` have no
-ability-specific assertion (their backs are fought and beaten here; ``versus`` is another helper's), the
-spell and potion cards' effects are tested only where a scenario plays them, and the scenarios of this file
-run on the engine only, except the one protocol run above (the protocol runs of the other files: "both").
+Found: Greyback's ``bite_regen`` in a base-game Death Eater battle heals him up to 14, above his sheet's 8 LP
+(``versus.score_dice``; the Return mode caps it, V18): a strict xfail below, for ``versus``' owner.
+
+Left open: the Death Eaters' ``spell_plus_1`` and ``imperius`` have no ability-specific assertion (their backs
+are fought and beaten here), the spell and potion cards' effects are tested only where a scenario plays them,
+and the scenarios of this file run on the engine only, except the one protocol run above (the protocol runs
+of the other files: "both").
 """
 
 from __future__ import annotations
@@ -82,6 +87,7 @@ from p2php.games.hogwarts.rules import constraints, location_cells
 from p2php.games.hogwarts.state import MAX_TOKENS, HogwartsState
 from p2php.games.hogwarts.terms import amount, parse
 from p2php.games.hogwarts.turn import TimeTurner
+from p2php.games.hogwarts.versus import Versus
 
 DATA = load()
 HARRY, HERMIONE, PETTIGREW = 1, 3, 9
@@ -987,3 +993,121 @@ def test_one_team_of_all_practises_the_snitch_as_a_solo_player() -> None:
     t.act(0, {"type": "practice"}, "challenge")
     t.expect(0, "start_card")
     assert g.points == [40, 0] and g.matches[0] == 1
+
+
+@pytest.mark.xfail(strict=True, reason="versus.score_dice heals bite_regen up to MAX_LP (14), not Greyback's sheet "
+                   "LP (8): 'regains 1 LP' restores what he lost, as V18 caps it in the Return mode and regen(1) "
+                   "caps an enemy card at its start; versus.py is another helper's")
+def test_greyback_s_bite_never_takes_him_above_his_sheet_s_lp() -> None:
+    """Harry's first attack misses; Greyback (8 LP) hits back with his 4 dice and regains 1 LP — none lost."""
+    greyback = next(n for n, s in enumerate(DATA.death_eaters, 1) if s.battle_ability.key == "bite_regen")
+    t = QTable(2, sheets=(HARRY, PETTIGREW), random=(back(greyback), dice(1, 1, 1), dice(6, 6, 6, 6)),
+               mode="engine")
+    g = t.state
+    t.decide()
+    g.pos[0], g.lp[0] = PLACES[0], 14
+    t.push_task(DeathEaterBattle(0, PLACES[0]))
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    t.act(0, {"type": "dice"}, "attack")
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    t.act(1, {"type": "dice"}, "attack")  # the Death Eater's player rolls for him
+    t.decide()
+    versus = next(x for x in g.stack._tasks if isinstance(x, Versus))
+    assert ["hits", 0, 0] in g.events and g.lp[0] == 14 - 4
+    assert versus.eater_lp == DATA.death_eaters[greyback - 1].lp
+
+
+# ----------------------------------------------------------------------------- every enemy ability (data §2.2)
+
+
+def first_attack(enemy: str, *random: bytes, lp: int = 14, spells: tuple[str, ...] = (),
+                 card: str = "") -> tuple[Table, Battle, int]:
+    """Harry (``lp``) fights ``enemy``: no defence, one attack (the dice, or the spell ``card``); the LP he had
+    when the battle was revealed."""
+    t = Table(2, tops={"spell": list(spells)}, sheets=(HARRY, PETTIGREW), random=(WIN, *random), mode="engine")
+    g = t.state
+    t.decide()
+    g.lp[0] = lp
+    battle = Battle([0], enemy, "duel" if enemy in DATA.duels else "mission", 5)
+    t.push(battle)
+    step = drive(t, "attack", {"defend": {"type": "no_defence"}})
+    assert isinstance(step, Decide)
+    revealed = g.lp[0]
+    if card:
+        slot = next(x for x in g.hand[0] if instance(t.table.knowledge(0).face(x) or -1).card == card)
+        t.act(0, {"type": "card", "slot": slot}, "attack")
+    else:
+        t.act(0, {"type": "dice"}, "attack")
+    t.decide()
+    return t, battle, revealed
+
+
+def enemy_with(head: str) -> str:
+    return next(e.id for e in (*DATA.battle_cards.values(), *DATA.duels.values())
+                if any(parse(a)[0] == head for a in e.abilities))
+
+
+def ability_term(head: str) -> None:
+    """One scenario per term head (the first enemy card using it), Harry: res 4, 3 dice, res_minus_1."""
+    enemy = enemy_with(head)
+    card = DATA.battle_cards.get(enemy) or DATA.duels[enemy]
+    args = [parse(a)[1] for a in card.abilities if parse(a)[0] == head][0]
+    n = amount(args[0]) if args and args[0].isdigit() else 0
+    if head == "reveal:lose":
+        t, _, revealed = first_attack(enemy, dice(1, 1, 1, 1, 1, 1))
+        assert revealed == 14 - n
+    elif head == "reveal:discard":
+        t = Table(2, sheets=(HARRY, PETTIGREW), mode="engine")
+        t.decide()
+        hand = len(t.state.hand[0])
+        t.push(Battle([0], enemy, "mission", 5))
+        t.decide()
+        assert len(t.state.hand[0]) == hand - n
+    elif head == "before:lose":
+        t, _, revealed = first_attack(enemy, dice(1, 1, 1, 1, 1, 1))
+        assert revealed == 14 - n  # before the first defence
+    elif head == "after:lose":
+        t, _, revealed = first_attack(enemy, dice(1, 1, 1, 1, 1, 1))
+        assert t.state.lp[0] == revealed - n
+    elif head == "after:roll":
+        t, _, revealed = first_attack(enemy, dice(1, 1, 1, *[4] * n))  # each counter die at res 4 hits
+        assert t.state.lp[0] == revealed - n
+    elif head == "execute":
+        t, _, revealed = first_attack(enemy, dice(1, 1, 1, 2, 2), lp=3)  # at 3 LP its 2s hit
+        assert t.state.lp[0] == 1
+    elif head == "cap":
+        t, battle, _ = first_attack(enemy, dice(6, 6, 6, 1, 1, 1))
+        assert battle.start_lp - battle.lp == n
+    elif head == "regen":
+        t, battle, _ = first_attack(enemy, dice(6, 6, 1, 1, 1))
+        assert battle.lp == battle.start_lp - 2 + n
+    elif head == "sixes":
+        t, _, revealed = first_attack(enemy, dice(1, 1, 1, 6, 6))
+        assert t.state.lp[0] == revealed - 2 * n
+    elif head == "spell_bonus":
+        t, battle, _ = first_attack(enemy, spells=("stupefy",), card="stupefy")  # damage(3)
+        assert battle.start_lp - battle.lp == 3 + n
+    elif head == "weak":
+        t, battle, _ = first_attack(enemy, spells=("incendio",), card="incendio")  # damage(4), fire
+        assert "fire" in args and battle.start_lp - battle.lp == 2 * 4
+    elif head == "flee":
+        t, battle, _ = first_attack(enemy, dice(6, 6, 1, 1, 1))
+        assert battle.result == "fled"
+    else:
+        raise AssertionError(f"enemy term {head!r} has no scenario")
+
+
+@pytest.mark.parametrize("head", sorted({parse(a)[0] for e in (*DATA.battle_cards.values(), *DATA.duels.values(),
+                                                                 *DATA.event_battles.values()) for a in e.abilities}))
+def test_every_enemy_ability_does_what_the_vocabulary_says(head: str) -> None:
+    ability_term(head)
+
+
+def test_an_enemy_immune_to_spells_is_offered_no_spell_card() -> None:
+    t = Table(2, tops={"spell": ["stupefy"], "potion": ["ageing_potion"]}, sheets=(HARRY, PETTIGREW), mode="engine")
+    t.decide()
+    immune = next(e for e in DATA.battle_cards.values() if "spells" in e.immune)
+    t.push(Battle([0], immune.id, "mission", 5))
+    drive(t, "attack", {"defend": {"type": "no_defence"}})
+    cards = [a["slot"] for a in t.legal(0) if a["type"] == "card"]
+    assert cards and all(deck_of_slot(s) == "potion" for s in cards)
