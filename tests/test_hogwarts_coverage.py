@@ -46,15 +46,16 @@ Draco's refusal, Pettigrew's ``rat`` (Q), Cho's card (D) and Ron's re-roll (V, R
 none.  The enemies' 12 ability terms (§2.2) had specific checks for ``reveal:lose``/``after:lose`` (Tom
 Riddle, R) and ``after:roll`` (Fluffy's Dodge, R) only; the 8 Death Eaters' abilities in the base game's
 battle (``versus``) none (``execute`` was met only with dice that would hit anyway; ``crucio`` and ``spy`` are
-tested in the Return mode's own battle, V).  Added: one scenario per student ability, per enemy term (the
-first card using it), the immunity, and per Death Eater ability.
+tested in the Return mode's own battle, V).  Of the 32 distinct spell and potion cards, a handful were played
+(stupefy, protego, accio, felix_felicis, the movement cards' rolls as a pure function, R).  Added: one
+scenario per student ability, per enemy term (the first card using it), the immunity, per Death Eater
+ability, and per spell and potion card (its terms in a battle, or as a start-of-turn card).
 
 Found: Greyback's ``bite_regen`` in a base-game Death Eater battle heals him up to 14, above his sheet's 8 LP
 (``versus.score_dice``; the Return mode caps it, V18): a strict xfail below, for ``versus``' owner.
 
-Left open: the spell and potion cards' effects (§2.3, §2.4) are tested only where a scenario plays them, and
-the scenarios of this file run on the engine only, except the one protocol run above (the protocol runs of
-the other files: "both").
+Left open: the scenarios of this file run on the engine only, except the one protocol run above (the protocol
+runs of the other files: "both"); the Return mode's own lists (§4.4) stay with test_hogwarts_voldemort.
 """
 
 from __future__ import annotations
@@ -62,11 +63,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 import pytest
 from test_hogwarts_qualified import PLACES, QTable, back
-from test_hogwarts_quidditch import dice
+from test_hogwarts_quidditch import dice as find_dice
 from test_hogwarts_rules import Table
 from test_hogwarts_solo_team import Team
 
@@ -83,14 +85,17 @@ from p2php.games.hogwarts.events import Event
 from p2php.games.hogwarts.ids import deck_of_slot, instance
 from p2php.games.hogwarts.mission_flow import MissionAttempt
 from p2php.games.hogwarts.missions import CardNeed, Mission
-from p2php.games.hogwarts.moves import MAX_PICKUPS, Pickups, Trip
+from p2php.games.hogwarts.moves import MAX_PICKUPS, Move, Pickups, Trip
 from p2php.games.hogwarts.rules import constraints, location_cells
+from p2php.games.hogwarts.start_cards import rolls_for
 from p2php.games.hogwarts.state import MAX_TOKENS, HogwartsState
 from p2php.games.hogwarts.terms import amount, parse
 from p2php.games.hogwarts.turn import TimeTurner
 from p2php.games.hogwarts.versus import Versus
 
 DATA = load()
+dice = cache(find_dice)
+"""Joint random bytes for the dice wanted (searched once per pattern)."""
 HARRY, HERMIONE, PETTIGREW = 1, 3, 9
 WIN = hashlib.sha256(b"win293").digest()
 """Joint random bytes whose dice are 6, 6, 6, 1, 1, 2: a 3-dice attack hits any enemy (res ≤ 6) three times and
@@ -1143,7 +1148,7 @@ def attack(t: QTable, seat: int, action: dict[str, Any]) -> None:
     t.act(seat, action, "attack")
 
 
-def slot_of(t: QTable, seat: int, card: str, slots: list[int]) -> int:
+def slot_of(t: Table | QTable, seat: int, card: str, slots: list[int]) -> int:
     return next(s for s in slots if instance(t.table.knowledge(seat).face(s) or -1).card == card)
 
 
@@ -1227,3 +1232,103 @@ def test_every_death_eater_s_ability_does_what_its_back_says(eater: int) -> None
     key = DATA.death_eaters[eater - 1].battle_ability.key
     assert key in EATER_SCENARIOS, f"Death Eater ability {key!r} has no scenario"
     EATER_SCENARIOS[key](eater)
+
+
+# ----------------------------------------------------------------------------- every spell and potion card
+
+
+PLAIN_ENEMY, DEMENTOR = "BA24", "BA10"
+"""Fenrir Greyback (10 LP, res 4, after:roll(3), no immunity or tag) and A Hundred Dementors (tagged dementor)."""
+
+
+def card_in_battle(card_id: str, enemy: str, *random: bytes) -> tuple[Table, Battle]:
+    """Harry (10 LP) holding ``card_id`` fights ``enemy`` and plays it at its step (defence or attack)."""
+    card = DATA.hand_card(card_id)
+    t = Table(2, tops={card.deck: [card_id]}, sheets=(HARRY, PETTIGREW), random=(WIN, *random), mode="engine")
+    g = t.state
+    t.decide()
+    g.lp[0] = 10
+    battle = Battle([0], enemy, "mission", 5)
+    t.push(battle)
+    slot = slot_of(t, 0, card_id, g.hand[0])
+    if card.use == "defence":
+        t.act(0, {"type": "card", "slot": slot}, "defend")
+        t.act(0, {"type": "dice"}, "attack")
+    else:
+        drive(t, "attack", NO_DEFENCE)
+        t.act(0, {"type": "card", "slot": slot}, "attack")
+    t.decide()
+    assert slot in g.pub and slot in g.deck[card.deck]  # opened, under its deck
+    return t, battle
+
+
+def attack_card(card_id: str) -> None:
+    """Its terms against Greyback, whose counter-roll (6, 6, 6) would cost Harry 3 LP."""
+    card = DATA.hand_card(card_id)
+    heads = {parse(term)[0]: parse(term)[1] for term in card.effect}
+    if "dice" in heads:  # a dice attack with extra dice or a res cut: the hits come from the faces rolled
+        extra, *cut = heads["dice"]
+        n = 3 + amount(extra)
+        t, battle = card_in_battle(card_id, PLAIN_ENEMY, WIN)
+        rolled = [e[2] for e in t.state.events if e[:2] == ["roll", "attack"]][0]
+        assert len(rolled) == n + 3  # with the counter-roll, one draw (E17)
+        res = max(2, DATA.battle_cards[PLAIN_ENEMY].res - 1 - (int(cut[0][len("res-"):]) if cut else 0))
+        assert battle.start_lp - battle.lp == sum(d >= res for d in rolled[:n])
+        assert t.state.lp[0] == 10 - sum(d >= DATA.students[HARRY - 1].res for d in rolled[n:])
+        return
+    t, battle = card_in_battle(card_id, PLAIN_ENEMY, dice(6, 6, 6))
+    g = t.state
+    assert battle.start_lp - battle.lp == amount(heads["damage"][0])
+    guarded = "cancel_next" in heads or "skip" in heads
+    assert g.lp[0] == (10 if guarded else 10 - 3)
+    if "skip" in heads:
+        assert battle.guard[0][0] == amount(heads["skip"][0]) - 1  # one retaliation used up
+    if "vs" in heads:
+        tag, instead = heads["vs"]
+        assert tag in DATA.battle_cards[DEMENTOR].tags
+        _, battle = card_in_battle(card_id, DEMENTOR, dice(1, 1))
+        assert battle.start_lp - battle.lp == amount(parse(instead)[1][0])
+
+
+def defence_card(card_id: str) -> None:
+    """Played before a missed dice attack on Greyback, whose counter-roll (6, 6, 6) hits 3 times."""
+    t, battle = card_in_battle(card_id, PLAIN_ENEMY, dice(1, 1, 1, 6, 6, 6))
+    lp, loss, reflected = 10, 3, 0
+    for term in DATA.hand_card(card_id).effect:
+        head, args = parse(term)
+        assert head in ("heal", "shield", "reflect_next", "cancel_next"), f"{card_id}: no scenario for {term}"
+        if head == "heal":
+            lp = min(14, lp + amount(args[0]))
+        elif head == "shield":
+            loss = max(0, loss - amount(args[0]))
+        else:
+            reflected, loss = (loss if head == "reflect_next" else 0), 0
+    assert t.state.lp[0] == lp - loss and battle.start_lp - battle.lp == reflected
+
+
+def start_card(card_id: str) -> None:
+    """Played at the start of the turn: a search offers its decks; a movement card changes the roll."""
+    card = DATA.hand_card(card_id)
+    head, args = parse(card.effect[0])
+    t = Table(2, tops={card.deck: [card_id]}, sheets=(HARRY, PETTIGREW), random=(WIN, dice(3, 4, 5)), mode="engine")
+    g = t.state
+    t.act(0, {"type": "start", "slot": slot_of(t, 0, card_id, g.hand[0])}, "start_card")
+    if head == "search":
+        assert sorted(a["deck"] for a in t.legal(0)) == sorted(args)
+        return
+    assert head in ("move", "stop_anywhere"), f"{card_id}: no scenario for {card.effect}"
+    t.expect(0, "move")
+    move = g.stack.top
+    assert isinstance(move, Move)
+    rolled = [e[2] for e in g.events if e[:2] == ["roll", "move"]][-1]
+    assert move.rolls == rolls_for(card.effect[0], rolled) and move.stop_anywhere == (head == "stop_anywhere")
+    if head == "move":
+        assert move.rolls != [sum(rolled[:2])] or args == ["pm1"]
+
+
+@pytest.mark.parametrize("card", [*DATA.spells, *DATA.potions])
+def test_every_spell_and_potion_card_does_what_its_terms_say(card: str) -> None:
+    scenarios = {"attack": attack_card, "defence": defence_card, "start": start_card}
+    use = DATA.hand_card(card).use
+    assert use in scenarios, f"{card}: no scenario for use {use!r}"
+    scenarios[use](card)
