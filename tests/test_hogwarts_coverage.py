@@ -46,8 +46,8 @@ Draco's refusal, Pettigrew's ``rat`` (Q), Cho's card (D) and Ron's re-roll (V, R
 none.  The enemies' 12 ability terms (§2.2) had specific checks for ``reveal:lose``/``after:lose`` (Tom
 Riddle, R) and ``after:roll`` (Fluffy's Dodge, R) only; the 8 Death Eaters' abilities in the base game's
 battle (``versus``) none (``execute`` was met only with dice that would hit anyway; ``crucio`` and ``spy`` are
-tested in the Return mode's own battle, V).  Of the 32 distinct spell and potion cards, a handful were played
-(stupefy, protego, accio, felix_felicis, the movement cards' rolls as a pure function, R).  Added: one
+tested in the Return mode's own battle, V).  Of the 32 distinct spell and potion cards, two were played: stupefy
+(a player battle, Q) and accio (R); the movement cards' rolls were tested as a pure function (R).  Added: one
 scenario per student ability, per enemy term (the first card using it), the immunity, per Death Eater
 ability, and per spell and potion card (its terms in a battle, or as a start-of-turn card).
 
