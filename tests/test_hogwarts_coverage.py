@@ -51,8 +51,8 @@ tested in the Return mode's own battle, V).  Of the 32 distinct spell and potion
 scenario per student ability, per enemy term (the first card using it), the immunity, per Death Eater
 ability, and per spell and potion card (its terms in a battle, or as a start-of-turn card).
 
-Found: Greyback's ``bite_regen`` in a base-game Death Eater battle heals him up to 14, above his sheet's 8 LP
-(``versus.score_dice``; the Return mode caps it, V18): a strict xfail below, for ``versus``' owner.
+Found and fixed: Greyback's ``bite_regen`` in a base-game Death Eater battle healed him up to 14, above his sheet's
+8 LP; ``versus`` now caps a Death Eater at its sheet's LP, as the Return mode does (V18).
 
 Left open: the scenarios of this file run on the engine only, except the one protocol run above (the protocol
 runs of the other files: "both"); the Return mode's own lists (§4.4) stay with test_hogwarts_voldemort.
@@ -1001,9 +1001,6 @@ def test_one_team_of_all_practises_the_snitch_as_a_solo_player() -> None:
     assert g.points == [40, 0] and g.matches[0] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="versus.score_dice heals bite_regen up to MAX_LP (14), not Greyback's sheet "
-                   "LP (8): 'regains 1 LP' restores what he lost, as V18 caps it in the Return mode and regen(1) "
-                   "caps an enemy card at its start; versus.py is another helper's")
 def test_greyback_s_bite_never_takes_him_above_his_sheet_s_lp() -> None:
     """Harry's first attack misses; Greyback (8 LP) hits back with his 4 dice and regains 1 LP — none lost."""
     greyback = next(n for n, s in enumerate(DATA.death_eaters, 1) if s.battle_ability.key == "bite_regen")

@@ -124,9 +124,12 @@ class Versus(Task["HogwartsState"]):
         return self.eater_lp if self.seats[side] < 0 else g.lp[self.seats[side]]
 
     def set_lp(self, g: HogwartsState, side: int, lp: int) -> None:
+        """A student heals up to 14 LP; a Death Eater never above its sheet's LP (Greyback's bite, a potion: as an
+        enemy's ``regen`` stops at its starting LP and the Return mode's V18)."""
         lp = max(0, min(MAX_LP, lp))
         if self.seats[side] < 0:
-            self.eater_lp = lp
+            back = self.sheet_of(g, side)
+            self.eater_lp = min(lp, back.lp) if back is not None else lp
         else:
             g.lp[self.seats[side]] = lp
 
