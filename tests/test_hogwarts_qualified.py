@@ -368,6 +368,9 @@ def test_seeded_qualified_games_finish_with_winners_who_took_part_in_a_match() -
         kind = "random" if seed == 3 else "heuristic"
         tb = LocalTable(st, seed)
         result = tb.play({s: GAME.make_bot(kind, f"{seed}/{s}") for s in range(players)})
+        if kind == "random" and not result.winners:  # random play may never complete the missions (E34)
+            assert result.summary.startswith("the year is over after 1000 rounds"), seed
+            continue
         assert result.winners, seed
         assert all(st.matches[w] and len(st.done[w]) >= 1 for w in result.winners), seed
         kinds.update(e[0] for e in st.events)
