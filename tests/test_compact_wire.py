@@ -54,7 +54,7 @@ def test_every_message_of_a_game_rebuilds_byte_for_byte_from_the_receivers_copie
             continue
         assert short is not None and short.keys() == {FRAME}
         frame = parse_compact(msgpack.unpackb(msgpack.packb(short[FRAME]), raw=False), 3, msg.sender)
-        again = rebuild(frame, msg.sender, peer.session_id, lambda s, q: held.get((s, q)))
+        again = rebuild(frame, msg.sender, peer.session_id, lambda s, q: held.get((s, q)), msg.state)
         assert again is not None and again.wire_bytes == msg.wire_bytes and again.msg_hash == msg.msg_hash
         assert len(msgpack.packb(short)) < len(msgpack.packb(wire))
         compacted += 1
@@ -69,10 +69,12 @@ def test_a_missing_copy_means_no_rebuild(played: list[Lockstep]) -> None:
     assert short is not None
     frame = parse_compact(short[FRAME], 3, msg.sender)
     o, q, _ = msg.seen[0]
-    assert rebuild(frame, msg.sender, peer.session_id, lambda s, n: None if (s, n) == (o, q) else held.get((s, n))) \
-        is None
+    assert rebuild(frame, msg.sender, peer.session_id, lambda s, n: held.get((s, n)), msg.state) is not None
+    assert rebuild(frame, msg.sender, peer.session_id, lambda s, n: held.get((s, n)), None) is None  # not at its tick
+    assert rebuild(frame, msg.sender, peer.session_id, lambda s, n: None if (s, n) == (o, q) else held.get((s, n)),
+                   msg.state) is None
     assert rebuild(frame, msg.sender, peer.session_id,
-                   lambda s, n: None if (s, n) == (msg.sender, msg.seq - 1) else held.get((s, n))) is None
+                   lambda s, n: None if (s, n) == (msg.sender, msg.seq - 1) else held.get((s, n)), msg.state) is None
 
 
 def test_forms_that_cannot_be_rebuilt_exactly_travel_in_full(played: list[Lockstep]) -> None:
@@ -94,23 +96,23 @@ def _good_raw(played: list[Lockstep]) -> tuple[Message, list[Any]]:
 
 @pytest.mark.parametrize(("index", "value", "words"), [
     (0, -1, "non-negative"), (0, True, "non-negative"), (1, "0", "non-negative"),
-    (3, b"x", "state must be 32 bytes"), (4, [None], "must list 3 entries"), (4, [0, 0, 0], "bad seen head"),
-    (5, KINDS.index("abort"), "cannot travel compact"), (5, len(KINDS), "cannot travel compact"),
-    (5, "keys", "cannot travel compact"), (6, [], "body must be a map"),
-    (7, bytes(63), "signature must be 64 bytes"),
+    (3, [None], "must list 3 entries"), (3, [0, 0, 0], "bad seen head"),
+    (4, KINDS.index("abort"), "cannot travel compact"), (4, len(KINDS), "cannot travel compact"),
+    (4, "keys", "cannot travel compact"), (5, [], "body must be a map"),
+    (6, bytes(63), "signature must be 64 bytes"),
 ])
 def test_a_malformed_compact_frame_is_refused_in_one_line(played: list[Lockstep], index: int, value: Any,
                                                           words: str) -> None:
     msg, raw = _good_raw(played)
     raw[index] = value
-    if index == 4 and value == [0, 0, 0]:
-        raw[4] = [0, 0, 0] if msg.sender == 0 else [None, 0, 0] if msg.sender == 1 else [0, None, 0]
-        raw[4][msg.sender] = 0  # a head for the sender's own seat
+    if index == 3 and value == [0, 0, 0]:
+        raw[3] = [None, None, None]
+        raw[3][msg.sender] = 0  # a head for the sender's own seat
     with pytest.raises(BadMessage, match=words) as err:
         parse_compact(raw, 3, msg.sender)
     assert "\n" not in str(err.value)
-    with pytest.raises(BadMessage, match="list of 8"):
-        parse_compact(raw[:7], 3, msg.sender)
+    with pytest.raises(BadMessage, match="list of 7"):
+        parse_compact(raw[:6], 3, msg.sender)
 
 
 def test_a_game_played_compact_has_the_same_transcript_as_one_played_in_full(played: list[Lockstep]) -> None:
@@ -185,8 +187,7 @@ def test_equivocation_towards_one_seat_is_named_with_compact_links() -> None:
 
 
 def _garbage(played: list[Lockstep], seq: int, at: tuple[int, int] = (0, 0)) -> list[Any]:
-    msg, raw = _good_raw(played)
-    return [seq, at[0], at[1], raw[3], [None, None, None], KINDS.index("keys"), {"keys": []}, bytes(64)]
+    return [seq, at[0], at[1], [None, None, None], KINDS.index("keys"), {"keys": []}, bytes(64)]
 
 
 def test_garbage_compact_frames_cost_one_request_each_and_name_nobody_until_the_full_form() -> None:
@@ -271,3 +272,35 @@ def test_link_features_are_those_both_ends_offer() -> None:
     c = LinkSetup(hello, hello, dialer=True, sign=None, features=(COMPACT,))
     c.proof(old.challenge())
     assert c.agreed == frozenset()
+
+
+def test_a_sender_whose_state_differs_is_named_through_its_full_form_never_from_the_compact_one() -> None:
+    # Seat 1 signs another state hash in what it sends seat 0 from its 4th message on. The compact form leaves
+    # the state out; seat 0 rebuilds with its own, the signature fails, it asks for the full form, and the full
+    # form (through the same cheating sender) is what names seat 1.
+    peers = make_peers("toy", 3, {}, seed=5)
+    signer = peers[1].secrets
+    assert signer is not None
+
+    def lie(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if sender != 1 or receiver != 0 or frame.get("seq", 0) < 3 or frame.get("kind") in ("abort", "audit"):
+            return frame
+        other = {**{k: v for k, v in frame.items() if k != "sig"}, "state": bytes(32)}
+        return {**other, "sig": signer.identity.sign(signing_bytes(peers[1].session_id, other))}
+
+    run_in_memory(peers, {s: RandomBot(50 + s) for s in range(3)}, tamper=lie, compact=True)
+    assert (1, 3) in peers[0].compact.asked
+    for p in (peers[0], peers[2]):
+        assert p.verdict is not None and p.verdict.culprit == 1, (p.seat, p.verdict)
+
+
+def test_heads_that_go_back_are_sent_in_full(played: list[Lockstep]) -> None:
+    peer = played[0]
+    held = _copies(peer)
+    msg = next(m for m in peer.transcript if m.seq > 0 and m.seen and m.kind != "audit"
+               and any(q > 0 for _, q, _ in held[(m.sender, m.seq - 1)].seen))
+    wire = msg.to_wire()
+    assert compact_frame(wire, 3, lambda q: held.get((msg.sender, q))) is not None
+    seat = next(o for o, q, _ in held[(msg.sender, msg.seq - 1)].seen if q > 0)
+    back = {**wire, "seen": [[o, 0 if o == seat else q, h] for o, q, h in wire["seen"]]}
+    assert compact_frame(back, 3, lambda q: held.get((msg.sender, q))) is None

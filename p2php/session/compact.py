@@ -1,23 +1,24 @@
 """The compact wire form of a signed message on a direct link (protocol.md §5.4): pure, no I/O.
 
-A message's ``seen`` hashes and ``prev`` name messages the receiver already holds, so on a direct link
-whose two ends agreed to it (the ``compact`` link feature, §3.2) they are left out, and the envelope is a
-positional list instead of a map::
+A message's ``seen`` hashes and ``prev`` name messages the receiver already holds, and its ``state`` is the
+receiver's own state hash at that tick, so on a direct link whose two ends agreed to it (the ``compact`` link
+feature, §3.2) they are left out, and the envelope is a positional list instead of a map::
 
-    {"c": [seq, tick, phase, state, heads, kind, body, sig]}
+    {"c": [seq, tick, phase, heads, kind, body, sig]}
 
 ``kind`` is the kind's index in :data:`~p2php.session.messages.KINDS`; ``heads[o]`` is, for the seen entry
 ``[o, q, h]``, how far ``q`` moved on since the sender's previous message (``q - q'`` with ``q'`` that message's
 entry for ``o``, or 0 if it had none), nil where ``seen`` has no entry: mostly 0, 1 or 2, one byte each.  The
-receiver takes ``q'`` and ``prev`` from its copy of the sender's message ``seq - 1`` and ``h`` from its own
-copy of seat ``o``'s message ``q`` (:func:`rebuild`), then judges the rebuilt message by the usual rules.
-Only the wire changes: what is signed, hashed, logged and kept in transcripts is the full message.
+receiver takes ``q'`` and ``prev`` from its copy of the sender's message ``seq - 1``, ``h`` from its own copy
+of seat ``o``'s message ``q``, and ``state`` is its own state hash once it is at that tick (:func:`rebuild`);
+then it judges the rebuilt message by the usual rules.  Only the wire changes: what is signed, hashed, logged
+and kept in transcripts is the full message.
 
-Why this can never convict anyone: a rebuilt message whose signature does not verify (the receiver's copy
-of some message differs from the sender's: a third party equivocated, or the frame is garbage) or that
-cannot be rebuilt (a copy is missing) is never judged; the receiver asks the sender for the full form
-(``{"want": seq}``, answered ``{"full": message}``) and judges that, as any direct message.  The bounds on
-what a remote party can make us hold or answer are :class:`CompactBook`'s.
+Why this can never convict anyone: a rebuilt message whose signature does not verify (the receiver's copy of
+some message differs from the sender's: a third party equivocated; the states differ; or the frame is
+garbage) or that cannot be rebuilt (a copy is missing, the tick has passed) is never judged; the receiver
+asks the sender for the full form (``{"want": seq}``, answered ``{"full": message}``) and judges that, as
+any direct message.  The bounds on what a remote party can make us hold or answer are :class:`CompactBook`'s.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ FULL = "full"
 """The one key of a full-form answer: ``{"full": message}``, judged as a direct message."""
 FULL_ONLY = frozenset({"abort", "audit"})
 """Kinds always sent in full: the messages that stop a game must be judged however the links stand."""
-MAX_PENDING = 256
-"""Compact frames of one sender waiting for a message they name; one more is a flood."""
+MAX_PENDING = 2048
+"""Compact frames of one sender waiting for their tick or a message they name; one more is a flood (as many
+as the messages a sender may have queued, :data:`~p2php.session.records.MAX_BACKLOG`: a receiver that lags
+behind holds the frames of the ticks it has not reached)."""
 MAX_OUTSTANDING = 64
 """Full forms asked of one sender and not yet received; one more names it (it sends what it does not back)."""
 MAX_IDLE_WANTS = 64
@@ -55,11 +58,11 @@ class CompactFrame:
 
     seq: int
     at: tuple[int, int]
-    state: bytes
     heads: tuple[tuple[int, int], ...]  # (seat, steps since the sender's previous message), ascending seats
     kind: str
     body: dict[str, Any]
     sig: bytes
+    size: int = 0  # bytes it holds, once it waits (the flood limit counts them)
 
 
 def _count(value: object) -> bool:
@@ -102,20 +105,18 @@ def compact_frame(wire: dict[str, Any], players: int,
             return None
         heads[seat] = step
         last = seat
-    return {FRAME: [wire["seq"], at[0], at[1], wire["state"], heads, KINDS.index(kind), wire["body"], wire["sig"]]}
+    return {FRAME: [wire["seq"], at[0], at[1], heads, KINDS.index(kind), wire["body"], wire["sig"]]}
 
 
 def parse_compact(raw: Any, players: int, sender: int) -> CompactFrame:
     """Check a compact frame's shape (the value of its ``"c"`` key).  Raises :class:`BadMessage`."""
     what = f"compact message from seat {sender}"
-    if not isinstance(raw, list) or len(raw) != 8:
-        raise BadMessage(f"{what}: not a list of 8 fields")
-    seq, tick, phase, state, heads_raw, kind, body, sig = raw
+    if not isinstance(raw, list) or len(raw) != 7:
+        raise BadMessage(f"{what}: not a list of 7 fields")
+    seq, tick, phase, heads_raw, kind, body, sig = raw
     if not (_count(seq) and _count(tick) and _count(phase)):
         raise BadMessage(f"{what}: seq, tick and phase must be non-negative integers")
     what = f"compact message {seq} from seat {sender}"
-    if not (isinstance(state, bytes) and len(state) == 32):
-        raise BadMessage(f"{what}: state must be 32 bytes")
     if not (isinstance(heads_raw, list) and len(heads_raw) == players):
         raise BadMessage(f"{what}: seen heads must list {players} entries")
     heads = []
@@ -131,18 +132,20 @@ def parse_compact(raw: Any, players: int, sender: int) -> CompactFrame:
         raise BadMessage(f"{what}: body must be a map")
     if not (isinstance(sig, bytes) and len(sig) == 64):
         raise BadMessage(f"{what}: signature must be 64 bytes")
-    return CompactFrame(seq, (tick, phase), state, tuple(heads), KINDS[kind], body, sig)
+    return CompactFrame(seq, (tick, phase), tuple(heads), KINDS[kind], body, sig)
 
 
-def rebuild(frame: CompactFrame, sender: int, session_id: bytes, held: Lookup) -> Message | None:
-    """The full message, with ``prev``, the seen numbers and hashes taken from the receiver's copies (``held``).
+def rebuild(frame: CompactFrame, sender: int, session_id: bytes, held: Lookup,
+            state: bytes | None) -> Message | None:
+    """The full message, with ``prev``, the seen numbers and hashes taken from the receiver's copies (``held``)
+    and ``state`` the receiver's own state hash at the frame's tick.
 
-    None if the receiver lacks one of them.  The result is unverified: its signature proves the sender
-    signed exactly these hashes, and a failing one says only that some copy differs (or the frame is
-    garbage), never who is to blame.
+    None if the receiver lacks one of them (``state`` None: it is not at that tick).  The result is
+    unverified: its signature proves the sender signed exactly these values, and a failing one says only
+    that some copy or the state differs (or the frame is garbage), never who is to blame.
     """
     previous = held(sender, frame.seq - 1) if frame.seq > 0 else None
-    if frame.seq > 0 and previous is None:
+    if state is None or (frame.seq > 0 and previous is None):
         return None
     prev = session_id if previous is None else previous.msg_hash
     bases = _bases(previous)
@@ -153,7 +156,7 @@ def rebuild(frame: CompactFrame, sender: int, session_id: bytes, held: Lookup) -
         if copy is None:
             return None
         seen.append((seat, q, copy.msg_hash))
-    return Message(sender, frame.seq, prev, frame.at, frame.state, tuple(seen), frame.kind, frame.body, frame.sig)
+    return Message(sender, frame.seq, prev, frame.at, state, tuple(seen), frame.kind, frame.body, frame.sig)
 
 
 @dataclass
@@ -177,9 +180,12 @@ class CompactBook:
         waiting.append(frame)
         return len(waiting) <= MAX_PENDING
 
-    def take(self) -> list[tuple[int, CompactFrame]]:
-        """Every pending frame, in (sender, seq) order; the caller holds again the ones still waiting."""
-        out = [(s, f) for s in sorted(self.pending) for f in sorted(self.pending[s], key=lambda f: f.seq)]
+    def held_bytes(self, sender: int) -> int:
+        return sum(f.size for f in self.pending.get(sender, ()))
+
+    def take(self) -> list[list[tuple[int, CompactFrame]]]:
+        """Every pending frame, per sender in seq order; the caller holds again the ones still waiting."""
+        out = [[(s, f) for f in sorted(self.pending[s], key=lambda f: f.seq)] for s in sorted(self.pending)]
         self.pending = {}
         return out
 

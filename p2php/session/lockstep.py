@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import msgpack
@@ -324,12 +325,13 @@ class Lockstep(DeckSteps, Ending):
         """
         queued = self.inbox[sender]
         count = len(queued) + len(self.parked.get(sender, ())) + len(self.compact.pending.get(sender, ()))
-        held = self._parked_bytes.get(sender, 0)
+        held = self._parked_bytes.get(sender, 0) + self.compact.held_bytes(sender)
         if len(queued) > 16:
             held += sum(len(m.wire_bytes) for m in queued)
         if count > MAX_BACKLOG or held > MAX_BACKLOG_BYTES:
             self.flooded.add(sender)
             self.parked.pop(sender, None)
+            self.compact.pending.pop(sender, None)
             self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase), FaultCode.FLOOD))
 
     def _accept(self, msg: Message) -> None:
@@ -429,7 +431,11 @@ class Lockstep(DeckSteps, Ending):
             self._hold_compact(sender, frame)
 
     def _hold_compact(self, sender: Seat, frame: CompactFrame) -> None:
-        if not self.compact.hold(sender, frame):
+        try:
+            size = len(msgpack.packb(frame.body, use_bin_type=True)) + 128
+        except Exception:  # cannot happen for a decoded frame; count it as large
+            size = MAX_BACKLOG_BYTES
+        if not self.compact.hold(sender, replace(frame, size=size)):
             self.flooded.add(sender)
             self.compact.pending.pop(sender, None)
             self._raise_fault(Fault(sender, "flooded us with compact messages naming messages we never got",
@@ -451,7 +457,10 @@ class Lockstep(DeckSteps, Ending):
         """Rebuild and judge ``frame``; False if it must wait for a message it names."""
         if self.finished or sender in self.flooded:
             return True
-        msg = rebuild(frame, sender, self.session_id, self.held_copy)
+        if frame.at[0] > self.tick and not self.auditing:
+            return False  # its tick has not come: our state hash for it is not known yet
+        state = self._state_hash if frame.at[0] == self.tick and not self.auditing else None
+        msg = rebuild(frame, sender, self.session_id, self.held_copy, state)
         if msg is None:
             if not (self.auditing or frame.at <= (self.tick, self.phase)):
                 return False  # what it names is still on its way (it can only name earlier points)
@@ -497,9 +506,12 @@ class Lockstep(DeckSteps, Ending):
             self._compact_again = True
             while self._compact_again and self.compact.pending:
                 self._compact_again = False
-                for sender, frame in self.compact.take():
-                    if not self._try_compact(sender, frame):
-                        self.compact.hold(sender, frame)
+                for frames in self.compact.take():
+                    waiting = False
+                    for sender, frame in frames:  # a later frame needs this one's hash for its 'prev'
+                        if waiting or not self._try_compact(sender, frame):
+                            waiting = True
+                            self.compact.hold(sender, frame)
         finally:
             self._compact_busy = False
 
@@ -508,8 +520,8 @@ class Lockstep(DeckSteps, Ending):
 
         Bounded: each number once per requester; a peer that keeps asking for what we do not answer is named.
         """
-        if self.finished or self.seat is None or not 0 <= requester < self.players or requester in self.flooded:
-            return None
+        if self.seat is None or not 0 <= requester < self.players or requester in self.flooded:
+            return None  # (after our verdict too: a peer in its audit may still need our last messages)
         me = self.seat
 
         def own(q: int) -> Message | None:
