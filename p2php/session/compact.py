@@ -43,8 +43,10 @@ MAX_PENDING = 2048
 """Compact frames of one sender waiting for their tick or a message they name; one more is a flood (as many
 as the messages a sender may have queued, :data:`~p2php.session.records.MAX_BACKLOG`: a receiver that lags
 behind holds the frames of the ticks it has not reached)."""
-MAX_OUTSTANDING = 64
-"""Full forms asked of one sender and not yet received; one more names it (it sends what it does not back)."""
+MAX_OUTSTANDING = 2048
+"""Full forms asked of one sender and not yet received; one more names it (it sends what it does not back).  As
+many as the messages of one sender a receiver may hold unprocessed (:data:`MAX_PENDING`): a receiver that
+reaches its audit while lagging asks for every frame still waiting, and an honest sender is never named."""
 MAX_IDLE_WANTS = 64
 """Requests of one peer that we do not answer (already answered, or for no message of ours); one more names it."""
 
