@@ -803,7 +803,7 @@ class _Formation:
         while True:
             try:
                 stream = await self.connect(host, port)
-            except OSError as exc:
+            except (OSError, trio.BrokenResourceError) as exc:  # a libp2p stream reset while opening: try again
                 self.failures[seat] = f"cannot connect to {host}:{port}: {exc}"
             else:
                 try:
