@@ -304,3 +304,15 @@ def test_heads_that_go_back_are_sent_in_full(played: list[Lockstep]) -> None:
     seat = next(o for o, q, _ in held[(msg.sender, msg.seq - 1)].seen if q > 0)
     back = {**wire, "seen": [[o, 0 if o == seat else q, h] for o, q, h in wire["seen"]]}
     assert compact_frame(back, 3, lambda q: held.get((msg.sender, q))) is None
+
+
+def test_a_compact_copy_of_a_message_already_held_is_a_duplicate_without_a_request(played: list[Lockstep]) -> None:
+    order = played[2].transcript
+    fresh = make_peers("toy", 3, {}, seed=3)[2]
+    for m in order:
+        assert fresh.receive_relayed(m.to_wire())
+    old = next(m for m in order if m.sender == 1 and m.at[0] > 0 and m.kind != "audit")
+    short = compact_frame(old.to_wire(), 3, lambda q: fresh.held_copy(1, q))
+    assert short is not None
+    fresh.receive_compact(1, short[FRAME])  # its tick is long past, but we hold it: rebuilt from our copy
+    assert not fresh.compact.wants and not fresh.compact.pending and fresh.fault is None

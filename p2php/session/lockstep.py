@@ -457,9 +457,13 @@ class Lockstep(DeckSteps, Ending):
         """Rebuild and judge ``frame``; False if it must wait for a message it names."""
         if self.finished or sender in self.flooded:
             return True
-        if frame.at[0] > self.tick and not self.auditing:
+        copy = self.held_copy(sender, frame.seq)
+        if copy is not None:
+            state: bytes | None = copy.state  # a copy of one we hold (a relay came first): a duplicate, or proof
+        elif frame.at[0] > self.tick and not self.auditing:
             return False  # its tick has not come: our state hash for it is not known yet
-        state = self._state_hash if frame.at[0] == self.tick and not self.auditing else None
+        else:
+            state = self._state_hash if frame.at[0] == self.tick and not self.auditing else None
         msg = rebuild(frame, sender, self.session_id, self.held_copy, state)
         if msg is None:
             if not (self.auditing or frame.at <= (self.tick, self.phase)):
