@@ -66,6 +66,10 @@ SPECTATOR_LINGER = 5.0
 MAX_GREETING = 32
 """Connections still in their handshake, in all; beyond it new ones are closed at once."""
 MAX_GREETING_PER_HOST = 8
+COMPACT = "compact"
+"""The link feature of the compact wire form of messages (protocol.md §5.4)."""
+WIRE_FEATURES = (COMPACT,)
+"""What a mesh offers every new link unless told otherwise (``open_mesh(features=…)``)."""
 HEARTBEAT_EVERY = 2.0
 """Seconds between heartbeat frames on an idle-or-not link (they never reach the game)."""
 DEAD_AFTER = 12.0
@@ -195,21 +199,29 @@ class LinkSetup:
     """
 
     def __init__(self, hello: dict[str, Any], theirs: dict[str, Any], dialer: bool,
-                 sign: Callable[[bytes], bytes] | None) -> None:
+                 sign: Callable[[bytes], bytes] | None, features: tuple[str, ...] = ()) -> None:
         self.hello, self.theirs, self.dialer, self.sign = hello, theirs, dialer, sign
+        self.features = features  # link features we offer (``"wire"`` in our challenge frame)
+        self.agreed: frozenset[str] = frozenset()  # those the other end offered too
         self.mine = os.urandom(32)
         self.kx = KeyExchange()
         self.link: LinkProof | None = None
         self.macs: tuple[LinkMac, LinkMac] | None = None  # (send, receive) once the challenge was good
 
     def challenge(self) -> dict[str, Any]:
-        return {"challenge": self.mine, "kx": self.kx.public}
+        frame: dict[str, Any] = {"challenge": self.mine, "kx": self.kx.public}
+        if self.features:
+            frame["wire"] = list(self.features)
+        return frame
 
     def proof(self, frame: Any) -> dict[str, Any]:
         """Our proof frame, given the other end's challenge frame (an empty proof if it was malformed
         or we hold no key: the exchange stays in step either way)."""
         other = frame.get("challenge") if isinstance(frame, dict) else None
         other_kx = frame.get("kx") if isinstance(frame, dict) else None
+        offered = frame.get("wire") if isinstance(frame, dict) else None
+        if isinstance(offered, list):
+            self.agreed = frozenset(f for f in self.features if f in offered[:16])
         if isinstance(other, bytes) and len(other) == 32 and isinstance(other_kx, bytes):
             link = LinkProof.of(self.hello, self.theirs, self.mine, other, self.kx.public, other_kx, self.dialer)
             try:
@@ -297,6 +309,7 @@ class _Peer:
         self.heard = trio.current_time()  # when anything last arrived
         self.send_mac: LinkMac | None = None  # set after the handshake: every frame we write is tagged
         self.link_macs: tuple[LinkMac, LinkMac] | None = None  # (send, receive), agreed in the handshake
+        self.features: frozenset[str] = frozenset()  # link features both ends offered (§3.2)
 
     def queue(self, data: bytes, limit: int = MAX_QUEUED_BYTES) -> None:
         """Queue ``data`` for the writer; a peer that lets ``limit`` bytes pile up is dropped."""
@@ -351,9 +364,13 @@ class Mesh:
     until it runs, frames wait in the sockets and sends wait in the queues.
     """
 
-    def __init__(self, seat: int, peers: dict[int, _Peer], max_frame: int = MAX_FRAME) -> None:
+    def __init__(self, seat: int, peers: dict[int, _Peer], max_frame: int = MAX_FRAME,
+                 features: tuple[str, ...] = WIRE_FEATURES) -> None:
         self.seat = seat
         self.max_frame = max_frame
+        self.features = features  # what new links (rejoins) offer
+        self.compactor: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+        """The compact form of a frame for links that agreed to ``compact`` (None: send it as it is)."""
         self.connect: Dial = tcp_dial  # how redials reach a seat (open_mesh sets the transport's)
         self.seats = sorted(peers)  # the other seats
         self._peers = peers
@@ -482,12 +499,24 @@ class Mesh:
 
         Encoding happens here, so a frame the receiver would refuse raises now.
         """
-        self._enqueue([seat], encode_frame(frame, self.max_frame))
-        await trio.lowlevel.checkpoint()
+        await self.broadcast(frame, [seat])
 
-    async def broadcast(self, frame: dict[str, Any]) -> None:
-        """Queue ``frame`` for every other seat (encoded once)."""
-        self._enqueue(self.seats, encode_frame(frame, self.max_frame))
+    async def broadcast(self, frame: dict[str, Any], seats: list[int] | None = None) -> None:
+        """Queue ``frame`` for every other seat (or ``seats``), encoded once per wire form.
+
+        Links that agreed to the ``compact`` feature get :attr:`compactor`'s form of it, if it has one.
+        """
+        seats = self.seats if seats is None else seats
+        compact = [s for s in seats if COMPACT in self._peer(s).features] if self.compactor is not None else []
+        short = self.compactor(frame) if compact and self.compactor is not None else None
+        if short is None:
+            compact = []
+        full = [s for s in seats if s not in compact]
+        if full:
+            self._enqueue(full, encode_frame(frame, self.max_frame))
+        if compact:
+            assert short is not None
+            self._enqueue(compact, encode_frame(short, self.max_frame))
         await trio.lowlevel.checkpoint()
 
     async def disconnect(self, seat: int, reason: str) -> None:
@@ -641,8 +670,10 @@ class _Formation:
         max_frame: int,
         sign: Signer | None = None,
         connect: Dial = tcp_dial,
+        features: tuple[str, ...] = (),
     ) -> None:
         self.sign = sign
+        self.features = features
         self.connect = connect  # the transport's dial (TCP unless a test or another transport says)
         self.retry_refusals = False
         self.greeting_hosts: dict[str, int] = {}
@@ -728,13 +759,14 @@ class _Formation:
         holds no key and proves nothing, so it cannot speak for a seat.  Without
         ``sign`` (a bare mesh in tests) nothing is proven either way.
         """
-        setup = LinkSetup(self.hello, theirs, dialer, self.sign)
+        setup = LinkSetup(self.hello, theirs, dialer, self.sign, self.features if seat != SPECTATOR else ())
         await peer.write(encode_frame(setup.challenge(), self.max_frame))
         frame = await peer.read_frame()
         if frame is None:
             raise ConnectionError("connection closed before the challenge")
         await peer.write(encode_frame(setup.proof(frame), self.max_frame))
         peer.link_macs = setup.macs
+        peer.features = setup.agreed
         frame = await peer.read_frame()
         if frame is None:
             raise ConnectionError("connection closed before the proof")
@@ -771,7 +803,7 @@ class _Formation:
         while True:
             try:
                 stream = await self.connect(host, port)
-            except OSError as exc:
+            except (OSError, trio.BrokenResourceError) as exc:  # a libp2p stream reset while opening: try again
                 self.failures[seat] = f"cannot connect to {host}:{port}: {exc}"
             else:
                 try:
@@ -838,7 +870,7 @@ class _Rejoin(_Formation):
     def __init__(self, mesh: Mesh, hello: dict[str, Any], check_hello: CheckHello, handshake_timeout: float,
                  spectators: bool, sign: Signer | None = None) -> None:
         super().__init__(mesh.seat, set(mesh.seats), hello, check_hello, handshake_timeout, mesh.max_frame, sign,
-                         mesh.connect)
+                         mesh.connect, mesh.features)
         self.mesh = mesh
         self.spectators = spectators
         self.spectator_hello: dict[str, Any] | None = None
@@ -900,6 +932,7 @@ async def open_mesh(
     sign: Signer | None = None,
     connect: Dial = tcp_dial,
     retry_refusals: bool = False,
+    features: tuple[str, ...] = WIRE_FEATURES,
 ) -> Mesh:
     """Connect ``seat`` to every other seat of ``peers``; raise MeshError if that fails.
 
@@ -909,9 +942,11 @@ async def open_mesh(
     is left open (close it once the mesh is formed).  ``hello`` is our handshake
     frame and must hold our int ``"seat"``; ``check_hello(seat, hello)`` raises
     :class:`HandshakeError` to refuse a peer's.  ``connect_timeout`` bounds the
-    whole formation, ``handshake_timeout`` each single handshake.  ``retry_refusals``: a refused handshake
-    on a connection we dialed is retried until the deadline instead of ending the formation (a rematch: the
-    seat we dial may still be finishing the ended game, or not have agreed yet).
+    whole formation, ``handshake_timeout`` each single handshake.  ``features``: the link features offered
+    (``()``: none, as a peer that does not know them; a link uses those both ends offer).
+    ``retry_refusals``: a refused handshake on a connection we dialed is retried until the deadline instead of
+    ending the formation (a rematch: the seat we dial may still be finishing the ended game, or not have agreed
+    yet).
     """
     if hello.get("seat") != seat or isinstance(hello.get("seat"), bool):
         raise ValueError(f"hello must contain 'seat': {seat}, got {hello.get('seat')!r}")
@@ -920,7 +955,7 @@ async def open_mesh(
     higher = sorted(s for s in others if s > seat)
     if higher and listener is None:
         raise ValueError(f"seat {seat} must accept seats {higher} but was given no listener")
-    form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame, sign, connect)
+    form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame, sign, connect, features)
     form.retry_refusals = retry_refusals
     formed = False
     try:
@@ -945,7 +980,7 @@ async def open_mesh(
                 for peer in form.peers.values():
                     await trio.aclose_forcefully(peer.stream)
     if formed:
-        mesh = Mesh(seat, form.peers, max_frame)
+        mesh = Mesh(seat, form.peers, max_frame, features)
         mesh.connect = connect
         return mesh
     if form.fatal is not None:

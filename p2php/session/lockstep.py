@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import msgpack
@@ -46,6 +47,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.session.compact import CompactBook, CompactFrame, parse_compact, rebuild
 from p2php.session.decks import DERIVED, DeckSteps
 from p2php.session.ending import Ending
 from p2php.session.handshake import LocalSecrets, Table, chain_binding
@@ -138,6 +140,9 @@ class Lockstep(DeckSteps, Ending):
         self._own_points = set()  # points where we have sent our message
         self.parked = {}  # frames waiting for a missed earlier one
         self.record = None  # sees every accepted frame (resume log)
+        self.compact = CompactBook()  # compact frames waiting, full forms asked and answered (§5.4)
+        self._compact_busy = False
+        self._compact_again = False
         self._my_seq = 0
         # Cards.
         self.decks = []
@@ -319,13 +324,14 @@ class Lockstep(DeckSteps, Ending):
         :data:`MAX_BACKLOG` messages or :data:`MAX_BACKLOG_BYTES` of them, whichever comes first.
         """
         queued = self.inbox[sender]
-        count = len(queued) + len(self.parked.get(sender, ()))
-        held = self._parked_bytes.get(sender, 0)
+        count = len(queued) + len(self.parked.get(sender, ())) + len(self.compact.pending.get(sender, ()))
+        held = self._parked_bytes.get(sender, 0) + self.compact.held_bytes(sender)
         if len(queued) > 16:
             held += sum(len(m.wire_bytes) for m in queued)
         if count > MAX_BACKLOG or held > MAX_BACKLOG_BYTES:
             self.flooded.add(sender)
             self.parked.pop(sender, None)
+            self.compact.pending.pop(sender, None)
             self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase), FaultCode.FLOOD))
 
     def _accept(self, msg: Message) -> None:
@@ -345,6 +351,8 @@ class Lockstep(DeckSteps, Ending):
             self._parked_bytes[msg.sender] = 0
             for frame in sorted(waiting, key=lambda f: f.get("seq", 0) if isinstance(f.get("seq"), int) else 0):
                 self.receive_relayed(frame)
+        if self.compact.pending:
+            self._retry_compact()  # a compact frame may have waited for this message
 
     def restore_sealed(self, tick: int, action: Action) -> None:
         """Resume: our committed, not yet revealed answer of a sealed decision."""
@@ -400,9 +408,142 @@ class Lockstep(DeckSteps, Ending):
         self._check_flood(msg.sender)
         return True
 
-    def _check_envelope(self, msg: Message) -> None:
+    # ------------------------------------------------------------------ the compact wire form (§5.4)
+
+    def receive_compact(self, sender: Seat, raw: Any) -> None:
+        """Take a compact frame (the value of ``{"c": …}``) from ``sender``'s connection.
+
+        A malformed one names ``sender`` (``bad_message``, as any malformed direct frame).  Otherwise it is
+        rebuilt from our copies and judged as the full message; one that cannot be rebuilt yet waits for
+        the messages it names, and one whose rebuilt signature fails is never judged: we ask ``sender`` for
+        its full form (:attr:`CompactBook.wants`).
+        """
+        if self.finished or sender in self.flooded:
+            return
+        try:
+            frame = parse_compact(raw, self.players, sender)
+        except BadMessage as err:
+            self._raise_fault(Fault(sender, f"bad message: {err}", (self.tick, self.phase)))
+            return
+        if (sender, frame.seq) in self.compact.asked and frame.seq > self.known_seq(sender):
+            return  # its full form is on the way: that one is judged
+        if not self._try_compact(sender, frame):
+            self._hold_compact(sender, frame)
+
+    def _hold_compact(self, sender: Seat, frame: CompactFrame) -> None:
+        try:
+            size = len(msgpack.packb(frame.body, use_bin_type=True)) + 128
+        except Exception:  # cannot happen for a decoded frame; count it as large
+            size = MAX_BACKLOG_BYTES
+        if not self.compact.hold(sender, replace(frame, size=size)):
+            self.flooded.add(sender)
+            self.compact.pending.pop(sender, None)
+            self._raise_fault(Fault(sender, "flooded us with compact messages naming messages we never got",
+                                    (self.tick, self.phase), FaultCode.FLOOD))
+            return
+        self._check_flood(sender)
+
+    def held_copy(self, seat: Seat, seq: int) -> Message | None:
+        """Our copy of ``seat``'s message ``seq`` (processed or queued), or None: what a compact frame names."""
+        if not 0 <= seat < self.players:
+            return None
+        done = self.processed[seat].get(seq)
+        if done is not None:
+            return done
+        queue, first = self.inbox[seat], self.last_seq[seat] + 1
+        return queue[seq - first] if first <= seq < first + len(queue) else None
+
+    def _try_compact(self, sender: Seat, frame: CompactFrame) -> bool:
+        """Rebuild and judge ``frame``; False if it must wait for a message it names."""
+        if self.finished or sender in self.flooded:
+            return True
+        copy = self.held_copy(sender, frame.seq)
+        if copy is not None:
+            state: bytes | None = copy.state  # a copy of one we hold (a relay came first): a duplicate, or proof
+        elif frame.at[0] > self.tick and not self.auditing:
+            return False  # its tick has not come: our state hash for it is not known yet
+        else:
+            state = self._state_hash if frame.at[0] == self.tick and not self.auditing else None
+        msg = rebuild(frame, sender, self.session_id, self.held_copy, state)
+        if msg is None:
+            if not (self.auditing or frame.at <= (self.tick, self.phase)):
+                return False  # what it names is still on its way (it can only name earlier points)
+            self._want_full(sender, frame.seq)
+            return True
+        try:
+            good = self.publics[sender].verify(msg.sig, msg.signing_digest(self.session_id))
+        except NotCanonical:
+            good = False
+        if not good:
+            self._want_full(sender, frame.seq)  # some copy differs, or garbage: only the full form is judged
+            return True
+        try:
+            self._check_envelope(msg, verified=True)
+        except Gap:
+            self._park(sender, msg.to_wire())
+            return True
+        except _Held:
+            return True
+        except (BadMessage, NotCanonical) as err:
+            self._raise_fault(Fault(sender, f"bad message: {err}", (self.tick, self.phase)))
+            return True
+        except FaultError as err:
+            self._raise_fault(err.fault)
+            return True
+        self._accept(msg)
+        self._check_flood(sender)
+        return True
+
+    def _want_full(self, sender: Seat, seq: int) -> None:
+        if not self.compact.want(sender, seq, self.known_seq(sender)):
+            self.flooded.add(sender)
+            self._raise_fault(Fault(sender, "sent more compact messages than it backed with full forms",
+                                    (self.tick, self.phase), FaultCode.FLOOD))
+
+    def _retry_compact(self) -> None:
+        """Try every waiting compact frame again (something they name may have arrived, or its point come)."""
+        if self._compact_busy:
+            self._compact_again = True
+            return
+        self._compact_busy = True
+        try:
+            self._compact_again = True
+            while self._compact_again and self.compact.pending:
+                self._compact_again = False
+                for frames in self.compact.take():
+                    waiting = False
+                    for sender, frame in frames:  # a later frame needs this one's hash for its 'prev'
+                        if waiting or not self._try_compact(sender, frame):
+                            waiting = True
+                            self.compact.hold(sender, frame)
+        finally:
+            self._compact_busy = False
+
+    def answer_want(self, requester: Seat, seq: Any) -> dict[str, Any] | None:
+        """Our full message ``seq`` for a peer that could not rebuild its compact form, or None.
+
+        Bounded: each number once per requester; a peer that keeps asking for what we do not answer is named.
+        """
+        if self.seat is None or not 0 <= requester < self.players or requester in self.flooded:
+            return None  # (after our verdict too: a peer in its audit may still need our last messages)
+        me = self.seat
+
+        def own(q: int) -> Message | None:
+            held = self._held(me, q)
+            return held[0] if held else None
+
+        got = self.compact.answer(requester, seq, own)
+        if got is False:
+            if requester not in self.flooded:
+                self.flooded.add(requester)
+                self._raise_fault(Fault(requester, "asked for our full messages more often than it may",
+                                        (self.tick, self.phase), FaultCode.FLOOD))
+            return None
+        return got.to_wire() if isinstance(got, Message) else None
+
+    def _check_envelope(self, msg: Message, verified: bool = False) -> None:
         s = msg.sender
-        if not self.publics[s].verify(msg.sig, msg.signing_digest(self.session_id)):
+        if not verified and not self.publics[s].verify(msg.sig, msg.signing_digest(self.session_id)):
             raise _Unsigned(f"message {msg.seq}: signature does not verify")
         expected_seq = self.last_seq[s] + 1 + len(self.inbox[s])
         if msg.seq < expected_seq:
@@ -503,6 +644,10 @@ class Lockstep(DeckSteps, Ending):
     def poll(self) -> list[Message]:
         """Advance as far as the messages at hand allow; return messages to broadcast."""
         while not self.finished:
+            if self.compact.pending:
+                self._retry_compact()  # a frame whose point has come is rebuilt now, or its full form asked
+                if self.finished:
+                    break
             if self.auditing:
                 try:
                     self._audit_round()

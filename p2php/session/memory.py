@@ -8,12 +8,14 @@ smallest example of driving :class:`~p2php.session.lockstep.Lockstep`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from p2php import tags
 from p2php.bots import Bot
 from p2php.engine.contract import Game
 from p2php.engine.registry import get_game
+from p2php.session.compact import FRAME, compact_frame
 from p2php.session.handshake import LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
@@ -61,17 +63,36 @@ def _deliver_forwards(ls: Lockstep, peers: Sequence[Lockstep], silent: Sequence[
     return bool(forwarded)
 
 
+def _deliver_wants(ls: Lockstep, peers: Sequence[Lockstep], tamper: Tamper | None, silent: Sequence[int]) -> bool:
+    """Answer the full-form requests of ``ls`` (compact frames it could not rebuild, §5.4) from their senders."""
+    wants, ls.compact.wants = ls.compact.wants, []
+    assert ls.seat is not None
+    for seat, seq in wants:
+        holder = peers[seat]
+        if seat in silent or holder.finished:
+            continue
+        wire = holder.answer_want(ls.seat, seq)
+        if wire is not None and tamper is not None:
+            wire = tamper(seat, ls.seat, wire)
+        if wire is not None:
+            ls.receive(seat, wire)
+    return bool(wants)
+
+
 def run_in_memory(
     peers: Sequence[Lockstep],
     bots: Mapping[int, Bot],
     tamper: Tamper | None = None,
     silent: Sequence[int] = (),
     max_rounds: int = 1_000_000,
+    compact: bool = False,
 ) -> None:
     """Deliver every message to every other peer until all peers have finished.
 
     Seats in ``silent`` stop sending (their outgoing messages are dropped) from the
     start; when nothing moves, every waiting peer's :meth:`~Lockstep.timeout` fires.
+    ``compact``: deliver messages in their compact wire form (§5.4) after ``tamper``, and answer the
+    full-form requests that follows (through ``tamper`` too), as linked peers do.
     """
     stuck = 0
     for _ in range(max_rounds):
@@ -93,9 +114,16 @@ def run_in_memory(
                         frame: dict[str, Any] | None = msg.to_wire()
                         if tamper is not None and frame is not None:
                             frame = tamper(ls.seat, other.seat if other.seat is not None else -1, frame)
-                        if frame is not None:
+                        short = (compact_frame(frame, len(peers), partial(ls.held_copy, ls.seat))
+                                 if compact and frame is not None else None)
+                        if short is not None:
+                            other.receive_compact(ls.seat, short[FRAME])
+                        elif frame is not None:
                             other.receive(ls.seat, frame)
                 moved = _deliver_forwards(ls, peers, silent) or moved
+                for other in peers:
+                    if other.seat not in silent and not other.finished:
+                        moved = _deliver_wants(other, peers, tamper, silent) or moved
                 if not ls.awaiting_me():
                     break
         if all(ls.finished or ls.seat in silent for ls in peers):

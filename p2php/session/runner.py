@@ -29,10 +29,20 @@ from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
-from p2php.net.mesh import Frame, HandshakeError, Mesh, PeerError, Rejoined, SpectatorJoined, open_mesh
+from p2php.net.mesh import (
+    WIRE_FEATURES,
+    Frame,
+    HandshakeError,
+    Mesh,
+    PeerError,
+    Rejoined,
+    SpectatorJoined,
+    open_mesh,
+)
 from p2php.net.transport import Dial, Listener, tcp_dial
 from p2php.session import transcript
 from p2php.session.chat import ChatDesk, ChatDropped, ChatLine, ChatRefused
+from p2php.session.compact import FRAME, FULL, WANT, compact_frame
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
@@ -94,6 +104,8 @@ class PeerConfig:
     """Play the ended game ``rematch.table`` again at the same seats (§3.9): our hello carries the old seat key's
     vouch and only the old seats' vouched-for hellos are accepted. Give ``connect_timeout`` the time people have
     to agree (``REMATCH_WAIT``) and fresh ``secrets``."""
+    compact: bool = True
+    """Offer the compact wire form of messages on every link (§5.4); a link uses it only if both ends offer it."""
 
 
 @dataclass
@@ -200,6 +212,7 @@ async def run_peer(
     mesh = await open_mesh(
         cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout,
         sign=cfg.secrets.identity.sign, connect=cfg.connect, retry_refusals=cfg.rematch is not None,
+        features=WIRE_FEATURES if cfg.compact else (),
     )
     if restored is not None:
         ls = restored
@@ -340,6 +353,8 @@ class _Runner:
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout as "behind"
         self.log = None if cfg.resume_path is None else _ResumeWriter(cfg, ls, addresses)
         self.chat = ChatDesk(ls.table, ls.seat, self.sign)
+        if ls.seat is not None:  # on links that agreed to it (§5.4)
+            mesh.compactor = partial(compact_frame, players=ls.players, previous=partial(ls.held_copy, ls.seat))
 
     @property
     def sign(self) -> Callable[[bytes], bytes]:
@@ -492,6 +507,14 @@ class _Runner:
                 ls.receive_relayed(frame["relay"])
             elif "fin" in frame:
                 self.fins.add(event.seat)
+            elif len(frame) == 1 and FRAME in frame:
+                ls.receive_compact(event.seat, frame[FRAME])
+            elif len(frame) == 1 and WANT in frame:
+                answer = ls.answer_want(event.seat, frame[WANT])
+                if answer is not None:
+                    await self.mesh.send(event.seat, {FULL: answer})
+            elif len(frame) == 1 and FULL in frame:
+                ls.receive(event.seat, frame[FULL])  # a full form we asked for: judged as a direct message
             else:
                 ls.receive(event.seat, frame)
         elif isinstance(event, PeerError):
@@ -622,6 +645,10 @@ class _Runner:
         for msg in out:
             await self.mesh.broadcast(msg.to_wire())
             self.frames_sent += 1
+        wants, ls.compact.wants = ls.compact.wants, []
+        for seat, seq in wants:  # compact frames we could not rebuild: their full forms decide (§5.4)
+            if seat in self.mesh.seats:
+                await self.mesh.send(seat, {WANT: seq})
         forwarded, ls.forward = ls.forward, []
         for wire in forwarded:  # aborts, audits and equivocation proofs reach every peer (ending.py)
             await self.mesh.broadcast({"relay": wire})

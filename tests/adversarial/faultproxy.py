@@ -43,6 +43,8 @@ from typing import Any
 import msgpack
 import trio
 
+from p2php.session.messages import KINDS
+
 LOOPBACK = "127.0.0.1"
 _READ_SIZE = 65536
 _MAX_FRAME = 4 * 1024 * 1024 + 4
@@ -256,6 +258,14 @@ def frame_kind(body: bytes) -> str:
             return key
     if "kind" in obj and "sig" in obj:
         return str(obj["kind"])
+    compact = obj.get("c")  # a message in its compact wire form (protocol.md §5.4): the kind is an index
+    if isinstance(compact, list) and len(compact) == 7 and isinstance(compact[4], int) \
+            and 0 <= compact[4] < len(KINDS):
+        return KINDS[compact[4]]
+    if isinstance(obj.get("full"), dict):
+        return str(obj["full"].get("kind", "?"))
+    if "want" in obj:
+        return "want"
     if "seat" in obj:
         return "hello"
     return "?"
