@@ -161,6 +161,12 @@ E34. The school year ends after ``turn.YEAR_ROUNDS`` (1000) rounds: a game nobod
      winner (solo: lost), so that every game ends — a goal can go out of reach (the portal token spent with
      the graveyard's mission still held, a needed token taken), and nothing else would end such a game.
      Heuristic games end in a few hundred turns; random bots' take up to some 800 rounds.
+E35. A face-down card a hand held and put back under its deck (a Death Eater's unplayed cards, a defeat,
+     Rookwood's spy, the Return's flip) is *worn*: its holder's way of opening it is known to all but that
+     holder, so were it dealt again as it is, every seat could open it.  Before any Deal it is locked afresh (a
+     Reshuffle of that one slot into the deck's reseal slots, counted down from the top of its span; the
+     searches' blocks count up), which tells nobody anything (``reseal``; found by the knowledge check of
+     ``benchmarks/hogwarts_loopback.py`` at 4 peers).
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 
