@@ -18,6 +18,10 @@ A check runs when a seat is asked for a decision: its lockstep is then between s
 consumed), and the audit, which opens everything at the end, has not started.  A key's release tick makes
 the check exact even between two decisions of the seat: a slot that became openable before the step that
 granted it is named however soon after it was granted.
+
+At a table of one seat every key is that seat's: only the first check (faces known) runs there.  The watch
+reads the lockstep's key bookkeeping (``released``, ``released_at`` and the shares sealed to it in shows, in
+the fast and the verified deck modes alike); it is a test instrument, never used in play.
 """
 
 from __future__ import annotations
