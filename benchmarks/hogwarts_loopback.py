@@ -115,7 +115,7 @@ def play(options: Mapping[str, str], players: int, seed: int, bot: str = "heuris
     row.update(
         seconds=round(seconds, 2),
         ended=over is not None,
-        outcome=_outcome(over),
+        outcome=_outcome(over, options),
         winners=list(over.winners) if over else [],
         audit_clean=clean and agree,
         knowledge_violations=watch.count + len(shows),
@@ -135,10 +135,14 @@ async def _game_with_deadline(options: Mapping[str, str], players: int, seed: in
         return await _play(options, players, seed, bot, timeout, watch)
 
 
-def _outcome(over: GameOver | None) -> str:
+def _outcome(over: GameOver | None, options: Mapping[str, str]) -> str:
+    """The result's headline; "team won" for one team's members, "tie" for winners of several sides (C-7)."""
     if over is None:
         return "not ended"
-    if len(over.winners) > 1:
+    teams = int(options.get("teams", "2")) if options.get("mode") == "team" else 0
+    if teams and over.winners and len({w % teams for w in over.winners}) == 1:
+        return "team won"
+    if len(over.winners) > 1 and options.get("mode") != "return_of_voldemort":  # the heroes win together (V2)
         return "tie"
     return over.summary.split(":")[0] if over.summary else ("won" if over.winners else "no winner")
 
