@@ -14,6 +14,8 @@ table, a deck secrets source for real peers), and only this package makes them.
   every deadline in virtual time (timeout tests that never sleep);
 * :mod:`.tasks` — :class:`~p2php.testing.tasks.Capture` (what a task returns) and ``EndHere``;
 * :mod:`.plugin` — the pytest ``mode`` fixture;
+* :mod:`.secrecy` — :class:`~p2php.testing.secrecy.SecrecyWatch`: real peers learn, and could open, no face before
+  the step that grants it;
 * :mod:`.hpsha`, :mod:`.uno` — thin helpers for the built-in games.
 
 A game's tests, in short::

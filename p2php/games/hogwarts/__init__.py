@@ -176,6 +176,12 @@ E36. The underage dice duel (§14.6) has no moment between its rolls (E17), so t
      duel ends with no winner and no prize, the escaper moves up to 5 steps (C-28) and puts the Cloak on a
      Diagon Alley star cell (C-29), and the truce still follows (C-34, as E29).  The mover's turn ends as
      after any player battle.
+E37. A face-down card a hand held and put back under its deck (a Death Eater's unplayed cards, a defeat,
+     Rookwood's spy, the Return's flip) is *worn*: its holder's way of opening it is known to all but that
+     holder, so were it dealt again as it is, every seat could open it.  Before any Deal it is locked afresh (a
+     Reshuffle of that one slot into the deck's reseal slots, counted down from the top of its span; the
+     searches' blocks count up), which tells nobody anything (``reseal``; found by the knowledge check of
+     ``benchmarks/hogwarts_loopback.py`` at 4 peers).
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 

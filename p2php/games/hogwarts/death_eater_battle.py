@@ -22,6 +22,7 @@ from p2php.rng import DetRng
 from .death_eaters import death_eater_player
 from .defeat import defeat
 from .ids import deck_of_slot
+from .reseal import reseal, resealed
 from .versus import ESCAPED, Versus
 
 if TYPE_CHECKING:
@@ -59,11 +60,10 @@ class DeathEaterBattle(Task["HogwartsState"]):
             return Randomness("death_eater")
         if self.stage is S.DEAL:
             back = g.data.death_eaters[self.eater - 1]
-            for deck in DECK_ORDER:
-                self.hand.extend(g.deck[deck][: back.start_cards.get(deck, 0)])
+            self.hand = [s for deck in DECK_ORDER for s in g.deck[deck][: back.start_cards.get(deck, 0)]]
             if not self.hand:
                 return self.fight(g)
-            return Deal(tuple((s, self.player) for s in self.hand))
+            return reseal(g, self.hand) or Deal(tuple((s, self.player) for s in self.hand))
         if self.stage is S.FIGHT:
             return self.fight(g)
         return self.over(g)
@@ -74,6 +74,9 @@ class DeathEaterBattle(Task["HogwartsState"]):
             self.player = death_eater_player(g, self.mover)
             g.log("death_eater_battle", self.mover, self.eater, self.player)
             self.stage = DeathEaterBattle.Stage.DEAL
+            return CONTINUE
+        if not isinstance(step, Deal):
+            resealed(g, step)
             return CONTINUE
         for slot in self.hand:
             g.deck[deck_of_slot(slot)].remove(slot)

@@ -2,7 +2,7 @@
 for everyone (a Reveal: action, event and duel cards are read aloud, rules §10.1).
 
 A deck that is empty gives nothing (data §2.1).  Cards come back under their own deck (state.under), so no
-deck is ever reshuffled.
+deck is ever reshuffled; a face-down card a hand held is locked afresh before it is dealt again (reseal).
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import CardId, Deal, Reveal, Slot, Step
-from p2php.engine.tasks import Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+
+from .reseal import reseal, resealed
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -33,9 +35,12 @@ class Draw(Task["HogwartsState"]):
         self.slots = g.deck[self.deck][: self.n]
         if not self.slots:
             return Done()
-        return Deal(tuple((s, self.seat) for s in self.slots))
+        return reseal(g, self.slots) or Deal(tuple((s, self.seat) for s in self.slots))
 
     def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        if not isinstance(step, Deal):
+            resealed(g, step)
+            return CONTINUE
         del g.deck[self.deck][: len(self.slots)]
         g.hand[self.seat].extend(self.slots)
         g.log("draw", self.seat, self.deck, len(self.slots))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from p2php.engine.contract import Action, CardId, Decide, Knowledge, Reshuffle, Seat, Show, Slot, Step
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
 
-from .ids import MAX_RESHUFFLES, deck_first_slot, shuffle_of
+from .ids import BLOCK, MAX_RESHUFFLES, SPAN, deck_first_slot, shuffle_of
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -34,7 +34,14 @@ __all__ = ["SearchDeck", "searchable"]
 
 def searchable(g: HogwartsState, decks: Sequence[str]) -> list[str]:
     """The listed decks that may be searched now (public facts only)."""
-    return [d for d in decks if g.deck[d] and g.reshuffles.get(d, 0) < MAX_RESHUFFLES and one_key(g, d)]
+    return [d for d in decks if g.deck[d] and g.reshuffles.get(d, 0) < MAX_RESHUFFLES and one_key(g, d)
+            and below_reseals(g, d)]
+
+
+def below_reseals(g: HogwartsState, deck: str) -> bool:
+    """Whether the deck's next reshuffle block lies wholly below its reseal slots (counted down from the top of
+    its span, reseal.py), so that the two never meet."""
+    return (g.reshuffles.get(deck, 0) + 2) * BLOCK <= SPAN - g.resealed.get(deck, 0)
 
 
 def one_key(g: HogwartsState, deck: str) -> bool:

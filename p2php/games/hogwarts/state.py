@@ -60,6 +60,8 @@ class HogwartsState(TaskGame):
         self.deck: dict[str, list[Slot]] = {d: [] for d in (*DECKS, MISSIONS)}  # top first
         self.supply = {"powder": POWDER_SUPPLY, "portal": PORTAL_SUPPLY}
         self.reshuffles: dict[str, int] = {}  # deck -> reshuffles so far (after a search, search.py)
+        self.worn: dict[Slot, bool] = {}  # face-down deck cards a hand held: re-locked before a Deal (reseal.py)
+        self.resealed: dict[str, int] = {}  # deck -> its cards re-locked so far (reseal.py)
         self.truces: list[list[int]] = []  # [a, b, turns a still owes, turns b still owes] (C-34)
         self.turn = -1
         self.turns = 0  # turns begun
@@ -136,8 +138,11 @@ class HogwartsState(TaskGame):
         self.supply[what] += 1
 
     def under(self, slot: Slot) -> None:
-        """A card goes under its own deck (face up if it was opened, face down otherwise)."""
+        """A card goes under its own deck (face up if it was opened, face down otherwise: then it is worn, its
+        holder's way of opening it known to all but that holder, reseal.py)."""
         self.deck[deck_of_slot(slot)].append(slot)
+        if slot not in self.pub:
+            self.worn[slot] = True
 
     def discard_from_hand(self, seat: Seat, slot: Slot) -> None:
         self.hand[seat].remove(slot)
@@ -177,7 +182,8 @@ class HogwartsState(TaskGame):
                 "held": self.held, "hand": self.hand, "missions": self.missions, "done": self.done,
                 "tokens": sorted(self.tokens.items()), "deck": sorted(self.deck.items()),
                 "supply": sorted(self.supply.items()),
-                "reshuffles": sorted(self.reshuffles.items()), "truces": self.truces, "turn": self.turn,
+                "reshuffles": sorted(self.reshuffles.items()), "worn": sorted(self.worn),
+                "resealed": sorted(self.resealed.items()), "truces": self.truces, "turn": self.turn,
                 "turns": self.turns, "fallen": self.fallen, "ended": self.ended,
                 "qualified": self.qualified, "events": self.events, "death_eaters": self.death_eaters,
                 "matches": self.matches, "defeats": self.defeats, "team": self.team,
@@ -194,6 +200,8 @@ class HogwartsState(TaskGame):
         new.deck = {k: list(v) for k, v in self.deck.items()}
         new.supply = dict(self.supply)
         new.reshuffles = dict(self.reshuffles)
+        new.worn = dict(self.worn)
+        new.resealed = dict(self.resealed)
         new.options = dict(self.options)
         new.pub = dict(self.pub)
         new.stack = self.stack.clone()

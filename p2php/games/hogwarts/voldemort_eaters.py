@@ -23,6 +23,7 @@ from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, Task
 from .board import Constraints, classify
 from .dice import Roll
 from .moves import legal_walks
+from .reseal import reseal, resealed
 from .voldemort_battle import SheetBattle, defeat_hero, remove_eater
 from .voldemort_rules import START_KIND, campaign, heroes
 
@@ -95,7 +96,7 @@ class EaterPhase(Task["HogwartsState"]):
         if not g.deck[deck]:
             self.stage = S.CHOOSE
             return CONTINUE
-        return Deal(((g.deck[deck][0], self.villain),))
+        return reseal(g, g.deck[deck][:1]) or Deal(((g.deck[deck][0], self.villain),))
 
     def walks(self, g: HogwartsState) -> list[Action]:
         cell = campaign(g).eaters[self.current]
@@ -145,7 +146,9 @@ class EaterPhase(Task["HogwartsState"]):
         return CONTINUE
 
     def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        assert isinstance(step, Deal)
+        if not isinstance(step, Deal):
+            resealed(g, step)
+            return CONTINUE
         slot = step.to[0][0]
         deck = g.data.cells[campaign(g).eaters[self.current]].kind
         g.deck[deck].remove(slot)

@@ -27,6 +27,7 @@ from p2php.rng import DetRng
 
 from .battle import BATTLE_CARDS
 from .ids import deck_cards, deck_first_slot
+from .reseal import reseal, resealed
 from .voldemort_rules import (
     GRAVEYARD,
     HARRY,
@@ -155,6 +156,7 @@ class TheReturn(Task["HogwartsState"]):
 
     class Stage(Enum):
         FLIP = auto()
+        DEAL = auto()
         EATERS = auto()
         STONE = auto()
         WAND = auto()
@@ -175,9 +177,14 @@ class TheReturn(Task["HogwartsState"]):
             for name in names:
                 c.eater_hand[name] = []
                 c.eater_lp[name] = eater_sheet(g, name).lp
+            self.stage = S.DEAL
+            return CONTINUE
+        if self.stage is S.DEAL:
             back = g.data.death_eaters[VOLDEMORT_BACK - 1]
+            names = g.data.return_of_voldemort.death_eaters
             wants = [(back.start_cards, c.villain), *((eater_sheet(g, n).start_cards, c.villain) for n in names)]
-            return Deal(deal_cards(g, wants))
+            dealt = deal_cards(g, wants)
+            return reseal(g, [slot for slot, _seat in dealt]) or Deal(dealt)
         if self.stage is S.EATERS:
             return Decide((c.villain,), "place_eater")
         if self.stage is S.STONE:
@@ -185,7 +192,9 @@ class TheReturn(Task["HogwartsState"]):
         return Decide((harry(g),), "place_wand")
 
     def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        assert isinstance(step, Deal)
+        if not isinstance(step, Deal):
+            resealed(g, step)
+            return CONTINUE
         c = campaign(g)
         back = g.data.death_eaters[VOLDEMORT_BACK - 1]
         owners = [("", back.start_cards)] + [(n, eater_sheet(g, n).start_cards)
