@@ -11,6 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from adversarial.tampers import equivocating_split
 
 from p2php.bots import RandomBot
 from p2php.session.compact import (
@@ -141,25 +142,9 @@ def test_a_compact_frame_waits_for_the_message_it_names_and_is_then_rebuilt(play
     assert fresh.fault is None
 
 
-def _equivocating_split(peers: list[Lockstep]) -> Any:
-    """Seat 1 sends one bid to seat 0 and another, validly signed too, to seat 2."""
-    signer = peers[1].secrets
-    assert signer is not None
-
-    def split(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
-        action = frame["body"].get("action") if frame.get("kind") == "action" else None
-        if sender != 1 or receiver != 2 or not isinstance(action, dict) or action.get("type") != "bid":
-            return frame
-        other = {k: v for k, v in frame.items() if k != "sig"}
-        other["body"] = {**frame["body"], "action": {**action, "n": (action["n"] + 1) % 3}}
-        return {**other, "sig": signer.identity.sign(signing_bytes(peers[1].session_id, other))}
-
-    return split
-
-
 def test_a_third_partys_equivocation_is_proven_through_the_full_form_and_the_honest_sender_never_named() -> None:
     peers = make_peers("toy", 3, {}, seed=21)
-    run_in_memory(peers, {s: RandomBot(210 + s) for s in range(3)}, tamper=_equivocating_split(peers), compact=True)
+    run_in_memory(peers, {s: RandomBot(210 + s) for s in range(3)}, tamper=equivocating_split(peers), compact=True)
     # Seat 0's next message names seat 1's bid by the hash seat 0 holds; seat 2 holds the other version, so
     # the rebuilt signature fails and seat 2 asks seat 0 for the full form, which carries seat 0's hash.
     assert any(p.compact.asked for p in peers)

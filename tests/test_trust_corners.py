@@ -17,6 +17,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from adversarial.tampers import equivocating_split
 from adversarial.verdicts import assert_named_by_all
 from toygame import ToyGame, ToyState
 
@@ -30,7 +31,6 @@ from p2php.session.audit import run_audit
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
-from p2php.session.messages import signing_bytes
 from p2php.session.records import MAX_BACKLOG, MAX_REASON, Fault, FaultCode, bounded, short
 
 # ------------------------------------------------------------------------ bounded remote text
@@ -545,18 +545,7 @@ def test_equivocation_split_between_two_peers_is_proven_to_both() -> None:
     # Seat 1 sends one bid to seat 0 and another, validly signed too, to seat 2. Neither holds both
     # directly; the heads they claim and the evidence they exchange must still convict seat 1 everywhere.
     peers = make_peers("toy", 3, {}, seed=21)
-    signer = peers[1].secrets
-    assert signer is not None
-
-    def split(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
-        action = frame["body"].get("action") if frame.get("kind") == "action" else None
-        if sender != 1 or receiver != 2 or not isinstance(action, dict) or action.get("type") != "bid":
-            return frame
-        other = {k: v for k, v in frame.items() if k != "sig"}
-        other["body"] = {**frame["body"], "action": {**action, "n": (action["n"] + 1) % 3}}
-        return {**other, "sig": signer.identity.sign(signing_bytes(peers[1].session_id, other))}
-
-    run_in_memory(peers, {s: RandomBot(210 + s) for s in range(3)}, tamper=split)
+    run_in_memory(peers, {s: RandomBot(210 + s) for s in range(3)}, tamper=equivocating_split(peers))
     assert_named_by_all(peers, 1, "equivocation", FaultCode.EQUIVOCATION.value)
 
 
