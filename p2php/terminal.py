@@ -551,7 +551,7 @@ class TerminalUI:
             return _UNO_PROMPTS.get(prompt, prompt)
         if ls.game.name == "hpsha":
             return self._loc(ls, _hpsha_prompt(prompt))
-        return prompt
+        return ls.state.describe_prompt(prompt)
 
     def label(self, ls: Lockstep, action: Action) -> str:
         assert ls.seat is not None

@@ -10,7 +10,7 @@ import pytest
 
 from p2php.engine.contract import GameOver
 from p2php.engine.local import LocalTable
-from p2php.games.hogwarts.action_words import cell_name
+from p2php.games.hogwarts.action_words import PROMPTS, cell_name
 from p2php.games.hogwarts.data import load
 from p2php.games.hogwarts.game import GAME
 
@@ -29,6 +29,7 @@ def test_every_decision_of_a_bot_game_reads_as_words(mode: str, players: int, se
         step = tb.run_chance()
         if isinstance(step, GameOver):
             break
+        assert st.describe_prompt(step.prompt) != step.prompt, step.prompt  # the terminal's question in words
         answers = []
         for seat in step.seats:
             knowledge = tb.knowledge(seat)
@@ -41,6 +42,25 @@ def test_every_decision_of_a_bot_game_reads_as_words(mode: str, players: int, se
             answers.append((seat, bots[seat].choose(st, seat, knowledge, legal)))
         tb.act(answers)
     assert {"move", "no_start", "character"} <= kinds, kinds
+
+
+def test_every_prompt_the_engine_asks_has_words() -> None:
+    """Every ``Decide`` prompt written in the package (found in its source) has a question in words."""
+    import ast
+    from pathlib import Path
+
+    import p2php.games.hogwarts as package
+
+    prompts: set[str] = set()
+    for path in Path(package.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Decide" and len(node.args) > 1:
+                arg = node.args[1]
+                values = [arg] if isinstance(arg, ast.Constant) else [arg.body, arg.orelse] if isinstance(
+                    arg, ast.IfExp) else []
+                prompts.update(v.value for v in values if isinstance(v, ast.Constant))
+    assert len(prompts) > 40
+    assert sorted(p for p in prompts if p not in PROMPTS) == []
 
 
 def test_cells_that_share_a_label_get_names_of_their_own() -> None:

@@ -309,6 +309,10 @@ class GameState(ABC):
         """A one-line human description of an action (for logs)."""
         return f"seat {seat}: {action}"
 
+    def describe_prompt(self, prompt: str) -> str:
+        """What a :class:`Decide`'s ``prompt`` asks, in words (the terminal's question); the id itself by default."""
+        return prompt
+
 
 class Game(ABC):
     """A game definition: registered by name, creates states."""

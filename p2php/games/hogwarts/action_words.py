@@ -14,7 +14,36 @@ from p2php.engine.contract import Action, CardId, Slot
 from .data import load
 from .ids import instance
 
-__all__ = ["action_words", "cell_name"]
+__all__ = ["PROMPTS", "action_words", "cell_name", "prompt_words"]
+
+# What each decision asks (a Decide's prompt), as the terminal's question; the page's hogwarts.js has the same.
+PROMPTS: Mapping[str, str] = {
+    "character": "choose your student", "start_card": "play a start-of-turn card, or not",
+    "move": "move: pick a cell the roll reaches", "tokens": "take the object tokens on your way, or not",
+    "trip": "fly from here (flying powder, a portal, Buckbeak), or stay", "defend": "battle: defend (or not)",
+    "attack": "battle: attack", "dodge": "dodge the dice?", "flee": "flee?", "reroll": "re-roll?",
+    "mission": "attempt a mission here?", "mission_cards": "show the spell and potion cards the mission needs",
+    "exam": "take an exam?", "prize": "you won: take a prize", "opponent": "choose whom to battle",
+    "hand_in": "hand in tokens", "action_card": "action card", "event_card": "event card",
+    "common_room": "common room", "duel_refuse": "refuse the duel?", "return_card": "give a card back",
+    "search_deck": "choose a deck to search", "search_take": "take a card from the deck",
+    "place_used": "place a used token", "time_turner": "use the Time-Turner?", "challenge": "Quidditch challenge",
+    "house": "choose a house", "formation": "Quidditch: your formation", "quidditch": "Quidditch: your move",
+    "place_quaffle": "place the Quaffle", "quidditch_card": "play a Quidditch card?",
+    "reroll_die": "re-roll a die?", "choose_deck": "choose a deck", "event_cell": "event cell",
+    "exchange_offer": "an exchange is offered", "cloak": "use the Invisibility Cloak before the duel?",
+    "cloak_move": "Invisibility Cloak: move", "spy": "Rookwood spies: put one of the hand's cards under its deck",
+    "death_eater": "place a Death Eater token on a tower", "death_eaters": "place a Death Eater token on a tower",
+    "eater": "move a Death Eater, or done", "eater_move": "move the Death Eater: pick where it goes",
+    "place_eater": "place a Death Eater", "gift": "take a flying powder or a portal token",
+    "place_stone": "place the Resurrection Stone", "place_wand": "place the Elder Wand",
+}
+
+
+def prompt_words(prompt: str) -> str:
+    """The question a decision asks, in words (the prompt id itself for one this table lacks)."""
+    return PROMPTS.get(prompt, prompt)
+
 
 # Decisions with nothing but their type, as words.
 _PLAIN = {

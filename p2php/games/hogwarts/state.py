@@ -176,6 +176,11 @@ class HogwartsState(TaskGame):
 
         return describe(self, seat, action, faces)
 
+    def describe_prompt(self, prompt: str) -> str:
+        from .action_words import prompt_words
+
+        return prompt_words(prompt)
+
     def snapshot(self) -> Any:
         return {"options": sorted(self.options.items()), "first": self.first, "sheet": self.sheet, "pos": self.pos,
                 "lp": self.lp, "points": self.points, "powder": self.powder, "portals": self.portals,

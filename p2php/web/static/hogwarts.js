@@ -33,7 +33,7 @@ window.p2phpViews = window.p2phpViews || {};
   // What each decision asks, in words (the game names its decisions by short ids).
   const PROMPTS = {
     character: "choose your student", start_card: "play a start-of-turn card, or not", move: "move: pick a cell the roll reaches",
-    tokens: "take the object tokens on your way, or not", trip: "fly from here with flying powder, or stay",
+    tokens: "take the object tokens on your way, or not", trip: "fly from here (flying powder, a portal, Buckbeak), or stay",
     defend: "battle: defend (or not)", attack: "battle: attack", dodge: "dodge the dice?", flee: "flee?",
     reroll: "re-roll?", mission: "attempt a mission here?", exam: "take an exam?", prize: "you won: take a prize",
     opponent: "choose whom to battle", hand_in: "hand in tokens", action_card: "action card", event_card: "event card",
@@ -46,6 +46,9 @@ window.p2phpViews = window.p2phpViews || {};
     eater: "move a Death Eater, or done", eater_move: "move the Death Eater: pick where it goes",
     place_eater: "place a Death Eater", gift: "take a flying powder or a portal token",
     place_stone: "place the Resurrection Stone", place_wand: "place the Elder Wand",
+    mission_cards: "show the spell and potion cards the mission needs",
+    spy: "Rookwood spies: put one of the hand's cards under its deck",
+    death_eater: "place a Death Eater token on a tower", death_eaters: "place a Death Eater token on a tower",
   };
 
   // The game's modes in words (the option's values are ids).
