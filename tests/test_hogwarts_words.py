@@ -46,20 +46,11 @@ def test_every_decision_of_a_bot_game_reads_as_words(mode: str, players: int, se
 
 def test_every_prompt_the_engine_asks_has_words() -> None:
     """Every ``Decide`` prompt written in the package (found in its source) has a question in words."""
-    import ast
-    from pathlib import Path
-
     import p2php.games.hogwarts as package
+    from p2php.testing.prompts import prompts_in_source
 
-    prompts: set[str] = set()
-    for path in Path(package.__file__).parent.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Decide" and len(node.args) > 1:
-                arg = node.args[1]
-                values = [arg] if isinstance(arg, ast.Constant) else [arg.body, arg.orelse] if isinstance(
-                    arg, ast.IfExp) else []
-                prompts.update(v.value for v in values if isinstance(v, ast.Constant))
-    assert len(prompts) > 40
+    prompts = prompts_in_source(package)
+    assert len(prompts) > 40 and {"death_eater", "death_eaters"} <= prompts
     assert sorted(p for p in prompts if p not in PROMPTS) == []
 
 

@@ -21,3 +21,17 @@ def test_the_table_reads_as_sentences_not_a_dict() -> None:
     assert "Items: Wand Shop" in text and "Adventure: Unusual Pets" in text and "Characters: Dean Thomas" in text
     assert lines[-1] == "  Your hand: Accio, Charms"
     assert "{" not in text  # no raw observation
+
+
+
+def test_every_prompt_the_tcg_asks_has_words() -> None:
+    """Every ``Decide`` prompt written in the package (and the Homework task's) is a question in words for the
+    terminal (``describe_prompt``)."""
+    import p2php.games.tcg as package
+    from p2php.games.tcg.view import PROMPTS, prompt_words
+    from p2php.testing.prompts import prompts_in_source
+
+    prompts = prompts_in_source(package) | {"homework", "second_lesson"}
+    assert len(prompts) > 15
+    assert sorted(p for p in prompts if p not in PROMPTS) == []
+    assert prompt_words("solve") == "solve the adventure?"

@@ -16,6 +16,8 @@ table, a deck secrets source for real peers), and only this package makes them.
 * :mod:`.plugin` — the pytest ``mode`` fixture;
 * :mod:`.secrecy` — :class:`~p2php.testing.secrecy.SecrecyWatch`: real peers learn, and could open, no face before
   the step that grants it;
+* :mod:`.prompts` — :func:`~p2php.testing.prompts.prompts_in_source`: the decisions a game's source asks,
+  for a test that each has its words (``describe_prompt``);
 * :mod:`.hpsha`, :mod:`.uno` — thin helpers for the built-in games.
 
 A game's tests, in short::

@@ -215,6 +215,11 @@ class TcgState(TaskGame):
 
         return describe(self, seat, action, faces)
 
+    def describe_prompt(self, prompt: str) -> str:
+        from p2php.games.tcg.view import prompt_words
+
+        return prompt_words(prompt)
+
     def snapshot(self) -> Any:
         return {"start": self.start, "sizes": self.sizes, "deck": self.deck, "hand": self.hand,
                 "discard": self.discard, "lessons": self.lessons, "creatures": self.creatures,

@@ -12,7 +12,24 @@ from p2php.games.tcg.ids import card_of
 if TYPE_CHECKING:  # state.py renders its views through this module
     from p2php.games.tcg.state import TcgState
 
-__all__ = ["describe", "event_text", "observation", "table_lines"]
+__all__ = ["PROMPTS", "describe", "event_text", "observation", "prompt_words", "table_lines"]
+
+PROMPTS: Mapping[str, str] = {
+    "action": "play a card, draw a card, or end the turn", "second_lesson": "play a second lesson, or stop",
+    "homework": "Homework: put a Lesson from your hand into play, or stop", "creature": "choose a creature",
+    "discard_all": "discard", "discard_item": "discard an item", "discard_own": "discard one of your cards",
+    "draco": "Draco: choose", "exam": "the exam: choose", "in_play": "choose a card in play",
+    "keep": "choose a card to keep", "lesson": "choose a lesson", "muzzle": "Muzzle: choose",
+    "retrieve": "take a card back from your discard pile", "reward": "the adventure's reward: choose",
+    "search": "search your deck for a card", "show": "show a card, or not", "solve": "solve the adventure?",
+    "target": "choose a target",
+}
+"""What each decision asks, as the terminal's question (the page's app.js has the same table)."""
+
+
+def prompt_words(prompt: str) -> str:
+    """The question a decision asks, in words (the prompt id itself for one this table lacks)."""
+    return PROMPTS.get(prompt, prompt)
 
 
 def _name(g: TcgState, slot: Slot, knowledge: Knowledge | None = None) -> str:

@@ -267,7 +267,8 @@ const PROMPT_WORDS = {
          in_play: "choose a card in play", keep: "choose a card to keep", lesson: "choose a lesson",
          muzzle: "Muzzle: choose", retrieve: "take a card back from your discard pile",
          reward: "the adventure's reward: choose", search: "search your deck for a card", show: "show a card, or not",
-         solve: "solve the adventure?", target: "choose a target" },
+         solve: "solve the adventure?", target: "choose a target",
+         homework: "Homework: put a Lesson from your hand into play, or stop" },
 };
 
 function promptWords(prompt) {
