@@ -119,6 +119,17 @@ def test_hogwarts_turns_clicked_through_the_table(browser: tuple[Any, str]) -> N
     page.close()
 
 
+def _help_on_focus(page: Any, selector: str, title: str) -> None:
+    """Focus ``selector`` and wait for the help panel to show ``title``.  The mouse is moved off the table first:
+    the bots' moves redraw the hand, and a card redrawn under a still mouse is hovered, and its help replaces
+    the focused skill's (seen under load: "Geminio" where "Tag Along" was focused)."""
+    page.mouse.move(0, 0)
+    page.focus(selector)
+    page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
+    page.wait_for_function("t => document.querySelector('#help-panel h3')?.textContent === t", arg=title,
+                           timeout=5_000)
+
+
 def test_hpsha_help_on_a_card_and_a_skill_in_english_and_chinese(browser: tuple[Any, str]) -> None:
     from p2php.gamehelp import help_entries
 
@@ -133,9 +144,7 @@ def test_hpsha_help_on_a_card_and_a_skill_in_english_and_chinese(browser: tuple[
     en = {e["id"]: e for e in help_entries("hpsha", "en")}
     zh = {e["id"]: e for e in help_entries("hpsha", "zh")}
     assert key in en, key
-    page.focus(f"#seats .seat.me .skill[data-help='{key}']")
-    page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
-    assert page.text_content("#help-panel h3") == en[key]["title"]
+    _help_on_focus(page, f"#seats .seat.me .skill[data-help='{key}']", en[key]["title"])
     assert en[key]["text"].split("\n")[0] in (page.text_content("#help-panel .help-text") or "")
     cards = {e["title"] for e in en.values() if e["kind"] == "card"}
     for _ in range(20):  # the bots' moves redraw the hand: a card swapped under a still mouse gets no hover
@@ -154,9 +163,7 @@ def test_hpsha_help_on_a_card_and_a_skill_in_english_and_chinese(browser: tuple[
     # the same in Chinese
     page.select_option("#lang", "zh")
     page.wait_for_timeout(300)
-    page.focus(f"#seats .seat.me .skill[data-help='{key}']")
-    page.wait_for_selector("#help-panel:not([hidden])", timeout=5_000)
-    assert page.text_content("#help-panel h3") == zh[key]["title"]
+    _help_on_focus(page, f"#seats .seat.me .skill[data-help='{key}']", zh[key]["title"])
     assert zh[key]["text"].split("\n")[0] in (page.text_content("#help-panel .help-text") or "")
     page.click("#seats .seat.me .who .name")  # a character: its skills, one click each
     assert page.query_selector_all("#help-panel .help-link")
