@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hogwarts_stacking import tops_first
 from test_hogwarts_quidditch import dice
 from test_hogwarts_rules import READS
 
@@ -65,13 +66,7 @@ class QTable(Scenario):
             self.act(k % players, {"type": "death_eater", "cell": cell}, "death_eater")
 
     def arrange(self, step: Shuffle) -> list[CardId]:
-        cards = list(step.cards)
-        first = []
-        for name in self.tops.get(step.purpose, []):
-            card = next(c for c in cards if instance(c).card == name)
-            cards.remove(card)
-            first.append(card)
-        return first + cards
+        return tops_first(step, self.tops)
 
     def first_legal_until(self, prompts: Sequence[str]) -> Decide | GameOver:
         """Answer every decision with its first legal action until one of ``prompts`` (or the end)."""

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hogwarts_stacking import tops_first
 
 from p2php.engine.contract import CardId, Decide, GameOver, IllegalAction, Shuffle
 from p2php.engine.tasks import Task, TaskStack
@@ -52,13 +53,7 @@ class Table(Scenario):
         self.step()  # the shuffles, the tokens and the deal
 
     def arrange(self, step: Shuffle) -> list[CardId]:
-        cards = list(step.cards)
-        first = []
-        for name in self.tops.get(step.purpose, []):
-            card = next(c for c in cards if instance(c).card == name)
-            cards.remove(card)
-            first.append(card)
-        return first + cards
+        return tops_first(step, self.tops)
 
     def first_legal_until(self, prompts: Sequence[str]) -> Decide | GameOver:
         """Answer every decision with its first legal action until one of ``prompts`` (or the end)."""

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hogwarts_stacking import tops_first
 from test_hogwarts_quidditch import dice
 from test_hogwarts_rules import READS
 
@@ -17,7 +18,6 @@ from p2php.engine.tasks import Task, TaskStack
 from p2php.games.hogwarts.battle import Battle
 from p2php.games.hogwarts.death_eaters import death_eater_player
 from p2php.games.hogwarts.game import GAME
-from p2php.games.hogwarts.ids import instance
 from p2php.games.hogwarts.mission_flow import MissionAttempt
 from p2php.games.hogwarts.quidditch import Challenge
 from p2php.games.hogwarts.rules import constraints, location_cells, meets_goal, mission_of, opponents_at
@@ -47,13 +47,7 @@ class Solo(Scenario):
             self.act(0, self.legal(0)[0], "death_eaters")
 
     def arrange(self, step: Shuffle) -> list[CardId]:
-        cards = list(step.cards)
-        first = []
-        for name in self.tops.get(step.purpose, []):
-            card = next(c for c in cards if instance(c).card == name)
-            cards.remove(card)
-            first.append(card)
-        return first + cards
+        return tops_first(step, self.tops)
 
     def push_task(self, task: Task[Any]) -> None:
         self.decide()
