@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import deque
 from typing import Any
 
 import msgpack
 
 from p2php.errors import P2phpError
+from p2php.net.deflate import DeflateError, Inflater, wire_slack
 from p2php.net.linkauth import TAG_SIZE as _TAG_SIZE
 from p2php.net.linkauth import LinkMac
 
@@ -313,16 +315,21 @@ class FrameDecoder:
         self._buffer = bytearray()
         self._error: FrameError | None = None
         self._mac: LinkMac | None = None
+        self._inflater: Inflater | None = None
+        self._ready: deque[dict[str, Any]] = deque()  # decoded frames of a run not yet handed out
 
-    def authenticate(self, mac: LinkMac) -> None:
+    def authenticate(self, mac: LinkMac, deflate: bool = False) -> None:
         """From the next frame on, every frame ends in a tag that ``mac`` must accept (§3.2, link keys).
 
         Set once, right after the handshake; bytes already buffered are the peer's
-        first authenticated frames and are checked too.
+        first authenticated frames and are checked too.  ``deflate``: the link agreed
+        to the ``deflate`` feature, so each authenticated frame is a compressed run of
+        frames (:mod:`p2php.net.deflate`).
         """
         if self._mac is not None:
             raise ValueError("the decoder already authenticates its frames")
         self._mac = mac
+        self._inflater = Inflater(self.max_size) if deflate else None
 
     @property
     def pending(self) -> int:
@@ -337,14 +344,17 @@ class FrameDecoder:
     def next_frame(self) -> dict[str, Any] | None:
         """The next complete frame, or None if more bytes are needed."""
         self._raise_if_failed()
+        if self._ready:
+            return self._ready.popleft()
         buffer = self._buffer
         if len(buffer) < HEADER_SIZE:
             return None
         length = int.from_bytes(buffer[:HEADER_SIZE], "big")
-        mac = self._mac
+        mac, inflater = self._mac, self._inflater
         tag = _TAG_SIZE if mac is not None else 0
+        slack = wire_slack(self.max_size) if inflater is not None else 0
         try:
-            if length > self.max_size + tag:
+            if length > self.max_size + slack + tag:
                 raise FrameError(f"frame declares {length - tag} bytes, over the {self.max_size}-byte limit")
             if length <= tag:
                 raise FrameError("zero-length frame")
@@ -355,8 +365,16 @@ class FrameDecoder:
             if mac is not None and not mac.check(body, buffer[end : HEADER_SIZE + length]):
                 raise FrameError("frame failed its link authentication: altered, injected or lost in transit")
             del buffer[: HEADER_SIZE + length]
-            return decode_frame_body(body)
+            if inflater is None:
+                return decode_frame_body(body)
+            try:
+                bodies = inflater.unpack(body)
+            except DeflateError as exc:
+                raise FrameError(str(exc)) from None
+            self._ready.extend(decode_frame_body(inner) for inner in bodies)
+            return self._ready.popleft()
         except FrameError as exc:
+            self._ready.clear()
             self._error = exc
             buffer.clear()
             raise

@@ -30,6 +30,8 @@ from p2php.engine.contract import Action, Decide
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
 from p2php.net.mesh import (
+    COMPACT,
+    DEFLATE,
     WIRE_FEATURES,
     Frame,
     HandshakeError,
@@ -106,6 +108,8 @@ class PeerConfig:
     to agree (``REMATCH_WAIT``) and fresh ``secrets``."""
     compact: bool = True
     """Offer the compact wire form of messages on every link (§5.4); a link uses it only if both ends offer it."""
+    deflate: bool = True
+    """Offer compressed runs of frames on every link (§3.2, ``deflate``); used only if both ends offer it."""
 
 
 @dataclass
@@ -212,7 +216,7 @@ async def run_peer(
     mesh = await open_mesh(
         cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout,
         sign=cfg.secrets.identity.sign, connect=cfg.connect, retry_refusals=cfg.rematch is not None,
-        features=WIRE_FEATURES if cfg.compact else (),
+        features=tuple(f for f in WIRE_FEATURES if (cfg.compact or f != COMPACT) and (cfg.deflate or f != DEFLATE)),
     )
     if restored is not None:
         ls = restored

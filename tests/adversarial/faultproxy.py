@@ -36,6 +36,7 @@ import random
 import socket
 import struct
 import time
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -232,7 +233,13 @@ class RawFrame:
     data: bytes
     """The frame exactly as it came (length prefix included)."""
     kind: str
-    """``hello``, ``mesh``, ``sync``, a message kind, ``relay:<kind>``, or ``?``."""
+    """``hello``, ``mesh``, ``sync``, a message kind, ``relay:<kind>``, or ``?``: of the first frame inside."""
+    inner: tuple[str, ...] = ()
+    """On a ``deflate`` link (protocol.md §3.2) a frame carries a compressed run of frames: the kind of each."""
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return self.inner or (self.kind,)
 
 
 def frame_kind(body: bytes) -> str:
@@ -293,11 +300,18 @@ def spoil(data: bytes, kind: str) -> bytes:
 
 class FrameSplitter:
     """Bytes in, whole frames out (``u32`` length + body), kept byte for byte.  A length above the limit
-    switches to passing raw bytes on (kind ``?``): the proxy never judges a frame, the peers do."""
+    switches to passing raw bytes on (kind ``?``): the proxy never judges a frame, the peers do.
+
+    If this direction's challenge frame offers ``deflate``, the frames after the handshake are compressed runs
+    (protocol.md §3.2): the splitter inflates a copy of the stream to read their kinds.  It assumes the other
+    end offered it too, as every peer of a faulted table does."""
 
     def __init__(self) -> None:
         self._buf = bytearray()
         self._raw = False
+        self._seen = 0
+        self._deflate = False
+        self._inflate: Any = None
 
     def feed(self, data: bytes) -> list[RawFrame]:
         if self._raw:
@@ -315,8 +329,32 @@ class FrameSplitter:
                 break
             data = bytes(self._buf[: 4 + length])
             del self._buf[: 4 + length]
-            out.append(RawFrame(data, frame_kind(data[4:])))
+            out.append(self._frame(data))
         return out
+
+    def _frame(self, data: bytes) -> RawFrame:
+        self._seen += 1
+        if self._seen == 2:  # the challenge frame: which link features this end offers
+            try:
+                offer = msgpack.unpackb(data[4:], raw=False).get("wire")
+            except Exception:
+                offer = None
+            self._deflate = isinstance(offer, list) and "deflate" in offer
+        if self._seen <= _HANDSHAKE_FRAMES or not self._deflate:
+            return RawFrame(data, frame_kind(data[4:]))
+        if self._inflate is None:
+            self._inflate = zlib.decompressobj(-15)
+        try:
+            run = self._inflate.decompress(data[4:-16] + b"\x00\x00\xff\xff")
+        except zlib.error:
+            self._deflate = False  # a spoiled run: the link is about to close; stop reading kinds
+            return RawFrame(data, "?")
+        kinds = []
+        while len(run) >= 4:
+            (length,) = struct.unpack_from(">I", run)
+            kinds.append(frame_kind(run[4 : 4 + length]))
+            run = run[4 + length :]
+        return RawFrame(data, kinds[0] if kinds else "?", tuple(kinds))
 
     @property
     def pending(self) -> int:
@@ -496,18 +534,23 @@ class _Connection:
                 else:
                     self.proxy.stats.bytes_down += len(data)
                 for frame in splitter.feed(data):
-                    self.proxy.stats.frames[frame.kind] = self.proxy.stats.frames.get(frame.kind, 0) + 1
+                    for kind in frame.kinds:
+                        self.proxy.stats.frames[kind] = self.proxy.stats.frames.get(kind, 0) + 1
                     self.frames[direction] += 1
                     if min(self.frames.values()) >= _HANDSHAKE_FRAMES:
                         self.established.set()
-                    fault = self.clock.on_frame(direction, frame.kind)
+                    fault = None
+                    for kind in frame.kinds:  # a run of several frames: any of them may trigger the fault
+                        fault = self.clock.on_frame(direction, kind)
+                        if fault is not None:
+                            break
                     if fault is not None and self.proxy._allow(fault):
-                        self.proxy._note(self.number, f"{fault.kind} on a {frame.kind} frame going {direction}")
+                        self.proxy._note(self.number, f"{fault.kind} on a {kind} frame going {direction}")
                         self._inject(fault)
                         if fault.kind in ("reset", "skewed_reset"):
                             return  # the triggering frame is lost in flight
                         if fault.kind in SPOIL_KINDS:
-                            frame = RawFrame(spoil(frame.data, fault.kind), frame.kind)
+                            frame = RawFrame(spoil(frame.data, fault.kind), kind)
                     now = trio.current_time()
                     for item in shaper.schedule(now, frame.data, now - self.proxy._start):
                         await out.send(item)

@@ -1,0 +1,159 @@
+"""The ``deflate`` link feature (protocol.md §3.2): runs of frames, their limits, and quiet-link heartbeats."""
+
+from __future__ import annotations
+
+import os
+import zlib
+
+import pytest
+import trio
+
+from p2php.net import Frame, FrameDecoder, FrameError, Mesh, encode_frame, listen, listener_port, open_mesh
+from p2php.net.deflate import MAX_RUN_FRAMES, DeflateError, Deflater, Inflater, run_limit, wire_slack
+from p2php.net.linkauth import LinkMac, seal_frame
+from p2php.net.mesh import DEFLATE, HEARTBEAT_EVERY
+
+KEY = bytes(range(32))
+
+
+def _run(frames: list[bytes], deflater: Deflater | None = None) -> bytes:
+    return (deflater or Deflater()).pack(frames)
+
+
+def _raw(data: bytes, final: bool = False) -> bytes:
+    """``data`` as a raw DEFLATE run the way a hostile peer might make it (tail off, or a final block)."""
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    if final:
+        return z.compress(data) + z.flush(zlib.Z_FINISH)
+    return (z.compress(data) + z.flush(zlib.Z_SYNC_FLUSH))[:-4]
+
+
+def _sealed(run: bytes, mac: LinkMac) -> bytes:
+    return seal_frame(len(run).to_bytes(4, "big") + run, mac)
+
+
+def test_runs_carry_frames_in_order_and_the_stream_remembers_earlier_runs() -> None:
+    deflater, inflater = Deflater(), Inflater(4096)
+    frames = [encode_frame({"kind": "keys", "seq": i, "body": {"keys": [os.urandom(32)]}}) for i in range(5)]
+    first = deflater.pack(frames[:2])
+    assert inflater.unpack(first) == [f[4:] for f in frames[:2]]
+    again = encode_frame({"pad": bytes(range(200))})
+    one, two = deflater.pack([again]), deflater.pack([again])
+    assert len(two) < len(one) // 4  # the second copy is a back-reference into the first
+    assert inflater.unpack(one) == inflater.unpack(two) == [again[4:]]
+    assert inflater.unpack(deflater.pack(frames[2:])) == [f[4:] for f in frames[2:]]
+
+
+def test_random_bytes_grow_by_no_more_than_the_slack() -> None:
+    limit = 64 * 1024
+    body = encode_frame({"pad": os.urandom(limit - 16)}, limit)
+    run = _run([body])
+    assert len(run) <= limit + wire_slack(limit)
+    assert Inflater(limit).unpack(run) == [body[4:]]
+
+
+@pytest.mark.parametrize("case", ["bomb", "garbage", "final", "partial-prefix", "partial-frame", "zero-length",
+                                  "too-long", "empty"])
+def test_a_hostile_run_is_refused_with_a_reason(case: str) -> None:
+    limit = 1024
+    frame = encode_frame({"a": 1})
+    run = {
+        "bomb": _raw(bytes(run_limit(limit) + 1)),  # tiny on the wire, one byte past the limit inflated
+        "garbage": b"\xff" * 40,
+        "final": _raw(frame, final=True),
+        "partial-prefix": _raw(frame + b"\x00\x00"),
+        "partial-frame": _raw(frame[:-1]),
+        "zero-length": _raw(bytes(4)),
+        "too-long": _raw((limit + 1).to_bytes(4, "big") + bytes(limit + 1)),
+        "empty": _raw(b""),
+    }[case]
+    with pytest.raises(DeflateError):
+        Inflater(limit).unpack(run)
+
+
+def test_the_decoder_inflates_authenticated_runs_split_anywhere() -> None:
+    send, receive = LinkMac(KEY), LinkMac(KEY)
+    deflater = Deflater()
+    frames = [encode_frame({"n": i, "pad": bytes(i)}) for i in range(MAX_RUN_FRAMES)]
+    wire = _sealed(deflater.pack(frames[:3]), send) + _sealed(deflater.pack(frames[3:]), send)
+    decoder = FrameDecoder(4096)
+    decoder.authenticate(receive, deflate=True)
+    got = []
+    for i in range(len(wire)):  # one byte at a time
+        got += decoder.feed(wire[i : i + 1])
+    assert [f["n"] for f in got] == list(range(MAX_RUN_FRAMES))
+    assert decoder.pending == 0
+
+
+def test_a_bad_frame_inside_a_run_is_a_framing_error_and_the_decoder_stays_failed() -> None:
+    send, receive = LinkMac(KEY), LinkMac(KEY)
+    inner = encode_frame({"ok": 1}) + (3).to_bytes(4, "big") + b"\xc1\xc1\xc1"  # 0xc1 is never valid msgpack
+    decoder = FrameDecoder(4096)
+    decoder.authenticate(receive, deflate=True)
+    with pytest.raises(FrameError):
+        decoder.feed(_sealed(_raw(inner), send))
+    with pytest.raises(FrameError, match="unusable"):
+        decoder.feed(b"")
+
+
+def test_a_compressed_length_past_limit_and_slack_is_refused_before_its_body_arrives() -> None:
+    decoder = FrameDecoder(1024)
+    decoder.authenticate(LinkMac(KEY), deflate=True)
+    with pytest.raises(FrameError, match="over the 1024-byte limit"):
+        decoder.feed((1024 + wire_slack(1024) + 16 + 1).to_bytes(4, "big"))
+
+
+Offers = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+async def _pair(features: Offers) -> tuple[dict[int, Mesh], list[trio.SocketListener]]:
+    listeners = [await listen() for _ in range(2)]
+    peers = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(2)}
+    meshes: dict[int, Mesh] = {}
+
+    async def one(seat: int) -> None:
+        meshes[seat] = await open_mesh(seat, peers, listeners[seat], {"seat": seat}, lambda s, h: None,
+                                       connect_timeout=5.0, features=features[seat])
+
+    async with trio.open_nursery() as nursery:
+        for seat in range(2):
+            nursery.start_soon(one, seat)
+    return meshes, listeners
+
+
+@pytest.mark.parametrize("offers", [(("deflate",), ("deflate",)), (("deflate",), ()), ((), ("deflate",))])
+async def test_a_link_compresses_only_if_both_ends_offer_deflate(offers: Offers) -> None:
+    meshes, listeners = await _pair(offers)
+    both = all(DEFLATE in o for o in offers)
+    frame = {"kind": "action", "body": {"text": "accio " * 200}}
+    async with meshes[0], meshes[1]:
+        before = meshes[0].bytes_sent[1]
+        for _ in range(3):
+            await meshes[0].broadcast(frame)
+        got = []
+        with trio.fail_after(5):
+            async for event in meshes[1]:
+                if isinstance(event, Frame):
+                    got.append(event.frame)
+                    if len(got) == 3:
+                        break
+        assert got == [frame] * 3
+        sent = meshes[0].bytes_sent[1] - before
+        assert (sent < len(encode_frame(frame))) == both  # three copies in less than one plain frame
+    for listener in listeners:
+        await listener.aclose()
+
+
+async def test_heartbeats_go_only_on_quiet_links() -> None:
+    meshes, listeners = await _pair((("deflate",), ("deflate",)))
+    async with meshes[0], meshes[1]:
+        meshes[0].set_progress([7, 1])
+        meshes[1].set_progress([7, 2])
+        with trio.move_on_after(HEARTBEAT_EVERY * 1.8):
+            while True:  # seat 0 keeps its link busy; seat 1 sends nothing
+                await meshes[0].broadcast({"kind": "ping"})
+                await trio.sleep(HEARTBEAT_EVERY / 10)
+        assert meshes[0].beats.get(1) == [7, 2]  # the quiet end beat
+        assert 0 not in meshes[1].beats  # the busy end never needed to
+    for listener in listeners:
+        await listener.aclose()
