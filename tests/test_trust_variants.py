@@ -412,6 +412,23 @@ def test_commitment_that_the_released_key_fails_is_named_at_once() -> None:
             assert p.fault is not None and p.fault.culprit == 1 and "released a wrong key for slot 0" in p.fault.reason
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
+def test_a_released_key_that_only_matches_its_commitment_is_named_at_the_audit() -> None:
+    """§7.3: a commitment is 16 bytes; were a second key found to match one, the audit would still name its seat,
+    since it compares every released key with the one its secret derives. (Such a key is planted here directly:
+    finding one costs about 2^128 work.)"""
+    from p2php.session.audit import run_audit
+
+    peers = game(1, lambda kind, body: body, seed=34)
+    honest = peers[0]
+    assert honest.verdict is not None and honest.verdict.clean, honest.verdict
+    slot = next(s for s, keys in honest.released.items() if 1 in keys)
+    honest.released[slot][1] = honest.released[slot][1] % (group.ORDER - 1) + 1  # another key
+    verdict = run_audit(honest)
+    assert verdict.culprit == 1 and verdict.code == "bad_key", verdict
+    assert f"released a key for slot {slot} that is not its secret's" in verdict.reason
+
+
 # ----------------------------------------------------------------------------- audit secrets (§9.1)
 
 
@@ -726,6 +743,14 @@ def test_a_malformed_hello_is_refused(field: str, value: Any, code: RefusalCode)
     with pytest.raises(HandshakeRefused) as refused:
         _check(hello)
     assert refused.value.code is code
+
+
+def test_a_v4_hello_is_refused_with_one_clear_line() -> None:
+    """§11 Why version 5: v4 peers send list passes and 32-byte commitments, so a v5 peer refuses their hello."""
+    assert PROTOCOL_VERSION == 5
+    with pytest.raises(HandshakeRefused, match="protocol version 4, we speak 5") as refused:
+        _check(dict(_hello(), hello=4))
+    assert refused.value.code is RefusalCode.VERSION and "\n" not in str(refused.value)
 
 
 @pytest.mark.parametrize("field", ["name", "nonce", "anchor", "options"])

@@ -371,6 +371,15 @@ def test_shuffle_and_lock_pass() -> None:
         "4855fc61c59a34d369ad80811155e7f5a7d56edc36fab787f7454ab357cc9eb2",
         "0c780364704720412cf5c7a41f6ee7c766fcfbb4d30ab0fa906528c6f8aac970",
     ]]
+    # §6.4: the lock body sends the points and seat 0's commitments each as one bin, in slot order
+    commits = deck.key_commitments(ds, b"ctx3", 0)
+    assert commits == [H(x) for x in [
+        "e21266f844bb97d999cc7734b18ff0a5", "9385e129289ce377e870a1f269663297", "ad2fba79b872ceb29c311cfc072de36c",
+    ]]
+    body = encode({"cards": deck.pack(locked), "commits": deck.pack(commits)})
+    assert body == H("82a56361726473c460") + b"".join(locked) + H("a7636f6d6d697473c430") + b"".join(commits)
+    assert len(body) == 163
+    assert deck.unpack(body[9:105], 32) == locked
     # every slot opens with its key to the card the permutation put there (§7.4)
     for j, i in enumerate(ds.permutation):
         assert deck.open_point(locked[j], [ds.slot_keys[j]]) == deck.card_points(TEST_DOMAIN, 3)[i]
