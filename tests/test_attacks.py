@@ -307,6 +307,7 @@ def test_a_pass_that_is_not_what_its_secret_makes_is_named_even_when_the_final_d
     its lock pass: the final deck is exactly the honest one, so the old fast path said "clean".  The
     exact pass-by-pass check names seat 2 for its shuffle pass at every honest peer."""
     from p2php.crypto import deck
+    from p2php.crypto.group import POINT_SIZE
     from p2php.session.memory import make_peers, run_in_memory
 
     peers = make_peers("toy", 3, {}, seed=21)
@@ -317,11 +318,11 @@ def test_a_pass_that_is_not_what_its_secret_makes_is_named_even_when_the_final_d
         return [cards[1], cards[0], *cards[2:]]
 
     def cheating_send(kind: str, body: dict[str, Any]) -> Any:
-        if kind == "shuffle" and liar.tick == 0:
-            body = {**body, "cards": swapped(body["cards"])}
+        if kind == "shuffle" and liar.tick == 0:  # a fast pass is one packed bin of points (§6.4)
+            body = {**body, "cards": deck.pack(swapped(deck.unpack(body["cards"], POINT_SIZE)))}
         elif kind == "lock" and liar.tick == 0:
             rec = liar.decks[0]
-            body = {**body, "cards": deck.lock_pass(liar._deck_secrets(0), swapped(rec.current))}
+            body = {**body, "cards": deck.pack(deck.lock_pass(liar._deck_secrets(0), swapped(rec.current)))}
         return send(kind, body)
 
     liar._send = cheating_send  # type: ignore[method-assign]

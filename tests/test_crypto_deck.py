@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from p2php.canonical import digest
 from p2php.crypto.deck import (
+    COMMITMENT_SIZE,
     DeckSecrets,
     PointBook,
     card_points,
@@ -20,12 +21,14 @@ from p2php.crypto.deck import (
     open_point,
     owner_instances,
     owner_mask,
+    pack,
     rerandomise,
     shuffle_pass,
+    unpack,
     verify_lock_pass,
     verify_shuffle_pass,
 )
-from p2php.crypto.group import ORDER, hash_to_point, inverse, mul, mul_many
+from p2php.crypto.group import ORDER, POINT_SIZE, hash_to_point, inverse, mul, mul_many
 from p2php.rng import DetRng
 
 CONTEXT = digest(b"session-1", (0).to_bytes(4, "big"))
@@ -162,6 +165,25 @@ def test_key_commitments() -> None:
         assert not check_key_commitment(coms[j], b"other deck", 2, j, k)
     assert not check_key_commitment(coms[0], CONTEXT, 2, 0, -5)
     assert not check_key_commitment(coms[0], CONTEXT, 2, 0, "1")  # type: ignore[arg-type]
+    assert all(len(c) == COMMITMENT_SIZE == 16 for c in coms)  # the head of the digest (§7.3)
+
+
+def test_pack_and_unpack() -> None:
+    """§6.4: a fast pass's points and a lock's commitments travel as one bin, split again by item size."""
+    deck = card_points(DOMAIN, 5)
+    blob = pack(deck)
+    assert blob == b"".join(deck) and len(blob) == 5 * POINT_SIZE
+    assert unpack(blob, POINT_SIZE) == deck
+    coms = key_commitments(DeckSecrets.derive(seeds(1)[0], CONTEXT, 3), CONTEXT, seat=0)
+    assert unpack(pack(coms), COMMITMENT_SIZE) == coms
+    assert pack([]) == b"" and unpack(b"", POINT_SIZE) == []
+    for bad in (blob[:-1], blob + b"\x00", b"\x00"):
+        with pytest.raises(ValueError, match="not a whole number"):
+            unpack(bad, POINT_SIZE)
+    with pytest.raises(ValueError):
+        unpack(blob, 0)
+    with pytest.raises(ValueError):
+        pack([deck[0], deck[1][:16]])  # items of two sizes could not be split again
 
 
 def test_secret_composition_deck() -> None:

@@ -18,7 +18,8 @@ import trio
 from reshuffle_game import FIRST, SECRET_LIST
 
 from p2php.bots import RandomBot
-from p2php.crypto.group import hash_to_point
+from p2php.crypto import deck
+from p2php.crypto.group import POINT_SIZE, hash_to_point
 from p2php.engine.contract import CardId, Reshuffle, Shuffle
 from p2php.engine.local import LocalTable
 from p2php.engine.registry import get_game
@@ -259,9 +260,9 @@ def test_fast_a_tampered_reshuffle_pass_is_named_at_the_audit(pass_number: int) 
         if not hit(k, body) or done:
             return body
         done.append(True)
-        cards = list(body["cards"])
+        cards = deck.unpack(body["cards"], POINT_SIZE)  # a fast pass is one packed bin (§6.4)
         cards[0] = hash_to_point(b"not a card", b"")  # a valid point, distinct, but no card of the deck
-        return {**body, "cards": cards}
+        return {**body, "cards": deck.pack(cards)}
 
     _cheat(cheater, alter)
     _run(peers)
@@ -282,9 +283,9 @@ def test_fast_a_reshuffle_pass_with_another_permutation_is_named_at_the_audit() 
         if not hit(k, body) or done:
             return body
         done.append(True)
-        cards = list(body["cards"])
+        cards = deck.unpack(body["cards"], POINT_SIZE)
         cards[0], cards[1] = cards[1], cards[0]  # every card still there: only the audit's recomputation sees it
-        return {**body, "cards": cards}
+        return {**body, "cards": deck.pack(cards)}
 
     _cheat(cheater, alter)
     _run(peers)
@@ -305,15 +306,18 @@ def test_a_malformed_reshuffle_pass_is_refused_at_once_with_one_line(crypto: str
         if not hit(k, body) or done:
             return body
         done.append(True)
-        cards = list(body["cards"])
+        fast = crypto == "fast"  # a fast pass is one packed bin, a verified one a list of ciphertexts (§6.4)
+        cards: list[Any] = deck.unpack(body["cards"], POINT_SIZE) if fast else list(body["cards"])
         if what == "short":
             cards = cards[:-1]
         elif what == "not bytes":
+            if fast:
+                return {**body, "cards": cards}  # the points as a list, not one bin
             cards[0] = "garbage"
         else:
             rec = cheater.decks[-1]
             cards[0] = rec.start_cts[0].encode() if crypto == "verified" else rec.start[0]
-        return {**body, "cards": cards}
+        return {**body, "cards": deck.pack(cards) if fast else cards}
 
     _cheat(cheater, alter)
     _run(peers)

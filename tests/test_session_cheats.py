@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from p2php.bots import RandomBot
-from p2php.crypto import group
+from p2php.crypto import deck, group
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
 from p2php.session.messages import signing_bytes
@@ -182,9 +182,9 @@ def test_tampered_shuffle_is_named_at_the_audit() -> None:
 
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "shuffle":
-            cards = list(body["cards"])
+            cards = deck.unpack(body["cards"], group.POINT_SIZE)  # a fast pass is one packed bin (§6.4)
             cards[0] = garbage  # replaces a card: no longer a permutation of the input
-            return {"cards": cards}
+            return {"cards": deck.pack(cards)}
         return body
 
     peers = make_peers("toy", 3, {"reveal_end": True}, seed=7)
@@ -314,9 +314,9 @@ def test_other_permutation_cannot_hide_a_lie_from_the_audit() -> None:
 
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "shuffle":
-            cards = list(body["cards"])
+            cards = deck.unpack(body["cards"], group.POINT_SIZE)
             cards[0], cards[1] = cards[1], cards[0]  # a valid shuffle, but not the derived one
-            return {"cards": cards}
+            return {"cards": deck.pack(cards)}
         if kind == "action" and body["action"].get("type") == "play":
             return {"action": {"type": "pass"}, "keys": []}
         return body

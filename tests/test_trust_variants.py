@@ -24,7 +24,7 @@ from adversarial.verdicts import assert_named_by, assert_named_by_all
 from p2php import PROTOCOL_VERSION
 from p2php.bots import RandomBot
 from p2php.canonical import encode
-from p2php.crypto import channel, group
+from p2php.crypto import channel, deck, group
 from p2php.engine.registry import get_game
 from p2php.errors import RefusalCode
 from p2php.session import handshake
@@ -188,15 +188,24 @@ def test_slot_as_a_boolean_is_a_bad_message_named_by_everyone() -> None:
 
 # ----------------------------------------------------------------------------- shuffle and lock passes (§6.4, §7.3)
 #
-# Passes of deck 0 (tick 0), 3 seats: shuffle by 0, 1, 2 (phases 0-2), lock by 2, 1, 0 (phases 3-5).
+# Passes of deck 0 (tick 0), 3 seats: shuffle by 0, 1, 2 (phases 0-2), lock by 2, 1, 0 (phases 3-5). A fast
+# pass's `cards` (and a lock's `commits`) is one packed bin (§6.4): a cheat unpacks it, alters it, packs it again.
+
+
+def _points(body: dict[str, Any]) -> list[bytes]:
+    return deck.unpack(body["cards"], group.POINT_SIZE)
+
+
+def _commits(body: dict[str, Any]) -> list[bytes]:
+    return deck.unpack(body["commits"], deck.COMMITMENT_SIZE)
 
 
 def _pass_cheat(kind_wanted: str, index: int, point: bytes) -> Alter:
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == kind_wanted and body["cards"]:
-            cards = list(body["cards"])
+            cards = _points(body)
             cards[index] = point
-            return {**body, "cards": cards}
+            return {**body, "cards": deck.pack(cards)}
         return body
 
     return alter
@@ -276,9 +285,9 @@ def test_doubled_entry_in_a_pass_is_named_at_once_by_everyone() -> None:
     """§6.4 shape check: all entries distinct."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "shuffle":
-            cards = list(body["cards"])
+            cards = _points(body)
             cards[3] = cards[2]
-            return {"cards": cards}
+            return {"cards": deck.pack(cards)}
         return body
 
     assert_named_by_all(game(1, alter, seed=28), 1, "are equal", "bad_pass")
@@ -289,9 +298,9 @@ def test_pass_that_copies_an_input_entry_is_named_at_once_by_everyone() -> None:
     """§6.4 shape check: no output entry may equal an input entry (a card passed through unlocked)."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "lock":
-            cards = list(body["cards"])
+            cards = _points(body)
             cards[0] = peers[1].decks[0].current[0]
-            return {**body, "cards": cards}
+            return {**body, "cards": deck.pack(cards)}
         return body
 
     peers = make_peers("toy", 3, {}, seed=29)
@@ -305,24 +314,61 @@ def test_pass_that_copies_an_input_entry_is_named_at_once_by_everyone() -> None:
 def test_pass_of_the_wrong_size_is_named_at_once_by_everyone(size_change: int) -> None:
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "shuffle":
-            cards = list(body["cards"])
-            return {"cards": cards[:-1] if size_change < 0 else [*cards, NON_CARD]}
+            cards = _points(body)
+            return {"cards": deck.pack(cards[:-1] if size_change < 0 else [*cards, NON_CARD])}
         return body
 
     assert_named_by_all(game(2, alter, seed=30), 2, "expected 12 cards", "bad_pass")
 
 
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
+@pytest.mark.parametrize("kind_wanted,cheater", [("shuffle", 1), ("lock", 2)])
+@pytest.mark.parametrize("cut", [-1, 1])
+def test_pass_that_is_not_whole_points_is_named_at_once_by_everyone(kind_wanted: str, cheater: int, cut: int) -> None:
+    """§6.4: `cards` is size × 32 bytes; a blob that does not split into 32-byte points names its sender."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == kind_wanted:
+            blob = body["cards"]
+            return {**body, "cards": blob[:-1] if cut < 0 else blob + b"\x00"}
+        return body
+
+    peers = game(cheater, alter, seed=36)
+    assert_named_by_all(peers, cheater, "are not whole 32-byte points", "bad_pass")
+    for p in peers:
+        if p.seat != cheater:  # at once, and the one-line fault names the sender, never an honest seat
+            assert p.fault is not None and p.fault.culprit == cheater and p.fault.code.value == "bad_pass", p.fault
+            assert "\n" not in p.fault.reason
+
+
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
+@pytest.mark.parametrize("change", [-1, 1, -16, 16])
+def test_commitments_of_the_wrong_length_are_named_at_once_by_everyone(change: int) -> None:
+    """§6.4 lock: `commits` is size × 16 bytes; one byte or one commitment too few or too many names the sender."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "lock":
+            blob = body["commits"]
+            return {**body, "commits": blob[:change] if change < 0 else blob + bytes(change)}
+        return body
+
+    peers = game(1, alter, seed=37)
+    assert_named_by_all(peers, 1, "bad key commitments", "bad_pass")
+    for p in peers:
+        if p.seat != 1:
+            assert p.fault is not None and p.fault.culprit == 1 and p.fault.code.value == "bad_pass", p.fault
+
+
 @pytest.mark.parametrize("bad,words,code", [
-    ([bytes(32)] * 11, "bad key commitments", "bad_pass"),
-    ([bytes(32)] * 11 + [bytes(31)], "bad key commitments", "bad_pass"),
+    (bytes(16) * 11, "bad key commitments", "bad_pass"),
+    (bytes(16) * 11 + bytes(15), "bad key commitments", "bad_pass"),
     ("commits", "field 'commits' has type str", "bad_message"),
+    ([bytes(16)] * 12, "field 'commits' has type list", "bad_message"),  # v4's list form
     # twelve well-formed but false commitments pass the arrival check: the audit's commitment
     # check (at the lock pass, earlier than the deal where the first key fails) names the seat
-    ([bytes(32)] * 12, "its key commitments for deck 0 do not match its secret", "bad_key"),
-], ids=["short", "short-entry", "text", "false"])
+    (bytes(16) * 12, "its key commitments for deck 0 do not match its secret", "bad_key"),
+], ids=["short", "short-entry", "text", "list", "false"])
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_malformed_lock_commitments_are_named_by_everyone(bad: Any, words: str, code: str) -> None:
-    """§6.4 lock: `commits` is a list of `size` entries of 32 bytes."""
+    """§6.4 lock: `commits` is one bin of `size` × 16 bytes."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         return {**body, "commits": bad} if kind == "lock" else body
 
@@ -337,9 +383,9 @@ def test_commitment_to_a_never_released_key_is_named_at_the_audit() -> None:
     """A commitment for an undealt slot (never opened in the game) that does not match the released secret."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "lock":
-            commits = list(body["commits"])
-            commits[11] = bytes(32)
-            return {**body, "commits": commits}
+            commits = _commits(body)
+            commits[11] = bytes(16)
+            return {**body, "commits": deck.pack(commits)}
         return body
 
     assert_named_by_all(game(1, alter, seed=32), 1, "its key commitments for deck 0 do not match its secret", "bad_key")
@@ -354,9 +400,9 @@ def test_commitment_that_the_released_key_fails_is_named_at_once() -> None:
     """
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "lock":
-            commits = list(body["commits"])
-            commits[0] = bytes(32)  # slot 0 is dealt to seat 0; seat 1 releases its key at the deal
-            return {**body, "commits": commits}
+            commits = _commits(body)
+            commits[0] = bytes(16)  # slot 0 is dealt to seat 0; seat 1 releases its key at the deal
+            return {**body, "commits": deck.pack(commits)}
         return body
 
     peers = game(1, alter, seed=33)
@@ -364,6 +410,23 @@ def test_commitment_that_the_released_key_fails_is_named_at_once() -> None:
     for p in peers:
         if p.seat != 1:
             assert p.fault is not None and p.fault.culprit == 1 and "released a wrong key for slot 0" in p.fault.reason
+
+
+@pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
+def test_a_released_key_that_only_matches_its_commitment_is_named_at_the_audit() -> None:
+    """§7.3: a commitment is 16 bytes; were a second key found to match one, the audit would still name its seat,
+    since it compares every released key with the one its secret derives. (Such a key is planted here directly:
+    finding one costs about 2^128 work.)"""
+    from p2php.session.audit import run_audit
+
+    peers = game(1, lambda kind, body: body, seed=34)
+    honest = peers[0]
+    assert honest.verdict is not None and honest.verdict.clean, honest.verdict
+    slot = next(s for s, keys in honest.released.items() if 1 in keys)
+    honest.released[slot][1] = honest.released[slot][1] % (group.ORDER - 1) + 1  # another key
+    verdict = run_audit(honest)
+    assert verdict.culprit == 1 and verdict.code == "bad_key", verdict
+    assert f"released a key for slot {slot} that is not its secret's" in verdict.reason
 
 
 # ----------------------------------------------------------------------------- audit secrets (§9.1)
@@ -682,6 +745,14 @@ def test_a_malformed_hello_is_refused(field: str, value: Any, code: RefusalCode)
     assert refused.value.code is code
 
 
+def test_a_v4_hello_is_refused_with_one_clear_line() -> None:
+    """§11 Why version 5: v4 peers send list passes and 32-byte commitments, so a v5 peer refuses their hello."""
+    assert PROTOCOL_VERSION == 5
+    with pytest.raises(HandshakeRefused, match="protocol version 4, we speak 5") as refused:
+        _check(dict(_hello(), hello=4))
+    assert refused.value.code is RefusalCode.VERSION and "\n" not in str(refused.value)
+
+
 @pytest.mark.parametrize("field", ["name", "nonce", "anchor", "options"])
 def test_a_hello_changed_after_signing_is_refused(field: str) -> None:
     """The signature covers every field but ``sig`` (§4.2)."""
@@ -806,14 +877,15 @@ def test_an_envelope_with_a_bad_point_is_refused(at: Any) -> None:
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
-def test_a_pass_with_a_non_bytes_entry_is_named_by_everyone() -> None:
-    """§6.4: every entry of a pass is a 32-byte point; a text entry is a bad message of its sender."""
+@pytest.mark.parametrize("form,words", [("text", "has type str"), ("list", "has type list")])
+def test_a_pass_that_is_not_one_bin_is_named_by_everyone(form: str, words: str) -> None:
+    """§6.4: a fast pass's `cards` is one bin; text, or v4's list of points, is a bad message of its sender."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "shuffle":
-            return {"cards": ["x" * 32, *body["cards"][1:]]}
+            return {"cards": "x" * len(body["cards"]) if form == "text" else _points(body)}
         return body
 
-    assert_named_by_all(game(1, alter, seed=46), 1, "must be byte strings", "bad_message")
+    assert_named_by_all(game(1, alter, seed=46), 1, words, "bad_message")
 
 
 def test_secrets_never_show_in_a_repr() -> None:

@@ -1,4 +1,4 @@
-"""Known-answer vectors for every normative encoding and derivation of the protocol (version 2).
+"""Known-answer vectors for every normative encoding and derivation of the protocol (version 5).
 
 Each expected value below was computed once from the reference code (``p2php/`` at
 the commit that added this file) and is hard-coded: a change to any of these
@@ -331,22 +331,23 @@ def test_deck_secrets_need_a_32_byte_seed(seed: object) -> None:
 
 
 def test_key_commitment() -> None:
-    """§7.3: commits_p[j] = D("p2php/key/v1", context, u32(p), u32(j), scalar32(k)) (Appendix A)."""
-    assert deck.key_commitment(b"ctx", 1, 2, 3) == H("21a1c0d982387bb2031f5a490d99946caf7ed93620967de34221b499ed64ef7a")
+    """§7.3: commits_p[j] = the first 16 bytes of D("p2php/key/v2", context, u32(p), u32(j), scalar32(k)) (App. A)."""
+    assert deck.key_commitment(b"ctx", 1, 2, 3) == H("d0012dc8bdd74a4febddc8537c28b7e8")
     scalar32 = (3).to_bytes(32, "big")
-    assert deck.key_commitment(b"ctx", 1, 2, 3) == digest(b"p2php/key/v1", b"ctx", u32(1), u32(2), scalar32)
+    assert deck.key_commitment(b"ctx", 1, 2, 3) == digest(b"p2php/key/v2", b"ctx", u32(1), u32(2), scalar32)[:16]
+    assert deck.COMMITMENT_SIZE == 16
 
 
 def test_key_commitments_of_derived_keys() -> None:
     """§7.3: the lock pass's commitments for seat 0 of the 4-card deck above."""
     ds = deck.DeckSecrets.derive(bytes(32), b"ctx", 4)
     assert deck.key_commitments(ds, b"ctx", 0) == [H(x) for x in [
-        "37a99632fbeb152cc64200c8f36e4515b013629f3d1aaa54d8272dbaa7d6a8d8",
-        "0024fc9f76c6b41e287e76b3240ced680b0f848e2f2a88bf4a8b82bfebe32b36",
-        "b10b75db540f411376d93eff8baa0fb0547e6914ef8b5d572cab0e6529b94d31",
-        "a9c92d14390f129814f4f5242b1736350ffb5db353350e311922f4a26824a167",
+        "254c435c06b36bb67008579beb4cf059",
+        "fb8a999d1a9c346fe1da18328c2dff36",
+        "f895505a3932b8200480fb02c0993752",
+        "cdc2ee075a3f36ad48594754bbf5aaef",
     ]]
-    first = H("37a99632fbeb152cc64200c8f36e4515b013629f3d1aaa54d8272dbaa7d6a8d8")
+    first = H("254c435c06b36bb67008579beb4cf059")
     assert deck.check_key_commitment(first, b"ctx", 0, 0, ds.slot_keys[0])
     assert not deck.check_key_commitment(first, b"ctx", 0, 0, ds.slot_keys[0] + 1)  # another key
     assert not deck.check_key_commitment(first, b"ctx", 1, 0, ds.slot_keys[0])  # another seat
@@ -370,6 +371,15 @@ def test_shuffle_and_lock_pass() -> None:
         "4855fc61c59a34d369ad80811155e7f5a7d56edc36fab787f7454ab357cc9eb2",
         "0c780364704720412cf5c7a41f6ee7c766fcfbb4d30ab0fa906528c6f8aac970",
     ]]
+    # §6.4: the lock body sends the points and seat 0's commitments each as one bin, in slot order
+    commits = deck.key_commitments(ds, b"ctx3", 0)
+    assert commits == [H(x) for x in [
+        "e21266f844bb97d999cc7734b18ff0a5", "9385e129289ce377e870a1f269663297", "ad2fba79b872ceb29c311cfc072de36c",
+    ]]
+    body = encode({"cards": deck.pack(locked), "commits": deck.pack(commits)})
+    assert body == H("82a56361726473c460") + b"".join(locked) + H("a7636f6d6d697473c430") + b"".join(commits)
+    assert len(body) == 163
+    assert deck.unpack(body[9:105], 32) == locked
     # every slot opens with its key to the card the permutation put there (§7.4)
     for j, i in enumerate(ds.permutation):
         assert deck.open_point(locked[j], [ds.slot_keys[j]]) == deck.card_points(TEST_DOMAIN, 3)[i]
@@ -535,16 +545,16 @@ def _hellos() -> tuple[list[handshake.LocalSecrets], list[dict[str, object]]]:
 
 
 def test_hello_and_session_id() -> None:
-    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 4); session_id = D("p2php/session/v1", …)."""
-    assert PROTOCOL_VERSION == 4
+    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 5); session_id = D("p2php/session/v1", …)."""
+    assert PROTOCOL_VERSION == 5
     _, hellos = _hellos()
-    assert hellos[0]["hello"] == 4
+    assert hellos[0]["hello"] == 5
     assert hellos[0]["anchor"] == H("69c13864bb76641cffc2707752811af3342f8ba3f668bf2628b7468dc0fbd753")
-    assert hellos[0]["sig"] == H("92eb0a721d577baabaf9d9f6746957dfa316e0995022d7ee647c7bb6327602e0"
-        "65e670fafa222a907091142441859c6d5b5cfbc5a3fb2ab430ac562e726d0800")
+    assert hellos[0]["sig"] == H("8d2038418164fed25bad93ef9705535dfe44f6cf25e55cf5d467a2a2891cc92e"
+        "ee5ea0b25cc395e6f8f05a6e62869d828300da6f0823416b41b6328d5011300b")
     for s, hello in enumerate(hellos):
         handshake.check_hello(hello, seat=s, players=2, game="uno", options={})
-    session_id = H("0689c05c585e945499950672ac9f7f3d60f20f8f5ce9c4d2778f84029a3f029b")
+    session_id = H("3d1a3588822baea378db70f913410929ae18df042c6dab8b4e545248cd9663c6")
     assert handshake.Table("uno", {}, tuple(hellos)).session_id == session_id
 
 
@@ -553,16 +563,16 @@ def test_safety_code() -> None:
     _, hellos = _hellos()
     table = handshake.Table("uno", {}, tuple(hellos))
     assert digest(b"p2php/safety/v1", table.session_id, hellos[0]["sign_key"], hellos[1]["sign_key"]) == H(
-        "94384d58970e6d7a8e4664862fb08af83b3111f45858fb03b0d353e29670b64a")
-    assert table.safety_code == "SQ4E-2WEX-BZWX-VDSG-MSDC"
+        "8ac10b12305b643b9cf7dd8ae399701e6c963ea8e0453484beadcba48626115e")
+    assert table.safety_code == "RLAQ-WERQ-LNSD-XHHX-3WFO"
 
 
 # Seat 1 dials seat 0: dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01, X25519 private keys
 # 32 bytes 03 (dialer) and 32 bytes 04 (acceptor).
 DIAL_KX = H("5dfedd3b6bd47f6fa28ee15d969d5bb0ea53774d488bdaf9df1c6e0124b3ef22")
 ACCEPT_KX = H("ac01b2209e86354fb853237b5de0f4fab13c7fcbf433a61c019369617fecf10b")
-DIAL_SIG = H("2cb5cb9b7dfbe7798e537d322ae0cc7f096d9f16fdc605245a005b3b487b131c"
-             "08a2379bfcd863ac9e6754bda6c7ea06458f5371a0d63486c6a5ce6108a8d809")
+DIAL_SIG = H("09424cdd3053aa800f274698026a26265a91648871affd10a558828a6fafbeed"
+             "014eb433ef9fdd375101fccc186b07549153e1437d1bab1ce8484451009c3203")
 
 
 def test_link_proof() -> None:
@@ -574,11 +584,11 @@ def test_link_proof() -> None:
     assert KeyExchange(b"\x03" * 32).public == DIAL_KX and KeyExchange(b"\x04" * 32).public == ACCEPT_KX
     dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
     accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
-    assert dial == H("471eb2054492ecd18066347fe4337ce90a923c41e9865485e7420ecd3845ab95")
-    assert accept == H("f067c5f10310a38375313cd7d8f930af6821f2705314b778260a88282553c5cd")
+    assert dial == H("81a35564c38df59ea0b9e0bd69ec64071845274a8d71fff3fbac24889cf5d0cd")
+    assert accept == H("4b2f18daeac46b21cebd639c585b82d791ef9c4482477d63f9c76a279675154d")
     assert secrets[1].identity.sign(dial) == DIAL_SIG
-    assert secrets[0].identity.sign(accept) == H("c1bc152b9b5abbd14a76a534504d5b343d578994b955f6a1b7795339e55c6c1d"
-        "cce79ef282d66f593b658368959cd7c42abed75d6a68336d56dc7382859fac03")
+    assert secrets[0].identity.sign(accept) == H("a9a88ab509ab00125e6767d532a19b8c9216c2b9de57218b3753571cfd6dd769"
+        "864cfb8cb2386689eb8ba260b573a8ac9fa2f2e991f9cd4e97a36b3e4e5bde0c")
     assert check_proof(hellos[1], DIAL_SIG, dial)
     assert not check_proof(hellos[0], DIAL_SIG, dial)  # another seat's key
     assert not check_proof(hellos[1], DIAL_SIG, accept)  # reflected as the other role
@@ -605,12 +615,12 @@ def test_link_keys_and_frame_tags() -> None:
     transcript = encode(hellos[1]) + encode(hellos[0]) + bytes(32) + b"\x01" * 32 + DIAL_KX + ACCEPT_KX
     keys = HKDF(hashes.SHA256(), 64, digest(b"p2php/link-keys/v1", transcript), b"p2php/link-keys/v1").derive(z)
     k_da, k_ad = keys[:32], keys[32:]
-    assert k_da == H("c03e6d42648405b62ecb132735f796752decd4dc2d39a06c30c89ab7953901a0")
-    assert k_ad == H("f78d52746285a2ee4264a645dadec9eea30ee29e9bafd0b05a43656f13824535")
+    assert k_da == H("c619337aa40363f4ffc7313b6105044b6aafafa65ced08ae289cffab6f016bab")
+    assert k_ad == H("3d24f25945aabfb45ce7ddde2c86478b2852155e8581f3f22b8eef89edb06a20")
     frame = encode_frame({"hb": 1, "at": None})  # a heartbeat, as the mesh sends it (not canonical)
     body = frame[4:]
     tags = [hmac.new(k_da, n.to_bytes(8, "big") + body, hashlib.sha256).digest()[:16] for n in (0, 1)]
-    assert tags == [H("ef7118b005a69633c909bcc8f14744ff"), H("be4cccb4d59ac7431cd0b6cec267005a")]
+    assert tags == [H("34638c962eb4120204f624a6fb933239"), H("ef0ff8c5e4931d4c08472aa3fb168e36")]
 
     dialer = KeyExchange(b"\x03" * 32)
     link = LinkProof.of(hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX, dialer=True)

@@ -17,7 +17,7 @@ and every intermediate deck is broadcast (and should be checked with
    single key per peer could not be used to deal: revealing it to one player would
    open the whole deck; per-slot keys let each card be opened on its own.
 
-With its lock pass a peer also publishes :func:`key_commitments` for its slot keys.
+With its lock pass a peer also publishes :func:`key_commitments` (16 bytes each) for its slot keys.
 To deal slot ``j`` to player ``q`` every other peer sends ``k_{p,j}`` to ``q``
 privately (:mod:`p2php.crypto.channel`); ``q`` checks each key against its
 commitment, and :func:`open_point` with all ``m`` keys gives ``P_{π(j)}``, which a
@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Final
 
 from p2php import tags
 from p2php.canonical import digest
@@ -74,15 +75,18 @@ __all__ = [
     "open_point",
     "owner_instances",
     "owner_mask",
+    "pack",
     "rekey_pass",
     "rerandomise",
     "reshuffle_lock_pass",
     "shuffle_pass",
+    "unpack",
     "verify_lock_pass",
     "verify_shuffle_pass",
 ]
 
 SEED_SIZE = 32
+COMMITMENT_SIZE: Final = 16  # bytes of a slot key commitment: the head of its digest (see key_commitment)
 
 
 def _index(i: int) -> bytes:
@@ -225,13 +229,20 @@ def reshuffle_lock_pass(secrets: DeckSecrets, deck_in: Sequence[bytes]) -> list[
 
 
 def key_commitment(context: bytes, seat: int, slot_index: int, key: int) -> bytes:
-    """Commitment to one slot key, published with the lock pass.
+    """Commitment to one slot key, published with the lock pass: the first :data:`COMMITMENT_SIZE` bytes of a digest.
 
     The key is a uniform 256-bit scalar, so a plain hash hides it; ``context``,
     ``seat`` and ``slot_index`` bind it so a key cannot be replayed for another slot,
     seat or deck.
+
+    Why 16 bytes suffice: the commitment only has to stop a seat from releasing another key than the one it
+    locked with. A key that matches the commitment but is not the locking key cannot be chosen to open the slot
+    to a card of the cheater's choice (that needs a discrete log between card points); the audit re-derives
+    every key from the released seed and compares, so any mismatch is named there anyway; and finding a second
+    key with the same 128-bit truncated SHA-256 is a second preimage, about 2^128 work.
     """
-    return digest(tags.KEY, context, _index(seat), _index(slot_index), key.to_bytes(32, "big"))
+    full = digest(tags.KEY, context, _index(seat), _index(slot_index), key.to_bytes(32, "big"))
+    return full[:COMMITMENT_SIZE]
 
 
 def key_commitments(secrets: DeckSecrets, context: bytes, seat: int) -> list[bytes]:
@@ -244,6 +255,30 @@ def check_key_commitment(commitment: bytes, context: bytes, seat: int, slot_inde
     if not isinstance(key, int) or isinstance(key, bool) or not 1 <= key < ORDER:
         return False
     return key_commitment(context, seat, slot_index, key) == commitment
+
+
+def pack(items: Sequence[bytes]) -> bytes:
+    """Equal-size byte strings as one: ``items[0] ‖ items[1] ‖ …`` (a pass's points, a lock's commitments).
+
+    One msgpack bin for a whole deck instead of one per entry saves the entries' headers (§6.4); the receiver
+    splits it again with :func:`unpack`, knowing the item size.
+    """
+    if items and any(len(item) != len(items[0]) for item in items):
+        raise ValueError("pack needs items of one size")
+    return b"".join(items)
+
+
+def unpack(blob: bytes, item_size: int) -> list[bytes]:
+    """``blob`` cut into ``item_size``-byte items, in order: the inverse of :func:`pack`.
+
+    Raises ``ValueError`` unless ``len(blob)`` is a whole multiple of ``item_size`` (an empty blob is zero
+    items; the caller checks the count it expects).
+    """
+    if item_size <= 0:
+        raise ValueError("item_size must be > 0")
+    if len(blob) % item_size:
+        raise ValueError(f"{len(blob)} bytes are not a whole number of {item_size}-byte items")
+    return [blob[i : i + item_size] for i in range(0, len(blob), item_size)]
 
 
 def combine_keys(keys: Sequence[int]) -> int:

@@ -7,7 +7,7 @@ Each peer then re-verifies, in transcript order:
 1. every deck: the final ciphertexts must be exactly what the released secrets
    produce from the public card list; if not, each shuffle and lock pass is
    checked on its own and the first dishonest pass names its sender;
-2. every published key commitment against the released secrets;
+2. every published key commitment, and every released key, against the released secrets;
 3. every private show (decrypted with its released message key);
 4. every action, replayed through the engine knowing every face, which catches
    lies about hidden cards (a false claim, a bluff called wrongly ...).
@@ -142,6 +142,14 @@ def _audit_deck(
         if seat in rec.commits and deck.key_commitments(ds, rec.context, seat) != rec.commits[seat]:
             out.append(Fault(seat, f"its key commitments for deck {rec.number} do not match its secret",
                              (rec.tick, phases), FaultCode.BAD_KEY))
+        # A released key must be the derived one, not merely match its 16-byte commitment (protocol.md §7.3).
+        for index, key in enumerate(ds.slot_keys):
+            slot = rec.first_slot + index
+            released = ls.released.get(slot, {}).get(seat)
+            if released is not None and released != key:
+                out.append(Fault(seat, f"released a key for slot {slot} that is not its secret's",
+                                 (ls.released_at.get((slot, seat), rec.tick), 0), FaultCode.BAD_KEY))
+                break
     if rec.hidden:
         return out + _audit_reshuffle(ls, rec, secrets, derived, faces)
     source: list[bytes] | None = [ls.points.points[c] for c in rec.cards]

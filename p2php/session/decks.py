@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from p2php import tags
 from p2php.canonical import decode, digest
 from p2php.crypto import channel, deck
-from p2php.crypto.group import InvalidPoint
+from p2php.crypto.group import POINT_SIZE, InvalidPoint
 from p2php.engine.contract import (
     CardId,
     Deal,
@@ -32,7 +32,6 @@ from p2php.session.messages import (
     Message,
     body_field,
     key_list,
-    points_list,
     slot_entries,
 )
 from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
@@ -308,19 +307,24 @@ class DeckSteps(LockstepBase):
 
     def _on_pass(self, step: Shuffle | Reshuffle, msg: Message) -> None:
         rec = self._deck_for(step)
-        cards = points_list(msg)
+        what = ("rekey pass" if rec.hidden and self.phase < self.players else f"{msg.kind} pass") + \
+            (" of reshuffled deck" if rec.inputs else " of deck")
+        blob = body_field(msg, "cards", bytes)  # the points packed in slot order (§6.4)
+        try:
+            cards = deck.unpack(blob, POINT_SIZE)
+        except ValueError:
+            raise FaultError(Fault(msg.sender, f"{what} {rec.number}: {len(blob)} bytes are not whole "
+                                   f"{POINT_SIZE}-byte points", msg.at, FaultCode.BAD_PASS)) from None
         previous = rec.current if rec.passes else (rec.start or None)
         problem = deck.check_deck_shape(cards, rec.size, previous=previous, on_curve=False)
         if problem is not None:
-            what = ("rekey pass" if rec.hidden and self.phase < self.players else f"{msg.kind} pass") + \
-                (" of reshuffled deck" if rec.inputs else " of deck")
             raise FaultError(Fault(msg.sender, f"{what} {rec.number}: {problem}", msg.at, FaultCode.BAD_PASS))
         if msg.kind == "lock":
-            commits = points_list(msg, "commits")
-            if len(commits) != rec.size or any(len(c) != 32 for c in commits):
+            packed = body_field(msg, "commits", bytes)
+            if len(packed) != rec.size * deck.COMMITMENT_SIZE:
                 raise FaultError(Fault(msg.sender, f"lock pass of deck {rec.number}: bad key commitments", msg.at,
                                        FaultCode.BAD_PASS))
-            rec.commits[msg.sender] = commits
+            rec.commits[msg.sender] = deck.unpack(packed, deck.COMMITMENT_SIZE)
         rec.passes.append((msg.sender, msg.kind, cards))
         self.phase += 1
         if self.phase == self._reshuffle_phases(rec):

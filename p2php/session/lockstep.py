@@ -730,14 +730,15 @@ class Lockstep(DeckSteps, Ending):
             secrets = self._deck_secrets(rec.number)
             source = rec.current if rec.passes else self._first_input(rec)
             try:
+                # Each list goes packed, one bin for the whole deck (§6.4).
                 if rec.hidden and self.phase < self.players:  # a reshuffle's rekey round (§7.6)
-                    return {"cards": deck.rekey_pass(secrets, source, self._old_keys(rec))}
+                    return {"cards": deck.pack(deck.rekey_pass(secrets, source, self._old_keys(rec)))}
                 if kind == "shuffle":
-                    return {"cards": deck.shuffle_pass(secrets, source)}
+                    return {"cards": deck.pack(deck.shuffle_pass(secrets, source))}
                 lock = deck.reshuffle_lock_pass if rec.hidden else deck.lock_pass
                 return {
-                    "cards": lock(secrets, source),
-                    "commits": deck.key_commitments(secrets, rec.context, self.seat),
+                    "cards": deck.pack(lock(secrets, source)),
+                    "commits": deck.pack(deck.key_commitments(secrets, rec.context, self.seat)),
                 }
             except InvalidPoint as err:
                 culprit = rec.passes[-1][0] if rec.passes else None

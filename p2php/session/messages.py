@@ -228,14 +228,6 @@ def key_list(msg: Message, key: str = "keys") -> list[tuple[int, int]]:
     return [(slot, int.from_bytes(raw, "big")) for slot, raw in entries]
 
 
-def points_list(msg: Message, key: str = "cards") -> list[bytes]:
-    raw = body_field(msg, key, list)
-    if not all(isinstance(p, bytes) for p in raw):
-        raise BadMessage(f"{msg.kind} message {msg.seq} from seat {msg.sender}: '{key}' must be byte strings",
-                         msg.sender)
-    return list(raw)
-
-
 def scalar_bytes(k: int) -> bytes:
     return k.to_bytes(32, "big")
 
