@@ -1,4 +1,4 @@
-"""The ``deflate`` link feature (protocol.md §3.2): runs of frames, their limits, and quiet-link heartbeats."""
+"""The ``deflate`` link feature (protocol.md §3.2): runs of frames and their limits."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import trio
 from p2php.net import Frame, FrameDecoder, FrameError, Mesh, encode_frame, listen, listener_port, open_mesh
 from p2php.net.deflate import MAX_RUN_FRAMES, DeflateError, Deflater, Inflater, run_limit, wire_slack
 from p2php.net.linkauth import LinkMac, seal_frame
-from p2php.net.mesh import DEFLATE, HEARTBEAT_EVERY
+from p2php.net.mesh import DEFLATE
 
 KEY = bytes(range(32))
 
@@ -140,20 +140,5 @@ async def test_a_link_compresses_only_if_both_ends_offer_deflate(offers: Offers)
         assert got == [frame] * 3
         sent = meshes[0].bytes_sent[1] - before
         assert (sent < len(encode_frame(frame))) == both  # three copies in less than one plain frame
-    for listener in listeners:
-        await listener.aclose()
-
-
-async def test_heartbeats_go_only_on_quiet_links() -> None:
-    meshes, listeners = await _pair((("deflate",), ("deflate",)))
-    async with meshes[0], meshes[1]:
-        meshes[0].set_progress([7, 1])
-        meshes[1].set_progress([7, 2])
-        with trio.move_on_after(HEARTBEAT_EVERY * 1.8):
-            while True:  # seat 0 keeps its link busy; seat 1 sends nothing
-                await meshes[0].broadcast({"kind": "ping"})
-                await trio.sleep(HEARTBEAT_EVERY / 10)
-        assert meshes[0].beats.get(1) == [7, 2]  # the quiet end beat
-        assert 0 not in meshes[1].beats  # the busy end never needed to
     for listener in listeners:
         await listener.aclose()

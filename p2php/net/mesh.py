@@ -74,7 +74,7 @@ DEFLATE = deflate.FEATURE
 WIRE_FEATURES = (COMPACT, DEFLATE)
 """What a mesh offers every new link unless told otherwise (``open_mesh(features=…)``)."""
 HEARTBEAT_EVERY = 2.0
-"""Seconds of sending nothing to a link after which a heartbeat frame goes on it (they never reach the game)."""
+"""Seconds between heartbeat frames on an idle-or-not link (they never reach the game)."""
 DEAD_AFTER = 12.0
 """A link from which nothing (not even a heartbeat) arrived for this long is dead."""
 _ACCEPT_BACKOFF = 0.1
@@ -314,7 +314,6 @@ class _Peer:
         self.link_macs: tuple[LinkMac, LinkMac] | None = None  # (send, receive), agreed in the handshake
         self.features: frozenset[str] = frozenset()  # link features both ends offered (§3.2)
         self.deflater: deflate.Deflater | None = None  # set after the handshake if both ends offered ``deflate``
-        self.wrote_at = trio.current_time()  # when we last wrote to this link (heartbeats go only on quiet ones)
 
     def queue(self, data: bytes, limit: int = MAX_QUEUED_BYTES) -> None:
         """Queue ``data`` for the writer; a peer that lets ``limit`` bytes pile up is dropped."""
@@ -345,7 +344,6 @@ class _Peer:
             data = b"".join([seal_frame(frame, mac) for frame in frames])
         await self.stream.send_all(data)
         self.bytes_sent += len(data)
-        self.wrote_at = trio.current_time()
 
     def authenticate(self) -> None:
         """The handshake is over: from now on every frame either way carries its link tag (§3.2)."""
@@ -588,12 +586,13 @@ class Mesh:
 
         Liveness is judged by what arrives, not by a refused redial: a link that
         delivered nothing for :data:`DEAD_AFTER` seconds is closed, so the redial
-        logic takes over.  Heartbeats never reach the game, so they reset no wait.  A heartbeat goes
-        only on a link we have written nothing to for :data:`HEARTBEAT_EVERY` seconds: any frame proves
-        the link alive just as well, and on a busy table the beats were a tenth of the bytes.
+        logic takes over.  Heartbeats never reach the game, so they reset no wait.  They go on busy
+        links too: their ``at`` is what keeps a seat that waits for someone else from being named
+        silent (§6.9, "behind"), so it must be fresh whatever else the link carries; on a ``deflate``
+        link a beat costs about 30 bytes.
         """
         while True:
-            await trio.sleep(HEARTBEAT_EVERY / 2)
+            await trio.sleep(HEARTBEAT_EVERY)
             beat = encode_frame({"hb": 1, "at": self._progress}, self.max_frame)
             now = trio.current_time()
             for peer in list(self._peers.values()):
@@ -601,7 +600,7 @@ class Mesh:
                     continue
                 if now - peer.heard > DEAD_AFTER:
                     peer.end(f"no heartbeat for {DEAD_AFTER:.0f} s")
-                elif now - peer.wrote_at >= HEARTBEAT_EVERY and peer.queued == 0:
+                else:
                     peer.queue(beat)
 
     async def _serve(self, seat: int, peer: _Peer) -> None:
