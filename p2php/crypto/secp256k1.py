@@ -69,6 +69,7 @@ __all__ = [
     "generator",
     "hash_to_group",
     "hash_to_scalar",
+    "hash_to_scalars",
     "identity",
     "lincomb",
     "msm",
@@ -345,6 +346,20 @@ def hash_to_scalar(tag: bytes, *parts: bytes) -> int:
         h.update(len(part).to_bytes(8, "big"))
         h.update(part)
     return int.from_bytes(h.digest(), "big") % Q
+
+
+def hash_to_scalars(tag: bytes, parts: Sequence[bytes], lasts: Iterable[bytes]) -> list[int]:
+    """``[Hs(tag, *parts, last) for last in lasts]``, hashing the common ``tag, *parts`` once."""
+    prefix = hashlib.sha512()
+    for part in (tag, *parts):
+        prefix.update(len(part).to_bytes(8, "big"))
+        prefix.update(part)
+    out = []
+    for last in lasts:
+        h = prefix.copy()
+        h.update(len(last).to_bytes(8, "big") + last)
+        out.append(int.from_bytes(h.digest(), "big") % Q)
+    return out
 
 
 _GENERATORS: list[Point] = []

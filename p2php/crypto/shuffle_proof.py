@@ -43,6 +43,7 @@ from p2php.crypto.secp256k1 import (
     decode_scalar,
     encode_scalar,
     hash_to_scalar,
+    hash_to_scalars,
     lincomb,
     random_scalar,
     sum_points,
@@ -150,7 +151,8 @@ def _statement(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: Sequ
 
 
 def _vector_challenge(stmt: bytes, n: int) -> list[int]:
-    return [hash_to_scalar(tags.VERIFIED_SHUFFLE_U, stmt, j.to_bytes(4, "big")) for j in range(n)]
+    """``u_j = Hs(U tag, stmt, u32(j))`` for ``j < n``."""
+    return hash_to_scalars(tags.VERIFIED_SHUFFLE_U, (stmt,), (j.to_bytes(4, "big") for j in range(n)))
 
 
 def _challenge(stmt: bytes, chain: Sequence[Point], t: Sequence[Point], t_hat: Sequence[Point]) -> int:
