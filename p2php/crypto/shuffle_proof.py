@@ -286,14 +286,27 @@ def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: 
         lincomb((c_bar,), (gamma,), base=s1),  # γ·c̄ + s₁·G
         lincomb((proof.chain[-1], h0), (gamma, -u_prod * gamma), base=s2),  # γ·(ĉ_N − Πu·H_0) + s₂·G
         lincomb((*proof.commitment, *hs), (*ug, *s_prime), base=s3),  # γ·Σu_i·c_i + s₃·G + Σs'_i·H_i
-        lincomb([*(ct.a for ct in inputs), *(ct.a for ct in outputs)], (*ug, *s_prime), base=-s4),
-        lincomb([*(ct.b for ct in inputs), *(ct.b for ct in outputs), y], (*ug, *s_prime, -s4)),
+        lincomb(*_merged([ct.a for ct in inputs], ug, [ct.a for ct in outputs], s_prime), base=-s4),
+        lincomb(*_merged([ct.b for ct in inputs], ug, [*(ct.b for ct in outputs), y], [*s_prime, -s4])),
     ]
     t_hat = [
         lincomb((proof.chain[i], proof.chain[i - 1] if i else h0), (gamma, s_prime[i]), base=s_hat[i])
         for i in range(n)
     ]
     return _challenge(stmt, proof.chain, t, t_hat) == gamma
+
+
+def _merged(inputs: Sequence[Point], in_scalars: Sequence[int], others: Sequence[Point],
+            other_scalars: Sequence[int]) -> tuple[list[Point], list[int]]:
+    """The terms ``inputs·in_scalars + others·other_scalars`` with the inputs' repeated points merged.
+
+    ``k·P + k'·P = (k + k')·P``: the same point for one product fewer. The inputs of a fresh deck's first pass all
+    have ``a = G`` (the public deck ``(G, M_c + Y)``), so there the ``a`` side costs one product instead of ``N``.
+    """
+    merged: dict[Point, int] = {}
+    for p, k in zip(inputs, in_scalars, strict=True):
+        merged[p] = merged.get(p, 0) + k
+    return [*merged, *others], [*(k % Q for k in merged.values()), *other_scalars]
 
 
 _NEG_H_SUMS: dict[int, Point] = {}
