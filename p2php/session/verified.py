@@ -279,12 +279,12 @@ class VerifiedDeck:
         own = when is None and seat == self.ls.seat
         for slot, raw in pairs:
             rec, index, ct = self._slot(slot)
-            if own:  # our own shares (made here, or logged by us before a resume): decoded, no proof run, as our pass
-                checked.append((slot, vd.own_share_point(raw, seat=seat, slot=slot)))
-                continue
             try:
-                d = vd.check_share(self.ctx(rec, "open", index, seat, when), rec.y_shares[seat], ct, raw,
-                                   seat=seat, slot=slot)
+                if own:  # our own shares (made here, or logged by us before a resume): decoded, no proof run
+                    d = vd.own_share_point(raw, seat=seat, slot=slot)
+                else:
+                    d = vd.check_share(self.ctx(rec, "open", index, seat, when), rec.y_shares[seat], ct, raw,
+                                       seat=seat, slot=slot)
             except vd.DeckFault as err:
                 raise deck_fault(err, msg.at, code) from None
             checked.append((slot, d))
