@@ -173,72 +173,110 @@ class StepClock:
 class GroupOps:
     """Counts secp256k1 operations (verified dealing) while it is installed, and measures their unit cost.
 
-    Benchmark-only instrumentation: it wraps three methods of ``coincurve.PublicKey`` (variable-base product,
-    fixed-base product, n-ary sum) for the duration of a ``with`` block, so the set-up's CPU time can be
-    compared with (operations × unit cost) measured in the same process.
+    Benchmark-only instrumentation: for the duration of a ``with`` block it wraps the three calls through which
+    ``p2php.crypto.secp256k1`` makes every group operation (``_mul``: variable-base product, ``_gen``: fixed-base
+    product, ``_combine``: an n-ary sum), or, in a tree from before those existed, the ``coincurve.PublicKey``
+    methods it used (``multiply``, ``from_secret``, ``combine_keys``), so the set-up's CPU time can be compared
+    with (operations × unit cost) measured in the same process.
+
+    A sum of ``k`` points in one call is ``k − 1`` additions: it is counted as one call (``combine_keys``, unit
+    cost: a call adding two points) plus ``k − 2`` further points (``combine_more``, unit cost: what one more
+    point adds to a call), so a long sum is neither free nor charged as ``k − 1`` separate calls.
     """
 
-    KINDS = ("multiply", "from_secret", "combine_keys")
+    KINDS = ("multiply", "from_secret", "combine_keys", "combine_more")
+    _P2PHP = {"multiply": "_mul", "from_secret": "_gen", "combine_keys": "_combine"}
+    EVERY = 8
+    """One call in ``EVERY`` of each kind is timed (a thread CPU clock read is a system call, ~0.6 µs, twice per
+    timed call): timing every call cost ~0.3 s of a 10-peer HP Sha set-up's CPU, which the run then reported."""
 
     def __init__(self) -> None:
         self.counts = dict.fromkeys(self.KINDS, 0)
-        self.inside = dict.fromkeys(self.KINDS, 0)  # CPU nanoseconds spent in each kind during the run
-        self._saved: dict[str, Any] = {}
+        self.inside = {k: 0 for k in self._P2PHP}  # CPU nanoseconds spent in the timed calls of each kind
+        self.timed = {k: 0 for k in self._P2PHP}  # how many calls of each kind were timed
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    @staticmethod
+    def _module() -> Any:
+        try:
+            from p2php.crypto import secp256k1
+        except ImportError:
+            return None
+        return secp256k1 if all(hasattr(secp256k1, f) for f in GroupOps._P2PHP.values()) else None
 
     def __enter__(self) -> GroupOps:
         try:
             from coincurve import PublicKey
         except ImportError:
             return self
-        for kind in self.KINDS:
-            original = PublicKey.__dict__[kind]
-            self._saved[kind] = original
-            setattr(PublicKey, kind, self._wrap(kind, original))
+        module = self._module()
+        for kind, name in self._P2PHP.items():
+            owner, attr = (module, name) if module is not None else (PublicKey, kind)
+            original = owner.__dict__[attr]
+            self._saved.append((owner, attr, original))
+            setattr(owner, attr, self._wrap(kind, original))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._saved:
-            from coincurve import PublicKey
-            for kind, original in self._saved.items():
-                setattr(PublicKey, kind, original)
-            self._saved.clear()
+        for owner, attr, original in self._saved:
+            setattr(owner, attr, original)
+        self._saved.clear()
+
+    def inside_seconds(self) -> float:
+        """CPU seconds inside the counted calls during the run: the timed calls' total, scaled by calls / timed."""
+        return sum(self.inside[k] * self.counts[k] / self.timed[k] for k in self.inside if self.timed[k]) / 1e9
 
     def _wrap(self, kind: str, original: Any) -> Any:
-        counts, inside, clock = self.counts, self.inside, time.thread_time_ns
-        if isinstance(original, classmethod):
-            func = original.__func__
+        counts, inside, timed, clock, every = self.counts, self.inside, self.timed, time.thread_time_ns, self.EVERY
+        summing = kind == "combine_keys"
 
-            def counted_cls(cls: Any, *args: Any, **kwargs: Any) -> Any:
-                counts[kind] += 1
-                t = clock()
-                try:
-                    return func(cls, *args, **kwargs)
-                finally:
-                    inside[kind] += clock() - t
-            return classmethod(counted_cls)
-
-        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
-            counts[kind] += 1
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            n = counts[kind] = counts[kind] + 1
+            if summing:  # combine_keys(keys) / _combine(raws): the points beyond the second
+                counts["combine_more"] += max(0, len(args[-1]) - 2)
+            if n % every:
+                return call(*args, **kwargs)
+            timed[kind] += 1
             t = clock()
             try:
-                return original(self, *args, **kwargs)
+                return call(*args, **kwargs)
             finally:
                 inside[kind] += clock() - t
+
+        if isinstance(original, classmethod):
+            call = original.__func__
+            return classmethod(counted)
+        call = original
         return counted
 
     @staticmethod
     def unit_costs(n: int = 400) -> dict[str, float]:
-        """Seconds per operation, measured now (CPU time, median of 3 blocks of ``n``)."""
+        """Seconds per operation, measured now (CPU time, median of 3 blocks of ``n``), through the same calls that
+        were counted; ``combine_more`` is (a call summing 66 points − a call summing 2) / 64."""
         import os
 
         from coincurve import PublicKey
-        point = PublicKey.from_secret(os.urandom(32))
-        scalar = os.urandom(32)
-        jobs = {
-            "multiply": lambda: point.multiply(scalar),
-            "from_secret": lambda: PublicKey.from_secret(scalar),
-            "combine_keys": lambda: PublicKey.combine_keys([point, point]),
-        }
+        module = GroupOps._module()
+        if module is not None:
+            k = int.from_bytes(os.urandom(32), "big") % module.Q or 1
+            point = module._gen(k)
+            many = [module._gen(k + i) for i in range(66)]
+            jobs = {
+                "multiply": lambda: module._mul(point, k),
+                "from_secret": lambda: module._gen(k),
+                "combine_keys": lambda: module._combine([point, point]),
+                "combine_66": lambda: module._combine(many),
+            }
+        else:
+            key = PublicKey.from_secret(os.urandom(32))
+            scalar = os.urandom(32)
+            keys = [PublicKey.from_secret(os.urandom(32)) for _ in range(66)]
+            jobs = {
+                "multiply": lambda: key.multiply(scalar),
+                "from_secret": lambda: PublicKey.from_secret(scalar),
+                "combine_keys": lambda: PublicKey.combine_keys([key, key]),
+                "combine_66": lambda: PublicKey.combine_keys(keys),
+            }
         out = {}
         for kind, job in jobs.items():
             blocks = []
@@ -248,6 +286,7 @@ class GroupOps:
                     job()
                 blocks.append((time.process_time() - t) / n)
             out[kind] = statistics.median(blocks)
+        out["combine_more"] = max(0.0, (out.pop("combine_66") - out["combine_keys"]) / 64)
         return out
 
 
@@ -506,7 +545,7 @@ def benchmark(
     runs: list[RunResult] = []
     verified = options.get("crypto") == "verified"
     op_counts: list[dict[str, int]] = []
-    op_inside: list[dict[str, int]] = []
+    op_inside: list[float] = []
     unit_runs: list[dict[str, float]] = []
     for run_no in range(max(1, repeat)):
         ops = GroupOps()
@@ -514,7 +553,7 @@ def benchmark(
             runs.append(trio.run(measure_run, game, peers, options, actions, seed, run_no, bot, timeout, decks))
         if verified:
             op_counts.append(ops.counts)
-            op_inside.append(ops.inside)
+            op_inside.append(ops.inside_seconds())
             unit_runs.append(GroupOps.unit_costs())
     chosen = sorted(runs, key=lambda r: r.setup_seconds)[(len(runs) - 1) // 2]  # the median (low) run
     setup = chosen.setup_seconds
@@ -558,10 +597,10 @@ def benchmark(
         counts, units = op_counts[chosen_no], unit_runs[chosen_no]
         predicted = sum(counts[k] * units[k] for k in GroupOps.KINDS)
         out["group_ops"] = counts
-        out["group_unit_us"] = {k: round(v * 1e6, 1) for k, v in units.items()}
+        out["group_unit_us"] = {k: round(v * 1e6, 2) for k, v in units.items()}
         out["group_ops_seconds"] = round(predicted, 4)
         out["setup_cpu_over_group_ops"] = round(chosen.setup_cpu_seconds / predicted, 2) if predicted else None
-        inside = sum(op_inside[chosen_no].values()) / 1e9
+        inside = op_inside[chosen_no]
         out["group_ops_cpu_seconds"] = round(inside, 4)  # measured inside the operations during the run itself
         out["group_ops_cpu_fraction"] = _frac(inside, chosen.setup_cpu_seconds)
     if full_game:

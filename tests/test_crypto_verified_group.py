@@ -25,6 +25,7 @@ from p2php.crypto.secp256k1 import (  # noqa: E402
     generator,
     hash_to_group,
     identity,
+    lincomb,
     msm,
     sum_points,
 )
@@ -59,6 +60,27 @@ def test_identity_is_handled_explicitly() -> None:
         o.encode()
     with pytest.raises(InvalidEncoding):
         decode_point(bytes(33))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(min_value=0, max_value=3), scalars), max_size=6), scalars)
+def test_lincomb_is_the_textbook_sum(terms: list[tuple[int, int]], base: int) -> None:
+    """``lincomb`` (one product per term, 1·P free, one sum call) is ``base·G + Σ kᵢ·Pᵢ`` computed term by term, with
+    the identity among the points, zero and unit scalars, repeated points and sums that cancel."""
+    pool = [identity(), G, base_mul(7), -base_mul(7)]
+    points = [pool[i] for i, _ in terms]
+    ks = [k if i % 2 else (1, 0, Q - 1, k)[i] for i, k in terms]
+    expected = base_mul(base)
+    for p, k in zip(points, ks, strict=True):
+        expected = expected + p * k
+    assert lincomb(points, ks, base=base) == expected == msm([G, *points], [base, *ks])
+    assert lincomb(points, [-k for k in ks], base=-base) == -expected
+
+
+def test_hash_to_scalars_is_hash_to_scalar_with_a_shared_prefix() -> None:
+    lasts = [bytes([j]) * j for j in range(5)]
+    assert secp256k1.hash_to_scalars(b"tag", (b"a", b""), lasts) == [
+        secp256k1.hash_to_scalar(b"tag", b"a", b"", last) for last in lasts]
 
 
 @settings(max_examples=25, deadline=None)

@@ -95,6 +95,28 @@ def test_tampered_or_replaced_outputs_are_rejected() -> None:
     assert not verify_shuffle(CTX, Y, _replace(deck, 1, elgamal.remask(Y, deck[1], 3)), out, proof)
 
 
+@pytest.mark.parametrize("n", [1, 2, 9])
+def test_a_first_pass_over_the_public_deck_whose_a_are_all_g(n: int) -> None:
+    """The verifier merges repeated input points (every ``a`` of the public deck is ``G``): still complete, and
+    still sound against changed outputs, inputs (one ``a`` no longer ``G``) or responses."""
+    start = elgamal.initial_deck(Y, [elgamal.card_point(DECK, i) for i in range(n)])
+    assert all(ct.a == G for ct in start)
+    out, proof = shuffle_and_prove(CTX, Y, start, DetRng(b"first"))
+    assert verify_shuffle(CTX, Y, start, out, proof)
+    bad_outputs = [_replace(out, 0, Ciphertext(out[0].a + G, out[0].b)), list(start)]
+    if n > 1:
+        bad_outputs.append([out[1], out[0], *out[2:]])
+    for bad in bad_outputs:
+        assert not verify_shuffle(CTX, Y, start, bad, proof)
+    for bad_in in (_replace(start, n - 1, Ciphertext(base_mul(2), start[-1].b)),
+                   _replace(start, 0, Ciphertext(G, start[0].b + G))):
+        assert not verify_shuffle(CTX, Y, bad_in, out, proof)
+    s1, s2, s3, s4 = proof.s
+    for forged in (dataclasses.replace(proof, s=(s1, s2, s3, (s4 + 1) % Q)),
+                   dataclasses.replace(proof, s_prime=((proof.s_prime[0] + 1) % Q, *proof.s_prime[1:]))):
+        assert not verify_shuffle(CTX, Y, start, out, forged)
+
+
 def test_a_non_permutation_cannot_be_proven() -> None:
     deck = _deck(4)
     rhos = [11, 12, 13, 14]

@@ -24,6 +24,7 @@ from p2php.crypto.secp256k1 import (
     decode_point,
     generator,
     hash_to_group,
+    lincomb,
     sum_points,
 )
 
@@ -97,7 +98,7 @@ def encrypt(y: Point, m: Point, r: int) -> Ciphertext:
 
 def remask(y: Point, ct: Ciphertext, rho: int) -> Ciphertext:
     """``(a + ρ·G, b + ρ·Y)``: the same card under fresh randomness."""
-    return Ciphertext(ct.a + base_mul(rho), ct.b + y * rho)
+    return Ciphertext(lincomb((ct.a,), (1,), base=rho), lincomb((ct.b, y), (1, rho)))
 
 
 def decryption_share(x: int, ct: Ciphertext) -> Point:

@@ -28,6 +28,7 @@ from p2php.crypto.secp256k1 import (
     decode_scalar,
     encode_scalar,
     hash_to_scalar,
+    lincomb,
     random_scalar,
 )
 from p2php.rng import DetRng
@@ -157,7 +158,7 @@ def verify_key(ctx: bytes, y: Point, proof: KeyProof) -> bool:
     check_context(ctx)
     _check_key(y, "a public key share")
     c, s = _check_cs(proof, KeyProof)
-    t = base_mul(s) - y * c
+    t = lincomb((y,), (-c,), base=s)  # s·G − c·Y: one product, one fixed-base product, one sum
     return _key_challenge(ctx, y, t) == c
 
 
@@ -188,6 +189,6 @@ def verify_share(ctx: bytes, y: Point, a: Point, d: Point, proof: ShareProof) ->
     _check_key(a, "a ciphertext's first component")
     _check_key(d, "a decryption share")
     c, s = _check_cs(proof, ShareProof)
-    t1 = base_mul(s) - y * c
-    t2 = a * s - d * c
+    t1 = lincomb((y,), (-c,), base=s)
+    t2 = lincomb((a, d), (s, -c))
     return _share_challenge(ctx, y, a, d, t1, t2) == c

@@ -1,15 +1,22 @@
 """The secp256k1 group for verified dealing: points, scalars, strict encodings, hashing into the group.
 
 This is the only module that touches coincurve (libsecp256k1, Bitcoin Core's library, bundled in its wheels).
-We compose its documented public API and add nothing cryptographic of our own:
+We call five functions of libsecp256k1's documented public C API (``secp256k1.h``) through the cffi binding that
+coincurve ships and uses itself (``coincurve._libsecp256k1``, with coincurve's global context), and add nothing
+cryptographic of our own:
 
-* a :class:`Point` wraps a ``coincurve.PublicKey``, or the identity, which coincurve cannot represent (adding
-  ``P`` and ``-P`` or multiplying by 0 raise there); the identity is handled here, explicitly, so that a malicious
-  proof with a zero response is *checked* and rejected instead of crashing the verifier;
-* addition is ``PublicKey.combine_keys`` (n-ary, so a long sum costs one call), negation flips the parity byte of
-  the compressed encoding, scalar multiplication is ``multiply`` (variable time, see below) and ``k·G`` is
-  ``PublicKey.from_secret`` (constant time);
+* ``secp256k1_ec_pubkey_tweak_mul`` is ``k·P`` (variable time, see below), ``secp256k1_ec_pubkey_create`` is
+  ``k·G`` (constant time), ``secp256k1_ec_pubkey_combine`` is an n-ary sum (a sum of many points is one call),
+  ``secp256k1_ec_pubkey_parse`` and ``…_serialize`` are the SEC 1 encodings and ``…_negate`` is ``−P``;
+* a :class:`Point` holds libsecp256k1's parsed point (a ``secp256k1_pubkey``), or nothing for the identity, which
+  libsecp256k1 cannot represent (a sum to infinity or a product by 0 is refused there); the identity is handled
+  here, explicitly, so that a malicious proof with a zero response is *checked* and rejected instead of crashing
+  the verifier;
 * scalars are Python ints reduced mod :data:`Q`.
+
+Why not coincurve's ``PublicKey`` objects: a proof check makes hundreds of products and sums, and each
+``PublicKey`` call adds Python work (scalar re-validation, an object, a copy) of about a tenth of a product;
+:func:`msm` and :func:`lincomb` keep their terms as parsed points and encode only the result, which is hashed.
 
 Encodings (protocol.md Appendix B.1): a point is 33 bytes, SEC 1 compressed (``02``/``03`` then ``x``);
 :func:`decode_point` accepts nothing else (no uncompressed or hybrid form, no ``x >= p``, no point off the curve,
@@ -19,29 +26,31 @@ the curve is in the prime-order group: no subgroup check is needed.
 coincurve is optional (the extra ``p2php[verified]``): this module imports without it, and the first operation
 raises :class:`VerifiedUnavailable`. The LAN path (``crypto/group.py``, P-256 via ``cryptography``) never needs it.
 
-*Timing.* ``multiply`` is variable time and is used with secret scalars (re-masking exponents, key shares). That
+*Timing.* ``tweak_mul`` is variable time and is used with secret scalars (re-masking exponents, key shares). That
 is accepted for a card game played through Python over a network (protocol.md Appendix B.8); base-point products
-use the constant-time ``from_secret``.
+(the ``base`` term of :func:`lincomb`, :func:`base_mul`) use the constant-time ``pubkey_create``.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Final, final
+from typing import Any, Final, final
 
 from p2php import tags
 from p2php.canonical import digest
 from p2php.errors import P2phpError
 from p2php.rng import DetRng
 
-if TYPE_CHECKING:
-    from coincurve import PublicKey
-
 try:
     import coincurve as _coincurve
+    from coincurve._libsecp256k1 import ffi as _ffi  # type: ignore[import-not-found]
+    from coincurve._libsecp256k1 import lib as _lib
+    from coincurve.context import GLOBAL_CONTEXT as _CONTEXT
 except ImportError:  # pragma: no cover - exercised only without the extra
     _coincurve = None  # type: ignore[assignment]
+    _ffi = _lib = None
+    _CONTEXT = None  # type: ignore[assignment]
 
 __all__ = [
     "POINT_SIZE",
@@ -60,7 +69,9 @@ __all__ = [
     "generator",
     "hash_to_group",
     "hash_to_scalar",
+    "hash_to_scalars",
     "identity",
+    "lincomb",
     "msm",
     "random_scalar",
     "sum_points",
@@ -92,12 +103,61 @@ def available() -> bool:
     return _coincurve is not None
 
 
-def _public_key() -> type[PublicKey]:
+def _need() -> None:
     if _coincurve is None:
         raise VerifiedUnavailable(
             "verified dealing needs coincurve: install it with pip install 'p2php[verified]'"
         )
-    return _coincurve.PublicKey
+
+
+# ----------------------------------------------------------------------------- the calls into libsecp256k1
+#
+# ``_mul``, ``_gen`` and ``_combine`` are every group operation this module makes (benchmarks/deal.py counts them
+# by wrapping these three names, so call them through the module, never through a local alias). A "raw" point is
+# a ``secp256k1_pubkey *`` or ``None`` for the identity; a raw point is never modified once made.
+
+
+def _mul(raw: Any, k: int) -> Any:
+    """``k·P`` for a raw point ``P`` and ``0 < k < q`` (``secp256k1_ec_pubkey_tweak_mul``, variable time)."""
+    out = _ffi.new("secp256k1_pubkey *", raw[0])
+    if not _lib.secp256k1_ec_pubkey_tweak_mul(_CONTEXT.ctx, out, k.to_bytes(SCALAR_SIZE, "big")):
+        raise AssertionError("secp256k1_ec_pubkey_tweak_mul refused a scalar in (0, q)")  # pragma: no cover
+    return out
+
+
+def _gen(k: int) -> Any:
+    """``k·G`` for ``0 < k < q`` (``secp256k1_ec_pubkey_create``, constant time)."""
+    out = _ffi.new("secp256k1_pubkey *")
+    if not _lib.secp256k1_ec_pubkey_create(_CONTEXT.ctx, out, k.to_bytes(SCALAR_SIZE, "big")):
+        raise AssertionError("secp256k1_ec_pubkey_create refused a scalar in (0, q)")  # pragma: no cover
+    return out
+
+
+def _combine(raws: list[Any]) -> Any:
+    """The sum of two or more raw points in one ``secp256k1_ec_pubkey_combine`` call; ``None`` if it is ``O``."""
+    out = _ffi.new("secp256k1_pubkey *")
+    if not _lib.secp256k1_ec_pubkey_combine(_CONTEXT.ctx, out, raws, len(raws)):
+        return None  # libsecp256k1 refuses a sum that is the point at infinity
+    return out
+
+
+def _sum(raws: list[Any]) -> Any:
+    """The sum of raw points other than the identity: ``None`` (``O``) for none, no call for one."""
+    if len(raws) > 1:
+        return _combine(raws)
+    return raws[0] if raws else None
+
+
+def _encode(raw: Any) -> bytes:
+    out = _ffi.new("unsigned char[33]")
+    size = _ffi.new("size_t *", POINT_SIZE)
+    _lib.secp256k1_ec_pubkey_serialize(_CONTEXT.ctx, out, size, raw, _lib.SECP256K1_EC_COMPRESSED)
+    return bytes(_ffi.buffer(out, POINT_SIZE))
+
+
+def _point(raw: Any) -> Point:
+    """The :class:`Point` of a raw point (``None``: the identity)."""
+    return _IDENTITY if raw is None else Point(raw, _encode(raw))
 
 
 @final
@@ -109,20 +169,20 @@ class Point:
     ``q``) are the group operations.
     """
 
-    __slots__ = ("_key", "_bytes")
+    __slots__ = ("_raw", "_bytes")
 
-    def __init__(self, key: PublicKey | None, raw: bytes) -> None:
-        self._key = key
-        self._bytes = raw
+    def __init__(self, raw: Any, encoded: bytes) -> None:
+        self._raw = raw
+        self._bytes = encoded
 
     @property
     def is_identity(self) -> bool:
         """Whether this is the neutral element (never on the wire)."""
-        return self._key is None
+        return self._raw is None
 
     def encode(self) -> bytes:
         """The 33-byte compressed encoding; raises :class:`InvalidEncoding` for the identity."""
-        if self._key is None:
+        if self._raw is None:
             raise InvalidEncoding("the identity has no wire encoding")
         return self._bytes
 
@@ -134,20 +194,20 @@ class Point:
         return sum_points((self, other))
 
     def __neg__(self) -> Point:
-        if self._key is None:
+        if self._raw is None:
             return self
-        raw = bytes((self._bytes[0] ^ 1,)) + self._bytes[1:]
-        return Point(_public_key()(raw), raw)
+        raw = _ffi.new("secp256k1_pubkey *", self._raw[0])
+        _lib.secp256k1_ec_pubkey_negate(_CONTEXT.ctx, raw)
+        return Point(raw, bytes((self._bytes[0] ^ 1,)) + self._bytes[1:])  # -(x, y) = (x, p - y): the other parity
 
     def __sub__(self, other: Point) -> Point:
         return sum_points((self, -other))
 
     def __mul__(self, k: int) -> Point:
         k %= Q
-        if k == 0 or self._key is None:
+        if k == 0 or self._raw is None:
             return _IDENTITY
-        key = self._key.multiply(k.to_bytes(SCALAR_SIZE, "big"))
-        return Point(key, key.format())
+        return _point(_mul(self._raw, k))
 
     __rmul__ = __mul__
 
@@ -158,7 +218,7 @@ class Point:
         return hash(self._bytes)
 
     def __repr__(self) -> str:
-        return "Point(identity)" if self._key is None else f"Point({self._bytes.hex()})"
+        return "Point(identity)" if self._raw is None else f"Point({self._bytes.hex()})"
 
 
 _IDENTITY: Final = Point(None, _IDENTITY_BYTES)
@@ -169,29 +229,21 @@ def identity() -> Point:
     return _IDENTITY
 
 
-def _wrap(key: PublicKey) -> Point:
-    return Point(key, key.format())
-
-
 def sum_points(points: Iterable[Point]) -> Point:
-    """``Σ points`` in one ``combine_keys`` call; identities are skipped and a zero sum is the identity."""
-    keys = [p._key for p in points if p._key is not None]
-    if not keys:
-        return _IDENTITY
-    if len(keys) == 1:
-        return _wrap(keys[0])
-    try:
-        return _wrap(_public_key().combine_keys(keys))
-    except ValueError:  # libsecp256k1 refuses a sum that is the point at infinity
-        return _IDENTITY
+    """``Σ points`` in one ``combine`` call; identities are skipped and a zero sum is the identity."""
+    terms = [p for p in points if p._raw is not None]
+    if len(terms) == 1:
+        return terms[0]  # the one term itself: no call, no new encoding
+    return _point(_sum([p._raw for p in terms]))
 
 
 def base_mul(k: int) -> Point:
-    """``k·G`` (constant-time ``from_secret``); ``k`` is reduced mod ``q``, 0 gives the identity."""
+    """``k·G`` (constant-time ``pubkey_create``); ``k`` is reduced mod ``q``, 0 gives the identity."""
+    _need()
     k %= Q
     if k == 0:
         return _IDENTITY
-    return _wrap(_public_key().from_secret(k.to_bytes(SCALAR_SIZE, "big")))
+    return _point(_gen(k))
 
 
 def generator() -> Point:
@@ -199,21 +251,33 @@ def generator() -> Point:
     return base_mul(1)
 
 
-def msm(points: Sequence[Point], scalars: Sequence[int]) -> Point:
-    """``Σ kᵢ·Pᵢ``: one scalar product per term and one addition pass (coincurve exposes no faster MSM)."""
+def lincomb(points: Sequence[Point], scalars: Sequence[int], base: int = 0) -> Point:
+    """``base·G + Σ kᵢ·Pᵢ``: one product per term (none for ``kᵢ = 1``) and one ``combine`` call for the sum.
+
+    Only the result is encoded (it is what a proof hashes); the terms stay libsecp256k1 points.
+
+    Scalars are reduced mod ``q`` (so ``-k`` subtracts); zero terms and identity points are skipped, and a sum
+    that is ``O`` is the identity. The ``base`` term is the constant-time ``pubkey_create`` (it may be secret).
+    """
     if len(points) != len(scalars):
-        raise ValueError(f"msm: {len(points)} points but {len(scalars)} scalars")
-    keys = []
+        raise ValueError(f"lincomb: {len(points)} points but {len(scalars)} scalars")
+    raws = []
+    base %= Q
+    if base:
+        _need()
+        raws.append(_gen(base))
     for p, k in zip(points, scalars, strict=True):
         k %= Q
-        if k and p._key is not None:  # the terms are summed at once: no Point (and no encoding) for each
-            keys.append(p._key.multiply(k.to_bytes(SCALAR_SIZE, "big")))
-    if not keys:
-        return _IDENTITY
-    try:
-        return _wrap(_public_key().combine_keys(keys))
-    except ValueError:  # the sum is the point at infinity
-        return _IDENTITY
+        if k and p._raw is not None:
+            raws.append(p._raw if k == 1 else _mul(p._raw, k))  # 1·P is P: no product
+    return _point(_sum(raws))
+
+
+def msm(points: Sequence[Point], scalars: Sequence[int]) -> Point:
+    """``Σ kᵢ·Pᵢ``: one scalar product per term and one addition call (libsecp256k1 exposes no faster MSM)."""
+    if len(points) != len(scalars):
+        raise ValueError(f"msm: {len(points)} points but {len(scalars)} scalars")
+    return lincomb(points, scalars)
 
 
 def decode_point(data: object) -> Point:
@@ -225,11 +289,11 @@ def decode_point(data: object) -> Point:
         raise InvalidEncoding(f"a point starts with 02 or 03, got {data[0]:02x}")
     if int.from_bytes(data[1:], "big") >= P:
         raise InvalidEncoding("a point's x-coordinate must be below the field prime")
-    try:
-        key = _public_key()(data)
-    except ValueError:
-        raise InvalidEncoding(f"{data.hex()} is not a point of secp256k1") from None
-    return Point(key, data)
+    _need()
+    raw = _ffi.new("secp256k1_pubkey *")
+    if not _lib.secp256k1_ec_pubkey_parse(_CONTEXT.ctx, raw, data, POINT_SIZE):
+        raise InvalidEncoding(f"{data.hex()} is not a point of secp256k1")
+    return Point(raw, data)
 
 
 def check_scalar(k: object, what: str = "a scalar") -> int:
@@ -282,6 +346,20 @@ def hash_to_scalar(tag: bytes, *parts: bytes) -> int:
         h.update(len(part).to_bytes(8, "big"))
         h.update(part)
     return int.from_bytes(h.digest(), "big") % Q
+
+
+def hash_to_scalars(tag: bytes, parts: Sequence[bytes], lasts: Iterable[bytes]) -> list[int]:
+    """``[Hs(tag, *parts, last) for last in lasts]``, hashing the common ``tag, *parts`` once."""
+    prefix = hashlib.sha512()
+    for part in (tag, *parts):
+        prefix.update(len(part).to_bytes(8, "big"))
+        prefix.update(part)
+    out = []
+    for last in lasts:
+        h = prefix.copy()
+        h.update(len(last).to_bytes(8, "big") + last)
+        out.append(int.from_bytes(h.digest(), "big") % Q)
+    return out
 
 
 _GENERATORS: list[Point] = []

@@ -43,7 +43,8 @@ from p2php.crypto.secp256k1 import (
     decode_scalar,
     encode_scalar,
     hash_to_scalar,
-    msm,
+    hash_to_scalars,
+    lincomb,
     random_scalar,
     sum_points,
 )
@@ -150,7 +151,8 @@ def _statement(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: Sequ
 
 
 def _vector_challenge(stmt: bytes, n: int) -> list[int]:
-    return [hash_to_scalar(tags.VERIFIED_SHUFFLE_U, stmt, j.to_bytes(4, "big")) for j in range(n)]
+    """``u_j = Hs(U tag, stmt, u32(j))`` for ``j < n``."""
+    return hash_to_scalars(tags.VERIFIED_SHUFFLE_U, (stmt,), (j.to_bytes(4, "big") for j in range(n)))
 
 
 def _challenge(stmt: bytes, chain: Sequence[Point], t: Sequence[Point], t_hat: Sequence[Point]) -> int:
@@ -186,7 +188,7 @@ def prove_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: S
     r = [random_scalar(rng) for _ in range(n)]
     commitment: list[Point] = [h0] * n
     for i, j in enumerate(perm):
-        commitment[j] = base_mul(r[j]) + hs[i]
+        commitment[j] = lincomb((hs[i],), (1,), base=r[j])  # r_j·G + H_i
     stmt = _statement(ctx, y, inputs, outputs, commitment)
     u = _vector_challenge(stmt, n)
     up = [u[j] for j in perm]
@@ -195,7 +197,7 @@ def prove_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: S
     chain: list[Point] = []
     prev = h0
     for i in range(n):
-        prev = base_mul(r_hat[i]) + prev * up[i]
+        prev = lincomb((prev,), (up[i],), base=r_hat[i])  # r̂_i·G + u'_i·ĉ_{i−1}
         chain.append(prev)
 
     w1, w2, w3, w4 = (random_scalar(rng) for _ in range(4))
@@ -204,11 +206,11 @@ def prove_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: S
     t = [
         base_mul(w1),
         base_mul(w2),
-        sum_points((base_mul(w3), msm(hs, w_prime))),
-        sum_points((base_mul(-w4), msm([ct.a for ct in outputs], w_prime))),
-        sum_points((y * -w4, msm([ct.b for ct in outputs], w_prime))),
+        lincomb(hs, w_prime, base=w3),
+        lincomb([ct.a for ct in outputs], w_prime, base=-w4),
+        lincomb([*(ct.b for ct in outputs), y], [*w_prime, -w4]),
     ]
-    t_hat = [base_mul(w_hat[i]) + (chain[i - 1] if i else h0) * w_prime[i] for i in range(n)]
+    t_hat = [lincomb(((chain[i - 1] if i else h0),), (w_prime[i],), base=w_hat[i]) for i in range(n)]
     gamma = _challenge(stmt, chain, t, t_hat)
 
     v = [1] * n  # v_i = Π_{k > i} u'_k
@@ -275,20 +277,44 @@ def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: 
         u_prod = u_prod * x % Q
 
     gamma, (s1, s2, s3, s4), s_hat, s_prime = proof.gamma, proof.s, proof.s_hat, proof.s_prime
-    c_bar = sum_points(proof.commitment) - sum_points(hs)
-    c_star = proof.chain[-1] - h0 * u_prod
-    c_tilde = msm(proof.commitment, u)
-    a_in = msm([ct.a for ct in inputs], u)
-    b_in = msm([ct.b for ct in inputs], u)
+    # The prover's commitments t, each one linear combination (one sum call), with γ folded into the scalars:
+    # γ·(Σ u_i·X_i) is Σ (γ·u_i)·X_i, the same point for one product per term fewer, and a difference is a sum
+    # with a negated scalar. Every t is the very point of the textbook formula, so the challenge is unchanged.
+    ug = [x * gamma % Q for x in u]
+    c_bar = sum_points((*proof.commitment, _neg_h_sum(n)))  # Σ c_i − Σ H_i
     t = [
-        c_bar * gamma + base_mul(s1),
-        c_star * gamma + base_mul(s2),
-        sum_points((c_tilde * gamma, base_mul(s3), msm(hs, s_prime))),
-        sum_points((a_in * gamma, base_mul(-s4), msm([ct.a for ct in outputs], s_prime))),
-        sum_points((b_in * gamma, y * -s4, msm([ct.b for ct in outputs], s_prime))),
+        lincomb((c_bar,), (gamma,), base=s1),  # γ·c̄ + s₁·G
+        lincomb((proof.chain[-1], h0), (gamma, -u_prod * gamma), base=s2),  # γ·(ĉ_N − Πu·H_0) + s₂·G
+        lincomb((*proof.commitment, *hs), (*ug, *s_prime), base=s3),  # γ·Σu_i·c_i + s₃·G + Σs'_i·H_i
+        lincomb(*_merged([ct.a for ct in inputs], ug, [ct.a for ct in outputs], s_prime), base=-s4),
+        lincomb(*_merged([ct.b for ct in inputs], ug, [*(ct.b for ct in outputs), y], [*s_prime, -s4])),
     ]
     t_hat = [
-        sum_points((proof.chain[i] * gamma, base_mul(s_hat[i]), (proof.chain[i - 1] if i else h0) * s_prime[i]))
+        lincomb((proof.chain[i], proof.chain[i - 1] if i else h0), (gamma, s_prime[i]), base=s_hat[i])
         for i in range(n)
     ]
     return _challenge(stmt, proof.chain, t, t_hat) == gamma
+
+
+def _merged(inputs: Sequence[Point], in_scalars: Sequence[int], others: Sequence[Point],
+            other_scalars: Sequence[int]) -> tuple[list[Point], list[int]]:
+    """The terms ``inputs·in_scalars + others·other_scalars`` with the inputs' repeated points merged.
+
+    ``k·P + k'·P = (k + k')·P``: the same point for one product fewer. The inputs of a fresh deck's first pass all
+    have ``a = G`` (the public deck ``(G, M_c + Y)``), so there the ``a`` side costs one product instead of ``N``.
+    """
+    merged: dict[Point, int] = {}
+    for p, k in zip(inputs, in_scalars, strict=True):
+        merged[p] = merged.get(p, 0) + k
+    return [*merged, *others], [*(k % Q for k in merged.values()), *other_scalars]
+
+
+_NEG_H_SUMS: dict[int, Point] = {}
+
+
+def _neg_h_sum(n: int) -> Point:
+    """``−(H_1 + … + H_N)``, cached: the generators are fixed for the protocol version (N ≤ MAX_SHUFFLE)."""
+    neg = _NEG_H_SUMS.get(n)
+    if neg is None:
+        neg = _NEG_H_SUMS[n] = -sum_points(commitment_generators(n)[1:])
+    return neg

@@ -72,7 +72,7 @@ __all__ = [
     "BAD_CARD", "BAD_KEY", "BAD_PASS", "BAD_SECRET_DECK", "MAX_SHUFFLE", "PHASES", "CardBook", "DeckFault",
     "KeyShare", "Pass", "SeatSecrets", "Share", "check_pass",
     "check_share", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
-    "make_share", "open_slot", "public_deck", "rerandomise_hand", "reveal_duties",
+    "make_share", "open_slot", "own_share_point", "public_deck", "rerandomise_hand", "reveal_duties",
     "show_duties",
 ]
 
@@ -111,8 +111,13 @@ def deck_context(session_id: bytes, deck: int, phase: str, step: int, index: int
     """
     if phase not in PHASES:
         raise ValueError(f"deck_context: phase must be one of {sorted(PHASES)}, got {phase!r}")
-    game = digest(tags.VERIFIED_DECK, session_id, _u32(deck), phase.encode())
-    return proof_context(game, step, index, seat, transcript)
+    return proof_context(_deck_game(session_id, deck, phase), step, index, seat, transcript)
+
+
+@lru_cache(maxsize=256)
+def _deck_game(session_id: bytes, deck: int, phase: str) -> bytes:
+    """``D(DECK tag, session, u32(deck), phase)``: the same for every slot and seat of a deck's phase."""
+    return digest(tags.VERIFIED_DECK, session_id, _u32(deck), phase.encode())
 
 
 @dataclass(frozen=True)
@@ -393,6 +398,12 @@ def check_share(ctx: bytes, y_p: Point, ct: Ciphertext, share: object, *, seat: 
     if not ok:
         raise DeckFault(BAD_KEY, seat, f"seat {seat}'s share for slot {slot} fails its proof")
     return d
+
+
+def own_share_point(share: object, *, seat: int, slot: int) -> Point:
+    """``D_p`` of a share this seat made itself, its point decoded but its proof not run (a seat need not check
+    its own proofs: every other seat does); :class:`DeckFault` ``bad_key`` if it is not even well formed."""
+    return _share(share, seat, slot).d
 
 
 def open_slot(book: CardBook, ct: Ciphertext, shares: Mapping[int, Point], players: int, *, slot: int) -> int:

@@ -64,6 +64,7 @@ class VerifiedDeck:
         self._secrets: dict[int, vd.SeatSecrets] = {}
         self.shares: dict[Slot, dict[Seat, Point]] = {}  # checked public shares (the fast deck's released keys)
         self.shown: dict[Slot, dict[Seat, Point]] = {}  # checked shares sealed to us in a private show
+        self._own_pass: tuple[list[bytes], tuple[Ciphertext, ...]] | None = None  # the wire and points of our last pass
 
     # ------------------------------------------------------------------ helpers
 
@@ -185,7 +186,9 @@ class VerifiedDeck:
             perm: list[int] | None = self._selection(rec)
         else:
             perm = ls.deck_source.pass_permutation(ls.seat, rec)  # None but for a stacked test deck
-        cards, proof = vd.make_pass(self.ctx(rec, "pass", k, ls.seat), rec.y, source, secrets, perm).wire()
+        made = vd.make_pass(self.ctx(rec, "pass", k, ls.seat), rec.y, source, secrets, perm)
+        cards, proof = made.wire()
+        self._own_pass = (cards, made.outputs)  # our pass comes back to us: its points need not be decoded again
         return {"cards": cards, "proof": proof}
 
     def on_shuffle(self, rec: DeckRecord, msgs: list[tuple[Seat, Message]]) -> bool:
@@ -213,7 +216,8 @@ class VerifiedDeck:
         cards = bytes_list(msg, "cards", size, CIPHERTEXT_SIZE)
         proof = body_field(msg, "proof", bytes)
         if seat == ls.seat:  # our own pass (made here, or logged by us before a resume): decode, no proof run
-            outputs = [Ciphertext.decode(c) for c in cards]
+            own, self._own_pass = self._own_pass, None
+            outputs = list(own[1]) if own is not None and own[0] == cards else [Ciphertext.decode(c) for c in cards]
         else:
             label = (f"secret deck {rec.number}: its selection from the game's pool (the deck rules)" if selection
                      else f"pass {k} of {'reshuffled ' if rec.inputs else ''}deck {rec.number}")
@@ -272,11 +276,15 @@ class VerifiedDeck:
             what = "privately showed" if private else "released shares for"
             raise FaultError(Fault(seat, f"{what} slots {short(slots)}, expected {short(duty)}", msg.at, code))
         checked: list[tuple[Slot, Point]] = []
+        own = when is None and seat == self.ls.seat
         for slot, raw in pairs:
             rec, index, ct = self._slot(slot)
             try:
-                d = vd.check_share(self.ctx(rec, "open", index, seat, when), rec.y_shares[seat], ct, raw,
-                                   seat=seat, slot=slot)
+                if own:  # our own shares (made here, or logged by us before a resume): decoded, no proof run
+                    d = vd.own_share_point(raw, seat=seat, slot=slot)
+                else:
+                    d = vd.check_share(self.ctx(rec, "open", index, seat, when), rec.y_shares[seat], ct, raw,
+                                       seat=seat, slot=slot)
             except vd.DeckFault as err:
                 raise deck_fault(err, msg.at, code) from None
             checked.append((slot, d))
