@@ -42,12 +42,19 @@ from p2php.canonical import digest
 from p2php.errors import P2phpError
 from p2php.rng import DetRng
 
+_MISSING = "verified dealing needs coincurve: install it with pip install 'p2php[verified]'"
 try:
     import coincurve as _coincurve
+except ImportError:  # pragma: no cover - exercised only without the extra
+    _coincurve = None  # type: ignore[assignment]
+try:  # coincurve's own cffi binding of libsecp256k1 (internal to coincurve: pyproject pins coincurve < 22)
     from coincurve._libsecp256k1 import ffi as _ffi  # type: ignore[import-not-found]
     from coincurve._libsecp256k1 import lib as _lib
     from coincurve.context import GLOBAL_CONTEXT as _CONTEXT
-except ImportError:  # pragma: no cover - exercised only without the extra
+except ImportError:  # pragma: no cover - without the extra, or a coincurve that moved its binding
+    if _coincurve is not None:
+        _MISSING = (f"verified dealing needs coincurve 21.x (found {getattr(_coincurve, '__version__', '?')}, "
+                    "whose libsecp256k1 binding moved): pip install 'coincurve>=21,<22'")
     _coincurve = None  # type: ignore[assignment]
     _ffi = _lib = None
     _CONTEXT = None  # type: ignore[assignment]
@@ -60,6 +67,7 @@ __all__ = [
     "Point",
     "VerifiedUnavailable",
     "available",
+    "unavailable_reason",
     "base_mul",
     "check_scalar",
     "commitment_generators",
@@ -103,11 +111,14 @@ def available() -> bool:
     return _coincurve is not None
 
 
+def unavailable_reason() -> str:
+    """Why :func:`available` is false, in one line a player can act on (empty when it is true)."""
+    return "" if _coincurve is not None else _MISSING
+
+
 def _need() -> None:
     if _coincurve is None:
-        raise VerifiedUnavailable(
-            "verified dealing needs coincurve: install it with pip install 'p2php[verified]'"
-        )
+        raise VerifiedUnavailable(_MISSING)
 
 
 # ----------------------------------------------------------------------------- the calls into libsecp256k1

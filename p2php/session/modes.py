@@ -70,7 +70,7 @@ def parse_table_options(game: Game, raw: Mapping[str, object]) -> dict[str, str 
         from p2php.crypto import secp256k1  # only a verified table needs the extra
 
         if not secp256k1.available():  # refuse here, before a table forms, not at its first shuffle
-            raise OptionError("crypto=verified needs coincurve: pip install 'p2php[verified]'")
+            raise OptionError(f"crypto=verified: {secp256k1.unavailable_reason()}")
     out[CRYPTO] = mode
     return out
 
