@@ -24,6 +24,8 @@ import zlib
 from collections.abc import Sequence
 from typing import Final
 
+from p2php.errors import P2phpError
+
 FEATURE: Final = "deflate"
 """The feature's name in the ``"wire"`` offer of a challenge frame (§3.2)."""
 
@@ -37,7 +39,7 @@ _TAIL: Final = b"\x00\x00\xff\xff"
 _HEADER: Final = 4
 
 
-class DeflateError(ValueError):
+class DeflateError(P2phpError, ValueError):
     """A run that does not inflate to whole frames within the limit."""
 
 
