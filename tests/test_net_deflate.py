@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import random
 import zlib
 
 import pytest
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from p2php.net import Frame, FrameDecoder, FrameError, Mesh, encode_frame, listen, listener_port, open_mesh
 from p2php.net.deflate import MAX_RUN_FRAMES, DeflateError, Deflater, Inflater, run_limit, wire_slack
@@ -142,3 +145,26 @@ async def test_a_link_compresses_only_if_both_ends_offer_deflate(offers: Offers)
         assert (sent < len(encode_frame(frame))) == both  # three copies in less than one plain frame
     for listener in listeners:
         await listener.aclose()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=8), st.one_of(st.integers(-2**63, 2**64 - 1), st.binary(max_size=300),
+                                                               st.text(max_size=40)), max_size=6),
+                min_size=1, max_size=40),
+       st.randoms(use_true_random=False))
+def test_any_grouping_into_runs_and_any_split_gives_the_frames_back(frames: list[dict[str, object]],
+                                                                  rnd: random.Random) -> None:
+    mac_out, mac_in, deflater = LinkMac(KEY), LinkMac(KEY), Deflater()
+    encoded = [encode_frame(f) for f in frames]
+    wire, i = b"", 0
+    while i < len(encoded):  # runs of random length, as a writer finds frames waiting
+        j = min(len(encoded), i + rnd.randint(1, MAX_RUN_FRAMES))
+        wire += _sealed(deflater.pack(encoded[i:j]), mac_out)
+        i = j
+    decoder, got, pos = FrameDecoder(), [], 0
+    decoder.authenticate(mac_in, deflate=True)
+    while pos < len(wire):  # delivered in pieces of random size
+        step = rnd.randint(1, 700)
+        got += decoder.feed(wire[pos : pos + step])
+        pos += step
+    assert got == frames and decoder.pending == 0
