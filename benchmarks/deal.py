@@ -478,9 +478,12 @@ class _DecisionTimer:
 
 async def measure_full_game(
     game: Game, players: int, options: Mapping[str, Any], seed: int | None, bot: str, timeout: float,
-    decks: Mapping[int, Mapping[str, list[int]]] | None = None,
+    decks: Mapping[int, Mapping[str, list[int]]] | None = None, deflate: bool = True,
 ) -> dict[str, Any]:
-    """Play one whole game with :func:`run_local_table` and report its cost on the wire."""
+    """Play one whole game with :func:`run_local_table` and report its cost on the wire.
+
+    ``deflate=False``: no peer offers the ``deflate`` link feature (the same game, signed byte for byte, with
+    plain frames), to measure what the feature saves."""
     from p2php.session.local_net import run_local_table
 
     deciders = [bot_decider(game.make_bot(bot, f"{seed}/full/{seat}")) for seat in range(players)]
@@ -488,7 +491,7 @@ async def measure_full_game(
     observe: Observer = timer
     start, cpu_start = time.perf_counter(), time.process_time()
     results = await run_local_table(game.name, players, deciders, options, seed=seed, timeout=timeout,
-                                    observe=observe, private_decks=decks)
+                                    observe=observe, private_decks=decks, deflate=deflate)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     verdicts = [r.lockstep.verdict for r in results]
     clean = len(results) == players and all(v is not None and v.clean for v in verdicts)
@@ -534,8 +537,13 @@ def benchmark(
     bot: str = "random",
     timeout: float = 60.0,
     deck_files: Sequence[tuple[int, str]] = (),
+    games: Sequence[int] = (),
+    deflate: bool = True,
 ) -> dict[str, Any]:
-    """Measure one (game, peers, options) configuration; raises OptionError on bad input."""
+    """Measure one (game, peers, options) configuration; raises OptionError on bad input.
+
+    ``games``: also play one whole game per seed and pool them (:func:`pooled_games`); ``deflate``: whether the
+    whole games' peers offer the ``deflate`` link feature."""
     game = get_game(game_name)
     game.check_players(peers)
     raw = dict(raw_options)
@@ -604,9 +612,34 @@ def benchmark(
         out["group_ops_cpu_seconds"] = round(inside, 4)  # measured inside the operations during the run itself
         out["group_ops_cpu_fraction"] = _frac(inside, chosen.setup_cpu_seconds)
     if full_game:
-        out.update(trio.run(measure_full_game, game, peers, options, seed, bot, timeout, decks))
+        out.update(trio.run(measure_full_game, game, peers, options, seed, bot, timeout, decks, deflate))
+    if games:
+        out["games"] = pooled_games([trio.run(measure_full_game, game, peers, options, s, bot, timeout, decks, deflate)
+                                     for s in games], games)
+    out["deflate"] = deflate
     return out
 
+
+def pooled_games(results: Sequence[Mapping[str, Any]], seeds: Sequence[int]) -> dict[str, Any]:
+    """Whole games of several seeds as one figure: all bytes over all decisions, and the spread per game.
+
+    Pooling is what compares two protocol versions: a version change changes every session id, so one seed
+    deals a different game in each, and one game's bytes per decision depend on its length and its reshuffles.
+    """
+    decisions = sum(r["game_decisions"] for r in results)
+    sent = sum(r["bytes_per_game"] for r in results)
+    cpu = sum(r["game_cpu_seconds"] for r in results)
+    per_game = [r["bytes_per_decision"] for r in results]
+    return {
+        "seeds": list(seeds),
+        "decisions": decisions,
+        "bytes": sent,
+        "bytes_per_decision": round(sent / decisions) if decisions else None,
+        "bytes_per_decision_mean_of_games": round(statistics.mean(per_game)) if per_game else None,
+        "bytes_per_decision_per_game": per_game,
+        "cpu_ms_per_decision": round(cpu * 1e3 / decisions, 3) if decisions else None,
+        "audits": [r["game_audit"] for r in results],
+    }
 
 def registered(name: str) -> bool:
     """Whether ``name`` is a game this installation knows."""
@@ -700,6 +733,17 @@ def parse_deck_files(pairs: Sequence[str]) -> list[tuple[int, str]]:
     return out
 
 
+def parse_seeds(text: str) -> list[int]:
+    """``--games``: ``1-12``, ``1,3,7`` or a mix (``1-3,7``); empty for none."""
+    seeds: list[int] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        low, sep, high = part.partition("-")
+        if not low.isdigit() or (sep and not high.isdigit()):
+            raise OptionError(f"--games {text[:80]!r}: expected seeds like 1-12 or 1,3,7")
+        seeds.extend(range(int(low), int(high) + 1) if sep else [int(low)])
+    return seeds
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--game", default="uno", help="a registered game (default: uno)")
@@ -711,6 +755,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="decisions to time after the set-up, per run (0: stop at the set-up)")
     ap.add_argument("--full-game", action="store_true",
                     help="also play one whole game and report its bytes on the wire")
+    ap.add_argument("--games", default="", metavar="SEEDS",
+                    help="also play one whole game per seed (e.g. 1-12 or 1,3,7) and report them pooled ('games')")
+    ap.add_argument("--no-deflate", action="store_true",
+                    help="whole games without the deflate link feature (the same games, plain frames)")
     ap.add_argument("--deck", action="append", default=[], metavar="SEAT=FILE",
                     help="a seat's own deck file (a trading-card game; repeatable): its list stays on its peer")
     ap.add_argument("--all", action="store_true",
@@ -733,7 +781,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             importlib.import_module(module)
         kwargs: dict[str, Any] = {"repeat": args.repeat, "actions": max(0, args.actions),
                                   "full_game": args.full_game, "seed": args.seed, "bot": args.bot,
-                                  "timeout": args.timeout}
+                                  "timeout": args.timeout, "games": parse_seeds(args.games),
+                                  "deflate": not args.no_deflate}
         if args.all:
             rows = run_all(**kwargs)
             if args.json:

@@ -122,3 +122,18 @@ def test_unknown_game_is_a_clear_error(script: str) -> None:
     assert proc.returncode == 2
     assert "unknown game 'no-such-game'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_deal_benchmark_pools_whole_games_and_measures_them_without_deflate() -> None:
+    args = ("benchmarks/deal.py", "--import", "toygame", "--game", "toy", "--peers", "3", "--json", "--repeat", "1",
+            "--actions", "0", "--games", "5-6")
+    pooled, plain = _json(*args)["games"], _json(*args, "--no-deflate")["games"]
+    assert pooled["seeds"] == [5, 6] and pooled["audits"] == ["clean", "clean"]
+    assert pooled["bytes_per_decision"] == round(pooled["bytes"] / pooled["decisions"])
+    assert plain["decisions"] == pooled["decisions"]  # the same two games, signed byte for byte
+    assert plain["bytes"] > pooled["bytes"]  # deflate saved something on them
+
+
+def test_deal_benchmark_refuses_malformed_seeds() -> None:
+    proc = _run("benchmarks/deal.py", "--game", "uno", "--games", "1-x", "--json")
+    assert proc.returncode == 2 and "expected seeds like 1-12" in proc.stderr and "Traceback" not in proc.stderr
