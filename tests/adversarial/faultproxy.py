@@ -36,7 +36,6 @@ import random
 import socket
 import struct
 import time
-import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +43,10 @@ from typing import Any
 import msgpack
 import trio
 
+from p2php.net.deflate import FEATURE as DEFLATE
+from p2php.net.deflate import DeflateError, Inflater
+from p2php.net.framing import MAX_FRAME
+from p2php.net.linkauth import TAG_SIZE
 from p2php.session.messages import KINDS
 
 LOOPBACK = "127.0.0.1"
@@ -232,14 +235,14 @@ NO_RESETS = ("blackhole", "stall_up", "stall_down")
 class RawFrame:
     data: bytes
     """The frame exactly as it came (length prefix included)."""
-    kind: str
-    """``hello``, ``mesh``, ``sync``, a message kind, ``relay:<kind>``, or ``?``: of the first frame inside."""
-    inner: tuple[str, ...] = ()
-    """On a ``deflate`` link (protocol.md §3.2) a frame carries a compressed run of frames: the kind of each."""
+    kinds: tuple[str, ...]
+    """What the frame holds: ``hello``, ``mesh``, ``sync``, a message kind, ``relay:<kind>``, or ``?``; on a
+    ``deflate`` link (protocol.md §3.2) a frame is a compressed run of frames, one kind each."""
 
     @property
-    def kinds(self) -> tuple[str, ...]:
-        return self.inner or (self.kind,)
+    def kind(self) -> str:
+        """The kind of the (first) frame inside."""
+        return self.kinds[0]
 
 
 def frame_kind(body: bytes) -> str:
@@ -310,19 +313,18 @@ class FrameSplitter:
         self._buf = bytearray()
         self._raw = False
         self._seen = 0
-        self._deflate = False
-        self._inflate: Any = None
+        self._inflater: Inflater | None = None  # a copy of the peer's, once its challenge offered deflate
 
     def feed(self, data: bytes) -> list[RawFrame]:
         if self._raw:
-            return [RawFrame(bytes(data), "?")] if data else []
+            return [RawFrame(bytes(data), ("?",))] if data else []
         self._buf += data
         out: list[RawFrame] = []
         while len(self._buf) >= 4:
             (length,) = struct.unpack_from(">I", self._buf)
             if length == 0 or length + 4 > _MAX_FRAME:
                 self._raw = True
-                out.append(RawFrame(bytes(self._buf), "?"))
+                out.append(RawFrame(bytes(self._buf), ("?",)))
                 self._buf.clear()
                 break
             if len(self._buf) < 4 + length:
@@ -339,22 +341,16 @@ class FrameSplitter:
                 offer = msgpack.unpackb(data[4:], raw=False).get("wire")
             except Exception:
                 offer = None
-            self._deflate = isinstance(offer, list) and "deflate" in offer
-        if self._seen <= _HANDSHAKE_FRAMES or not self._deflate:
-            return RawFrame(data, frame_kind(data[4:]))
-        if self._inflate is None:
-            self._inflate = zlib.decompressobj(-15)
+            if isinstance(offer, list) and DEFLATE in offer:
+                self._inflater = Inflater(MAX_FRAME)
+        if self._seen <= _HANDSHAKE_FRAMES or self._inflater is None:
+            return RawFrame(data, (frame_kind(data[4:]),))
         try:
-            run = self._inflate.decompress(data[4:-16] + b"\x00\x00\xff\xff")
-        except zlib.error:
-            self._deflate = False  # a spoiled run: the link is about to close; stop reading kinds
-            return RawFrame(data, "?")
-        kinds = []
-        while len(run) >= 4:
-            (length,) = struct.unpack_from(">I", run)
-            kinds.append(frame_kind(run[4 : 4 + length]))
-            run = run[4 + length :]
-        return RawFrame(data, kinds[0] if kinds else "?", tuple(kinds))
+            bodies = self._inflater.unpack(data[4:-TAG_SIZE])
+        except DeflateError:
+            self._inflater = None  # a spoiled run: the link is about to close; stop reading kinds
+            return RawFrame(data, ("?",))
+        return RawFrame(data, tuple(frame_kind(body) for body in bodies))
 
     @property
     def pending(self) -> int:
@@ -550,7 +546,7 @@ class _Connection:
                         if fault.kind in ("reset", "skewed_reset"):
                             return  # the triggering frame is lost in flight
                         if fault.kind in SPOIL_KINDS:
-                            frame = RawFrame(spoil(frame.data, fault.kind), kind)
+                            frame = RawFrame(spoil(frame.data, fault.kind), frame.kinds)
                     now = trio.current_time()
                     for item in shaper.schedule(now, frame.data, now - self.proxy._start):
                         await out.send(item)
