@@ -352,25 +352,25 @@ def hash_to_scalar(tag: bytes, *parts: bytes) -> int:
 
     The Fiat–Shamir challenges are full size: every value in ``[0, q)`` is (almost) equally likely.
     """
-    h = hashlib.sha512()
-    for part in (tag, *parts):
-        h.update(len(part).to_bytes(8, "big"))
-        h.update(part)
-    return int.from_bytes(h.digest(), "big") % Q
+    return _hs_scalar(_hs_absorb(hashlib.sha512(), (tag, *parts)))
 
 
 def hash_to_scalars(tag: bytes, parts: Sequence[bytes], lasts: Iterable[bytes]) -> list[int]:
     """``[Hs(tag, *parts, last) for last in lasts]``, hashing the common ``tag, *parts`` once."""
-    prefix = hashlib.sha512()
-    for part in (tag, *parts):
-        prefix.update(len(part).to_bytes(8, "big"))
-        prefix.update(part)
-    out = []
-    for last in lasts:
-        h = prefix.copy()
-        h.update(len(last).to_bytes(8, "big") + last)
-        out.append(int.from_bytes(h.digest(), "big") % Q)
-    return out
+    prefix = _hs_absorb(hashlib.sha512(), (tag, *parts))
+    return [_hs_scalar(_hs_absorb(prefix.copy(), (last,))) for last in lasts]
+
+
+def _hs_absorb(h: hashlib._Hash, parts: Iterable[bytes]) -> hashlib._Hash:
+    """``Hs``'s encoding, in one place: each part as ``u64(len) || part``."""
+    for part in parts:
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    return h
+
+
+def _hs_scalar(h: hashlib._Hash) -> int:
+    return int.from_bytes(h.digest(), "big") % Q
 
 
 _GENERATORS: list[Point] = []
