@@ -37,7 +37,7 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,73 +167,137 @@ class StepClock:
             self.decide_began.setdefault(ls.tick, now)
 
 
-# ----------------------------------------------------------------------------- counting group operations
+# ----------------------------------------------------------------------------- counting crypto operations
 
 
-class GroupOps:
-    """Counts secp256k1 operations (verified dealing) while it is installed, and measures their unit cost.
+@dataclass(frozen=True)
+class Counted:
+    """One call that makes a crypto operation: where it is defined, what it is, and how to charge a call.
 
-    Benchmark-only instrumentation: for the duration of a ``with`` block it wraps the three calls through which
-    ``p2php.crypto.secp256k1`` makes every group operation (``_mul``: variable-base product, ``_gen``: fixed-base
-    product, ``_combine``: an n-ary sum), or, in a tree from before those existed, the ``coincurve.PublicKey``
-    methods it used (``multiply``, ``from_secret``, ``combine_keys``), so the set-up's CPU time can be compared
-    with (operations × unit cost) measured in the same process.
+    ``more``: the units one call makes beyond the first (a sum of ``k`` points is ``k − 2`` points beyond a
+    two-point sum, a product of ``N`` points by one key ``N − 1`` points beyond a one-point call), counted as
+    the separate kind ``kind + "_more"``."""
 
-    A sum of ``k`` points in one call is ``k − 1`` additions: it is counted as one call (``combine_keys``, unit
-    cost: a call adding two points) plus ``k − 2`` further points (``combine_more``, unit cost: what one more
-    point adds to a call), so a long sum is neither free nor charged as ``k − 1`` separate calls.
+    kind: str
+    module: str
+    attr: str  # a function of ``module``, or "Class.method"
+    group: bool  # a curve operation (else a signature or key exchange)
+    more: Callable[[tuple[Any, ...]], int] | None = None
+
+
+COUNTED: tuple[Counted, ...] = (
+    # verified dealing: secp256k1 through libsecp256k1 (p2php/crypto/secp256k1.py)
+    Counted("multiply", "p2php.crypto.secp256k1", "_mul", True),
+    Counted("from_secret", "p2php.crypto.secp256k1", "_gen", True),
+    Counted("combine_keys", "p2php.crypto.secp256k1", "_combine", True, lambda a: max(0, len(a[-1]) - 2)),
+    Counted("decode", "p2php.crypto.secp256k1", "_parse", True),
+    # fast dealing: P-256 products through OpenSSL's ECDH (p2php/crypto/group.py)
+    Counted("p256_mul", "p2php.crypto.group", "mul", True),
+    Counted("p256_mul_many", "p2php.crypto.group", "mul_many", True, lambda a: max(0, len(a[0]) - 1)),
+    Counted("p256_is_point", "p2php.crypto.group", "is_point", True),
+    # both: every signed message, every check of one, every sealed payload's key exchange
+    Counted("ed25519_sign", "p2php.crypto.identity", "Identity.sign", False),
+    Counted("ed25519_verify", "p2php.crypto.identity", "PublicIdentity.verify", False),
+    Counted("x25519", "p2php.crypto.identity", "Identity.shared_secret", False),
+)
+"""Every call through which the library makes an elliptic-curve or signature operation (the handshake's two
+link proofs per link, made with ``cryptography`` directly, are not counted: 90 of them at 10 peers)."""
+
+_LEGACY = {"multiply": "multiply", "from_secret": "from_secret", "combine_keys": "combine_keys"}
+"""In a tree from before ``p2php.crypto.secp256k1`` had ``_mul``: the ``coincurve.PublicKey`` methods it used."""
+
+
+class CryptoOps:
+    """Counts and times the crypto operations of a run while it is installed, and measures their unit cost.
+
+    Benchmark-only instrumentation: for the duration of a ``with`` block it wraps each call of :data:`COUNTED`
+    (in its own module and in every ``p2php`` module that imported it by name), so the set-up's CPU time can be
+    compared with (operations × unit cost) measured in the same process: the floor the issue measures against.
+    A kind with a ``more`` rule is charged per call plus per further unit (``combine_more``: one more point in a
+    sum; ``p256_mul_many_more``: one more point under the same key), so a long call is neither free nor charged
+    as that many separate calls.
     """
 
-    KINDS = ("multiply", "from_secret", "combine_keys", "combine_more")
-    _P2PHP = {"multiply": "_mul", "from_secret": "_gen", "combine_keys": "_combine"}
     EVERY = 8
     """One call in ``EVERY`` of each kind is timed (a thread CPU clock read is a system call, ~0.6 µs, twice per
     timed call): timing every call cost ~0.3 s of a 10-peer HP Sha set-up's CPU, which the run then reported."""
 
     def __init__(self) -> None:
-        self.counts = dict.fromkeys(self.KINDS, 0)
-        self.inside = {k: 0 for k in self._P2PHP}  # CPU nanoseconds spent in the timed calls of each kind
-        self.timed = {k: 0 for k in self._P2PHP}  # how many calls of each kind were timed
+        self.counts: dict[str, int] = {}
+        self.inside: dict[str, int] = {}  # CPU nanoseconds spent in the timed calls of each kind
+        self.timed: dict[str, int] = {}  # how many calls of each kind were timed
         self._saved: list[tuple[Any, str, Any]] = []
 
     @staticmethod
-    def _module() -> Any:
-        try:
-            from p2php.crypto import secp256k1
-        except ImportError:
-            return None
-        return secp256k1 if all(hasattr(secp256k1, f) for f in GroupOps._P2PHP.values()) else None
+    def kinds() -> list[str]:
+        return [k for c in COUNTED for k in ((c.kind, c.kind + "_more") if c.more else (c.kind,))]
 
-    def __enter__(self) -> GroupOps:
-        try:
-            from coincurve import PublicKey
-        except ImportError:
-            return self
-        module = self._module()
-        for kind, name in self._P2PHP.items():
-            owner, attr = (module, name) if module is not None else (PublicKey, kind)
-            original = owner.__dict__[attr]
-            self._saved.append((owner, attr, original))
-            setattr(owner, attr, self._wrap(kind, original))
+    @staticmethod
+    def group_kinds() -> set[str]:
+        return {k for c in COUNTED if c.group for k in ((c.kind, c.kind + "_more") if c.more else (c.kind,))}
+
+    def __enter__(self) -> CryptoOps:
+        self.counts = dict.fromkeys(self.kinds(), 0)
+        for c in COUNTED:
+            found = self._find(c)
+            if found is None:
+                continue
+            owner, attr, original = found
+            self.inside[c.kind] = self.timed[c.kind] = 0
+            wrapped = self._wrap(c, original)
+            self._replace(owner, attr, original, wrapped)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for owner, attr, original in self._saved:
+        for owner, attr, original in reversed(self._saved):
             setattr(owner, attr, original)
         self._saved.clear()
 
-    def inside_seconds(self) -> float:
-        """CPU seconds inside the counted calls during the run: the timed calls' total, scaled by calls / timed."""
-        return sum(self.inside[k] * self.counts[k] / self.timed[k] for k in self.inside if self.timed[k]) / 1e9
+    @staticmethod
+    def _find(c: Counted) -> tuple[Any, str, Any] | None:
+        """``(owner, attribute, original)`` of a counted call in this tree, or ``None`` if it has no such call."""
+        try:
+            module = importlib.import_module(c.module)
+        except ImportError:
+            return None
+        owner: Any = module
+        *classes, attr = c.attr.split(".")
+        for name in classes:
+            owner = getattr(owner, name, None)
+        if owner is not None and attr in vars(owner):
+            return owner, attr, vars(owner)[attr]
+        if c.kind in _LEGACY:  # an older tree: coincurve's PublicKey methods
+            try:
+                from coincurve import PublicKey
+            except ImportError:
+                return None
+            return PublicKey, _LEGACY[c.kind], vars(PublicKey)[_LEGACY[c.kind]]
+        return None
 
-    def _wrap(self, kind: str, original: Any) -> Any:
+    def _replace(self, owner: Any, attr: str, original: Any, wrapped: Any) -> None:
+        """Install ``wrapped`` on ``owner`` and in every loaded ``p2php`` module that imported ``original``."""
+        self._saved.append((owner, attr, original))
+        setattr(owner, attr, wrapped)
+        if isinstance(owner, type):
+            return
+        for name, module in list(sys.modules.items()):
+            if name.startswith("p2php") and module is not owner and vars(module).get(attr) is original:
+                self._saved.append((module, attr, original))
+                setattr(module, attr, wrapped)
+
+    def inside_seconds(self, kinds: Iterable[str] | None = None) -> float:
+        """CPU seconds inside the counted calls during the run: the timed calls' total, scaled by calls / timed."""
+        chosen = self.inside if kinds is None else [k for k in kinds if k in self.inside]
+        return sum(self.inside[k] * self.counts[k] / self.timed[k] for k in chosen if self.timed[k]) / 1e9
+
+    def _wrap(self, c: Counted, original: Any) -> Any:
         counts, inside, timed, clock, every = self.counts, self.inside, self.timed, time.thread_time_ns, self.EVERY
-        summing = kind == "combine_keys"
+        kind, more, more_kind = c.kind, c.more, c.kind + "_more"
 
         def counted(*args: Any, **kwargs: Any) -> Any:
             n = counts[kind] = counts[kind] + 1
-            if summing:  # combine_keys(keys) / _combine(raws): the points beyond the second
-                counts["combine_more"] += max(0, len(args[-1]) - 2)
+            if more is not None:
+                counts[more_kind] += more(args)
             if n % every:
                 return call(*args, **kwargs)
             timed[kind] += 1
@@ -252,31 +316,8 @@ class GroupOps:
     @staticmethod
     def unit_costs(n: int = 400) -> dict[str, float]:
         """Seconds per operation, measured now (CPU time, median of 3 blocks of ``n``), through the same calls that
-        were counted; ``combine_more`` is (a call summing 66 points − a call summing 2) / 64."""
-        import os
-
-        from coincurve import PublicKey
-        module = GroupOps._module()
-        if module is not None:
-            k = int.from_bytes(os.urandom(32), "big") % module.Q or 1
-            point = module._gen(k)
-            many = [module._gen(k + i) for i in range(66)]
-            jobs = {
-                "multiply": lambda: module._mul(point, k),
-                "from_secret": lambda: module._gen(k),
-                "combine_keys": lambda: module._combine([point, point]),
-                "combine_66": lambda: module._combine(many),
-            }
-        else:
-            key = PublicKey.from_secret(os.urandom(32))
-            scalar = os.urandom(32)
-            keys = [PublicKey.from_secret(os.urandom(32)) for _ in range(66)]
-            jobs = {
-                "multiply": lambda: key.multiply(scalar),
-                "from_secret": lambda: PublicKey.from_secret(scalar),
-                "combine_keys": lambda: PublicKey.combine_keys([key, key]),
-                "combine_66": lambda: PublicKey.combine_keys(keys),
-            }
+        are counted; a ``_more`` kind is (a call with 66 units − a call with 2) / 64."""
+        jobs = {**_p256_jobs(), **_identity_jobs(), **_secp256k1_jobs()}
         out = {}
         for kind, job in jobs.items():
             blocks = []
@@ -286,8 +327,77 @@ class GroupOps:
                     job()
                 blocks.append((time.process_time() - t) / n)
             out[kind] = statistics.median(blocks)
-        out["combine_more"] = max(0.0, (out.pop("combine_66") - out["combine_keys"]) / 64)
+        for kind in [k for k in out if k.endswith("_66")]:
+            base = kind[:-3]
+            out[base + "_more"] = max(0.0, (out.pop(kind) - out[base + "_2"]) / 64)
+            out[base] = out.pop(base + "_2")
         return out
+
+
+def _secp256k1_jobs() -> dict[str, Callable[[], object]]:
+    """One call of each secp256k1 kind (``combine_keys_2``/``_66``: sums of 2 and 66 points)."""
+    import os
+
+    try:
+        from coincurve import PublicKey
+    except ImportError:
+        return {}
+    from p2php.crypto import secp256k1 as module
+
+    if hasattr(module, "_mul"):
+        k = int.from_bytes(os.urandom(32), "big") % module.Q or 1
+        point = module._gen(k)
+        many = [module._gen(k + i) for i in range(66)]
+        jobs: dict[str, Callable[[], object]] = {
+            "multiply": lambda: module._mul(point, k),
+            "from_secret": lambda: module._gen(k),
+            "combine_keys_2": lambda: module._combine([point, point]),
+            "combine_keys_66": lambda: module._combine(many),
+        }
+        if hasattr(module, "_parse"):
+            encoded = module._encode(point)
+            jobs["decode"] = lambda: module._parse(encoded)
+        return jobs
+    key = PublicKey.from_secret(os.urandom(32))
+    scalar = os.urandom(32)
+    keys = [PublicKey.from_secret(os.urandom(32)) for _ in range(66)]
+    return {
+        "multiply": lambda: key.multiply(scalar),
+        "from_secret": lambda: PublicKey.from_secret(scalar),
+        "combine_keys_2": lambda: PublicKey.combine_keys([key, key]),
+        "combine_keys_66": lambda: PublicKey.combine_keys(keys),
+    }
+
+
+def _p256_jobs() -> dict[str, Callable[[], object]]:
+    """One call of each P-256 kind (``p256_mul_many_2``/``_66``: 2 and 66 points under one key)."""
+    from p2php.crypto import group
+    from p2php.rng import DetRng
+
+    rng = DetRng(b"deal.py/unit costs")
+    points = [group.hash_to_point(b"deal.py", bytes([i])) for i in range(66)]
+    k = group.random_scalar(rng)
+    return {
+        "p256_mul": lambda: group.mul(points[0], k),
+        "p256_mul_many_2": lambda: group.mul_many(points[:2], k),
+        "p256_mul_many_66": lambda: group.mul_many(points, k),
+        "p256_is_point": lambda: group.is_point(points[1]),
+    }
+
+
+def _identity_jobs() -> dict[str, Callable[[], object]]:
+    """A signature of a typical signed message's 32-byte digest, its check, one X25519 exchange."""
+    from p2php.crypto.identity import Identity
+
+    me, peer = Identity.from_secret(bytes(32)), Identity.from_secret(bytes([1]) * 32)
+    data = bytes(range(32))
+    sig = me.sign(data)
+    public = me.public
+    return {
+        "ed25519_sign": lambda: me.sign(data),
+        "ed25519_verify": lambda: public.verify(sig, data),
+        "x25519": lambda: me.shared_secret(peer.public.box_key),
+    }
 
 
 # ----------------------------------------------------------------------------- one measured run
@@ -525,6 +635,24 @@ def _frac(part: float, whole: float) -> float:
     return round(part / whole, 3) if whole > 0 else 0.0
 
 
+def ops_report(ops: CryptoOps, units: Mapping[str, float], setup_cpu: float) -> dict[str, Any]:
+    """The set-up's crypto operations against its CPU time: the curve operations alone (``group_*``) and with the
+    signatures and key exchanges (``crypto_*``), each as (count × unit cost) and as CPU timed inside them."""
+    counts = {k: n for k, n in ops.counts.items() if n}
+    out: dict[str, Any] = {"crypto_ops": counts,
+                           "crypto_unit_us": {k: round(units[k] * 1e6, 2) for k in counts if k in units},
+                           "group_ops": {k: n for k, n in counts.items() if k in CryptoOps.group_kinds()}}
+    for key, kinds in (("group", out["group_ops"]), ("crypto", counts)):
+        predicted = sum(counts[k] * units.get(k, 0.0) for k in kinds)
+        inside = ops.inside_seconds(kinds)
+        out[f"{key}_ops_seconds"] = round(predicted, 4)
+        out[f"setup_cpu_over_{key}_ops"] = round(setup_cpu / predicted, 2) if predicted else None
+        out[f"{key}_ops_cpu_seconds"] = round(inside, 4)  # measured inside the operations during the run itself
+        out[f"{key}_ops_cpu_fraction"] = _frac(inside, setup_cpu)
+        out[f"setup_cpu_over_{key}_ops_in_run"] = round(setup_cpu / inside, 2) if inside else None
+    return out
+
+
 def benchmark(
     game_name: str,
     peers: int,
@@ -551,18 +679,15 @@ def benchmark(
     options = parse_table_options(game, raw)  # the game's options and the session's (crypto)
     game.make_bot(bot, 0)  # an unknown bot kind is an input error, found before any run
     runs: list[RunResult] = []
-    verified = options.get("crypto") == "verified"
-    op_counts: list[dict[str, int]] = []
-    op_inside: list[float] = []
+    counted_ops: list[CryptoOps] = []
     unit_runs: list[dict[str, float]] = []
     for run_no in range(max(1, repeat)):
-        ops = GroupOps()
+        ops = CryptoOps()
         with ops:
             runs.append(trio.run(measure_run, game, peers, options, actions, seed, run_no, bot, timeout, decks))
-        if verified:
-            op_counts.append(ops.counts)
-            op_inside.append(ops.inside_seconds())
-            unit_runs.append(GroupOps.unit_costs())
+        if actions == 0:  # the counts cover the set-up only when no decision follows it
+            counted_ops.append(ops)
+            unit_runs.append(CryptoOps.unit_costs())
     chosen = sorted(runs, key=lambda r: r.setup_seconds)[(len(runs) - 1) // 2]  # the median (low) run
     setup = chosen.setup_seconds
     latencies = [x for r in runs for x in r.latencies]
@@ -600,17 +725,9 @@ def benchmark(
         "machine": machine(),
         "note": NOTE,
     }
-    if verified and actions == 0:  # the counts cover the set-up only when no decision follows it
+    if counted_ops:
         chosen_no = runs.index(chosen)
-        counts, units = op_counts[chosen_no], unit_runs[chosen_no]
-        predicted = sum(counts[k] * units[k] for k in GroupOps.KINDS)
-        out["group_ops"] = counts
-        out["group_unit_us"] = {k: round(v * 1e6, 2) for k, v in units.items()}
-        out["group_ops_seconds"] = round(predicted, 4)
-        out["setup_cpu_over_group_ops"] = round(chosen.setup_cpu_seconds / predicted, 2) if predicted else None
-        inside = op_inside[chosen_no]
-        out["group_ops_cpu_seconds"] = round(inside, 4)  # measured inside the operations during the run itself
-        out["group_ops_cpu_fraction"] = _frac(inside, chosen.setup_cpu_seconds)
+        out.update(ops_report(counted_ops[chosen_no], unit_runs[chosen_no], chosen.setup_cpu_seconds))
     if full_game:
         out.update(trio.run(measure_full_game, game, peers, options, seed, bot, timeout, decks, deflate))
     if games:
@@ -682,14 +799,16 @@ def print_report(r: dict[str, Any]) -> None:
     cpu = ", ".join(f"{s:.3f}" for s in r["setup_cpu_seconds_runs"])
     print(f"{'  CPU of this process':<28}{r['setup_cpu_seconds']:>10.3f} s   runs: {cpu}  (wall minus waiting for "
           "other jobs on the machine)")
-    if "group_ops" in r:
-        ops, unit = r["group_ops"], r["group_unit_us"]
-        terms = ", ".join(f"{ops[k]} {k} × {unit[k]} µs" for k in ops)
-        print(f"{'  group operations':<28}{r['group_ops_seconds']:>10.3f} s   ({terms}); CPU / that = "
-              f"{r['setup_cpu_over_group_ops']}")
-        print(f"{'  inside those operations':<28}{r['group_ops_cpu_seconds']:>10.3f} s   "
-              f"{r['group_ops_cpu_fraction'] * 100:5.1f} % of the CPU (timed during the run; the unit costs above "
-              "are a quiet loop measured after it)")
+    if "crypto_ops" in r:
+        ops, unit = r["crypto_ops"], r["crypto_unit_us"]
+        for label, key, kinds in (("group operations", "group", r["group_ops"]), ("+ signatures, X25519", "crypto",
+                                                                                  ops)):
+            terms = ", ".join(f"{ops[k]} {k} × {unit[k]} µs" for k in kinds)
+            print(f"  {label:<26}{r[key + '_ops_seconds']:>10.3f} s   CPU / that = "
+                  f"{r['setup_cpu_over_' + key + '_ops']}; timed inside them during the run "
+                  f"{r[key + '_ops_cpu_seconds']:.3f} s = {r[key + '_ops_cpu_fraction'] * 100:.1f} % of the CPU "
+                  f"(CPU / that = {r['setup_cpu_over_' + key + '_ops_in_run']})")
+            print(f"    ({terms})")
     for part in ("handshake", "shuffle", "deal", "other"):
         print(f"  {part:<26}{r[part + '_seconds']:>10.3f} s   {r[part + '_fraction'] * 100:5.1f} %")
     print(f"{'bytes on the wire (set-up)':<28}{r['bytes_on_wire']:>10}")

@@ -137,3 +137,43 @@ def test_deal_benchmark_pools_whole_games_and_measures_them_without_deflate() ->
 def test_deal_benchmark_refuses_malformed_seeds() -> None:
     proc = _run("benchmarks/deal.py", "--game", "uno", "--games", "1-x", "--json")
     assert proc.returncode == 2 and "expected seeds like 1-12" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_deal_counts_the_crypto_operations_of_a_fast_setup() -> None:
+    """``--actions 0``: every P-256 product, signature and check of the set-up is counted and set against its CPU."""
+    pytest.importorskip("p2php.games.uno")
+    result = _json("benchmarks/deal.py", "--game", "uno", "--peers", "2", "--json", "--repeat", "1",
+                   "--actions", "0", "--option", "deck=hat", "--option", "crypto=fast")
+    ops = result["crypto_ops"]
+    assert ops["p256_mul_many"] >= 2  # each peer's shuffle pass: one key for the whole deck
+    assert ops["p256_mul_many_more"] >= 2 * (result["universe"] - 1)
+    assert ops["p256_mul"] >= result["universe"]  # the lock passes: one key per card
+    assert ops["ed25519_sign"] >= result["messages"] // 2 and ops["ed25519_verify"] >= 1
+    assert set(result["group_ops"]) == {k for k in ops if k.startswith("p256_")}
+    assert set(result["crypto_unit_us"]) == set(ops) and min(result["crypto_unit_us"].values()) > 0
+    assert result["crypto_ops_seconds"] > result["group_ops_seconds"] > 0
+    for key in ("group", "crypto"):  # the set-up costs more than its crypto, by either measure
+        assert result[f"setup_cpu_over_{key}_ops"] > 1 and result[f"setup_cpu_over_{key}_ops_in_run"] > 1
+        assert 0 < result[f"{key}_ops_cpu_fraction"] < 1
+
+
+def test_crypto_counter_restores_every_call() -> None:
+    """Counting wraps the calls in every module that imported them by name, and puts each one back after."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import deal
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    from p2php.crypto import deck, group
+    from p2php.crypto.identity import Identity, PublicIdentity
+    from p2php.rng import DetRng
+
+    before = (group.mul, deck.mul, deck.mul_many, Identity.sign, PublicIdentity.verify)
+    point, k = group.hash_to_point(b"test", b"1"), group.random_scalar(DetRng(b"test"))
+    with deal.CryptoOps() as ops:
+        assert deck.mul is not before[1] and group.mul is deck.mul
+        deck.mul_many([point, point, point], k)
+        group.mul(point, k)
+    assert (group.mul, deck.mul, deck.mul_many, Identity.sign, PublicIdentity.verify) == before
+    assert ops.counts["p256_mul_many"] == 1 and ops.counts["p256_mul_many_more"] == 2
+    assert ops.counts["p256_mul"] == 1 and ops.counts["ed25519_sign"] == 0

@@ -123,9 +123,10 @@ def _need() -> None:
 
 # ----------------------------------------------------------------------------- the calls into libsecp256k1
 #
-# ``_mul``, ``_gen`` and ``_combine`` are every group operation this module makes (benchmarks/deal.py counts them
-# by wrapping these three names, so call them through the module, never through a local alias). A "raw" point is
-# a ``secp256k1_pubkey *`` or ``None`` for the identity; a raw point is never modified once made.
+# ``_mul``, ``_gen`` and ``_combine`` are every group operation this module makes, and ``_parse`` every point
+# decompression (benchmarks/deal.py counts them by wrapping these four names, so call them through the module,
+# never through a local alias). A "raw" point is a ``secp256k1_pubkey *`` or ``None`` for the identity; a raw
+# point is never modified once made.
 
 
 def _mul(raw: Any, k: int) -> Any:
@@ -150,6 +151,13 @@ def _combine(raws: list[Any]) -> Any:
     if not _lib.secp256k1_ec_pubkey_combine(_CONTEXT.ctx, out, raws, len(raws)):
         return None  # libsecp256k1 refuses a sum that is the point at infinity
     return out
+
+
+def _parse(data: bytes) -> Any:
+    """The raw point of 33 compressed bytes, or ``None`` if ``x`` is not on the curve (``secp256k1_ec_pubkey_parse``:
+    a field square root recovers ``y``)."""
+    raw = _ffi.new("secp256k1_pubkey *")
+    return raw if _lib.secp256k1_ec_pubkey_parse(_CONTEXT.ctx, raw, data, POINT_SIZE) else None
 
 
 def _sum(raws: list[Any]) -> Any:
@@ -301,8 +309,8 @@ def decode_point(data: object) -> Point:
     if int.from_bytes(data[1:], "big") >= P:
         raise InvalidEncoding("a point's x-coordinate must be below the field prime")
     _need()
-    raw = _ffi.new("secp256k1_pubkey *")
-    if not _lib.secp256k1_ec_pubkey_parse(_CONTEXT.ctx, raw, data, POINT_SIZE):
+    raw = _parse(data)
+    if raw is None:
         raise InvalidEncoding(f"{data.hex()} is not a point of secp256k1")
     return Point(raw, data)
 
