@@ -42,6 +42,7 @@ from a seed the caller drew at the edge).
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -246,8 +247,21 @@ def key_commitment(context: bytes, seat: int, slot_index: int, key: int) -> byte
 
 
 def key_commitments(secrets: DeckSecrets, context: bytes, seat: int) -> list[bytes]:
-    """Commitments to all of ``secrets.slot_keys``, slot by slot."""
-    return [key_commitment(context, seat, j, k) for j, k in enumerate(secrets.slot_keys)]
+    """Commitments to all of ``secrets.slot_keys``, slot by slot: :func:`key_commitment` of each, with the parts all
+    slots share hashed once (a lock pass commits to every card of the deck)."""
+    prefix = hashlib.sha256()
+    for part in (tags.KEY, context, _index(seat)):
+        prefix.update(len(part).to_bytes(8, "big") + part)
+    out = []
+    for j, k in enumerate(secrets.slot_keys):
+        h = prefix.copy()
+        index = _index(j)
+        h.update(len(index).to_bytes(8, "big") + index + _KEY_LENGTH + k.to_bytes(32, "big"))
+        out.append(h.digest()[:COMMITMENT_SIZE])
+    return out
+
+
+_KEY_LENGTH: Final = (32).to_bytes(8, "big")  # the length prefix of a key's 32 bytes in a commitment's digest
 
 
 def check_key_commitment(commitment: bytes, context: bytes, seat: int, slot_index: int, key: int) -> bool:
