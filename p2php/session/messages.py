@@ -82,9 +82,16 @@ class Message:
         return encode(self.body)
 
     @cached_property
+    def _encoded_fields(self) -> tuple[bytes, bytes]:
+        """The encoded envelope fields before ``sig`` and after it (see :func:`_envelope`), made once for
+        :attr:`signed_bytes` and :attr:`wire_bytes`."""
+        return _envelope(self)
+
+    @cached_property
     def signed_bytes(self) -> bytes:
         """``encode(self.fields())``, byte for byte, assembled from the encoded fields (see :func:`_envelope`)."""
-        return _envelope(self, with_sig=False)
+        before, after = self._encoded_fields
+        return b"".join((b"\x88", before, after))
 
     @cached_property
     def wire_bytes(self) -> bytes:
@@ -92,7 +99,8 @@ class Message:
 
         Equal to ``encode(self.to_wire())``; the body is encoded once for this and :attr:`signed_bytes`.
         """
-        return _envelope(self, with_sig=True)
+        before, after = self._encoded_fields
+        return b"".join((b"\x89", before, _KEY["sig"], _packed(self.sig), after))
 
     def signing_digest(self, session_id: bytes) -> bytes:
         """What ``sig`` signs: :func:`signing_bytes` of :meth:`fields`, without walking the body twice."""
@@ -116,8 +124,9 @@ def _packed(value: Any) -> bytes:
 _KEY = {k: _packed(k) for k in ("at", "body", "from", "kind", "prev", "seen", "seq", "sig", "state")}
 
 
-def _envelope(msg: Message, *, with_sig: bool) -> bytes:
-    """The canonical encoding of the envelope, from its parts (keys in sorted order, as :func:`encode` puts them).
+def _envelope(msg: Message) -> tuple[bytes, bytes]:
+    """The canonical encoding of the envelope's fields without its map header, in two parts: the fields whose keys
+    sort before ``sig``, and ``state`` after it (keys in sorted order, as :func:`encode` puts them).
 
     Every envelope field but ``body`` is an int, bytes, str or a list of those, which msgpack already encodes
     canonically (lists stay lists, no map inside), so only the body goes through :func:`encode`; the map header
@@ -125,8 +134,7 @@ def _envelope(msg: Message, *, with_sig: bool) -> bytes:
     envelope, hostile field types included.
     """
     k = _KEY
-    parts = [
-        b"\x89" if with_sig else b"\x88",
+    before = b"".join((
         k["at"], _packed(list(msg.at)),
         k["body"], msg.body_bytes,
         k["from"], _packed(msg.sender),
@@ -134,11 +142,8 @@ def _envelope(msg: Message, *, with_sig: bool) -> bytes:
         k["prev"], _packed(msg.prev),
         k["seen"], _packed([list(s) for s in msg.seen]),
         k["seq"], _packed(msg.seq),
-    ]
-    if with_sig:
-        parts += [k["sig"], _packed(msg.sig)]
-    parts += [k["state"], _packed(msg.state)]
-    return b"".join(parts)
+    ))
+    return before, k["state"] + _packed(msg.state)
 
 
 def _need(d: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
