@@ -158,3 +158,33 @@ def test_shuffle_draws_what_below_draws() -> None:
                 expected[i], expected[j] = expected[j], expected[i]
             assert items == expected
             assert a.below(1000) == b.below(1000)  # and both stand at the same place in the stream
+
+
+@pytest.mark.parametrize("game_name, players, options", [
+    ("uno", 3, {"deck": "all", "rounds": 1, "crypto": "fast"}),
+    ("hpsha", 4, {"crypto": "fast"}),
+])
+def test_owes_keys_is_whether_the_key_duty_is_empty(
+    monkeypatch: pytest.MonkeyPatch, game_name: str, players: int, options: dict[str, Any]
+) -> None:
+    """``Lockstep._owes_keys`` (who is expected to send ``keys``, asked at every poll) stops at the first slot a seat
+    still holds; at every point of a whole game it must say what ``bool(_key_duty(seat))`` says."""
+    from p2php.engine.registry import get_game
+    from p2php.session.lockstep import Lockstep
+    from p2php.session.memory import make_peers, run_in_memory
+
+    original = Lockstep._owes_keys
+    asked = []
+
+    def checked(self: Lockstep, seat: int) -> bool:
+        fast = original(self, seat)
+        assert fast == bool(self._key_duty(seat))
+        asked.append(fast)
+        return fast
+
+    monkeypatch.setattr(Lockstep, "_owes_keys", checked)
+    peers = make_peers(game_name, players, options, seed=5)
+    game = get_game(game_name)
+    run_in_memory(peers, {s: game.make_bot("random", s) for s in range(players)})
+    assert all(ls.finished for ls in peers)
+    assert True in asked and False in asked  # both answers were given, for deals and reveals

@@ -108,6 +108,9 @@ class LockstepBase:
     def _key_duty(self, seat: Seat) -> list[Slot]:
         raise NotImplementedError
 
+    def _owes_keys(self, seat: Seat) -> bool:
+        raise NotImplementedError
+
     @property
     def _keys_phase(self) -> int:
         raise NotImplementedError

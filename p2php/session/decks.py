@@ -86,6 +86,16 @@ class DeckSteps(LockstepBase):
             out = [s for s in step.slots if seat != step.viewer and self._holds(seat, s)]
         return out
 
+    def _owes_keys(self, seat: Seat) -> bool:
+        """``bool(self._key_duty(seat))``, stopping at the first slot: who is expected to send ``keys`` is asked
+        for every seat at every poll, and a deal lists every card dealt."""
+        step = self._step
+        if isinstance(step, Deal):
+            return any(to != seat and self._holds(seat, slot) for slot, to in step.to)
+        if isinstance(step, Reveal):
+            return any(self._holds(seat, slot) for slot in step.slots)
+        return bool(self._key_duty(seat))
+
     def _reveal_duty(self, seat: Seat) -> list[Slot]:
         """Slots the current answers open whose key ``seat`` still holds."""
         return [slot for slot in self._pending_reveals() if self._holds(seat, slot)]

@@ -251,7 +251,7 @@ class Lockstep(DeckSteps, Ending):
                 return self.vdeck.shuffle_expected(self._deck_for(step))
             return self._fast_expected(self._deck_for(step))
         if isinstance(step, Deal | Reveal):
-            return {s: "keys" for s in range(n) if self._key_duty(s)}
+            return {s: "keys" for s in range(n) if self._owes_keys(s)}
         if isinstance(step, Show):
             return {s: "show" for s in range(n) if self._key_duty(s)}
         if isinstance(step, Decide):
@@ -259,7 +259,7 @@ class Lockstep(DeckSteps, Ending):
                 return {s: "commit" for s in step.seats}
             if self.phase == self._keys_phase - 1:
                 return {s: "action" for s in step.seats}
-            return {s: "keys" for s in range(n) if self._key_duty(s)}
+            return {s: "keys" for s in range(n) if self._owes_keys(s)}
         if isinstance(step, Randomness):
             return {s: "beacon" for s in range(n)}
         return {}  # GameOver: the audit phase takes over
