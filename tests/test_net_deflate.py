@@ -147,9 +147,40 @@ async def test_a_link_compresses_only_if_both_ends_offer_deflate(offers: Offers)
         await listener.aclose()
 
 
+def test_a_long_random_frame_is_stored_and_the_stream_still_finds_what_came_before() -> None:
+    """A pass-sized random frame is copied as stored blocks (no compressor time spent on it), yet a frame sent
+    after it still compresses against one sent before it: the new compressor is primed with the receiver's window."""
+    deflater, inflater = Deflater(), Inflater(1 << 20)
+    small = encode_frame({"kind": "action", "body": {"text": os.urandom(200).hex()}})  # random, but short
+    big = encode_frame({"kind": "pass", "body": {"cards": os.urandom(8_000)}})
+    first, stored, after = deflater.pack([small]), deflater.pack([big]), deflater.pack([small])
+    assert len(first) > 200  # 400 hex digits: 200 random bytes
+    assert len(stored) == len(big) + 5 + 1  # one block's header, LEN and NLEN, and the last empty block's header
+    assert stored[:5 + 100] == b"\x00" + (len(big)).to_bytes(2, "little") + (len(big) ^ 0xFFFF).to_bytes(
+        2, "little") + big[:100]
+    assert len(after) < 40  # a back-reference past the stored frame to the first copy
+    huge = encode_frame({"kind": "pass", "body": {"cards": os.urandom(150_000)}}, 1 << 20)
+    three = deflater.pack([small, huge, small])
+    # three stored blocks; the first short frame a back-reference, the second out of reach behind 150 kB
+    assert len(huge) + 5 * 3 < len(three) < len(huge) + 5 * 3 + 60 + len(first)
+    text = encode_frame({"kind": "chat", "body": {"text": "lumos " * 400}})  # long but not random: compressed
+    lumos = deflater.pack([text])
+    assert len(lumos) < len(text) // 4
+    assert [inflater.unpack(r) for r in (first, stored, after, three, lumos)] == [
+        [small[4:]], [big[4:]], [small[4:]], [small[4:], huge[4:], small[4:]], [text[4:]]]
+
+
+def _body_value() -> st.SearchStrategy[object]:
+    """Envelope-like values, and now and then a long one: random bytes (stored, up to three blocks) or text."""
+    long_random = st.builds(lambda n, seed: random.Random(seed).randbytes(n), st.integers(900, 140_000),
+                            st.integers(0, 2**32))
+    long_text = st.builds(lambda n: "accio " * n, st.integers(150, 3000))
+    return st.one_of(st.integers(-2**63, 2**64 - 1), st.binary(max_size=300), st.text(max_size=40),
+                     long_random, long_text)
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.dictionaries(st.text(max_size=8), st.one_of(st.integers(-2**63, 2**64 - 1), st.binary(max_size=300),
-                                                               st.text(max_size=40)), max_size=6),
+@given(st.lists(st.dictionaries(st.text(max_size=8), _body_value(), max_size=6),
                 min_size=1, max_size=40),
        st.randoms(use_true_random=False))
 def test_any_grouping_into_runs_and_any_split_gives_the_frames_back(frames: list[dict[str, object]],
