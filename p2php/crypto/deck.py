@@ -242,26 +242,28 @@ def key_commitment(context: bytes, seat: int, slot_index: int, key: int) -> byte
     every key from the released seed and compares, so any mismatch is named there anyway; and finding a second
     key with the same 128-bit truncated SHA-256 is a second preimage, about 2^128 work.
     """
-    full = digest(tags.KEY, context, _index(seat), _index(slot_index), key.to_bytes(32, "big"))
-    return full[:COMMITMENT_SIZE]
+    h = _commitment_prefix(context, seat).copy()
+    h.update(_INDEX_LENGTH + _index(slot_index) + _KEY_LENGTH + key.to_bytes(32, "big"))
+    return h.digest()[:COMMITMENT_SIZE]
+
+
+@lru_cache(maxsize=1024)
+def _commitment_prefix(context: bytes, seat: int) -> hashlib._Hash:
+    """The hash state of ``digest(tags.KEY, context, _index(seat), …)`` after its first three parts (never updated:
+    callers copy it). Every key of a deck's seat shares them, and a table checks thousands of keys."""
+    h = hashlib.sha256()
+    for part in (tags.KEY, context, _index(seat)):
+        h.update(len(part).to_bytes(8, "big") + part)
+    return h
+
+
+_INDEX_LENGTH: Final = (4).to_bytes(8, "big")  # the length prefix of a slot index's 4 bytes in a commitment's digest
+_KEY_LENGTH: Final = (32).to_bytes(8, "big")  # the length prefix of a key's 32 bytes in a commitment's digest
 
 
 def key_commitments(secrets: DeckSecrets, context: bytes, seat: int) -> list[bytes]:
-    """Commitments to all of ``secrets.slot_keys``, slot by slot: :func:`key_commitment` of each, with the parts all
-    slots share hashed once (a lock pass commits to every card of the deck)."""
-    prefix = hashlib.sha256()
-    for part in (tags.KEY, context, _index(seat)):
-        prefix.update(len(part).to_bytes(8, "big") + part)
-    out = []
-    for j, k in enumerate(secrets.slot_keys):
-        h = prefix.copy()
-        index = _index(j)
-        h.update(len(index).to_bytes(8, "big") + index + _KEY_LENGTH + k.to_bytes(32, "big"))
-        out.append(h.digest()[:COMMITMENT_SIZE])
-    return out
-
-
-_KEY_LENGTH: Final = (32).to_bytes(8, "big")  # the length prefix of a key's 32 bytes in a commitment's digest
+    """Commitments to all of ``secrets.slot_keys``, slot by slot (:func:`key_commitment` of each)."""
+    return [key_commitment(context, seat, j, k) for j, k in enumerate(secrets.slot_keys)]
 
 
 def check_key_commitment(commitment: bytes, context: bytes, seat: int, slot_index: int, key: int) -> bool:
