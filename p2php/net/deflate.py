@@ -104,6 +104,7 @@ class Deflater:
         self._stream: Any = None  # a compressor in step with the receiver's window; None: make one when needed
         self._recent: deque[bytes] = deque()  # the latest frames sent, at least WINDOW bytes of them when there are
         self._recent_size = 0
+        self._stored_since = 0  # bytes stored since the last compressed frame: at WINDOW, nothing useful is in reach
 
     def pack(self, frames: Sequence[bytes]) -> bytes:
         """One run holding ``frames`` (each ``u32(L) || body``), in order, the sync-flush tail left off."""
@@ -118,6 +119,7 @@ class Deflater:
                 short = []
             out.append(_stored(frame))
             self._stream = None
+            self._stored_since += len(frame)
             self._remember(frame)
         if short:
             out.append(self._compress(short)[: -len(_TAIL)])
@@ -129,7 +131,8 @@ class Deflater:
         """``frames`` through the compressor, ending in a sync flush (tail included)."""
         stream: Any = self._stream
         if stream is None:
-            window = b"".join(self._recent)[-WINDOW:]
+            # Priming costs ~100 µs for a full window; a window of stored random bytes alone is not worth it.
+            window = b"".join(self._recent)[-WINDOW:] if self._stored_since < WINDOW else b""
             stream = self._stream = (zlib.compressobj(LEVEL, zlib.DEFLATED, -15, zdict=window) if window
                                      else zlib.compressobj(LEVEL, zlib.DEFLATED, -15))
         out: bytes = b"".join([stream.compress(frame) for frame in frames]) + stream.flush(zlib.Z_SYNC_FLUSH)
@@ -137,6 +140,7 @@ class Deflater:
             raise RuntimeError("zlib's sync flush did not end in 00 00 FF FF")
         for frame in frames:
             self._remember(frame)
+        self._stored_since = 0
         return out
 
     def _remember(self, frame: bytes) -> None:
