@@ -7,7 +7,8 @@ Each repetition runs ``engine_speed.py --suite --json`` once with ``p2php`` impo
 ``--before`` and once from ``--after`` (the order alternates), so both trees see the same
 machine load over the run.  Per configuration it prints the median games/s of each tree
 over the repetitions with their min-max, and the median (min-max) of the per-repetition
-after/before ratios.  The benchmark script itself always comes from this directory.
+after/before ratios, of games/s and of decisions/s (a rule change between the trees that
+makes games longer moves the first but not the second).  The benchmark script itself always comes from this directory.
 """
 
 from __future__ import annotations
@@ -61,11 +62,17 @@ def compare(before: Path, after: Path, repeat: int, seconds: float, block: float
     for k, first in enumerate(runs["after"][0]):
         b = [r[k]["p2php_games_per_s"] for r in runs["before"]]
         a = [r[k]["p2php_games_per_s"] for r in runs["after"]]
+        db = [r[k]["p2php_decisions_per_s"] for r in runs["before"]]
+        da = [r[k]["p2php_decisions_per_s"] for r in runs["after"]]
         row: dict[str, Any] = {
             "game": first["game"], "players": first["players"], "unit": first["unit"],
             "decisions_per_game": first["p2php_decisions_per_game"],
+            "before_decisions_per_game": runs["before"][0][k]["p2php_decisions_per_game"],
             "before_games_per_s": _mmm(b), "after_games_per_s": _mmm(a),
             "ratio": _mmm([x / y for x, y in zip(a, b, strict=True)], 2),
+            # A rule change that makes games longer or shorter moves games/s but not the engine's speed per decision.
+            "before_decisions_per_s": _mmm(db, 0), "after_decisions_per_s": _mmm(da, 0),
+            "decisions_ratio": _mmm([x / y for x, y in zip(da, db, strict=True)], 2),
         }
         hb = [r[k]["p2php_state_hash_us"]["median"] for r in runs["before"] if "p2php_state_hash_us" in r[k]]
         ha = [r[k]["p2php_state_hash_us"]["median"] for r in runs["after"] if "p2php_state_hash_us" in r[k]]
@@ -114,7 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"Python {m['python']}; median (min-max)")
     for row in result["rows"]:
         line = (f"{row['game']:<9}{row['players']:>3}  before {_fmt(row['before_games_per_s'])}  after "
-                f"{_fmt(row['after_games_per_s'])} {row['unit']}s/s  after/before {_fmt(row['ratio'])}")
+                f"{_fmt(row['after_games_per_s'])} {row['unit']}s/s  after/before {_fmt(row['ratio'])}; "
+                f"decisions/{row['unit']} {row['before_decisions_per_game']} -> {row['decisions_per_game']}, "
+                f"decisions/s after/before {_fmt(row['decisions_ratio'])}")
         if "after_state_hash_us" in row:
             line += (f"  state_hash() us before {_fmt(row['before_state_hash_us'])} after "
                      f"{_fmt(row['after_state_hash_us'])}")

@@ -177,3 +177,14 @@ def test_crypto_counter_restores_every_call() -> None:
     assert (group.mul, deck.mul, deck.mul_many, Identity.sign, PublicIdentity.verify) == before
     assert ops.counts["p256_mul_many"] == 1 and ops.counts["p256_mul_many_more"] == 2
     assert ops.counts["p256_mul"] == 1 and ops.counts["ed25519_sign"] == 0
+
+
+def test_engine_compare_reports_games_and_decisions_per_second_of_both_trees() -> None:
+    pytest.importorskip("p2php.games.uno")
+    out = _json("benchmarks/engine_compare.py", "--before", str(ROOT), "--repeat", "1", "--seconds", "0.01",
+                "--no-rlcard", "--json")
+    assert [(r["game"], r["players"]) for r in out["rows"]][:2] == [("uno", 2), ("uno", 4)]
+    for row in out["rows"]:
+        assert row["before_decisions_per_game"] > 0 and row["decisions_per_game"] > 0
+        assert row["before_decisions_per_s"]["median"] > 0 and row["after_decisions_per_s"]["median"] > 0
+        assert row["decisions_ratio"]["median"] > 0 and row["ratio"]["median"] > 0
