@@ -314,12 +314,16 @@ class CryptoOps:
         return counted
 
     @staticmethod
-    def unit_costs(n: int = 400) -> dict[str, float]:
-        """Seconds per operation, measured now (CPU time, median of 3 blocks of ``n``), through the same calls that
-        are counted; a ``_more`` kind is (a call with 66 units − a call with 2) / 64."""
+    def unit_costs(block: float = 0.04) -> dict[str, float]:
+        """Seconds per operation, measured now (CPU time, median of 3 blocks of about ``block`` seconds each),
+        through the same calls that are counted; a ``_more`` kind is (a call with 66 units − a call with 2) / 64."""
         jobs = {**_p256_jobs(), **_identity_jobs(), **_secp256k1_jobs()}
         out = {}
         for kind, job in jobs.items():
+            t = time.process_time()
+            for _ in range(5):
+                job()
+            n = max(5, int(block / max((time.process_time() - t) / 5, 1e-7)))  # calls in one block
             blocks = []
             for _ in range(3):
                 t = time.process_time()
@@ -332,6 +336,12 @@ class CryptoOps:
             out[base + "_more"] = max(0.0, (out.pop(kind) - out[base + "_2"]) / 64)
             out[base] = out.pop(base + "_2")
         return out
+
+    @staticmethod
+    def mean_units(*runs: Mapping[str, float]) -> dict[str, float]:
+        """The mean unit cost of each kind over quiet loops measured at different times: the machine's speed
+        drifts (by up to 20 % over a minute here), and a loop before and one after a run bracket it."""
+        return {k: statistics.mean(r[k] for r in runs) for k in runs[0]}
 
 
 def _secp256k1_jobs() -> dict[str, Callable[[], object]]:
@@ -683,11 +693,12 @@ def benchmark(
     unit_runs: list[dict[str, float]] = []
     for run_no in range(max(1, repeat)):
         ops = CryptoOps()
+        units_before = CryptoOps.unit_costs() if actions == 0 else {}
         with ops:
             runs.append(trio.run(measure_run, game, peers, options, actions, seed, run_no, bot, timeout, decks))
         if actions == 0:  # the counts cover the set-up only when no decision follows it
             counted_ops.append(ops)
-            unit_runs.append(CryptoOps.unit_costs())
+            unit_runs.append(CryptoOps.mean_units(units_before, CryptoOps.unit_costs()))
     chosen = sorted(runs, key=lambda r: r.setup_seconds)[(len(runs) - 1) // 2]  # the median (low) run
     setup = chosen.setup_seconds
     latencies = [x for r in runs for x in r.latencies]
