@@ -205,7 +205,8 @@ def _reference_skills(st: Any, seat: int) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize(("players", "options"), [(5, {}), (8, {"creatures": 11}), (10, {})])
 def test_hpsha_skill_tables_match_the_definition(players: int, options: dict[str, Any]) -> None:
-    """``skills``, ``hooked`` and ``listening`` answer what asking every skill answers."""
+    """``skills``, ``hooked`` and ``listening`` answer what asking every skill answers; ``order_from``
+    what its definition gives."""
     from p2php.games.hpsha import triggers as tp
     from p2php.games.hpsha.state import _HOOKS, _overrides
 
@@ -217,6 +218,8 @@ def test_hpsha_skill_tables_match_the_definition(players: int, options: dict[str
             for hook in _HOOKS:
                 hooked = st.hooked(seat, hook)
                 assert [sk for sk in own if _overrides(sk, hook)] == [sk for sk in hooked if _overrides(sk, hook)]
+        for s in range(-1, st.n + 1):
+            assert st.order_from(s) == [(s + i) % st.n for i in range(st.n) if st.alive[(s + i) % st.n]]
         for point in tp.POINTS:
             assert st.listening(point) == [(s, sk.key) for s in st.order_from(start) for sk in st.skills(s)
                                            if point in sk.points]

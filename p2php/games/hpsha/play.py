@@ -173,7 +173,7 @@ def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
                 continue
             for t in in_range:
                 acts.append({"type": "quill", "slot": s, "targets": [t]})
-    for sk in st.skills(seat):  # play-phase activations of skills (Skill.play_offers)
+    for sk in st.hooked(seat, "play_offers"):  # play-phase activations of skills (Skill.play_offers)
         acts.extend(sk.play_offers(st, seat, kn))
     acts.append({"type": "end"})
     return acts

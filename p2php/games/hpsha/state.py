@@ -67,10 +67,12 @@ from p2php.games.hpsha.triggers import SKILLS, SKILLS_BY_CHARACTER, Skill
 from p2php.games.hpsha.windows import TriggerTask
 
 LOG_KEEP = 256
+_pack = msgpack.Packer(use_bin_type=True).pack
+"""``msgpack.packb(x, use_bin_type=True)`` without making a Packer per event (it resets after each pack)."""
 _SKILLS_OF: tuple[tuple[Skill, ...], ...] = tuple(SKILLS_BY_CHARACTER.get(c.key, ()) for c in CHARACTERS)
 
 _HOOKS = ("treat_as", "uncounterable", "prevents_damage", "prevents_damage_from", "skips_phase", "hand_limit",
-          "spell_void", "damage_source", "locks_equipment")
+          "spell_void", "damage_source", "locks_equipment", "play_offers")
 """Skill hooks whose default answer is "no effect": a skill that does not override one may be skipped."""
 
 
@@ -151,6 +153,8 @@ class HpshaState(TaskGame):
         self._pos: dict[int, int] = {}
         self._listeners: dict[str, list[bool]] = {}  # see _can_listen
         self._listen_char: list[int] = []
+        self._orders: dict[int, tuple[int, ...]] = {}  # see order_from
+        self._orders_alive: list[bool] = []
         self.stack.settle(self)
 
     # ------------------------------------------------------------------ engine plumbing
@@ -183,8 +187,18 @@ class HpshaState(TaskGame):
     # ------------------------------------------------------------------ seats and skills
 
     def order_from(self, start: int) -> list[int]:
-        """Living seats in turn order starting at ``start`` (inclusive)."""
-        return [(start + i) % self.n for i in range(self.n) if self.alive[(start + i) % self.n]]
+        """Living seats in turn order starting at ``start`` (inclusive): a new list each time.
+
+        Kept per ``start`` in ``_orders`` while ``alive`` stays as it was (asked for nearly every
+        timing point and window); ``tests/test_fast_paths.py`` compares it with the definition."""
+        if self._orders_alive != self.alive:
+            self._orders_alive = list(self.alive)
+            self._orders = {}
+        order = self._orders.get(start)
+        if order is None:
+            n, alive = self.n, self.alive
+            order = self._orders[start] = tuple((start + i) % n for i in range(n) if alive[(start + i) % n])
+        return list(order)
 
     def next_alive(self, seat: int) -> int:
         for i in range(1, self.n + 1):
@@ -350,7 +364,7 @@ class HpshaState(TaskGame):
         the kept events at every step.  Lists become tuples: events never change.
         """
         event = (kind, *(tuple(a) if isinstance(a, list) else a for a in args))
-        self.event_digest = hashlib.sha256(self.event_digest + msgpack.packb(event, use_bin_type=True)).digest()
+        self.event_digest = hashlib.sha256(self.event_digest + _pack(event)).digest()
         self.events.append(event)
         self.event_no += 1
         if len(self.events) > LOG_KEEP:

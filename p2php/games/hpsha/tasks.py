@@ -56,6 +56,8 @@ def as_int(action: Action, key: str) -> int:
 
 def as_slots(action: Action, key: str = "slots") -> list[int]:
     v = action.get(key)
+    if type(v) is list and len(v) == 1 and type(v[0]) is int:  # the commonest answer: one slot or target
+        return [v[0]]
     if not isinstance(v, list) or not all(type(x) is int for x in v) or len(set(v)) != len(v):
         raise IllegalAction(f"action field {key!r} must be a list of distinct ints, got {v!r}")
     return list(v)
