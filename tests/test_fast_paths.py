@@ -248,3 +248,23 @@ def test_hpsha_target_ok_matches_targets_for(players: int, options: dict[str, An
                 listed = targets_for(st, user, kind)
                 for targets in tries:
                     assert target_ok(st, user, kind, targets) == (targets in listed), (kind, user, targets)
+
+
+def test_hpsha_as_slots_matches_the_definition() -> None:
+    """``as_slots``'s one-int fast path gives what the general check gives (and refuses what it refuses)."""
+    from p2php.engine.contract import IllegalAction
+    from p2php.games.hpsha.tasks import as_slots
+
+    def reference(v: Any) -> list[int] | str:
+        if not isinstance(v, list) or not all(type(x) is int for x in v) or len(set(v)) != len(v):
+            return "refused"
+        return list(v)
+
+    for v in ([3], [0], [-1], [True], [1.0], ["1"], [None], [1, 2], [2, 2], [], None, 3, (3,), [[3]]):
+        try:
+            got: list[int] | str = as_slots({"slots": v})
+        except IllegalAction:
+            got = "refused"
+        assert got == reference(v), v
+        if isinstance(got, list):
+            assert got is not v  # a fresh list: callers may keep it
