@@ -188,3 +188,113 @@ def test_owes_keys_is_whether_the_key_duty_is_empty(
     run_in_memory(peers, {s: game.make_bot("random", s) for s in range(players)})
     assert all(ls.finished for ls in peers)
     assert True in asked and False in asked  # both answers were given, for deals and reveals
+
+
+# ----------------------------------------------------------------------------- HP Sha's skill tables
+
+
+def _hpsha_states(players: int, options: dict[str, Any], games: int) -> Any:
+    """Every state after a decision of a few seeded random-bot HP Sha games."""
+    import p2php.games  # noqa: F401  (registers the games)
+    from p2php.engine.contract import Decide, GameOver
+    from p2php.engine.local import LocalTable
+    from p2php.engine.registry import get_game
+
+    g = get_game("hpsha")
+    opts = g.parse_options(options)
+    for seed in range(games):
+        table = LocalTable(g.new_state(players, opts), seed=seed)
+        bots = {s: g.make_bot("random", f"{seed}/{s}") for s in range(players)}
+        for _ in range(4000):
+            step = table.run_chance()
+            if isinstance(step, GameOver):
+                break
+            assert isinstance(step, Decide)
+            answers = []
+            for seat in step.seats:
+                k = table.knowledge(seat)
+                answers.append((seat, bots[seat].choose(table.state, seat, k, table.state.legal_actions(seat, k))))
+            table.act(answers)
+            yield table.state
+
+
+def _reference_skills(st: Any, seat: int) -> tuple[Any, ...]:
+    """HpshaState.skills as it was defined before its fast path: _own_skills plus the creatures' extras."""
+    from p2php.games.hpsha import creatures
+
+    own = st._own_skills(seat)
+    if st.creatures and st.char[seat] >= 0:
+        extra: tuple[Any, ...] = (creatures.SALAMANDER,) if st.cr.get("lit") else ()
+        if st.flags[seat].get("centaur"):
+            extra += (creatures.CENTAUR,)
+        if st.flags[seat].get("gnome") or st.cr.get("loan", [-1])[0] == seat:
+            extra += (creatures.GNOME_BORROW, creatures.GNOME_RETURN)
+        return (*own, *extra) if extra else own
+    return own
+
+
+@pytest.mark.parametrize(("players", "options"), [(5, {}), (8, {"creatures": 11}), (10, {})])
+def test_hpsha_skill_tables_match_the_definition(players: int, options: dict[str, Any]) -> None:
+    """``skills``, ``hooked`` and ``listening`` answer what asking every skill answers; ``order_from``
+    what its definition gives."""
+    from p2php.games.hpsha import triggers as tp
+    from p2php.games.hpsha.state import _HOOKS, _overrides
+
+    for st in _hpsha_states(players, options, 3):
+        start = st.current_or_first()
+        for seat in range(st.n):
+            own = st.skills(seat)
+            assert own == _reference_skills(st, seat)
+            for hook in _HOOKS:
+                hooked = st.hooked(seat, hook)
+                assert [sk for sk in own if _overrides(sk, hook)] == [sk for sk in hooked if _overrides(sk, hook)]
+        for s in range(-1, st.n + 1):
+            assert st.order_from(s) == [(s + i) % st.n for i in range(st.n) if st.alive[(s + i) % st.n]]
+        for point in tp.POINTS:
+            assert st.listening(point) == [(s, sk.key) for s in st.order_from(start) for sk in st.skills(s)
+                                           if point in sk.points]
+
+
+@pytest.mark.parametrize(("players", "options"), [(6, {}), (8, {"creatures": 11})])
+def test_hpsha_target_ok_matches_targets_for(players: int, options: dict[str, Any]) -> None:
+    """``target_ok`` answers ``targets in targets_for(...)`` for every kind and many target lists."""
+    from p2php.games.hpsha.data import KINDS
+    from p2php.games.hpsha.play import NOT_IN_PLAY, target_ok, targets_for
+
+    for i, st in enumerate(_hpsha_states(players, options, 2)):
+        if i % 20:
+            continue
+        n = st.n
+        for user in range(n):
+            if not st.alive[user]:
+                continue
+            others = [s for s in st.order_from(user) if s != user]
+            tries = [[], [user], others, st.order_from(user), list(range(n)), others[::-1],
+                     [s for s in st.order_from(user) if st.hp[s] < st.max_hp[s]]]
+            tries += [[t] for t in range(-1, n + 1)] + [[a, b] for a in range(n) for b in range(n) if a != b]
+            for kind in KINDS:
+                if kind in NOT_IN_PLAY:
+                    continue
+                listed = targets_for(st, user, kind)
+                for targets in tries:
+                    assert target_ok(st, user, kind, targets) == (targets in listed), (kind, user, targets)
+
+
+def test_hpsha_as_slots_matches_the_definition() -> None:
+    """``as_slots``'s one-int fast path gives what the general check gives (and refuses what it refuses)."""
+    from p2php.engine.contract import IllegalAction
+    from p2php.games.hpsha.tasks import as_slots
+
+    def reference(v: Any) -> list[int] | str:
+        if not isinstance(v, list) or not all(type(x) is int for x in v) or len(set(v)) != len(v):
+            return "refused"
+        return list(v)
+
+    for v in ([3], [0], [-1], [True], [1.0], ["1"], [None], [1, 2], [2, 2], [], None, 3, (3,), [[3]]):
+        try:
+            got: list[int] | str = as_slots({"slots": v})
+        except IllegalAction:
+            got = "refused"
+        assert got == reference(v), v
+        if isinstance(got, list):
+            assert got is not v  # a fresh list: callers may keep it

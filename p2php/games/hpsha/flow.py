@@ -333,6 +333,9 @@ class TurnTask(Task):
                     st.push(DeckTopEffectTask("dragon", egg))
             self.stage = S.PHASE
             return st.fire(tp.TURN_START, {"who": seat})
+        if self.stage is S.NEXT_PHASE:  # on to the next phase in the same run (as CONTINUE would)
+            self.pi += 1
+            self.stage = S.PHASE
         if self.stage is S.PHASE:
             if not st.alive[seat]:
                 return self._done(st)
@@ -363,10 +366,6 @@ class TurnTask(Task):
             self.stage = S.NEXT_PHASE
             if st.alive[seat]:
                 return st.fire(tp.PHASE_END, {"who": seat, "phase": ph, "discarded": self.discarded})
-            return CONTINUE
-        if self.stage is S.NEXT_PHASE:
-            self.pi += 1
-            self.stage = S.PHASE
             return CONTINUE
         if self.stage is S.EXTRA:  # the turn is over: extra phases granted for after it, one by one
             due = [e for e in st.extra_phases if e[0] == seat]

@@ -67,7 +67,31 @@ from p2php.games.hpsha.triggers import SKILLS, SKILLS_BY_CHARACTER, Skill
 from p2php.games.hpsha.windows import TriggerTask
 
 LOG_KEEP = 256
+_pack = msgpack.Packer(use_bin_type=True).pack
+"""``msgpack.packb(x, use_bin_type=True)`` without making a Packer per event (it resets after each pack)."""
 _SKILLS_OF: tuple[tuple[Skill, ...], ...] = tuple(SKILLS_BY_CHARACTER.get(c.key, ()) for c in CHARACTERS)
+
+_HOOKS = ("treat_as", "uncounterable", "prevents_damage", "prevents_damage_from", "skips_phase", "hand_limit",
+          "spell_void", "damage_source", "locks_equipment", "play_offers")
+"""Skill hooks whose default answer is "no effect": a skill that does not override one may be skipped."""
+
+
+def _overrides(sk: Skill, hook: str) -> bool:
+    """Does ``sk`` implement ``hook`` itself (not :class:`Skill`'s do-nothing default)?"""
+    method = getattr(sk, hook)
+    return getattr(method, "__func__", method) is not getattr(Skill, hook)
+
+
+_HOOKED: dict[str, tuple[tuple[Skill, ...], ...]] = {
+    hook: tuple(tuple(sk for sk in own if _overrides(sk, hook)) for own in _SKILLS_OF) for hook in _HOOKS}
+"""Per hook, per character: its skills that implement the hook (in skill order).  Asking only those
+gives the same answer as asking every skill, since the others return the default."""
+
+_LISTENING_OF: tuple[dict[str, tuple[str, ...]], ...] = tuple(
+    {point: tuple(sk.key for sk in own if point in sk.points) for point in {p for sk in own for p in sk.points}}
+    for own in _SKILLS_OF)
+"""Per character: the keys of its skills listening at each point (in skill order).  Only looked up by
+point, never iterated, so the set's order does not matter."""
 
 
 class HpshaState(TaskGame):
@@ -127,6 +151,10 @@ class HpshaState(TaskGame):
         self._range_hooks = False
         self._alive_key: list[bool] = []
         self._pos: dict[int, int] = {}
+        self._listeners: dict[str, list[bool]] = {}  # see _can_listen
+        self._listen_char: list[int] = []
+        self._orders: dict[int, tuple[int, ...]] = {}  # see order_from
+        self._orders_alive: list[bool] = []
         self.stack.settle(self)
 
     # ------------------------------------------------------------------ engine plumbing
@@ -159,8 +187,18 @@ class HpshaState(TaskGame):
     # ------------------------------------------------------------------ seats and skills
 
     def order_from(self, start: int) -> list[int]:
-        """Living seats in turn order starting at ``start`` (inclusive)."""
-        return [(start + i) % self.n for i in range(self.n) if self.alive[(start + i) % self.n]]
+        """Living seats in turn order starting at ``start`` (inclusive): a new list each time.
+
+        Kept per ``start`` in ``_orders`` while ``alive`` stays as it was (asked for nearly every
+        timing point and window); ``tests/test_fast_paths.py`` compares it with the definition."""
+        if self._orders_alive != self.alive:
+            self._orders_alive = list(self.alive)
+            self._orders = {}
+        order = self._orders.get(start)
+        if order is None:
+            n, alive = self.n, self.alive
+            order = self._orders[start] = tuple((start + i) % n for i in range(n) if alive[(start + i) % n])
+        return list(order)
 
     def next_alive(self, seat: int) -> int:
         for i in range(1, self.n + 1):
@@ -174,9 +212,20 @@ class HpshaState(TaskGame):
 
     def skills(self, seat: int) -> tuple[Skill, ...]:
         """The skills the seat can use now: its character's, the 火蜥蜴 Salamander's heal while one is
-        activated anywhere, and the 马人 Centaur's 明置 for its holder (creatures.py)."""
+        activated anywhere, and the 马人 Centaur's 明置 for its holder (creatures.py).
+
+        The common case (its character's skills unchanged) returns the very tuple ``_SKILLS_OF[c]``,
+        which :meth:`hooked` and :meth:`listening` recognise to use their per-character tables."""
+        c = self.char[seat]
+        if c < 0:
+            return ()
+        if not self.creatures:
+            f = self.flags[seat]
+            if "borrowed" not in f and "skills_off" not in f:  # the common case, as _own_skills decides it
+                return _SKILLS_OF[c]
+            return self._own_skills(seat)
         own = self._own_skills(seat)
-        if self.creatures and self.char[seat] >= 0:
+        if self.char[seat] >= 0:
             extra: tuple[Skill, ...] = (_creatures.SALAMANDER,) if self.cr.get("lit") else ()
             if self.flags[seat].get("centaur"):
                 extra += (_creatures.CENTAUR,)
@@ -196,6 +245,16 @@ class HpshaState(TaskGame):
         if self.flags[seat].get("skills_off") == self.turn_no:  # 费尔奇's 禁闭: only locked skills work
             return tuple(sk for sk in _SKILLS_OF[c] if sk.compulsory)
         return _SKILLS_OF[c]
+
+    def hooked(self, seat: int, hook: str) -> tuple[Skill, ...]:
+        """The skills of :meth:`skills` worth asking for ``hook`` (one of ``_HOOKS``): with the
+        character's skills unchanged only those that implement it, else all of them (the same answers:
+        a skill without the hook gives the default)."""
+        own = self.skills(seat)
+        c = self.char[seat]
+        if c >= 0 and own is _SKILLS_OF[c]:
+            return _HOOKED[hook][c]
+        return own
 
     def all_skills(self, seat: int) -> tuple[Skill, ...]:
         """Every skill of the seat's character, even while it cannot activate them (continuous
@@ -235,8 +294,36 @@ class HpshaState(TaskGame):
 
     def listening(self, point: str) -> list[tuple[Seat, str]]:
         """Skills listening at ``point``, in seat order from the current player."""
-        return [(s, sk.key) for s in self.order_from(self.current_or_first()) for sk in self.skills(s)
-                if point in sk.points]
+        out: list[tuple[Seat, str]] = []
+        char = self.char
+        seats = self.order_from(self.current_or_first())
+        if not self.creatures:  # then skills(s) is a part of all_skills(s): skip seats that cannot listen
+            can = self._can_listen(point)
+            seats = [s for s in seats if can[s]]
+        for s in seats:
+            own = self.skills(s)
+            c = char[s]
+            if c >= 0 and own is _SKILLS_OF[c]:  # the character's skills: its table by point
+                out.extend((s, key) for key in _LISTENING_OF[c].get(point, ()))
+            else:
+                out.extend((s, sk.key) for sk in own if point in sk.points)
+        return out
+
+    def _can_listen(self, point: str) -> list[bool]:
+        """Per seat: does any of :meth:`all_skills` listen at ``point``?
+
+        Cached in ``_listeners`` by point.  What it depends on -- the characters and 唐克斯's borrowed
+        skills -- changes only through :meth:`characters_changed` (which empties the cache, as it does
+        ``fire``'s), except while characters are first revealed in the set-up: so a change of
+        ``char`` empties it too."""
+        if self._listen_char != self.char:
+            self._listen_char = list(self.char)
+            self._listeners = {}
+        can = self._listeners.get(point)
+        if can is None:
+            can = self._listeners[point] = [any(point in sk.points for sk in self.all_skills(s))
+                                            for s in range(self.n)]
+        return can
 
     def effect(self, key: str) -> Skill:
         return SKILLS[key]
@@ -252,6 +339,7 @@ class HpshaState(TaskGame):
 
     def characters_changed(self) -> None:
         self._listen = {}
+        self._listeners = {}
         wolf = [bool(self.creatures and self.flags[seat].get("werewolf")) for seat in range(self.n)]
         self._dist_hooks = [(seat, sk) for seat in range(self.n) for sk in self.all_skills(seat)
                             if type(sk).distance_override is not Skill.distance_override and not wolf[seat]]
@@ -276,7 +364,7 @@ class HpshaState(TaskGame):
         the kept events at every step.  Lists become tuples: events never change.
         """
         event = (kind, *(tuple(a) if isinstance(a, list) else a for a in args))
-        self.event_digest = hashlib.sha256(self.event_digest + msgpack.packb(event, use_bin_type=True)).digest()
+        self.event_digest = hashlib.sha256(self.event_digest + _pack(event)).digest()
         self.events.append(event)
         self.event_no += 1
         if len(self.events) > LOG_KEEP:
@@ -395,10 +483,10 @@ class HpshaState(TaskGame):
         self.flags[seat]["hit_turn"] = self.turn_no
 
     def damage_prevented(self, seat: int) -> bool:
-        return any(sk.prevents_damage(self, seat) for sk in self.skills(seat))
+        return any(sk.prevents_damage(self, seat) for sk in self.hooked(seat, "prevents_damage"))
 
     def uncounterable(self, seat: int, kind: str) -> bool:
-        return any(sk.uncounterable(self, seat, kind) for sk in self.skills(seat))
+        return any(sk.uncounterable(self, seat, kind) for sk in self.hooked(seat, "uncounterable"))
 
     # ---- hooks of the Dark Mark's and the Order's skills (chars_adults.py)
     def colour_of(self, slots: Iterable[int]) -> str:
@@ -411,17 +499,17 @@ class HpshaState(TaskGame):
         """Why the spell ``user`` uses has no effect on ``target`` (a skill's key), or ""."""
         for s in (user, target) if user != target else (user,):
             if s >= 0:
-                for sk in self.skills(s):
+                for sk in self.hooked(s, "spell_void"):
                     if sk.spell_void(self, s, user, kind, target, colour):
                         return sk.key
         return ""
 
     def damage_prevented_from(self, seat: int, source: int) -> bool:
-        return any(sk.prevents_damage_from(self, seat, source) for sk in self.skills(seat))
+        return any(sk.prevents_damage_from(self, seat, source) for sk in self.hooked(seat, "prevents_damage_from"))
 
     def damage_source(self, source: int) -> int:
         """The source damage dealt by ``source`` counts as (易容), ``source`` itself normally."""
-        for sk in self.skills(source):
+        for sk in self.hooked(source, "damage_source"):
             other = sk.damage_source(self, source)
             if other is not None:
                 return other
@@ -429,23 +517,24 @@ class HpshaState(TaskGame):
 
     def equip_locked(self, owner: int, actor: int) -> bool:
         """True if ``actor`` may not move, discard, obtain or replace ``owner``'s equipped cards."""
-        return actor != owner and any(sk.locks_equipment(self, owner, actor) for sk in self.skills(owner))
+        return actor != owner and any(sk.locks_equipment(self, owner, actor)
+                                      for sk in self.hooked(owner, "locks_equipment"))
 
     def as_card(self, seat: int, face: int) -> Card:
         """A hand card of ``seat`` as it counts now (亚瑟's 着迷 may treat it as another card name)."""
         card = CARDS[face]
-        for sk in self.skills(seat):
+        for sk in self.hooked(seat, "treat_as"):
             kind = sk.treat_as(self, seat, card)
             if kind is not None:
                 return Card(card.id, kind, card.suit, card.rank)
         return card
 
     def skips(self, seat: int, phase: str) -> bool:
-        return phase in self.skip or any(sk.skips_phase(self, seat, phase) for sk in self.skills(seat))
+        return phase in self.skip or any(sk.skips_phase(self, seat, phase) for sk in self.hooked(seat, "skips_phase"))
 
     def hand_limit(self, seat: int) -> int:
         limit = max(self.hp[seat], 0)
-        for sk in self.skills(seat):
+        for sk in self.hooked(seat, "hand_limit"):
             limit = sk.hand_limit(self, seat, limit)
         return limit
 

@@ -56,6 +56,8 @@ def as_int(action: Action, key: str) -> int:
 
 def as_slots(action: Action, key: str = "slots") -> list[int]:
     v = action.get(key)
+    if type(v) is list and len(v) == 1 and type(v[0]) is int:  # the commonest answer: one slot or target
+        return [v[0]]
     if not isinstance(v, list) or not all(type(x) is int for x in v) or len(set(v)) != len(v):
         raise IllegalAction(f"action field {key!r} must be a list of distinct ints, got {v!r}")
     return list(v)
@@ -151,10 +153,13 @@ class AskCard(Task):
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         out: list[Action] = [{"type": "pass"}] if self.optional else []
+        spec, any_use = self.spec, self.mode == "discard"
+        plain_cards = not st.hooked(seat, "treat_as")  # then as_card(seat, f) is CARDS[f]
+        face = kn.face
         for s in st.hands[seat]:
-            f = kn.face(s)
-            if f is not None and spec_ok(self.spec, st.as_card(seat, f)) and (
-                    self.mode == "discard" or st.can_use(seat, s)):
+            f = face(s)
+            if f is not None and spec_ok(spec, CARDS[f] if plain_cards else st.as_card(seat, f)) and (
+                    any_use or st.can_use(seat, s)):
                 out.append({"type": "card", "slots": [s]})
         k = self._kind()
         if k:
@@ -210,9 +215,10 @@ class AskCard(Task):
     def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
         slots, skill = self._validate(st, seat, action, st.pub.get)
+        if not slots:  # a pass: what stages GIVEN and DONE would do at once (no point fires, no result)
+            self.stage = AskCard.Stage.DONE
+            return Done(self.result)
         self.stage = AskCard.Stage.GIVEN
-        if not slots:
-            return CONTINUE
         kind = self._kind() or CARDS[st.pub[slots[0]]].kind
         st.say("card", seat, self.mode, st.ids(slots), kind if skill else "", skill, self.note)
         for s in slots:

@@ -66,6 +66,8 @@ class WindowTask(Task):
         if self.stage is WindowTask.Stage.START:
             self.order = st.order_from(st.current_or_first())
             self.stage = WindowTask.Stage.ASK_NEXT
+        if self.stage is WindowTask.Stage.RESPONDED and self.response is None:  # a pass: ask the next seat now
+            self.stage = WindowTask.Stage.ASK_NEXT
         if self.stage is WindowTask.Stage.ASK_NEXT:
             while self.order and not st.alive[self.order[0]]:
                 self.order.pop(0)
