@@ -37,6 +37,8 @@ VERIFIED_CARD = b"p2php/verified/card/v1"  # a card's point in a verified deck, 
 VERIFIED_CTX = b"p2php/verified/ctx/v1"  # the context every verified proof binds, Appendix B.4 (crypto/proofs.py)
 VERIFIED_KEY = b"p2php/verified/key/v1"  # the Schnorr challenge of a key share, Appendix B.5 (crypto/proofs.py)
 VERIFIED_SHARE = b"p2php/verified/share/v1"  # the Chaum–Pedersen challenge, Appendix B.6 (crypto/proofs.py)
+VERIFIED_SHARES = b"p2php/verified/shares/v1"  # a batch of shares: statement and challenge, B.6 (crypto/proofs.py)
+VERIFIED_SHARES_W = b"p2php/verified/shares-w/v1"  # a batch's weights, Appendix B.6 (crypto/proofs.py)
 VERIFIED_SHUFFLE = b"p2php/verified/shuffle/v1"  # a shuffle's statement digest, Appendix B.7 (crypto/shuffle_proof.py)
 VERIFIED_SHUFFLE_U = b"p2php/verified/shuffle-u/v1"  # the shuffle's vector challenge u (crypto/shuffle_proof.py)
 VERIFIED_SHUFFLE_C = b"p2php/verified/shuffle-c/v1"  # the shuffle's challenge γ (crypto/shuffle_proof.py)
@@ -65,8 +67,8 @@ PROTOCOL_TAGS = frozenset({
     RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, CHAT, REMATCH, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY,
     CHAIN_BINDING, CHAIN, BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN,
     IDENTITY_BOX, DECKS, BEACON_SEED, NONCE, CHAIN_SEED, CHAIN_RENEW, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD,
-    VERIFIED_CTX, VERIFIED_KEY, VERIFIED_SHARE, VERIFIED_SHUFFLE, VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK,
-    VERIFIED_DECK_SECRET,
+    VERIFIED_CTX, VERIFIED_KEY, VERIFIED_SHARE, VERIFIED_SHARES, VERIFIED_SHARES_W, VERIFIED_SHUFFLE,
+    VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK, VERIFIED_DECK_SECRET,
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""
 

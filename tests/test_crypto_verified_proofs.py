@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("coincurve")
@@ -16,8 +16,10 @@ from p2php.crypto.proofs import (  # noqa: E402
     proof_context,
     prove_key,
     prove_share,
+    prove_shares,
     verify_key,
     verify_share,
+    verify_shares,
 )
 from p2php.crypto.secp256k1 import Q, base_mul, generator, identity, random_scalar  # noqa: E402
 from p2php.rng import DetRng  # noqa: E402
@@ -133,3 +135,75 @@ def test_share_proof_malformed() -> None:
         verify_share(CTX, y, ct.a, d, ShareProof(1, Q))
     with pytest.raises(MalformedProof):
         verify_share(CTX, y, ct.a, d, KeyProof(1, 1))  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- a batch of shares (B.6)
+
+
+def _batch(k: int) -> tuple[list[bytes], list[elgamal.Ciphertext]]:
+    y = base_mul(_key(b"y"))
+    cts = [elgamal.encrypt(y, elgamal.card_point(b"d", i), 1000 + i) for i in range(k)]
+    return [proof_context(b"game", 3, i, 1) for i in range(k)], cts
+
+
+def test_batch_proof_completeness_and_determinism() -> None:
+    x = _key()
+    for k in (1, 2, 5):
+        ctxs, cts = _batch(k)
+        points = [ct.a for ct in cts]
+        ds, proof = prove_shares(ctxs, x, points, DetRng(b"n"))
+        assert ds == [elgamal.decryption_share(x, ct) for ct in cts]
+        assert verify_shares(ctxs, base_mul(x), points, ds, proof)
+        assert prove_shares(ctxs, x, points, DetRng(b"n")) == (ds, proof)
+
+
+def test_batch_proof_soundness() -> None:
+    x, other = _key(b"a"), _key(b"b")
+    y = base_mul(x)
+    ctxs, cts = _batch(4)
+    points = [ct.a for ct in cts]
+    ds, proof = prove_shares(ctxs, x, points, DetRng(b"n"))
+    assert not verify_shares(ctxs, y, points, [*ds[:3], ds[3] + G], proof)  # one wrong share among good ones
+    assert not verify_shares(ctxs, y, points, [ds[1], ds[0], *ds[2:]], proof)  # two swapped: each of another slot
+    assert not verify_shares(ctxs, y, points[::-1], ds[::-1], proof)  # the same shares, another order
+    assert not verify_shares(ctxs[:3], y, points[:3], ds[:3], proof)  # a share dropped
+    assert not verify_shares([ctxs[1], ctxs[0], *ctxs[2:]], y, points, ds, proof)  # contexts moved
+    assert not verify_shares(ctxs, base_mul(other), points, ds, proof)  # another seat's key
+    mixed = [*ds[:2], *prove_shares(ctxs[2:], other, points[2:], DetRng(b"n"))[0]]
+    assert not verify_shares(ctxs, y, points, mixed, proof)  # half of them under another key
+    assert not verify_shares(ctxs, y, points, ds, ShareProof(proof.c, (proof.s + 1) % Q))
+    # Errors that cancel in a plain sum (D_0 + E, D_1 − E) do not cancel under the weights.
+    e = base_mul(5)
+    assert not verify_shares(ctxs, y, points, [ds[0] + e, ds[1] - e, *ds[2:]], proof)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=1, max_value=6), st.data())
+def test_batch_proof_rejects_any_single_wrong_share(k: int, data: st.DataObject) -> None:
+    x = _key()
+    ctxs, cts = _batch(k)
+    points = [ct.a for ct in cts]
+    ds, proof = prove_shares(ctxs, x, points, DetRng(b"n"))
+    j = data.draw(st.integers(min_value=0, max_value=k - 1))
+    shift = data.draw(st.integers(min_value=1, max_value=Q - 1))
+    bad = list(ds)
+    bad[j] = bad[j] + base_mul(shift)
+    assume(not bad[j].is_identity)  # the identity is refused as malformed, before any proof
+    assert not verify_shares(ctxs, base_mul(x), points, bad, proof)
+
+
+def test_batch_proof_malformed() -> None:
+    x = _key()
+    ctxs, cts = _batch(2)
+    points = [ct.a for ct in cts]
+    ds, proof = prove_shares(ctxs, x, points, DetRng(b"n"))
+    y = base_mul(x)
+    for args in ((ctxs, y, points, [ds[0], identity()]), (ctxs, y, [points[0], identity()], ds),
+                 (ctxs, identity(), points, ds), (ctxs, y, points, ds[:1]), (ctxs[:1], y, points, ds),
+                 ([], y, [], [])):
+        with pytest.raises(MalformedProof):
+            verify_shares(*args, proof)  # type: ignore[arg-type]
+    with pytest.raises(MalformedProof):
+        verify_shares(ctxs, y, points, ds, ShareProof(1, Q))
+    with pytest.raises(MalformedProof):
+        prove_shares([], x, [], DetRng(b"n"))

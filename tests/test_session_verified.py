@@ -177,8 +177,47 @@ def test_a_wrong_decryption_share_is_named_on_arrival() -> None:
             done.append(True)
             shares = [list(s) for s in body["shares"]]
             shares[0][1], shares[1][1] = shares[1][1], shares[0][1]  # each a valid share, of the other slot
-            return {"shares": shares}
+            return {**body, "shares": shares}
         return body
+
+    _cheat(peers[2], alter)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert done
+    _named(peers, 2, FaultCode.BAD_KEY)
+
+
+def _swap_one(body: dict[str, Any], old: list[dict[str, Any]]) -> dict[str, Any]:
+    """One share replaced by a valid share of this seat for another slot (made earlier); its proof kept."""
+    shares = [list(s) for s in body["shares"]]
+    shares[-1][1] = old[0]["shares"][0][1]
+    return {**body, "shares": shares}
+
+
+def _no_proof(body: dict[str, Any], old: list[dict[str, Any]]) -> dict[str, Any]:
+    return {**body, "proofs": []}
+
+
+def _old_proof(body: dict[str, Any], old: list[dict[str, Any]]) -> dict[str, Any]:
+    """The batch proof of an earlier release of this seat: bound to other contexts and shares."""
+    return {**body, "proofs": old[0]["proofs"]}
+
+
+@pytest.mark.parametrize("tamper", [_swap_one, _no_proof, _old_proof])
+def test_a_batch_of_shares_with_one_wrong_share_or_proof_is_named(tamper: Any) -> None:
+    """One batch proof covers a seat's shares under one key (B.6): one share out of place among good ones, a
+    missing proof or a proof of another batch names the sender, never anyone else."""
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=8)
+    old: list[dict[str, Any]] = []
+    done: list[bool] = []
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind not in ("keys", "action") or not body["shares"] or done:
+            return body
+        if not old:
+            old.append(body)
+            return body
+        done.append(True)
+        return tamper(body, old)
 
     _cheat(peers[2], alter)
     memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
@@ -231,13 +270,17 @@ def test_a_wrong_share_in_a_private_show_is_named_by_the_viewer() -> None:
         assert seat is not None and cheater.vdeck is not None
         items = cheater.vdeck.own_items
 
-        def bad(slots: list[int], items: Any = items, cheater: Lockstep = cheater) -> list[list[Any]]:
-            out = items(slots)
+        def bad(slots: list[int], items: Any = items, cheater: Lockstep = cheater) -> dict[str, list[Any]]:
+            out: dict[str, list[Any]] = items(slots)
             from p2php.engine.contract import Show
 
-            if isinstance(cheater.step, Show) and out:
+            if isinstance(cheater.step, Show) and out["shares"]:
                 shown.append(cheater.seat or 0)
-                out = [[slot, items([slots[-1]])[0][1] if len(slots) > 1 else _shifted(pair)] for slot, pair in out]
+                if len(slots) > 1:  # every share the last slot's: the batch proof fails
+                    last = items([slots[-1]])["shares"][0][1]
+                    out = {**out, "shares": [[slot, last] for slot, _ in out["shares"]]}
+                else:
+                    out = {**out, "proofs": [_shifted(p) for p in out["proofs"]]}
             return out
 
         cheater.vdeck.own_items = bad  # type: ignore[method-assign]
@@ -282,10 +325,10 @@ def test_a_viewer_that_lies_about_a_good_show_is_not_believed() -> None:
             assert p.verdict.code == "accusation"
 
 
-def _shifted(pair: bytes) -> bytes:
-    """A share whose proof's response is off by one: it decodes, and fails its proof."""
-    s = (int.from_bytes(pair[-32:], "big") + 1).to_bytes(32, "big")
-    return pair[:-32] + s
+def _shifted(proof: bytes) -> bytes:
+    """A proof whose response is off by one: it decodes, and fails."""
+    s = (int.from_bytes(proof[-32:], "big") + 1).to_bytes(32, "big")
+    return proof[:-32] + s
 
 
 async def test_uno_over_loopback_is_clean(tmp_path: Any) -> None:

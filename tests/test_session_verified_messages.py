@@ -1,4 +1,4 @@
-"""Verified-deck message bodies (issue 10, increment 3b): the new kinds, the ``ct66``/``pair97`` list parsers, the
+"""Verified-deck message bodies (issue 10, increment 3b): the new kinds, the ``ct66`` and share list parsers, the
 mode-exclusive fields, the verified fields of a deck record, and the crypto layer's fault codes pinned to the
 session's."""
 
@@ -8,14 +8,15 @@ import pytest
 
 from p2php.crypto import verified_deck as vd
 from p2php.session.messages import (
+    BATCH_PROOF_SIZE,
     CIPHERTEXT_SIZE,
     KINDS,
-    PAIR_SIZE,
+    SHARE_SIZE,
     BadMessage,
     Message,
     body_only,
     bytes_list,
-    pair_list,
+    share_lists,
 )
 from p2php.session.records import DeckRecord, FaultCode
 
@@ -40,14 +41,16 @@ def test_bytes_list_checks_count_then_sizes() -> None:
         bytes_list(_msg({}), "cards", 2, CIPHERTEXT_SIZE)
 
 
-def test_pair_list() -> None:
-    pair = bytes(PAIR_SIZE)
-    assert pair_list(_msg({"shares": [[4, pair], [9, pair]]}, "keys")) == [(4, pair), (9, pair)]
-    assert pair_list(_msg({"shares": []}, "keys")) == []
-    for bad in ([[4, pair[:-1]]], [[True, pair]], [["4", pair]], [[4, pair, 1]], [pair], "x"):
-        with pytest.raises(BadMessage) as info:
-            pair_list(_msg({"shares": bad}, "keys"))
-        assert info.value.sender == 2
+def test_share_lists() -> None:
+    point, proof = bytes(SHARE_SIZE), bytes(BATCH_PROOF_SIZE)
+    assert share_lists({"shares": [[4, point], [9, point]], "proofs": [proof]}) == ([(4, point), (9, point)],
+                                                                                 [proof])
+    assert share_lists({"shares": [], "proofs": []}) == ([], [])
+    for bad in ([[4, point[:-1]]], [[True, point]], [["4", point]], [[4, point, 1]], [point], "x", None):
+        assert share_lists({"shares": bad, "proofs": [proof]}) is None
+    for proofs in ([proof[:-1]], [proof, proof, proof], "x", None, [point]):  # more proofs than shares: refused
+        assert share_lists({"shares": [[4, point], [9, point]], "proofs": proofs}) is None
+    assert share_lists([[4, point]]) is None  # v5's box: a bare list of pairs
 
 
 def test_a_field_of_the_other_mode_is_refused() -> None:

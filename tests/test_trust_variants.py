@@ -604,13 +604,14 @@ def test_bad_randomness_reveal_is_named_by_everyone(value: str) -> None:
 
 
 def test_a_game_longer_than_its_hash_chains_renews_them_and_ends_clean(monkeypatch: pytest.MonkeyPatch) -> None:
-    """§8 renewal: with 3 reveals a chain, a Hogwarts game's dice need dozens of chains per seat."""
+    """§8 renewal: with 3 reveals a chain, a Hogwarts game's dice need many chains per seat (how many depends on
+    the game the seed deals, which changes with the session id, hence with the protocol version)."""
     monkeypatch.setattr(handshake, "CHAIN_LENGTH", 3)
     peers = make_peers("hogwarts", 2, {"crypto": "fast"}, seed=1)
     run_in_memory(peers, {s: get_game("hogwarts").make_bot("heuristic", str(s)) for s in range(2)})
     assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
     assert len({p.verdict.state_hash for p in peers if p.verdict}) == 1
-    assert peers[0].chain_index > 30 and peers[0]._renewals == peers[0].chain_index // 3
+    assert peers[0].chain_index >= 12 and peers[0]._renewals == peers[0].chain_index // 3
 
 
 @pytest.mark.parametrize(("length", "alter", "reason"), [
@@ -745,11 +746,13 @@ def test_a_malformed_hello_is_refused(field: str, value: Any, code: RefusalCode)
     assert refused.value.code is code
 
 
-def test_a_v4_hello_is_refused_with_one_clear_line() -> None:
-    """§11 Why version 5: v4 peers send list passes and 32-byte commitments, so a v5 peer refuses their hello."""
-    assert PROTOCOL_VERSION == 5
-    with pytest.raises(HandshakeRefused, match="protocol version 4, we speak 5") as refused:
-        _check(dict(_hello(), hello=4))
+@pytest.mark.parametrize("old", [4, 5])
+def test_an_older_hello_is_refused_with_one_clear_line(old: int) -> None:
+    """§11 Why version 5 and 6: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
+    (which a v6 peer would read as malformed shares, naming an honest seat), so a v6 peer refuses their hello."""
+    assert PROTOCOL_VERSION == 6
+    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 6") as refused:
+        _check(dict(_hello(), hello=old))
     assert refused.value.code is RefusalCode.VERSION and "\n" not in str(refused.value)
 
 

@@ -1,4 +1,5 @@
-"""Sigma proofs for verified dealing: a Schnorr proof of a key share, a Chaum–Pedersen proof of a decryption share.
+"""Sigma proofs for verified dealing: a Schnorr proof of a key share, a Chaum–Pedersen proof of a decryption share,
+and one Chaum–Pedersen proof for a batch of decryption shares under one key.
 
 Both are non-interactive by Fiat–Shamir: the challenge is ``Hs(tag, ctx, statement…, commitments…)``
 (:func:`~p2php.crypto.secp256k1.hash_to_scalar`, full size mod ``q``), where ``ctx`` is the 32-byte
@@ -14,6 +15,7 @@ reproducible from its seed. protocol.md Appendix B.4–B.6.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from p2php import tags
@@ -28,6 +30,7 @@ from p2php.crypto.secp256k1 import (
     decode_scalar,
     encode_scalar,
     hash_to_scalar,
+    hash_to_scalars,
     lincomb,
     random_scalar,
 )
@@ -42,8 +45,10 @@ __all__ = [
     "proof_context",
     "prove_key",
     "prove_share",
+    "prove_shares",
     "verify_key",
     "verify_share",
+    "verify_shares",
 ]
 
 #: Size of a proof context (a digest).
@@ -192,3 +197,71 @@ def verify_share(ctx: bytes, y: Point, a: Point, d: Point, proof: ShareProof) ->
     t1 = lincomb((y,), (-c,), base=s)
     t2 = lincomb((a, d), (s, -c))
     return _share_challenge(ctx, y, a, d, t1, t2) == c
+
+
+# ----------------------------------------------------------------------------- a batch of shares under one key
+
+MAX_BATCH = 1 << 16
+"""Shares one batch proof may cover (a deck holds at most 1 024 slots; a message at most a deck's worth)."""
+
+
+def _batch_statement(ctxs: Sequence[bytes], y: Point, points: Sequence[Point], ds: Sequence[Point]) -> bytes:
+    """``st = D(SHARES tag, Y, then ctx_i, a_i, D_i for each share in order)``: what the batch claims, once."""
+    parts = [y.hash_bytes()]
+    for ctx, a, d in zip(ctxs, points, ds, strict=True):
+        parts += (check_context(ctx), a.hash_bytes(), d.hash_bytes())
+    return digest(tags.VERIFIED_SHARES, *parts)
+
+
+def _batch_weights(statement: bytes, count: int) -> list[int]:
+    """``w_i = Hs(SHARES_W tag, st, u32(i))``: fixed by the whole statement, so by every share, before any use."""
+    return hash_to_scalars(tags.VERIFIED_SHARES_W, (statement,), (i.to_bytes(4, "big") for i in range(count)))
+
+
+def _batch_challenge(statement: bytes, t1: Point, t2: Point) -> int:
+    return hash_to_scalar(tags.VERIFIED_SHARES, statement, t1.hash_bytes(), t2.hash_bytes())
+
+
+def _batch_input(ctxs: Sequence[bytes], points: Sequence[Point], what: str) -> None:
+    if not 1 <= len(points) <= MAX_BATCH or len(ctxs) != len(points):
+        raise MalformedProof(f"a batch of shares needs 1 to {MAX_BATCH} {what}, one context each")
+    for a in points:
+        _check_key(a, "a ciphertext's first component")
+
+
+def prove_shares(ctxs: Sequence[bytes], x: int, points: Sequence[Point], rng: DetRng) -> tuple[list[Point], ShareProof]:
+    """The decryption shares ``D_i = x·a_i`` and one proof that every one of them uses the key of ``Y = x·G``.
+
+    The shares are folded with weights no one chooses: ``M = Σ w_i·a_i`` and ``Z = Σ w_i·D_i`` (so ``Z = x·M``),
+    and a Chaum–Pedersen proof of ``log_G Y = log_M Z`` follows: ``T₁ = w·G``, ``T₂ = w·M``,
+    ``c = Hs(SHARES tag, st, T₁, T₂)``, ``s = w + c·x``. One wrong ``D_j`` leaves ``Z − x·M = Σ w_i·(D_i − x·a_i)``
+    non-zero except for weights that hit one value out of ``q``, and the weights come from a hash of every share.
+    """
+    _batch_input(ctxs, points, "points")
+    x = check_scalar(x, "a key share")
+    ds = [a * x for a in points]
+    statement = _batch_statement(ctxs, base_mul(x), points, ds)
+    m = lincomb(points, _batch_weights(statement, len(points)))
+    w = random_scalar(rng)
+    c = _batch_challenge(statement, base_mul(w), m * w)
+    return ds, ShareProof(c, (w + c * x) % Q)
+
+
+def verify_shares(ctxs: Sequence[bytes], y: Point, points: Sequence[Point], ds: Sequence[Point],
+                  proof: ShareProof) -> bool:
+    """Whether every ``D_i = x·a_i`` for the ``x`` of ``Y = x·G``, from one batch proof.
+
+    ``T₁ = s·G − c·Y`` and ``T₂ = s·M − c·Z = Σ (s·w_i)·a_i − Σ (c·w_i)·D_i`` (``2k + 2`` products, where
+    ``k`` proofs of B.6 cost ``4k``), then the challenge."""
+    _batch_input(ctxs, points, "points")
+    _check_key(y, "a public key share")
+    if len(ds) != len(points):
+        raise MalformedProof("a batch of shares needs one share per point")
+    for d in ds:
+        _check_key(d, "a decryption share")
+    c, s = _check_cs(proof, ShareProof)
+    statement = _batch_statement(ctxs, y, points, ds)
+    weights = _batch_weights(statement, len(points))
+    t1 = lincomb((y,), (-c,), base=s)
+    t2 = lincomb([*points, *ds], [*(s * w for w in weights), *(-c * w for w in weights)])
+    return _batch_challenge(statement, t1, t2) == c

@@ -51,8 +51,10 @@ from p2php.crypto.proofs import (
     proof_context,
     prove_key,
     prove_share,
+    prove_shares,
     verify_key,
     verify_share,
+    verify_shares,
 )
 from p2php.crypto.secp256k1 import (
     POINT_SIZE,
@@ -71,8 +73,8 @@ from p2php.rng import DetRng
 __all__ = [
     "BAD_CARD", "BAD_KEY", "BAD_PASS", "BAD_SECRET_DECK", "MAX_SHUFFLE", "PHASES", "CardBook", "DeckFault",
     "KeyShare", "Pass", "SeatSecrets", "Share", "check_pass",
-    "check_share", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
-    "make_share", "open_slot", "own_share_point", "public_deck", "rerandomise_hand", "reveal_duties",
+    "check_share", "check_shares", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
+    "make_share", "make_shares", "open_slot", "own_share_point", "public_deck", "rerandomise_hand", "reveal_duties",
     "show_duties",
 ]
 
@@ -404,6 +406,33 @@ def own_share_point(share: object, *, seat: int, slot: int) -> Point:
     """``D_p`` of a share this seat made itself, its point decoded but its proof not run (a seat need not check
     its own proofs: every other seat does); :class:`DeckFault` ``bad_key`` if it is not even well formed."""
     return _share(share, seat, slot).d
+
+
+def make_shares(ctxs: Sequence[bytes], secrets: SeatSecrets, cts: Sequence[Ciphertext]) -> tuple[list[Point], bytes]:
+    """This seat's shares of opening ``cts`` (all under the key of ``secrets``) and their one batch proof (64 bytes),
+    each share in the ``"open"`` context of its slot (``ctxs``, in the same order)."""
+    points = [ct.a for ct in cts]
+    rng = secrets.rng(b"shares", digest(tags.VERIFIED_SHARES, *ctxs), *(ct.hash_bytes() for ct in cts))
+    ds, proof = prove_shares(ctxs, secrets.x, points, rng)
+    return ds, proof.encode()
+
+
+def share_point(raw: object, *, seat: int, slot: int) -> Point:
+    """A decryption share's point from its 33 bytes (strictly decoded, never the identity), else ``bad_key``."""
+    return _point(raw, seat, BAD_KEY, f"seat {seat}'s share for slot {slot}")
+
+
+def check_shares(ctxs: Sequence[bytes], y_p: Point, cts: Sequence[Ciphertext], ds: Sequence[Point], proof: object,
+                 *, seat: int, slots: Sequence[int]) -> None:
+    """Nothing if one batch ``proof`` shows every ``ds[i] = x_p·a_i`` for seat ``seat``'s ``Y_p``; else
+    :class:`DeckFault` ``bad_key`` naming the seat (``slots`` say which shares, for the message)."""
+    what = f"seat {seat}'s shares for slots {list(slots)[:8]}{'…' if len(slots) > 8 else ''}"
+    try:
+        ok = verify_shares(ctxs, y_p, [ct.a for ct in cts], ds, ShareProof.decode(proof))
+    except InvalidEncoding as exc:
+        raise DeckFault(BAD_KEY, seat, f"{what}: {exc}") from None
+    if not ok:
+        raise DeckFault(BAD_KEY, seat, f"{what} fail their proof")
 
 
 def open_slot(book: CardBook, ct: Ciphertext, shares: Mapping[int, Point], players: int, *, slot: int) -> int:

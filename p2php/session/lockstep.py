@@ -597,7 +597,7 @@ class Lockstep(DeckSteps, Ending):
         assert self.seat is not None
         if self.vdeck is not None:
             own = [slot for slot in self.state.reveals(self.seat, action) if self._holds(self.seat, slot)]
-            return {"action": action, "shares": self.vdeck.own_items(list(dict.fromkeys(own)))}
+            return {"action": action, **self.vdeck.own_items(list(dict.fromkeys(own)))}
         keys = [
             [slot, scalar_bytes(self._my_key(slot))]
             for slot in self.state.reveals(self.seat, action)
@@ -720,7 +720,7 @@ class Lockstep(DeckSteps, Ending):
         if self.vdeck is not None and kind in ("keys", "show"):
             items = self.vdeck.own_items(self._key_duty(self.seat))
             if kind == "keys":
-                return {"shares": items}
+                return items
             assert isinstance(step, Show)
             key = self._box_key(self.seat, step.viewer, self._my_seq)
             return {"to": step.viewer, "box": channel.seal(key, encode(items), self.session_id)}

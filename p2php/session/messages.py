@@ -30,7 +30,13 @@ KINDS = ("shuffle", "lock", "keys", "commit", "action", "beacon", "show", "abort
 """Every message kind; ``deckkey`` and ``pass`` exist only in a verified deck (``crypto=verified``, §6.4)."""
 
 PAIR_SIZE = 97
-"""A point and a sigma proof on the wire (``pair97``): a key share or a decryption share (Appendix B.10)."""
+"""A point and a sigma proof on the wire (``pair97``): a key share (Appendix B.10)."""
+
+SHARE_SIZE = 33
+"""A decryption share on the wire (``pt33``); its proof is its batch's (Appendix B.6)."""
+
+BATCH_PROOF_SIZE = 64
+"""A batch proof of decryption shares on the wire: ``c ‖ s`` (Appendix B.6)."""
 
 CIPHERTEXT_SIZE = 66
 """A ciphertext ``a ‖ b`` on the wire (``ct66``, Appendix B.1)."""
@@ -251,12 +257,21 @@ def bytes_list(msg: Message, key: str, size: int, item_len: int) -> list[bytes]:
     return list(raw)
 
 
-def pair_list(msg: Message, key: str = "shares") -> list[tuple[int, bytes]]:
-    """A body list of ``[slot, pair97]`` entries: the decryption shares of a verified deck."""
-    entries = slot_entries(body_field(msg, key, list), PAIR_SIZE)
-    if entries is None:
-        raise _bad(msg, "bad share entry")
-    return entries
+def share_lists(fields: object) -> tuple[list[tuple[int, bytes]], list[bytes]] | None:
+    """``fields["shares"]`` as ``[(slot, pt33)]`` and ``fields["proofs"]`` as 64-byte bins, else ``None``.
+
+    The shape of a verified release (a ``keys`` or ``action`` body, or an opened show box, §6.4): the shares, then
+    one batch proof per key they are under; whether the proofs match the shares is the verifier's question.
+    """
+    if not isinstance(fields, dict):
+        return None
+    entries = slot_entries(fields.get("shares"), SHARE_SIZE)
+    proofs = fields.get("proofs")
+    if entries is None or not isinstance(proofs, list) or len(proofs) > len(entries):
+        return None
+    if not all(isinstance(p, bytes) and len(p) == BATCH_PROOF_SIZE for p in proofs):
+        return None
+    return entries, proofs
 
 
 def body_only(msg: Message, forbidden: frozenset[str]) -> None:

@@ -31,13 +31,12 @@ from p2php.engine.contract import CardId, Seat, Slot
 from p2php.session.handshake import deck_seed
 from p2php.session.messages import (
     CIPHERTEXT_SIZE,
-    PAIR_SIZE,
+    BadMessage,
     Message,
     body_field,
     body_only,
     bytes_list,
-    pair_list,
-    slot_entries,
+    share_lists,
 )
 from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
 
@@ -232,16 +231,30 @@ class VerifiedDeck:
 
     # ------------------------------------------------------------------ shares
 
-    def own_items(self, slots: list[Slot]) -> list[list[Any]]:
-        """Our proven shares of ``slots``: ``[[slot, pair97], …]`` for a ``keys``, ``action`` or ``show`` body."""
+    def own_items(self, slots: list[Slot]) -> dict[str, list[Any]]:
+        """Our shares of ``slots`` with their batch proofs: ``{"shares": [[slot, pt33], …], "proofs": [bin64, …]}``,
+        the fields of a ``keys`` or ``action`` body and the content of a ``show`` box (§6.4)."""
         ls = self.ls
         assert ls.seat is not None
-        out: list[list[Any]] = []
+        groups = self._groups(slots)
+        shares: dict[Slot, bytes] = {}
+        proofs: list[bytes] = []
+        for root, members in groups.items():
+            cts = [ct for _, _, _, ct in members]
+            ctxs = [self.ctx(rec, "open", index, ls.seat) for _, rec, index, _ in members]
+            ds, proof = vd.make_shares(ctxs, self.secrets(root), cts)
+            shares.update((slot, d.encode()) for (slot, _, _, _), d in zip(members, ds, strict=True))
+            proofs.append(proof)
+        return {"shares": [[slot, shares[slot]] for slot in slots], "proofs": proofs}
+
+    def _groups(self, slots: list[Slot]) -> dict[int, list[tuple[Slot, DeckRecord, int, Ciphertext]]]:
+        """``slots`` by the deck whose joint key they are under (a reshuffle keeps its source's), in order of first
+        appearance, each group in list order: one batch proof per group (a seat's key share differs per key)."""
+        groups: dict[int, list[tuple[Slot, DeckRecord, int, Ciphertext]]] = {}
         for slot in slots:
             rec, index, ct = self._slot(slot)
-            share = vd.make_share(self.ctx(rec, "open", index, ls.seat), self.secrets(rec.number), ct)
-            out.append([slot, share.encode()])
-        return out
+            groups.setdefault(self.ls._key_root(rec), []).append((slot, rec, index, ct))
+        return groups
 
     def own_point(self, slot: Slot) -> Point:
         """Our own share ``x·a`` of a slot dealt or shown to us (never sent, so only we can open it)."""
@@ -250,14 +263,17 @@ class VerifiedDeck:
 
     def accept(self, seat: Seat, msg: Message, duty: list[Slot], *, items: object = None,
                private: bool = False) -> None:
-        """Check ``seat``'s shares (its body's ``shares``, or the opened box ``items``) against its duty."""
+        """Check ``seat``'s shares (its body's ``shares`` and ``proofs``, or the opened box ``items``) against its
+        duty."""
         ls = self.ls
         if items is None:
             body_only(msg, FAST_FIELDS)
-            pairs = pair_list(msg)
+            release = share_lists(msg.body)
+            if release is None:
+                raise BadMessage(f"{msg.kind} message {msg.seq} from seat {seat}: bad shares or proofs", seat)
         else:
-            pairs = _box_items(items, seat, msg)
-        for slot, d in self._checked(seat, msg, duty, pairs, private):
+            release = _box_items(items, seat, msg)
+        for slot, d in self._checked(seat, msg, duty, release, private):
             if private:
                 self.shown.setdefault(slot, {})[seat] = d
             else:
@@ -265,30 +281,35 @@ class VerifiedDeck:
                 ls.released[slot][seat] = 0  # released: the share itself is in ``self.shares``
                 ls.released_at.setdefault((slot, seat), ls.tick)
 
-    def _checked(self, seat: Seat, msg: Message, duty: list[Slot], pairs: list[tuple[Slot, bytes]],
-                 private: bool, when: tuple[int, bytes] | None = None) -> list[tuple[Slot, Point]]:
-        """``seat``'s shares checked against its duty and their proofs (no side effect): ``[(slot, x·a)]``.
+    def _checked(self, seat: Seat, msg: Message, duty: list[Slot],
+                 release: tuple[list[tuple[Slot, bytes]], list[bytes]], private: bool,
+                 when: tuple[int, bytes] | None = None) -> list[tuple[Slot, Point]]:
+        """``seat``'s shares checked against its duty and their batch proofs (no side effect): ``[(slot, x·a)]``.
 
         ``when``: the tick and state hash the shares were made at, if not now (an audit judging a show)."""
         code = FaultCode.BAD_SHOW if private else FaultCode.BAD_KEY
+        pairs, proofs = release
         slots = [s for s, _ in pairs]
         if slots != duty:
             what = "privately showed" if private else "released shares for"
             raise FaultError(Fault(seat, f"{what} slots {short(slots)}, expected {short(duty)}", msg.at, code))
-        checked: list[tuple[Slot, Point]] = []
+        groups = self._groups(slots)
+        if len(proofs) != len(groups):
+            raise FaultError(Fault(seat, f"sent {len(proofs)} share proofs for {len(groups)} keys", msg.at, code))
+        raw = dict(pairs)
+        checked: dict[Slot, Point] = {}
         own = when is None and seat == self.ls.seat
-        for slot, raw in pairs:
-            rec, index, ct = self._slot(slot)
-            try:
-                if own:  # our own shares (made here, or logged by us before a resume): decoded, no proof run
-                    d = vd.own_share_point(raw, seat=seat, slot=slot)
-                else:
-                    d = vd.check_share(self.ctx(rec, "open", index, seat, when), rec.y_shares[seat], ct, raw,
-                                       seat=seat, slot=slot)
-            except vd.DeckFault as err:
-                raise deck_fault(err, msg.at, code) from None
-            checked.append((slot, d))
-        return checked
+        try:
+            for (root, members), proof in zip(groups.items(), proofs, strict=True):
+                ds = [vd.share_point(raw[slot], seat=seat, slot=slot) for slot, _, _, _ in members]
+                if not own:  # our own shares (made here, or logged by us before a resume): decoded, no proof run
+                    vd.check_shares([self.ctx(rec, "open", index, seat, when) for _, rec, index, _ in members],
+                                    self.ls.decks[root].y_shares[seat], [ct for _, _, _, ct in members], ds, proof,
+                                    seat=seat, slots=[slot for slot, _, _, _ in members])
+                checked.update((slot, d) for (slot, _, _, _), d in zip(members, ds, strict=True))
+        except vd.DeckFault as err:
+            raise deck_fault(err, msg.at, code) from None
+        return [(slot, checked[slot]) for slot in slots]
 
     def box_fault(self, seat: Seat, msg: Message, duty: list[Slot], items: object) -> Fault | None:
         """What is wrong with the opened box of ``seat``'s private show ``msg`` (``None``: nothing).
@@ -335,8 +356,9 @@ def _y_of(raw: bytes) -> Point:
     return decode_point(raw[:POINT_SIZE])
 
 
-def _box_items(items: object, seat: Seat, msg: Message) -> list[tuple[Slot, bytes]]:
-    entries = slot_entries(items, PAIR_SIZE)
-    if entries is None:
-        raise FaultError(Fault(seat, "private show is not a list of [slot, share]", msg.at, FaultCode.BAD_SHOW))
-    return entries
+def _box_items(items: object, seat: Seat, msg: Message) -> tuple[list[tuple[Slot, bytes]], list[bytes]]:
+    release = share_lists(items)
+    if release is None:
+        raise FaultError(Fault(seat, "private show is not a map of shares and their proofs", msg.at,
+                               FaultCode.BAD_SHOW))
+    return release
