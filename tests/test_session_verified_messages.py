@@ -46,6 +46,8 @@ def test_share_lists() -> None:
     assert share_lists({"shares": [[4, point], [9, point]], "proofs": [proof]}) == ([(4, point), (9, point)],
                                                                                  [proof])
     assert share_lists({"shares": [], "proofs": []}) == ([], [])
+    assert share_lists({"action": {}}) == ([], [])  # an empty release leaves both fields out
+    assert share_lists({"shares": [[4, point]]}) is None and share_lists({"proofs": []}) is None  # not one alone
     for bad in ([[4, point[:-1]]], [[True, point]], [["4", point]], [[4, point, 1]], [point], "x", None):
         assert share_lists({"shares": bad, "proofs": [proof]}) is None
     for proofs in ([proof[:-1]], [proof, proof, proof], "x", None, [point]):  # more proofs than shares: refused

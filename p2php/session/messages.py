@@ -261,10 +261,13 @@ def share_lists(fields: object) -> tuple[list[tuple[int, bytes]], list[bytes]] |
     """``fields["shares"]`` as ``[(slot, pt33)]`` and ``fields["proofs"]`` as 64-byte bins, else ``None``.
 
     The shape of a verified release (a ``keys`` or ``action`` body, or an opened show box, §6.4): the shares, then
-    one batch proof per key they are under; whether the proofs match the shares is the verifier's question.
+    one batch proof per key they are under; whether the proofs match the shares is the verifier's question. An
+    empty release leaves both fields out (most actions release nothing).
     """
     if not isinstance(fields, dict):
         return None
+    if "shares" not in fields and "proofs" not in fields:
+        return [], []
     entries = slot_entries(fields.get("shares"), SHARE_SIZE)
     proofs = fields.get("proofs")
     if entries is None or not isinstance(proofs, list) or len(proofs) > len(entries):

@@ -233,9 +233,11 @@ class VerifiedDeck:
 
     def own_items(self, slots: list[Slot]) -> dict[str, list[Any]]:
         """Our shares of ``slots`` with their batch proofs: ``{"shares": [[slot, pt33], …], "proofs": [bin64, …]}``,
-        the fields of a ``keys`` or ``action`` body and the content of a ``show`` box (§6.4)."""
+        the fields of a ``keys`` or ``action`` body and the content of a ``show`` box (§6.4); ``{}`` for no slot."""
         ls = self.ls
         assert ls.seat is not None
+        if not slots:
+            return {}
         groups = self._groups(slots)
         shares: dict[Slot, bytes] = {}
         proofs: list[bytes] = []
