@@ -177,6 +177,24 @@ def test_batch_proof_soundness() -> None:
     assert not verify_shares(ctxs, y, points, [ds[0] + e, ds[1] - e, *ds[2:]], proof)
 
 
+def test_batch_weights_bind_the_shares() -> None:
+    """Shares chosen so that their errors cancel under the honest batch's weights (``w_1·E − w_0·E``) fail: the
+    weights, and the challenge, depend on every share, so changing one changes them all."""
+    from p2php.crypto.proofs import _batch_statement, _batch_weights
+
+    x = _key()
+    y = base_mul(x)
+    ctxs, cts = _batch(3)
+    points = [ct.a for ct in cts]
+    ds, proof = prove_shares(ctxs, x, points, DetRng(b"n"))
+    w = _batch_weights(_batch_statement(ctxs, y, points, ds), 3)
+    e = base_mul(11)
+    forged = [ds[0] + e * w[1], ds[1] - e * w[0], ds[2]]
+    assert sum(((d * wi) for d, wi in zip(forged[1:], w[1:], strict=True)), forged[0] * w[0]) == \
+        sum(((d * wi) for d, wi in zip(ds[1:], w[1:], strict=True)), ds[0] * w[0])  # the same fold
+    assert not verify_shares(ctxs, y, points, forged, proof)
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=1, max_value=6), st.data())
 def test_batch_proof_rejects_any_single_wrong_share(k: int, data: st.DataObject) -> None:
