@@ -631,7 +631,18 @@ async def measure_full_game(
         "game_action_latency_ms": _ms(statistics.median(timer.clock.latencies)) if timer.clock.latencies
         else None,
         "game_audit": "clean" if clean and agree else "NOT CLEAN",
+        "bytes_by_kind": _by_kind(r.frame_bytes for r in results),
     }
+
+
+def _by_kind(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """Frame bytes per kind summed over peers (or games), largest first: before deflate and link tags, so they
+    say what the wire carries, not what it saves."""
+    total: dict[str, int] = {}
+    for c in counts:
+        for kind, n in c.items():
+            total[kind] = total.get(kind, 0) + n
+    return dict(sorted(total.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 # ----------------------------------------------------------------------------- one configuration
@@ -767,6 +778,7 @@ def pooled_games(results: Sequence[Mapping[str, Any]], seeds: Sequence[int]) -> 
         "bytes_per_decision_per_game": per_game,
         "cpu_ms_per_decision": round(cpu * 1e3 / decisions, 3) if decisions else None,
         "audits": [r["game_audit"] for r in results],
+        "bytes_by_kind": _by_kind(r["bytes_by_kind"] for r in results),
     }
 
 def registered(name: str) -> bool:
@@ -833,6 +845,18 @@ def print_report(r: dict[str, Any]) -> None:
               f"{r['game_steps']} steps, audit {r['game_audit']}")
         print(f"{'bytes per game':<28}{r['bytes_per_game']:>10}   per peer {r['bytes_per_game_per_peer']}, "
               f"per decision {r['bytes_per_decision']}")
+        _print_kinds(r["bytes_by_kind"])
+    if "games" in r:
+        g = r["games"]
+        print(f"{'games (pooled)':<28}{g['bytes_per_decision']:>10}   bytes per decision over {g['decisions']} "
+              f"decisions of seeds {g['seeds']}")
+        _print_kinds(g["bytes_by_kind"])
+
+
+def _print_kinds(by_kind: Mapping[str, int]) -> None:
+    total = sum(by_kind.values()) or 1
+    shares = ", ".join(f"{kind} {n * 100 / total:.1f} %" for kind, n in by_kind.items())
+    print(f"{'  by frame kind':<28}{'':>10}   {shares} (of {total} bytes before deflate)")
 
 
 def print_matrix(rows: Sequence[dict[str, Any]]) -> None:

@@ -24,7 +24,7 @@ DEAL_KEYS = {
 }
 FULL_GAME_KEYS = {
     "game_seconds", "game_steps", "game_decisions", "game_messages", "bytes_per_game",
-    "bytes_per_game_per_peer", "bytes_per_decision", "game_action_latency_ms", "game_audit",
+    "bytes_per_game_per_peer", "bytes_per_decision", "game_action_latency_ms", "game_audit", "bytes_by_kind",
 }
 ENGINE_KEYS = {
     "game", "players", "options", "unit", "seconds",
@@ -132,6 +132,10 @@ def test_deal_benchmark_pools_whole_games_and_measures_them_without_deflate() ->
     assert pooled["bytes_per_decision"] == round(pooled["bytes"] / pooled["decisions"])
     assert plain["decisions"] == pooled["decisions"]  # the same two games, signed byte for byte
     assert plain["bytes"] > pooled["bytes"]  # deflate saved something on them
+    kinds = pooled["bytes_by_kind"]
+    assert {"action", "audit"} <= set(kinds) and list(kinds.values()) == sorted(kinds.values(), reverse=True)
+    assert kinds == plain["bytes_by_kind"]  # counted before deflate: the same frames
+    assert sum(kinds.values()) < plain["bytes"]  # link tags and handshakes are on the wire too
 
 
 def test_deal_benchmark_refuses_malformed_seeds() -> None:

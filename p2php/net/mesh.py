@@ -293,6 +293,14 @@ def listener_port(listener: Listener) -> int:
     return bound
 
 
+def _frame_label(frame: dict[str, Any]) -> str:
+    """What :attr:`Mesh.frame_bytes` counts a frame under: a message's kind, else its first key."""
+    kind = frame.get("kind")
+    if isinstance(kind, str):
+        return kind
+    return str(next(iter(frame), "?"))
+
+
 class _Peer:
     """One connection: its stream, decoder, byte counters and outgoing queue."""
 
@@ -415,6 +423,9 @@ class Mesh:
         self._retired: dict[int, tuple[int, int]] = {}  # bytes of connections that were replaced
         self._progress: Any = None  # where our game stands, told in every heartbeat
         self.beats: dict[int, Any] = {}  # where each seat's last heartbeat said its game stands
+        self.frame_bytes: dict[str, int] = {}
+        """Encoded bytes queued per kind of frame, each copy counted (before deflate and link tags): a message's
+        ``kind``, else the frame's first key. Only our own frames are counted, so the labels are few."""
 
     def set_progress(self, progress: Any) -> None:
         """What our heartbeats report (the lockstep point we are at): plain data, advisory only."""
@@ -543,11 +554,18 @@ class Mesh:
         if short is None:
             compact = []
         full = [s for s in seats if s not in compact]
+        size = 0
         if full:
-            self._enqueue(full, encode_frame(frame, self.max_frame))
+            data = encode_frame(frame, self.max_frame)
+            self._enqueue(full, data)
+            size += len(data) * len(full)
         if compact:
             assert short is not None
-            self._enqueue(compact, encode_frame(short, self.max_frame))
+            data = encode_frame(short, self.max_frame)
+            self._enqueue(compact, data)
+            size += len(data) * len(compact)
+        label = _frame_label(frame)
+        self.frame_bytes[label] = self.frame_bytes.get(label, 0) + size
         await trio.lowlevel.checkpoint()
 
     async def disconnect(self, seat: int, reason: str) -> None:

@@ -121,6 +121,7 @@ class PeerResult:
     bytes_received: int
     frames_sent: int
     left: bool = False  # our player left (the decider raised LeaveTable): the table was told and ended
+    frame_bytes: dict[str, int] = field(default_factory=dict)  # encoded bytes queued per frame kind (Mesh)
 
 
 class LeaveTable(P2phpError):
@@ -229,7 +230,7 @@ async def run_peer(
     if cfg.transcript_path is not None:
         transcript.save(ls, cfg.transcript_path)
     return PeerResult(ls, time.perf_counter() - start, runner.setup_seconds, runner.sent, runner.received,
-                      runner.frames_sent, runner.left)
+                      runner.frames_sent, runner.left, dict(runner.mesh.frame_bytes))
 
 
 MAX_SYNC_BYTES = 32 * 1024 * 1024
