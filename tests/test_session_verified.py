@@ -22,7 +22,7 @@ from p2php.crypto.secp256k1 import random_scalar  # noqa: E402
 from p2php.crypto.shuffle_proof import prove_shuffle  # noqa: E402
 from p2php.session import memory  # noqa: E402
 from p2php.session.lockstep import Lockstep  # noqa: E402
-from p2php.session.records import DeckRecord, FaultCode  # noqa: E402
+from p2php.session.records import DeckRecord, FaultCode, FaultError  # noqa: E402
 
 VERIFIED = {"crypto": "verified"}
 
@@ -408,3 +408,32 @@ def test_a_selection_pass_with_a_bad_proof_is_named_at_the_owners_pass() -> None
     _cheat(peers[0], alter)
     memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
     _named(peers, 0, FaultCode.BAD_SECRET_DECK)
+
+
+def test_a_release_under_two_joint_keys_carries_one_batch_proof_for_each() -> None:
+    """Shares of two decks (two joint keys, so two key shares of the sender) go in one message with one proof per
+    key, in order of first appearance (§6.4): checked as such, and any other count or order is ``bad_key``."""
+    from p2php.session.messages import Message, share_lists
+
+    peers = _secret_peers([6, 8, 11], 17)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    sender, judge = peers[0], peers[1]
+    assert sender.vdeck is not None and judge.vdeck is not None
+    assert (sender.tick, sender._state_hash) == (judge.tick, judge._state_hash)  # both at the end: same contexts
+    slots = [102, 0, 101, 1]  # the secret deck's slots (deck 0) and the shared deck's (deck 1), interleaved
+    release = sender.vdeck.own_items(slots)
+    assert len(release["proofs"]) == 2 and [s for s, _ in release["shares"]] == slots
+
+    def judged(body: dict[str, Any]) -> list[tuple[int, Any]]:
+        msg = Message(0, 9, bytes(32), (judge.tick, 0), bytes(32), (), "keys", body, bytes(64))
+        parsed = share_lists(body)
+        assert parsed is not None
+        return judge.vdeck._checked(0, msg, slots, parsed, False)  # type: ignore[union-attr]
+
+    points = judged(release)
+    assert [s for s, _ in points] == slots
+    assert all(d == sender.vdeck.own_point(s) for s, d in points)
+    for proofs in (release["proofs"][::-1], release["proofs"][:1], release["proofs"] * 2):
+        with pytest.raises(FaultError) as info:
+            judged({**release, "proofs": proofs})
+        assert info.value.fault.culprit == 0 and info.value.fault.code == FaultCode.BAD_KEY
