@@ -12,17 +12,8 @@ import pytest
 
 pytest.importorskip("coincurve")
 
-from p2php.crypto import elgamal  # noqa: E402
-from p2php.crypto.proofs import (  # noqa: E402
-    KeyProof,
-    ShareProof,
-    proof_context,
-    prove_key,
-    prove_share,
-    prove_shares,
-    verify_key,
-    verify_shares,
-)
+from p2php.crypto import elgamal, proofs  # noqa: E402
+from p2php.crypto.proofs import KeyProof, ShareProof, proof_context, prove_key, prove_share, verify_key  # noqa: E402
 from p2php.crypto.secp256k1 import (  # noqa: E402
     Q,
     base_mul,
@@ -109,13 +100,13 @@ def test_batch_of_shares_known_answer() -> None:
     assert cts[1].encode() == H(
         "03fff97bd5755eeea420453a14355235d382f6472f8568a18b2f057a1460297556"
         "037570fdccd264fa2f26cc1e37eb8fe35a46377850325ce15b6b65a73776f140b8")
-    ds, proof = prove_shares(ctxs, 7, [ct.a for ct in cts], DetRng(b"shares"))
+    ds, proof = proofs.prove_shares(ctxs, 7, [ct.a for ct in cts], DetRng(b"shares"))
     assert [d.encode() for d in ds] == [H("03605bdb019981718b986d0f07e834cb0d9deb8360ffb7f61df982345ef27a7479"),
                                         H("02fe8d1eb1bcb3432b1db5833ff5f2226d9cb5e65cee430558c18ed3a3c86ce1af")]
     assert proof == ShareProof.decode(H(
         "63375eaa5d0785d424ced3dfaa9b855705992da5fce045bfa89455f08a750c73"
         "52e95872cb528ea3a25b9791abf62bf29a0bfe194877a97b3d0190980e8ba576"))
-    assert verify_shares(ctxs, y, [ct.a for ct in cts], ds, proof)
+    assert proofs.verify_shares(ctxs, y, [ct.a for ct in cts], ds, proof)
 
 
 def test_shuffle_known_answer() -> None:
