@@ -36,7 +36,6 @@ VERIFIED_GENS = b"p2php/verified/gens/v1"  # the commitment generators H_i, Appe
 VERIFIED_CARD = b"p2php/verified/card/v1"  # a card's point in a verified deck, Appendix B.3 (crypto/elgamal.py)
 VERIFIED_CTX = b"p2php/verified/ctx/v1"  # the context every verified proof binds, Appendix B.4 (crypto/proofs.py)
 VERIFIED_KEY = b"p2php/verified/key/v1"  # the Schnorr challenge of a key share, Appendix B.5 (crypto/proofs.py)
-VERIFIED_SHARE = b"p2php/verified/share/v1"  # the Chaum–Pedersen challenge, Appendix B.6 (crypto/proofs.py)
 VERIFIED_SHARES = b"p2php/verified/shares/v1"  # a batch of shares: statement and challenge, B.6 (crypto/proofs.py)
 VERIFIED_SHARES_W = b"p2php/verified/shares-w/v1"  # a batch's weights, Appendix B.6 (crypto/proofs.py)
 VERIFIED_SHUFFLE = b"p2php/verified/shuffle/v1"  # a shuffle's statement digest, Appendix B.7 (crypto/shuffle_proof.py)
@@ -67,7 +66,7 @@ PROTOCOL_TAGS = frozenset({
     RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, CHAT, REMATCH, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY,
     CHAIN_BINDING, CHAIN, BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN,
     IDENTITY_BOX, DECKS, BEACON_SEED, NONCE, CHAIN_SEED, CHAIN_RENEW, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD,
-    VERIFIED_CTX, VERIFIED_KEY, VERIFIED_SHARE, VERIFIED_SHARES, VERIFIED_SHARES_W, VERIFIED_SHUFFLE,
+    VERIFIED_CTX, VERIFIED_KEY, VERIFIED_SHARES, VERIFIED_SHARES_W, VERIFIED_SHUFFLE,
     VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_DECK, VERIFIED_DECK_SECRET,
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""

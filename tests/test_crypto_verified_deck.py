@@ -76,13 +76,25 @@ def table(request: pytest.FixtureRequest) -> Table:
     return _set_up(request.param)
 
 
-def _share(t: Table, seat: int, slot: int, step: int = 9) -> vd.Share:
-    return vd.make_share(_ctx("open", slot, seat, step), t.secrets[seat], t.final[slot])
+@dataclass(frozen=True)
+class OneShare:
+    """A seat's share of one slot and its batch proof (a batch of one), as a release carries them."""
+
+    d: vd.Point
+    proof: bytes
 
 
-def _checked(t: Table, seat: int, slot: int, share: vd.Share, step: int = 9) -> vd.Point:
-    return vd.check_share(_ctx("open", slot, seat, step), t.shares[seat].y, t.final[slot], share, seat=seat,
-                          slot=slot)
+def _share(t: Table, seat: int, slot: int, step: int = 9) -> OneShare:
+    ds, proof = vd.make_shares([_ctx("open", slot, seat, step)], t.secrets[seat], [t.final[slot]])
+    return OneShare(ds[0], proof)
+
+
+def _checked(t: Table, seat: int, slot: int, share: OneShare, step: int = 9) -> vd.Point:
+    """The share's point once its proof holds; as the session does, the point is decoded first (``bad_key``)."""
+    d = vd.share_point(share.d, seat=seat, slot=slot)
+    vd.check_shares([_ctx("open", slot, seat, step)], t.shares[seat].y, [t.final[slot]], [d], share.proof,
+                    seat=seat, slots=[slot])
+    return d
 
 
 def _plaintext_order(t: Table) -> list[int]:
@@ -123,7 +135,8 @@ def test_deal_five_cards_opens_them_only_at_the_recipient(table: Table) -> None:
 
 def test_reveal_to_all_every_seat_verifies_every_share(table: Table) -> None:
     slot = 7
-    broadcast = {p: _share(table, p, slot).encode() for p in vd.reveal_duties(table.players)}  # the wire form
+    broadcast = {p: _share(table, p, slot) for p in vd.reveal_duties(table.players)}
+    broadcast = {p: OneShare(s.d.encode(), s.proof) for p, s in broadcast.items()}  # the wire form
     views = set()
     for _viewer in range(table.players):
         checked = {p: _checked(table, p, slot, s) for p, s in broadcast.items()}
@@ -171,10 +184,11 @@ def test_determinism_from_a_seed() -> None:
 def test_a_nonce_never_answers_two_challenges(table: Table) -> None:
     """The same slot opened in two steps: two different proofs, so no two challenges share a nonce."""
     one, two = _share(table, 0, 0, step=9), _share(table, 0, 0, step=10)
-    assert one.d == two.d and one.proof.c != two.proof.c
+    p1, p2 = ShareProof.decode(one.proof), ShareProof.decode(two.proof)
+    assert one.d == two.d and p1.c != p2.c
     # s1 - s2 = c1·x - c2·x would hold only if the nonces were equal: check it does not
     x = table.secrets[0].x
-    assert (one.proof.s - two.proof.s) % Q != (one.proof.c - two.proof.c) * x % Q
+    assert (p1.s - p2.s) % Q != (p1.c - p2.c) * x % Q
 
 
 def test_fault_codes_are_the_sessions() -> None:
@@ -264,25 +278,29 @@ def test_malformed_passes_are_rejected_cleanly(table: Table) -> None:
 def test_a_wrong_decryption_share_is_named(table: Table) -> None:
     slot, seat = 4, 2
     honest = _share(table, seat, slot)
+    proof = ShareProof.decode(honest.proof)
     forged = [
         dataclasses.replace(honest, d=honest.d + generator()),  # a share for another card
         _share(table, 0, slot),  # another seat's share
         _share(table, seat, slot + 1),  # the share of another slot
         _share(table, seat, slot, step=10),  # a share from another step
-        dataclasses.replace(honest, proof=ShareProof(honest.proof.c, (honest.proof.s + 1) % Q)),
+        dataclasses.replace(honest, proof=ShareProof(proof.c, (proof.s + 1) % Q).encode()),
     ]
     for share in forged:
         with pytest.raises(vd.DeckFault) as info:
             _checked(table, seat, slot, share)
         assert info.value.why == vd.BAD_KEY and info.value.seat == seat and f"slot {slot}" in str(info.value)
-    raw = honest.encode()
+    raw = OneShare(honest.d.encode(), honest.proof)  # the wire form
     assert _checked(table, seat, slot, raw) == honest.d
-    for junk in [None, b"x", vd.Share(base_mul(0), honest.proof), dataclasses.replace(honest, proof=ShareProof(Q, 1)),
-                 dataclasses.replace(honest, d=b"\x02" * 33), dataclasses.replace(honest, proof=None),
-                 raw[:-1], raw + b"\0", b"\x02" * 97, raw[:33] + b"\xff" * 64, b"\x04" + raw[1:],
-                 dataclasses.replace(forged[0], d=base_mul(0))]:
+    for junk in [OneShare(None, honest.proof), OneShare(b"x", honest.proof), OneShare(base_mul(0), honest.proof),
+                 OneShare(honest.d, b"x"), OneShare(honest.d, Q.to_bytes(32, "big") + bytes(31) + b"\x01"),
+                 OneShare(honest.d, None),
+                 OneShare(b"\x02" * 33, honest.proof), OneShare(raw.d[:-1], honest.proof),
+                 OneShare(raw.d + b"\0", honest.proof), OneShare(b"\x04" + raw.d[1:], honest.proof),
+                 OneShare(honest.d, honest.proof[:-1]), OneShare(honest.d, honest.proof + b"\0"),
+                 OneShare(honest.d, b"\xff" * 64), OneShare(base_mul(0), forged[0].proof)]:
         with pytest.raises(vd.DeckFault) as info:
-            _checked(table, seat, slot, junk)
+            _checked(table, seat, slot, junk)  # type: ignore[arg-type]
         assert info.value.why == vd.BAD_KEY and info.value.seat == seat
 
 

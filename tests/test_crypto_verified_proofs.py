@@ -1,4 +1,4 @@
-"""Schnorr and Chaum–Pedersen proofs for verified dealing (p2php/crypto/proofs.py, protocol.md Appendix B.5–B.6)."""
+"""Schnorr and batch Chaum–Pedersen proofs for verified dealing (p2php/crypto/proofs.py, protocol.md B.5–B.6)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,8 @@ from p2php.crypto.proofs import (  # noqa: E402
     ShareProof,
     proof_context,
     prove_key,
-    prove_share,
     prove_shares,
     verify_key,
-    verify_share,
     verify_shares,
 )
 from p2php.crypto.secp256k1 import Q, base_mul, generator, identity, random_scalar  # noqa: E402
@@ -30,11 +28,6 @@ G = generator()
 
 def _key(seed: bytes = b"k") -> int:
     return random_scalar(DetRng(seed))
-
-
-def _ciphertext() -> elgamal.Ciphertext:
-    y = base_mul(_key(b"y"))
-    return elgamal.encrypt(y, elgamal.card_point(b"d", 0), 12345)
 
 
 def test_context_binds_every_field() -> None:
@@ -96,48 +89,7 @@ def test_key_proof_malformed() -> None:
             KeyProof.decode(data)
 
 
-# ----------------------------------------------------------------------------- Chaum–Pedersen
-
-
-def test_share_proof_completeness_and_determinism() -> None:
-    x = _key()
-    ct = _ciphertext()
-    d, proof = prove_share(CTX, x, ct.a, DetRng(b"n"))
-    assert d == elgamal.decryption_share(x, ct)
-    assert verify_share(CTX, base_mul(x), ct.a, d, proof)
-    assert prove_share(CTX, x, ct.a, DetRng(b"n")) == (d, proof)
-    assert ShareProof.decode(proof.encode()) == proof
-
-
-def test_share_proof_soundness() -> None:
-    x, other = _key(b"a"), _key(b"b")
-    y = base_mul(x)
-    ct, ct2 = _ciphertext(), elgamal.encrypt(base_mul(3), G, 99)
-    d, proof = prove_share(CTX, x, ct.a, DetRng(b"n"))
-    assert not verify_share(CTX, y, ct.a, d + G, proof)  # a wrong share
-    assert not verify_share(CTX, y, ct2.a, d, proof)  # a share for another ciphertext
-    assert not verify_share(CTX, base_mul(other), ct.a, d, proof)  # another seat's key
-    d_other, proof_other = prove_share(CTX, other, ct.a, DetRng(b"n"))
-    assert not verify_share(CTX, y, ct.a, d_other, proof_other)  # another seat's share under ours
-    assert not verify_share(proof_context(b"game", 4, 0, 1), y, ct.a, d, proof)  # replayed at another step
-    assert not verify_share(CTX, y, ct.a, d, ShareProof(proof.c, (proof.s + 1) % Q))
-
-
-def test_share_proof_malformed() -> None:
-    x = _key()
-    ct = _ciphertext()
-    d, _ = prove_share(CTX, x, ct.a, DetRng(b"n"))
-    y = base_mul(x)
-    for args in ((y, ct.a, identity()), (y, identity(), d), (identity(), ct.a, d)):
-        with pytest.raises(MalformedProof):
-            verify_share(CTX, *args, ShareProof(1, 1))
-    with pytest.raises(MalformedProof):
-        verify_share(CTX, y, ct.a, d, ShareProof(1, Q))
-    with pytest.raises(MalformedProof):
-        verify_share(CTX, y, ct.a, d, KeyProof(1, 1))  # type: ignore[arg-type]
-
-
-# ----------------------------------------------------------------------------- a batch of shares (B.6)
+# ----------------------------------------------------------------------------- Chaum–Pedersen: a batch of shares (B.6)
 
 
 def _batch(k: int) -> tuple[list[bytes], list[elgamal.Ciphertext]]:
@@ -155,6 +107,7 @@ def test_batch_proof_completeness_and_determinism() -> None:
         assert ds == [elgamal.decryption_share(x, ct) for ct in cts]
         assert verify_shares(ctxs, base_mul(x), points, ds, proof)
         assert prove_shares(ctxs, x, points, DetRng(b"n")) == (ds, proof)
+        assert ShareProof.decode(proof.encode()) == proof
 
 
 def test_batch_proof_soundness() -> None:
@@ -169,6 +122,12 @@ def test_batch_proof_soundness() -> None:
     assert not verify_shares(ctxs[:3], y, points[:3], ds[:3], proof)  # a share dropped
     assert not verify_shares([ctxs[1], ctxs[0], *ctxs[2:]], y, points, ds, proof)  # contexts moved
     assert not verify_shares(ctxs, base_mul(other), points, ds, proof)  # another seat's key
+    ds_other, proof_other = prove_shares(ctxs, other, points, DetRng(b"n"))
+    assert not verify_shares(ctxs, y, points, ds_other, proof_other)  # another seat's shares under ours
+    other_cts = [elgamal.encrypt(base_mul(3), G, 99 + i) for i in range(4)]
+    assert not verify_shares(ctxs, y, [ct.a for ct in other_cts], ds, proof)  # shares for other ciphertexts
+    replayed = [proof_context(b"game", 4, i, 1) for i in range(4)]
+    assert not verify_shares(replayed, y, points, ds, proof)  # replayed at another step
     mixed = [*ds[:2], *prove_shares(ctxs[2:], other, points[2:], DetRng(b"n"))[0]]
     assert not verify_shares(ctxs, y, points, mixed, proof)  # half of them under another key
     assert not verify_shares(ctxs, y, points, ds, ShareProof(proof.c, (proof.s + 1) % Q))
@@ -223,5 +182,7 @@ def test_batch_proof_malformed() -> None:
             verify_shares(*args, proof)  # type: ignore[arg-type]
     with pytest.raises(MalformedProof):
         verify_shares(ctxs, y, points, ds, ShareProof(1, Q))
+    with pytest.raises(MalformedProof):
+        verify_shares(ctxs, y, points, ds, KeyProof(1, 1))  # type: ignore[arg-type]
     with pytest.raises(MalformedProof):
         prove_shares([], x, [], DetRng(b"n"))

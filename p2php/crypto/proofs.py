@@ -1,9 +1,10 @@
-"""Sigma proofs for verified dealing: a Schnorr proof of a key share, a Chaum–Pedersen proof of a decryption share,
-and one Chaum–Pedersen proof for a batch of decryption shares under one key.
+"""Sigma proofs for verified dealing: a Schnorr proof of a key share, and one Chaum–Pedersen proof for a batch of
+decryption shares under one key.
 
 Both are non-interactive by Fiat–Shamir: the challenge is ``Hs(tag, ctx, statement…, commitments…)``
 (:func:`~p2php.crypto.secp256k1.hash_to_scalar`, full size mod ``q``), where ``ctx`` is the 32-byte
-:func:`proof_context` naming the game, the step, the pass and the prover's seat. A proof made for one context
+:func:`proof_context` naming the game, the step, the pass and the prover's seat (a batch hashes each share's
+context into its statement). A proof made for one context
 therefore fails under any other: it cannot be replayed into another game, step or seat. Proofs travel in the
 compact form ``(c, s)``; the verifier recomputes the commitments and compares the challenge.
 
@@ -44,10 +45,8 @@ __all__ = [
     "check_context",
     "proof_context",
     "prove_key",
-    "prove_share",
     "prove_shares",
     "verify_key",
-    "verify_share",
     "verify_shares",
 ]
 
@@ -106,7 +105,8 @@ class KeyProof:
 
 @dataclass(frozen=True, slots=True)
 class ShareProof:
-    """Chaum–Pedersen proof that ``log_G Y = log_a D``: challenge ``c`` and response ``s``."""
+    """A batch's Chaum–Pedersen proof that ``log_G Y = log_M Z`` (:func:`prove_shares`): challenge ``c`` and
+    response ``s``."""
 
     c: int
     s: int
@@ -167,38 +167,6 @@ def verify_key(ctx: bytes, y: Point, proof: KeyProof) -> bool:
     return _key_challenge(ctx, y, t) == c
 
 
-def _share_challenge(ctx: bytes, y: Point, a: Point, d: Point, t1: Point, t2: Point) -> int:
-    return hash_to_scalar(tags.VERIFIED_SHARE, ctx, y.hash_bytes(), a.hash_bytes(), d.hash_bytes(),
-                          t1.hash_bytes(), t2.hash_bytes())
-
-
-def prove_share(ctx: bytes, x: int, a: Point, rng: DetRng) -> tuple[Point, ShareProof]:
-    """The decryption share ``D = x·a`` and a proof that it uses the key share of ``Y = x·G``.
-
-    ``w`` fresh; ``T₁ = w·G``, ``T₂ = w·a``; ``c = Hs(SHARE tag, ctx, Y, a, D, T₁, T₂)``; ``s = w + c·x mod q``.
-    """
-    check_context(ctx)
-    x = check_scalar(x, "a key share")
-    _check_key(a, "a ciphertext's first component")
-    y = base_mul(x)
-    d = a * x
-    w = random_scalar(rng)
-    c = _share_challenge(ctx, y, a, d, base_mul(w), a * w)
-    return d, ShareProof(c, (w + c * x) % Q)
-
-
-def verify_share(ctx: bytes, y: Point, a: Point, d: Point, proof: ShareProof) -> bool:
-    """Whether ``D = x·a`` for the ``x`` of ``Y = x·G``: ``T₁ = s·G − c·Y``, ``T₂ = s·a − c·D``, then the challenge."""
-    check_context(ctx)
-    _check_key(y, "a public key share")
-    _check_key(a, "a ciphertext's first component")
-    _check_key(d, "a decryption share")
-    c, s = _check_cs(proof, ShareProof)
-    t1 = lincomb((y,), (-c,), base=s)
-    t2 = lincomb((a, d), (s, -c))
-    return _share_challenge(ctx, y, a, d, t1, t2) == c
-
-
 # ----------------------------------------------------------------------------- a batch of shares under one key
 
 MAX_BATCH = 1 << 16
@@ -252,7 +220,7 @@ def verify_shares(ctxs: Sequence[bytes], y: Point, points: Sequence[Point], ds: 
     """Whether every ``D_i = x·a_i`` for the ``x`` of ``Y = x·G``, from one batch proof.
 
     ``T₁ = s·G − c·Y`` and ``T₂ = s·M − c·Z = Σ (s·w_i)·a_i − Σ (c·w_i)·D_i`` (``2k + 2`` products, where
-    ``k`` proofs of B.6 cost ``4k``), then the challenge."""
+    one proof per share cost ``4k``), then the challenge."""
     _batch_input(ctxs, points, "points")
     _check_key(y, "a public key share")
     if len(ds) != len(points):

@@ -14,12 +14,13 @@ primitives (:mod:`~p2php.crypto.elgamal`, :mod:`~p2php.crypto.proofs`, :mod:`~p2
 3. **Passes.** Seats in order: :func:`make_pass` permutes and re-masks the whole deck and proves it (Terelius–
    Wikström); every other seat runs :func:`check_pass` on the received outputs before taking them as the next
    input. A deck is hidden from a coalition as long as one seat's pass was honest *and secret*.
-4. **Opening a slot** needs every seat's decryption share ``D_p = x_p·a`` (:func:`make_share`, with a
-   Chaum–Pedersen proof); :func:`check_share` verifies one against ``Y_p``; :func:`open_slot` combines all of them
-   and looks the point up in the book. Who sends what to whom (:func:`deal_duties`, :func:`reveal_duties`,
-   :func:`show_duties`): a deal sends the other shares privately to the recipient, *which verifies each proof*
-   and adds its own share itself, so nobody else can ever open the card; a reveal broadcasts every share and
-   everyone verifies; a private show sends the viewer every share but the owner's first, and the owner's last.
+4. **Opening a slot** needs every seat's decryption share ``D_p = x_p·a`` (:func:`make_shares`, with one
+   Chaum–Pedersen proof for all of a seat's shares under one key); :func:`check_shares` verifies them against
+   ``Y_p``; :func:`open_slot` combines all of them and looks the point up in the book. Who sends what to whom
+   (:func:`deal_duties`, :func:`reveal_duties`, :func:`show_duties`): a deal sends the other shares privately to
+   the recipient, *which verifies each proof* and adds its own share itself, so nobody else can ever open the
+   card; a reveal broadcasts every share and everyone verifies; a private show sends the viewer every share but
+   the owner's first, and the owner's last.
 5. **Secret composition** (a trading-card deck): the owner's first pass is a *selection*: a proven pass
    (:func:`make_pass` with its own permutation) over the public encryption of the game's pool for that deck,
    whose first ``size`` outputs are its deck. The proof shows they are distinct cards of the pool, and the game
@@ -50,10 +51,8 @@ from p2php.crypto.proofs import (
     ShareProof,
     proof_context,
     prove_key,
-    prove_share,
     prove_shares,
     verify_key,
-    verify_share,
     verify_shares,
 )
 from p2php.crypto.secp256k1 import (
@@ -72,9 +71,9 @@ from p2php.rng import DetRng
 
 __all__ = [
     "BAD_CARD", "BAD_KEY", "BAD_PASS", "BAD_SECRET_DECK", "MAX_SHUFFLE", "PHASES", "CardBook", "DeckFault",
-    "KeyShare", "Pass", "SeatSecrets", "Share", "check_pass",
-    "check_share", "check_shares", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
-    "make_share", "make_shares", "open_slot", "own_share_point", "public_deck", "rerandomise_hand", "reveal_duties",
+    "KeyShare", "Pass", "SeatSecrets", "check_pass",
+    "check_shares", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
+    "make_shares", "open_slot", "public_deck", "rerandomise_hand", "reveal_duties",
     "show_duties",
 ]
 
@@ -166,7 +165,7 @@ def make_key_share(ctx: bytes, secrets: SeatSecrets) -> KeyShare:
     return KeyShare(base_mul(secrets.x), prove_key(ctx, secrets.x, secrets.rng(b"key", ctx)))
 
 
-_PAIR_SIZE: Final = POINT_SIZE + 2 * SCALAR_SIZE  # a point and a sigma proof: KeyShare and Share on the wire
+_PAIR_SIZE: Final = POINT_SIZE + 2 * SCALAR_SIZE  # a point and a sigma proof: a KeyShare on the wire
 
 
 def _point(raw: object, who: int, why: str, what: str) -> Point:
@@ -189,19 +188,6 @@ def _key_share(raw: object, seat: int) -> KeyShare:
     if isinstance(raw, KeyShare):
         return KeyShare(_point(raw.y, seat, BAD_KEY, what), raw.proof)
     raise DeckFault(BAD_KEY, seat, f"{what} is not a key share nor its {_PAIR_SIZE} bytes")
-
-
-def _share(raw: object, seat: int, slot: int) -> Share:
-    """A :class:`Share` given as the object or its 97 bytes, its point checked (its proof by the verifier)."""
-    what = f"seat {seat}'s share for slot {slot}"
-    if isinstance(raw, bytes) and len(raw) == _PAIR_SIZE:
-        try:
-            return Share(decode_point(raw[:POINT_SIZE]), ShareProof.decode(raw[POINT_SIZE:]))
-        except InvalidEncoding as exc:
-            raise DeckFault(BAD_KEY, seat, f"{what}: {exc}") from None
-    if isinstance(raw, Share):
-        return Share(_point(raw.d, seat, BAD_KEY, what), raw.proof)
-    raise DeckFault(BAD_KEY, seat, f"{what} is not a share nor its {_PAIR_SIZE} bytes")
 
 
 def _ciphertext(raw: object) -> Ciphertext:
@@ -368,51 +354,11 @@ def rerandomise_hand(ctx: bytes, y: Point, hand: Sequence[Ciphertext],
 # ----------------------------------------------------------------------------- opening
 
 
-@dataclass(frozen=True, slots=True)
-class Share:
-    """A decryption share ``D_p = x_p·a`` of one slot and its Chaum–Pedersen proof."""
-
-    d: Point
-    proof: ShareProof
-
-    def encode(self) -> bytes:
-        """97 bytes: ``D_p`` then ``c || s``."""
-        return self.d.encode() + self.proof.encode()
-
-
-def make_share(ctx: bytes, secrets: SeatSecrets, ct: Ciphertext) -> Share:
-    """This seat's share of opening ``ct``, in the ``"open"`` context of its slot."""
-    d, proof = prove_share(ctx, secrets.x, ct.a, secrets.rng(b"open", ctx, ct.hash_bytes()))
-    return Share(d, proof)
-
-
-def check_share(ctx: bytes, y_p: Point, ct: Ciphertext, share: object, *, seat: int, slot: int) -> Point:
-    """``D_p`` once its proof shows it is ``x_p·a`` for seat ``seat``'s ``Y_p``; else :class:`DeckFault` ``bad_key``.
-
-    ``share`` is a :class:`Share` or its 97 bytes.
-    """
-    checked = _share(share, seat, slot)
-    d = checked.d
-    try:
-        ok = verify_share(ctx, y_p, ct.a, d, checked.proof)
-    except InvalidEncoding as exc:
-        raise DeckFault(BAD_KEY, seat, f"seat {seat}'s share for slot {slot}: {exc}") from None
-    if not ok:
-        raise DeckFault(BAD_KEY, seat, f"seat {seat}'s share for slot {slot} fails its proof")
-    return d
-
-
-def own_share_point(share: object, *, seat: int, slot: int) -> Point:
-    """``D_p`` of a share this seat made itself, its point decoded but its proof not run (a seat need not check
-    its own proofs: every other seat does); :class:`DeckFault` ``bad_key`` if it is not even well formed."""
-    return _share(share, seat, slot).d
-
-
 def make_shares(ctxs: Sequence[bytes], secrets: SeatSecrets, cts: Sequence[Ciphertext]) -> tuple[list[Point], bytes]:
     """This seat's shares of opening ``cts`` (all under the key of ``secrets``) and their one batch proof (64 bytes),
     each share in the ``"open"`` context of its slot (``ctxs``, in the same order)."""
     points = [ct.a for ct in cts]
-    rng = secrets.rng(b"shares", digest(tags.VERIFIED_SHARES, *ctxs), *(ct.hash_bytes() for ct in cts))
+    rng = secrets.rng(b"shares", b"".join(ctxs), *(ct.hash_bytes() for ct in cts))
     ds, proof = prove_shares(ctxs, secrets.x, points, rng)
     return ds, proof.encode()
 
@@ -426,7 +372,7 @@ def check_shares(ctxs: Sequence[bytes], y_p: Point, cts: Sequence[Ciphertext], d
                  *, seat: int, slots: Sequence[int]) -> None:
     """Nothing if one batch ``proof`` shows every ``ds[i] = x_p·a_i`` for seat ``seat``'s ``Y_p``; else
     :class:`DeckFault` ``bad_key`` naming the seat (``slots`` say which shares, for the message)."""
-    what = f"seat {seat}'s shares for slots {list(slots)[:8]}{'…' if len(slots) > 8 else ''}"
+    what = f"seat {seat}'s shares for slot {', '.join(map(str, slots[:8]))}{', …' if len(slots) > 8 else ''}"
     try:
         ok = verify_shares(ctxs, y_p, [ct.a for ct in cts], ds, ShareProof.decode(proof))
     except InvalidEncoding as exc:
