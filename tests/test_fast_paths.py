@@ -240,7 +240,9 @@ def test_hpsha_skill_tables_match_the_definition(players: int, options: dict[str
     from p2php.games.hpsha import triggers as tp
     from p2php.games.hpsha.state import _HOOKS, _overrides
 
+    checked = 0
     for st in _hpsha_states(players, options, 3):
+        checked += 1
         start = st.current_or_first()
         for seat in range(st.n):
             own = st.skills(seat)
@@ -253,6 +255,7 @@ def test_hpsha_skill_tables_match_the_definition(players: int, options: dict[str
         for point in tp.POINTS:
             assert st.listening(point) == [(s, sk.key) for s in st.order_from(start) for sk in st.skills(s)
                                            if point in sk.points]
+    assert checked > 100  # whole games were walked, not an empty generator
 
 
 @pytest.mark.parametrize(("players", "options"), [(6, {}), (8, {"creatures": 11})])
@@ -261,6 +264,7 @@ def test_hpsha_target_ok_matches_targets_for(players: int, options: dict[str, An
     from p2php.games.hpsha.data import KINDS
     from p2php.games.hpsha.play import NOT_IN_PLAY, target_ok, targets_for
 
+    compared = 0
     for i, st in enumerate(_hpsha_states(players, options, 2)):
         if i % 20:
             continue
@@ -278,6 +282,8 @@ def test_hpsha_target_ok_matches_targets_for(players: int, options: dict[str, An
                 listed = targets_for(st, user, kind)
                 for targets in tries:
                     assert target_ok(st, user, kind, targets) == (targets in listed), (kind, user, targets)
+                    compared += 1
+    assert compared > 1000  # many states, kinds and target lists were compared
 
 
 def test_hpsha_as_slots_matches_the_definition() -> None:
