@@ -1,10 +1,11 @@
 """Micro-benchmark of the verified-dealing primitives on secp256k1 (coincurve).
 
-Prints the unit costs (scalar products, additions, encodings, hashing into the group, the two sigma proofs) and,
-for each deck size, one shuffle pass: shuffle, prove, verify, proof size, beside the predicted count of group
-operations (the verifier does about 8N + 7 variable-base and N + 4 fixed-base products).
+Prints the unit costs (scalar products, additions, encodings, hashing into the group, the key proof, a batch of
+decryption shares) and, for each deck size, one shuffle pass with each proof of a shuffle: Terelius–Wikström
+(protocol.md B.7, on the wire) and Bayer–Groth (B.11, not yet on the wire): shuffle, prove, verify, proof size, and
+the count of group operations each made (products, fixed-base products, sums; counted by wrapping the calls).
 
-    python benchmarks/verified_crypto.py [--cards 112 160] [--repeat 3] [--json]
+    python benchmarks/verified_crypto.py [--cards 108 160 688] [--repeat 3] [--json]
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from machine_info import machine  # noqa: E402
 
-from p2php.crypto import elgamal  # noqa: E402
-from p2php.crypto.proofs import proof_context, prove_key, prove_share, verify_key, verify_share  # noqa: E402
+from p2php.crypto import bayer_groth, elgamal, secp256k1, shuffle_proof  # noqa: E402
+from p2php.crypto.proofs import proof_context, prove_key, prove_shares, verify_key, verify_shares  # noqa: E402
 from p2php.crypto.secp256k1 import (  # noqa: E402
     base_mul,
     decode_point,
@@ -31,7 +32,6 @@ from p2php.crypto.secp256k1 import (  # noqa: E402
     random_scalar,
     sum_points,
 )
-from p2php.crypto.shuffle_proof import proof_size, prove_shuffle, shuffle, verify_shuffle  # noqa: E402
 from p2php.rng import DetRng  # noqa: E402
 
 
@@ -58,7 +58,9 @@ def unit_costs() -> dict[str, float]:
     y = base_mul(x)
     proof = prove_key(ctx, x, rng)
     a = base_mul(random_scalar(rng))
-    d, share = prove_share(ctx, x, a, rng)
+    many = [base_mul(random_scalar(rng)) for _ in range(10)]
+    d, share = prove_shares([ctx], x, [a], rng)
+    ds, shares = prove_shares([ctx] * 10, x, many, rng)
     counter = iter(range(10**9))
     return {
         "scalar x point (var)": _us(lambda: p * k, 300),
@@ -69,42 +71,79 @@ def unit_costs() -> dict[str, float]:
         "hash to group": _us(lambda: hash_to_group(b"bench", next(counter).to_bytes(8, "big")), 300),
         "Schnorr prove": _us(lambda: prove_key(ctx, x, rng), 200),
         "Schnorr verify": _us(lambda: verify_key(ctx, y, proof), 200),
-        "Chaum-Pedersen prove": _us(lambda: prove_share(ctx, x, a, rng), 200),
-        "Chaum-Pedersen verify": _us(lambda: verify_share(ctx, y, a, d, share), 200),
+        "Chaum-Pedersen prove, 1 share": _us(lambda: prove_shares([ctx], x, [a], rng), 200),
+        "Chaum-Pedersen verify, 1 share": _us(lambda: verify_shares([ctx], y, [a], d, share), 200),
+        "Chaum-Pedersen prove, 10 shares": _us(lambda: prove_shares([ctx] * 10, x, many, rng), 50),
+        "Chaum-Pedersen verify, 10 shares": _us(lambda: verify_shares([ctx] * 10, y, many, ds, shares), 50),
     }
 
 
-def shuffle_pass(n: int, repeat: int) -> dict[str, float]:
+_PROOFS = {"TW (B.7)": shuffle_proof, "BG (B.11)": bayer_groth}
+_CALLS = ("_mul", "_gen", "_combine")
+
+
+def _counting() -> tuple[dict[str, int], Callable[[], None]]:
+    """Count libsecp256k1 products, fixed-base products and sums until the returned function is called."""
+    counts = dict.fromkeys(_CALLS, 0)
+    originals = {name: getattr(secp256k1, name) for name in _CALLS}
+
+    def wrap(name: str) -> Callable[..., object]:
+        def counted(*args: object) -> object:
+            counts[name] += 1
+            return originals[name](*args)
+        return counted
+
+    for name in _CALLS:
+        setattr(secp256k1, name, wrap(name))
+    return counts, lambda: [setattr(secp256k1, name, fn) for name, fn in originals.items()] and None
+
+
+def shuffle_pass(n: int, repeat: int, name: str) -> dict[str, float]:
+    """One pass over a deck that has been shuffled once (so its ``a`` are all different, as at every later pass)."""
+    module = _PROOFS[name]
     rng = DetRng(b"pass %d" % n)
     y = base_mul(random_scalar(rng))
-    deck = elgamal.initial_deck(y, [elgamal.card_point(b"bench", i) for i in range(n)])
+    fresh = elgamal.initial_deck(y, [elgamal.card_point(b"bench", i) for i in range(n)])
+    deck, _, _ = shuffle_proof.shuffle(y, fresh, rng)
     ctx = proof_context(b"bench", 1, 0, 0)
     times: dict[str, list[float]] = {"shuffle": [], "prove": [], "verify": []}
+    ops: dict[str, int] = {}
     for _ in range(repeat):
         t0 = time.perf_counter()
-        out, perm, rhos = shuffle(y, deck, rng)
+        out, perm, rhos = module.shuffle(y, deck, rng)
         t1 = time.perf_counter()
-        proof = prove_shuffle(ctx, y, deck, out, perm, rhos, rng)
+        proof = module.prove_shuffle(ctx, y, deck, out, perm, rhos, rng)
         t2 = time.perf_counter()
-        assert verify_shuffle(ctx, y, deck, out, proof)
+        assert module.verify_shuffle(ctx, y, deck, out, proof)
         t3 = time.perf_counter()
         times["shuffle"].append(t1 - t0)
         times["prove"].append(t2 - t1)
         times["verify"].append(t3 - t2)
-    result = {f"{key} s": statistics.median(values) for key, values in times.items()}
-    result["proof bytes"] = proof_size(n)
+    for step in ("prove", "verify"):
+        counts, restore = _counting()
+        try:
+            if step == "prove":
+                module.prove_shuffle(ctx, y, deck, out, perm, rhos, rng)
+            else:
+                module.verify_shuffle(ctx, y, deck, out, proof)
+        finally:
+            restore()
+        ops.update({f"{step} {call}": count for call, count in counts.items()})
+    result: dict[str, float] = {f"{key} s": statistics.median(values) for key, values in times.items()}
+    result["proof bytes"] = len(proof.encode())
     result["deck bytes"] = n * elgamal.CIPHERTEXT_SIZE
+    result.update(ops)
     return result
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    ap.add_argument("--cards", type=int, nargs="+", default=[112, 160])
+    ap.add_argument("--cards", type=int, nargs="+", default=[108, 160, 688])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     units = unit_costs()
-    passes = {n: shuffle_pass(n, args.repeat) for n in args.cards}
+    passes = {f"{name} N={n}": shuffle_pass(n, args.repeat, name) for n in args.cards for name in _PROOFS}
     if args.json:
         print(json.dumps({"machine": machine(), "unit_us": units, "passes": passes}, indent=2))
         return
@@ -112,14 +151,13 @@ def main() -> None:
     print(f"{'operation':34} {'µs':>9}")
     for name, us in units.items():
         print(f"{name:34} {us:9.1f}")
-    var, base = units["scalar x point (var)"], units["scalar x G (base)"]
     print()
-    print(f"{'N':>4} {'shuffle ms':>11} {'prove ms':>9} {'verify ms':>10} {'verify predicted ms':>20} "
-          f"{'proof B':>8} {'deck B':>7}")
-    for n, r in passes.items():
-        predicted = ((8 * n + 7) * var + (n + 4) * base) / 1000
-        print(f"{n:4} {r['shuffle s'] * 1e3:11.1f} {r['prove s'] * 1e3:9.1f} {r['verify s'] * 1e3:10.1f} "
-              f"{predicted:20.1f} {r['proof bytes']:8} {r['deck bytes']:7}")
+    print(f"{'proof, N':18} {'shuffle ms':>11} {'prove ms':>9} {'verify ms':>10} {'prove products':>15} "
+          f"{'verify products':>16} {'proof B':>8} {'deck B':>7}")
+    for key, r in passes.items():
+        print(f"{key:18} {r['shuffle s'] * 1e3:11.1f} {r['prove s'] * 1e3:9.1f} {r['verify s'] * 1e3:10.1f} "
+              f"{r['prove _mul'] + r['prove _gen']:15} {r['verify _mul'] + r['verify _gen']:16} "
+              f"{r['proof bytes']:8} {r['deck bytes']:7}")
 
 
 if __name__ == "__main__":

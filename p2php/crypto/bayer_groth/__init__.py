@@ -1,0 +1,31 @@
+"""The Bayer–Groth shuffle argument (Eurocrypt 2012) on secp256k1: a proof of a shuffle in O(√N) elements.
+
+One concept per module, bottom up: :mod:`.commitments` (Pedersen vector commitments, the ``⋆`` map),
+:mod:`.transcript` (the Fiat–Shamir state), :mod:`.svp` (single-value product), :mod:`.zero`, :mod:`.hadamard`,
+:mod:`.product`, :mod:`.multiexp`, and :mod:`.shuffle`, which composes them with the interface of
+:mod:`p2php.crypto.shuffle_proof`. Specified in protocol.md Appendix B.11.
+"""
+
+from __future__ import annotations
+
+from p2php.crypto.bayer_groth.shuffle import (
+    MAX_SHUFFLE,
+    BgShuffleProof,
+    proof_size,
+    prove_shuffle,
+    shape,
+    shuffle,
+    shuffle_and_prove,
+    verify_shuffle,
+)
+
+__all__ = [
+    "MAX_SHUFFLE",
+    "BgShuffleProof",
+    "proof_size",
+    "prove_shuffle",
+    "shape",
+    "shuffle",
+    "shuffle_and_prove",
+    "verify_shuffle",
+]
