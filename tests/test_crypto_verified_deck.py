@@ -15,10 +15,10 @@ import pytest
 pytest.importorskip("coincurve")
 
 from p2php.crypto import verified_deck as vd  # noqa: E402
+from p2php.crypto.bayer_groth import BgShuffleProof, prove_shuffle  # noqa: E402
 from p2php.crypto.elgamal import Ciphertext, combine_shares  # noqa: E402
 from p2php.crypto.proofs import KeyProof, ShareProof  # noqa: E402
 from p2php.crypto.secp256k1 import Q, base_mul, generator  # noqa: E402
-from p2php.crypto.shuffle_proof import ShuffleProof, prove_shuffle  # noqa: E402
 from p2php.session.records import FaultCode  # noqa: E402
 
 SESSION = b"session-id"
@@ -264,12 +264,15 @@ def test_malformed_passes_are_rejected_cleanly(table: Table) -> None:
         _reject(table, ctx, deck_in, outputs, proof)
     bad_proofs: list[object] = [None, b"", proof[:-1], proof + b"\0", b"\xff" * len(proof), 42, "proof",
                                 (2**32 - 1).to_bytes(4, "big") + proof[4:], proof[:4] + b"\0" * (len(proof) - 4),
-                                dataclasses.replace(made.proof, s_hat=made.proof.s_hat[:-1]),
-                                dataclasses.replace(made.proof, gamma=Q)]
+                                dataclasses.replace(made.proof, multiexp=dataclasses.replace(
+                                    made.proof.multiexp, a=made.proof.multiexp.a[:-1])),
+                                dataclasses.replace(made.proof, multiexp=dataclasses.replace(
+                                    made.proof.multiexp, tau=Q))]
     for bad in bad_proofs:
         _reject(table, ctx, deck_in, cts, bad)
-    wrong = ShuffleProof.decode(proof)
-    _reject(table, ctx, deck_in, cts, dataclasses.replace(wrong, gamma=(wrong.gamma + 1) % Q))
+    wrong = BgShuffleProof.decode(proof)
+    tau = (wrong.multiexp.tau + 1) % Q
+    _reject(table, ctx, deck_in, cts, dataclasses.replace(wrong, multiexp=dataclasses.replace(wrong.multiexp, tau=tau)))
 
 
 # ----------------------------------------------------------------------------- keys and shares

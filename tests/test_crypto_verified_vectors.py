@@ -12,7 +12,11 @@ import pytest
 
 pytest.importorskip("coincurve")
 
-from p2php.crypto import elgamal, proofs  # noqa: E402
+from p2php.crypto import (  # noqa: E402
+    bayer_groth,  # noqa: E402
+    elgamal,
+    proofs,
+)
 from p2php.crypto.proofs import KeyProof, ShareProof, proof_context, prove_key, verify_key  # noqa: E402
 from p2php.crypto.secp256k1 import (  # noqa: E402
     Q,
@@ -115,3 +119,24 @@ def test_shuffle_known_answer() -> None:
     assert len(encoded) == 424
     assert hashlib.sha256(encoded).hexdigest() == "094a12320382e591c1a7a605efaa547beee64fe3ff10fbb8b26c61c8b1cc0b2c"
     assert verify_shuffle(CTX, y, deck, out, ShuffleProof.decode(encoded))
+
+
+@pytest.mark.parametrize(("count", "shape", "size", "outputs_sha", "proof_sha"), [
+    (2, (1, 2), 621, "8d97a4bced34cd7b2e60e5f9dd6c716e948b0f55b6621a88aeb99b4b09b77879",
+     "a18965203ea5410b4a1bf059c8efce269aaedd4102b9f64c06210ebfda13e435"),
+    (24, (3, 8), 2663, "022b8bcd494dc71bb188d6143caec61e459f6356d327b7586bd40e92f72cff0d",
+     "6da3018e62f946c84b41730525985f7d2336854bde3210290e57a70977099d13"),
+])
+def test_bayer_groth_known_answer(count: int, shape: tuple[int, int], size: int, outputs_sha: str,
+                                  proof_sha: str) -> None:
+    """B.11: ``shuffle_and_prove(ctx, 7·G, initial_deck(7·G, card(deck, 0..N−1)), DetRng(b"bayer-groth"))``, one
+    row (N = 2) and three rows of eight (N = 24): the SHA-256 of the outputs' encodings and of the proof."""
+    y = base_mul(7)
+    deck = elgamal.initial_deck(y, [elgamal.card_point(b"deck", i) for i in range(count)])
+    out, proof = bayer_groth.shuffle_and_prove(CTX, y, deck, DetRng(b"bayer-groth"))
+    assert bayer_groth.shape(count) == shape
+    assert hashlib.sha256(b"".join(ct.encode() for ct in out)).hexdigest() == outputs_sha
+    encoded = proof.encode()
+    assert len(encoded) == size == bayer_groth.proof_size(count)
+    assert hashlib.sha256(encoded).hexdigest() == proof_sha
+    assert bayer_groth.verify_shuffle(CTX, y, deck, out, bayer_groth.BgShuffleProof.decode(encoded))

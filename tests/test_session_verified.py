@@ -17,9 +17,9 @@ pytest.importorskip("coincurve")
 
 from p2php.bots import RandomBot  # noqa: E402
 from p2php.crypto import verified_deck as vd  # noqa: E402
+from p2php.crypto.bayer_groth import prove_shuffle  # noqa: E402
 from p2php.crypto.elgamal import Ciphertext, remask  # noqa: E402
 from p2php.crypto.secp256k1 import random_scalar  # noqa: E402
-from p2php.crypto.shuffle_proof import prove_shuffle  # noqa: E402
 from p2php.session import memory  # noqa: E402
 from p2php.session.lockstep import Lockstep  # noqa: E402
 from p2php.session.records import DeckRecord, FaultCode, FaultError  # noqa: E402

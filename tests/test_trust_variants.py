@@ -746,12 +746,13 @@ def test_a_malformed_hello_is_refused(field: str, value: Any, code: RefusalCode)
     assert refused.value.code is code
 
 
-@pytest.mark.parametrize("old", [4, 5])
+@pytest.mark.parametrize("old", [4, 5, 6])
 def test_an_older_hello_is_refused_with_one_clear_line(old: int) -> None:
-    """§11 Why version 5 and 6: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
-    (which a v6 peer would read as malformed shares, naming an honest seat), so a v6 peer refuses their hello."""
-    assert PROTOCOL_VERSION == 6
-    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 6") as refused:
+    """§11 Why version 5, 6 and 7: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
+    (which a later peer would read as malformed shares, naming an honest seat), v6 peers Terelius–Wikström shuffle
+    proofs (malformed Bayer–Groth proofs to a v7 peer), so a v7 peer refuses their hello."""
+    assert PROTOCOL_VERSION == 7
+    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 7") as refused:
         _check(dict(_hello(), hello=old))
     assert refused.value.code is RefusalCode.VERSION and "\n" not in str(refused.value)
 

@@ -1,4 +1,4 @@
-"""Known-answer vectors for every normative encoding and derivation of the protocol (version 6).
+"""Known-answer vectors for every normative encoding and derivation of the protocol (version 7).
 
 Each expected value below was computed once from the reference code (``p2php/`` at
 the commit that added this file) and is hard-coded: a change to any of these
@@ -545,16 +545,16 @@ def _hellos() -> tuple[list[handshake.LocalSecrets], list[dict[str, object]]]:
 
 
 def test_hello_and_session_id() -> None:
-    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 6); session_id = D("p2php/session/v1", …)."""
-    assert PROTOCOL_VERSION == 6
+    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 7); session_id = D("p2php/session/v1", …)."""
+    assert PROTOCOL_VERSION == 7
     _, hellos = _hellos()
-    assert hellos[0]["hello"] == 6
+    assert hellos[0]["hello"] == 7
     assert hellos[0]["anchor"] == H("69c13864bb76641cffc2707752811af3342f8ba3f668bf2628b7468dc0fbd753")
-    assert hellos[0]["sig"] == H("c0052cf3b3b03d6b771861bb513bf465a5684fc252f4f65e74e1d91805dff5af"
-        "07960a94d7ffd4e7d55209c7c38ce2ab7f4a0ac16ec34567f806a133d3b68b08")
+    assert hellos[0]["sig"] == H("a6ce754c199b7000afcce591afbb20fea0358fe8ad38fa39e75d08150247d72c"
+        "c1b198e8795f00c5c83b788d778fed049d6b2743b993649eac7b3adbb3a0550a")
     for s, hello in enumerate(hellos):
         handshake.check_hello(hello, seat=s, players=2, game="uno", options={})
-    session_id = H("748319820205a312fa7f988d66028fba233a87aa40c6d9db29fee3036afc39e0")
+    session_id = H("7fc6882c00f6b0bc7ce98370d2786d98c73a001866f9792f61dc52eda5652937")
     assert handshake.Table("uno", {}, tuple(hellos)).session_id == session_id
 
 
@@ -563,16 +563,16 @@ def test_safety_code() -> None:
     _, hellos = _hellos()
     table = handshake.Table("uno", {}, tuple(hellos))
     assert digest(b"p2php/safety/v1", table.session_id, hellos[0]["sign_key"], hellos[1]["sign_key"]) == H(
-        "d80fc905047a6c2a75bb611a934a68d38fd6589d804a23cfa8521afe23df9087")
-    assert table.safety_code == "3AH4-SBIE-PJWC-U5N3-MENJ"
+        "b5c280b66a0e36daf73639e21435f213ca7848c3471ab74ab69577c395167fd0")
+    assert table.safety_code == "WXBI-BNTK-BY3N-V5ZW-HHRB"
 
 
 # Seat 1 dials seat 0: dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01, X25519 private keys
 # 32 bytes 03 (dialer) and 32 bytes 04 (acceptor).
 DIAL_KX = H("5dfedd3b6bd47f6fa28ee15d969d5bb0ea53774d488bdaf9df1c6e0124b3ef22")
 ACCEPT_KX = H("ac01b2209e86354fb853237b5de0f4fab13c7fcbf433a61c019369617fecf10b")
-DIAL_SIG = H("db4de32fa15aaa8eea65901b4448df872c6820b03179f80c59e0f2ca9e6190ed"
-             "39c0b01b9e845ed33bc9ece0e82b3718c73842874c6ade36c5d6976e3f3c530e")
+DIAL_SIG = H("fbdfd5cd14725c18ace6a714d13edaf7f8542044694491e963ebed76a2778664"
+             "f6300eb14fdaa9ed0be30125882d9e4e2315922f35f5bfc922dcb25d8d243f0a")
 
 
 def test_link_proof() -> None:
@@ -584,11 +584,11 @@ def test_link_proof() -> None:
     assert KeyExchange(b"\x03" * 32).public == DIAL_KX and KeyExchange(b"\x04" * 32).public == ACCEPT_KX
     dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
     accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
-    assert dial == H("392bbe91065bf00fd050fc4b63410cc9d4ca632ade4f8bcaa811232dbe4a6bb0")
-    assert accept == H("55b023ed903ff8f96e5280046a7c60f20c0a1d14e1840a7e04240423b301eb79")
+    assert dial == H("2aa396a58aec28fa47f077045a7f90637f9ec9b20fcb10487f6839224b560342")
+    assert accept == H("4c9216b47ce518d3e0a4a8fe2e3cce6cf89dedee219a645244897832a58fc51b")
     assert secrets[1].identity.sign(dial) == DIAL_SIG
-    assert secrets[0].identity.sign(accept) == H("f3b8deacea50dd2a25f1c755fac2b72b3c322349858be242f4622960466fba55"
-        "5a5b7f4b2536c2d97fbc58a3928dd889a0cf90f82ced227882aaac236fb49c0e")
+    assert secrets[0].identity.sign(accept) == H("6177bb76c1cb2b246dac230e9f47aaf2beb2171a72b52f0709a805764a550ddc"
+        "3bfc94cdeb1bb15845cb24ff14ca07547929bd98cf7320611a242c4a5d846c00")
     assert check_proof(hellos[1], DIAL_SIG, dial)
     assert not check_proof(hellos[0], DIAL_SIG, dial)  # another seat's key
     assert not check_proof(hellos[1], DIAL_SIG, accept)  # reflected as the other role
@@ -615,12 +615,12 @@ def test_link_keys_and_frame_tags() -> None:
     transcript = encode(hellos[1]) + encode(hellos[0]) + bytes(32) + b"\x01" * 32 + DIAL_KX + ACCEPT_KX
     keys = HKDF(hashes.SHA256(), 64, digest(b"p2php/link-keys/v1", transcript), b"p2php/link-keys/v1").derive(z)
     k_da, k_ad = keys[:32], keys[32:]
-    assert k_da == H("b830c1f650eadb98d659981516c7e1a20d670b95d56c7058a65cfaeb6a2bd6cc")
-    assert k_ad == H("5c81fe7dc7ff917b7e85ca0f63bfbb917f319f3bb8fe2c7e81230f441058a2dd")
+    assert k_da == H("2f4cc5064e227216f44f87552d8c2318bfb4177d429594ad9c23181c1a63ab93")
+    assert k_ad == H("e375cf24f168020b9e8a97a9b86acb89f4ae3a79a74a8484ad34ef131ab38148")
     frame = encode_frame({"hb": 1, "at": None})  # a heartbeat, as the mesh sends it (not canonical)
     body = frame[4:]
     tags = [hmac.new(k_da, n.to_bytes(8, "big") + body, hashlib.sha256).digest()[:16] for n in (0, 1)]
-    assert tags == [H("9bf210d886565d646f10d437cf60ac06"), H("4cceeeb0e4dd54ad4fa95d903f6a1c07")]
+    assert tags == [H("eefec40dd265ad6ed4bf8609f63205bb"), H("93313c9d210c3990d9b1c3aca08d59df")]
 
     dialer = KeyExchange(b"\x03" * 32)
     link = LinkProof.of(hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX, dialer=True)

@@ -4,15 +4,15 @@ Why a second deck: the SRA deck of :mod:`p2php.crypto.deck` checks its passes on
 plant a relation between two cards (``Y = 2·X``) that every honest pass preserves, and find the pair afterwards;
 and its audit must reveal every seat's secrets, hence every unplayed card. Here each step carries a proof checked
 on arrival, so a bad step is named at the step, and the audit needs no secret at all. Built only from the landed
-primitives (:mod:`~p2php.crypto.elgamal`, :mod:`~p2php.crypto.proofs`, :mod:`~p2php.crypto.shuffle_proof`).
+primitives (:mod:`~p2php.crypto.elgamal`, :mod:`~p2php.crypto.proofs`, :mod:`~p2php.crypto.bayer_groth`).
 
 1. **Key round.** Seat ``p`` derives ``x_p`` from its deck seed (:meth:`SeatSecrets.derive`) and publishes
    :func:`make_key_share`: ``Y_p = x_p·G`` with a Schnorr proof. :func:`joint_key` checks every share and proof
    and returns ``Y = Σ Y_p``.
 2. **Initial deck.** :func:`public_deck`: card ``c`` is the point ``M_c`` of the deck's :class:`CardBook`, and the
    deck is ``(G, M_c + Y)``, which everyone computes alike.
-3. **Passes.** Seats in order: :func:`make_pass` permutes and re-masks the whole deck and proves it (Terelius–
-   Wikström); every other seat runs :func:`check_pass` on the received outputs before taking them as the next
+3. **Passes.** Seats in order: :func:`make_pass` permutes and re-masks the whole deck and proves it (Bayer–
+   Groth, since v7); every other seat runs :func:`check_pass` on the received outputs before taking them as the next
    input. A deck is hidden from a coalition as long as one seat's pass was honest *and secret*.
 4. **Opening a slot** needs every seat's decryption share ``D_p = x_p·a`` (:func:`make_shares`, with one
    Chaum–Pedersen proof for all of a seat's shares under one key); :func:`check_shares` verifies them against
@@ -45,6 +45,7 @@ from typing import Final
 
 from p2php import tags
 from p2php.canonical import digest
+from p2php.crypto.bayer_groth import MAX_SHUFFLE, BgShuffleProof, prove_shuffle, verify_shuffle
 from p2php.crypto.elgamal import Ciphertext, card_point, combine_shares, initial_deck, remask
 from p2php.crypto.proofs import (
     KeyProof,
@@ -65,7 +66,6 @@ from p2php.crypto.secp256k1 import (
     random_scalar,
     sum_points,
 )
-from p2php.crypto.shuffle_proof import MAX_SHUFFLE, ShuffleProof, prove_shuffle, verify_shuffle
 from p2php.errors import P2phpError
 from p2php.rng import DetRng
 
@@ -278,10 +278,10 @@ class Pass:
     """One seat's pass: the permuted, re-masked deck and its proof of a shuffle."""
 
     outputs: tuple[Ciphertext, ...]
-    proof: ShuffleProof
+    proof: BgShuffleProof
 
     def wire(self) -> tuple[list[bytes], bytes]:
-        """``(ciphertexts, proof)`` as bytes: 66 bytes per card and :meth:`ShuffleProof.encode`."""
+        """``(ciphertexts, proof)`` as bytes: 66 bytes per card and :meth:`BgShuffleProof.encode`."""
         return [ct.encode() for ct in self.outputs], self.proof.encode()
 
 
@@ -319,7 +319,7 @@ def check_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object
                seat: int, label: str = "pass") -> list[Ciphertext]:
     """The received pass's outputs once its proof holds; :class:`DeckFault` ``bad_pass`` naming ``label`` if not.
 
-    ``outputs`` is a list of :class:`Ciphertext` or of 66-byte encodings, ``proof`` a :class:`ShuffleProof` or its
+    ``outputs`` is a list of :class:`Ciphertext` or of 66-byte encodings, ``proof`` a :class:`BgShuffleProof` or its
     bytes. Sizes are checked before anything is decoded, and encodings before any group operation.
     """
     name = f"seat {seat}'s {label}"
@@ -329,8 +329,8 @@ def check_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object
         raise DeckFault(BAD_PASS, seat, f"{name}: expected {n} ciphertexts, got {got}")
     try:
         cts = [_ciphertext(ct) for ct in outputs]
-        if not isinstance(proof, ShuffleProof):
-            proof = ShuffleProof.decode(proof)
+        if not isinstance(proof, BgShuffleProof):
+            proof = BgShuffleProof.decode(proof)
         ok = verify_shuffle(ctx, y, deck, cts, proof)
     except InvalidEncoding as exc:
         raise DeckFault(BAD_PASS, seat, f"{name} is malformed: {exc}") from None
