@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 from p2php import tags
 from p2php.canonical import digest
-from p2php.crypto.elgamal import Ciphertext, remask
-from p2php.crypto.proofs import MalformedProof, check_context
+from p2php.crypto.elgamal import Ciphertext
+from p2php.crypto.proofs import MalformedProof
 from p2php.crypto.secp256k1 import (
     POINT_SIZE,
     SCALAR_SIZE,
@@ -48,6 +48,7 @@ from p2php.crypto.secp256k1 import (
     random_scalar,
     sum_points,
 )
+from p2php.crypto.shuffle_statement import MAX_SHUFFLE, check_statement, shuffle
 from p2php.rng import DetRng
 
 __all__ = [
@@ -60,10 +61,6 @@ __all__ = [
     "verify_shuffle",
 ]
 
-#: The most ciphertexts one shuffle may hold: a verifier refuses larger statements before any group operation
-#: (checking costs about 8·N scalar products, so 1024 bounds one check at roughly 0.5 s here). A secret-composition
-#: deck's selection pass shuffles its owner's whole pool (688 instance ids for a TCG seat), hence not 512.
-MAX_SHUFFLE = 1024
 
 
 def proof_size(n: int) -> int:
@@ -120,26 +117,6 @@ class ShuffleProof:
 # ----------------------------------------------------------------------------- statement and challenges
 
 
-def _check_statement(ctx: object, y: object, inputs: object, outputs: object) -> int:
-    """``N`` after checking sizes, bounds and that every statement element is a point other than the identity."""
-    check_context(ctx)
-    if not isinstance(y, Point) or y.is_identity:
-        raise MalformedProof("the joint key must be a point other than the identity")
-    if not isinstance(inputs, Sequence) or not isinstance(outputs, Sequence):
-        raise MalformedProof("the inputs and outputs of a shuffle are sequences of ciphertexts")
-    n = len(inputs)
-    if not 1 <= n <= MAX_SHUFFLE:
-        raise MalformedProof(f"a shuffle holds 1 to {MAX_SHUFFLE} ciphertexts, not {n}")
-    if len(outputs) != n:
-        raise MalformedProof(f"a shuffle of {n} ciphertexts has {len(outputs)} outputs")
-    for ct in (*inputs, *outputs):
-        if not isinstance(ct, Ciphertext) or not isinstance(ct.a, Point) or not isinstance(ct.b, Point):
-            raise MalformedProof("a shuffle's elements must be ciphertexts")
-        if ct.a.is_identity or ct.b.is_identity:
-            raise MalformedProof("a ciphertext component is the identity")
-    return n
-
-
 def _statement(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: Sequence[Ciphertext],
                commitment: Sequence[Point]) -> bytes:
     """``stmt = D(SHUFFLE tag, GENS tag, ctx, Y, u32(N), e, e', c)`` (each list as its concatenated encodings)."""
@@ -166,13 +143,6 @@ def _challenge(stmt: bytes, chain: Sequence[Point], t: Sequence[Point], t_hat: S
 # ----------------------------------------------------------------------------- prover
 
 
-def shuffle(y: Point, deck: Sequence[Ciphertext], rng: DetRng) -> tuple[list[Ciphertext], list[int], list[int]]:
-    """``(outputs, π, ρ)`` with ``outputs[i] = remask(deck[π[i]], ρ[i])``; ``π`` then ``ρ`` drawn from ``rng``."""
-    perm = rng.permutation(len(deck))
-    rhos = [random_scalar(rng) for _ in deck]
-    return [remask(y, deck[j], rho) for j, rho in zip(perm, rhos, strict=True)], perm, rhos
-
-
 def prove_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: Sequence[Ciphertext],
                   perm: Sequence[int], rhos: Sequence[int], rng: DetRng) -> ShuffleProof:
     """Prove that ``outputs[i] = remask(inputs[perm[i]], rhos[i])`` under ``ctx``.
@@ -180,7 +150,7 @@ def prove_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: S
     The prover's randomness is drawn from ``rng`` in this order: ``r_0…r_{N−1}`` (by input index), ``r̂_1…r̂_N``,
     ``ω₁…ω₄``, ``ω̂_1…ω̂_N``, ``ω'_1…ω'_N``. A witness that is not a permutation yields a proof that fails.
     """
-    n = _check_statement(ctx, y, inputs, outputs)
+    n = check_statement(ctx, y, inputs, outputs)
     if sorted(perm) != list(range(n)) or len(rhos) != n:
         raise ValueError("prove_shuffle needs a permutation of range(N) and N re-masking exponents")
     gens = commitment_generators(n)
@@ -266,7 +236,7 @@ def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: 
 
     :class:`MalformedProof` if the statement or the proof is not well formed (checked before any group operation).
     """
-    n = _check_statement(ctx, y, inputs, outputs)
+    n = check_statement(ctx, y, inputs, outputs)
     proof = _check_proof(proof, n)
     gens = commitment_generators(n)
     h0, hs = gens[0], gens[1:]

@@ -33,8 +33,8 @@ from p2php.crypto.bayer_groth.commitments import commit, generators, powers, pro
 from p2php.crypto.bayer_groth.multiexp import MultiExpArgument, prove_multiexp, verify_multiexp
 from p2php.crypto.bayer_groth.product import ProductArgument, prove_product, verify_product
 from p2php.crypto.bayer_groth.transcript import Transcript
-from p2php.crypto.elgamal import Ciphertext, remask
-from p2php.crypto.proofs import MalformedProof, check_context
+from p2php.crypto.elgamal import Ciphertext
+from p2php.crypto.proofs import MalformedProof
 from p2php.crypto.secp256k1 import (
     POINT_SIZE,
     SCALAR_SIZE,
@@ -50,6 +50,7 @@ from p2php.crypto.secp256k1 import (
     random_scalar,
     sum_points,
 )
+from p2php.crypto.shuffle_statement import MAX_SHUFFLE, check_statement, shuffle
 from p2php.rng import DetRng
 
 __all__ = [
@@ -63,9 +64,6 @@ __all__ = [
     "shuffle_and_prove",
     "verify_shuffle",
 ]
-
-#: The most ciphertexts one shuffle may hold (as Terelius–Wikström's bound, protocol.md B.8).
-MAX_SHUFFLE = 1024
 
 #: The most rows of the matrix: the prover's diagonals cost ``2N·(m + 1)`` products, so ``m`` stays small.
 MAX_M = 8
@@ -155,26 +153,6 @@ def _assemble(count: int, points: Sequence[Point], scalars: Sequence[int]) -> Bg
 # ----------------------------------------------------------------------------- statement
 
 
-def _check_statement(ctx: object, y: object, inputs: object, outputs: object) -> int:
-    """``N`` after checking sizes, bounds and that every statement element is a point other than the identity."""
-    check_context(ctx)
-    if not isinstance(y, Point) or y.is_identity:
-        raise MalformedProof("the joint key must be a point other than the identity")
-    if not isinstance(inputs, Sequence) or not isinstance(outputs, Sequence):
-        raise MalformedProof("the inputs and outputs of a shuffle are sequences of ciphertexts")
-    count = len(inputs)
-    if not 1 <= count <= MAX_SHUFFLE:
-        raise MalformedProof(f"a shuffle holds 1 to {MAX_SHUFFLE} ciphertexts, not {count}")
-    if len(outputs) != count:
-        raise MalformedProof(f"a shuffle of {count} ciphertexts has {len(outputs)} outputs")
-    for ct in (*inputs, *outputs):
-        if not isinstance(ct, Ciphertext) or not isinstance(ct.a, Point) or not isinstance(ct.b, Point):
-            raise MalformedProof("a shuffle's elements must be ciphertexts")
-        if ct.a.is_identity or ct.b.is_identity:
-            raise MalformedProof("a ciphertext component is the identity")
-    return count
-
-
 def _transcript(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: Sequence[Ciphertext]) -> Transcript:
     return Transcript(ctx, y.hash_bytes(), len(inputs).to_bytes(4, "big"),
                       b"".join(ct.hash_bytes() for ct in inputs), b"".join(ct.hash_bytes() for ct in outputs))
@@ -195,13 +173,6 @@ def _split(values: Sequence[int], m: int, n: int) -> list[list[int]]:
 # ----------------------------------------------------------------------------- prover
 
 
-def shuffle(y: Point, deck: Sequence[Ciphertext], rng: DetRng) -> tuple[list[Ciphertext], list[int], list[int]]:
-    """``(outputs, π, ρ)`` with ``outputs[i] = remask(deck[π[i]], ρ[i])``; ``π`` then ``ρ`` drawn from ``rng``."""
-    perm = rng.permutation(len(deck))
-    rhos = [random_scalar(rng) for _ in deck]
-    return [remask(y, deck[j], rho) for j, rho in zip(perm, rhos, strict=True)], perm, rhos
-
-
 def prove_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: Sequence[Ciphertext],
                   perm: Sequence[int], rhos: Sequence[int], rng: DetRng) -> BgShuffleProof:
     """Prove that ``outputs[i] = remask(inputs[perm[i]], rhos[i])`` under ``ctx``.
@@ -209,7 +180,7 @@ def prove_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: S
     Randomness, in order: ``r_1 … r_m`` (``c_A``), ``s_1 … s_m`` (``c_B``), the product argument's, the
     multi-exponentiation argument's. A witness that is not a permutation raises or yields a proof that fails.
     """
-    count = _check_statement(ctx, y, inputs, outputs)
+    count = check_statement(ctx, y, inputs, outputs)
     if sorted(perm) != list(range(count)) or len(rhos) != count:
         raise ValueError("prove_shuffle needs a permutation of range(N) and N re-masking exponents")
     m, n = shape(count)
@@ -284,7 +255,7 @@ def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: 
 
     :class:`MalformedProof` if the statement or the proof is not well formed (checked before any group operation).
     """
-    count = _check_statement(ctx, y, inputs, outputs)
+    count = check_statement(ctx, y, inputs, outputs)
     proof = _check_proof(proof, count)
     m, n = shape(count)
     size = m * n
