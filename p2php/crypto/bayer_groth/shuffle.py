@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from p2php.crypto.bayer_groth.commitments import commit, generators, powers, product
+from p2php.crypto.bayer_groth.commitments import commit, minus_ones, powers, product
 from p2php.crypto.bayer_groth.multiexp import MultiExpArgument, prove_multiexp, verify_multiexp
 from p2php.crypto.bayer_groth.product import ProductArgument, prove_product, verify_product
 from p2php.crypto.bayer_groth.transcript import Transcript
@@ -48,7 +48,6 @@ from p2php.crypto.secp256k1 import (
     identity,
     lincomb,
     random_scalar,
-    sum_points,
 )
 from p2php.crypto.shuffle_statement import MAX_SHUFFLE, check_statement, shuffle
 from p2php.rng import DetRng
@@ -69,9 +68,15 @@ __all__ = [
 MAX_M = 8
 
 
+def _counts(m: int, n: int) -> tuple[int, int]:
+    """``(points, scalars)`` of a proof for ``m`` rows of ``n``: ``c_A``, ``c_B`` and the two arguments'."""
+    product_points, product_scalars = ProductArgument.counts(m, n)
+    multiexp_points, multiexp_scalars = MultiExpArgument.counts(m, n)
+    return 2 * m + product_points + multiexp_points, product_scalars + multiexp_scalars
+
+
 def _size(m: int, n: int) -> int:
-    points = 2 * m + ProductArgument.counts(m, n)[0] + MultiExpArgument.counts(m, n)[0]
-    scalars = ProductArgument.counts(m, n)[1] + MultiExpArgument.counts(m, n)[1]
+    points, scalars = _counts(m, n)
     return 4 + POINT_SIZE * points + SCALAR_SIZE * scalars
 
 
@@ -121,7 +126,7 @@ class BgShuffleProof:
         m, n = shape(count)
         if len(data) != _size(m, n):
             raise MalformedProof(f"a shuffle proof for {count} ciphertexts is {_size(m, n)} bytes, got {len(data)}")
-        n_points = (len(data) - 4 - SCALAR_SIZE * _scalar_count(m, n)) // POINT_SIZE
+        n_points = _counts(m, n)[0]
         try:
             pos = 4
             points = []
@@ -135,10 +140,6 @@ class BgShuffleProof:
         except InvalidEncoding as exc:
             raise MalformedProof(f"a shuffle proof element: {exc}") from None
         return _assemble(count, points, scalars)
-
-
-def _scalar_count(m: int, n: int) -> int:
-    return ProductArgument.counts(m, n)[1] + MultiExpArgument.counts(m, n)[1]
 
 
 def _assemble(count: int, points: Sequence[Point], scalars: Sequence[int]) -> BgShuffleProof:
@@ -234,8 +235,7 @@ def _check_proof(proof: object, count: int) -> BgShuffleProof:
         points, scalars = proof.points(), proof.scalars()
     except (TypeError, AttributeError):
         raise MalformedProof(f"a shuffle proof for {count} ciphertexts has the wrong shape") from None
-    n_scalars = _scalar_count(m, n)
-    n_points = (_size(m, n) - 4 - SCALAR_SIZE * n_scalars) // POINT_SIZE
+    n_points, n_scalars = _counts(m, n)
     if len(points) != n_points or len(scalars) != n_scalars or _assemble(count, points, scalars) != proof:
         raise MalformedProof(f"a shuffle proof for {count} ciphertexts has the wrong number of elements")
     for p in points:
@@ -267,8 +267,8 @@ def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: 
 
     xp = powers(x, size + 1)
     target = product((yy * j + xp[j] - z) % Q for j in range(1, size + 1))
-    h_sum = sum_points(generators(n))
-    c_d = [lincomb((ca, cb, h_sum), (yy, 1, -z)) for ca, cb in zip(proof.c_a, proof.c_b, strict=True)]
+    minus_h = minus_ones(n)  # −Σ H_j, cached
+    c_d = [lincomb((ca, cb, minus_h), (yy, 1, z)) for ca, cb in zip(proof.c_a, proof.c_b, strict=True)]
     if not verify_product(t, c_d, target, proof.product, n):
         return False
     return verify_multiexp(t, y, _rows(outputs, m, n), proof.c_b, (inputs, xp[1 : count + 1]), proof.multiexp, n)
