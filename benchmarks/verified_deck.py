@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine_info import machine  # noqa: E402
 
 from p2php.crypto import verified_deck as vd  # noqa: E402
+from p2php.crypto.bayer_groth import proof_size  # noqa: E402  # the proof on the wire since v7 (B.11)
 from p2php.crypto.elgamal import CIPHERTEXT_SIZE  # noqa: E402
-from p2php.crypto.shuffle_proof import proof_size  # noqa: E402
 
 T = TypeVar("T")
 TABLES = {"uno": ("UNO", 108, 4), "hpsha": ("HP Sha", 160, 10)}

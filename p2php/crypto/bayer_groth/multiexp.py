@@ -14,7 +14,8 @@ checks ``c_{A0} + Σ x^j·c_{Aj} = com(a; r)``, ``Σ x^k·c_{Bk} = com(b; s)`` a
     Σ_k x^k·E_k = Enc(b·G; τ) + Σ_i x^{m−i}·⟨a, C_i⟩,
 
 where the coefficient of ``x^m`` on the left is ``C`` itself. ``C`` comes in as weighted ciphertexts (the shuffle's
-``Σ x^j·e_j``) so that its products fold into the check's one sum.
+``Σ x^j·e_j``) so that its products fold into the check's one sum. The prover's sums ``Σ ⟨a_j, C_i⟩`` come from
+:mod:`.diagonals` (by evaluation and interpolation: about half the products of the sums written out).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from p2php.crypto.bayer_groth.commitments import commit, generators, holds, powers
+from p2php.crypto.bayer_groth.diagonals import diagonal_terms
 from p2php.crypto.bayer_groth.transcript import Transcript
 from p2php.crypto.elgamal import Ciphertext
 from p2php.crypto.secp256k1 import Point, Q, lincomb, random_scalar
@@ -81,19 +83,8 @@ def prove_multiexp(t: Transcript, y: Point, rows: Sequence[Sequence[Ciphertext]]
     a_all = [a0, *a_rows]
     c_a0 = commit(a0, r0)
     c_b = [commit((b_k[k],), s_k[k]) for k in ks]
-    e = []
-    for k in ks:
-        pts_a: list[Point] = []
-        pts_b: list[Point] = []
-        weights: list[int] = []
-        for i in range(1, m + 1):
-            j = k - m + i
-            if 0 <= j <= m:
-                pts_a += [ct.a for ct in rows[i - 1]]
-                pts_b += [ct.b for ct in rows[i - 1]]
-                weights += a_all[j]
-        e.append(Ciphertext(lincomb(pts_a, weights, base=tau_k[k]),
-                            lincomb([*pts_b, y], [*weights, tau_k[k]], base=b_k[k])))
+    e = [Ciphertext(lincomb(pts_a, weights, base=tau_k[k]), lincomb([*pts_b, y], [*weights, tau_k[k]], base=b_k[k]))
+         for k, (pts_a, pts_b, weights) in zip(ks, diagonal_terms(rows, a_all), strict=True)]
     t.absorb(b"multiexp", (c_a0, *c_b, *(p for ct in e for p in (ct.a, ct.b))))
     x = t.challenge(b"multiexp-x")
     xp = powers(x, 2 * m)

@@ -16,7 +16,9 @@ themselves, which cannot stand in for a card because no card encrypts ``O``). Th
 Every challenge comes from one running transcript that starts with the whole statement (protocol.md B.11). Proof
 size ``4 + 33·(11m + 2) + 32·(5n + 7)`` bytes for ``m ≥ 2`` and ``4 + 33·9 + 32·(3n + 4)`` for one row (5 352 for
 108 cards, against 14 204 for Terelius–Wikström); the
-verifier makes about ``4N + 5n + 12m`` products (TW: ``8N``), the prover ``2N·(m + 1)`` plus ``O(N)``.
+verifier makes about ``4N + 5n + 12m`` products (TW: ``8N``), the prover about ``4N + 8m²`` full-size ones plus
+``O(N)`` (its diagonals by evaluation and interpolation, :mod:`.diagonals`; summed directly they would be
+``2N·(m + 1)``).
 
 The interface is :mod:`p2php.crypto.shuffle_proof`'s: :func:`verify_shuffle` returns ``False`` for a proof that does
 not hold and raises :class:`~p2php.crypto.proofs.MalformedProof` for one that is not well formed, checked before any
@@ -64,7 +66,8 @@ __all__ = [
     "verify_shuffle",
 ]
 
-#: The most rows of the matrix: the prover's diagonals cost ``2N·(m + 1)`` products, so ``m`` stays small.
+#: The most rows of the matrix: the prover's diagonals cost ``4N + 8m²`` full-size products and ``~Nm`` small ones
+#: (:mod:`.diagonals`), so ``m`` stays small.
 MAX_M = 8
 
 
