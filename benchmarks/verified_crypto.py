@@ -1,9 +1,11 @@
 """Micro-benchmark of the verified-dealing primitives on secp256k1 (coincurve).
 
 Prints the unit costs (scalar products, additions, encodings, hashing into the group, the key proof, a batch of
-decryption shares) and, for each deck size, one shuffle pass with each proof of a shuffle: Terelius–Wikström
-(protocol.md B.7, on the wire) and Bayer–Groth (B.11, not yet on the wire): shuffle, prove, verify, proof size, and
-the count of group operations each made (products, fixed-base products, sums; counted by wrapping the calls).
+decryption shares) and, for each deck size, one shuffle pass with each proof of a shuffle: Bayer–Groth (protocol.md
+B.11, on the wire since v7), the same proof with its prover's diagonals summed directly instead of interpolated
+(``bayer_groth/diagonals.py``: the same bytes; before and after that change, in one run), and Terelius–Wikström
+(B.7, on the wire until v6): shuffle, prove, verify, proof size, and the count of group operations each made
+(products, those by a small scalar below 2^64, fixed-base products, sums; counted by wrapping the calls).
 
     python benchmarks/verified_crypto.py [--cards 108 160 688] [--repeat 3] [--json]
 """
@@ -17,12 +19,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from machine_info import machine  # noqa: E402
 
 from p2php.crypto import bayer_groth, elgamal, secp256k1, shuffle_proof  # noqa: E402
+from p2php.crypto.bayer_groth import diagonals  # noqa: E402
 from p2php.crypto.proofs import proof_context, prove_key, prove_shares, verify_key, verify_shares  # noqa: E402
 from p2php.crypto.secp256k1 import (  # noqa: E402
     base_mul,
@@ -78,7 +82,9 @@ def unit_costs() -> dict[str, float]:
     }
 
 
-_PROOFS = {"TW (B.7)": shuffle_proof, "BG (B.11)": bayer_groth}
+_PROOFS = {"TW (B.7)": shuffle_proof, "BG summed": bayer_groth, "BG (B.11)": bayer_groth}
+_DIRECT = "BG summed"
+"""The Bayer–Groth prover with its diagonals summed directly (the reference prover before diagonals.py)."""
 _CALLS = ("_mul", "_gen", "_combine")
 
 
@@ -87,20 +93,37 @@ def _counting() -> tuple[dict[str, int], Callable[[], None]]:
     counts = dict.fromkeys(_CALLS, 0)
     originals = {name: getattr(secp256k1, name) for name in _CALLS}
 
+    counts["_mul small"] = 0
+
     def wrap(name: str) -> Callable[..., object]:
         def counted(*args: object) -> object:
             counts[name] += 1
+            if name == "_mul" and isinstance(args[1], int) and args[1].bit_length() <= 64:
+                counts["_mul small"] += 1
             return originals[name](*args)
         return counted
 
     for name in _CALLS:
         setattr(secp256k1, name, wrap(name))
-    return counts, lambda: [setattr(secp256k1, name, fn) for name, fn in originals.items()] and None
+    def restore() -> None:
+        for name, fn in originals.items():
+            setattr(secp256k1, name, fn)
+
+    return counts, restore
 
 
 def shuffle_pass(n: int, repeat: int, name: str) -> dict[str, float]:
     """One pass over a deck that has been shuffled once (so its ``a`` are all different, as at every later pass)."""
-    module = _PROOFS[name]
+    saved = diagonals.INTERPOLATE_FROM
+    if name == _DIRECT:
+        diagonals.INTERPOLATE_FROM = 1 << 30  # no shape interpolates: every diagonal summed directly
+    try:
+        return _pass(n, repeat, _PROOFS[name])
+    finally:
+        diagonals.INTERPOLATE_FROM = saved
+
+
+def _pass(n: int, repeat: int, module: Any) -> dict[str, float]:
     rng = DetRng(b"pass %d" % n)
     y = base_mul(random_scalar(rng))
     fresh = elgamal.initial_deck(y, [elgamal.card_point(b"bench", i) for i in range(n)])
@@ -152,12 +175,12 @@ def main() -> None:
     for name, us in units.items():
         print(f"{name:34} {us:9.1f}")
     print()
-    print(f"{'proof, N':18} {'shuffle ms':>11} {'prove ms':>9} {'verify ms':>10} {'prove products':>15} "
-          f"{'verify products':>16} {'proof B':>8} {'deck B':>7}")
+    print(f"{'proof, N':20} {'shuffle ms':>11} {'prove ms':>9} {'verify ms':>10} {'prove products':>15} "
+          f"{'+ small':>8} {'verify products':>16} {'proof B':>8} {'deck B':>7}")
     for key, r in passes.items():
-        print(f"{key:18} {r['shuffle s'] * 1e3:11.1f} {r['prove s'] * 1e3:9.1f} {r['verify s'] * 1e3:10.1f} "
-              f"{r['prove _mul'] + r['prove _gen']:15} {r['verify _mul'] + r['verify _gen']:16} "
-              f"{r['proof bytes']:8} {r['deck bytes']:7}")
+        print(f"{key:20} {r['shuffle s'] * 1e3:11.1f} {r['prove s'] * 1e3:9.1f} {r['verify s'] * 1e3:10.1f} "
+              f"{r['prove _mul'] + r['prove _gen'] - r['prove _mul small']:15} {r['prove _mul small']:8} "
+              f"{r['verify _mul'] + r['verify _gen']:16} {r['proof bytes']:8} {r['deck bytes']:7}")
 
 
 if __name__ == "__main__":
