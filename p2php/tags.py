@@ -44,6 +44,7 @@ VERIFIED_SHUFFLE_C = b"p2php/verified/shuffle-c/v1"  # the shuffle's challenge �
 VERIFIED_BG = b"p2php/verified/bg/v1"  # a Bayer–Groth shuffle's statement, Appendix B.11 (crypto/bayer_groth)
 VERIFIED_BG_T = b"p2php/verified/bg-t/v1"  # one step of the Bayer–Groth transcript, B.11 (crypto/bayer_groth)
 VERIFIED_BG_C = b"p2php/verified/bg-c/v1"  # a Bayer–Groth challenge, Appendix B.11 (crypto/bayer_groth)
+VERIFIED_BG_BATCH = b"p2php/verified/bg-batch/v1"  # the reference verifier's batch weight, B.11 (informative)
 VERIFIED_DECK = b"p2php/verified/deck/v1"  # the game part of a verified deck's contexts, B.10 (crypto/verified_deck.py)
 
 # ----------------------------------------------------------------------------- informative (local derivations)
@@ -70,7 +71,7 @@ PROTOCOL_TAGS = frozenset({
     CHAIN_BINDING, CHAIN, BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN,
     IDENTITY_BOX, DECKS, BEACON_SEED, NONCE, CHAIN_SEED, CHAIN_RENEW, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD,
     VERIFIED_CTX, VERIFIED_KEY, VERIFIED_SHARES, VERIFIED_SHARES_W, VERIFIED_SHUFFLE,
-    VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_BG, VERIFIED_BG_T, VERIFIED_BG_C, VERIFIED_DECK,
+    VERIFIED_SHUFFLE_U, VERIFIED_SHUFFLE_C, VERIFIED_BG, VERIFIED_BG_T, VERIFIED_BG_C, VERIFIED_BG_BATCH, VERIFIED_DECK,
     VERIFIED_DECK_SECRET,
 })
 """Every tag a peer uses, normative or not (protocol.md §2.6 minus its tests-only row)."""

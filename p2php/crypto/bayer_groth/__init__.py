@@ -3,7 +3,8 @@
 One concept per module, bottom up: :mod:`.commitments` (Pedersen vector commitments, the ``⋆`` map),
 :mod:`.transcript` (the Fiat–Shamir state), :mod:`.svp` (single-value product), :mod:`.zero`, :mod:`.hadamard`,
 :mod:`.product`, :mod:`.multiexp` (its prover's diagonals in :mod:`.diagonals`), and :mod:`.shuffle`, which composes
-them with the interface of :mod:`p2php.crypto.shuffle_proof`. Specified in protocol.md Appendix B.11.
+them with the interface of :mod:`p2php.crypto.shuffle_proof`; every verifier equation goes to :mod:`.equations`,
+which checks them as one weighted sum. Specified in protocol.md Appendix B.11.
 """
 
 from __future__ import annotations

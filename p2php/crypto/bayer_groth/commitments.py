@@ -4,16 +4,16 @@
 protocol.md B.2 (``H_0`` is the Terelius–Wikström chain's and is not used here); a single scalar is committed as
 ``com((v); r) = r·G + v·H_1``. Binding rests on nobody knowing a discrete log between ``G`` and the hash-derived
 ``H_j``; hiding on ``r`` being fresh. A verifier never opens a commitment: it checks that a linear combination of
-commitments and generators is the identity (:func:`holds`), one libsecp256k1 sum for the whole equation.
+commitments and generators is the identity (:mod:`.equations`: every equation of a proof in one libsecp256k1 sum).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from p2php.crypto.secp256k1 import Point, Q, commitment_generators, lincomb, sum_points
+from p2php.crypto.secp256k1 import Point, Q, commitment_generators, lincomb
 
-__all__ = ["commit", "generators", "hadamard", "holds", "minus_ones", "powers", "product", "star"]
+__all__ = ["commit", "generators", "hadamard", "powers", "product", "star"]
 
 
 def generators(n: int) -> tuple[Point, ...]:
@@ -24,22 +24,6 @@ def generators(n: int) -> tuple[Point, ...]:
 def commit(values: Sequence[int], r: int) -> Point:
     """``com(v; r) = r·G + Σ v_j·H_j`` (``r`` through the constant-time base product: it is secret)."""
     return lincomb(generators(len(values)), values, base=r)
-
-
-def holds(points: Sequence[Point], scalars: Sequence[int], base: int = 0) -> bool:
-    """Whether ``base·G + Σ kᵢ·Pᵢ`` is the identity: every verifier equation, written as one sum equal to ``O``."""
-    return lincomb(points, scalars, base=base).is_identity
-
-
-_MINUS_ONES: dict[int, Point] = {}
-
-
-def minus_ones(n: int) -> Point:
-    """``com(−1⃗; 0) = −(H_1 + … + H_n)``, cached (the generators are fixed for the protocol version)."""
-    point = _MINUS_ONES.get(n)
-    if point is None:
-        point = _MINUS_ONES[n] = -sum_points(generators(n))
-    return point
 
 
 def powers(x: int, count: int, start: int = 0) -> list[int]:

@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from p2php.crypto.bayer_groth.commitments import commit, hadamard, minus_ones, powers
+from p2php.crypto.bayer_groth.commitments import commit, hadamard, powers
+from p2php.crypto.bayer_groth.equations import Equations, Form, Term, minus_ones
 from p2php.crypto.bayer_groth.transcript import Transcript
 from p2php.crypto.bayer_groth.zero import ZeroArgument, prove_zero, verify_zero
-from p2php.crypto.secp256k1 import Point, Q, lincomb, random_scalar
+from p2php.crypto.secp256k1 import Point, Q, random_scalar
 from p2php.rng import DetRng
 
 __all__ = ["HadamardArgument", "prove_hadamard", "verify_hadamard"]
@@ -75,14 +76,19 @@ def prove_hadamard(t: Transcript, a_rows: Sequence[Sequence[int]], r_a: Sequence
     return HadamardArgument(c_b_mid, prove_zero(t, y, zero_a, zero_r, zero_b, zero_s, rng))
 
 
-def verify_hadamard(t: Transcript, c_a: Sequence[Point], c_b: Point, arg: HadamardArgument, n: int) -> bool:
-    """Whether ``arg`` shows that ``c_b`` commits to the entry-wise product of the rows committed in ``c_a``."""
+def verify_hadamard(t: Transcript, c_a: Sequence[Term], c_b: Term, arg: HadamardArgument, n: int,
+                    eq: Equations | None = None) -> bool:
+    """Whether ``arg`` shows that ``c_b`` commits to the entry-wise product of the rows committed in ``c_a``.
+
+    With ``eq``, its equations join those (checked later by the caller). The zero argument's commitments
+    ``x^i·c_{B,i}`` stay forms: no product of their own.
+    """
     m = len(c_a)
     t.absorb(b"hadamard", arg.c_b_mid)
     x, y = t.challenge(b"hadamard-x"), t.challenge(b"hadamard-y")
     xp = powers(x, m)
-    chain = [c_a[0], *arg.c_b_mid, c_b]  # c_{B1} … c_{Bm}
-    zero_a = [*c_a[1:], minus_ones(n)]
-    zero_b = [chain[i - 1] * xp[i] for i in range(1, m)]
-    zero_b.append(lincomb(chain[1:], xp[1:]))
-    return verify_zero(t, y, zero_a, zero_b, arg.zero, n)
+    chain: list[Term] = [c_a[0], *arg.c_b_mid, c_b]  # c_{B1} … c_{Bm}
+    zero_a: list[Term] = [*c_a[1:], minus_ones(n)]
+    zero_b: list[Term] = [Form.of((chain[i - 1],), (xp[i],)) for i in range(1, m)]
+    zero_b.append(Form.of(chain[1:], xp[1:]))
+    return verify_zero(t, y, zero_a, zero_b, arg.zero, n, eq)

@@ -23,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from p2php.crypto.bayer_groth.commitments import commit, generators, holds, powers
+from p2php.crypto.bayer_groth.commitments import commit, generators, powers
 from p2php.crypto.bayer_groth.diagonals import diagonal_terms
+from p2php.crypto.bayer_groth.equations import Equations
 from p2php.crypto.bayer_groth.transcript import Transcript
 from p2php.crypto.elgamal import Ciphertext
 from p2php.crypto.secp256k1 import Point, Q, lincomb, random_scalar
@@ -99,18 +100,22 @@ def prove_multiexp(t: Transcript, y: Point, rows: Sequence[Sequence[Ciphertext]]
 
 
 def verify_multiexp(t: Transcript, y: Point, rows: Sequence[Sequence[Ciphertext]], c_a: Sequence[Point],
-                    target: tuple[Sequence[Ciphertext], Sequence[int]], arg: MultiExpArgument, n: int) -> bool:
-    """Whether ``arg`` shows ``C = Enc(0; ρ) + Σ ⟨a_i, C_i⟩`` for ``C = Σ w_j·C'_j`` given as ``target = (C', w)``."""
+                    target: tuple[Sequence[Ciphertext], Sequence[int]], arg: MultiExpArgument, n: int,
+                    eq: Equations | None = None) -> bool:
+    """Whether ``arg`` shows ``C = Enc(0; ρ) + Σ ⟨a_i, C_i⟩`` for ``C = Σ w_j·C'_j`` given as ``target = (C', w)``.
+
+    With ``eq``, its equations join those (checked later by the caller).
+    """
+    own = eq is None
+    eq = Equations() if eq is None else eq
     m = len(rows)
     t.absorb(b"multiexp", arg.points())
     x = t.challenge(b"multiexp-x")
     xp = powers(x, 2 * m)
     gens = generators(n)
-    if not holds((arg.c_a0, *c_a, *gens), (*xp[: m + 1], *(-v for v in arg.a)), base=-arg.r):
-        return False
+    eq.require((arg.c_a0, *c_a, *gens), (*xp[: m + 1], *(-v for v in arg.a)), base=-arg.r)
     ks = [k for k in range(2 * m) if k != m]
-    if not holds((*arg.c_b, gens[0]), (*(xp[k] for k in ks), -arg.b), base=-arg.s):
-        return False
+    eq.require((*arg.c_b, gens[0]), (*(xp[k] for k in ks), -arg.b), base=-arg.s)
     terms_a: dict[Point, int] = {}
     terms_b: dict[Point, int] = {}
 
@@ -126,5 +131,6 @@ def verify_multiexp(t: Transcript, y: Point, rows: Sequence[Sequence[Ciphertext]
         for ct, a_l in zip(row, arg.a, strict=True):
             add(ct, -xp[m - i] * a_l)
     terms_b[y] = terms_b.get(y, 0) - arg.tau
-    return (holds(list(terms_a), [k % Q for k in terms_a.values()], base=-arg.tau)
-            and holds(list(terms_b), [k % Q for k in terms_b.values()], base=-arg.b))
+    eq.require(list(terms_a), list(terms_a.values()), base=-arg.tau)
+    eq.require(list(terms_b), list(terms_b.values()), base=-arg.b)
+    return not own or eq.hold()

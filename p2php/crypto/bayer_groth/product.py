@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from p2php.crypto.bayer_groth.commitments import commit, hadamard
+from p2php.crypto.bayer_groth.equations import Equations, Term
 from p2php.crypto.bayer_groth.hadamard import HadamardArgument, prove_hadamard, verify_hadamard
 from p2php.crypto.bayer_groth.svp import SvpArgument, prove_svp, verify_svp
 from p2php.crypto.bayer_groth.transcript import Transcript
@@ -73,11 +74,19 @@ def prove_product(t: Transcript, a_rows: Sequence[Sequence[int]], r_a: Sequence[
     return ProductArgument(c_b, hadamard_arg, prove_svp(t, b, s, rng))
 
 
-def verify_product(t: Transcript, c_a: Sequence[Point], b: int, arg: ProductArgument, n: int) -> bool:
-    """Whether ``arg`` shows that the ``m × n`` entries committed in ``c_a`` multiply to ``b``."""
+def verify_product(t: Transcript, c_a: Sequence[Term], b: int, arg: ProductArgument, n: int,
+                   eq: Equations | None = None) -> bool:
+    """Whether ``arg`` shows that the ``m × n`` entries committed in ``c_a`` multiply to ``b``.
+
+    With ``eq``, its equations join those (checked later by the caller) and only what fails at once returns False.
+    """
+    own = eq is None
+    eq = Equations() if eq is None else eq
     if len(c_a) == 1:
-        return verify_svp(t, c_a[0], b, arg.svp, n)
-    if arg.c_b is None or arg.hadamard is None:
+        ok = verify_svp(t, c_a[0], b, arg.svp, n, eq)
+    elif arg.c_b is None or arg.hadamard is None:
         return False
-    t.absorb(b"product", (arg.c_b,))
-    return verify_hadamard(t, c_a, arg.c_b, arg.hadamard, n) and verify_svp(t, arg.c_b, b, arg.svp, n)
+    else:
+        t.absorb(b"product", (arg.c_b,))
+        ok = verify_hadamard(t, c_a, arg.c_b, arg.hadamard, n, eq) and verify_svp(t, arg.c_b, b, arg.svp, n, eq)
+    return ok and (not own or eq.hold())

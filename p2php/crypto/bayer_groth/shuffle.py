@@ -15,8 +15,8 @@ themselves, which cannot stand in for a card because no card encrypts ``O``). Th
 
 Every challenge comes from one running transcript that starts with the whole statement (protocol.md B.11). Proof
 size ``4 + 33·(11m + 2) + 32·(5n + 7)`` bytes for ``m ≥ 2`` and ``4 + 33·9 + 32·(3n + 4)`` for one row (5 352 for
-108 cards, against 14 204 for Terelius–Wikström); the
-verifier makes about ``4N + 5n + 12m`` products (TW: ``8N``), the prover about ``4N + 8m²`` full-size ones plus
+108 cards, against 14 204 for Terelius–Wikström). The verifier makes about ``4N + n + 11m`` products, all its
+equations in one weighted sum (:mod:`.equations`; TW: ``8N``); the prover about ``4N + 8m²`` of full size plus
 ``O(N)`` (its diagonals by evaluation and interpolation, :mod:`.diagonals`; summed directly they would be
 ``2N·(m + 1)``).
 
@@ -31,7 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from p2php.crypto.bayer_groth.commitments import commit, minus_ones, powers, product
+from p2php.crypto.bayer_groth.commitments import commit, powers, product
+from p2php.crypto.bayer_groth.equations import Equations, Form, minus_ones
 from p2php.crypto.bayer_groth.multiexp import MultiExpArgument, prove_multiexp, verify_multiexp
 from p2php.crypto.bayer_groth.product import ProductArgument, prove_product, verify_product
 from p2php.crypto.bayer_groth.transcript import Transcript
@@ -48,7 +49,6 @@ from p2php.crypto.secp256k1 import (
     decode_scalar,
     encode_scalar,
     identity,
-    lincomb,
     random_scalar,
 )
 from p2php.crypto.shuffle_statement import MAX_SHUFFLE, check_statement, shuffle
@@ -263,6 +263,7 @@ def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: 
     m, n = shape(count)
     size = m * n
     t = _transcript(ctx, y, inputs, outputs)
+    seed = t.binding() + proof.encode()  # the statement and the whole proof: the batch's weights (equations.py)
     t.absorb(b"c_A", proof.c_a)
     x = t.challenge(b"x")
     t.absorb(b"c_B", proof.c_b)
@@ -270,8 +271,10 @@ def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: 
 
     xp = powers(x, size + 1)
     target = product((yy * j + xp[j] - z) % Q for j in range(1, size + 1))
-    minus_h = minus_ones(n)  # −Σ H_j, cached
-    c_d = [lincomb((ca, cb, minus_h), (yy, 1, z)) for ca, cb in zip(proof.c_a, proof.c_b, strict=True)]
-    if not verify_product(t, c_d, target, proof.product, n):
-        return False
-    return verify_multiexp(t, y, _rows(outputs, m, n), proof.c_b, (inputs, xp[1 : count + 1]), proof.multiexp, n)
+    minus_h = minus_ones(n)  # −Σ H_j
+    c_d = [Form.of((ca, cb, minus_h), (yy, 1, z)) for ca, cb in zip(proof.c_a, proof.c_b, strict=True)]
+    eq = Equations(seed)
+    return (verify_product(t, c_d, target, proof.product, n, eq)
+            and verify_multiexp(t, y, _rows(outputs, m, n), proof.c_b, (inputs, xp[1 : count + 1]), proof.multiexp,
+                                n, eq)
+            and eq.hold())

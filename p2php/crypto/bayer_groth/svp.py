@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from p2php.crypto.bayer_groth.commitments import commit, generators, holds
+from p2php.crypto.bayer_groth.commitments import commit, generators
+from p2php.crypto.bayer_groth.equations import Equations, Term
 from p2php.crypto.bayer_groth.transcript import Transcript
 from p2php.crypto.secp256k1 import Point, Q, random_scalar
 from p2php.rng import DetRng
@@ -83,14 +84,19 @@ def prove_svp(t: Transcript, a: Sequence[int], r: int, rng: DetRng) -> SvpArgume
     )
 
 
-def verify_svp(t: Transcript, c_a: Point, b: int, arg: SvpArgument, n: int) -> bool:
-    """Whether ``arg`` shows that ``c_a`` commits to ``n`` scalars whose product is ``b``."""
+def verify_svp(t: Transcript, c_a: Term, b: int, arg: SvpArgument, n: int, eq: Equations | None = None) -> bool:
+    """Whether ``arg`` shows that ``c_a`` commits to ``n`` scalars whose product is ``b``.
+
+    With ``eq``, its equations join those (checked later by the caller) and only what fails at once returns False.
+    """
+    own = eq is None
+    eq = Equations() if eq is None else eq
     t.absorb(b"svp", (arg.c_d, arg.c_delta, arg.c_big_delta))
     x = t.challenge(b"svp-x")
     a_t = arg.a_tilde
     b_t = [a_t[0], *arg.b_tilde_mid, x * b % Q]
     gens = generators(n)
-    if not holds((c_a, arg.c_d, *gens), (x, 1, *(-v for v in a_t)), base=-arg.r_tilde):
-        return False
+    eq.require((c_a, arg.c_d, *gens), (x, 1, *(-v for v in a_t)), base=-arg.r_tilde)
     chained = [-(x * b_t[j + 1] - b_t[j] * a_t[j + 1]) for j in range(n - 1)]
-    return holds((arg.c_big_delta, arg.c_delta, *gens[: n - 1]), (x, 1, *chained), base=-arg.s_tilde)
+    eq.require((arg.c_big_delta, arg.c_delta, *gens[: n - 1]), (x, 1, *chained), base=-arg.s_tilde)
+    return not own or eq.hold()

@@ -34,6 +34,10 @@ class Transcript:
         """Bind the points just sent (the identity hashes as 33 zero bytes, B.1)."""
         self._state = digest(tags.VERIFIED_BG_T, self._state, label, b"".join(p.hash_bytes() for p in points))
 
+    def binding(self) -> bytes:
+        """The running digest itself: everything absorbed so far (for a verifier's batch seed, never a challenge)."""
+        return self._state
+
     def challenge(self, label: bytes) -> int:
         """A challenge bound to everything absorbed so far."""
         return hash_to_scalar(tags.VERIFIED_BG_C, self._state, label)

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from p2php.crypto.bayer_groth.commitments import commit, generators, holds, powers, star
+from p2php.crypto.bayer_groth.commitments import commit, generators, powers, star
+from p2php.crypto.bayer_groth.equations import Equations, Term
 from p2php.crypto.bayer_groth.transcript import Transcript
 from p2php.crypto.secp256k1 import Point, Q, identity, random_scalar
 from p2php.rng import DetRng
@@ -96,19 +97,23 @@ def prove_zero(t: Transcript, y: int, a_rows: Sequence[Sequence[int]], r_a: Sequ
     return ZeroArgument(c_a0, c_b_last, tuple(c_d), tuple(a), tuple(b), r, s, tt)
 
 
-def verify_zero(t: Transcript, y: int, c_a: Sequence[Point], c_b: Sequence[Point], arg: ZeroArgument,
-                n: int) -> bool:
-    """Whether ``arg`` shows ``Σ a_i ⋆ b_i = 0`` for the rows committed in ``c_a`` and ``c_b`` (``m`` each)."""
+def verify_zero(t: Transcript, y: int, c_a: Sequence[Term], c_b: Sequence[Term], arg: ZeroArgument,
+                n: int, eq: Equations | None = None) -> bool:
+    """Whether ``arg`` shows ``Σ a_i ⋆ b_i = 0`` for the rows committed in ``c_a`` and ``c_b`` (``m`` each).
+
+    With ``eq``, its equations join those (checked later by the caller).
+    """
+    own = eq is None
+    eq = Equations() if eq is None else eq
     m = len(c_a)
     t.absorb(b"zero", (arg.c_a0, arg.c_b_last, *arg.c_d))
     x = t.challenge(b"zero-x")
     xp = powers(x, 2 * m + 1)
     gens = generators(n)
-    if not holds((arg.c_a0, *c_a, *gens), (*xp[: m + 1], *(-v for v in arg.a)), base=-arg.r):
-        return False
+    eq.require((arg.c_a0, *c_a, *gens), (*xp[: m + 1], *(-v for v in arg.a)), base=-arg.r)
     b_weights = [xp[m + 1 - j] for j in range(1, m + 2)]
-    if not holds((*c_b, arg.c_b_last, *gens), (*b_weights, *(-v for v in arg.b)), base=-arg.s):
-        return False
+    eq.require((*c_b, arg.c_b_last, *gens), (*b_weights, *(-v for v in arg.b)), base=-arg.s)
     c_d = _with_gap(arg.c_d, m)
     ab = star(arg.a, arg.b, powers(y, n, start=1))
-    return holds((*c_d, gens[0]), (*xp, -ab), base=-arg.t)
+    eq.require((*c_d, gens[0]), (*xp, -ab), base=-arg.t)
+    return not own or eq.hold()
