@@ -437,3 +437,74 @@ def test_a_release_under_two_joint_keys_carries_one_batch_proof_for_each() -> No
         with pytest.raises(FaultError) as info:
             judged({**release, "proofs": proofs})
         assert info.value.fault.culprit == 0 and info.value.fault.code == FaultCode.BAD_KEY
+
+
+# ----------------------------------------------------------------------------- passes checked at the deck's last pass
+
+
+def _swap_two(body: dict[str, Any], done: list[bool]) -> dict[str, Any]:
+    """Two cards of the pass swapped after proving: a well-formed pass whose proof fails."""
+    if done:
+        return body
+    done.append(True)
+    cards = list(body["cards"])
+    cards[0], cards[1] = cards[1], cards[0]
+    return {**body, "cards": cards}
+
+
+def test_a_middle_seats_bad_pass_is_named_by_the_deck_s_last_pass_not_the_seat_after_it() -> None:
+    """Seat 1's pass fails its proof; seats 2 and 3 pass honestly over it (their proofs hold): every honest peer
+    names seat 1 at seat 1's message, no card is dealt, and the refused output is nobody's deck."""
+    peers = memory.make_peers("toy", 4, VERIFIED, seed=11)
+    done: list[bool] = []
+    _cheat(peers[1], lambda kind, body: _swap_two(body, done) if kind == "pass" else body)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(4)})
+    assert done
+    _named(peers, 1, FaultCode.BAD_PASS)
+    for p in peers:
+        if p.seat == 1:
+            continue
+        assert p.fault is not None and "pass 1 of deck 0" in p.fault.reason
+        assert [s for s, _, _ in p.decks[0].passes] == [0, 1, 2, 3]  # seats 2 and 3 did pass over it
+        assert p.fault.at[0] == p.decks[0].tick and p.fault.at[1] == 2  # seat 1's message: phase 2 (key round 0)
+        assert not p.private_faces and not p.public_faces
+        assert p.vdeck is not None and p.decks[0].cts != [] and not p.vdeck._held  # the deck before seat 1's pass
+
+
+def test_a_bad_pass_held_when_the_table_stops_mid_shuffle_is_still_named() -> None:
+    """Seat 1's pass fails its proof and seat 2 never sends its pass (its link is cut): the honest peers stop on
+    seat 2's silence before the deck's last pass, check the pass they hold at the audit, and the verdict names seat 1,
+    whose deviation came first."""
+    peers = memory.make_peers("toy", 4, VERIFIED, seed=12)
+    done: list[bool] = []
+    _cheat(peers[1], lambda kind, body: _swap_two(body, done) if kind == "pass" else body)
+
+    def cut(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        return None if sender == 2 and frame.get("kind") == "pass" else frame
+
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(4)}, tamper=cut)
+    assert done
+    for p in (peers[0], peers[3]):
+        assert p.finished and p.verdict is not None and not p.verdict.clean
+        assert p.verdict.culprit == 1 and p.verdict.code == FaultCode.BAD_PASS.value, (p.fault, p.verdict)
+        assert p.vdeck is not None and not p.vdeck._held
+
+
+def test_an_honest_table_checks_each_deck_s_passes_in_one_batch() -> None:
+    """Every pass of another seat is checked once, at its deck's last pass, in one call: the batch multiplies a deck
+    that one pass outputs and the next takes in once, where a check on arrival multiplies it twice."""
+    calls: list[int] = []
+    original = vd.check_passes
+
+    def counted(passes: Any) -> None:
+        calls.append(len(passes))
+        original(passes)
+
+    vd.check_passes = counted  # type: ignore[assignment]
+    try:
+        peers = _play("toy", 4, {}, seed=13)
+    finally:
+        vd.check_passes = original  # type: ignore[assignment]
+    _clean(peers)
+    decks = len(peers[0].decks)
+    assert calls == [3] * (4 * decks), calls  # each peer: one batch of the three others' passes per deck

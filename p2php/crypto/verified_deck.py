@@ -45,7 +45,7 @@ from typing import Final
 
 from p2php import tags
 from p2php.canonical import digest
-from p2php.crypto.bayer_groth import MAX_SHUFFLE, BgShuffleProof, prove_shuffle, verify_shuffle
+from p2php.crypto.bayer_groth import MAX_SHUFFLE, BgShuffleProof, prove_shuffle, verify_shuffle, verify_shuffles
 from p2php.crypto.elgamal import Ciphertext, card_point, combine_shares, initial_deck, remask
 from p2php.crypto.proofs import (
     KeyProof,
@@ -66,12 +66,13 @@ from p2php.crypto.secp256k1 import (
     random_scalar,
     sum_points,
 )
+from p2php.crypto.shuffle_statement import check_statement
 from p2php.errors import P2phpError
 from p2php.rng import DetRng
 
 __all__ = [
     "BAD_CARD", "BAD_KEY", "BAD_PASS", "BAD_SECRET_DECK", "MAX_SHUFFLE", "PHASES", "CardBook", "DeckFault",
-    "KeyShare", "Pass", "SeatSecrets", "check_pass",
+    "KeyShare", "Pass", "ReceivedPass", "SeatSecrets", "check_pass", "check_passes", "read_pass",
     "check_shares", "deal_duties", "deck_context", "joint_key", "make_key_share", "make_pass",
     "make_shares", "open_slot", "public_deck", "rerandomise_hand", "reveal_duties",
     "show_duties",
@@ -315,9 +316,22 @@ def _checked_permutation(perm: Sequence[int], n: int) -> list[int]:
     return out
 
 
-def check_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object, proof: object, *,
-               seat: int, label: str = "pass") -> list[Ciphertext]:
-    """The received pass's outputs once its proof holds; :class:`DeckFault` ``bad_pass`` naming ``label`` if not.
+@dataclass(frozen=True)
+class ReceivedPass:
+    """A received pass whose form is checked (sizes, encodings) and whose proof is not yet: see :func:`check_passes`."""
+
+    ctx: bytes
+    y: Point
+    inputs: tuple[Ciphertext, ...]
+    outputs: tuple[Ciphertext, ...]
+    proof: BgShuffleProof
+    seat: int
+    name: str  # "seat S's pass k of deck D", for the fault's reason
+
+
+def read_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object, proof: object, *,
+              seat: int, label: str = "pass") -> ReceivedPass:
+    """The received pass decoded, everything but its proof checked: :class:`DeckFault` ``bad_pass`` if not well formed.
 
     ``outputs`` is a list of :class:`Ciphertext` or of 66-byte encodings, ``proof`` a :class:`BgShuffleProof` or its
     bytes. Sizes are checked before anything is decoded, and encodings before any group operation.
@@ -328,15 +342,48 @@ def check_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object
         got = len(outputs) if isinstance(outputs, list | tuple) else type(outputs).__name__
         raise DeckFault(BAD_PASS, seat, f"{name}: expected {n} ciphertexts, got {got}")
     try:
-        cts = [_ciphertext(ct) for ct in outputs]
+        cts = tuple(_ciphertext(ct) for ct in outputs)
         if not isinstance(proof, BgShuffleProof):
             proof = BgShuffleProof.decode(proof)
-        ok = verify_shuffle(ctx, y, deck, cts, proof)
+        check_statement(ctx, y, deck, cts)
+        if proof.count != n:
+            raise InvalidEncoding(f"a proof for {proof.count} ciphertexts cannot prove a shuffle of {n}")
     except InvalidEncoding as exc:
         raise DeckFault(BAD_PASS, seat, f"{name} is malformed: {exc}") from None
-    if not ok:
-        raise DeckFault(BAD_PASS, seat, f"{name}: the shuffle proof does not verify")
-    return cts
+    return ReceivedPass(ctx, y, tuple(deck), cts, proof, seat, name)
+
+
+def check_passes(passes: Sequence[ReceivedPass]) -> None:
+    """Every pass's proof holds, or :class:`DeckFault` ``bad_pass`` naming the sender of the first that fails.
+
+    The proofs are checked together (:func:`~p2php.crypto.bayer_groth.verify_shuffles`: a deck that one pass outputs
+    and the next takes in is multiplied once, not twice); only if that fails is each checked alone, in order, to
+    know whose fails first. So the culprit is the one a check on arrival would have named.
+    """
+    if not passes:
+        return
+    try:
+        if verify_shuffles([(p.ctx, p.y, p.inputs, p.outputs, p.proof) for p in passes]):
+            return
+    except InvalidEncoding:
+        pass  # some proof is malformed: the checks one by one say whose
+    for p in passes:
+        try:
+            ok = verify_shuffle(p.ctx, p.y, p.inputs, p.outputs, p.proof)
+        except InvalidEncoding as exc:
+            raise DeckFault(BAD_PASS, p.seat, f"{p.name} is malformed: {exc}") from None
+        if not ok:
+            raise DeckFault(BAD_PASS, p.seat, f"{p.name}: the shuffle proof does not verify")
+    raise AssertionError("a batch failed whose proofs hold one by one")  # pragma: no cover - their sum holds too
+
+
+def check_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], outputs: object, proof: object, *,
+               seat: int, label: str = "pass") -> list[Ciphertext]:
+    """The received pass's outputs once its proof holds; :class:`DeckFault` ``bad_pass`` naming ``label`` if not
+    (:func:`read_pass` then :func:`check_passes` of that one pass)."""
+    received = read_pass(ctx, y, deck, outputs, proof, seat=seat, label=label)
+    check_passes([received])
+    return list(received.outputs)
 
 
 def rerandomise_hand(ctx: bytes, y: Point, hand: Sequence[Ciphertext],

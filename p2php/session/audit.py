@@ -88,21 +88,24 @@ def run_audit(ls: Lockstep) -> Verdict:
 
 
 def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:
-    """A verified deck's audit: every pass and share was checked on arrival, nothing secret is released.
+    """A verified deck's audit: every share was checked on arrival and every pass by its deck's last pass (those of a
+    shuffle we stopped in are checked now), nothing secret is released.
 
     The replay re-checks every action knowing the faces opened during play (so a lie whose witness card was
     played later is caught; one whose witness stays hidden is not: the price of an audit that opens no unplayed
     card, protocol.md §10.3).
     """
+    assert ls.vdeck is not None
+    held = ls.vdeck.check_held_passes()  # we stopped mid-shuffle: the passes we hold are checked first (§6.8)
     if ls.fault is not None:
-        return []
+        return held
     try:
         replayed = replay_events(ls.game, ls.players, ls.options, ls.events, everything=dict(ls.public_faces))
     except ReplayFault as err:
-        return [Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0), FaultCode.HIDDEN_LIE)]
+        return [*held, Fault(err.seat, f"step {err.tick}: {err.reason}", (err.tick, 0), FaultCode.HIDDEN_LIE)]
     if replayed.state_hash() != ls.state.state_hash():
-        return [Fault(None, "replay gives a different final state", end, FaultCode.DESYNC)]
-    return []
+        return [*held, Fault(None, "replay gives a different final state", end, FaultCode.DESYNC)]
+    return held
 
 
 def _verdict(ls: Lockstep, findings: list[Fault], final_hash: bytes) -> Verdict:

@@ -2,9 +2,13 @@
 
 The lockstep machine keeps its schedule and its key duties in both modes; only what a "key" is changes. In a
 verified deck a seat's key of a slot is its *decryption share* ``D_p = x_p·a`` with a Chaum–Pedersen proof, and a
-``Shuffle`` is a key round (``deckkey``) then one proven ``pass`` per seat. Every key share, pass and share is
-checked when it arrives, against the receiver's own copy of the deck, so a bad step is named at the step
-(:func:`deck_fault`) and the audit needs no secret. :class:`VerifiedDeck` is the part of one
+``Shuffle`` is a key round (``deckkey``) then one proven ``pass`` per seat. Every key share and share is checked
+when it arrives, against the receiver's own copy of the deck, so a bad step is named at the step
+(:func:`deck_fault`) and the audit needs no secret. A pass is checked for its form when it arrives and for its
+proof with the deck's other received passes at the deck's last pass (one batch: a deck one pass outputs and the
+next takes in is multiplied once), before the deck is bound and any slot of it opened; the first failing pass is
+named, as a check on arrival would have named it, and a peer that stops mid-shuffle checks the passes it holds
+first (:meth:`VerifiedDeck.check_held_passes`, from the audit). :class:`VerifiedDeck` is the part of one
 :class:`~p2php.session.lockstep.Lockstep` that does it; the lockstep calls it wherever the fast deck would use
 keys and commitments.
 
@@ -16,6 +20,7 @@ prover and verifiers hold the same bytes and a resumed seat re-makes the same pr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from p2php import tags
@@ -49,6 +54,17 @@ FAST_FIELDS = frozenset({"keys", "commits"})
 """Body fields of the fast deck: a verified body that carries one is ``bad_message``."""
 
 
+@dataclass(frozen=True)
+class _HeldPass:
+    """Another seat's pass checked for its form, its proof not yet: where it came (``at``), the code of its fault
+    (``bad_secret_deck`` for a selection pass, else that of the check) and the deck it took in."""
+
+    received: vd.ReceivedPass
+    at: tuple[int, int]
+    code: FaultCode | None
+    before: list[Ciphertext]
+
+
 def deck_fault(err: vd.DeckFault, at: tuple[int, int], code: FaultCode | None = None) -> FaultError:
     """The session fault of a refused deck step: ``FaultCode(err.why)`` (or ``code``), naming ``err.seat``."""
     return FaultError(Fault(err.seat, str(err), at, code or FaultCode(err.why)))
@@ -64,6 +80,7 @@ class VerifiedDeck:
         self.shares: dict[Slot, dict[Seat, Point]] = {}  # checked public shares (the fast deck's released keys)
         self.shown: dict[Slot, dict[Seat, Point]] = {}  # checked shares sealed to us in a private show
         self._own_pass: tuple[list[bytes], tuple[Ciphertext, ...]] | None = None  # the wire and points of our last pass
+        self._held: dict[int, list[_HeldPass]] = {}  # per deck: others' passes whose proofs are not checked yet
 
     # ------------------------------------------------------------------ helpers
 
@@ -220,14 +237,42 @@ class VerifiedDeck:
         else:
             label = (f"secret deck {rec.number}: its selection from the game's pool (the deck rules)" if selection
                      else f"pass {k} of {'reshuffled ' if rec.inputs else ''}deck {rec.number}")
+            code = FaultCode.BAD_SECRET_DECK if selection else None
             try:
-                outputs = vd.check_pass(self.ctx(rec, "pass", k, seat), rec.y, source, cards, proof, seat=seat,
+                received = vd.read_pass(self.ctx(rec, "pass", k, seat), rec.y, source, cards, proof, seat=seat,
                                         label=label)
             except vd.DeckFault as err:
-                raise deck_fault(err, msg.at, FaultCode.BAD_SECRET_DECK if selection else None) from None
+                raise deck_fault(err, msg.at, code) from None
+            self._held.setdefault(rec.number, []).append(_HeldPass(received, msg.at, code, rec.cts))
+            outputs = list(received.outputs)
         rec.cts = outputs[:rec.size] if selection else outputs  # the rest of the pool is never used nor opened
         rec.passes.append((seat, "pass", cards))
-        return k == ls.players - 1
+        if k < ls.players - 1:
+            return False
+        self._check_held(rec)  # the deck's last pass: every proof before the deck is bound
+        return True
+
+    def _check_held(self, rec: DeckRecord) -> None:
+        """Check the proofs of the passes of ``rec`` we hold unchecked, in one batch; the first bad one is the fault.
+
+        Its outputs never stay the deck: ``rec.cts`` goes back to what the refused pass took in."""
+        held = self._held.pop(rec.number, [])
+        try:
+            vd.check_passes([h.received for h in held])
+        except vd.DeckFault as err:
+            bad = next(h for h in held if h.received.seat == err.seat)  # one pass per seat and deck
+            rec.cts = bad.before
+            raise deck_fault(err, bad.at, bad.code) from None
+
+    def check_held_passes(self) -> list[Fault]:
+        """The faults of every pass we hold unchecked (a peer that stops mid-shuffle, §6.8), deck by deck."""
+        faults = []
+        for number in sorted(self._held):
+            try:
+                self._check_held(self.ls.decks[number])
+            except FaultError as err:
+                faults.append(err.fault)
+        return faults
 
     # ------------------------------------------------------------------ shares
 

@@ -18,6 +18,7 @@ from p2php.crypto.bayer_groth.shuffle import (
     shuffle,
     shuffle_and_prove,
     verify_shuffle,
+    verify_shuffles,
 )
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "shuffle",
     "shuffle_and_prove",
     "verify_shuffle",
+    "verify_shuffles",
 ]

@@ -64,6 +64,7 @@ __all__ = [
     "shuffle",
     "shuffle_and_prove",
     "verify_shuffle",
+    "verify_shuffles",
 ]
 
 #: The most rows of the matrix: the prover's diagonals cost ``4N + 8m²`` full-size products and ``~Nm`` small ones
@@ -252,18 +253,42 @@ def _check_proof(proof: object, count: int) -> BgShuffleProof:
     return proof
 
 
+Statement = tuple[bytes, Point, Sequence[Ciphertext], Sequence[Ciphertext], BgShuffleProof]
+"""``(ctx, Y, inputs, outputs, proof)``: one proof of a shuffle and what it claims."""
+
+
 def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: Sequence[Ciphertext],
                    proof: BgShuffleProof) -> bool:
     """Whether ``proof`` shows that ``outputs`` are ``inputs`` permuted and re-masked under ``Y``, in ``ctx``.
 
     :class:`MalformedProof` if the statement or the proof is not well formed (checked before any group operation).
     """
-    count = check_statement(ctx, y, inputs, outputs)
-    proof = _check_proof(proof, count)
+    return verify_shuffles([(ctx, y, inputs, outputs, proof)])
+
+
+def verify_shuffles(statements: Sequence[Statement]) -> bool:
+    """Whether every proof holds, all their equations checked as one weighted sum (:mod:`.equations`).
+
+    A point two statements share -- one pass's outputs are the next pass's inputs, every pass uses the generators and
+    ``Y`` -- is multiplied once, so the passes of one deck cost less together than one by one. False says only that
+    some proof fails: :func:`verify_shuffle` each to know which. :class:`MalformedProof` as :func:`verify_shuffle`,
+    for the first statement or proof that is not well formed (all are checked before any group operation).
+    """
+    checked = []
+    for ctx, y, inputs, outputs, proof in statements:
+        count = check_statement(ctx, y, inputs, outputs)
+        checked.append((_transcript(ctx, y, inputs, outputs), y, inputs, outputs, _check_proof(proof, count)))
+    # The batch's weight binds every statement and every proof, responses included (equations.py).
+    eq = Equations(b"".join(t.binding() + proof.encode() for t, _, _, _, proof in checked))
+    return all(_require(eq, *c) for c in checked) and eq.hold()
+
+
+def _require(eq: Equations, t: Transcript, y: Point, inputs: Sequence[Ciphertext], outputs: Sequence[Ciphertext],
+             proof: BgShuffleProof) -> bool:
+    """Add one checked proof's equations to ``eq``; False if a sub-argument fails before any equation is summed."""
+    count = proof.count
     m, n = shape(count)
     size = m * n
-    t = _transcript(ctx, y, inputs, outputs)
-    seed = t.binding() + proof.encode()  # the statement and the whole proof: the batch's weights (equations.py)
     t.absorb(b"c_A", proof.c_a)
     x = t.challenge(b"x")
     t.absorb(b"c_B", proof.c_b)
@@ -273,8 +298,6 @@ def verify_shuffle(ctx: bytes, y: Point, inputs: Sequence[Ciphertext], outputs: 
     target = product((yy * j + xp[j] - z) % Q for j in range(1, size + 1))
     minus_h = minus_ones(n)  # −Σ H_j
     c_d = [Form.of((ca, cb, minus_h), (yy, 1, z)) for ca, cb in zip(proof.c_a, proof.c_b, strict=True)]
-    eq = Equations(seed)
     return (verify_product(t, c_d, target, proof.product, n, eq)
             and verify_multiexp(t, y, _rows(outputs, m, n), proof.c_b, (inputs, xp[1 : count + 1]), proof.multiexp,
-                                n, eq)
-            and eq.hold())
+                                n, eq))
