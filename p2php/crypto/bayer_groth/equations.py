@@ -41,7 +41,7 @@ class Form:
         return cls(terms)
 
     def __mul__(self, k: int) -> Form:
-        return Form({p: v * k % Q for p, v in self.terms.items()})
+        return Form({p: v * k for p, v in self.terms.items()})
 
 
 Term = Point | Form
@@ -56,13 +56,15 @@ def minus_ones(n: int) -> Form:
 
 
 def _add(total: dict[Point, int], items: Iterable[Term], scalars: Iterable[int], weight: int) -> None:
+    """``total += weight·Σ k·item``, coefficients left unreduced (the one final sum reduces them mod ``q``)."""
+    get = total.get
     for item, k in zip(items, scalars, strict=True):
-        k = k * weight % Q
+        k *= weight
         if isinstance(item, Form):
             for p, v in item.terms.items():
-                total[p] = (total.get(p, 0) + v * k) % Q
+                total[p] = get(p, 0) + v * k
         else:
-            total[item] = (total.get(item, 0) + k) % Q
+            total[item] = get(item, 0) + k
 
 
 class Equations:
@@ -87,7 +89,7 @@ class Equations:
                 self._ok = False
             return
         _add(self._total, items, scalars, self._weight)
-        self._base = (self._base + base * self._weight) % Q
+        self._base += base * self._weight
         self._weight = self._weight * self._rho % Q
 
     def hold(self) -> bool:
