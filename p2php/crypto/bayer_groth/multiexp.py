@@ -116,21 +116,14 @@ def verify_multiexp(t: Transcript, y: Point, rows: Sequence[Sequence[Ciphertext]
     eq.require((arg.c_a0, *c_a, *gens), (*xp[: m + 1], *(-v for v in arg.a)), base=-arg.r)
     ks = [k for k in range(2 * m) if k != m]
     eq.require((*arg.c_b, gens[0]), (*(xp[k] for k in ks), -arg.b), base=-arg.s)
-    terms_a: dict[Point, int] = {}
-    terms_b: dict[Point, int] = {}
-
-    def add(ct: Ciphertext, k: int) -> None:
-        terms_a[ct.a] = terms_a.get(ct.a, 0) + k
-        terms_b[ct.b] = terms_b.get(ct.b, 0) + k
-
-    for k, ct in zip(ks, arg.e, strict=True):
-        add(ct, xp[k])
-    for ct, w in zip(*target, strict=True):
-        add(ct, xp[m] * w)
+    # Σ_k x^k·E_k (k ≠ m) + x^m·C − Σ_i x^{m−i}·⟨a, C_i⟩ = Enc(b·G; τ): one term list for each half of the
+    # ciphertexts, the same weights on both (the equations merge a point that appears twice).
+    cts = [*arg.e, *target[0]]
+    weights = [*(xp[k] for k in ks), *(xp[m] * w for w in target[1])]
     for i, row in enumerate(rows, start=1):
-        for ct, a_l in zip(row, arg.a, strict=True):
-            add(ct, -xp[m - i] * a_l)
-    terms_b[y] = terms_b.get(y, 0) - arg.tau
-    eq.require(list(terms_a), list(terms_a.values()), base=-arg.tau)
-    eq.require(list(terms_b), list(terms_b.values()), base=-arg.b)
+        factor = -xp[m - i]
+        cts += row
+        weights += [factor * a_l for a_l in arg.a]
+    eq.require([ct.a for ct in cts], weights, base=-arg.tau)
+    eq.require([*(ct.b for ct in cts), y], [*weights, -arg.tau], base=-arg.b)
     return not own or eq.hold()
