@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("coincurve")
 
-from p2php.crypto import elgamal  # noqa: E402
+from p2php.crypto import elgamal, secp256k1  # noqa: E402
 from p2php.crypto import shuffle_proof as tw  # noqa: E402
 from p2php.crypto.bayer_groth import commitments  # noqa: E402
 from p2php.crypto.bayer_groth.commitments import commit, hadamard, powers, product, star  # noqa: E402
@@ -28,6 +28,7 @@ from p2php.crypto.bayer_groth.shuffle import (  # noqa: E402
     shuffle,
     shuffle_and_prove,
     verify_shuffle,
+    verify_shuffles,
 )
 from p2php.crypto.bayer_groth.svp import prove_svp, verify_svp  # noqa: E402
 from p2php.crypto.bayer_groth.transcript import Transcript  # noqa: E402
@@ -871,3 +872,61 @@ def test_responses_tuned_to_a_batch_weight_that_did_not_bind_them_are_refused(
     assert not verify_shuffle(CTX, Y, deck, out, forged)
     monkeypatch.setattr(BgShuffleProof, "encode", lambda self: b"")  # the mistake: a seed of st_0 alone
     assert verify_shuffle(CTX, Y, deck, out, forged)
+
+
+def _chain(n: int, passes: int) -> list[tuple[bytes, Point, list[Ciphertext], list[Ciphertext], BgShuffleProof]]:
+    """``passes`` honest passes in a row over one deck, each under its own context (as the seats of one deck)."""
+    statements = []
+    deck = _start(n)
+    for k in range(passes):
+        ctx = proof_context(b"game", 7, k, k)
+        out, proof = shuffle_and_prove(ctx, Y, deck, DetRng(b"chain %d" % k))
+        statements.append((ctx, Y, deck, out, proof))
+        deck = out
+    return statements
+
+
+@pytest.mark.parametrize("n", [1, 7, 24])
+def test_a_deck_s_passes_hold_together_and_any_bad_one_fails_the_batch(n: int) -> None:
+    chain = _chain(n, 4)
+    assert verify_shuffles(chain) and all(verify_shuffle(*s) for s in chain)
+    for bad in range(4):
+        ctx, y, inputs, outputs, _ = chain[bad]
+        other = chain[(bad + 1) % 4][4]  # a real proof, of another pass
+        broken = [*chain[:bad], (ctx, y, inputs, outputs, other), *chain[bad + 1:]]
+        assert not verify_shuffles(broken)
+        assert [verify_shuffle(*s) for s in broken] == [i != bad for i in range(4)]  # one by one: only that one
+    if n > 1:
+        ctx, y, inputs, outputs, proof = chain[2]
+        swapped = [outputs[1], outputs[0], *outputs[2:]]
+        assert not verify_shuffles([*chain[:2], (ctx, y, inputs, swapped, proof), chain[3]])
+
+
+def test_a_batch_with_a_malformed_statement_is_refused_as_malformed() -> None:
+    chain = _chain(5, 3)
+    ctx, y, inputs, outputs, proof = chain[1]
+    with pytest.raises(MalformedProof):
+        verify_shuffles([chain[0], (ctx, y, inputs, outputs[:-1], proof), chain[2]])
+    with pytest.raises(MalformedProof):
+        verify_shuffles([chain[0], (ctx, y, inputs, outputs, chain[0][4].encode()), chain[2]])  # type: ignore[list-item]
+
+
+def test_a_batch_costs_fewer_products_than_its_proofs_one_by_one() -> None:
+    chain = _chain(24, 4)
+    calls = 0
+    original = secp256k1._mul
+
+    def counted(raw: object, k: int) -> object:
+        nonlocal calls
+        calls += 1
+        return original(raw, k)
+
+    secp256k1._mul = counted
+    try:
+        assert all(verify_shuffle(*s) for s in chain)
+        alone, calls = calls, 0
+        assert verify_shuffles(chain)
+    finally:
+        secp256k1._mul = original
+    shared = 3 * 2 * 24  # the three decks between passes, both halves of each ciphertext, counted once instead of twice
+    assert calls <= alone - shared, (alone, calls)
