@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import pkgutil
 import statistics
 import sys
 import time
@@ -656,6 +657,23 @@ def _frac(part: float, whole: float) -> float:
     return round(part / whole, 3) if whole > 0 else 0.0
 
 
+WARM_PACKAGES = ("p2php.crypto", "p2php.engine", "p2php.games", "p2php.net", "p2php.session")
+"""What :func:`warm_imports` loads before anything is timed."""
+
+
+def warm_imports() -> None:
+    """Import every module a table may load lazily, before any timing: else the first run's set-up CPU includes
+    Python compiling them (with ``PYTHONDONTWRITEBYTECODE``, every run), about 0.3 s for a verified HP Sha table.
+    A module whose optional dependency is missing is skipped (a table that needed it could not run anyway)."""
+    for name in WARM_PACKAGES:
+        package = importlib.import_module(name)
+        for info in pkgutil.walk_packages(package.__path__, name + "."):
+            try:
+                importlib.import_module(info.name)
+            except ImportError:
+                continue
+
+
 def ops_report(ops: CryptoOps, units: Mapping[str, float], setup_cpu: float) -> dict[str, Any]:
     """The set-up's crypto operations against its CPU time: the curve operations alone (``group_*``) and with the
     signatures and key exchanges (``crypto_*``), each as (count × unit cost) and as CPU timed inside them."""
@@ -695,6 +713,7 @@ def benchmark(
     whole games' peers offer the ``deflate`` link feature."""
     game = get_game(game_name)
     game.check_players(peers)
+    warm_imports()
     raw = dict(raw_options)
     decks = own_decks(game, peers, raw, deck_files)  # secret lists, each kept on its seat's peer
     options = parse_table_options(game, raw)  # the game's options and the session's (crypto)
