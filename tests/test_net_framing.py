@@ -237,3 +237,48 @@ def test_fast_walk_agrees_on_the_hostile_shapes() -> None:
     for body, ok in ((deep, True), (too_deep, False), (bomb, False), (int_key, False), (ext, False),
                      (top_list, False), (b"\x80", True), (b"\xde\x00\x00", True), (b"\x81\xa1k\x90", True)):
         assert _fast_ok(body) == _exact_ok(body) == ok, body.hex()
+
+
+# The small tuples the fast walk matches in C (seen heads, keys, shares), and shapes next to them that it must not.
+_ints = st.integers(-(2**63), 2**64 - 1)
+_entries = st.one_of(
+    st.tuples(_ints, st.binary(min_size=32, max_size=33)).map(list),
+    st.tuples(_ints, _ints, st.binary(min_size=32, max_size=33)).map(list),
+    st.tuples(st.integers(0, 300), st.binary(max_size=40)).map(list),  # other sizes: the loop walks them
+    st.tuples(st.booleans(), st.binary(min_size=32, max_size=32)).map(list),  # not an int first: the loop too
+)
+
+
+@settings(max_examples=120)
+@given(st.lists(_entries, max_size=12), st.lists(_entries, max_size=3), st.data())
+def test_fast_walk_agrees_on_lists_of_small_tuples(entries: list[Any], siblings: list[Any],
+                                                   data: st.DataObject) -> None:
+    frame = {"seen": entries, "body": {"keys": entries, "rest": siblings}, "nested": [entries, *siblings]}
+    body = msgpack.packb(frame, use_bin_type=True)
+    assert _fast_ok(body) and _exact_ok(body)
+    cut = data.draw(st.integers(0, len(body)))
+    for mutated in (
+        body[:cut],
+        body + data.draw(st.binary(min_size=1, max_size=3)),
+        body[:cut] + bytes([data.draw(st.integers(0, 255))]) + body[cut + 1 :],
+    ):
+        assert _fast_ok(mutated) == _exact_ok(mutated), mutated.hex()
+
+
+def test_fast_walk_stops_a_tuple_run_at_its_array_s_count_and_depth() -> None:
+    pair = b"\x92\x01\xc4\x20" + bytes(32)
+    # an array of two pairs, then a sibling pair of the parent: the run must not take the sibling as a third item
+    two_then_sibling = b"\x81\xa1k\x92\x92" + pair + pair + pair
+    assert _fast_ok(two_then_sibling) == _exact_ok(two_then_sibling) is True
+    one_declared = b"\x81\xa1k\x91" + pair + pair  # the second pair is a trailing value
+    assert _fast_ok(one_declared) == _exact_ok(one_declared) is False
+    # {"k": [pair, pair], pair: "v"}: the third pair is a map key (refused); a run that took it as a third item would
+    # read "v" as the key and accept the body
+    key_after_run = b"\x82\xa1k\x92" + pair + pair + pair + b"\xa1v"
+    assert _fast_ok(key_after_run) == _exact_ok(key_after_run) is False
+    verdicts = []
+    for depth in range(MAX_DEPTH - 3, MAX_DEPTH + 1):  # the tuple itself is one level below its array
+        body = b"\x81\xa1k" + b"\x91" * depth + pair
+        assert _fast_ok(body) == _exact_ok(body), depth
+        verdicts.append(_exact_ok(body))
+    assert verdicts[0] and not verdicts[-1]  # the depth limit falls inside the range tried
