@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("coincurve")
 
+from secp_counting import counted_products  # noqa: E402
+
 from p2php import tags  # noqa: E402
 from p2php.crypto import secp256k1  # noqa: E402
 from p2php.crypto.bayer_groth.commitments import commit  # noqa: E402
@@ -85,23 +87,12 @@ def test_errors_tuned_to_the_weight_of_another_seed_fail() -> None:
 
 
 def test_a_batch_multiplies_each_distinct_point_once() -> None:
-    calls = 0
-    original = secp256k1._mul
-
-    def counted(raw: object, k: int) -> object:
-        nonlocal calls
-        calls += 1
-        return original(raw, k)
-
-    secp256k1._mul = counted
-    try:
+    with counted_products() as calls:
         eq = Equations(b"seed")
         for _ in range(5):
             eq.require((P, R, Form.of((P, R), (2, 3))), (1, 1, 1), base=-(7 * 3 + 11 * 4))
         assert eq.hold()
-    finally:
-        secp256k1._mul = original
-    assert calls == 2  # P and R, once each, for five equations and their forms
+    assert calls[0] == 2  # P and R, once each, for five equations and their forms
 
 
 @settings(max_examples=25, deadline=None)
