@@ -498,11 +498,14 @@ async def _bench_peer(
         events = mesh.receive()
         while True:
             for msg in ls.poll():
-                frame = msg.to_wire()
-                if not ready:  # the writer tasks may not have flushed yet: count what was queued
-                    run.setup_bytes[seat] += len(encode_frame(frame, mesh.max_frame)) * (players - 1)
+                # v8: a fast pass's points go to the next passer only (a tree before v8 sends one form to all).
+                forms = ls.deliveries(msg, mesh.seats) if hasattr(ls, "deliveries") else [(msg.to_wire(), mesh.seats)]
+                for frame, to in forms:
+                    if not ready:  # the writer tasks may not have flushed yet: count what was queued
+                        run.setup_bytes[seat] += len(encode_frame(frame, mesh.max_frame)) * len(to)
+                    await mesh.broadcast(frame, to)
+                if not ready:
                     run.setup_frames[seat] += 1
-                await mesh.broadcast(frame)
             now = time.perf_counter()
             if ls.fault is not None:
                 raise BenchError(f"seat {seat}: the game faulted: {ls.fault.describe(table)}")

@@ -23,6 +23,7 @@ CARDS = b"p2php/cards/v1"  # the card point domain of a session and game (sessio
 DECK = b"p2php/deck/v1"  # a deck's context (session/decks.py) and the DeckSecrets RNG seed (crypto/deck.py)
 DECK_SEED = b"p2php/deck-seed/v1"  # the per-deck seed from the released decks secret (session/handshake.py)
 KEY = b"p2php/key/v2"  # the 16-byte commitment to one slot key, v5 (crypto/deck.py)
+PASS = b"p2php/pass/v1"  # the digest of a fast pass's points sent to its next seat only, v8 §6.4 (session/decks.py)
 CHAIN_BINDING = b"p2php/chain-binding/v1"  # what binds a hash chain to its seat and key (session/handshake.py)
 CHAIN = b"p2php/chain/v1"  # one step of a hash chain (crypto/beacon.py)
 BEACON = b"p2php/beacon/v1"  # combining the reveals into one random value (crypto/beacon.py)
@@ -67,7 +68,7 @@ TEST_MASTER = b"p2php/test-master"  # the masters of the in-memory test peers (s
 TEST_UNO_CUT = b"p2php/test-uno-cut"  # the candidate joint randomness of a stacked UNO cut (testing/uno.py)
 
 PROTOCOL_TAGS = frozenset({
-    RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, CHAT, REMATCH, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY,
+    RNG, H2C, HELLO, LINK, LINK_KEYS, SESSION, SAFETY, CHAT, REMATCH, MSG, MSGID, CARDS, DECK, DECK_SEED, KEY, PASS,
     CHAIN_BINDING, CHAIN, BEACON, SHOW, BOX, BOX_KEY, COMMIT, SEAL, SEAL_NONCE, FINGERPRINT, IDENTITY, IDENTITY_SIGN,
     IDENTITY_BOX, DECKS, BEACON_SEED, NONCE, CHAIN_SEED, CHAIN_RENEW, VERIFIED_H2G, VERIFIED_GENS, VERIFIED_CARD,
     VERIFIED_CTX, VERIFIED_KEY, VERIFIED_SHARES, VERIFIED_SHARES_W, VERIFIED_SHUFFLE,

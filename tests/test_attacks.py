@@ -77,7 +77,7 @@ def _abort_instead(rogue: Rogue, frame: dict[str, Any], accused: int) -> dict[st
     """A validly signed abort with the same number as ``frame``: a different message for the same slot."""
     body = {"culprit": accused, "reason": "made up", "code": "silent", "at": frame["at"], "evidence": [],
             "claims": []}
-    return rogue.sign({**{k: v for k, v in frame.items() if k != "sig"}, "kind": "abort", "body": body})
+    return rogue.sign({**{k: v for k, v in frame.items() if k not in ("sig", "att")}, "kind": "abort", "body": body})
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)

@@ -281,8 +281,9 @@ def test_non_card_point_in_an_unopened_slot_is_named_at_the_audit() -> None:
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
-def test_doubled_entry_in_a_pass_is_named_at_once_by_everyone() -> None:
-    """§6.4 shape check: all entries distinct."""
+def test_doubled_entry_in_a_pass_is_named_at_once_by_the_next_passer_and_by_every_audit() -> None:
+    """§6.4 shape check: all entries distinct. Seat 1's shuffle goes to seat 2 only (v8): seat 2 names it at once, and
+    seat 0 by the audit (the pass is not what seat 1's secrets make)."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "shuffle":
             cards = _points(body)
@@ -290,12 +291,16 @@ def test_doubled_entry_in_a_pass_is_named_at_once_by_everyone() -> None:
             return {"cards": deck.pack(cards)}
         return body
 
-    assert_named_by_all(game(1, alter, seed=28), 1, "are equal", "bad_pass")
+    peers = game(1, alter, seed=28)
+    assert_named_by_all(peers, 1, ("are equal", "was not a permutation"), "bad_pass")
+    assert peers[2].fault is not None and "are equal" in peers[2].fault.reason and peers[2].fault.culprit == 1
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
-def test_pass_that_copies_an_input_entry_is_named_at_once_by_everyone() -> None:
-    """§6.4 shape check: no output entry may equal an input entry (a card passed through unlocked)."""
+def test_pass_that_copies_an_input_entry_is_named_by_every_audit() -> None:
+    """§6.4 shape check: no output entry may equal an input entry (a card passed through unlocked). Since v8 only the
+    seat that made the pass before holds that input (the next passer does not), so every audit names it: the pass
+    is not what seat 1's secrets make."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "lock":
             cards = _points(body)
@@ -306,26 +311,28 @@ def test_pass_that_copies_an_input_entry_is_named_at_once_by_everyone() -> None:
     peers = make_peers("toy", 3, {}, seed=29)
     cheat(peers[1], alter)
     run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
-    assert_named_by_all(peers, 1, "the pass did not lock it", "bad_pass")
+    assert_named_by_all(peers, 1, ("the pass did not lock it", "was not its input re-locked"), "bad_pass")
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("size_change", [-1, 1])
-def test_pass_of_the_wrong_size_is_named_at_once_by_everyone(size_change: int) -> None:
+def test_pass_of_the_wrong_size_is_named_by_everyone(size_change: int) -> None:
+    """Seat 2 is the last shuffler: its shuffle's points go to nobody but itself (v8), so every audit names it."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "shuffle":
             cards = _points(body)
             return {"cards": deck.pack(cards[:-1] if size_change < 0 else [*cards, NON_CARD])}
         return body
 
-    assert_named_by_all(game(2, alter, seed=30), 2, "expected 12 cards", "bad_pass")
+    assert_named_by_all(game(2, alter, seed=30), 2, ("expected 12 cards", "was not a permutation"), "bad_pass")
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 @pytest.mark.parametrize("kind_wanted,cheater", [("shuffle", 1), ("lock", 2)])
 @pytest.mark.parametrize("cut", [-1, 1])
-def test_pass_that_is_not_whole_points_is_named_at_once_by_everyone(kind_wanted: str, cheater: int, cut: int) -> None:
-    """§6.4: `cards` is size × 32 bytes; a blob that does not split into 32-byte points names its sender."""
+def test_pass_that_is_not_whole_points_is_named_at_once(kind_wanted: str, cheater: int, cut: int) -> None:
+    """§6.4: `cards` is size × 32 bytes; a blob that does not split into 32-byte points names its sender: at once by
+    the next passer, the one seat that gets them (v8), and by every other seat's audit."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == kind_wanted:
             blob = body["cards"]
@@ -333,11 +340,11 @@ def test_pass_that_is_not_whole_points_is_named_at_once_by_everyone(kind_wanted:
         return body
 
     peers = game(cheater, alter, seed=36)
-    assert_named_by_all(peers, cheater, "are not whole 32-byte points", "bad_pass")
-    for p in peers:
-        if p.seat != cheater:  # at once, and the one-line fault names the sender, never an honest seat
-            assert p.fault is not None and p.fault.culprit == cheater and p.fault.code.value == "bad_pass", p.fault
-            assert "\n" not in p.fault.reason
+    assert_named_by_all(peers, cheater, ("are not whole 32-byte points", "as its secret dictates"), "bad_pass")
+    next_passer = {1: 2, 2: 1}[cheater]
+    fault = peers[next_passer].fault  # at once, and the one-line fault names the sender, never an honest seat
+    assert fault is not None and fault.culprit == cheater and fault.code.value == "bad_pass", fault
+    assert "are not whole 32-byte points" in fault.reason and "\n" not in fault.reason
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
@@ -746,13 +753,14 @@ def test_a_malformed_hello_is_refused(field: str, value: Any, code: RefusalCode)
     assert refused.value.code is code
 
 
-@pytest.mark.parametrize("old", [4, 5, 6])
+@pytest.mark.parametrize("old", [4, 5, 6, 7])
 def test_an_older_hello_is_refused_with_one_clear_line(old: int) -> None:
-    """§11 Why version 5, 6 and 7: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
+    """§11 Why version 5 … 8: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
     (which a later peer would read as malformed shares, naming an honest seat), v6 peers Terelius–Wikström shuffle
-    proofs (malformed Bayer–Groth proofs to a v7 peer), so a v7 peer refuses their hello."""
-    assert PROTOCOL_VERSION == 7
-    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 7") as refused:
+    proofs (malformed Bayer–Groth proofs to a v7 peer), v7 peers a fast pass's points in every copy (a v8 peer
+    would read an intermediate pass with points in its body as one without its digest), so a v8 peer refuses them."""
+    assert PROTOCOL_VERSION == 8
+    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 8") as refused:
         _check(dict(_hello(), hello=old))
     assert refused.value.code is RefusalCode.VERSION and "\n" not in str(refused.value)
 
@@ -881,9 +889,10 @@ def test_an_envelope_with_a_bad_point_is_refused(at: Any) -> None:
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
-@pytest.mark.parametrize("form,words", [("text", "has type str"), ("list", "has type list")])
+@pytest.mark.parametrize("form,words", [("text", "missing field 'digest'"), ("list", "missing field 'digest'")])
 def test_a_pass_that_is_not_one_bin_is_named_by_everyone(form: str, words: str) -> None:
-    """§6.4: a fast pass's `cards` is one bin; text, or v4's list of points, is a bad message of its sender."""
+    """§6.4: a fast pass's `cards` is one bin; text, or v4's list of points, is a bad message of its sender (an
+    intermediate pass, v8: a body without the digest it must sign)."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "shuffle":
             return {"cards": "x" * len(body["cards"]) if form == "text" else _points(body)}

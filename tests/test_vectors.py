@@ -1,4 +1,4 @@
-"""Known-answer vectors for every normative encoding and derivation of the protocol (version 7).
+"""Known-answer vectors for every normative encoding and derivation of the protocol (version 8).
 
 Each expected value below was computed once from the reference code (``p2php/`` at
 the commit that added this file) and is hard-coded: a change to any of these
@@ -545,16 +545,16 @@ def _hellos() -> tuple[list[handshake.LocalSecrets], list[dict[str, object]]]:
 
 
 def test_hello_and_session_id() -> None:
-    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 7); session_id = D("p2php/session/v1", …)."""
-    assert PROTOCOL_VERSION == 7
+    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 8); session_id = D("p2php/session/v1", …)."""
+    assert PROTOCOL_VERSION == 8
     _, hellos = _hellos()
-    assert hellos[0]["hello"] == 7
+    assert hellos[0]["hello"] == 8
     assert hellos[0]["anchor"] == H("69c13864bb76641cffc2707752811af3342f8ba3f668bf2628b7468dc0fbd753")
-    assert hellos[0]["sig"] == H("a6ce754c199b7000afcce591afbb20fea0358fe8ad38fa39e75d08150247d72c"
-        "c1b198e8795f00c5c83b788d778fed049d6b2743b993649eac7b3adbb3a0550a")
+    assert hellos[0]["sig"] == H("c8ec75cfbb7ed7e847577aa19bb3d512913c7e4c1325322c6f8a76690258f338"
+        "ddf9852ac7677fcb890c7c13a430951ee07b311276636303a9740fffd504f800")
     for s, hello in enumerate(hellos):
         handshake.check_hello(hello, seat=s, players=2, game="uno", options={})
-    session_id = H("7fc6882c00f6b0bc7ce98370d2786d98c73a001866f9792f61dc52eda5652937")
+    session_id = H("3bfac70d64b4075d2a1252ffcab74658118d2ce583caae6383a0755e02abfb8b")
     assert handshake.Table("uno", {}, tuple(hellos)).session_id == session_id
 
 
@@ -563,16 +563,16 @@ def test_safety_code() -> None:
     _, hellos = _hellos()
     table = handshake.Table("uno", {}, tuple(hellos))
     assert digest(b"p2php/safety/v1", table.session_id, hellos[0]["sign_key"], hellos[1]["sign_key"]) == H(
-        "b5c280b66a0e36daf73639e21435f213ca7848c3471ab74ab69577c395167fd0")
-    assert table.safety_code == "WXBI-BNTK-BY3N-V5ZW-HHRB"
+        "332841993e8fce8fdf4df8a43f3ea8d97fd0337965b2a64888b09de585dcd1c9")
+    assert table.safety_code == "GMUE-DGJ6-R7HI-7X2N-7CSD"
 
 
 # Seat 1 dials seat 0: dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01, X25519 private keys
 # 32 bytes 03 (dialer) and 32 bytes 04 (acceptor).
 DIAL_KX = H("5dfedd3b6bd47f6fa28ee15d969d5bb0ea53774d488bdaf9df1c6e0124b3ef22")
 ACCEPT_KX = H("ac01b2209e86354fb853237b5de0f4fab13c7fcbf433a61c019369617fecf10b")
-DIAL_SIG = H("fbdfd5cd14725c18ace6a714d13edaf7f8542044694491e963ebed76a2778664"
-             "f6300eb14fdaa9ed0be30125882d9e4e2315922f35f5bfc922dcb25d8d243f0a")
+DIAL_SIG = H("c355c90ea7d0441da320e0a9eebf3f8d4774cb4963af8999e26318b1359be10a"
+             "9e93803f46a819751addda9a951d8193ef41a8bac9d9787ce078b8f944865202")
 
 
 def test_link_proof() -> None:
@@ -584,11 +584,11 @@ def test_link_proof() -> None:
     assert KeyExchange(b"\x03" * 32).public == DIAL_KX and KeyExchange(b"\x04" * 32).public == ACCEPT_KX
     dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
     accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
-    assert dial == H("2aa396a58aec28fa47f077045a7f90637f9ec9b20fcb10487f6839224b560342")
-    assert accept == H("4c9216b47ce518d3e0a4a8fe2e3cce6cf89dedee219a645244897832a58fc51b")
+    assert dial == H("c4f0d2774edad6ed83baa0ad3e837030ab37851b0345f0716bb133f64ee44617")
+    assert accept == H("47d679f7352fdba27b5e8ebd3803f3160bf3645621d4a6fc3432a74424bbe913")
     assert secrets[1].identity.sign(dial) == DIAL_SIG
-    assert secrets[0].identity.sign(accept) == H("6177bb76c1cb2b246dac230e9f47aaf2beb2171a72b52f0709a805764a550ddc"
-        "3bfc94cdeb1bb15845cb24ff14ca07547929bd98cf7320611a242c4a5d846c00")
+    assert secrets[0].identity.sign(accept) == H("c2db01ceba7d1054e385395ce6cc8533d86d84cd90d8eb935dad5aa7a193c0fb"
+        "c1057bbc529c123ba090f2833ba36b8c6e80b8c2dfd4069ec2a6505428a8e10b")
     assert check_proof(hellos[1], DIAL_SIG, dial)
     assert not check_proof(hellos[0], DIAL_SIG, dial)  # another seat's key
     assert not check_proof(hellos[1], DIAL_SIG, accept)  # reflected as the other role
@@ -615,12 +615,12 @@ def test_link_keys_and_frame_tags() -> None:
     transcript = encode(hellos[1]) + encode(hellos[0]) + bytes(32) + b"\x01" * 32 + DIAL_KX + ACCEPT_KX
     keys = HKDF(hashes.SHA256(), 64, digest(b"p2php/link-keys/v1", transcript), b"p2php/link-keys/v1").derive(z)
     k_da, k_ad = keys[:32], keys[32:]
-    assert k_da == H("2f4cc5064e227216f44f87552d8c2318bfb4177d429594ad9c23181c1a63ab93")
-    assert k_ad == H("e375cf24f168020b9e8a97a9b86acb89f4ae3a79a74a8484ad34ef131ab38148")
+    assert k_da == H("36d1f38ccf39d92d6923b1d5899cae64cfd3819550954495bbc52ef7c9f8ed09")
+    assert k_ad == H("a172eee7a28e59448f8f159a81aafa80e15010687cb3207bcded9d06ca3a923c")
     frame = encode_frame({"hb": 1, "at": None})  # a heartbeat, as the mesh sends it (not canonical)
     body = frame[4:]
     tags = [hmac.new(k_da, n.to_bytes(8, "big") + body, hashlib.sha256).digest()[:16] for n in (0, 1)]
-    assert tags == [H("eefec40dd265ad6ed4bf8609f63205bb"), H("93313c9d210c3990d9b1c3aca08d59df")]
+    assert tags == [H("13b57b6ecfbf39060d3bbb7644fc494e"), H("47602cf2c6badd30a9e0bc7b29882dad")]
 
     dialer = KeyExchange(b"\x03" * 32)
     link = LinkProof.of(hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX, dialer=True)

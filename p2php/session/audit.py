@@ -23,6 +23,7 @@ from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Seat, Show, Slot
 from p2php.session.messages import BadMessage, parse_message
+from p2php.session.pass_digests import pass_digest
 from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, Verdict, short
 from p2php.session.replay import ReplayFault, replay_events
 
@@ -170,22 +171,24 @@ def _audit_deck(
                 return out
             cards_in = recovered
             source = [ls.points.points[c] for c in cards_in]
-    previous = source  # the input of the next pass: the public list, then each published output
+    previous = source  # the input of the next pass: the public list, then each output (v8: known or recomputed)
     for number, (seat, kind, cards) in enumerate(rec.passes):
         mine = derived.get(seat)
-        if seat == ls.seat and ls.secrets is not None and previous is not None:
+        if seat == ls.seat and ls.secrets is not None and previous is not None and cards is not None:
             pass  # our own pass: we made it from our own secrets (and it was checked on the way out)
         elif mine is not None and previous is not None:
-            if not _pass_is_exact(mine, kind, previous, cards):
+            exact = _exact_pass(mine, kind, previous, cards, rec.digests[number])
+            if exact is None:
                 what = "a permutation of its input" if kind == "shuffle" else "its input re-locked"
                 out.append(Fault(seat, f"{kind} pass of deck {rec.number} was not {what} as its secret dictates",
                                  (rec.tick, number), FaultCode.BAD_PASS))
                 return out
-        elif not all(group.is_point(p) for p in cards):
+            cards = exact
+        elif cards is not None and not all(group.is_point(p) for p in cards):
             out.append(Fault(seat, f"its {kind} pass of deck {rec.number} holds a point that is not on the curve",
                              (rec.tick, number), FaultCode.BAD_PASS))
             return out
-        previous = cards
+        previous = cards  # None: a pass of a seat that kept its secret, whose points went to the next seat only
     if len(rec.passes) != 2 * ls.players or len(derived) != ls.players:
         return out
     # Every pass was exact: open every final slot with the derived keys.
@@ -223,7 +226,7 @@ def _audit_reshuffle(
     previous: list[bytes] | None = list(rec.start)
     for number, (seat, kind, cards) in enumerate(rec.passes):
         mine = derived.get(seat)
-        if seat == ls.seat and ls.secrets is not None:
+        if seat == ls.seat and ls.secrets is not None and cards is not None:
             pass  # our own pass, made from our own secrets
         elif mine is not None and previous is not None:
             try:
@@ -236,13 +239,14 @@ def _audit_reshuffle(
                     expected = deck.reshuffle_lock_pass(mine, previous)
             except ValueError:
                 expected = []
-            if expected != cards:
+            if not _same_pass(expected, cards, rec.digests[number]):
                 what = ("its old locks swapped for its rekey key" if number < n else
                         "a permutation of its input" if kind == "shuffle" else "its input re-locked")
                 out.append(Fault(seat, f"{kind} pass {number} of reshuffled deck {rec.number} was not {what} as its "
                                  "secret dictates", (rec.tick, number), FaultCode.BAD_PASS))
                 return out
-        elif not all(group.is_point(p) for p in cards):
+            cards = expected
+        elif cards is not None and not all(group.is_point(p) for p in cards):
             out.append(Fault(seat, f"its {kind} pass of reshuffled deck {rec.number} holds a point that is not on "
                              "the curve", (rec.tick, number), FaultCode.BAD_PASS))
             return out
@@ -290,6 +294,8 @@ def _old_keys(ls: Lockstep, rec: DeckRecord, seat: Seat, secret: bytes) -> list[
 def _recover_secret_list(ls: Lockstep, rec: DeckRecord, owner: deck.DeckSecrets) -> list[CardId] | str:
     """The owner's private list, in the order it fed its first pass, or why it is invalid."""
     first = rec.passes[0][2]
+    if first is None:  # cannot happen: a secret deck's first pass carries its points in its body (§6.4)
+        return "its first pass holds no points"
     try:
         unlocked = group.mul_many(first, group.inverse(owner.shuffle_key))
     except ValueError:
@@ -308,12 +314,21 @@ def _recover_secret_list(ls: Lockstep, rec: DeckRecord, owner: deck.DeckSecrets)
     return problem if problem is not None else listed
 
 
-def _pass_is_exact(secrets: deck.DeckSecrets, kind: str, source: list[bytes], cards: list[bytes]) -> bool:
+def _exact_pass(secrets: deck.DeckSecrets, kind: str, source: list[bytes], cards: list[bytes] | None,
+                named: bytes | None) -> list[bytes] | None:
+    """The pass the secrets make from ``source``, if it is the one sent (its points, or the digest it signed)."""
     try:
         expected = deck.shuffle_pass(secrets, source) if kind == "shuffle" else deck.lock_pass(secrets, source)
     except ValueError:  # cannot happen: every earlier pass was exact or held only curve points
-        return False
-    return expected == cards
+        return None
+    return expected if _same_pass(expected, cards, named) else None
+
+
+def _same_pass(expected: list[bytes], cards: list[bytes] | None, named: bytes | None) -> bool:
+    """Whether a recomputed pass is the one sent: its points if we hold them, else the digest its body signed."""
+    if cards is not None:
+        return expected == cards
+    return named is not None and bool(expected) and pass_digest(deck.pack(expected)) == named
 
 
 def _judge_fault(ls: Lockstep) -> Fault | None:

@@ -26,14 +26,15 @@ from p2php.engine.contract import (
     Shuffle,
     Slot,
 )
-from p2php.session.base import LockstepBase
 from p2php.session.handshake import deck_seed
 from p2php.session.messages import (
+    BadMessage,
     Message,
     body_field,
     key_list,
     slot_entries,
 )
+from p2php.session.pass_digests import PassDigests
 from p2php.session.records import DeckRecord, Fault, FaultCode, FaultError, short
 
 MAX_DECK = 1024
@@ -57,7 +58,7 @@ DERIVED = DerivedSecrets()
 _NONE: dict[Seat, int] = {}
 
 
-class DeckSteps(LockstepBase):
+class DeckSteps(PassDigests):
     """Shuffles, key duties, key releases and opening (a part of ``Lockstep``)."""
 
     def _unreleased(self, slot: Slot) -> list[Seat]:
@@ -291,17 +292,12 @@ class DeckSteps(LockstepBase):
 
     def _reshuffle_phases(self, rec: DeckRecord) -> int:
         """Fast deck: a reshuffle of face-down cards takes a rekey round, then the shuffle and lock rounds."""
-        return 3 * self.players if rec.hidden else 2 * self.players
+        return self._pass_count(rec)
 
     def _fast_expected(self, rec: DeckRecord) -> dict[Seat, str]:
         """Who sends the pass of the current phase of a fast (re)shuffle (§6.3)."""
-        n = self.players
-        phase = self.phase - (n if rec.hidden else 0)  # the rekey round first: seats 0 .. n-1, kind 'shuffle'
-        if phase < 0:
-            return {self.phase: "shuffle"}
-        if phase < n:
-            return {rec.pass_order(n)[phase]: "shuffle"}
-        return {2 * n - 1 - phase: "lock"}
+        seat, kind = self._fast_pass(rec, self.phase)
+        return {seat: kind}
 
     def _old_keys(self, rec: DeckRecord) -> list[int | None]:
         """Our slot keys of a reshuffle's face-down inputs (``None`` for a public card), for our rekey pass."""
@@ -319,16 +315,25 @@ class DeckSteps(LockstepBase):
         rec = self._deck_for(step)
         what = ("rekey pass" if rec.hidden and self.phase < self.players else f"{msg.kind} pass") + \
             (" of reshuffled deck" if rec.inputs else " of deck")
-        blob = body_field(msg, "cards", bytes)  # the points packed in slot order (§6.4)
-        try:
-            cards = deck.unpack(blob, POINT_SIZE)
-        except ValueError:
-            raise FaultError(Fault(msg.sender, f"{what} {rec.number}: {len(blob)} bytes are not whole "
-                                   f"{POINT_SIZE}-byte points", msg.at, FaultCode.BAD_PASS)) from None
-        previous = rec.current if rec.passes else (rec.start or None)
-        problem = deck.check_deck_shape(cards, rec.size, previous=previous, on_curve=False)
-        if problem is not None:
-            raise FaultError(Fault(msg.sender, f"{what} {rec.number}: {problem}", msg.at, FaultCode.BAD_PASS))
+        if self.points_in_body(rec, self.phase):
+            blob: bytes | None = body_field(msg, "cards", bytes)  # the points packed in slot order (§6.4)
+            named = None
+        else:
+            named = body_field(msg, "digest", bytes)  # v8: the points went to the next passer only
+            if len(named) != 32:
+                raise BadMessage(f"{what} {rec.number}: its digest is not 32 bytes", msg.sender)
+            blob = self.points_of(msg)
+        cards: list[bytes] | None = None
+        if blob is not None:
+            try:
+                cards = deck.unpack(blob, POINT_SIZE)
+            except ValueError:
+                raise FaultError(Fault(msg.sender, f"{what} {rec.number}: {len(blob)} bytes are not whole "
+                                       f"{POINT_SIZE}-byte points", msg.at, FaultCode.BAD_PASS)) from None
+            previous = rec.passes[-1][2] if rec.passes else (rec.start or None)  # None: it went to another seat
+            problem = deck.check_deck_shape(cards, rec.size, previous=previous, on_curve=False)
+            if problem is not None:
+                raise FaultError(Fault(msg.sender, f"{what} {rec.number}: {problem}", msg.at, FaultCode.BAD_PASS))
         if msg.kind == "lock":
             packed = body_field(msg, "commits", bytes)
             if len(packed) != rec.size * deck.COMMITMENT_SIZE:
@@ -336,6 +341,7 @@ class DeckSteps(LockstepBase):
                                        FaultCode.BAD_PASS))
             rec.commits[msg.sender] = deck.unpack(packed, deck.COMMITMENT_SIZE)
         rec.passes.append((msg.sender, msg.kind, cards))
+        rec.digests.append(named)
         self.phase += 1
         if self.phase == self._reshuffle_phases(rec):
             self._bind(rec)

@@ -54,12 +54,14 @@ from p2php.session.handshake import LocalSecrets, Table, chain_binding
 from p2php.session.messages import (
     BadMessage,
     Message,
+    attachment,
     body_field,
     parse_message,
     scalar_bytes,
     signing_bytes,
 )
 from p2php.session.modes import FAST, crypto_mode, game_options
+from p2php.session.pass_digests import PASS_KINDS, pass_digest
 from p2php.session.records import (
     MAX_BACKLOG,
     MAX_BACKLOG_BYTES,
@@ -144,6 +146,7 @@ class Lockstep(DeckSteps, Ending):
         self._compact_busy = False
         self._compact_again = False
         self._my_seq = 0
+        self.attachments = {}  # (seat, seq) -> a fast pass's points that travel beside it (v8, §6.4)
         # Cards.
         self.decks = []
         self.slot_deck = {}
@@ -270,7 +273,8 @@ class Lockstep(DeckSteps, Ending):
 
     def _has_current(self, seat: Seat) -> bool:
         q = self.inbox[seat]
-        return bool(q) and q[0].at == (self.tick, self.phase) and q[0].kind not in ("abort", "audit")
+        return bool(q) and q[0].at == (self.tick, self.phase) and q[0].kind not in ("abort", "audit") \
+            and not self.needs_points(q[0])  # a pass we make the next one after comes with its points (§6.4)
 
     # ------------------------------------------------------------------ receiving
 
@@ -288,9 +292,15 @@ class Lockstep(DeckSteps, Ending):
             if not isinstance(frame, dict):
                 raise BadMessage("frame is not a map")
             msg = parse_message(frame)
+            att = attachment(frame)
             if msg.sender != sender:
                 raise BadMessage(f"message claims to be from seat {short(msg.sender)}")
-            self._check_envelope(msg)
+            try:
+                self._check_envelope(msg)
+            except _Held:
+                self.take_duplicate_points(msg, att, direct=True)
+                raise
+            self.take_points(msg, att, direct=True)
         except Gap:
             # A message we missed (a link dropped) comes first; keep this one until the
             # gap is filled by a relay.  If it never is, the deadline names the sender.
@@ -341,7 +351,7 @@ class Lockstep(DeckSteps, Ending):
             self._own_points.add(msg.at)
             self._my_seq = max(self._my_seq, msg.seq + 1)
         if self.record is not None:
-            self.record(msg.to_wire())
+            self.record(self.logged_wire(msg))
         if msg.kind in ("abort", "audit") and msg.sender != self.seat:
             self._forward(msg.to_wire())  # whatever stops one honest peer must reach them all
         parked = self.parked.get(msg.sender)
@@ -365,11 +375,11 @@ class Lockstep(DeckSteps, Ending):
         q = self.inbox[seat]
         return q[-1].seq if q else self.last_seq[seat]
 
-    def messages_after(self, seat: Seat, seq: int) -> list[dict[str, Any]]:
-        """``seat``'s messages numbered above ``seq`` that we hold, in order (for catching up)."""
+    def messages_after(self, seat: Seat, seq: int, to: Seat | None = None) -> list[dict[str, Any]]:
+        """``seat``'s messages numbered above ``seq`` that we hold, in order (for catching up ``to``)."""
         held = [m for q, m in sorted(self.processed[seat].items()) if q > seq]
         held += [m for m in self.inbox[seat] if m.seq > seq]
-        return [m.to_wire() for m in held]
+        return [self.wire_for(m, to) for m in held]
 
     def receive_relayed(self, frame: Any) -> bool:
         """Take a message relayed by another peer while catching up (any author).
@@ -383,6 +393,7 @@ class Lockstep(DeckSteps, Ending):
             return False
         try:
             msg = parse_message(frame)
+            att = attachment(frame)
         except BadMessage:
             return False  # not a message at all: nobody's signature, nothing to blame on an author
         try:
@@ -390,7 +401,12 @@ class Lockstep(DeckSteps, Ending):
                 return False
             if msg.sender in self.flooded:
                 return True
-            self._check_envelope(msg)
+            try:
+                self._check_envelope(msg)
+            except _Held:
+                self.take_duplicate_points(msg, att, direct=False)
+                raise
+            self.take_points(msg, att, direct=False)
         except Gap:
             self._park(msg.sender, frame)
             return True
@@ -539,7 +555,7 @@ class Lockstep(DeckSteps, Ending):
                 self._raise_fault(Fault(requester, "asked for our full messages more often than it may",
                                         (self.tick, self.phase), FaultCode.FLOOD))
             return None
-        return got.to_wire() if isinstance(got, Message) else None
+        return self.wire_for(got, requester) if isinstance(got, Message) else None
 
     def _check_envelope(self, msg: Message, verified: bool = False) -> None:
         s = msg.sender
@@ -610,6 +626,14 @@ class Lockstep(DeckSteps, Ending):
 
     def _send(self, kind: str, body: dict[str, Any]) -> Message:
         assert self.secrets is not None and self.seat is not None
+        att = None
+        step = self._step
+        if kind in PASS_KINDS and self.vdeck is None and isinstance(step, Shuffle | Reshuffle) \
+                and isinstance(body.get("cards"), bytes) \
+                and not self.points_in_body(self._deck_for(step), self.phase):
+            # v8 (§6.4): the points go beside the message, to the next passer only; the body signs their digest.
+            att = body["cards"]
+            body = {**{k: v for k, v in body.items() if k != "cards"}, "digest": pass_digest(att)}
         fields = {
             "from": self.seat,
             "seq": self._my_seq,
@@ -626,12 +650,14 @@ class Lockstep(DeckSteps, Ending):
         }
         sig = self.secrets.identity.sign(signing_bytes(self.session_id, fields))
         msg = parse_message({**fields, "sig": sig})
+        if att is not None:
+            self.attachments[(msg.sender, msg.seq)] = att
         self._my_seq += 1
         self._own_points.add(msg.at)
         self.outbox.append(msg)
         self.inbox[self.seat].append(msg)
         if self.record is not None:
-            self.record(msg.to_wire())
+            self.record(self.logged_wire(msg))
         return msg
 
     def _my_prev(self) -> bytes:

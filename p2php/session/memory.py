@@ -111,7 +111,7 @@ def run_in_memory(
                     for other in peers:
                         if other is ls:
                             continue
-                        frame: dict[str, Any] | None = msg.to_wire()
+                        frame: dict[str, Any] | None = ls.wire_for(msg, other.seat)
                         if tamper is not None and frame is not None:
                             frame = tamper(ls.seat, other.seat if other.seat is not None else -1, frame)
                         short = (compact_frame(frame, len(peers), partial(ls.held_copy, ls.seat))

@@ -167,8 +167,23 @@ def _hash32(value: Any, what: str) -> bytes:
     return value
 
 
+ATT = "att"
+"""The one field of a wire message outside what is signed and hashed: a fast pass's points, sent to the seat that
+makes the next pass only (protocol.md §6.4, *pass digests*). Its body's ``digest`` binds them."""
+
+
+def attachment(frame: dict[str, Any]) -> bytes | None:
+    """A wire message's ``att`` (``None`` without one); raises :class:`BadMessage` if it is not a bin."""
+    att = frame.get(ATT)
+    if att is not None and not isinstance(att, bytes):
+        raise BadMessage(f"message field 'att' has type {type(att).__name__}")
+    return att
+
+
 def parse_message(frame: dict[str, Any]) -> Message:
-    """Check the envelope's shape (not the signature).  Raises :class:`BadMessage`."""
+    """Check the envelope's shape (not the signature).  Raises :class:`BadMessage`.
+
+    A message's ``att`` (:data:`ATT`) is not part of it: read it with :func:`attachment`."""
     what = "message"
     sender = _need(frame, "from", int, what)
     what = f"message from seat {sender}"
@@ -197,7 +212,7 @@ def parse_message(frame: dict[str, Any]) -> Message:
     sig = _need(frame, "sig", bytes, what)
     if len(sig) != 64:
         raise BadMessage(f"{what}: signature must be 64 bytes")
-    extra = sorted(set(frame) - {"from", "seq", "prev", "at", "state", "seen", "kind", "body", "sig"})
+    extra = sorted(set(frame) - {"from", "seq", "prev", "at", "state", "seen", "kind", "body", "sig", ATT})
     if extra:
         shown = ", ".join(repr(k[:20]) for k in extra[:5])
         raise BadMessage(f"{what}: unexpected field(s) {shown}{' …' if len(extra) > 5 else ''}")

@@ -164,7 +164,10 @@ class DeckRecord:
     owner: Seat | None = None
     secret_size: int = 0
     purpose: str = "deck"
-    passes: list[tuple[Seat, str, list[bytes]]] = field(default_factory=list)
+    # Fast: each pass's sender, kind and points (None: a pass whose points went to the next passer only, v8 §6.4)
+    # and the digest its body signed in their place (None: the points are in its body).
+    passes: list[tuple[Seat, str, list[bytes] | None]] = field(default_factory=list)
+    digests: list[bytes | None] = field(default_factory=list)
     commits: dict[Seat, list[bytes]] = field(default_factory=dict)
     seen_faces: dict[CardId, Slot] = field(default_factory=dict)
     # A verified deck only (crypto=verified, Appendix B.10); a fast deck leaves them empty.
@@ -201,7 +204,11 @@ class DeckRecord:
 
     @property
     def current(self) -> list[bytes]:
-        return self.passes[-1][2]
+        """The last pass's points: known after the deck's last pass, and to the seat that makes the next pass."""
+        cards = self.passes[-1][2]
+        if cards is None:
+            raise ValueError(f"the points of deck {self.number}'s last pass went to another seat")
+        return cards
 
 
 @dataclass

@@ -87,10 +87,10 @@ class ResumeLog:
         log = cls(file)
         # Everything held before the log was opened (all of it, when resuming again).
         for msg in ls.transcript:
-            log.append(msg.to_wire())
+            log.append(ls.logged_wire(msg))
         for queue in ls.inbox.values():
             for msg in queue:
-                log.append(msg.to_wire())
+                log.append(ls.logged_wire(msg))
         for frames in ls.parked.values():
             for frame in frames:
                 log.append(frame)

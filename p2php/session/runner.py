@@ -592,7 +592,7 @@ class _Runner:
     async def _sync(self, seat: int) -> None:
         """Tell ``seat`` which messages we hold; it relays what we lack."""
         self.asked.add(seat)
-        have = [[s, self.ls.known_seq(s)] for s in range(self.ls.players)]
+        have = [[s, self.ls.sync_seq(s)] for s in range(self.ls.players)]
         await self.mesh.send(seat, {"sync": have})
 
     def _sync_entries(self, have: Any) -> dict[int, int]:
@@ -617,7 +617,7 @@ class _Runner:
         asked = self._sync_entries(have)
         budget = MAX_SYNC_BYTES
         for author, seq in sorted(asked.items()):
-            for wire in self.ls.messages_after(author, seq):
+            for wire in self.ls.messages_after(author, seq, to=seat):
                 frame = {"relay": wire}
                 budget -= len(encode(frame))
                 if budget < 0:
@@ -648,7 +648,8 @@ class _Runner:
             # dies in between comes back knowing what it sent (and relays it on sync).
             self.log.flush()
         for msg in out:
-            await self.mesh.broadcast(msg.to_wire())
+            for wire, seats in ls.deliveries(msg, self.mesh.seats):  # a pass's points: to the next passer (§6.4)
+                await self.mesh.broadcast(wire, seats)
             self.frames_sent += 1
         wants, ls.compact.wants = ls.compact.wants, []
         for seat, seq in wants:  # compact frames we could not rebuild: their full forms decide (§5.4)

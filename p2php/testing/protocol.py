@@ -241,7 +241,7 @@ class ProtocolTable:
             for other in self.peers:
                 if other is not ls and other.seat is not None:
                     assert ls.seat is not None
-                    self._queues[other.seat].append((ls.seat, msg.to_wire()))
+                    self._queues[other.seat].append((ls.seat, ls.wire_for(msg, other.seat)))
                     self.frames += 1
 
     def _pump(self, done: Callable[[Lockstep], bool] | None) -> None:

@@ -55,8 +55,9 @@ class Rogue:
     def sign(self, frame: dict[str, Any]) -> dict[str, Any]:
         """``frame`` with a valid signature by the rogue (a forged message it may send)."""
         assert self.ls is not None, "the rogue's lockstep is known once the mesh is formed"
-        fields = {k: v for k, v in frame.items() if k != "sig"}
-        return {**fields, "sig": self.secrets.identity.sign(signing_bytes(self.ls.session_id, fields))}
+        fields = {k: v for k, v in frame.items() if k not in ("sig", "att")}  # a pass's points are not signed (v8)
+        att = {"att": frame["att"]} if "att" in frame else {}
+        return {**fields, **att, "sig": self.secrets.identity.sign(signing_bytes(self.ls.session_id, fields))}
 
 
 class RogueMesh:
@@ -77,8 +78,8 @@ class RogueMesh:
     async def __aexit__(self, *exc: Any) -> bool:
         return await self._inner.__aexit__(*exc)
 
-    async def broadcast(self, frame: dict[str, Any]) -> None:
-        for seat in self._inner.seats:
+    async def broadcast(self, frame: dict[str, Any], seats: list[int] | None = None) -> None:
+        for seat in self._inner.seats if seats is None else seats:
             await self.send(seat, frame)
 
     async def send(self, seat: int, frame: dict[str, Any]) -> None:

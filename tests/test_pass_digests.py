@@ -1,0 +1,207 @@
+"""Pass digests (protocol v8, §6.4): a fast pass's points go to the seat that makes the next pass, and only there.
+
+Every peer still signs, chains and audits every pass: the others hold its digest, and the audit recomputes each pass
+from the released secrets and compares it with what was signed. These tests check who gets the points, that a
+table loses nothing by it (games end clean, a cheating pass is named by every honest peer), and what happens when
+the points are wrong, missing, or arrive after a relayed copy of their message.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from p2php.bots import RandomBot
+from p2php.crypto import deck, group
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+from p2php.session.messages import ATT
+from p2php.session.pass_digests import pass_digest
+
+pytestmark = pytest.mark.crypto("fast")  # the fast deck's own mechanics
+
+Sends = Counter[tuple[int, int, int, bool]]
+"""(sender, recipient, phase of a deck-0 pass, whether its points came along) -> how many frames."""
+
+
+def _run(peers: list[Lockstep], tamper: Any = None, seed: int = 0, **kw: Any) -> list[Lockstep]:
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(len(peers))}, tamper=tamper, **kw)
+    return peers
+
+
+def _recorder(sends: Sends, then: Any = None) -> Any:
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if frame.get("kind") in ("shuffle", "lock") and frame["at"][0] == 0:
+            sends[(sender, recipient, frame["at"][1], ATT in frame)] += 1
+        return then(sender, recipient, frame) if then is not None else frame
+
+    return tamper
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_each_pass_sends_its_points_to_the_next_passer_only(players: int) -> None:
+    sends: Sends = Counter()
+    peers = _run(make_peers("toy", players, {"reveal_end": True}, seed=3), _recorder(sends))
+    assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
+    n = players
+    passers = list(range(n)) + list(range(n - 1, -1, -1))  # shuffle 0 … n−1, lock n−1 … 0 (§6.3)
+    for phase, sender in enumerate(passers):
+        got = {r for (s, r, ph, att) in sends if ph == phase and att}
+        plain = {r for (s, r, ph, att) in sends if ph == phase and not att}
+        assert all(s == sender for (s, _, ph, _) in sends if ph == phase)
+        last = phase == 2 * n - 1
+        following = passers[phase + 1] if not last else None
+        if last:
+            assert got == set(), "the last pass carries its points in its body, to everyone"
+            body_holds_points = True
+        elif following == sender:
+            assert got == set(), "the last shuffler is its own next passer: its shuffle's points go nowhere"
+            body_holds_points = False
+        else:
+            assert got == {following}
+            body_holds_points = False
+        assert got | plain == set(range(n)) - {sender} and not got & plain
+        for p in peers:
+            msg = p.decks[0] and [m for m in p.transcript if m.at == (0, phase)][0]
+            assert ("cards" in msg.body) == body_holds_points and ("digest" in msg.body) != body_holds_points
+    # The audit of every peer had every pass: points where it held them, else the digest it checked them by.
+    for p in peers:
+        rec = p.decks[0]
+        assert len(rec.passes) == len(rec.digests) == 2 * n
+        assert rec.passes[-1][2] is not None and rec.digests[-1] is None
+
+
+def test_pass_bytes_shrink_with_the_table() -> None:
+    """How many copies of a deck's points a 4-seat table sends: 3 + 3 + 3 instead of 8 × 3 (v7)."""
+    sends: Sends = Counter()
+    _run(make_peers("toy", 4, {}, seed=5), _recorder(sends))
+    copies = sum(c for (_, _, _, att), c in sends.items() if att)
+    assert copies == 6  # shuffle 0→1, 1→2, 2→3; lock 3→2, 2→1, 1→0 (the last pass's three copies hold them in
+    # their body)
+
+
+def test_a_wrong_permutation_behind_a_digest_is_named_by_every_honest_peer() -> None:
+    liar = 1
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        return frame
+
+    peers = make_peers("toy", 4, {"reveal_end": True}, seed=7)
+    send = peers[liar]._send
+
+    def cheating_send(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "shuffle" and isinstance(body.get("cards"), bytes) and peers[liar].tick == 0:
+            cards = deck.unpack(body["cards"], group.POINT_SIZE)
+            cards[0], cards[1] = cards[1], cards[0]  # a valid shuffle, but not the one its secret dictates
+            body = {"cards": deck.pack(cards)}
+        return send(kind, body)
+
+    peers[liar]._send = cheating_send  # type: ignore[method-assign]
+    _run(peers, tamper)
+    for p in peers:
+        if p.seat != liar:
+            assert p.verdict is not None and p.verdict.culprit == liar and p.verdict.code == "bad_pass", p.verdict
+            assert "shuffle pass of deck 0 was not a permutation" in p.verdict.reason
+
+
+def test_points_that_are_not_the_digested_ones_name_their_sender() -> None:
+    """The next passer refuses points its sender's digest does not name, on the sender's own link."""
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 0 and ATT in frame and frame["at"] == [0, 0]:
+            points = bytearray(frame[ATT])
+            points[5] ^= 1
+            return {**frame, ATT: bytes(points)}  # its signature still holds: the points are not signed
+        return frame
+
+    peers = _run(make_peers("toy", 3, {}, seed=9), tamper)
+    assert peers[1].fault is not None and peers[1].fault.culprit == 0 and peers[1].fault.code == "bad_message"
+    assert "not the points its digest names" in peers[1].fault.reason
+    for p in peers[1:]:
+        assert p.verdict is not None and p.verdict.culprit in (0, None), p.verdict  # never an honest seat
+
+
+def test_points_kept_back_make_their_sender_silent_towards_the_next_passer() -> None:
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and ATT in frame:
+            return {k: v for k, v in frame.items() if k != ATT}
+        return frame
+
+    peers = make_peers("toy", 3, {}, seed=11)
+    # Seat 2's heartbeats say it still waits at seat 1's pass (§6.9, "behind"): the in-memory harness has no
+    # heartbeats, so seat 0 is told so, as a linked peer would be.
+    late = peers[0].timeout
+    peers[0].timeout = lambda seats=None, unreachable=frozenset(), behind=frozenset(): late(  # type: ignore
+        seats, unreachable, behind | {2})
+    _run(peers, tamper)
+    assert peers[2].fault is not None and peers[2].fault.culprit == 1 and peers[2].fault.code == "silent"
+    for p in (peers[0], peers[2]):
+        assert p.verdict is not None and p.verdict.culprit in (1, None), p.verdict  # never an honest seat
+
+
+def _first_intermediate(peers: list[Lockstep]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Seat 0's first pass as seat 1 gets it (with its points) and as seat 2 does (without)."""
+    sender = peers[0]
+    for _ in range(4):
+        out = sender.poll()
+        if out:
+            msg = out[0]
+            return sender.wire_for(msg, 1), sender.wire_for(msg, 2)
+    raise AssertionError("seat 0 sent no pass")
+
+
+def test_a_relayed_copy_without_points_waits_for_them() -> None:
+    """A relay (catching up) may bring the message first; the next passer takes the pass once its points come."""
+    peers = make_peers("toy", 3, {}, seed=13)
+    full, plain = _first_intermediate(peers)
+    assert ATT in full and ATT not in plain and plain["body"]["digest"] == pass_digest(full[ATT])
+    nxt = peers[1]
+    nxt.poll()  # at the deck's first pass (seat 0's)
+    assert nxt.receive_relayed(plain)
+    assert nxt.sync_seq(0) == -1  # asks seat 0 to send it again: with its points
+    assert not nxt.poll() and nxt.waiting_for() == [0]
+    nxt.receive(0, full)  # the duplicate brings the points
+    assert nxt.sync_seq(0) == 0
+    nxt.poll()
+    assert nxt.fault is None and nxt.phase >= 1
+    assert [(m.sender, m.kind) for m in nxt.transcript] == [(0, "shuffle"), (1, "shuffle")]  # and it made its own
+
+
+def test_a_seat_that_is_not_the_next_passer_takes_the_digest_at_once() -> None:
+    peers = make_peers("toy", 3, {}, seed=13)
+    _, plain = _first_intermediate(peers)
+    other = peers[2]
+    other.receive(0, plain)
+    other.poll()
+    assert other.fault is None and other.phase == 1
+    assert other.decks[0].passes[0][2] is None and other.decks[0].digests[0] == plain["body"]["digest"]
+
+
+def test_a_relay_with_wrong_points_names_nobody_and_keeps_nothing() -> None:
+    peers = make_peers("toy", 3, {}, seed=13)
+    full, _ = _first_intermediate(peers)
+    nxt = peers[1]
+    bad = {**full, ATT: full[ATT][:-1] + bytes([full[ATT][-1] ^ 1])}
+    assert nxt.receive_relayed(bad)
+    assert nxt.fault is None and not nxt.attachments
+    assert nxt.waiting_for() == [0] or not nxt.poll()
+
+
+def test_points_of_another_seat_are_bounded() -> None:
+    """Points nobody asked for are kept at most four per seat (an honest seat has one in flight to us)."""
+    peers = make_peers("toy", 3, {}, seed=13)
+    full, _ = _first_intermediate(peers)
+    nxt = peers[1]
+    nxt.receive(0, full)
+    assert len(nxt.attachments) == 1
+    kinds = Counter(s for s, _ in nxt.attachments)
+    assert kinds[0] <= 4
+
+
+def test_the_resume_log_keeps_the_points() -> None:
+    peers = make_peers("toy", 3, {}, seed=13)
+    logged: list[dict[str, Any]] = []
+    peers[0].record = logged.append
+    full, _ = _first_intermediate(peers)
+    assert logged and logged[-1][ATT] == full[ATT]
