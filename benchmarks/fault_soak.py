@@ -42,6 +42,8 @@ def _config(seed: int, mix: list[str]) -> str:
 
 async def _one(seed: int, name: str, args: argparse.Namespace) -> TableRun:
     game, players, options, span = CONFIGS[name]
+    if args.crypto:
+        options = {**options, "crypto": args.crypto}
     deciders = toy_deciders(players, seed) if game == "toy" else uno_deciders(players, seed)
     links = random_links(seed, players, span=span, timeout=args.timeout, max_faults=args.max_faults)
     return await run_faulted_table(game, players, deciders, options, links=links, seed=seed,
@@ -178,6 +180,8 @@ def main() -> None:
     ap.add_argument("--resume-timeout", type=float, default=10.0, help="PeerConfig.resume_timeout")
     ap.add_argument("--max-faults", type=int, default=3, help="faults per link at most")
     ap.add_argument("--deadline", type=float, default=120.0, help="a table still running then is 'unfinished'")
+    ap.add_argument("--crypto", choices=("fast", "verified"), default=None,
+                    help="the deck protocol of every table (default: the library's)")
     ap.add_argument("--progress", action="store_true", help="one line per game on stderr")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
