@@ -348,9 +348,9 @@ def test_pass_that_is_not_whole_points_is_named_at_once(kind_wanted: str, cheate
 
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
-@pytest.mark.parametrize("change", [-1, 1, -16, 16])
+@pytest.mark.parametrize("change", [-1, 1, -8, 8])
 def test_commitments_of_the_wrong_length_are_named_at_once_by_everyone(change: int) -> None:
-    """§6.4 lock: `commits` is size × 16 bytes; one byte or one commitment too few or too many names the sender."""
+    """§6.4 lock: `commits` is size × 8 bytes; one byte or one commitment too few or too many names the sender."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "lock":
             blob = body["commits"]
@@ -365,17 +365,17 @@ def test_commitments_of_the_wrong_length_are_named_at_once_by_everyone(change: i
 
 
 @pytest.mark.parametrize("bad,words,code", [
-    (bytes(16) * 11, "bad key commitments", "bad_pass"),
-    (bytes(16) * 11 + bytes(15), "bad key commitments", "bad_pass"),
+    (bytes(8) * 11, "bad key commitments", "bad_pass"),
+    (bytes(8) * 11 + bytes(7), "bad key commitments", "bad_pass"),
     ("commits", "field 'commits' has type str", "bad_message"),
-    ([bytes(16)] * 12, "field 'commits' has type list", "bad_message"),  # v4's list form
+    ([bytes(8)] * 12, "field 'commits' has type list", "bad_message"),  # v4's list form
     # twelve well-formed but false commitments pass the arrival check: the audit's commitment
     # check (at the lock pass, earlier than the deal where the first key fails) names the seat
-    (bytes(16) * 12, "its key commitments for deck 0 do not match its secret", "bad_key"),
+    (bytes(8) * 12, "its key commitments for deck 0 do not match its secret", "bad_key"),
 ], ids=["short", "short-entry", "text", "list", "false"])
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_malformed_lock_commitments_are_named_by_everyone(bad: Any, words: str, code: str) -> None:
-    """§6.4 lock: `commits` is one bin of `size` × 16 bytes."""
+    """§6.4 lock: `commits` is one bin of `size` × 8 bytes (v8)."""
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         return {**body, "commits": bad} if kind == "lock" else body
 
@@ -391,7 +391,7 @@ def test_commitment_to_a_never_released_key_is_named_at_the_audit() -> None:
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "lock":
             commits = _commits(body)
-            commits[11] = bytes(16)
+            commits[11] = bytes(deck.COMMITMENT_SIZE)
             return {**body, "commits": deck.pack(commits)}
         return body
 
@@ -408,7 +408,7 @@ def test_commitment_that_the_released_key_fails_is_named_at_once() -> None:
     def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         if kind == "lock":
             commits = _commits(body)
-            commits[0] = bytes(16)  # slot 0 is dealt to seat 0; seat 1 releases its key at the deal
+            commits[0] = bytes(deck.COMMITMENT_SIZE)  # slot 0 is dealt to seat 0; seat 1 releases its key at the deal
             return {**body, "commits": deck.pack(commits)}
         return body
 
@@ -421,9 +421,9 @@ def test_commitment_that_the_released_key_fails_is_named_at_once() -> None:
 
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_a_released_key_that_only_matches_its_commitment_is_named_at_the_audit() -> None:
-    """§7.3: a commitment is 16 bytes; were a second key found to match one, the audit would still name its seat,
-    since it compares every released key with the one its secret derives. (Such a key is planted here directly:
-    finding one costs about 2^128 work.)"""
+    """§7.3: a commitment is 8 bytes (v8); were a second key found to match one, the audit would still name its
+    seat, since it compares every released key with the one its secret derives. (Such a key is planted here
+    directly: finding one costs about 2^64 hashes for that one slot, before its key is due.)"""
     from p2php.session.audit import run_audit
 
     peers = game(1, lambda kind, body: body, seed=34)

@@ -331,23 +331,23 @@ def test_deck_secrets_need_a_32_byte_seed(seed: object) -> None:
 
 
 def test_key_commitment() -> None:
-    """§7.3: commits_p[j] = the first 16 bytes of D("p2php/key/v2", context, u32(p), u32(j), scalar32(k)) (App. A)."""
-    assert deck.key_commitment(b"ctx", 1, 2, 3) == H("d0012dc8bdd74a4febddc8537c28b7e8")
+    """§7.3: commits_p[j] = the first 8 bytes of D("p2php/key/v2", context, u32(p), u32(j), scalar32(k)) (App. A)."""
+    assert deck.key_commitment(b"ctx", 1, 2, 3) == H("d0012dc8bdd74a4f")
     scalar32 = (3).to_bytes(32, "big")
-    assert deck.key_commitment(b"ctx", 1, 2, 3) == digest(b"p2php/key/v2", b"ctx", u32(1), u32(2), scalar32)[:16]
-    assert deck.COMMITMENT_SIZE == 16
+    assert deck.key_commitment(b"ctx", 1, 2, 3) == digest(b"p2php/key/v2", b"ctx", u32(1), u32(2), scalar32)[:8]
+    assert deck.COMMITMENT_SIZE == 8
 
 
 def test_key_commitments_of_derived_keys() -> None:
     """§7.3: the lock pass's commitments for seat 0 of the 4-card deck above."""
     ds = deck.DeckSecrets.derive(bytes(32), b"ctx", 4)
     assert deck.key_commitments(ds, b"ctx", 0) == [H(x) for x in [
-        "254c435c06b36bb67008579beb4cf059",
-        "fb8a999d1a9c346fe1da18328c2dff36",
-        "f895505a3932b8200480fb02c0993752",
-        "cdc2ee075a3f36ad48594754bbf5aaef",
+        "254c435c06b36bb6",
+        "fb8a999d1a9c346f",
+        "f895505a3932b820",
+        "cdc2ee075a3f36ad",
     ]]
-    first = H("254c435c06b36bb67008579beb4cf059")
+    first = H("254c435c06b36bb6")
     assert deck.check_key_commitment(first, b"ctx", 0, 0, ds.slot_keys[0])
     assert not deck.check_key_commitment(first, b"ctx", 0, 0, ds.slot_keys[0] + 1)  # another key
     assert not deck.check_key_commitment(first, b"ctx", 1, 0, ds.slot_keys[0])  # another seat
@@ -374,11 +374,11 @@ def test_shuffle_and_lock_pass() -> None:
     # §6.4: the lock body sends the points and seat 0's commitments each as one bin, in slot order
     commits = deck.key_commitments(ds, b"ctx3", 0)
     assert commits == [H(x) for x in [
-        "e21266f844bb97d999cc7734b18ff0a5", "9385e129289ce377e870a1f269663297", "ad2fba79b872ceb29c311cfc072de36c",
+        "e21266f844bb97d9", "9385e129289ce377", "ad2fba79b872ceb2",
     ]]
     body = encode({"cards": deck.pack(locked), "commits": deck.pack(commits)})
-    assert body == H("82a56361726473c460") + b"".join(locked) + H("a7636f6d6d697473c430") + b"".join(commits)
-    assert len(body) == 163
+    assert body == H("82a56361726473c460") + b"".join(locked) + H("a7636f6d6d697473c418") + b"".join(commits)
+    assert len(body) == 139
     assert deck.unpack(body[9:105], 32) == locked
     # every slot opens with its key to the card the permutation put there (§7.4)
     for j, i in enumerate(ds.permutation):

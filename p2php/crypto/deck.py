@@ -87,7 +87,7 @@ __all__ = [
 ]
 
 SEED_SIZE = 32
-COMMITMENT_SIZE: Final = 16  # bytes of a slot key commitment: the head of its digest (see key_commitment)
+COMMITMENT_SIZE: Final = 8  # bytes of a slot key commitment: the head of its digest (see key_commitment; v8)
 
 
 def _index(i: int) -> bytes:
@@ -236,11 +236,14 @@ def key_commitment(context: bytes, seat: int, slot_index: int, key: int) -> byte
     ``seat`` and ``slot_index`` bind it so a key cannot be replayed for another slot,
     seat or deck.
 
-    Why 16 bytes suffice: the commitment only has to stop a seat from releasing another key than the one it
-    locked with. A key that matches the commitment but is not the locking key cannot be chosen to open the slot
-    to a card of the cheater's choice (that needs a discrete log between card points); the audit re-derives
-    every key from the released seed and compares, so any mismatch is named there anyway; and finding a second
-    key with the same 128-bit truncated SHA-256 is a second preimage, about 2^128 work.
+    Why 8 bytes suffice (v8; 16 in v5 to v7): the commitment only names a wrong key *at once*; it is not what
+    keeps a seat honest. A key that matches the commitment but is not the locking key cannot be chosen to open the
+    slot to a card of the cheater's choice (that needs a discrete log between card points), so its slot opens to
+    no card (named at the audit, ``bad_card`` then ``bad_key``); the audit re-derives every key from the released
+    seed and compares it, whatever the commitment says; and such a key is a second preimage of a 64-bit truncated
+    SHA-256 under this deck's context, seat and index: about 2^64 hashes, made before the slot's key is due (a
+    game waits 30 s), for that one slot. Every commitment goes to every seat with each lock pass, so its size is a
+    quarter of a fast deck's pass bytes at 4 seats.
     """
     h = _commitment_prefix(context, seat).copy()
     h.update(_INDEX_LENGTH + _index(slot_index) + _KEY_LENGTH + key.to_bytes(32, "big"))
