@@ -295,12 +295,7 @@ class Lockstep(DeckSteps, Ending):
             att = attachment(frame)
             if msg.sender != sender:
                 raise BadMessage(f"message claims to be from seat {short(msg.sender)}")
-            try:
-                self._check_envelope(msg)
-            except _Held:
-                self.take_duplicate_points(msg, att, direct=True)
-                raise
-            self.take_points(msg, att, direct=True)
+            self._check_with_points(msg, att, direct=True)
         except Gap:
             # A message we missed (a link dropped) comes first; keep this one until the
             # gap is filled by a relay.  If it never is, the deadline names the sender.
@@ -316,6 +311,16 @@ class Lockstep(DeckSteps, Ending):
             return
         self._accept(msg)
         self._check_flood(sender)
+
+    def _check_with_points(self, msg: Message, att: bytes | None, direct: bool) -> None:
+        """The envelope's checks, then the points that came beside ``msg`` (a fast pass's, §6.4): a duplicate's
+        too, since a relay may have brought the message without them."""
+        try:
+            self._check_envelope(msg)
+        except _Held:
+            self.take_duplicate_points(msg, att, direct)
+            raise
+        self.take_points(msg, att, direct)
 
     def _park(self, author: Seat, frame: dict[str, Any]) -> None:
         parked = self.parked.setdefault(author, [])
@@ -401,12 +406,7 @@ class Lockstep(DeckSteps, Ending):
                 return False
             if msg.sender in self.flooded:
                 return True
-            try:
-                self._check_envelope(msg)
-            except _Held:
-                self.take_duplicate_points(msg, att, direct=False)
-                raise
-            self.take_points(msg, att, direct=False)
+            self._check_with_points(msg, att, direct=False)
         except Gap:
             self._park(msg.sender, frame)
             return True
