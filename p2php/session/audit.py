@@ -141,7 +141,7 @@ def _audit_deck(
     """
     derived = {seat: ls.secrets_of(seat, rec, secret) for seat, secret in secrets.items()}
     out: list[Fault] = []
-    phases = 3 * ls.players if rec.hidden else 2 * ls.players
+    phases = ls.pass_count(rec)
     for seat, ds in derived.items():
         if seat in rec.commits and deck.key_commitments(ds, rec.context, seat) != rec.commits[seat]:
             out.append(Fault(seat, f"its key commitments for deck {rec.number} do not match its secret",

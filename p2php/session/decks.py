@@ -290,10 +290,6 @@ class DeckSteps(PassDigests):
                 rec.seen_faces = merged
         return merged
 
-    def _reshuffle_phases(self, rec: DeckRecord) -> int:
-        """Fast deck: a reshuffle of face-down cards takes a rekey round, then the shuffle and lock rounds."""
-        return self._pass_count(rec)
-
     def _fast_expected(self, rec: DeckRecord) -> dict[Seat, str]:
         """Who sends the pass of the current phase of a fast (re)shuffle (§6.3)."""
         seat, kind = self._fast_pass(rec, self.phase)
@@ -343,7 +339,7 @@ class DeckSteps(PassDigests):
         rec.passes.append((msg.sender, msg.kind, cards))
         rec.digests.append(named)
         self.phase += 1
-        if self.phase == self._reshuffle_phases(rec):
+        if self.phase == self.pass_count(rec):
             self._bind(rec)
             self._advance()
 

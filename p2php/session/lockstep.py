@@ -380,6 +380,15 @@ class Lockstep(DeckSteps, Ending):
         q = self.inbox[seat]
         return q[-1].seq if q else self.last_seq[seat]
 
+    def sync_seq(self, seat: Seat) -> int:
+        """The number we tell ``seat`` we hold of its messages when catching up (§3.5): :meth:`known_seq`, but one
+        less than a pass of its at the head of our queue whose points we still need (§6.4), so that it sends that
+        pass again with them."""
+        queue = self.inbox[seat]
+        if queue and self.needs_points(queue[0]):
+            return queue[0].seq - 1
+        return self.known_seq(seat)
+
     def messages_after(self, seat: Seat, seq: int, to: Seat | None = None) -> list[dict[str, Any]]:
         """``seat``'s messages numbered above ``seq`` that we hold, in order (for catching up ``to``)."""
         held = [m for q, m in sorted(self.processed[seat].items()) if q > seq]

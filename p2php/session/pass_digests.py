@@ -45,7 +45,8 @@ class PassDigests(LockstepBase):
 
     # ---- the schedule of a fast deck's passes
 
-    def _pass_count(self, rec: DeckRecord) -> int:
+    def pass_count(self, rec: DeckRecord) -> int:
+        """A fast (re)shuffle's passes: a shuffle and a lock round, after a rekey round if some input is face down."""
         return 3 * self.players if rec.hidden else 2 * self.players
 
     def _fast_pass(self, rec: DeckRecord, phase: int) -> tuple[Seat, str]:
@@ -60,7 +61,7 @@ class PassDigests(LockstepBase):
 
     def points_in_body(self, rec: DeckRecord, phase: int) -> bool:
         """Whether pass ``phase`` carries its points in its body (to everyone) rather than a digest."""
-        return phase == self._pass_count(rec) - 1 or (rec.owner is not None and phase == 0 and not rec.hidden)
+        return phase == self.pass_count(rec) - 1 or (rec.owner is not None and phase == 0 and not rec.hidden)
 
     def next_passer(self, rec: DeckRecord, phase: int) -> Seat | None:
         """The seat that needs the points of pass ``phase`` and does not make it (None: nobody, or everyone)."""
@@ -150,17 +151,10 @@ class PassDigests(LockstepBase):
 
     def deliveries(self, msg: Message, seats: list[int]) -> list[tuple[dict[str, Any], list[int]]]:
         """The wire forms of our ``msg`` and who gets each: the next passer its points, everyone else not."""
+        plain = msg.to_wire()
         to = self._points_to(msg)
         if to is None or to not in seats:
-            return [(msg.to_wire(), list(seats))]
+            return [(plain, list(seats))]
         rest = [s for s in seats if s != to]
-        out = [(self.wire_for(msg, to), [to])]
-        return out + [(msg.to_wire(), rest)] if rest else out
-
-    def sync_seq(self, seat: Seat) -> int:
-        """The number we tell ``seat`` we hold of its messages when catching up (§3.5): one less than a pass of
-        its at the head of our queue whose points we still need, so that it sends that pass again with them."""
-        queue = self.inbox[seat]
-        if queue and self.needs_points(queue[0]):
-            return queue[0].seq - 1
-        return queue[-1].seq if queue else self.last_seq[seat]
+        out = [({**plain, ATT: self.attachments[(msg.sender, msg.seq)]}, [to])]
+        return out + [(plain, rest)] if rest else out
