@@ -117,6 +117,41 @@ async def test_the_api_and_the_bridge_tell_how_each_link_of_a_relayed_libp2p_tab
     assert next(e for e in out if e["event"] == "game_over")["clean"]
 
 
+async def test_a_relayed_link_that_breaks_is_told_to_its_far_end_at_once_and_breaks_no_other_link() -> None:
+    """Through our relay, seats 1 and 2 each hold a link with seat 0; seat 1's connection to the relay breaks.
+    Seat 0 hears at once that its link with seat 1 is gone, and its link with seat 2 carries on both ways.
+    (py-libp2p's own relay closed seat 0's newest other circuit instead, and never told seat 0: one broken link
+    broke the rest, over and over as they came back.)"""
+    async with trio.open_nursery() as nursery:
+        relay = await nursery.start(serve_relay, "/ip4/127.0.0.1/tcp/0", RelayLimitsSpec())
+        address = f"{relay.get_transport_addrs()[0]}/p2p/{relay.get_id()}"
+        seats = [OnlineSeat(LocalSecrets(), address, listen=None) for _ in range(3)]  # every link relayed
+        for seat in seats:
+            await nursery.start(seat.run)
+        zero = Locator(seats[0].peer, (), (address,))
+        with trio.fail_after(30):
+            one_to_zero = await seats[1].open_mesh(zero)
+            zero_with_one = await seats[0].listener.accept()
+            two_to_zero = await seats[2].open_mesh(zero)
+            zero_with_two = await seats[0].listener.accept()
+            await one_to_zero.send_all(b"one")
+            assert await zero_with_one.receive_some(16) == b"one"
+        await seats[1].node.host.disconnect(relay.get_id())  # seat 1's relay connection breaks
+        with trio.fail_after(5):  # told at once, not when a timeout fires
+            with pytest.raises(trio.BrokenResourceError):
+                while await zero_with_one.receive_some(16):
+                    pass
+                await zero_with_one.send_all(b"still there?")
+        with trio.fail_after(5):
+            for _ in range(3):
+                await two_to_zero.send_all(b"two")
+                assert await zero_with_two.receive_some(16) == b"two"
+                await zero_with_two.send_all(b"zero")
+                assert await two_to_zero.receive_some(16) == b"zero"
+                await trio.sleep(0.3)
+        nursery.cancel_scope.cancel()
+
+
 def test_the_host_comes_back_from_its_resume_log_while_a_spectator_watches_from_the_joiners_seat(
         tmp_path: object) -> None:
     """Through a loopback relay, every seat listening nowhere else: the host's process is killed mid-game and

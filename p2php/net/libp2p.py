@@ -24,6 +24,7 @@ libp2p is imported lazily: without it :func:`require_libp2p` raises :class:`Libp
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import logging
 import operator
@@ -606,6 +607,43 @@ class RelayLimitsSpec:
         self.reservation_ttl = reservation_ttl
 
 
+class _NoCircuitTable(dict[Any, Any]):
+    """Stands in for py-libp2p's table of active circuits: it keeps nothing (see :func:`_circuit_relay_class`)."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+
+@functools.cache
+def _circuit_relay_class() -> type:
+    """py-libp2p's circuit relay v2 (hop), with each circuit torn down on its own.
+
+    py-libp2p 0.8 records its open circuits in a table keyed by *peer*, and when either direction of a circuit
+    ends it closes whatever that table last recorded for that direction's peer: often another circuit of the
+    same peer (a seat's link with a third seat, a spectator's), while the far end of the circuit that ended is
+    never told and learns it only when a timeout fires. Through one relay, one broken link so broke the other
+    links of both its seats, over and over as they came back (a spectator gave up after three in a row; protocol.md
+    §3.7). Here the table keeps nothing, so the library's clean-up finds nothing to close, and each direction,
+    once it ends, closes the two streams of its own circuit (the library resets one whose close fails),
+    which ends the other direction and tells both ends at once.
+    """
+    base = _lib("libp2p.relay.circuit_v2").CircuitV2Protocol
+
+    class CircuitRelay(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._active_relays = _NoCircuitTable()
+
+        async def _relay_data(self, src_stream: Any, dst_stream: Any, *args: Any, **kwargs: Any) -> None:
+            try:
+                await super()._relay_data(src_stream, dst_stream, *args, **kwargs)
+            finally:  # (cancelled: the relay stops, its connections close with it)
+                await self._close_stream(src_stream)
+                await self._close_stream(dst_stream)
+
+    return CircuitRelay
+
+
 async def serve_relay(listen: str, limits: RelayLimitsSpec, key_seed: bytes | None = None, *,
                       task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Run a circuit relay v2 node (hop enabled) on ``listen`` until cancelled; ``task_status`` gets its host.
@@ -619,7 +657,7 @@ async def serve_relay(listen: str, limits: RelayLimitsSpec, key_seed: bytes | No
     multiaddr = _lib("multiaddr")
     ed25519 = _lib("libp2p.crypto.ed25519")
     host = libp2p.new_host(key_pair=ed25519.create_new_key_pair(key_seed) if key_seed else None)
-    protocol = circuit.CircuitV2Protocol(host, limits=circuit.RelayLimits(
+    protocol = _circuit_relay_class()(host, limits=circuit.RelayLimits(
         duration=limits.seconds, data=limits.data, max_circuit_conns=limits.circuits,
         max_reservations=limits.reservations, reservation_ttl=limits.reservation_ttl), allow_hop=True)
     # AutoNAT (server side): a user may ask us to dial it back, only on the IP we see it at, to learn
