@@ -225,7 +225,7 @@ async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -
     ``SEAT`` (any player's: each is told its own at the start), through a relay if need be."""
     from p2php.net.invite import InviteError, Locator, parse_invite, parse_locator
     from p2php.net.online import OnlineSeat
-    from p2php.session.spectator import WatchError, watch
+    from p2php.session.spectator import WatchError, keep_watching, watch
 
     try:
         invite = parse_invite(args.address)
@@ -246,26 +246,17 @@ async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -
             await nursery.start(node.run)
         except (OSError, trio.TooSlowError) as err:
             outcome.append(WatchError(f"cannot go online (relay {relay}): {err}"))
-        for attempt in range(WATCH_TRIES):
-            if outcome:
-                break
+        if not outcome:
             try:  # a link through a relay may break: watch again, the public record replays from the start
-                outcome.append(await watch("the online table's seat", 0, args.name, show,
-                                           connect=lambda: node.open_mesh(host)))
+                outcome.append(await keep_watching(
+                    lambda observe: watch("the online table's seat", 0, args.name, observe,
+                                          connect=lambda: node.open_mesh(host)), show, _err))
             except WatchError as err:
-                if attempt + 1 == WATCH_TRIES:
-                    outcome.append(err)
-                else:
-                    _err(f"{err} — watching again")
-                    await trio.sleep(1.0)
+                outcome.append(err)
         nursery.cancel_scope.cancel()
     if isinstance(outcome[0], WatchError):
         raise outcome[0]
     return outcome[0]
-
-
-WATCH_TRIES = 3
-"""How often ``p2php watch CODE`` connects again after its link broke before it gives up."""
 
 
 def register(sub: Any) -> None:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
 import trio
 
 from p2php.engine.registry import get_game
@@ -9,7 +14,7 @@ from p2php.net.mesh import listen, listener_port
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.session.runner import PeerConfig, PeerResult, bot_decider, run_peer
-from p2php.session.spectator import watch
+from p2php.session.spectator import WatchError, keep_watching, watch
 
 
 async def test_spectator_follows_the_game_and_sees_no_private_card() -> None:
@@ -49,3 +54,38 @@ async def test_spectator_follows_the_game_and_sees_no_private_card() -> None:
     peer = results[0].lockstep
     assert set(spectator.public_faces) <= set(peer.public_faces)
     assert len(seen) > 10  # live, step by step
+
+
+class _Link:
+    """One fake watch link: shows the record's first ``reach`` events, then breaks (or ends the game)."""
+
+    def __init__(self, plan: list[int | None]) -> None:
+        self.plan, self.links = plan, 0
+
+    async def __call__(self, observe: Callable[[Lockstep], None]) -> Lockstep:
+        reach = self.plan[self.links]
+        self.links += 1
+        shown = SimpleNamespace(events=[])
+        for event in range(reach if reach is not None else 3):  # each link replays from the start
+            shown.events.append(event)
+            observe(cast(Lockstep, shown))
+        if reach is None:
+            return cast(Lockstep, shown)
+        raise WatchError(f"link {self.links} broke")
+
+
+async def test_a_spectator_watches_on_through_any_number_of_breaks_while_each_link_shows_more() -> None:
+    said: list[str] = []
+    link = _Link([1, 2, 3, 4, 5, 6, None])
+    with trio.fail_after(5):
+        ls = await keep_watching(link, lambda ls: None, said.append, pause=0)
+    assert link.links == 7 and len(ls.events) == 3
+    assert said == [f"link {n} broke — watching again" for n in range(1, 7)]
+
+
+async def test_a_spectator_gives_up_after_three_links_in_a_row_that_show_nothing_new() -> None:
+    said: list[str] = []
+    link = _Link([2, 2, 1, 3, 0, 3, 2, 9])  # links 3, 5, 6 and 7 show nothing beyond link 4's three events
+    with trio.fail_after(5), pytest.raises(WatchError, match="link 7 broke"):
+        await keep_watching(link, lambda ls: None, said.append, pause=0)
+    assert link.links == 7 and len(said) == 6

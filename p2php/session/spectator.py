@@ -114,6 +114,39 @@ async def watch(host: str, port: int, name: str = "spectator",
     return ls
 
 
+WATCH_TRIES = 3
+"""How many links in a row :func:`keep_watching` lets break before it gives up, counting only those that
+showed nothing new: a link that broke after showing more of the game was worth it (a long game through a relay
+may see many breaks), while a table that is gone shows nothing new."""
+
+
+async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitable[Lockstep]],
+                        show: Callable[[Lockstep], None], tell: Callable[[str], None],
+                        tries: int = WATCH_TRIES, pause: float = 1.0) -> Lockstep:
+    """Watch through links that may break: ``attempt(observe)`` watches once (the public record replays from
+    its start on every link, so ``show`` must skip what it already showed); after a break ``tell`` gets one
+    line and, ``pause`` seconds later, the next link starts. Raises the last :class:`WatchError` once
+    ``tries`` links in a row broke without showing a new event."""
+    shown = 0  # the most events any link showed
+
+    def observe(ls: Lockstep) -> None:
+        nonlocal shown
+        shown = max(shown, len(ls.events))
+        show(ls)
+
+    misses = 0
+    while True:
+        before = shown
+        try:
+            return await attempt(observe)
+        except WatchError as err:
+            misses = 0 if shown > before else misses + 1
+            if misses >= tries:
+                raise
+            tell(f"{err} — watching again")
+            await trio.sleep(pause)
+
+
 def _table(frame: dict[str, Any]) -> Lockstep:
     game = get_game(str(frame.get("game")))
     options = parse_table_options(game, frame.get("options") or {})
