@@ -177,7 +177,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from p2php.session.lockstep import Lockstep
-    from p2php.session.spectator import WatchError, watch
+    from p2php.session.spectator import WatchError, keep_watching, watch
     from p2php.terminal import event_lines, safety_line, verdict_text
 
     done = [0, 0]  # events printed, safety code shown
@@ -199,7 +199,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
             return 2
         else:
             host, port = _address(args.address)
-            ls = trio.run(lambda: watch(host, port, args.name, show, on_chat=_print_chat))
+            ls = trio.run(lambda: keep_watching(  # a peer that resumes breaks the link: watch again
+                lambda observe: watch(host, port, args.name, observe, on_chat=_print_chat), show, _err))
     except WatchError as err:  # it may quote what the watched peer sent
         _err(err)
         return 3
@@ -249,7 +250,7 @@ async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -
         if not outcome:
             try:  # a link through a relay may break: watch again, the public record replays from the start
                 outcome.append(await keep_watching(
-                    lambda observe: watch("the online table's seat", 0, args.name, observe,
+                    lambda observe: watch("the online table's seat", 0, args.name, observe, on_chat=_print_chat,
                                           connect=lambda: node.open_mesh(host)), show, _err))
             except WatchError as err:
                 outcome.append(err)
