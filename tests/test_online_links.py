@@ -152,6 +152,63 @@ async def test_a_relayed_link_that_breaks_is_told_to_its_far_end_at_once_and_bre
         nursery.cancel_scope.cancel()
 
 
+def _relay_at(port: int, seed: bytes) -> str:
+    """The multiaddr a relay keyed from ``seed`` will have on ``port`` (before it runs)."""
+    pair = _lib("libp2p.crypto.ed25519").create_new_key_pair(seed)
+    return f"/ip4/127.0.0.1/tcp/{port}/p2p/{_lib('libp2p.peer.id').ID.from_pubkey(pair.public_key)}"
+
+
+async def test_a_seat_that_starts_while_its_relay_restarts_reserves_once_it_is_back() -> None:
+    """The relay is away for a second as the seat goes online: the seat tries again and gets its reservation."""
+    from test_lobby_cli import free_port  # type: ignore[import-not-found]
+
+    port, seed = free_port(), bytes(range(32))
+    async with trio.open_nursery() as nursery:
+        async def relay_comes_back() -> None:
+            await trio.sleep(1.2)
+            await nursery.start(serve_relay, f"/ip4/127.0.0.1/tcp/{port}", RelayLimitsSpec(), seed)
+
+        nursery.start_soon(relay_comes_back)
+        seat = OnlineSeat(LocalSecrets(), _relay_at(port, seed), listen=None)
+        with trio.fail_after(20):
+            await nursery.start(seat.run)
+        assert seat.locator().relays
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_relay_that_never_answers_is_one_clear_oserror_not_a_library_exception() -> None:
+    """What the callers catch (``OSError``) and turn into one line: "the relay … gave no reservation"."""
+    from test_lobby_cli import free_port  # type: ignore[import-not-found]
+
+    seat = OnlineSeat(LocalSecrets(), _relay_at(free_port(), bytes(32)), listen=None)
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            with pytest.raises(OSError, match="relay"):  # where the callers catch it: around the start
+                await nursery.start(seat.run)
+
+
+async def test_a_seat_dialled_while_it_was_down_is_reached_as_soon_as_it_is_back() -> None:
+    """py-libp2p would refuse for a minute to dial a peer whose addresses all failed once; a seat that resumes
+    is back in seconds, and the next redial must reach it."""
+    from test_lobby_cli import free_port  # type: ignore[import-not-found]
+
+    port, secrets = free_port(), LocalSecrets()
+    async with trio.open_nursery() as nursery:
+        dialler = OnlineSeat(LocalSecrets(), None, listen="/ip4/127.0.0.1/tcp/0")
+        await nursery.start(dialler.run)
+        back = OnlineSeat(secrets, None, listen=f"/ip4/127.0.0.1/tcp/{port}")
+        where = Locator(back.peer, (f"/ip4/127.0.0.1/tcp/{port}",), ())
+        with trio.fail_after(20):
+            with pytest.raises(OSError):
+                await dialler.open_mesh(where)  # down
+            await nursery.start(back.run)
+            stream = await dialler.open_mesh(where)  # back: reached at once
+            accepted = await back.listener.accept()
+            await stream.send_all(b"hello")
+            assert await accepted.receive_some(16) == b"hello"
+        nursery.cancel_scope.cancel()
+
+
 def test_the_host_comes_back_from_its_resume_log_while_a_spectator_watches_from_the_joiners_seat(
         tmp_path: object) -> None:
     """Through a loopback relay, every seat listening nowhere else: the host's process is killed mid-game and

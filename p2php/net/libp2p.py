@@ -69,6 +69,8 @@ CLOSE_TIMEOUT = 1.0
 """Seconds a graceful close of a stream may take before it is reset instead."""
 RESERVATION_CHECK = 1.0
 """Seconds between checks that our relay connection (and so our reservation) is still there."""
+RESERVE_TRIES = 3
+"""Tries, a second apart, at a node's first reservation before it says its relay gave none."""
 RESERVATION_RENEW = 600.0
 """Seconds after which a reservation is renewed anyway (relays give an hour by default)."""
 PUNCH_TIMEOUT = 5.0
@@ -420,9 +422,13 @@ class Libp2pNode:
         return [str(a) for a in self.host.get_addrs()]
 
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Run the node until cancelled. A relay that gives no reservation is a plain ``OSError`` (or
+        ``trio.TooSlowError``) from here, not the exception groups of py-libp2p's nurseries it passes through, so
+        the caller of ``nursery.start(node.run)`` can say so in one line."""
         multiaddr = _lib("multiaddr")
         self.listener = Libp2pListener(self)
         listen = [multiaddr.Multiaddr(self.listen)] if self.listen else []
+        failure: BaseException | None = None
         async with self.host.run(listen_addrs=listen), trio.open_nursery() as nursery:
             self._nursery = nursery
             self.host.set_stream_handler(PROTOCOL_ID, partial(self._incoming, "listener"))
@@ -430,11 +436,18 @@ class Libp2pNode:
                 self.lobby_listener = Libp2pListener(self, "lobby_listener")
                 self.host.set_stream_handler(LOBBY_PROTOCOL_ID, partial(self._incoming, "lobby_listener"))
             if self.relay is not None:
-                await self._reserve(nursery)
-            if self.punch:
-                await self._start_dcutr(nursery)
-            task_status.started()
-            await trio.sleep_forever()
+                try:
+                    await self._reserve(nursery)
+                except (OSError, trio.TooSlowError) as exc:
+                    failure = exc
+            if failure is None:
+                if self.punch:
+                    await self._start_dcutr(nursery)
+                task_status.started()
+                await trio.sleep_forever()
+            nursery.cancel_scope.cancel()  # no reservation: leave the host cleanly, then say why
+        if failure is not None:
+            raise failure
 
     async def _reserve(self, nursery: trio.Nursery) -> None:
         circuit = _lib("libp2p.relay.circuit_v2")
@@ -459,12 +472,26 @@ class Libp2pNode:
 
         async def reserve() -> None:
             with trio.fail_after(BINDING_TIMEOUT):
-                await self.host.connect(info)
-                stream = await self.host.new_stream(info.peer_id, [circuit.PROTOCOL_ID])
-                if not await self.transport.reserve(stream, info.peer_id, nursery):
+                try:
+                    self._forget_failures(info.peer_id)
+                    await self.host.connect(info)
+                    stream = await self.host.new_stream(info.peer_id, [circuit.PROTOCOL_ID])
+                    reserved = await self.transport.reserve(stream, info.peer_id, nursery)
+                except (trio.Cancelled, trio.TooSlowError, OSError):
+                    raise
+                except Exception as exc:  # noqa: BLE001 - py-libp2p raises many kinds: to us "cannot reach"
+                    raise ConnectionRefusedError(f"cannot reach the relay: {type(exc).__name__} {exc}") from exc
+                if not reserved:
                     raise ConnectionRefusedError(f"the relay {self.relay} refused a reservation")
 
-        await reserve()
+        for attempt in range(RESERVE_TRIES):  # a relay that restarts refuses us for a moment (one silent: no retry)
+            try:
+                await reserve()
+                break
+            except OSError:
+                if attempt + 1 == RESERVE_TRIES:
+                    raise
+                await trio.sleep(1.0)
         nursery.start_soon(self._keep_reservation, info.peer_id, reserve)
 
     async def _keep_reservation(self, relay: Any, reserve: Callable[[], Any]) -> None:
@@ -482,6 +509,14 @@ class Libp2pNode:
                 renewed = trio.current_time()
             except Exception as exc:  # noqa: BLE001 - any failure: try again at the next check
                 log.info("could not renew the reservation on %s: %s", self.relay, exc)
+
+    def _forget_failures(self, peer: Any) -> None:
+        """Let the next dial of ``peer`` happen: py-libp2p refuses for a minute to dial a peer whose every address
+        once failed (its negative cache), so a relay that restarted, or a seat that crashed and resumed, would stay
+        out of reach long after it is back. Our own retries (a redial, a reservation again) decide when to try."""
+        unblock = getattr(self.host.get_network(), "unblock_peer", None)
+        if unblock is not None:
+            unblock(peer)
 
     async def _start_dcutr(self, nursery: trio.Nursery) -> None:
         dcutr = _lib("libp2p.relay.circuit_v2.dcutr")
@@ -558,9 +593,11 @@ class Libp2pNode:
         punched = False
         try:
             with trio.fail_after(BINDING_TIMEOUT):
+                self._forget_failures(target)
                 if via_relay is not None:
                     if self.transport is None:
                         raise ConnectionRefusedError("this node has no relay transport")
+                    self._forget_failures(peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(via_relay)).peer_id)
                     if not self.host.is_peer_connected(target):
                         await self.transport.dial(multiaddr.Multiaddr(f"{via_relay}/p2p-circuit/p2p/{target}"))
                     if self.dcutr is not None and self.punch_on_open:  # met through the relay: try to go direct
