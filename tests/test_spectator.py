@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, cast
 
 import pytest
 import trio
@@ -83,9 +83,24 @@ async def test_a_spectator_watches_on_through_any_number_of_breaks_while_each_li
     assert said == [f"link {n} broke — watching again" for n in range(1, 7)]
 
 
-async def test_a_spectator_gives_up_after_three_links_in_a_row_that_show_nothing_new() -> None:
+async def test_a_spectator_that_never_saw_the_table_gives_up_after_three_links() -> None:
     said: list[str] = []
-    link = _Link([2, 2, 1, 3, 0, 3, 2, 9])  # links 3, 5, 6 and 7 show nothing beyond link 4's three events
-    with trio.fail_after(5), pytest.raises(WatchError, match="link 7 broke"):
+    link = _Link([0, 0, 0, None])  # a wrong address, a table not there
+    with trio.fail_after(5), pytest.raises(WatchError, match="link 3 broke"):
         await keep_watching(link, lambda ls: None, said.append, pause=0)
-    assert link.links == 7 and len(said) == 6
+    assert link.links == 3 and len(said) == 2
+
+
+async def test_a_spectator_waits_for_its_seat_as_long_as_the_seats_would_then_gives_up(autojump_clock: Any) -> None:
+    """Once it saw the table, it links again a second apart until ``patience`` seconds passed without a new
+    event (the seat it watches may be away, coming back); a link that shows more starts that time again."""
+    said: list[str] = []
+    link = _Link([3] * 40)  # link 1 shows 3 events, and no link after it shows more
+    with pytest.raises(WatchError):
+        await keep_watching(link, lambda ls: None, said.append, patience=10)
+    assert link.links == 11 and trio.current_time() == 10  # failures at 0, 1, …, 10 s
+    link = _Link([3] * 8 + [4] * 40)  # link 9 (at 8 s) shows a fourth event
+    start = trio.current_time()
+    with pytest.raises(WatchError):
+        await keep_watching(link, lambda ls: None, said.append, patience=10)
+    assert link.links == 19 and trio.current_time() - start == 18

@@ -115,18 +115,23 @@ async def watch(host: str, port: int, name: str = "spectator",
 
 
 WATCH_TRIES = 3
-"""How many links in a row :func:`keep_watching` lets break before it gives up, counting only those that
-showed nothing new: a link that broke after showing more of the game was worth it (a long game through a relay
-may see many breaks), while a table that is gone shows nothing new."""
+"""Links in a row that may fail before :func:`keep_watching` gives up on a table it has not seen yet (a wrong
+address, a table not started: say so soon)."""
+WATCH_PATIENCE = 60.0
+"""Seconds :func:`keep_watching` goes on linking again, once it has seen the table, while no link shows anything
+new: as long as the seats wait for one of them that dropped (``PeerConfig.resume_timeout``'s default), since the
+seat watched may be that one, coming back."""
 
 
 async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitable[Lockstep]],
                         show: Callable[[Lockstep], None], tell: Callable[[str], None],
-                        tries: int = WATCH_TRIES, pause: float = 1.0) -> Lockstep:
+                        tries: int = WATCH_TRIES, patience: float = WATCH_PATIENCE,
+                        pause: float = 1.0) -> Lockstep:
     """Watch through links that may break: ``attempt(observe)`` watches once (the public record replays from
     its start on every link, so ``show`` must skip what it already showed); after a break ``tell`` gets one
-    line and, ``pause`` seconds later, the next link starts. Raises the last :class:`WatchError` once
-    ``tries`` links in a row broke without showing a new event."""
+    line and, ``pause`` seconds later, the next link starts. Raises the last :class:`WatchError` once ``tries``
+    links in a row failed before any showed an event, or, after that, once links have failed for ``patience``
+    seconds without showing a new one (a link that shows more starts the count again)."""
     shown = 0  # the most events any link showed
 
     def observe(ls: Lockstep) -> None:
@@ -135,13 +140,18 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
         show(ls)
 
     misses = 0
+    failing_since: float | None = None  # the first failure since a link last showed something new
     while True:
         before = shown
         try:
             return await attempt(observe)
         except WatchError as err:
-            misses = 0 if shown > before else misses + 1
-            if misses >= tries:
+            now = trio.current_time()
+            if shown > before:
+                misses, failing_since = 0, None
+            misses += 1
+            failing_since = now if failing_since is None else failing_since
+            if (misses >= tries if shown == 0 else now - failing_since >= patience):
                 raise
             tell(f"{err} — watching again")
             await trio.sleep(pause)
