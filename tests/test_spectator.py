@@ -57,10 +57,10 @@ async def test_spectator_follows_the_game_and_sees_no_private_card() -> None:
 
 
 class _Link:
-    """One fake watch link: shows the record's first ``reach`` events, then breaks (or ends the game)."""
+    """One fake watch link: shows the record's first ``reach`` events, then breaks (or, None, ends the game)."""
 
-    def __init__(self, plan: list[int | None]) -> None:
-        self.plan, self.links = plan, 0
+    def __init__(self, plan: list[int | None], why: str = "") -> None:
+        self.plan, self.why, self.links = plan, why, 0
 
     async def __call__(self, observe: Callable[[Lockstep], None]) -> Lockstep:
         reach = self.plan[self.links]
@@ -71,7 +71,7 @@ class _Link:
             observe(cast(Lockstep, shown))
         if reach is None:
             return cast(Lockstep, shown)
-        raise WatchError(f"link {self.links} broke")
+        raise WatchError(self.why or f"link {self.links} broke")
 
 
 async def test_a_spectator_watches_on_through_any_number_of_breaks_while_each_link_shows_more() -> None:
@@ -83,12 +83,19 @@ async def test_a_spectator_watches_on_through_any_number_of_breaks_while_each_li
     assert said == [f"link {n} broke — watching again" for n in range(1, 7)]
 
 
-async def test_a_spectator_that_never_saw_the_table_gives_up_after_three_links() -> None:
+async def test_a_table_never_seen_is_given_up_after_fifteen_seconds_with_one_line(autojump_clock: Any) -> None:
     said: list[str] = []
-    link = _Link([0, 0, 0, None])  # a wrong address, a table not there
-    with trio.fail_after(5), pytest.raises(WatchError, match="link 3 broke"):
-        await keep_watching(link, lambda ls: None, said.append, pause=0)
-    assert link.links == 3 and len(said) == 2
+    link = _Link([0] * 40, why="cannot reach a peer at 10.0.0.9:4000")  # a wrong address
+    with pytest.raises(WatchError, match="cannot reach"):
+        await keep_watching(link, lambda ls: None, said.append)
+    assert trio.current_time() == 15 and link.links == 16
+    assert said == ["cannot reach a peer at 10.0.0.9:4000 — watching again"]  # one line, not sixteen
+
+
+async def test_a_table_whose_mesh_is_still_forming_is_watched_once_it_lets_spectators_in(autojump_clock: Any) -> None:
+    link = _Link([0] * 6 + [None], why="the peer refused us: seat -1 is not expected to connect to seat 0")
+    ls = await keep_watching(link, lambda ls: None, lambda line: None)
+    assert link.links == 7 and len(ls.events) == 3
 
 
 async def test_a_spectator_waits_for_its_seat_as_long_as_the_seats_would_then_gives_up(autojump_clock: Any) -> None:

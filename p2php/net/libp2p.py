@@ -597,8 +597,10 @@ class Libp2pNode:
                 if via_relay is not None:
                     if self.transport is None:
                         raise ConnectionRefusedError("this node has no relay transport")
-                    self._forget_failures(peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(via_relay)).peer_id)
+                    relay = peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(via_relay))
+                    self._forget_failures(relay.peer_id)
                     if not self.host.is_peer_connected(target):
+                        await self.host.connect(relay)  # (at once if connected: the relay may have restarted)
                         await self.transport.dial(multiaddr.Multiaddr(f"{via_relay}/p2p-circuit/p2p/{target}"))
                     if self.dcutr is not None and self.punch_on_open:  # met through the relay: try to go direct
                         with trio.move_on_after(PUNCH_TIMEOUT):

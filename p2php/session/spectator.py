@@ -115,8 +115,11 @@ async def watch(host: str, port: int, name: str = "spectator",
 
 
 WATCH_TRIES = 3
-"""Links in a row that may fail before :func:`keep_watching` gives up on a table it has not seen yet (a wrong
-address, a table not started: say so soon)."""
+"""Links in a row that must fail, over at least :data:`WATCH_FIRST_PATIENCE` seconds, before
+:func:`keep_watching` gives up on a table it has not seen yet."""
+WATCH_FIRST_PATIENCE = 15.0
+"""Seconds a spectator keeps trying a table it has not seen yet: a wrong address is said soon, while a relay or
+seat that is away for a moment, or a table whose mesh is still forming, is waited for."""
 WATCH_PATIENCE = 60.0
 """Seconds :func:`keep_watching` goes on linking again, once it has seen the table, while no link shows anything
 new: as long as the seats wait for one of them that dropped (``PeerConfig.resume_timeout``'s default), since the
@@ -125,13 +128,16 @@ seat watched may be that one, coming back."""
 
 async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitable[Lockstep]],
                         show: Callable[[Lockstep], None], tell: Callable[[str], None],
-                        tries: int = WATCH_TRIES, patience: float = WATCH_PATIENCE,
-                        pause: float = 1.0) -> Lockstep:
+                        tries: int = WATCH_TRIES, first_patience: float = WATCH_FIRST_PATIENCE,
+                        patience: float = WATCH_PATIENCE, pause: float = 1.0) -> Lockstep:
     """Watch through links that may break: ``attempt(observe)`` watches once (the public record replays from
-    its start on every link, so ``show`` must skip what it already showed); after a break ``tell`` gets one
-    line and, ``pause`` seconds later, the next link starts. Raises the last :class:`WatchError` once ``tries``
-    links in a row failed before any showed an event, or, after that, once links have failed for ``patience``
-    seconds without showing a new one (a link that shows more starts the count again)."""
+    its start on every link, so ``show`` must skip what it already showed); ``pause`` seconds after a failed
+    link the next one starts, and ``tell`` gets one line for each failure that reads differently from the last.
+
+    Raises the last :class:`WatchError` once links have failed without showing a new event for ``patience``
+    seconds, or, before any link showed one, once ``tries`` links failed over ``first_patience`` seconds (a link
+    that shows more starts the count again).
+    """
     shown = 0  # the most events any link showed
 
     def observe(ls: Lockstep) -> None:
@@ -141,6 +147,7 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
 
     misses = 0
     failing_since: float | None = None  # the first failure since a link last showed something new
+    said = ""
     while True:
         before = shown
         try:
@@ -151,9 +158,12 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
                 misses, failing_since = 0, None
             misses += 1
             failing_since = now if failing_since is None else failing_since
-            if (misses >= tries if shown == 0 else now - failing_since >= patience):
+            waited = now - failing_since
+            if waited >= patience or (shown == 0 and misses >= tries and waited >= first_patience):
                 raise
-            tell(f"{err} — watching again")
+            if str(err) != said:
+                said = str(err)
+                tell(f"{err} — watching again")
             await trio.sleep(pause)
 
 
