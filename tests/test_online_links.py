@@ -209,6 +209,37 @@ async def test_a_seat_dialled_while_it_was_down_is_reached_as_soon_as_it_is_back
         nursery.cancel_scope.cancel()
 
 
+async def test_after_a_relay_restart_a_seat_reserves_again_even_if_a_dial_of_its_own_reconnected_it_first() -> None:
+    """Connected to the relay is not holding a reservation: the new relay knows none until the seat reserves."""
+    from test_lobby_cli import free_port  # type: ignore[import-not-found]
+
+    port, seed = free_port(), bytes(range(1, 33))
+    address = _relay_at(port, seed)
+    async with trio.open_nursery() as nursery:
+        relay_scope = trio.CancelScope()
+
+        async def relay(task_status: trio.TaskStatus[object] = trio.TASK_STATUS_IGNORED) -> None:
+            with relay_scope:
+                await serve_relay(f"/ip4/127.0.0.1/tcp/{port}", RelayLimitsSpec(), seed, task_status=task_status)
+
+        await nursery.start(relay)
+        seats = [OnlineSeat(LocalSecrets(), address, listen=None) for _ in range(2)]
+        for seat in seats:
+            await nursery.start(seat.run)
+        relay_scope.cancel()  # the relay restarts
+        await trio.sleep(0.3)
+        relay_scope = trio.CancelScope()
+        await nursery.start(relay)
+        info = _lib("libp2p.peer.peerinfo").info_from_p2p_addr(_lib("multiaddr").Multiaddr(address))
+        await seats[0].node.host.connect(info)  # seat 0 is connected again (as a circuit dial of its own would)
+        with trio.fail_after(15):
+            stream = await seats[1].open_mesh(Locator(seats[0].peer, (), (address,)))
+            accepted = await seats[0].listener.accept()
+            await stream.send_all(b"found you")
+            assert await accepted.receive_some(16) == b"found you"
+        nursery.cancel_scope.cancel()
+
+
 def test_the_host_comes_back_from_its_resume_log_while_a_spectator_watches_from_the_joiners_seat(
         tmp_path: object) -> None:
     """Through a loopback relay, every seat listening nowhere else: the host's process is killed mid-game and

@@ -412,6 +412,7 @@ class Libp2pNode:
         """Told ``(peer id, how)`` when how our mesh link with a peer is carried changes (a new stream)."""
         self.lobby_listener: Libp2pListener | None = None
         self.transport: Any = None  # the circuit relay transport, with ``relay``
+        self._reserved_on: Any = None  # the relay connection our reservation was made on
         self._nursery: trio.Nursery | None = None
 
     @property
@@ -483,6 +484,7 @@ class Libp2pNode:
                     raise ConnectionRefusedError(f"cannot reach the relay: {type(exc).__name__} {exc}") from exc
                 if not reserved:
                     raise ConnectionRefusedError(f"the relay {self.relay} refused a reservation")
+                self._reserved_on = stream.muxed_conn
 
         for attempt in range(RESERVE_TRIES):  # a relay that restarts refuses us for a moment (one silent: no retry)
             try:
@@ -501,14 +503,26 @@ class Libp2pNode:
         renewed = trio.current_time()
         while True:
             await trio.sleep(RESERVATION_CHECK)
-            connected = bool((getattr(self.host.get_network(), "connections", {}) or {}).get(relay))
-            if connected and trio.current_time() - renewed < RESERVATION_RENEW:
+            if self._holds_reservation(relay) and trio.current_time() - renewed < RESERVATION_RENEW:
                 continue
             try:
                 await reserve()
                 renewed = trio.current_time()
             except Exception as exc:  # noqa: BLE001 - any failure: try again at the next check
                 log.info("could not renew the reservation on %s: %s", self.relay, exc)
+
+    def _holds_reservation(self, relay: Any) -> bool:
+        """Whether the connection our reservation was made on is still one of our connections to ``relay``.
+
+        A reservation lives exactly as long as that connection. Being connected to the relay is not enough: after
+        the relay restarted, a circuit dial of ours may have connected us again before this check ran, and a
+        connection that made no reservation holds none (nobody could reach us until the renewal, minutes later).
+        """
+        conns = (getattr(self.host.get_network(), "connections", {}) or {}).get(relay)
+        for conn in conns if isinstance(conns, list) else [conns] if conns else []:
+            if conn is self._reserved_on or getattr(conn, "muxed_conn", None) is self._reserved_on:
+                return True
+        return False
 
     def _forget_failures(self, peer: Any) -> None:
         """Let the next dial of ``peer`` happen: py-libp2p refuses for a minute to dial a peer whose every address
