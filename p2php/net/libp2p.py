@@ -68,7 +68,7 @@ READ_SIZE = 65536
 CLOSE_TIMEOUT = 1.0
 """Seconds a graceful close of a stream may take before it is reset instead."""
 RESERVATION_CHECK = 1.0
-"""Seconds between checks that our relay connection (and so our reservation) is still there."""
+"""Seconds between checks that the relay connection our reservation was made on (so the reservation) is still there."""
 RESERVE_TRIES = 3
 """Tries, a second apart, at a node's first reservation before it says its relay gave none."""
 RESERVATION_RENEW = 600.0
@@ -497,9 +497,9 @@ class Libp2pNode:
         nursery.start_soon(self._keep_reservation, info.peer_id, reserve)
 
     async def _keep_reservation(self, relay: Any, reserve: Callable[[], Any]) -> None:
-        """A reservation lives only as long as our connection to the relay (circuit v2): when that connection
-        is gone (the relay restarted, a NAT forgot it, the library closed it), connect and reserve again, so
-        others can still reach us; and renew it well within its lifetime."""
+        """A reservation lives only as long as the connection to the relay it was made on (circuit v2): when
+        that connection is gone (the relay restarted, a NAT forgot it, the library closed it), connect and reserve
+        again, so others can still reach us; and renew it well within its lifetime."""
         renewed = trio.current_time()
         while True:
             await trio.sleep(RESERVATION_CHECK)
