@@ -28,7 +28,7 @@ import functools
 import importlib
 import logging
 import operator
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -110,6 +110,19 @@ def _lib(name: str) -> Any:
 
 
 # ----------------------------------------------------------------------------- identity binding (protocol.md §3.6)
+
+@contextlib.contextmanager
+def _unreachable(what: str) -> Iterator[None]:
+    """py-libp2p raises many kinds of exception where a peer or relay cannot be reached: each becomes a
+    ``ConnectionRefusedError`` saying ``what`` (an ``OSError``: the mesh retries it, callers say it in one line).
+    ``OSError`` and ``trio.TooSlowError`` pass as they are (cancellation is no ``Exception``)."""
+    try:
+        yield
+    except (OSError, trio.TooSlowError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - any other py-libp2p failure
+        raise ConnectionRefusedError(f"{what}: {type(exc).__name__} {exc}") from exc
+
 
 def libp2p_key_seed(master: bytes) -> bytes:
     """The 32-byte seed of a seat's libp2p Ed25519 key: ``D(IDENTITY, master, "libp2p")``.
@@ -473,15 +486,11 @@ class Libp2pNode:
 
         async def reserve() -> None:
             with trio.fail_after(BINDING_TIMEOUT):
-                try:
+                with _unreachable("cannot reach the relay"):
                     self._forget_failures(info.peer_id)
                     await self.host.connect(info)
                     stream = await self.host.new_stream(info.peer_id, [circuit.PROTOCOL_ID])
                     reserved = await self.transport.reserve(stream, info.peer_id, nursery)
-                except (trio.Cancelled, trio.TooSlowError, OSError):
-                    raise
-                except Exception as exc:  # noqa: BLE001 - py-libp2p raises many kinds: to us "cannot reach"
-                    raise ConnectionRefusedError(f"cannot reach the relay: {type(exc).__name__} {exc}") from exc
                 if not reserved:
                     raise ConnectionRefusedError(f"the relay {self.relay} refused a reservation")
                 self._reserved_on = stream.muxed_conn
@@ -511,6 +520,11 @@ class Libp2pNode:
             except Exception as exc:  # noqa: BLE001 - any failure: try again at the next check
                 log.info("could not renew the reservation on %s: %s", self.relay, exc)
 
+    def _connections_to(self, peer: Any) -> list[Any]:
+        """Our open connections to ``peer`` (py-libp2p's swarm keeps a list per peer, older versions one)."""
+        conns = (getattr(self.host.get_network(), "connections", {}) or {}).get(peer)
+        return conns if isinstance(conns, list) else [conns] if conns else []
+
     def _holds_reservation(self, relay: Any) -> bool:
         """Whether the connection our reservation was made on is still one of our connections to ``relay``.
 
@@ -518,8 +532,7 @@ class Libp2pNode:
         the relay restarted, a circuit dial of ours may have connected us again before this check ran, and a
         connection that made no reservation holds none (nobody could reach us until the renewal, minutes later).
         """
-        conns = (getattr(self.host.get_network(), "connections", {}) or {}).get(relay)
-        for conn in conns if isinstance(conns, list) else [conns] if conns else []:
+        for conn in self._connections_to(relay):
             if conn is self._reserved_on or getattr(conn, "muxed_conn", None) is self._reserved_on:
                 return True
         return False
@@ -586,8 +599,7 @@ class Libp2pNode:
         stream = self.streams.get(peer)
         if stream is None or stream._closed or stream.carried != "relayed":
             return False
-        conns = (getattr(self.host.get_network(), "connections", {}) or {}).get(stream._stream.muxed_conn.peer_id)
-        for conn in conns if isinstance(conns, list) else [conns] if conns else []:
+        for conn in self._connections_to(stream._stream.muxed_conn.peer_id):
             with contextlib.suppress(Exception):  # a connection half gone: not a path
                 if str(getattr(conn.get_connection_type(), "value", "")) == "direct":
                     return True
@@ -606,7 +618,7 @@ class Libp2pNode:
         target = peer_mod.ID(peer_id)
         punched = False
         try:
-            with trio.fail_after(BINDING_TIMEOUT):
+            with trio.fail_after(BINDING_TIMEOUT), _unreachable(f"libp2p cannot reach {target}"):
                 self._forget_failures(target)
                 if via_relay is not None:
                     if self.transport is None:
@@ -627,10 +639,6 @@ class Libp2pNode:
                 raw = await self.host.new_stream(target, [protocol])
         except trio.TooSlowError:
             raise ConnectionRefusedError(f"libp2p peer {target} did not answer in time") from None
-        except (trio.Cancelled, OSError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - py-libp2p raises many kinds; to the mesh it is "cannot connect"
-            raise ConnectionRefusedError(f"libp2p cannot reach {target}: {type(exc).__name__} {exc}") from exc
         stream = Libp2pStream(raw, self._nursery)
         if punched and stream.carried == "direct":
             stream.via = "hole-punched"
