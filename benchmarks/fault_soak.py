@@ -25,7 +25,7 @@ import trio
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # the harness and the toy game
 
 import toygame  # noqa: E402,F401  (registers "toy")
-from adversarial.faultproxy import TableRun, random_links, run_faulted_table, toy_deciders, uno_deciders  # noqa: E402
+from adversarial.faultproxy import TableRun, game_deciders, random_links, run_faulted_table, toy_deciders  # noqa: E402
 from machine_info import machine  # noqa: E402
 
 # (game, players, options, span): span is about how long the game lasts unfaulted, the window for timed faults.
@@ -33,6 +33,9 @@ CONFIGS = {
     "toy3": ("toy", 3, {}, 0.3),  # toy: 0.1 s per seat, as tests/test_faults.py
     "toy4": ("toy", 4, {}, 0.4),
     "uno3": ("uno", 3, {"rounds": 1}, 1.5),
+    "hpsha4": ("hpsha", 4, {}, 15.0),
+    "tcg2": ("tcg", 2, {}, 3.0),
+    "hogwarts3": ("hogwarts", 3, {}, 15.0),
 }
 
 
@@ -44,7 +47,7 @@ async def _one(seed: int, name: str, args: argparse.Namespace) -> TableRun:
     game, players, options, span = CONFIGS[name]
     if args.crypto:
         options = {**options, "crypto": args.crypto}
-    deciders = toy_deciders(players, seed) if game == "toy" else uno_deciders(players, seed)
+    deciders = toy_deciders(players, seed) if game == "toy" else game_deciders(game, players, seed)
     links = random_links(seed, players, span=span, timeout=args.timeout, max_faults=args.max_faults)
     return await run_faulted_table(game, players, deciders, options, links=links, seed=seed,
                                    timeout=args.timeout, resume_timeout=args.resume_timeout,

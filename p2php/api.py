@@ -76,6 +76,7 @@ from p2php.session.runner import (
     run_peer,
     slowed,
 )
+from p2php.session.spectator import WATCH_PATIENCE, WatchError, keep_watching, watch
 from p2php.session.transcript import TranscriptError
 
 __all__ = [
@@ -105,6 +106,7 @@ __all__ = [
     "TranscriptError",
     "TranscriptInfo",
     "Verdict",
+    "WatchError",
     "YourTurn",
     "check_delay",
     "host_table",
@@ -909,17 +911,38 @@ def rematch_table(peer: Peer, *, transcript_path: str | Path | None = None,
 
 
 async def watch_table(address: str | tuple[str, int], on_step: Callable[[Lockstep], None] | None = None,
-                      name: str = "spectator") -> Lockstep:
+                      name: str = "spectator", *, on_chat: Callable[[ChatLine | ChatDropped], None] | None = None,
+                      on_link_lost: Callable[[str], None] | None = None,
+                      patience: float = WATCH_PATIENCE) -> Lockstep:
     """Spectate the table of the peer at ``address`` until its game and audit end.
 
     The spectator verifies everything itself and sees only public information;
     ``on_step`` is called as each step is resolved.  Returns the spectator's
     lockstep (``.events``, ``.result``, ``.verdict``).
-    """
-    from p2php.session.spectator import watch
 
+    A link that breaks (the watched seat resumes from its log, the network
+    drops) is made again a second later, for up to ``patience`` seconds
+    without news, as ``p2php watch`` does; each new link replays the public
+    record from its start into a new lockstep, and ``on_step`` is called only
+    for what no earlier link showed, so it sees every step once and in order.
+    ``on_link_lost`` gets one line for each failure that reads differently
+    from the last; ``on_chat`` the seats' chat lines the peer relays (each
+    checked against its author's key).  Raises :class:`WatchError` once the
+    table is given up.
+    """
     host, port = _split_address(address)
-    return await watch(host, port, name, on_step)
+    best: tuple[int, int, int, bool] = (-1, -1, -1, False)
+
+    def show(ls: Lockstep) -> None:
+        nonlocal best
+        mark = (ls.tick, ls.phase, len(ls.events), ls.verdict is not None)
+        if mark > best:  # a replay of what an earlier link showed is not news
+            best = mark
+            if on_step is not None:
+                on_step(ls)
+
+    return await keep_watching(lambda observe: watch(host, port, name, observe, on_chat=on_chat), show,
+                               on_link_lost or (lambda line: None), patience=patience)
 
 
 # ----------------------------------------------------------------------------- rendezvous (thin layer over p2php.lobby)

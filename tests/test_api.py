@@ -203,8 +203,10 @@ def test_events_are_plain_frozen_data() -> None:
     _: Any = api.PeerEvent  # the union is public for type annotations
 
 
-async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: Path) -> None:
-    """start_peer keeps a resume log; the seat "crashes", resume_peer finishes the game; watch_table follows it."""
+async def test_api_peer_resumes_from_its_log_and_spectators_watch_through_it(tmp_path: Path) -> None:
+    """start_peer keeps a resume log; the seat "crashes", resume_peer finishes the game; watch_table follows it,
+    from another seat's table and from the very seat that crashes (its link breaks: it links again, and
+    ``on_step`` sees each step once, in order, across the two links)."""
     import trio
 
     from p2php.net.mesh import listen as _listen
@@ -218,8 +220,16 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
         await lst.aclose()
     addresses = {s: ("127.0.0.1", ports[s]) for s in range(3)}
     results: dict[int, object] = {}
-    watched: list[_Lockstep] = []
+    watched: dict[int, _Lockstep] = {}
     left = trio.Event()
+    watching = trio.Event()
+    marks: list[tuple[int, int, int, bool]] = []
+    lost: list[str] = []
+
+    def on_step(ls: _Lockstep) -> None:
+        marks.append((ls.tick, ls.phase, len(ls.events), ls.verdict is not None))
+        if ls.tick >= 3:
+            watching.set()
 
     async def seat(s: int) -> None:
         async with api.start_peer("uno", players=3, seat=s, addresses=addresses, options={"rounds": 1},
@@ -229,6 +239,7 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
                 if isinstance(event, api.YourTurn):
                     turns += 1
                     if s == 1 and turns == 3:
+                        await watching.wait()
                         left.set()
                         return  # seat 1 walks away mid-game (its process "dies")
                     await peer.submit(event.legal[0])
@@ -245,21 +256,58 @@ async def test_api_peer_resumes_from_its_log_and_a_spectator_watches(tmp_path: P
                 elif isinstance(event, api.Finished):
                     results[1] = event
 
-    async def spectator() -> None:
+    async def spectator(s: int) -> None:
         await trio.sleep(0.3)
-        watched.append(await api.watch_table(("127.0.0.1", ports[0])))
+        watched[s] = await api.watch_table(("127.0.0.1", ports[s]), on_step if s == 1 else None,
+                                           on_link_lost=lost.append if s == 1 else None)
 
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             for s in range(3):
                 nursery.start_soon(seat, s)
             nursery.start_soon(comeback)
-            nursery.start_soon(spectator)
+            nursery.start_soon(spectator, 0)
+            nursery.start_soon(spectator, 1)
     assert sorted(results) == [0, 1, 2]
     for event in results.values():
         assert isinstance(event, api.Finished) and event.verdict is not None and event.verdict.clean
-    assert watched and watched[0].verdict is not None and watched[0].verdict.clean
-    assert watched[0].private_faces == {}
+    assert sorted(watched) == [0, 1]
+    for seat_watched, ls in watched.items():
+        assert ls.verdict is not None and ls.verdict.clean and ls.private_faces == {}, (seat_watched, ls.tick, lost)
+    assert watched[0].verdict.state_hash == watched[1].verdict.state_hash  # type: ignore[union-attr]
+    assert lost and all("watching again" in line for line in lost)  # the crashed seat's link broke
+    assert marks == sorted(set(marks)) and marks[-1][3]  # each step once, in order, up to the verdict
+
+
+def test_watch_table_tells_each_step_once_across_links_that_replay(monkeypatch: pytest.MonkeyPatch,
+                                                                   autojump_clock: Any) -> None:
+    """Each new link replays the record from its start: ``on_step`` hears only what no earlier link showed."""
+    from types import SimpleNamespace
+
+    links = iter([4, 2, 7, None])  # steps each link shows before it breaks (None: to the end, 9 steps)
+
+    async def fake_watch(host: str, port: int, name: str, observe: Any, **_: Any) -> Any:
+        reach = next(links)
+        ls = SimpleNamespace(tick=0, phase=0, events=[], verdict=None)
+        for tick in range(9 if reach is None else reach):
+            ls.tick, ls.events = tick, ls.events + [tick]
+            observe(ls)
+            observe(ls)  # a frame that changes nothing is not a step
+        if reach is None:
+            ls.verdict = "clean"
+            observe(ls)
+            return ls
+        raise api.WatchError(f"link broke at {reach}")
+
+    import p2php.api as api_module
+    monkeypatch.setattr(api_module, "watch", fake_watch)
+    seen: list[int] = []
+    lost: list[str] = []
+    ls = trio.run(lambda: api.watch_table("127.0.0.1:9", lambda ls: seen.append(ls.tick), on_link_lost=lost.append),
+                  clock=autojump_clock)
+    assert ls.verdict == "clean"
+    assert seen == [*range(9), 8]  # ticks 0..8 once each, then the verdict
+    assert lost == [f"link broke at {n} — watching again" for n in (4, 2, 7)]
 
 
 async def test_leaving_while_another_seat_decides_still_tells_the_table_at_once() -> None:

@@ -828,13 +828,18 @@ async def run_faulted_table(
     return TableRun(game, players, time.perf_counter() - started, seats, proxies)
 
 
-def uno_deciders(players: int, seed: int, kind: str = "heuristic") -> list[Any]:
-    """Seeded UNO bots, one per seat."""
+def game_deciders(name: str, players: int, seed: int, kind: str = "heuristic") -> list[Any]:
+    """Seeded bots of the registered game ``name``, one per seat."""
     from p2php.engine.registry import get_game
     from p2php.session.runner import bot_decider
 
-    game = get_game("uno")
+    game = get_game(name)
     return [bot_decider(game.make_bot(kind, f"{seed}:{s}")) for s in range(players)]
+
+
+def uno_deciders(players: int, seed: int, kind: str = "heuristic") -> list[Any]:
+    """Seeded UNO bots, one per seat."""
+    return game_deciders("uno", players, seed, kind)
 
 
 def toy_deciders(players: int, seed: int) -> list[Any]:
