@@ -26,6 +26,7 @@ from adversarial.faultproxy import (
     Shaper,
     Shaping,
     TableRun,
+    game_deciders,
     random_links,
     run_faulted_table,
     spoil,
@@ -226,6 +227,23 @@ async def test_a_reset_in_the_middle_of_the_game_is_survived() -> None:
     run = await _uno(3, 4, {(2, 0): LinkPlan.first(Fault("reset", on_kind="action", nth=5))})
     _clean(run)
     assert run.resets == 1 and run.proxies[(2, 0)].stats.connections >= 2
+
+
+@pytest.mark.parametrize(("game", "players", "options"), [("tcg", 2, {}), ("hogwarts", 3, {}), ("hpsha", 4, {})])
+async def test_every_game_survives_a_reset_in_the_middle_of_the_game(game: str, players: int,
+                                                                     options: dict[str, Any]) -> None:
+    """The same fault in each game with its own flows (TCG's secret deck lists, Hogwarts' reseals and dice, HP
+    Sha's response windows): the link of the two highest seats reset at its fifth action, and at its first key
+    release after that; the seats redial and catch up, and every audit is clean."""
+    calm = ConnPlan((), Shaping(), Shaping())
+    plan = LinkPlan((ConnPlan((Fault("reset", on_kind="action", nth=5),), Shaping(), Shaping()),
+                     ConnPlan((Fault("reset", on_kind="keys", nth=1),), Shaping(), Shaping())), calm)
+    with trio.fail_after(LIMIT + 30):
+        run = await run_faulted_table(game, players, game_deciders(game, players, 3), options,
+                                      links={(players - 1, players - 2): plan}, seed=3, timeout=TIMEOUT,
+                                      resume_timeout=RESUME, deadline=LIMIT + 25)
+    _clean(run)
+    assert run.resets == 2 and run.proxies[(players - 1, players - 2)].stats.connections >= 3
 
 
 @pytest.mark.parametrize("kind", SPOIL_KINDS)
