@@ -79,6 +79,9 @@ TARGETS: dict[str, list[str]] = {
     "p2php/session/messages.py": SESSION_TESTS,
     "p2php/session/handshake.py": [*SESSION_TESTS, "tests/test_net_mesh.py"],
     "p2php/session/records.py": SESSION_TESTS,
+    "p2php/session/pass_digests.py": [
+        "tests/test_pass_digests.py", "tests/test_pass_digests_net.py", *SESSION_TESTS, "tests/test_resume.py",
+    ],
     "p2php/crypto/deck.py": [
         "tests/test_vectors.py", "tests/test_crypto_deck.py", "tests/test_privacy.py",
         "tests/test_session_cheats.py", "tests/test_trust_variants.py",

@@ -2,7 +2,8 @@
 seats lose their relay connection at random moments (what a home router forgetting a NAT mapping does).
 
 Each game is a relayed loopback table (``p2php.net.libp2p.Libp2pLoopback``, every host listening nowhere) of
-UNO bots (fast deck, one round; the bots wait ``--bot-delay`` seconds a turn so a game spans the faults). At
+UNO bots by default (``--game``; fast deck, ``--crypto``; UNO plays one round; the bots wait ``--bot-delay``
+seconds a turn so a game spans the faults). At
 seeded moments a seat's host drops its connection to the relay: every circuit of that seat ends, the seat
 reserves again within a second, the links are dialled again and the game goes on. Judged as
 ``fault_soak.py`` judges: every seat finishes, all verdicts clean with one state hash, no seat ever named
@@ -13,6 +14,7 @@ the seat that dropped, no others.
 (``p2php.net.libp2p._circuit_relay_class``), to compare the two in one run on the same seeds.
 
     python benchmarks/relay_soak.py [--games 20] [--players 4] [--drops 3] [--parallel 2] [--library-relay]
+    python benchmarks/relay_soak.py --game hpsha --players 5 --bot-delay 0.02 --crypto verified
 """
 
 from __future__ import annotations
@@ -89,10 +91,15 @@ def _describe(exc: BaseException) -> str:
         f"{Path(f.filename).name}:{f.lineno}" for f in reversed(where))
 
 
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The table's options: the deck protocol asked for, and UNO's one round."""
+    return {"crypto": args.crypto, **({"rounds": 1} if args.game == "uno" else {})}
+
+
 async def one_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
     """One relayed table with ``args.drops`` relay-connection drops; its outcome and counts."""
     players = args.players
-    game = get_game("uno")
+    game = get_game(args.game)
     deciders = [_slow(bot_decider(game.make_bot("heuristic", f"{seed}:{s}")), args.bot_delay)
                 for s in range(players)]
     plan = random.Random(f"relay-soak:{seed}")
@@ -153,7 +160,7 @@ async def one_game(seed: int, args: argparse.Namespace) -> dict[str, Any]:
             try:
                 with trio.move_on_after(args.deadline):
                     results = await run_local_table(
-                        "uno", players, deciders, {"crypto": "fast", "rounds": 1}, seed=seed, timeout=args.timeout,
+                        args.game, players, deciders, _options(args), seed=seed, timeout=args.timeout,
                         network=net, resume_timeout=args.resume_timeout, on_link=on_link)
             except Exception as exc:  # noqa: BLE001 - a soak reports, it does not stop
                 error = _describe(exc)
@@ -209,6 +216,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "relay": "py-libp2p's own clean-up" if args.library_relay else "p2php relay (each circuit on its own)",
         "runs": len(seeds), "first_seed": args.first_seed, "players": args.players, "parallel": args.parallel,
+        "game": args.game, "crypto": args.crypto,
         "drops_per_game": args.drops, "wall_seconds": round(time.perf_counter() - start, 1),
         "verdicts": {k: outcomes.get(k, 0) for k in ("clean", "unattributed", "named", "unfinished")},
         "spectator": args.spectator, "spectator_links_broken": sum(g["watch_breaks"] for g in games),
@@ -225,6 +233,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--seeds", default="", help="these seeds instead (comma-separated)")
+    ap.add_argument("--game", default="uno", help="a registered game (UNO plays one round)")
+    ap.add_argument("--crypto", choices=("fast", "verified"), default="fast", help="the deck protocol")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--drops", type=int, default=3, help="relay-connection drops per game")
     ap.add_argument("--spectator", action="store_true", help="a spectator of seat 0 watches every game, relayed")
