@@ -9,6 +9,7 @@ the points are wrong, missing, or arrive after a relayed copy of their message.
 from __future__ import annotations
 
 from collections import Counter
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from p2php.crypto import deck, group
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
 from p2php.session.messages import ATT
-from p2php.session.pass_digests import pass_digest
+from p2php.session.pass_digests import MAX_WAITING_ATTS, pass_digest
 
 pytestmark = pytest.mark.crypto("fast")  # the fast deck's own mechanics
 
@@ -161,7 +162,10 @@ def test_a_relayed_copy_without_points_waits_for_them() -> None:
     assert nxt.receive_relayed(plain)
     assert nxt.sync_seq(0) == -1  # asks seat 0 to send it again: with its points
     assert not nxt.poll() and nxt.waiting_for() == [0]
+    logged: list[dict[str, Any]] = []
+    nxt.record = logged.append
     nxt.receive(0, full)  # the duplicate brings the points
+    assert [w[ATT] for w in logged if w.get("seq") == 0 and w.get("from") == 0] == [full[ATT]]  # the resume log too
     assert nxt.sync_seq(0) == 0
     nxt.poll()
     assert nxt.fault is None and nxt.phase >= 1
@@ -188,6 +192,53 @@ def test_a_relay_with_wrong_points_names_nobody_and_keeps_nothing() -> None:
     assert nxt.waiting_for() == [0] or not nxt.poll()
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_deck_of_a_reshuffling_game_sends_each_passes_points_to_the_next_passer(players: int) -> None:
+    """Reshuffles of face-down cards (a rekey round first: 3n passes), of public faces, and a secret-composition
+    deck (its first pass in the body: the audit opens the owner's list from it): in every deck a pass whose body
+    signs a digest sends its points to the seat that makes the pass after it, and to nobody else; a pass whose
+    body holds its points sends none beside it."""
+    import reshuffle_game  # noqa: F401  (registers "reshuffle-toy")
+
+    sends: Counter[tuple[int, int, int, int, bool]] = Counter()
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if frame.get("kind") in ("shuffle", "lock"):
+            sends[(sender, recipient, frame["at"][0], frame["at"][1], ATT in frame)] += 1
+        return frame
+
+    peers = _run(make_peers("reshuffle-toy", players, {"secret": True}, seed=4), tamper)
+    assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
+    passes = {m.at: m for m in peers[0].transcript if m.kind in ("shuffle", "lock")}
+    hidden = [rec for rec in peers[0].decks if rec.hidden]
+    assert hidden and all(len([at for at in passes if at[0] == rec.tick]) == 3 * players for rec in hidden)
+    for (tick, phase), msg in passes.items():
+        got = {r for (s, r, t, ph, att) in sends if (t, ph) == (tick, phase) and att}
+        after = passes.get((tick, phase + 1))
+        if "cards" in msg.body or after is None or after.sender == msg.sender:
+            assert got == set(), (tick, phase)
+        else:
+            assert "digest" in msg.body and got == {after.sender}, (tick, phase, got, after.sender)
+
+
+def test_only_a_pass_of_a_fast_deck_can_make_a_seat_wait_for_points() -> None:
+    """A body that names a ``digest`` in any other message (a hostile sender's) never makes us wait for points."""
+    peers = make_peers("toy", 3, {}, seed=13)
+    full, _ = _first_intermediate(peers)
+    nxt = peers[1]
+    nxt.poll()
+    digest = full["body"]["digest"]
+
+    def msg(kind: str, sender: int = 0, at: tuple[int, int] = (0, 0)) -> Any:
+        return SimpleNamespace(kind=kind, sender=sender, seq=0, at=at, body={"digest": digest})
+
+    assert nxt.needs_points(msg("shuffle"))  # seat 1 makes the pass after seat 0's first
+    assert not nxt.needs_points(msg("keys")) and not nxt.needs_points(msg("action"))
+    assert not nxt.needs_points(msg("shuffle", sender=1)) and not nxt.needs_points(msg("shuffle", at=(0, 1)))
+    assert not peers[2].needs_points(msg("shuffle"))  # not the next passer
+    assert not nxt.needs_points(msg("shuffle", at=(7, 0)))  # no deck at that tick
+
+
 def test_points_of_another_seat_are_bounded() -> None:
     """Points nobody asked for are kept at most four per seat (an honest seat has one in flight to us)."""
     peers = make_peers("toy", 3, {}, seed=13)
@@ -197,6 +248,17 @@ def test_points_of_another_seat_are_bounded() -> None:
     assert len(nxt.attachments) == 1
     kinds = Counter(s for s, _ in nxt.attachments)
     assert kinds[0] <= 4
+    # Points of later passes than the one in flight (a flood, or a seat running ahead): the fifth is dropped,
+    # points of another sender are counted apart, points already taken or whose digest differs are not kept.
+    def pass_of(sender: int, seq: int, points: bytes) -> Any:
+        return SimpleNamespace(kind="shuffle", sender=sender, seq=seq, body={"digest": pass_digest(points)})
+
+    kept = [nxt.take_points(pass_of(0, seq, bytes([seq]) * 33), bytes([seq]) * 33, False) for seq in range(1, 7)]
+    assert kept == [True, True, True, False, False, False]  # 1 held already (the first pass) + 3 = MAX_WAITING_ATTS
+    assert nxt.take_points(pass_of(2, 5, b"x" * 33), b"x" * 33, False)
+    assert not nxt.take_points(pass_of(2, 5, b"x" * 33), b"x" * 33, False)  # held already
+    assert not nxt.take_points(pass_of(2, 6, b"y" * 33), b"z" * 33, False)  # a relay's wrong points: dropped
+    assert not nxt.take_points(pass_of(0, -1, b"w" * 33), b"w" * 33, False) and MAX_WAITING_ATTS == 4
 
 
 def test_the_resume_log_keeps_the_points() -> None:
