@@ -164,12 +164,24 @@ def test_a_relayed_copy_without_points_waits_for_them() -> None:
     assert not nxt.poll() and nxt.waiting_for() == [0]
     logged: list[dict[str, Any]] = []
     nxt.record = logged.append
+    nxt.receive_relayed(plain)
+    assert logged == []  # a copy that brings nothing new is not logged again
     nxt.receive(0, full)  # the duplicate brings the points
     assert [w[ATT] for w in logged if w.get("seq") == 0 and w.get("from") == 0] == [full[ATT]]  # the resume log too
     assert nxt.sync_seq(0) == 0
     nxt.poll()
     assert nxt.fault is None and nxt.phase >= 1
     assert [(m.sender, m.kind) for m in nxt.transcript] == [(0, "shuffle"), (1, "shuffle")]  # and it made its own
+
+
+def test_a_pass_sent_again_to_some_seats_carries_its_points_only_to_the_next_passer_among_them() -> None:
+    peers = make_peers("toy", 3, {}, seed=13)
+    full, plain = _first_intermediate(peers)
+    sender = peers[0]
+    msg = sender.transcript[-1]
+    assert [(ATT in w, to) for w, to in sender.deliveries(msg, [1, 2])] == [(True, [1]), (False, [2])]
+    assert [(ATT in w, to) for w, to in sender.deliveries(msg, [2])] == [(False, [2])]  # seat 1 not among them
+    assert [(ATT in w, to) for w, to in sender.deliveries(msg, [1])] == [(True, [1])]
 
 
 def test_a_seat_that_is_not_the_next_passer_takes_the_digest_at_once() -> None:
