@@ -270,7 +270,8 @@ def test_points_of_another_seat_are_bounded() -> None:
     assert nxt.take_points(pass_of(2, 5, b"x" * 33), b"x" * 33, False)
     assert not nxt.take_points(pass_of(2, 5, b"x" * 33), b"x" * 33, False)  # held already
     assert not nxt.take_points(pass_of(2, 6, b"y" * 33), b"z" * 33, False)  # a relay's wrong points: dropped
-    assert not nxt.take_points(pass_of(0, -1, b"w" * 33), b"w" * 33, False) and MAX_WAITING_ATTS == 4
+    assert not nxt.take_points(pass_of(2, -1, b"w" * 33), b"w" * 33, False)  # seat 2's pass we took last
+    assert MAX_WAITING_ATTS == 4
 
 
 def test_the_resume_log_keeps_the_points() -> None:
