@@ -147,6 +147,31 @@ async def test_a_link_compresses_only_if_both_ends_offer_deflate(offers: Offers)
         await listener.aclose()
 
 
+def test_a_run_is_taken_up_to_its_limit_exactly_and_refused_one_byte_past() -> None:
+    """A frame of the largest allowed size fills a run to its limit and passes; whole, well-formed frames one byte
+    past the limit are refused however they would parse."""
+    limit = 1024
+    largest = limit.to_bytes(4, "big") + bytes(range(256)) * 4
+    assert len(largest) == run_limit(limit)
+    assert Inflater(limit).unpack(_raw(largest)) == [largest[4:]]
+    assert Inflater(limit).unpack(Deflater().pack([largest])) == [largest[4:]]
+    past = (limit - 4).to_bytes(4, "big") + b"a" * (limit - 4) + (1).to_bytes(4, "big") + b"b"
+    assert len(past) == run_limit(limit) + 1
+    with pytest.raises(DeflateError, match="limit"):
+        Inflater(limit).unpack(_raw(past))
+
+
+def test_a_match_reaches_back_the_whole_32_kib_window() -> None:
+    """The inflater keeps DEFLATE's full window: a compressor primed with the last 32 KiB finds a frame sent
+    ~20 KiB of random bytes ago, and the receiver must follow that far back."""
+    deflater, inflater = Deflater(), Inflater(1 << 16)
+    text = encode_frame({"kind": "chat", "body": {"text": "nox " * 300}})
+    noise = encode_frame({"kind": "pass", "body": {"cards": os.urandom(20_000)}})
+    runs = [deflater.pack([text]), deflater.pack([noise]), deflater.pack([text])]
+    assert len(runs[2]) < 40  # one back-reference, 20 kB back
+    assert [inflater.unpack(r) for r in runs] == [[text[4:]], [noise[4:]], [text[4:]]]
+
+
 def test_a_long_random_frame_is_stored_and_the_stream_still_finds_what_came_before() -> None:
     """A pass-sized random frame is copied as stored blocks (no compressor time spent on it), yet a frame sent
     after it still compresses against one sent before it: the new compressor is primed with the receiver's window."""

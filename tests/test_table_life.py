@@ -10,7 +10,8 @@ import pytest
 import trio
 import trio.testing  # noqa: F401  (the autojump_clock fixture's type)
 
-from p2php import api
+from p2php import api, tags
+from p2php.canonical import digest
 from p2php.errors import RefusalCode
 from p2php.net.mesh import listen, listener_port
 from p2php.session import chat as chat_mod
@@ -59,6 +60,18 @@ def test_a_chat_line_travels_signed_and_bounded() -> None:
     assert isinstance(drop, ChatDropped) and "over 280" in drop.reason
     with pytest.raises(ChatRefused, match="nothing"):
         ann.compose(" \x1b ", 400.0)
+    # Well signed but not normalised (a terminal escape, a doubled space): dropped, never shown.
+    for raw in ("a\x1b[2Kb", "two  spaces"):
+        n += 1
+        sig = secrets[0].identity.sign(chat_mod.chat_bytes(table.session_id, 0, n, raw))
+        drop = bob.receive(0, {"from": 0, "n": n, "text": raw, "sig": sig}, 500.0 + n)
+        assert isinstance(drop, ChatDropped) and "not normalised" in drop.reason, drop
+    # Typed with long runs of spaces: judged once normalised, up to 4 × 280 characters as typed.
+    assert ann.compose("a" + " " * 1000 + "b", 600.0)["text"] == "a b"
+    with pytest.raises(ChatRefused, match="too long"):
+        ann.compose("a" + " " * 1200 + "b", 700.0)
+    with pytest.raises(ChatRefused, match="spectator"):
+        ChatDesk(table, None, None).compose("hi", 800.0)
 
 
 def test_a_flood_is_bounded_with_one_notice() -> None:
@@ -86,6 +99,22 @@ def test_a_spectator_checks_relayed_chat_and_names_nobody() -> None:
     forged = {**ann.compose("x", 0.0), "from": 1}
     drop = watcher.receive(None, forged, 0.0)
     assert isinstance(drop, ChatDropped) and drop.seat == -1
+    # A relayed line from a seat the table does not have (one past the last, a bool): dropped, no key looked up.
+    for author in (table.players, True, -1):
+        drop = watcher.receive(None, {**ann.compose("x", 10.0 + author), "from": author}, 10.0 + author)
+        assert isinstance(drop, ChatDropped) and drop.seat == -1 and "no seat" in drop.reason, (author, drop)
+
+
+def test_a_chat_lines_number_fits_sixty_three_bits_and_its_signed_bytes_follow_the_spec() -> None:
+    table, secrets = _table()
+    bob = ChatDesk(table, 1, secrets[1].identity.sign)
+    sid = table.session_id
+    assert chat_mod.chat_bytes(sid, 2, 5, "hé") == digest(
+        tags.CHAT, sid, b"\x00\x02", (5).to_bytes(8, "big"), "hé".encode())  # §3.8: u16 seat, u64 n
+    for n, shown in ((2**63 - 1, True), (2**63, False)):
+        sig = secrets[0].identity.sign(chat_mod.chat_bytes(sid, 0, n, "late"))
+        got = bob.receive(0, {"from": 0, "n": n, "text": "late", "sig": sig}, float(n % 7))
+        assert isinstance(got, ChatLine) == shown, (n, got)
 
 
 # ----------------------------------------------------------------------------- chat over real sockets
