@@ -50,6 +50,9 @@ def test_a_chat_line_travels_signed_and_bounded() -> None:
                 {"from": 0, "n": 9, "text": "a\x1b", "sig": b"x" * 64}):
         drop = bob.receive(0, bad, 100.0 + len(str(bad)))
         assert isinstance(drop, ChatDropped) and drop.seat == 0
+    for sig in ("x" * 64, b"x" * 63, 7):  # not 64 bytes: refused before any key is asked
+        drop = bob.receive(0, {"from": 0, "n": 9, "text": "a", "sig": sig}, 150.0 + len(str(sig)))
+        assert isinstance(drop, ChatDropped) and "without a valid signature" in drop.reason, (sig, drop)
     # Oversize: refused at the sender, dropped at the receiver (even when well signed).
     with pytest.raises(ChatRefused, match="at most 280"):
         ann.compose("a" * 281, 200.0)
