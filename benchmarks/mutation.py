@@ -95,6 +95,10 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_session_cheats.py", "tests/test_trust_variants.py",
     ],
     "p2php/net/framing.py": ["tests/test_net_framing.py", "tests/test_trust_corners.py"],
+    "p2php/session/verified.py": [
+        "tests/test_session_verified.py", "tests/test_session_verified_messages.py", *SESSION_TESTS,
+        "tests/test_reshuffle.py",
+    ],
     "p2php/net/deflate.py": ["tests/test_net_deflate.py", "tests/test_net_framing.py"],
     "p2php/session/chat.py": ["tests/test_table_life.py", "tests/test_spectator.py"],
     "p2php/canonical.py": [
