@@ -232,6 +232,55 @@ def test_a_fast_field_in_a_verified_body_is_a_bad_message() -> None:
     _named(peers, 1, FaultCode.BAD_MESSAGE)
 
 
+def test_a_fast_field_in_a_verified_pass_is_a_bad_message() -> None:
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=9)
+    _cheat(peers[1], lambda kind, body: {**body, "commits": []} if kind == "pass" else body)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _named(peers, 1, FaultCode.BAD_MESSAGE)
+
+
+@pytest.mark.parametrize("spoil", ["not-a-point", "short"])
+def test_a_verified_pass_whose_cards_do_not_decode_is_named_at_once(spoil: str) -> None:
+    """A ciphertext that is no pair of curve points (or the wrong count of them): named by every honest peer at
+    the pass, with the pass's own reason, before any proof is run."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind != "pass":
+            return body
+        cards = list(body["cards"])
+        if spoil == "short":
+            return {**body, "cards": cards[:-1]}
+        cards[0] = b"\x05" + cards[0][1:]  # no SEC1 point starts with 05
+        return {**body, "cards": cards}
+
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=9)
+    _cheat(peers[2], alter)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    for p in peers[:2]:
+        assert p.fault is not None and p.fault.culprit == 2 and p.fault.at[0] == p.decks[0].tick, p.fault
+        assert p.verdict is not None and p.verdict.culprit == 2 and not p.verdict.clean
+
+
+def test_shares_released_for_other_slots_than_the_duty_are_named() -> None:
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=9)
+    assert peers[1].vdeck is not None
+    items = peers[1].vdeck.own_items
+    done: list[bool] = []
+
+    def shifted(slots: list[int]) -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = items(slots)
+        if out.get("shares") and not done:
+            done.append(True)
+            out = {**out, "shares": [[slot + 1, share] for slot, share in out["shares"]]}
+        return out
+
+    peers[1].vdeck.own_items = shifted  # type: ignore[method-assign]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert done
+    for p in (peers[0], peers[2]):
+        assert p.fault is not None and p.fault.culprit == 1 and "expected" in p.fault.reason, p.fault
+        assert p.verdict is not None and p.verdict.culprit == 1 and not p.verdict.clean
+
+
 def test_a_verified_transcript_verifies_from_the_transcript_alone(tmp_path: Any) -> None:
     """``p2php verify`` re-checks every key share, pass and public share; no audit secret exists or is needed."""
     from p2php.session import transcript
