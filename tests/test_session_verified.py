@@ -401,13 +401,15 @@ def _secret_peers(cards: list[int], seed: int) -> list[Lockstep]:
     return memory.make_peers("toy", 3, SECRET, seed=seed, private_decks={0: {"secret": cards}})
 
 
-@pytest.mark.parametrize("pool", [(6, 7, 7, 8), (6, 7), (6, 7, True), (6, 7, 10_000)])
+@pytest.mark.parametrize("pool", [(6, 7, 7, 8), (6, 7), (6, 7, True), (6, 7, -1)])
 def test_a_games_bad_pool_for_a_secret_deck_stops_the_table_naming_nobody(pool: tuple[int, ...],
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """The game's pool (a repeated id, fewer ids than the deck, a bool, an id past the book) is the game author's
-    error: every peer stops with an internal fault that names no seat."""
+    """The game's pool (a repeated id, fewer ids than the deck, a bool, an id past the book: -1 stands for the
+    first id past it) is the game author's error: every peer stops with an internal fault that names no seat."""
     from p2php.engine.registry import get_game
 
+    past = get_game("toy").universe_size(SECRET)
+    pool = tuple(past if c == -1 else c for c in pool)
     monkeypatch.setattr(type(get_game("toy")), "private_pool", lambda self, options, owner, purpose: pool)
     peers = _secret_peers([6, 7, 8], 17)
     memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
