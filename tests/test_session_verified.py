@@ -281,6 +281,34 @@ def test_shares_released_for_other_slots_than_the_duty_are_named() -> None:
         assert p.verdict is not None and p.verdict.culprit == 1 and not p.verdict.clean
 
 
+@pytest.mark.parametrize("broken", ["no-card", "twice"])
+def test_a_slot_that_opens_wrong_behind_the_proofs_stops_the_table_naming_nobody(
+        broken: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defence in depth: were the proofs ever to let a bad card through (a slot that opens to no card of the book,
+    or to a card another slot of the deck already showed), a public deck's opening is an internal fault naming
+    nobody (its cards are no seat's choice), never an assertion or a card shown twice."""
+    import p2php.session.verified as session_verified
+
+    real = session_verified.vd.open_slot
+    first: list[int] = []
+
+    def open_slot(book: Any, ct: Any, shares: Any, players: int, *, slot: int) -> int:
+        card = real(book, ct, shares, players, slot=slot)
+        if first and broken == "no-card":
+            raise vd.DeckFault(vd.BAD_CARD, None, f"slot {slot} opens to no card")
+        if first and broken == "twice":
+            return first[0]
+        first.append(card)
+        return card
+
+    monkeypatch.setattr(session_verified.vd, "open_slot", open_slot)
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=9)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    for p in peers:
+        assert p.fault is not None and p.fault.culprit is None and p.fault.code == FaultCode.INTERNAL, p.fault
+        assert ("no card" if broken == "no-card" else "not in its place") in p.fault.reason
+
+
 def test_a_verified_transcript_verifies_from_the_transcript_alone(tmp_path: Any) -> None:
     """``p2php verify`` re-checks every key share, pass and public share; no audit secret exists or is needed."""
     from p2php.session import transcript
