@@ -45,7 +45,8 @@ async def watch(host: str, port: int, name: str = "spectator",
                 observe: Callable[[Lockstep], None] | None = None, timeout: float = 600.0,
                 connect: Callable[[], Awaitable[trio.abc.Stream]] | None = None,
                 on_chat: Callable[[ChatLine | ChatDropped], None] | None = None) -> Lockstep:
-    """Watch the table of the peer at ``host:port`` until the game (and its audit) ends (else :class:`WatchError`).
+    """Watch the table of the peer at ``host:port`` until the game (and its audit) ends (else :class:`WatchError`;
+    a peer that hangs up mid-game is one: it may be resuming, see :func:`keep_watching`).
 
     ``connect()``: how to reach the peer instead of TCP (an online table's libp2p stream; ``host`` names it).
     ``on_chat``: told the seats' chat lines the peer relays, each checked against its author's key (§3.8).
@@ -109,8 +110,10 @@ async def watch(host: str, port: int, name: str = "spectator",
             raise WatchError("the peer did not answer in time") from None
     if ls is None:
         raise WatchError("the peer never showed the table")
-    if not ls.finished:  # it crashed, or resumes: naming the seats we wait for would blame honest ones
-        raise WatchError(f"the peer hung up before the game ended (step {ls.tick})")
+    if not ls.finished:
+        if not ls.auditing:  # mid-game: it crashed, or resumes; naming the seats we wait for would blame honest ones
+            raise WatchError(f"the peer hung up before the game ended (step {ls.tick})")
+        ls.timeout()  # the table had stopped (an audit or abort came) and the peer is done: close with what we hold
     return ls
 
 
