@@ -203,12 +203,14 @@ def test_events_are_plain_frozen_data() -> None:
     _: Any = api.PeerEvent  # the union is public for type annotations
 
 
-async def test_api_peer_resumes_from_its_log_and_spectators_watch_through_it(tmp_path: Path) -> None:
+async def test_api_peer_resumes_from_its_log_and_spectators_watch_through_it(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """start_peer keeps a resume log; the seat "crashes", resume_peer finishes the game; watch_table follows it,
     from another seat's table and from the very seat that crashes (its link breaks: it links again, and
     ``on_step`` sees each step once, in order, across the two links)."""
     import trio
 
+    import p2php.api as api_module
     from p2php.net.mesh import listen as _listen
     from p2php.net.mesh import listener_port
     from p2php.session.lockstep import Lockstep as _Lockstep
@@ -250,11 +252,30 @@ async def test_api_peer_resumes_from_its_log_and_spectators_watch_through_it(tmp
         await left.wait()
         await trio.sleep(0.5)
         async with api.resume_peer(tmp_path / "s1.resume") as peer:
+            first = True
             async for event in peer.events():
                 if isinstance(event, api.YourTurn):
+                    if first:  # the spectator links again a second after its link broke: let it in before the end
+                        first = False
+                        await relinked.wait()
                     await peer.submit(event.legal[0])
                 elif isinstance(event, api.Finished):
                     results[1] = event
+
+    relinked = trio.Event()
+
+    connect = api_module.watch
+
+    async def watch(host: str, port: int, name: str, observe: Any, **kw: Any) -> Any:
+        """The real link; a link to seat 1 made after one broke tells ``relinked`` once it shows the table."""
+        def seen(ls: _Lockstep) -> None:
+            if port == ports[1] and lost:
+                relinked.set()
+            observe(ls)
+
+        return await connect(host, port, name, seen, **kw)
+
+    monkeypatch.setattr(api_module, "watch", watch)
 
     async def spectator(s: int) -> None:
         await trio.sleep(0.3)
