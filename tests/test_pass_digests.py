@@ -233,6 +233,11 @@ def test_every_deck_of_a_reshuffling_game_sends_each_passes_points_to_the_next_p
             assert "digest" in msg.body and got == {after.sender}, (tick, phase, got, after.sender)
 
 
+def _bare(kind: str, sender: int, seq: int, digest: bytes, at: tuple[int, int] = (0, 0)) -> Any:
+    """A message as the points bookkeeping reads it (kind, sender, seq, tick and phase, a body naming ``digest``)."""
+    return SimpleNamespace(kind=kind, sender=sender, seq=seq, at=at, body={"digest": digest})
+
+
 def test_only_a_pass_of_a_fast_deck_can_make_a_seat_wait_for_points() -> None:
     """A body that names a ``digest`` in any other message (a hostile sender's) never makes us wait for points."""
     peers = make_peers("toy", 3, {}, seed=13)
@@ -242,7 +247,7 @@ def test_only_a_pass_of_a_fast_deck_can_make_a_seat_wait_for_points() -> None:
     digest = full["body"]["digest"]
 
     def msg(kind: str, sender: int = 0, at: tuple[int, int] = (0, 0)) -> Any:
-        return SimpleNamespace(kind=kind, sender=sender, seq=0, at=at, body={"digest": digest})
+        return _bare(kind, sender, 0, digest, at)
 
     assert nxt.needs_points(msg("shuffle"))  # seat 1 makes the pass after seat 0's first
     assert not nxt.needs_points(msg("keys")) and not nxt.needs_points(msg("action"))
@@ -263,7 +268,7 @@ def test_points_of_another_seat_are_bounded() -> None:
     # Points of later passes than the one in flight (a flood, or a seat running ahead): the fifth is dropped,
     # points of another sender are counted apart, points already taken or whose digest differs are not kept.
     def pass_of(sender: int, seq: int, points: bytes) -> Any:
-        return SimpleNamespace(kind="shuffle", sender=sender, seq=seq, body={"digest": pass_digest(points)})
+        return _bare("shuffle", sender, seq, pass_digest(points))
 
     kept = [nxt.take_points(pass_of(0, seq, bytes([seq]) * 33), bytes([seq]) * 33, False) for seq in range(1, 7)]
     assert kept == [True, True, True, False, False, False]  # 1 held already (the first pass) + 3 = MAX_WAITING_ATTS
