@@ -459,6 +459,11 @@ class Mesh:
         """Whether another spectator may join (at most :data:`MAX_SPECTATORS` at once)."""
         return sum(1 for p in self._spectators.values() if p.reason is None) < MAX_SPECTATORS
 
+    def spectator_gone(self, spectator: int) -> str | None:
+        """Why a spectator's link ended (``"spectator left"``: it hung up), None while it is up."""
+        peer = self._spectators.get(spectator)
+        return "never joined" if peer is None else peer.reason
+
     def _add_spectator(self, hello: dict[str, Any], peer: _Peer) -> None:
         number = len(self._spectators)
         self._spectators[number] = peer
@@ -471,6 +476,7 @@ class Mesh:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._drain_spectator, peer)
                 nursery.start_soon(self._write_loop, peer)
+        peer.drained.set()  # (its write loop was cancelled if the spectator left first: nothing more goes out)
         await trio.aclose_forcefully(peer.stream)
 
     async def _drain_spectator(self, peer: _Peer) -> None:

@@ -58,6 +58,8 @@ Observer = Callable[[Lockstep, list[str]], None]
 
 RELINK_TIMEOUT = 10.0
 """Seconds a move of a working link onto a better path may take before the old link simply stays."""
+SPECTATOR_POLL = 0.25
+"""Seconds between looks at the spectators' links while only a spectator that missed the end is waited for."""
 
 
 @dataclass
@@ -83,6 +85,9 @@ class PeerConfig:
     """The bot kind playing this seat, if any (recorded in the resume log)."""
     linger: float = 10.0
     """After our verdict, how long we keep serving catch-up until every other seat said it finished."""
+    spectator_linger: float = 10.0
+    """After our verdict, how long we keep the table open for a spectator whose link broke before it got the end
+    (it links again a moment later and replays the record): so a watcher never misses how a game ended."""
     connect: Dial = tcp_dial
     """How to reach another seat's listener (the transport; TCP unless a test or another transport says)."""
     leave: trio.Event | None = None
@@ -345,6 +350,7 @@ class _Runner:
         self.received = 0
         self.down: dict[int, float] = {}
         self.spectators: dict[int, int] = {}  # spectator -> transcript messages relayed so far
+        self.spectators_ended: set[int] = set()  # spectators whose link was up when we queued the end for it
         self.deciding = False
         self.left = False  # our player left the table (LeaveTable from the decider)
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
@@ -384,19 +390,28 @@ class _Runner:
                 for seat in mesh.seats:
                     await self._sync(seat)
             linger_until: float | None = None
+            spectators_until, seats_done = 0.0, False
             while True:
                 await self._flush()
                 mesh.set_progress(None if ls.auditing else [ls.tick, ls.phase])
                 if ls.finished:
+                    now = trio.current_time()
                     if linger_until is None:
-                        linger_until = trio.current_time() + self.cfg.linger
+                        linger_until = now + self.cfg.linger
+                        spectators_until = now + self.cfg.spectator_linger
                     await self._send_fin()
-                    if self.fins >= set(mesh.seats) - self._gone() or trio.current_time() >= linger_until:
+                    seats_done = self.fins >= set(mesh.seats) - self._gone() or now >= linger_until
+                    if seats_done and (now >= spectators_until or not self._spectator_missed_end()):
                         break
                 if ls.awaiting_me() and not self.deciding:
                     self.deciding = True
                     nursery.start_soon(self._run_decider, merged_in.clone())
-                wait = linger_until - trio.current_time() if linger_until is not None else self._wait()
+                if linger_until is None:
+                    wait = self._wait()
+                elif seats_done:  # only a spectator is waited for: look at its links now and then
+                    wait = min(spectators_until - trio.current_time(), SPECTATOR_POLL)
+                else:
+                    wait = linger_until - trio.current_time()
                 with trio.move_on_after(max(wait, 0.0)) as scope:
                     event = await merged.receive()
                 if scope.cancelled_caught:
@@ -528,7 +543,7 @@ class _Runner:
             if event.seat not in self.down:
                 self.down[event.seat] = self.clock.now()
                 self._tell_link(event.seat, up=False)
-                if event.seat < ls.seat:  # type: ignore[operator]
+                if event.seat < ls.seat and not (ls.finished and event.seat in self.fins):  # type: ignore[operator]
                     # The higher seat of a pair dials (as when the mesh formed).
                     nursery.start_soon(self._redial, event.seat)
         elif isinstance(event, Rejoined):
@@ -634,6 +649,17 @@ class _Runner:
             gone.add(fault.culprit)
         return gone
 
+    def _spectator_missed_end(self) -> bool:
+        """Whether a spectator's link broke before it got the end of the game and no later link has it (or may
+        get it) yet: the spectator is linking again, most likely (spectators are anonymous, so any later link
+        counts)."""
+        def has_end(spectator: int) -> bool:  # up (so the end is queued for it), or hung up once it got the end
+            gone = self.mesh.spectator_gone(spectator)
+            return gone is None or (spectator in self.spectators_ended and gone == "spectator left")
+
+        missed = [s for s in self.spectators if not has_end(s)]
+        return bool(missed) and not any(has_end(s) for s in self.spectators if s > max(missed))
+
     async def _send_fin(self) -> None:
         """Tell everyone we finished (after our audit), so they know they may stop serving us."""
         if not self.fin_sent:
@@ -663,6 +689,8 @@ class _Runner:
             for msg in ls.transcript[done:]:
                 self.mesh.send_spectator(spectator, {"relay": msg.to_wire()})
             self.spectators[spectator] = len(ls.transcript)
+            if ls.finished and self.mesh.spectator_gone(spectator) is None:
+                self.spectators_ended.add(spectator)
         if self.observe is not None:
             self.observe(ls, [])
         if not self.setup_seconds and isinstance(ls.step, Decide) and ls.state.setup_done():
