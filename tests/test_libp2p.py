@@ -156,6 +156,32 @@ async def test_a_peer_whose_libp2p_identity_is_not_its_seat_keys_is_refused() ->
             pytest.fail("an unbound stream was accepted")
 
 
+async def test_a_stream_that_breaks_or_stalls_before_it_is_bound_is_a_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``open`` fails only with ``OSError`` (``ConnectionRefusedError``): the mesh and a spectator retry those;
+    a reset while binding (a relay restarting, seen in the relay soak) crashed a spectator before."""
+    import p2php.net.libp2p as p2p_libp2p
+
+    honest = Libp2pStream.bind
+
+    async with two_nodes() as (a, b):
+
+        async def reset(self: Libp2pStream, proof: bytes) -> bytes:
+            if proof == a.proof:  # the dialling end's stream (b binds its end as it should)
+                raise trio.BrokenResourceError("libp2p stream write failed: StreamReset")
+            return await honest(self, proof)
+
+        async def stall(self: Libp2pStream, proof: bytes) -> bytes:
+            if proof == a.proof:
+                await trio.sleep_forever()
+            return await honest(self, proof)
+
+        for bind, why in ((reset, "BrokenResourceError"), (stall, "TooSlowError")):
+            monkeypatch.setattr(Libp2pStream, "bind", bind)
+            monkeypatch.setattr(p2p_libp2p, "BINDING_TIMEOUT", 3.0)  # (connecting has as long)
+            with trio.fail_after(10), pytest.raises(ConnectionRefusedError, match=why):
+                await a.open(b.peer_id, b.addrs())
+
+
 async def _table(carried: str) -> None:
     game = get_game("uno")
     deciders = [bot_decider(game.make_bot("heuristic", f"{SEED}/{s}")) for s in range(3)]

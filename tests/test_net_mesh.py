@@ -7,10 +7,12 @@ import os
 import struct
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
+from functools import partial
 from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from p2php.net import (
     Frame,
@@ -118,10 +120,10 @@ class RawLink:
         await self.stream.aclose()
 
 
-async def raw_peer(port: int, seat: int) -> tuple[RawLink, FrameDecoder]:
+async def raw_peer(port: int, seat: int, hello: dict[str, Any] | None = None) -> tuple[RawLink, FrameDecoder]:
     """A hand-rolled peer that passes the handshake as ``seat`` (a bare mesh: nothing to prove)."""
     stream = await trio.open_tcp_stream(HOST, port)
-    mine, kx, hello = bytes(32), KeyExchange(), hello_for(seat)
+    mine, kx, hello = bytes(32), KeyExchange(), hello or hello_for(seat)
     await stream.send_all(encode_frame(hello) + encode_frame({"challenge": mine, "kx": kx.public})
                           + encode_frame({"proof": b""}) + encode_frame({"mesh": "ok"}))
     decoder = FrameDecoder()
@@ -131,7 +133,7 @@ async def raw_peer(port: int, seat: int) -> tuple[RawLink, FrameDecoder]:
             frames.append(frame)
             continue
         decoder.receive_data(await stream.receive_some(4096))
-    assert frames[3] == {"mesh": "ok"}
+    assert frames[3] == {"mesh": "ok"}, frames[3]
     link = LinkProof.of(hello, frames[0], mine, frames[1]["challenge"], kx.public, frames[1]["kx"], True)
     send, receive = kx.link_macs(frames[1]["kx"], link.transcript(), dialer=True)
     decoder.authenticate(receive)
@@ -488,3 +490,62 @@ def test_link_setup_refuses_a_malformed_challenge_and_a_spectator_proves_nothing
     spectator, peer = _setups(spectator=True)
     assert spectator.proof(peer.challenge()) == {"proof": b""}  # holds no key: an empty proof, still in step
     assert spectator.proven(peer.proof(spectator.challenge())) and spectator.macs is not None
+
+
+SPECTATOR_HELLO = {"seat": -1, "spectator": True, "name": "watcher"}
+
+
+async def test_spectators_are_eight_at_once_and_a_gone_one_frees_its_place(table: Table) -> None:
+    from p2php.net.mesh import MAX_SPECTATORS, SpectatorJoined, SpectatorLeft
+
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        links = [(await raw_peer(peers[0][1], -1, SPECTATOR_HELLO))[0] for _ in range(MAX_SPECTATORS)]
+        events = await collect(meshes[0], MAX_SPECTATORS)
+        assert [e.spectator for e in events if isinstance(e, SpectatorJoined)] == list(range(MAX_SPECTATORS))
+        with pytest.raises(AssertionError, match=f"already has {MAX_SPECTATORS} spectators"):
+            await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)
+        await links[3].aclose()
+        assert await collect(meshes[0], 1) == [SpectatorLeft(3, "spectator left")]
+        assert not meshes[0].spectator_up(3)
+        await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)  # its place is free again
+        assert [type(e) for e in await collect(meshes[0], 1)] == [SpectatorJoined]
+        nursery.cancel_scope.cancel()
+
+
+async def test_spectators_that_send_junk_and_go_leave_nothing_behind(table: Table) -> None:
+    """A spectator only listens: what it sends is read and dropped unparsed (never buffered as most of a big frame),
+    and a gone one is forgotten, so an outsider that comes and goes cannot make the peer hold memory."""
+    import gc
+    import tracemalloc
+
+    from p2php.net.mesh import SpectatorJoined, SpectatorLeft, _Peer
+
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    junk = struct.pack(">I", 4 * 1024 * 1024 - 64) + os.urandom(1024 * 1024)  # most of a frame
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        gc.collect()  # (other tests' meshes, gone but not yet collected, must not count)
+        peers_before = sum(isinstance(o, _Peer) for o in gc.get_objects())
+        tracemalloc.start()
+        try:
+            held = []
+            for number in range(12):
+                before = tracemalloc.get_traced_memory()[0]
+                link, _ = await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)
+                await link.send_all(junk)
+                await trio.testing.wait_all_tasks_blocked(0.05)  # the peer has read it all
+                held.append(tracemalloc.get_traced_memory()[0] - before)
+                await link.aclose()
+                assert await collect(meshes[0], 2) == [SpectatorJoined(number, SPECTATOR_HELLO),
+                                                       SpectatorLeft(number, "spectator left")]
+        finally:
+            tracemalloc.stop()
+        assert max(held) < 256 * 1024, held
+        await trio.testing.wait_all_tasks_blocked()  # the last one's task has told us it left: let it end
+        gc.collect()
+        assert sum(isinstance(o, _Peer) for o in gc.get_objects()) <= peers_before  # none of the 12 is kept
+        nursery.cancel_scope.cancel()

@@ -170,3 +170,11 @@ async def test_a_seat_waits_for_a_spectator_that_missed_the_end_only_so_long() -
     assert 1.5 <= ran_on < 4.0
     _, ran_on = await _table_with_a_broken_spectator(0.0, come_back=False)
     assert ran_on < 1.5
+
+
+async def test_a_link_that_breaks_while_it_opens_is_a_watch_error_not_a_crash() -> None:
+    async def broken() -> trio.abc.Stream:
+        raise trio.BrokenResourceError("libp2p stream write failed: StreamReset")
+
+    with pytest.raises(WatchError, match="cannot reach a peer at seat-0: libp2p stream write failed"):
+        await watch("seat-0", 0, connect=broken)

@@ -647,6 +647,10 @@ class Libp2pNode:
         try:
             with trio.fail_after(BINDING_TIMEOUT):
                 await stream.bind(self.proof)
+        except (trio.BrokenResourceError, trio.TooSlowError) as exc:  # reset, or no answer: refused, as documented
+            await stream._reset()
+            raise ConnectionRefusedError(f"libp2p peer {target}: the new stream broke before it was bound "
+                                         f"({type(exc).__name__})") from exc
         except BaseException:
             await stream._reset()
             raise

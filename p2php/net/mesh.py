@@ -136,7 +136,15 @@ class SpectatorJoined:
     hello: dict[str, Any]
 
 
-MeshEvent = Frame | PeerError | Rejoined | SpectatorJoined
+@dataclass(frozen=True)
+class SpectatorLeft:
+    """A spectator's link ended (``reason``: ``"spectator left"`` when it hung up); the mesh forgets it."""
+
+    spectator: int
+    reason: str
+
+
+MeshEvent = Frame | PeerError | Rejoined | SpectatorJoined | SpectatorLeft
 """What a formed mesh reports (distinct from the session's step records, :class:`p2php.session.records.Event`)."""
 CheckHello = Callable[[int, dict[str, Any]], None]
 
@@ -419,7 +427,8 @@ class Mesh:
         self._closed = False
         self._nursery_cm: Any = None
         self._nursery: trio.Nursery | None = None
-        self._spectators: dict[int, _Peer] = {}
+        self._spectators: dict[int, _Peer] = {}  # those whose link is up (a gone one is forgotten: they come and go)
+        self._spectators_joined = 0
         self._retired: dict[int, tuple[int, int]] = {}  # bytes of connections that were replaced
         self._progress: Any = None  # where our game stands, told in every heartbeat
         self.beats: dict[int, Any] = {}  # where each seat's last heartbeat said its game stands
@@ -459,32 +468,37 @@ class Mesh:
         """Whether another spectator may join (at most :data:`MAX_SPECTATORS` at once)."""
         return sum(1 for p in self._spectators.values() if p.reason is None) < MAX_SPECTATORS
 
-    def spectator_gone(self, spectator: int) -> str | None:
-        """Why a spectator's link ended (``"spectator left"``: it hung up), None while it is up."""
+    def spectator_up(self, spectator: int) -> bool:
+        """Whether a spectator's link is up (frames queued for it go out)."""
         peer = self._spectators.get(spectator)
-        return "never joined" if peer is None else peer.reason
+        return peer is not None and peer.reason is None
 
     def _add_spectator(self, hello: dict[str, Any], peer: _Peer) -> None:
-        number = len(self._spectators)
+        number = self._spectators_joined
+        self._spectators_joined += 1
         self._spectators[number] = peer
         assert self._nursery is not None
-        self._nursery.start_soon(self._serve_spectator, peer)
+        self._nursery.start_soon(self._serve_spectator, number, peer)
         self._events_in.send_nowait(SpectatorJoined(number, hello))
 
-    async def _serve_spectator(self, peer: _Peer) -> None:
+    async def _serve_spectator(self, number: int, peer: _Peer) -> None:
         with peer.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._drain_spectator, peer)
                 nursery.start_soon(self._write_loop, peer)
         peer.drained.set()  # (its write loop was cancelled if the spectator left first: nothing more goes out)
         await trio.aclose_forcefully(peer.stream)
+        if not self._closed:  # forget it, so spectators that come and go cost nothing once gone
+            del self._spectators[number]
+            await self._events_in.send(SpectatorLeft(number, peer.reason or "spectator left"))
 
-    async def _drain_spectator(self, peer: _Peer) -> None:
-        """Spectators only listen; anything they send is read and dropped, EOF ends them."""
+    @staticmethod
+    async def _drain_spectator(peer: _Peer) -> None:
+        """Spectators only listen: what one sends is read and dropped unparsed (nothing is buffered), EOF ends it."""
         try:
-            while await peer.read_frame() is not None:
-                pass
-        except (FrameError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            while data := await peer.stream.receive_some(_READ_SIZE):
+                peer.bytes_received += len(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass
         peer.end("spectator left")
 
@@ -691,7 +705,7 @@ class Mesh:
                 # hang up before the streams close, so none are dropped by a reset (over libp2p a closed
                 # stream that still holds unread bytes is reset, and the reset loses them).
                 with trio.move_on_after(max(linger, SPECTATOR_LINGER)):
-                    for peer in self._spectators.values():
+                    for peer in list(self._spectators.values()):
                         await peer.drained.wait()
                         await peer.ended.wait()  # "spectator left" (its end of stream), or a failure
         finally:  # even when cancelled: the sockets must not outlive the mesh

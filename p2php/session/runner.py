@@ -39,6 +39,7 @@ from p2php.net.mesh import (
     PeerError,
     Rejoined,
     SpectatorJoined,
+    SpectatorLeft,
     open_mesh,
 )
 from p2php.net.transport import Dial, Listener, tcp_dial
@@ -58,8 +59,6 @@ Observer = Callable[[Lockstep, list[str]], None]
 
 RELINK_TIMEOUT = 10.0
 """Seconds a move of a working link onto a better path may take before the old link simply stays."""
-SPECTATOR_POLL = 0.25
-"""Seconds between looks at the spectators' links while only a spectator that missed the end is waited for."""
 
 
 @dataclass
@@ -349,8 +348,10 @@ class _Runner:
         self.sent = 0
         self.received = 0
         self.down: dict[int, float] = {}
-        self.spectators: dict[int, int] = {}  # spectator -> transcript messages relayed so far
-        self.spectators_ended: set[int] = set()  # spectators whose link was up when we queued the end for it
+        self.spectators: dict[int, int] = {}  # spectator whose link is up -> transcript messages relayed so far
+        self.spectators_ended: set[int] = set()  # those whose link was up when we queued the end for them
+        self.spectator_missed = -1  # the last spectator link that ended without the end of the game
+        self.spectator_got_end = -1  # the last one that hung up once it had the end
         self.deciding = False
         self.left = False  # our player left the table (LeaveTable from the decider)
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
@@ -408,8 +409,8 @@ class _Runner:
                     nursery.start_soon(self._run_decider, merged_in.clone())
                 if linger_until is None:
                     wait = self._wait()
-                elif seats_done:  # only a spectator is waited for: look at its links now and then
-                    wait = min(spectators_until - trio.current_time(), SPECTATOR_POLL)
+                elif seats_done:  # only a spectator is waited for
+                    wait = spectators_until - trio.current_time()
                 else:
                     wait = linger_until - trio.current_time()
                 with trio.move_on_after(max(wait, 0.0)) as scope:
@@ -558,6 +559,13 @@ class _Runner:
             self.spectators[event.spectator] = 0
             self.mesh.send_spectator(event.spectator, {"watch": "table", "hellos": list(ls.table.hellos),
                                                        "game": ls.table.game, "options": ls.table.options})
+        elif isinstance(event, SpectatorLeft):
+            self.spectators.pop(event.spectator, None)
+            if event.spectator in self.spectators_ended and event.reason == "spectator left":
+                self.spectator_got_end = max(self.spectator_got_end, event.spectator)
+            else:
+                self.spectator_missed = max(self.spectator_missed, event.spectator)
+            self.spectators_ended.discard(event.spectator)
 
     async def _say(self, text: str) -> None:
         """Our player's chat line: signed, sent to every seat and spectator, and shown here too."""
@@ -653,12 +661,8 @@ class _Runner:
         """Whether a spectator's link broke before it got the end of the game and no later link has it (or may
         get it) yet: the spectator is linking again, most likely (spectators are anonymous, so any later link
         counts)."""
-        def has_end(spectator: int) -> bool:  # up (so the end is queued for it), or hung up once it got the end
-            gone = self.mesh.spectator_gone(spectator)
-            return gone is None or (spectator in self.spectators_ended and gone == "spectator left")
-
-        missed = [s for s in self.spectators if not has_end(s)]
-        return bool(missed) and not any(has_end(s) for s in self.spectators if s > max(missed))
+        last = self.spectator_missed
+        return last >= 0 and self.spectator_got_end < last and not any(s > last for s in self.spectators)
 
     async def _send_fin(self) -> None:
         """Tell everyone we finished (after our audit), so they know they may stop serving us."""
@@ -689,7 +693,7 @@ class _Runner:
             for msg in ls.transcript[done:]:
                 self.mesh.send_spectator(spectator, {"relay": msg.to_wire()})
             self.spectators[spectator] = len(ls.transcript)
-            if ls.finished and self.mesh.spectator_gone(spectator) is None:
+            if ls.finished and self.mesh.spectator_up(spectator):
                 self.spectators_ended.add(spectator)
         if self.observe is not None:
             self.observe(ls, [])

@@ -53,9 +53,9 @@ async def watch(host: str, port: int, name: str = "spectator",
     """
     try:
         stream = await (connect() if connect is not None else trio.open_tcp_stream(host, port))
-    except OSError as err:
+    except (OSError, trio.BrokenResourceError) as err:  # (a libp2p stream may be reset while it opens)
         where = host if connect is not None else f"{host}:{port}"
-        raise WatchError(f"cannot reach a peer at {where}: {err.strerror or err}") from None
+        raise WatchError(f"cannot reach a peer at {where}: {getattr(err, 'strerror', None) or err}") from None
     decoder = FrameDecoder()
     ls: Lockstep | None = None
     desk: ChatDesk | None = None
