@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 import trio
+import trio.testing
 
 from p2php.engine.registry import get_game
 from p2php.net.mesh import listen, listener_port
@@ -178,3 +180,71 @@ async def test_a_link_that_breaks_while_it_opens_is_a_watch_error_not_a_crash() 
 
     with pytest.raises(WatchError, match="cannot reach a peer at seat-0: libp2p stream write failed"):
         await watch("seat-0", 0, connect=broken)
+
+
+async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, Any] | None = None) -> str:
+    """What ``watch`` raises against a seat that passes the handshake honestly (it proves its key), then sends
+    ``frames`` on the authenticated link and hangs up."""
+    from p2php.net.framing import FrameDecoder, encode_frame
+    from p2php.net.linkauth import seal_frame
+    from p2php.net.mesh import LinkSetup
+
+    secrets = seeded_secrets(3, 0)
+    ours, theirs = trio.testing.memory_stream_pair()
+
+    async def seat() -> None:
+        decoder = FrameDecoder()
+
+        async def read() -> Any:
+            while (frame := decoder.next_frame()) is None:
+                decoder.receive_data(await theirs.receive_some(65536))
+            return frame
+
+        spectator = await read()
+        mine = hello or {"seat": 0, "sign_key": secrets.identity.public.sign_key, "name": "seat 0"}
+        setup = LinkSetup(mine, spectator, dialer=False, sign=secrets.identity.sign)
+        await theirs.send_all(encode_frame(mine) + encode_frame(setup.challenge()))
+        await theirs.send_all(encode_frame(setup.proof(await read())))
+        await read()  # its (empty) proof
+        await theirs.send_all(encode_frame({"mesh": "ok"}))
+        await read()  # its verdict
+        assert setup.macs is not None
+        for frame in frames:
+            await theirs.send_all(seal_frame(encode_frame(frame), setup.macs[0]))
+        await theirs.aclose()
+
+    async def connect() -> trio.abc.Stream:
+        return ours
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(seat)
+        with trio.fail_after(5), pytest.raises(WatchError) as caught:
+            await watch("seat-0", 0, connect=connect)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(("table", "why"), [
+    ({"game": "\x1b[2J" * 30, "hellos": []}, r"cannot watch: unknown game '\\x1b\[2J"),
+    ({"game": "uno", "options": [1], "hellos": []}, "options are not a map"),
+    ({"game": "uno", "options": {"rounds": "\x07" * 500}, "hellos": []}, r"cannot watch: option rounds: '\\x07"),
+    ({"game": "uno", "hellos": [{"seat": 0}, {"seat": 1}]}, "cannot watch: hello field"),
+    ({"game": "uno", "hellos": []}, "cannot watch: uno needs 2–10 players, not 0"),
+    ({"game": "uno"}, "sent no hellos"),
+])
+async def test_a_watched_seat_that_shows_no_real_table_gets_a_one_line_watch_error(table: dict[str, Any],
+                                                                                  why: str) -> None:
+    """Before, each of these escaped ``watch`` as the parser's own exception: a traceback, not a reason."""
+    said = await _watch_a_hostile_seat([{"watch": "table", **table}])
+    assert "\n" not in said and "\x1b" not in said and "\x07" not in said and len(said) < 300
+    assert re.search(why, said), said
+
+
+async def test_a_watched_seat_that_shows_the_table_twice_is_refused() -> None:
+    from p2php.session.handshake import make_hello
+    from p2php.session.modes import parse_table_options
+
+    options = parse_table_options(get_game("uno"), {})
+    hellos = [make_hello(seeded_secrets(3, s), s, 2, "uno", options, f"p{s}") for s in range(2)]
+    table = {"watch": "table", "game": "uno", "options": options, "hellos": hellos}
+    assert await _watch_a_hostile_seat([table], hellos[0]) == "the peer hung up before the game ended (step 0)"
+    assert await _watch_a_hostile_seat([table, table], hellos[0]) == "the peer showed the table twice"

@@ -87,6 +87,8 @@ async def watch(host: str, port: int, name: str = "spectator",
                     if frame is None:
                         break
                     if frame.get("watch") == "table":
+                        if ls is not None:
+                            raise WatchError("the peer showed the table twice")
                         ls = _table(frame)
                         desk = ChatDesk(ls.table, None, None)
                         if theirs not in ls.table.hellos:  # the proven key must be one of the table's
@@ -171,11 +173,18 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
 
 
 def _table(frame: dict[str, Any]) -> Lockstep:
-    game = get_game(str(frame.get("game")))
-    options = parse_table_options(game, frame.get("options") or {})
-    hellos = frame.get("hellos")
+    """The lockstep of the table the peer shows (its hellos checked as a seat checks them), else :class:`WatchError`
+    saying why: the peer is remote, so what it shows is input like any other."""
+    options, hellos = frame.get("options") or {}, frame.get("hellos")
+    if not isinstance(options, dict):
+        raise WatchError("the peer's table options are not a map")
     if not isinstance(hellos, list):
         raise WatchError("the peer sent no hellos")
-    for seat, hello in enumerate(hellos):
-        check_hello(hello, seat=seat, players=len(hellos), game=game.name, options=options)
-    return Lockstep(game, Table(game.name, options, tuple(hellos)))
+    try:
+        game = get_game(str(frame.get("game"))[:40])
+        options = parse_table_options(game, options)
+        for seat, hello in enumerate(hellos):
+            check_hello(hello, seat=seat, players=len(hellos), game=game.name, options=options)
+        return Lockstep(game, Table(game.name, options, tuple(hellos)))
+    except (P2phpError, ValueError, TypeError, KeyError) as err:
+        raise WatchError(f"the peer showed a table we cannot watch: {safe(str(err), 200)}") from None
