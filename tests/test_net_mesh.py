@@ -495,9 +495,11 @@ def test_link_setup_refuses_a_malformed_challenge_and_a_spectator_proves_nothing
 SPECTATOR_HELLO = {"seat": -1, "spectator": True, "name": "watcher"}
 
 
-async def test_spectators_are_eight_at_once_and_a_gone_one_frees_its_place(table: Table) -> None:
+async def test_spectators_are_eight_at_once_and_a_gone_one_frees_its_place(table: Table,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from p2php.net.mesh import MAX_SPECTATORS, SpectatorJoined, SpectatorLeft
 
+    monkeypatch.setattr("p2php.net.mesh.SPECTATOR_JOINS", (100, 0.01))  # (the rate of joins has its own test)
     peers, listeners = await table(2)
     meshes = await form([0, 1], peers, listeners)
     async with meshes[0], meshes[1], trio.open_nursery() as nursery:
@@ -515,7 +517,8 @@ async def test_spectators_are_eight_at_once_and_a_gone_one_frees_its_place(table
         nursery.cancel_scope.cancel()
 
 
-async def test_spectators_that_send_junk_and_go_leave_nothing_behind(table: Table) -> None:
+async def test_spectators_that_send_junk_and_go_leave_nothing_behind(table: Table,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A spectator only listens: what it sends is read and dropped unparsed (never buffered as most of a big frame),
     and a gone one is forgotten, so an outsider that comes and goes cannot make the peer hold memory."""
     import gc
@@ -523,6 +526,7 @@ async def test_spectators_that_send_junk_and_go_leave_nothing_behind(table: Tabl
 
     from p2php.net.mesh import SpectatorJoined, SpectatorLeft, _Peer
 
+    monkeypatch.setattr("p2php.net.mesh.SPECTATOR_JOINS", (100, 0.01))
     peers, listeners = await table(2)
     meshes = await form([0, 1], peers, listeners)
     junk = struct.pack(">I", 4 * 1024 * 1024 - 64) + os.urandom(1024 * 1024)  # most of a frame
@@ -548,4 +552,26 @@ async def test_spectators_that_send_junk_and_go_leave_nothing_behind(table: Tabl
         await trio.testing.wait_all_tasks_blocked()  # the last one's task has told us it left: let it end
         gc.collect()
         assert sum(isinstance(o, _Peer) for o in gc.get_objects()) <= peers_before  # none of the 12 is kept
+        nursery.cancel_scope.cancel()
+
+
+async def test_spectators_that_come_and_go_fast_are_refused_until_the_rate_allows(
+        table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each new spectator is sent the whole record: joins come at most 8 at once, then one every 2 s (here 0.5 s)."""
+    from p2php.net.mesh import SpectatorJoined
+
+    monkeypatch.setattr("p2php.net.mesh.SPECTATOR_JOINS", (3, 0.5))
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        for _ in range(3):
+            link, _ = await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)
+            await link.aclose()  # gone at once: its place is free, but its join counted
+        with pytest.raises(AssertionError, match="joining this peer too fast"):
+            await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)
+        await trio.sleep(0.6)
+        await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)
+        joined = [e for e in await collect(meshes[0], 7) if isinstance(e, SpectatorJoined)]
+        assert len(joined) == 4
         nursery.cancel_scope.cancel()

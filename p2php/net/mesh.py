@@ -51,6 +51,7 @@ from p2php.errors import P2phpError
 from p2php.net import deflate
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
 from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
+from p2php.net.ratelimit import TokenBucket
 from p2php.net.transport import Dial, Listener, Stream, remote_address, tcp_dial
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,10 @@ _REASON_LIMIT = 200  # a remote peer's reject reason is shown, but not at any le
 MAX_QUEUED_BYTES = 64 * 1024 * 1024
 """Bytes queued for one connection before its peer is dropped as not reading."""
 MAX_SPECTATORS = 8
+SPECTATOR_JOINS = (8, 2.0)
+"""Spectators a peer lets join in a burst, and the seconds after which one more may: each new one is sent the whole
+record, so an outsider that comes and goes as fast as it can must not keep a seat's loop busy (a spectator that
+relinks a second after a break is far below this)."""
 SPECTATOR_QUEUE_BYTES = 8 * 1024 * 1024
 SPECTATOR_LINGER = 5.0
 """Seconds a closing mesh waits for its spectators to hang up after their last frames went out."""
@@ -429,6 +434,7 @@ class Mesh:
         self._nursery: trio.Nursery | None = None
         self._spectators: dict[int, _Peer] = {}  # those whose link is up (a gone one is forgotten: they come and go)
         self._spectators_joined = 0
+        self._spectator_joins: TokenBucket | None = None
         self._retired: dict[int, tuple[int, int]] = {}  # bytes of connections that were replaced
         self._progress: Any = None  # where our game stands, told in every heartbeat
         self.beats: dict[int, Any] = {}  # where each seat's last heartbeat said its game stands
@@ -464,9 +470,16 @@ class Mesh:
         self._nursery.start_soon(self._serve, seat, peer)
         self._events_in.send_nowait(Rejoined(seat))
 
-    def spectator_room(self) -> bool:
-        """Whether another spectator may join (at most :data:`MAX_SPECTATORS` at once)."""
-        return sum(1 for p in self._spectators.values() if p.reason is None) < MAX_SPECTATORS
+    def spectator_may_join(self) -> str | None:
+        """Why another spectator may not join now (None: it may; it counts as joining)."""
+        if sum(1 for p in self._spectators.values() if p.reason is None) >= MAX_SPECTATORS:
+            return f"this peer already has {MAX_SPECTATORS} spectators"
+        now = trio.current_time()
+        if self._spectator_joins is None:
+            self._spectator_joins = TokenBucket(*SPECTATOR_JOINS, now)
+        if not self._spectator_joins.take(now):
+            return "spectators are joining this peer too fast: try again in a few seconds"
+        return None
 
     def spectator_up(self, spectator: int) -> bool:
         """Whether a spectator's link is up (frames queued for it go out)."""
@@ -502,11 +515,13 @@ class Mesh:
             pass
         peer.end("spectator left")
 
-    def send_spectator(self, spectator: int, frame: dict[str, Any]) -> None:
-        """Queue ``frame`` for a spectator (dropped if it left)."""
+    def send_spectator(self, spectator: int, frame: dict[str, Any] | bytes) -> None:
+        """Queue ``frame`` for a spectator (dropped if it left); bytes: a frame :func:`encode_frame` made, so one
+        encoding serves every spectator (each new one is sent the whole record)."""
         peer = self._spectators.get(spectator)
         if peer is not None and peer.reason is None and not self._closed:
-            peer.queue(encode_frame(frame, self.max_frame), SPECTATOR_QUEUE_BYTES)  # a slow one is dropped
+            data = frame if isinstance(frame, bytes) else encode_frame(frame, self.max_frame)
+            peer.queue(data, SPECTATOR_QUEUE_BYTES)  # a slow one is dropped
 
     async def serve_rejoins(
         self,
@@ -960,8 +975,8 @@ class _Rejoin(_Formation):
         if expect is None and claimed == SPECTATOR and hello.get("spectator") is True:
             if not self.spectators:
                 raise HandshakeError("this peer does not accept spectators")
-            if not self.mesh.spectator_room():
-                raise HandshakeError(f"this peer already has {MAX_SPECTATORS} spectators")
+            if (refusal := self.mesh.spectator_may_join()) is not None:
+                raise HandshakeError(refusal)
             self.spectator_hello = hello
             return SPECTATOR
         if not isinstance(claimed, int) or isinstance(claimed, bool) or claimed not in self.expected:

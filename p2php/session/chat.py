@@ -22,6 +22,7 @@ from typing import Any
 
 from p2php import tags
 from p2php.canonical import digest
+from p2php.net.ratelimit import TokenBucket
 from p2php.session.handshake import Table
 from p2php.text import is_control
 
@@ -65,24 +66,6 @@ def normalise(text: str) -> str:
 def chat_bytes(session_id: bytes, seat: int, n: int, text: str) -> bytes:
     """What the author signs: ``D("p2php/chat/v1", session_id, u16(seat), u64(n), utf8(text))``."""
     return digest(tags.CHAT, session_id, seat.to_bytes(2, "big"), n.to_bytes(8, "big"), text.encode("utf-8"))
-
-
-class TokenBucket:
-    """``capacity`` tokens, one more every ``refill`` seconds: how many lines a seat may send."""
-
-    def __init__(self, capacity: int, refill: float, now: float) -> None:
-        self.capacity = capacity
-        self.refill = refill
-        self.tokens = float(capacity)
-        self.at = now
-
-    def take(self, now: float) -> bool:
-        self.tokens = min(float(self.capacity), self.tokens + max(0.0, now - self.at) / self.refill)
-        self.at = max(self.at, now)
-        if self.tokens < 1.0:
-            return False
-        self.tokens -= 1.0
-        return True
 
 
 class ChatDesk:

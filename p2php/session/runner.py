@@ -29,6 +29,7 @@ from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
+from p2php.net.framing import encode_frame
 from p2php.net.mesh import (
     COMPACT,
     DEFLATE,
@@ -350,6 +351,7 @@ class _Runner:
         self.down: dict[int, float] = {}
         self.spectators: dict[int, int] = {}  # spectator whose link is up -> transcript messages relayed so far
         self.spectators_ended: set[int] = set()  # those whose link was up when we queued the end for them
+        self.relay_frames: list[bytes] = []  # the transcript's relay frames, each encoded once for all spectators
         self.spectator_missed = -1  # the last spectator link that ended without the end of the game
         self.spectator_got_end = -1  # the last one that hung up once it had the end
         self.deciding = False
@@ -689,10 +691,13 @@ class _Runner:
         for wire in forwarded:  # aborts, audits and equivocation proofs reach every peer (ending.py)
             await self.mesh.broadcast({"relay": wire})
             self.frames_sent += 1
+        if self.spectators:
+            self.relay_frames.extend(encode_frame({"relay": msg.to_wire()}, self.mesh.max_frame)
+                                     for msg in ls.transcript[len(self.relay_frames):])
         for spectator, done in self.spectators.items():
-            for msg in ls.transcript[done:]:
-                self.mesh.send_spectator(spectator, {"relay": msg.to_wire()})
-            self.spectators[spectator] = len(ls.transcript)
+            for frame in self.relay_frames[done:]:
+                self.mesh.send_spectator(spectator, frame)
+            self.spectators[spectator] = len(self.relay_frames)
             if ls.finished and self.mesh.spectator_up(spectator):
                 self.spectators_ended.add(spectator)
         if self.observe is not None:
