@@ -115,63 +115,76 @@ async def test_a_spectator_waits_for_its_seat_as_long_as_the_seats_would_then_gi
     assert link.links == 19 and trio.current_time() - start == 18
 
 
-async def _table_with_a_broken_spectator(spectator_linger: float, come_back: bool) -> tuple[dict[int, Any], float]:
-    """Three UNO seats over real sockets; a spectator of seat 0 hangs up mid-game and, if ``come_back``, links
-    again a second after the game ended. Returns the results (-1: the spectator's second link) and how long seat 0
-    ran on after its game ended."""
+async def _table_with_a_broken_spectator(spectator_linger: float, come_back: bool,
+                                         then_wait: float = 0.0) -> tuple[dict[int, Any], dict[str, float]]:
+    """Three UNO seats over real sockets; a spectator of seat 0 hangs up mid-game (seat 0 then waits ``then_wait``
+    seconds before its next move) and, if ``come_back``, links again a second after the game ended. Returns the
+    results (-1: the spectator's second link) and when the link broke, seat 0's game ended and its run returned."""
     players = 3
     listeners = [await listen("127.0.0.1", 0) for _ in range(players)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(players)}
     results: dict[int, Any] = {}
-    started, ended = trio.Event(), trio.Event()
-    ended_at = [0.0, 0.0]
+    started, broke, ended = trio.Event(), trio.Event(), trio.Event()
+    at: dict[str, float] = {}
 
     def observe(ls: Lockstep, _: list[str]) -> None:
         if ls.tick >= 5:
             started.set()
         if ls.finished and not ended.is_set():
-            ended_at[0] = trio.current_time()
+            at["ended"] = trio.current_time()
             ended.set()
 
     async def play(seat: int) -> None:
         cfg = PeerConfig("uno", {"rounds": 1}, players, seat, f"p{seat}", timeout=10.0,
                          secrets=seeded_secrets(3, seat), spectator_linger=spectator_linger)
         bot = bot_decider(get_game("uno").make_bot("heuristic", seat))
-        results[seat] = await run_peer(cfg, addresses, listeners[seat], bot, observe if seat == 0 else None)
+
+        async def decide(ls: Lockstep) -> Any:
+            if seat == 0 and broke.is_set() and "waited" not in at:
+                at["waited"] = trio.current_time()
+                await trio.sleep(then_wait)
+            return await bot(ls)
+
+        results[seat] = await run_peer(cfg, addresses, listeners[seat], decide, observe if seat == 0 else None)
         if seat == 0:
-            ended_at[1] = trio.current_time()
+            at["returned"] = trio.current_time()
 
     async def spectate() -> None:
         await started.wait()
         with trio.move_on_after(0.2):  # then our link breaks, mid-game
             await watch("127.0.0.1", addresses[0][1])
+        at["broke"] = trio.current_time()
+        broke.set()
         if come_back:
             await ended.wait()
             await trio.sleep(1.0)  # a relink's pause: the seats have all finished meanwhile
             results[-1] = await watch("127.0.0.1", addresses[0][1])
 
-    with trio.fail_after(60):
+    with trio.fail_after(90):
         async with trio.open_nursery() as nursery:
             for seat in range(players):
                 nursery.start_soon(play, seat)
             nursery.start_soon(spectate)
-    return results, ended_at[1] - ended_at[0]
+    return results, at
 
 
 async def test_a_spectator_whose_link_broke_is_still_shown_the_end_of_a_game_that_ended_meanwhile() -> None:
     """The seat keeps its table open (``spectator_linger``) for a spectator that missed the end, so its next link
     replays the whole record; without that the seat had closed and the spectator could not tell how it ended."""
-    results, _ = await _table_with_a_broken_spectator(10.0, come_back=True)
+    results, _ = await _table_with_a_broken_spectator(30.0, come_back=True)
     spectator = results[-1]
     assert spectator.finished and spectator.verdict is not None and spectator.verdict.clean
     assert spectator.verdict.state_hash == results[0].lockstep.verdict.state_hash
 
 
 async def test_a_seat_waits_for_a_spectator_that_missed_the_end_only_so_long() -> None:
-    _, ran_on = await _table_with_a_broken_spectator(1.5, come_back=False)
-    assert 1.5 <= ran_on < 4.0
-    _, ran_on = await _table_with_a_broken_spectator(0.0, come_back=False)
-    assert ran_on < 1.5
+    """Up to ``spectator_linger`` seconds from the break (6 s here); and not at all for one that left longer ago
+    than that (the game went on 2 s after it left, with 1 s to wait): a friend who stopped watching costs nothing."""
+    _, at = await _table_with_a_broken_spectator(6.0, come_back=False)
+    assert at["returned"] >= at["broke"] + 6.0
+    assert at["returned"] < max(at["ended"], at["broke"] + 6.0) + 2.5
+    _, at = await _table_with_a_broken_spectator(1.0, come_back=False, then_wait=2.0)
+    assert at["ended"] > at["broke"] + 2.0 and at["returned"] - at["ended"] < 1.5
 
 
 async def test_a_link_that_breaks_while_it_opens_is_a_watch_error_not_a_crash() -> None:

@@ -143,10 +143,13 @@ class SpectatorJoined:
 
 @dataclass(frozen=True)
 class SpectatorLeft:
-    """A spectator's link ended (``reason``: ``"spectator left"`` when it hung up); the mesh forgets it."""
+    """A spectator's link ended (``reason``: ``"spectator left"`` when it hung up); the mesh forgets it.
+
+    ``unsent``: bytes queued for it that never went out (it left before it had everything)."""
 
     spectator: int
     reason: str
+    unsent: int = 0
 
 
 MeshEvent = Frame | PeerError | Rejoined | SpectatorJoined | SpectatorLeft
@@ -503,7 +506,7 @@ class Mesh:
         await trio.aclose_forcefully(peer.stream)
         if not self._closed:  # forget it, so spectators that come and go cost nothing once gone
             del self._spectators[number]
-            await self._events_in.send(SpectatorLeft(number, peer.reason or "spectator left"))
+            await self._events_in.send(SpectatorLeft(number, peer.reason or "spectator left", peer.queued))
 
     @staticmethod
     async def _drain_spectator(peer: _Peer) -> None:

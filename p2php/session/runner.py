@@ -86,8 +86,9 @@ class PeerConfig:
     linger: float = 10.0
     """After our verdict, how long we keep serving catch-up until every other seat said it finished."""
     spectator_linger: float = 10.0
-    """After our verdict, how long we keep the table open for a spectator whose link broke before it got the end
-    (it links again a moment later and replays the record): so a watcher never misses how a game ended."""
+    """How long after a spectator's link broke before it got the end of the game we keep the table open for it once
+    our game is done (it links again a moment later and replays the record): so a watcher never misses how a game
+    ended, while one that left long before the end is not waited for."""
     connect: Dial = tcp_dial
     """How to reach another seat's listener (the transport; TCP unless a test or another transport says)."""
     leave: trio.Event | None = None
@@ -353,6 +354,7 @@ class _Runner:
         self.spectators_ended: set[int] = set()  # those whose link was up when we queued the end for them
         self.relay_frames: list[bytes] = []  # the transcript's relay frames, each encoded once for all spectators
         self.spectator_missed = -1  # the last spectator link that ended without the end of the game
+        self.spectator_missed_at = 0.0  # when it ended
         self.spectator_got_end = -1  # the last one that hung up once it had the end
         self.deciding = False
         self.left = False  # our player left the table (LeaveTable from the decider)
@@ -393,7 +395,7 @@ class _Runner:
                 for seat in mesh.seats:
                     await self._sync(seat)
             linger_until: float | None = None
-            spectators_until, seats_done = 0.0, False
+            seats_done = False
             while True:
                 await self._flush()
                 mesh.set_progress(None if ls.auditing else [ls.tick, ls.phase])
@@ -401,10 +403,9 @@ class _Runner:
                     now = trio.current_time()
                     if linger_until is None:
                         linger_until = now + self.cfg.linger
-                        spectators_until = now + self.cfg.spectator_linger
                     await self._send_fin()
                     seats_done = self.fins >= set(mesh.seats) - self._gone() or now >= linger_until
-                    if seats_done and (now >= spectators_until or not self._spectator_missed_end()):
+                    if seats_done and not self._spectator_coming_back(now):
                         break
                 if ls.awaiting_me() and not self.deciding:
                     self.deciding = True
@@ -412,7 +413,7 @@ class _Runner:
                 if linger_until is None:
                     wait = self._wait()
                 elif seats_done:  # only a spectator is waited for
-                    wait = spectators_until - trio.current_time()
+                    wait = self.spectator_missed_at + self.cfg.spectator_linger - trio.current_time()
                 else:
                     wait = linger_until - trio.current_time()
                 with trio.move_on_after(max(wait, 0.0)) as scope:
@@ -563,10 +564,10 @@ class _Runner:
                                                        "game": ls.table.game, "options": ls.table.options})
         elif isinstance(event, SpectatorLeft):
             self.spectators.pop(event.spectator, None)
-            if event.spectator in self.spectators_ended and event.reason == "spectator left":
+            if event.spectator in self.spectators_ended and event.reason == "spectator left" and not event.unsent:
                 self.spectator_got_end = max(self.spectator_got_end, event.spectator)
-            else:
-                self.spectator_missed = max(self.spectator_missed, event.spectator)
+            elif event.spectator > self.spectator_missed:
+                self.spectator_missed, self.spectator_missed_at = event.spectator, trio.current_time()
             self.spectators_ended.discard(event.spectator)
 
     async def _say(self, text: str) -> None:
@@ -659,12 +660,14 @@ class _Runner:
             gone.add(fault.culprit)
         return gone
 
-    def _spectator_missed_end(self) -> bool:
-        """Whether a spectator's link broke before it got the end of the game and no later link has it (or may
-        get it) yet: the spectator is linking again, most likely (spectators are anonymous, so any later link
-        counts)."""
+    def _spectator_coming_back(self, now: float) -> bool:
+        """Whether a spectator's link ended without the end of the game less than ``spectator_linger`` seconds ago
+        and no later link has the end (or may get it): that spectator is most likely linking again (one that
+        watches on links again a second or so after a break; spectators are anonymous, so any later link counts).
+        One that left long before the end is not waited for."""
         last = self.spectator_missed
-        return last >= 0 and self.spectator_got_end < last and not any(s > last for s in self.spectators)
+        return (last >= 0 and self.spectator_got_end < last and not any(s > last for s in self.spectators)
+                and now < self.spectator_missed_at + self.cfg.spectator_linger)
 
     async def _send_fin(self) -> None:
         """Tell everyone we finished (after our audit), so they know they may stop serving us."""
