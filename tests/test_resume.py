@@ -111,3 +111,89 @@ async def test_a_peer_that_never_returns_is_named_after_the_timeout(tmp_path: Pa
         assert verdict is not None and verdict.culprit is None and verdict.code == "unreachable", verdict
         assert verdict.seats == (1,)
         assert results[seat].lockstep.transcript  # nothing already played is lost
+
+
+async def _three_seats(tmp: Path, seat1_path: Path | None = None) -> dict[int, PeerResult]:
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    results: dict[int, PeerResult] = {}
+
+    async def play(seat: int) -> None:
+        cfg = _cfg(seat, tmp, seeded_secrets(9, seat))
+        if seat == 1 and seat1_path is not None:
+            cfg.resume_path = seat1_path
+        results[seat] = await run_peer(cfg, addresses, listeners[seat], _bot(seat))  # type: ignore[arg-type]
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            for seat in range(3):
+                nursery.start_soon(play, seat)
+    verdicts = [results[s].lockstep.verdict for s in range(3)]
+    assert all(v is not None and v.clean for v in verdicts), verdicts
+    assert len({v.state_hash for v in verdicts if v is not None}) == 1
+    return results
+
+
+async def test_a_resume_log_that_fills_the_disk_mid_game_is_set_aside_and_the_seat_plays_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Before, the OSError ended the seat's run: an honest seat crashed mid-game and the table named it."""
+    import errno
+
+    from p2php.session.resume import ResumeLog
+
+    flushes = {"n": 0}
+    honest, create = ResumeLog.flush, ResumeLog.create
+    seat1: list[ResumeLog] = []
+
+    def create_tagged(cfg: PeerConfig, ls: Lockstep, addresses: object) -> ResumeLog:
+        made = create(cfg, ls, addresses)  # type: ignore[arg-type]
+        if ls.seat == 1:
+            seat1.append(made)
+        return made
+
+    def flush(self: ResumeLog) -> None:
+        if self in seat1:
+            flushes["n"] += 1
+            if flushes["n"] > 30:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        honest(self)
+
+    monkeypatch.setattr(ResumeLog, "flush", flush)
+    monkeypatch.setattr(ResumeLog, "create", create_tagged)
+    await _three_seats(tmp_path)
+    assert flushes["n"] > 30  # it failed mid-game
+    # resume cannot start from a log that lacks what was sent after it failed (it would answer again, differently)
+    assert not (tmp_path / "seat1.resume").exists() and (tmp_path / "seat1.resume.incomplete").exists()
+    assert (tmp_path / "seat0.resume").exists()
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "resume log" in r.getMessage()]
+    assert len(said) == 1 and "No space left on device" in said[0] and "cannot resume" in said[0]
+
+
+async def test_a_resume_log_that_cannot_be_made_is_said_once_and_the_seat_plays_on(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "a-file").write_text("not a directory")
+    await _three_seats(tmp_path, tmp_path / "a-file" / "seat1.resume")
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "resume log" in r.getMessage()]
+    assert len(said) == 1 and "a-file/seat1.resume cannot be written" in said[0]
+
+
+async def test_a_transcript_that_cannot_be_saved_still_leaves_the_result(tmp_path: Path,
+                                                                          caplog: pytest.LogCaptureFixture) -> None:
+    """Before, the OSError came out of ``run_peer`` after the game: the seat's result was lost with it."""
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    results: dict[int, PeerResult] = {}
+    (tmp_path / "a-file").write_text("not a directory")
+
+    async def play(seat: int) -> None:
+        cfg = PeerConfig(GAME, OPTIONS, 3, seat, f"p{seat}", timeout=5.0, secrets=seeded_secrets(9, seat),
+                         transcript_path=tmp_path / "a-file" / f"seat{seat}.p2php")
+        results[seat] = await run_peer(cfg, addresses, listeners[seat], _bot(seat))  # type: ignore[arg-type]
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            for seat in range(3):
+                nursery.start_soon(play, seat)
+    assert all(results[s].lockstep.verdict is not None for s in range(3))
+    said = [r.getMessage() for r in caplog.records if "cannot save the transcript" in r.getMessage()]
+    assert len(said) == 3 and "a-file/seat" in said[0]

@@ -16,6 +16,9 @@ Spectators may connect to a peer's listener and receive every public message.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -51,6 +54,9 @@ from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
 from p2php.session.rematch import Rematch
+from p2php.text import safe
+
+log = logging.getLogger(__name__)
 
 Decider = Callable[[Lockstep], Awaitable[Action]]
 """Chooses the local seat's action (a bot, or a person at a terminal)."""
@@ -234,7 +240,11 @@ async def run_peer(
                      decide, observe, start)
     await runner.run(listener, rejoining=restored is not None)
     if cfg.transcript_path is not None:
-        transcript.save(ls, cfg.transcript_path)
+        try:
+            transcript.save(ls, cfg.transcript_path)
+        except OSError as err:  # the game is over and its record is in the result: say it, lose nothing more
+            log.warning("cannot save the transcript to %s: %s", safe(str(cfg.transcript_path), 200),
+                        safe(err.strerror or str(err), 100))
     return PeerResult(ls, time.perf_counter() - start, runner.setup_seconds, runner.sent, runner.received,
                       runner.frames_sent, runner.left, dict(runner.mesh.frame_bytes))
 
@@ -712,17 +722,64 @@ class _Runner:
 
 
 class _ResumeWriter:
-    """Appends to the resume log every message this peer accepts or sends."""
+    """Appends to the resume log every message this peer accepts or sends.
+
+    A log that cannot be written (a full disk, a path that cannot be made) must not stop the game: the peer plays
+    on without it, and the log is moved aside (``….incomplete``) so ``p2php resume`` cannot start from a log that
+    lacks what was sent after it failed — a resumed seat would answer some point again, differently, and be
+    named an equivocator. One warning says so.
+    """
 
     def __init__(self, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> None:
         from p2php.session.resume import ResumeLog
 
         assert cfg.resume_path is not None
-        self.file = ResumeLog.create(cfg, ls, addresses)
-        ls.record = self.file.append
+        self.path = cfg.resume_path
+        self.ls = ls
+        self.file: Any = None
+        try:
+            self.file = ResumeLog.create(cfg, ls, addresses)
+        except OSError as err:
+            self._give_up(err)
+            return
+        ls.record = self.append
+
+    def append(self, record: dict[str, Any]) -> None:
+        if self.file is not None:
+            try:
+                self.file.append(record)
+            except OSError as err:
+                self._give_up(err)
 
     def flush(self) -> None:
-        self.file.flush()
+        if self.file is not None:
+            try:
+                self.file.flush()
+            except OSError as err:
+                self._give_up(err)
 
     def close(self) -> None:
-        self.file.close()
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError as err:
+                self._give_up(err)
+
+    def _give_up(self, err: OSError) -> None:
+        self.ls.record = None
+        file, self.file = self.file, None
+        if file is not None:
+            with contextlib.suppress(OSError):
+                file.close()
+        aside = self.path.with_name(self.path.name + ".incomplete")
+        with contextlib.suppress(OSError):  # a log that was being made when it failed
+            self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)
+        try:
+            if self.path.exists():
+                os.replace(self.path, aside)
+        except OSError:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        log.warning("the resume log %s cannot be written (%s): this seat plays on without it and cannot resume "
+                    "this game; what was logged is in %s", safe(str(self.path), 200),
+                    safe(err.strerror or str(err), 100), safe(str(aside), 200))
