@@ -20,6 +20,8 @@ one is a :class:`ResumeError` with a one-line reason, never anything else.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,9 +36,12 @@ from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
 from p2php.session.transcript import Spans, one_line, read_bounded
+from p2php.text import safe
 
 if TYPE_CHECKING:
     from p2php.session.runner import PeerConfig
+
+log = logging.getLogger(__name__)
 
 FORMAT = "p2php-resume"
 VERSION = 1
@@ -241,3 +246,65 @@ def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, A
     if sealed is not None and sealed.get("tick") == ls.tick and isinstance(sealed.get("action"), dict):
         ls.restore_sealed(ls.tick, sealed["action"])
     return ls
+
+
+class ResumeWriter:
+    """Appends to the resume log every message this peer accepts or sends.
+
+    A log that cannot be written (a full disk, a path that cannot be made) must not stop the game: the peer plays
+    on without it, and the log is moved aside (``….incomplete``) so ``p2php resume`` cannot start from a log that
+    lacks what was sent after it failed — a resumed seat would answer some point again, differently, and be
+    named an equivocator. One warning says so.
+    """
+
+    def __init__(self, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> None:
+        assert cfg.resume_path is not None
+        self.path = cfg.resume_path
+        self.ls = ls
+        self.file: Any = None
+        try:
+            self.file = ResumeLog.create(cfg, ls, addresses)
+        except OSError as err:
+            self._give_up(err)
+            return
+        ls.record = self.append
+
+    def append(self, record: dict[str, Any]) -> None:
+        if self.file is not None:
+            try:
+                self.file.append(record)
+            except OSError as err:
+                self._give_up(err)
+
+    def flush(self) -> None:
+        if self.file is not None:
+            try:
+                self.file.flush()
+            except OSError as err:
+                self._give_up(err)
+
+    def close(self) -> None:
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError as err:
+                self._give_up(err)
+
+    def _give_up(self, err: OSError) -> None:
+        self.ls.record = None
+        file, self.file = self.file, None
+        if file is not None:
+            with contextlib.suppress(OSError):
+                file.close()
+        aside = self.path.with_name(self.path.name + ".incomplete")
+        with contextlib.suppress(OSError):  # a log that was being made when it failed
+            self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)
+        try:
+            if self.path.exists():
+                os.replace(self.path, aside)
+        except OSError:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        log.warning("the resume log %s cannot be written (%s): this seat plays on without it and cannot resume "
+                    "this game; what was logged is in %s", safe(str(self.path), 200),
+                    safe(err.strerror or str(err), 100), safe(str(aside), 200))

@@ -16,9 +16,7 @@ Spectators may connect to a peer's listener and receive every public message.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,7 +30,6 @@ from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
-from p2php.net.framing import encode_frame
 from p2php.net.mesh import (
     COMPACT,
     DEFLATE,
@@ -54,6 +51,8 @@ from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
 from p2php.session.rematch import Rematch
+from p2php.session.resume import ResumeWriter
+from p2php.session.watchers import Watchers
 from p2php.text import safe
 
 log = logging.getLogger(__name__)
@@ -360,12 +359,7 @@ class _Runner:
         self.sent = 0
         self.received = 0
         self.down: dict[int, float] = {}
-        self.spectators: dict[int, int] = {}  # spectator whose link is up -> transcript messages relayed so far
-        self.spectators_ended: set[int] = set()  # those whose link was up when we queued the end for them
-        self.relay_frames: list[bytes] = []  # the transcript's relay frames, each encoded once for all spectators
-        self.spectator_missed = -1  # the last spectator link that ended without the end of the game
-        self.spectator_missed_at = 0.0  # when it ended
-        self.spectator_got_end = -1  # the last one that hung up once it had the end
+        self.watchers = Watchers(mesh, cfg.spectator_linger)
         self.deciding = False
         self.left = False  # our player left the table (LeaveTable from the decider)
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
@@ -377,7 +371,7 @@ class _Runner:
         self.fins: set[int] = set()  # seats that told us they finished
         self.fin_sent = False
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout as "behind"
-        self.log = None if cfg.resume_path is None else _ResumeWriter(cfg, ls, addresses)
+        self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)
         self.chat = ChatDesk(ls.table, ls.seat, self.sign)
         if ls.seat is not None:  # on links that agreed to it (§5.4)
             mesh.compactor = partial(compact_frame, players=ls.players, previous=partial(ls.held_copy, ls.seat))
@@ -415,7 +409,7 @@ class _Runner:
                         linger_until = now + self.cfg.linger
                     await self._send_fin()
                     seats_done = self.fins >= set(mesh.seats) - self._gone() or now >= linger_until
-                    if seats_done and not self._spectator_coming_back(now):
+                    if seats_done and not self.watchers.coming_back(now):
                         break
                 if ls.awaiting_me() and not self.deciding:
                     self.deciding = True
@@ -423,7 +417,7 @@ class _Runner:
                 if linger_until is None:
                     wait = self._wait()
                 elif seats_done:  # only a spectator is waited for
-                    wait = self.spectator_missed_at + self.cfg.spectator_linger - trio.current_time()
+                    wait = self.watchers.wait_until() - trio.current_time()
                 else:
                     wait = linger_until - trio.current_time()
                 with trio.move_on_after(max(wait, 0.0)) as scope:
@@ -569,16 +563,9 @@ class _Runner:
             if self.fin_sent:
                 await self.mesh.send(event.seat, {"fin": 1})
         elif isinstance(event, SpectatorJoined):
-            self.spectators[event.spectator] = 0
-            self.mesh.send_spectator(event.spectator, {"watch": "table", "hellos": list(ls.table.hellos),
-                                                       "game": ls.table.game, "options": ls.table.options})
+            self.watchers.joined(event.spectator, ls)
         elif isinstance(event, SpectatorLeft):
-            self.spectators.pop(event.spectator, None)
-            if event.spectator in self.spectators_ended and event.reason == "spectator left" and not event.unsent:
-                self.spectator_got_end = max(self.spectator_got_end, event.spectator)
-            elif event.spectator > self.spectator_missed:
-                self.spectator_missed, self.spectator_missed_at = event.spectator, trio.current_time()
-            self.spectators_ended.discard(event.spectator)
+            self.watchers.left(event, trio.current_time())
 
     async def _say(self, text: str) -> None:
         """Our player's chat line: signed, sent to every seat and spectator, and shown here too."""
@@ -588,20 +575,16 @@ class _Runner:
             self._tell_chat(ChatDropped(-1 if self.ls.seat is None else self.ls.seat, str(err)))
             return
         await self.mesh.broadcast({"chat": chat})
-        self._chat_to_spectators(chat)
+        self.watchers.chat(chat)
         self._tell_chat(ChatLine(chat["from"], chat["text"]))
 
     def _heard_chat(self, seat: int, chat: Any) -> None:
         """Another seat's chat frame: shown if good, one notice naming the seat if not (never a fault)."""
         got = self.chat.receive(seat, chat, trio.current_time())
         if isinstance(got, ChatLine):
-            self._chat_to_spectators(chat)
+            self.watchers.chat(chat)
         if got is not None:
             self._tell_chat(got)
-
-    def _chat_to_spectators(self, chat: dict[str, Any]) -> None:
-        for spectator in self.spectators:
-            self.mesh.send_spectator(spectator, {"chat": chat})
 
     def _tell_chat(self, note: ChatLine | ChatDropped) -> None:
         if self.cfg.on_chat is not None:
@@ -670,15 +653,6 @@ class _Runner:
             gone.add(fault.culprit)
         return gone
 
-    def _spectator_coming_back(self, now: float) -> bool:
-        """Whether a spectator's link ended without the end of the game less than ``spectator_linger`` seconds ago
-        and no later link has the end (or may get it): that spectator is most likely linking again (one that
-        watches on links again a second or so after a break; spectators are anonymous, so any later link counts).
-        One that left long before the end is not waited for."""
-        last = self.spectator_missed
-        return (last >= 0 and self.spectator_got_end < last and not any(s > last for s in self.spectators)
-                and now < self.spectator_missed_at + self.cfg.spectator_linger)
-
     async def _send_fin(self) -> None:
         """Tell everyone we finished (after our audit), so they know they may stop serving us."""
         if not self.fin_sent:
@@ -704,82 +678,10 @@ class _Runner:
         for wire in forwarded:  # aborts, audits and equivocation proofs reach every peer (ending.py)
             await self.mesh.broadcast({"relay": wire})
             self.frames_sent += 1
-        if self.spectators:
-            self.relay_frames.extend(encode_frame({"relay": msg.to_wire()}, self.mesh.max_frame)
-                                     for msg in ls.transcript[len(self.relay_frames):])
-        for spectator, done in self.spectators.items():
-            for frame in self.relay_frames[done:]:
-                self.mesh.send_spectator(spectator, frame)
-            self.spectators[spectator] = len(self.relay_frames)
-            if ls.finished and self.mesh.spectator_up(spectator):
-                self.spectators_ended.add(spectator)
+        self.watchers.relay(ls)
         if self.observe is not None:
             self.observe(ls, [])
         if not self.setup_seconds and isinstance(ls.step, Decide) and ls.state.setup_done():
             self.setup_seconds = time.perf_counter() - self.start  # keys, shuffles, deals: all ready
         if self.log is not None:
             self.log.flush()
-
-
-class _ResumeWriter:
-    """Appends to the resume log every message this peer accepts or sends.
-
-    A log that cannot be written (a full disk, a path that cannot be made) must not stop the game: the peer plays
-    on without it, and the log is moved aside (``….incomplete``) so ``p2php resume`` cannot start from a log that
-    lacks what was sent after it failed — a resumed seat would answer some point again, differently, and be
-    named an equivocator. One warning says so.
-    """
-
-    def __init__(self, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> None:
-        from p2php.session.resume import ResumeLog
-
-        assert cfg.resume_path is not None
-        self.path = cfg.resume_path
-        self.ls = ls
-        self.file: Any = None
-        try:
-            self.file = ResumeLog.create(cfg, ls, addresses)
-        except OSError as err:
-            self._give_up(err)
-            return
-        ls.record = self.append
-
-    def append(self, record: dict[str, Any]) -> None:
-        if self.file is not None:
-            try:
-                self.file.append(record)
-            except OSError as err:
-                self._give_up(err)
-
-    def flush(self) -> None:
-        if self.file is not None:
-            try:
-                self.file.flush()
-            except OSError as err:
-                self._give_up(err)
-
-    def close(self) -> None:
-        if self.file is not None:
-            try:
-                self.file.close()
-            except OSError as err:
-                self._give_up(err)
-
-    def _give_up(self, err: OSError) -> None:
-        self.ls.record = None
-        file, self.file = self.file, None
-        if file is not None:
-            with contextlib.suppress(OSError):
-                file.close()
-        aside = self.path.with_name(self.path.name + ".incomplete")
-        with contextlib.suppress(OSError):  # a log that was being made when it failed
-            self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)
-        try:
-            if self.path.exists():
-                os.replace(self.path, aside)
-        except OSError:
-            with contextlib.suppress(OSError):
-                self.path.unlink()
-        log.warning("the resume log %s cannot be written (%s): this seat plays on without it and cannot resume "
-                    "this game; what was logged is in %s", safe(str(self.path), 200),
-                    safe(err.strerror or str(err), 100), safe(str(aside), 200))
