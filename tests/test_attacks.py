@@ -155,6 +155,28 @@ async def test_harmless_traffic_never_postpones_a_withheld_action() -> None:
                and r.lockstep.verdict.code == "silent" for r in results[:1] + results[2:])
 
 
+async def test_a_false_seen_claim_is_waited_on_only_until_the_audit_deadline() -> None:
+    """The rogue signs a seen head for a message of seat 0 nobody holds. Evidence may still come, so the honest
+    peers wait for it — until their audit deadline, then end naming nobody (a lost message looks like a lie).
+    A wait with no deadline here would hold every honest peer for good."""
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "audit":  # its last message: no later one need chain to the forged copy
+            rogue.state["lied"] = True
+            seen = [[s, seq, bytes(32) if s == 0 else h] for s, seq, h in frame["seen"]]
+            return [(0.0, rogue.sign({**frame, "seen": seen}))]
+        return [(0.0, frame)]
+
+    rogue = make_rogue(2, policy, seed=10)
+    start = trio.current_time()
+    results = await run_table_with_rogue("toy", 3, bots(3, 10), rogue, timeout=1.5, limit=40)
+    assert "lied" in rogue.state
+    for r in honest_results(results, 2):
+        v = r.lockstep.verdict
+        assert v is not None and v.culprit is None and v.code == "false_claim", v
+    assert trio.current_time() - start < 20
+
+
 # ------------------------------------------------------------------------------------ bounded resources
 
 
