@@ -575,3 +575,23 @@ async def test_spectators_that_come_and_go_fast_are_refused_until_the_rate_allow
         joined = [e for e in await collect(meshes[0], 7) if isinstance(e, SpectatorJoined)]
         assert len(joined) == 4
         nursery.cancel_scope.cancel()
+
+
+async def test_spectators_get_heartbeats_so_a_quiet_table_is_not_a_dead_link(table: Table) -> None:
+    from p2php.net.mesh import HEARTBEAT_EVERY
+
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        meshes[0].set_progress([3, 1])
+        link, decoder = await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)
+        beats = 0
+        with trio.move_on_after(2 * HEARTBEAT_EVERY + 0.5):
+            while beats < 2:
+                if (frame := decoder.next_frame()) is None:
+                    decoder.receive_data(await link.receive_some(4096))
+                elif frame == {"hb": 1, "at": [3, 1]}:
+                    beats += 1
+        assert beats == 2
+        nursery.cancel_scope.cancel()

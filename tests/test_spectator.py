@@ -195,9 +195,10 @@ async def test_a_link_that_breaks_while_it_opens_is_a_watch_error_not_a_crash() 
         await watch("seat-0", 0, connect=broken)
 
 
-async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, Any] | None = None) -> str:
+async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, Any] | None = None,
+                                quiet: bool = False) -> str:
     """What ``watch`` raises against a seat that passes the handshake honestly (it proves its key), then sends
-    ``frames`` on the authenticated link and hangs up."""
+    ``frames`` on the authenticated link and hangs up (``quiet``: says nothing more and keeps the link open)."""
     from p2php.net.framing import FrameDecoder, encode_frame
     from p2php.net.linkauth import seal_frame
     from p2php.net.mesh import LinkSetup
@@ -224,6 +225,8 @@ async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, A
         assert setup.macs is not None
         for frame in frames:
             await theirs.send_all(seal_frame(encode_frame(frame), setup.macs[0]))
+        if quiet:
+            await trio.sleep_forever()
         await theirs.aclose()
 
     async def connect() -> trio.abc.Stream:
@@ -232,7 +235,8 @@ async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, A
     async with trio.open_nursery() as nursery:
         nursery.start_soon(seat)
         with trio.fail_after(5), pytest.raises(WatchError) as caught:
-            await watch("seat-0", 0, connect=connect)
+            await watch("seat-0", 0, connect=connect, dead_after=0.5)
+        nursery.cancel_scope.cancel()
     return str(caught.value)
 
 
@@ -261,3 +265,16 @@ async def test_a_watched_seat_that_shows_the_table_twice_is_refused() -> None:
     table = {"watch": "table", "game": "uno", "options": options, "hellos": hellos}
     assert await _watch_a_hostile_seat([table], hellos[0]) == "the peer hung up before the game ended (step 0)"
     assert await _watch_a_hostile_seat([table, table], hellos[0]) == "the peer showed the table twice"
+
+
+async def test_a_link_that_brings_nothing_not_even_a_heartbeat_is_dead_soon() -> None:
+    """Before, a spectator gave a link ten minutes for the whole game: a seat whose machine vanished without
+    closing the link held it that long, and a game longer than that broke every link at ten minutes."""
+    from p2php.session.handshake import make_hello
+    from p2php.session.modes import parse_table_options
+
+    options = parse_table_options(get_game("uno"), {})
+    hellos = [make_hello(seeded_secrets(3, s), s, 2, "uno", options, f"p{s}") for s in range(2)]
+    table = {"watch": "table", "game": "uno", "options": options, "hellos": hellos}
+    said = await _watch_a_hostile_seat([table, {"hb": 1, "at": [0, 0]}], hellos[0], quiet=True)
+    assert said == "the peer sent nothing for 0.5 s, not even a heartbeat"

@@ -658,6 +658,9 @@ class Mesh:
                     peer.end(f"no heartbeat for {DEAD_AFTER:.0f} s")
                 else:
                     peer.queue(beat)
+            for peer in list(self._spectators.values()):  # so a spectator can tell a quiet table from a dead link
+                if peer.reason is None:
+                    peer.queue(beat, SPECTATOR_QUEUE_BYTES)
 
     async def _serve(self, seat: int, peer: _Peer) -> None:
         with peer.scope:

@@ -20,7 +20,7 @@ from p2php import PROTOCOL_VERSION
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
-from p2php.net.mesh import SPECTATOR, LinkSetup
+from p2php.net.mesh import DEAD_AFTER, SPECTATOR, LinkSetup
 from p2php.session.chat import ChatDesk, ChatDropped, ChatLine
 from p2php.session.handshake import Table, check_hello
 from p2php.session.lockstep import Lockstep
@@ -42,12 +42,14 @@ async def _read(stream: trio.abc.ReceiveStream, decoder: FrameDecoder) -> dict[s
 
 
 async def watch(host: str, port: int, name: str = "spectator",
-                observe: Callable[[Lockstep], None] | None = None, timeout: float = 600.0,
+                observe: Callable[[Lockstep], None] | None = None, dead_after: float = DEAD_AFTER,
                 connect: Callable[[], Awaitable[trio.abc.Stream]] | None = None,
                 on_chat: Callable[[ChatLine | ChatDropped], None] | None = None) -> Lockstep:
     """Watch the table of the peer at ``host:port`` until the game (and its audit) ends (else :class:`WatchError`;
     a peer that hangs up mid-game is one: it may be resuming, see :func:`keep_watching`).
 
+    However long the game, the link lives while frames come: the peer sends a heartbeat every 2 s, so a link that
+    brings nothing for ``dead_after`` seconds is dead (a :class:`WatchError`), not a table where nobody moves.
     ``connect()``: how to reach the peer instead of TCP (an online table's libp2p stream; ``host`` names it).
     ``on_chat``: told the seats' chat lines the peer relays, each checked against its author's key (§3.8).
     """
@@ -81,29 +83,32 @@ async def watch(host: str, port: int, name: str = "spectator",
                 reason = verdict.get("reason") if isinstance(verdict, dict) else "connection closed"
                 raise WatchError(f"the peer refused us: {safe(str(reason), 200)}")
             decoder.authenticate(receive_mac)  # everything after the verdicts carries the link tag
-            with trio.fail_after(timeout):
-                while True:
-                    frame = await _read(stream, decoder)
-                    if frame is None:
+            while True:
+                try:
+                    with trio.fail_after(dead_after):
+                        frame = await _read(stream, decoder)
+                except trio.TooSlowError:
+                    raise WatchError(f"the peer sent nothing for {dead_after:g} s, not even a heartbeat") from None
+                if frame is None:
+                    break
+                if frame.get("watch") == "table":
+                    if ls is not None:
+                        raise WatchError("the peer showed the table twice")
+                    ls = _table(frame)
+                    desk = ChatDesk(ls.table, None, None)
+                    if theirs not in ls.table.hellos:  # the proven key must be one of the table's
+                        raise WatchError("the peer's own hello is not one of the table it shows")
+                elif "chat" in frame and desk is not None:
+                    note = desk.receive(None, frame["chat"], trio.current_time())
+                    if note is not None and on_chat is not None:
+                        on_chat(note)
+                elif "relay" in frame and ls is not None:
+                    ls.receive_relayed(frame["relay"])
+                    ls.poll()
+                    if observe is not None:
+                        observe(ls)
+                    if ls.finished:
                         break
-                    if frame.get("watch") == "table":
-                        if ls is not None:
-                            raise WatchError("the peer showed the table twice")
-                        ls = _table(frame)
-                        desk = ChatDesk(ls.table, None, None)
-                        if theirs not in ls.table.hellos:  # the proven key must be one of the table's
-                            raise WatchError("the peer's own hello is not one of the table it shows")
-                    elif "chat" in frame and desk is not None:
-                        note = desk.receive(None, frame["chat"], trio.current_time())
-                        if note is not None and on_chat is not None:
-                            on_chat(note)
-                    elif "relay" in frame and ls is not None:
-                        ls.receive_relayed(frame["relay"])
-                        ls.poll()
-                        if observe is not None:
-                            observe(ls)
-                        if ls.finished:
-                            break
         except FrameError as err:
             raise WatchError(f"the peer sent a bad frame: {err}") from None
         except (trio.BrokenResourceError, OSError) as err:
