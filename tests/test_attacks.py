@@ -177,6 +177,26 @@ async def test_a_false_seen_claim_is_waited_on_only_until_the_audit_deadline() -
     assert trio.current_time() - start < 20
 
 
+async def test_a_seat_that_asks_for_a_full_form_once_gets_it_and_nobody_is_named() -> None:
+    """Asking for the full form of a compact frame one could not rebuild is honest (§5.4): the asked peer answers
+    with its message. Taken for a malformed message, the request would end the game naming the asker."""
+    from p2php.session.compact import FULL, WANT
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "action" and to == 0 and "asked" not in rogue.state:
+            rogue.state["asked"] = True
+            return [(0.0, frame), (0.0, {WANT: 0})]  # seat 0's first message, once
+        return [(0.0, frame)]
+
+    rogue = make_rogue(1, policy, seed=4)
+    results = await run_table_with_rogue("toy", 3, bots(3, 4), rogue, timeout=3.0)
+    assert rogue.state.get("asked")
+    answers = [f[FULL] for seat, f in rogue.received if seat == 0 and FULL in f]
+    assert [(a.get("from"), a.get("seq")) for a in answers] == [(0, 0)]  # answered, once
+    for r in results:
+        assert r is not None and r.lockstep.verdict is not None and r.lockstep.verdict.clean, r
+
+
 # ------------------------------------------------------------------------------------ bounded resources
 
 

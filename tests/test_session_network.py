@@ -18,6 +18,8 @@ async def test_toy_game_over_loopback_with_transcripts(tmp_path: Path) -> None:
     assert all(v is not None and v.clean for v in verdicts)
     assert len({v.state_hash for v in verdicts if v}) == 1
     assert all(r.bytes_sent > 0 for r in results)
+    for seat, r in enumerate(results):  # every message it signed went out (and the audits it forwarded at the end)
+        assert r.frames_sent >= sum(m.sender == seat for m in r.lockstep.transcript) > 0
     for seat in range(3):
         check = transcript.verify(tmp_path / f"seat{seat}.p2php")
         assert check.ok, check.lines
@@ -43,3 +45,33 @@ async def test_verify_rejects_a_tampered_transcript(tmp_path: Path) -> None:
     assert any("signature" in line for line in check.lines)
 
 
+
+
+async def test_a_seat_that_brings_other_options_is_refused_by_name_and_nobody_plays() -> None:
+    """Every seat checks every hello (game, options, seat, signature) as the mesh forms; one that does not fit is
+    refused naming its seat, and no game starts with it."""
+    import trio
+
+    from p2php.net.mesh import MeshError, listen, listener_port
+    from p2php.session.memory import seeded_secrets
+    from p2php.session.runner import PeerConfig, run_peer
+
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    failures: dict[int, str] = {}
+
+    async def sit(seat: int) -> None:
+        options = {"rounds": 2 if seat == 2 else 1}
+        cfg = PeerConfig("uno", options, 3, seat, f"p{seat}", secrets=seeded_secrets(4, seat), connect_timeout=3.0)
+        try:
+            await run_peer(cfg, addresses, listeners[seat], bot_decider(RandomBot(seat)))
+        except MeshError as err:
+            failures[seat] = str(err)
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            for seat in range(3):
+                nursery.start_soon(sit, seat)
+    assert set(failures) == {0, 1, 2}, failures  # nobody played
+    for seat in (0, 1):
+        assert "seat 2" in failures[seat] and "options" in failures[seat], failures[seat]

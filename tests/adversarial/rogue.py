@@ -15,7 +15,7 @@ the rogue's seat only; nothing in p2php knows about it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ class Rogue:
     policy: Policy = honest
     ls: Lockstep | None = None
     log: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (to, frame) actually sent
+    received: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (from, frame) that reached it
     state: dict[str, Any] = field(default_factory=dict)  # for the policy's own bookkeeping
 
     def sign(self, frame: dict[str, Any]) -> dict[str, Any]:
@@ -77,6 +78,16 @@ class RogueMesh:
 
     async def __aexit__(self, *exc: Any) -> bool:
         return await self._inner.__aexit__(*exc)
+
+    def receive(self) -> AsyncIterator[Any]:
+        """The mesh's events, each frame noted in ``rogue.received`` on its way to the rogue's own runner."""
+        return self._tapped()
+
+    async def _tapped(self) -> AsyncIterator[Any]:
+        async for event in self._inner.receive():
+            if isinstance(event, mesh_module.Frame):
+                self._rogue.received.append((event.seat, event.frame))
+            yield event
 
     async def broadcast(self, frame: dict[str, Any], seats: list[int] | None = None) -> None:
         for seat in self._inner.seats if seats is None else seats:
