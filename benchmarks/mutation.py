@@ -101,7 +101,10 @@ TARGETS: dict[str, list[str]] = {
     ],
     "p2php/net/deflate.py": ["tests/test_net_deflate.py", "tests/test_net_framing.py"],
     "p2php/session/chat.py": ["tests/test_table_life.py", "tests/test_spectator.py"],
-    "p2php/session/runner.py": ["tests/test_faults.py", "tests/test_spectator.py", "tests/test_session_network.py"],
+    "p2php/session/runner.py": [
+        "tests/test_faults.py", "tests/test_spectator.py", "tests/test_session_network.py", "tests/test_attacks.py",
+        "tests/test_resume.py", "tests/test_api.py", "tests/test_compact_wire.py",
+    ],
     "p2php/session/watchers.py": ["tests/test_watchers.py"],
     "p2php/canonical.py": [
         "tests/test_vectors.py", "tests/test_crypto_beacon.py", "tests/test_crypto_deck.py",
