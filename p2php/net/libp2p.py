@@ -69,8 +69,10 @@ CLOSE_TIMEOUT = 1.0
 """Seconds a graceful close of a stream may take before it is reset instead."""
 RESERVATION_CHECK = 1.0
 """Seconds between checks that the relay connection our reservation was made on (so the reservation) is still there."""
-RESERVE_TRIES = 3
-"""Tries, a second apart, at a node's first reservation before it says its relay gave none."""
+RESERVE_PATIENCE = 10.0
+"""Seconds a node keeps trying its first reservation, a second apart, before it says its relay gave none: a relay
+that restarts refuses everyone until it is up again (the relay soak saw three tries over two seconds fall inside one
+restart, and the table never formed)."""
 RESERVATION_RENEW = 600.0
 """Seconds after which a reservation is renewed anyway (relays give an hour by default)."""
 PUNCH_TIMEOUT = 5.0
@@ -495,12 +497,13 @@ class Libp2pNode:
                     raise ConnectionRefusedError(f"the relay {self.relay} refused a reservation")
                 self._reserved_on = stream.muxed_conn
 
-        for attempt in range(RESERVE_TRIES):  # a relay that restarts refuses us for a moment (one silent: no retry)
+        first = trio.current_time()
+        while True:  # a relay that restarts refuses us for a moment (one that stays silent: no retry)
             try:
                 await reserve()
                 break
             except OSError:
-                if attempt + 1 == RESERVE_TRIES:
+                if trio.current_time() - first >= RESERVE_PATIENCE:
                     raise
                 await trio.sleep(1.0)
         nursery.start_soon(self._keep_reservation, info.peer_id, reserve)
