@@ -70,7 +70,13 @@ def test_a_hostile_run_is_refused_with_a_reason(case: str) -> None:
         "too-long": _raw((limit + 1).to_bytes(4, "big") + bytes(limit + 1)),
         "empty": _raw(b""),
     }[case]
-    with pytest.raises(DeflateError):
+    why = {
+        "bomb": "inflates past the 1028-byte limit", "garbage": "not a valid deflate run",
+        "final": "ends the link's deflate stream", "partial-prefix": "ends inside a frame's length prefix",
+        "partial-frame": "ends inside a frame$", "zero-length": r"declares 0 bytes \(1\.\.1024",
+        "too-long": "inflates past the 1028-byte limit", "empty": "an empty run",
+    }[case]
+    with pytest.raises(DeflateError, match=why):
         Inflater(limit).unpack(run)
 
 
@@ -224,3 +230,18 @@ def test_any_grouping_into_runs_and_any_split_gives_the_frames_back(frames: list
         got += decoder.feed(wire[pos : pos + step])
         pos += step
     assert got == frames and decoder.pending == 0
+
+
+def test_a_writer_keeps_only_the_window_it_may_prime_with_however_long_the_game() -> None:
+    """The frames a new compressor is primed with are the stream's last 32 KiB: a link that carried a whole game
+    must not hold (or join, at each new compressor) every frame it ever sent."""
+    from p2php.net.deflate import WINDOW
+
+    deflater = Deflater()
+    text = encode_frame({"kind": "action", "body": {"text": "a move " * 100}})
+    noise = encode_frame({"kind": "pass", "cards": os.urandom(4000)})  # stored: the next frame needs a new compressor
+    for n in range(400):
+        deflater.pack([text, noise] if n % 3 == 0 else [text])
+    kept = sum(map(len, deflater._recent))
+    assert kept == deflater._recent_size
+    assert WINDOW <= kept < WINDOW + len(noise)  # the last 32 KiB, and less than one frame more
