@@ -56,6 +56,7 @@ def test_a_chat_line_travels_signed_and_bounded() -> None:
     # Oversize: refused at the sender, dropped at the receiver (even when well signed).
     with pytest.raises(ChatRefused, match="at most 280"):
         ann.compose("a" * 281, 200.0)
+    assert ann.compose("a" * 280, 200.0)["text"] == "a" * 280  # exactly the limit goes
     big = "b" * 281
     n = 50
     sig = secrets[0].identity.sign(chat_mod.chat_bytes(table.session_id, 0, n, big))
@@ -71,6 +72,7 @@ def test_a_chat_line_travels_signed_and_bounded() -> None:
         assert isinstance(drop, ChatDropped) and "not normalised" in drop.reason, drop
     # Typed with long runs of spaces: judged once normalised, up to 4 × 280 characters as typed.
     assert ann.compose("a" + " " * 1000 + "b", 600.0)["text"] == "a b"
+    assert ann.compose("a" + " " * 1118 + "b", 650.0)["text"] == "a b"  # exactly 4 × 280 as typed
     with pytest.raises(ChatRefused, match="too long"):
         ann.compose("a" + " " * 1200 + "b", 700.0)
     with pytest.raises(ChatRefused, match="spectator"):
