@@ -112,6 +112,18 @@ def test_a_spectator_checks_relayed_chat_and_names_nobody() -> None:
         assert isinstance(drop, ChatDropped) and drop.seat == -1 and "no seat" in drop.reason, (author, drop)
 
 
+def test_a_spectator_counts_a_relayed_flood_by_its_author_and_names_no_seat_the_table_lacks() -> None:
+    """The peer relays every line, so a spectator keeps one bucket per author it can name and one for lines from
+    no seat; a flood of the latter names nobody (-1), not the seat number the lines made up."""
+    table, secrets = _table()
+    ann = ChatDesk(table, 0, secrets[0].identity.sign, burst=1000)
+    watcher = ChatDesk(table, None, None)
+    for authors, named in (([0] * 8, 0), ([table.players] * 8 + [99] * 8 + [True] * 8 + [-1] * 8, -1)):
+        got = [watcher.receive(None, {**ann.compose("x", 0.0), "from": author}, 0.0) for author in authors]
+        flood = [g for g in got if isinstance(g, ChatDropped) and "too many" in g.reason]
+        assert len(flood) == 1 and flood[0].seat == named, (authors, got)
+
+
 def test_a_chat_lines_number_fits_sixty_three_bits_and_its_signed_bytes_follow_the_spec() -> None:
     table, secrets = _table()
     bob = ChatDesk(table, 1, secrets[1].identity.sign)
