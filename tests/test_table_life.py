@@ -62,6 +62,9 @@ def test_a_chat_line_travels_signed_and_bounded() -> None:
     sig = secrets[0].identity.sign(chat_mod.chat_bytes(table.session_id, 0, n, big))
     drop = bob.receive(0, {"from": 0, "n": n, "text": big, "sig": sig}, 300.0)
     assert isinstance(drop, ChatDropped) and "over 280" in drop.reason
+    exactly = "b" * 280
+    sig = secrets[0].identity.sign(chat_mod.chat_bytes(table.session_id, 0, n, exactly))
+    assert bob.receive(0, {"from": 0, "n": n, "text": exactly, "sig": sig}, 300.0) == ChatLine(0, exactly)
     with pytest.raises(ChatRefused, match="nothing"):
         ann.compose(" \x1b ", 400.0)
     # Well signed but not normalised (a terminal escape, a doubled space): dropped, never shown.
@@ -106,6 +109,10 @@ def test_a_spectator_checks_relayed_chat_and_names_nobody() -> None:
     forged = {**ann.compose("x", 0.0), "from": 1}
     drop = watcher.receive(None, forged, 0.0)
     assert isinstance(drop, ChatDropped) and drop.seat == -1
+    again = ann.compose("hi again", 1.0)
+    assert watcher.receive(None, again, 1.0) == ChatLine(0, "hi again")
+    assert watcher.receive(None, again, 1.0) == ChatDropped(-1, f"chat line {again['n']} of seat 0 came again")
+    # (a relayed copy names nobody: the peer that relayed it twice need not be its author)
     # A relayed line from a seat the table does not have (one past the last, a bool): dropped, no key looked up.
     for author in (table.players, True, -1):
         drop = watcher.receive(None, {**ann.compose("x", 10.0 + author), "from": author}, 10.0 + author)
