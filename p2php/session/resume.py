@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -261,7 +261,7 @@ class ResumeWriter:
         assert cfg.resume_path is not None
         self.path = cfg.resume_path
         self.ls = ls
-        self.file: Any = None
+        self.file: ResumeLog | None = None
         try:
             self.file = ResumeLog.create(cfg, ls, addresses)
         except OSError as err:
@@ -270,23 +270,19 @@ class ResumeWriter:
         ls.record = self.append
 
     def append(self, record: dict[str, Any]) -> None:
-        if self.file is not None:
-            try:
-                self.file.append(record)
-            except OSError as err:
-                self._give_up(err)
+        self._write(lambda log: log.append(record))
 
     def flush(self) -> None:
-        if self.file is not None:
-            try:
-                self.file.flush()
-            except OSError as err:
-                self._give_up(err)
+        self._write(ResumeLog.flush)
 
     def close(self) -> None:
+        self._write(ResumeLog.close)
+
+    def _write(self, step: Callable[[ResumeLog], None]) -> None:
+        """One step on the log, if it is still written; the first that fails ends it (see the class)."""
         if self.file is not None:
             try:
-                self.file.close()
+                step(self.file)
             except OSError as err:
                 self._give_up(err)
 
