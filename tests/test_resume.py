@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -113,15 +114,16 @@ async def test_a_peer_that_never_returns_is_named_after_the_timeout(tmp_path: Pa
         assert results[seat].lockstep.transcript  # nothing already played is lost
 
 
-async def _three_seats(tmp: Path, seat1_path: Path | None = None) -> dict[int, PeerResult]:
+async def _three_seats(tmp: Path, configure: Callable[[PeerConfig], None] | None = None) -> dict[int, PeerResult]:
+    """A clean game of three seats over loopback, each with its resume log; ``configure`` may change a config."""
     listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
     results: dict[int, PeerResult] = {}
 
     async def play(seat: int) -> None:
         cfg = _cfg(seat, tmp, seeded_secrets(9, seat))
-        if seat == 1 and seat1_path is not None:
-            cfg.resume_path = seat1_path
+        if configure is not None:
+            configure(cfg)
         results[seat] = await run_peer(cfg, addresses, listeners[seat], _bot(seat))  # type: ignore[arg-type]
 
     with trio.fail_after(60):
@@ -172,7 +174,12 @@ async def test_a_resume_log_that_fills_the_disk_mid_game_is_set_aside_and_the_se
 async def test_a_resume_log_that_cannot_be_made_is_said_once_and_the_seat_plays_on(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "a-file").write_text("not a directory")
-    await _three_seats(tmp_path, tmp_path / "a-file" / "seat1.resume")
+
+    def elsewhere(cfg: PeerConfig) -> None:
+        if cfg.seat == 1:
+            cfg.resume_path = tmp_path / "a-file" / "seat1.resume"
+
+    await _three_seats(tmp_path, elsewhere)
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "resume log" in r.getMessage()]
     assert len(said) == 1 and "a-file/seat1.resume cannot be written" in said[0]
 
@@ -180,20 +187,12 @@ async def test_a_resume_log_that_cannot_be_made_is_said_once_and_the_seat_plays_
 async def test_a_transcript_that_cannot_be_saved_still_leaves_the_result(tmp_path: Path,
                                                                           caplog: pytest.LogCaptureFixture) -> None:
     """Before, the OSError came out of ``run_peer`` after the game: the seat's result was lost with it."""
-    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
-    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
-    results: dict[int, PeerResult] = {}
     (tmp_path / "a-file").write_text("not a directory")
 
-    async def play(seat: int) -> None:
-        cfg = PeerConfig(GAME, OPTIONS, 3, seat, f"p{seat}", timeout=5.0, secrets=seeded_secrets(9, seat),
-                         transcript_path=tmp_path / "a-file" / f"seat{seat}.p2php")
-        results[seat] = await run_peer(cfg, addresses, listeners[seat], _bot(seat))  # type: ignore[arg-type]
+    def unsavable(cfg: PeerConfig) -> None:
+        cfg.transcript_path = tmp_path / "a-file" / f"seat{cfg.seat}.p2php"
 
-    with trio.fail_after(60):
-        async with trio.open_nursery() as nursery:
-            for seat in range(3):
-                nursery.start_soon(play, seat)
+    results = await _three_seats(tmp_path, unsavable)
     assert all(results[s].lockstep.verdict is not None for s in range(3))
     said = [r.getMessage() for r in caplog.records if "cannot save the transcript" in r.getMessage()]
     assert len(said) == 3 and "a-file/seat" in said[0]

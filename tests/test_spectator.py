@@ -256,25 +256,25 @@ async def test_a_watched_seat_that_shows_no_real_table_gets_a_one_line_watch_err
     assert re.search(why, said), said
 
 
-async def test_a_watched_seat_that_shows_the_table_twice_is_refused() -> None:
+def _real_table() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A two-seat UNO table's ``watch`` frame, every hello real, and seat 0's hello (the seat that shows it)."""
     from p2php.session.handshake import make_hello
     from p2php.session.modes import parse_table_options
 
     options = parse_table_options(get_game("uno"), {})
     hellos = [make_hello(seeded_secrets(3, s), s, 2, "uno", options, f"p{s}") for s in range(2)]
-    table = {"watch": "table", "game": "uno", "options": options, "hellos": hellos}
-    assert await _watch_a_hostile_seat([table], hellos[0]) == "the peer hung up before the game ended (step 0)"
-    assert await _watch_a_hostile_seat([table, table], hellos[0]) == "the peer showed the table twice"
+    return {"watch": "table", "game": "uno", "options": options, "hellos": hellos}, hellos[0]
+
+
+async def test_a_watched_seat_that_shows_the_table_twice_is_refused() -> None:
+    table, hello = _real_table()
+    assert await _watch_a_hostile_seat([table], hello) == "the peer hung up before the game ended (step 0)"
+    assert await _watch_a_hostile_seat([table, table], hello) == "the peer showed the table twice"
 
 
 async def test_a_link_that_brings_nothing_not_even_a_heartbeat_is_dead_soon() -> None:
     """Before, a spectator gave a link ten minutes for the whole game: a seat whose machine vanished without
     closing the link held it that long, and a game longer than that broke every link at ten minutes."""
-    from p2php.session.handshake import make_hello
-    from p2php.session.modes import parse_table_options
-
-    options = parse_table_options(get_game("uno"), {})
-    hellos = [make_hello(seeded_secrets(3, s), s, 2, "uno", options, f"p{s}") for s in range(2)]
-    table = {"watch": "table", "game": "uno", "options": options, "hellos": hellos}
-    said = await _watch_a_hostile_seat([table, {"hb": 1, "at": [0, 0]}], hellos[0], quiet=True)
+    table, hello = _real_table()
+    said = await _watch_a_hostile_seat([table, {"hb": 1, "at": [0, 0]}], hello, quiet=True)
     assert said == "the peer sent nothing for 0.5 s, not even a heartbeat"
