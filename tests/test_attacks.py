@@ -155,6 +155,36 @@ async def test_harmless_traffic_never_postpones_a_withheld_action() -> None:
                and r.lockstep.verdict.code == "silent" for r in results[:1] + results[2:])
 
 
+@pytest.mark.parametrize("from_kind", ["action", "audit"])
+async def test_a_seat_named_silent_is_not_lingered_for(from_kind: str) -> None:
+    """After the end a peer lingers (``linger``) for every seat's ``fin``, so it keeps serving a seat that still
+    needs its messages — but not for a seat its verdict names silent or refusing the audit: that one sends
+    nothing more, and waiting for it would hold every honest peer the whole linger. The rogue stops sending
+    anything from its first action (named silent) or from its audit (the game was clean: named for refusing
+    the audit) and keeps its link open."""
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if rogue.state.get("mute"):
+            return []
+        if frame.get("kind") == from_kind:
+            rogue.state["mute"] = True
+            if from_kind == "audit":
+                return []
+        return [(0.0, frame)]
+
+    rogue = make_rogue(1, policy, seed=2)
+    ended: dict[int, float] = {}
+    start = trio.current_time()
+    results = await run_table_with_rogue("toy", 3, bots(3, 2), rogue, timeout=1.5, limit=60, linger=30.0,
+                                         ended=ended)
+    codes = {"action": ("silent",), "audit": ("refused_audit", "silent")}[from_kind]
+    for r in honest_results(results, 1):
+        v = r.lockstep.verdict
+        assert v is not None and v.culprit == 1 and v.code in codes, v
+    # The honest pair lingers for each other's fin (which comes), never the 30 s for the silent seat's.
+    assert max(ended[0], ended[2]) - start < 20.0, {s: t - start for s, t in ended.items()}
+
+
 async def test_a_false_seen_claim_is_waited_on_only_until_the_audit_deadline() -> None:
     """The rogue signs a seen head for a message of seat 0 nobody holds. Evidence may still come, so the honest
     peers wait for it — until their audit deadline, then end naming nobody (a lost message looks like a lie).

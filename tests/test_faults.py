@@ -333,6 +333,20 @@ async def test_race_c_a_skewed_reset_does_not_leave_the_link_dead() -> None:
     _clean(run)
 
 
+async def test_a_fin_lost_in_a_reset_is_sent_again_when_the_link_comes_back() -> None:
+    """Link 1-0 is reset as seat 0's ``fin`` crosses it (the frame is lost). Seat 1 still waits for it, so it
+    redials; the link comes back and seat 0 sends its ``fin`` again; else seat 1 would linger for it, here 30 s.
+    (The other way round, seat 1's ``fin`` lost after it got seat 0's, seat 1 leaves and seat 0 lingers: a seat
+    that may still need us redials, one that does not is not told apart from it. Time only, never a verdict.)"""
+    links = {(1, 0): LinkPlan.first(Fault("reset", on_kind="fin", direction="down"))}
+    with trio.fail_after(LIMIT):
+        run = await run_faulted_table("toy", 3, toy_deciders(3, 0), links=links, timeout=TIMEOUT,
+                                      resume_timeout=RESUME, deadline=LIMIT - 5, linger=30.0)
+    assert run.proxies[(1, 0)].stats.faults == {"reset": 1}
+    _clean(run)
+    assert max(s.ended for s in run.seats) < 15.0, [(s.seat, s.ended) for s in run.seats]
+
+
 # ------------------------------------------------------------------------------------------ our own stalls
 
 

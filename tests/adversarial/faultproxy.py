@@ -263,7 +263,7 @@ def frame_kind(body: bytes) -> str:
     if "relay" in obj:
         inner = obj["relay"]
         return f"relay:{inner.get('kind', '?')}" if isinstance(inner, dict) else "relay:?"
-    for key in ("sync", "mesh", "watch"):
+    for key in ("sync", "mesh", "watch", "fin"):
         if key in obj:
             return key
     if "kind" in obj and "sig" in obj:
@@ -684,6 +684,7 @@ class SeatOutcome:
     seat: int
     result: Any | None  # PeerResult
     error: str | None
+    ended: float = 0.0  # seconds from the table's start to this seat's run_peer ending
 
     @property
     def verdict(self) -> Any | None:
@@ -771,6 +772,7 @@ async def run_faulted_table(
     resume_timeout: float = 10.0,
     connect_timeout: float = 10.0,
     deadline: float = 120.0,
+    linger: float = 10.0,
 ) -> TableRun:
     """Run ``players`` peers in this process over loopback, a :class:`FaultProxy` between every pair.
 
@@ -800,7 +802,7 @@ async def run_faulted_table(
     async def one(seat: int) -> None:
         cfg = PeerConfig(game=game, options=dict(options or {}), players=players, seat=seat, name=f"bot{seat}",
                          timeout=timeout, resume_timeout=resume_timeout, connect_timeout=connect_timeout,
-                         secrets=seeded_secrets(seed, seat))
+                         secrets=seeded_secrets(seed, seat), linger=linger)
         addresses = {s: proxies[(seat, s)].address if s < seat else real[s] for s in range(players)}
         try:
             seats[seat].result = await run_peer(cfg, addresses, listeners[seat], deciders[seat])
@@ -808,6 +810,7 @@ async def run_faulted_table(
         except Exception as exc:  # a seat that crashes is reported, the others go on
             seats[seat].error = f"{type(exc).__name__}: {exc}"
         finally:
+            seats[seat].ended = time.perf_counter() - started
             await listeners[seat].aclose()
 
     try:

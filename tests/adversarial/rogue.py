@@ -141,8 +141,13 @@ async def run_table_with_rogue(
     resume_timeout: float = 6.0,
     transcripts: Path | None = None,
     limit: float = 60.0,
+    linger: float = 2.0,
+    ended: dict[int, float] | None = None,
 ) -> list[PeerResult | None]:
-    """Every seat an independent peer over real loopback sockets, one of them the rogue."""
+    """Every seat an independent peer over real loopback sockets, one of them the rogue.
+
+    ``linger``: each peer's :attr:`~p2php.session.runner.PeerConfig.linger`; ``ended``, if given, gets each seat's
+    ``trio.current_time()`` when its ``run_peer`` returned (how long a seat stayed after its verdict)."""
     listeners = [await mesh_module.listen("127.0.0.1", 0) for _ in range(players)]
     addresses = {s: ("127.0.0.1", mesh_module.listener_port(listeners[s])) for s in range(players)}
     results: list[PeerResult | None] = [None] * players
@@ -153,11 +158,13 @@ async def run_table_with_rogue(
     async def one(seat: int) -> None:
         secrets = rogue.secrets if seat == rogue.seat else seeded_secrets(seed, seat)
         cfg = PeerConfig(game, dict(options or {}), players, seat, f"peer{seat}", timeout=timeout,
-                         resume_timeout=resume_timeout, secrets=secrets, linger=2.0,
+                         resume_timeout=resume_timeout, secrets=secrets, linger=linger,
                          transcript_path=None if transcripts is None else transcripts / f"seat{seat}.p2php")
         try:
             results[seat] = await run_peer(cfg, addresses, listeners[seat], deciders[seat],
                                            watch_rogue if seat == rogue.seat else None)
+            if ended is not None:
+                ended[seat] = trio.current_time()
         finally:
             await listeners[seat].aclose()
 
