@@ -68,13 +68,16 @@ SESSION_TESTS = [
     "tests/test_session_bad_input.py",
     "tests/test_privacy.py",
     "tests/test_spectator.py",
+    "tests/test_reshuffle.py",
 ]
 
 #: Each target module and the test files relevant to it (files that do not exist are skipped).
 TARGETS: dict[str, list[str]] = {
     "p2php/session/audit.py": SESSION_TESTS,
     "p2php/session/decks.py": SESSION_TESTS,
-    "p2php/session/lockstep.py": [*SESSION_TESTS, "tests/test_resume.py"],
+    "p2php/session/lockstep.py": [
+        *SESSION_TESTS, "tests/test_resume.py", "tests/test_compact_wire.py", "tests/test_compact_attacks.py",
+    ],
     "p2php/session/ending.py": [*SESSION_TESTS, "tests/test_resume.py"],
     "p2php/session/messages.py": SESSION_TESTS,
     "p2php/session/handshake.py": [*SESSION_TESTS, "tests/test_net_mesh.py"],
@@ -97,7 +100,6 @@ TARGETS: dict[str, list[str]] = {
     "p2php/net/framing.py": ["tests/test_net_framing.py", "tests/test_trust_corners.py"],
     "p2php/session/verified.py": [
         "tests/test_session_verified.py", "tests/test_session_verified_messages.py", *SESSION_TESTS,
-        "tests/test_reshuffle.py",
     ],
     "p2php/net/deflate.py": ["tests/test_net_deflate.py", "tests/test_net_framing.py"],
     "p2php/session/chat.py": ["tests/test_table_life.py", "tests/test_spectator.py"],
@@ -106,6 +108,21 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_resume.py", "tests/test_api.py", "tests/test_compact_wire.py",
     ],
     "p2php/session/watchers.py": ["tests/test_watchers.py"],
+    "p2php/net/mesh.py": [
+        "tests/test_net_mesh.py", "tests/test_vectors.py", "tests/test_net_deflate.py", "tests/test_attacks.py",
+        "tests/test_spectator.py", "tests/test_session_network.py", "tests/test_faults.py",
+    ],
+    "p2php/net/linkauth.py": [
+        "tests/test_vectors.py", "tests/test_net_mesh.py", "tests/test_net_deflate.py", "tests/test_attacks.py",
+        "tests/test_spectator.py",
+    ],
+    "p2php/session/compact.py": [
+        "tests/test_compact_wire.py", "tests/test_compact_attacks.py", "tests/test_attacks.py",
+    ],
+    "p2php/session/spectator.py": [
+        "tests/test_spectator.py", "tests/test_text_safety.py", "tests/test_verify_hardening.py", "tests/test_api.py",
+    ],
+    "p2php/net/invite.py": ["tests/test_invite.py", "tests/test_online.py"],
     "p2php/canonical.py": [
         "tests/test_vectors.py", "tests/test_crypto_beacon.py", "tests/test_crypto_deck.py",
         "tests/test_crypto_identity_channel.py", "tests/test_session_cheats.py", "tests/test_trust_variants.py",

@@ -350,6 +350,23 @@ def test_a_reshuffle_of_two_decks_face_down_cards_is_refused(crypto: str) -> Non
 
 
 @pytest.mark.parametrize("crypto", MODES)
+async def test_a_reshuffle_the_engine_got_wrong_stops_a_table_over_loopback_without_crashing_a_peer(
+        crypto: str) -> None:
+    """The same engine bug with real peers: the runner asks what is due again and again after the fault (for its
+    deadlines, heartbeats and decider), and every ask must find nothing due, not raise the engine's fault anew —
+    before that guard was tested, removing it crashed every honest peer here."""
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+
+    with trio.fail_after(60):
+        results = await run_local_table(GAME, 3, [bot_decider(RandomBot(s)) for s in range(3)],
+                                        {"secret": True, "bug": "mix", "crypto": crypto}, seed=9, timeout=3.0)
+    for r in results:
+        v = r.lockstep.verdict
+        assert v is not None and v.code == "internal" and v.culprit is None and "different joint keys" in v.reason, v
+
+
+@pytest.mark.parametrize("crypto", MODES)
 def test_playing_a_spent_slot_is_an_illegal_action(crypto: str) -> None:
     """A seat whose action opens an old slot after the reshuffle (its engine would refuse it; a modified client)."""
     peers = _peers(crypto, seed=10)

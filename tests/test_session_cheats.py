@@ -69,6 +69,13 @@ def test_honest_game_is_clean_and_agrees() -> None:
     assert len(hashes) == 1
     assert all(p.verdict.clean for p in peers)
     assert all(p.result is not None for p in peers)
+    # What stops one peer must reach them all, so each passes on the others' audits (§6.8) — and nothing else
+    # of a clean game: relaying every message would multiply the bytes by the seats.
+    import msgpack
+
+    for p in peers:
+        passed_on = sorted((w["from"], w["kind"]) for w in map(msgpack.unpackb, p._forwarded))
+        assert passed_on == [(s, "audit") for s in range(4) if s != p.seat], (p.seat, passed_on)
 
 
 def test_forged_signature_is_named() -> None:
@@ -207,6 +214,26 @@ def test_equivocation_is_named() -> None:
     for p in peers[1:]:
         assert p.verdict is not None and not p.verdict.clean
         assert p.verdict.culprit == 0, p.verdict
+
+
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+def test_a_peer_whose_state_differs_is_named_a_desync(crypto: str) -> None:
+    """Every message names the state hash its sender made it at; a peer whose engine reached another state (a
+    client on other rules, or one that lies about the state) is named at its first message, not played on.
+    Without the check a fast table played such a game to a clean verdict (a verified one named the seat, but for
+    a bad key: the state is in its proofs' context)."""
+    import hashlib
+
+    if crypto == "verified":
+        pytest.importorskip("coincurve")
+    peers = make_peers("toy", 3, {"crypto": crypto}, seed=8)
+    engine = peers[1].state
+    real = engine.state_hash
+    engine.state_hash = lambda: hashlib.sha256(b"other rules" + real()).digest()  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    for p in (peers[0], peers[2]):
+        v = p.verdict
+        assert v is not None and v.culprit == 1 and v.code == "desync" and "state hash" in v.reason, v
 
 
 def test_withheld_key_names_the_silent_peer() -> None:

@@ -63,6 +63,9 @@ def test_toy_game_is_clean_and_its_audit_releases_no_secret() -> None:
         audits = [m for m in p.transcript if m.kind == "audit"]
         assert len(audits) == 3 and all("decks" not in m.body and m.body["boxes"] == [] for m in audits)
         assert not any(m.kind in ("shuffle", "lock") or "keys" in m.body for m in p.transcript)
+        # A message that releases no share carries no share fields (an empty release is left out, §6.4).
+        assert not any(m.body.get("shares") == [] or m.body.get("proofs") == [] for m in p.transcript)
+        assert any(m.kind == "action" and "shares" not in m.body for m in p.transcript)
 
 
 def test_uno_is_clean() -> None:
@@ -232,6 +235,16 @@ def test_a_fast_field_in_a_verified_body_is_a_bad_message() -> None:
     _named(peers, 1, FaultCode.BAD_MESSAGE)
 
 
+@pytest.mark.parametrize("field, junk", [("shares", "no list"), ("proofs", [b"short"])])
+def test_a_release_whose_shares_or_proofs_are_not_their_form_is_a_bad_message(field: str, junk: Any) -> None:
+    """Shares that are no list of ``[slot, point]`` or proofs that are no 64-byte strings: named on arrival as a
+    bad message, before any share is looked at."""
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=9)
+    _cheat(peers[1], lambda kind, body: {**body, field: junk} if kind == "keys" and "shares" in body else body)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _named(peers, 1, FaultCode.BAD_MESSAGE)
+
+
 def test_a_fast_field_in_a_verified_pass_is_a_bad_message() -> None:
     peers = memory.make_peers("toy", 3, VERIFIED, seed=9)
     _cheat(peers[1], lambda kind, body: {**body, "commits": []} if kind == "pass" else body)
@@ -339,7 +352,10 @@ def test_the_wire_holds_no_share_set_that_opens_an_unopened_slot() -> None:
         assert len(public.get(slot, set())) < 3, slot
 
 
-def test_a_wrong_share_in_a_private_show_is_named_by_the_viewer() -> None:
+@pytest.mark.parametrize("spoil", ["wrong share", "not shares"])
+def test_a_wrong_share_in_a_private_show_is_named_by_the_viewer(spoil: str) -> None:
+    """A show box whose shares do not open the card, or that holds no share list at all (a box that decrypts but
+    is no release: with no check it was an internal fault naming nobody), is named by its viewer."""
     peers = memory.make_peers("toy", 3, VERIFIED, seed=10)
     shown: list[int] = []
     for cheater in peers:
@@ -353,7 +369,9 @@ def test_a_wrong_share_in_a_private_show_is_named_by_the_viewer() -> None:
 
             if isinstance(cheater.step, Show) and out.get("shares"):
                 shown.append(cheater.seat or 0)
-                if len(slots) > 1:  # every share the last slot's: the batch proof fails
+                if spoil == "not shares":
+                    out = {"shares": "no list", "proofs": out["proofs"]}
+                elif len(slots) > 1:  # every share the last slot's: the batch proof fails
                     last = items([slots[-1]])["shares"][0][1]
                     out = {**out, "shares": [[slot, last] for slot, _ in out["shares"]]}
                 else:

@@ -375,8 +375,10 @@ def _signed_burst(author: Lockstep, count: int, body: dict[str, Any]) -> list[di
 def test_early_messages_count_against_flooding_by_number() -> None:
     peers = make_peers("toy", 3, {}, seed=13)
     burst = _signed_burst(peers[1], MAX_BACKLOG + 2, {"n": 0})
-    for frame in burst[1:]:  # message 0 never comes: every other one waits for it
+    for frame in burst[1:MAX_BACKLOG + 1]:  # message 0 never comes: every other one waits for it
         peers[0].receive(1, frame)
+    assert peers[0].fault is None and len(peers[0].parked[1]) == MAX_BACKLOG  # the bound itself is allowed
+    peers[0].receive(1, burst[MAX_BACKLOG + 1])
     assert peers[0].fault is not None
     assert peers[0].fault.culprit == 1 and peers[0].fault.code == FaultCode.FLOOD
     assert 1 in peers[0].flooded and not peers[0].parked.get(1)
