@@ -69,11 +69,12 @@ SESSION_TESTS = [
     "tests/test_privacy.py",
     "tests/test_spectator.py",
     "tests/test_reshuffle.py",
+    "tests/test_memory_network.py",
 ]
 
 #: Each target module and the test files relevant to it (files that do not exist are skipped).
 TARGETS: dict[str, list[str]] = {
-    "p2php/session/audit.py": SESSION_TESTS,
+    "p2php/session/audit.py": [*SESSION_TESTS, "tests/test_session_verified.py"],
     "p2php/session/decks.py": SESSION_TESTS,
     "p2php/session/lockstep.py": [
         *SESSION_TESTS, "tests/test_resume.py", "tests/test_compact_wire.py", "tests/test_compact_attacks.py",

@@ -132,6 +132,52 @@ def test_a_different_message_with_an_old_number_is_equivocation() -> None:
         assert p.verdict.code == "equivocation", p.verdict
 
 
+@pytest.mark.crypto("fast")
+def test_a_last_lock_pass_with_a_point_off_the_curve_is_named_by_every_seat_at_the_audit() -> None:
+    """The deck's last lock pass hides a value that is no curve point in a slot nobody opens, so no seat
+    multiplies it during the game and nobody can tell; the audit re-derives every pass from the released
+    secrets, and every other seat names the cheater."""
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=21)
+    done: list[bool] = []
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind == "lock" and not done:
+            done.append(True)
+            cards = deck.unpack(body["cards"], group.POINT_SIZE)
+            cards[-1] = b"\x02" + b"\xff" * (group.POINT_SIZE - 1)  # x beyond the field: no point
+            return {**body, "cards": deck.pack(cards)}
+        return body
+
+    cheat(peers[0], alter)  # seat 0 locks last (the lock passes go 2, 1, 0)
+    run(peers, seed=21)
+    assert done
+    for p in peers[1:]:
+        assert p.fault is None  # nobody could tell during the game
+        v = p.verdict
+        assert v is not None and v.culprit == 0 and v.code == "bad_pass", (p.seat, v)
+
+
+def test_equivocation_seen_by_one_honest_seat_alone_is_still_proven() -> None:
+    """Two players: only the honest seat holds both versions (the first it processed, the second the cheater
+    sent again under the same number), and the cheater's abort and audit bring no evidence: the proof rests on
+    the honest seat's own copies, which its abort carries as evidence."""
+    peers = make_peers("toy", 2, {}, seed=4)
+    again: list[dict[str, Any]] = []
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and frame["kind"] == "action" and not again:
+            again.append(resign(peers, dict(frame, body={**frame["body"], "action": {"type": "bid", "n": 99}})))
+        elif sender == 1 and again and len(again) == 1 and frame["kind"] != "action":
+            peers[0].receive(1, again[0])  # the other version, under the number already processed
+            again.append(frame)
+        return frame
+
+    run(peers, tamper=tamper)
+    assert len(again) == 2
+    v = peers[0].verdict
+    assert v is not None and v.culprit == 1 and v.code == "equivocation", v
+
+
 @pytest.mark.crypto("fast")  # the fast deck's own mechanics (its keys, passes or schedule)
 def test_action_out_of_turn_is_named() -> None:
     peers = make_peers("toy", 3, {}, seed=5)

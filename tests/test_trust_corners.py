@@ -31,6 +31,7 @@ from p2php.session.audit import run_audit
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
+from p2php.session.messages import signing_bytes
 from p2php.session.records import MAX_BACKLOG, MAX_REASON, Fault, FaultCode, bounded, short
 
 # ------------------------------------------------------------------------ bounded remote text
@@ -404,6 +405,48 @@ def _finished_clean(seed: int, players: int = 3) -> list[Lockstep]:
     run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(players)})
     _assert_clean(peers)
     return peers
+
+
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+def test_an_audit_replay_that_ends_in_another_state_is_a_desync_naming_nobody(crypto: str) -> None:
+    """The audit replays the game knowing the faces (every one in the fast deck, the opened ones in the verified
+    deck); if that ends in another state than the one we played to (an engine that let hidden faces steer it
+    differently), the table cannot agree on the result: a desync, naming nobody, never a clean verdict."""
+    if crypto == "verified":
+        pytest.importorskip("coincurve")
+    peers = make_peers("toy", 3, {"crypto": crypto}, seed=17)
+    run_in_memory(peers, {s: RandomBot(170 + s) for s in range(3)})
+    _assert_clean(peers)
+    ls = peers[0]
+    ls.state.state_hash = lambda: bytes(32)  # type: ignore[method-assign]  # where the live game ended instead
+    verdict = run_audit(ls)
+    assert not verdict.clean and verdict.culprit is None and verdict.code == "desync", verdict
+    assert "replay" in verdict.reason
+
+
+def test_a_false_abort_followed_by_more_play_names_its_sender_through_our_later_finding() -> None:
+    """Seat 1's first action is swapped for an abort accusing seat 2 of a made-up fault (which nobody can
+    confirm); seat 1's client plays on regardless, so its next messages come after its own abort. Those are
+    our own later findings against seat 1: kept after we stopped, weighed by the audit, and they name it."""
+    peers = make_peers("toy", 3, {}, seed=18)
+    swapped: list[int] = []
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if sender != 1 or frame.get("kind") != "action" or (swapped and swapped[0] != frame["seq"]):
+            return frame
+        swapped[:] = [frame["seq"]]
+        body = {"culprit": 2, "reason": "made up", "code": "bad_key", "at": frame["at"], "evidence": [],
+                "claims": []}
+        forged = {k: v for k, v in frame.items() if k != "sig"} | {"kind": "abort", "body": body}
+        signer = peers[1].secrets
+        assert signer is not None
+        return {**forged, "sig": signer.identity.sign(signing_bytes(peers[1].session_id, forged))}
+
+    run_in_memory(peers, {s: RandomBot(180 + s) for s in range(3)}, tamper=tamper)
+    assert swapped
+    for p in (peers[0], peers[2]):
+        assert p.later_faults and any(f.culprit == 1 for f in p.later_faults), (p.seat, p.later_faults)
+        assert p.verdict is not None and p.verdict.culprit == 1, (p.seat, p.verdict)
 
 
 def test_our_own_later_finding_names_the_culprit_behind_an_unconfirmed_accusation() -> None:
