@@ -228,9 +228,16 @@ def test_a_batch_of_shares_with_one_wrong_share_or_proof_is_named(tamper: Any) -
     _named(peers, 2, FaultCode.BAD_KEY)
 
 
-def test_a_fast_field_in_a_verified_body_is_a_bad_message() -> None:
+@pytest.mark.parametrize("where", ["keys", "key round"])
+def test_a_fast_field_in_a_verified_body_is_a_bad_message(where: str) -> None:
+    """In a key release, and in a deck's key round (each seat's key share for the joint key)."""
     peers = memory.make_peers("toy", 3, VERIFIED, seed=9)
-    _cheat(peers[1], lambda kind, body: {**body, "keys": []} if kind == "keys" else body)
+
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        hit = kind == "keys" if where == "keys" else "key" in body and "cards" not in body
+        return {**body, "keys": []} if hit else body
+
+    _cheat(peers[1], alter)
     memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
     _named(peers, 1, FaultCode.BAD_MESSAGE)
 
@@ -462,6 +469,17 @@ def test_a_games_bad_pool_for_a_secret_deck_stops_the_table_naming_nobody(pool: 
     for p in peers:
         assert p.fault is not None and p.fault.culprit is None and p.fault.code == FaultCode.INTERNAL, p.fault
         assert "pool" in p.fault.reason and p.verdict is not None and p.verdict.culprit is None
+
+
+@pytest.mark.parametrize("pool", [(6, 7, 8), (0, 6, 7, 8)])
+def test_a_pool_at_its_bounds_is_a_good_pool(pool: tuple[int, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool exactly as large as the deck, and one holding card id 0, are the game's right: the table plays."""
+    from p2php.engine.registry import get_game
+
+    monkeypatch.setattr(type(get_game("toy")), "private_pool", lambda self, options, owner, purpose: pool)
+    peers = _secret_peers([6, 7, 8], 17)
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    _clean(peers)
 
 
 def test_a_verified_secret_deck_is_dealt_and_its_audit_opens_nothing() -> None:
