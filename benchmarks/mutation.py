@@ -109,7 +109,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_resume.py", "tests/test_api.py", "tests/test_compact_wire.py",
     ],
     "p2php/session/watchers.py": ["tests/test_watchers.py"],
-    "p2php/net/mesh.py": [  # not test_faults.py (3 minutes a survivor); its rejoin races run in test_resume.py too
+    "p2php/net/mesh.py": [  # not test_faults.py (3 minutes a survivor); rejoins are served in test_net_mesh.py too
         "tests/test_net_mesh.py", "tests/test_vectors.py", "tests/test_net_deflate.py", "tests/test_spectator.py",
         "tests/test_session_network.py", "tests/test_attacks.py", "tests/test_resume.py",
     ],
