@@ -32,7 +32,7 @@ from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
 from p2php.session.messages import signing_bytes
-from p2php.session.records import MAX_BACKLOG, MAX_REASON, Fault, FaultCode, bounded, short
+from p2php.session.records import MAX_BACKLOG, MAX_REASON, Fault, FaultCode, FaultError, bounded, short
 
 # ------------------------------------------------------------------------ bounded remote text
 
@@ -99,6 +99,15 @@ def test_verdicts_and_faults_are_frozen_and_say_who() -> None:
     assert named.text() == "seat 1: cheated"
     table = make_peers("toy", 3, {}, seed=1)[0].table
     assert named.text(table) == f"seat 1 ({table.name(1)}): cheated"
+    # A fault says who the same way (the one line the CLI prints for it), and its exception carries the reason.
+    assert Fault(None, "lost").describe(table) == "lost"
+    assert Fault(1, "cheated").describe() == "seat 1: cheated"
+    assert Fault(1, "cheated").describe(table) == f"seat 1 ({table.name(1)}): cheated"
+    assert str(FaultError(Fault(1, "cheated"))) == "cheated"
+    from p2php.session.records import Suspicion
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Suspicion(0, 1, 2, bytes(32)).seq = 5  # type: ignore[misc]
 
 
 def test_a_refusal_quotes_at_most_five_unknown_fields() -> None:
