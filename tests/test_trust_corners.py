@@ -458,6 +458,41 @@ def test_a_false_abort_followed_by_more_play_names_its_sender_through_our_later_
         assert p.verdict is not None and p.verdict.culprit == 1, (p.seat, p.verdict)
 
 
+def test_the_claims_an_abort_carries_become_our_disputes_exactly_and_malformed_ones_are_dropped() -> None:
+    """An abort lists its sender's disputes (``claims``: seat, number, claimer, claimed hash); every receiver
+    takes each well-formed one as its own, so the audit weighs it, and drops the rest."""
+    from p2php.session.records import Suspicion
+
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=19)
+    peers[0].poll()
+    claimed = bytes(range(32))
+    peers[1].suspicions += [Suspicion(2, 5, 0, claimed)]
+    peers[1]._raise_fault(Fault(2, "made up", (0, 0), FaultCode.BAD_KEY))
+    out = peers[1].poll()
+    abort = next(m.to_wire() for m in out if m.kind == "abort")
+    body = {**abort["body"], "claims": [*abort["body"]["claims"], [2, 6, 0], [2, 7, 0, "text"], ["2", 8, 0, claimed]]}
+    forged = {k: v for k, v in abort.items() if k != "sig"} | {"body": body}
+    signer = peers[1].secrets
+    assert signer is not None
+    peers[0].receive(1, {**forged, "sig": signer.identity.sign(signing_bytes(peers[1].session_id, forged))})
+    peers[0].poll()
+    assert peers[0].suspicions == [Suspicion(2, 5, 0, claimed)]
+
+
+def test_later_findings_are_kept_once_each_and_at_most_64() -> None:
+    """After the first fault a peer keeps what else it finds (the audit weighs it), but a peer that keeps
+    misbehaving cannot make us hold an unbounded list: 64 distinct findings at most, each once, and the first
+    fault is not among them."""
+    ls = make_peers("toy", 3, {}, seed=19)[0]
+    first = Fault(1, "first", (0, 0), FaultCode.BAD_KEY)
+    ls._raise_fault(first)
+    assert ls.fault == first and ls.later_faults == []
+    for i in range(100):
+        ls._raise_fault(Fault(1, f"later {i}", (i, 0), FaultCode.OUT_OF_TURN))
+        ls._raise_fault(Fault(1, f"later {i}", (i, 0), FaultCode.OUT_OF_TURN))
+    assert [f.reason for f in ls.later_faults] == [f"later {i}" for i in range(64)]
+
+
 def test_our_own_later_finding_names_the_culprit_behind_an_unconfirmed_accusation() -> None:
     ls = _finished_clean(15)[0]
     ls.fault, ls.fault_from = Fault(2, "released keys for the wrong slots", (3, 1), FaultCode.BAD_KEY), 1
