@@ -79,7 +79,7 @@ TARGETS: dict[str, list[str]] = {
     "p2php/session/lockstep.py": [
         *SESSION_TESTS, "tests/test_resume.py", "tests/test_compact_wire.py", "tests/test_compact_attacks.py",
     ],
-    "p2php/session/ending.py": [*SESSION_TESTS, "tests/test_resume.py"],
+    "p2php/session/ending.py": [*SESSION_TESTS, "tests/test_resume.py", "tests/test_session_verified.py"],
     "p2php/session/messages.py": SESSION_TESTS,
     "p2php/session/handshake.py": [*SESSION_TESTS, "tests/test_net_mesh.py"],
     "p2php/session/records.py": SESSION_TESTS,

@@ -479,6 +479,28 @@ def test_the_claims_an_abort_carries_become_our_disputes_exactly_and_malformed_o
     assert peers[0].suspicions == [Suspicion(2, 5, 0, claimed)]
 
 
+def test_an_audit_that_fails_ends_in_an_unattributed_verdict_and_is_not_run_again() -> None:
+    """Our own audit code raising (a bug, a corrupt record) must still end the game with a verdict — naming
+    nobody — and must not be retried in a loop: the poll that ran it returns finished."""
+    peers = make_peers("toy", 3, {}, seed=20)
+    runs: list[int] = []
+    real = peers[0]._audit_round
+
+    def failing() -> None:
+        runs.append(1)
+        if len(runs) == 1:
+            raise RuntimeError("corrupt record")
+        real()
+
+    peers[0]._audit_round = failing  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(200 + s) for s in range(3)})
+    v = peers[0].verdict
+    assert peers[0].finished and v is not None and not v.clean and v.culprit is None, v
+    assert v.code == "internal" and "the audit itself failed: RuntimeError: corrupt record" in v.reason, v
+    assert runs == [1]
+    assert all(p.verdict is not None and p.verdict.clean for p in peers[1:])  # the others' audits are theirs
+
+
 def test_later_findings_are_kept_once_each_and_at_most_64() -> None:
     """After the first fault a peer keeps what else it finds (the audit weighs it), but a peer that keeps
     misbehaving cannot make us hold an unbounded list: 64 distinct findings at most, each once, and the first
