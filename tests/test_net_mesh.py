@@ -577,6 +577,41 @@ async def test_spectators_that_come_and_go_fast_are_refused_until_the_rate_allow
         nursery.cancel_scope.cancel()
 
 
+async def test_a_link_that_brings_nothing_is_ended_after_dead_after(table: Table,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A peer whose connection stays open but brings nothing (a hung process, a half-open TCP link) is taken as
+    gone after ``DEAD_AFTER`` (here 1.5 s, beats every 0.5 s), so the redial logic takes over. Seat 1 here sends
+    no heartbeats (before this test, a mesh that never ended such a link passed every test: only the lockstep's
+    deadlines noticed)."""
+    from p2php.net.mesh import PeerError
+
+    monkeypatch.setattr("p2php.net.mesh.HEARTBEAT_EVERY", 0.5)
+    monkeypatch.setattr("p2php.net.mesh.DEAD_AFTER", 1.5)
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    meshes[1]._heartbeats = trio.sleep_forever  # type: ignore[method-assign]
+    async with meshes[0], meshes[1]:
+        start = trio.current_time()
+        with trio.fail_after(5):
+            async for event in meshes[0]:
+                if isinstance(event, PeerError):
+                    break
+        assert event.seat == 1 and "no heartbeat" in event.reason, event
+        assert trio.current_time() - start >= 1.5
+
+
+async def test_a_mesh_closes_once_and_runs_once(table: Table) -> None:
+    """Closing twice is harmless (a runner and its nursery may both close it); running a closed mesh again is
+    the caller's error, said at once rather than serving links nobody reads."""
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1]:
+        pass
+    await meshes[0].aclose()
+    with pytest.raises(RuntimeError, match="only be started once"):
+        await meshes[0].run()
+
+
 async def test_spectators_get_heartbeats_so_a_quiet_table_is_not_a_dead_link(table: Table) -> None:
     from p2php.net.mesh import HEARTBEAT_EVERY
 

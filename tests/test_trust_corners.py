@@ -501,6 +501,15 @@ def test_an_audit_that_fails_ends_in_an_unattributed_verdict_and_is_not_run_agai
     assert all(p.verdict is not None and p.verdict.clean for p in peers[1:])  # the others' audits are theirs
 
 
+def test_a_deadline_never_names_our_own_seat() -> None:
+    """When a deadline passes while the table waits for us (our own decider or pass is late), the peer names
+    nobody: our own lateness is not a finding against anyone. Another peer names us."""
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=19)
+    assert peers[0].waiting_for() == [0] and peers[1].waiting_for() == [0]  # seat 0 shuffles first
+    assert peers[0].timeout() == [] and peers[0].fault is None
+    assert peers[1].timeout() == [0] and peers[1].fault is not None and peers[1].fault.culprit == 0
+
+
 def test_later_findings_are_kept_once_each_and_at_most_64() -> None:
     """After the first fault a peer keeps what else it finds (the audit weighs it), but a peer that keeps
     misbehaving cannot make us hold an unbounded list: 64 distinct findings at most, each once, and the first
