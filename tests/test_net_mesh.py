@@ -612,6 +612,22 @@ async def test_a_mesh_closes_once_and_runs_once(table: Table) -> None:
         await meshes[0].run()
 
 
+async def test_a_mesh_closed_while_cancelled_still_closes_every_link(table: Table) -> None:
+    """A runner cancelled mid-game closes its mesh inside a cancelled scope: every socket is still closed (the
+    others learn at once that seat 0 is gone), not only the first before the cancellation stops the loop."""
+    from p2php.net.mesh import PeerError
+
+    peers, listeners = await table(3)
+    meshes = await form([0, 1, 2], peers, listeners)
+    async with meshes[1], meshes[2], meshes[0]:
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await meshes[0].aclose()
+        for mesh in (meshes[1], meshes[2]):
+            gone = [e for e in await collect(mesh, 1, timeout=3.0) if isinstance(e, PeerError)]
+            assert gone and gone[0].seat == 0, gone
+
+
 async def test_spectators_get_heartbeats_so_a_quiet_table_is_not_a_dead_link(table: Table) -> None:
     from p2php.net.mesh import HEARTBEAT_EVERY
 
