@@ -786,7 +786,6 @@ class _Formation:
         self.handshake_timeout = handshake_timeout
         self.max_frame = max_frame
         self.peers: dict[int, _Peer] = {}
-        self.greeting: set[int] = set()  # seats with a handshake in progress
         self.failures: dict[int, str] = {}  # last failure per expected seat
         self.strays: list[str] = []  # connections that never named an acceptable seat
         self.fatal: str | None = None
@@ -816,40 +815,35 @@ class _Formation:
         """Run the handshake on ``stream``: (seat, peer), or HandshakeError / ConnectionError."""
         peer = _Peer(stream, self.max_frame)
         seat: int | None = None
-        try:
-            with trio.fail_after(self.handshake_timeout):
-                await peer.write(encode_frame(self.hello, self.max_frame))
-                theirs = await peer.read_frame()
-                if theirs is None:
-                    raise ConnectionError("connection closed before the hello")
-                claimed = theirs.get("seat")
-                named = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
-                refusal: str | None = None
-                try:
-                    seat = self.judge(expect, theirs)
-                    self.greeting.add(seat)
-                except HandshakeError as exc:
-                    refusal = str(exc)
-                unproven = await self._prove(peer, expect is not None, theirs, seat if refusal is None else None)
-                refusal = refusal or unproven
-                verdict = {"mesh": "ok"} if refusal is None else {"mesh": "reject", "reason": refusal}
-                await peer.write(encode_frame(verdict, self.max_frame))
-                answer = await peer.read_frame()
-            if refusal is not None:
-                raise HandshakeError(refusal, named)
-            if answer is None:
-                raise ConnectionError("connection closed before the handshake verdict")
-            if answer.get("mesh") == "reject":
-                why = str(answer.get("reason"))[:_REASON_LIMIT]
-                raise HandshakeError(f"seat {seat} rejected our hello: {why}", seat)
-            if answer != {"mesh": "ok"}:
-                raise HandshakeError(f"seat {seat} sent a malformed handshake verdict", seat)
-            assert seat is not None
-            peer.authenticate()
-            return seat, peer
-        finally:
-            if seat is not None:
-                self.greeting.discard(seat)
+        with trio.fail_after(self.handshake_timeout):
+            await peer.write(encode_frame(self.hello, self.max_frame))
+            theirs = await peer.read_frame()
+            if theirs is None:
+                raise ConnectionError("connection closed before the hello")
+            claimed = theirs.get("seat")
+            named = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+            refusal: str | None = None
+            try:
+                seat = self.judge(expect, theirs)
+            except HandshakeError as exc:
+                refusal = str(exc)
+            unproven = await self._prove(peer, expect is not None, theirs, seat if refusal is None else None)
+            refusal = refusal or unproven
+            verdict = {"mesh": "ok"} if refusal is None else {"mesh": "reject", "reason": refusal}
+            await peer.write(encode_frame(verdict, self.max_frame))
+            answer = await peer.read_frame()
+        if refusal is not None:
+            raise HandshakeError(refusal, named)
+        if answer is None:
+            raise ConnectionError("connection closed before the handshake verdict")
+        if answer.get("mesh") == "reject":
+            why = str(answer.get("reason"))[:_REASON_LIMIT]
+            raise HandshakeError(f"seat {seat} rejected our hello: {why}", seat)
+        if answer != {"mesh": "ok"}:
+            raise HandshakeError(f"seat {seat} sent a malformed handshake verdict", seat)
+        assert seat is not None
+        peer.authenticate()
+        return seat, peer
 
     async def _prove(self, peer: _Peer, dialer: bool, theirs: dict[str, Any], seat: int | None) -> str | None:
         """Challenge and response: both ends prove they hold their hello's signing key.
