@@ -433,6 +433,13 @@ def test_an_audit_replay_that_ends_in_another_state_is_a_desync_naming_nobody(cr
     assert "replay" in verdict.reason
 
 
+def _signed_by(author: Lockstep, frame: dict[str, Any]) -> dict[str, Any]:
+    """``frame`` (a message's wire form, changed) signed again by ``author``: what a modified client sends."""
+    fields = {k: v for k, v in frame.items() if k != "sig"}
+    assert author.secrets is not None
+    return {**fields, "sig": author.secrets.identity.sign(signing_bytes(author.session_id, fields))}
+
+
 def test_a_false_abort_followed_by_more_play_names_its_sender_through_our_later_finding() -> None:
     """Seat 1's first action is swapped for an abort accusing seat 2 of a made-up fault (which nobody can
     confirm); seat 1's client plays on regardless, so its next messages come after its own abort. Those are
@@ -446,10 +453,7 @@ def test_a_false_abort_followed_by_more_play_names_its_sender_through_our_later_
         swapped[:] = [frame["seq"]]
         body = {"culprit": 2, "reason": "made up", "code": "bad_key", "at": frame["at"], "evidence": [],
                 "claims": []}
-        forged = {k: v for k, v in frame.items() if k != "sig"} | {"kind": "abort", "body": body}
-        signer = peers[1].secrets
-        assert signer is not None
-        return {**forged, "sig": signer.identity.sign(signing_bytes(peers[1].session_id, forged))}
+        return _signed_by(peers[1], {**frame, "kind": "abort", "body": body})
 
     run_in_memory(peers, {s: RandomBot(180 + s) for s in range(3)}, tamper=tamper)
     assert swapped
@@ -471,10 +475,7 @@ def test_the_claims_an_abort_carries_become_our_disputes_exactly_and_malformed_o
     out = peers[1].poll()
     abort = next(m.to_wire() for m in out if m.kind == "abort")
     body = {**abort["body"], "claims": [*abort["body"]["claims"], [2, 6, 0], [2, 7, 0, "text"], ["2", 8, 0, claimed]]}
-    forged = {k: v for k, v in abort.items() if k != "sig"} | {"body": body}
-    signer = peers[1].secrets
-    assert signer is not None
-    peers[0].receive(1, {**forged, "sig": signer.identity.sign(signing_bytes(peers[1].session_id, forged))})
+    peers[0].receive(1, _signed_by(peers[1], {**abort, "body": body}))
     peers[0].poll()
     assert peers[0].suspicions == [Suspicion(2, 5, 0, claimed)]
 
