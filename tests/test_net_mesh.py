@@ -152,6 +152,18 @@ async def read_until_closed(stream: trio.SocketStream) -> bytes:
     return data
 
 
+@pytest.mark.parametrize("value", [5, "x" * 32, bytes(31), bytes(33)])
+def test_a_key_exchange_value_that_is_not_32_bytes_is_a_link_key_error(value: object) -> None:
+    """A peer's key-exchange value comes from the network: ``link_macs`` refuses anything but 32 bytes itself, as
+    a link-key error (the handshake's refusal), whatever its caller checked before (the mesh checks the type)."""
+    from p2php.net.linkauth import LinkKeyError
+
+    with pytest.raises(LinkKeyError, match="must be 32 bytes"):
+        KeyExchange().link_macs(value, b"transcript", True)
+    with pytest.raises(ValueError, match="32 bytes"):
+        LinkMac(bytes(31))  # our own keys come from HKDF, 32 bytes; anything else is a bug said at once
+
+
 async def test_four_peers_all_broadcast_at_once(table: Table) -> None:
     peers, listeners = await table(4)
     meshes = await form([3, 1, 0, 2], peers, listeners)
