@@ -162,6 +162,8 @@ def test_a_key_exchange_value_that_is_not_32_bytes_is_a_link_key_error(value: ob
         KeyExchange().link_macs(value, b"transcript", True)
     with pytest.raises(ValueError, match="32 bytes"):
         LinkMac(bytes(31))  # our own keys come from HKDF, 32 bytes; anything else is a bug said at once
+    with pytest.raises(LinkKeyError, match="no shared secret"):
+        KeyExchange().link_macs(bytes(32), b"transcript", True)  # a low-order point: the shared secret is zero
 
 
 async def test_four_peers_all_broadcast_at_once(table: Table) -> None:
@@ -275,6 +277,38 @@ async def test_impostor_and_silent_connections_do_not_stop_the_real_peer(table: 
             nursery.start_soon(real, 0)
             nursery.start_soon(real, 1)
     await silent.aclose()
+    async with meshes[0], meshes[1]:
+        await meshes[0].send(1, {"ok": True})
+        assert await collect(meshes[1], 1) == [Frame(0, {"ok": True})]
+
+
+async def test_a_low_order_key_exchange_value_is_refused_and_the_peer_forms_its_mesh(table: Table) -> None:
+    """A stranger offers an all-zero X25519 value (a low-order point: the shared secret would be zero). The peer
+    refuses that connection and forms its mesh with the real seat; without the key-exchange refusal the handshake
+    raised UnboundLocalError out of the mesh's formation: one stranger's bytes crashed the peer (mutation, run M)."""
+    peers, listeners = await table(2)
+    port = listener_port(listeners[0])
+
+    async def stranger() -> None:
+        stream = await trio.open_tcp_stream(HOST, port)
+        await stream.send_all(encode_frame(hello_for(1)) + encode_frame({"challenge": bytes(32), "kx": bytes(32)})
+                              + encode_frame({"proof": b""}) + encode_frame({"mesh": "ok"}))
+        await read_until_closed(stream)
+        await stream.aclose()
+
+    meshes: dict[int, Mesh] = {}
+
+    async def real(seat: int) -> None:
+        if seat == 1:
+            await trio.sleep(0.2)  # after the stranger
+        meshes[seat] = await open_mesh(seat, peers, listeners[seat], hello_for(seat), same_game,
+                                       connect_timeout=5.0, handshake_timeout=2.0)
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(stranger)
+            nursery.start_soon(real, 0)
+            nursery.start_soon(real, 1)
     async with meshes[0], meshes[1]:
         await meshes[0].send(1, {"ok": True})
         assert await collect(meshes[1], 1) == [Frame(0, {"ok": True})]
