@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from adversarial.tampers import equivocating_split
+from adversarial.tampers import equivocating_split, signed_by
 
 from p2php.bots import RandomBot
 from p2php.session.compact import (
@@ -160,10 +160,7 @@ def test_equivocation_towards_one_seat_is_named_with_compact_links() -> None:
         if sender == 0 and recipient == 2 and frame["kind"] == "action" and \
                 frame["body"]["action"].get("type") == "bid":
             n = frame["body"]["action"]["n"]
-            fields = {k: v for k, v in frame.items() if k != "sig"}
-            fields["body"] = {"action": {"type": "bid", "n": (n + 1) % 3}, "keys": []}
-            assert peers[0].secrets is not None
-            return {**fields, "sig": peers[0].secrets.identity.sign(signing_bytes(peers[0].session_id, fields))}
+            return signed_by(peers[0], {**frame, "body": {"action": {"type": "bid", "n": (n + 1) % 3}, "keys": []}})
         return frame
 
     run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper, compact=True)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from adversarial.tampers import signed_by
 
 from p2php.bots import RandomBot
 from p2php.crypto import deck, group
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
-from p2php.session.messages import signing_bytes
 
 
 def play(players: int = 3, seed: int = 1, tamper=None, silent=(), options=None) -> list[Lockstep]:
@@ -26,10 +26,7 @@ def play(players: int = 3, seed: int = 1, tamper=None, silent=(), options=None) 
 
 def resign(peers: list[Lockstep], frame: dict[str, Any]) -> dict[str, Any]:
     """What a cheating peer does after altering its own message: sign it again."""
-    sender = peers[frame["from"]]
-    fields = {k: v for k, v in frame.items() if k not in ("sig", "att")}  # a pass's points are not signed (v8)
-    assert sender.secrets is not None
-    frame["sig"] = sender.secrets.identity.sign(signing_bytes(sender.session_id, fields))
+    frame["sig"] = signed_by(peers[frame["from"]], frame)["sig"]
     return frame
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from adversarial.tampers import equivocating_split
+from adversarial.tampers import equivocating_split, signed_by
 from adversarial.verdicts import assert_named_by_all
 from toygame import ToyGame, ToyState
 
@@ -31,7 +31,6 @@ from p2php.session.audit import run_audit
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
-from p2php.session.messages import signing_bytes
 from p2php.session.records import MAX_BACKLOG, MAX_REASON, Fault, FaultCode, FaultError, bounded, short
 
 # ------------------------------------------------------------------------ bounded remote text
@@ -409,8 +408,8 @@ def test_early_messages_count_against_flooding_by_bytes() -> None:
 # ------------------------------------------------------------------------ how the audit weighs what it holds
 
 
-def _finished_clean(seed: int, players: int = 3) -> list[Lockstep]:
-    peers = make_peers("toy", players, {}, seed=seed)
+def _finished_clean(seed: int, players: int = 3, options: dict[str, Any] | None = None) -> list[Lockstep]:
+    peers = make_peers("toy", players, options or {}, seed=seed)
     run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(players)})
     _assert_clean(peers)
     return peers
@@ -423,21 +422,11 @@ def test_an_audit_replay_that_ends_in_another_state_is_a_desync_naming_nobody(cr
     differently), the table cannot agree on the result: a desync, naming nobody, never a clean verdict."""
     if crypto == "verified":
         pytest.importorskip("coincurve")
-    peers = make_peers("toy", 3, {"crypto": crypto}, seed=17)
-    run_in_memory(peers, {s: RandomBot(170 + s) for s in range(3)})
-    _assert_clean(peers)
-    ls = peers[0]
+    ls = _finished_clean(17, options={"crypto": crypto})[0]
     ls.state.state_hash = lambda: bytes(32)  # type: ignore[method-assign]  # where the live game ended instead
     verdict = run_audit(ls)
     assert not verdict.clean and verdict.culprit is None and verdict.code == "desync", verdict
     assert "replay" in verdict.reason
-
-
-def _signed_by(author: Lockstep, frame: dict[str, Any]) -> dict[str, Any]:
-    """``frame`` (a message's wire form, changed) signed again by ``author``: what a modified client sends."""
-    fields = {k: v for k, v in frame.items() if k != "sig"}
-    assert author.secrets is not None
-    return {**fields, "sig": author.secrets.identity.sign(signing_bytes(author.session_id, fields))}
 
 
 def test_a_false_abort_followed_by_more_play_names_its_sender_through_our_later_finding() -> None:
@@ -453,7 +442,7 @@ def test_a_false_abort_followed_by_more_play_names_its_sender_through_our_later_
         swapped[:] = [frame["seq"]]
         body = {"culprit": 2, "reason": "made up", "code": "bad_key", "at": frame["at"], "evidence": [],
                 "claims": []}
-        return _signed_by(peers[1], {**frame, "kind": "abort", "body": body})
+        return signed_by(peers[1], {**frame, "kind": "abort", "body": body})
 
     run_in_memory(peers, {s: RandomBot(180 + s) for s in range(3)}, tamper=tamper)
     assert swapped
@@ -475,7 +464,7 @@ def test_the_claims_an_abort_carries_become_our_disputes_exactly_and_malformed_o
     out = peers[1].poll()
     abort = next(m.to_wire() for m in out if m.kind == "abort")
     body = {**abort["body"], "claims": [*abort["body"]["claims"], [2, 6, 0], [2, 7, 0, "text"], ["2", 8, 0, claimed]]}
-    peers[0].receive(1, _signed_by(peers[1], {**abort, "body": body}))
+    peers[0].receive(1, signed_by(peers[1], {**abort, "body": body}))
     peers[0].poll()
     assert peers[0].suspicions == [Suspicion(2, 5, 0, claimed)]
 
