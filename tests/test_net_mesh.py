@@ -69,6 +69,25 @@ async def form(
     return meshes
 
 
+async def form_beside(
+    stranger: Callable[[], Awaitable[None]], peers: dict[int, tuple[str, int]], listeners: dict[int, Any]
+) -> dict[int, Mesh]:
+    """Seats 0 and 1 form their mesh (as :func:`form`) while ``stranger`` talks to seat 0's listener; seat 1
+    comes 0.2 s later, so the stranger reaches seat 0 first."""
+    meshes: dict[int, Mesh] = {}
+
+    async def seat(n: int) -> None:
+        if n == 1:
+            await trio.sleep(0.2)  # after the stranger
+        meshes.update(await form([n], peers, listeners))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(stranger)
+        nursery.start_soon(seat, 0)
+        nursery.start_soon(seat, 1)
+    return meshes
+
+
 Table = Callable[[int], Awaitable[tuple[dict[int, tuple[str, int]], dict[int, Any]]]]
 
 
@@ -160,10 +179,15 @@ def test_a_key_exchange_value_that_is_not_32_bytes_is_a_link_key_error(value: ob
 
     with pytest.raises(LinkKeyError, match="must be 32 bytes"):
         KeyExchange().link_macs(value, b"transcript", True)
-    with pytest.raises(ValueError, match="32 bytes"):
-        LinkMac(bytes(31))  # our own keys come from HKDF, 32 bytes; anything else is a bug said at once
+
+
+def test_a_low_order_value_gives_no_link_and_a_link_key_is_32_bytes() -> None:
+    from p2php.net.linkauth import LinkKeyError
+
     with pytest.raises(LinkKeyError, match="no shared secret"):
         KeyExchange().link_macs(bytes(32), b"transcript", True)  # a low-order point: the shared secret is zero
+    with pytest.raises(ValueError, match="32 bytes"):
+        LinkMac(bytes(31))  # our own keys come from HKDF, 32 bytes; anything else is a bug said at once
 
 
 async def test_four_peers_all_broadcast_at_once(table: Table) -> None:
@@ -255,27 +279,9 @@ async def test_impostor_and_silent_connections_do_not_stop_the_real_peer(table: 
         await stream.aclose()
         assert {"mesh": "reject", "reason": "wrong game 'chess'"} in FrameDecoder().feed(data)
 
-    meshes: dict[int, Mesh] = {}
-
-    async def real(seat: int) -> None:
-        if seat == 1:
-            await trio.sleep(0.2)  # after the impostor
-        meshes[seat] = await open_mesh(
-            seat,
-            peers,
-            listeners[seat],
-            hello_for(seat),
-            same_game,
-            connect_timeout=5.0,
-            handshake_timeout=2.0,
-        )
-
     silent = await trio.open_tcp_stream(HOST, port)  # connects, never says hello
     with trio.fail_after(3):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(impostor)
-            nursery.start_soon(real, 0)
-            nursery.start_soon(real, 1)
+        meshes = await form_beside(impostor, peers, listeners)
     await silent.aclose()
     async with meshes[0], meshes[1]:
         await meshes[0].send(1, {"ok": True})
@@ -296,19 +302,8 @@ async def test_a_low_order_key_exchange_value_is_refused_and_the_peer_forms_its_
         await read_until_closed(stream)
         await stream.aclose()
 
-    meshes: dict[int, Mesh] = {}
-
-    async def real(seat: int) -> None:
-        if seat == 1:
-            await trio.sleep(0.2)  # after the stranger
-        meshes[seat] = await open_mesh(seat, peers, listeners[seat], hello_for(seat), same_game,
-                                       connect_timeout=5.0, handshake_timeout=2.0)
-
     with trio.fail_after(5):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(stranger)
-            nursery.start_soon(real, 0)
-            nursery.start_soon(real, 1)
+        meshes = await form_beside(stranger, peers, listeners)
     async with meshes[0], meshes[1]:
         await meshes[0].send(1, {"ok": True})
         assert await collect(meshes[1], 1) == [Frame(0, {"ok": True})]
