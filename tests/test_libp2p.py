@@ -213,8 +213,10 @@ async def test_peers_that_meet_through_the_relay_upgrade_with_dcutr() -> None:
 
 
 async def test_the_adapter_passes_trios_own_stream_conformance_checks() -> None:
-    async with two_nodes() as (a, b):
-        await trio.testing.check_half_closeable_stream(lambda: _pair(a, b), None)
+    # Bounded: once (a fresh-check of e438626) a stream here never came, and the test hung 6 minutes until killed.
+    with trio.fail_after(60):
+        async with two_nodes() as (a, b):
+            await trio.testing.check_half_closeable_stream(lambda: _pair(a, b), None)
 
 
 def test_the_demo_over_libp2p_reports_its_transport_and_links() -> None:
