@@ -80,7 +80,26 @@ async def test_a_killed_peer_resumes_from_its_log_and_the_game_ends_clean(tmp_pa
     assert links == [(1, False, 20.0), (1, True, 0.0)], links
 
 
-async def test_a_peer_that_never_returns_is_named_after_the_timeout(tmp_path: Path) -> None:
+def test_a_seat_whose_link_is_down_is_due_when_its_resume_timeout_ends_not_its_timeout() -> None:
+    """Sans-IO: the deadline of a seat whose link dropped is the drop plus ``resume_timeout``, earlier or later
+    than its message's own ``timeout``; a seat whose link is up keeps its ``timeout``."""
+    from p2php.session.runner import Deadlines
+
+    people = Deadlines(timeout=300.0, resume_timeout=60.0)  # a table of people: minutes to think
+    people.update({1: (4, 0), 2: (4, 0)}, now=100.0)
+    assert people.next_deadline({}) == 400.0
+    assert people.next_deadline({2: 110.0}) == 170.0  # told "60 s to come back": named then, not at 400
+    assert people.expired(169.0, {2: 110.0}) == [] and people.expired(170.0, {2: 110.0}) == [2]
+    bots = Deadlines(timeout=2.0, resume_timeout=20.0)
+    bots.update({1: (4, 0)}, now=100.0)
+    assert bots.expired(105.0, {1: 101.0}) == [] and bots.expired(121.0, {1: 101.0}) == [1]
+    assert bots.expired(102.0, {}) == [1]
+
+
+@pytest.mark.parametrize("timeout", [2.0, 120.0])
+async def test_a_peer_that_never_returns_is_named_after_the_timeout(tmp_path: Path, timeout: float) -> None:
+    """With a ``timeout`` far longer than ``resume_timeout`` (people thinking) the others still name the
+    vanished seat once its ``resume_timeout`` has passed: it cannot be thinking where it cannot be heard."""
     listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
     results: dict[int, PeerResult] = {}
@@ -93,7 +112,7 @@ async def test_a_peer_that_never_returns_is_named_after_the_timeout(tmp_path: Pa
     async def play(seat: int) -> None:
         # Fast dealing and a 2 s timeout: under a loaded CI worker a verified shuffle proof can
         # take longer than 1 s, and the late honest shuffler would be named — not what this tests.
-        cfg = _cfg(seat, tmp_path, seeded_secrets(9, seat), timeout=2.0, resume_timeout=3.0,
+        cfg = _cfg(seat, tmp_path, seeded_secrets(9, seat), timeout=timeout, resume_timeout=3.0,
                    options={**OPTIONS, "crypto": "fast"})
         if seat == 1:
             with crash:

@@ -297,7 +297,10 @@ class Deadlines:
     Every awaited message has its own deadline, counted from the moment it became
     due — not from the last event, so harmless traffic (heartbeats, syncs,
     spectators joining) can never postpone it.  A seat whose link is down gets
-    ``resume_timeout`` from the drop instead, if that is later.
+    ``resume_timeout`` from the drop instead, whether that is earlier or later: it
+    cannot be thinking where we cannot hear it, and the person at the table was told
+    it has that long to come back (``on_link``), even where people get a longer
+    ``timeout`` to think.
     """
 
     def __init__(self, timeout: float, resume_timeout: float) -> None:
@@ -313,10 +316,9 @@ class Deadlines:
             self.due.setdefault(key, now)
 
     def deadline(self, seat: int, since: float, down: dict[int, float]) -> float:
-        limit = since + self.timeout
         if seat in down:
-            limit = max(limit, down[seat] + self.resume_timeout)
-        return limit
+            return down[seat] + self.resume_timeout
+        return since + self.timeout
 
     def next_deadline(self, down: dict[int, float]) -> float | None:
         return min((self.deadline(seat, since, down) for (seat, _), since in self.due.items()), default=None)
