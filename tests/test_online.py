@@ -9,8 +9,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO
 
 import pytest
 
@@ -21,32 +24,91 @@ P2PHP = [sys.executable, "-m", "p2php.cli"]
 GAME = ["uno", "--option", "crypto=fast", "--option", "rounds=1"]
 
 
-@contextmanager
-def started(*args: str, until: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """A p2php process and the first line of its output that matches ``until``; killed on the way out."""
-    # Unbuffered: communicate() later reads the pipe itself, so nothing may wait in a reader's buffer.
-    proc = subprocess.Popen([*P2PHP, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
-    try:
+class _Output:
+    """Everything a process prints, read by a thread as it comes.
+
+    A pipe nobody reads fills at 64 kB; the process then blocks on its next line, its event loop with it,
+    and the other seats see it vanish (a host's game to 500 points prints 30 kB or more)."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.lines: list[str] = []
+        self.ended = False
+        self._changed = threading.Condition()
         assert proc.stdout is not None
-        seen = []
-        for raw in iter(proc.stdout.readline, b""):
-            line = raw.decode()
-            seen.append(line)
-            if re.search(until, line):
-                yield proc, line.strip()
-                break
-        else:
-            raise AssertionError(f"p2php {' '.join(args)} ended before {until!r}:\n{''.join(seen)}")
+        self._thread = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
+        self._thread.start()
+
+    def _read(self, pipe: IO[bytes]) -> None:
+        for raw in iter(pipe.readline, b""):
+            with self._changed:
+                self.lines.append(raw.decode(errors="replace"))
+                self._changed.notify_all()
+        with self._changed:
+            self.ended = True
+            self._changed.notify_all()
+
+    def first(self, pattern: str, timeout: float) -> str | None:
+        """The first line matching ``pattern``, waiting up to ``timeout``; None if the output ended first."""
+        limit = time.monotonic() + timeout
+        with self._changed:
+            seen = 0
+            while True:
+                for line in self.lines[seen:]:
+                    if re.search(pattern, line):
+                        return line.strip()
+                seen = len(self.lines)
+                left = limit - time.monotonic()
+                if self.ended or left <= 0:
+                    return None
+                self._changed.wait(left)
+
+    def text(self, settle: float = 10) -> str:
+        """What was printed, once the output ended (or ``settle`` seconds passed)."""
+        self._thread.join(settle)
+        with self._changed:
+            return "".join(self.lines)
+
+
+_OUTPUTS: dict[subprocess.Popen[bytes], _Output] = {}
+
+
+def spawn(*args: str) -> subprocess.Popen[bytes]:
+    """A p2php process whose output is read as it comes (:func:`wait_for`, :func:`finish`)."""
+    proc = subprocess.Popen([*P2PHP, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    _OUTPUTS[proc] = _Output(proc)
+    return proc
+
+
+def wait_for(proc: subprocess.Popen[bytes], pattern: str, timeout: float = 120) -> str:
+    """The first line of ``proc``'s output that matches ``pattern`` (it may have been printed already)."""
+    output = _OUTPUTS[proc]
+    line = output.first(pattern, timeout)
+    if line is None:
+        state = "ended" if proc.poll() is not None else f"still runs after {timeout:.0f} s"
+        raise AssertionError(f"p2php printed no {pattern!r} ({state}):\n{output.text(settle=0)[-3000:]}")
+    return line
+
+
+@contextmanager
+def started(*args: str, until: str | None) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A p2php process and the first line of its output that matches ``until`` (None: at once, no line);
+    killed on the way out."""
+    proc = spawn(*args)
+    try:
+        yield proc, "" if until is None else wait_for(proc, until)
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait(10)
+        _OUTPUTS.pop(proc).text()
 
 
 def finish(proc: subprocess.Popen[bytes]) -> str:
-    out, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 0, out
-    return out.decode()
+    """Everything ``proc`` printed, once it ended by itself (it must, with status 0, within 120 s)."""
+    proc.wait(timeout=120)
+    out = _OUTPUTS[proc].text()
+    assert proc.returncode == 0, out[-3000:]
+    return out
 
 
 def test_three_seats_behind_no_direct_path_play_a_whole_game_through_a_relay_by_invite_code() -> None:

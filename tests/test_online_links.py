@@ -252,7 +252,7 @@ def test_the_host_comes_back_from_its_resume_log_while_a_spectator_watches_from_
     import re
     import subprocess
 
-    from test_online import P2PHP, finish, started  # type: ignore[import-not-found]
+    from test_online import P2PHP, finish, started, wait_for  # type: ignore[import-not-found]
 
     log = f"{tmp_path}/host.resume"
     with started("relay", "--bind", "127.0.0.1", "--port", "0", until=r"--relay /ip4/") as (_, line):
@@ -263,19 +263,15 @@ def test_the_host_comes_back_from_its_resume_log_while_a_spectator_watches_from_
                 started("join", code, "--name", "ann", "--auto", "--relay-only",
                         until=r"^Spectators may also watch from your seat") as (ann, seat_line):
             locator = seat_line.split(" CODE ", 1)[1].strip("'")
-            watcher = subprocess.Popen([*P2PHP, "watch", code, locator, "--name", "eve"], stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT, text=True)
-            for raw in iter(host.stdout.readline, b""):  # type: ignore[union-attr]
-                if raw.startswith(b"hana: plays"):
-                    break
-            host.kill()  # mid-game, its resume log on disk; ann waits for it
-            host.wait(10)
-            back = subprocess.run([*P2PHP, "resume", log], capture_output=True, text=True, timeout=120)
-            joined = finish(ann)
-            watched, _ = watcher.communicate(timeout=120)
+            with started("watch", code, locator, "--name", "eve", until=None) as (watcher, _):
+                wait_for(host, r"^hana: plays")
+                host.kill()  # mid-game, its resume log on disk; ann waits for it
+                host.wait(10)
+                back = subprocess.run([*P2PHP, "resume", log], capture_output=True, text=True, timeout=120)
+                joined = finish(ann)
+                watched = finish(watcher)
     assert back.returncode == 0, back.stdout[-2000:] + back.stderr
     assert "resumed seat 0" in back.stdout
-    assert watcher.returncode == 0, watched[-2000:]
     codes = set()
     for out in (back.stdout, joined, watched):
         assert "audit: clean" in out, out[-2000:]
