@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 import pytest
 import trio
@@ -26,6 +27,7 @@ from p2php.net.libp2p import (  # noqa: E402
     BindingError,
     Libp2pNode,
     Libp2pStream,
+    _lib,
     binding_proof,
     check_binding,
     libp2p_key_seed,
@@ -217,6 +219,68 @@ async def test_the_adapter_passes_trios_own_stream_conformance_checks() -> None:
     with trio.fail_after(60):
         async with two_nodes() as (a, b):
             await trio.testing.check_half_closeable_stream(lambda: _pair(a, b), None)
+
+
+async def test_a_ping_that_comes_while_the_connections_writer_is_stuck_does_not_stop_its_reader() -> None:
+    """py-libp2p's yamux answered a ping from its reading task, under the write lock: while a writer held the lock
+    (blocked on a full socket) the reader stopped, and two such ends never drained each other again (trio's
+    conformance check stalled so). Here the lock is held as such a writer would; 50 pings come, then data: the
+    reader reads it on, one answer waits for the lock, and once the writer is done the stream reads as ever."""
+    import struct
+
+    from p2php.net.libp2p_host import ping_answer
+
+    ping = struct.pack(">BBHII", 0, 2, 1, 0, 7)  # yamux: type ping, flag SYN
+    assert ping_answer(struct.pack(">BBHII", 0, 2, 2, 0, 7)) and not ping_answer(ping)
+    assert not ping_answer(struct.pack(">BBHII", 0, 1, 2, 3, 0)) and not ping_answer(b"\x00" * 13)
+    async with two_nodes() as (a, b):
+        client, server = await _pair(a, b)
+        assert isinstance(client, Libp2pStream) and isinstance(server, Libp2pStream)
+        ours, theirs = server._stream.muxed_conn, client._stream.muxed_conn
+        held, done = trio.Event(), trio.Event()
+
+        async def stuck_writer() -> None:
+            async with ours._write_lock:
+                held.set()
+                await done.wait()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(stuck_writer)
+            await held.wait()
+            for _ in range(50):
+                await theirs._write_frame(ping)
+            await client.send_all(b"read on")
+            with trio.fail_after(5):
+                while bytes(ours.stream_buffers.get(server._stream.muxed_stream.stream_id, b"")) != b"read on":
+                    await trio.sleep(0.01)
+            answers = [t for t in ours._nursery.child_tasks if t.name.endswith("._answer")]
+            assert len(answers) == 1  # one answer waits; the other 49 pings go unanswered
+            done.set()
+        with trio.fail_after(5):
+            assert await server.receive_some(64) == b"read on"
+            while ours._answer_waiting:
+                await trio.sleep(0.01)
+
+
+async def test_a_node_never_dials_a_peer_on_its_own() -> None:
+    """py-libp2p's auto-connector dialled every peer its peerstore knew (at the addresses that peer announced) to
+    keep 50 connections open: a stranger that once connected could make a seat dial addresses of its choosing."""
+    dialled: list[float] = []
+
+    async def note(stream: trio.SocketStream) -> None:
+        dialled.append(trio.current_time())
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(trio.serve_tcp, note, 0, host="127.0.0.1"))
+        port = listeners[0].socket.getsockname()[1]
+        node, stranger = Libp2pNode(seeded_secrets(SEED, 0)), Libp2pNode(seeded_secrets(SEED, 1))
+        known = _lib("multiaddr").Multiaddr(f"/ip4/127.0.0.1/tcp/{port}")
+        node.host.get_peerstore().add_addrs(stranger.host.get_id(), [known], 3600)
+        await nursery.start(node.run)
+        await trio.sleep(1.5)  # py-libp2p's connector dialled at once (then 0.1, 0.3, 0.7 s later)
+        nursery.cancel_scope.cancel()
+    assert dialled == []
 
 
 def test_the_demo_over_libp2p_reports_its_transport_and_links() -> None:

@@ -41,6 +41,7 @@ from p2php import tags
 from p2php.canonical import digest
 from p2php.errors import P2phpError
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError
+from p2php.net.libp2p_host import new_host
 from p2php.net.transport import Listener
 
 if TYPE_CHECKING:
@@ -405,12 +406,12 @@ class Libp2pNode:
 
     def __init__(self, secrets: LocalSecrets, listen: str | None = "/ip4/127.0.0.1/tcp/0", relay: str | None = None,
                  key_seed: bytes | None = None, punch: bool = False, lobby: bool = False) -> None:
-        libp2p = require_libp2p()
+        require_libp2p()
         ed25519 = _lib("libp2p.crypto.ed25519")
         self.secrets = secrets
         self.sign_key = secrets.identity.public.sign_key
         self.key_pair = ed25519.create_new_key_pair(key_seed or libp2p_key_seed(secrets.master))
-        self.host: Any = libp2p.new_host(key_pair=self.key_pair)
+        self.host: Any = new_host(self.key_pair)
         self.peer_id: bytes = self.host.get_id().to_bytes()
         self.proof = binding_proof(secrets, self.peer_id)
         self.listen = listen
@@ -719,12 +720,12 @@ async def serve_relay(listen: str, limits: RelayLimitsSpec, key_seed: bytes | No
     ``key_seed``: 32 bytes for its Ed25519 key, so a relay that restarts keeps its peer id (and the relay
     addresses in invites stay good); None: a fresh key.
     """
-    libp2p = require_libp2p()
+    require_libp2p()
     circuit = _lib("libp2p.relay.circuit_v2")
     service = _lib("libp2p.tools.anyio_service")
     multiaddr = _lib("multiaddr")
     ed25519 = _lib("libp2p.crypto.ed25519")
-    host = libp2p.new_host(key_pair=ed25519.create_new_key_pair(key_seed) if key_seed else None)
+    host = new_host(ed25519.create_new_key_pair(key_seed) if key_seed else None)
     protocol = _circuit_relay_class()(host, limits=circuit.RelayLimits(
         duration=limits.seconds, data=limits.data, max_circuit_conns=limits.circuits,
         max_reservations=limits.reservations, reservation_ttl=limits.reservation_ttl), allow_hop=True)
