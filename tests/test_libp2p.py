@@ -262,6 +262,45 @@ async def test_a_ping_that_comes_while_the_connections_writer_is_stuck_does_not_
                 await trio.sleep(0.01)
 
 
+async def test_a_dial_that_gets_no_answer_on_a_dead_connection_leaves_the_next_one_a_new_connection(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection whose path died without a word stays open for py-libp2p (until TCP gives up, minutes later),
+    and it opened every new stream on it: a seat's redials all failed until it was named unreachable."""
+    import p2php.net.libp2p as libp2p_module
+
+    monkeypatch.setattr(libp2p_module, "BINDING_TIMEOUT", 1.0)
+    silent = trio.Event()
+
+    async def forward(source: trio.SocketStream, sink: trio.SocketStream) -> None:
+        async for data in source:
+            if not silent.is_set():  # once silent: read on and drop, as a dead path does (nobody is told)
+                await sink.send_all(data)
+
+    async with two_nodes() as (a, b), trio.open_nursery() as nursery:
+        port = b.addrs()[0].split("/tcp/")[1].split("/")[0]
+
+        async def path(near: trio.SocketStream) -> None:
+            far = await trio.open_tcp_stream("127.0.0.1", int(port))
+            async with trio.open_nursery() as both:
+                both.start_soon(forward, near, far)
+                both.start_soon(forward, far, near)
+
+        listeners = await nursery.start(partial(trio.serve_tcp, path, 0, host="127.0.0.1"))
+        through = f"/ip4/127.0.0.1/tcp/{listeners[0].socket.getsockname()[1]}"
+        assert b.listener is not None
+        await a.open(b.peer_id, [through])
+        await b.listener.accept()
+        silent.set()
+        with pytest.raises(ConnectionRefusedError, match="did not answer in time|before it was bound"):
+            await a.open(b.peer_id, [through])  # on the dead connection: no answer
+        with trio.fail_after(10):
+            stream = await a.open(b.peer_id, b.addrs())  # a new connection, not the dead one again
+            accepted = await b.listener.accept()
+            await stream.send_all(b"found again")
+            assert await accepted.receive_some(64) == b"found again"
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_node_never_dials_a_peer_on_its_own() -> None:
     """py-libp2p's auto-connector dialled every peer its peerstore knew (at the addresses that peer announced) to
     keep 50 connections open: a stranger that once connected could make a seat dial addresses of its choosing."""

@@ -609,6 +609,17 @@ class Libp2pNode:
                     return True
         return False
 
+    async def _drop_connections(self, peer: Any) -> None:
+        """Close our connections to ``peer``: a new stream on them got no answer in time.
+
+        py-libp2p opens the next stream on the connection it has, and one whose path died without a word (a NAT
+        that forgot it, a laptop that changed networks, a peer frozen mid-write) stays open until TCP gives up,
+        many minutes later: every redial would fail the same way until the seat is named unreachable. Closed,
+        the next dial connects anew, at the addresses it is given.
+        """
+        with trio.move_on_after(CLOSE_TIMEOUT), contextlib.suppress(Exception):
+            await self.host.get_network().close_peer(peer)
+
     async def open(self, peer_id: bytes, addrs: list[str], via_relay: str | None = None,
                    protocol: str = PROTOCOL_ID) -> Libp2pStream:
         """A bound stream to ``peer_id`` at ``addrs`` (direct), or through the relay ``via_relay``.
@@ -642,6 +653,7 @@ class Libp2pNode:
                     await self.host.connect(peerinfo.PeerInfo(target, [multiaddr.Multiaddr(a) for a in addrs]))
                 raw = await self.host.new_stream(target, [protocol])
         except trio.TooSlowError:
+            await self._drop_connections(target)
             raise ConnectionRefusedError(f"libp2p peer {target} did not answer in time") from None
         stream = Libp2pStream(raw, self._nursery)
         if punched and stream.carried == "direct":
@@ -653,6 +665,8 @@ class Libp2pNode:
                 await stream.bind(self.proof)
         except (trio.BrokenResourceError, trio.TooSlowError) as exc:  # reset, or no answer: refused, as documented
             await stream._reset()
+            if isinstance(exc, trio.TooSlowError):
+                await self._drop_connections(target)
             raise ConnectionRefusedError(f"libp2p peer {target}: the new stream broke before it was bound "
                                          f"({type(exc).__name__})") from exc
         except BaseException:
