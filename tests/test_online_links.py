@@ -6,6 +6,8 @@ In one process on loopback, with a real circuit relay v2 node; skipped where py-
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 import trio
 
@@ -220,6 +222,54 @@ async def _dial_until_reached(seat: OnlineSeat, where: Locator) -> trio.abc.Half
             return await seat.open_mesh(where)
         except OSError:
             await trio.sleep(0.5)
+
+
+async def test_a_seat_whose_relay_connection_died_without_a_word_connects_and_reserves_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 0 reaches the relay through a path that then goes silent both ways (a home router that forgot its NAT
+    mapping): py-libp2p keeps such a connection open until TCP gives up, and the reservation on it reached nobody.
+    The seat's ping of the relay goes unanswered, so it closes that connection, connects anew and reserves again;
+    seat 1 reaches it through the relay."""
+    from test_lobby_cli import free_port  # type: ignore[import-not-found]
+
+    import p2php.net.libp2p as p2p_libp2p
+
+    monkeypatch.setattr(p2p_libp2p, "RELAY_PROBE_EVERY", 1.0)
+    monkeypatch.setattr(p2p_libp2p, "RELAY_PROBE_TIMEOUT", 1.0)
+    port, seed = free_port(), bytes(range(2, 34))
+    address = _relay_at(port, seed)
+    silenced: list[trio.Event] = []
+
+    async def forward(source: trio.SocketStream, sink: trio.SocketStream, silent: trio.Event) -> None:
+        async for data in source:
+            if not silent.is_set():  # once silent: read on and drop; neither end is told
+                await sink.send_all(data)
+
+    async def path(near: trio.SocketStream) -> None:
+        silent = trio.Event()
+        silenced.append(silent)
+        far = await trio.open_tcp_stream("127.0.0.1", port)
+        async with trio.open_nursery() as both:
+            both.start_soon(forward, near, far, silent)
+            both.start_soon(forward, far, near, silent)
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(partial(serve_relay, f"/ip4/127.0.0.1/tcp/{port}", RelayLimitsSpec(), seed))
+        listeners = await nursery.start(partial(trio.serve_tcp, path, 0, host="127.0.0.1"))
+        through = address.replace(f"/tcp/{port}/", f"/tcp/{listeners[0].socket.getsockname()[1]}/")
+        seats = [OnlineSeat(LocalSecrets(), through, listen=None), OnlineSeat(LocalSecrets(), address, listen=None)]
+        for seat in seats:
+            await nursery.start(seat.run)
+        dead = seats[0].node._reserved_on
+        for silent in silenced:  # seat 0's connection to the relay goes silent; a new one would work
+            silent.set()
+        with trio.fail_after(45):  # (~15 s: the relay's own first tries wait out py-libp2p's 10 s on the dead path)
+            stream = await _dial_until_reached(seats[1], Locator(seats[0].peer, (), (address,)))
+            accepted = await seats[0].listener.accept()
+            await stream.send_all(b"found you")
+            assert await accepted.receive_some(16) == b"found you"
+        assert seats[0].node._reserved_on is not dead  # seat 0 reserved again, on a new connection
+        nursery.cancel_scope.cancel()
 
 
 async def test_after_a_relay_restart_a_seat_reserves_again_even_if_a_dial_of_its_own_reconnected_it_first() -> None:

@@ -76,6 +76,11 @@ that restarts refuses everyone until it is up again (the relay soak saw three tr
 restart, and the table never formed)."""
 RESERVATION_RENEW = 600.0
 """Seconds after which a reservation is renewed anyway (relays give an hour by default)."""
+RELAY_PROBE_EVERY = 15.0
+"""Seconds between pings of the relay on the connection our reservation was made on (see ``_relay_answers``)."""
+RELAY_PROBE_TIMEOUT = 5.0
+"""Seconds the relay has to answer such a ping before that connection is taken for dead and closed (shorter than
+py-libp2p's own timeouts on the way, 10 s and more, so silence always ends here, never in a library error)."""
 PUNCH_TIMEOUT = 5.0
 """Seconds a relayed link tries DCUtR for a direct connection before it stays relayed."""
 LINGER = 10.0
@@ -513,9 +518,14 @@ class Libp2pNode:
         """A reservation lives only as long as the connection to the relay it was made on (circuit v2): when
         that connection is gone (the relay restarted, a NAT forgot it, the library closed it), connect and reserve
         again, so others can still reach us; and renew it well within its lifetime."""
-        renewed = trio.current_time()
+        renewed = probed = trio.current_time()
         while True:
             await trio.sleep(RESERVATION_CHECK)
+            if trio.current_time() - probed >= RELAY_PROBE_EVERY and self._holds_reservation(relay):
+                if not await self._relay_answers(relay):
+                    log.info("the relay %s did not answer a ping: its connection is closed", self.relay)
+                    await self._drop_connections(relay)
+                probed = trio.current_time()
             if self._holds_reservation(relay) and trio.current_time() - renewed < RESERVATION_RENEW:
                 continue
             try:
@@ -523,6 +533,29 @@ class Libp2pNode:
                 renewed = trio.current_time()
             except Exception as exc:  # noqa: BLE001 - any failure: try again at the next check
                 log.info("could not renew the reservation on %s: %s", self.relay, exc)
+
+    async def _relay_answers(self, relay: Any) -> bool:
+        """Whether the relay answers a ping (libp2p's own) within :data:`RELAY_PROBE_TIMEOUT`.
+
+        A connection whose path died without a word (a home router that forgot its NAT mapping, a relay host
+        that vanished) stays open for py-libp2p until TCP gives up, and a reservation on it is worth nothing: nobody
+        reaches us, and our own circuits go nowhere. Any answer counts, a refusal too: only silence is death.
+        """
+        ping = _lib("libp2p.host.ping")
+        with trio.move_on_after(RELAY_PROBE_TIMEOUT):
+            try:
+                stream = await self.host.new_stream(relay, [ping.ID])
+                try:
+                    await ping.perform_ping_roundtrip(stream)
+                finally:
+                    with contextlib.suppress(Exception):
+                        await stream.close()
+            except trio.TooSlowError:
+                return False
+            except Exception:  # noqa: BLE001 - it answered, if only to refuse; or the connection is gone already
+                pass
+            return True
+        return False
 
     def _connections_to(self, peer: Any) -> list[Any]:
         """Our open connections to ``peer`` (py-libp2p's swarm keeps a list per peer, older versions one)."""
