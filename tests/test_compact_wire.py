@@ -198,8 +198,10 @@ def test_a_sender_that_does_not_back_its_compact_frames_is_named_a_flood() -> No
 def test_compact_frames_waiting_for_far_points_are_bounded() -> None:
     played = _game()
     peer = make_peers("toy", 3, {}, seed=3)[0]
-    for seq in range(1, MAX_PENDING + 2):  # message 0 never comes: every one waits for its 'prev'
+    for seq in range(1, MAX_PENDING + 1):  # message 0 never comes: every one waits for its 'prev'
         peer.receive_compact(1, _garbage(played, seq, at=(50, 0)))
+    assert peer.fault is None and len(peer.compact.pending[1]) == MAX_PENDING  # the bound itself is allowed
+    peer.receive_compact(1, _garbage(played, MAX_PENDING + 1, at=(50, 0)))
     assert peer.fault is not None and peer.fault.culprit == 1 and peer.fault.code == "flood", peer.fault
     assert 1 in peer.flooded and not peer.compact.pending.get(1)
 
@@ -299,3 +301,44 @@ def test_a_compact_copy_of_a_message_already_held_is_a_duplicate_without_a_reque
     assert short is not None
     fresh.receive_compact(1, short[FRAME])  # its tick is long past, but we hold it: rebuilt from our copy
     assert not fresh.compact.wants and not fresh.compact.pending and fresh.fault is None
+
+
+def test_a_garbage_compact_copy_of_a_message_we_hold_sent_again_is_asked_for_once_and_names_nobody(
+        played: list[Lockstep]) -> None:
+    """Its rebuilt signature fails (some copy differs, or garbage): the full form is asked for once, however
+    often the copy comes; asking again is no flood."""
+    fresh = make_peers("toy", 3, {}, seed=3)[2]
+    for m in played[2].transcript[:len(played[2].transcript) // 2]:
+        assert fresh.receive_relayed(m.to_wire())
+    assert fresh.known_seq(1) >= 1
+    for _ in range(3):
+        fresh.receive_compact(1, _garbage(played, 0))
+    assert fresh.compact.wants == [(1, 0)] and fresh.fault is None and 1 not in fresh.flooded
+
+
+def test_a_head_that_stands_where_it_stood_travels_compact_as_a_step_of_zero(played: list[Lockstep]) -> None:
+    peer = played[0]
+    held = _copies(peer)
+    msg = next(m for m in peer.transcript if m.seq > 0 and m.seen and m.kind != "audit"
+               and any(q > 0 for _, q, _ in held[(m.sender, m.seq - 1)].seen))
+    before = {o: q for o, q, _ in held[(msg.sender, msg.seq - 1)].seen}
+    seat = next(o for o, q in before.items() if q > 0)
+    wire = msg.to_wire()
+    same = {**wire, "seen": [[o, before[seat] if o == seat else q, h] for o, q, h in wire["seen"]]}
+    if seat not in {o for o, _, _ in wire["seen"]}:
+        same["seen"] = sorted([*same["seen"], [seat, before[seat], held[(seat, before[seat])].msg_hash]])
+    short = compact_frame(same, 3, lambda q: held.get((msg.sender, q)))
+    assert short is not None and short[FRAME][3][seat] == 0
+
+
+def test_seen_heads_named_twice_or_out_of_order_are_sent_in_full(played: list[Lockstep]) -> None:
+    """The receiver rebuilds ``seen`` in ascending seats, once each: any other order could not come back byte for
+    byte (the rebuilt signature would fail, and the full form would be asked for anyway)."""
+    peer = played[0]
+    held = _copies(peer)
+    msg = next(m for m in peer.transcript if m.kind != "audit" and len(m.seen) == 2)
+    wire = msg.to_wire()
+    assert compact_frame(wire, 3, lambda q: held.get((msg.sender, q))) is not None
+    first, second = wire["seen"]
+    for seen in ([first, first], [second, first]):
+        assert compact_frame({**wire, "seen": seen}, 3, lambda q: held.get((msg.sender, q))) is None
