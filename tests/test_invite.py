@@ -41,6 +41,9 @@ def test_an_invite_reads_back_as_it_was_written_and_survives_a_wrapped_paste() -
     (lambda c: c + "!", "not base64url"),
     (lambda c: "p2php-" + "A" * 5000, "at most 4096"),
     (lambda c: "p2php-", "cut short or mistyped"),
+    # a checksum alone, and the right one for nothing: still cut short, not a content to read
+    (lambda c: "p2php-" + base64.urlsafe_b64encode(hashlib.sha256(b"").digest()[:4]).decode().rstrip("="),
+     "cut short or mistyped"),
 ])
 def test_a_mistyped_or_cut_code_is_refused_in_one_line(mangle: object, reason: str) -> None:
     with pytest.raises(InviteError, match=reason) as err:
@@ -66,6 +69,8 @@ GOOD = {"v": 1, "peer": PEER, "addrs": [], "relays": [RELAY], "table": bytes(8),
     ({"game": "UNO\x1b[31m"}, "no valid game"),
     ({"players": True}, "player count"),
     ({"players": 10_000}, "player count"),
+    ({"players": 65}, "player count"),
+    ({"players": 0}, "player count"),
     ({"options": {"Bad Key": 1}}, "map of option names"),
     ({"options": {"deck": [1, 2]}}, "option value"),
 ])
@@ -73,6 +78,11 @@ def test_a_hostile_code_with_a_good_checksum_is_refused_field_by_field(change: d
                                                                         reason: str) -> None:
     with pytest.raises(InviteError, match=reason):
         parse_invite(_code({**GOOD, **change}))
+
+
+def test_a_code_at_the_bounds_of_its_fields_reads_back() -> None:
+    for players in (1, 64):
+        assert parse_invite(_code({**GOOD, "players": players})).players == players
 
 
 def test_a_code_whose_content_is_not_a_map_or_too_big_is_refused() -> None:
@@ -86,6 +96,10 @@ def test_a_locator_names_one_peer_its_direct_addresses_and_its_relays() -> None:
     where = Locator(PEER, ("/ip4/10.0.0.2/tcp/5000", "/ip4/127.0.0.1/tcp/5000"), (RELAY,))
     assert parse_locator(where.text()) == where
     assert where.text().split(" ")[2] == f"{RELAY}/p2p-circuit/p2p/{PEER}"
+    relayed_only = Locator(PEER, (), (RELAY,))  # a seat that listens nowhere: one circuit address
+    assert parse_locator(relayed_only.text()) == relayed_only
+    widest = Locator(PEER, tuple(f"/ip4/10.0.0.{i}/tcp/5000" for i in range(8)), ())
+    assert parse_locator(widest.text()) == widest
 
 
 @pytest.mark.parametrize(("text", "reason"), [
