@@ -34,6 +34,7 @@ from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError, UsageError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
+from p2php.piped_output import unblock_stdout
 from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice
 from p2php.session.owndecks import table_setup
 from p2php.session.runner import Decider, PeerResult, bot_decider, check_delay, slowed
@@ -367,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
     lan(p)
     common(p)
     p.add_argument("--deck", metavar="FILE", help="play your own deck from this deck list (tcg); it stays secret")
-    p.set_defaults(func=cmd_host, timeout=HUMAN_TIMEOUT)
+    p.set_defaults(func=cmd_host, timeout=HUMAN_TIMEOUT, seat_output=True)
 
     p = sub.add_parser("join", help="sit down at a table opened with p2php host")
     p.add_argument("address", metavar="HOST[:PORT] | CODE", nargs="?", default=None,
@@ -388,7 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("--deck", metavar="FILE", help="play your own deck (tcg); it stays secret: the host's table "
                    "learns only your seat's deckN=own and characterN options")
-    p.set_defaults(func=cmd_join, timeout=HUMAN_TIMEOUT)
+    p.set_defaults(func=cmd_join, timeout=HUMAN_TIMEOUT, seat_output=True)
 
     p = sub.add_parser("relay", help="run a circuit relay v2 node for online tables (pip install 'p2php[internet]')")
     p.add_argument("--bind", default="0.0.0.0", help="IPv4 address to listen on")
@@ -438,6 +439,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    original = sys.stdout
+    piped = unblock_stdout() if getattr(args, "seat_output", False) else None  # a seat: never stalled by its reader
     try:
         code: int = args.func(args)
         return code
@@ -452,6 +455,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         print(f"p2php: network error: {safe(err, LINE)}", file=sys.stderr)
         return 3
+    finally:
+        if piped is not None:
+            piped.drain()  # the game is over: now the reader may take its time
+            sys.stdout = original
 
 
 if __name__ == "__main__":

@@ -278,14 +278,14 @@ def register(sub: Any) -> None:
     p.add_argument("--resume-timeout", type=float, default=60.0, help="seconds to wait for a peer that dropped")
     p.add_argument("--resume-log", metavar="FILE", help="keep a resume log here (holds this seat's secrets)")
     p.add_argument("--transcript", metavar="FILE", help="save the signed transcript here at the end")
-    p.set_defaults(func=cmd_peer)
+    p.set_defaults(func=cmd_peer, seat_output=True)
 
     p = sub.add_parser("resume", help="bring a seat back from its resume log and finish the game")
     p.add_argument("log")
     p.add_argument("--bot", default=None, help="bot kind (default: as logged)")
     p.add_argument("--human", action="store_true")
     p.add_argument("--transcript", metavar="FILE")
-    p.set_defaults(func=cmd_resume)
+    p.set_defaults(func=cmd_resume, seat_output=True)
 
     p = sub.add_parser("watch", help="watch a running table from any peer's address, or an online table by its "
                                      "invite code (public view only)")
@@ -295,4 +295,4 @@ def register(sub: Any) -> None:
     p.add_argument("--relay", metavar="MULTIADDR", help="with a code: reach the host through this relay "
                    "(default: the invite's)")
     p.add_argument("--name", default="spectator")
-    p.set_defaults(func=cmd_watch)
+    p.set_defaults(func=cmd_watch, seat_output=True)

@@ -737,7 +737,7 @@ def progress_text(ls: Lockstep) -> str | None:
 
 
 def terminal_decider(
-    out: TextIO = sys.stdout, ask: Callable[[str], str] | None = None, lang: str | None = None
+    out: TextIO | None = None, ask: Callable[[str], str] | None = None, lang: str | None = None
 ) -> Callable[[Lockstep], Any]:
     """A decider that asks a person, re-asking until the answer is valid (see :class:`TerminalUI`)."""
     return TerminalUI(out, ask, lang).decide

@@ -1,0 +1,124 @@
+"""Standard output that a slow reader, or one gone quiet, cannot stall a seat through.
+
+A command-line seat prints from its event loop. Where its stdout is a pipe or a file (a program that runs
+``p2php`` and reads what it prints, a script, ``| tee``), a reader that stops reading fills the pipe (64 kB on
+Linux) and the next line blocks the whole loop: no heartbeats, no answers, and after ``resume_timeout`` the other
+seats end the game naming this one unreachable. The bridge writes its events from a task of their own for the same
+reason (:mod:`p2php.bridge.stdio`). :class:`PipedOutput` hands each write to a thread that writes them in order;
+what waits for that thread is bounded (:data:`HELD` characters): past it, whole lines are left out and counted, and
+one line says how many once the reader has caught up. A terminal is written directly, as before: its prompts and its
+progress line, redrawn in place, must reach the person the moment they are drawn.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import threading
+from collections import deque
+from typing import TextIO
+
+__all__ = ["HELD", "PipedOutput", "unblock_stdout"]
+
+HELD = 8 * 1024 * 1024
+"""Characters that may wait for a reader before whole lines are left out (a whole game prints well under 1 MB)."""
+
+
+class PipedOutput(io.TextIOBase):
+    """A text stream whose writes never wait for ``raw``'s reader (see the module's docstring)."""
+
+    def __init__(self, raw: TextIO, held: int = HELD) -> None:
+        super().__init__()
+        self._raw = raw
+        self._limit = held
+        self._changed = threading.Condition()
+        self._waiting: deque[str] = deque()
+        self._held = 0  # characters in _waiting
+        self._writing = False  # the thread holds a batch it took from _waiting
+        self._skipping = False  # leaving out the rest of a line, or lines, until the reader catches up
+        self._left_out = 0  # whole lines left out since the reader last caught up
+        self._mid_line = False  # the last text left out did not end its line (resume at a line's start only)
+        self._open_line = False  # the last text queued did not end its line (it is ended before lines are left out)
+        self._broken: OSError | None = None
+        self._thread = threading.Thread(target=self._run, name="p2php stdout", daemon=True)
+        self._thread.start()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return str(getattr(self._raw, "encoding", "utf-8"))
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: str) -> int:
+        written = len(text)
+        with self._changed:
+            if self._broken is not None:
+                raise BrokenPipeError(*self._broken.args)
+            if not text:
+                return 0
+            if self._skipping and not self._mid_line and self._held < self._limit // 2:  # caught up: say so
+                self._skipping = False
+                self._queue(f"[p2php: {self._left_out} lines left out here: nothing read this output for a while]\n")
+                self._left_out = 0
+            if not self._skipping:
+                if self._held + len(text) <= self._limit:
+                    self._queue(text)
+                    return written
+                if self._open_line and self._held < 2 * self._limit:  # end the line begun (print writes its "\n" apart)
+                    head, newline, text = text.partition("\n")
+                    self._queue(head + newline)
+                    if not text:
+                        return written
+                self._skipping = True
+            self._left_out += text.count("\n")
+            self._mid_line = not text.endswith("\n")
+        return written
+
+    def _queue(self, text: str) -> None:
+        self._open_line = not text.endswith("\n")
+        self._waiting.append(text)
+        self._held += len(text)
+        self._changed.notify_all()
+
+    def flush(self) -> None:
+        """Nothing to do: the thread flushes after every batch (:meth:`drain` waits for it)."""
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until everything written so far has reached ``raw`` (or failed to); False if ``timeout`` passed."""
+        with self._changed:
+            return self._changed.wait_for(lambda: (not self._waiting and not self._writing)
+                                          or self._broken is not None, timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._waiting))
+                batch = "".join(self._waiting)
+                self._waiting.clear()
+                self._writing = True
+            try:
+                self._raw.write(batch)
+                self._raw.flush()
+            except (OSError, ValueError) as exc:  # the reader is gone (or the stream closed): stop for good
+                with self._changed:
+                    self._broken = exc if isinstance(exc, OSError) else BrokenPipeError(str(exc))
+                    self._writing = False
+                    self._changed.notify_all()
+                return
+            with self._changed:
+                self._held -= len(batch)
+                self._writing = False
+                self._changed.notify_all()
+
+
+def unblock_stdout() -> PipedOutput | None:
+    """Put a :class:`PipedOutput` in front of ``sys.stdout`` unless it is a terminal; returns it (None: a terminal,
+    or already done). Call :meth:`PipedOutput.drain` before the process ends."""
+    if isinstance(sys.stdout, PipedOutput) or sys.stdout.isatty():
+        return None
+    sys.stdout = PipedOutput(sys.stdout)
+    return sys.stdout

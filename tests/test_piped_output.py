@@ -1,0 +1,123 @@
+"""A command-line seat whose stdout nobody reads keeps playing (p2php/piped_output.py).
+
+Before, a seat printing into a pipe that had filled (a program that ran ``p2php`` and read its output only at the
+end) blocked on its next line, its event loop with it, and the other seats named it unreachable.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from p2php.piped_output import PipedOutput, unblock_stdout
+
+P2PHP = [sys.executable, "-m", "p2php.cli"]
+
+
+class StoppedReader:
+    """A stream whose reader stops until :attr:`reading` is set (what a full pipe is to its writer)."""
+
+    encoding = "utf-8"
+
+    def __init__(self, fail: BaseException | None = None) -> None:
+        self.reading = threading.Event()
+        self.got: list[str] = []
+        self.fail = fail
+
+    def write(self, text: str) -> int:
+        self.reading.wait()
+        if self.fail is not None:
+            raise self.fail
+        self.got.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def _settled(out: PipedOutput) -> None:
+    """Wait until the writing thread holds its batch (it is blocked in the reader's ``write``)."""
+    deadline = time.monotonic() + 5
+    while not out._writing:
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+
+
+def test_writes_never_wait_for_the_reader_and_lines_past_the_bound_are_counted_then_said() -> None:
+    reader = StoppedReader()
+    out = PipedOutput(reader, held=100)  # type: ignore[arg-type]
+    out.write("first line\n")
+    _settled(out)
+    started = time.monotonic()
+    for i in range(1000):  # 10 kB, a hundred times the bound: not one write waits
+        print(f"line {i:03}", file=out)
+    assert time.monotonic() - started < 1.0
+    assert not reader.got
+    reader.reading.set()
+    assert out.drain(5)
+    print("after", file=out)
+    assert out.drain(5)
+    text = "".join(reader.got)
+    kept = [f"line {i:03}" for i in range(10)]  # 9 lines of 9 characters fit under the bound; the 10th is ended
+    left = 1000 - len(kept)
+    assert text == "\n".join(["first line", *kept, f"[p2php: {left} lines left out here: nothing read this output "
+                                                   "for a while]", "after", ""])
+
+
+def test_a_reader_gone_for_good_is_a_broken_pipe_at_the_next_write() -> None:
+    reader = StoppedReader(fail=BrokenPipeError(32, "Broken pipe"))
+    reader.reading.set()
+    out = PipedOutput(reader)  # type: ignore[arg-type]
+    out.write("one\n")
+    assert out.drain(5)
+    with pytest.raises(BrokenPipeError):
+        out.write("two\n")
+
+
+def test_a_terminal_is_written_directly(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(StoppedReader):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    assert unblock_stdout() is None and isinstance(sys.stdout, Terminal)
+
+
+def _ports(n: int) -> list[int]:
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs F_SETPIPE_SZ (Linux) to make a small pipe")
+def test_a_seat_whose_output_pipe_nobody_reads_plays_its_game_to_a_clean_end() -> None:
+    """Seat 0 prints into a 4 kB pipe nobody reads until the game is over (a whole game prints ~30 kB)."""
+    addresses = ",".join(f"127.0.0.1:{p}" for p in _ports(2))
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, 1031, 4096)  # F_SETPIPE_SZ
+    common = ["uno", "--addresses", addresses, "--seed", "5", "--timeout", "5", "--resume-timeout", "5"]
+    seat0 = subprocess.Popen([*P2PHP, "peer", *common, "--seat", "0"], stdout=write_end, stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    try:
+        seat1 = subprocess.run([*P2PHP, "peer", *common, "--seat", "1"], capture_output=True, text=True,
+                               timeout=120)
+        with os.fdopen(read_end, "rb") as pipe:
+            printed = pipe.read().decode()  # now the reader comes: everything seat 0 printed, in order
+        assert seat0.wait(30) == 0
+    finally:
+        if seat0.poll() is None:
+            seat0.kill()
+    assert seat1.returncode == 0, seat1.stdout[-2000:] + seat1.stderr[-2000:]
+    assert "audit: clean" in seat1.stdout and "audit: clean" in printed
+    assert len(printed) > 4096 and "left out" not in printed
