@@ -94,6 +94,23 @@ async def test_a_table_never_seen_is_given_up_after_fifteen_seconds_with_one_lin
     assert said == ["cannot reach a peer at 10.0.0.9:4000 — watching again"]  # one line, not sixteen
 
 
+async def test_a_table_never_seen_through_slow_failing_links_is_given_up_after_three_of_them(
+        autojump_clock: Any) -> None:
+    """Links that each fail after 20 s: the first patience (15 s) has passed by the second failure, yet the third is
+    tried too — three tries, however long each takes."""
+    tries = 0
+
+    async def slow(observe: Callable[[Lockstep], None]) -> Lockstep:
+        nonlocal tries
+        tries += 1
+        await trio.sleep(20)
+        raise WatchError("the peer did not answer in time")
+
+    with pytest.raises(WatchError, match="did not answer"):
+        await keep_watching(slow, lambda ls: None, lambda line: None)
+    assert tries == 3
+
+
 async def test_a_table_whose_mesh_is_still_forming_is_watched_once_it_lets_spectators_in(autojump_clock: Any) -> None:
     link = _Link([0] * 6 + [None], why="the peer refused us: seat -1 is not expected to connect to seat 0")
     ls = await keep_watching(link, lambda ls: None, lambda line: None)
@@ -196,9 +213,20 @@ async def test_a_link_that_breaks_while_it_opens_is_a_watch_error_not_a_crash() 
 
 
 async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, Any] | None = None,
-                                quiet: bool = False) -> str:
+                                quiet: bool = False, **how: Any) -> str:
     """What ``watch`` raises against a seat that passes the handshake honestly (it proves its key), then sends
     ``frames`` on the authenticated link and hangs up (``quiet``: says nothing more and keeps the link open)."""
+    said = await _watch_a_seat(frames, hello, quiet, **how)
+    assert isinstance(said, str), "watch ended without an error"
+    return said
+
+
+async def _watch_a_seat(frames: list[dict[str, Any]], hello: dict[str, Any] | None = None,
+                        quiet: bool = False, proves_with: int = 0, breaks: bool = False,
+                        on_chat: Callable[[Any], None] | None = None) -> str | Lockstep:
+    """What ``watch`` raises (its text) or returns, against a seat as in :func:`_watch_a_hostile_seat`;
+    ``proves_with``: the seat whose key signs the proof (another than 0: a seat that cannot prove its hello's key);
+    ``breaks``: the link breaks (a reset) where it would end."""
     from p2php.net.framing import FrameDecoder, encode_frame
     from p2php.net.linkauth import seal_frame
     from p2php.net.mesh import LinkSetup
@@ -216,7 +244,7 @@ async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, A
 
         spectator = await read()
         mine = hello or {"seat": 0, "sign_key": secrets.identity.public.sign_key, "name": "seat 0"}
-        setup = LinkSetup(mine, spectator, dialer=False, sign=secrets.identity.sign)
+        setup = LinkSetup(mine, spectator, dialer=False, sign=seeded_secrets(3, proves_with).identity.sign)
         await theirs.send_all(encode_frame(mine) + encode_frame(setup.challenge()))
         await theirs.send_all(encode_frame(setup.proof(await read())))
         await read()  # its (empty) proof
@@ -229,15 +257,37 @@ async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, A
             await trio.sleep_forever()
         await theirs.aclose()
 
-    async def connect() -> trio.abc.Stream:
-        return ours
+    class Reset(trio.abc.Stream):
+        """``ours``, whose end reads as a reset (a broken connection) instead of an end of stream."""
 
+        async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+            await ours.send_all(data)
+
+        async def wait_send_all_might_not_block(self) -> None:
+            await ours.wait_send_all_might_not_block()
+
+        async def receive_some(self, max_bytes: int | None = None) -> bytes:
+            data = await ours.receive_some(max_bytes)
+            if not data:
+                raise trio.BrokenResourceError("connection reset by peer")
+            return bytes(data)
+
+        async def aclose(self) -> None:
+            await ours.aclose()
+
+    async def connect() -> trio.abc.Stream:
+        return Reset() if breaks else ours
+
+    result: str | Lockstep
     async with trio.open_nursery() as nursery:
         nursery.start_soon(seat)
-        with trio.fail_after(5), pytest.raises(WatchError) as caught:
-            await watch("seat-0", 0, connect=connect, dead_after=0.5)
+        with trio.fail_after(5):
+            try:
+                result = await watch("seat-0", 0, connect=connect, dead_after=0.5, on_chat=on_chat)
+            except WatchError as err:
+                result = str(err)
         nursery.cancel_scope.cancel()
-    return str(caught.value)
+    return result
 
 
 @pytest.mark.parametrize(("table", "why"), [
@@ -270,6 +320,59 @@ async def test_a_watched_seat_that_shows_the_table_twice_is_refused() -> None:
     table, hello = _real_table()
     assert await _watch_a_hostile_seat([table], hello) == "the peer hung up before the game ended (step 0)"
     assert await _watch_a_hostile_seat([table, table], hello) == "the peer showed the table twice"
+
+
+async def test_a_watched_seat_that_hangs_up_before_it_shows_the_table_is_a_watch_error() -> None:
+    """Before, with that check gone, ``watch`` raised an ``AttributeError`` on the table it never got."""
+    assert await _watch_a_hostile_seat([]) == "the peer never showed the table"
+    table, hello = _real_table()
+    assert await _watch_a_hostile_seat([table], hello, breaks=True) == "the connection broke: connection reset by peer"
+
+
+async def test_the_seats_chat_reaches_the_spectator_once_it_knows_the_table_and_not_before() -> None:
+    """A chat line can be checked only against the table's keys: one before the table is dropped, not a crash."""
+    from p2php.session.chat import ChatDesk, ChatLine
+    from p2php.session.handshake import Table
+
+    table, hello = _real_table()
+    desk = ChatDesk(Table("uno", table["options"], tuple(table["hellos"])), 0, seeded_secrets(3, 0).identity.sign)
+    chat = {"chat": desk.compose("good game", 0.0)}
+    heard: list[Any] = []
+    said = await _watch_a_hostile_seat([chat, table, chat], hello, on_chat=heard.append)
+    assert said == "the peer hung up before the game ended (step 0)"
+    assert len(heard) == 1 and isinstance(heard[0], ChatLine) and heard[0].text == "good game"  # (the one after)
+    assert await _watch_a_hostile_seat([chat, table], hello) == "the peer hung up before the game ended (step 0)"
+
+
+async def test_a_watched_peer_that_cannot_prove_its_hellos_key_is_refused() -> None:
+    """It claims seat 0's hello and signs its proof with seat 1's key: nothing it sends is read."""
+    table, hello = _real_table()
+    assert await _watch_a_hostile_seat([table], hello, proves_with=1) == \
+        "the peer did not prove it holds the key of its hello"
+
+
+async def test_a_watched_peer_that_never_answers_the_handshake_is_given_ten_seconds(autojump_clock: Any) -> None:
+    async def silent() -> trio.abc.Stream:
+        ours, _ = trio.testing.memory_stream_pair()
+        return ours
+
+    with pytest.raises(WatchError, match="did not answer in time"):
+        await watch("seat-0", 0, connect=silent)
+    assert trio.current_time() == 10
+
+
+async def test_a_watched_seat_that_hangs_up_in_its_audit_leaves_the_spectator_a_verdict_from_what_it_holds() -> None:
+    """Seat 0 left the table (its signed leave, an abort naming itself) and hangs up: the table has stopped and the
+    seat is done, so the spectator closes its own audit round with what it holds instead of waiting for more."""
+    from p2php.session.memory import make_peers
+
+    peers = make_peers("uno", 2, {}, seed=3)
+    peers[0].leave()
+    table = {"watch": "table", "game": "uno", "options": dict(peers[0].table.options),
+             "hellos": list(peers[0].table.hellos)}
+    ls = await _watch_a_seat([table, *({"relay": m.to_wire()} for m in peers[0].outbox)], peers[0].table.hellos[0])
+    assert isinstance(ls, Lockstep), ls
+    assert ls.finished and ls.verdict is not None and (ls.verdict.culprit, ls.verdict.code) == (0, "left")
 
 
 async def test_a_link_that_brings_nothing_not_even_a_heartbeat_is_dead_soon() -> None:
