@@ -62,8 +62,7 @@ class PipedOutput(io.TextIOBase):
                 return 0
             if self._skipping and not self._mid_line and self._held < self._limit // 2:  # caught up: say so
                 self._skipping = False
-                self._queue(f"[p2php: {self._left_out} lines left out here: nothing read this output for a while]\n")
-                self._left_out = 0
+                self._queue(self._notice())
             if not self._skipping:
                 if self._held + len(text) <= self._limit:
                     self._queue(text)
@@ -78,6 +77,10 @@ class PipedOutput(io.TextIOBase):
             self._mid_line = not text.endswith("\n")
         return written
 
+    def _notice(self) -> str:
+        left, self._left_out = self._left_out, 0
+        return f"[p2php: {left} lines left out here: nothing read this output for a while]\n"
+
     def _queue(self, text: str) -> None:
         self._open_line = not text.endswith("\n")
         self._waiting.append(text)
@@ -88,8 +91,13 @@ class PipedOutput(io.TextIOBase):
         """Nothing to do: the thread flushes after every batch (:meth:`drain` waits for it)."""
 
     def drain(self, timeout: float | None = None) -> bool:
-        """Wait until everything written so far has reached ``raw`` (or failed to); False if ``timeout`` passed."""
+        """Wait until everything written so far has reached ``raw`` (or failed to); False if ``timeout`` passed.
+
+        Lines still being left out are said first (the output ends here: the reader has all the time it needs)."""
         with self._changed:
+            if self._skipping and self._broken is None:
+                self._skipping = False
+                self._queue(("\n" if self._open_line else "") + self._notice())
             return self._changed.wait_for(lambda: (not self._waiting and not self._writing)
                                           or self._broken is not None, timeout)
 
@@ -101,8 +109,7 @@ class PipedOutput(io.TextIOBase):
                 self._waiting.clear()
                 self._writing = True
             try:
-                self._raw.write(batch)
-                self._raw.flush()
+                self._write(batch)
             except (OSError, ValueError) as exc:  # the reader is gone (or the stream closed): stop for good
                 with self._changed:
                     self._broken = exc if isinstance(exc, OSError) else BrokenPipeError(str(exc))
@@ -113,6 +120,14 @@ class PipedOutput(io.TextIOBase):
                 self._held -= len(batch)
                 self._writing = False
                 self._changed.notify_all()
+
+
+    def _write(self, batch: str) -> None:
+        try:
+            self._raw.write(batch)
+        except UnicodeEncodeError:  # a character the reader's encoding lacks: a "?", not a lost batch
+            self._raw.write(batch.encode(self.encoding, "replace").decode(self.encoding))
+        self._raw.flush()
 
 
 def unblock_stdout() -> PipedOutput | None:

@@ -71,6 +71,37 @@ def test_writes_never_wait_for_the_reader_and_lines_past_the_bound_are_counted_t
                                                    "for a while]", "after", ""])
 
 
+def test_lines_still_left_out_when_the_output_ends_are_said_at_its_end() -> None:
+    reader = StoppedReader()
+    out = PipedOutput(reader, held=20)  # type: ignore[arg-type]
+    out.write("first\n")
+    _settled(out)
+    for i in range(5):
+        out.write(f"line {i}\n")
+    out.write("half a line")
+    reader.reading.set()
+    assert out.drain(5)
+    assert "".join(reader.got) == ("first\nline 0\nline 1\n"
+                                   "[p2php: 3 lines left out here: nothing read this output for a while]\n")
+
+
+def test_a_character_the_readers_encoding_lacks_is_replaced_not_the_batch_lost() -> None:
+    class Ascii(StoppedReader):
+        encoding = "ascii"
+
+        def write(self, text: str) -> int:
+            text.encode("ascii")  # raises as a TextIOWrapper does
+            return super().write(text)
+
+    reader = Ascii()
+    reader.reading.set()
+    out = PipedOutput(reader)  # type: ignore[arg-type]
+    out.write("哈利波特 plays\n")
+    assert out.drain(5) and "".join(reader.got) == "???? plays\n"
+    out.write("next\n")  # not a broken pipe
+    assert out.drain(5) and reader.got[-1] == "next\n"
+
+
 def test_a_reader_gone_for_good_is_a_broken_pipe_at_the_next_write() -> None:
     reader = StoppedReader(fail=BrokenPipeError(32, "Broken pipe"))
     reader.reading.set()
