@@ -15,6 +15,7 @@ from functools import partial
 import pytest
 import trio
 import trio.testing
+from adversarial.silentpath import SilentPath
 
 pytest.importorskip("libp2p", reason="py-libp2p is not installed (pip install 'p2php[internet]'): "
                                      "the libp2p transport is not tested here")
@@ -269,28 +270,15 @@ async def test_a_dial_that_gets_no_answer_on_a_dead_connection_leaves_the_next_o
     import p2php.net.libp2p as p2p_libp2p
 
     monkeypatch.setattr(p2p_libp2p, "BINDING_TIMEOUT", 3.0)  # (10 s: a dial on a loaded machine needs far less)
-    silent = trio.Event()
-
-    async def forward(source: trio.SocketStream, sink: trio.SocketStream) -> None:
-        async for data in source:
-            if not silent.is_set():  # once silent: read on and drop, as a dead path does (nobody is told)
-                await sink.send_all(data)
 
     async with two_nodes() as (a, b), trio.open_nursery() as nursery:
-        port = b.addrs()[0].split("/tcp/")[1].split("/")[0]
-
-        async def path(near: trio.SocketStream) -> None:
-            far = await trio.open_tcp_stream("127.0.0.1", int(port))
-            async with trio.open_nursery() as both:
-                both.start_soon(forward, near, far)
-                both.start_soon(forward, far, near)
-
-        listeners = await nursery.start(partial(trio.serve_tcp, path, 0, host="127.0.0.1"))
-        through = f"/ip4/127.0.0.1/tcp/{listeners[0].socket.getsockname()[1]}"
+        path = SilentPath(int(b.addrs()[0].split("/tcp/")[1].split("/")[0]))
+        await nursery.start(path.serve)
+        through = f"/ip4/127.0.0.1/tcp/{path.port}"
         assert b.listener is not None
         await a.open(b.peer_id, [through])
         await b.listener.accept()
-        silent.set()
+        path.silence()
         with pytest.raises(ConnectionRefusedError, match="did not answer in time|before it was bound"):
             await a.open(b.peer_id, [through])  # on the dead connection: no answer
         with trio.fail_after(10):

@@ -10,6 +10,7 @@ from functools import partial
 
 import pytest
 import trio
+from adversarial.silentpath import SilentPath
 
 pytest.importorskip("libp2p", reason="py-libp2p is not installed (pip install 'p2php[internet]')")
 
@@ -238,31 +239,17 @@ async def test_a_seat_whose_relay_connection_died_without_a_word_connects_and_re
     monkeypatch.setattr(p2p_libp2p, "RELAY_PROBE_TIMEOUT", 1.0)
     port, seed = free_port(), bytes(range(2, 34))
     address = _relay_at(port, seed)
-    silenced: list[trio.Event] = []
-
-    async def forward(source: trio.SocketStream, sink: trio.SocketStream, silent: trio.Event) -> None:
-        async for data in source:
-            if not silent.is_set():  # once silent: read on and drop; neither end is told
-                await sink.send_all(data)
-
-    async def path(near: trio.SocketStream) -> None:
-        silent = trio.Event()
-        silenced.append(silent)
-        far = await trio.open_tcp_stream("127.0.0.1", port)
-        async with trio.open_nursery() as both:
-            both.start_soon(forward, near, far, silent)
-            both.start_soon(forward, far, near, silent)
+    path = SilentPath(port)
 
     async with trio.open_nursery() as nursery:
         await nursery.start(partial(serve_relay, f"/ip4/127.0.0.1/tcp/{port}", RelayLimitsSpec(), seed))
-        listeners = await nursery.start(partial(trio.serve_tcp, path, 0, host="127.0.0.1"))
-        through = address.replace(f"/tcp/{port}/", f"/tcp/{listeners[0].socket.getsockname()[1]}/")
+        await nursery.start(path.serve)
+        through = address.replace(f"/tcp/{port}/", f"/tcp/{path.port}/")
         seats = [OnlineSeat(LocalSecrets(), through, listen=None), OnlineSeat(LocalSecrets(), address, listen=None)]
         for seat in seats:
             await nursery.start(seat.run)
         dead = seats[0].node._reserved_on
-        for silent in silenced:  # seat 0's connection to the relay goes silent; a new one would work
-            silent.set()
+        path.silence()  # seat 0's connection to the relay goes silent; a new one would work
         with trio.fail_after(45):  # (~15 s: the relay's own first tries wait out py-libp2p's 10 s on the dead path)
             stream = await _dial_until_reached(seats[1], Locator(seats[0].peer, (), (address,)))
             accepted = await seats[0].listener.accept()
