@@ -220,6 +220,7 @@ async def test_four_peers_all_broadcast_at_once(table: Table) -> None:
         for i in meshes:
             for j in meshes[i].seats:
                 assert meshes[i].bytes_sent[j] == meshes[j].bytes_received[i] > rounds * size
+                assert meshes[i]._peers[j].queued == 0  # what went out no longer counts against the 64 MiB bound
 
 
 async def test_dialer_retries_until_the_lower_seat_listens() -> None:
@@ -456,12 +457,92 @@ async def test_oversized_length_prefix_is_dropped_with_a_reason(table: Table) ->
         await stream.aclose()
 
 
+async def test_a_returning_hello_that_claims_a_seat_the_table_does_not_have_is_refused_saying_so(
+        table: Table) -> None:
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        with pytest.raises(AssertionError, match="'seat 7 is not a seat of this table'"):
+            await raw_peer(peers[0][1], 7)
+        nursery.cancel_scope.cancel()
+
+
+async def test_frame_bytes_count_each_copy_of_a_frame_under_its_kind(table: Table) -> None:
+    """What the byte figures of the benchmarks are made of: every copy queued, before deflate and link tags."""
+    peers, listeners = await table(3)
+    meshes = await form([0, 1, 2], peers, listeners)
+    async with meshes[0], meshes[1], meshes[2]:
+        frame = {"kind": "pass", "pad": bytes(100)}
+        await meshes[0].broadcast(frame)
+        await meshes[0].send(1, {"sync": 3})
+        assert meshes[0].frame_bytes == {"pass": 2 * len(encode_frame(frame)), "sync": len(encode_frame({"sync": 3}))}
+
+
+async def test_a_seats_byte_counts_go_on_across_a_new_connection(table: Table) -> None:
+    """A returning seat's new link replaces the old one; the byte counts add the old link's to the new one's."""
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        pad = os.urandom(1000)  # (deflate cannot shrink it)
+        await meshes[1].send(0, {"pad": pad})
+        assert await collect(meshes[0], 1) == [Frame(1, {"pad": pad})]
+        old = meshes[0]._peers[1]
+        before = (old.bytes_sent, old.bytes_received)
+        await raw_peer(peers[0][1], 1)  # seat 1 again, on a new connection
+        await collect(meshes[0], 1)  # (its rejoin)
+        new = meshes[0]._peers[1]
+        assert new is not old and before[1] > 1000
+        assert meshes[0].bytes_sent[1] == before[0] + new.bytes_sent
+        assert meshes[0].bytes_received[1] == before[1] + new.bytes_received
+        nursery.cancel_scope.cancel()
+
+
+async def test_only_a_frame_of_hb_and_at_alone_is_a_heartbeat(table: Table) -> None:
+    """protocol.md §3.2: a frame with "hb" and no key but hb/at is a heartbeat (kept from the game); any other
+    frame goes to the game, which judges it."""
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1]:
+        for frame in ({"hb": 1, "at": [3, 4]}, {"hb": 1, "kind": "pass"}, {"at": [5, 6]}, {"end": True}):
+            await meshes[1].send(0, frame)
+        assert await collect(meshes[0], 3) == [Frame(1, {"hb": 1, "kind": "pass"}), Frame(1, {"at": [5, 6]}),
+                                                Frame(1, {"end": True})]
+        assert meshes[0].beats[1] == [3, 4]
+
+
+def test_a_broken_connection_is_described_by_its_cause() -> None:
+    from p2php.net.mesh import _describe
+
+    broken = trio.BrokenResourceError("write failed")
+    broken.__cause__ = ConnectionResetError(104, "Connection reset by peer")
+    assert _describe(broken) == "connection broken: [Errno 104] Connection reset by peer"
+    assert _describe(trio.BrokenResourceError("write failed")) == "write failed"
+
+
+async def test_a_peer_may_have_its_bound_of_bytes_waiting_and_no_more() -> None:
+    from p2php.net.mesh import MAX_QUEUED_BYTES, _Peer
+
+    assert MAX_QUEUED_BYTES == 64 * 1024 * 1024  # protocol.md §3.2: "more than 64 MiB not yet sent"
+    near, _ = trio.testing.memory_stream_pair()
+    peer = _Peer(near, 1 << 20)
+    peer.queue(bytes(MAX_QUEUED_BYTES - 1))
+    peer.queue(b"x")
+    assert peer.reason is None and peer.queued == MAX_QUEUED_BYTES
+    peer.queue(b"y")
+    assert peer.reason == f"not reading: more than {MAX_QUEUED_BYTES} bytes waiting to be sent"
+
+
 async def test_close_flushes_queued_frames_then_peers_see_eof(table: Table) -> None:
     peers, listeners = await table(2)
     meshes = await form([0, 1], peers, listeners)
     async with meshes[1]:
         async with meshes[0]:
             await meshes[0].send(1, {"last": "words"})
+            started = trio.current_time()
+            await meshes[0].aclose(linger=10)
+            assert trio.current_time() - started < 5  # everything went out: no lingering for nothing
         assert await collect(meshes[1], 2) == [
             Frame(0, {"last": "words"}),
             PeerError(0, "connection closed by peer"),
