@@ -39,6 +39,7 @@ class PipedOutput(io.TextIOBase):
         self._left_out = 0  # whole lines left out since the reader last caught up
         self._mid_line = False  # the last text left out did not end its line (resume at a line's start only)
         self._open_line = False  # the last text queued did not end its line (it is ended before lines are left out)
+        self._read_on = False  # the reader took a batch since lines began to be left out (so it is reading again)
         self._broken: OSError | None = None
         self._thread = threading.Thread(target=self._run, name="p2php stdout", daemon=True)
         self._thread.start()
@@ -60,7 +61,7 @@ class PipedOutput(io.TextIOBase):
                 raise BrokenPipeError(*self._broken.args)
             if not text:
                 return 0
-            if self._skipping and not self._mid_line and self._held < self._limit // 2:  # caught up: say so
+            if self._skipping and self._read_on and not self._mid_line and self._held < self._limit // 2:  # caught up
                 self._skipping = False
                 self._queue(self._notice())
             if not self._skipping:
@@ -73,6 +74,7 @@ class PipedOutput(io.TextIOBase):
                     if not text:
                         return written
                 self._skipping = True
+                self._read_on = False
             self._left_out += text.count("\n")
             self._mid_line = not text.endswith("\n")
         return written
@@ -119,8 +121,8 @@ class PipedOutput(io.TextIOBase):
             with self._changed:
                 self._held -= len(batch)
                 self._writing = False
+                self._read_on = True
                 self._changed.notify_all()
-
 
     def _write(self, batch: str) -> None:
         try:

@@ -30,6 +30,7 @@ class StoppedReader:
         self.reading = threading.Event()
         self.got: list[str] = []
         self.fail = fail
+        self.flushed = 0  # batches flushed
 
     def write(self, text: str) -> int:
         self.reading.wait()
@@ -39,7 +40,7 @@ class StoppedReader:
         return len(text)
 
     def flush(self) -> None:
-        pass
+        self.flushed += 1
 
 
 def _settled(out: PipedOutput) -> None:
@@ -69,6 +70,80 @@ def test_writes_never_wait_for_the_reader_and_lines_past_the_bound_are_counted_t
     left = 1000 - len(kept)
     assert text == "\n".join(["first line", *kept, f"[p2php: {left} lines left out here: nothing read this output "
                                                    "for a while]", "after", ""])
+
+
+def _idle(out: PipedOutput) -> None:
+    """Wait until the reader took everything (without :meth:`PipedOutput.drain`, which says what was left out)."""
+    deadline = time.monotonic() + 5
+    while out._writing or out._waiting:
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+
+
+NOTICE = "[p2php: {} lines left out here: nothing read this output for a while]\n"
+
+
+def test_once_the_reader_caught_up_the_next_line_says_what_was_left_out_and_goes_out() -> None:
+    reader = StoppedReader()
+    out = PipedOutput(reader, held=200)  # type: ignore[arg-type]
+    out.write("a" * 99 + "\n")  # 100 characters: the writer holds them, the reader does not take them
+    _settled(out)
+    out.write("x" * 150 + "\n")  # over the bound: left out
+    out.write("y\n")  # 100 still wait, not fewer than half the bound: still left out
+    reader.reading.set()
+    _idle(out)
+    out.write("after\n")  # caught up: the notice, then the line
+    _idle(out)
+    assert "".join(reader.got) == "a" * 99 + "\n" + NOTICE.format(2) + "after\n"
+    reader.reading.clear()  # the reader stops again: the next count starts from nothing
+    out.write("z\n")
+    _settled(out)
+    for i in range(5):
+        out.write(f"{'w' * 200}{i}\n")
+    reader.reading.set()
+    _idle(out)
+    out.write("end\n")
+    started = time.monotonic()
+    assert out.drain(5) and time.monotonic() - started < 2  # (the writer wakes whoever drains)
+    assert "".join(reader.got).endswith("z\n" + NOTICE.format(5) + "end\n"), "".join(reader.got)[-400:]
+    assert reader.flushed >= 3  # every batch is flushed to the reader as it goes
+
+
+def test_a_fresh_output_drains_at_once_and_is_a_writable_stream_and_no_terminal() -> None:
+    from p2php.piped_output import HELD
+
+    assert HELD == 8 * 1024 * 1024  # what may wait, as the module says
+    out = PipedOutput(StoppedReader())  # type: ignore[arg-type]
+    assert out.drain(1) and out.writable() and not out.isatty()
+
+
+def test_empty_writes_change_nothing_and_a_first_write_past_the_bound_is_left_out_whole() -> None:
+    reader = StoppedReader()
+    reader.reading.set()
+    out = PipedOutput(reader, held=10)  # type: ignore[arg-type]
+    assert out.write("") == 0
+    out.write("0123456789abc\nrest\n")  # nothing waits, nothing is half-written: the whole text is left out
+    assert out.drain(5) and "".join(reader.got) == NOTICE.format(2)
+    reader = StoppedReader()
+    out = PipedOutput(reader, held=20)  # type: ignore[arg-type]
+    out.write("ab\n")
+    _settled(out)
+    assert out.write("") == 0  # (an empty write is no open line)
+    out.write("x" * 30 + "\n")
+    reader.reading.set()
+    assert out.drain(5) and "".join(reader.got) == "ab\n" + NOTICE.format(1)
+
+
+def test_a_line_begun_is_ended_even_past_the_bound_and_what_comes_after_goes_out() -> None:
+    reader = StoppedReader()
+    out = PipedOutput(reader, held=20)  # type: ignore[arg-type]
+    out.write("abc")  # print writes a line's text, then its "\n" apart
+    _settled(out)
+    out.write("d" * 30 + "\n")  # past the bound, but it ends the line begun: it goes out whole
+    reader.reading.set()
+    _idle(out)
+    out.write("e\n")
+    assert out.drain(5) and "".join(reader.got) == "abc" + "d" * 30 + "\ne\n"
 
 
 def test_lines_still_left_out_when_the_output_ends_are_said_at_its_end() -> None:
