@@ -37,7 +37,11 @@ class StoppedReader:
         if self.fail is not None:
             raise self.fail
         self.got.append(text)
+        if len(self.got) == self.stop_after:
+            self.reading.clear()
         return len(text)
+
+    stop_after = 0  # (when set: the reader stops again after taking that many batches)
 
     def flush(self) -> None:
         self.flushed += 1
@@ -107,6 +111,50 @@ def test_once_the_reader_caught_up_the_next_line_says_what_was_left_out_and_goes
     assert out.drain(5) and time.monotonic() - started < 2  # (the writer wakes whoever drains)
     assert "".join(reader.got).endswith("z\n" + NOTICE.format(5) + "end\n"), "".join(reader.got)[-400:]
     assert reader.flushed >= 3  # every batch is flushed to the reader as it goes
+
+
+@pytest.mark.parametrize(("waiting", "resumes"), [(80, True), (100, False)])
+def test_lines_go_out_again_once_fewer_than_half_the_bound_wait(waiting: int, resumes: bool) -> None:
+    """The reader took one batch and stopped again, ``waiting`` characters still wait (the bound is 200)."""
+    reader = StoppedReader()
+    reader.stop_after = 1
+    out = PipedOutput(reader, held=200)  # type: ignore[arg-type]
+    out.write("a" * 99 + "\n")
+    _settled(out)
+    out.write("c" * (waiting - 1) + "\n")  # waits behind it
+    out.write("x" * 150 + "\n")  # left out
+    reader.reading.set()  # the reader takes the first batch only
+    deadline = time.monotonic() + 5
+    while len(reader.got) < 1 or not out._writing:
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    out.write("y\n")
+    reader.stop_after = 0
+    reader.reading.set()
+    assert out.drain(5)
+    tail = NOTICE.format(1) + "y\n" if resumes else NOTICE.format(2)
+    assert "".join(reader.got) == "a" * 99 + "\n" + "c" * (waiting - 1) + "\n" + tail
+
+
+def test_a_line_begun_is_ended_only_while_less_than_twice_the_bound_waits() -> None:
+    reader = StoppedReader()
+    out = PipedOutput(reader, held=20)  # type: ignore[arg-type]
+    out.write("a" * 20)
+    _settled(out)
+    out.write("b" * 20)  # ends no line: it waits (40, twice the bound)
+    out.write("ccccc\n")  # would end it, but twice the bound waits: left out, and the notice ends the line
+    reader.reading.set()
+    assert out.drain(5) and "".join(reader.got) == "a" * 20 + "b" * 20 + "\n" + NOTICE.format(1)
+
+
+def test_a_reader_that_breaks_wakes_whoever_waits_for_it() -> None:
+    reader = StoppedReader(fail=BrokenPipeError(32, "Broken pipe"))
+    out = PipedOutput(reader)  # type: ignore[arg-type]
+    out.write("one\n")
+    _settled(out)
+    threading.Timer(0.2, reader.reading.set).start()
+    started = time.monotonic()
+    assert out.drain(10) and time.monotonic() - started < 5
 
 
 def test_a_fresh_output_drains_at_once_and_is_a_writable_stream_and_no_terminal() -> None:
