@@ -33,7 +33,7 @@ class PipedOutput(io.TextIOBase):
         self._limit = held
         self._changed = threading.Condition()
         self._waiting: deque[str] = deque()
-        self._held = 0  # characters in _waiting
+        self._held = 0  # characters queued and not yet written (the batch the thread is writing too)
         self._writing = False  # the thread holds a batch it took from _waiting
         self._skipping = False  # leaving out the rest of a line, or lines, until the reader catches up
         self._left_out = 0  # whole lines left out since the reader last caught up

@@ -2,7 +2,9 @@
 
 What a home router that forgot its NAT mapping, or a laptop that changed networks, is to the two ends of a
 connection: neither is told, and the bytes each sends vanish. Connections made after :meth:`SilentPath.silence`
-go through as normal (a new connection gets a new mapping).
+go through as normal (a new connection gets a new mapping). Not the fault proxy's ``blackhole``: that one holds
+bytes and delivers them late (a partition that heals), and it times itself by p2php frames, which a libp2p
+connection's Noise bytes are not.
 """
 
 from __future__ import annotations
