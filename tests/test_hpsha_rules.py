@@ -362,3 +362,14 @@ def test_private_look_at_a_hand_and_at_the_deck_top_with_reordering() -> None:
     sc.act(3, {"type": "arrange", "order": [top[2], top[0], top[1]]})
     assert st.deck[:3] == [top[2], top[0], top[1]]
     assert captured(st, "top") == [top[2], top[0], top[1]]
+
+
+def test_a_borrowed_skill_is_offered_by_its_owner_and_name_not_its_internal_key() -> None:
+    """易容's choice is "<seat>/<skill key>" on the wire; the player reads whose skill it is (the web table once showed
+    "choose 1/chess_mastery")."""
+    from p2php.games.hpsha.observe import describe_action
+
+    sc = Scenario(["ron", "snape", "voldemort", "luna", "sirius"])
+    label = describe_action(sc.state, 0, {"type": "choose", "value": "1/chess_mastery"}, {})
+    assert label == f"{sc.state.who(0)}: choose {sc.state.who(1)}'s {sc.state.skill_label('chess_mastery')}"
+    assert "chess_mastery" not in label

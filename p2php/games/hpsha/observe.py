@@ -171,6 +171,9 @@ def describe_action(st: HpshaState, seat: int, action: Action, faces: Mapping[Sl
             v = action["value"]
             if isinstance(v, int):
                 return f"{who}: choose {_name(st, v, faces)}"
+            owner, slash, key = str(v).partition("/")
+            if slash and owner.isdigit() and int(owner) < st.n:  # 易容's "<seat>/<skill key>"
+                return f"{who}: choose {st.who(int(owner))}'s {st.skill_label(key)}"
             return f"{who}: choose {v}"
         if t == "invoke":
             extra = ""
