@@ -39,9 +39,10 @@ import trio
 from p2php import PROTOCOL_VERSION
 from p2php.engine.contract import Game, OptionError
 from p2php.errors import P2phpError, RefusalCode
+from p2php.net.admission import Admission, Ticket, host_key
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.invite import InviteError, parse_locator
-from p2php.net.transport import Listener, Stream
+from p2php.net.transport import Listener, Stream, remote_address
 from p2php.text import NAME, quote, safe, seats_named
 
 LOBBY_FRAME = 64 * 1024
@@ -59,7 +60,9 @@ HOST_SILENCE = 45.0
 START_FLUSH = 5.0
 """Seconds the host waits for the ``start`` frames to leave before it starts its own peers."""
 MAX_CONNECTIONS = 64
-"""Lobby connections a host serves at once (seated joiners and newcomers); more are closed at once."""
+"""Connections a host serves at once before they join (a seated joiner no longer counts: the seats bound those).
+Beyond it a newcomer takes the place of the oldest of the remote host holding the most, or is closed at once
+(:mod:`p2php.net.admission`): an outsider holding every place would keep everyone out of the lobby."""
 
 HOST, BOT, HUMAN = "host", "bot", "human"
 SEAT_KINDS = (HOST, BOT, HUMAN)
@@ -586,7 +589,7 @@ class HostLobby:
         self._flushed = trio.Event()
         self._over = trio.Event()
         self._next_conn = 0
-        self._open = 0  # connections being served
+        self._newcomers = Admission(MAX_CONNECTIONS, MAX_CONNECTIONS)  # connections not joined yet
         self.close_reason: str | None = None
 
     # ---- changes from the host's keyboard
@@ -658,16 +661,16 @@ class HostLobby:
                 self._send_all(self.table.table_frame())
 
     async def _handle(self, stream: Stream) -> None:
-        if self._open >= MAX_CONNECTIONS:
+        place = self._newcomers.enter(host_key(remote_address(stream)[0]))
+        if place is None:
             await trio.aclose_forcefully(stream)
             return
-        self._open += 1
         try:
-            await self._serve(stream)
+            await self._serve(stream, place)
         finally:
-            self._open -= 1
+            self._newcomers.leave(place)
 
-    async def _serve(self, stream: Stream) -> None:
+    async def _serve(self, stream: Stream, place: Ticket) -> None:
         conn = self._next_conn
         self._next_conn += 1
         ip = _peer_ip(stream)
@@ -675,10 +678,13 @@ class HostLobby:
         decoder = FrameDecoder(LOBBY_FRAME)
         async with stream:
             try:
-                with trio.fail_after(HELLO_TIMEOUT):
+                with place.scope, trio.fail_after(HELLO_TIMEOUT):
                     hello = await _read(stream, decoder)
             except _NET_ERRORS as err:
                 self.announce(f"a connection from {where} ended before joining: {err or 'timed out'}")
+                return
+            if place.scope.cancelled_caught:
+                self.announce(f"a connection from {where} ended before joining: its place went to another host's")
                 return
             try:
                 seat = self.table.join(conn, hello, ip)
@@ -689,6 +695,7 @@ class HostLobby:
                     await stream.send_all(encode_frame(
                         {"lobby": "refused", "v": PROTOCOL_VERSION, "code": refusal.code, "reason": refusal.reason}))
                 return
+            self._newcomers.leave(place)  # seated: the table's seats bound the joined connections
             outbox, inbox = trio.open_memory_channel[dict[str, Any]](math.inf)
             self._outboxes[conn] = outbox
             outbox.send_nowait({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": seat})

@@ -321,3 +321,42 @@ async def test_unreachable_host_and_silent_host() -> None:
         with trio.fail_after(5), pytest.raises(LobbyError):
             await join_table("127.0.0.1", listener_port(mute), JoinSession("ann", 6001), silence=0.5)
         nursery.cancel_scope.cancel()
+
+
+async def test_an_outsider_holding_every_lobby_place_from_one_host_does_not_keep_a_joiner_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An outsider on another address opens as many connections as the lobby serves before a join, says nothing
+    and opens a new one as each is closed. A joiner still sits down at once: its connection takes the place of
+    one of the outsider's (without that, every joiner was closed unread until the outsider stopped)."""
+    from tests.adversarial.squatter import Squatter, other_loopback_addresses_work
+
+    await other_loopback_addresses_work()
+    monkeypatch.setattr("p2php.lobby.MAX_CONNECTIONS", 8)  # (64 works the same; 8 keeps the test light)
+    table = uno_table(2)
+    table.set_ready(0)
+    listener = await listen("127.0.0.1", 0)
+    port = listener_port(listener)
+    lines: list[str] = []
+    lobby = HostLobby(table, listener, announce=lines.append)
+    result: dict[str, Any] = {}
+    squatter = Squatter(port, ["127.0.0.2"], 8)
+
+    async def host() -> None:
+        result["addresses"] = await lobby.run()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        squatting = trio.CancelScope()
+
+        async def squat(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+            with squatting:
+                await squatter.run(task_status)
+
+        await nursery.start(squat)
+        await trio.sleep(0.3)
+        assert squatter.closed_on_us == 0  # all eight were taken in
+        with trio.fail_after(3):  # far under the lobby's 10 s for a join
+            result["ann"] = await join_table("127.0.0.1", port, JoinSession("ann", 6001))
+        squatting.cancel()
+    assert result["ann"].seat == 1 and len(result["addresses"]) == 2
+    assert "a connection from this machine ended before joining: its place went to another host's" in lines

@@ -139,9 +139,16 @@ class RawLink:
         await self.stream.aclose()
 
 
-async def raw_peer(port: int, seat: int, hello: dict[str, Any] | None = None) -> tuple[RawLink, FrameDecoder]:
-    """A hand-rolled peer that passes the handshake as ``seat`` (a bare mesh: nothing to prove)."""
-    stream = await trio.open_tcp_stream(HOST, port)
+async def raw_peer(port: int, seat: int, hello: dict[str, Any] | None = None,
+                   source: str | None = None) -> tuple[RawLink, FrameDecoder]:
+    """A hand-rolled peer that passes the handshake as ``seat`` (a bare mesh: nothing to prove), from the local
+    address ``source`` if given."""
+    if source is None:
+        stream = await trio.open_tcp_stream(HOST, port)
+    else:
+        from tests.adversarial.squatter import connect_from
+
+        stream = await connect_from(source, port)
     mine, kx, hello = bytes(32), KeyExchange(), hello or hello_for(seat)
     await stream.send_all(encode_frame(hello) + encode_frame({"challenge": mine, "kx": kx.public})
                           + encode_frame({"proof": b""}) + encode_frame({"mesh": "ok"}))
@@ -767,4 +774,75 @@ async def test_spectators_get_heartbeats_so_a_quiet_table_is_not_a_dead_link(tab
                 elif frame == {"hb": 1, "at": [3, 1]}:
                     beats += 1
         assert beats == 2
+        nursery.cancel_scope.cancel()
+
+
+async def test_an_outsider_holding_every_handshake_place_from_four_hosts_does_not_keep_a_seat_out(
+        table: Table) -> None:
+    """An outsider fills all 32 places for connections in their handshake (8 from each of four loopback
+    addresses, the per-host limit), says nothing, and opens a new connection as each is closed. Seat 1 still
+    forms its mesh with seat 0 at once: its connection, from a host holding no place, takes the oldest place of a
+    host holding the most. Without that (a full room closed every newcomer) seat 1 was refused until the mesh's
+    deadline."""
+    from p2php.net.mesh import MAX_GREETING, MAX_GREETING_PER_HOST
+    from tests.adversarial.squatter import Squatter, other_loopback_addresses_work
+
+    await other_loopback_addresses_work()
+    peers, listeners = await table(2)
+    hosts = MAX_GREETING // MAX_GREETING_PER_HOST
+    squatter = Squatter(peers[0][1], [f"127.0.0.{2 + i}" for i in range(hosts)], MAX_GREETING_PER_HOST)
+    meshes: dict[int, Mesh] = {}
+
+    async def seat(n: int) -> None:
+        meshes.update(await form([n], peers, listeners))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(seat, 0)
+        squatting = trio.CancelScope()
+
+        async def squat(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+            with squatting:
+                await squatter.run(task_status)
+
+        await nursery.start(squat)
+        await trio.sleep(0.3)  # seat 0 has taken every connection into its handshake
+        assert squatter.closed_on_us == 0
+        with trio.fail_after(3):  # far under the handshake timeout (2 s) plus the mesh's deadline (5 s)
+            await seat(1)
+        squatting.cancel()
+    async with meshes[0], meshes[1]:
+        await meshes[0].send(1, {"ok": True})
+        assert await collect(meshes[1], 1) == [Frame(0, {"ok": True})]
+
+
+async def test_a_full_room_of_spectators_from_one_host_makes_way_for_another_host(
+        table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eight spectators from one address hold every place; a ninth from it is refused, but one from another
+    address joins: the first of the eight leaves, told why. So an outsider cannot hold every place for itself."""
+    from p2php.net.mesh import MAX_SPECTATORS, SpectatorJoined, SpectatorLeft
+    from tests.adversarial.squatter import other_loopback_addresses_work
+
+    await other_loopback_addresses_work()
+    monkeypatch.setattr("p2php.net.mesh.SPECTATOR_JOINS", (100, 0.01))  # (the rate of joins has its own test)
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        links = [(await raw_peer(peers[0][1], -1, SPECTATOR_HELLO, source="127.0.0.2"))[0]
+                 for _ in range(MAX_SPECTATORS)]
+        assert len(await collect(meshes[0], MAX_SPECTATORS)) == MAX_SPECTATORS
+        with pytest.raises(AssertionError, match=f"already has {MAX_SPECTATORS} spectators"):
+            await raw_peer(peers[0][1], -1, SPECTATOR_HELLO, source="127.0.0.2")
+        friend, _ = await raw_peer(peers[0][1], -1, {**SPECTATOR_HELLO, "name": "friend"}, source="127.0.0.3")
+        events = await collect(meshes[0], 2)
+        left = next(e for e in events if isinstance(e, SpectatorLeft))
+        joined = next(e for e in events if isinstance(e, SpectatorJoined))
+        assert (left.spectator, left.reason) == (0, "its place went to a spectator from another host")
+        assert (joined.spectator, joined.hello["name"]) == (MAX_SPECTATORS, "friend")
+        assert not meshes[0].spectator_up(0) and meshes[0].spectator_up(1)
+        assert await read_until_closed(links[0].stream) is not None  # its link was ended
+        with pytest.raises(AssertionError, match=f"already has {MAX_SPECTATORS} spectators"):
+            await raw_peer(peers[0][1], -1, SPECTATOR_HELLO, source="127.0.0.2")  # 7 against 1: still full
+        assert meshes[0].spectator_up(MAX_SPECTATORS)
+        await friend.aclose()
         nursery.cancel_scope.cancel()

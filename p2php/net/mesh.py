@@ -38,6 +38,7 @@ import math
 import os
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from types import TracebackType
 from typing import Any
 
@@ -49,6 +50,7 @@ from p2php import tags
 from p2php.canonical import NotCanonical, digest, encode
 from p2php.errors import P2phpError
 from p2php.net import deflate
+from p2php.net.admission import Admission, Ticket, host_key
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
 from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
 from p2php.net.ratelimit import TokenBucket
@@ -70,7 +72,8 @@ SPECTATOR_QUEUE_BYTES = 8 * 1024 * 1024
 SPECTATOR_LINGER = 5.0
 """Seconds a closing mesh waits for its spectators to hang up after their last frames went out."""
 MAX_GREETING = 32
-"""Connections still in their handshake, in all; beyond it new ones are closed at once."""
+"""Connections still in their handshake, in all; beyond it a new one takes the place of the oldest of the host
+holding the most, or is closed at once (:mod:`p2php.net.admission`)."""
 MAX_GREETING_PER_HOST = 8
 COMPACT = "compact"
 """The link feature of the compact wire form of messages (protocol.md §5.4)."""
@@ -338,6 +341,7 @@ class _Peer:
         self.link_macs: tuple[LinkMac, LinkMac] | None = None  # (send, receive), agreed in the handshake
         self.features: frozenset[str] = frozenset()  # link features both ends offered (§3.2)
         self.deflater: deflate.Deflater | None = None  # set after the handshake if both ends offered ``deflate``
+        self.hello: dict[str, Any] = {}  # the other end's, once its handshake read it
 
     def queue(self, data: bytes, limit: int = MAX_QUEUED_BYTES) -> None:
         """Queue ``data`` for the writer; a peer that lets ``limit`` bytes pile up is dropped."""
@@ -438,6 +442,7 @@ class Mesh:
         self._spectators: dict[int, _Peer] = {}  # those whose link is up (a gone one is forgotten: they come and go)
         self._spectators_joined = 0
         self._spectator_joins: TokenBucket | None = None
+        self._spectator_places = Admission(MAX_SPECTATORS, MAX_SPECTATORS)  # a full room makes way for another host
         self._retired: dict[int, tuple[int, int]] = {}  # bytes of connections that were replaced
         self._progress: Any = None  # where our game stands, told in every heartbeat
         self.beats: dict[int, Any] = {}  # where each seat's last heartbeat said its game stands
@@ -473,9 +478,14 @@ class Mesh:
         self._nursery.start_soon(self._serve, seat, peer)
         self._events_in.send_nowait(Rejoined(seat))
 
-    def spectator_may_join(self) -> str | None:
-        """Why another spectator may not join now (None: it may; it counts as joining)."""
-        if sum(1 for p in self._spectators.values() if p.reason is None) >= MAX_SPECTATORS:
+    def spectator_may_join(self, host: str = "?") -> str | None:
+        """Why another spectator from ``host`` (a :func:`~p2php.net.admission.host_key`) may not join now (None: it
+        may; it counts as joining).
+
+        With every place taken it may still join when another host holds more places than its own: the oldest
+        spectator of the host holding the most then leaves to make room (one outsider cannot hold every place).
+        """
+        if not self._spectator_places.room_for(host):
             return f"this peer already has {MAX_SPECTATORS} spectators"
         now = trio.current_time()
         if self._spectator_joins is None:
@@ -489,19 +499,26 @@ class Mesh:
         peer = self._spectators.get(spectator)
         return peer is not None and peer.reason is None
 
-    def _add_spectator(self, hello: dict[str, Any], peer: _Peer) -> None:
+    def _add_spectator(self, hello: dict[str, Any], peer: _Peer) -> bool:
+        """Serve a spectator whose handshake ended; False: no place for it after all (close it)."""
+        place = self._spectator_places.enter(host_key(remote_address(peer.stream)[0]),
+                                             partial(peer.end, "its place went to a spectator from another host"))
+        if place is None:  # the room filled while its handshake ran
+            return False
         number = self._spectators_joined
         self._spectators_joined += 1
         self._spectators[number] = peer
         assert self._nursery is not None
-        self._nursery.start_soon(self._serve_spectator, number, peer)
+        self._nursery.start_soon(self._serve_spectator, number, peer, place)
         self._events_in.send_nowait(SpectatorJoined(number, hello))
+        return True
 
-    async def _serve_spectator(self, number: int, peer: _Peer) -> None:
+    async def _serve_spectator(self, number: int, peer: _Peer, place: Ticket) -> None:
         with peer.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._drain_spectator, peer)
                 nursery.start_soon(self._write_loop, peer)
+        self._spectator_places.leave(place)
         peer.drained.set()  # (its write loop was cancelled if the spectator left first: nothing more goes out)
         await trio.aclose_forcefully(peer.stream)
         if not self._closed:  # forget it, so spectators that come and go cost nothing once gone
@@ -777,7 +794,7 @@ class _Formation:
         self.features = features
         self.connect = connect  # the transport's dial (TCP unless a test or another transport says)
         self.retry_refusals = False
-        self.greeting_hosts: dict[str, int] = {}
+        self.admission = Admission(MAX_GREETING, MAX_GREETING_PER_HOST)
         self.stale: list[_Peer] = []  # connections replaced during formation, closed at its end
         self.seat = seat
         self.expected = expected
@@ -791,8 +808,9 @@ class _Formation:
         self.fatal: str | None = None
         self.done = trio.Event()
 
-    def judge(self, expect: int | None, hello: dict[str, Any]) -> int:
-        """The seat ``hello`` claims, if acceptable on this connection; else HandshakeError."""
+    def judge(self, expect: int | None, hello: dict[str, Any], host: str = "?") -> int:
+        """The seat ``hello`` claims, if acceptable on this connection (from ``host``, a
+        :func:`~p2php.net.admission.host_key`); else HandshakeError."""
         claimed = hello.get("seat")
         if not isinstance(claimed, int) or isinstance(claimed, bool):
             raise HandshakeError(f"hello has no int 'seat' (got {claimed!r:.40})")
@@ -820,11 +838,12 @@ class _Formation:
             theirs = await peer.read_frame()
             if theirs is None:
                 raise ConnectionError("connection closed before the hello")
+            peer.hello = theirs
             claimed = theirs.get("seat")
             named = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
             refusal: str | None = None
             try:
-                seat = self.judge(expect, theirs)
+                seat = self.judge(expect, theirs, host_key(remote_address(stream)[0]))
             except HandshakeError as exc:
                 refusal = str(exc)
             unproven = await self._prove(peer, expect is not None, theirs, seat if refusal is None else None)
@@ -927,19 +946,20 @@ class _Formation:
 
     async def _greet_accepted(self, stream: Stream) -> None:
         host, where = remote_address(stream)
-        # Unauthenticated connections are bounded in number, per remote host too, and
-        # each must finish its handshake within handshake_timeout.
-        busy = sum(self.greeting_hosts.values())
-        if busy >= MAX_GREETING or self.greeting_hosts.get(host, 0) >= MAX_GREETING_PER_HOST:
+        # Unauthenticated connections are bounded in number, per remote host too (a full room makes
+        # way for another host's connection: p2php.net.admission), and each must finish its handshake
+        # within handshake_timeout.
+        ticket = self.admission.enter(host_key(host))
+        if ticket is None:
             await trio.aclose_forcefully(stream)
             return
-        self.greeting_hosts[host] = self.greeting_hosts.get(host, 0) + 1
         try:
-            await self._greet_counted(stream, where)
+            with ticket.scope:
+                await self._greet_counted(stream, where)
         finally:
-            self.greeting_hosts[host] -= 1
-            if not self.greeting_hosts[host]:
-                del self.greeting_hosts[host]
+            self.admission.leave(ticket)
+        if ticket.evicted:
+            self.strays.append(f"connection from {where} dropped in its handshake: its place went to another host's")
 
     async def _greet_counted(self, stream: Stream, where: str) -> None:
         try:
@@ -968,16 +988,14 @@ class _Rejoin(_Formation):
                          mesh.connect, mesh.features)
         self.mesh = mesh
         self.spectators = spectators
-        self.spectator_hello: dict[str, Any] | None = None
 
-    def judge(self, expect: int | None, hello: dict[str, Any]) -> int:
+    def judge(self, expect: int | None, hello: dict[str, Any], host: str = "?") -> int:
         claimed = hello.get("seat")
         if expect is None and claimed == SPECTATOR and hello.get("spectator") is True:
             if not self.spectators:
                 raise HandshakeError("this peer does not accept spectators")
-            if (refusal := self.mesh.spectator_may_join()) is not None:
+            if (refusal := self.mesh.spectator_may_join(host)) is not None:
                 raise HandshakeError(refusal)
-            self.spectator_hello = hello
             return SPECTATOR
         if not isinstance(claimed, int) or isinstance(claimed, bool) or claimed not in self.expected:
             raise HandshakeError(f"seat {claimed!r:.20} is not a seat of this table")
@@ -993,8 +1011,7 @@ class _Rejoin(_Formation):
 
     def connected(self, seat: int, peer: _Peer) -> bool:  # proven: a returning seat replaces its old link
         if seat == SPECTATOR:
-            assert self.spectator_hello is not None
-            self.mesh._add_spectator(self.spectator_hello, peer)
+            return self.mesh._add_spectator(peer.hello, peer)  # its own hello (spectators greet concurrently)
         else:
             self.mesh._replace(seat, peer)
         return True
