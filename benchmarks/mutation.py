@@ -126,6 +126,7 @@ TARGETS: dict[str, list[str]] = {
     "p2php/net/invite.py": ["tests/test_invite.py", "tests/test_online.py"],
     "p2php/net/libp2p_host.py": ["tests/test_libp2p.py"],
     "p2php/piped_output.py": ["tests/test_piped_output.py"],
+    "p2php/net/admission.py": ["tests/test_net_admission.py", "tests/test_net_mesh.py", "tests/test_lobby.py"],
     "p2php/canonical.py": [
         "tests/test_vectors.py", "tests/test_crypto_beacon.py", "tests/test_crypto_deck.py",
         "tests/test_crypto_identity_channel.py", "tests/test_session_cheats.py", "tests/test_trust_variants.py",

@@ -78,6 +78,7 @@ from p2php.session.runner import (
 )
 from p2php.session.spectator import WATCH_PATIENCE, WatchError, keep_watching, watch
 from p2php.session.transcript import TranscriptError
+from p2php.text import NAME, safe
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -1047,8 +1048,8 @@ def load_transcript(path: str | Path) -> TranscriptInfo:
     """Read a transcript (raises :class:`TranscriptError` for a file that is not one)."""
     data = _transcript.load(path)
     hellos = data["hellos"]
-    names = tuple(str(h.get("name", f"seat {i}")) if isinstance(h, dict) else f"seat {i}"
-                  for i, h in enumerate(hellos))
+    names = tuple(safe(h.get("name", f"seat {i}"), NAME) if isinstance(h, dict) else f"seat {i}"
+                  for i, h in enumerate(hellos))  # a hello's name is its peer's word: shown safe, as everywhere
     seat = data.get("seat")
     verdict = data.get("verdict")
     return TranscriptInfo(data["game"], dict(data["options"]), seat if isinstance(seat, int) and seat >= 0 else None,

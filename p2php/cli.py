@@ -29,7 +29,7 @@ from typing import Any
 import trio
 
 from p2php.bots import default_kind
-from p2php.console import LogPrinter
+from p2php.console import LogPrinter, seconds
 from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError, UsageError
@@ -299,14 +299,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="make bots and peer secrets reproducible (demo only: not secret!)")
         p.add_argument("--bot", default=None,
                        help="bot kind (see `p2php games`; default: the game's heuristic bot, else random)")
-        p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a peer")
+        p.add_argument("--timeout", type=seconds, default=30.0, help="seconds to wait for a peer")
         p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                        help="each bot waits this long before it plays, so people can follow (0–60, default 0)")
 
     def lan(p: argparse.ArgumentParser) -> None:
         p.add_argument("--ready", action="store_true", help="ready at once (no 'press Enter when ready')")
         p.add_argument("--lang", choices=("zh", "en"), help="Harry Potter Sha names in Chinese or English only")
-        p.add_argument("--connect-timeout", type=float, default=20.0,
+        p.add_argument("--connect-timeout", type=seconds, default=20.0,
                        help="seconds to connect to every other peer once the game starts")
         p.add_argument("--transcript", metavar="FILE",
                        help="save this seat's signed transcript here at the end (check it with p2php verify FILE)")
@@ -382,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="without an address: ask only this address for tables (repeatable; default: broadcast)")
     p.add_argument("--discovery-port", type=int, default=DISCOVERY_PORT, metavar="UDP_PORT",
                    help="without an address: the UDP port hosts answer discovery on")
-    p.add_argument("--discover-timeout", type=float, default=2.0, metavar="SECONDS",
+    p.add_argument("--discover-timeout", type=seconds, default=2.0, metavar="SECONDS",
                    help="without an address: seconds to collect discovery answers")
     online(p)
     lan(p)
@@ -405,7 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_relay)
 
     p = sub.add_parser("discover", help="list the open tables on the local network")
-    p.add_argument("--timeout", type=float, default=2.0, help="seconds to collect answers")
+    p.add_argument("--timeout", type=seconds, default=2.0, help="seconds to collect answers")
     p.add_argument("--to", action="append", default=[], metavar="ADDRESS[:PORT]",
                    help="ask only this address (repeatable; default: broadcast on the LAN)")
     p.add_argument("--port", type=int, default=DISCOVERY_PORT, help="the UDP port hosts answer on")

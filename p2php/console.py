@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
 from p2php.session.lockstep import Lockstep
+from p2php.session.runner import check_seconds
 from p2php.text import LINE, safe
+
+
+def seconds(text: str) -> float:
+    """An argparse type for a timeout: a finite number of seconds above 0 (NaN, inf or -5 is a usage error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:20]!r}") from None
+    try:
+        return check_seconds(value, "the value")
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 class LogPrinter:

@@ -16,7 +16,7 @@ from typing import Any
 
 import trio
 
-from p2php.console import LogPrinter
+from p2php.console import LogPrinter, seconds
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game, parse_option_pairs
 from p2php.errors import UsageError
@@ -274,8 +274,8 @@ def register(sub: Any) -> None:
     p.add_argument("--bot-delay", type=float, default=0.0, metavar="SECONDS",
                    help="the bot waits this long before it plays (0–60)")
     p.add_argument("--seed", type=int, default=None, help="reproducible secrets and bot (tests only: not secret!)")
-    p.add_argument("--timeout", type=float, default=30.0)
-    p.add_argument("--resume-timeout", type=float, default=60.0, help="seconds to wait for a peer that dropped")
+    p.add_argument("--timeout", type=seconds, default=30.0)
+    p.add_argument("--resume-timeout", type=seconds, default=60.0, help="seconds to wait for a peer that dropped")
     p.add_argument("--resume-log", metavar="FILE", help="keep a resume log here (holds this seat's secrets)")
     p.add_argument("--transcript", metavar="FILE", help="save the signed transcript here at the end")
     p.set_defaults(func=cmd_peer, seat_output=True)

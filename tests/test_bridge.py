@@ -296,12 +296,17 @@ def test_ws_bridge_command_announces_its_url_and_answers() -> None:
         assert proc.stdout is not None
         first = json.loads(proc.stdout.readline())
         assert first["event"] == "listening" and first["url"].startswith("ws://127.0.0.1:")
-        port = int(first["url"].rsplit(":", 1)[1].strip("/"))
+        port_text, path = first["url"].removeprefix("ws://127.0.0.1:").split("/", 1)
+        port, path = int(port_text), "/" + path
+        assert path.startswith("/?key=") and len(path) > 20
 
         async def talk() -> dict[str, Any]:
             from p2php.bridge import ws
 
-            client = await ws.connect("127.0.0.1", port)
+            for keyless in ("/", "/?key=nope"):  # any program on the machine can reach the port: it needs the key
+                with pytest.raises(ws.WebSocketError, match="403.*lacks its key"):
+                    await ws.connect("127.0.0.1", port, keyless)
+            client = await ws.connect("127.0.0.1", port, path)
             await client.receive_text()
             await client.send_text(json.dumps({"op": "games"}))
             answer: dict[str, Any] = json.loads(await client.receive_text() or "")
@@ -322,3 +327,70 @@ def test_a_link_change_is_an_event_with_the_seat_its_name_and_the_time_left() ->
     assert (down["event"], down["seat"], down["up"], down["wait"]) == ("link", 2, False, 60.0)
     assert len(down["name"]) < 200  # a peer's name is capped like every other name
     assert event_json(api.LinkChanged(2, "cy", True, 0.0))["up"] is True
+
+
+def test_an_id_that_cannot_be_echoed_and_text_utf8_cannot_carry_end_nothing() -> None:
+    """One bad line must never end a client's session. An ``id`` 900 lists deep (echoed, it overflowed the writer
+    and the bridge died with RecursionError) or a megabyte long is refused without echo; a lone surrogate in an
+    echoed id (valid JSON, but not UTF-8: the writer stopped for good, every later reply lost) is written escaped;
+    a NaN or negative ``timeout`` is refused before any table starts."""
+    bridge = Bridge()
+    bridge.next()
+    bridge.send('{"op": "games", "id": ' + "[" * 900 + "]" * 900 + "}")
+    refused = bridge.next()
+    assert refused["event"] == "error" and "id" not in refused and "at most 200 characters" in refused["message"]
+    bridge.send({"op": "games", "id": "x" * 5000})
+    assert bridge.next()["event"] == "error"
+    bridge.send('{"op": "games", "id": "\\ud800 lone"}')
+    games = bridge.next()
+    assert games["event"] == "games" and games["id"] == "\ud800 lone"  # escaped on the wire, the same id read back
+    bridge.send('{"op": "no such op, a megabyte long' + "x" * 100_000 + '", "id": 5}')
+    unknown = bridge.next()
+    assert unknown["event"] == "error" and "op" not in unknown and len(json.dumps(unknown)) < 3000
+    for timeout in ("NaN", "Infinity", "-5", "0"):
+        bridge.send('{"op": "demo", "game": "uno", "bots": 1, "id": 7, "timeout": ' + timeout + "}")
+        bad = bridge.next()
+        assert bad["event"] == "error" and "finite number of seconds above 0" in bad["message"], (timeout, bad)
+    bridge.send({"op": "quit", "id": 8})
+    assert bridge.until("bye") == {"event": "bye"}  # still answering after all of it
+    assert bridge.close()[0] == 0
+
+
+def test_dumps_writes_any_event_as_one_utf8_line() -> None:
+    assert dumps({"event": "x", "text": "雪 ok"}) == '{"event":"x","text":"雪 ok"}'  # UTF-8 as it is
+    escaped = dumps({"event": "x", "text": "雪\ud800"})
+    assert escaped.isascii() and json.loads(escaped)["text"] == "雪\ud800"
+    deep: list[Any] = []
+    for _ in range(5000):
+        deep = [deep]
+    broken = json.loads(dumps({"event": "x", "value": deep}))
+    assert broken["event"] == "error" and "could not be written" in broken["message"]
+
+
+async def test_a_client_that_sends_and_never_reads_makes_the_bridge_stop_reading_not_hold_every_reply() -> None:
+    """Each command's reply waits for the client; one that only sends would have the bridge hold them all (a
+    megabyte of ``games`` commands: about half a gigabyte of replies). Paced, the bridge reads no further command
+    while ``limit`` events wait, and reads on once the client takes them."""
+    from p2php.bridge.session import paced
+
+    tx, rx = trio.open_memory_channel[dict[str, Any]](float("inf"))
+    sent = 0
+
+    async def lines() -> Any:
+        nonlocal sent
+        while True:
+            sent += 1
+            yield '{"op": "games"}'
+
+    session = BridgeSession(tx.send_nowait)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(session.run, paced(lines(), lambda: rx.statistics().current_buffer_used, limit=50,
+                                              pause=0.01))
+        await trio.sleep(0.3)
+        held, read = rx.statistics().current_buffer_used, sent
+        assert 50 <= held <= 52 and read <= 53  # (the ready event, and the line read before the pause)
+        for _ in range(held):
+            rx.receive_nowait()
+        await trio.sleep(0.3)
+        assert sent > read and rx.statistics().current_buffer_used >= 50  # read on, and paused again
+        nursery.cancel_scope.cancel()

@@ -368,6 +368,23 @@ def test_bridge_events_bound_remote_names_and_reasons() -> None:
     assert len(failed["message"]) < 3000 and len(lobby["message"]) < 3000
 
 
+async def test_a_table_shows_every_peers_chosen_name_escaped_wherever_it_goes() -> None:
+    """A hello's name is its peer's own word: an embedding client or the web page got it raw (a newline, a bidi
+    override and a zero-width space drew fake lines and reversed text there). The table itself now gives it escaped
+    and bounded, so the bridge's ``started`` names, the API's finished names and every log line agree."""
+    from p2php import api
+    from p2php.bridge.session import event_json
+
+    with trio.fail_after(30):
+        results = await run_local_table("toy", 2, [bot_decider(RandomBot(s)) for s in range(2)], seed=5,
+                                        names=["ann", "\u202eyou\u200b" + EVIL + "x" * 500])
+    name = results[0].lockstep.table.name(1)
+    assert_printable(name)
+    assert name.startswith("\\u202eyou\\u200b" + ESCAPED) and len(name) <= 48 + 20
+    started = event_json(api.Started("toy", {}, 2, 0, tuple(results[0].lockstep.table.name(s) for s in range(2))))
+    assert started["names"] == ["ann", name]
+
+
 async def test_bridge_game_over_bounds_a_hostile_reason() -> None:
     from p2php import api
     from p2php.bridge.session import dumps, event_json

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from functools import partial
 from typing import Any
 
 import pytest
@@ -11,8 +12,10 @@ import trio
 
 pytest.importorskip("wsproto", reason="p2php web needs wsproto (the ws extra)")
 
-from p2php.bridge.ws import WebSocketError, connect  # noqa: E402
-from p2php.web.server import serve, static_file  # noqa: E402
+from p2php.bridge.ws import WebSocketError, connect, has_key  # noqa: E402
+from p2php.web.server import new_key, serve, static_file  # noqa: E402
+
+KEY = new_key()
 
 
 async def _get(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
@@ -33,7 +36,7 @@ def _req(path: str, method: str = "GET") -> bytes:
 
 
 async def test_the_page_and_nothing_else_is_served(nursery: trio.Nursery) -> None:
-    port = await nursery.start(serve, "127.0.0.1", 0)
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
     status, headers, body = await _get(port, _req("/"))
     assert status == 200 and headers["content-type"].startswith("text/html") and b"app.js" in body
     assert "script-src 'self'" in headers["content-security-policy"] and headers["x-content-type-options"] == "nosniff"
@@ -51,7 +54,7 @@ async def test_the_page_and_nothing_else_is_served(nursery: trio.Nursery) -> Non
 async def test_the_page_gets_each_games_names_in_one_language(nursery: trio.Nursery) -> None:
     import json
 
-    port = await nursery.start(serve, "127.0.0.1", 0)
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
     status, headers, body = await _get(port, _req("/words/hpsha.json"))
     tables = json.loads(body)
     assert status == 200 and headers["content-type"].startswith("application/json")
@@ -63,7 +66,7 @@ async def test_the_page_gets_each_games_names_in_one_language(nursery: trio.Nurs
 async def test_the_page_gets_each_games_help(nursery: trio.Nursery) -> None:
     import json
 
-    port = await nursery.start(serve, "127.0.0.1", 0)
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
     status, headers, body = await _get(port, _req("/help/hpsha.json"))
     tables = json.loads(body)
     assert status == 200 and headers["content-type"].startswith("application/json")
@@ -82,19 +85,39 @@ def test_static_names_stay_inside_the_package() -> None:
 
 
 async def test_the_websocket_takes_this_origin_only(nursery: trio.Nursery) -> None:
-    port = await nursery.start(serve, "127.0.0.1", 0)
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
     with pytest.raises(WebSocketError, match="403"):
-        await connect("127.0.0.1", port, "/ws", origin="http://evil.example")
-    ws = await connect("127.0.0.1", port, "/ws", origin=f"http://localhost:{port}")
+        await connect("127.0.0.1", port, f"/ws?key={KEY}", origin="http://evil.example")
+    ws = await connect("127.0.0.1", port, f"/ws?key={KEY}", origin=f"http://localhost:{port}")
     assert '"ready"' in (await ws.receive_text() or "")
     await ws.aclose()
+
+
+async def test_only_a_page_holding_the_servers_key_gets_a_socket(nursery: trio.Nursery) -> None:
+    """Any program on this machine (another user's too) can reach the loopback port and send any origin it likes:
+    without the key the upgrade is refused, so it can neither play the seat nor have the bridge write files."""
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
+    own = f"http://127.0.0.1:{port}"
+    for path in ("/ws", "/ws?key=", f"/ws?key={KEY[:-1]}", f"/ws?key={new_key()}", f"/ws?k={KEY}"):
+        for origin in (own, None):
+            with pytest.raises(WebSocketError, match="403.*lacks its key"):
+                await connect("127.0.0.1", port, path, origin=origin)
+    ws = await connect("127.0.0.1", port, f"/ws?key={KEY}&key=other", origin=own)  # the first one counts
+    assert '"ready"' in (await ws.receive_text() or "")
+    await ws.aclose()
+
+
+def test_a_key_is_fresh_and_read_from_the_query_only() -> None:
+    assert len({new_key() for _ in range(50)}) == 50 and len(new_key()) >= 22  # 128 bits, URL-safe
+    assert has_key("/ws?key=abc", "abc") and has_key("/ws?x=1&key=abc", "abc")
+    assert not has_key("/ws", "abc") and not has_key("/ws?key=abcd", "abc") and not has_key("/ws#key=abc", "abc")
 
 
 async def test_a_whole_game_through_the_page_socket(nursery: trio.Nursery) -> None:
     import json
 
-    port = await nursery.start(serve, "127.0.0.1", 0)
-    ws = await connect("127.0.0.1", port, "/ws", origin=f"http://127.0.0.1:{port}")
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
+    ws = await connect("127.0.0.1", port, f"/ws?key={KEY}", origin=f"http://127.0.0.1:{port}")
     await ws.send_text(json.dumps({"op": "demo", "game": "uno", "bots": 1, "seed": 3,
                                    "options": {"rounds": 1, "crypto": "fast"}}))
     over: dict[str, Any] | None = None
@@ -208,6 +231,51 @@ def test_a_page_hosts_online_shows_the_invite_and_another_page_joins_by_it() -> 
                 page.wait_for_selector("#table:not([hidden])", timeout=30_000)
                 assert "safety code" in page.text_content("#safety")
             assert host.text_content("#safety") == guest.text_content("#safety")
+            assert not errors, errors
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+def test_the_page_needs_its_key_and_never_takes_another_seats_name_for_yours() -> None:
+    """A page opened without the key printed says what to open instead (no socket). A remote seat that calls itself
+    "you" (or takes your name) is shown with its seat number, and its win is not "You win": the page knows you by
+    your seat, not by a name any peer may choose."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    import subprocess
+    import sys
+
+    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"],
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split("open ", 1)[1].split(" ", 1)[0]
+        assert "/#key=" in url
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=_chromium(), args=[
+                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"])
+            errors: list[str] = []
+            bare = browser.new_page()
+            bare.on("pageerror", lambda err: errors.append(str(err)))
+            bare.goto(url.split("#", 1)[0])
+            bare.wait_for_selector("#status.error", timeout=30_000)
+            assert "#key=" in (bare.text_content("#status") or "")
+            page = browser.new_page()
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(url)
+            page.wait_for_selector("#status.ok", timeout=30_000)
+            page.evaluate("""() => {
+                onEvent({event: "started", game: "uno", options: {}, players: 3, seat: 0,
+                         names: ["you", "You", "hana"], safety_code: "AAAA-BBBB-CCCC-DDDD-EEEE"});
+                onEvent({event: "game_over", game: "uno", winners: [1], scores: [0, 120, 3], clean: true,
+                         culprit: null, code: "", reason: "", summary: "", text: ""});
+            }""")
+            over = page.text_content("#over") or ""
+            assert "Winner: You (seat 1)" in over and "You win" not in over, over
+            assert "scores: you 0 · You (seat 1) 120 · hana 3" in over, over
             assert not errors, errors
             browser.close()
     finally:

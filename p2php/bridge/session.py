@@ -37,6 +37,7 @@ from p2php.engine.contract import IllegalAction, OptionError
 from p2php.engine.registry import game_names, get_game
 from p2php.errors import P2phpError
 from p2php.net.ports import LOBBY_PORT
+from p2php.session.runner import check_seconds
 from p2php.session.transcript import TranscriptError
 
 BRIDGE_VERSION = 1
@@ -47,6 +48,10 @@ MAX_NAME = 64
 """Characters of a peer's name in an event (a hello may carry any name the frame limit allows)."""
 MAX_TEXT = 2000
 """Characters of any other remote-influenced text in an event (reasons, lobby news, failures, log lines)."""
+MAX_UNREAD = 1000
+"""Events waiting for a client to read them before the bridge stops reading its commands (:func:`paced`)."""
+MAX_ID = 200
+"""Characters of a command's ``id`` written as JSON: it is echoed in the reply, so it must be small and writable."""
 
 Emit = Callable[[dict[str, Any]], None]
 """Queues one outgoing JSON object (never blocks: the transport's writer drains the queue)."""
@@ -101,9 +106,38 @@ def _same(a: Any) -> str:
     return json.dumps(to_json(a), sort_keys=True, ensure_ascii=False)
 
 
+async def paced(lines: AsyncIterator[str], unread: Callable[[], int], limit: int = MAX_UNREAD,
+                pause: float = 0.05) -> AsyncIterator[str]:
+    """``lines``, each read only once fewer than ``limit`` events wait for the client (``unread()``).
+
+    Every command gets a reply, so a client that sends and never reads would otherwise have the bridge hold
+    every reply (kilobytes each) without end; paused, it holds at most ``limit`` events more than the game itself
+    produces, and the client's own pipe or socket holds the rest of its commands.
+    """
+    async for line in lines:
+        while unread() >= limit:
+            await trio.sleep(pause)
+        yield line
+
+
 def dumps(obj: Mapping[str, Any]) -> str:
-    """One event as one line of JSON (UTF-8, no newline inside)."""
-    return json.dumps(to_json(obj), ensure_ascii=False, separators=(",", ":"))
+    """One event as one line of JSON (UTF-8, no newline inside), whatever it holds.
+
+    Text that UTF-8 cannot carry (a lone surrogate a client sent) is written as ``\\u`` escapes instead of
+    ending the writer, and an event that cannot be written at all becomes an ``error`` event saying so: one
+    bad value must never end a client's session.
+    """
+    try:
+        text = json.dumps(to_json(obj), ensure_ascii=False, separators=(",", ":"))
+    except (RecursionError, TypeError, ValueError) as err:
+        return json.dumps({"event": "error", "message": f"internal error: an event could not be written as JSON "
+                                                        f"({type(err).__name__})"}, separators=(",", ":"))
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(to_json(obj), separators=(",", ":"))  # every non-ASCII character escaped
+    return text
 
 
 # ----------------------------------------------------------------------------- events → JSON
@@ -194,6 +228,26 @@ def _options(cmd: Mapping[str, Any]) -> dict[str, Any]:
     return dict(options)
 
 
+def _bad_id(ident: Any) -> str | None:
+    """Why a command's ``id`` cannot be echoed (None: it can): it must be at most :data:`MAX_ID` characters of
+    JSON, so a client cannot make every reply huge or nest it past what the writer can write."""
+    try:
+        written = len(json.dumps(ident))
+    except (RecursionError, ValueError):
+        written = MAX_ID + 1
+    if written <= MAX_ID:
+        return None
+    return f"an id is any JSON value at most {MAX_ID} characters long as JSON; this one is longer"
+
+
+def _timeout(cmd: Mapping[str, Any]) -> float:
+    """The table's ``timeout`` (30 s if not given): a finite number of seconds above 0."""
+    try:
+        return check_seconds(_field(cmd, "timeout", (int, float), 30.0), "timeout")
+    except ValueError as err:
+        raise BadCommand(str(err)) from None
+
+
 def _bot_delay(cmd: Mapping[str, Any]) -> float:
     try:
         return api.check_delay(_field(cmd, "bot_delay", (int, float), 0.0))
@@ -270,7 +324,7 @@ class BridgeSession:
 
     def error(self, message: str, op: Any = None, ident: Any = None) -> None:
         out: dict[str, Any] = {"event": "error", "message": cap(message)}  # may quote a peer or a host
-        if isinstance(op, str):
+        if isinstance(op, str) and op in OPS:  # an unknown one is not echoed: it could be a megabyte
             out["op"] = op
         self.emit(out, ident)
 
@@ -313,6 +367,9 @@ class BridgeSession:
             self.error("a command is a JSON object like {\"op\": \"legal\"}")
             return
         op, ident = cmd.get("op"), cmd.get("id")
+        if (bad := _bad_id(ident)) is not None:
+            self.error(bad, op)  # not echoed: that id is what cannot be
+            return
         handler = getattr(self, f"_op_{op}", None) if isinstance(op, str) and op in OPS else None
         if handler is None:
             self.error(f"unknown op {json.dumps(op)[:40]}; known: {', '.join(OPS)}", op, ident)
@@ -375,7 +432,7 @@ class BridgeSession:
         cm = api.local_table(
             game, bots=_field(cmd, "bots", int, 3), seat=_field(cmd, "seat", int, 0), options=_options(cmd),
             name=_field(cmd, "name", str, "you"), bot=_field(cmd, "bot", str, None),
-            seed=_field(cmd, "seed", int, None), timeout=float(_field(cmd, "timeout", (int, float), 30.0)),
+            seed=_field(cmd, "seed", int, None), timeout=_timeout(cmd),
             transcript_path=self._transcript(cmd), transport=_field(cmd, "transport", str, "tcp"),
             bot_delay=_bot_delay(cmd),
         )
@@ -388,7 +445,7 @@ class BridgeSession:
             game, players=_field(cmd, "players", int, 2), name=_field(cmd, "name", str, "host"),
             options=_options(cmd), bots=_field(cmd, "bots", int, 0), bot=_field(cmd, "bot", str, None),
             port=_field(cmd, "port", int, LOBBY_PORT), bind=_field(cmd, "bind", str, "0.0.0.0"),
-            timeout=float(_field(cmd, "timeout", (int, float), 30.0)), transcript_path=self._transcript(cmd),
+            timeout=_timeout(cmd), transcript_path=self._transcript(cmd),
             bot_delay=_bot_delay(cmd),
         )
         self._start_table(cm, "host", ident)
@@ -396,7 +453,7 @@ class BridgeSession:
     async def _op_join(self, cmd: Mapping[str, Any], ident: Any) -> None:
         cm = api.join_table(
             _address(_field(cmd, "address", (str, list))), name=_field(cmd, "name", str, "guest"),
-            bind=_field(cmd, "bind", str, "0.0.0.0"), timeout=float(_field(cmd, "timeout", (int, float), 30.0)),
+            bind=_field(cmd, "bind", str, "0.0.0.0"), timeout=_timeout(cmd),
             transcript_path=self._transcript(cmd),
         )
         self._start_table(cm, "join", ident)
@@ -406,7 +463,7 @@ class BridgeSession:
         get_game(game)
         players, name, options = _field(cmd, "players", int, 2), _field(cmd, "name", str, "host"), _options(cmd)
         bots, bot, relay = _field(cmd, "bots", int, 0), _field(cmd, "bot", str, None), _field(cmd, "relay", str, None)
-        bind, timeout = _field(cmd, "bind", str, "0.0.0.0"), float(_field(cmd, "timeout", (int, float), 30.0))
+        bind, timeout = _field(cmd, "bind", str, "0.0.0.0"), _timeout(cmd)
         host_online_table = _online().host_online_table
         cm = host_online_table(
             game, players=players, name=name, options=options, bots=bots, bot=bot, relay=relay, bind=bind,
@@ -417,7 +474,7 @@ class BridgeSession:
     async def _op_join_online(self, cmd: Mapping[str, Any], ident: Any) -> None:
         code, name = _field(cmd, "code", str).strip(), _field(cmd, "name", str, "guest")
         relay, bind = _field(cmd, "relay", str, None), _field(cmd, "bind", str, "0.0.0.0")
-        timeout = float(_field(cmd, "timeout", (int, float), 30.0))
+        timeout = _timeout(cmd)
         cm = _online().join_online_table(code, name=name, relay=relay, bind=bind, timeout=timeout,
                                          transcript_path=self._transcript(cmd))
         self._start_table(cm, "join_online", ident)
@@ -430,7 +487,7 @@ class BridgeSession:
         cm = api.start_peer(
             game, players=len(addresses), seat=_field(cmd, "seat", int), addresses=addresses,
             options=_options(cmd), name=_field(cmd, "name", str, ""), bind=_field(cmd, "bind", str, None),
-            timeout=float(_field(cmd, "timeout", (int, float), 30.0)), transcript_path=self._transcript(cmd),
+            timeout=_timeout(cmd), transcript_path=self._transcript(cmd),
         )
         self._start_table(cm, "start", ident)
 

@@ -19,7 +19,7 @@ from typing import IO, Any, TypeVar
 
 import trio
 
-from p2php.bridge.session import MAX_LINE, BridgeSession, dumps
+from p2php.bridge.session import MAX_LINE, BridgeSession, dumps, paced
 
 T = TypeVar("T")
 
@@ -56,10 +56,11 @@ async def write_lines(events: trio.MemoryReceiveChannel[dict[str, Any]], stream:
         stream.flush()
 
     async for obj in events:
+        line = (dumps(obj) + "\n").encode("utf-8")  # dumps writes anything as UTF-8 (or an error event)
         try:
-            await in_thread(write, (dumps(obj) + "\n").encode("utf-8"))
+            await in_thread(write, line)
         except (OSError, ValueError):
-            return  # the client closed its end of the pipe: nobody to tell
+            return  # the client closed its end of the pipe (a closed file raises ValueError): nobody to tell
 
 
 async def serve_stdio(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
@@ -73,4 +74,5 @@ async def serve_stdio(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None =
     async with trio.open_nursery() as nursery:
         nursery.start_soon(write_lines, rx, stdout or sys.stdout.buffer)
         with tx:
-            await BridgeSession(emit).run(read_lines(stdin or sys.stdin.buffer))
+            await BridgeSession(emit).run(paced(read_lines(stdin or sys.stdin.buffer),
+                                                lambda: rx.statistics().current_buffer_used))

@@ -16,13 +16,17 @@ send no ``Origin``) are accepted.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
+import logging
 import math
+import secrets
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, NoReturn
+from urllib.parse import parse_qs
 
 import trio
 from wsproto import ConnectionType, WSConnection
@@ -40,8 +44,10 @@ from wsproto.events import (
 )
 from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
-from p2php.bridge.session import MAX_LINE, BridgeSession, dumps
+from p2php.bridge.session import MAX_LINE, BridgeSession, dumps, paced
 from p2php.errors import P2phpError
+
+log = logging.getLogger(__name__)
 
 HANDSHAKE_TIMEOUT = 10.0
 """Seconds a new connection has to complete the WebSocket handshake."""
@@ -143,22 +149,38 @@ def _header(request: Request, name: bytes) -> str | None:
     return None
 
 
+def new_key() -> str:
+    """A fresh secret a client must show to open a session (:func:`has_key`): 128 random bits, URL-safe."""
+    return secrets.token_urlsafe(16)
+
+
+def has_key(target: str, key: str) -> bool:
+    """Whether a handshake for ``target`` (``/ws?key=…``) carries ``key`` (its first ``key``; compared in constant
+    time)."""
+    _, _, query = target.partition("?")
+    given = parse_qs(query, max_num_fields=8).get("key", [""])[0] if query else ""
+    return hmac.compare_digest(given.encode(), key.encode())
+
+
+NO_KEY = "this address lacks its key: use the address p2php printed (it ends with key=...)"
+
+
 async def answer_handshake(ws: WebSocket, allowed_origins: Sequence[str],
-                           refusal: Callable[[str], str]) -> bool:
-    """Read the client's handshake on ``ws`` and accept it, or refuse a browser origin not in ``allowed_origins``
-    (``"*"``: any) with 403 and ``refusal(origin)``; False (the stream dropped) if refused, broken or too slow."""
+                           refusal: Callable[[str], str], key: str | None = None) -> bool:
+    """Read the client's handshake on ``ws`` and accept it, or refuse with 403: a browser origin not in
+    ``allowed_origins`` (``"*"``: any) with ``refusal(origin)``, a handshake without ``key`` (when one is
+    required: any program on the machine can reach a loopback port) with :data:`NO_KEY`. False (the stream
+    dropped) if refused, broken or too slow."""
     try:
         with trio.fail_after(HANDSHAKE_TIMEOUT):
             event = await ws._next_event()
             if not isinstance(event, Request):
                 raise WebSocketError("not a WebSocket handshake")
             origin = _header(event, b"origin")
+            if key is not None and not has_key(event.target, key):
+                await _refuse(ws, NO_KEY)
             if origin is not None and origin not in allowed_origins and "*" not in allowed_origins:
-                body = refusal(origin).encode()
-                await ws._send(RejectConnection(status_code=403, has_body=True,
-                                                headers=[(b"content-type", b"text/plain; charset=utf-8")]))
-                await ws._send(RejectData(data=body, body_finished=True))
-                raise WebSocketError(body.decode())
+                await _refuse(ws, refusal(origin))
             await ws._send(AcceptConnection())
     except (WebSocketError, trio.TooSlowError, *_IO_ERRORS):
         await trio.aclose_forcefully(ws._stream)
@@ -166,14 +188,24 @@ async def answer_handshake(ws: WebSocket, allowed_origins: Sequence[str],
     return True
 
 
+async def _refuse(ws: WebSocket, reason: str) -> NoReturn:
+    body = reason.encode()
+    await ws._send(RejectConnection(status_code=403, has_body=True,
+                                    headers=[(b"content-type", b"text/plain; charset=utf-8")]))
+    await ws._send(RejectData(data=body, body_finished=True))
+    raise WebSocketError(reason)
+
+
 def _bridge_refusal(origin: str) -> str:
     return f"origin {origin} is not allowed (start the bridge with --allow-origin {origin})"
 
 
-async def accept(stream: trio.abc.Stream, allowed_origins: Sequence[str] = ()) -> WebSocket | None:
-    """Serve the handshake of an incoming connection; None if it was refused or broken."""
+async def accept(stream: trio.abc.Stream, allowed_origins: Sequence[str] = (),
+                 key: str | None = None) -> WebSocket | None:
+    """Serve the handshake of an incoming connection (which must carry ``key``, if given); None if it was refused
+    or broken."""
     ws = WebSocket(stream, WSConnection(ConnectionType.SERVER))
-    return ws if await answer_handshake(ws, allowed_origins, _bridge_refusal) else None
+    return ws if await answer_handshake(ws, allowed_origins, _bridge_refusal, key) else None
 
 
 async def connect(host: str, port: int, path: str = "/", origin: str | None = None) -> WebSocket:
@@ -226,33 +258,49 @@ async def run_session(ws: WebSocket) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_writer, ws, rx)
         with tx:
-            await BridgeSession(emit).run(_lines(ws))
+            await BridgeSession(emit).run(paced(_lines(ws), lambda: rx.statistics().current_buffer_used))
     await ws.aclose()
 
 
-async def serve_connection(stream: trio.abc.Stream, allowed_origins: Sequence[str] = ()) -> None:
-    """One client: handshake, then a bridge session until it quits or disconnects."""
+async def serve_connection(stream: trio.abc.Stream, allowed_origins: Sequence[str] = (),
+                           key: str | None = None) -> None:
+    """One client: handshake, then a bridge session until it quits or disconnects.
+
+    A bug or an input we did not foresee ends this client's session only, never the server (every other
+    client's table): it is logged and the connection closed.
+    """
     async with stream:  # closed however we leave, cancellation included
-        ws = await accept(stream, allowed_origins)
-        if ws is None:
-            return
-        await run_session(ws)
+        try:
+            ws = await accept(stream, allowed_origins, key)
+            if ws is None:
+                return
+            await run_session(ws)
+        except Exception:
+            log.exception("p2php bridge: a client's session failed")
 
 
 async def serve(
-    host: str, port: int, allowed_origins: Sequence[str] = (), *, task_status: Any = trio.TASK_STATUS_IGNORED
+    host: str, port: int, allowed_origins: Sequence[str] = (), *, key: str | None = None,
+    task_status: Any = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Accept bridge clients on ``ws://host:port/`` forever; ``task_status.started(port)`` gives the bound port."""
+    """Accept bridge clients on ``ws://host:port/`` forever (with ``key``: only those whose address carries
+    ``?key=KEY``); ``task_status.started(port)`` gives the bound port."""
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
     task_status.started(bound)
-    await trio.serve_listeners(partial(serve_connection, allowed_origins=tuple(allowed_origins)), listeners)
+    await trio.serve_listeners(partial(serve_connection, allowed_origins=tuple(allowed_origins), key=key), listeners)
 
 
 async def serve_forever(host: str, port: int, allowed_origins: Sequence[str] = ()) -> None:
-    """``p2php bridge --ws``: serve, and announce the URL as the first line on stdout (for scripts using port 0)."""
+    """``p2php bridge --ws``: serve, and announce the URL as the first line on stdout (for scripts using port 0).
+
+    The URL carries a fresh key (``?key=…``) every client must show: any program on this machine, another user's
+    too, can reach a loopback port and send any origin it likes.
+    """
+    key = new_key()
     async with trio.open_nursery() as nursery:
-        bound = await nursery.start(serve, host, port, allowed_origins)
+        bound = await nursery.start(partial(serve, host, port, allowed_origins, key=key))
         shown = f"[{host}]" if ":" in host else host
-        print(json.dumps({"event": "listening", "url": f"ws://{shown}:{bound}/"}), flush=True)
-        print(f"p2php bridge: listening on ws://{shown}:{bound}/ (Ctrl-C to stop)", file=sys.stderr, flush=True)
+        url = f"ws://{shown}:{bound}/?key={key}"
+        print(json.dumps({"event": "listening", "url": url}), flush=True)
+        print(f"p2php bridge: listening on {url} (Ctrl-C to stop)", file=sys.stderr, flush=True)

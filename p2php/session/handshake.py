@@ -20,7 +20,7 @@ from p2php.canonical import digest, encode
 from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity
 from p2php.errors import P2phpError, RefusalCode
-from p2php.text import quote, safe
+from p2php.text import NAME, quote, safe
 
 CHAIN_LENGTH = 1024
 """Randomness draws one hash chain holds (one per Randomness step); a longer game renews the chain (§8)."""
@@ -136,7 +136,10 @@ class Table:
         return PublicIdentity(sign_key=h["sign_key"], box_key=h["box_key"])
 
     def name(self, seat: int) -> str:
-        return str(self.hellos[seat].get("name", f"seat {seat}"))
+        """The seat's name as its hello gives it, safe to show anywhere: what a terminal, a page or a log would act
+        on instead of showing (a newline, a bidi override, a zero-width space) is written out, and it is cut at
+        :data:`~p2php.text.NAME` characters. A hello's name is the peer's own word, checked by nobody."""
+        return safe(self.hellos[seat].get("name", f"seat {seat}"), NAME)
 
 
 def check_hello(

@@ -17,6 +17,7 @@ Spectators may connect to a peer's listener and receive every public message.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -121,6 +122,22 @@ class PeerConfig:
     """Offer the compact wire form of messages on every link (§5.4); a link uses it only if both ends offer it."""
     deflate: bool = True
     """Offer compressed runs of frames on every link (§3.2, ``deflate``); used only if both ends offer it."""
+
+    def __post_init__(self) -> None:
+        """Every wait has a deadline: a timeout that is not a finite positive number (NaN, infinity, a negative or a
+        text, from a command line or an embedding client) is a :class:`ValueError` here, not a wait that never
+        ends or a crash in the middle of a game."""
+        for name in ("timeout", "connect_timeout", "resume_timeout", "linger", "spectator_linger"):
+            setattr(self, name, check_seconds(getattr(self, name), name, zero=name.endswith("linger")))
+
+
+def check_seconds(value: object, what: str = "a timeout", *, zero: bool = False) -> float:
+    """``value`` as seconds: a finite number, above 0 (or 0 itself with ``zero``); else :class:`ValueError`."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or (
+            value < 0 if zero else value <= 0):
+        least = "0 or more" if zero else "above 0"
+        raise ValueError(f"{what} must be a finite number of seconds {least}, not {value!r:.20}")
+    return float(value)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import webbrowser
+from functools import partial
 
 import trio
 
@@ -19,7 +20,7 @@ __all__ = ["main"]
 def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -> int:
     """Serve the browser client until Ctrl-C; open it in the default browser unless told not to."""
     try:
-        from p2php.web.server import serve
+        from p2php.web.server import new_key, serve
     except ImportError:
         print("p2php: `p2php web` needs the wsproto package: pip install 'p2php[ws]'", file=sys.stderr)
         return 2
@@ -27,10 +28,12 @@ def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -
         print(f"p2php: warning: the page on {host} lets anyone who can reach it play your seat; prefer 127.0.0.1",
               file=sys.stderr)
 
+    key = new_key()  # only the page opened at the address printed below plays (p2php.web.server)
+
     async def run() -> None:
         async with trio.open_nursery() as nursery:
-            bound = await nursery.start(serve, host, port)
-            url = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{bound}/"
+            bound = await nursery.start(partial(serve, host, port, key=key))
+            url = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{bound}/#key={key}"
             print(f"p2php web: open {url} (Ctrl-C to stop)", flush=True)
             if open_browser:
                 webbrowser.open(url)

@@ -8,12 +8,17 @@ directory listing, no file outside the package, one request per connection.
 
 *Who may connect.* A WebSocket on 127.0.0.1 can be opened by every page the user visits, so the upgrade is
 accepted only from this server's own origin (``http://127.0.0.1:PORT`` or ``http://localhost:PORT``), and every
-page carries a Content-Security-Policy that allows scripts, styles and connections to this origin alone. Binding
-anything but loopback lets whoever reaches the port play your seat: the command warns.
+page carries a Content-Security-Policy that allows scripts, styles and connections to this origin alone. Any
+program on the machine can reach the port too, though, and send any origin it likes (or none): so the upgrade
+also needs the server's secret **key**, which ``p2php web`` puts in the address it prints and opens
+(``#key=…``, a fragment: browsers never send it in a request, so it appears in no log or ``Referer``), and the
+page sends it with its upgrade (``/ws?key=…``). Binding anything but loopback lets whoever reaches the port and
+learns the address play your seat: the command warns.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from functools import partial
 from importlib import resources
@@ -22,9 +27,9 @@ from typing import Any
 import h11
 import trio
 
-from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, run_session
+from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, new_key, run_session
 
-__all__ = ["MAX_REQUEST", "STATIC_TYPES", "help_file", "serve", "static_file", "words_file"]
+__all__ = ["MAX_REQUEST", "STATIC_TYPES", "help_file", "new_key", "serve", "static_file", "words_file"]
 
 MAX_REQUEST = 16 * 1024
 """Bytes of request head a connection may send before it is dropped."""
@@ -55,6 +60,7 @@ def static_file(target: str) -> tuple[bytes, str] | None:
 
 
 _REASONS = {200: b"OK", 404: b"Not Found", 405: b"Method Not Allowed"}
+log = logging.getLogger(__name__)
 
 
 def words_file(target: str) -> bytes | None:
@@ -132,14 +138,26 @@ def _is_upgrade(request: h11.Request) -> bool:
     return b"websocket" in headers.get(b"upgrade", b"") and b"upgrade" in headers.get(b"connection", b"")
 
 
-async def _bridge(stream: trio.abc.Stream, request: h11.Request, trailing: bytes, origins: Sequence[str]) -> None:
+async def _bridge(stream: trio.abc.Stream, request: h11.Request, trailing: bytes, origins: Sequence[str],
+                  key: str) -> None:
     ws = WebSocket.upgraded(stream, [(bytes(k), bytes(v)) for k, v in request.headers], request.target, trailing)
-    if await answer_handshake(ws, origins, lambda origin: f"origin {origin[:80]} may not use this table"):
+    if await answer_handshake(ws, origins, lambda origin: f"origin {origin[:80]} may not use this table", key):
         await run_session(ws)
 
 
-async def serve_connection(stream: trio.abc.Stream, port: int) -> None:
-    """One connection: a static file, or the bridge over a WebSocket at ``/ws``."""
+async def serve_connection(stream: trio.abc.Stream, port: int, key: str) -> None:
+    """One connection: a static file, or the bridge over a WebSocket at ``/ws`` for a page that holds ``key``.
+
+    A bug or an input we did not foresee ends this connection only, never the server (and so every other
+    page's game): it is logged and the connection closed.
+    """
+    try:
+        await _serve_connection(stream, port, key)
+    except Exception:
+        log.exception("p2php web: a connection failed")
+
+
+async def _serve_connection(stream: trio.abc.Stream, port: int, key: str) -> None:
     origins = (f"http://127.0.0.1:{port}", f"http://localhost:{port}")
     async with stream:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
@@ -151,7 +169,7 @@ async def serve_connection(stream: trio.abc.Stream, port: int) -> None:
                 return
             target = request.target.decode("latin-1")
             if request.method == b"GET" and target.split("?", 1)[0] == "/ws" and _is_upgrade(request):
-                await _bridge(stream, request, bytes(conn.trailing_data[0]), origins)
+                await _bridge(stream, request, bytes(conn.trailing_data[0]), origins, key)
                 return
             with trio.move_on_after(HANDSHAKE_TIMEOUT):
                 if request.method not in (b"GET", b"HEAD"):
@@ -170,9 +188,17 @@ async def serve_connection(stream: trio.abc.Stream, port: int) -> None:
             return
 
 
-async def serve(host: str, port: int, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-    """Serve the browser client on ``http://host:port/`` forever; ``task_status.started(port)`` gives the port."""
+async def serve(host: str, port: int, *, key: str, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve the browser client on ``http://host:port/`` forever; ``task_status.started(port)`` gives the port.
+
+    Only a page opened at ``http://host:port/#key=KEY`` plays: its WebSocket must carry ``key`` (a secret the
+    caller makes, such as :func:`new_key`). Any program on this machine can reach a loopback port, and another
+    user's must not play the seat, nor have the bridge write transcripts where it likes.
+    """
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
     task_status.started(bound)
-    await trio.serve_listeners(partial(serve_connection, port=bound), listeners)
+    await trio.serve_listeners(partial(serve_connection, port=bound, key=key), listeners)
+
+
+

@@ -240,6 +240,17 @@ function strip(label) {
 }
 
 // "→ seat 2 Neville Longbottom" → "→ bot2 Neville Longbottom": people are named, not numbered.
+// A name is each peer's own word, checked by nobody: another seat that calls itself "you", or takes your name or
+// another seat's, is shown with its seat number, so nobody's moves or win read as yours.
+function tableNames(names, own) {
+  const key = (name) => String(name).trim().toLowerCase();
+  return names.map((name, seat) => {
+    if (seat === own) return name;
+    const clash = ["you", "your"].includes(key(name)) || names.some((other, i) => i !== seat && key(other) === key(name));
+    return clash ? `${name} (seat ${seat})` : name;
+  });
+}
+
 function withNames(text) {
   return String(text).replace(/\bseat (\d+)\b/g, (m, n) => state.names[Number(n)] || m);
 }
@@ -337,7 +348,7 @@ function onEvent(event) {
     case "ready": setStatus(`connected · bridge ${event.bridge} · p2php ${event.version}`, "ok"); send({ op: "games" }); break;
     case "games": showGames(event.games || []); break;
     case "started":
-      state.seat = event.seat; state.names = event.names || []; state.game = event.game;
+      state.seat = event.seat; state.names = tableNames(event.names || [], event.seat); state.game = event.game;
       loadWords(event.game);
       if (window.P2Help) window.P2Help.load(event.game);
       $("lobby").hidden = true; $("table").hidden = false; $("over").hidden = true;
@@ -366,7 +377,8 @@ function onEvent(event) {
       over.hidden = false;
       const winners = (event.winners || []).map((w) => state.names[w] || `seat ${w}`);
       const scores = (event.scores || []).map((n, seat) => `${state.names[seat] || "seat " + seat} ${n}`).join(" · ");
-      const result = event.winners ? (winners.length ? `${winners.includes("you") && winners.length === 1 ? "You win" :
+      const youWin = (event.winners || []).length === 1 && event.winners[0] === state.seat;  // by seat, not by name
+      const result = event.winners ? (winners.length ? `${youWin ? "You win" :
         "Winner" + (winners.length > 1 ? "s" : "") + ": " + winners.join(", ")}` : "No winner") : "";
       over.replaceChildren(el("h3", "", "Game over" + (result ? ` — ${result}` : "")),
         el("p", "scores", scores ? `scores: ${scores}` : ""),
@@ -390,7 +402,14 @@ function onEvent(event) {
 }
 
 function connect() {
-  const ws = new WebSocket(`ws://${location.host}/ws`);
+  // The key p2php web put in the address it printed (#key=…): without it the server refuses the socket, so no
+  // other program or user on this machine can play this seat.
+  const key = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (!key) {
+    setStatus("open the address `p2php web` printed: it ends with #key=…", "error");
+    return;
+  }
+  const ws = new WebSocket(`ws://${location.host}/ws?key=${encodeURIComponent(key)}`);
   state.ws = ws;
   ws.addEventListener("message", (m) => {
     for (const line of String(m.data).split("\n")) {
