@@ -41,7 +41,7 @@ class RefusalCode(StrEnum):
     FULL = "full"  # every seat is taken
     NAME = "name"  # the name is invalid or taken
     CLOSED = "closed"  # the game has started, or the table is closing
-    REFUSED = "refused"  # a code this version does not know (from a newer peer)
+    REFUSED = "refused"  # turned away otherwise (address holds its seats, removed by the host); or unknown code
 
     @classmethod
     def parse(cls, value: object) -> RefusalCode:

@@ -42,6 +42,7 @@ from p2php.errors import P2phpError, RefusalCode
 from p2php.net.admission import Admission, Ticket, host_key
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.invite import InviteError, parse_locator
+from p2php.net.ratelimit import TokenBucket
 from p2php.net.transport import Listener, Stream, remote_address
 from p2php.text import NAME, quote, safe, seats_named
 
@@ -63,6 +64,16 @@ MAX_CONNECTIONS = 64
 """Connections a host serves at once before they join (a seated joiner no longer counts: the seats bound those).
 Beyond it a newcomer takes the place of the oldest of the remote host holding the most, or is closed at once
 (:mod:`p2php.net.admission`): an outsider holding every place would keep everyone out of the lobby."""
+
+JOINER_FRAMES = (16, 0.5)
+"""A seated joiner's frames: a burst of 16, then one every 0.5 s. Each one costs the host a line on screen and a
+table frame to every joiner; a person saying ready, or not, never comes near it. Beyond it the joiner is dropped."""
+OUTBOX_FRAMES = 64
+SEATS_PER_HOST = 2
+"""Seats one remote host (an IP address, an IPv6 /64, or an online joiner's peer id) may take at a table; joiners
+on the host's own machine are not counted. One outsider that took every free seat under several names, and
+never said ready, kept the table from ever starting."""
+"""Frames waiting for one joiner to read them; a joiner that lets more wait does not read the table: dropped."""
 
 HOST, BOT, HUMAN = "host", "bot", "human"
 SEAT_KINDS = (HOST, BOT, HUMAN)
@@ -138,6 +149,7 @@ class SeatState:
     ip: str | None = None  # None: a peer on the host's machine
     port: int = 0
     conn: int | None = None  # the lobby connection of a remote person
+    source: str = ""  # where that connection comes from (a host_key); "" on the host's machine
 
     @property
     def empty(self) -> bool:
@@ -167,6 +179,7 @@ class Table:
         self.started = False
         self.closed = False
         self.log: list[str] = []
+        self.removed: set[str] = set()  # sources of joiners the host removed: not seated again at this table
 
     # ---- queries
 
@@ -242,8 +255,12 @@ class Table:
         taken = {s.name.casefold() for s in self.seated()}
         return next(f"bot{i}" for i in range(1, self.players + 2) if f"bot{i}" not in taken)
 
-    def join(self, conn: int, frame: Mapping[str, Any], ip: str | None) -> int:
-        """Seat a remote person from their ``join`` frame; the seat, or :class:`Refusal`."""
+    def join(self, conn: int, frame: Mapping[str, Any], ip: str | None, source: str = "") -> int:
+        """Seat a remote person from their ``join`` frame; the seat, or :class:`Refusal`.
+
+        ``source``: where the connection comes from (:func:`~p2php.net.admission.host_key`; "" on the host's
+        machine): at most :data:`SEATS_PER_HOST` seats each, and none for one the host removed.
+        """
         if frame.get("lobby") != "join":
             raise Refusal(RefusalCode.MALFORMED, "this is a p2php table; expected a join request")
         version = frame.get("v")
@@ -264,7 +281,13 @@ class Table:
         self._check_options(wanted)
         if self.online:
             ip = self._locator(frame.get("addr"))
+        if source and source in self.removed:
+            raise Refusal(RefusalCode.REFUSED, "the host removed you from this table")
+        if source and sum(s.source == source for s in self.seated()) >= SEATS_PER_HOST:
+            raise Refusal(RefusalCode.REFUSED, f"this table already seats {SEATS_PER_HOST} players from your "
+                                               f"address")
         seat = self._take(name, HUMAN, ip, port, conn, False)
+        self.seats[seat].source = source
         where = "this machine" if ip is None else ("the internet" if self.online else ip)
         self.log.append(f"{name} joined from {where} and sits at seat {seat} ({len(self.seated())}/{self.players})")
         return seat
@@ -364,6 +387,19 @@ class Table:
             self.options = new
             shown = ", ".join(f"{k}={new[k]}" for k in sorted(raw) if k in mine)
             self.log.append(f"{self.seats[seat].name} brings their own deck ({safe(shown, 120)})")
+
+    def remove(self, seat: int) -> int:
+        """The host removes the remote person at ``seat`` (before the start): the seat is free again and that
+        person's source may not sit down again at this table. Returns its lobby connection; :class:`LobbyError`
+        for a seat with no remote person."""
+        s = self.seats[seat] if 0 <= seat < self.players else None
+        if s is None or s.empty or s.conn is None or self.started:
+            raise LobbyError(f"seat {seat} has no joiner to remove")
+        conn = s.conn
+        if s.source:
+            self.removed.add(s.source)
+        self.leave(conn, "was removed by the host")
+        return conn
 
     def leave(self, conn: int, why: str = "left") -> None:
         """Free the seat of ``conn`` (a closed connection, or a ``leave``); no-op once started."""
@@ -590,6 +626,8 @@ class HostLobby:
         self._over = trio.Event()
         self._next_conn = 0
         self._newcomers = Admission(MAX_CONNECTIONS, MAX_CONNECTIONS)  # connections not joined yet
+        self._dropped: dict[int, str] = {}  # joiners we end, and why (their seat's log line)
+        self._joiners: dict[int, trio.CancelScope] = {}  # each seated joiner's connection, to end it
         self.close_reason: str | None = None
 
     # ---- changes from the host's keyboard
@@ -597,6 +635,21 @@ class HostLobby:
     def set_host_ready(self, seat: int = 0) -> None:
         self.table.set_ready(seat)
         self.changed()
+
+    def remove(self, seat: int) -> str:
+        """The host removes the joiner at ``seat`` (who squats it, or is not who was expected): it is told so and
+        its connection ended, its seat is free, and its address may not sit down again. Its name, or
+        :class:`LobbyError` for a seat with no joiner."""
+        name = self.table.seats[seat].name if 0 <= seat < self.table.players else ""
+        conn = self.table.remove(seat)
+        outbox = self._outboxes.get(conn)
+        if outbox is not None:
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                outbox.send_nowait({"lobby": "refused", "v": PROTOCOL_VERSION, "code": RefusalCode.REFUSED,
+                                    "reason": "the host removed you from this table"})
+                outbox.close()  # its writer sends that, then ends the connection
+        self.changed()
+        return name
 
     def add_bot(self, port: int, addr: str | None = None) -> int:
         seat = self.table.seat_local(self.table.bot_name(), BOT, port, ready=True, addr=addr)
@@ -615,11 +668,21 @@ class HostLobby:
     # ---- the I/O
 
     def _send_all(self, frame: dict[str, Any], last: bool = False) -> None:
-        for outbox in self._outboxes.values():
+        for conn, outbox in self._outboxes.items():
+            if not last and outbox.statistics().current_buffer_used >= OUTBOX_FRAMES:
+                self._drop(conn, "does not read the table")  # (the last frame, start or closed, always goes)
+                continue
             with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
                 outbox.send_nowait(frame)
                 if last:
                     outbox.close()
+
+    def _drop(self, conn: int, why: str) -> None:
+        """End a seated joiner's connection; its seat is freed with ``why`` as it ends."""
+        self._dropped.setdefault(conn, why)
+        scope = self._joiners.get(conn)
+        if scope is not None:
+            scope.cancel()  # (its writer may be stuck on a joiner that reads nothing)
 
     def changed(self) -> None:
         """Tell everyone about a change; start the game if the table is complete."""
@@ -674,6 +737,7 @@ class HostLobby:
         conn = self._next_conn
         self._next_conn += 1
         ip = _peer_ip(stream)
+        source = place.host if ip is not None or self.table.online else ""  # "": the host's own machine
         where = ip or ("a remote peer" if self.table.online else "this machine")
         decoder = FrameDecoder(LOBBY_FRAME)
         async with stream:
@@ -687,7 +751,7 @@ class HostLobby:
                 self.announce(f"a connection from {where} ended before joining: its place went to another host's")
                 return
             try:
-                seat = self.table.join(conn, hello, ip)
+                seat = self.table.join(conn, hello, ip, source)
             except Refusal as refusal:
                 who = safe(hello.get("name"), NAME_MAX) if isinstance(hello.get("name"), str) else where
                 self.announce(f"refused {who} ({where}): {refusal.reason}")
@@ -702,16 +766,19 @@ class HostLobby:
             self._writers += 1
             try:
                 async with trio.open_nursery() as nursery:
+                    self._joiners[conn] = nursery.cancel_scope
                     nursery.start_soon(self._write, stream, inbox, nursery.cancel_scope, seat)
                     nursery.start_soon(self._read_joiner, conn, stream, decoder, nursery.cancel_scope)
                     self.changed()
             finally:
                 self._outboxes.pop(conn, None)
+                self._joiners.pop(conn, None)
                 self._writers -= 1
                 if self._writers == 0 and self._over.is_set():
                     self._flushed.set()
+                why = self._dropped.pop(conn, "lost the connection")
                 if not self.table.started and not self.table.closed and self.table.by_conn(conn):
-                    self.table.leave(conn, "lost the connection")
+                    self.table.leave(conn, why)
                     self.changed()
 
     async def _write(self, stream: Stream, inbox: trio.MemoryReceiveChannel[dict[str, Any]],
@@ -734,9 +801,13 @@ class HostLobby:
 
     async def _read_joiner(self, conn: int, stream: Stream, decoder: FrameDecoder,
                            scope: trio.CancelScope) -> None:
+        bucket = TokenBucket(*JOINER_FRAMES, trio.current_time())
         try:
             while True:
                 frame = await _read(stream, decoder)
+                if not bucket.take(trio.current_time()):
+                    self._drop(conn, "sent lobby frames too fast")
+                    break
                 try:
                     keep = self.table.receive(conn, frame)
                 except Refusal as refusal:  # a deck that does not fit: say why (the writer's last frame)
@@ -754,6 +825,7 @@ class HostLobby:
                 self.changed()
                 if not keep:
                     break
+                await trio.lowlevel.checkpoint()  # the writers send that change before this joiner's next frame
         except _NET_ERRORS:
             pass
         if not self.table.started and not self.table.closed:

@@ -360,3 +360,114 @@ async def test_an_outsider_holding_every_lobby_place_from_one_host_does_not_keep
         squatting.cancel()
     assert result["ann"].seat == 1 and len(result["addresses"]) == 2
     assert "a connection from this machine ended before joining: its place went to another host's" in lines
+
+
+async def test_a_joiner_that_floods_the_lobby_with_frames_is_dropped_and_the_table_still_starts() -> None:
+    """A seated joiner says ready, not ready, ready... as fast as it can and never reads: each frame cost the host a
+    line on screen and a table frame queued for every joiner (the host grew by 33 MB a second). After a burst of
+    16 it is dropped, its seat is free again, and an honest joiner sits down and the game starts."""
+    from p2php.lobby import JOINER_FRAMES
+    from p2php.net.framing import encode_frame
+
+    table = uno_table(3)
+    table.set_ready(0)
+    listener = await listen("127.0.0.1", 0)
+    port = listener_port(listener)
+    lines: list[str] = []
+    lobby = HostLobby(table, listener, announce=lines.append)
+    result: dict[str, Any] = {}
+
+    async def host() -> None:
+        result["addresses"] = await lobby.run()
+
+    async def honest(name: str, listen_port: int) -> None:
+        result[name] = await join_table("127.0.0.1", port, JoinSession(name, listen_port))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        flooder = await trio.open_tcp_stream("127.0.0.1", port)
+        flips = b"".join(encode_frame({"lobby": "ready", "v": PROTOCOL_VERSION, "ready": i % 2 == 1})
+                         for i in range(200))
+        await flooder.send_all(encode_frame(join("mallory")) + flips)
+        with trio.fail_after(5):
+            while not any("mallory sent lobby frames too fast" in line for line in lines):
+                await trio.sleep(0.02)
+        assert table.free_seats() == [1, 2]
+        with trio.fail_after(10):
+            async with trio.open_nursery() as joiners:
+                joiners.start_soon(honest, "ann", 6001)
+                joiners.start_soon(honest, "bob", 6002)
+        await flooder.aclose()
+    assert {result["ann"].seat, result["bob"].seat} == {1, 2} and len(result["addresses"]) == 3
+    flaps = sum("mallory is ready" in line or "mallory is not ready" in line for line in lines)
+    assert flaps <= JOINER_FRAMES[0]  # the burst, and no more
+
+
+async def test_a_joiner_that_reads_nothing_is_dropped_once_64_frames_wait_for_it() -> None:
+    """Every change queues the table for every joiner; one that never reads (its socket full) would make the host
+    hold every frame without end. Once OUTBOX_FRAMES wait for it, it is dropped and its seat freed."""
+    from p2php.lobby import OUTBOX_FRAMES
+
+    table = uno_table(3)
+    table.join(7, join("nobody"), None)
+    lobby = HostLobby(table, await listen("127.0.0.1", 0), announce=lambda line: None)
+    outbox, inbox = trio.open_memory_channel[dict[str, Any]](float("inf"))
+    lobby._outboxes[7] = outbox
+    scope = lobby._joiners[7] = trio.CancelScope()
+    for _ in range(OUTBOX_FRAMES):
+        lobby.changed()
+    assert inbox.statistics().current_buffer_used == OUTBOX_FRAMES and not scope.cancel_called
+    lobby.changed()
+    assert scope.cancel_called and lobby._dropped[7] == "does not read the table"
+    assert inbox.statistics().current_buffer_used == OUTBOX_FRAMES  # nothing more was queued for it
+
+
+def test_one_remote_address_takes_at_most_two_seats_and_one_the_host_removed_none() -> None:
+    """One outsider took every free seat under several names and never said ready: the table could never start.
+    Now one address (an IPv6 /64, an online joiner's peer id) seats two at most, the host's own machine any
+    number, and the host can remove a joiner, whose address may not sit down again."""
+    from p2php.lobby import SEATS_PER_HOST
+
+    table = uno_table(6)
+    for i in range(SEATS_PER_HOST):
+        table.join(10 + i, join(f"m{i}"), "10.0.0.9", "10.0.0.9")
+    with pytest.raises(Refusal, match="already seats 2 players from your address") as info:
+        table.join(20, join("m9"), "10.0.0.9", "10.0.0.9")
+    assert info.value.code == "refused"
+    table.join(21, join("local"), None, "")  # the host's machine is not counted
+    table.join(22, join("friend"), "10.0.0.7", "10.0.0.7")
+    assert table.remove(1) == 10 and table.seats[1].empty
+    assert "m0 was removed by the host; seat 1 is free again" in table.drain_log()
+    with pytest.raises(Refusal, match="the host removed you from this table"):
+        table.join(23, join("m0-again"), "10.0.0.9", "10.0.0.9")
+    table.join(24, join("other"), "10.0.0.8", "10.0.0.8")
+    for seat in (0, 5, 99):  # the host, an empty seat, no such seat
+        with pytest.raises(LobbyError, match=f"seat {seat} has no joiner to remove"):
+            table.remove(seat)
+
+
+async def test_the_host_removes_a_joiner_who_is_told_so_and_the_seat_goes_to_another() -> None:
+    table = uno_table(2)
+    table.set_ready(0)
+    listener = await listen("127.0.0.1", 0)
+    port = listener_port(listener)
+    lobby = HostLobby(table, listener, announce=lambda line: None)
+    result: dict[str, Any] = {}
+
+    async def host() -> None:
+        result["addresses"] = await lobby.run()
+
+    async def squatter() -> None:
+        with pytest.raises(Refusal, match="the host removed you from this table"):
+            await join_table("127.0.0.1", port, JoinSession("squat", 6001), ready=False, ask_ready=trio.sleep_forever)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(host)
+        with trio.fail_after(10):
+            async with trio.open_nursery() as squatting:
+                squatting.start_soon(squatter)
+                while table.seats[1].empty:
+                    await trio.sleep(0.02)
+                assert lobby.remove(1) == "squat"
+            result["ann"] = await join_table("127.0.0.1", port, JoinSession("ann", 6002))
+    assert result["ann"].seat == 1 and len(result["addresses"]) == 2

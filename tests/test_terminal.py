@@ -159,10 +159,12 @@ def test_the_host_fills_empty_seats_with_bots_then_plays() -> None:
     """A host at the keyboard: 'b' seats bots in the empty seats, Enter starts the game, then it plays."""
     code, out = run_in_pty(["host", "uno", "--players", "3", "--name", "hana", "--port", str(free_port()),
                             "--bind", "127.0.0.1", "--discovery-port", "0", "--option", "rounds=1"],
-                           ["hmm", "b", "", "nonsense"])
+                           ["hmm", "k 1", "b", "", "nonsense"])
     text = plain(out)
     assert code == 0, text[-3000:]
-    assert "type Enter (ready), b (fill empty seats with bots) or q (close the table)" in text
+    assert ("type Enter (ready), b (fill empty seats with bots), k N (remove the joiner at seat N) or q (close the "
+            "table)") in text
+    assert "seat 1 has no joiner to remove" in text
     assert "bot1 sits at seat 1 (bot)" in text and "bot2 sits at seat 2 (bot)" in text
     assert "hana is ready" in text and "everyone is ready: the game starts" in text
     assert "audit: clean" in text and "Traceback" not in text

@@ -425,7 +425,8 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
     async def keyboard() -> None:
         """The host's lobby commands, until the host is ready (nothing reads stdin after that)."""
         while not table.seats[0].ready and not table.started and not table.closed:
-            line = await read_line("Press Enter when ready (b: fill the empty seats with bots, q: close): ")
+            line = await read_line("Press Enter when ready (b: fill the empty seats with bots, k N: remove the joiner "
+                                   "at seat N, q: close): ")
             if line is None:
                 lobby.close("the host's input ended")
                 _err("input ended before the host was ready (use --ready to host without a keyboard)")
@@ -445,7 +446,14 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
             if command == "":
                 lobby.set_host_ready(0)
                 continue
-            _say("  type Enter (ready), b (fill empty seats with bots) or q (close the table)")
+            if command.startswith("k") and command[1:].strip().isdigit():
+                try:
+                    _say(f"  removed {lobby.remove(int(command[1:].strip()))}: that address may not sit down again")
+                except LobbyError as err:
+                    _say(f"  {err}")
+                continue
+            _say("  type Enter (ready), b (fill empty seats with bots), k N (remove the joiner at seat N) or q "
+                 "(close the table)")
 
     closed: LobbyClosed | None = None
     addresses_raw: list[tuple[str | None, int]] = []
