@@ -33,18 +33,29 @@ sets ``SO_REUSEADDR``/``SO_REUSEPORT`` so every one of them receives broadcast
 queries (unicast queries reach only one of them — give each a ``--discovery-port``
 when that matters).
 
+Nothing in an answer is authenticated, the table id included: anyone on the LAN
+sees the broadcast query, can ask a table for its id and answer with that id from
+its own address, and can answer one query with thousands of made-up tables.  So a
+client lists every distinct (id, address, port) answer and never lets a later one
+replace an earlier one from elsewhere (the same id from several places is listed
+at each of them and marked, see :class:`Answers`), keeps at most
+:data:`MAX_TABLES` of them per query (counting the rest), and
+:func:`auto_pick_refusal` tells ``p2php join`` when it must not pick a table by
+itself.
+
 The encoding half is sans-IO (:func:`make_query`, :func:`parse_query`,
-:func:`make_answer`, :func:`parse_answer`); :func:`serve_discovery` and
-:func:`discover` are the trio edges.
+:func:`make_answer`, :func:`parse_answer`, :class:`Answers`);
+:func:`serve_discovery` and :func:`discover` are the trio edges.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import socket as stdlib_socket
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgpack
@@ -62,6 +73,11 @@ ANSWER_MAX = 1024
 """Largest answer a host sends (bytes); the seat names are cut to fit."""
 NONCE_SIZE = 8
 BROADCAST = "255.255.255.255"
+MAX_TABLES = 64
+"""Most answers one :func:`discover` keeps, and :func:`format_tables` prints: a LAN party has a handful of tables,
+and one forged datagram per made-up table must not cost unbounded memory or fill the terminal."""
+_IGNORED_TRACKED = 4096
+"""Distinct ignored answers remembered, so that one table's repeated answers count once (past this, each counts)."""
 
 Summary = Mapping[str, Any]
 """What a host says about its table: game, options, players, taken, names, host, port, id."""
@@ -81,6 +97,8 @@ class TableInfo:
     names: list[str] = field(default_factory=list)
     table_id: bytes = b""
     version: int = PROTOCOL_VERSION
+    contested: bool = False
+    """The same table id also answered from another place: one of them may be impersonating the host."""
 
     @property
     def free(self) -> int:
@@ -95,7 +113,7 @@ class TableInfo:
         return {
             "address": f"{self.address}:{self.port}", "game": self.game, "options": self.options,
             "players": self.players, "taken": self.taken, "free": self.free, "host": self.host,
-            "names": self.names, "version": self.version, "id": self.table_id.hex(),
+            "names": self.names, "version": self.version, "id": self.table_id.hex(), "contested": self.contested,
         }
 
 
@@ -185,6 +203,154 @@ def parse_answer(data: bytes, nonce: bytes, source: str) -> TableInfo | None:
         return None
 
 
+# ----------------------------------------------------------------------------- collecting answers
+
+
+def is_own_address(address: str) -> bool:
+    """Whether ``address`` is this machine's: loopback, or the address it would send to itself from.
+
+    Connecting a UDP socket sends nothing; it only picks a route and a source
+    address, and for one of this machine's own addresses that source is the
+    address itself (the local route; RFC 6724's "prefer same address").  Unlike
+    a test ``bind()``, this is not fooled by ``ip_nonlocal_bind``.
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if ip.is_loopback:
+        return True
+    if ip.version != 4:
+        return False
+    with stdlib_socket.socket(stdlib_socket.AF_INET, stdlib_socket.SOCK_DGRAM) as sock:
+        try:
+            sock.connect((address, 9))
+            return bool(sock.getsockname()[0] == address)
+        except OSError:
+            return False
+
+
+class Tables(list[TableInfo]):
+    """What :func:`discover` found: the tables, plus how many more answers it ignored past :data:`MAX_TABLES`.
+
+    A list, so that every caller of :func:`discover` keeps working; ``ignored``
+    tells a listing (and ``p2php join``) that the table looked for may be missing.
+    """
+
+    def __init__(self, tables: Iterable[TableInfo] = (), ignored: int = 0) -> None:
+        super().__init__(tables)
+        self.ignored = ignored
+
+
+class Answers:
+    """The answers to one query, kept as :func:`discover` receives them (sans-IO).
+
+    Answers are the same table only if they carry the same id from the same
+    place: the same address and port, or the same port at two of this machine's
+    own addresses (a local host heard on loopback and on the LAN, listed under
+    the LAN address).  The same id from another place is *not* merged: the id is
+    no secret (any table tells it to whoever asks), so keeping the first answer
+    per id let whoever answered first (an impersonator on the LAN) hide the real
+    host.  Every such answer is kept and all of them are marked ``contested``.
+
+    At most ``limit`` answers are kept; later new ones are counted in
+    ``ignored`` (and still mark a kept answer with their id as contested, so a
+    flood cannot hide that the id was claimed twice).
+    """
+
+    def __init__(self, limit: int = MAX_TABLES, is_local: Callable[[str], bool] = is_own_address) -> None:
+        self.limit = limit
+        self.ignored = 0
+        self._is_local = is_local
+        self._by_id: dict[bytes, list[TableInfo]] = {}
+        self._count = 0
+        self._ignored_seen: set[tuple[bytes, str, int]] = set()
+        self._local: dict[str, bool] = {}  # kept answers' addresses: one look-up each, not one per datagram
+
+    def _kept_is_local(self, address: str) -> bool:
+        known = self._local.get(address)
+        if known is None:
+            known = self._local[address] = self._is_local(address)
+        return known
+
+    def add(self, info: TableInfo) -> None:
+        """Keep one parsed answer (a repeat of a kept one is dropped; past the limit, a new one is counted)."""
+        group = self._by_id.setdefault(info.table_id, [])
+        local: bool | None = None  # whether the answer came from this machine, asked at most once
+
+        def same_place(old: TableInfo) -> bool:
+            nonlocal local
+            if old.port != info.port:
+                return False
+            if old.address == info.address:
+                return True
+            if local is None:
+                local = self._is_local(info.address)
+            return local and self._kept_is_local(old.address)
+
+        for i, old in enumerate(group):
+            if same_place(old):
+                if _is_loopback(old.address) and not _is_loopback(info.address):
+                    group[i] = replace(info, contested=old.contested)  # list a local table under its LAN address
+                return
+        contested = bool(info.table_id) and bool(group)  # an answer without an id claims no identity
+        if contested:
+            group[:] = [replace(old, contested=True) for old in group]
+        if self._count >= self.limit:
+            if not group:
+                del self._by_id[info.table_id]
+            key = (info.table_id, info.address, info.port)
+            if key not in self._ignored_seen:
+                self.ignored += 1
+                if len(self._ignored_seen) < _IGNORED_TRACKED:
+                    self._ignored_seen.add(key)
+            return
+        group.append(replace(info, contested=contested))
+        self._count += 1
+
+    def tables(self) -> Tables:
+        """The kept tables, sorted for listing."""
+        kept = [t for group in self._by_id.values() for t in group]
+        return Tables(sorted(kept, key=lambda t: (t.game, t.address, t.port)), self.ignored)
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
+def _ask_the_host(how: str) -> str:
+    return f"{how}; ask the host for its address and run: p2php join ADDRESS --name NAME"
+
+
+def auto_pick_refusal(found: Sequence[TableInfo], fits: Sequence[TableInfo]) -> str | None:
+    """Why ``p2php join`` must not sit by itself at the one table that ``fits`` shows (None: it may, or not one).
+
+    ``found`` is what :func:`discover` returned, ``fits`` the tables of it that
+    suit the joiner.  Sitting down unasked is only sound if the listing is the
+    whole truth: not if that table's id answered from several places (one of
+    them is not the host; it does not matter which of them fit), nor if answers
+    were ignored past :data:`MAX_TABLES` (the real table may be among them).
+    None as well when ``fits`` is empty or holds several tables: ``join`` already
+    refuses those with its own message.  One line, for the error message.
+    """
+    if not fits or len({t.table_id for t in fits}) > 1 or (len(fits) > 1 and not fits[0].table_id):
+        return None
+    pick = fits[0]
+    if pick.contested:
+        places = [f"{safe(t.address, 64)}:{t.port}" for t in found if t.table_id == pick.table_id]
+        shown = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
+        return _ask_the_host(f"not joining by itself: the same table id answered from several addresses "
+                             f"({shown}): someone may be impersonating the host")
+    ignored = found.ignored if isinstance(found, Tables) else 0
+    if ignored:
+        return _ask_the_host(f"not joining by itself: more than {MAX_TABLES} tables answered ({ignored} more "
+                             "ignored): someone may be flooding the network")
+    return None
+
+
 # ----------------------------------------------------------------------------- trio edges
 
 
@@ -244,17 +410,19 @@ async def serve_discovery(sock: trio.socket.SocketType, summary: Callable[[], Su
 
 
 async def discover(
-    targets: Iterable[tuple[str, int]], timeout: float = 2.0, repeats: int = 3
-) -> list[TableInfo]:
+    targets: Iterable[tuple[str, int]], timeout: float = 2.0, repeats: int = 3, limit: int = MAX_TABLES
+) -> Tables:
     """Send a query to every target (a few times: UDP may drop one) and collect answers for ``timeout`` s.
 
-    A table answering on several paths (say loopback and the LAN address) is
-    listed once, under its first non-loopback address.
+    A table answering on several paths of this machine (say loopback and the
+    LAN address) is listed once, under its LAN address; the same table id from
+    other places is listed at each and marked (see :class:`Answers`).  At most
+    ``limit`` answers are kept, the rest counted in the result's ``ignored``.
     """
     nonce = os.urandom(NONCE_SIZE)
     query = make_query(nonce)
     targets = list(targets)
-    found: dict[bytes | tuple[str, int], TableInfo] = {}
+    found = Answers(limit)
     sock = trio.socket.socket(stdlib_socket.AF_INET, stdlib_socket.SOCK_DGRAM)
     with sock:
         sock.setsockopt(stdlib_socket.SOL_SOCKET, stdlib_socket.SO_BROADCAST, 1)
@@ -274,28 +442,29 @@ async def discover(
                 except OSError:
                     continue
                 info = parse_answer(data, nonce, str(source[0]))
-                if info is None:
-                    continue
-                key: bytes | tuple[str, int] = info.table_id or (info.address, info.port)
-                old = found.get(key)
-                if old is None or (old.address.startswith("127.") and not info.address.startswith("127.")):
-                    found[key] = info
+                if info is not None:
+                    found.add(info)
 
         with trio.move_on_after(timeout):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(send_queries)
                 nursery.start_soon(collect)
-    return sorted(found.values(), key=lambda t: (t.game, t.address, t.port))
+    return found.tables()
 
 
-def format_tables(tables: list[TableInfo]) -> list[str]:
-    """The human listing printed by ``p2php discover``."""
-    if not tables:
+def format_tables(tables: Sequence[TableInfo]) -> list[str]:
+    """The human listing printed by ``p2php discover``: at most :data:`MAX_TABLES` tables, warnings last.
+
+    The warnings come last so that they are what stays on the screen; a
+    contested table gets no "join with" line, since its address is the question.
+    """
+    ignored = tables.ignored if isinstance(tables, Tables) else 0
+    if not tables and not ignored:
         return ["No open tables found. (Is a host running `p2php host` on this network? "
                 f"Firewalls must let UDP port {DISCOVERY_PORT} through.)"]
     shown = 64  # parse_answer cut names to 32 already: room for its cut note
     lines = []
-    for t in tables:
+    for t in tables[:MAX_TABLES]:
         # Everything but the numbers is what some datagram said: escaped again here, at print time, so
         # that a TableInfo made any other way than by parse_answer cannot draw on the terminal either.
         items = sorted(t.options.items(), key=lambda kv: (str(type(kv[0])), str(kv[0])))
@@ -303,12 +472,23 @@ def format_tables(tables: list[TableInfo]) -> list[str]:
                         for k, v in items)
         seats = f"{t.taken}/{t.players} seated, {t.free} free"
         note = "" if t.compatible else f"  [protocol v{safe(t.version, 12)}: incompatible]"
+        note += "  [same table id as another answer: see the warning below]" if t.contested else ""
         where = f"{safe(t.address, 64)}:{t.port}"
         lines.append(f"{where}  {safe(t.game, shown)}  {seats}  host {safe(t.host, shown)}{note}")
         if t.names:
             lines.append(f"    at the table: {', '.join(safe(n, shown) for n in t.names[:16])}"
                          + (f" … (+{len(t.names) - 16} more)" if len(t.names) > 16 else ""))
         lines.append(f"    options: {opts or 'none'}")
-        if t.free and t.compatible:
+        if t.contested:
+            lines.append("    ask the host for its address before joining")
+        elif t.free and t.compatible:
             lines.append(f"    join with: p2php join {where} --name NAME")
+    if len(tables) > MAX_TABLES:
+        lines.append(f"… and {len(tables) - MAX_TABLES} more tables not shown")
+    if any(t.contested for t in tables):
+        lines.append("warning: the same table id answered from several addresses: someone may be impersonating "
+                     "the host; ask the host for its address")
+    if ignored:
+        lines.append(f"warning: {ignored} more answers ignored (at most {MAX_TABLES} are kept): someone may be "
+                     "flooding the network; ask the host for its address")
     return lines

@@ -73,3 +73,15 @@ def test_a_newcomer_from_the_host_holding_most_is_refused_not_given_its_own_plac
 def test_a_per_host_bound_outside_one_to_total_is_refused(per_host: int) -> None:
     with pytest.raises(ValueError, match="per_host must be 1 to total"):
         Admission(total=4, per_host=per_host)
+
+
+def test_the_oldest_place_goes_first_even_when_its_host_arrived_later() -> None:
+    """Age is the place's own arrival, not when its host first came: x came first, but its older place is gone and
+    its remaining one is younger than y's (a counter that never moved would end x's instead)."""
+    room = Admission(total=3, per_host=3)
+    x1, y1, x2 = room.enter("x"), room.enter("y"), room.enter("x")
+    assert x1 is not None and y1 is not None and x2 is not None
+    room.leave(x1)
+    room.enter("z")
+    room.enter("w")
+    assert y1.evicted and not x2.evicted

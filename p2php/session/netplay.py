@@ -31,6 +31,7 @@ from p2php.bots import default_kind
 from p2php.discovery import (
     BROADCAST,
     TableInfo,
+    auto_pick_refusal,
     discover,
     format_tables,
     open_responder,
@@ -518,12 +519,17 @@ def table_fits(table: TableInfo, game: str | None, wanted: Mapping[str, str]) ->
 def _table_line(t: TableInfo) -> str:
     """One discovered table on one line; every field but the numbers is what a datagram said: escaped."""
     note = "" if t.compatible else f"   [protocol v{t.version}: incompatible]"
+    note += "   [same table id as another answer]" if t.contested else ""
     return safe(f"  {safe(t.game, NAME):<8} host {safe(t.host, NAME):<12} {t.taken}/{t.players} seated, "
                 f"{t.free} free   {safe(t.address, 64)}:{t.port}   options {format_options(t.options)}{note}", LINE)
 
 
 async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tuple[str, int] | int:
-    """``p2php join`` without an address: the one open table that fits, or an exit status (3 none, 2 several)."""
+    """``p2php join`` without an address: the one open table that fits, or an exit status (3 none, 2 several).
+
+    Exit 2 too when that one table cannot be told from an impersonator, or the listing was cut
+    (:func:`p2php.discovery.auto_pick_refusal`): the person must ask the host for its address.
+    """
     if args.discover_timeout <= 0:
         raise UsageError("--discover-timeout must be positive")
     targets = _discovery_targets(args.to, args.discovery_port)
@@ -533,6 +539,10 @@ async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tup
     fits = [t for t in found if table_fits(t, args.game, wanted)]
     asked = " ".join(([f"--game {args.game}"] if args.game else [])
                      + [f"--option {k}={v}" for k, v in wanted.items()])
+    refusal = auto_pick_refusal(found, fits)  # one table that fits, but its id answered from several places…
+    if refusal is not None:
+        _err(refusal)
+        return 2
     if len(fits) == 1:
         t = fits[0]
         _say(f"Found {safe(t.host, NAME)}'s {safe(t.game, NAME)} table at {safe(t.address, 64)}:{t.port} "
