@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,3 +106,77 @@ def test_an_opponent_learns_no_unplayed_card_in_memory_or_on_the_wire(crypto: st
     points = peers[0].points.points
     assert blob and points
     assert not [p for p in points if p in blob]
+
+
+def _whole_block(peer: Any) -> None:
+    """A modified client whose verified deck draws from its whole block (every version, any list): the pool a
+    cheater would use, and what the game's pool was for a named constructed list and for two-version names."""
+    from p2php.games.tcg.ids import BLOCK
+
+    if peer.vdeck is not None:
+        peer.vdeck._pool = lambda rec: list(range(rec.owner * BLOCK, (rec.owner + 1) * BLOCK))
+
+
+def _play(options: dict[str, Any], crypto: str, decks: dict[int, dict[str, list[int]]], seed: int) -> Any:
+    peers = make_peers("tcg", 2, {**options, "crypto": crypto}, seed=seed, private_decks=decks)
+    _whole_block(peers[0])
+    run_in_memory(peers, {s: RandomBot(f"{seed}/{s}") for s in (0, 1)})
+    return peers[1].verdict
+
+
+@pytest.mark.parametrize("crypto", ["verified", "fast"])
+def test_a_seat_cannot_shuffle_another_list_than_the_one_the_table_names(crypto: str) -> None:
+    """The options name seat 0's deck (``decklist0``, or a starter deck); seat 0 shuffles another legal list of
+    its own block. A verified table's pool was the whole block outside starter play, and the fast audit checked
+    only the deck rules: the game ran clean on a deck nobody agreed to (40 foreign cards opened in one game). Now
+    the pool is the named list and the fast audit holds the list to it: seat 0 is named either way."""
+    from p2php.games.tcg.decklist import parse_deck
+    from p2php.games.tcg.ids import instance_ids
+    from p2php.testing.tcg import random_deck_text
+
+    public0, other = random_deck_text(11), random_deck_text(12)
+    swapped = instance_ids(0, parse_deck(other))
+    assert sorted(swapped) != instance_ids(0, parse_deck(public0))
+    draco = GAME.private_decks(GAME.parse_options({"deck0": "draco"}), 0)["deck0"]
+    for options, cheat in (({"format": "constructed", "decklist0": public0, "decklist1": random_deck_text(13)},
+                            swapped),
+                           ({}, draco)):  # the default options: seat 0 plays Hermione's starter deck
+        verdict = _play(options, crypto, {0: {"deck0": cheat}}, 4)
+        assert verdict is not None and not verdict.clean and verdict.culprit == 0, verdict
+        assert verdict.code in ("bad_secret_deck", "bad_message"), verdict  # (a pass over a pool of another size)
+
+
+@pytest.mark.parametrize("crypto", ["verified", "fast"])
+def test_eight_dracos_of_two_versions_are_named_on_every_table(crypto: str) -> None:
+    """The copy limit counts names: the two versions of Draco Malfoy are one card. A verified pool held four ids
+    of each version, so a deck of 4 + 4 was drawn from it and ran clean (the fast audit named it). Now an own
+    deck lists each name by its first version and the pool holds only those."""
+    from p2php.games.tcg.cards import CardType, card_by_number
+    from p2php.games.tcg.ids import _layout
+    from p2php.testing.tcg import random_deck_text
+
+    first = _layout()[0]
+    lesson = next(n for n in range(1, 117) if card_by_number(n).type is CardType.LESSON)
+    cheat = [first[2] + i for i in range(4)] + [first[3] + i for i in range(4)] + [first[lesson] + i for i in range(52)]
+    lists1, opts1 = GAME.read_private_deck(random_deck_text(1), 1, {})
+    options = {"deck0": "own", "character0": "Hermione Granger", "format": "constructed", **opts1}
+    verdict = _play(options, crypto, {0: {"deck0": cheat}, 1: lists1}, 5)
+    assert verdict is not None and not verdict.clean and verdict.culprit == 0, verdict
+    assert verdict.code in ("bad_secret_deck", "bad_message"), verdict
+
+
+def test_an_own_deck_lists_each_name_by_its_first_version_which_the_pool_holds_four_of() -> None:
+    """Three of Draco Malfoy (Base 3) and one of Base 2 are legal (four of one name, one text): an own deck's ids
+    are four of the first version, all in the verified pool, which holds no id of the second."""
+    from p2php.games.tcg.cards import card_by_number
+    from p2php.games.tcg.decklist import DeckList
+    from p2php.games.tcg.ids import card_of, first_version, own_deck_ids
+
+    assert (first_version(3), first_version(10), first_version(9), first_version(25)) == (2, 9, 9, 25)
+    deck = DeckList(card_by_number(9), ((card_by_number(2), 1), (card_by_number(3), 3)))
+    ids = own_deck_ids(0, deck)
+    assert [card_of(i).number for i in ids] == [2, 2, 2, 2]
+    pool = set(GAME.private_pool({"deck0": "own", "character0": "Hermione Granger", "format": "constructed"}, 0,
+                                 "deck0") or ())
+    assert set(ids) <= pool and not any(card_of(i).number in (3, 10) for i in pool)
+    assert sum(card_of(i).number == 2 for i in pool) == 4

@@ -45,11 +45,13 @@ def test_the_secret_decks_are_checked_at_the_audit(monkeypatch: pytest.MonkeyPat
     assert GAME.check_private_deck(OPTS, 0, "deck0", mine[:-1]) is not None  # 39 cards
     dracos = [i for i in range(BLOCK) if card_of(i).name == "Draco Malfoy"]  # Base 2 x4 and Base 3 x4
     five = [i for i in mine if card_of(i).name != "Take Root"][:35] + dracos[:5]  # one card, two versions
-    problem = GAME.check_private_deck(OPTS, 0, "deck0", five)
+    assert GAME.check_private_deck(OPTS, 0, "deck0", five) == "seat 0's deck is not the list the table names for it"
+    own = {**OPTS, "deck0": "own", "character0": "Hermione Granger", "format": "starter"}  # the rules, not a list
+    problem = GAME.check_private_deck(own, 0, "deck0", five)
     assert problem is not None and "Draco Malfoy" in problem
     incendio = next(i for i in range(BLOCK) if card_of(i).name == "Incendio")
     swapped = [incendio if card_of(i).name == "Take Root" and i == mine[0] else i for i in mine]
-    problem = GAME.check_private_deck(OPTS, 0, "deck0", swapped)
+    problem = GAME.check_private_deck(own, 0, "deck0", swapped)
     assert problem is not None and "Incendio" in problem and "not implemented" in problem
 
 

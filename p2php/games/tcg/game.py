@@ -23,7 +23,7 @@ from p2php.games.tcg.bots import HeuristicBot
 from p2php.games.tcg.cards import card_by_name, card_by_number
 from p2php.games.tcg.decklist import STARTER_DECKS, DeckError, DeckList, parse_deck, starter_deck, validate
 from p2php.games.tcg.effects import unimplemented
-from p2php.games.tcg.ids import BLOCK, PLAYERS, card_of, counts_of, instance_ids, seat_of
+from p2php.games.tcg.ids import BLOCK, PLAYERS, card_of, counts_of, first_version, instance_ids, own_deck_ids, seat_of
 from p2php.games.tcg.state import TcgState
 from p2php.games.tcg.triggers import TRIGGERS
 from p2php.games.tcg.turn import Match
@@ -137,7 +137,7 @@ class TcgGame(Game):
         problem = deck_problem(deck, wanted)
         if problem:
             raise OptionError(problem)
-        return ({f"deck{seat}": instance_ids(seat, deck)},
+        return ({f"deck{seat}": own_deck_ids(seat, deck)},
                 {f"deck{seat}": OWN, f"character{seat}": deck.character.name, "format": wanted})
 
     def seat_options(self, seat: Seat) -> frozenset[str]:
@@ -147,15 +147,18 @@ class TcgGame(Game):
     def private_pool(self, options: Mapping[str, object], owner: Seat, purpose: str) -> Sequence[CardId] | None:
         """The deck rules as a pool (a verified table proves the deck is drawn from it, protocol.md B.10).
 
-        Starter play: exactly the ids of the starter deck the table names (a public list anyway). Constructed
-        play: every instance id of the owner's block whose card this engine implements — four per card and 60
-        per Lesson, so any 60 distinct ids of it respect the copy limits of §10.
+        A deck the table names (a starter deck, or a ``decklistN``): exactly its ids, a public list anyway —
+        any other would let its seat play a deck nobody agreed to. A seat's own deck: every instance id of the
+        owner's block whose card this engine implements, of each card's first version only (:func:`first_version`)
+        — four per name and 60 per Lesson, so any 60 distinct ids of it respect the copy limits of §10 (with
+        both versions of Draco Malfoy in it, eight Dracos would have been drawn from it).
         """
         opts = self.parse_options(dict(options))
         deck = None if self._own(opts, owner) else self.deck_of(opts, owner)
-        if str(opts["format"]) == "starter" and deck is not None:
+        if deck is not None:
             return instance_ids(owner, deck)
-        return [owner * BLOCK + i for i in range(BLOCK) if not unimplemented(card_of(owner * BLOCK + i))]
+        return [owner * BLOCK + i for i in range(BLOCK)
+                if not unimplemented(card := card_of(owner * BLOCK + i)) and first_version(card.number) == card.number]
 
     def private_decks(self, options: Mapping[str, object], seat: Seat) -> dict[str, list[CardId]]:
         """What ``seat``'s peer supplies as its secret deck list by default (none for a seat's own deck)."""
@@ -182,6 +185,13 @@ class TcgGame(Game):
         if outside:
             return f"seat {owner}'s deck holds card ids outside its block: {sorted(outside)[:5]}"
         opts = self.parse_options(dict(options))
+        named = None if self._own(opts, owner) else self.deck_of(opts, owner)
+        if named is not None and sorted(cards) != instance_ids(owner, named):
+            return f"seat {owner}'s deck is not the list the table names for it"
+        later = [] if named is not None else sorted(
+            {card_of(c).label for c in cards if first_version(card_of(c).number) != card_of(c).number})
+        if later:  # (what an honest peer's own deck never holds: it lists each name by its first version)
+            return f"seat {owner}'s own deck lists a card by a later version, not its first: {', '.join(later[:3])}"
         number, size = self._public(opts, owner)
         deck = DeckList(card_by_number(number), tuple(counts_of(cards)), name=f"seat {owner}'s deck")
         problem = deck_problem(deck, str(opts["format"]))

@@ -18,7 +18,8 @@ from functools import cache
 from p2php.games.tcg.cards import BASE_SET, Card, CardType, card_by_number
 from p2php.games.tcg.decklist import DeckList
 
-__all__ = ["BLOCK", "COPIES", "LESSON_COPIES", "PLAYERS", "card_of", "counts_of", "instance_ids", "seat_of"]
+__all__ = ["BLOCK", "COPIES", "LESSON_COPIES", "PLAYERS", "card_of", "counts_of", "first_version", "instance_ids",
+           "own_deck_ids", "seat_of"]
 
 COPIES = 4
 LESSON_COPIES = 60
@@ -50,6 +51,28 @@ def card_of(card_id: int) -> Card:
     if not 0 <= card_id < PLAYERS * BLOCK:
         raise ValueError(f"no card instance {card_id} (ids are 0..{PLAYERS * BLOCK - 1})")
     return card_by_number(_layout()[1][card_id % BLOCK])
+
+
+@cache
+def first_version(number: int) -> int:
+    """The lowest card number with the same name as card ``number`` (the two versions of Draco Malfoy, or of
+    Hermione Granger, have one name and one text; every other card is its own first version).
+
+    A seat's own deck lists every card by its first version (:func:`own_deck_ids`), so that a verified table's
+    pool (:meth:`~p2php.games.tcg.game.TcgGame.private_pool`) can hold four ids of a name, not four of each
+    version: the copy limit counts names (tcg.md §10), and any deck drawn from the pool must keep it.
+    """
+    name = card_by_number(number).name
+    return min(c.number for c in BASE_SET if c.name == name)
+
+
+def own_deck_ids(seat: int, deck: DeckList) -> list[int]:
+    """:func:`instance_ids` of ``deck`` with every card as its :func:`first_version` (a seat's own deck)."""
+    counts: Counter[int] = Counter()
+    for card, count in deck.entries:
+        counts[first_version(card.number)] += count
+    entries = tuple((card_by_number(n), counts[n]) for n in sorted(counts))
+    return instance_ids(seat, DeckList(deck.character, entries, name=deck.name))
 
 
 def instance_ids(seat: int, deck: DeckList) -> list[int]:
