@@ -40,8 +40,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from p2php import tags
 from p2php.canonical import digest
 from p2php.errors import P2phpError
+from p2php.net.admission import host_key
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError
-from p2php.net.libp2p_host import new_host
+from p2php.net.libp2p_host import new_dcutr, new_host
 from p2php.net.transport import Listener
 
 if TYPE_CHECKING:
@@ -406,7 +407,11 @@ class Libp2pNode:
     Start it with ``await nursery.start(node.run)``; it listens on ``listen`` (a multiaddr string; None: nowhere,
     reachable only through a relay), serves :data:`PROTOCOL_ID` streams into :attr:`listener`, and opens streams
     with :meth:`open`. ``relay``: the multiaddr (with ``/p2p/ID``) of a circuit relay v2 node to reserve a slot
-    on, so others reach us through it. ``punch``: run DCUtR, and try it on every relayed connection we open.
+    on, so others reach us through it. ``punch``: run DCUtR, and try it on every relayed mesh stream we open.
+
+    DCUtR makes a node dial addresses the other peer names, so it runs only with :attr:`seats` (the peer ids of
+    our table's seats, as ``OnlineSeat.watch_links`` tells them) and with the peers we open mesh streams to
+    (a seat, or the seat a spectator watches): see :func:`~p2php.net.libp2p_host.new_dcutr`.
     """
 
     def __init__(self, secrets: LocalSecrets, listen: str | None = "/ip4/127.0.0.1/tcp/0", relay: str | None = None,
@@ -429,6 +434,9 @@ class Libp2pNode:
         self.serves_lobby = lobby  # also serve LOBBY_PROTOCOL_ID streams, into lobby_listener
         self.carried: dict[str, str] = {}  # peer id -> how our latest mesh stream with it is carried
         self.streams: dict[str, Libp2pStream] = {}  # peer id -> our latest mesh stream with it
+        self.seats: set[str] = set()
+        """Peer ids of our table's seats: DCUtR sessions with them are answered (and ours started)."""
+        self._dialled: dict[str, None] = {}  # peer ids we opened mesh streams to (the newest MAX_NOTED)
         self.on_carried: Callable[[str, str], None] | None = None
         """Told ``(peer id, how)`` when how our mesh link with a peer is carried changes (a new stream)."""
         self.lobby_listener: Libp2pListener | None = None
@@ -583,9 +591,8 @@ class Libp2pNode:
             unblock(peer)
 
     async def _start_dcutr(self, nursery: trio.Nursery) -> None:
-        dcutr = _lib("libp2p.relay.circuit_v2.dcutr")
         service = _lib("libp2p.tools.anyio_service")
-        self.dcutr = dcutr.DCUtRProtocol(self.host)
+        self.dcutr = new_dcutr(self.host, self.may_punch)
         started = trio.Event()
 
         async def serve() -> None:
@@ -596,6 +603,12 @@ class Libp2pNode:
 
         nursery.start_soon(serve)
         await started.wait()
+
+    def may_punch(self, peer: Any) -> bool:
+        """Whether DCUtR may run with ``peer`` (a libp2p peer id): one of :attr:`seats`, or a peer we opened a mesh
+        stream to. Nobody else can make us dial the addresses it names (protocol.md §3.6)."""
+        name = str(peer)
+        return name in self.seats or name in self._dialled
 
     async def _incoming(self, slot: str, raw: Any) -> None:
         stream = Libp2pStream(raw, self._nursery)
@@ -665,6 +678,11 @@ class Libp2pNode:
         peerinfo = _lib("libp2p.peer.peerinfo")
         target = peer_mod.ID(peer_id)
         punched = False
+        if protocol == PROTOCOL_ID:  # a seat (or the seat we watch): hole punching may run with it
+            self._dialled.pop(str(target), None)
+            while len(self._dialled) >= MAX_NOTED:
+                del self._dialled[next(iter(self._dialled))]
+            self._dialled[str(target)] = None
         try:
             with trio.fail_after(BINDING_TIMEOUT), _unreachable(f"libp2p cannot reach {target}"):
                 self._forget_failures(target)
@@ -676,7 +694,7 @@ class Libp2pNode:
                     if not self.host.is_peer_connected(target):
                         await self.host.connect(relay)  # (at once if connected: the relay may have restarted)
                         await self.transport.dial(multiaddr.Multiaddr(f"{via_relay}/p2p-circuit/p2p/{target}"))
-                    if self.dcutr is not None and self.punch_on_open:  # met through the relay: try to go direct
+                    if self.dcutr is not None and self.punch_on_open and protocol == PROTOCOL_ID:  # try to go direct
                         with trio.move_on_after(PUNCH_TIMEOUT):
                             # False also while DCUtR's own loop is punching the same peer: ask again (the
                             # call answers True at once once a direct connection exists)
@@ -711,16 +729,24 @@ class Libp2pNode:
 # ----------------------------------------------------------------------------- a circuit relay v2 node
 
 class RelayLimitsSpec:
-    """What one relay lets its users spend (py-libp2p enforces each): protocol.md §3.7."""
+    """What one relay lets its users spend: protocol.md §3.6, §3.7.
+
+    ``reservations`` in all, ``per_ip`` of them from one IP (an IPv6 /64); ``circuits`` to one peer, ``circuits_per_ip``
+    of them from one IP; each circuit ``seconds`` long and ``data`` bytes at most; a reservation lasts
+    ``reservation_ttl`` seconds, and no longer than its peer's connection to the relay. The per-IP limits are 8, not
+    fewer: every seat of an online table reserves, and a household (or a carrier-grade NAT) is one IP.
+    """
 
     def __init__(self, reservations: int = 64, circuits: int = 64, seconds: int = 3600, data: int = 1 << 30,
-                 reservation_ttl: int = 3600) -> None:
+                 reservation_ttl: int = 3600, per_ip: int = 8, circuits_per_ip: int = 8) -> None:
         for name, value in (("reservations", reservations), ("circuits", circuits), ("seconds", seconds),
-                            ("data", data), ("reservation_ttl", reservation_ttl)):
+                            ("data", data), ("reservation_ttl", reservation_ttl), ("per_ip", per_ip),
+                            ("circuits_per_ip", circuits_per_ip)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"relay limit {name} must be a positive whole number, not {value!r}")
         self.reservations, self.circuits, self.seconds, self.data = reservations, circuits, seconds, data
         self.reservation_ttl = reservation_ttl
+        self.per_ip, self.circuits_per_ip = per_ip, circuits_per_ip
 
 
 class _NoCircuitTable(dict[Any, Any]):
@@ -730,9 +756,20 @@ class _NoCircuitTable(dict[Any, Any]):
         pass
 
 
+def _source_of(stream: Any) -> str:
+    """Whom a relay counts a request on ``stream`` against: :func:`~p2php.net.admission.host_key` of the IP its
+    connection comes from (an IPv6 /64 as one), or the peer id where the connection shows no IP."""
+    with contextlib.suppress(Exception):  # a connection without the call, or half gone
+        address = stream.muxed_conn.get_remote_address()
+        if address:
+            return host_key(str(address[0]))
+    return str(stream.muxed_conn.peer_id)
+
+
 @functools.cache
 def _circuit_relay_class() -> type:
-    """py-libp2p's circuit relay v2 (hop), with each circuit torn down on its own.
+    """py-libp2p's circuit relay v2 (hop), with each circuit torn down on its own, and reservations and circuits
+    counted per peer and per IP as protocol.md §3.6 says.
 
     py-libp2p 0.8 records its open circuits in a table keyed by *peer*, and when either direction of a circuit
     ends it closes whatever that table last recorded for that direction's peer: often another circuit of the
@@ -742,13 +779,66 @@ def _circuit_relay_class() -> type:
     §3.7). Here the table keeps nothing, so the library's clean-up finds nothing to close, and each direction,
     once it ends, closes the two streams of its own circuit (the library resets one whose close fails),
     which ends the other direction and tells both ends at once.
+
+    Reservations: py-libp2p 0.8 reserved for whatever peer id the RESERVE message named, not the peer that sent
+    it, and kept a reservation its hour whether or not that peer stayed connected: one stranger over one
+    connection took all 64 with made-up ids, and no seat could reserve for an hour. Here a RESERVE that names
+    another peer is refused (``PERMISSION_DENIED``); a reservation is the authenticated peer's; one whose peer is
+    no longer connected is dropped (circuit v2: it lasts as long as that connection); and a new one is refused
+    (``RESOURCE_LIMIT_EXCEEDED``) once ``per_ip`` peers from the same IP hold one.
+
+    Circuits: the library's limit is per destination only, so one machine (nine throwaway peer ids) held all 64
+    circuits to a seat and its table-mates got "no reservation". Here a new circuit to a peer is refused
+    (``RESOURCE_LIMIT_EXCEEDED``) while ``circuits_per_ip`` circuits to it from the same IP are open.
     """
-    base = _lib("libp2p.relay.circuit_v2").CircuitV2Protocol
+    circuit = _lib("libp2p.relay.circuit_v2.protocol")
+    base, status = circuit.CircuitV2Protocol, _lib("libp2p.relay.circuit_v2.protocol_buffer").StatusCode
 
     class CircuitRelay(base):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
+        def __init__(self, *args: Any, per_ip: int, circuits_per_ip: int, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self._active_relays = _NoCircuitTable()
+            self._per_ip, self._circuits_per_ip = per_ip, circuits_per_ip
+            self._reserved_from: dict[Any, str] = {}  # peer id -> the IP (host_key) its reservation came from
+            self._circuits_from: dict[tuple[bytes, str], int] = {}  # (destination, source IP) -> open circuits
+
+        async def _handle_reserve(self, stream: Any, msg: Any) -> None:
+            peer = stream.muxed_conn.peer_id
+            if msg.HasField("peer") and msg.peer.id and bytes(msg.peer.id) != peer.to_bytes():
+                await self._send_status(stream, status.PERMISSION_DENIED, "a peer reserves for itself only")
+                return
+            msg.ClearField("peer")  # (the library then takes the connection's peer)
+            reservations: dict[Any, Any] = self.resource_manager._reservations
+            connections = self.host.get_network().connections
+            for other in list(reservations):
+                if other != peer and not connections.get(other):
+                    del reservations[other]
+            for other in [p for p in self._reserved_from if p not in reservations and p != peer]:
+                del self._reserved_from[other]
+            source = _source_of(stream)
+            held = sum(1 for p in reservations if p != peer and self._reserved_from.get(p) == source)
+            if not self.resource_manager.has_reservation(peer) and held >= self._per_ip:
+                await self._send_status(stream, status.RESOURCE_LIMIT_EXCEEDED, "too many reservations from one IP")
+                return
+            self._reserved_from[peer] = source
+            await super()._handle_reserve(stream, msg)
+
+        async def _handle_connect(self, stream: Any, msg: Any) -> None:
+            key = (bytes(msg.peer.id), _source_of(stream))
+            if self._circuits_from.get(key, 0) >= self._circuits_per_ip:
+                await self._send_status(stream, status.RESOURCE_LIMIT_EXCEEDED,
+                                        "too many circuits to this peer from one IP")
+                await trio.sleep(0.5)  # (as the library's own refusals: the status is read before the reset)
+                with contextlib.suppress(Exception):
+                    await stream.reset()
+                return
+            self._circuits_from[key] = self._circuits_from.get(key, 0) + 1
+            try:
+                await super()._handle_connect(stream, msg)
+            finally:
+                self._circuits_from[key] -= 1
+                if not self._circuits_from[key]:
+                    del self._circuits_from[key]
 
         async def _relay_data(self, src_stream: Any, dst_stream: Any, *args: Any, **kwargs: Any) -> None:
             try:
@@ -775,7 +865,8 @@ async def serve_relay(listen: str, limits: RelayLimitsSpec, key_seed: bytes | No
     host = new_host(ed25519.create_new_key_pair(key_seed) if key_seed else None)
     protocol = _circuit_relay_class()(host, limits=circuit.RelayLimits(
         duration=limits.seconds, data=limits.data, max_circuit_conns=limits.circuits,
-        max_reservations=limits.reservations, reservation_ttl=limits.reservation_ttl), allow_hop=True)
+        max_reservations=limits.reservations, reservation_ttl=limits.reservation_ttl), allow_hop=True,
+        per_ip=limits.per_ip, circuits_per_ip=limits.circuits_per_ip)
     # AutoNAT (server side): a user may ask us to dial it back, only on the IP we see it at, to learn
     # whether others can reach it directly (OnlineSeat.reachability).
     _lib("libp2p.host.autonat.autonat").AutoNATService(host, serve=True)
@@ -878,13 +969,16 @@ class Libp2pLoopback:
         self.nodes: list[Libp2pNode] = []
         self.by_key: dict[bytes, Libp2pNode] = {}
         self.directory: dict[str, tuple[int, bytes, list[str]]] = {}  # peer id -> (seat, peer id bytes, addrs)
+        self.seats: set[str] = set()  # the peer ids of every host here
         self.carried: dict[tuple[int, int], str] = {}
         self.watchers: dict[int, Callable[[int, str], None]] = {}
         """seat -> told ``(other seat, how)`` when how a link of that seat is carried changes."""
 
     async def start_relay(self) -> None:
         """A local circuit relay v2 node (hop enabled) on 127.0.0.1, for every relayed link."""
-        self.relay = await self.nursery.start(serve_relay, "/ip4/127.0.0.1/tcp/0", RelayLimitsSpec())
+        # (every host here is on this machine, so one IP: the per-IP limits would only cap the table's size)
+        limits = RelayLimitsSpec(per_ip=RelayLimitsSpec().reservations, circuits_per_ip=RelayLimitsSpec().circuits)
+        self.relay = await self.nursery.start(serve_relay, "/ip4/127.0.0.1/tcp/0", limits)
         self.relay_addr = str(self.relay.get_addrs()[0])
 
     async def open_listener(self) -> Libp2pListener:
@@ -896,6 +990,8 @@ class Libp2pLoopback:
         listen = "/ip4/127.0.0.1/tcp/0" if self.punch or not self.relayed else None
         node = Libp2pNode(self.secrets(seat), listen=listen, relay=self.relay_addr if self.relayed else None,
                           punch=self.punch)
+        node.seats = self.seats  # every host here is a seat of the one table (DCUtR runs between any two)
+        self.seats.add(node.name)
         await self.nursery.start(node.run)
         self.nodes.append(node)
         self.by_key[node.sign_key] = node

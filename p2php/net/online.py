@@ -72,7 +72,8 @@ class OnlineSeat:
     ``relay``: a relay multiaddr (``…/p2p/RELAY_ID``) to hold a reservation on, so seats behind NAT can reach
     us; ``listen``: where the node listens (every interface by default); ``advertise``: the IPs put in our
     locator in place of a wildcard listen address (default: :func:`advertised_ips`); ``lobby``: also serve
-    the lobby protocol (the host's seat). ``punch``: try DCUtR on every link that came through a relay.
+    the lobby protocol (the host's seat). ``punch``: try DCUtR on every link that came through a relay, with the
+    seats :meth:`watch_links` names and the seats we dial (nobody else: protocol.md §3.6).
     """
 
     def __init__(self, secrets: LocalSecrets, relay: str | None, listen: str | None = "/ip4/0.0.0.0/tcp/0",
@@ -139,11 +140,15 @@ class OnlineSeat:
         """Until cancelled: ``tell(seat, how)`` each time how our mesh link with a seat is carried changes
         (its first stream, a fall-back through the relay after a direct link broke, a move onto a punched
         connection); and ``relink(seat)`` when a relayed link could move onto a direct connection DCUtR made
-        since it opened (the runner dials that seat again; the new link replaces the old, protocol.md §3.7)."""
+        since it opened (the runner dials that seat again; the new link replaces the old, protocol.md §3.7).
+
+        The seats' peer ids are also the peers our node answers hole punching (DCUtR) from, from now on
+        (:attr:`Libp2pNode.seats`; protocol.md §3.6): so this is called as the table starts, before its links."""
         peers: dict[str, int] = {}
         for seat, text in seats.items():
             with contextlib.suppress(ValueError):
                 peers[parse_locator(text).peer] = seat
+        self.node.seats.update(peers)
         self.node.on_carried = lambda peer, how: tell(peers[peer], how) if peer in peers else None
         for peer, how in list(self.node.carried.items()):  # links formed before we watched
             if peer in peers:
