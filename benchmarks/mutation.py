@@ -124,7 +124,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_spectator.py", "tests/test_text_safety.py", "tests/test_verify_hardening.py", "tests/test_api.py",
     ],
     "p2php/net/invite.py": ["tests/test_invite.py", "tests/test_online.py"],
-    "p2php/net/libp2p_host.py": ["tests/test_libp2p.py"],
+    "p2php/net/libp2p_host.py": ["tests/test_libp2p.py", "tests/test_libp2p_abuse.py"],
     "p2php/piped_output.py": ["tests/test_piped_output.py"],
     "p2php/net/admission.py": ["tests/test_net_admission.py", "tests/test_net_mesh.py", "tests/test_lobby.py"],
     "p2php/canonical.py": [

@@ -27,6 +27,7 @@ frames over trio streams.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import math
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -69,10 +70,11 @@ JOINER_FRAMES = (16, 0.5)
 """A seated joiner's frames: a burst of 16, then one every 0.5 s. Each one costs the host a line on screen and a
 table frame to every joiner; a person saying ready, or not, never comes near it. Beyond it the joiner is dropped."""
 OUTBOX_FRAMES = 64
-SEATS_PER_HOST = 2
-"""Seats one remote host (an IP address, an IPv6 /64, or an online joiner's peer id) may take at a table; joiners
-on the host's own machine are not counted. One outsider that took every free seat under several names, and
-never said ready, kept the table from ever starting."""
+SEATS_PER_HOST = 4
+"""Seats one remote host (an IP address, an IPv6 /64, or a relayed online joiner's peer id) may take at a table;
+joiners on the host's own machine are not counted. One outsider that took every free seat under several names,
+and never said ready, kept a table from ever starting (the host can also remove a joiner: :meth:`HostLobby.remove`).
+Four, not fewer: a household joining an online table from home is one IP."""
 """Frames waiting for one joiner to read them; a joiner that lets more wait does not read the table: dropped."""
 
 HOST, BOT, HUMAN = "host", "bot", "human"
@@ -589,6 +591,14 @@ async def _read(stream: Stream, decoder: FrameDecoder, who: str = "the other sid
     return frame
 
 
+def _on_this_machine(host: str) -> bool:
+    """Whether a connection from ``host`` (a :func:`~p2php.net.admission.host_key`) comes from the host's machine."""
+    try:
+        return ipaddress.ip_network(host, strict=False).network_address.is_loopback
+    except ValueError:  # a relayed online joiner's peer id
+        return False
+
+
 def _peer_ip(stream: Stream) -> str | None:
     """The joiner's IP as the host sees it; None for loopback (the joiner is on the host's machine)."""
     if not isinstance(stream, trio.SocketStream):
@@ -737,7 +747,7 @@ class HostLobby:
         conn = self._next_conn
         self._next_conn += 1
         ip = _peer_ip(stream)
-        source = place.host if ip is not None or self.table.online else ""  # "": the host's own machine
+        source = "" if _on_this_machine(place.host) else place.host  # (the seat limit is for other machines)
         where = ip or ("a remote peer" if self.table.online else "this machine")
         decoder = FrameDecoder(LOBBY_FRAME)
         async with stream:

@@ -319,3 +319,18 @@ def test_the_demo_over_libp2p_reports_its_transport_and_links() -> None:
     assert summary["transport"] == "libp2p" and summary["audit"] == "clean" and summary["agree"]
     assert summary["links"] == {"0-1": "relayed", "0-2": "relayed", "1-2": "relayed"}
     assert out.stderr == ""  # py-libp2p's own warnings stay out of the demo's output
+
+
+async def test_per_host_limits_count_a_direct_libp2p_stream_by_its_ip_not_its_peer_id() -> None:
+    """A stranger makes peer ids without end, not IPs: a direct stream counts against the IP it comes from
+    (``transport.remote_address``, which the handshake, lobby and spectator places use), named by its peer id."""
+    from p2php.net.transport import remote_address
+
+    async with two_nodes() as (a, b):
+        client, server = await _pair(a, b)
+        assert isinstance(server, Libp2pStream) and server.carried == "direct"
+        assert remote_address(server) == ("127.0.0.1", a.name)
+        server.via = "relayed"  # (as a stream through a relay reads: its IP would be the relay's)
+        assert remote_address(server) == (a.name, a.name)
+        await client.aclose()
+        await server.aclose()

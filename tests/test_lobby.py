@@ -422,16 +422,16 @@ async def test_a_joiner_that_reads_nothing_is_dropped_once_64_frames_wait_for_it
     assert inbox.statistics().current_buffer_used == OUTBOX_FRAMES  # nothing more was queued for it
 
 
-def test_one_remote_address_takes_at_most_two_seats_and_one_the_host_removed_none() -> None:
+def test_one_remote_address_takes_at_most_four_seats_and_one_the_host_removed_none() -> None:
     """One outsider took every free seat under several names and never said ready: the table could never start.
-    Now one address (an IPv6 /64, an online joiner's peer id) seats two at most, the host's own machine any
-    number, and the host can remove a joiner, whose address may not sit down again."""
+    Now one address (an IPv6 /64, a relayed online joiner's peer id) seats four at most, the host's own machine
+    any number, and the host can remove a joiner, whose address may not sit down again."""
     from p2php.lobby import SEATS_PER_HOST
 
-    table = uno_table(6)
+    table = uno_table(10)
     for i in range(SEATS_PER_HOST):
         table.join(10 + i, join(f"m{i}"), "10.0.0.9", "10.0.0.9")
-    with pytest.raises(Refusal, match="already seats 2 players from your address") as info:
+    with pytest.raises(Refusal, match=f"already seats {SEATS_PER_HOST} players from your address") as info:
         table.join(20, join("m9"), "10.0.0.9", "10.0.0.9")
     assert info.value.code == "refused"
     table.join(21, join("local"), None, "")  # the host's machine is not counted
@@ -441,7 +441,7 @@ def test_one_remote_address_takes_at_most_two_seats_and_one_the_host_removed_non
     with pytest.raises(Refusal, match="the host removed you from this table"):
         table.join(23, join("m0-again"), "10.0.0.9", "10.0.0.9")
     table.join(24, join("other"), "10.0.0.8", "10.0.0.8")
-    for seat in (0, 5, 99):  # the host, an empty seat, no such seat
+    for seat in (0, 9, 99):  # the host, an empty seat, no such seat
         with pytest.raises(LobbyError, match=f"seat {seat} has no joiner to remove"):
             table.remove(seat)
 
@@ -471,3 +471,13 @@ async def test_the_host_removes_a_joiner_who_is_told_so_and_the_seat_goes_to_ano
                 assert lobby.remove(1) == "squat"
             result["ann"] = await join_table("127.0.0.1", port, JoinSession("ann", 6002))
     assert result["ann"].seat == 1 and len(result["addresses"]) == 2
+
+
+@pytest.mark.parametrize(("address", "here"), [("127.0.0.1", True), ("127.0.0.2", True), ("::1", True),
+                                               ("192.168.1.31", False), ("2001:db8::5", False),
+                                               ("12D3KooWExamplePeer", False)])
+def test_only_joiners_on_the_hosts_own_machine_are_outside_the_seat_limit(address: str, here: bool) -> None:
+    from p2php.lobby import _on_this_machine
+    from p2php.net.admission import host_key
+
+    assert _on_this_machine(host_key(address)) is here

@@ -14,6 +14,7 @@ from p2php.net.admission import Admission, Ticket, host_key
     ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
     ("::ffff:192.0.2.7", "192.0.2.7"),  # an IPv4 peer on a dual-stack socket is that IPv4 host
     ("fe80::1%eth0", "fe80::/64"),
+    ("::1", "::1"),  # this machine itself
     ("12D3KooWAbc", "12D3KooWAbc"),  # a libp2p peer id (or an in-memory network's name) is itself
     ("?", "?"),
 ])
@@ -85,3 +86,10 @@ def test_the_oldest_place_goes_first_even_when_its_host_arrived_later() -> None:
     room.enter("z")
     room.enter("w")
     assert y1.evicted and not x2.evicted
+
+
+@pytest.mark.parametrize("per_host", [1, 4])
+def test_a_per_host_bound_of_one_or_of_the_total_is_taken(per_host: int) -> None:
+    room = Admission(total=4, per_host=per_host)
+    assert room.enter("a") is not None
+    assert (room.enter("a") is not None) == (per_host > 1)

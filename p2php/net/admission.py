@@ -43,6 +43,8 @@ def host_key(host: str) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
+        if ip.is_loopback:
+            return str(ip)  # this machine (::1), not the /64 around it
         return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return str(ip)
 

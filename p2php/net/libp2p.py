@@ -205,6 +205,18 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
         self._scopes: set[trio.CancelScope] = set()
 
     @property
+    def source(self) -> str:
+        """Whom per-host limits count this stream against (``transport.remote_address``): the IP of the other end
+        of a direct (or hole-punched) connection — a stranger can make peer ids without end, not IPs — and the
+        peer id of a relayed one, whose connection shows only the relay's IP (every relayed peer would share it)."""
+        if self.carried in ("direct", "hole-punched"):
+            with contextlib.suppress(Exception):  # a connection without the call, or half gone: the peer id
+                address = self._stream.muxed_conn.get_remote_address()
+                if address and address[0]:
+                    return str(address[0])
+        return self.remote
+
+    @property
     def carried(self) -> str:
         """How libp2p carries this stream: ``direct``, ``relayed``, ``hole-punched`` (or ``unknown``)."""
         if self.via is not None:

@@ -37,5 +37,8 @@ def remote_address(stream: Stream) -> tuple[str, str]:
         except OSError:
             return "?", "unknown address"
         return str(host), f"{host}:{port}"
-    remote = getattr(stream, "remote", None)  # an in-memory link names its dialer
-    return (str(remote), str(remote)) if remote is not None else ("?", "unknown address")
+    remote = getattr(stream, "remote", None)  # an in-memory link names its dialer; a libp2p one, its peer id
+    if remote is None:
+        return "?", "unknown address"
+    source = getattr(stream, "source", None)  # a direct libp2p connection's IP: limits count it, not its peer id
+    return str(source or remote), str(remote)
