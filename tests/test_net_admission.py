@@ -93,3 +93,20 @@ def test_a_per_host_bound_of_one_or_of_the_total_is_taken(per_host: int) -> None
     room = Admission(total=4, per_host=per_host)
     assert room.enter("a") is not None
     assert (room.enter("a") is not None) == (per_host > 1)
+
+
+def test_nothing_is_kept_for_a_host_once_it_holds_no_place() -> None:
+    """An outsider cycling through addresses (an IPv6 /64 after another) must not grow the room's book: a host
+    that holds no place any more is forgotten, evicted or gone."""
+    room = Admission(total=2, per_host=2)
+    for i in range(100):
+        ticket = room.enter(f"2001:db8:{i}::/64")
+        assert ticket is not None
+        room.leave(ticket)
+    room.enter("a")
+    room.enter("a")
+    room.enter("b")  # a's oldest makes way
+    assert room._held.keys() == {"a", "b"} and len(room) == 2
+    for ticket in list(room._held["a"]) + list(room._held["b"]):
+        room.leave(ticket)
+    assert room._held == {} and len(room) == 0
