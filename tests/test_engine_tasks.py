@@ -270,3 +270,27 @@ def test_waiting_for_a_step_after_pushing_is_refused_with_a_clear_error() -> Non
     stack_of[id(board)] = stack
     with pytest.raises(RuntimeError, match="pushed tasks and then waited"):
         stack.settle(board)
+
+
+def test_offered_tells_true_from_1_where_in_does_not() -> None:
+    from p2php.engine.tasks import offered
+
+    legal = [{"type": "play", "slot": 1}, {"type": "stop"}]
+    assert {"type": "play", "slot": True} in legal  # Python's own membership: the hole
+    assert not offered({"type": "play", "slot": True}, legal)
+    assert not offered({"type": "play", "slot": 1.0}, legal)
+    assert offered({"type": "play", "slot": 1}, legal) and offered({"type": "stop"}, legal)
+    assert not offered({"type": "play", "slot": 2}, legal)
+
+
+def test_a_task_game_refuses_true_or_false_outside_the_keys_its_game_names() -> None:
+    from p2php.engine.contract import IllegalAction
+    from p2php.engine.taskgame import _refuse_stray_bools
+
+    _refuse_stray_bools({"type": "move", "wait": True, "path": [3, 4]}, frozenset({"wait"}))
+    for action, where in (({"type": "play", "slot": True}, "'slot'"),
+                          ({"type": "x", "targets": [2, False]}, "'targets'"),
+                          ({"type": "x", "deep": {"slot": True}}, "'slot'"),
+                          ({"type": "x", "wait": [True]}, "'wait'")):
+        with pytest.raises(IllegalAction, match=where):
+            _refuse_stray_bools(action, frozenset({"wait"}))

@@ -14,6 +14,7 @@ from example_games import TINY_GAME, load_tiny_game
 from p2php.engine.contract import CardId, Shuffle
 from p2php.engine.registry import get_game
 from p2php.testing import Scenario
+from p2php.testing.agreement import check_agreement
 from p2php.testing.conformance import check_game
 
 pytestmark = pytest.mark.usefixtures("mode")  # each test: engine, then protocol (p2php.testing.plugin)
@@ -44,6 +45,11 @@ class Stacked(Scenario):
 
 def test_the_game_conforms() -> None:
     check_game(GAME, players=(2, 3, 5), seeds=range(3), clone_every=1)  # a short game: clone at every decision
+
+
+def test_check_refuses_what_is_not_legal() -> None:
+    report = check_agreement(GAME, players=(2, 3), seeds=range(3))
+    assert not report.cheats, report.summary()
 
 
 def test_the_closest_card_catches_the_snitch() -> None:

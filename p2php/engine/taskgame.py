@@ -22,7 +22,7 @@ the method it speeds up; the others stay as they are.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from p2php.engine.contract import (
     Action,
@@ -57,6 +57,11 @@ class TaskGame(GameState):
     stack: TaskStack[Any]  # a subclass narrows it: TaskStack[ItsState]
     pub: dict[Slot, CardId]
     """Every face opened to everyone so far."""
+    bool_keys: ClassVar[frozenset[str]] = frozenset()
+    """The keys of this game's actions whose values may be ``true``/``false``; a bool anywhere else is refused
+    before any task sees it. Python takes ``True`` for ``1`` (``True in [1]``, ``[10, 20][True]``), so a cheater's
+    ``{"slot": true}`` passed the checks of slot 1 and went on as a bool: a crash further on, or an honest seat
+    blamed for what came of it."""
 
     def step(self) -> Step:
         return self.stack.pending or self.stack.settle(self)  # settled after every change: a read
@@ -78,6 +83,7 @@ class TaskGame(GameState):
     def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         if not isinstance(action, dict):
             raise IllegalAction(f"an action is a dict, not {type(action).__name__}")
+        _refuse_stray_bools(action, self.bool_keys)
         self.asking(seat).check(self, seat, action, knowledge)
 
     def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
@@ -101,6 +107,7 @@ class TaskGame(GameState):
             elif type(action) is not dict:
                 self.check(seat, action, known)  # refuses it, with check's words
             else:
+                _refuse_stray_bools(action, self.bool_keys)
                 task.check(self, seat, action, known)
             for slot in task.reveals(self, seat, action):
                 if slot not in faces:
@@ -129,3 +136,20 @@ class TaskGame(GameState):
         if isinstance(step, Randomness) and len(random) < MIN_RANDOM:
             raise IllegalAction(f"randomness too short: {len(random)} bytes, at least {MIN_RANDOM}")
         self.stack.advance(self, faces, random)
+
+
+def _refuse_stray_bools(value: Any, allowed: frozenset[str], key: str = "") -> None:
+    """:class:`IllegalAction` for a ``true``/``false`` anywhere in an action but under a key of ``allowed``."""
+    if type(value) is dict:
+        for k, v in value.items():
+            if type(v) is bool:
+                if k not in allowed:
+                    raise IllegalAction(f"{k!r} cannot be true or false here (a number or a word belongs there)")
+            elif type(v) is dict or type(v) is list:
+                _refuse_stray_bools(v, allowed, str(k))
+    elif type(value) is list:
+        for v in value:
+            if type(v) is bool:
+                raise IllegalAction(f"{key!r} cannot hold true or false (numbers or words belong there)")
+            if type(v) is dict or type(v) is list:
+                _refuse_stray_bools(v, allowed, key)

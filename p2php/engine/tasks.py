@@ -47,6 +47,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
 from typing import Any, ClassVar, Generic, TypeVar, overload
 
+from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import (
     Action,
     CardId,
@@ -68,8 +69,25 @@ from p2php.engine.contract import (
 G = TypeVar("G")
 
 __all__ = [
-    "CONTINUE", "Call", "Done", "Outcome", "Push", "Replace", "Task", "TaskStack", "plain",
+    "CONTINUE", "Call", "Done", "Outcome", "Push", "Replace", "Task", "TaskStack", "offered", "plain",
 ]
+
+
+def offered(action: Action, legal: Sequence[Action]) -> bool:
+    """Whether ``action`` is one of ``legal`` **exactly**, types and all.
+
+    Python finds ``True == 1`` and ``{"slot": True} in [{"slot": 1}]``, but the wire keeps ``true`` and ``1``
+    apart, and so must a check: a cheater's ``true`` where a slot number belongs passed ``in``, and the
+    engine went on with a bool for a slot (a crash further on, or an honest seat blamed for what came of it).
+    Use this, never ``in``, to test an action against a list of legal ones.
+    """
+    if action not in legal:  # the common refusal, at the cost of ``in``
+        return False
+    try:
+        key = encode(action)
+    except NotCanonical:  # a float (1.0 == 1 too), or what no message could carry
+        return False
+    return any(x == action and encode(x) == key for x in legal)
 
 
 # ----------------------------------------------------------------------------- outcomes
@@ -210,7 +228,7 @@ class Task(Generic[G]):
 
     def check(self, game: G, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         """Raise :class:`IllegalAction` unless ``action`` is allowed.  Default: it is a legal action."""
-        if action not in self.legal(game, seat, knowledge):
+        if not offered(action, self.legal(game, seat, knowledge)):
             raise IllegalAction(f"not a legal action here: {action}")
 
     def reveals(self, game: G, seat: Seat, action: Action) -> tuple[Slot, ...]:

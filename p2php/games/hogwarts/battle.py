@@ -48,7 +48,7 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Randomness, Seat, Slot, Step
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task, offered
 from p2php.rng import DetRng
 
 from .board import CLOAK_STEPS, Constraints, walks_up_to
@@ -379,7 +379,7 @@ class Battle(Task["HogwartsState"]):
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         S = Battle.Stage
         if self.stage not in (S.DEFEND, S.ATTACK) or action.get("type") != "card":
-            if action not in self.legal(g, seat, knowledge):
+            if not offered(action, self.legal(g, seat, knowledge)):
                 raise IllegalAction(f"not a legal action here: {action}")
             return
         check_card(g, action, knowledge, self.playable(g, seat), "defence" if self.stage is S.DEFEND else "attack")

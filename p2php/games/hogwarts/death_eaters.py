@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Randomness, Seat, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Task, offered
 from p2php.rng import DetRng
 
 from .board import Graph
@@ -129,7 +129,7 @@ class PlaceDeathEaters(Task["HogwartsState"]):
             if cells is not None and action["cells"] != cells:
                 raise IllegalAction("not the first 6 drawn towers away from the player's missions")
             return
-        if action not in self.legal(g, seat, knowledge):
+        if not offered(action, self.legal(g, seat, knowledge)):
             raise IllegalAction(f"not a free tower for a Death Eater: {action}")
 
     def answer(self, g: HogwartsState, answers: Sequence[tuple[Seat, Action]],

@@ -41,6 +41,7 @@ class HogwartsState(TaskGame):
     """Per-seat lists (index = seat) and the board's tokens; the rules are tasks on :attr:`stack`."""
 
     stack: TaskStack[HogwartsState]
+    bool_keys = frozenset({"wait"})  # a move that stays where it is ("wait": true): the one true/false of the game
 
     def __init__(self, players: int, options: Mapping[str, object], first_task: Task[HogwartsState]) -> None:
         self.options = dict(options)

@@ -31,7 +31,7 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Show, Slot, Step
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task, offered
 
 from .battle import (
     BATTLE_CARDS,
@@ -271,7 +271,7 @@ class Versus(Task["HogwartsState"]):
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         S = Versus.Stage
         if self.stage not in (S.DEFEND, S.ATTACK) or action.get("type") != "card":
-            if action not in self.legal(g, seat, knowledge):
+            if not offered(action, self.legal(g, seat, knowledge)):
                 raise IllegalAction(f"not a legal action here: {action}")
             return
         side = self.current

@@ -26,7 +26,7 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Randomness, Seat, Slot, Step
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task, offered
 from p2php.rng import DetRng
 
 from .battle import BATTLE_CARDS, MIN_RES, hand_card
@@ -236,7 +236,7 @@ class SheetBattle(Task["HogwartsState"]):
     def check(self, g: HogwartsState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
         S = SheetBattle.Stage
         if action.get("type") != "card" or self.stage not in (S.DEFEND, S.ATTACK):
-            if action not in self.legal(g, seat, knowledge):
+            if not offered(action, self.legal(g, seat, knowledge)):
                 raise IllegalAction(f"not a legal action here: {action}")
             return
         use = "defence" if self.stage is S.DEFEND else "attack"

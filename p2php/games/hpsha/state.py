@@ -613,7 +613,8 @@ class HpshaState(TaskGame):
         return rng
 
     def in_range(self, a: int, b: int) -> bool:
-        return a != b and self.alive[b] and self.distance(a, b) <= self.attack_range(a)
+        # (0 <= b first: a cheater's target -1 read alive[-1], the last seat, and was taken)
+        return 0 <= b < len(self.alive) and a != b and self.alive[b] and self.distance(a, b) <= self.attack_range(a)
 
     # ------------------------------------------------------------------ end of game
 

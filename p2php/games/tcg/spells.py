@@ -56,7 +56,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, Task
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, Task, offered
 from p2php.games.tcg.cards import CardType, LessonType
 from p2php.games.tcg.damage import Mill, damage_creature, lost
 from p2php.games.tcg.ids import card_of
@@ -402,7 +402,7 @@ class ShowOrTake(Task[TcgState]):
         return [*out, {"type": "none"}]
 
     def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
-        if action != {"type": "none"} and action not in self.legal(g, seat, knowledge):
+        if action != {"type": "none"} and not offered(action, self.legal(g, seat, knowledge)):
             raise IllegalAction(f"not a {self.lesson} Lesson of the hand: {action}")
 
     def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
@@ -496,7 +496,7 @@ class LookDiscardAll(Task[TcgState]):
         return out if any(k for k in kinds.values()) else [*out, {"type": "stop"}]
 
     def check(self, g: TcgState, seat: Seat, action: Action, knowledge: Knowledge) -> None:
-        if action not in self.legal(g, seat, knowledge):
+        if not offered(action, self.legal(g, seat, knowledge)):
             raise IllegalAction(f"every {self.kind} card of the hand must go, and only those: {action}")
 
     def reveals(self, g: TcgState, seat: Seat, action: Action) -> tuple[Slot, ...]:
