@@ -90,6 +90,7 @@ def test_check_refuses_what_is_not_legal(run: str) -> None:
     known = KNOWN.get(RUNS[run][0], [])
     new = [d for d in found.cheats if not any(match(d) for _why, match in known)]
     assert not new, found.summary()
+    assert not found.refused_not_illegal, found.summary()  # a refusal says why (a list where a word belongs: TypeError)
     assert found.decisions >= 100 and found.candidates >= 5 * found.decisions, found.summary()
 
 

@@ -481,7 +481,7 @@ class Mischief(Skill):
 
     def check_play(self, st: HpshaState, seat: int, action: Action, face: Face) -> None:
         kind = action.get("kind")
-        if kind not in self.AS:
+        if not isinstance(kind, str) or kind not in self.AS:  # (a list is unhashable: a crash, not a refusal)
             raise IllegalAction("搞怪 Mischief gives 统统石化 (diamond) or 修复如初 (heart)")
         if used_this_turn(st, seat, f"{self.key}_{kind}"):
             raise IllegalAction(f"搞怪 Mischief: once per phase as {KINDS[str(kind)].zh}")

@@ -160,7 +160,7 @@ def validate_play(g: UnoState, seat: Seat, action: Action, face_of: FaceOf, mode
     if type(uno) is not bool:
         raise IllegalAction("uno must be true or false")
     colour = action.get("colour")
-    if colour is not None and colour not in COLOUR_INDEX:
+    if colour is not None and (type(colour) is not str or colour not in COLOUR_INDEX):  # (a list is unhashable)
         raise IllegalAction(f"colour must be one of {', '.join(COLOURS)}")
     target = action.get("target")
     if target is not None and (type(target) is not int or not 0 <= target < g.n or target == seat):
