@@ -450,6 +450,11 @@ class Mesh:
         """Encoded bytes queued per kind of frame, each copy counted (before deflate and link tags): a message's
         ``kind``, else the frame's first key. Only our own frames are counted, so the labels are few."""
 
+    def hello_of(self, seat: int) -> dict[str, Any]:
+        """The hello ``seat``'s proven link presented: the one a table is built from. A hello read on a
+        connection that then failed its proof is nobody's (an outsider can send any seat's, or a made-up one)."""
+        return self._peer(seat).hello
+
     def set_progress(self, progress: Any) -> None:
         """What our heartbeats report (the lockstep point we are at): plain data, advisory only."""
         self._progress = progress
@@ -820,6 +825,9 @@ class _Formation:
             raise HandshakeError(f"dialed seat {expect} but the hello claims seat {claimed}")
         if expect is None and (claimed not in self.expected or claimed < self.seat):
             raise HandshakeError(f"seat {claimed} is not expected to connect to seat {self.seat}")
+        linked = self.peers.get(claimed)
+        if linked is not None and linked.hello != hello:
+            raise HandshakeError(f"seat {claimed} is already linked with another hello")
         try:
             self.check_hello(claimed, hello)
         except HandshakeError:
@@ -901,6 +909,9 @@ class _Formation:
         before we noticed), so the newest proven connection is the live one.
         """
         old = self.peers.get(seat)
+        if old is not None and old.hello != peer.hello:  # (both passed judge at once): the first proven one stays
+            self.strays.append(f"seat {seat} proved a second link with another hello; it was closed")
+            return False
         if old is not None:
             self.stale.append(old)
             self.strays.append(f"seat {seat} connected again; its older connection was closed")

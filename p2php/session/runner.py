@@ -196,8 +196,12 @@ def slowed(decide: Decider, delay: float) -> Decider:
     return slow
 
 
-def _hello_checker(cfg: PeerConfig, options: dict[str, Any], hellos: dict[int, dict[str, Any]],
+def _hello_checker(cfg: PeerConfig, options: dict[str, Any],
                    known: tuple[dict[str, Any], ...] | None) -> Callable[[int, dict[str, Any]], None]:
+    """Whether a hello may stand for its seat (a :class:`HandshakeError` if not). It only judges: the table is
+    built from the hellos the *proven* links presented (:meth:`Mesh.hello_of`), never from one a check saw on a
+    connection that then failed its proof — an outsider sent a made-up hello for a seat already linked, it was
+    kept though refused, and that seat signed under another session: every seat convicted an honest one."""
     game = get_game(cfg.game)
 
     def accept_hello(seat: int, their: dict[str, Any]) -> None:
@@ -207,7 +211,7 @@ def _hello_checker(cfg: PeerConfig, options: dict[str, Any], hellos: dict[int, d
                 raise HandshakeError(f"seat {seat} came back with a different hello", seat)
             return
         try:
-            hellos[seat] = check_hello(their, seat=seat, players=cfg.players, game=game.name, options=options)
+            check_hello(their, seat=seat, players=cfg.players, game=game.name, options=options)
             if cfg.rematch is not None:
                 cfg.rematch.check(seat, their)
         except HandshakeRefused as err:
@@ -240,8 +244,7 @@ async def run_peer(
         hello = make_hello(cfg.secrets, cfg.seat, cfg.players, game.name, options, cfg.name or f"seat{cfg.seat}",
                            extra)
         known = None
-    hellos: dict[int, dict[str, Any]] = {cfg.seat: hello}
-    accept_hello = _hello_checker(cfg, options, hellos, known)
+    accept_hello = _hello_checker(cfg, options, known)
     mesh = await open_mesh(
         cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout,
         sign=cfg.secrets.identity.sign, connect=cfg.connect, retry_refusals=cfg.rematch is not None,
@@ -250,9 +253,10 @@ async def run_peer(
     if restored is not None:
         ls = restored
     else:
-        table = Table(game.name, options, tuple(hellos[s] for s in range(cfg.players)))
+        table = Table(game.name, options, tuple(hello if s == cfg.seat else mesh.hello_of(s)
+                                                for s in range(cfg.players)))
         ls = Lockstep(game, table, cfg.seat, cfg.secrets, cfg.private_decks)
-    runner = _Runner(cfg, ls, mesh, addresses, hello, _hello_checker(cfg, options, {}, ls.table.hellos),
+    runner = _Runner(cfg, ls, mesh, addresses, hello, _hello_checker(cfg, options, ls.table.hellos),
                      decide, observe, start)
     await runner.run(listener, rejoining=restored is not None)
     if cfg.transcript_path is not None:
