@@ -323,6 +323,15 @@ async def test_unreachable_host_and_silent_host() -> None:
         nursery.cancel_scope.cancel()
 
 
+async def _ready_host(players: int) -> tuple[Table, HostLobby, int, list[str]]:
+    """A UNO table of ``players`` whose host is ready, its lobby on a loopback port, and the lines it announces."""
+    table = uno_table(players)
+    table.set_ready(0)
+    listener = await listen("127.0.0.1", 0)
+    lines: list[str] = []
+    return table, HostLobby(table, listener, announce=lines.append), listener_port(listener), lines
+
+
 async def test_an_outsider_holding_every_lobby_place_from_one_host_does_not_keep_a_joiner_out(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """An outsider on another address opens as many connections as the lobby serves before a join, says nothing
@@ -332,12 +341,7 @@ async def test_an_outsider_holding_every_lobby_place_from_one_host_does_not_keep
 
     await other_loopback_addresses_work()
     monkeypatch.setattr("p2php.lobby.MAX_CONNECTIONS", 8)  # (64 works the same; 8 keeps the test light)
-    table = uno_table(2)
-    table.set_ready(0)
-    listener = await listen("127.0.0.1", 0)
-    port = listener_port(listener)
-    lines: list[str] = []
-    lobby = HostLobby(table, listener, announce=lines.append)
+    table, lobby, port, lines = await _ready_host(2)
     result: dict[str, Any] = {}
     squatter = Squatter(port, ["127.0.0.2"], 8)
 
@@ -369,12 +373,7 @@ async def test_a_joiner_that_floods_the_lobby_with_frames_is_dropped_and_the_tab
     from p2php.lobby import JOINER_FRAMES
     from p2php.net.framing import encode_frame
 
-    table = uno_table(3)
-    table.set_ready(0)
-    listener = await listen("127.0.0.1", 0)
-    port = listener_port(listener)
-    lines: list[str] = []
-    lobby = HostLobby(table, listener, announce=lines.append)
+    table, lobby, port, lines = await _ready_host(3)
     result: dict[str, Any] = {}
 
     async def host() -> None:

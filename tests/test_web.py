@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
@@ -136,6 +138,22 @@ async def test_a_whole_game_through_the_page_socket(nursery: trio.Nursery) -> No
     await ws.aclose()
 
 
+@contextlib.contextmanager
+def _p2php_web() -> Iterator[str]:
+    """``p2php web`` in a process of its own, until the block ends: the address it prints (with its key)."""
+    import subprocess
+    import sys
+
+    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"],
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().split("open ", 1)[1].split(" ", 1)[0]
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
 def _chromium() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if path := shutil.which(name):
@@ -146,51 +164,40 @@ def _chromium() -> str | None:
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
 def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    import subprocess
-    import sys
     import time
 
-    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"],
-                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        url = line.split("open ", 1)[1].split(" ", 1)[0]
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=_chromium(), args=[
-                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync"])
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.goto(url)
-            page.wait_for_selector("#status.ok", timeout=30_000)
-            page.select_option("#game", "uno")
-            page.fill("#bots", "1")
-            page.fill("#options", "rounds=1 crypto=fast")
-            page.click("#play-bots")
-            page.wait_for_selector("#table:not([hidden])", timeout=60_000)
-            assert "safety code" in page.text_content("#safety")
-            deadline = time.monotonic() + 180
-            clicks = 0
-            while time.monotonic() < deadline and page.is_hidden("#over"):
-                cards = page.query_selector_all("#hand button.card")
-                buttons = cards or page.query_selector_all("#actions button.action")
-                if buttons:
-                    try:
-                        buttons[0].click(timeout=2_000)
-                        clicks += 1
-                    except sync_api.Error:  # the view was redrawn between finding the button and clicking it
-                        pass
-                page.wait_for_timeout(100)
-            assert page.is_visible("#over"), "the game did not end in time"
-            assert "audit: clean" in page.text_content("#over")
-            assert clicks > 0 and not errors, errors
-            page.screenshot(path=os.environ.get("P2PHP_WEB_SCREENSHOT", "/tmp/p2php-web.png"))
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(10)
+    with _p2php_web() as url, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=_chromium(), args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(url)
+        page.wait_for_selector("#status.ok", timeout=30_000)
+        page.select_option("#game", "uno")
+        page.fill("#bots", "1")
+        page.fill("#options", "rounds=1 crypto=fast")
+        page.click("#play-bots")
+        page.wait_for_selector("#table:not([hidden])", timeout=60_000)
+        assert "safety code" in page.text_content("#safety")
+        deadline = time.monotonic() + 180
+        clicks = 0
+        while time.monotonic() < deadline and page.is_hidden("#over"):
+            cards = page.query_selector_all("#hand button.card")
+            buttons = cards or page.query_selector_all("#actions button.action")
+            if buttons:
+                try:
+                    buttons[0].click(timeout=2_000)
+                    clicks += 1
+                except sync_api.Error:  # the view was redrawn between finding the button and clicking it
+                    pass
+            page.wait_for_timeout(100)
+        assert page.is_visible("#over"), "the game did not end in time"
+        assert "audit: clean" in page.text_content("#over")
+        assert clicks > 0 and not errors, errors
+        page.screenshot(path=os.environ.get("P2PHP_WEB_SCREENSHOT", "/tmp/p2php-web.png"))
+        browser.close()
 
 
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
@@ -198,44 +205,34 @@ def test_a_page_hosts_online_shows_the_invite_and_another_page_joins_by_it() -> 
     """online.js: the 'online' box turns Host into host_online; the code shows (textContent); Join online sits down."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
     pytest.importorskip("libp2p", reason="online tables need py-libp2p (the internet extra)")
-    import subprocess
-    import sys
 
-    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"],
-                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().split("open ", 1)[1].split(" ", 1)[0]
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=_chromium(), args=[
-                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync"])
-            host, guest = browser.new_page(), browser.new_page()
-            errors: list[str] = []
-            for page in (host, guest):
-                page.on("pageerror", lambda err: errors.append(str(err)))
-                page.goto(url)
-                page.wait_for_selector("#status.ok", timeout=30_000)
-            host.select_option("#game", "uno")
-            host.fill("#bots", "1")
-            host.fill("#options", "rounds=1 crypto=fast")
-            host.check("#online")
-            host.click("#host")
-            host.wait_for_selector("#invite:not([hidden])", timeout=30_000)
-            code = host.text_content("#invite-code") or ""
-            assert code.startswith("p2php-")
-            guest.fill("#name", "guest")
-            guest.fill("#invite-join", code)
-            guest.click("#join-online")
-            for page in (host, guest):
-                page.wait_for_selector("#table:not([hidden])", timeout=30_000)
-                assert "safety code" in page.text_content("#safety")
-            assert host.text_content("#safety") == guest.text_content("#safety")
-            assert not errors, errors
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(10)
+    with _p2php_web() as url, sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=_chromium(), args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        host, guest = browser.new_page(), browser.new_page()
+        errors: list[str] = []
+        for page in (host, guest):
+            page.on("pageerror", lambda err: errors.append(str(err)))
+            page.goto(url)
+            page.wait_for_selector("#status.ok", timeout=30_000)
+        host.select_option("#game", "uno")
+        host.fill("#bots", "1")
+        host.fill("#options", "rounds=1 crypto=fast")
+        host.check("#online")
+        host.click("#host")
+        host.wait_for_selector("#invite:not([hidden])", timeout=30_000)
+        code = host.text_content("#invite-code") or ""
+        assert code.startswith("p2php-")
+        guest.fill("#name", "guest")
+        guest.fill("#invite-join", code)
+        guest.click("#join-online")
+        for page in (host, guest):
+            page.wait_for_selector("#table:not([hidden])", timeout=30_000)
+            assert "safety code" in page.text_content("#safety")
+        assert host.text_content("#safety") == guest.text_content("#safety")
+        assert not errors, errors
+        browser.close()
 
 
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
@@ -244,14 +241,8 @@ def test_the_page_needs_its_key_and_never_takes_another_seats_name_for_yours() -
     "you" (or takes your name) is shown with its seat number, and its win is not "You win": the page knows you by
     your seat, not by a name any peer may choose."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
-    import subprocess
-    import sys
 
-    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0", "--no-browser"],
-                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        assert server.stdout is not None
-        url = server.stdout.readline().split("open ", 1)[1].split(" ", 1)[0]
+    with _p2php_web() as url:
         assert "/#key=" in url
         with sync_api.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=_chromium(), args=[
@@ -278,6 +269,3 @@ def test_the_page_needs_its_key_and_never_takes_another_seats_name_for_yours() -
             assert "scores: you 0 · You (seat 1) 120 · hana 3" in over, over
             assert not errors, errors
             browser.close()
-    finally:
-        server.terminate()
-        server.wait(10)
