@@ -61,8 +61,9 @@ class _Relay:
 
     async def _serve(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         with self.scope:
-            await p2p_libp2p.serve_relay(f"/ip4/127.0.0.1/tcp/{self.port}", p2p_libp2p.RelayLimitsSpec(), self.key,
-                                         task_status=task_status)
+            # Every seat of every game here is 127.0.0.1: the per-IP limits (8, protocol.md §3.6) would cap the soak.
+            limits = p2p_libp2p.RelayLimitsSpec(per_ip=64, circuits_per_ip=64)
+            await p2p_libp2p.serve_relay(f"/ip4/127.0.0.1/tcp/{self.port}", limits, self.key, task_status=task_status)
 
     async def start(self) -> None:
         self.scope = trio.CancelScope()
