@@ -400,6 +400,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the IP to print in the --relay address (repeatable; default: this machine's)")
     p.add_argument("--max-reservations", type=int, default=64, help="peers holding a reservation at once")
     p.add_argument("--max-circuits", type=int, default=64, help="circuits relayed at once")
+    p.add_argument("--max-per-ip", type=int, default=8,
+                   help="peers from one IP (an IPv6 /64) holding a reservation at once (protocol.md §3.6)")
+    p.add_argument("--max-circuits-per-ip", type=int, default=8,
+                   help="circuits to one peer from one IP (an IPv6 /64) at once")
     p.add_argument("--circuit-seconds", type=int, default=3600, help="longest life of one circuit")
     p.add_argument("--circuit-bytes", type=int, default=1 << 30, help="most bytes one circuit may carry")
     p.set_defaults(func=cmd_relay)

@@ -154,6 +154,9 @@ def test_a_bad_code_a_bad_relay_and_a_bad_limit_each_get_one_clear_line() -> Non
     limit = subprocess.run([*P2PHP, "relay", "--port", "0", "--max-circuits", "0"], capture_output=True,
                            text=True, timeout=60)
     assert limit.returncode == 2 and "circuits must be a positive" in limit.stderr, limit.stderr
+    per_ip = subprocess.run([*P2PHP, "relay", "--port", "0", "--max-per-ip", "0"], capture_output=True, text=True,
+                            timeout=60)
+    assert per_ip.returncode == 2 and "per_ip must be a positive" in per_ip.stderr, per_ip.stderr
 
 
 def test_a_killed_seat_comes_back_from_its_resume_log_through_the_relay(tmp_path: object) -> None:

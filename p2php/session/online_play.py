@@ -223,7 +223,8 @@ async def run_relay(args: argparse.Namespace) -> int:
     """``p2php relay``: a circuit relay v2 node with limits, until Ctrl-C; prints the addresses to give out."""
     try:
         limits = RelayLimitsSpec(reservations=args.max_reservations, circuits=args.max_circuits,
-                                 seconds=args.circuit_seconds, data=args.circuit_bytes)
+                                 seconds=args.circuit_seconds, data=args.circuit_bytes, per_ip=args.max_per_ip,
+                                 circuits_per_ip=args.max_circuits_per_ip)
     except ValueError as err:
         raise UsageError(str(err)) from None
     listen = f"/ip4/{args.bind}/tcp/{args.port}"
