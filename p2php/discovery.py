@@ -63,6 +63,7 @@ import trio
 
 from p2php import PROTOCOL_VERSION
 from p2php.errors import UsageError
+from p2php.net.admission import on_this_machine
 from p2php.net.framing import FrameError, decode_frame_body
 from p2php.net.ports import DISCOVERY_PORT
 from p2php.text import quote, safe
@@ -290,7 +291,7 @@ class Answers:
 
         for i, old in enumerate(group):
             if same_place(old):
-                if _is_loopback(old.address) and not _is_loopback(info.address):
+                if on_this_machine(old.address) and not on_this_machine(info.address):
                     group[i] = replace(info, contested=old.contested)  # list a local table under its LAN address
                 return
         contested = bool(info.table_id) and bool(group)  # an answer without an id claims no identity
@@ -312,13 +313,6 @@ class Answers:
         """The kept tables, sorted for listing."""
         kept = [t for group in self._by_id.values() for t in group]
         return Tables(sorted(kept, key=lambda t: (t.game, t.address, t.port)), self.ignored)
-
-
-def _is_loopback(address: str) -> bool:
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
 
 
 def _ask_the_host(how: str) -> str:

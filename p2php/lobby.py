@@ -27,7 +27,6 @@ frames over trio streams.
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import math
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -40,11 +39,11 @@ import trio
 from p2php import PROTOCOL_VERSION
 from p2php.engine.contract import Game, OptionError
 from p2php.errors import P2phpError, RefusalCode
-from p2php.net.admission import Admission, Ticket, host_key
+from p2php.net.admission import Admission, Ticket, host_of, on_this_machine
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.invite import InviteError, parse_locator
 from p2php.net.ratelimit import TokenBucket
-from p2php.net.transport import Listener, Stream, remote_address
+from p2php.net.transport import Listener, Stream
 from p2php.text import NAME, quote, safe, seats_named
 
 LOBBY_FRAME = 64 * 1024
@@ -591,14 +590,6 @@ async def _read(stream: Stream, decoder: FrameDecoder, who: str = "the other sid
     return frame
 
 
-def _on_this_machine(host: str) -> bool:
-    """Whether a connection from ``host`` (a :func:`~p2php.net.admission.host_key`) comes from the host's machine."""
-    try:
-        return ipaddress.ip_network(host, strict=False).network_address.is_loopback
-    except ValueError:  # a relayed online joiner's peer id
-        return False
-
-
 def _peer_ip(stream: Stream) -> str | None:
     """The joiner's IP as the host sees it; None for loopback (the joiner is on the host's machine)."""
     if not isinstance(stream, trio.SocketStream):
@@ -607,7 +598,7 @@ def _peer_ip(stream: Stream) -> str | None:
         ip = str(stream.socket.getpeername()[0])
     except OSError:
         return None
-    return None if ip.startswith("127.") or ip in ("::1", "::ffff:127.0.0.1") else ip
+    return None if on_this_machine(ip) else ip
 
 
 _NET_ERRORS = (FrameError, LobbyError, OSError, trio.BrokenResourceError, trio.ClosedResourceError,
@@ -734,7 +725,7 @@ class HostLobby:
                 self._send_all(self.table.table_frame())
 
     async def _handle(self, stream: Stream) -> None:
-        place = self._newcomers.enter(host_key(remote_address(stream)[0]))
+        place = self._newcomers.enter(host_of(stream))
         if place is None:
             await trio.aclose_forcefully(stream)
             return
@@ -747,7 +738,7 @@ class HostLobby:
         conn = self._next_conn
         self._next_conn += 1
         ip = _peer_ip(stream)
-        source = "" if _on_this_machine(place.host) else place.host  # (the seat limit is for other machines)
+        source = "" if on_this_machine(place.host) else place.host  # (the seat limit is for other machines)
         where = ip or ("a remote peer" if self.table.online else "this machine")
         decoder = FrameDecoder(LOBBY_FRAME)
         async with stream:

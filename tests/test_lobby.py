@@ -476,7 +476,6 @@ async def test_the_host_removes_a_joiner_who_is_told_so_and_the_seat_goes_to_ano
                                                ("192.168.1.31", False), ("2001:db8::5", False),
                                                ("12D3KooWExamplePeer", False)])
 def test_only_joiners_on_the_hosts_own_machine_are_outside_the_seat_limit(address: str, here: bool) -> None:
-    from p2php.lobby import _on_this_machine
-    from p2php.net.admission import host_key
+    from p2php.net.admission import host_key, on_this_machine
 
-    assert _on_this_machine(host_key(address)) is here
+    assert on_this_machine(host_key(address)) is here and on_this_machine(address) is here

@@ -26,7 +26,9 @@ from typing import Literal
 
 import trio
 
-__all__ = ["Admission", "Ticket", "host_key"]
+from p2php.net.transport import Stream, remote_address
+
+__all__ = ["Admission", "Ticket", "host_key", "host_of", "on_this_machine"]
 
 
 def host_key(host: str) -> str:
@@ -47,6 +49,20 @@ def host_key(host: str) -> str:
             return str(ip)  # this machine (::1), not the /64 around it
         return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return str(ip)
+
+
+def host_of(stream: Stream) -> str:
+    """The :func:`host_key` of the other end of ``stream`` (what every per-host limit counts against)."""
+    return host_key(remote_address(stream)[0])
+
+
+def on_this_machine(host: str) -> bool:
+    """Whether ``host`` (an address, or a :func:`host_key`) is this machine's own loopback: 127.0.0.0/8, ``::1``,
+    or a loopback IPv4 address mapped into IPv6. Anything else (another address, a peer id) is not."""
+    try:
+        return ipaddress.ip_network(host_key(host), strict=False).network_address.is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(eq=False)

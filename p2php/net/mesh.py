@@ -50,7 +50,7 @@ from p2php import tags
 from p2php.canonical import NotCanonical, digest, encode
 from p2php.errors import P2phpError
 from p2php.net import deflate
-from p2php.net.admission import Admission, Ticket, host_key
+from p2php.net.admission import Admission, Ticket, host_key, host_of
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
 from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
 from p2php.net.ratelimit import TokenBucket
@@ -504,9 +504,10 @@ class Mesh:
         peer = self._spectators.get(spectator)
         return peer is not None and peer.reason is None
 
-    def _add_spectator(self, hello: dict[str, Any], peer: _Peer) -> bool:
-        """Serve a spectator whose handshake ended; False: no place for it after all (close it)."""
-        place = self._spectator_places.enter(host_key(remote_address(peer.stream)[0]),
+    def _add_spectator(self, peer: _Peer) -> bool:
+        """Serve a spectator whose handshake ended (its own hello: spectators greet concurrently); False: no place
+        for it after all (close it)."""
+        place = self._spectator_places.enter(host_of(peer.stream),
                                              partial(peer.end, "its place went to a spectator from another host"))
         if place is None:  # the room filled while its handshake ran
             return False
@@ -515,7 +516,7 @@ class Mesh:
         self._spectators[number] = peer
         assert self._nursery is not None
         self._nursery.start_soon(self._serve_spectator, number, peer, place)
-        self._events_in.send_nowait(SpectatorJoined(number, hello))
+        self._events_in.send_nowait(SpectatorJoined(number, peer.hello))
         return True
 
     async def _serve_spectator(self, number: int, peer: _Peer, place: Ticket) -> None:
@@ -851,7 +852,7 @@ class _Formation:
             named = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
             refusal: str | None = None
             try:
-                seat = self.judge(expect, theirs, host_key(remote_address(stream)[0]))
+                seat = self.judge(expect, theirs, host_of(stream))
             except HandshakeError as exc:
                 refusal = str(exc)
             unproven = await self._prove(peer, expect is not None, theirs, seat if refusal is None else None)
@@ -1022,7 +1023,7 @@ class _Rejoin(_Formation):
 
     def connected(self, seat: int, peer: _Peer) -> bool:  # proven: a returning seat replaces its old link
         if seat == SPECTATOR:
-            return self.mesh._add_spectator(peer.hello, peer)  # its own hello (spectators greet concurrently)
+            return self.mesh._add_spectator(peer)
         else:
             self.mesh._replace(seat, peer)
         return True
