@@ -69,12 +69,12 @@ JOINER_FRAMES = (16, 0.5)
 """A seated joiner's frames: a burst of 16, then one every 0.5 s. Each one costs the host a line on screen and a
 table frame to every joiner; a person saying ready, or not, never comes near it. Beyond it the joiner is dropped."""
 OUTBOX_FRAMES = 64
+"""Frames waiting for one joiner to read them; a joiner that lets more wait does not read the table: dropped."""
 SEATS_PER_HOST = 4
 """Seats one remote host (an IP address, an IPv6 /64, or a relayed online joiner's peer id) may take at a table;
 joiners on the host's own machine are not counted. One outsider that took every free seat under several names,
 and never said ready, kept a table from ever starting (the host can also remove a joiner: :meth:`HostLobby.remove`).
 Four, not fewer: a household joining an online table from home is one IP."""
-"""Frames waiting for one joiner to read them; a joiner that lets more wait does not read the table: dropped."""
 
 HOST, BOT, HUMAN = "host", "bot", "human"
 SEAT_KINDS = (HOST, BOT, HUMAN)
@@ -642,13 +642,7 @@ class HostLobby:
         its connection ended, its seat is free, and its address may not sit down again. Its name, or
         :class:`LobbyError` for a seat with no joiner."""
         name = self.table.seats[seat].name if 0 <= seat < self.table.players else ""
-        conn = self.table.remove(seat)
-        outbox = self._outboxes.get(conn)
-        if outbox is not None:
-            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-                outbox.send_nowait({"lobby": "refused", "v": PROTOCOL_VERSION, "code": RefusalCode.REFUSED,
-                                    "reason": "the host removed you from this table"})
-                outbox.close()  # its writer sends that, then ends the connection
+        self._refuse_seated(self.table.remove(seat), RefusalCode.REFUSED, "the host removed you from this table")
         self.changed()
         return name
 
@@ -677,6 +671,14 @@ class HostLobby:
                 outbox.send_nowait(frame)
                 if last:
                     outbox.close()
+
+    def _refuse_seated(self, conn: int, code: RefusalCode, reason: str) -> None:
+        """Tell a seated joiner it is refused (its writer's last frame), then end its connection."""
+        outbox = self._outboxes.get(conn)
+        if outbox is not None:
+            with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+                outbox.send_nowait({"lobby": "refused", "v": PROTOCOL_VERSION, "code": code, "reason": reason})
+                outbox.close()  # the writer sends it, then ends this connection
 
     def _drop(self, conn: int, why: str) -> None:
         """End a seated joiner's connection; its seat is freed with ``why`` as it ends."""
@@ -815,12 +817,7 @@ class HostLobby:
                     seat = self.table.by_conn(conn)
                     self.announce(f"refused {seat.name if seat else 'a joiner'}'s deck: {refusal.reason}")
                     self.table.leave(conn, "brought a deck that does not fit")
-                    outbox = self._outboxes.get(conn)
-                    if outbox is not None:
-                        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-                            outbox.send_nowait({"lobby": "refused", "v": PROTOCOL_VERSION, "code": refusal.code,
-                                                "reason": refusal.reason})
-                            outbox.close()  # the writer sends it, then ends this connection
+                    self._refuse_seated(conn, refusal.code, refusal.reason)
                     self.changed()
                     return
                 self.changed()

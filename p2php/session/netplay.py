@@ -530,8 +530,6 @@ async def find_table(args: argparse.Namespace, wanted: Mapping[str, str]) -> tup
     Exit 2 too when that one table cannot be told from an impersonator, or the listing was cut
     (:func:`p2php.discovery.auto_pick_refusal`): the person must ask the host for its address.
     """
-    if args.discover_timeout <= 0:
-        raise UsageError("--discover-timeout must be positive")
     targets = _discovery_targets(args.to, args.discovery_port)
     where = ", ".join(f"{h}:{p}" for h, p in targets) if args.to else f"the LAN (UDP port {args.discovery_port})"
     _say(f"Looking for open tables on {where}…")

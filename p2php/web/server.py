@@ -199,6 +199,3 @@ async def serve(host: str, port: int, *, key: str, task_status: Any = trio.TASK_
     bound = listeners[0].socket.getsockname()[1]
     task_status.started(bound)
     await trio.serve_listeners(partial(serve_connection, port=bound, key=key), listeners)
-
-
-
