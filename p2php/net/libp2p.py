@@ -42,7 +42,7 @@ from p2php.canonical import digest
 from p2php.errors import P2phpError
 from p2php.net.admission import host_key
 from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError
-from p2php.net.libp2p_host import new_dcutr, new_host
+from p2php.net.libp2p_host import new_dcutr, new_host, remote_ip
 from p2php.net.transport import Listener
 
 if TYPE_CHECKING:
@@ -209,12 +209,8 @@ class Libp2pStream(trio.abc.HalfCloseableStream):
         """Whom per-host limits count this stream against (``transport.remote_address``): the IP of the other end
         of a direct (or hole-punched) connection — a stranger can make peer ids without end, not IPs — and the
         peer id of a relayed one, whose connection shows only the relay's IP (every relayed peer would share it)."""
-        if self.carried in ("direct", "hole-punched"):
-            with contextlib.suppress(Exception):  # a connection without the call, or half gone: the peer id
-                address = self._stream.muxed_conn.get_remote_address()
-                if address and address[0]:
-                    return str(address[0])
-        return self.remote
+        ip = remote_ip(self._stream.muxed_conn) if self.carried in ("direct", "hole-punched") else None
+        return self.remote if ip is None else ip
 
     @property
     def carried(self) -> str:
@@ -771,11 +767,8 @@ class _NoCircuitTable(dict[Any, Any]):
 def _source_of(stream: Any) -> str:
     """Whom a relay counts a request on ``stream`` against: :func:`~p2php.net.admission.host_key` of the IP its
     connection comes from (an IPv6 /64 as one), or the peer id where the connection shows no IP."""
-    with contextlib.suppress(Exception):  # a connection without the call, or half gone
-        address = stream.muxed_conn.get_remote_address()
-        if address:
-            return host_key(str(address[0]))
-    return str(stream.muxed_conn.peer_id)
+    ip = remote_ip(stream.muxed_conn)
+    return str(stream.muxed_conn.peer_id) if ip is None else host_key(ip)
 
 
 @functools.cache

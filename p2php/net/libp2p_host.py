@@ -38,7 +38,7 @@ from typing import Any
 import trio
 
 __all__ = ["ADMIT_WAIT", "PUNCH_ADDRS", "PUNCH_ANSWERS", "PUNCH_DIALS", "PUNCH_WINDOW", "dcutr_dialable", "ip_kind",
-           "new_dcutr", "new_host", "ping_answer"]
+           "new_dcutr", "new_host", "ping_answer", "remote_ip"]
 
 _HEADER = struct.Struct(">BBHII")  # yamux: version, type, flags, stream id, length (the spec's 12-byte header)
 _TYPE_PING = 2
@@ -96,6 +96,16 @@ def _yamux_class() -> type:
                 self._answer_waiting = False
 
     return Yamux
+
+
+def remote_ip(muxed_conn: Any) -> str | None:
+    """The IP a libp2p connection's other end connects from (a relayed one's: the relay's), or None where the
+    connection cannot say (a muxer without the call, a connection half gone)."""
+    with contextlib.suppress(Exception):
+        address = muxed_conn.get_remote_address()
+        if address and address[0]:
+            return str(address[0])
+    return None
 
 
 def ip_kind(ip: str) -> str | None:
@@ -234,10 +244,10 @@ def _dcutr_class() -> type:
             conns = (getattr(self.host.get_network(), "connections", {}) or {}).get(peer_id) or []
             kinds = set()
             for conn in conns if isinstance(conns, list) else [conns]:
-                with contextlib.suppress(Exception):  # a connection half gone: nothing seen
-                    kind = ip_kind(str(conn.muxed_conn.get_remote_address()[0]))
-                    if kind is not None:
-                        kinds.add(kind)
+                ip = remote_ip(getattr(conn, "muxed_conn", None))  # (a connection half gone: nothing seen)
+                kind = None if ip is None else ip_kind(ip)
+                if kind is not None:
+                    kinds.add(kind)
             return kinds
 
     return DCUtR
