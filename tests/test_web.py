@@ -161,15 +161,20 @@ def _chromium() -> str | None:
     return None
 
 
+def _launch(pw: Any) -> Any:
+    """A headless Chromium for the page tests (the machine's own: .ci/run installs Debian's)."""
+    return pw.chromium.launch(executable_path=_chromium(), args=[
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"])
+
+
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
 def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
     import time
 
     with _p2php_web() as url, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=_chromium(), args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = _launch(pw)
         page = browser.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda err: errors.append(str(err)))
@@ -207,9 +212,7 @@ def test_a_page_hosts_online_shows_the_invite_and_another_page_joins_by_it() -> 
     pytest.importorskip("libp2p", reason="online tables need py-libp2p (the internet extra)")
 
     with _p2php_web() as url, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=_chromium(), args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = _launch(pw)
         host, guest = browser.new_page(), browser.new_page()
         errors: list[str] = []
         for page in (host, guest):
@@ -245,9 +248,7 @@ def test_the_page_needs_its_key_and_never_takes_another_seats_name_for_yours() -
     with _p2php_web() as url:
         assert "/#key=" in url
         with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=_chromium(), args=[
-                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync"])
+            browser = _launch(pw)
             errors: list[str] = []
             bare = browser.new_page()
             bare.on("pageerror", lambda err: errors.append(str(err)))

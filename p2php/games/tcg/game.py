@@ -189,7 +189,7 @@ class TcgGame(Game):
         if named is not None and sorted(cards) != instance_ids(owner, named):
             return f"seat {owner}'s deck is not the list the table names for it"
         later = [] if named is not None else sorted(
-            {card_of(c).label for c in cards if first_version(card_of(c).number) != card_of(c).number})
+            {card.label for card in map(card_of, cards) if first_version(card.number) != card.number})
         if later:  # (what an honest peer's own deck never holds: it lists each name by its first version)
             return f"seat {owner}'s own deck lists a card by a later version, not its first: {', '.join(later[:3])}"
         number, size = self._public(opts, owner)
