@@ -44,7 +44,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -79,6 +79,9 @@ from p2php.session.runner import (
 from p2php.session.spectator import WATCH_PATIENCE, WatchError, keep_watching, watch
 from p2php.session.transcript import TranscriptError
 from p2php.text import NAME, safe
+
+if TYPE_CHECKING:
+    from p2php.lobby import HostLobby
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -336,6 +339,7 @@ class Peer:
         self._chat_tx, self._chat_rx = trio.open_memory_channel[str](16)  # say(): lines for the runner
         self._again: _Play | None = None  # how to play this table again (rematch_table), once it ended
         self._rematch_wait = REMATCH_WAIT  # a rematch's formation deadline: the time people have to agree
+        self._lobby: HostLobby | None = None  # the lobby this peer hosts, while it seats people (remove())
 
     # -------------------------------------------------------------- what the embedder uses
 
@@ -463,6 +467,20 @@ class Peer:
             self._chat_tx.send_nowait(line)
         except trio.WouldBlock:
             raise ApiError("slow down: the last lines are still being sent") from None
+
+    def remove(self, seat: int) -> str:
+        """The host removes the person sitting at ``seat`` before the start (one who never gets ready, or is not
+        who was expected), as ``k N`` does at the terminal: they are told (``refused``), the seat is free again,
+        and their address may not sit down at this table again.  Returns their name.  Raises :class:`ApiError`
+        when this peer hosts no open lobby, or the seat holds nobody who joined."""
+        from p2php.lobby import LobbyError
+
+        if self._lobby is None:
+            raise ApiError("no lobby is open here: only a host removes people, before the game starts")
+        try:
+            return self._lobby.remove(seat)
+        except LobbyError as err:
+            raise ApiError(str(err)) from None
 
     @property
     def can_rematch(self) -> bool:
@@ -719,7 +737,7 @@ def host_table(
                     lobby = await listen(bind, port)
                     try:
                         peer._emit(TableOpen(listener_port(lobby)))
-                        raw, names = await _rendezvous_host(lobby, game_name, opts, players, name,
+                        raw, names = await _rendezvous_host(peer, lobby, game_name, opts, players, name,
                                                             [listener_port(x) for x in listeners],
                                                             lambda text: peer._emit(LobbyNews(text)))
                     finally:
@@ -965,6 +983,7 @@ class _Seating:
 
 
 async def _rendezvous_host(
+    peer: Peer,
     lobby: trio.SocketListener,
     game: str,
     options: Mapping[str, Any],
@@ -985,10 +1004,20 @@ async def _rendezvous_host(
         table.seat_local(host_name, HOST, local_ports[0], ready=True)
         for port in local_ports[1:]:
             table.seat_local(table.bot_name(), BOT, port, ready=True)
-        addresses = await HostLobby(table, lobby, announce=announce).run()
+        addresses = await _seat_people(peer, HostLobby(table, lobby, announce=announce))
     except LobbyError as err:
         raise PeerFailed(str(err)) from None
-    return list(addresses), table.names()
+    return addresses, table.names()
+
+
+async def _seat_people(peer: Peer, lobby: HostLobby) -> list[tuple[str | None, int]]:
+    """Run ``lobby`` until every seat is taken and ready, with ``peer`` as its host (so :meth:`Peer.remove`
+    reaches it); every seat's address."""
+    peer._lobby = lobby
+    try:
+        return list(await lobby.run())
+    finally:
+        peer._lobby = None
 
 
 async def _rendezvous_join(

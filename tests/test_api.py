@@ -342,3 +342,49 @@ async def test_leaving_while_another_seat_decides_still_tells_the_table_at_once(
         result = await peer.wait()
     assert isinstance(rest[-1], api.Finished) and rest[-1].culprit == 0
     assert result.lockstep.verdict is not None and result.lockstep.verdict.code == "left"
+
+
+async def test_the_host_removes_a_joiner_by_seat_and_the_table_fills_again() -> None:
+    """A GUI or a headless host had no ``k N``: one joiner who never got ready (or was not who was expected)
+    held its seat for good. ``Peer.remove`` sends them away (told ``refused``); the seat goes to another."""
+    from p2php.lobby import JoinSession, Refusal
+    from p2php.lobby import join_table as lobby_join
+
+    port: list[int] = []
+    news = trio.Event()
+    outcome: dict[str, Any] = {}
+
+    async def host() -> None:
+        async with api.host_table("toy", players=2, name="hermione", port=0, bind="127.0.0.1") as peer:
+            async for event in peer.events():
+                if isinstance(event, api.TableOpen):
+                    port.append(event.port)
+                    news.set()
+                elif isinstance(event, api.LobbyNews) and "squat joined" in event.message:
+                    for seat in (0, 5):  # the host's own seat, no such seat
+                        with pytest.raises(api.ApiError, match=f"seat {seat} has no joiner to remove"):
+                            peer.remove(seat)
+                    outcome["removed"] = peer.remove(1)
+                elif isinstance(event, api.YourTurn):
+                    await peer.submit(0)
+                elif isinstance(event, api.Started):
+                    with pytest.raises(api.ApiError, match="no lobby is open here"):
+                        peer.remove(1)
+            outcome["host"] = event
+
+    async def squatter() -> None:
+        await news.wait()
+        with pytest.raises(Refusal, match="the host removed you from this table") as info:
+            await lobby_join("127.0.0.1", port[0], JoinSession("squat", 6001), ready=False,
+                             ask_ready=trio.sleep_forever)
+        assert info.value.code == "refused"
+        async with api.join_table(("127.0.0.1", port[0]), name="ron", bind="127.0.0.1") as peer:
+            outcome["guest"] = (await play_out(peer))[-1]
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(host)
+            nursery.start_soon(squatter)
+    assert outcome["removed"] == "squat"
+    for who in ("host", "guest"):
+        assert isinstance(outcome[who], api.Finished) and outcome[who].clean, outcome[who]

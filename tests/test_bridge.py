@@ -394,3 +394,44 @@ async def test_a_client_that_sends_and_never_reads_makes_the_bridge_stop_reading
         await trio.sleep(0.3)
         assert sent > read and rx.statistics().current_buffer_used >= 50  # read on, and paused again
         nursery.cancel_scope.cancel()
+
+
+async def test_a_bridge_host_removes_a_joiner_before_the_start() -> None:
+    """``{"op": "remove", "seat": N}``: the page or program hosting a table sends away one who never gets ready."""
+    from p2php.lobby import JoinSession, Refusal
+    from p2php.lobby import join_table as lobby_join
+
+    out: list[dict[str, Any]] = []
+
+    async def until(kind: str, text: str = "") -> dict[str, Any]:
+        with trio.fail_after(20):
+            while not (found := [e for e in out if e.get("event") == kind and text in json.dumps(e)]):
+                await trio.sleep(0.02)
+            return found[-1]
+
+    tx, rx = trio.open_memory_channel[str](10)
+
+    async def lines() -> Any:
+        async for line in rx:
+            yield line
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(BridgeSession(out.append).run, lines())
+        await tx.send(json.dumps({"op": "remove", "seat": 1, "id": "early"}))
+        assert "no table is open" in (await until("error", "early"))["message"]
+        await tx.send(json.dumps({"op": "host", "game": "toy", "players": 2, "port": 0, "bind": "127.0.0.1"}))
+        port = (await until("table_open"))["port"]
+
+        async def squat() -> None:
+            with pytest.raises(Refusal, match="the host removed you"):
+                await lobby_join("127.0.0.1", port, JoinSession("squat", 6001), ready=False,
+                                 ask_ready=trio.sleep_forever)
+
+        nursery.start_soon(squat)
+        await until("lobby", "squat joined")
+        await tx.send(json.dumps({"op": "remove", "seat": 0, "id": "own"}))
+        assert "seat 0 has no joiner to remove" in (await until("error", "own"))["message"]
+        await tx.send(json.dumps({"op": "remove", "seat": 1, "id": "r"}))
+        assert (await until("ok", '"remove"'))["name"] == "squat"
+        await until("lobby", "squat was removed by the host")
+        await tx.send('{"op": "quit"}')

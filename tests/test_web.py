@@ -270,3 +270,44 @@ def test_the_page_needs_its_key_and_never_takes_another_seats_name_for_yours() -
             assert "scores: you 0 · You (seat 1) 120 · hana 3" in over, over
             assert not errors, errors
             browser.close()
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+def test_a_page_hosting_a_table_sends_away_a_joiner_who_never_gets_ready() -> None:
+    """The page's host had no ``k N``: one who sat down and never said ready held the seat for good. The page's
+    Remove (the bridge's ``remove``) tells them so, frees the seat, and the page says who was sent away."""
+    import re
+    import socket
+
+    from p2php.lobby import JoinSession
+    from p2php.net.framing import FrameDecoder, encode_frame
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    with _p2php_web() as url, sync_api.sync_playwright() as pw:
+        browser = _launch(pw)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        page.goto(url)
+        page.wait_for_selector("#status.ok", timeout=30_000)
+        page.select_option("#game", "uno")
+        page.fill("#bots", "1")
+        page.click("#host")
+        page.wait_for_selector("#seating:not([hidden])", timeout=30_000)
+        page.wait_for_selector("#log li:has-text('table open on port')", timeout=30_000)
+        port = int(re.findall(r"table open on port (\d+)", page.text_content("#log") or "")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as squat:
+            squat.sendall(encode_frame(JoinSession("squat", 6001).join_frame()))
+            page.wait_for_selector("#log li:has-text('squat joined')", timeout=30_000)
+            page.fill("#remove-seat", "1")
+            page.click("#remove")
+            page.wait_for_selector("#log li:has-text('squat was sent away')", timeout=30_000)
+            decoder, told = FrameDecoder(), []
+            while not any(f.get("lobby") == "refused" for f in told):
+                data = squat.recv(65536)
+                assert data, told
+                told += decoder.feed(data)
+        refused = next(f for f in told if f.get("lobby") == "refused")
+        assert refused["code"] == "refused" and "removed" in refused["reason"]
+        assert not page.is_hidden("#lobby") and not errors, errors
+        browser.close()

@@ -57,7 +57,7 @@ Emit = Callable[[dict[str, Any]], None]
 """Queues one outgoing JSON object (never blocks: the transport's writer drains the queue)."""
 
 OPS = ("demo", "host", "join", "start", "act", "legal", "view", "save", "verify", "games", "leave", "quit", "chat",
-       "rematch", "host_online", "join_online", "settings")
+       "rematch", "host_online", "join_online", "settings", "remove")
 LANGS = ("en", "zh")
 """``settings``' languages: names a game prints as "中文 English" are given in one of them."""
 UNTRANSLATED = ("chat", "chat_dropped", "lobby")
@@ -511,6 +511,12 @@ class BridgeSession:
         if self.peer is None or not self.peer.can_rematch:
             raise BadCommand("no rematch here: play a game to its end first (a resumed game has none)")
         self._start_table(api.rematch_table(self.peer, transcript_path=self._transcript(cmd)), "rematch", ident)
+
+    async def _op_remove(self, cmd: Mapping[str, Any], ident: Any) -> None:
+        if self.peer is None or not self.playing:
+            raise BadCommand("no table is open: only a host removes people, before the game starts")
+        name = self.peer.remove(_field(cmd, "seat", int))
+        self.emit({"event": "ok", "op": "remove", "name": name}, ident)
 
     async def _op_settings(self, cmd: Mapping[str, Any], ident: Any) -> None:
         if "lang" in cmd:

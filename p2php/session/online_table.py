@@ -61,7 +61,8 @@ def host_online_table(
             table.drain_log()
             on_invite(table_invite(host.locator(), table).code())
             try:
-                raw = await HostLobby(table, host.lobby_listener, announce=lambda t: peer._emit(api.LobbyNews(t))).run()
+                raw = await api._seat_people(peer, HostLobby(table, host.lobby_listener,
+                                                              announce=lambda t: peer._emit(api.LobbyNews(t))))
             except LobbyError as err:
                 raise api.PeerFailed(str(err)) from None
             addresses = {s: (ip or "127.0.0.1", p) for s, (ip, p) in enumerate(raw)}

@@ -348,6 +348,7 @@ function onEvent(event) {
     case "ready": setStatus(`connected · bridge ${event.bridge} · p2php ${event.version}`, "ok"); send({ op: "games" }); break;
     case "games": showGames(event.games || []); break;
     case "started":
+      $("seating").hidden = true;
       state.seat = event.seat; state.names = tableNames(event.names || [], event.seat); state.game = event.game;
       loadWords(event.game);
       if (window.P2Help) window.P2Help.load(event.game);
@@ -392,9 +393,13 @@ function onEvent(event) {
       log(event.clean ? "game over — audit clean" : `game over — ${event.reason}`, event.clean ? "info" : "error");
       break;
     }
-    case "failed": stopCountdown(); log(`the table stopped: ${event.message}`, "error"); $("lobby").hidden = false; break;
+    case "failed": $("seating").hidden = true; stopCountdown(); log(`the table stopped: ${event.message}`, "error"); $("lobby").hidden = false; break;
     case "error": log(`error: ${event.message}`, "error"); break;
-    case "ok": if (event.op === "leave") { $("table").hidden = true; $("lobby").hidden = false; } break;
+    case "ok":
+      if (event.op === "leave") { $("table").hidden = true; $("lobby").hidden = false; }
+      if (event.op === "host" || event.op === "host_online") $("seating").hidden = false;  // until the start
+      if (event.op === "remove") log(`${event.name} was sent away`, "info");
+      break;
     default: break;
   }
   if (typeof tableLifeEvent === "function") tableLifeEvent(event);  // table-life.js: chat, rematch
@@ -424,6 +429,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("game").addEventListener("change", describeGame);
   $("play-bots").addEventListener("click", () => startTable("demo"));
   $("host").addEventListener("click", () => startTable("host"));
+  $("remove").addEventListener("click", () => send({ op: "remove", seat: Number($("remove-seat").value) }));
   $("join").addEventListener("click", () => startTable("join"));
   $("leave").addEventListener("click", () => send({ op: "leave" }));
   $("lang").addEventListener("change", () => {
