@@ -80,6 +80,14 @@ from p2php.session.replay import replay_events
 __all__ = ["DeckRecord", "Event", "Fault", "FaultCode", "FaultError", "Lockstep", "Suspicion"]
 
 
+def _size(frame: dict[str, Any]) -> int:
+    """A decoded frame's size on the wire, as the flood bound counts it."""
+    try:
+        return len(msgpack.packb(frame, use_bin_type=True))
+    except Exception:  # cannot happen for a decoded frame; count it as large
+        return MAX_BACKLOG_BYTES
+
+
 class _Held(Exception):
     """A message we already hold, byte for byte: a duplicate, never a fault."""
 
@@ -187,6 +195,7 @@ class Lockstep(DeckSteps, Ending):
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
         self.flooded: set[Seat] = set()
         self._parked_bytes: dict[Seat, int] = {}
+        self._parked_at: dict[Seat, dict[int, Message]] = {}  # each parked message by its number (one copy each)
         self.released_at = {}  # (slot, seat) -> tick its key became public (the audit re-derives show duties)
         self.later_faults = []  # our own findings after we stopped (see Ending._raise_fault)
         self.finished = False
@@ -299,7 +308,7 @@ class Lockstep(DeckSteps, Ending):
         except Gap:
             # A message we missed (a link dropped) comes first; keep this one until the
             # gap is filled by a relay.  If it never is, the deadline names the sender.
-            self._park(sender, frame)
+            self._park(msg, frame)
             return
         except _Held:
             return
@@ -322,14 +331,32 @@ class Lockstep(DeckSteps, Ending):
             raise
         self.take_points(msg, att, direct)
 
-    def _park(self, author: Seat, frame: dict[str, Any]) -> None:
-        parked = self.parked.setdefault(author, [])
-        parked.append(frame)
-        try:
-            size = len(msgpack.packb(frame, use_bin_type=True))
-        except Exception:  # cannot happen for a decoded frame; count it as large
-            size = MAX_BACKLOG_BYTES
-        self._parked_bytes[author] = self._parked_bytes.get(author, 0) + size
+    def _park(self, msg: Message, frame: dict[str, Any]) -> None:
+        """Keep ``frame`` (``msg``, signed by its author and numbered past a gap) until the gap is filled.
+
+        A copy of a message already waiting is not kept again: anyone may relay a signed message, as often as
+        it likes, and each copy counted against its author once got an honest seat named ``flood`` by a
+        relaying cheater. (The copy that brings a pass's points replaces one without them, §6.4.) A different
+        signed message with a waiting number is equivocation, proven by the two."""
+        author = msg.sender
+        waiting = self._parked_at.setdefault(author, {})
+        held = waiting.get(msg.seq)
+        if held is not None:
+            if held.msg_hash != msg.msg_hash:
+                try:
+                    self._record_equivocation(held, msg)
+                except FaultError as err:
+                    self._raise_fault(err.fault)
+            elif attachment(frame) is not None:
+                parked = self.parked[author]
+                for i, old in enumerate(parked):
+                    if old.get("seq") == msg.seq and attachment(old) is None:
+                        parked[i] = frame
+                        self._parked_bytes[author] += _size(frame) - _size(old)
+            return
+        waiting[msg.seq] = msg
+        self.parked.setdefault(author, []).append(frame)
+        self._parked_bytes[author] = self._parked_bytes.get(author, 0) + _size(frame)
         self._check_flood(author)
 
     def _check_flood(self, sender: Seat) -> None:
@@ -346,6 +373,7 @@ class Lockstep(DeckSteps, Ending):
         if count > MAX_BACKLOG or held > MAX_BACKLOG_BYTES:
             self.flooded.add(sender)
             self.parked.pop(sender, None)
+            self._parked_at.pop(sender, None)
             self.compact.pending.pop(sender, None)
             self._raise_fault(Fault(sender, "flooded us with messages", (self.tick, self.phase), FaultCode.FLOOD))
 
@@ -364,6 +392,7 @@ class Lockstep(DeckSteps, Ending):
             # The gap may be filled now: retry what waited, in order.
             waiting, self.parked[msg.sender] = parked, []
             self._parked_bytes[msg.sender] = 0
+            self._parked_at[msg.sender] = {}
             for frame in sorted(waiting, key=lambda f: f.get("seq", 0) if isinstance(f.get("seq"), int) else 0):
                 self.receive_relayed(frame)
         if self.compact.pending:
@@ -417,7 +446,7 @@ class Lockstep(DeckSteps, Ending):
                 return True
             self._check_with_points(msg, att, direct=False)
         except Gap:
-            self._park(msg.sender, frame)
+            self._park(msg, frame)
             return True
         except _Held:
             return True
@@ -505,7 +534,7 @@ class Lockstep(DeckSteps, Ending):
         try:
             self._check_envelope(msg, verified=True)
         except Gap:
-            self._park(sender, msg.to_wire())
+            self._park(msg, msg.to_wire())
             return True
         except _Held:
             return True
@@ -570,6 +599,11 @@ class Lockstep(DeckSteps, Ending):
         s = msg.sender
         if not verified and not self.publics[s].verify(msg.sig, msg.signing_digest(self.session_id)):
             raise _Unsigned(f"message {msg.seq}: signature does not verify")
+        others = [o for o, _, _ in msg.seen]
+        if others != sorted(set(others)) or any(not 0 <= o < self.players or o == s for o in others):
+            # (§5.1; each head is kept until we process the message it names: a cheater's made-up heads grew
+            # that store, and the work of every message after, without bound)
+            raise BadMessage(f"message {msg.seq}: 'seen' must list other seats, each once, in ascending order")
         expected_seq = self.last_seq[s] + 1 + len(self.inbox[s])
         if msg.seq < expected_seq:
             held = self._held(s, msg.seq)
@@ -833,32 +867,34 @@ class Lockstep(DeckSteps, Ending):
         self.last_hash[s] = msg.msg_hash
         self.processed[s][msg.seq] = msg
         self.transcript.append(msg)
+        self._compare_claims(s, msg.seq)  # what others said they saw as this message
         for other, seq, h in msg.seen:
-            if 0 <= other < self.players and other != s:
-                self.seen_claims.setdefault((other, seq), []).append((h, msg))
-        self._check_equivocation()
+            self.seen_claims.setdefault((other, seq), []).append((h, msg))
+            self._compare_claims(other, seq)  # (if we processed that message already)
 
-    def _check_equivocation(self) -> None:
-        for (other, seq), claims in list(self.seen_claims.items()):
-            mine = self.processed[other].get(seq)
-            if mine is None:
-                continue
-            for h, claimer in claims:
-                if h != mine.msg_hash:
-                    # Either ``other`` signed two messages numbered ``seq`` or the claimer
-                    # lies about what it saw; the signed copies released with the abort
-                    # and the audit decide which (see p2php.session.audit).
-                    self.suspicions.append(Suspicion(other, seq, claimer.sender, h))
-                    raise FaultError(
-                        Fault(
-                            None,
-                            f"equivocation: seat {claimer.sender} saw a different message {seq} "
-                            f"from seat {other} than we did",
-                            (self.tick, self.phase),
-                            FaultCode.EQUIVOCATION,
-                        )
+    def _compare_claims(self, other: Seat, seq: int) -> None:
+        """Compare the claims about message ``seq`` of ``other`` with our copy, once we processed it (§5.3).
+
+        Claims wait, by message, for the message they name: only the ones a newly processed message or a new
+        claim touches are compared (a scan of every waiting claim at every message grew with the game)."""
+        mine = self.processed[other].get(seq)
+        if mine is None:
+            return
+        for h, claimer in self.seen_claims.pop((other, seq), ()):
+            if h != mine.msg_hash:
+                # Either ``other`` signed two messages numbered ``seq`` or the claimer
+                # lies about what it saw; the signed copies released with the abort
+                # and the audit decide which (see p2php.session.audit).
+                self.suspicions.append(Suspicion(other, seq, claimer.sender, h))
+                raise FaultError(
+                    Fault(
+                        None,
+                        f"equivocation: seat {claimer.sender} saw a different message {seq} "
+                        f"from seat {other} than we did",
+                        (self.tick, self.phase),
+                        FaultCode.EQUIVOCATION,
                     )
-            del self.seen_claims[(other, seq)]
+                )
 
     def _complete_phase(self) -> None:
         step = self._step

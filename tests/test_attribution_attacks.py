@@ -1,0 +1,144 @@
+"""A cheating seat that lies about what it received, or relays what others sent, must not get an honest seat
+named, nor make an honest peer spend without bound (found by a red-team of attribution, protocol.md §10.6).
+
+The peers run the full protocol in memory (:mod:`p2php.session.memory`); the cheater is a ``tamper`` hook or a
+peer driven by hand, re-signing what it alters with its own key, as a modified client would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from adversarial.tampers import signed_by
+
+from p2php.bots import RandomBot
+from p2php.engine.contract import Decide
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+from p2php.session.records import MAX_BACKLOG
+
+
+def test_a_message_relayed_over_and_over_while_its_author_has_a_gap_is_kept_once() -> None:
+    """Seat 1 holds its own pass back from seat 0 (inside every deadline), so seat 0 cannot yet take seat 2's
+    compact pass that names it, and seat 2's next pass waits behind it; then seat 1 relays that genuine signed
+    pass to seat 0 more times than the flood bound. Each copy was parked again and counted against its
+    author: seat 0 named honest seat 2 ``flood``, and ignored it from then on. A copy is now kept once."""
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=7)
+    held_back: list[dict[str, Any]] = []
+    relayed = []
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if sender == 1 and receiver == 0 and frame.get("kind") == "shuffle" and frame["at"][1] == 1:
+            held_back.append(frame)
+            return None
+        if sender == 2 and receiver == 1 and frame.get("kind") == "lock" and not relayed:
+            wire = {k: v for k, v in frame.items() if k != "att"}
+            relayed.append([peers[0].receive_relayed(wire) for _ in range(MAX_BACKLOG + 1)])
+            assert len(peers[0].parked.get(2, ())) == 1  # (before: 2 049 copies, then "flood")
+            for late in held_back:
+                peers[0].receive(1, late)
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper, compact=True)
+    assert relayed and all(relayed[0])
+    for peer in peers:
+        assert peer.verdict.clean, (peer.seat, peer.verdict)
+
+
+def test_two_signed_versions_of_one_waiting_message_prove_equivocation() -> None:
+    """The same rule's other side: a second, different signed message with a number already waiting names its
+    author at once (the two signed copies are the proof), where before both were kept."""
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=7)
+    held_back: list[dict[str, Any]] = []
+    done: list[bool] = []
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if sender == 1 and receiver == 0 and frame.get("kind") == "shuffle" and frame["at"][1] == 1:
+            held_back.append(frame)
+            return None
+        if sender == 2 and receiver == 1 and frame.get("kind") == "lock" and not done:
+            done.append(True)
+            wire = {k: v for k, v in frame.items() if k != "att"}
+            peers[0].receive_relayed(wire)
+            other = signed_by(peers[2], {**wire, "state": bytes(32)})  # what only seat 2's key can sign
+            peers[0].receive_relayed(other)
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper, compact=True)
+    assert done
+    assert peers[0].verdict.culprit == 2 and peers[0].verdict.code == "equivocation", peers[0].verdict
+
+
+def _deliver(ls: Lockstep, peers: list[Lockstep]) -> bool:
+    moved = False
+    for msg in ls.poll():
+        moved = True
+        for other in peers:
+            if other is not ls:
+                other.receive(ls.seat, ls.wire_for(msg, other.seat))
+    forwarded, ls.forward = ls.forward, []
+    for wire in forwarded:
+        moved = True
+        for other in peers:
+            if other is not ls:
+                other.receive_relayed(wire)
+    return moved
+
+
+def test_an_abort_naming_a_seat_still_thinking_silent_convicts_nobody_at_that_seat_either() -> None:
+    """The moment seat 0's turn began, cheater seat 1 ran its own deadline for seat 0 and sent the ``silent``
+    abort. The other honest seat could not confirm it (unattributed), but seat 0's own verdict confirmed its own
+    silence: an honest seat's transcript convicted itself on a cheater's word (protocol.md §9.3)."""
+    peers = make_peers("toy", 3, {}, seed=11)
+    bots = {s: RandomBot(s) for s in range(3)}
+    victim: list[int] = []
+    for _ in range(100_000):
+        if all(p.finished for p in peers):
+            break
+        moved = False
+        for ls in peers:
+            if ls.finished:
+                continue
+            if ls.awaiting_me() and not victim and ls.seat != 1 and isinstance(ls.step, Decide):
+                assert ls.seat is not None
+                victim.append(ls.seat)  # its player is thinking
+                peers[1].timeout([ls.seat])  # the cheater says its deadline passed
+            elif ls.awaiting_me() and ls.seat not in victim:
+                assert ls.seat is not None
+                ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions()))
+            moved = _deliver(ls, peers) or moved
+        if not moved:
+            for p in peers:
+                if not p.finished:
+                    p.timeout()
+    assert victim and all(p.finished for p in peers)
+    for peer in peers:
+        if peer.seat != 1:
+            assert peer.verdict.culprit is None and peer.verdict.code == "accusation", (peer.seat, peer.verdict)
+
+
+@pytest.mark.parametrize("heads", [
+    [[2, 10**12, bytes(32)], [2, 10**12 + 1, bytes(32)]],  # one seat twice
+    [[2, 10**12, bytes(32)], [0, 10**12, bytes(32)]],  # out of order
+    [[1, 10**12, bytes(32)]],  # its own seat
+    [[7, 10**12, bytes(32)]],  # no such seat
+], ids=["twice", "unordered", "own-seat", "no-such-seat"])
+def test_seen_heads_out_of_shape_name_their_author_at_once(heads: list[list[Any]]) -> None:
+    """``seen`` lists other seats, once each, in order (§5.1). A cheater padded its messages with tens of
+    thousands of made-up heads: every honest peer kept each one for good and compared them all again at every
+    message it processed (3.4 s of CPU over six messages of a short game), and named nobody."""
+    peers = make_peers("toy", 3, {}, seed=3)
+    padded: list[int] = []  # the number of the message it pads (the same copy to every peer)
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and frame.get("kind") == "action" and padded in ([], [frame["seq"]]):
+            padded[:] = [frame["seq"]]
+            return signed_by(peers[1], {**frame, "seen": heads})
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    for peer in (peers[0], peers[2]):
+        verdict = peer.verdict
+        assert verdict.culprit == 1 and verdict.code == "bad_message", verdict
+        assert "'seen' must list other seats" in verdict.reason
