@@ -65,6 +65,7 @@ SESSION_TESTS = [
     "tests/test_session_cheats.py",
     "tests/test_trust_variants.py",
     "tests/test_trust_corners.py",
+    "tests/test_attribution_attacks.py",
     "tests/test_session_bad_input.py",
     "tests/test_privacy.py",
     "tests/test_spectator.py",
