@@ -217,6 +217,23 @@ def test_a_recorded_verdict_that_the_replay_does_not_reach_is_refused(honest: di
     assert "the transcript records no verdict" in check.lines
 
 
+def test_a_record_cut_of_a_seats_audit_names_nobody(honest: dict[str, Any], tmp_path: Path) -> None:
+    """Anyone holding a clean transcript could delete one seat's last message (its audit) and write a verdict
+    naming it: verify convicted that honest seat of withholding its audit. A record has no clock (§9.3): a
+    missing audit names nobody, and a recorded conviction for time alone is reported as unprovable."""
+    data = copy.deepcopy(honest)
+    last = max(i for i, m in enumerate(data["messages"]) if m["from"] == 1)
+    assert data["messages"][last]["kind"] == "audit"
+    del data["messages"][last]
+    data["verdict"] = {**data["verdict"], "clean": False, "culprit": 1, "code": "refused_audit",
+                       "reason": "did not release its secrets for the audit"}
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    assert not any("seat 1 (" in line and "did not release" in line for line in check.lines), check.lines
+    assert any("holds no audit from seat 1" in line for line in check.lines), check.lines
+    assert any("is a judgement of time, which no record can prove" in line for line in check.lines), check.lines
+
+
 MARK = b"\xc4\x0cDEEP-MARKER!"  # bin 8 of the 12 bytes b"DEEP-MARKER!"
 
 

@@ -55,6 +55,11 @@ def run_audit(ls: Lockstep) -> Verdict:
         if body.get("refused"):
             if body.get("unreachable"):
                 findings.append(Fault(seat, "could not be reached for the audit", end, FaultCode.UNREACHABLE))
+            elif ls.seat is None:
+                # A spectator or a verifier has no clock (§9.3): a record, or a watched seat, may simply have
+                # left this audit out (anyone can cut a message from a file), so it names nobody.
+                findings.append(Fault(None, f"this record holds no audit from seat {seat} (a record cannot show "
+                                      "whether it was withheld)", end, FaultCode.REFUSED_AUDIT))
             else:
                 findings.append(Fault(seat, "did not release its secrets for the audit", end,
                                       FaultCode.REFUSED_AUDIT))

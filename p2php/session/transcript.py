@@ -38,7 +38,7 @@ from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.messages import BadMessage, parse_message
 from p2php.session.modes import parse_table_options
-from p2php.session.records import Fault
+from p2php.session.records import TIMING_CODES, Fault
 
 FORMAT = "p2php-transcript"
 VERSION = 1
@@ -420,7 +420,12 @@ def _verify(data: dict[str, Any]) -> tuple[list[str], bool, Lockstep | None]:
             ok = False
         culprit = -1 if verdict.culprit is None else verdict.culprit
         if stored.get("clean") is not verdict.clean or stored.get("culprit") != culprit:
-            lines.append(f"the peer's recorded verdict ({_verdict_text(stored)}) differs from the replay's")
+            code = stored.get("code")
+            if verdict.culprit is None and isinstance(code, str) and code in TIMING_CODES:
+                lines.append(f"the peer's recorded verdict ({_verdict_text(stored)}) is a judgement of time, which "
+                             "no record can prove: the replay names nobody")
+            else:
+                lines.append(f"the peer's recorded verdict ({_verdict_text(stored)}) differs from the replay's")
             ok = False
     lines.append(f"audit: {verdict.text(table)}")
     return lines, ok and verdict.clean, spectator
