@@ -105,6 +105,26 @@ def test_a_bad_frame_inside_a_run_is_a_framing_error_and_the_decoder_stays_faile
         decoder.feed(b"")
 
 
+def test_a_run_of_more_frames_or_values_than_a_writer_sends_is_refused() -> None:
+    """A 4 KiB run inflated to 4 MiB of tiny frames, or of frames each under the value bound, cost seconds of
+    CPU in the event loop: a run holds at most MAX_RUN_FRAMES frames and MAX_VALUES values together."""
+    from p2php.net.framing import MAX_FRAME, MAX_VALUES
+
+    tiny = encode_frame({"x": 1})
+    under = encode_frame({"x": [{}] * (MAX_VALUES // 2)})  # each frame alone is fine
+    for frames, why in (([tiny] * (MAX_RUN_FRAMES + 1), f"a run of {MAX_RUN_FRAMES + 1} frames"),
+                        ([under, under, under], f"a run of frames holding more than {MAX_VALUES} values")):
+        send, receive = LinkMac(KEY), LinkMac(KEY)
+        decoder = FrameDecoder(MAX_FRAME)
+        decoder.authenticate(receive, deflate=True)
+        with pytest.raises(FrameError, match=why):
+            decoder.feed(_sealed(Deflater().pack(frames), send))
+    send, receive = LinkMac(KEY), LinkMac(KEY)
+    decoder = FrameDecoder(MAX_FRAME)
+    decoder.authenticate(receive, deflate=True)
+    assert len(decoder.feed(_sealed(Deflater().pack([tiny] * MAX_RUN_FRAMES), send))) == MAX_RUN_FRAMES
+
+
 def test_a_compressed_length_past_limit_and_slack_is_refused_before_its_body_arrives() -> None:
     decoder = FrameDecoder(1024)
     decoder.authenticate(LinkMac(KEY), deflate=True)

@@ -28,7 +28,7 @@ from typing import Any
 import msgpack
 
 from p2php.errors import P2phpError
-from p2php.net.deflate import DeflateError, Inflater, wire_slack
+from p2php.net.deflate import MAX_RUN_FRAMES, DeflateError, Inflater, wire_slack
 from p2php.net.linkauth import TAG_SIZE as _TAG_SIZE
 from p2php.net.linkauth import LinkMac
 
@@ -38,12 +38,26 @@ MAX_FRAME = 4 * 1024 * 1024
 MAX_DEPTH = 32
 """Deepest container nesting allowed in a frame; the top-level map is depth 1."""
 
+MAX_VALUES = 65536
+"""Most values (the items of every container, map keys included) one frame -- or one compressed run of frames --
+may hold. Decoding builds an object per value: a 4 MiB body of one-byte empty maps cost 2.7 s of CPU in the
+event loop and 330 MiB, enough for an outsider's hello or a cheater's chat frame to make an honest seat miss its
+deadlines. The largest frame of any game holds a few hundred (a verified pass of N cards about N + 40)."""
+
+HANDSHAKE_FRAME = 64 * 1024
+"""Largest frame before a link is authenticated (its hellos and handshake; a hello is well under 8 KiB): anyone
+can open a connection and send one."""
+
 HEADER_SIZE = 4
 _MAX_DECLARABLE = 2**32 - 1
 
 
 class FrameError(P2phpError, ValueError):
     """A frame that breaks the wire contract; the peer that sent it is at fault."""
+
+
+class TooManyValues(FrameError):
+    """A body holding more values than its reader's budget (:data:`MAX_VALUES`, or what a run or file has left)."""
 
 
 # What a msgpack type byte announces, outside the fixint/fixmap/fixarray/fixstr ranges.
@@ -128,10 +142,11 @@ def _bin_run(size: int) -> re.Pattern[bytes]:
     return re.compile(b"(?:" + re.escape(bytes([0xC4, size])) + b".{%d})*" % size, re.DOTALL)
 
 
-def _structure_ok(body: bytes) -> bool:
-    """True when ``body`` is certainly inside the wire contract: :func:`_check_structure`'s walk, inlined.
+def _structure_ok(body: bytes, budget: int) -> int:
+    """The values ``body`` holds when it is certainly inside the wire contract (at most ``budget`` of them), else
+    -1: :func:`_check_structure`'s walk, inlined.
 
-    The same rules in one tight loop, without naming what is wrong: on False the exact walk runs again to say
+    The same rules in one tight loop, without naming what is wrong: on -1 the exact walk runs again to say
     what (only a bad frame pays twice). Bounds are checked once per container and at the end, not per scalar:
     a scalar that runs past the end leaves ``pos`` beyond it, which the loop's guard or the final check refuses.
     ``tests/test_net_framing.py`` holds the two walks to the same verdict on valid, mutated and hostile bodies.
@@ -139,20 +154,21 @@ def _structure_ok(body: bytes) -> bool:
     end = len(body)
     pos = 0
     owed = 1
+    total = 0  # values declared so far (every container's items)
     lefts: list[int] = []  # items still to come in each open container
     maps: list[bool] = []  # whether that container is a map
     fast = _FAST
     while owed:
         if pos >= end:
-            return False
+            return -1
         b = body[pos]
         if lefts:
             left = lefts[-1]
             if maps[-1] and not left & 1 and not (0xA0 <= b <= 0xBF or 0xD9 <= b <= 0xDB):
-                return False  # a map key that is not a str
+                return -1  # a map key that is not a str
             lefts[-1] = left - 1
         elif not (0x80 <= b <= 0x8F or b == 0xDE or b == 0xDF):
-            return False  # the top level is not a map
+            return -1  # the top level is not a map
         owed -= 1
         if b <= 0x7F or b >= 0xE0:
             pos += 1
@@ -165,7 +181,7 @@ def _structure_ok(body: bytes) -> bool:
             else:
                 entry = fast.get(b)
                 if entry is None:
-                    return False
+                    return -1
                 width, kind, size = entry
                 if not width:
                     pos += 1 + size
@@ -179,11 +195,12 @@ def _structure_ok(body: bytes) -> bool:
                     is_map = kind == "map"
             if container:
                 if len(lefts) >= MAX_DEPTH:
-                    return False
+                    return -1
                 items = 2 * n if is_map else n
                 owed += items
-                if owed > end - pos:
-                    return False
+                total += items
+                if owed > end - pos or total > budget:
+                    return -1
                 if items >= 4 and not is_map and pos + 1 < end and body[pos] == 0xC4:
                     # A run of equal-sized bin8 items (points, keys, ciphertexts) is matched in C at once.
                     run = _bin_run(body[pos + 1])
@@ -211,16 +228,20 @@ def _structure_ok(body: bytes) -> bool:
         while lefts and not lefts[-1]:
             lefts.pop()
             maps.pop()
-    return pos == end
+    return total if pos == end else -1
 
 
-def _check_structure(body: bytes) -> None:
-    """Refuse, without building any object, a body outside the wire contract (the fast walk, else the exact one)."""
-    if not _structure_ok(body):
-        _walk_structure(body)
+def _check_structure(body: bytes, budget: int = MAX_VALUES) -> int:
+    """Refuse, without building any object, a body outside the wire contract or holding more than ``budget``
+    values (the fast walk, else the exact one); the values it holds."""
+    values = _structure_ok(body, budget)
+    if values < 0:
+        _walk_structure(body, budget)
+        raise AssertionError("the two walks disagree")  # pragma: no cover (tests hold them to one verdict)
+    return values
 
 
-def _walk_structure(body: bytes) -> None:
+def _walk_structure(body: bytes, budget: int = MAX_VALUES) -> None:
     """Refuse, without building any object, a body outside the wire contract, saying what is wrong.
 
     The walk keeps one counter per open container (items still to come) and the
@@ -232,6 +253,7 @@ def _walk_structure(body: bytes) -> None:
         raise FrameError("frame body is empty")
     pos = 0
     owed = 1  # items still to read, across all open containers; first the top-level map
+    total = 0  # values declared so far
     stack: list[list[int]] = []  # per open container: [items left, 1 if it is a map]
     while owed:
         if pos >= end:
@@ -256,6 +278,9 @@ def _walk_structure(body: bytes) -> None:
                 raise FrameError(
                     f"{kind} at byte {start} declares {n} items, more than the {end - pos} bytes left can hold"
                 )
+            total += items
+            if total > budget:
+                raise TooManyValues(f"more than {budget} values (at byte {start})")
             stack.append([items, kind == "map"])
         else:
             pos += n
@@ -269,8 +294,14 @@ def _walk_structure(body: bytes) -> None:
 
 def decode_frame_body(body: bytes) -> dict[str, Any]:
     """Decode one frame body (no length prefix) into a dict, or raise FrameError."""
+    return decode_counted(body)[0]
+
+
+def decode_counted(body: bytes, budget: int = MAX_VALUES) -> tuple[dict[str, Any], int]:
+    """Decode one frame body holding at most ``budget`` values (else FrameError): the dict, and its values (for
+    a reader that bounds the values of many bodies together: a compressed run, a transcript)."""
     body = bytes(body)
-    _check_structure(body)
+    values = _check_structure(body, budget)
     try:
         # The scan bounded every count already; these limits, strict_map_key and
         # the ext_hook are a second line of defence should the two ever disagree.
@@ -290,7 +321,7 @@ def decode_frame_body(body: bytes) -> dict[str, Any]:
     except Exception as exc:  # hostile bytes must never escape as anything but FrameError
         raise FrameError(f"body is not valid msgpack: {exc}") from exc
     assert isinstance(obj, dict)  # guaranteed by _check_structure
-    return obj
+    return obj, values
 
 
 def _refuse_ext(code: int, data: bytes) -> Any:
@@ -335,16 +366,21 @@ class FrameDecoder:
         self._inflater: Inflater | None = None
         self._ready: deque[dict[str, Any]] = deque()  # decoded frames of a run not yet handed out
 
-    def authenticate(self, mac: LinkMac, deflate: bool = False) -> None:
+    def authenticate(self, mac: LinkMac, deflate: bool = False, max_size: int | None = None) -> None:
         """From the next frame on, every frame ends in a tag that ``mac`` must accept (§3.2, link keys).
 
         Set once, right after the handshake; bytes already buffered are the peer's
         first authenticated frames and are checked too.  ``deflate``: the link agreed
         to the ``deflate`` feature, so each authenticated frame is a compressed run of
-        frames (:mod:`p2php.net.deflate`).
+        frames (:mod:`p2php.net.deflate`).  ``max_size``: the largest frame from now on
+        (a link reads its handshake under the smaller :data:`HANDSHAKE_FRAME`).
         """
         if self._mac is not None:
             raise ValueError("the decoder already authenticates its frames")
+        if max_size is not None:
+            if not 1 <= max_size <= _MAX_DECLARABLE - _TAG_SIZE:
+                raise ValueError(f"max_size must be in 1..{_MAX_DECLARABLE - _TAG_SIZE}, got {max_size}")
+            self.max_size = max_size
         self._mac = mac
         self._inflater = Inflater(self.max_size) if deflate else None
 
@@ -388,7 +424,16 @@ class FrameDecoder:
                 bodies = inflater.unpack(body)
             except DeflateError as exc:
                 raise FrameError(str(exc)) from None
-            self._ready.extend(decode_frame_body(inner) for inner in bodies)
+            if len(bodies) > MAX_RUN_FRAMES:
+                raise FrameError(f"a run of {len(bodies)} frames (a writer sends {MAX_RUN_FRAMES} at most)")
+            budget = MAX_VALUES  # for the whole run: one compressed run is read in one go
+            for inner in bodies:
+                try:
+                    frame, values = decode_counted(inner, budget)
+                except TooManyValues:
+                    raise FrameError(f"a run of frames holding more than {MAX_VALUES} values") from None
+                budget -= values
+                self._ready.append(frame)
             return self._ready.popleft()
         except FrameError as exc:
             self._ready.clear()

@@ -41,7 +41,7 @@ from p2php import tags
 from p2php.canonical import digest
 from p2php.errors import P2phpError
 from p2php.net.admission import host_key
-from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError
+from p2php.net.framing import HANDSHAKE_FRAME, FrameDecoder, FrameError
 from p2php.net.libp2p_host import new_dcutr, new_host, remote_ip
 from p2php.net.transport import Listener
 
@@ -90,7 +90,7 @@ MAX_NOTED = 128
 """Peers whose latest mesh stream a node remembers (seats and spectators; the oldest are forgotten first)."""
 BACKLOG = 16
 """Accepted streams waiting for the mesh before further ones are refused (reset)."""
-_HELLO_LIMIT = MAX_FRAME
+_HELLO_LIMIT = HANDSHAKE_FRAME
 
 
 class Libp2pMissing(P2phpError, ImportError):

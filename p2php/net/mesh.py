@@ -51,7 +51,7 @@ from p2php.canonical import NotCanonical, digest, encode
 from p2php.errors import P2phpError
 from p2php.net import deflate
 from p2php.net.admission import Admission, Ticket, host_key, host_of
-from p2php.net.framing import MAX_FRAME, FrameDecoder, FrameError, encode_frame
+from p2php.net.framing import HANDSHAKE_FRAME, MAX_FRAME, FrameDecoder, FrameError, encode_frame
 from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
 from p2php.net.ratelimit import TokenBucket
 from p2php.net.transport import Dial, Listener, Stream, remote_address, tcp_dial
@@ -327,7 +327,8 @@ class _Peer:
         if isinstance(stream, trio.SocketStream):  # trio enables TCP_NODELAY; say it: small frames need it
             stream.setsockopt(trio.socket.IPPROTO_TCP, trio.socket.TCP_NODELAY, True)
         self.stream = stream
-        self.decoder = FrameDecoder(max_frame)
+        self.max_frame = max_frame
+        self.decoder = FrameDecoder(min(max_frame, HANDSHAKE_FRAME))  # anyone may connect: small until proven
         self.bytes_sent = 0
         self.bytes_received = 0
         self.outbox, self._outbox_out = trio.open_memory_channel(math.inf)
@@ -380,7 +381,7 @@ class _Peer:
         self.send_mac, receive = self.link_macs
         compress = DEFLATE in self.features
         self.deflater = deflate.Deflater() if compress else None
-        self.decoder.authenticate(receive, deflate=compress)
+        self.decoder.authenticate(receive, deflate=compress, max_size=self.max_frame)
 
     def next_run(self, first: bytes) -> tuple[list[bytes], bytes | None]:
         """``first`` and the frames queued behind it that fit into one run with it, and the one that did not."""

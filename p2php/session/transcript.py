@@ -33,7 +33,7 @@ from p2php.canonical import NotCanonical
 from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
-from p2php.net.framing import MAX_FRAME, FrameError, decode_frame_body
+from p2php.net.framing import MAX_FRAME, MAX_VALUES, FrameError, TooManyValues, decode_counted
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.messages import BadMessage, parse_message
@@ -45,6 +45,10 @@ VERSION = 1
 
 MAX_FILE = 256 * 1024 * 1024
 """Largest transcript (or resume log) accepted, in bytes."""
+
+MIN_ENTRY = 128
+"""Fewest bytes of a hello or a message (a 64-byte signature and 32-byte keys or hashes): a longer list of them
+than the file can hold is refused before any is decoded."""
 
 MAX_REPORTED = 20
 """Faulty messages listed one by one before the rest are only counted."""
@@ -124,6 +128,9 @@ class Spans:
 
     def __init__(self, raw: bytes) -> None:
         self.raw = raw
+        # Values the whole file may hold (one object each when decoded): a genuine record spends 7 bytes or more
+        # on each, a file of one-byte values cost 71 bytes of memory per byte read.
+        self.values_left = max(MAX_VALUES, len(raw) // 4)
         self._unpacker = msgpack.Unpacker(raw=False, max_buffer_size=max(1, len(raw)))
         self._unpacker.feed(raw)
 
@@ -168,18 +175,25 @@ class Spans:
             raise ValueError("not a map")
         if end - start > limit:
             raise ValueError(f"{end - start} bytes, over the {limit}-byte frame limit")
-        try:
-            return decode_frame_body(self.raw[start:end])
-        except FrameError as err:
-            raise ValueError(one_line(err, 160)) from None
+        return self._decode(self.raw[start:end])
 
     def value(self) -> Any:
         """The next value, of any type, checked by the frame rules (nesting, ``str`` keys)."""
         start, end = self.span()
+        return self._decode(b"\x81\xa1v" + self.raw[start:end])["v"]  # {"v": value}
+
+    def _decode(self, body: bytes) -> dict[str, Any]:
+        budget = min(MAX_VALUES, self.values_left)
         try:
-            return decode_frame_body(b"\x81\xa1v" + self.raw[start:end])["v"]  # {"v": value}
+            decoded, values = decode_counted(body, budget)
+        except TooManyValues as err:
+            if budget < MAX_VALUES:
+                raise ValueError("the file holds more values than a record of its size can") from None
+            raise ValueError(one_line(err, 160)) from None
         except FrameError as err:
             raise ValueError(one_line(err, 160)) from None
+        self.values_left -= values
+        return decoded
 
 
 def _read_structure(raw: bytes) -> dict[str, Any]:
@@ -198,9 +212,16 @@ def _read_structure(raw: bytes) -> dict[str, Any]:
             raise ValueError("a top-level key is not a string")
         if key in ("hellos", "messages") and not spans.done and raw[spans.pos] in _ARRAY_HEADERS:
             items = []
-            for i in range(spans.header("array")):
+            count = spans.header("array")
+            if count > (len(raw) - spans.pos) // MIN_ENTRY:
+                raise ValueError(f"{key} declares {count} entries, more than the file can hold ({MIN_ENTRY} bytes "
+                                 "each at least)")
+            for i in range(count):
                 try:
+                    start = spans.pos
                     items.append(spans.frame())
+                    if spans.pos - start < MIN_ENTRY:
+                        raise ValueError(f"{spans.pos - start} bytes, too short to be a signed {key[:-1]}")
                 except ValueError as err:
                     raise ValueError(f"{key[:-1]} {i}: {err}") from None
             data[key] = items
