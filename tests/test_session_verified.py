@@ -399,6 +399,35 @@ def test_a_wrong_share_in_a_private_show_is_named_by_the_viewer(spoil: str) -> N
             assert p.verdict is not None and p.verdict.culprit == culprit and p.verdict.code == "bad_show", p.verdict
 
 
+def test_a_show_box_that_opens_to_no_msgpack_convicts_its_sender_everywhere() -> None:
+    """Sealed under the real key, opening to one byte that is not msgpack: the viewer named the sender and published
+    the key, which opens the sender's own signed box, yet every other honest peer ended unattributed (a content
+    that does not decode was taken for a key that opens nothing)."""
+    from p2php.crypto import channel
+
+    peers = memory.make_peers("toy", 3, VERIFIED, seed=10)
+    cheats: list[int] = []
+    for cheater in peers:
+        send = cheater._send
+
+        def alter(kind: str, body: dict[str, Any], send: Any = send, cheater: Lockstep = cheater) -> Any:
+            if kind == "show" and not cheats:
+                assert cheater.seat is not None
+                cheats.append(cheater.seat)
+                key = cheater._box_key(cheater.seat, body["to"], cheater._my_seq)
+                body = {**body, "box": channel.seal(key, b"\xc1", cheater.session_id)}
+            return send(kind, body)
+
+        cheater._send = alter  # type: ignore[method-assign]
+    memory.run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert cheats
+    for p in peers:
+        if p.seat != cheats[0]:
+            assert p.verdict is not None and p.verdict.culprit == cheats[0] and p.verdict.code == "bad_show", p.verdict
+    viewer = next(p for p in peers if p.fault is not None and p.fault_from is None)
+    assert viewer.fault is not None and "opened to something that is not its keys" in viewer.fault.reason
+
+
 def test_a_viewer_that_lies_about_a_good_show_is_not_believed() -> None:
     """A viewer that aborts with ``bad_show`` and the real box key of an honest show: nobody convicts the sender."""
     from p2php.engine.contract import Show

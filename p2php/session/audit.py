@@ -390,12 +390,17 @@ def _confirm_show(ls: Lockstep, viewer: Seat, sender: Seat) -> Fault | None:
                                                                                               bytes):
         return None
     try:
-        items = decode(channel.open_sealed(box[1], show.body["box"], ls.session_id))
+        payload = channel.open_sealed(box[1], show.body["box"], ls.session_id)
     except Exception:
         return None
     duty = _show_duty(ls, _shows(ls), sender, show.at[0])
     if duty is None:
         return None
+    try:
+        items = decode(payload)
+    except Exception:  # the key opens the sender's own signed box: what it sealed is not even canonical msgpack
+        return Fault(sender, f"private show {show.seq} to seat {viewer} holds no canonical msgpack (opened with "
+                     "the key its abort published)", show.at, FaultCode.BAD_SHOW)
     found = ls.vdeck.box_fault(sender, show, duty, items)
     if found is None:
         return None

@@ -458,7 +458,8 @@ class DeckSteps(PassDigests):
             except Exception as err:
                 if opened:
                     self.show_box = [msg.seq, key]
-                raise FaultError(Fault(seat, f"private show could not be opened: {short(err)}", msg.at,
+                what = "opened to something that is not its keys" if opened else "could not be opened"
+                raise FaultError(Fault(seat, f"private show {what}: {short(err) or type(err).__name__}", msg.at,
                                        FaultCode.BAD_SHOW)) from err
             duty = self._key_duty(seat)
             self._accept_keys_private(seat, msg, keys, duty)
