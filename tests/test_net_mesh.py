@@ -847,3 +847,29 @@ async def test_a_full_room_of_spectators_from_one_host_makes_way_for_another_hos
         assert meshes[0].spectator_up(MAX_SPECTATORS)
         await friend.aclose()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_rejoin_while_the_runner_is_behind_waits_its_turn_instead_of_crashing_the_peer(table: Table) -> None:
+    """A seat's new link arriving while the mesh's channel of events is full (the runner busy: a cheater can make
+    it so with frames that cost work) raised WouldBlock out of the accept task and took the honest peer down
+    with no verdict and no transcript. The news of the rejoin now waits its turn, after the frames before it."""
+    from p2php.net.mesh import Rejoined
+
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        for i in range(100):  # more than the channel holds: nobody reads seat 0's events meanwhile
+            await meshes[1].send(0, {"n": i})
+        await trio.sleep(0.3)
+        await raw_peer(peers[0][1], 1)  # seat 1 again, on a new connection
+        await trio.sleep(0.3)
+        events: list[MeshEvent] = []
+        with trio.fail_after(5):
+            async for event in meshes[0]:
+                events.append(event)
+                if event == Rejoined(1):
+                    break
+        nursery.cancel_scope.cancel()
+    got = [e.frame["n"] for e in events if isinstance(e, Frame)]  # (what the replaced link had not read is gone)
+    assert len(got) >= 64 and got == list(range(len(got))) and len(events) == len(got) + 1, events[-3:]

@@ -193,3 +193,89 @@ def test_a_log_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) 
         f.truncate(256 * 1024 * 1024 + 1)  # sparse
     with pytest.raises(ResumeError, match="256 MiB"):
         restore(path)
+
+
+async def test_a_seat_back_within_resume_timeout_gets_a_fresh_timeout_for_the_move_it_owes(tmp_path: Path) -> None:
+    """Every seat honest: seat 1's process dies while its player thinks and comes back after 4 s — within the
+    20 s it was told it had, but after the 3 s ``timeout`` since its move fell due. Once its link was back its
+    deadline fell back to "due + timeout", already past: it was named ``silent`` before it could answer."""
+    from p2php.engine.registry import get_game
+    from p2php.session.handshake import LocalSecrets
+    from p2php.session.runner import slowed
+
+    game, options = "uno", {"rounds": 1, "deck": "magic", "crypto": "fast"}
+
+    def cfg(seat: int, secrets: Any) -> PeerConfig:
+        return PeerConfig(game, options, 3, seat, f"p{seat}", timeout=3.0, resume_timeout=20.0, secrets=secrets,
+                          resume_path=tmp_path / f"seat{seat}.resume", linger=1.0)
+
+    def bot(seat: int, salt: str = "") -> Any:
+        return bot_decider(get_game(game).make_bot("heuristic", f"{seat}{salt}"))
+
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    results: dict[int, Any] = {}
+    crash = trio.CancelScope()
+
+    def observe(ls: Any, _lines: Any) -> None:
+        if ls.tick >= 20 and ls.awaiting_me() and not crash.cancel_called:
+            crash.cancel()  # the process dies while its player is thinking
+
+    async def play(seat: int) -> None:
+        results[seat] = await run_peer(cfg(seat, seeded_secrets(8, seat)), addresses, listeners[seat], bot(seat))
+
+    async def comes_back() -> None:
+        with crash:
+            await run_peer(cfg(1, seeded_secrets(8, 1)), addresses, listeners[1], bot(1), observe)
+        await listeners[1].aclose()
+        await trio.sleep(4.0)
+        header, ls = restore(tmp_path / "seat1.resume")
+        again = await listen("127.0.0.1", addresses[1][1])
+        results[1] = await run_peer(cfg(1, LocalSecrets(master=header["master"])), addresses, again,
+                                    slowed(bot(1, "again"), 0.5), restored=ls)  # a person answers in 0.5 s
+        await again.aclose()
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, 0)
+            nursery.start_soon(comes_back)
+            nursery.start_soon(play, 2)
+    for seat in range(3):
+        verdict = results[seat].lockstep.verdict
+        assert verdict.clean, (seat, verdict)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_long_games_log_is_read_back_whole_without_flood_bounds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 seat: int) -> None:
+    """A resume feeds its whole log before the first poll, so every message of the game waits at once: past 2 048
+    of one seat (a long UNO game), the bound meant for a flooding peer named that honest seat ``flood`` (or
+    refused the resume, for our own seat), and past four waiting shuffles' points the rebuilt peer stopped far
+    behind. The bounds are lowered here so that a short game shows it."""
+    from collections import Counter
+
+    from p2php.engine.registry import get_game
+    from p2php.session import lockstep, pass_digests
+    from p2php.session.memory import make_peers, run_in_memory
+
+    game = get_game("uno")
+    peers = make_peers("uno", 2, {"crypto": "fast", "rounds": 1}, seed=1)
+    records: list[dict[str, Any]] = []
+    peers[seat].record = records.append  # what the resume log receives
+    with pytest.raises(RuntimeError):  # stopped mid-game: the process dies here
+        run_in_memory(peers, {s: game.make_bot("random", f"1/{s}") for s in range(2)}, max_rounds=150)
+    live = peers[seat]
+    live.poll()
+    assert max(Counter(r.get("from") for r in records).values()) > 40 and not live.finished
+    header = {"format": resume.FORMAT, "version": resume.VERSION, "game": "uno", "options": live.table.options,
+              "seat": seat, "name": f"p{seat}", "master": live.secrets.master, "hellos": list(live.table.hellos),
+              "timeout": 30.0, "resume_timeout": 30.0, "bot": "random", "private_decks": None,
+              "addresses": [["127.0.0.1", 9000 + s] for s in range(2)]}
+    path = tmp_path / f"seat{seat}.resume"
+    path.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in [header, *records]))
+    monkeypatch.setattr(lockstep, "MAX_BACKLOG", 20)
+    monkeypatch.setattr(pass_digests, "MAX_WAITING_ATTS", 1)
+    _, restored = restore(path)
+    assert restored.fault is None and restored.tick == live.tick
+    assert restored.state.state_hash() == live.state.state_hash()
+    assert not restored.replaying_log  # the bounds hold again for what comes over the network

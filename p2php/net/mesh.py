@@ -36,6 +36,7 @@ import errno
 import logging
 import math
 import os
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -481,8 +482,13 @@ class Mesh:
         self._retired[seat] = (sent + old.bytes_sent, received + old.bytes_received)
         self._peers[seat] = peer
         assert self._nursery is not None
-        self._nursery.start_soon(self._serve, seat, peer)
-        self._events_in.send_nowait(Rejoined(seat))
+        self._nursery.start_soon(self._rejoined, seat, peer)
+
+    async def _rejoined(self, seat: int, peer: _Peer) -> None:
+        """Tell the runner, then serve the new link (its frames after the news). The news waits its turn: a runner
+        busy with a full channel of events made ``send_nowait`` raise, and an honest peer crash at a rejoin."""
+        await self._events_in.send(Rejoined(seat))
+        await self._serve(seat, peer)
 
     def spectator_may_join(self, host: str = "?") -> str | None:
         """Why another spectator from ``host`` (a :func:`~p2php.net.admission.host_key`) may not join now (None: it
@@ -517,10 +523,10 @@ class Mesh:
         self._spectators[number] = peer
         assert self._nursery is not None
         self._nursery.start_soon(self._serve_spectator, number, peer, place)
-        self._events_in.send_nowait(SpectatorJoined(number, peer.hello))
         return True
 
     async def _serve_spectator(self, number: int, peer: _Peer, place: Ticket) -> None:
+        await self._events_in.send(SpectatorJoined(number, peer.hello))  # (awaited: see _rejoined)
         with peer.scope:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._drain_spectator, peer)
@@ -811,7 +817,8 @@ class _Formation:
         self.max_frame = max_frame
         self.peers: dict[int, _Peer] = {}
         self.failures: dict[int, str] = {}  # last failure per expected seat
-        self.strays: list[str] = []  # connections that never named an acceptable seat
+        self.strays: deque[str] = deque(maxlen=5)  # the last connections that never named an acceptable seat
+        # (a running peer's listener is open to anyone: every refused stranger kept a line for good)
         self.fatal: str | None = None
         self.done = trio.Event()
 
@@ -1113,5 +1120,5 @@ async def open_mesh(
     else:
         head = f"seat {seat}: no connection with seat(s) {missing} after {connect_timeout}s"
     details = [f"seat {s}: {form.failures.get(s, 'nothing received')}" for s in missing]
-    details += [f"other: {stray}" for stray in form.strays[-5:]]
+    details += [f"other: {stray}" for stray in form.strays]
     raise MeshError("; ".join([head, *details]), missing)

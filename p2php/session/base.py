@@ -52,6 +52,7 @@ class LockstepBase:
     outbox: list[Message]
     _own_points: set[tuple[int, int]]
     parked: dict[Seat, list[dict[str, Any]]]
+    replaying_log: bool  # resume: our own log is being read back (what we accepted already: no flood bounds)
     record: Callable[[dict[str, Any]], None] | None
     _my_seq: int
     decks: list[DeckRecord]

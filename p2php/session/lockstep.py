@@ -195,6 +195,7 @@ class Lockstep(DeckSteps, Ending):
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
         self.flooded: set[Seat] = set()
         self._parked_bytes: dict[Seat, int] = {}
+        self.replaying_log = False
         self._parked_at: dict[Seat, dict[int, Message]] = {}  # each parked message by its number (one copy each)
         self.released_at = {}  # (slot, seat) -> tick its key became public (the audit re-derives show duties)
         self.later_faults = []  # our own findings after we stopped (see Ending._raise_fault)
@@ -364,7 +365,11 @@ class Lockstep(DeckSteps, Ending):
 
         The bound is in messages and in bytes, so one sender can make us hold at most
         :data:`MAX_BACKLOG` messages or :data:`MAX_BACKLOG_BYTES` of them, whichever comes first.
+        Not while a resume reads our own log back: it holds every message of a long game at once (more than
+        2 048 of one seat named that honest seat ``flood``), and its size is bounded where it is read.
         """
+        if self.replaying_log:
+            return
         queued = self.inbox[sender]
         count = len(queued) + len(self.parked.get(sender, ())) + len(self.compact.pending.get(sender, ()))
         held = self._parked_bytes.get(sender, 0) + self.compact.held_bytes(sender)

@@ -235,12 +235,17 @@ def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, A
     ls = Lockstep(game, Table(game.name, options, tuple(hellos)), seat, secrets,
                   dict(header.get("private_decks") or {}))
     sealed: dict[str, Any] | None = None
-    for number, record in enumerate(records):
-        if record.get("local") == "sealed":
-            sealed = record
-        elif not ls.receive_relayed(record):
-            raise ResumeError(f"{path}: record {number}: a logged message does not verify (the log was altered?)")
-    ls.outbox = ls.poll()  # messages due now go out once the links are up again
+    ls.replaying_log = True  # every message of the game waits at once until the poll below: no flood bounds
+    try:
+        for number, record in enumerate(records):
+            if record.get("local") == "sealed":
+                sealed = record
+            elif not ls.receive_relayed(record):
+                raise ResumeError(f"{path}: record {number}: a logged message does not verify (the log was "
+                                  "altered?)")
+        ls.outbox = ls.poll()  # messages due now go out once the links are up again
+    finally:
+        ls.replaying_log = False
     if ls.fault is not None and ls.fault.culprit == seat:
         raise ResumeError(f"{path}: replaying the log faults our own seat: {one_line(ls.fault.reason, 200)}")
     if sealed is not None and sealed.get("tick") == ls.tick and isinstance(sealed.get("action"), dict):

@@ -393,7 +393,7 @@ class _Runner:
         self.asked: set[int] = set()  # seats we sent our own sync to on their current connection
         self.fins: set[int] = set()  # seats that told us they finished
         self.fin_sent = False
-        self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout as "behind"
+        self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout: "behind", or rejoined
         self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)
         self.chat = ChatDesk(ls.table, ls.seat, self.sign)
         if ls.seat is not None:  # on links that agreed to it (§5.4)
@@ -580,6 +580,15 @@ class _Runner:
         elif isinstance(event, Rejoined):
             if self.down.pop(event.seat, None) is not None:
                 self._tell_link(event.seat, up=True)
+                # Back in time (it was told it had resume_timeout): what it owes gets a fresh timeout from now, or
+                # a move that fell due before the drop made it late the moment its link came back. Once a point,
+                # so relinking cannot postpone a deadline for good.
+                key = (event.seat, ("rejoined", ls.tick, ls.phase))
+                if key not in self.graced:
+                    self.graced.add(key)
+                    now = self.clock.now()
+                    self.deadlines.update(self._awaited(), now)
+                    self.deadlines.grace(event.seat, now)
             self.synced.discard(event.seat)
             self.asked.discard(event.seat)
             await self._sync(event.seat)
