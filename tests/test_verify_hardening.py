@@ -93,6 +93,10 @@ def test_an_honest_transcript_verifies(honest: dict[str, Any], tmp_path: Path) -
     check = transcript.verify(_write(honest, tmp_path / "t.p2php"))
     assert check.ok, check.lines
     assert check.lines[-1] == "audit: clean"
+    # What the people at that table saw, so a record of another table cannot pass for theirs.
+    table = Table(honest["game"], parse_table_options(get_game(honest["game"]), honest["options"]),
+                  tuple(honest["hellos"]))
+    assert f"safety code {table.safety_code}" in check.lines[1] and check.lines[1].startswith("table: seats 0 ")
 
 
 def test_a_bad_signature_is_named_on_its_message(honest: dict[str, Any], tmp_path: Path) -> None:

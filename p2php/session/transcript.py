@@ -395,6 +395,9 @@ def _verify(data: dict[str, Any]) -> tuple[list[str], bool, Lockstep | None]:
         return [f"handshake: {err}"], False, None
     lines.append(f"handshake: {len(hellos)} signed hellos for {game.name} {options}")
     table = Table(game.name, options, tuple(hellos))
+    # What the people at the table saw: a record of another table reads the same otherwise.
+    seats = ", ".join(f"{seat} {table.name(seat)}" for seat in range(len(hellos)))
+    lines.append(one_line(f"table: seats {seats}; safety code {table.safety_code}"))
     frames: list[dict[str, Any]] = data["messages"]
 
     problems = _check_messages(table, frames)
