@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import struct
 from functools import partial
 from typing import Any
 
@@ -20,6 +21,7 @@ pytest.importorskip("libp2p", reason="py-libp2p is not installed (pip install 'p
                                      "the libp2p transport is not tested here")
 
 import p2php.net.libp2p as p2p_libp2p  # noqa: E402
+import p2php.net.libp2p_host as p2p_host  # noqa: E402
 from p2php.net.libp2p import Libp2pNode, RelayLimitsSpec, _lib, serve_relay  # noqa: E402
 from p2php.net.libp2p_host import PUNCH_ADDRS, PUNCH_ANSWERS, PUNCH_DIALS, dcutr_dialable, ip_kind, new_host  # noqa: E402
 from p2php.session.handshake import LocalSecrets  # noqa: E402
@@ -272,3 +274,155 @@ def test_the_py_libp2p_methods_we_adapt_are_where_we_expect_them() -> None:
     resources = _lib("libp2p.relay.circuit_v2.resources")
     manager = resources.RelayResourceManager(resources.RelayLimits(1, 1, 1, 1))
     assert manager._reservations == {} and callable(manager.has_reservation)
+
+
+FRAME = 1 << 20  # the stranger's raw yamux DATA frames (py-libp2p takes frames up to 16 MiB)
+
+
+def _muxed_conns(host: Any, peer: Any) -> list[Any]:
+    """The yamux connections ``host`` holds with ``peer`` (py-libp2p keeps a list of them, or one)."""
+    conns = host.get_network().connections.get(peer) or []
+    return [conn.muxed_conn for conn in (conns if isinstance(conns, list) else [conns])]
+
+
+def _buffered(muxed: Any) -> int:
+    """Bytes ``muxed`` holds received and unread, all its streams together."""
+    return sum(len(b) for b in muxed.stream_buffers.values())
+
+
+async def _poll(done: Any, seconds: float) -> bool:
+    """Waits until ``done()`` (looking every 50 ms) for at most ``seconds``: whether it came true."""
+    with trio.move_on_after(seconds):
+        while not done():
+            await trio.sleep(0.05)
+    return bool(done())
+
+
+async def test_a_stream_sent_past_the_windows_we_granted_closes_the_connection_and_is_not_buffered() -> None:
+    """Red team (find_1): py-libp2p's yamux only logged a DATA frame past the receive window we granted, and
+    buffered it. A stranger opened an identify stream, which the relay answers and never reads again, and wrote
+    raw DATA frames ignoring the window: 256 MiB sent, 256 MiB held by the relay, the connection still up (a
+    seat's mesh stream waiting in the lobby's backlog did the same). Here it sends more than MAX_BUFFERED."""
+    identify = _lib("libp2p.identity.identify.identify")
+    multiaddr = _lib("multiaddr")
+    peerinfo = _lib("libp2p.peer.peerinfo")
+    async with trio.open_nursery() as nursery:
+        relay, address = await _relay(nursery)
+        stranger = new_host(None)
+        async with stranger.run(listen_addrs=[]):
+            await stranger.connect(peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(address)))
+            stream = await stranger.new_stream(relay.get_id(), [identify.ID])
+            (muxed,) = _muxed_conns(relay, stranger.get_id())
+            read, peak = type(muxed)._read_data_body, [0]
+
+            async def counted(length: int) -> bytes:  # the most the relay ever held, frame by frame
+                before = _buffered(muxed)
+                data: bytes = await read(muxed, length)
+                peak[0] = max(peak[0], before + len(data))
+                return data
+
+            muxed._read_data_body = counted
+            total, ours = p2p_host.MAX_BUFFERED + 8 * FRAME, stream.muxed_stream
+            header = struct.pack(">BBHII", 0, 0, 0, ours.stream_id, FRAME)  # yamux DATA, no flags
+            with trio.move_on_after(60), contextlib.suppress(Exception):  # (closed: the writes fail)
+                for _ in range(total // FRAME):
+                    await ours.conn._write_frame(header + bytes(FRAME))
+            await _poll(lambda: muxed.event_closed.is_set() or _buffered(muxed) >= total, 30)
+            assert muxed.event_closed.is_set(), f"the relay holds {_buffered(muxed) >> 20} MiB, connection up"
+            assert peak[0] <= p2p_host.MAX_BUFFERED + FRAME, peak[0]
+        nursery.cancel_scope.cancel()
+
+
+async def test_connections_that_come_and_go_give_their_inbound_slot_back() -> None:
+    """Red team (find_2): py-libp2p's inbound handler kept its slot (one of 250) until the whole swarm stopped,
+    not until its connection ended: after 250 connections in its life, however short, a relay or a seat took
+    none ever again (one stranger got there in two minutes). Here a handful come and go, one at a time."""
+    multiaddr = _lib("multiaddr")
+    peerinfo = _lib("libp2p.peer.peerinfo")
+    async with trio.open_nursery() as nursery:
+        relay, address = await _relay(nursery)
+        slots = relay.get_network()._inbound_limiter
+        stranger = new_host(None)
+        async with stranger.run(listen_addrs=[]):
+            for _ in range(5):
+                await stranger.connect(peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(address)))
+                assert await _poll(lambda: _muxed_conns(relay, stranger.get_id()), 10)  # upgraded on its side too
+                assert slots.borrowed_tokens >= 1
+                await stranger.get_network().close_peer(relay.get_id())
+                assert await _poll(lambda: not _muxed_conns(relay, stranger.get_id()), 10)
+            await _poll(lambda: slots.borrowed_tokens == 0, 10)
+            assert slots.borrowed_tokens == 0, f"{slots.borrowed_tokens} inbound slots held by no connection"
+        nursery.cancel_scope.cancel()
+
+
+async def test_one_ip_holds_at_most_inbound_per_ip_slots_and_an_honest_seat_still_reserves() -> None:
+    """Red team (find_4): py-libp2p's 250 inbound slots are the whole node's, each taken before Noise and held
+    for the 10 s upgrade timeout: 250 silent TCP sockets from one IP, reopened as they closed, and no seat could
+    reserve on the relay. Here the stranger (127.0.0.2) opens a few more than INBOUND_PER_IP."""
+    hold = p2p_host.INBOUND_PER_IP + 8
+    async with trio.open_nursery() as nursery:
+        relay, address = await _relay(nursery)
+        slots = relay.get_network()._inbound_limiter
+        port = int(_lib("multiaddr").Multiaddr(address).value_for_protocol("tcp"))
+        closed = [0]
+
+        async def silent(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+            sock = await trio.open_tcp_stream("127.0.0.1", port, local_address="127.0.0.2")
+            task_status.started()
+            with contextlib.suppress(trio.BrokenResourceError, OSError):
+                async with sock:
+                    while await sock.receive_some(1024):
+                        pass
+            closed[0] += 1
+
+        for _ in range(hold):
+            await nursery.start(silent)
+        await _poll(lambda: slots.borrowed_tokens + closed[0] >= hold, 8)  # each one held or turned away
+        assert slots.borrowed_tokens <= p2p_host.INBOUND_PER_IP, f"one IP holds {slots.borrowed_tokens} inbound slots"
+        assert closed[0] >= hold - p2p_host.INBOUND_PER_IP
+        seat = Libp2pNode(LocalSecrets(), listen=None, relay=address)
+        with trio.fail_after(10):
+            await nursery.start(seat.run)  # from 127.0.0.1: reserves
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_stop_from_a_peer_that_is_not_our_relay_is_refused() -> None:
+    """Red team (find_3): a seat with a reservation took a circuit v2 STOP (a relay's "someone connects to you
+    through me") from any peer. A stranger connected directly opened STOP streams itself and ran Noise over each
+    under a fresh key: the seat took each for a relayed connection, and its per-host limits (SEATS_PER_HOST, the
+    host's kick) counted one IP as 10 hosts; 7 seats of a table held by one stranger."""
+    circuit = _lib("libp2p.relay.circuit_v2.protocol")
+    pb = _lib("libp2p.relay.circuit_v2.pb.circuit_pb2")
+    utils = _lib("libp2p.relay.circuit_v2.utils")
+    ed25519 = _lib("libp2p.crypto.ed25519")
+    peer_id = _lib("libp2p.peer.id").ID
+    multiaddr = _lib("multiaddr")
+    peerinfo = _lib("libp2p.peer.peerinfo")
+    async with trio.open_nursery() as nursery:
+        _, address = await _relay(nursery)
+        seat = Libp2pNode(LocalSecrets(), listen="/ip4/127.0.0.1/tcp/0", relay=address)
+        await nursery.start(seat.run)
+        stranger = new_host(None)
+        async with stranger.run(listen_addrs=[]):
+            seat_info = peerinfo.PeerInfo(seat.host.get_id(), [multiaddr.Multiaddr(a) for a in seat.addrs()])
+            await stranger.connect(seat_info)
+            status, made_up = None, peer_id.from_pubkey(ed25519.create_new_key_pair().public_key).to_bytes()
+            with trio.fail_after(10):  # (refused: the stream is reset, not left hanging)
+                try:
+                    stop = await stranger.new_stream(seat.host.get_id(), [circuit.STOP_PROTOCOL_ID])
+                    msg = pb.StopMessage(type=pb.StopMessage.CONNECT)
+                    msg.peer.id = made_up
+                    await utils.write_delimited_msg(stop, msg)
+                    status = (await utils.read_delimited_msg(stop, pb.StopMessage)).status
+                except Exception:  # noqa: BLE001 - refused
+                    pass
+            assert status is None, f"the seat answered a stranger's STOP with status {status}"
+        mate = Libp2pNode(LocalSecrets(), listen=None, relay=address)
+        await nursery.start(mate.run)
+        with trio.fail_after(20):  # our relay's STOP still comes in
+            stream = await mate.open(seat.peer_id, [], via_relay=address)
+            assert seat.listener is not None
+            accepted = await seat.listener.accept()
+            await stream.send_all(b"through our relay")
+            assert await accepted.receive_some(64) == b"through our relay"
+        nursery.cancel_scope.cancel()

@@ -493,7 +493,22 @@ class Libp2pNode:
         service = _lib("libp2p.tools.anyio_service")
         peerinfo = _lib("libp2p.peer.peerinfo")
         multiaddr = _lib("multiaddr")
-        protocol = circuit.CircuitV2Protocol(self.host, allow_hop=False)
+        assert self.relay is not None
+        relay_id = peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(self.relay)).peer_id
+
+        base: Any = circuit.CircuitV2Protocol
+
+        class FromOurRelay(base):  # type: ignore[misc]
+            async def _handle_stop_stream(self, stream: Any) -> None:
+                # py-libp2p takes a STOP from any peer: a stranger connected directly would bring in "relayed"
+                # connections under peer ids of its making, each a host of its own to our per-host limits.
+                if stream.muxed_conn.peer_id != relay_id:
+                    with contextlib.suppress(Exception):
+                        await stream.reset()
+                    return
+                await super()._handle_stop_stream(stream)
+
+        protocol = FromOurRelay(self.host, allow_hop=False)
         started = trio.Event()
 
         async def serve() -> None:

@@ -28,19 +28,31 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import importlib
 import ipaddress
 import struct
 from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import trio
 
-__all__ = ["ADMIT_WAIT", "PUNCH_ADDRS", "PUNCH_ANSWERS", "PUNCH_DIALS", "PUNCH_WINDOW", "dcutr_dialable", "ip_kind",
-           "new_dcutr", "new_host", "ping_answer", "remote_ip"]
+from p2php.net.admission import host_key
+
+__all__ = ["ADMIT_WAIT", "INBOUND_PER_IP", "MAX_BUFFERED", "PUNCH_ADDRS", "PUNCH_ANSWERS", "PUNCH_DIALS",
+           "PUNCH_WINDOW", "dcutr_dialable", "ip_kind", "new_dcutr", "new_host", "ping_answer", "remote_ip"]
 
 _HEADER = struct.Struct(">BBHII")  # yamux: version, type, flags, stream id, length (the spec's 12-byte header)
+_DEFAULT_WINDOW = 256 * 1024  # yamux's initial receive window a stream
+
+INBOUND_PER_IP = 16
+"""Inbound connections a node holds at once from one IP, an IPv6 /64 (py-libp2p's own cap, 250, is for everyone
+together, and taken before any handshake)."""
+
+MAX_BUFFERED = 32 << 20
+"""Bytes a peer may have waiting unread on one connection, all streams together, before it is closed."""
 _TYPE_PING = 2
 _FLAG_ACK = 2
 
@@ -86,6 +98,16 @@ def _yamux_class() -> type:
             elif not self._answer_waiting:
                 self._answer_waiting = True
                 nursery.start_soon(self._answer, data)
+
+        async def _read_data_body(self, length: int) -> bytes:
+            # py-libp2p only logs a DATA frame past the receive window we granted, and buffers it: a peer could
+            # so fill our memory without end on a stream nobody reads. Past every window granted, the connection
+            # ends (the library's own timeout path closes it cleanly).
+            granted = sum(s.target_recv_window for s in self.streams.values()) + _DEFAULT_WINDOW
+            buffered = sum(len(b) for b in self.stream_buffers.values())
+            if buffered + length > min(granted, MAX_BUFFERED):
+                raise trio.TooSlowError(f"peer {self.peer_id} sent past the receive windows we granted")
+            return bytes(await super()._read_data_body(length))
 
         async def _answer(self, data: bytes) -> None:
             try:
@@ -278,6 +300,73 @@ def new_dcutr(host: Any, may_punch: Callable[[Any], bool]) -> Any:
     return _dcutr_class()(host, may_punch)
 
 
+@dataclass
+class _Inbound:
+    """One inbound connection's handler, as :func:`_bound_inbound` runs it."""
+
+    nursery: trio.Nursery
+    scope: trio.CancelScope
+
+
+_INBOUND: contextvars.ContextVar[_Inbound | None] = contextvars.ContextVar("p2php_inbound", default=None)
+
+
+def _bound_inbound(network: Any) -> None:
+    """Two bounds on py-libp2p's inbound connections (its 250 slots are the whole node's, taken before Noise).
+
+    * At most :data:`INBOUND_PER_IP` at once from one IP (an IPv6 /64): one IP's silent sockets, reopened as they
+      were closed, took every slot, and no seat could reserve at the relay.
+    * A slot comes back when its connection ends. py-libp2p's handler holds it until the whole node stops (it waits
+      on the swarm's manager to keep the connection's task alive): after 250 connections in its life, however
+      short, a relay or a seat took none again. Its upgrade, called in the handler's own task, tells us the
+      connection; once that closes, the handler is cancelled. (The upgrade is also called for a relayed
+      connection, from other tasks: those are left as they are.)
+    """
+    upgrade = network.upgrade_inbound_raw_conn
+    handle = network._handle_inbound_connection
+    per_ip: dict[str, int] = {}
+
+    async def upgrade_noted(raw_conn: Any, maddr: Any) -> Any:
+        muxed = await upgrade(raw_conn, maddr)
+        inbound = _INBOUND.get()
+        if inbound is not None:
+            inbound.nursery.start_soon(_cancel_when_closed, muxed, inbound.scope)
+        return muxed
+
+    async def admit(read_write_closer: Any, maddr: Any) -> None:
+        try:
+            address = read_write_closer.get_remote_address()
+        except Exception:  # noqa: BLE001 - a transport that cannot say: counted together
+            address = None
+        key = host_key(str(address[0])) if address else "?"
+        if per_ip.get(key, 0) >= INBOUND_PER_IP:
+            with contextlib.suppress(Exception):
+                await read_write_closer.close()
+            return
+        per_ip[key] = per_ip.get(key, 0) + 1
+        try:
+            async with trio.open_nursery() as nursery:
+                with trio.CancelScope() as scope:
+                    token = _INBOUND.set(_Inbound(nursery, scope))
+                    try:
+                        await handle(read_write_closer, maddr)
+                    finally:
+                        _INBOUND.reset(token)
+                nursery.cancel_scope.cancel()  # (the watcher, if the handler ended first)
+        finally:
+            per_ip[key] -= 1
+            if not per_ip[key]:
+                del per_ip[key]
+
+    network.upgrade_inbound_raw_conn = upgrade_noted
+    network._handle_inbound_connection = admit
+
+
+async def _cancel_when_closed(muxed: Any, scope: trio.CancelScope) -> None:
+    await muxed.event_closed.wait()
+    scope.cancel()
+
+
 async def _stay_off() -> None:
     """Stands in for ``AutoConnector.start``: the connector never starts, so it never dials."""
 
@@ -300,6 +389,7 @@ def new_host(key_pair: Any) -> Any:
         return muxed
 
     muxers.new_conn = new_conn
+    _bound_inbound(network)
     connector = getattr(network, "auto_connector", None)
     if connector is not None:
         connector.start = _stay_off
