@@ -173,9 +173,7 @@ async def test_a_verdict_naming_a_hostile_seat_is_printed_escaped() -> None:
     from p2php.terminal import summary_lines, verdict_text
 
     results = await _hostile_table()
-    slow = results[1].lockstep.verdict  # the late seat never convicts itself on another's word (§9.3)
-    assert slow is not None and slow.culprit is None and slow.code == "accusation", slow
-    for r in results[:1]:
+    for r in results:  # (the slow seat too: its own clock agrees it was late)
         ls = r.lockstep
         assert ls.verdict is not None and ls.verdict.culprit == 1, ls.verdict
         lines = summary_lines(ls)

@@ -357,10 +357,11 @@ def _judge_fault(ls: Lockstep) -> Fault | None:
     if fault.silent:
         body = ls.audit_bodies.get(accused)
         stopped = body is not None and not body.get("refused")
-        if ls.seat is not None and accused in ls.waiting_at_abort and not stopped:
-            return fault  # it went silent towards us too
-        # (Never our own seat on another's word: we sent our audit, and a cheater's abort the moment our turn
-        # began made a seat still thinking convict itself.)
+        if ls.seat is not None and accused in ls.waiting_at_abort and (not stopped or accused == ls.seat
+                                                                       and ls.late_here):
+            return fault  # it went silent towards us too (or we are that seat, and our own clock agrees)
+        # (Our own seat never on another's word alone: a cheater's abort the moment our turn began made a seat
+        # still thinking convict itself.)
         return Fault(None, f"seat {accuser} says seat {accused} went silent, but we cannot confirm it",
                      fault.at, FaultCode.ACCUSATION)
     if fault.code == FaultCode.BAD_SHOW and ls.vdeck is not None:

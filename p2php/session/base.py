@@ -70,6 +70,7 @@ class LockstepBase:
     show_box: list[Any] | None
     fault_from: Seat | None
     waiting_at_abort: list[Seat]
+    late_here: bool  # our own clock says a message of ours was overdue when another seat said we went silent
     suspicions: list[Suspicion]
     disputed: list[tuple[Seat, int]]
     forward: list[dict[str, Any]]

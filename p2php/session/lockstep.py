@@ -187,6 +187,7 @@ class Lockstep(DeckSteps, Ending):
         self.show_box = None  # verified: [seq, message key] of the private show we found dishonest (our abort's box)
         self.fault_from = None  # the seat whose abort told us of the fault (None: we saw it)
         self.waiting_at_abort = []
+        self.late_here = False  # (set by the runner, which has the clock: see audit._judge_fault)
         self.suspicions = []
         self.disputed = []
         self.forward = []  # signed messages of other seats to pass on to everyone (see ending.py)
