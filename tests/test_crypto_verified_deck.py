@@ -328,6 +328,20 @@ def test_a_bad_key_share_is_named(table: Table) -> None:
 # ----------------------------------------------------------------------------- secret composition
 
 
+def test_the_same_selection_pass_made_again_with_another_list_shares_no_re_masking() -> None:
+    """An own deck's list edited between a crash and its resume: the pass made again at the same point drew the
+    same re-masking values, so the outputs of every position the two lists agree on were equal, and anyone holding
+    both passes learnt where the lists differ. The given permutation is now part of what the randomness answers."""
+    t = _set_up(3)
+    pool = [3, 5, 7, 9, 11, 20]
+    public = vd.public_deck(BOOK, pool, t.y)
+    sctx = _ctx("pass", 0, 1)
+    first = vd.make_pass(sctx, t.y, public, t.secrets[1], [1, 0, 2, 3, 4, 5])
+    again = vd.make_pass(sctx, t.y, public, t.secrets[1], [0, 1, 2, 3, 4, 5])
+    assert not set(first.outputs) & set(again.outputs)
+    assert vd.make_pass(sctx, t.y, public, t.secrets[1], [1, 0, 2, 3, 4, 5]).outputs == first.outputs  # (resume)
+
+
 def test_a_secret_deck_is_a_proven_selection_from_its_pool() -> None:
     """The owner's selection pass over its pool: its head is the deck; drawing it from anything else fails."""
     t = _set_up(3)

@@ -306,7 +306,11 @@ def make_pass(ctx: bytes, y: Point, deck: Sequence[Ciphertext], secrets: SeatSec
     only a stacked test deck passes one (:mod:`p2php.testing.stacking`). The proof is the same either way — it
     shows that *a* permutation was applied, never which — so a receiver cannot tell and need not.
     """
-    return _prove(ctx, y, deck, secrets.rng(b"pass", ctx, _deck_digest(deck)), permutation)[0]
+    # A given permutation is part of the statement the randomness answers: the same step made again with another
+    # one (an own deck's list edited between a crash and its resume) must not re-mask with the same values, which
+    # would let anyone holding both passes compare them.
+    given = () if permutation is None else (b"".join(int(j).to_bytes(2, "big") for j in permutation),)
+    return _prove(ctx, y, deck, secrets.rng(b"pass", ctx, _deck_digest(deck), *given), permutation)[0]
 
 
 def _checked_permutation(perm: Sequence[int], n: int) -> list[int]:
