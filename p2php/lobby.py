@@ -548,7 +548,7 @@ class JoinSession:
                                      f"v{safe(frame.get('v'), 12)}, we speak v{self.version}")
         if kind == "welcome" and self.seat is None:
             seat = frame.get("seat")
-            if not isinstance(seat, int) or isinstance(seat, bool):
+            if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
                 raise LobbyError("the host sent a malformed welcome")
             self.seat = seat
             return "welcome"

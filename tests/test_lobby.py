@@ -225,6 +225,9 @@ def test_join_session_refusals_and_nonsense() -> None:
         session.receive({"lobby": "table", "v": PROTOCOL_VERSION})
     with pytest.raises(LobbyClosed, match="the host closed the table: bye"):
         session.receive({"lobby": "closed", "reason": "bye"})
+    for seat in (-1, -100):  # a host's negative seat crashed the joiner (an index from the end, a hello)
+        with pytest.raises(LobbyError, match="malformed welcome"):
+            JoinSession("ann", 6000).receive({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": seat})
     session.receive({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": 1})
     with pytest.raises(LobbyError, match="malformed table"):
         session.receive({"lobby": "table", "v": PROTOCOL_VERSION, "seats": "x", "players": 2})

@@ -348,6 +348,15 @@ async def test_missing_peers_give_mesh_error_naming_them(table: Table) -> None:
     assert "seat 2: nothing received" in message
 
 
+async def test_an_address_the_resolver_refuses_is_a_seat_we_cannot_reach_not_a_crash(table: Table) -> None:
+    """A lobby host's start frame may name any text as a seat's address: "a..b" made the IDNA codec raise a
+    ValueError out of the dial, and the joiner died with a traceback."""
+    peers, listeners = await table(2)
+    with trio.fail_after(5), pytest.raises(MeshError) as info:
+        await open_mesh(1, {**peers, 0: ("a..b", 7000)}, listeners[1], hello_for(1), same_game, connect_timeout=0.5)
+    assert "seat 0: cannot connect to a..b:7000" in str(info.value)
+
+
 async def test_garbage_after_handshake_drops_only_that_peer(table: Table) -> None:
     peers, listeners = await table(3)
     async with trio.open_nursery() as nursery:

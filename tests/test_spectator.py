@@ -223,10 +223,10 @@ async def _watch_a_hostile_seat(frames: list[dict[str, Any]], hello: dict[str, A
 
 async def _watch_a_seat(frames: list[dict[str, Any]], hello: dict[str, Any] | None = None,
                         quiet: bool = False, proves_with: int = 0, breaks: bool = False,
-                        on_chat: Callable[[Any], None] | None = None) -> str | Lockstep:
+                        on_chat: Callable[[Any], None] | None = None, gap: float = 0.0) -> str | Lockstep:
     """What ``watch`` raises (its text) or returns, against a seat as in :func:`_watch_a_hostile_seat`;
     ``proves_with``: the seat whose key signs the proof (another than 0: a seat that cannot prove its hello's key);
-    ``breaks``: the link breaks (a reset) where it would end."""
+    ``breaks``: the link breaks (a reset) where it would end; ``gap``: seconds between two frames."""
     from p2php.net.framing import FrameDecoder, encode_frame
     from p2php.net.linkauth import seal_frame
     from p2php.net.mesh import LinkSetup
@@ -253,6 +253,7 @@ async def _watch_a_seat(frames: list[dict[str, Any]], hello: dict[str, Any] | No
         assert setup.macs is not None
         for frame in frames:
             await theirs.send_all(seal_frame(encode_frame(frame), setup.macs[0]))
+            await trio.sleep(gap)
         if quiet:
             await trio.sleep_forever()
         await theirs.aclose()
@@ -373,6 +374,17 @@ async def test_a_watched_seat_that_hangs_up_in_its_audit_leaves_the_spectator_a_
     ls = await _watch_a_seat([table, *({"relay": m.to_wire()} for m in peers[0].outbox)], peers[0].table.hellos[0])
     assert isinstance(ls, Lockstep), ls
     assert ls.finished and ls.verdict is not None and (ls.verdict.culprit, ls.verdict.code) == (0, "left")
+
+
+async def test_a_watched_peer_that_sends_only_heartbeats_is_given_table_wait_to_show_its_table(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each heartbeat restarted ``dead_after``: a peer that proved a key of its own and then sent only heartbeats
+    held a spectator (``p2php watch``, ``api.watch_table``) for good, with no table and no error."""
+    from p2php.session import spectator
+
+    monkeypatch.setattr(spectator, "TABLE_WAIT", 0.6)
+    said = await _watch_a_hostile_seat([{"hb": 1, "at": [0, 0]}] * 40, gap=0.1, quiet=True)
+    assert said == "the peer did not show its table in time"
 
 
 async def test_a_link_that_brings_nothing_not_even_a_heartbeat_is_dead_soon() -> None:

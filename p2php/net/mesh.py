@@ -937,7 +937,7 @@ class _Formation:
         while True:
             try:
                 stream = await self.connect(host, port)
-            except (OSError, trio.BrokenResourceError) as exc:  # a libp2p stream reset while opening: try again
+            except (OSError, ValueError, trio.BrokenResourceError) as exc:  # (ValueError: a host name IDNA refuses)
                 self.failures[seat] = f"cannot connect to {host}:{port}: {exc}"
             else:
                 try:

@@ -83,7 +83,10 @@ async def watch(host: str, port: int, name: str = "spectator",
                 reason = verdict.get("reason") if isinstance(verdict, dict) else "connection closed"
                 raise WatchError(f"the peer refused us: {safe(str(reason), 200)}")
             decoder.authenticate(receive_mac)  # everything after the verdicts carries the link tag
+            table_by = trio.current_time() + TABLE_WAIT
             while True:
+                if ls is None and trio.current_time() > table_by:
+                    raise WatchError("the peer did not show its table in time")
                 try:
                     with trio.fail_after(dead_after):
                         frame = await _read(stream, decoder)
@@ -123,6 +126,10 @@ async def watch(host: str, port: int, name: str = "spectator",
         ls.timeout()  # the table had stopped (an audit or abort came) and the peer is done: close with what we hold
     return ls
 
+
+TABLE_WAIT = 10.0
+"""Seconds a peer has, once we are in, to show its table (an honest one does at once): a peer that sent only
+heartbeats held a spectator for good, each one restarting ``dead_after``."""
 
 WATCH_TRIES = 3
 """Links in a row that must fail, over at least :data:`WATCH_FIRST_PATIENCE` seconds, before
