@@ -142,3 +142,46 @@ def test_seen_heads_out_of_shape_name_their_author_at_once(heads: list[list[Any]
         verdict = peer.verdict
         assert verdict.culprit == 1 and verdict.code == "bad_message", verdict
         assert "'seen' must list other seats" in verdict.reason
+
+
+def test_a_signed_message_padded_with_unknown_body_fields_names_its_author() -> None:
+    """Body fields no kind has are ignored (§6.4), so a cheater padded its own signed messages with 4 MiB of one:
+    every peer kept them for the rest of the game, four copies each, and wrote them to its transcript (1 GiB held,
+    a record too big to verify), naming nobody. More than MAX_UNKNOWN_BODY bytes of them names the author."""
+    from p2php.session.messages import MAX_UNKNOWN_BODY
+
+    peers = make_peers("toy", 3, {}, seed=3)
+    padded: list[int] = []
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and frame.get("kind") == "action" and padded in ([], [frame["seq"]]):
+            padded[:] = [frame["seq"]]
+            return signed_by(peers[1], {**frame, "body": {**frame["body"], "zz": bytes(MAX_UNKNOWN_BODY + 1)}})
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    for peer in (peers[0], peers[2]):
+        assert peer.verdict.culprit == 1 and peer.verdict.code == "bad_message", peer.verdict
+        assert "bytes of body fields no message has" in peer.verdict.reason
+
+
+def test_relayed_copies_of_a_message_we_hold_cost_no_signature_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A copy of a held message was signature-checked before it was found to be held: a cheater's compressed
+    stream of copies (244 bytes on the wire a batch) kept an honest peer's CPU busy, and named nobody."""
+    from p2php.crypto.identity import PublicIdentity
+
+    peers = make_peers("toy", 3, {}, seed=3)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    held = peers[1].transcript[3].to_wire()
+    checks: list[int] = []
+    verify = PublicIdentity.verify
+
+    def counted(self: PublicIdentity, *args: Any) -> bool:
+        checks.append(1)
+        return verify(self, *args)
+
+    monkeypatch.setattr(PublicIdentity, "verify", counted)
+    peers[0].finished = False  # (it takes relays as during a game)
+    for _ in range(100):
+        assert peers[0].receive_relayed(held)
+    assert checks == []

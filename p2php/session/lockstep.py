@@ -52,6 +52,8 @@ from p2php.session.decks import DERIVED, DeckSteps
 from p2php.session.ending import Ending
 from p2php.session.handshake import LocalSecrets, Table, chain_binding
 from p2php.session.messages import (
+    BODY_FIELDS,
+    MAX_UNKNOWN_BODY,
     BadMessage,
     Message,
     attachment,
@@ -603,14 +605,21 @@ class Lockstep(DeckSteps, Ending):
 
     def _check_envelope(self, msg: Message, verified: bool = False) -> None:
         s = msg.sender
+        expected_seq = self.last_seq[s] + 1 + len(self.inbox[s])
+        if msg.seq < expected_seq:
+            held = self._held(s, msg.seq)
+            if held and held[0].msg_hash == msg.msg_hash:
+                raise _Held()  # a copy of one we hold, whose signature we checked: relayed copies cost no more
         if not verified and not self.publics[s].verify(msg.sig, msg.signing_digest(self.session_id)):
             raise _Unsigned(f"message {msg.seq}: signature does not verify")
+        unknown = {k: v for k, v in msg.body.items() if k not in BODY_FIELDS}
+        if unknown and len(encode(unknown)) > MAX_UNKNOWN_BODY:
+            raise BadMessage(f"message {msg.seq}: more than {MAX_UNKNOWN_BODY} bytes of body fields no message has")
         others = [o for o, _, _ in msg.seen]
         if others != sorted(set(others)) or any(not 0 <= o < self.players or o == s for o in others):
             # (§5.1; each head is kept until we process the message it names: a cheater's made-up heads grew
             # that store, and the work of every message after, without bound)
             raise BadMessage(f"message {msg.seq}: 'seen' must list other seats, each once, in ascending order")
-        expected_seq = self.last_seq[s] + 1 + len(self.inbox[s])
         if msg.seq < expected_seq:
             held = self._held(s, msg.seq)
             if not held or held[0].msg_hash == msg.msg_hash:
