@@ -279,3 +279,30 @@ def test_a_long_games_log_is_read_back_whole_without_flood_bounds(tmp_path: Path
     assert restored.fault is None and restored.tick == live.tick
     assert restored.state.state_hash() == live.state.state_hash()
     assert not restored.replaying_log  # the bounds hold again for what comes over the network
+
+
+async def test_a_seat_that_links_again_and_again_saying_it_holds_nothing_gets_the_record_within_one_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each new link of a seat was answered afresh: a seat that linked 150 times, each time saying it held nothing,
+    was sent the whole record 150 times (12.9 MB a time for a UNO game). One budget now serves all its links."""
+    from p2php.session import runner
+    from p2php.session.memory import make_peers, run_in_memory
+
+    peers = make_peers("toy", 3, {}, seed=3)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    sent: list[int] = []
+
+    class Mesh:
+        async def send(self, seat: int, frame: dict[str, Any]) -> None:
+            sent.append(len(msgpack.packb(frame, use_bin_type=True)))
+
+    serving = object.__new__(runner._Runner)  # (only what answering a sync uses)
+    serving.ls, serving.mesh, serving.synced, serving.sync_sent = peers[0], Mesh(), set(), {}
+    nothing = [[s, -1] for s in range(3)]
+    await serving._answer_sync(2, nothing)
+    record = sum(sent)  # the whole record, once
+    monkeypatch.setattr(runner, "MAX_SYNC_BYTES", 3 * record)  # (a whole game is well under the real bound)
+    for _link in range(20):
+        await serving._answer_sync(2, nothing)  # the same link: answered once
+        serving.synced.discard(2)  # what a new link of seat 2 does
+    assert 2 * record <= sum(sent) <= 3 * record  # (before: 21 whole records)
