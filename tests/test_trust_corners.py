@@ -396,7 +396,7 @@ def test_early_messages_count_against_flooding_by_number() -> None:
 def test_early_messages_count_against_flooding_by_bytes() -> None:
     # Each message is 2 MiB and a few hundred bytes: 15 waiting are under the 32 MiB bound, the 16th is over.
     peers = make_peers("toy", 3, {}, seed=14)
-    burst = _signed_burst(peers[1], 17, {"pad": b"p" * (2 * 1024 * 1024)})
+    burst = _signed_burst(peers[1], 17, {"action": {"pad": b"p" * (2 * 1024 * 1024)}})  # (a field messages have)
     for frame in burst[1:16]:
         peers[0].receive(1, frame)
     assert peers[0].fault is None
