@@ -53,6 +53,25 @@ async def test_the_page_and_nothing_else_is_served(nursery: trio.Nursery) -> Non
     assert status == 200 and body == b""
 
 
+async def test_idle_connections_hold_at_most_max_waiting_places(nursery: trio.Nursery,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the bridge's (tests/test_bridge.py): idle connections from any program held every file descriptor."""
+    from p2php.bridge import ws
+
+    monkeypatch.setattr(ws, "MAX_WAITING", 3)
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
+    idle = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(3)]
+    await trio.sleep(0.2)
+    extra = await trio.open_tcp_stream("127.0.0.1", port)
+    with trio.fail_after(5):
+        assert await extra.receive_some(100) == b""  # closed at once
+    await idle[0].aclose()
+    await trio.sleep(0.2)
+    assert (await _get(port, _req("/")))[0] == 200  # its place came back
+    for stream in (extra, *idle[1:]):
+        await stream.aclose()
+
+
 async def test_the_page_gets_each_games_names_in_one_language(nursery: trio.Nursery) -> None:
     import json
 

@@ -52,6 +52,37 @@ log = logging.getLogger(__name__)
 HANDSHAKE_TIMEOUT = 10.0
 """Seconds a new connection has to complete the WebSocket handshake."""
 
+MAX_WAITING = 64
+"""Connections not yet let in (still in their WebSocket handshake or, for ``p2php web``, fetching a file) held at
+once; a new one past it is closed at once. Any program on this machine may connect without the key: idle
+connections held every file descriptor of the process, whose games could then neither redial nor save a
+transcript."""
+
+
+class Doorway:
+    """Counts the connections not yet let in (:data:`MAX_WAITING` at most)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = MAX_WAITING if limit is None else limit
+        self.waiting = 0
+
+    def enter(self) -> Callable[[], None] | None:
+        """A place for a new connection: the function that gives it back (once, however often it is called), or
+        None: close the connection at once."""
+        if self.waiting >= self.limit:
+            return None
+        self.waiting += 1
+        left = False
+
+        def leave() -> None:
+            nonlocal left
+            if not left:
+                left = True
+                self.waiting -= 1
+
+        return leave
+
+
 _IO_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, LocalProtocolError, RemoteProtocolError)
 
 
@@ -263,20 +294,26 @@ async def run_session(ws: WebSocket) -> None:
 
 
 async def serve_connection(stream: trio.abc.Stream, allowed_origins: Sequence[str] = (),
-                           key: str | None = None) -> None:
+                           key: str | None = None, doorway: Doorway | None = None) -> None:
     """One client: handshake, then a bridge session until it quits or disconnects.
 
     A bug or an input we did not foresee ends this client's session only, never the server (every other
-    client's table): it is logged and the connection closed.
+    client's table): it is logged and the connection closed. ``doorway``: a place while the handshake runs.
     """
+    leave = doorway.enter() if doorway is not None else (lambda: None)
     async with stream:  # closed however we leave, cancellation included
+        if leave is None:
+            return  # too many connections not yet let in
         try:
             ws = await accept(stream, allowed_origins, key)
+            leave()
             if ws is None:
                 return
             await run_session(ws)
         except Exception:
             log.exception("p2php bridge: a client's session failed")
+        finally:
+            leave()
 
 
 async def serve(
@@ -288,7 +325,8 @@ async def serve(
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
     task_status.started(bound)
-    await trio.serve_listeners(partial(serve_connection, allowed_origins=tuple(allowed_origins), key=key), listeners)
+    await trio.serve_listeners(partial(serve_connection, allowed_origins=tuple(allowed_origins), key=key,
+                                       doorway=Doorway()), listeners)
 
 
 async def serve_forever(host: str, port: int, allowed_origins: Sequence[str] = ()) -> None:

@@ -19,7 +19,7 @@ learns the address play your seat: the command warns.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from importlib import resources
 from typing import Any
@@ -27,7 +27,7 @@ from typing import Any
 import h11
 import trio
 
-from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, new_key, run_session
+from p2php.bridge.ws import HANDSHAKE_TIMEOUT, Doorway, WebSocket, answer_handshake, new_key, run_session
 
 __all__ = ["MAX_REQUEST", "STATIC_TYPES", "help_file", "new_key", "serve", "static_file", "words_file"]
 
@@ -139,25 +139,33 @@ def _is_upgrade(request: h11.Request) -> bool:
 
 
 async def _bridge(stream: trio.abc.Stream, request: h11.Request, trailing: bytes, origins: Sequence[str],
-                  key: str) -> None:
+                  key: str, let_in: Callable[[], None]) -> None:
     ws = WebSocket.upgraded(stream, [(bytes(k), bytes(v)) for k, v in request.headers], request.target, trailing)
     if await answer_handshake(ws, origins, lambda origin: f"origin {origin[:80]} may not use this table", key):
+        let_in()  # a page with the key: it no longer counts among the connections waiting at the door
         await run_session(ws)
 
 
-async def serve_connection(stream: trio.abc.Stream, port: int, key: str) -> None:
+async def serve_connection(stream: trio.abc.Stream, port: int, key: str, doorway: Doorway | None = None) -> None:
     """One connection: a static file, or the bridge over a WebSocket at ``/ws`` for a page that holds ``key``.
 
     A bug or an input we did not foresee ends this connection only, never the server (and so every other
-    page's game): it is logged and the connection closed.
+    page's game): it is logged and the connection closed. ``doorway``: a place until a page shows the key (or its
+    file is served): past :data:`~p2php.bridge.ws.MAX_WAITING` such connections, a new one is closed at once.
     """
+    leave = doorway.enter() if doorway is not None else (lambda: None)
+    if leave is None:
+        await trio.aclose_forcefully(stream)
+        return
     try:
-        await _serve_connection(stream, port, key)
+        await _serve_connection(stream, port, key, leave)
     except Exception:
         log.exception("p2php web: a connection failed")
+    finally:
+        leave()
 
 
-async def _serve_connection(stream: trio.abc.Stream, port: int, key: str) -> None:
+async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in: Callable[[], None]) -> None:
     origins = (f"http://127.0.0.1:{port}", f"http://localhost:{port}")
     async with stream:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
@@ -169,7 +177,7 @@ async def _serve_connection(stream: trio.abc.Stream, port: int, key: str) -> Non
                 return
             target = request.target.decode("latin-1")
             if request.method == b"GET" and target.split("?", 1)[0] == "/ws" and _is_upgrade(request):
-                await _bridge(stream, request, bytes(conn.trailing_data[0]), origins, key)
+                await _bridge(stream, request, bytes(conn.trailing_data[0]), origins, key, let_in)
                 return
             with trio.move_on_after(HANDSHAKE_TIMEOUT):
                 if request.method not in (b"GET", b"HEAD"):
@@ -198,4 +206,4 @@ async def serve(host: str, port: int, *, key: str, task_status: Any = trio.TASK_
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
     task_status.started(bound)
-    await trio.serve_listeners(partial(serve_connection, port=bound, key=key), listeners)
+    await trio.serve_listeners(partial(serve_connection, port=bound, key=key, doorway=Doorway()), listeners)
