@@ -185,3 +185,40 @@ def test_relayed_copies_of_a_message_we_hold_cost_no_signature_check(monkeypatch
     for _ in range(100):
         assert peers[0].receive_relayed(held)
     assert checks == []
+
+
+def test_a_seen_head_naming_a_message_that_never_comes_is_kept_and_never_compared() -> None:
+    """A well-formed head may name a message we have not processed: it waits for it (claims are compared by the
+    message they name, not all at every message). One that never comes — a lie about a number seat 2 never
+    reaches — is never compared, and never breaks the peer that holds it."""
+    from dataclasses import replace
+
+    played = make_peers("toy", 3, {}, seed=3)
+    run_in_memory(played, {s: RandomBot(s) for s in range(3)})
+    first = next(m for m in played[0].transcript if m.sender == 1)
+    fresh = make_peers("toy", 3, {}, seed=3)[0]
+    fresh._consume(replace(first, seen=((2, 10**6, bytes(32)),)))
+    assert fresh.seen_claims[(2, 10**6)][0][0] == bytes(32) and fresh.fault is None
+
+
+def test_an_abort_naming_every_message_cannot_make_honest_audits_unreadable() -> None:
+    """A cheater's abort listed a claim for every message of the game: each honest seat put a signed copy of each
+    into its own audit (1 MiB of evidence, ~94 000 values), a frame no peer reads (65 536 values at most), and the
+    honest seats named one another ``refused_audit``. A peer reads 64 claims of an abort, and its evidence stays
+    within a quarter of the bound."""
+    from p2php.net.framing import MAX_VALUES, decode_counted, encode_frame
+
+    peers = make_peers("uno", 3, {"crypto": "fast", "rounds": 1}, seed=2)
+    with pytest.raises(RuntimeError):  # stopped mid-game
+        run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, max_rounds=400)
+    held = [m for m in peers[2].transcript if m.kind != "shuffle"]
+    assert len(held) > 300
+    claims = [[m.sender, m.seq, 2, bytes(32)] for m in held]
+    abort = peers[2]._send("abort", {"culprit": 1, "reason": "cheated", "code": "bad_message",
+                                     "at": [0, 0], "evidence": [], "claims": claims})
+    peers[0].receive(2, peers[2].wire_for(abort, 0))
+    sent = peers[0].poll()
+    assert any(m.kind == "audit" for m in sent)
+    for msg in sent:
+        frame = encode_frame({"relay": msg.to_wire()})
+        assert decode_counted(frame[4:])[1] <= MAX_VALUES // 4 + 100, msg.kind  # (readable by every peer)

@@ -313,3 +313,12 @@ def test_fast_walk_stops_a_tuple_run_at_its_array_s_count_and_depth() -> None:
         assert _fast_ok(body) == _exact_ok(body), depth
         verdicts.append(_exact_ok(body))
     assert verdicts[0] and not verdicts[-1]  # the depth limit falls inside the range tried
+
+
+def test_both_walks_count_the_items_of_small_tuples_too() -> None:
+    """The fast walk matched each ``[int, bin32]`` entry in one step and counted it as one value: 30 000 of them
+    passed as 30 002 values, where the exact walk (and §3.1) counts 90 002."""
+    body = msgpack.packb({"k": [[1, bytes(32)]] * 30_000}, use_bin_type=True)
+    assert not _fast_ok(body) and not _exact_ok(body)
+    small = msgpack.packb({"k": [[1, bytes(32)]] * 100}, use_bin_type=True)
+    assert _fast_ok(small, 302) and not _fast_ok(small, 301) and _exact_ok(small, 302) and not _exact_ok(small, 301)

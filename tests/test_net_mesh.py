@@ -443,7 +443,7 @@ async def test_oversized_length_prefix_is_dropped_with_a_reason(table: Table) ->
     # (anyone may connect: before, 4 MiB of one-byte values cost the seat seconds in its event loop).
     async def attacker() -> None:
         stream = await trio.open_tcp_stream(HOST, port)
-        await stream.send_all(struct.pack(">I", 100 * 1024))
+        await stream.send_all(struct.pack(">I", 300 * 1024))
         await read_until_closed(stream)
         await stream.aclose()
 
@@ -451,7 +451,7 @@ async def test_oversized_length_prefix_is_dropped_with_a_reason(table: Table) ->
         nursery.start_soon(attacker)
         with pytest.raises(MeshError) as info:
             await open_mesh(0, peers, listeners[0], hello_for(0), same_game, connect_timeout=0.5)
-    assert "framing error: frame declares 102400 bytes, over the 65536-byte limit" in str(info.value)
+    assert "framing error: frame declares 307200 bytes, over the 262144-byte limit" in str(info.value)
 
     # After the handshake: the connection is dropped and reported as a PeerError.
     async with trio.open_nursery() as nursery:
@@ -882,3 +882,14 @@ async def test_a_rejoin_while_the_runner_is_behind_waits_its_turn_instead_of_cra
         nursery.cancel_scope.cancel()
     got = [e.frame["n"] for e in events if isinstance(e, Frame)]  # (what the replaced link had not read is gone)
     assert len(got) >= 64 and got == list(range(len(got))) and len(events) == len(got) + 1, events[-3:]
+
+
+async def test_a_hello_no_peer_would_read_before_its_link_is_proven_is_refused_here(table: Table) -> None:
+    """Peers read a hello under the handshake bound (256 KiB): a bigger one (a table's very long options) was sent
+    anyway, every peer refused it, and formation failed at its deadline saying only that a frame was too big."""
+    from p2php.net.framing import HANDSHAKE_FRAME, FrameError
+
+    peers, listeners = await table(2)
+    with pytest.raises(FrameError, match=f"over the {HANDSHAKE_FRAME}-byte limit"):
+        await open_mesh(0, peers, listeners[0], {**hello_for(0), "pad": "x" * HANDSHAKE_FRAME}, same_game,
+                        connect_timeout=0.5)

@@ -204,7 +204,7 @@ async def test_peer_and_join_reports_escape_a_hostile_name(capsys: pytest.Captur
 async def test_a_huge_hostile_name_is_bounded_on_screen() -> None:
     from p2php.terminal import TerminalUI, summary_lines
 
-    huge = EVIL * 3_000  # ~50 KB: fits a frame before the link is proven (64 KiB)
+    huge = EVIL * 12_000  # ~200 KB: fits a frame before the link is proven (256 KiB)
     out = io.StringIO()
     ui = TerminalUI(out=out, colour=False, tty=False)
     deciders = [bot_decider(RandomBot(0)), _slow(1, 3.0)]

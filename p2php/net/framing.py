@@ -42,11 +42,12 @@ MAX_VALUES = 65536
 """Most values (the items of every container, map keys included) one frame -- or one compressed run of frames --
 may hold. Decoding builds an object per value: a 4 MiB body of one-byte empty maps cost 2.7 s of CPU in the
 event loop and 330 MiB, enough for an outsider's hello or a cheater's chat frame to make an honest seat miss its
-deadlines. The largest frame of any game holds a few hundred (a verified pass of N cards about N + 40)."""
+deadlines. A game's own messages hold a few hundred (a verified pass of N cards about N + 40); an abort or an audit
+carrying signed copies as evidence holds up to a quarter of it (``p2php.session.ending``)."""
 
-HANDSHAKE_FRAME = 64 * 1024
-"""Largest frame before a link is authenticated (its hellos and handshake; a hello is well under 8 KiB): anyone
-can open a connection and send one."""
+HANDSHAKE_FRAME = 256 * 1024
+"""Largest frame before a link is authenticated (its hellos and handshake): anyone can open a connection and send
+one. A hello is a few KiB, but it carries the table's options, and a trading-card table's deck lists may be long."""
 
 HEADER_SIZE = 4
 _MAX_DECLARABLE = 2**32 - 1
@@ -218,9 +219,12 @@ def _structure_ok(body: bytes, budget: int) -> int:
                         found = match(body, pos)
                         if found is None:
                             break
+                        total += body[pos] & 0x0F  # (the tuple's own items count too)
                         pos = found.end()
                         owed -= 1
                         items -= 1
+                    if total > budget:
+                        return -1
                 if items:
                     lefts.append(items)
                     maps.append(is_map)
@@ -290,6 +294,24 @@ def _walk_structure(body: bytes, budget: int = MAX_VALUES) -> None:
             stack.pop()
     if pos != end:
         raise FrameError(f"{end - pos} trailing byte(s) after the msgpack map ({pos} of {end} used)")
+
+
+def value_count(obj: Any) -> int:
+    """The values a frame holding ``obj`` counts against :data:`MAX_VALUES` (the items of every container, map keys
+    included), for a writer that must stay under it."""
+    if isinstance(obj, dict):
+        return 2 * len(obj) + sum(value_count(v) for v in obj.values())
+    if isinstance(obj, list | tuple):
+        return len(obj) + sum(value_count(v) for v in obj)
+    return 0
+
+
+def frame_values(frame: bytes) -> int:
+    """The values an encoded frame (its length prefix included) counts against :data:`MAX_VALUES`: a writer's
+    count, cheap for a small frame (every value takes a byte at least, so its length bounds it)."""
+    if len(frame) <= 4096:
+        return len(frame)
+    return max(_structure_ok(frame[HEADER_SIZE:], 1 << 62), 0)
 
 
 def decode_frame_body(body: bytes) -> dict[str, Any]:

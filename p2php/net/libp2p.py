@@ -42,7 +42,7 @@ from p2php.canonical import digest
 from p2php.errors import P2phpError
 from p2php.net.admission import host_key
 from p2php.net.framing import HANDSHAKE_FRAME, FrameDecoder, FrameError
-from p2php.net.libp2p_host import new_dcutr, new_host, remote_ip
+from p2php.net.libp2p_host import INBOUND_PER_IP, new_dcutr, new_host, remote_ip
 from p2php.net.transport import Listener
 
 if TYPE_CHECKING:
@@ -882,7 +882,9 @@ async def serve_relay(listen: str, limits: RelayLimitsSpec, key_seed: bytes | No
     service = _lib("libp2p.tools.anyio_service")
     multiaddr = _lib("multiaddr")
     ed25519 = _lib("libp2p.crypto.ed25519")
-    host = new_host(ed25519.create_new_key_pair(key_seed) if key_seed else None)
+    # (an operator's per-IP limits raised for many people behind one address must not meet a lower one first)
+    host = new_host(ed25519.create_new_key_pair(key_seed) if key_seed else None,
+                    inbound_per_ip=max(INBOUND_PER_IP, 2 * limits.per_ip, 2 * limits.circuits_per_ip))
     protocol = _circuit_relay_class()(host, limits=circuit.RelayLimits(
         duration=limits.seconds, data=limits.data, max_circuit_conns=limits.circuits,
         max_reservations=limits.reservations, reservation_ttl=limits.reservation_ttl), allow_hop=True,

@@ -311,11 +311,11 @@ class _Inbound:
 _INBOUND: contextvars.ContextVar[_Inbound | None] = contextvars.ContextVar("p2php_inbound", default=None)
 
 
-def _bound_inbound(network: Any) -> None:
+def _bound_inbound(network: Any, per_ip: int) -> None:
     """Two bounds on py-libp2p's inbound connections (its 250 slots are the whole node's, taken before Noise).
 
-    * At most :data:`INBOUND_PER_IP` at once from one IP (an IPv6 /64): one IP's silent sockets, reopened as they
-      were closed, took every slot, and no seat could reserve at the relay.
+    * At most ``per_ip`` at once from one IP (an IPv6 /64): one IP's silent sockets, reopened as they were closed,
+      took every slot, and no seat could reserve at the relay.
     * A slot comes back when its connection ends. py-libp2p's handler holds it until the whole node stops (it waits
       on the swarm's manager to keep the connection's task alive): after 250 connections in its life, however
       short, a relay or a seat took none again. Its upgrade, called in the handler's own task, tells us the
@@ -324,7 +324,7 @@ def _bound_inbound(network: Any) -> None:
     """
     upgrade = network.upgrade_inbound_raw_conn
     handle = network._handle_inbound_connection
-    per_ip: dict[str, int] = {}
+    held: dict[str, int] = {}
 
     async def upgrade_noted(raw_conn: Any, maddr: Any) -> Any:
         muxed = await upgrade(raw_conn, maddr)
@@ -339,11 +339,11 @@ def _bound_inbound(network: Any) -> None:
         except Exception:  # noqa: BLE001 - a transport that cannot say: counted together
             address = None
         key = host_key(str(address[0])) if address else "?"
-        if per_ip.get(key, 0) >= INBOUND_PER_IP:
+        if held.get(key, 0) >= per_ip:
             with contextlib.suppress(Exception):
                 await read_write_closer.close()
             return
-        per_ip[key] = per_ip.get(key, 0) + 1
+        held[key] = held.get(key, 0) + 1
         try:
             async with trio.open_nursery() as nursery:
                 with trio.CancelScope() as scope:
@@ -354,9 +354,9 @@ def _bound_inbound(network: Any) -> None:
                         _INBOUND.reset(token)
                 nursery.cancel_scope.cancel()  # (the watcher, if the handler ended first)
         finally:
-            per_ip[key] -= 1
-            if not per_ip[key]:
-                del per_ip[key]
+            held[key] -= 1
+            if not held[key]:
+                del held[key]
 
     network.upgrade_inbound_raw_conn = upgrade_noted
     network._handle_inbound_connection = admit
@@ -371,9 +371,10 @@ async def _stay_off() -> None:
     """Stands in for ``AutoConnector.start``: the connector never starts, so it never dials."""
 
 
-def new_host(key_pair: Any) -> Any:
+def new_host(key_pair: Any, inbound_per_ip: int = INBOUND_PER_IP) -> Any:
     """A py-libp2p host with ``key_pair`` (None: a new one), whose yamux connections answer pings beside their
-    reader and which never dials on its own. py-libp2p must be importable (``require_libp2p`` says so)."""
+    reader, which never dials on its own, and which holds at most ``inbound_per_ip`` inbound connections from one
+    IP at once. py-libp2p must be importable (``require_libp2p`` says so)."""
     host = importlib.import_module("libp2p").new_host(key_pair=key_pair)
     network = host.get_network()
     muxers = network.upgrader.muxer_multistream
@@ -389,7 +390,7 @@ def new_host(key_pair: Any) -> Any:
         return muxed
 
     muxers.new_conn = new_conn
-    _bound_inbound(network)
+    _bound_inbound(network, inbound_per_ip)
     connector = getattr(network, "auto_connector", None)
     if connector is not None:
         connector.start = _stay_off

@@ -52,7 +52,15 @@ from p2php.canonical import NotCanonical, digest, encode
 from p2php.errors import P2phpError
 from p2php.net import deflate
 from p2php.net.admission import Admission, Ticket, host_key, host_of
-from p2php.net.framing import HANDSHAKE_FRAME, MAX_FRAME, FrameDecoder, FrameError, encode_frame
+from p2php.net.framing import (
+    HANDSHAKE_FRAME,
+    MAX_FRAME,
+    MAX_VALUES,
+    FrameDecoder,
+    FrameError,
+    encode_frame,
+    frame_values,
+)
 from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
 from p2php.net.ratelimit import TokenBucket
 from p2php.net.transport import Dial, Listener, Stream, remote_address, tcp_dial
@@ -385,18 +393,20 @@ class _Peer:
         self.decoder.authenticate(receive, deflate=compress, max_size=self.max_frame)
 
     def next_run(self, first: bytes) -> tuple[list[bytes], bytes | None]:
-        """``first`` and the frames queued behind it that fit into one run with it, and the one that did not."""
-        frames, size = [first], len(first)
+        """``first`` and the frames queued behind it that fit into one run with it (its bytes, its frames and its
+        values: the receiver's bounds, §3.2), and the one that did not."""
+        frames, size, values = [first], len(first), frame_values(first)
         limit = deflate.run_limit(self.decoder.max_size)
         while len(frames) < deflate.MAX_RUN_FRAMES:
             try:
                 data = self._outbox_out.receive_nowait()
             except (trio.WouldBlock, trio.EndOfChannel):
                 break
-            if size + len(data) > limit:
+            count = frame_values(data)
+            if size + len(data) > limit or values + count > MAX_VALUES:
                 return frames, data
             frames.append(data)
-            size += len(data)
+            size, values = size + len(data), values + count
         return frames, None
 
     async def read_frame(self) -> dict[str, Any] | None:
@@ -1082,7 +1092,7 @@ async def open_mesh(
     """
     if hello.get("seat") != seat or isinstance(hello.get("seat"), bool):
         raise ValueError(f"hello must contain 'seat': {seat}, got {hello.get('seat')!r}")
-    encode_frame(hello, max_frame)  # refuse an unsendable hello here, not in every handshake
+    encode_frame(hello, min(max_frame, HANDSHAKE_FRAME))  # refuse an unsendable hello here, not in every handshake
     others = set(peers) - {seat}
     higher = sorted(s for s in others if s > seat)
     if higher and listener is None:

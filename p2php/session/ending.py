@@ -29,6 +29,7 @@ from p2php.engine.contract import (
     GameOver,
     Seat,
 )
+from p2php.net.framing import MAX_VALUES, value_count
 from p2php.session.audit import run_audit
 from p2php.session.base import LockstepBase
 from p2php.session.messages import (
@@ -38,6 +39,14 @@ from p2php.session.messages import (
 from p2php.session.records import TIMING_CODES, Fault, FaultCode, Suspicion, Verdict, bounded
 
 MALFORMED_ABORT = "sent a malformed abort"
+MAX_EVIDENCE_VALUES = MAX_VALUES // 4
+"""Values (the frame rule's count, §3.1) of the signed copies one abort or audit carries as evidence: a frame holds
+65 536 at most, and a cheater's abort naming every message of the game made every honest audit one no peer could
+read (each then named the others ``refused_audit``)."""
+
+MAX_CLAIMS_READ = 64
+"""Claims and evidence items read from one abort (what an honest seat sends at most)."""
+
 MAX_EVIDENCE_BYTES = 1 << 20
 """Signed copies carried in one abort or audit: a cheater's big messages cannot make ours unsendable."""
 
@@ -85,24 +94,25 @@ class Ending(LockstepBase):
         for queue in self.inbox.values():
             for msg in queue:
                 if msg.kind == "abort":
-                    for item in msg.body.get("claims", []) if isinstance(msg.body.get("claims"), list) else []:
+                    claims, evidence = msg.body.get("claims"), msg.body.get("evidence")
+                    for item in claims[:MAX_CLAIMS_READ] if isinstance(claims, list) else []:
                         if isinstance(item, list) and len(item) == 4 and all(isinstance(x, int) for x in item[:2]):
                             wanted.append((item[0], item[1]))
-                    for wire in msg.body.get("evidence", []) if isinstance(msg.body.get("evidence"), list) else []:
+                    for wire in evidence[:MAX_CLAIMS_READ] if isinstance(evidence, list) else []:
                         if isinstance(wire, dict) and isinstance(wire.get("from"), int) \
                                 and isinstance(wire.get("seq"), int):
                             wanted.append((wire["from"], wire["seq"]))
         out: list[Any] = []
-        budget = MAX_EVIDENCE_BYTES
+        budget, values = MAX_EVIDENCE_BYTES, MAX_EVIDENCE_VALUES
         for seat, seq in dict.fromkeys(wanted):
             copies = [m.to_wire() for m in self._held(seat, seq)] + self.equivocations.get((seat, seq), [])
             for wire in copies:
                 if wire in out:
                     continue
-                size = len(encode(wire))
-                if size > budget:
+                size, count = len(encode(wire)), value_count(wire) + 1
+                if size > budget or count > values:
                     continue
-                budget -= size
+                budget, values = budget - size, values - count
                 out.append(wire)
         return out
 
@@ -192,7 +202,7 @@ class Ending(LockstepBase):
                 malformed = self.fault.culprit == msg.sender and self.fault.reason == MALFORMED_ABORT
                 self.fault_from = None if malformed else msg.sender
             claims = msg.body.get("claims")
-            for item in claims if isinstance(claims, list) else []:
+            for item in claims[:MAX_CLAIMS_READ] if isinstance(claims, list) else []:
                 if (isinstance(item, list) and len(item) == 4 and all(isinstance(x, int) for x in item[:3])
                         and isinstance(item[3], bytes)):
                     self.suspicions.append(Suspicion(item[0], item[1], item[2], item[3]))

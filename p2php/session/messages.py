@@ -27,6 +27,7 @@ from p2php.canonical import digest, encode
 from p2php.errors import P2phpError
 
 KINDS = ("shuffle", "lock", "keys", "commit", "action", "beacon", "show", "abort", "audit", "deckkey", "pass")
+"""Every message kind; ``deckkey`` and ``pass`` exist only in a verified deck (``crypto=verified``, §6.4)."""
 
 BODY_FIELDS = frozenset({
     "action", "nonce", "commit", "keys", "shares", "proofs", "to", "box", "cards", "commits", "digest", "key",
@@ -39,7 +40,6 @@ MAX_UNKNOWN_BODY = 1024
 """Bytes of body fields no kind has that a message may carry: a cheater's own signed messages padded with 4 MiB
 of them were kept by every peer for the rest of the game, four copies each, and written to its transcript
 (1 GiB held, and a record too big to verify)."""
-"""Every message kind; ``deckkey`` and ``pass`` exist only in a verified deck (``crypto=verified``, §6.4)."""
 
 PAIR_SIZE = 97
 """A point and a sigma proof on the wire (``pair97``): a key share (Appendix B.10)."""

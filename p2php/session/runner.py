@@ -398,7 +398,6 @@ class _Runner:
         self.fins: set[int] = set()  # seats that told us they finished
         self.fin_sent = False
         self.own_duty: tuple[tuple[int, int] | None, float] = (None, 0.0)  # what we owe now, and since when
-        self.own_judged = False  # an accusation of our own silence was weighed (once)
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout: "behind", or rejoined
         self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)
         self.chat = ChatDesk(ls.table, ls.seat, self.sign)
@@ -431,7 +430,6 @@ class _Runner:
             seats_done = False
             while True:
                 await self._flush()
-                self._judge_own_lateness()  # (before the time of our own duty moves on: the abort stopped it)
                 mesh.set_progress(None if ls.auditing else [ls.tick, ls.phase])
                 if ls.finished:
                     now = trio.current_time()
@@ -457,6 +455,7 @@ class _Runner:
                     if not ls.finished:
                         self._expire()
                     continue
+                self._time_own_duty()  # (before what came is taken in: an abort stops the clock)
                 await self._handle(event, nursery)
             self.sent = sum(mesh.bytes_sent.values())
             self.received = sum(mesh.bytes_received.values())
@@ -512,23 +511,17 @@ class _Runner:
         return {**quiet, **self.down}
 
     def _time_own_duty(self) -> None:
-        """When the message we owe now fell due, by our own clock (others time us; we only keep this to judge an
-        accusation against ourselves, :meth:`_judge_own_lateness`)."""
+        """Whether the message we owe now is overdue by our own clock (others time us): if another seat's abort says
+        we went silent, our verdict agrees only then (``ls.late_here``, read by the audit); else it is that seat's
+        word alone. Frozen once the table stops, at what it was when the abort came."""
         ls = self.ls
-        owed = (ls.tick, ls.phase) if not ls.auditing and ls.seat in ls.waiting_for() else None
-        if owed != self.own_duty[0]:
-            self.own_duty = (owed, self.clock.now())
-
-    def _judge_own_lateness(self) -> None:
-        """Another seat's abort says we went silent: agree (our verdict then names ourselves, as theirs does) only if
-        our own message had been overdue for ``timeout`` by our own clock; else it is that seat's word alone."""
-        ls = self.ls
-        if (ls.fault is None or ls.fault_from is None or ls.fault.culprit != ls.seat or not ls.fault.silent
-                or self.own_judged):
+        if ls.fault is not None or ls.auditing:
             return
-        self.own_judged = True
-        owed, since = self.own_duty
-        ls.late_here = owed is not None and self.clock.now() - since >= self.cfg.timeout
+        owed = (ls.tick, ls.phase) if ls.seat in ls.waiting_for() else None
+        now = self.clock.now()
+        if owed != self.own_duty[0]:
+            self.own_duty = (owed, now)
+        ls.late_here = owed is not None and now - self.own_duty[1] >= self.cfg.timeout
 
     def _wait(self) -> float:
         """Seconds until the first awaited message is late (a long time if none is awaited)."""
