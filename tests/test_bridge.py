@@ -294,23 +294,19 @@ async def test_idle_connections_without_the_key_hold_at_most_max_waiting_places(
     """Any program on the machine may connect: idle connections that never finished a handshake held every file
     descriptor of the process (its games could then neither redial nor save a transcript). Past MAX_WAITING, a new
     one is closed at once; a client let in no longer counts, and a place comes back when its connection ends."""
+    from adversarial.squatter import fill_the_door
+
     from p2php.bridge import ws
 
     monkeypatch.setattr(ws, "MAX_WAITING", 4)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(ws.serve, "127.0.0.1", 0)
         client = await ws.connect("127.0.0.1", port)  # let in: not waiting
-        idle = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(4)]
-        await trio.sleep(0.2)
-        extra = await trio.open_tcp_stream("127.0.0.1", port)
-        with trio.fail_after(5):
-            assert await extra.receive_some(100) == b""  # closed at once
-        await idle[0].aclose()
-        await trio.sleep(0.2)
+        idle = await fill_the_door(port, 4)
         again = await ws.connect("127.0.0.1", port)  # its place came back
         assert json.loads(await again.receive_text() or "")["event"] == "ready"
         assert json.loads(await client.receive_text() or "")["event"] == "ready"
-        for stream in (extra, *idle[1:]):
+        for stream in idle:
             await stream.aclose()
         nursery.cancel_scope.cancel()
 

@@ -56,19 +56,15 @@ async def test_the_page_and_nothing_else_is_served(nursery: trio.Nursery) -> Non
 async def test_idle_connections_hold_at_most_max_waiting_places(nursery: trio.Nursery,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """As the bridge's (tests/test_bridge.py): idle connections from any program held every file descriptor."""
+    from adversarial.squatter import fill_the_door
+
     from p2php.bridge import ws
 
     monkeypatch.setattr(ws, "MAX_WAITING", 3)
     port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
-    idle = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(3)]
-    await trio.sleep(0.2)
-    extra = await trio.open_tcp_stream("127.0.0.1", port)
-    with trio.fail_after(5):
-        assert await extra.receive_some(100) == b""  # closed at once
-    await idle[0].aclose()
-    await trio.sleep(0.2)
+    idle = await fill_the_door(port, 3)
     assert (await _get(port, _req("/")))[0] == 200  # its place came back
-    for stream in (extra, *idle[1:]):
+    for stream in idle:
         await stream.aclose()
 
 
@@ -187,6 +183,15 @@ def _launch(pw: Any) -> Any:
         "--disable-component-update", "--disable-sync"])
 
 
+def _opened(browser: Any, url: str, errors: list[str]) -> Any:
+    """A new page at ``url``, connected to its server; its script errors go into ``errors``."""
+    page = browser.new_page()
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(url)
+    page.wait_for_selector("#status.ok", timeout=30_000)
+    return page
+
+
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
 def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
@@ -194,11 +199,8 @@ def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
 
     with _p2php_web() as url, sync_api.sync_playwright() as pw:
         browser = _launch(pw)
-        page = browser.new_page()
         errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.goto(url)
-        page.wait_for_selector("#status.ok", timeout=30_000)
+        page = _opened(browser, url, errors)
         page.select_option("#game", "uno")
         page.fill("#bots", "1")
         page.fill("#options", "rounds=1 crypto=fast")
@@ -232,12 +234,8 @@ def test_a_page_hosts_online_shows_the_invite_and_another_page_joins_by_it() -> 
 
     with _p2php_web() as url, sync_api.sync_playwright() as pw:
         browser = _launch(pw)
-        host, guest = browser.new_page(), browser.new_page()
         errors: list[str] = []
-        for page in (host, guest):
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.goto(url)
-            page.wait_for_selector("#status.ok", timeout=30_000)
+        host, guest = _opened(browser, url, errors), _opened(browser, url, errors)
         host.select_option("#game", "uno")
         host.fill("#bots", "1")
         host.fill("#options", "rounds=1 crypto=fast")
@@ -274,10 +272,7 @@ def test_the_page_needs_its_key_and_never_takes_another_seats_name_for_yours() -
             bare.goto(url.split("#", 1)[0])
             bare.wait_for_selector("#status.error", timeout=30_000)
             assert "#key=" in (bare.text_content("#status") or "")
-            page = browser.new_page()
-            page.on("pageerror", lambda err: errors.append(str(err)))
-            page.goto(url)
-            page.wait_for_selector("#status.ok", timeout=30_000)
+            page = _opened(browser, url, errors)
             page.evaluate("""() => {
                 onEvent({event: "started", game: "uno", options: {}, players: 3, seat: 0,
                          names: ["you", "You", "hana"], safety_code: "AAAA-BBBB-CCCC-DDDD-EEEE"});
@@ -304,11 +299,8 @@ def test_a_page_hosting_a_table_sends_away_a_joiner_who_never_gets_ready() -> No
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
     with _p2php_web() as url, sync_api.sync_playwright() as pw:
         browser = _launch(pw)
-        page = browser.new_page()
         errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        page.goto(url)
-        page.wait_for_selector("#status.ok", timeout=30_000)
+        page = _opened(browser, url, errors)
         page.select_option("#game", "uno")
         page.fill("#bots", "1")
         page.click("#host")

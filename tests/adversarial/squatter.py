@@ -76,3 +76,17 @@ class Squatter:
                     pass
             self.closed_on_us += 1
             await trio.sleep(0.01)  # (a real outsider would not wait; the test machine has other work)
+
+
+async def fill_the_door(port: int, places: int) -> list[trio.SocketStream]:
+    """``places`` idle connections to ``port`` (a server that lets that many wait at its door, then closes a new one
+    at once: checked here); closes the first, so that one place is free again. The other idle ones are returned."""
+    idle = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(places)]
+    await trio.sleep(0.2)
+    extra = await trio.open_tcp_stream("127.0.0.1", port)
+    with trio.fail_after(5):
+        assert await extra.receive_some(100) == b""  # closed at once
+    await extra.aclose()
+    await idle[0].aclose()
+    await trio.sleep(0.2)
+    return idle[1:]
