@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgpack
 import pytest
 from adversarial.tampers import signed_by
 
@@ -123,7 +124,8 @@ def test_an_abort_naming_a_seat_still_thinking_silent_convicts_nobody_at_that_se
     [[2, 10**12, bytes(32)], [0, 10**12, bytes(32)]],  # out of order
     [[1, 10**12, bytes(32)]],  # its own seat
     [[7, 10**12, bytes(32)]],  # no such seat
-], ids=["twice", "unordered", "own-seat", "no-such-seat"])
+    [[2, 10**12, bytes(32)], [3, 10**12, bytes(32)]],  # the seat just past the last
+], ids=["twice", "unordered", "own-seat", "no-such-seat", "one-past"])
 def test_seen_heads_out_of_shape_name_their_author_at_once(heads: list[list[Any]]) -> None:
     """``seen`` lists other seats, once each, in order (§5.1). A cheater padded its messages with tens of
     thousands of made-up heads: every honest peer kept each one for good and compared them all again at every
@@ -163,6 +165,23 @@ def test_a_signed_message_padded_with_unknown_body_fields_names_its_author() -> 
     for peer in (peers[0], peers[2]):
         assert peer.verdict.culprit == 1 and peer.verdict.code == "bad_message", peer.verdict
         assert "bytes of body fields no message has" in peer.verdict.reason
+
+
+def test_unknown_body_fields_of_one_kib_are_still_taken() -> None:
+    """The bound's edge: {"zz": 1017 bytes} is 1 024 bytes of unknown fields, which a later version may send."""
+    peers = make_peers("toy", 3, {}, seed=3)
+    padded: list[int] = []
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and frame.get("kind") == "audit" and padded in ([], [frame["seq"]]):
+            padded[:] = [frame["seq"]]  # (its last message: nothing chains to it)
+            return signed_by(peers[1], {**frame, "body": {**frame["body"], "zz": bytes(1017)}})
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    assert padded
+    for peer in (peers[0], peers[2]):
+        assert peer.verdict.clean, peer.verdict
 
 
 def test_relayed_copies_of_a_message_we_hold_cost_no_signature_check(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -222,3 +241,30 @@ def test_an_abort_naming_every_message_cannot_make_honest_audits_unreadable() ->
     for msg in sent:
         frame = encode_frame({"relay": msg.to_wire()})
         assert decode_counted(frame[4:])[1] <= MAX_VALUES // 4 + 100, msg.kind  # (readable by every peer)
+
+
+def test_the_copy_of_a_parked_pass_that_brings_its_points_takes_the_place_of_one_without() -> None:
+    """A message is parked once; but a fast pass's points travel beside it (§6.4), only on the direct copy to the
+    next passer. A relayed copy without them came first and was kept, the direct one was dropped as a copy: the
+    next passer then had no points to pass on. The copy with the points now takes the place of the one without."""
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=7)
+    held: list[dict[str, Any]] = []
+    lock: list[dict[str, Any]] = []
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        if sender == 1 and receiver == 0 and frame.get("kind") == "shuffle":
+            held.append(frame)  # a gap at seat 0: seat 1's first message comes late
+            return None
+        if sender == 1 and receiver == 0 and frame.get("kind") == "lock" and held:
+            lock.append(frame)
+            peers[0].receive_relayed({k: v for k, v in frame.items() if k != "att"})  # a relayed copy, first
+            peers[0].receive(1, frame)  # the direct one, with the points
+            assert peers[0]._parked_bytes[1] == len(msgpack.packb(frame, use_bin_type=True))  # (counted once)
+            peers[0].receive(1, held.pop())
+            return None
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    assert lock and "att" in lock[0]
+    for peer in peers:
+        assert peer.verdict.clean, (peer.seat, peer.verdict)

@@ -376,6 +376,8 @@ def test_false_seen_claim_never_convicts_the_framed_peer() -> None:
         assert p.verdict.code == "false_claim", p.verdict
         assert "seat 2 claims a message" in p.verdict.reason and "from seat 0" in p.verdict.reason, p.verdict
         assert "seat 2" in p.verdict.reason
+        # Each honest peer found the claim itself (it goes into its own abort for the others to weigh).
+        assert any(c.claimer == 2 and c.seat == 0 and c.claimed == bytes(32) for c in p.suspicions), p.suspicions
 
 
 def test_other_permutation_cannot_hide_a_lie_from_the_audit() -> None:

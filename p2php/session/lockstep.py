@@ -620,10 +620,10 @@ class Lockstep(DeckSteps, Ending):
             # (§5.1; each head is kept until we process the message it names: a cheater's made-up heads grew
             # that store, and the work of every message after, without bound)
             raise BadMessage(f"message {msg.seq}: 'seen' must list other seats, each once, in ascending order")
-        if msg.seq < expected_seq:
+        if msg.seq < expected_seq:  # (a copy of what we hold returned above)
             held = self._held(s, msg.seq)
-            if not held or held[0].msg_hash == msg.msg_hash:
-                raise _Held()  # a duplicate (direct and relayed copies of one message)
+            if not held:
+                raise _Held()
             self._record_equivocation(held[0], msg)
         if msg.seq != expected_seq:
             raise Gap()
