@@ -296,22 +296,16 @@ def _walk_structure(body: bytes, budget: int = MAX_VALUES) -> None:
         raise FrameError(f"{end - pos} trailing byte(s) after the msgpack map ({pos} of {end} used)")
 
 
-def value_count(obj: Any) -> int:
-    """The values a frame holding ``obj`` counts against :data:`MAX_VALUES` (the items of every container, map keys
-    included), for a writer that must stay under it."""
-    if isinstance(obj, dict):
-        return 2 * len(obj) + sum(value_count(v) for v in obj.values())
-    if isinstance(obj, list | tuple):
-        return len(obj) + sum(value_count(v) for v in obj)
-    return 0
+def body_values(body: bytes) -> int:
+    """The values an encoded map (a frame body, or a message's wire form) counts against :data:`MAX_VALUES`, for a
+    writer that must stay under it: the readers' own walk, so the two never count differently."""
+    return max(_structure_ok(body, 1 << 62), 0)
 
 
 def frame_values(frame: bytes) -> int:
     """The values an encoded frame (its length prefix included) counts against :data:`MAX_VALUES`: a writer's
     count, cheap for a small frame (every value takes a byte at least, so its length bounds it)."""
-    if len(frame) <= 4096:
-        return len(frame)
-    return max(_structure_ok(frame[HEADER_SIZE:], 1 << 62), 0)
+    return len(frame) if len(frame) <= 4096 else body_values(frame[HEADER_SIZE:])
 
 
 def decode_frame_body(body: bytes) -> dict[str, Any]:

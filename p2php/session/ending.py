@@ -29,7 +29,7 @@ from p2php.engine.contract import (
     GameOver,
     Seat,
 )
-from p2php.net.framing import MAX_VALUES, value_count
+from p2php.net.framing import MAX_VALUES, body_values
 from p2php.session.audit import run_audit
 from p2php.session.base import LockstepBase
 from p2php.session.messages import (
@@ -109,7 +109,8 @@ class Ending(LockstepBase):
             for wire in copies:
                 if wire in out:
                     continue
-                size, count = len(encode(wire)), value_count(wire) + 1
+                data = encode(wire)
+                size, count = len(data), body_values(data) + 1  # (+1: its place in the evidence list)
                 if size > budget or count > values:
                     continue
                 budget, values = budget - size, values - count
