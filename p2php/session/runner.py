@@ -523,6 +523,16 @@ class _Runner:
             self.own_duty = (owed, now)
         ls.late_here = owed is not None and now - self.own_duty[1] >= self.cfg.timeout
 
+    def _grace_once(self, seat: int, why: Any, now: float) -> bool:
+        """One more ``timeout`` from ``now`` for what ``seat`` owes, once per ``why`` (a point, with its reason):
+        whether it was given."""
+        if (seat, why) in self.graced:
+            return False
+        self.graced.add((seat, why))
+        self.deadlines.update(self._awaited(), now)
+        self.deadlines.grace(seat, now)
+        return True
+
     def _wait(self) -> float:
         """Seconds until the first awaited message is late (a long time if none is awaited)."""
         now = self.clock.now()
@@ -539,10 +549,7 @@ class _Runner:
         behind = set()
         for seat in list(late):
             if seat >= 0 and self.deadlines.behind(seat, self.mesh.beats.get(seat)):
-                key = (seat, (self.ls.tick, self.ls.phase))
-                if key not in self.graced:  # one more timeout, once per owed message
-                    self.graced.add(key)
-                    self.deadlines.grace(seat, now)
+                if self._grace_once(seat, (self.ls.tick, self.ls.phase), now):  # once per owed message
                     late.remove(seat)
                     continue
                 behind.add(seat)
@@ -603,12 +610,7 @@ class _Runner:
                 # Back in time (it was told it had resume_timeout): what it owes gets a fresh timeout from now, or
                 # a move that fell due before the drop made it late the moment its link came back. Once a point,
                 # so relinking cannot postpone a deadline for good.
-                key = (event.seat, ("rejoined", ls.tick, ls.phase))
-                if key not in self.graced:
-                    self.graced.add(key)
-                    now = self.clock.now()
-                    self.deadlines.update(self._awaited(), now)
-                    self.deadlines.grace(event.seat, now)
+                self._grace_once(event.seat, ("rejoined", ls.tick, ls.phase), self.clock.now())
             self.synced.discard(event.seat)
             self.asked.discard(event.seat)
             await self._sync(event.seat)
