@@ -46,6 +46,7 @@ from wsproto.utilities import LocalProtocolError, RemoteProtocolError
 
 from p2php.bridge.session import MAX_LINE, BridgeSession, dumps, paced
 from p2php.errors import P2phpError
+from p2php.net.admission import Admission, host_of
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +60,10 @@ connections held every file descriptor of the process, whose games could then ne
 transcript."""
 
 
-class Doorway:
-    """Counts the connections not yet let in (:data:`MAX_WAITING` at most)."""
-
-    def __init__(self, limit: int | None = None) -> None:
-        self.limit = MAX_WAITING if limit is None else limit
-        self.waiting = 0
-
-    def enter(self) -> Callable[[], None] | None:
-        """A place for a new connection: the function that gives it back (once, however often it is called), or
-        None: close the connection at once."""
-        if self.waiting >= self.limit:
-            return None
-        self.waiting += 1
-        left = False
-
-        def leave() -> None:
-            nonlocal left
-            if not left:
-                left = True
-                self.waiting -= 1
-
-        return leave
+def waiting_room() -> Admission:
+    """The places of connections not yet let in, :data:`MAX_WAITING` of them (the lobby's rule: one host holding
+    them all makes way for another's)."""
+    return Admission(MAX_WAITING, MAX_WAITING)
 
 
 _IO_ERRORS = (OSError, trio.BrokenResourceError, trio.ClosedResourceError, LocalProtocolError, RemoteProtocolError)
@@ -294,26 +277,30 @@ async def run_session(ws: WebSocket) -> None:
 
 
 async def serve_connection(stream: trio.abc.Stream, allowed_origins: Sequence[str] = (),
-                           key: str | None = None, doorway: Doorway | None = None) -> None:
+                           key: str | None = None, waiting: Admission | None = None) -> None:
     """One client: handshake, then a bridge session until it quits or disconnects.
 
     A bug or an input we did not foresee ends this client's session only, never the server (every other
-    client's table): it is logged and the connection closed. ``doorway``: a place while the handshake runs.
+    client's table): it is logged and the connection closed. ``waiting``: the places of connections not yet let
+    in (:data:`MAX_WAITING`), one held while the handshake runs.
     """
-    leave = doorway.enter() if doorway is not None else (lambda: None)
+    place = waiting.enter(host_of(stream)) if waiting is not None else None
     async with stream:  # closed however we leave, cancellation included
-        if leave is None:
+        if waiting is not None and place is None:
             return  # too many connections not yet let in
         try:
-            ws = await accept(stream, allowed_origins, key)
-            leave()
+            with place.scope if place is not None else contextlib.nullcontext():
+                ws = await accept(stream, allowed_origins, key)
+            if waiting is not None and place is not None:
+                waiting.leave(place)  # let in (or refused): it waits no more
             if ws is None:
                 return
             await run_session(ws)
         except Exception:
             log.exception("p2php bridge: a client's session failed")
         finally:
-            leave()
+            if waiting is not None and place is not None:
+                waiting.leave(place)
 
 
 async def serve(
@@ -326,7 +313,7 @@ async def serve(
     bound = listeners[0].socket.getsockname()[1]
     task_status.started(bound)
     await trio.serve_listeners(partial(serve_connection, allowed_origins=tuple(allowed_origins), key=key,
-                                       doorway=Doorway()), listeners)
+                                       waiting=waiting_room()), listeners)
 
 
 async def serve_forever(host: str, port: int, allowed_origins: Sequence[str] = ()) -> None:

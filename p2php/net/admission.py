@@ -26,7 +26,7 @@ from typing import Literal
 
 import trio
 
-from p2php.net.transport import Stream, remote_address
+from p2php.net.transport import remote_address
 
 __all__ = ["Admission", "Ticket", "host_key", "host_of", "on_this_machine"]
 
@@ -51,7 +51,7 @@ def host_key(host: str) -> str:
     return str(ip)
 
 
-def host_of(stream: Stream) -> str:
+def host_of(stream: trio.abc.Stream) -> str:
     """The :func:`host_key` of the other end of ``stream`` (what every per-host limit counts against)."""
     return host_key(remote_address(stream)[0])
 

@@ -29,7 +29,7 @@ async def tcp_dial(host: str, port: int) -> trio.abc.HalfCloseableStream:
     return await trio.open_tcp_stream(host, port)
 
 
-def remote_address(stream: Stream) -> tuple[str, str]:
+def remote_address(stream: trio.abc.Stream) -> tuple[str, str]:
     """``(host, "host:port")`` of the other end, for per-host limits and messages."""
     if isinstance(stream, trio.SocketStream):
         try:

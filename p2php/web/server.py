@@ -18,6 +18,7 @@ learns the address play your seat: the command warns.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -27,7 +28,8 @@ from typing import Any
 import h11
 import trio
 
-from p2php.bridge.ws import HANDSHAKE_TIMEOUT, Doorway, WebSocket, answer_handshake, new_key, run_session
+from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, new_key, run_session, waiting_room
+from p2php.net.admission import Admission, host_of
 
 __all__ = ["MAX_REQUEST", "STATIC_TYPES", "help_file", "new_key", "serve", "static_file", "words_file"]
 
@@ -146,23 +148,29 @@ async def _bridge(stream: trio.abc.Stream, request: h11.Request, trailing: bytes
         await run_session(ws)
 
 
-async def serve_connection(stream: trio.abc.Stream, port: int, key: str, doorway: Doorway | None = None) -> None:
+async def serve_connection(stream: trio.abc.Stream, port: int, key: str, waiting: Admission | None = None) -> None:
     """One connection: a static file, or the bridge over a WebSocket at ``/ws`` for a page that holds ``key``.
 
     A bug or an input we did not foresee ends this connection only, never the server (and so every other
-    page's game): it is logged and the connection closed. ``doorway``: a place until a page shows the key (or its
-    file is served): past :data:`~p2php.bridge.ws.MAX_WAITING` such connections, a new one is closed at once.
+    page's game): it is logged and the connection closed. ``waiting``: the places of connections not yet let in
+    (:data:`~p2php.bridge.ws.MAX_WAITING`), one held until a page shows the key or its file is served.
     """
-    leave = doorway.enter() if doorway is not None else (lambda: None)
-    if leave is None:
+    place = waiting.enter(host_of(stream)) if waiting is not None else None
+    if waiting is not None and place is None:
         await trio.aclose_forcefully(stream)
         return
+
+    def let_in() -> None:
+        if waiting is not None and place is not None:
+            waiting.leave(place)
+
     try:
-        await _serve_connection(stream, port, key, leave)
+        with place.scope if place is not None else contextlib.nullcontext():
+            await _serve_connection(stream, port, key, let_in)
     except Exception:
         log.exception("p2php web: a connection failed")
     finally:
-        leave()
+        let_in()
 
 
 async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in: Callable[[], None]) -> None:
@@ -206,4 +214,5 @@ async def serve(host: str, port: int, *, key: str, task_status: Any = trio.TASK_
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
     task_status.started(bound)
-    await trio.serve_listeners(partial(serve_connection, port=bound, key=key, doorway=Doorway()), listeners)
+    await trio.serve_listeners(partial(serve_connection, port=bound, key=key,
+                                       waiting=waiting_room()), listeners)
