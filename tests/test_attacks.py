@@ -370,6 +370,29 @@ async def test_parked_future_messages_count_towards_the_flood_limit() -> None:
         assert not r.lockstep.parked.get(1)
 
 
+async def test_relays_that_are_not_signed_messages_name_the_seat_that_sent_them() -> None:
+    """An honest peer relays only messages whose signatures it checked. A cheater's forged relays — an honest
+    seat's message with a 64 KB body and a signature that does not verify — each cost the receiver a decode and
+    a signature check and named nobody; past MAX_BAD_RELAYS of them its connection's seat is named (by the seat
+    that got them; the other, which got none, cannot confirm the abort and ends unattributed)."""
+    from p2php.session.records import MAX_BAD_RELAYS
+
+    def policy(rogue: Rogue, frame: dict[str, Any], to: int) -> Out:
+        if frame.get("kind") == "action" and to == 0 and not rogue.state.get("sent"):
+            rogue.state["sent"] = True
+            forged = {**frame, "from": 0, "body": {**frame["body"], "pad": "x" * 65536}, "sig": bytes(64)}
+            return [(0.0, frame)] + [(0.0, {"relay": forged})] * (MAX_BAD_RELAYS + 2)
+        return [(0.0, frame)]
+
+    rogue = make_rogue(1, policy, seed=8)
+    results = await run_table_with_rogue("toy", 3, bots(3, 8), rogue, timeout=20.0, limit=90)
+    first, other = honest_results(results, 1)
+    v = first.lockstep.verdict
+    assert v is not None and v.culprit == 1 and v.code == "bad_message" and "not signed messages" in v.reason, v
+    v = other.lockstep.verdict
+    assert v is not None and not v.clean and v.culprit in (None, 1) and "not signed messages" in v.reason, v
+
+
 # ------------------------------------------------------------------------------------ the audit decides exactly
 
 

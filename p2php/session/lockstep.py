@@ -67,6 +67,7 @@ from p2php.session.pass_digests import PASS_KINDS, pass_digest
 from p2php.session.records import (
     MAX_BACKLOG,
     MAX_BACKLOG_BYTES,
+    MAX_BAD_RELAYS,
     DeckRecord,
     DeckSecretsSource,
     Event,
@@ -198,6 +199,7 @@ class Lockstep(DeckSteps, Ending):
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
         self.flooded: set[Seat] = set()
         self._parked_bytes: dict[Seat, int] = {}
+        self._bad_relays: dict[Seat, int] = {}  # relay frames from each seat's links that were no signed message
         self.replaying_log = False
         self._parked_at: dict[Seat, dict[int, Message]] = {}  # each parked message by its number (one copy each)
         self.released_at = {}  # (slot, seat) -> tick its key became public (the audit re-derives show duties)
@@ -431,6 +433,22 @@ class Lockstep(DeckSteps, Ending):
         held = [m for q, m in sorted(self.processed[seat].items()) if q > seq]
         held += [m for m in self.inbox[seat] if m.seq > seq]
         return [self.wire_for(m, to) for m in held]
+
+    def relayed_by(self, link: Seat, frame: Any) -> None:
+        """Take a ``{"relay": …}`` frame that arrived on ``link``'s connection.
+
+        The message is judged as :meth:`receive_relayed` judges it, its faults naming its author. A frame that is not
+        a validly signed message of this table is dropped; but an honest peer relays only messages whose signatures
+        it checked, so more than :data:`MAX_BAD_RELAYS` of them name the seat whose connection brought them (each
+        costs us a decode and a signature check: without a bound, a cheater's forged relays spend our CPU for good).
+        """
+        if self.receive_relayed(frame) or self.finished or link in self.flooded:
+            return
+        count = self._bad_relays.get(link, 0) + 1
+        self._bad_relays[link] = count
+        if count > MAX_BAD_RELAYS:
+            self._raise_fault(Fault(link, f"relayed {count} frames that are not signed messages of this table",
+                                    (self.tick, self.phase)))
 
     def receive_relayed(self, frame: Any) -> bool:
         """Take a message relayed by another peer while catching up (any author).

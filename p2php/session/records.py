@@ -21,6 +21,11 @@ MAX_BACKLOG = 2048
 MAX_BACKLOG_BYTES = 32 * 1024 * 1024
 """Bytes of unprocessed messages buffered per sender before it is named for flooding."""
 
+MAX_BAD_RELAYS = 8
+"""Relay frames from one seat's connections that are not validly signed messages of the table, forgiven before
+that seat is named: an honest peer relays only messages whose signatures it checked, and each such frame costs its
+receiver a decode and a signature check for nothing (§3.5)."""
+
 MAX_REASON = 300
 """Longest fault reason we keep or send: a reason may quote remote data, which must stay bounded."""
 

@@ -582,7 +582,7 @@ class _Runner:
                     # forming, say, so we never saw it drop): ask for them in turn.
                     await self._sync(event.seat)
             elif "relay" in frame:
-                ls.receive_relayed(frame["relay"])
+                ls.relayed_by(event.seat, frame["relay"])
             elif "fin" in frame:
                 self.fins.add(event.seat)
             elif len(frame) == 1 and FRAME in frame:
