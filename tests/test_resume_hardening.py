@@ -245,6 +245,62 @@ async def test_a_seat_back_within_resume_timeout_gets_a_fresh_timeout_for_the_mo
         assert verdict.clean, (seat, verdict)
 
 
+async def test_a_seat_that_never_dials_a_restored_seat_again_does_not_keep_it_from_coming_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 1's process dies and comes back; seat 2 (a cheater: the higher seat of the pair dials) never dials it
+    again. The restored peer's mesh waited for a link to every seat: it never formed, and seat 0 named the honest
+    seat 1 ``unreachable``. Now it forms with seat 0 alone, seat 2's link down from the start, and nobody names
+    an honest seat."""
+    from p2php.session import runner
+    from p2php.session.handshake import LocalSecrets
+
+    real_redial = runner._Runner._redial
+
+    async def cheater_never_redials(self: Any, seat: int) -> None:
+        if self.ls.seat != 2:
+            await real_redial(self, seat)
+
+    monkeypatch.setattr(runner._Runner, "_redial", cheater_never_redials)
+
+    def cfg(seat: int, secrets: Any) -> PeerConfig:
+        return PeerConfig("toy", {}, 3, seat, f"p{seat}", timeout=3.0, resume_timeout=6.0, connect_timeout=2.0,
+                          secrets=secrets, resume_path=tmp_path / f"seat{seat}.resume", linger=1.0)
+
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    results: dict[int, Any] = {}
+    crash = trio.CancelScope()
+
+    def observe(ls: Any, _lines: Any) -> None:
+        if ls.tick >= 3 and ls.awaiting_me() and not crash.cancel_called:
+            crash.cancel()
+
+    async def play(seat: int) -> None:
+        results[seat] = await run_peer(cfg(seat, seeded_secrets(9, seat)), addresses, listeners[seat],
+                                       bot_decider(RandomBot(seat)))
+
+    async def comes_back() -> None:
+        with crash:
+            await run_peer(cfg(1, seeded_secrets(9, 1)), addresses, listeners[1], bot_decider(RandomBot(1)), observe)
+        await listeners[1].aclose()
+        await trio.sleep(0.5)
+        header, ls = restore(tmp_path / "seat1.resume")
+        again = await listen("127.0.0.1", addresses[1][1])
+        results[1] = await run_peer(cfg(1, LocalSecrets(master=header["master"])), addresses, again,
+                                    bot_decider(RandomBot(11)), restored=ls)
+        await again.aclose()
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, 0)
+            nursery.start_soon(comes_back)
+            nursery.start_soon(play, 2)
+    assert crash.cancel_called
+    for seat in (0, 1):
+        verdict = results[seat].lockstep.verdict
+        assert verdict is not None and verdict.culprit in (None, 2), (seat, verdict)
+
+
 @pytest.mark.parametrize("seat", [0, 1])
 def test_a_long_games_log_is_read_back_whole_without_flood_bounds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                  seat: int) -> None:

@@ -428,6 +428,26 @@ class _Peer:
         self.scope.cancel()
 
 
+class _NoLink(trio.abc.HalfCloseableStream):
+    """The connection of a seat that a restored peer's mesh formed without (``open_mesh(partial=True)``): it is
+    down from the start, and a new link replaces it as after any drop."""
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        raise trio.BrokenResourceError("no link")
+
+    async def wait_send_all_might_not_block(self) -> None:
+        raise trio.BrokenResourceError("no link")
+
+    async def send_eof(self) -> None:
+        raise trio.BrokenResourceError("no link")
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        raise trio.BrokenResourceError("no link")
+
+    async def aclose(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+
 class Mesh:
     """The formed mesh: send, broadcast, receive events, close.
 
@@ -1075,6 +1095,7 @@ async def open_mesh(
     connect: Dial = tcp_dial,
     retry_refusals: bool = False,
     features: tuple[str, ...] = WIRE_FEATURES,
+    partial: bool = False,
 ) -> Mesh:
     """Connect ``seat`` to every other seat of ``peers``; raise MeshError if that fails.
 
@@ -1088,7 +1109,10 @@ async def open_mesh(
     (``()``: none, as a peer that does not know them; a link uses those both ends offer).
     ``retry_refusals``: a refused handshake on a connection we dialed is retried until the deadline instead of
     ending the formation (a rematch: the seat we dial may still be finishing the ended game, or not have agreed
-    yet).
+    yet). ``partial`` (a restored peer rejoining its game): at the deadline the mesh forms with the links that
+    did, if any did, and every missing seat's link starts down (a :class:`PeerError` first thing), so the runner
+    redials a lower seat and waits for a higher one to dial in, as after any drop: one seat that never dials us
+    again must not keep us from coming back to the others (it is then the one whose link stays down).
     """
     if hello.get("seat") != seat or isinstance(hello.get("seat"), bool):
         raise ValueError(f"hello must contain 'seat': {seat}, got {hello.get('seat')!r}")
@@ -1113,7 +1137,7 @@ async def open_mesh(
                     await form.done.wait()
                 nursery.cancel_scope.cancel()
         missing = sorted(others - set(form.peers))
-        formed = form.fatal is None and not missing
+        formed = form.fatal is None and (not missing or (partial and bool(form.peers)))
     finally:
         with trio.CancelScope(shield=True):
             for peer in form.stale:
@@ -1122,6 +1146,9 @@ async def open_mesh(
                 for peer in form.peers.values():
                     await trio.aclose_forcefully(peer.stream)
     if formed:
+        for other in missing:
+            form.peers[other] = _Peer(_NoLink(), max_frame)
+            form.peers[other].end("no link since we restarted")
         mesh = Mesh(seat, form.peers, max_frame, features)
         mesh.connect = connect
         return mesh
