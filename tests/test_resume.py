@@ -172,12 +172,12 @@ async def test_a_resume_log_that_fills_the_disk_mid_game_is_set_aside_and_the_se
             seat1.append(made)
         return made
 
-    def flush(self: ResumeLog) -> None:
+    def flush(self: ResumeLog, durable: bool = False) -> None:
         if self in seat1:
             flushes["n"] += 1
             if flushes["n"] > 30:
                 raise OSError(errno.ENOSPC, "No space left on device")
-        honest(self)
+        honest(self, durable)
 
     monkeypatch.setattr(ResumeLog, "flush", flush)
     monkeypatch.setattr(ResumeLog, "create", create_tagged)

@@ -245,6 +245,54 @@ async def test_a_seat_back_within_resume_timeout_gets_a_fresh_timeout_for_the_mo
         assert verdict.clean, (seat, verdict)
 
 
+async def test_own_messages_reach_the_disk_before_the_network(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Write-ahead means durable: a message the log lost in a power cut would be answered again, differently, by
+    the resumed seat (an equivocator). Before each of its signed messages leaves, a seat's log was fsynced after
+    its last own message was appended (before, the log was only handed to the system: never fsynced)."""
+    from p2php.net.mesh import Mesh
+
+    events: list[tuple[int, str]] = []
+    real_append, real_flush, real_broadcast = resume.ResumeLog.append, resume.ResumeLog.flush, Mesh.broadcast
+    real_create = resume.ResumeLog.create.__func__  # type: ignore[attr-defined]
+    seats: dict[int, int] = {}  # id of a log -> its seat
+
+    def create(cls: Any, cfg: Any, ls: Any, addresses: Any) -> Any:
+        log = real_create(cls, cfg, ls, addresses)
+        seats[id(log)] = cfg.seat
+        return log
+
+    def seat_of(log: Any) -> int:
+        return seats.get(id(log), -1)
+
+    def append(self: Any, record: dict[str, Any]) -> None:
+        if record.get("from") == seat_of(self):
+            events.append((seat_of(self), "own"))
+        real_append(self, record)
+
+    def flush(self: Any, durable: bool = False) -> None:
+        real_flush(self, *([durable] if durable else []))  # (the same call before durable existed)
+        if durable:
+            events.append((seat_of(self), "disk"))
+
+    async def broadcast(self: Any, frame: dict[str, Any], seats: list[int] | None = None) -> None:
+        if "sig" in frame:
+            events.append((self.seat, "sent"))
+        await real_broadcast(self, frame, seats)
+
+    monkeypatch.setattr(resume.ResumeLog, "create", classmethod(create))
+    monkeypatch.setattr(resume.ResumeLog, "append", append)
+    monkeypatch.setattr(resume.ResumeLog, "flush", flush)
+    monkeypatch.setattr(Mesh, "broadcast", broadcast)
+    await _play_with_logs(tmp_path)
+    for seat in range(2):
+        mine = [what for s, what in events if s == seat]
+        assert mine.count("sent") > 5
+        for i, what in enumerate(mine):
+            if what == "sent":
+                last = max((j for j in range(i) if mine[j] in ("own", "disk")), default=-1)
+                assert last >= 0 and mine[last] == "disk", (seat, i, mine[max(0, i - 5): i + 1])
+
+
 async def test_a_seat_that_never_dials_a_restored_seat_again_does_not_keep_it_from_coming_back(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Seat 1's process dies and comes back; seat 2 (a cheater: the higher seat of the pair dials) never dials it

@@ -99,15 +99,20 @@ class ResumeLog:
         for frames in ls.parked.values():
             for frame in frames:
                 log.append(frame)
-        log.flush()
+        log.flush(durable=True)
         tmp.replace(cfg.resume_path)  # the open handle follows the file
         return log
 
     def append(self, record: dict[str, Any]) -> None:
         self._file.write(msgpack.packb(record, use_bin_type=True))
 
-    def flush(self) -> None:
+    def flush(self, durable: bool = False) -> None:
+        """Hand what was appended to the system; ``durable``: and wait until it is on the disk (``fsync``). Our own
+        messages must be, before they are sent: a log that lost them in a power cut would have the resumed seat
+        answer those points again, differently, and be named an equivocator."""
         self._file.flush()
+        if durable:
+            os.fsync(self._file.fileno())
 
     def close(self) -> None:
         self._file.close()
@@ -277,8 +282,8 @@ class ResumeWriter:
     def append(self, record: dict[str, Any]) -> None:
         self._write(lambda log: log.append(record))
 
-    def flush(self) -> None:
-        self._write(ResumeLog.flush)
+    def flush(self, durable: bool = False) -> None:
+        self._write(lambda log: log.flush(durable))
 
     def close(self) -> None:
         self._write(ResumeLog.close)

@@ -719,9 +719,12 @@ class _Runner:
         ls = self.ls
         out = ls.poll()
         if self.log is not None:
-            # Write ahead: a message reaches the log before the network, so a peer that
-            # dies in between comes back knowing what it sent (and relays it on sync).
-            self.log.flush()
+            # Write ahead: a message reaches the log, and the disk, before the network, so a peer that
+            # dies in between (or whose machine does) comes back knowing what it sent (and relays it on sync).
+            if out:  # (an fsync takes milliseconds: in a worker thread, the loop runs on meanwhile)
+                await trio.to_thread.run_sync(partial(self.log.flush, durable=True))
+            else:
+                self.log.flush()
         for msg in out:
             for wire, seats in ls.deliveries(msg, self.mesh.seats):  # a pass's points: to the next passer (§6.4)
                 await self.mesh.broadcast(wire, seats)
