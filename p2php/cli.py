@@ -18,6 +18,7 @@ exit status, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import secrets
 import sys
@@ -34,7 +35,7 @@ from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError, UsageError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
-from p2php.piped_output import unblock_stdout
+from p2php.piped_output import flow_control_off, unblock_stdout
 from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice
 from p2php.session.owndecks import table_setup
 from p2php.session.runner import Decider, PeerResult, bot_decider, check_delay, slowed
@@ -444,9 +445,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     original = sys.stdout
-    piped = unblock_stdout() if getattr(args, "seat_output", False) else None  # a seat: never stalled by its reader
+    seat = bool(getattr(args, "seat_output", False))
+    piped = unblock_stdout() if seat else None  # a seat: never stalled by its reader
     try:
-        code: int = args.func(args)
+        with flow_control_off(sys.stdout) if seat and piped is None else contextlib.nullcontext():
+            code: int = args.func(args)
         return code
     except P2phpError as err:  # p2php refused something, and says why; anything else is a bug: a traceback
         print(f"p2php: {safe(err, LINE)}", file=sys.stderr)

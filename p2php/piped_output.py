@@ -12,13 +12,20 @@ progress line, redrawn in place, must reach the person the moment they are drawn
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 import threading
 from collections import deque
-from typing import TextIO
+from collections.abc import Iterator
+from typing import Any, TextIO
 
-__all__ = ["HELD", "PipedOutput", "unblock_stdout"]
+try:
+    import termios
+except ImportError:  # (not on Windows)
+    termios = None  # type: ignore[assignment]
+
+__all__ = ["HELD", "PipedOutput", "flow_control_off", "unblock_stdout"]
 
 HELD = 8 * 1024 * 1024
 """Characters that may wait for a reader before whole lines are left out (a whole game prints well under 1 MB)."""
@@ -139,3 +146,35 @@ def unblock_stdout() -> PipedOutput | None:
         return None
     sys.stdout = PipedOutput(sys.stdout)
     return sys.stdout
+
+
+@contextlib.contextmanager
+def flow_control_off(stream: TextIO) -> Iterator[None]:
+    """While a seat plays in a terminal, turn off the terminal's output flow control (``IXON``), as full-screen
+    programs do. With it on, Ctrl-S (XOFF) — a save key in some editors, pressed by habit — stops the terminal
+    taking output: the seat's next line blocked its whole event loop, and the others named it silent. Ctrl-S and
+    Ctrl-Q then reach the program as the characters they are. The terminal's settings come back on the way out.
+    Anything but a terminal (or a system without ``termios``) is left as it is."""
+    before = _terminal_settings(stream)
+    if termios is None or before is None or not before[0] & termios.IXON:
+        yield
+        return
+    fd = stream.fileno()
+    after = list(before)
+    after[0] &= ~termios.IXON
+    termios.tcsetattr(fd, termios.TCSANOW, after)  # (clearing IXON also restarts output stopped by an XOFF)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, before)
+
+
+def _terminal_settings(stream: TextIO) -> list[Any] | None:
+    """``stream``'s terminal settings (``termios.tcgetattr``), or None where it is no terminal."""
+    if termios is None:
+        return None
+    try:
+        return termios.tcgetattr(stream.fileno()) if stream.isatty() else None
+    except (termios.error, OSError, ValueError, io.UnsupportedOperation):
+        return None

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -266,3 +267,51 @@ def test_a_seat_whose_output_pipe_nobody_reads_plays_its_game_to_a_clean_end() -
     assert seat1.returncode == 0, seat1.stdout[-2000:] + seat1.stderr[-2000:]
     assert "audit: clean" in seat1.stdout and "audit: clean" in printed
     assert len(printed) > 4096 and "left out" not in printed
+
+
+def _stopped_terminal() -> tuple[int, Any]:
+    """A pseudo-terminal with flow control on whose person pressed Ctrl-S: (its master fd, its slave as a stream)."""
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    attrs = termios.tcgetattr(slave)
+    attrs[0] |= termios.IXON
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    os.write(master, b"\x13")  # XOFF
+    time.sleep(0.5)  # the line discipline takes its input in a worker of the kernel's: let it stop the output
+    return master, os.fdopen(slave, "w", buffering=1)
+
+
+def _writing(stream: Any) -> threading.Event:
+    """Write a line to ``stream`` in a thread; the event is set once the write returned."""
+    done = threading.Event()
+
+    def write() -> None:
+        stream.write("a line of the game\n")
+        done.set()
+
+    threading.Thread(target=write, daemon=True).start()
+    return done
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no pseudo-terminals on Windows")
+def test_ctrl_s_in_a_seats_terminal_no_longer_stops_its_output() -> None:
+    """With the terminal's flow control on, Ctrl-S stopped a seat's next line — and its whole event loop — until
+    Ctrl-Q (the others named it silent). While a seat plays, flow control is off; it comes back afterwards."""
+    import termios
+
+    from p2php.piped_output import flow_control_off
+
+    master, stopped = _stopped_terminal()
+    waiting = _writing(stopped)
+    assert not waiting.wait(0.5)  # as it was: the write waits for Ctrl-Q
+    master2, terminal = _stopped_terminal()
+    with flow_control_off(terminal):
+        assert _writing(terminal).wait(5.0)
+        assert not termios.tcgetattr(terminal.fileno())[0] & termios.IXON
+    assert termios.tcgetattr(terminal.fileno())[0] & termios.IXON  # the person's settings are back
+    os.write(master, b"\x11")  # Ctrl-Q: let the first writer finish
+    assert waiting.wait(5.0)
+    for fd in (master, master2):
+        os.close(fd)
