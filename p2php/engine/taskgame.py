@@ -99,7 +99,7 @@ class TaskGame(GameState):
         if not given or given != seats[: len(given)]:
             raise IllegalAction(f"answers from seats {list(given)} to a decision of seats {list(seats)}")
         task = self.stack.top
-        known = Knowledge(self.pub)
+        known = Knowledge({**self.pub, **faces}) if faces else Knowledge(self.pub)  # the faces these answers open
         own_check = type(self).check is TaskGame.check  # then the seats are known asked: ask the task at once
         for seat, action in answers:  # checked again: apply may get answers check() never saw
             if not own_check:

@@ -17,11 +17,12 @@ The verdict names the first peer that deviated, or says the game was clean.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
-from p2php.engine.contract import CardId, Seat, Show, Slot
+from p2php.engine.contract import CardId, GameState, IllegalAction, Knowledge, Seat, Show, Slot
 from p2php.session.messages import BadMessage, parse_message
 from p2php.session.pass_digests import pass_digest
 from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, Verdict, short
@@ -82,6 +83,7 @@ def run_audit(ls: Lockstep) -> Verdict:
         # Replay every completed step knowing every face: lies about hidden cards show here.
         try:
             replayed = replay_events(ls.game, ls.players, ls.options, ls.events, everything=faces)
+            findings.extend(_refused_answers(ls, replayed, faces))
             if ls.fault is None:
                 final_hash = replayed.state_hash()
                 if final_hash != ls.state.state_hash():
@@ -91,6 +93,23 @@ def run_audit(ls: Lockstep) -> Verdict:
     elif ls.fault is None:
         findings.append(Fault(None, "some cards could not be opened at the audit", end, FaultCode.BAD_CARD))
     return _verdict(ls, findings, final_hash)
+
+
+def _refused_answers(ls: Lockstep, replayed: GameState, faces: Mapping[Slot, CardId]) -> list[Fault]:
+    """The answers of the decision that failed only when applied together (``Lockstep.refused_answers``: every
+    answer passed its check with the faces we knew), each checked again knowing every face: one that breaks the
+    rules is a lie about a card only its sender saw (a Minister answering ``not_minister``, say)."""
+    knowledge = Knowledge(faces, {}, everything=True)
+    findings = []
+    for seat, action in ls.refused_answers:
+        try:
+            replayed.check(seat, action, knowledge)
+        except IllegalAction as err:
+            findings.append(Fault(seat, f"step {ls.tick}: {short(action)} was not legal: {short(err)}", (ls.tick, 0),
+                                  FaultCode.HIDDEN_LIE))
+        except Exception:  # (a check that fails otherwise is no proof against the seat: never crash)
+            continue
+    return findings
 
 
 def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:

@@ -79,6 +79,7 @@ class LockstepBase:
     suspicions_closed: bool
     later_faults: list[Fault]
     released_at: dict[tuple[Slot, Seat], int]
+    refused_answers: list[tuple[Seat, Action]]  # a decision's answers that failed only together (the audit decides)
     finished: bool
     result: GameOver | None
 

@@ -203,6 +203,7 @@ class Lockstep(DeckSteps, Ending):
         self.replaying_log = False
         self._parked_at: dict[Seat, dict[int, Message]] = {}  # each parked message by its number (one copy each)
         self.released_at = {}  # (slot, seat) -> tick its key became public (the audit re-derives show duties)
+        self.refused_answers = []
         self.later_faults = []  # our own findings after we stopped (see Ending._raise_fault)
         self.finished = False
         self.result = None
@@ -1032,6 +1033,8 @@ class Lockstep(DeckSteps, Ending):
             self.state.apply(answers, faces)
         except IllegalAction as err:
             culprit = self._first_bad_answer(answers, faces)
+            if culprit is None:  # a lie about a face only its liar saw: the audit's full-knowledge check names it
+                self.refused_answers = list(answers)
             raise FaultError(Fault(culprit, f"illegal play: {short(err)}", (self.tick, self.phase),
                                    FaultCode.ILLEGAL_ACTION)) from err
         self.events.append(Event(self.tick, step, answers=list(answers), faces=faces, lines=lines))
@@ -1060,13 +1063,22 @@ class Lockstep(DeckSteps, Ending):
         if len(answers) == 1:
             return answers[0][0]
         # The engine applies answers in order; a failed apply may have changed the
-        # state half way, so rebuild it from the event log and try each prefix.
-        for k in range(1, len(answers) + 1):
+        # state half way, so rebuild it from the event log and try each proper prefix.
+        for k in range(1, len(answers)):
             trial = replay_events(self.game, self.players, self.options, self.events)
             try:
                 trial.apply(answers[:k], faces)
             except IllegalAction:
                 return answers[k - 1][0]
+        # Every proper prefix passes. The last answer is to blame only if it fails on its own, checked with every
+        # face the answers opened; else the answers fail only together (a lie about a face nobody else sees, say
+        # a Minister answering "not_minister"): nobody can be named, and never the last seat for being last.
+        trial = replay_events(self.game, self.players, self.options, self.events)
+        seat, action = answers[-1]
+        try:
+            trial.check(seat, action, Knowledge({**self.public_faces, **faces}))
+        except IllegalAction:
+            return seat
         return None
 
     # ------------------------------------------------------------------ show, beacon

@@ -1,0 +1,68 @@
+"""A lie that shows only when a multi-seat decision's answers are applied together never convicts an honest seat.
+
+HP Sha's set-up asks every seat at once: the Minister reveals its identity card, the others answer
+``not_minister``. A Minister that answers ``not_minister`` passes every honest peer's check (nobody else sees its
+card); ``apply`` then refuses the set ("exactly one seat must reveal the minister, not 0"). Lockstep looked for
+the culprit by applying prefixes, which a TaskGame only checks: every prefix passed and the last seat of the
+decision was named, whoever lied (before: an honest seat 3 convicted, ``illegal_action``, in both decks).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p2php.bots import RandomBot
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+
+PLAYERS = 4
+
+
+def _hide_the_minister(peer: Lockstep, liar: list[int]) -> None:
+    send = peer._send
+
+    def cheating_send(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "action" and body["action"].get("type") == "reveal_identity":
+            liar.append(peer.seat)  # only the seat dealt the Minister is ever asked to reveal
+            body = {k: ([] if isinstance(v, list) else v) for k, v in body.items()}  # no key released
+            body["action"] = {"type": "not_minister"}
+        return send(kind, body)
+
+    peer._send = cheating_send  # type: ignore[method-assign]
+
+
+@pytest.mark.crypto("fast")
+@pytest.mark.parametrize("seed", [1, 2])  # the Minister is seat 2 and seat 1: not the last seat
+def test_a_minister_hiding_its_card_is_named_by_the_fast_audit_never_the_last_seat(seed: int) -> None:
+    """Every answer passed its check, so the decision's failure names nobody at once; the fast deck's audit opens
+    every card and checks the answers again: the Minister's ``not_minister`` was a lie (``hidden_lie``)."""
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "fast"}, seed=seed)
+    liar: list[int] = []
+    for p in peers:
+        _hide_the_minister(p, liar)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)})
+    assert liar and liar[0] != PLAYERS - 1
+    for p in peers:
+        if p.seat == liar[0]:
+            continue
+        assert p.finished and p.verdict is not None
+        assert p.verdict.culprit == liar[0] and p.verdict.code == "hidden_lie", (p.seat, p.verdict)
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_minister_hiding_its_card_in_a_verified_deck_never_gets_an_honest_seat_named(seed: int) -> None:
+    """A verified deck's audit opens no unplayed card, so the lie stays unproven: nobody is named (§10.3)."""
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=seed)
+    liar: list[int] = []
+    for p in peers:
+        _hide_the_minister(p, liar)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)})
+    assert liar and liar[0] != PLAYERS - 1
+    for p in peers:
+        if p.seat == liar[0]:
+            continue
+        assert p.finished and p.verdict is not None and not p.verdict.clean
+        assert p.verdict.culprit in (None, liar[0]), (p.seat, p.verdict)
