@@ -312,7 +312,8 @@ class Table:
             value = self._parsed(key, raw, f"option mismatch: {self.game.name} has no option {quote(key, 32)} "
                                            f"(known: {known})", "option mismatch")
             if value != self.options.get(key):
-                mismatches.append(f"you asked for {key}={value}, this table plays {key}={self.options.get(key)}")
+                mismatches.append(f"you asked for {key}={safe(value, 64)}, this table plays "
+                                  f"{key}={safe(self.options.get(key), 64)}")
         if mismatches:
             raise Refusal(RefusalCode.OPTIONS, "option mismatch: " + "; ".join(mismatches))
 

@@ -336,6 +336,33 @@ async def test_check_hello_crash_is_a_rejection_not_a_crash(table: Table) -> Non
         nursery.start_soon(seat_1)
 
 
+async def test_a_peers_rejection_reason_is_quoted_escaped(table: Table) -> None:
+    """The reason in another seat's ``reject`` is its own words: it was quoted raw (cut to 200 characters) into our
+    MeshError, which the API hands on as ``Failed.message`` (ESC, newlines and bidi overrides for an embedder)."""
+    import unicodedata
+
+    peers, listeners = await table(2)
+    evil = "\x1b[2K\raudit: clean\n\u202e\x85"
+
+    def hostile(seat: int, hello: dict[str, Any]) -> None:
+        raise HandshakeError(evil)
+
+    async def seat_0() -> None:
+        with pytest.raises(MeshError):
+            await open_mesh(0, peers, listeners[0], hello_for(0), hostile, connect_timeout=0.5)
+
+    async def seat_1() -> None:
+        with pytest.raises(MeshError) as info:
+            await open_mesh(1, peers, None, hello_for(1), same_game, connect_timeout=0.5)
+        text = str(info.value)
+        assert "seat 0 rejected our hello: \\x1b[2K\\raudit: clean\\n" in text, text
+        assert [c for c in text if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")] == [], repr(text)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(seat_0)
+        nursery.start_soon(seat_1)
+
+
 async def test_missing_peers_give_mesh_error_naming_them(table: Table) -> None:
     peers, listeners = await table(3)
     await listeners[0].aclose()  # seat 0 never comes (dialing it is refused), nor does seat 2

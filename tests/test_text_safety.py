@@ -443,3 +443,60 @@ def test_seats_named_reads_whole_seat_numbers() -> None:
 
     assert seats_named("seat 10's deck: too few cards; seat 2 waits", range(12)) == [2, 10]
     assert seats_named("deck1=own needs character1=NAME", range(2)) == []
+
+
+# ----------------------------------------------------------------------------- reasons that quote another peer
+
+
+def test_an_accusers_abort_reason_reaches_the_verdict_and_the_bridge_escaped() -> None:
+    """A cheater's abort carries a reason of its choosing; it became the honest peers' verdict reason raw, so the
+    API's ``Finished.text()``, the bridge's ``game_over`` (raw NEL, CSI, U+2028 in its JSON line: a break for
+    ``str.splitlines()``) and the page's game-over ``<pre>`` (a new line per ``\\n``) showed the cheater's lines."""
+    from p2php import api
+    from p2php.bridge.session import dumps, event_json
+    from p2php.session.memory import make_peers, run_in_memory
+
+    evil = EVIL + "Game over \u2014 You win\n\u2028\x85\x9b\u202e"
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=9)
+    send = peers[2]._send
+    done: list[bool] = []
+
+    def lying_send(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "action" and not done:
+            done.append(True)
+            send("abort", {"culprit": 1, "reason": evil, "at": [0, 0], "evidence": [], "claims": []})
+            peers[2].auditing = True
+            return send("audit", {"decks": peers[2].secrets.decks_secret, "boxes": [], "evidence": []})
+        return send(kind, body)
+
+    peers[2]._send = lying_send  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    for ls in peers[:2]:
+        assert ls.verdict is not None and ls.verdict.culprit is None
+        assert ESCAPED in ls.verdict.reason  # visibly escaped, not dropped
+        finished = api.Finished(ls.result, ls.verdict, tuple(ls.table.name(s) for s in range(3)))
+        assert_printable(ls.verdict.reason)
+        assert finished.text().count("\n") == (ls.result is not None)  # only the summary's own line break
+        line = dumps(event_json(finished))
+        assert len(line.splitlines()) == 1 and raw_controls(line) == []
+        decoded = json.loads(line)
+        assert_printable(decoded["reason"])
+        assert fake_verdicts(decoded["text"]) == []
+
+
+def test_a_joiners_option_value_is_quoted_escaped_and_bounded_in_the_hosts_news() -> None:
+    """A join frame insisting on a free-text option (TCG's ``decklist0``) was quoted whole and raw in the refusal
+    the host's lobby announces: an embedding host got a 60 000-character ``LobbyNews`` with ESC and newlines."""
+    from p2php import PROTOCOL_VERSION
+    from p2php.engine.registry import get_game
+    from p2php.lobby import Refusal
+    from p2php.lobby import Table as LobbyTable
+
+    table = LobbyTable(get_game("tcg"), {}, 2, "ann")
+    frame = {"lobby": "join", "v": PROTOCOL_VERSION, "name": "mallory", "port": 9,
+             "options": {"decklist0": EVIL + "A" * 60_000}}
+    with pytest.raises(Refusal) as caught:
+        table.join(1, frame, None)
+    assert_printable(caught.value.reason)
+    assert len(caught.value.reason) < 300 and ESCAPED in caught.value.reason
+

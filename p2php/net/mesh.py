@@ -64,6 +64,7 @@ from p2php.net.framing import (
 from p2php.net.linkauth import KeyExchange, LinkKeyError, LinkMac, seal_frame
 from p2php.net.ratelimit import TokenBucket
 from p2php.net.transport import Dial, Listener, Stream, remote_address, tcp_dial
+from p2php.text import safe
 
 log = logging.getLogger(__name__)
 
@@ -903,7 +904,7 @@ class _Formation:
         if answer is None:
             raise ConnectionError("connection closed before the handshake verdict")
         if answer.get("mesh") == "reject":
-            why = str(answer.get("reason"))[:_REASON_LIMIT]
+            why = safe(answer.get("reason"), _REASON_LIMIT)  # the other end's words: escaped, as any remote text
             raise HandshakeError(f"seat {seat} rejected our hello: {why}", seat)
         if answer != {"mesh": "ok"}:
             raise HandshakeError(f"seat {seat} sent a malformed handshake verdict", seat)

@@ -36,7 +36,8 @@ from p2php.session.messages import (
     Message,
     parse_message,
 )
-from p2php.session.records import TIMING_CODES, Fault, FaultCode, Suspicion, Verdict, bounded
+from p2php.session.records import MAX_REASON, TIMING_CODES, Fault, FaultCode, Suspicion, Verdict, bounded
+from p2php.text import safe
 
 MALFORMED_ABORT = "sent a malformed abort"
 MAX_EVIDENCE_VALUES = MAX_VALUES // 4
@@ -246,7 +247,9 @@ class Ending(LockstepBase):
         except ValueError:
             parsed = FaultCode.BAD_MESSAGE
         accused = culprit if 0 <= culprit < self.players else None
-        return Fault(accused, f"seat {msg.sender} reported: {bounded(reason)}", msg.at, parsed)
+        # The accuser's own words: escaped here, at the source, since the reason becomes the verdict's that the
+        # API, the bridge and the page hand on (the terminal escapes again; a client may not).
+        return Fault(accused, f"seat {msg.sender} reported: {safe(reason, MAX_REASON)}", msg.at, parsed)
 
     def _finish(self) -> None:
         try:
