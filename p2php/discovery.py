@@ -66,7 +66,7 @@ from p2php.errors import UsageError
 from p2php.net.admission import on_this_machine
 from p2php.net.framing import FrameError, decode_frame_body
 from p2php.net.ports import DISCOVERY_PORT
-from p2php.text import quote, safe
+from p2php.text import LINE, quote, safe
 
 QUERY_MIN = 512
 """Smallest query a host answers (bytes), padding included."""
@@ -485,4 +485,6 @@ def format_tables(tables: Sequence[TableInfo]) -> list[str]:
     if ignored:
         lines.append(f"warning: {ignored} more answers ignored (at most {MAX_TABLES} are kept): someone may be "
                      "flooding the network; ask the host for its address")
-    return lines
+    # One datagram's options map holds ~1000 entries: printed whole, its line ran to 10 000 characters (64 of them
+    # a listing). Every line is bounded like any other printed line (escaping again changes nothing).
+    return [safe(line, LINE) for line in lines]

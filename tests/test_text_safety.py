@@ -500,3 +500,23 @@ def test_a_joiners_option_value_is_quoted_escaped_and_bounded_in_the_hosts_news(
     assert_printable(caught.value.reason)
     assert len(caught.value.reason) < 300 and ESCAPED in caught.value.reason
 
+
+def test_a_discovery_answer_with_a_thousand_options_prints_bounded_lines() -> None:
+    """One answer under 4 KiB can hold ~1000 options; ``p2php discover`` printed them on one 10 000-character line
+    (64 answers: 660 kB on the terminal), where every other printed line is cut to ``text.LINE``."""
+    import msgpack
+
+    nonce = b"n" * 8
+    options = {chr(a) + chr(b): 0 for a in range(1, 32) for b in range(1, 32)}
+    while True:
+        data = msgpack.packb({"p2php": "table", "v": 8, "nonce": nonce, "id": b"12345678", "game": "uno",
+                              "options": options, "players": 4, "taken": 1, "names": ["x"], "host": "x",
+                              "port": 7000}, use_bin_type=True)
+        if len(data) <= 4096:
+            break
+        options.popitem()
+    info = parse_answer(data, nonce, "127.0.0.1")
+    assert info is not None and len(info.options) > 900
+    lines = format_tables([info])
+    assert_printable(lines)
+    assert max(len(line) for line in lines) < 1100
