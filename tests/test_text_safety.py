@@ -520,3 +520,21 @@ def test_a_discovery_answer_with_a_thousand_options_prints_bounded_lines() -> No
     lines = format_tables([info])
     assert_printable(lines)
     assert max(len(line) for line in lines) < 1100
+
+
+async def test_a_seat_whose_hello_takes_another_seats_name_is_shown_with_its_seat() -> None:
+    """The lobby refuses a second "ann", but a seat's hello may say anything: a joiner seated as "bob" signed a
+    hello named "ann", and the host's terminal painted every "ann: …" line of it green, as the host's own moves."""
+    import io
+
+    from p2php.terminal import TerminalUI
+
+    with trio.fail_after(30):
+        results = await run_local_table("toy", 2, [bot_decider(RandomBot(s)) for s in range(2)], seed=5,
+                                        names=["ann", " ANN"])
+    ls = results[0].lockstep
+    assert ls.table.name(0) != ls.table.name(1) and ls.table.name(1).endswith("(seat 1)")
+    out = io.StringIO()
+    TerminalUI(out, colour=True, tty=False).observe(ls)
+    green = [line for line in out.getvalue().splitlines() if line.startswith("\x1b[32m")]
+    assert green and all("(seat 0)" in line for line in green)

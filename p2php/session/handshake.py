@@ -138,7 +138,16 @@ class Table:
     def name(self, seat: int) -> str:
         """The seat's name as its hello gives it, safe to show anywhere: what a terminal, a page or a log would act
         on instead of showing (a newline, a bidi override, a zero-width space) is written out, and it is cut at
-        :data:`~p2php.text.NAME` characters. A hello's name is the peer's own word, checked by nobody."""
+        :data:`~p2php.text.NAME` characters. A hello's name is the peer's own word, checked by nobody (not even
+        against the name its seat took in the lobby): a name another seat's hello also gives (case and outer
+        spaces aside) is shown with its seat, ``ann (seat 1)``, so nobody's moves read as another's."""
+        shown = self._shown(seat)
+        key = shown.strip().casefold()
+        if any(other != seat and self._shown(other).strip().casefold() == key for other in range(self.players)):
+            return f"{shown} (seat {seat})"
+        return shown
+
+    def _shown(self, seat: int) -> str:
         return safe(self.hellos[seat].get("name", f"seat {seat}"), NAME)
 
 
