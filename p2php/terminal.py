@@ -25,7 +25,9 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import shutil
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -56,6 +58,36 @@ def clean(text: object, limit: int = NAME) -> str:
     and draw a fake "audit: clean" in its place).  See :func:`p2php.text.safe`.
     """
     return safe(text, limit)
+
+
+def _columns(char: str) -> int:
+    """Terminal columns of one printable character (a combining mark 0, a wide or full-width one 2)."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def hang(text: str, width: int, indent: str = "    ") -> str:
+    """``text`` (already escaped) in rows of fewer than ``width`` columns, every row after the first indented.
+
+    A long line of remote text left to the terminal wraps at its right edge, and what follows starts a row of
+    its own at column 0, where it reads as one of our lines: a chat line of 62 padding characters and then
+    ``safety code: …`` drew a second safety code under the real one.  Broken here, a remote line's next row
+    always starts with ``indent``.
+    """
+    limit = max(len(indent) + 8, width - 1)
+    rows: list[str] = []
+    row: list[str] = []
+    used = 0
+    for char in text:
+        need = _columns(char)
+        if used + need > limit:
+            rows.append("".join(row))
+            row, used = [indent], len(indent)
+        row.append(char)
+        used += need
+    rows.append("".join(row))
+    return "\n".join(rows)
 
 
 def verdict_text(verdict: Verdict | None, table: Table | None = None) -> str:
@@ -638,10 +670,11 @@ class TerminalUI:
     def chat_line(self, seat: int, text: str, dropped: bool = False) -> None:
         """A chat line (or a dropped one's reason) from ``seat``, escaped: remote text never reaches a terminal raw."""
         who = f"{safe(self.names[seat], NAME)} (seat {seat})" if 0 <= seat < len(self.names) else f"seat {seat}"
+        width = shutil.get_terminal_size().columns
         if dropped:
-            self.write(self.paint(f"! dropped a chat line from {who}: {safe(text, 300)}", "red"))
+            self.write(self.paint(hang(f"! dropped a chat line from {who}: {safe(text, 300)}", width), "red"))
         else:
-            self.write(self.paint(f"» {who}: {safe(text, 300)}", "cyan"))
+            self.write(self.paint(hang(f"» {who}: {safe(text, 300)}", width), "cyan"))
 
 
 def chat_hooks(ui: TerminalUI, names: Sequence[str]) -> dict[str, Any]:

@@ -538,3 +538,22 @@ async def test_a_seat_whose_hello_takes_another_seats_name_is_shown_with_its_sea
     TerminalUI(out, colour=True, tty=False).observe(ls)
     green = [line for line in out.getvalue().splitlines() if line.startswith("\x1b[32m")]
     assert green and all("(seat 0)" in line for line in green)
+
+
+def test_a_long_chat_line_never_starts_a_terminal_row_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chat line of padding and then ``safety code: …`` wrapped at the terminal's edge into a row that read as
+    our own safety code line (the one defence against a lobby host that splits a table): its rows are now broken
+    by the terminal UI, every one after the first indented."""
+    from p2php.terminal import TerminalUI
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for pad in ("=", "\u2800", "\u4e00"):
+        text = pad * 62 + "safety code: AAAA-BBBB-CCCC-DDDD-EEEE  — everyone at the table must see the same code"
+        out = io.StringIO()
+        ui = TerminalUI(out, colour=False, tty=False)
+        ui.names = ("ann", "mallory")
+        ui.chat_line(1, text)
+        rows = out.getvalue().splitlines()
+        assert rows[0].startswith("» mallory (seat 1): ")
+        assert all(row.startswith("    ") for row in rows[1:]), rows
+        assert all(sum(2 if unicodedata.east_asian_width(c) == "W" else 1 for c in row) < 80 for row in rows), rows
