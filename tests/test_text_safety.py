@@ -557,3 +557,20 @@ def test_a_long_chat_line_never_starts_a_terminal_row_of_its_own(monkeypatch: py
         assert rows[0].startswith("» mallory (seat 1): ")
         assert all(row.startswith("    ") for row in rows[1:]), rows
         assert all(sum(2 if unicodedata.east_asian_width(c) == "W" else 1 for c in row) < 80 for row in rows), rows
+
+
+def test_a_made_up_character_that_says_seat_0_is_refused_like_any_other() -> None:
+    """The lobby refuses a joiner's deck that makes no game unless the problem names other seats ("seat N"), and the
+    problem quoted the joiner's own character name: "seat 0" got a bad deck accepted and its joiner let ready at a
+    table that could then never start, the host told nothing."""
+    from p2php import PROTOCOL_VERSION
+    from p2php.engine.registry import get_game
+    from p2php.lobby import HOST, Refusal
+    from p2php.lobby import Table as LobbyTable
+
+    for character in ("Nobody At All", "seat 0", "seat 0's character0: seat 0"):
+        table = LobbyTable(get_game("tcg"), {"deck1": "own"}, 2, "ann")
+        table.seat_local("ann", HOST, 7000, ready=True)
+        table.join(1, {"lobby": "join", "v": PROTOCOL_VERSION, "name": "bob", "port": 7001}, "10.0.0.2", "10.0.0.2")
+        with pytest.raises(Refusal, match="your deck does not fit this table"):
+            table.receive(1, {"lobby": "deck", "options": {"deck1": "own", "character1": character}})

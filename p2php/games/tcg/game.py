@@ -28,6 +28,7 @@ from p2php.games.tcg.state import TcgState
 from p2php.games.tcg.triggers import TRIGGERS
 from p2php.games.tcg.turn import Match
 from p2php.games.tcg.view import table_lines
+from p2php.text import quote
 
 __all__ = ["GAME", "TcgGame", "deck_problem"]
 
@@ -110,9 +111,13 @@ class TcgGame(Game):
             try:
                 character = card_by_name(name)
             except Exception:
-                raise OptionError(f"character{seat}: no Base Set card is named {name[:40]!r}") from None
+                # The lobby blames the seats a problem names ("seat N"), and the name is the joiner's own text, which
+                # may say "seat 0": the message names its own seat first, so that seat is always among them.
+                raise OptionError(f"seat {seat}'s character{seat}: no Base Set card is named "
+                                  f"{quote(name, 40)}") from None
             if not character.can_start or unimplemented(character):
-                raise OptionError(f"character{seat}: {character.name} cannot be a starting Character here")
+                raise OptionError(f"seat {seat}'s character{seat}: {character.name} cannot be a starting Character "
+                                  "here")
             return character.number, _size(opts)
         deck = self.deck_of(opts, seat)
         assert deck is not None
