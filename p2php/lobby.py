@@ -38,6 +38,7 @@ import trio
 
 from p2php import PROTOCOL_VERSION
 from p2php.engine.contract import Game, OptionError
+from p2php.engine.registry import get_game
 from p2php.errors import P2phpError, RefusalCode
 from p2php.net.admission import Admission, Ticket, host_of, on_this_machine
 from p2php.net.framing import FrameDecoder, FrameError, encode_frame
@@ -557,6 +558,10 @@ class JoinSession:
             raise LobbyError("the host did not answer like a p2php table")
         if kind == "table":
             view = parse_table(frame)
+            try:  # a table no game here can play, such as one of 2 900 seats (each a line for us at every change)
+                get_game(view.game).check_players(view.players)
+            except OptionError as err:
+                raise LobbyError(f"the host describes a table this p2php cannot play: {safe(err, 120)}") from None
             if self.seat >= view.players or view.seats[self.seat].name != self.name:
                 raise LobbyError("the host's table no longer shows us in our seat")
             if self.game is not None and view.game != self.game:

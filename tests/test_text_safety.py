@@ -574,3 +574,18 @@ def test_a_made_up_character_that_says_seat_0_is_refused_like_any_other() -> Non
         table.join(1, {"lobby": "join", "v": PROTOCOL_VERSION, "name": "bob", "port": 7001}, "10.0.0.2", "10.0.0.2")
         with pytest.raises(Refusal, match="your deck does not fit this table"):
             table.receive(1, {"lobby": "deck", "options": {"deck1": "own", "character1": character}})
+
+
+def test_a_lobby_hosts_table_of_thousands_of_seats_is_refused_at_once() -> None:
+    """Nothing bounded a host's ``players`` before the start: a 63 KB table frame of 2 900 seats was 2 903 lines on
+    the joiner's terminal (or ``LobbyNews`` events for an embedder) at each change, as fast as the host sends."""
+    from p2php import PROTOCOL_VERSION
+    from p2php.lobby import JoinSession, LobbyError
+
+    session = JoinSession("bob", 9)
+    session.receive({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": 1})
+    seats = [{"seat": s, "kind": None, "ready": False} for s in range(2900)]
+    seats[1] = {"seat": 1, "kind": "human", "ready": True, "name": "bob"}
+    with pytest.raises(LobbyError, match="cannot play"):
+        session.receive({"lobby": "table", "v": PROTOCOL_VERSION, "game": "uno", "options": {}, "players": 2900,
+                         "host": "h", "seats": seats})
