@@ -534,6 +534,11 @@ async def test_a_seat_whose_hello_takes_another_seats_name_is_shown_with_its_sea
                                         names=["ann", " ANN"])
     ls = results[0].lockstep
     assert ls.table.name(0) != ls.table.name(1) and ls.table.name(1).endswith("(seat 1)")
+    with trio.fail_after(30):  # a made-up "(seat 0)" of its own does not pass for seat 0's ann either
+        forged = await run_local_table("toy", 2, [bot_decider(RandomBot(s)) for s in range(2)], seed=5,
+                                       names=["ann", "Ann (seat 0)"])
+    table = forged[0].lockstep.table
+    assert (table.name(0), table.name(1)) == ("ann (seat 0)", "Ann (seat 0) (seat 1)")
     out = io.StringIO()
     TerminalUI(out, colour=True, tty=False).observe(ls)
     green = [line for line in out.getvalue().splitlines() if line.startswith("\x1b[32m")]

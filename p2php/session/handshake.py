@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,13 +143,22 @@ class Table:
         against the name its seat took in the lobby): a name another seat's hello also gives (case and outer
         spaces aside) is shown with its seat, ``ann (seat 1)``, so nobody's moves read as another's."""
         shown = self._shown(seat)
-        key = shown.strip().casefold()
-        if any(other != seat and self._shown(other).strip().casefold() == key for other in range(self.players)):
+        key = _name_key(shown)
+        if any(other != seat and _name_key(self._shown(other)) == key for other in range(self.players)):
             return f"{shown} (seat {seat})"
         return shown
 
     def _shown(self, seat: int) -> str:
         return safe(self.hellos[seat].get("name", f"seat {seat}"), NAME)
+
+
+_SEAT_SUFFIX = re.compile(r"(?:\s*\(seat \d+\))+\s*$")
+
+
+def _name_key(shown: str) -> str:
+    """What two names are compared by: case, outer spaces and a made-up ``(seat N)`` of their own aside (a seat
+    calling itself "ann (seat 0)" reads as seat 0's ann, so it clashes with "ann" too)."""
+    return _SEAT_SUFFIX.sub("", shown).strip().casefold()
 
 
 def check_hello(
