@@ -180,3 +180,26 @@ def test_an_own_deck_lists_each_name_by_its_first_version_which_the_pool_holds_f
                                  "deck0") or ())
     assert set(ids) <= pool and not any(card_of(i).number in (3, 10) for i in pool)
     assert sum(card_of(i).number == 2 for i in pool) == 4
+
+
+def test_an_own_deck_uses_random_copy_numbers_so_an_opened_copy_tells_no_count() -> None:
+    """protocol.md §7.8: "copy 3 of X" opened must not prove the secret list holds four X. With copies 0..count-1
+    one opened Lesson numbered 11 proved twelve of them; the copies are now drawn at random, and the list is still
+    one the audit and the verified pool accept."""
+    from p2php.games.tcg.decklist import parse_deck
+    from p2php.games.tcg.ids import _layout, card_of, instance_ids
+
+    text = random_deck_text(7)
+    deck = parse_deck(text)
+    options = {"deck0": "own", "character0": deck.character.name, "format": "constructed"}
+    pool = set(GAME.private_pool(options, 0, "deck0") or ())
+    lowest = instance_ids(0, deck)  # copies 0..count-1 of each card
+    first = _layout()[0]
+    copies_seen: set[int] = set()
+    lists = [GAME.read_private_deck(text, 0, {})[0]["deck0"] for _ in range(20)]
+    for ids in lists:
+        assert sorted(card_of(i).number for i in ids) == sorted(card_of(i).number for i in lowest)
+        assert set(ids) <= pool and GAME.check_private_deck(options, 0, "deck0", ids) is None
+        copies_seen |= {i - first[card_of(i).number] for i in ids}
+    assert any(ids != lowest for ids in lists), "every read gave copies 0..count-1: an opened copy tells the count"
+    assert max(copies_seen) >= 24, copies_seen  # a Lesson's 60 ids are all in use, not only its first 12 or so

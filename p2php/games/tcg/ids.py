@@ -11,6 +11,7 @@ number order, so the layout never depends on dict or set order.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from collections.abc import Sequence
 from functools import cache
@@ -66,13 +67,27 @@ def first_version(number: int) -> int:
     return min(c.number for c in BASE_SET if c.name == name)
 
 
-def own_deck_ids(seat: int, deck: DeckList) -> list[int]:
-    """:func:`instance_ids` of ``deck`` with every card as its :func:`first_version` (a seat's own deck)."""
+def own_deck_ids(seat: int, deck: DeckList, rng: random.Random | None = None) -> list[int]:
+    """The instance ids of a seat's own deck, every card as its :func:`first_version`, ascending.
+
+    The copy numbers are drawn at random (``rng``; by default the system's secret randomness) among the card's
+    :data:`COPIES` (or :data:`LESSON_COPIES`) ids, as protocol.md §7.8 asks of a secret deck: an opponent who sees
+    "copy 3 of X" opened must not learn that the secret list holds at least four X, which copies ``0 .. count-1``
+    told it (one Lesson opened as copy 11 proved twelve of them).
+    """
     counts: Counter[int] = Counter()
     for card, count in deck.entries:
         counts[first_version(card.number)] += count
-    entries = tuple((card_by_number(n), counts[n]) for n in sorted(counts))
-    return instance_ids(seat, DeckList(deck.character, entries, name=deck.name))
+    draw = rng if rng is not None else random.SystemRandom()
+    first = _layout()[0]
+    out: list[int] = []
+    for number in sorted(counts):
+        card = card_by_number(number)
+        limit = LESSON_COPIES if card.type is CardType.LESSON else COPIES
+        if counts[number] > limit:
+            raise ValueError(f"{counts[number]} copies of {card.name}: the id layout has {limit}")
+        out.extend(seat * BLOCK + first[number] + i for i in sorted(draw.sample(range(limit), counts[number])))
+    return out
 
 
 def instance_ids(seat: int, deck: DeckList) -> list[int]:
