@@ -159,7 +159,7 @@ def courage(sc: Scenario, target: int, mine: int, theirs: int) -> None:
     """Neville (seat 0) skips his play phase to 拼点 ``target`` with the cards ``mine`` / ``theirs``."""
     sc.act(0, {"type": "invoke", "target": target}, "skill:courage")
     d = sc.decide()
-    assert d.seats == (0, target) and d.prompt == "point_duel"
+    assert d.seats == (0, target) and d.prompt == "point_duel" and d.sealed  # both pick at once
     assert sc.state.reveals(0, {"type": "duel", "slot": mine}) == ()  # face down until both picked
     sc.table.act([(0, {"type": "duel", "slot": mine}), (target, {"type": "duel", "slot": theirs})])
     sc.step()  # both cards are opened together
@@ -539,3 +539,29 @@ def test_luna_nargles_after_replacing_equipment_several_times() -> None:
     sc.use(0, "oak")
     sc.pass_(0, "skill:nargles")  # ※ again on the next replacement
     assert st.weapon(0) == "oak"
+
+
+def test_a_point_duel_pick_stays_hidden_until_both_have_picked(mode: str) -> None:
+    """拼点 is a simultaneous face-down choice: sealed, so the target cannot wait for Neville's signed pick. Here
+    it would have told it the card: both cards of his first 勇气 went into his hand face up (rt3: unsealed, the
+    target read slot and face off his action and tied his K)."""
+    sc = table("neville", hands={0: [("stupefy", "♠", 13)], 1: [("crucio", "♣", 1), ("bombarda", "♦", 13)]})
+    st = sc.state
+    k = sc.slot(0, "stupefy")
+    courage(sc, 1, k, sc.slot(1, "crucio"))
+    assert k in st.hands[0] and k in st.pub  # a known card in his hand
+    run_until(sc, 0, "skill:courage")
+    sc.act(0, {"type": "invoke", "target": 1}, "skill:courage")
+    assert sc.decide().sealed
+    if mode != "protocol":
+        return
+    peers = sc.table.peers
+    peers[0].act({"type": "duel", "slot": k})
+    sc.table._pump(None)
+    assert peers[1].awaiting_me()
+    held = [m for m in peers[1].inbox[0] if m.at[0] == peers[1].tick]
+    assert [m.kind for m in held] == ["commit"], held  # no slot, no key: nothing to read before its own pick
+    peers[1].act({"type": "duel", "slot": sc.slot(1, "bombarda")})
+    sc.table._pump(None)
+    sc.step()
+    assert st.face_down[0]  # a tie: the initiator does not win

@@ -329,7 +329,9 @@ class PointDuelTask(Task):
         if self.stage is PointDuelTask.Stage.PICK:
             if not st.hands[self.initiator] or not st.hands[self.target]:
                 return Done(None)
-            return Decide((self.initiator, self.target), "point_duel")
+            # Sealed: both pick at once (§8.14). Unsealed, one side could wait for the other's signed pick, and a
+            # card whose face it knows (opened earlier, as 勇气's two cards in Neville's hand) told it the card.
+            return Decide((self.initiator, self.target), "point_duel", sealed=True)
         return Reveal(tuple(self.picks))
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
