@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from p2php.bots import default_kind
+from p2php.bots import bot_seed, default_kind
 from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import Action, Deal, Decide, IllegalAction, Reveal, Show
 from p2php.engine.contract import GameOver as EngineResult
@@ -753,8 +753,7 @@ def host_table(
                                      timeout=timeout, secrets=LocalSecrets(),
                                      **(peer._hooks() if seat == 0 else {}),
                                      **_rematch_fields(previous, seat, peer._rematch_wait))
-                    decide = peer._decide if seat == 0 else _bot(game_name, bot,
-                                                                 again_seed(f"host/{seat}", game_no), bot_delay)
+                    decide = peer._decide if seat == 0 else _bot(game_name, bot, bot_seed(None, seat), bot_delay)
                     mine[seat] = await run_peer(cfg, here.addresses, listeners[seat], decide,
                                                 peer._observe if seat == 0 else None)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import trio
 
+from p2php.bots import bot_seed
 from p2php.console import LogPrinter, seconds
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game, parse_option_pairs
@@ -40,7 +41,7 @@ def _decider(game: str, bot: str | None, seed: Any, seat: int) -> Decider:
         from p2php.terminal import terminal_decider
 
         return terminal_decider()
-    return bot_decider(get_game(game).make_bot(bot, f"{seed}/{seat}"))
+    return bot_decider(get_game(game).make_bot(bot, bot_seed(seed, seat)))
 
 
 def _err(message: object) -> None:
@@ -165,7 +166,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
                      secrets=LocalSecrets(master=header["master"]), bot=bot,
                      transcript_path=Path(args.transcript) if args.transcript else None,
                      resume_path=Path(args.log))
-    decide = _decider(ls.table.game, bot, "resumed", seat)
+    decide = _decider(ls.table.game, bot, None, seat)
     online = header.get("online")
     if online is not None:
         cfg.online = online

@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 import trio
 
-from p2php.bots import default_kind
+from p2php.bots import bot_seed, default_kind
 from p2php.discovery import (
     BROADCAST,
     TableInfo,
@@ -310,7 +310,8 @@ async def _play_seats(
                          **(chat if seat == human else {}),
                          **_rematch_fields(previous, seat))
         decide: Decider = (ui.decide if seat == human else slowed(
-            bot_decider(get_game(game).make_bot(bot_kind, f"{again_seed(args.seed, game_no)}/{seat}")), delay))
+            bot_decider(get_game(game).make_bot(
+                bot_kind, bot_seed(None if args.seed is None else again_seed(args.seed, game_no), seat))), delay))
         # Our own entry is never dialed; in the resume log it says where `p2php resume` listens again.
         mine = {**addresses, seat: (place.addr or args.bind, place.port)}
         try:

@@ -1,0 +1,39 @@
+"""A bot at a table other people play at has a secret seed: its choices are a function of its seed and its hand, so
+an opponent who knew the seed (``None/1``, ``host/1``, ``resumed/1``) could replay the bot for every hand it might
+hold and keep those that make the choices it saw (red-team rt3-secrecy's suspicion)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p2php import peercli
+from p2php.bots import bot_seed
+from p2php.engine.registry import get_game
+
+
+def test_a_bot_with_no_seed_given_gets_a_fresh_secret_one() -> None:
+    seeds = {bot_seed(None, 1) for _ in range(20)}
+    assert len(seeds) == 20 and all(len(s) >= 32 and "None" not in s for s in seeds)
+    assert bot_seed(7, 1) == "7/1"  # a given seed (tests, demos) stays reproducible
+
+
+@pytest.mark.parametrize("given", [None, 5])
+def test_p2php_peer_and_resume_seed_their_bots_secretly_unless_told(monkeypatch: pytest.MonkeyPatch,
+                                                                    given: int | None) -> None:
+    game = get_game("uno")
+    seen: list[str] = []
+    real = game.make_bot
+
+    def make_bot(kind: str, seed: Any) -> Any:
+        seen.append(str(seed))
+        return real(kind, seed)
+
+    monkeypatch.setattr(game, "make_bot", make_bot)
+    peercli._decider("uno", "random", given, 1)
+    peercli._decider("uno", "random", given, 1)
+    if given is None:
+        assert seen[0] != seen[1] and not seen[0].endswith("/1"), seen
+    else:
+        assert seen == ["5/1", "5/1"]
