@@ -9,6 +9,7 @@ table from any peer's address, seeing only what the public sees.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -215,11 +216,15 @@ def cmd_watch(args: argparse.Namespace) -> int:
 def _print_chat(note: Any) -> None:
     """A chat line the watched peer relayed (its author's signature checked), or why one was dropped: escaped."""
     from p2php.session.chat import ChatLine
+    from p2php.terminal import hang
 
+    # Broken into indented rows here: a line left to wrap at the terminal's edge could draw a row that reads as
+    # one of ours (a fake safety code, say).
+    width = shutil.get_terminal_size().columns
     if isinstance(note, ChatLine):
-        print(f"» seat {note.seat}: {safe(note.text, 300)}")
+        print(hang(f"» seat {note.seat}: {safe(note.text, 300)}", width))
     else:
-        print(f"! dropped a chat line: {safe(note.reason, 300)}")
+        print(hang(f"! dropped a chat line: {safe(note.reason, 300)}", width))
 
 
 async def _watch_online(args: argparse.Namespace, show: Callable[[Any], None]) -> Any:

@@ -457,3 +457,14 @@ async def test_a_bridge_host_removes_a_joiner_before_the_start() -> None:
         assert (await until("ok", '"remove"'))["name"] == "squat"
         await until("lobby", "squat was removed by the host")
         await tx.send('{"op": "quit"}')
+
+
+def test_an_event_with_remote_line_separators_stays_one_line_of_json() -> None:
+    """JSON leaves U+0085, U+2028 and U+2029 raw; Python's ``splitlines`` (and other line readers) end a line at
+    each, so remote text holding them cut an event into pieces that are not JSON (red-team rt3-text)."""
+    from p2php.bridge.session import dumps
+
+    text = "x\x85y\u2028z\u2029 é ok"
+    line = dumps({"event": "chat", "text": text})
+    assert line.splitlines() == [line]
+    assert json.loads(line)["text"] == text

@@ -137,7 +137,14 @@ def dumps(obj: Mapping[str, Any]) -> str:
             text.encode("utf-8")
         except UnicodeEncodeError:
             return json.dumps(to_json(obj), separators=(",", ":"))  # every non-ASCII character escaped
+        # JSON leaves these raw, and many line readers (Python's splitlines, JavaScript's old parsers) end a line
+        # at them: remote text holding one split an event into pieces that are not JSON (they only occur inside
+        # strings, where the escape means the same character).
+        text = text.translate(_LINE_BREAKS)
     return text
+
+
+_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
 
 
 # ----------------------------------------------------------------------------- events → JSON
