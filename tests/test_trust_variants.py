@@ -753,6 +753,29 @@ def test_a_malformed_hello_is_refused(field: str, value: Any, code: RefusalCode)
     assert refused.value.code is code
 
 
+_P25519 = 2**255 - 19
+_LOW_ORDER_U = [0, 1, _P25519 - 1, _P25519, _P25519 + 1,
+                325606250916557431795983626356110631294008115727848805560023387167927233504,
+                39382357235489614581723060781553021112529911719440698176882885853963445705823]
+
+
+@pytest.mark.parametrize("u", _LOW_ORDER_U)
+def test_a_hello_with_a_low_order_box_key_is_refused(u: int) -> None:
+    """A box key of small order (X25519 has no shared secret with it), signed by its own seat: every private show
+    to or from that seat raised ChannelError in the honest peer, which ended the game unattributed as an
+    ``internal`` fault instead of naming anyone (red-team rt3-proofs, rt3/lowbox.py)."""
+    from p2php.canonical import digest, encode
+    from p2php.tags import HELLO
+
+    secrets = LocalSecrets(master=bytes([8]) * 32)
+    hello = {k: v for k, v in _hello().items() if k != "sig"}
+    hello["box_key"] = u.to_bytes(32, "little")
+    hello["sig"] = secrets.identity.sign(digest(HELLO, encode(hello)))
+    with pytest.raises(HandshakeRefused, match="box_key") as refused:
+        _check(hello)
+    assert refused.value.code is RefusalCode.KEYS
+
+
 @pytest.mark.parametrize("old", [4, 5, 6, 7])
 def test_an_older_hello_is_refused_with_one_clear_line(old: int) -> None:
     """§11 Why version 5 … 8: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share

@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from p2php import tags
 from p2php.canonical import digest
 
-__all__ = ["Identity", "PublicIdentity", "SECRET_SIZE"]
+__all__ = ["Identity", "PublicIdentity", "SECRET_SIZE", "usable_box_key"]
 
 SECRET_SIZE = 32
 KEY_SIZE = 32
@@ -33,6 +33,25 @@ SIGNATURE_SIZE = 64
 
 def _subkey(secret: bytes, label: bytes) -> bytes:
     return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=label).derive(secret)
+
+
+_PROBE = X25519PrivateKey.from_private_bytes(bytes([1]) * 32)  # any key: X25519 clamps it to a multiple of 8
+
+
+def usable_box_key(box_key: object) -> bool:
+    """Whether ``box_key`` is 32 bytes that X25519 agrees a secret with: not a point of small order.
+
+    X25519 multiplies by a clamped scalar (a multiple of the cofactor 8), so the shared secret is zero -- and
+    ``cryptography`` raises -- for every private key at once exactly when the peer's point has small order (the
+    encodings of 0, 1, -1, the two points of order 8, and their non-canonical copies). One probe tells.
+    """
+    if not isinstance(box_key, bytes) or len(box_key) != KEY_SIZE:
+        return False
+    try:
+        _PROBE.exchange(X25519PublicKey.from_public_bytes(box_key))
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any
 from p2php import PROTOCOL_VERSION, tags
 from p2php.canonical import digest, encode
 from p2php.crypto.beacon import HashChain
-from p2php.crypto.identity import Identity, PublicIdentity
+from p2php.crypto.identity import Identity, PublicIdentity, usable_box_key
 from p2php.errors import P2phpError, RefusalCode
 from p2php.text import NAME, quote, safe
 
@@ -192,6 +192,8 @@ def check_hello(
     for key in ("sign_key", "box_key", "anchor", "nonce"):
         if len(hello[key]) != 32:
             raise HandshakeRefused(RefusalCode.KEYS, f"{who}: {key} must be 32 bytes")
+    if not usable_box_key(hello["box_key"]):  # else every private show to or from it fails in the honest peer
+        raise HandshakeRefused(RefusalCode.KEYS, f"{who}: box_key is a point of small order (no shared secret)")
     if hello["chain"] < 1 or hello["chain"] > 1 << 20:
         raise HandshakeRefused(RefusalCode.KEYS, f"{who}: bad chain length")
     unsigned = {k: v for k, v in hello.items() if k != "sig"}
