@@ -309,6 +309,24 @@ def test_a_mission_needs_its_cards_shown_and_they_go_under_their_decks() -> None
     assert stupefy not in g.hand[0] and stupefy in g.deck["spell"]
 
 
+def test_the_player_chooses_which_cards_meet_a_mission_that_takes_any_of_a_kind() -> None:
+    """Mission 2 takes an attack spell, and the card goes back under its deck: with Stupefy and Incendio in hand
+    the player picks which to give. Only the first that fit was offered (red-team rt3-rules); the check took
+    either, so a person could not choose what a bot-free client could send."""
+    t = QTable(2, sheets=(HARRY, RON), tops={"mission": ["M02"], "spell": ["incendio", "stupefy"]}, mode="engine")
+    g = t.state
+    t.decide()
+    g.held[0].append("winged_key")
+    g.pos[0] = "third_floor_corridor"
+    incendio, stupefy = g.hand[0][0], g.hand[0][1]
+    t.push_task(MissionAttempt(0))
+    t.act(0, {"type": "mission", "slot": g.missions[0][0]}, "mission")
+    shows = [a for a in t.legal(0) if a["type"] == "show"]
+    assert {tuple(a["slots"]) for a in shows} >= {(incendio,), (stupefy,)}, shows
+    t.act(0, {"type": "show", "slots": [incendio]}, "mission_cards")
+    assert instance(g.pub[incendio]).card == "incendio" and stupefy in g.hand[0]
+
+
 def test_the_cards_a_mission_needs_are_matched_exact_cards_first() -> None:
     g = QTable(2, mode="engine").state
     m6 = g.data.mission(6)  # 2 attack spells + Polyjuice Potion

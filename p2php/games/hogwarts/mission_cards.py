@@ -12,6 +12,7 @@ hold the cards is public (how many spell and potion cards it holds: card backs),
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Knowledge, Seat, Slot
@@ -22,7 +23,7 @@ from .missions import CardNeed, Mission
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["assignment", "cards_for", "could_hold", "shown_fit"]
+__all__ = ["assignment", "card_choices", "cards_for", "could_hold", "shown_fit"]
 
 
 def _need_deck(g: HogwartsState, need: CardNeed) -> str:
@@ -63,6 +64,21 @@ def _known(g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[tuple[Slo
 def cards_for(g: HogwartsState, seat: Seat, mission: Mission, knowledge: Knowledge) -> list[Slot] | None:
     """The cards ``seat`` would show for ``mission`` (the first that fit, in hand order), or None."""
     return assignment(g, mission, _known(g, seat, knowledge))
+
+
+def card_choices(g: HogwartsState, seat: Seat, mission: Mission, knowledge: Knowledge) -> list[list[Slot]]:
+    """Every way ``seat`` may meet ``mission``'s card needs, one list of slots per distinct set of cards (in hand
+    order). The cards go back under their decks, used or not (rules/hogwarts.md §11), so which of them an "any
+    spell" need takes is the player's choice; listing only the first set that fit took it from them."""
+    known = _known(g, seat, knowledge)
+    out: list[list[Slot]] = []
+    seen: set[tuple[str, ...]] = set()
+    for combo in combinations(known, len(mission.qualified_cards)):
+        cards = tuple(sorted(card for _, card in combo))
+        if cards not in seen and assignment(g, mission, list(combo)) is not None:
+            seen.add(cards)
+            out.append([slot for slot, _ in combo])
+    return out
 
 
 def could_hold(g: HogwartsState, seat: Seat, mission: Mission, members: list[Seat] | None = None) -> bool:

@@ -21,7 +21,7 @@ from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Replace, Task
 from .battle import Battle
 from .cells_effects import card_limit
 from .ids import deck_of_slot
-from .mission_cards import cards_for, part_for, shown_fit, still_needed
+from .mission_cards import card_choices, part_for, shown_fit, still_needed
 from .missions import Mission
 from .modes import shows_mission_cards, team_of
 from .rules import can_attempt, mission_of, missions_here
@@ -139,8 +139,7 @@ class MissionAttempt(Task["HogwartsState"]):
             mission = mission_of(g, self.slot)
             assert mission is not None
             if len(team_of(g, self.seat)) == 1:
-                cards = cards_for(g, seat, mission, knowledge)
-                return out + ([{"type": "show", "slots": cards}] if cards is not None else [])
+                return out + [{"type": "show", "slots": cards} for cards in card_choices(g, seat, mission, knowledge)]
             part = part_for(g, still_needed(g, mission, self.shown_cards(g)), seat, knowledge)
             shows: list[Action] = [{"type": "show", "slots": part}] + ([{"type": "show", "slots": []}] if part else [])
             return (out if self.showing == 0 else []) + shows
