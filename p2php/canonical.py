@@ -88,9 +88,14 @@ def _packable(value: Any) -> Any:
     return canonical(value)
 
 
+_pack = msgpack.Packer(use_bin_type=True, strict_types=False).pack
+"""``msgpack.packb`` without making a Packer per call (~0.4 µs each; a Packer resets after each pack, and after an
+error). Every signed message's envelope and body go through it."""
+
+
 def encode(value: Any) -> bytes:
     """Canonical msgpack bytes of ``value`` (see :func:`canonical`)."""
-    packed: bytes = msgpack.packb(_packable(value), use_bin_type=True, strict_types=False)
+    packed: bytes = _pack(_packable(value))
     return packed
 
 

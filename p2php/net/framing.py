@@ -345,6 +345,11 @@ def _refuse_ext(code: int, data: bytes) -> Any:
     raise FrameError(f"msgpack ext type {code} is not allowed in a frame")
 
 
+_pack = msgpack.Packer(use_bin_type=True).pack
+"""``msgpack.packb(obj, use_bin_type=True)`` without making a Packer per frame (it resets after each pack, and
+after an error)."""
+
+
 def encode_frame(obj: dict[str, Any], max_size: int = MAX_FRAME) -> bytes:
     """Encode ``obj`` as one frame (length prefix + msgpack body).
 
@@ -354,7 +359,7 @@ def encode_frame(obj: dict[str, Any], max_size: int = MAX_FRAME) -> bytes:
     """
     if not isinstance(obj, dict):
         raise TypeError(f"a frame must be a dict, got {type(obj).__name__}")
-    body: bytes = msgpack.packb(obj, use_bin_type=True)
+    body: bytes = _pack(obj)
     _check_structure(body)
     if len(body) > max_size:
         raise FrameError(f"frame body is {len(body)} bytes, over the {max_size}-byte limit")

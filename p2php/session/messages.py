@@ -16,9 +16,9 @@ showed different messages to different peers (equivocation).  See protocol.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 import msgpack
 
@@ -52,6 +52,37 @@ BATCH_PROOF_SIZE = 64
 
 CIPHERTEXT_SIZE = 66
 """A ciphertext ``a ‖ b`` on the wire (``ct66``, Appendix B.1)."""
+
+
+_T = TypeVar("_T")
+
+
+class _cached(Generic[_T]):
+    """:func:`functools.cached_property` without its lock: computed at the first read, then an instance attribute.
+
+    Python 3.11's takes an ``RLock`` at every first read (removed in 3.12); a message reads up to five of them
+    once each, on every copy a peer receives. Messages live on one thread, so the lock guarded nothing here."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> _cached[_T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> _T | _cached[_T]:
+        if instance is None:
+            return self
+        value = self.func(instance)
+        instance.__dict__[self.name] = value  # (a frozen dataclass still has its __dict__: read first there)
+        return value
 
 
 class BadMessage(P2phpError, ValueError):
@@ -94,24 +125,24 @@ class Message:
         d["sig"] = self.sig
         return d
 
-    @cached_property
+    @_cached
     def body_bytes(self) -> bytes:
         """The canonical encoding of ``body``: the one part of the envelope that needs :func:`encode`'s walk."""
         return encode(self.body)
 
-    @cached_property
+    @_cached
     def _encoded_fields(self) -> tuple[bytes, bytes]:
         """The encoded envelope fields before ``sig`` and after it (see :func:`_envelope`), made once for
         :attr:`signed_bytes` and :attr:`wire_bytes`."""
         return _envelope(self)
 
-    @cached_property
+    @_cached
     def signed_bytes(self) -> bytes:
         """``encode(self.fields())``, byte for byte, assembled from the encoded fields (see :func:`_envelope`)."""
         before, after = self._encoded_fields
         return b"".join((b"\x88", before, after))
 
-    @cached_property
+    @_cached
     def wire_bytes(self) -> bytes:
         """The canonical encoding of the whole message (its size bounds what a sender may buffer).
 
@@ -124,7 +155,7 @@ class Message:
         """What ``sig`` signs: :func:`signing_bytes` of :meth:`fields`, without walking the body twice."""
         return digest(tags.MSG, session_id, self.signed_bytes)
 
-    @cached_property
+    @_cached
     def msg_hash(self) -> bytes:
         """Identifies the message (chains ``prev`` and the ``seen`` heads)."""
         return digest(tags.MSGID, self.wire_bytes)
@@ -134,8 +165,12 @@ def signing_bytes(session_id: bytes, fields: dict[str, Any]) -> bytes:
     return digest(tags.MSG, session_id, encode(fields))
 
 
+_pack = msgpack.Packer(use_bin_type=True).pack
+"""``msgpack.packb(value, use_bin_type=True)`` without making a Packer per call (it resets after each pack)."""
+
+
 def _packed(value: Any) -> bytes:
-    packed: bytes = msgpack.packb(value, use_bin_type=True)
+    packed: bytes = _pack(value)
     return packed
 
 
