@@ -188,12 +188,12 @@ def _envelope(msg: Message) -> tuple[bytes, bytes]:
     """
     k = _KEY
     before = b"".join((
-        k["at"], _packed(list(msg.at)),
+        k["at"], _packed(msg.at),  # (msgpack writes a tuple as the array a list is: no list built)
         k["body"], msg.body_bytes,
         k["from"], _packed(msg.sender),
         k["kind"], _packed(msg.kind),
         k["prev"], _packed(msg.prev),
-        k["seen"], _packed([list(s) for s in msg.seen]),
+        k["seen"], _packed(msg.seen),
         k["seq"], _packed(msg.seq),
     ))
     return before, k["state"] + _packed(msg.state)
@@ -208,9 +208,11 @@ def _need(d: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str)
     return value
 
 
-def _hash32(value: Any, what: str) -> bytes:
+def _hash32(value: Any, what: str, name: str) -> bytes:
+    """``value`` if it is a 32-byte hash; else ``"{what}: {name} must be 32 bytes"`` (formatted only then: a
+    message has up to a dozen of them)."""
     if not isinstance(value, bytes) or len(value) != 32:
-        raise BadMessage(f"{what} must be 32 bytes")
+        raise BadMessage(f"{what}: {name} must be 32 bytes")
     return value
 
 
@@ -227,6 +229,14 @@ def attachment(frame: dict[str, Any]) -> bytes | None:
     return att
 
 
+_WIRE_FIELDS = frozenset({"from", "seq", "prev", "at", "state", "seen", "kind", "body", "sig", ATT})
+
+
+def _natural(x: Any) -> bool:
+    """An int (not a bool) >= 0: a tick or a phase."""
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+
 def parse_message(frame: dict[str, Any]) -> Message:
     """Check the envelope's shape (not the signature).  Raises :class:`BadMessage`.
 
@@ -236,11 +246,11 @@ def parse_message(frame: dict[str, Any]) -> Message:
     what = f"message from seat {sender}"
     seq = _need(frame, "seq", int, what)
     what = f"message {seq} from seat {sender}"
-    prev = _hash32(_need(frame, "prev", bytes, what), f"{what}: prev")
+    prev = _hash32(_need(frame, "prev", bytes, what), what, "prev")
     at = _need(frame, "at", list, what)
-    if len(at) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in at):
+    if len(at) != 2 or not (_natural(at[0]) and _natural(at[1])):
         raise BadMessage(f"{what}: 'at' must be [tick, phase]")
-    state = _hash32(_need(frame, "state", bytes, what), f"{what}: state")
+    state = _hash32(_need(frame, "state", bytes, what), what, "state")
     seen_raw = _need(frame, "seen", list, what)
     seen = []
     for item in seen_raw:
@@ -251,7 +261,7 @@ def parse_message(frame: dict[str, Any]) -> Message:
             or not isinstance(item[1], int)
         ):
             raise BadMessage(f"{what}: bad 'seen' entry")
-        seen.append((item[0], item[1], _hash32(item[2], f"{what}: seen hash")))
+        seen.append((item[0], item[1], _hash32(item[2], what, "seen hash")))
     kind = _need(frame, "kind", str, what)
     if kind not in KINDS:
         raise BadMessage(f"{what}: unknown kind {kind[:20]!r}")
@@ -259,8 +269,8 @@ def parse_message(frame: dict[str, Any]) -> Message:
     sig = _need(frame, "sig", bytes, what)
     if len(sig) != 64:
         raise BadMessage(f"{what}: signature must be 64 bytes")
-    extra = sorted(set(frame) - {"from", "seq", "prev", "at", "state", "seen", "kind", "body", "sig", ATT})
-    if extra:
+    if not _WIRE_FIELDS.issuperset(frame):
+        extra = sorted(set(frame) - _WIRE_FIELDS)
         shown = ", ".join(repr(k[:20]) for k in extra[:5])
         raise BadMessage(f"{what}: unexpected field(s) {shown}{' …' if len(extra) > 5 else ''}")
     return Message(sender, seq, prev, (at[0], at[1]), state, tuple(seen), kind, body, sig)
