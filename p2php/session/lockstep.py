@@ -902,9 +902,13 @@ class Lockstep(DeckSteps, Ending):
         self.processed[s][msg.seq] = msg
         self.transcript.append(msg)
         self._compare_claims(s, msg.seq)  # what others said they saw as this message
+        processed = self.processed
         for other, seq, h in msg.seen:
-            self.seen_claims.setdefault((other, seq), []).append((h, msg))
-            self._compare_claims(other, seq)  # (if we processed that message already)
+            mine = processed[other].get(seq)
+            if mine is None:  # not processed yet: the claim waits for it
+                self.seen_claims.setdefault((other, seq), []).append((h, msg))
+            elif h != mine.msg_hash:  # (no claim about a processed message waits: each was compared then)
+                self._claim_differs(other, seq, msg, h)
 
     def _compare_claims(self, other: Seat, seq: int) -> None:
         """Compare the claims about message ``seq`` of ``other`` with our copy, once we processed it (§5.3).
@@ -916,19 +920,21 @@ class Lockstep(DeckSteps, Ending):
             return
         for h, claimer in self.seen_claims.pop((other, seq), ()):
             if h != mine.msg_hash:
-                # Either ``other`` signed two messages numbered ``seq`` or the claimer
-                # lies about what it saw; the signed copies released with the abort
-                # and the audit decide which (see p2php.session.audit).
-                self.suspicions.append(Suspicion(other, seq, claimer.sender, h))
-                raise FaultError(
-                    Fault(
-                        None,
-                        f"equivocation: seat {claimer.sender} saw a different message {seq} "
-                        f"from seat {other} than we did",
-                        (self.tick, self.phase),
-                        FaultCode.EQUIVOCATION,
-                    )
-                )
+                self._claim_differs(other, seq, claimer, h)
+
+    def _claim_differs(self, other: Seat, seq: int, claimer: Message, h: bytes) -> None:
+        """``claimer`` saw ``h`` as ``other``'s message ``seq``, and ours differs: either ``other`` signed two
+        messages numbered ``seq`` or the claimer lies about what it saw; the signed copies released with the abort
+        and the audit decide which (see p2php.session.audit)."""
+        self.suspicions.append(Suspicion(other, seq, claimer.sender, h))
+        raise FaultError(
+            Fault(
+                None,
+                f"equivocation: seat {claimer.sender} saw a different message {seq} from seat {other} than we did",
+                (self.tick, self.phase),
+                FaultCode.EQUIVOCATION,
+            )
+        )
 
     def _complete_phase(self) -> None:
         step = self._step
