@@ -90,7 +90,9 @@ def _packable(value: Any) -> Any:
 
 _pack = msgpack.Packer(use_bin_type=True, strict_types=False).pack
 """``msgpack.packb`` without making a Packer per call (~0.4 µs each; a Packer resets after each pack, and after an
-error). Every signed message's envelope and body go through it."""
+error). Every signed message's envelope and body go through it. Sharing it is safe with threads (the bridge checks
+transcripts in a worker thread): a pack of plain data runs in C from start to end without giving up the GIL, as
+``p2php.games.hpsha.state`` already relies on; only a free-threaded build (no GIL) would need one per thread."""
 
 
 def encode(value: Any) -> bytes:
