@@ -67,17 +67,21 @@ def cards_for(g: HogwartsState, seat: Seat, mission: Mission, knowledge: Knowled
 
 
 def card_choices(g: HogwartsState, seat: Seat, mission: Mission, knowledge: Knowledge) -> list[list[Slot]]:
-    """Every way ``seat`` may meet ``mission``'s card needs, one list of slots per distinct set of cards (in hand
-    order). The cards go back under their decks, used or not (rules/hogwarts.md §11), so which of them an "any
-    spell" need takes is the player's choice; listing only the first set that fit took it from them."""
+    """Every way ``seat`` may meet ``mission``'s card needs, one list of slots per distinct set of cards (sets in
+    hand order, each in the order of the needs). The cards go back under their decks, used or not
+    (rules/hogwarts.md §11), so which of them an "any spell" need takes is the player's choice; listing only the
+    first set that fit took it from them."""
     known = _known(g, seat, knowledge)
     out: list[list[Slot]] = []
     seen: set[tuple[str, ...]] = set()
     for combo in combinations(known, len(mission.qualified_cards)):
         cards = tuple(sorted(card for _, card in combo))
-        if cards not in seen and assignment(g, mission, list(combo)) is not None:
+        if cards in seen:
+            continue
+        assigned = assignment(g, mission, list(combo))
+        if assigned is not None:
             seen.add(cards)
-            out.append([slot for slot, _ in combo])
+            out.append(assigned)  # (in the order of the needs they meet, as the first that fit was)
     return out
 
 
