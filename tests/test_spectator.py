@@ -393,3 +393,18 @@ async def test_a_link_that_brings_nothing_not_even_a_heartbeat_is_dead_soon() ->
     table, hello = _real_table()
     said = await _watch_a_hostile_seat([table, {"hb": 1, "at": [0, 0]}], hello, quiet=True)
     assert said == "the peer sent nothing for 0.5 s, not even a heartbeat"
+
+
+async def test_a_watched_peer_that_shows_its_table_and_then_only_heartbeats_past_us_is_left(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After its table, a peer whose heartbeats said its game had gone on but that relayed nothing held a
+    spectator for good (a quiet game may last; a game that goes on and is not relayed is not watched). Heartbeats
+    at our own point are a quiet game, and are waited for."""
+    from p2php.session import spectator
+
+    monkeypatch.setattr(spectator, "RELAY_LAG", 0.6)
+    table, hello = _real_table()
+    ahead = await _watch_a_hostile_seat([table, *[{"hb": 1, "at": [5, 0]}] * 30], hello, gap=0.1, quiet=True)
+    assert ahead == "the peer's game went on, but it relayed nothing for 0.6 s"
+    level = await _watch_a_hostile_seat([table, *[{"hb": 1, "at": [0, 0]}] * 12], hello, gap=0.1)
+    assert level == "the peer hung up before the game ended (step 0)"

@@ -84,6 +84,7 @@ async def watch(host: str, port: int, name: str = "spectator",
                 raise WatchError(f"the peer refused us: {safe(str(reason), 200)}")
             decoder.authenticate(receive_mac)  # everything after the verdicts carries the link tag
             table_by = trio.current_time() + TABLE_WAIT
+            last_relay = trio.current_time()
             while True:
                 if ls is None and trio.current_time() > table_by:
                     raise WatchError("the peer did not show its table in time")
@@ -94,6 +95,9 @@ async def watch(host: str, port: int, name: str = "spectator",
                     raise WatchError(f"the peer sent nothing for {dead_after:g} s, not even a heartbeat") from None
                 if frame is None:
                     break
+                if "hb" in frame and ls is not None and _ahead(frame.get("at"), ls) \
+                        and trio.current_time() - last_relay > RELAY_LAG:
+                    raise WatchError(f"the peer's game went on, but it relayed nothing for {RELAY_LAG:g} s")
                 if frame.get("watch") == "table":
                     if ls is not None:
                         raise WatchError("the peer showed the table twice")
@@ -106,7 +110,10 @@ async def watch(host: str, port: int, name: str = "spectator",
                     if note is not None and on_chat is not None:
                         on_chat(note)
                 elif "relay" in frame and ls is not None:
+                    held = _held(ls)
                     ls.receive_relayed(frame["relay"])
+                    if _held(ls) > held:  # a message new to us (not a copy, not garbage): the peer is relaying
+                        last_relay = trio.current_time()
                     ls.poll()
                     if observe is not None:
                         observe(ls)
@@ -126,6 +133,22 @@ async def watch(host: str, port: int, name: str = "spectator",
         ls.timeout()  # the table had stopped (an audit or abort came) and the peer is done: close with what we hold
     return ls
 
+
+def _ahead(at: Any, ls: Lockstep) -> bool:
+    """Whether a heartbeat's ``at`` (the watched peer's point, ``[tick, phase]``; None in its audit) is past ours."""
+    return (isinstance(at, list) and len(at) == 2 and all(type(x) is int for x in at)
+            and (at[0], at[1]) > (ls.tick, ls.phase))
+
+
+def _held(ls: Lockstep) -> int:
+    """How many messages we hold, all seats together (each seat's highest number)."""
+    return sum(ls.known_seq(seat) for seat in range(ls.players))
+
+
+RELAY_LAG = 30.0
+"""Seconds a watched peer whose heartbeats say its game is past ours may send no relay before we stop watching it
+(a reconnect replays the record): one that showed its table and then only heartbeated held a spectator for good,
+however long a quiet game is allowed to be. An honest peer relays each message as it processes it."""
 
 TABLE_WAIT = 10.0
 """Seconds a peer has, once we are in, to show its table (an honest one does at once): a peer that sent only
