@@ -410,3 +410,37 @@ async def test_a_seat_that_links_again_and_again_saying_it_holds_nothing_gets_th
         await serving._answer_sync(2, nothing)  # the same link: answered once
         serving.synced.discard(2)  # what a new link of seat 2 does
     assert 2 * record <= sum(sent) <= 3 * record  # (before: 21 whole records)
+
+
+async def test_a_seat_that_keeps_dropping_gets_one_redial_at_a_time() -> None:
+    """A lower seat that dialled us itself and dropped again, over and over, started a redial each time, all
+    dialling it at once until ``resume_timeout``. Now one runs at a time; a drop that came while it ran and
+    outlived it is dialled again (each drop still gets its ``resume_timeout``)."""
+    from types import SimpleNamespace
+
+    from p2php.session.runner import _Runner
+
+    dialling: list[int] = []
+    most = 0
+    runner: Any = None
+
+    async def redial(seat: int, *args: Any, **kwargs: Any) -> bool:
+        nonlocal most
+        dialling.append(seat)
+        most = max(most, len(dialling))
+        await trio.sleep(1.0)
+        dialling.remove(seat)
+        if runner.calls == 0:
+            runner.down[seat] = 2.0  # it came back by dialling us, and dropped again while we dialled
+        runner.calls += 1
+        return runner.calls > 1  # the first attempt gives up; the second links
+
+    runner = SimpleNamespace(redialing=set(), down={0: 1.0}, ls=SimpleNamespace(finished=False),
+                             mesh=SimpleNamespace(redial=redial), addresses={0: ("x", 1)}, hello={}, check=None,
+                             cfg=SimpleNamespace(resume_timeout=1.0), sign=None, calls=0)
+    async with trio.open_nursery() as nursery:
+        for _ in range(20):
+            nursery.start_soon(_Runner._redial, runner, 0)
+            await trio.sleep(0.05)
+    assert most == 1
+    assert runner.calls == 2 and not runner.redialing  # given up, dialled again for the newer drop, linked

@@ -386,6 +386,7 @@ class _Runner:
         self.sent = 0
         self.received = 0
         self.down: dict[int, float] = {}
+        self.redialing: set[int] = set()  # seats a redial of ours is dialling now
         self.watchers = Watchers(mesh, cfg.spectator_linger)
         self.deciding = False
         self.left = False  # our player left the table (LeaveTable from the decider)
@@ -652,9 +653,24 @@ class _Runner:
 
     async def _redial(self, seat: int) -> None:
         """Dial ``seat`` again until ``resume_timeout``; if that fails it stays down and its deadline
-        names it unreachable (the new link, if one comes, arrives as a ``Rejoined`` event)."""
-        await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check, self.cfg.resume_timeout,
-                               sign=self.sign)
+        names it unreachable (the new link, if one comes, arrives as a ``Rejoined`` event).
+
+        One at a time a seat: a lower seat that dialled us itself and dropped again, over and over, started a
+        redial of its each time, all dialling it at once until their ``resume_timeout``. A drop that comes while
+        one runs is served by it, or by the next one once it gave up (each drop gets its ``resume_timeout``).
+        """
+        if seat in self.redialing:
+            return
+        self.redialing.add(seat)
+        try:
+            while True:
+                episode = self.down.get(seat)
+                done = await self.mesh.redial(seat, self.addresses[seat], self.hello, self.check,
+                                              self.cfg.resume_timeout, sign=self.sign)
+                if done or self.ls.finished or self.down.get(seat) in (None, episode):
+                    return
+        finally:
+            self.redialing.discard(seat)
 
     async def _relink(self, seats: trio.MemoryReceiveChannel[int]) -> None:
         """Move a link that is up onto a better path (``PeerConfig.relinks``); a lower seat waits to be dialled."""
