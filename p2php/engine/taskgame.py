@@ -63,6 +63,17 @@ class TaskGame(GameState):
     ``{"slot": true}`` passed the checks of slot 1 and went on as a bool: a crash further on, or an honest seat
     blamed for what came of it."""
 
+    _public_view: Knowledge | None = None
+    """What :meth:`public_view` hands out while :attr:`pub` stays the same dict."""
+
+    def public_view(self) -> Knowledge:
+        """What everyone knows now: ``Knowledge(self.pub)``, one object while :attr:`pub` is the same dict
+        (a view of it, so it reads the faces opened since; an answer is checked with it at every decision)."""
+        known = self._public_view
+        if known is None or known.public is not self.pub:
+            known = self._public_view = Knowledge(self.pub)
+        return known
+
     def step(self) -> Step:
         return self.stack.pending or self.stack.settle(self)  # settled after every change: a read
 
@@ -92,35 +103,39 @@ class TaskGame(GameState):
         return self.stack.top.reveals(self, seat, action)
 
     def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        stack, pub = self.stack, self.pub
         seats = self.waiting()
         if not seats:
             raise IllegalAction("no decision is pending")
-        given = tuple(seat for seat, _action in answers)
-        if not given or given != seats[: len(given)]:
-            raise IllegalAction(f"answers from seats {list(given)} to a decision of seats {list(seats)}")
-        task = self.stack.top
-        known = Knowledge({**self.pub, **faces}) if faces else Knowledge(self.pub)  # the faces these answers open
+        if not (len(answers) == 1 == len(seats) and answers[0][0] == seats[0]):  # else the commonest: the one seat
+            given = tuple([seat for seat, _action in answers])
+            if not given or given != seats[: len(given)]:
+                raise IllegalAction(f"answers from seats {list(given)} to a decision of seats {list(seats)}")
+        task = stack.top
+        known = Knowledge({**self.pub, **faces}) if faces else self.public_view()  # with the faces these open
         own_check = type(self).check is TaskGame.check  # then the seats are known asked: ask the task at once
+        bool_keys = self.bool_keys
         for seat, action in answers:  # checked again: apply may get answers check() never saw
-            if not own_check:
-                self.check(seat, action, known)
-            elif type(action) is not dict:
-                self.check(seat, action, known)  # refuses it, with check's words
+            if not own_check or type(action) is not dict:
+                self.check(seat, action, known)  # a non-dict: refused, with check's words
             else:
-                _refuse_stray_bools(action, self.bool_keys)
+                _refuse_stray_bools(action, bool_keys)
                 task.check(self, seat, action, known)
             for slot in task.reveals(self, seat, action):
                 if slot not in faces:
                     raise IllegalAction(f"the face of slot {slot} was not opened")
-        if len(given) < len(seats):
+        if len(answers) < len(seats):
             return  # a prefix is only checked (the session uses that to name a culprit)
-        added = [slot for slot in faces if slot not in self.pub]
-        self.pub.update(faces)
+        if not faces:  # the commonest answer opens nothing: no face to record or take back
+            stack.answer(self, answers, faces)
+            return
+        added = [slot for slot in faces if slot not in pub]
+        pub.update(faces)
         try:
-            self.stack.answer(self, answers, faces)  # the task validates the opened faces first
+            stack.answer(self, answers, faces)  # the task validates the opened faces first
         except IllegalAction:
             for slot in added:
-                del self.pub[slot]
+                del pub[slot]
             raise
 
     def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
@@ -142,14 +157,20 @@ def _refuse_stray_bools(value: Any, allowed: frozenset[str], key: str = "") -> N
     """:class:`IllegalAction` for a ``true``/``false`` anywhere in an action but under a key of ``allowed``."""
     if type(value) is dict:
         for k, v in value.items():
-            if type(v) is bool:
+            t = type(v)
+            if t is str or t is int:  # the commonest values (a type, a slot): nothing to refuse or walk
+                continue
+            if t is bool:
                 if k not in allowed:
                     raise IllegalAction(f"{k!r} cannot be true or false here (a number or a word belongs there)")
-            elif type(v) is dict or type(v) is list:
+            elif t is dict or t is list:
                 _refuse_stray_bools(v, allowed, str(k))
     elif type(value) is list:
         for v in value:
-            if type(v) is bool:
+            t = type(v)
+            if t is int or t is str:
+                continue
+            if t is bool:
                 raise IllegalAction(f"{key!r} cannot hold true or false (numbers or words belong there)")
-            if type(v) is dict or type(v) is list:
+            if t is dict or t is list:
                 _refuse_stray_bools(v, allowed, key)

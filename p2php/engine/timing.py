@@ -124,23 +124,25 @@ class TimingPoint(Task[L]):
     started: bool = False
 
     def run(self, game: L) -> Outcome:
+        point, ctx = self.point, self.ctx  # no effect rebinds them: effects edit ctx in place
         if not self.started:
             self.started = True
-            self.cands = [[seat, key] for seat, key in game.listening(self.point)]
-        while self.cands:
-            seat, key = self.cands.pop(0)
+            self.cands = [[seat, key] for seat, key in game.listening(point)]
+        cands, may_respond = self.cands, game.may_respond
+        while cands:
+            seat, key = cands.pop(0)
             effect = game.effect(key)
-            if game.may_respond(seat):
-                effect.witness(game, seat, self.point, self.ctx)
-            if not game.may_respond(seat) or not effect.available(game, seat, self.point, self.ctx):
+            if may_respond(seat):
+                effect.witness(game, seat, point, ctx)
+            if not may_respond(seat) or not effect.available(game, seat, point, ctx):
                 continue
-            if effect.compulsory or effect.automatic(game, seat, self.point, self.ctx):
+            if effect.compulsory or effect.automatic(game, seat, point, ctx):
                 game.announce(seat, key, False)
-                effect.invoke(game, seat, self.point, self.ctx, {}, {})
+                effect.invoke(game, seat, point, ctx, {}, {})
                 return CONTINUE  # what it pushed runs first; then the next listener
             self.asking = [seat, key]
             return Decide((seat,), f"skill:{key}")
-        return Done(self.ctx)
+        return Done(ctx)
 
     def _offered(self, game: L) -> Effect[Any]:
         if not self.asking:
