@@ -31,6 +31,7 @@ from p2php.engine.contract import (
     Shuffle,
     Slot,
 )
+from p2php.engine.taskgame import TaskGame
 from p2php.rng import DetRng
 
 
@@ -145,19 +146,33 @@ class LocalTable:
 
     def act(self, answers: Sequence[tuple[Seat, Action]]) -> None:
         """Apply the answers to the current decision, opening what they reveal."""
+        self._act(answers, precheck=True)
+
+    def _act(self, answers: Sequence[tuple[Seat, Action]], precheck: bool) -> None:
+        """:meth:`act`; without ``precheck``, the answers are not checked with the seats' knowledge first.
+
+        :meth:`play` leaves it out when every answer is an action object of its seat's own
+        ``legal_actions`` list (as the bots picked it) and the game's ``apply`` checks every answer
+        again through its task (:func:`_rechecks`): ``check`` accepts every listed action (the contract;
+        the conformance kit tries each with the seat's, the auditor's and the public view), so nothing
+        unchecked reaches the rules."""
+        state, faces = self.state, self.faces
         opened: dict[Slot, CardId] = {}
         for seat, action in answers:
-            self.state.check(seat, action, self.knowledge(seat))
-            for slot in self.state.reveals(seat, action):
-                opened[slot] = self.faces[slot]
-        self.public.update(opened)
-        self.state.apply(answers, opened)
+            if precheck:
+                state.check(seat, action, self.knowledge(seat))
+            for slot in state.reveals(seat, action):
+                opened[slot] = faces[slot]
+        if opened:
+            self.public.update(opened)
+        state.apply(answers, opened)
         self.log.append(("actions", list(answers)))
 
     def play(self, bots: Mapping[Seat, Bot] | None = None, max_steps: int = 1_000_000) -> GameOver:
         """Play to the end with ``bots`` (random bots for seats not given)."""
         bots = dict(bots or {})
-        state, knowledge_of, act = self.state, self.knowledge, self.act
+        state, knowledge_of, act = self.state, self.knowledge, self._act
+        rechecks = _rechecks(state)
         for _ in range(max_steps):
             step = state.step()
             while type(step) is not Decide:  # the chance steps up to the next decision (run_chance, inlined)
@@ -168,12 +183,26 @@ class LocalTable:
                 self.fulfil(step)
                 step = state.step()
             answers = []
+            listed = rechecks  # while every answer so far is one of its seat's listed actions
             for seat in step.seats:
                 bot = bots.get(seat)
                 if bot is None:
                     bot = bots[seat] = RandomBot((self.seed, seat).__repr__())
                 knowledge = knowledge_of(seat)
                 legal = state.legal_actions(seat, knowledge)
-                answers.append((seat, bot.choose(state, seat, knowledge, legal)))
-            act(answers)
+                action = bot.choose(state, seat, knowledge, legal)
+                answers.append((seat, action))
+                if listed and not any(action is x for x in legal):
+                    listed = False
+            act(answers, not listed)
         raise RuntimeError(f"game did not end within {max_steps} steps")
+
+
+def _rechecks(state: GameState) -> bool:
+    """Does ``state``'s ``apply`` check every answer again, as :class:`TaskGame`'s does (asking the task)?
+
+    Then a listed answer checked before ``apply`` is checked twice for nothing.  A game with its own
+    ``check`` (UNO's) may keep what ``check`` saw for ``apply`` to skip, so there :meth:`LocalTable.play`
+    checks every answer first, as :meth:`LocalTable.act` does."""
+    cls = type(state)
+    return isinstance(state, TaskGame) and cls.check is TaskGame.check and cls.apply is TaskGame.apply
