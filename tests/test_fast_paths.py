@@ -304,3 +304,46 @@ def test_hpsha_as_slots_matches_the_definition() -> None:
         assert got == reference(v), v
         if isinstance(got, list):
             assert got is not v  # a fresh list: callers may keep it
+
+
+def test_hpsha_event_digest_folded_late_is_the_chain() -> None:
+    """``event_digest`` read at the end only equals the chain read after every step, and the definition:
+    ``sha256(digest + msgpack(event))`` from 32 zero bytes over every event said, in order."""
+    from p2php.games.hpsha.state import _pack
+
+    early: list[bytes] = []
+    said: list[tuple[Any, ...]] = []
+    for st in _hpsha_states(6, {}, 1):  # reads after every decision (the chain so far), keeps every event
+        new = st.event_no - len(said)
+        assert new <= len(st.events)
+        said.extend(st.events[len(st.events) - new:] if new else [])
+        early.append(st.event_digest)
+    late = [st.event_digest for st in list(_hpsha_states(6, {}, 1))[-1:]]  # the same game, read once at its end
+    chain = bytes(32)
+    for event in said:
+        chain = hashlib.sha256(chain + _pack(event)).digest()
+    assert len(said) > 100 and early[-1] == late[0] == chain
+
+
+def test_stage_names_are_the_members() -> None:
+    """``stage_names(S).X is S.X`` for every member, and every HP Sha module's ``<Task>Stage`` is its task's."""
+    import importlib
+
+    from p2php.engine.tasks import stage_names
+
+    class Stage(Enum):
+        A = 1
+        B = 2
+
+    names = stage_names(Stage)
+    assert names.A is Stage.A and names.B is Stage.B
+    seen = 0
+    for module in ("flow", "windows", "tasks", "play", "damage", "cards_spells", "cards_basic"):
+        mod = importlib.import_module(f"p2php.games.hpsha.{module}")
+        for name, value in vars(mod).items():
+            task = getattr(mod, name[: -len("Stage")], None) if name.endswith("Stage") else None
+            if task is not None and isinstance(getattr(task, "Stage", None), type):
+                for member in task.Stage:
+                    assert getattr(value, member.name) is member
+                seen += 1
+    assert seen >= 20

@@ -17,7 +17,7 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import CardId, Reveal, Slot, Step
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, stage_names
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, KINDS
@@ -63,45 +63,45 @@ class BombardaTask(Task):
     def run(self, st: HpshaState) -> Outcome:
         u, t, ctx = self.user, self.target, self.ctx
         s = self.stage
-        if s is BombardaTask.Stage.START:
+        if s is BombardaTaskStage.START:
             if not st.alive[t]:
                 return Done(0)
             ctx.update(user=u, target=t, undodgeable=self.undodgeable, need=1, ignore_armour=False)
-            self.stage = BombardaTask.Stage.AIMED
+            self.stage = BombardaTaskStage.AIMED
             gear(st, u, gp.AIMED, ctx)  # 葡萄藤木 Vine, 冬青木 Holly
             return CONTINUE
-        if s is BombardaTask.Stage.AIMED:
+        if s is BombardaTaskStage.AIMED:
             if not ctx["undodgeable"] and any(sk.undodgeable(st, u) for sk in st.skills(u)):  # 亚瑟's 司法
                 ctx["undodgeable"] = True
             if ctx["undodgeable"] or not st.alive[t]:
-                self.stage = BombardaTask.Stage.HIT
+                self.stage = BombardaTaskStage.HIT
                 return CONTINUE
             gear(st, u, gp.DODGE, ctx)  # 橡木 Oak
-            s = self.stage = BombardaTask.Stage.ASK
-        if s is BombardaTask.Stage.ASK:
-            self.stage = BombardaTask.Stage.ANSWERED
+            s = self.stage = BombardaTaskStage.ASK
+        if s is BombardaTaskStage.ASK:
+            self.stage = BombardaTaskStage.ANSWERED
             nth = self.dodges + 1 if ctx["need"] == 2 else 0  # 橡木魔杖: which of the two 幻影移形
             self.dodge = None
             return Call(AskCard(t, "respond:bombarda", "kind:apparate", "use", target=t, note=["n_dodge", nth]),
                         into="dodge")
-        if s is BombardaTask.Stage.ANSWERED:
+        if s is BombardaTaskStage.ANSWERED:
             if self.dodge is not None:
                 self.dodges += 1
-                self.stage = BombardaTask.Stage.DODGED if self.dodges >= ctx["need"] else BombardaTask.Stage.ASK
+                self.stage = BombardaTaskStage.DODGED if self.dodges >= ctx["need"] else BombardaTaskStage.ASK
             else:
-                self.stage = BombardaTask.Stage.HIT
+                self.stage = BombardaTaskStage.HIT
             return CONTINUE
-        if s is BombardaTask.Stage.DODGED:
+        if s is BombardaTaskStage.DODGED:
             st.say("dodged", t)
-            self.stage = BombardaTask.Stage.AFTER
+            self.stage = BombardaTaskStage.AFTER
             gear(st, u, gp.DODGED, ctx)  # 游走球 Bludger
             return CONTINUE
-        if s is BombardaTask.Stage.HIT:
-            self.stage = BombardaTask.Stage.AFTER
+        if s is BombardaTaskStage.HIT:
+            self.stage = BombardaTaskStage.AFTER
             gear(st, u, gp.HIT, ctx)  # 格兰芬多剑 Sword
             return Call(DamageTask(u, t, 1, "bombarda", ignore_armour=bool(ctx["ignore_armour"])), into="dealt")
-        if s is BombardaTask.Stage.AFTER:
-            self.stage = BombardaTask.Stage.END
+        if s is BombardaTaskStage.AFTER:
+            self.stage = BombardaTaskStage.END
             if self.dealt == 0:
                 gear(st, u, gp.MISSED, ctx)  # 胡桃木 Walnut
             return CONTINUE
@@ -130,25 +130,30 @@ class QuillTask(Task):
     stage: Stage = field(default=Stage.GUESS, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is QuillTask.Stage.GUESS:
+        if self.stage is QuillTaskStage.GUESS:
             st.bombarda_used += 1
             st.say("quill", self.user, self.target)
-            self.stage = QuillTask.Stage.REVEAL
+            self.stage = QuillTaskStage.REVEAL
             return Call(AskChoice(self.target, "quill_guess", list(TYPE_GUESSES)), into="guess")
-        if self.stage is QuillTask.Stage.REVEAL:
+        if self.stage is QuillTaskStage.REVEAL:
             self.guess = str(self.guess)
             return Reveal((self.slot,))
-        if self.stage is QuillTask.Stage.REVEALED:
+        if self.stage is QuillTaskStage.REVEALED:
             card = CARDS[st.pub[self.slot]]
             st.to_discard(self.slot)
             right = KINDS[card.kind].category == self.guess
             st.say("guess", self.target, self.guess, st.ids([self.slot]), right)
-            self.stage = QuillTask.Stage.DONE
+            self.stage = QuillTaskStage.DONE
             if not right:
                 return Push(BombardaTask(self.user, self.target, [], undodgeable=True))
             return CONTINUE
         return Done()
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        self.stage = QuillTask.Stage.REVEALED
+        self.stage = QuillTaskStage.REVEALED
         return CONTINUE
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+BombardaTaskStage = stage_names(BombardaTask.Stage)
+QuillTaskStage = stage_names(QuillTask.Stage)

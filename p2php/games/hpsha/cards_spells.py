@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, stage_names
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import DamageTask
@@ -72,26 +72,26 @@ class SpellTask(Task):
     stage: Stage = field(default=Stage.START, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is SpellTask.Stage.START:
-            self.stage = SpellTask.Stage.TARGET
+        if self.stage is SpellTaskStage.START:
+            self.stage = SpellTaskStage.TARGET
             if self.kind == "aguamenti":
-                self.stage = SpellTask.Stage.REVEALED
+                self.stage = SpellTaskStage.REVEALED
                 return Call(RevealTopTask(sum(st.alive)), into="pool")
-        if self.stage is SpellTask.Stage.REVEALED:
+        if self.stage is SpellTaskStage.REVEALED:
             self.pool = list(self.pool)
             st.say("aguamenti", st.ids(self.pool))
-            self.stage = SpellTask.Stage.TARGET
-        if self.stage is SpellTask.Stage.RESOLVED:
+            self.stage = SpellTaskStage.TARGET
+        if self.stage is SpellTaskStage.RESOLVED:
             if self.kind == "aguamenti" and self.picked is not None and self.picked in self.pool:
                 self.pool.remove(self.picked)
             self.idx += 1
-            self.stage = SpellTask.Stage.TARGET
-        if self.stage is SpellTask.Stage.COUNTERED:
+            self.stage = SpellTaskStage.TARGET
+        if self.stage is SpellTaskStage.COUNTERED:
             if self.cancelled:
                 self.idx += 1
-                self.stage = SpellTask.Stage.TARGET
+                self.stage = SpellTaskStage.TARGET
             else:
-                self.stage = SpellTask.Stage.RESOLVED
+                self.stage = SpellTaskStage.RESOLVED
                 return self._effect(st, self.targets[self.idx])
         last = 1 if self.kind == "out_of_body" else len(self.targets)
         while self.idx < last:
@@ -105,7 +105,7 @@ class SpellTask(Task):
                 st.say("void", self.kind, t, why)
                 self.idx += 1
                 continue
-            self.stage = SpellTask.Stage.COUNTERED
+            self.stage = SpellTaskStage.COUNTERED
             self.cancelled = None
             return Call(CounterCheckTask(self.kind, self.user, t), into="cancelled")
         for s in self.pool:
@@ -157,19 +157,19 @@ class ApparateOrHurt(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         t = self.target
-        if self.stage is ApparateOrHurt.Stage.ASK:
-            self.stage = ApparateOrHurt.Stage.ANSWERED
+        if self.stage is ApparateOrHurtStage.ASK:
+            self.stage = ApparateOrHurtStage.ANSWERED
             return Call(AskCard(t, f"respond:{self.kind}", self.spec, "play", target=t,
                                 note=["n_against", self.kind]), into="answered")
-        if self.stage is ApparateOrHurt.Stage.ANSWERED:
+        if self.stage is ApparateOrHurtStage.ANSWERED:
             if self.answered is not None or not st.alive[t]:
                 return Done()
-            self.stage = ApparateOrHurt.Stage.CHOSEN
+            self.stage = ApparateOrHurtStage.CHOSEN
             if self.kind == "stupefy":
                 return Call(AskChoice(t, "stupefy", ["damage", "flip"]), into="choice")
             self.choice = "damage"
-        if self.stage is ApparateOrHurt.Stage.CHOSEN:
-            self.stage = ApparateOrHurt.Stage.DONE
+        if self.stage is ApparateOrHurtStage.CHOSEN:
+            self.stage = ApparateOrHurtStage.DONE
             if self.choice == "flip":
                 flip(st, t)
                 return CONTINUE
@@ -192,15 +192,15 @@ class ReparoTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         t = self.target
-        if self.stage is ReparoTask.Stage.ASK:
-            self.stage = ReparoTask.Stage.CHOSEN
+        if self.stage is ReparoTaskStage.ASK:
+            self.stage = ReparoTaskStage.CHOSEN
             opts = ["recover", "draw"] if st.hp[t] < st.max_hp[t] else ["draw"]
             if len(opts) == 1:
                 self.choice = "draw"
                 return CONTINUE
             return Call(AskChoice(t, "reparo", opts), into="choice")
-        if self.stage is ReparoTask.Stage.CHOSEN:
-            self.stage = ReparoTask.Stage.DONE
+        if self.stage is ReparoTaskStage.CHOSEN:
+            self.stage = ReparoTaskStage.DONE
             if self.choice == "recover":
                 st.recover(t, 1)
                 return CONTINUE
@@ -222,8 +222,8 @@ class AguamentiPick(Task):
     stage: Stage = field(default=Stage.ASK, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is AguamentiPick.Stage.ASK:
-            self.stage = AguamentiPick.Stage.CHOSEN
+        if self.stage is AguamentiPickStage.ASK:
+            self.stage = AguamentiPickStage.CHOSEN
             if len(self.pool) == 1:
                 self.slot = self.pool[0]
                 return CONTINUE
@@ -253,15 +253,15 @@ class OutOfBodyTask(Task):
         from p2php.games.hpsha.cards_basic import BombardaTask
 
         a, b = self.a, self.b
-        if self.stage is OutOfBodyTask.Stage.ASK:
-            self.stage = OutOfBodyTask.Stage.ANSWERED
+        if self.stage is OutOfBodyTaskStage.ASK:
+            self.stage = OutOfBodyTaskStage.ANSWERED
             if st.alive[b] and st.in_range(a, b):
                 return Call(AskCard(a, "respond:out_of_body", "kind:bombarda", "use", target=b,
                                     note=["n_out_of_body", b]), into="used")
             self.used = None
             return CONTINUE
-        if self.stage is OutOfBodyTask.Stage.ANSWERED:
-            self.stage = OutOfBodyTask.Stage.DONE
+        if self.stage is OutOfBodyTaskStage.ANSWERED:
+            self.stage = OutOfBodyTaskStage.DONE
             if self.used is not None:
                 return Push(BombardaTask(a, b, list(self.used["slots"])))
             return Push(PickCardTask(self.user, a, ["hand", "equip"], "obtain", "out_of_body"))
@@ -286,20 +286,20 @@ class CrucioTask(Task):
     stage: Stage = field(default=Stage.START, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is CrucioTask.Stage.START:
+        if self.stage is CrucioTaskStage.START:
             self.turn = self.target
-            self.stage = CrucioTask.Stage.ASK
-        if self.stage is CrucioTask.Stage.ANSWERED:
+            self.stage = CrucioTaskStage.ASK
+        if self.stage is CrucioTaskStage.ANSWERED:
             if self.played is None:
                 other = self.user if self.turn == self.target else self.target
-                self.stage = CrucioTask.Stage.DAMAGED
+                self.stage = CrucioTaskStage.DAMAGED
                 return Push(DamageTask(other if st.alive[other] else -1, self.turn, 1, "crucio"))
             self.turn = self.user if self.turn == self.target else self.target
-            self.stage = CrucioTask.Stage.ASK
-        if self.stage is CrucioTask.Stage.ASK:
+            self.stage = CrucioTaskStage.ASK
+        if self.stage is CrucioTaskStage.ASK:
             if not (st.alive[self.user] and st.alive[self.target]):
                 return Done()
-            self.stage = CrucioTask.Stage.ANSWERED
+            self.stage = CrucioTaskStage.ANSWERED
             self.played = None
             return Call(AskCard(self.turn, "respond:crucio", "kind:bombarda", "play", note=["n_crucio"]),
                         into="played")
@@ -334,24 +334,24 @@ class JudgementPhaseTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         seat = self.seat
-        if self.stage is JudgementPhaseTask.Stage.NEXT:
+        if self.stage is JudgementPhaseTaskStage.NEXT:
             todo = [e for e in st.judge[seat] if e[0] not in self.done]
             if not st.alive[seat] or not todo:
                 return Done()
             self.slot, self.kind = todo[-1]
             self.done.append(self.slot)
             st.to_processing(self.slot)
-            self.stage = JudgementPhaseTask.Stage.COUNTERED
+            self.stage = JudgementPhaseTaskStage.COUNTERED
             self.cancelled = None
             return Call(CounterCheckTask(self.kind, -1, seat), into="cancelled")
-        if self.stage is JudgementPhaseTask.Stage.COUNTERED:
+        if self.stage is JudgementPhaseTaskStage.COUNTERED:
             if self.cancelled:
                 self._done(st, moved=self.kind == "avada")
                 return CONTINUE
-            self.stage = JudgementPhaseTask.Stage.JUDGED
+            self.stage = JudgementPhaseTaskStage.JUDGED
             self.judged = -1
             return Call(JudgeTask(seat, self.kind), into="judged")
-        if self.stage is JudgementPhaseTask.Stage.JUDGED:
+        if self.stage is JudgementPhaseTaskStage.JUDGED:
             face = int(self.judged)
             suit = CARDS[face].suit if face >= 0 else ""
             k = self.kind
@@ -369,7 +369,7 @@ class JudgementPhaseTask(Task):
                 return CONTINUE
             if face >= 0 and avada_hits(face):
                 st.say("avada", seat)
-                self.stage = JudgementPhaseTask.Stage.HIT
+                self.stage = JudgementPhaseTaskStage.HIT
                 return Push(DamageTask(-1, seat, 3, "avada", nature="avada"))
             self._done(st, moved=True)
             return CONTINUE
@@ -386,4 +386,14 @@ class JudgementPhaseTask(Task):
             st.say("avada_on", nxt)
         elif self.slot in st.processing:
             st.to_discard(self.slot)
-        self.stage = JudgementPhaseTask.Stage.NEXT
+        self.stage = JudgementPhaseTaskStage.NEXT
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+SpellTaskStage = stage_names(SpellTask.Stage)
+ApparateOrHurtStage = stage_names(ApparateOrHurt.Stage)
+ReparoTaskStage = stage_names(ReparoTask.Stage)
+AguamentiPickStage = stage_names(AguamentiPick.Stage)
+OutOfBodyTaskStage = stage_names(OutOfBodyTask.Stage)
+CrucioTaskStage = stage_names(CrucioTask.Stage)
+JudgementPhaseTaskStage = stage_names(JudgementPhaseTask.Stage)

@@ -13,7 +13,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Push, stage_names
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import (
@@ -76,7 +76,7 @@ class DamageTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         tgt = self.target
-        S = DamageTask.Stage
+        S = DamageTaskStage
         if self.stage is S.BEFORE:
             if not st.alive[tgt]:
                 return Done(0)
@@ -169,8 +169,8 @@ class LoseHpTask(Task):
     stage: Stage = field(default=Stage.LOSE, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is LoseHpTask.Stage.LOSE:
-            self.stage = LoseHpTask.Stage.DONE
+        if self.stage is LoseHpTaskStage.LOSE:
+            self.stage = LoseHpTaskStage.DONE
             if not st.alive[self.seat]:
                 return Done()
             st.hp[self.seat] -= self.amount
@@ -209,7 +209,7 @@ class DyingTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         who = self.who
-        S = DyingTask.Stage
+        S = DyingTaskStage
         if self.stage is S.ABOUT:
             self.stage = S.ENTER
             return st.fire(tp.DYING_BEFORE, {"who": who, "killer": self.killer})
@@ -278,7 +278,7 @@ class DeathTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         who = self.who
-        S = DeathTask.Stage
+        S = DeathTaskStage
         if self.stage is S.KILL:
             st.kill(who)
             if who in st.roles:
@@ -320,7 +320,7 @@ class DeathTask(Task):
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         st.roles[self.who] = identity_role(faces[st.identity_slot[self.who]])
-        self.stage = DeathTask.Stage.ANNOUNCE
+        self.stage = DeathTaskStage.ANNOUNCE
         return CONTINUE
 
 
@@ -337,8 +337,8 @@ class GameEndTask(Task):
     stage: Stage = field(default=Stage.REVEAL, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is GameEndTask.Stage.REVEAL:
-            self.stage = GameEndTask.Stage.OVER
+        if self.stage is GameEndTaskStage.REVEAL:
+            self.stage = GameEndTaskStage.OVER
             hidden = tuple(st.identity_slot[s] for s in range(st.n) if s not in st.roles)
             if hidden:
                 return Reveal(hidden)
@@ -349,7 +349,7 @@ class GameEndTask(Task):
         for s in range(st.n):
             if s not in st.roles:
                 st.roles[s] = identity_role(faces[st.identity_slot[s]])
-        self.stage = GameEndTask.Stage.OVER
+        self.stage = GameEndTaskStage.OVER
         return CONTINUE
 
 
@@ -369,3 +369,11 @@ def winners_for(roles: Mapping[int, str], alive: Sequence[bool], aborted: bool) 
 
 def role_summary(roles: Mapping[int, str], n: int) -> str:
     return "; ".join(f"seat {s}: {ROLE_NAMES[roles[s]]}" for s in range(n))
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+DamageTaskStage = stage_names(DamageTask.Stage)
+LoseHpTaskStage = stage_names(LoseHpTask.Stage)
+DyingTaskStage = stage_names(DyingTask.Stage)
+DeathTaskStage = stage_names(DeathTask.Stage)
+GameEndTaskStage = stage_names(GameEndTask.Stage)

@@ -28,7 +28,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Replace
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Replace, stage_names
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.creature_marks import acromantula_passes, salamander_wakes
 from p2php.games.hpsha.creatures import CreatureSetupTask, DeckTopEffectTask
@@ -89,7 +89,7 @@ class SetupTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         n = st.n
-        S = SetupTask.Stage
+        S = SetupTaskStage
         if self.stage is S.IDENTITY_SLOTS:
             self.first = st.alloc(n)
             self.stage = S.SHUFFLE_IDENTITIES
@@ -150,7 +150,7 @@ class SetupTask(Task):
         return Replace(GameLoopTask(st.minister))
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        S = SetupTask.Stage
+        S = SetupTaskStage
         if self.stage is S.DEAL_IDENTITIES:
             for i in range(st.n):
                 st.identity_slot[i] = self.first + i
@@ -169,7 +169,7 @@ class SetupTask(Task):
 
     # ---- decisions
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
-        if self.stage is SetupTask.Stage.IDENTITY:
+        if self.stage is SetupTaskStage.IDENTITY:
             f = kn.face(st.identity_slot[seat])
             if f is None:
                 return [{"type": "reveal_identity"}, {"type": "not_minister"}]
@@ -180,7 +180,7 @@ class SetupTask(Task):
 
     def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
         t = action.get("type")
-        if self.stage is SetupTask.Stage.IDENTITY:
+        if self.stage is SetupTaskStage.IDENTITY:
             f = kn.face(st.identity_slot[seat])
             if t == "reveal_identity":
                 if f is not None and identity_role(f) != MINISTER:
@@ -195,14 +195,14 @@ class SetupTask(Task):
             raise IllegalAction("pick one of the character cards you were dealt")
 
     def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
-        if self.stage is SetupTask.Stage.IDENTITY and action.get("type") == "reveal_identity":
+        if self.stage is SetupTaskStage.IDENTITY and action.get("type") == "reveal_identity":
             return (st.identity_slot[seat],)
-        if self.stage is SetupTask.Stage.MINISTER_PICKS:
+        if self.stage is SetupTaskStage.MINISTER_PICKS:
             return (as_int(action, "slot"),)
         return ()
 
     def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
-        S = SetupTask.Stage
+        S = SetupTaskStage
         if self.stage is S.IDENTITY:
             shown = [seat for seat, a in answers if a["type"] == "reveal_identity"]
             if len(shown) != 1:
@@ -258,9 +258,9 @@ class GameLoopTask(Task):
     stage: Stage = field(default=Stage.TURN, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is GameLoopTask.Stage.TURN_OVER:
+        if self.stage is GameLoopTaskStage.TURN_OVER:
             self.seat = st.next_alive(self.last)
-            self.stage = GameLoopTask.Stage.TURN
+            self.stage = GameLoopTaskStage.TURN
         if st.turn_no >= st.max_turns:
             st.stack.reset([GameEndTask(aborted=True)])
             return CONTINUE
@@ -271,7 +271,7 @@ class GameLoopTask(Task):
             st.say("face_up_skip", s)
             s = _redirect(st, st.next_alive(s))
         self.last = s
-        self.stage = GameLoopTask.Stage.TURN_OVER
+        self.stage = GameLoopTaskStage.TURN_OVER
         return Push(TurnTask(s))
 
 
@@ -313,7 +313,7 @@ class TurnTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         seat = self.seat
-        S = TurnTask.Stage
+        S = TurnTaskStage
         if self.stage is S.START:
             st.current = seat
             st.turn_no += 1
@@ -451,3 +451,9 @@ class DiscardPhaseTask(Task):
         st.to_discard(s)
         self.discarded.append(s)
         return CONTINUE
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+SetupTaskStage = stage_names(SetupTask.Stage)
+GameLoopTaskStage = stage_names(GameLoopTask.Stage)
+TurnTaskStage = stage_names(TurnTask.Stage)

@@ -24,7 +24,7 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Push
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, stage_names
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.creature_marks import slot_closed
@@ -61,9 +61,10 @@ def has_cards(st: HpshaState, t: int, zones: str) -> bool:
 
 def targets_for(st: HpshaState, user: int, kind: str) -> list[list[int]]:
     """Every legal target list for using ``kind`` in ``user``'s play phase (empty: not usable)."""
+    reach = st.in_range
     others = [s for s in st.order_from(user) if s != user]
     if kind == "bombarda":
-        return [[t] for t in others if st.in_range(user, t)] if bombarda_allowed(st, user) else []
+        return [[t] for t in others if reach(user, t)] if bombarda_allowed(st, user) else []
     if kind == "tears":
         return [[user]] if st.hp[user] < st.max_hp[user] else []
     if kind == "geminio":
@@ -71,7 +72,7 @@ def targets_for(st: HpshaState, user: int, kind: str) -> list[list[int]]:
     if kind == "expelliarmus":
         return [[t] for t in others if has_cards(st, t, "hwj")]
     if kind == "legilimens":
-        return [[t] for t in others if st.in_range(user, t) and has_cards(st, t, "hej")]
+        return [[t] for t in others if reach(user, t) and has_cards(st, t, "hej")]
     if kind in ("sectumsempra", "stupefy"):
         return [others] if others else []
     if kind == "reparo":
@@ -80,13 +81,13 @@ def targets_for(st: HpshaState, user: int, kind: str) -> list[list[int]]:
     if kind == "aguamenti":
         return [st.order_from(user)]
     if kind == "out_of_body":
-        return [[a, b] for a in others if st.in_range(user, a) for b in st.order_from(a) if st.in_range(a, b)]
+        return [[a, b] for a in others if reach(user, a) for b in st.order_from(a) if reach(a, b)]
     if kind == "crucio":
         return [[t] for t in others]
     if kind == "bind":
         return [[t] for t in others if not st.has_judge(t, "bind")]
     if kind == "impediment":
-        return [[t] for t in others if st.in_range(user, t) and not st.has_judge(t, "impediment")]
+        return [[t] for t in others if reach(user, t) and not st.has_judge(t, "impediment")]
     if kind == "avada":
         return [] if st.has_judge(user, "avada") else [[user]]
     if KINDS[kind].category == EQUIPMENT:
@@ -147,11 +148,13 @@ def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
     if st.plays_this_phase >= MAX_PLAYS:
         return [{"type": "end"}]
     cache: dict[str, list[list[int]]] = {}
+    plain_cards = not st.hooked(seat, "treat_as")  # then as_card(seat, f) is CARDS[f]
+    face = kn.face
     for s in st.hands[seat]:
-        f = kn.face(s)
+        f = face(s)
         if f is None or not st.can_use(seat, s):
             continue
-        kind = st.as_card(seat, f).kind  # as the card counts now (亚瑟's 着迷)
+        kind = (CARDS[f] if plain_cards else st.as_card(seat, f)).kind  # as the card counts now (亚瑟's 着迷)
         if kind in NOT_IN_PLAY:
             continue
         if kind not in cache:
@@ -250,12 +253,12 @@ class PlayPhaseTask(Task):
     stage: Stage = field(default=Stage.START, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is PlayPhaseTask.Stage.ENDED or not st.alive[self.seat]:
+        if self.stage is PlayPhaseTaskStage.ENDED or not st.alive[self.seat]:
             return Done()
-        if self.stage is PlayPhaseTask.Stage.START:
+        if self.stage is PlayPhaseTaskStage.START:
             st.bombarda_used = 0
             st.plays_this_phase = 0
-            self.stage = PlayPhaseTask.Stage.PLAYING
+            self.stage = PlayPhaseTaskStage.PLAYING
         return Decide((self.seat,), "play")
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
@@ -277,7 +280,7 @@ class PlayPhaseTask(Task):
         validate_play(st, seat, action, st.pub.get)
         t = action["type"]
         if t == "end":
-            self.stage = PlayPhaseTask.Stage.ENDED
+            self.stage = PlayPhaseTaskStage.ENDED
             return CONTINUE
         st.plays_this_phase += 1
         if t == "skill":  # the skill pushes what it does (Skill.play)
@@ -324,7 +327,7 @@ class UseCardTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         kind, user = self.kind, self.user
-        if self.stage is UseCardTask.Stage.USE:
+        if self.stage is UseCardTaskStage.USE:
             st.say("uses", user, kind, st.ids(self.slots), self.skill, list(self.targets))
             k = KINDS[kind]
             if k.category == EQUIPMENT:
@@ -332,7 +335,7 @@ class UseCardTask(Task):
                 st.put_equipment(user, self.slots[0])
                 if old is None:
                     return Done()
-                self.stage = UseCardTask.Stage.REPLACED  # the replaced card leaves the equipment area
+                self.stage = UseCardTaskStage.REPLACED  # the replaced card leaves the equipment area
                 return st.fire(tp.CARD_MOVED, {"owner": user, "to": -1, "slots": [old], "how": "replace"})
             why = st.spell_void(user, kind, self.targets[0], st.colour_of(self.slots)) if is_delayed(kind) else ""
             if why:  # 伏地魔's 黑暗: used, but no effect — it never enters the judgement area
@@ -345,15 +348,15 @@ class UseCardTask(Task):
                 return Done()
             if kind == "bombarda":
                 st.bombarda_used += 1
-            self.stage = UseCardTask.Stage.TARGETS
+            self.stage = UseCardTaskStage.TARGETS
             return st.fire(tp.CARD_USED, {"user": user, "kind": kind, "targets": list(self.targets)})
-        if self.stage is UseCardTask.Stage.TARGETS:
-            self.stage = UseCardTask.Stage.EFFECT
+        if self.stage is UseCardTaskStage.TARGETS:
+            self.stage = UseCardTaskStage.EFFECT
             for t in reversed(self.targets):  # pushed in reverse: the first target's point resolves first
                 st.fire(tp.TARGET_CHOSEN, {"user": user, "kind": kind, "target": t})
             return CONTINUE
-        if self.stage is UseCardTask.Stage.EFFECT:
-            self.stage = UseCardTask.Stage.RESOLVED
+        if self.stage is UseCardTaskStage.EFFECT:
+            self.stage = UseCardTaskStage.RESOLVED
             if kind == "tears":
                 st.recover(user, 1)
             elif kind == "bombarda":
@@ -365,11 +368,16 @@ class UseCardTask(Task):
 
                 return Push(SpellTask(user, kind, list(self.targets), colour=st.colour_of(self.slots)))
             return CONTINUE
-        if self.stage is UseCardTask.Stage.RESOLVED:
-            self.stage = UseCardTask.Stage.DISCARD
+        if self.stage is UseCardTaskStage.RESOLVED:
+            self.stage = UseCardTaskStage.DISCARD
             return st.fire(tp.CARD_RESOLVED, {"user": user, "kind": kind, "targets": list(self.targets)})
-        if self.stage is UseCardTask.Stage.DISCARD:
+        if self.stage is UseCardTaskStage.DISCARD:
             for s in self.slots:
                 if s in st.processing:
                     st.to_discard(s)
         return Done()
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+PlayPhaseTaskStage = stage_names(PlayPhaseTask.Stage)
+UseCardTaskStage = stage_names(UseCardTask.Stage)

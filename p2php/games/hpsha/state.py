@@ -145,7 +145,8 @@ class HpshaState(TaskGame):
         # what happened, as plain data ((kind, *args): seats, numbers, card ids, keys); words.py has the words
         self.events: list[tuple[Any, ...]] = []  # the last LOG_KEEP
         self.event_no = 0  # events ever said, so readers (bots) can tell new from seen
-        self.event_digest = bytes(32)  # a hash chain over every event ever said: what the state hash covers
+        self._digest = bytes(32)  # the hash chain over the events said before ``_unhashed`` (see event_digest)
+        self._unhashed: list[tuple[Any, ...]] = []  # events said since ``_digest`` was last brought up to date
         self._listen: dict[str, bool] = {}
         self._dist_hooks: list[tuple[int, Skill]] = []
         self._range_hooks = False
@@ -191,6 +192,10 @@ class HpshaState(TaskGame):
 
         Kept per ``start`` in ``_orders`` while ``alive`` stays as it was (asked for nearly every
         timing point and window); ``tests/test_fast_paths.py`` compares it with the definition."""
+        return list(self._order(start))
+
+    def _order(self, start: int) -> tuple[int, ...]:
+        """:meth:`order_from` as the kept tuple, for readers that only iterate it."""
         if self._orders_alive != self.alive:
             self._orders_alive = list(self.alive)
             self._orders = {}
@@ -198,7 +203,7 @@ class HpshaState(TaskGame):
         if order is None:
             n, alive = self.n, self.alive
             order = self._orders[start] = tuple((start + i) % n for i in range(n) if alive[(start + i) % n])
-        return list(order)
+        return order
 
     def next_alive(self, seat: int) -> int:
         for i in range(1, self.n + 1):
@@ -221,7 +226,8 @@ class HpshaState(TaskGame):
             return ()
         if not self.creatures:
             f = self.flags[seat]
-            if "borrowed" not in f and "skills_off" not in f:  # the common case, as _own_skills decides it
+            if "borrowed" not in f and f.get("skills_off") != self.turn_no:  # the common case, as _own_skills
+                # decides it (禁闭's skills_off keeps its turn number: only that turn's is in force)
                 return _SKILLS_OF[c]
             return self._own_skills(seat)
         own = self._own_skills(seat)
@@ -250,8 +256,12 @@ class HpshaState(TaskGame):
         """The skills of :meth:`skills` worth asking for ``hook`` (one of ``_HOOKS``): with the
         character's skills unchanged only those that implement it, else all of them (the same answers:
         a skill without the hook gives the default)."""
-        own = self.skills(seat)
         c = self.char[seat]
+        if c >= 0 and not self.creatures:  # skills()'s common case, tested here without the call
+            f = self.flags[seat]
+            if "borrowed" not in f and f.get("skills_off") != self.turn_no:
+                return _HOOKED[hook][c]
+        own = self.skills(seat)
         if c >= 0 and own is _SKILLS_OF[c]:
             return _HOOKED[hook][c]
         return own
@@ -295,19 +305,33 @@ class HpshaState(TaskGame):
     def listening(self, point: str) -> list[tuple[Seat, str]]:
         """Skills listening at ``point``, in seat order from the current player."""
         out: list[tuple[Seat, str]] = []
-        char = self.char
-        seats = self.order_from(self.current_or_first())
-        if not self.creatures:  # then skills(s) is a part of all_skills(s): skip seats that cannot listen
-            can = self._can_listen(point)
-            seats = [s for s in seats if can[s]]
+        seats = self._order(self.current_or_first())
+        if self.creatures:
+            for s in seats:
+                self._listening_at(s, point, out)
+            return out
+        can = self._can_listen(point)  # skills(s) is a part of all_skills(s): skip seats that cannot listen
+        char, flags, turn_no = self.char, self.flags, self.turn_no
         for s in seats:
-            own = self.skills(s)
-            c = char[s]
-            if c >= 0 and own is _SKILLS_OF[c]:  # the character's skills: its table by point
-                out.extend((s, key) for key in _LISTENING_OF[c].get(point, ()))
+            if not can[s]:
+                continue
+            f = flags[s]
+            if "borrowed" not in f and f.get("skills_off") != turn_no:  # skills()'s common case: its table
+                for key in _LISTENING_OF[char[s]].get(point, ()):  # (char[s] >= 0: all_skills(s) listens)
+                    out.append((s, key))
             else:
-                out.extend((s, sk.key) for sk in own if point in sk.points)
+                self._listening_at(s, point, out)
         return out
+
+    def _listening_at(self, seat: int, point: str, out: list[tuple[Seat, str]]) -> None:
+        """Add ``seat``'s skills listening at ``point`` to ``out`` (a part of :meth:`listening`)."""
+        own = self.skills(seat)
+        c = self.char[seat]
+        if c >= 0 and own is _SKILLS_OF[c]:  # the character's skills: its table by point
+            for key in _LISTENING_OF[c].get(point, ()):
+                out.append((seat, key))
+        else:
+            out.extend((seat, sk.key) for sk in own if point in sk.points)
 
     def _can_listen(self, point: str) -> list[bool]:
         """Per seat: does any of :meth:`all_skills` listen at ``point``?
@@ -335,7 +359,7 @@ class HpshaState(TaskGame):
         self.say("skill" if chosen else "triggers", seat, key)
 
     def public(self) -> Knowledge:
-        return Knowledge(self.pub)
+        return self.public_view()
 
     def characters_changed(self) -> None:
         self._listen = {}
@@ -359,16 +383,30 @@ class HpshaState(TaskGame):
     def say(self, kind: str, *args: Any) -> None:
         """Record a public event; its words live in :mod:`.words`, outside the hashed state.
 
-        The event is folded into ``event_digest`` at once, so the state hash covers the
-        whole history at the cost of one small hash per event rather than re-encoding
-        the kept events at every step.  Lists become tuples: events never change.
+        The event goes into ``event_digest`` (one small hash per event rather than re-encoding
+        the kept events at every step) when that is next read, so play that never hashes the
+        state (bots, benchmarks) never pays for it.  Lists become tuples: events never change.
         """
-        event = (kind, *(tuple(a) if isinstance(a, list) else a for a in args))
-        self.event_digest = hashlib.sha256(self.event_digest + _pack(event)).digest()
+        event = (kind, *[tuple(a) if isinstance(a, list) else a for a in args])
+        self._unhashed.append(event)
         self.events.append(event)
         self.event_no += 1
         if len(self.events) > LOG_KEEP:
             del self.events[: len(self.events) - LOG_KEEP]
+
+    @property
+    def event_digest(self) -> bytes:
+        """A hash chain over every event ever said (what the state hash covers): each step is
+        ``sha256(digest + msgpack(event))``, from 32 zero bytes, in the order the events were said.
+
+        Computed when read, for the events said since the last read (:meth:`say` only queues them)."""
+        if self._unhashed:
+            digest, sha256, pack = self._digest, hashlib.sha256, _pack
+            for event in self._unhashed:
+                digest = sha256(digest + pack(event)).digest()
+            self._digest = digest
+            self._unhashed = []
+        return self._digest
 
     def ids(self, slots: Iterable[int]) -> list[int]:
         """The public card ids of ``slots`` for an event (-1: a card nobody has seen)."""

@@ -29,7 +29,7 @@ from p2php.engine.contract import (
     Seat,
     Slot,
 )
-from p2php.engine.tasks import CONTINUE, Done, Outcome
+from p2php.engine.tasks import CONTINUE, Done, Outcome, stage_names
 from p2php.engine.tasks import Task as KitTask
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import (
@@ -135,12 +135,12 @@ class AskCard(Task):
     stage: Stage = field(default=Stage.ASK, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is AskCard.Stage.ASK:
+        if self.stage is AskCardStage.ASK:
             if not st.alive[self.seat]:
                 return Done(None)
             return Decide((self.seat,), self.prompt)
-        if self.stage is AskCard.Stage.GIVEN:
-            self.stage = AskCard.Stage.DONE
+        if self.stage is AskCardStage.GIVEN:
+            self.stage = AskCardStage.DONE
             r = self.result
             if r is not None and self.mode != "discard":
                 point = tp.CARD_USED if self.mode == "use" else tp.CARD_PLAYED
@@ -156,11 +156,18 @@ class AskCard(Task):
         spec, any_use = self.spec, self.mode == "discard"
         plain_cards = not st.hooked(seat, "treat_as")  # then as_card(seat, f) is CARDS[f]
         face = kn.face
-        for s in st.hands[seat]:
-            f = face(s)
-            if f is not None and spec_ok(spec, CARDS[f] if plain_cards else st.as_card(seat, f)) and (
-                    any_use or st.can_use(seat, s)):
-                out.append({"type": "card", "slots": [s]})
+        if plain_cards and spec.startswith("kind:"):  # the commonest ask (a window's): spec_ok's first test
+            want = spec[5:]
+            for s in st.hands[seat]:
+                f = face(s)
+                if f is not None and CARDS[f].kind == want and (any_use or st.can_use(seat, s)):
+                    out.append({"type": "card", "slots": [s]})
+        else:
+            for s in st.hands[seat]:
+                f = face(s)
+                if f is not None and spec_ok(spec, CARDS[f] if plain_cards else st.as_card(seat, f)) and (
+                        any_use or st.can_use(seat, s)):
+                    out.append({"type": "card", "slots": [s]})
         k = self._kind()
         if k:
             for sk in st.skills(seat):
@@ -216,9 +223,9 @@ class AskCard(Task):
         ((seat, action),) = answers
         slots, skill = self._validate(st, seat, action, st.pub.get)
         if not slots:  # a pass: what stages GIVEN and DONE would do at once (no point fires, no result)
-            self.stage = AskCard.Stage.DONE
+            self.stage = AskCardStage.DONE
             return Done(self.result)
-        self.stage = AskCard.Stage.GIVEN
+        self.stage = AskCardStage.GIVEN
         kind = self._kind() or CARDS[st.pub[slots[0]]].kind
         st.say("card", seat, self.mode, st.ids(slots), kind if skill else "", skill, self.note)
         for s in slots:
@@ -244,3 +251,7 @@ class AskChoice(Task):
     def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
         return Done(action["value"])
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+AskCardStage = stage_names(AskCard.Stage)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
-from p2php.engine.tasks import CONTINUE, Call, Done, Outcome
+from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, stage_names
 from p2php.engine.timing import TimingPoint
 from p2php.games.hpsha import triggers as tp
 
@@ -63,40 +63,40 @@ class WindowTask(Task):
     stage: Stage = field(default=Stage.START, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
-        if self.stage is WindowTask.Stage.START:
+        if self.stage is WindowTaskStage.START:
             self.order = st.order_from(st.current_or_first())
-            self.stage = WindowTask.Stage.ASK_NEXT
-        if self.stage is WindowTask.Stage.RESPONDED and self.response is None:  # a pass: ask the next seat now
-            self.stage = WindowTask.Stage.ASK_NEXT
-        if self.stage is WindowTask.Stage.ASK_NEXT:
+            self.stage = WindowTaskStage.ASK_NEXT
+        if self.stage is WindowTaskStage.RESPONDED and self.response is None:  # a pass: ask the next seat now
+            self.stage = WindowTaskStage.ASK_NEXT
+        if self.stage is WindowTaskStage.ASK_NEXT:
             while self.order and not st.alive[self.order[0]]:
                 self.order.pop(0)
             if not self.order:
                 return Done(False)
             self.responder = self.order.pop(0)
-            self.stage = WindowTask.Stage.RESPONDED
+            self.stage = WindowTaskStage.RESPONDED
             self.response = None
             return Call(AskCard(self.responder, f"respond:{self.want}", f"kind:{self.want}", "use",
                                 target=self.on, note=["n_against_on", self.subject, self.on]), into="response")
-        if self.stage is WindowTask.Stage.RESPONDED:
+        if self.stage is WindowTaskStage.RESPONDED:
             got = self.response
             if got is None:
-                self.stage = WindowTask.Stage.ASK_NEXT
+                self.stage = WindowTaskStage.ASK_NEXT
                 return CONTINUE
             why = st.spell_void(self.responder, "patronus", self.on, st.colour_of(got["slots"])) \
                 if self.want == "patronus" else ""  # 咒立停 aims at a spell, not at a character
             if why:  # 伏地魔's 黑暗: that 呼神护卫 has no effect; the others may still respond
                 st.say("patronus_void", self.on, why)
-                self.stage = WindowTask.Stage.ASK_NEXT
+                self.stage = WindowTaskStage.ASK_NEXT
                 return CONTINUE
-            self.stage = WindowTask.Stage.COUNTERED
+            self.stage = WindowTaskStage.COUNTERED
             self.countered = False
             if st.uncounterable(self.responder, self.want):
                 return CONTINUE
             return Call(WindowTask("counter", self.want, self.on), into="countered")
         # COUNTERED: the response stands unless its own counter window cancelled it
         if self.countered:
-            self.stage = WindowTask.Stage.ASK_NEXT
+            self.stage = WindowTaskStage.ASK_NEXT
             return CONTINUE
         return Done(True)
 
@@ -155,21 +155,21 @@ class JudgeTask(Task):
 
     def run(self, st: HpshaState) -> Outcome:
         stage = self.stage
-        if stage is JudgeTask.Stage.BEFORE:
-            self.stage = JudgeTask.Stage.REVEAL
+        if stage is JudgeTaskStage.BEFORE:
+            self.stage = JudgeTaskStage.REVEAL
             return st.fire(tp.JUDGE_BEFORE, {"who": self.seat, "why": self.why})
-        if stage is JudgeTask.Stage.REVEAL:
-            self.stage = JudgeTask.Stage.REVEALED
+        if stage is JudgeTaskStage.REVEAL:
+            self.stage = JudgeTaskStage.REVEALED
             return Call(RevealTopTask(1), into="revealed")
-        if stage is JudgeTask.Stage.REVEALED:
+        if stage is JudgeTaskStage.REVEALED:
             if not self.revealed:
                 return Done(-1)
             self.slot = self.revealed[0]
             st.say("judgement", self.seat, self.why, st.ids([self.slot]))
             self.cands = [[s, sk.key] for s in st.order_from(st.current_or_first()) for sk in st.skills(s)
                           if tp.JUDGE_REPLACE in sk.points]
-            self.stage = JudgeTask.Stage.REPLACE
-        if stage is JudgeTask.Stage.REPLACED:
+            self.stage = JudgeTaskStage.REPLACE
+        if stage is JudgeTaskStage.REPLACED:
             got = self.replacement
             if got is not None:
                 old = self.slot
@@ -179,8 +179,8 @@ class JudgeTask(Task):
                 st.processing.remove(old)
                 st.discard.append(old)
                 st.say("judgement_now", st.ids([self.slot]))
-            self.stage = JudgeTask.Stage.REPLACE
-        if self.stage is JudgeTask.Stage.REPLACE:
+            self.stage = JudgeTaskStage.REPLACE
+        if self.stage is JudgeTaskStage.REPLACE:
             while self.cands:
                 seat, key = self.cands.pop(0)
                 if not st.alive[seat] or not st.hands[seat]:
@@ -188,16 +188,21 @@ class JudgeTask(Task):
                 spec = tp.SKILLS[key].replace_spec(st, seat, st.card(self.slot))
                 if spec is None:
                     continue
-                self.stage = JudgeTask.Stage.REPLACED
+                self.stage = JudgeTaskStage.REPLACED
                 self.replacement = None
                 return Call(AskCard(seat, f"skill:{key}", spec, "play", note=["n_replace_judgement"]),
                             into="replacement")
-            self.stage = JudgeTask.Stage.RESULT
-        if self.stage is JudgeTask.Stage.RESULT:
-            self.stage = JudgeTask.Stage.DISCARD
+            self.stage = JudgeTaskStage.RESULT
+        if self.stage is JudgeTaskStage.RESULT:
+            self.stage = JudgeTaskStage.DISCARD
             return st.fire(tp.JUDGE_RESULT, {"who": self.seat, "why": self.why, "slot": self.slot,
                                              "card": st.pub[self.slot]})
         face = st.pub[self.slot]
         st.processing.remove(self.slot)
         st.discard.append(self.slot)
         return Done(face)
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+WindowTaskStage = stage_names(WindowTask.Stage)
+JudgeTaskStage = stage_names(JudgeTask.Stage)
