@@ -75,10 +75,13 @@ SESSION_TESTS = [
 
 #: Each target module and the test files relevant to it (files that do not exist are skipped).
 TARGETS: dict[str, list[str]] = {
-    "p2php/session/audit.py": [*SESSION_TESTS, "tests/test_session_verified.py"],
+    "p2php/session/audit.py": [
+        *SESSION_TESTS, "tests/test_session_verified.py", "tests/test_multi_answer_attribution.py",
+    ],
     "p2php/session/decks.py": SESSION_TESTS,
     "p2php/session/lockstep.py": [
         *SESSION_TESTS, "tests/test_resume.py", "tests/test_compact_wire.py", "tests/test_compact_attacks.py",
+        "tests/test_multi_answer_attribution.py", "tests/test_attacks.py",
     ],
     "p2php/session/ending.py": [*SESSION_TESTS, "tests/test_resume.py", "tests/test_session_verified.py"],
     "p2php/session/messages.py": SESSION_TESTS,
@@ -107,12 +110,13 @@ TARGETS: dict[str, list[str]] = {
     "p2php/session/chat.py": ["tests/test_table_life.py", "tests/test_spectator.py"],
     "p2php/session/runner.py": [
         "tests/test_faults.py", "tests/test_spectator.py", "tests/test_session_network.py", "tests/test_attacks.py",
-        "tests/test_resume.py", "tests/test_api.py", "tests/test_compact_wire.py",
+        "tests/test_resume.py", "tests/test_api.py", "tests/test_compact_wire.py", "tests/test_resume_hardening.py",
     ],
     "p2php/session/watchers.py": ["tests/test_watchers.py"],
     "p2php/net/mesh.py": [  # not test_faults.py (3 minutes a survivor); rejoins are served in test_net_mesh.py too
         "tests/test_net_mesh.py", "tests/test_vectors.py", "tests/test_net_deflate.py", "tests/test_spectator.py",
         "tests/test_session_network.py", "tests/test_attacks.py", "tests/test_resume.py",
+        "tests/test_resume_hardening.py",
     ],
     "p2php/net/linkauth.py": [
         "tests/test_vectors.py", "tests/test_net_mesh.py", "tests/test_net_deflate.py", "tests/test_attacks.py",
