@@ -40,7 +40,8 @@ def score_round(g: UnoState, winner: int) -> None:
     }
     g.event(("round_end", winner, gained[winner] if not g.negative else pts[winner], blocked))
     limit = g.rounds_limit
-    over = g.round_no >= limit if limit > 0 else max(g.scores) >= g.target
+    cut = g.turns >= g.max_turns
+    over = cut or (g.round_no >= limit if limit > 0 else max(g.scores) >= g.target)
     if not over:
         return
     best = min(g.scores) if g.negative else max(g.scores)
@@ -49,6 +50,7 @@ def score_round(g: UnoState, winner: int) -> None:
     who = ", ".join(f"seat {s}" for s in winners)
     g.result = GameOver(
         winners, tuple(g.scores),
-        f"{who} won with the {how} score ({best}) after {g.round_no} round(s); "
+        f"{who} won with the {how} score ({best}) after {g.round_no} round(s)"
+        f"{f' (the turn limit, {g.max_turns} turns, was reached)' if cut else ''}; "
         f"scores {', '.join(str(x) for x in g.scores)}",
     )

@@ -45,6 +45,9 @@ from p2php.games.uno.cards import Deck, deck
 from p2php.games.uno.matching import KEYS, PLAY_TYPES, dumpable_table
 from p2php.games.uno.round import Match
 
+MAX_TURNS = 50_000
+"""Default of the option ``max_turns``: turns in all before the game ends (rule 23 of the package notes)."""
+
 
 @cache
 def _all_cards(size: int) -> tuple[int, ...]:
@@ -64,6 +67,8 @@ class UnoState(GameState):
         self.negative = options["scoring"] == "negative"
         self.target = int(options["target"])
         self.rounds_limit = int(options["rounds"])
+        self.max_turns = int(options.get("max_turns", MAX_TURNS))
+        self.turns = 0  # turns begun in the whole game (the guard of rule 23)
         self.voldemort_values = tuple(int(x) for x in str(options["voldemort_faces"]).split(","))
         self.dumpable: tuple[bool, ...] = dumpable_table(d, self.voldemort_values)
         self.all_cards: tuple[int, ...] = _all_cards(d.size)
@@ -301,6 +306,7 @@ class UnoState(GameState):
             "public_faces": sorted([s, c] for s, c in self.pub.items()),
             "public_location": list(self.loc),
             "empty_draws": self.empty_draws,
+            "turns": self.turns,
             "stack": self.stack.snapshot(),
             "events": plain(self.events),
             "last_round": self.last_round,

@@ -45,10 +45,16 @@ class Turn(UnoTask):
     seat: int
     stage: Stage = Stage.ASK
     drawn: tuple[int, ...] = ()
+    counted: bool = False  # this turn is counted in ``g.turns``
 
     def run(self, g: UnoState) -> Outcome:
         seat = self.seat
         if self.stage is Turn.Stage.ASK:
+            if not self.counted:
+                if g.turns >= g.max_turns:  # the guard: the round ends as a blocked one, and the game with it
+                    return Done(RoundOver(-1, None))
+                g.turns += 1
+                self.counted = True
             g.current = seat
             return _decides(g.n)[0][seat]
         if self.stage is Turn.Stage.OFFER:
