@@ -66,6 +66,7 @@ class HogwartsState(TaskGame):
         self.truces: list[list[int]] = []  # [a, b, turns a still owes, turns b still owes] (C-34)
         self.turn = -1
         self.turns = 0  # turns begun
+        self.extra_turns = 0  # Time-Turner turns taken (they count toward the year's guard, turn.YEAR_ROUNDS)
         self.fallen: list[Seat] = []  # seats defeated this turn: no return from a trip (C-21)
         self.ended: list[Seat] = []  # seats whose turn ended early this turn (a defeat, the Cloak): no mission
         self.qualified: list[Seat] = []  # seats that met the length's conditions this round (C-15)
@@ -190,7 +191,7 @@ class HogwartsState(TaskGame):
                 "supply": sorted(self.supply.items()),
                 "reshuffles": sorted(self.reshuffles.items()), "worn": sorted(self.worn),
                 "resealed": sorted(self.resealed.items()), "truces": self.truces, "turn": self.turn,
-                "turns": self.turns, "fallen": self.fallen, "ended": self.ended,
+                "turns": self.turns, "extra_turns": self.extra_turns, "fallen": self.fallen, "ended": self.ended,
                 "qualified": self.qualified, "events": self.events, "death_eaters": self.death_eaters,
                 "matches": self.matches, "defeats": self.defeats, "team": self.team,
                 "stack": self.stack.snapshot()}

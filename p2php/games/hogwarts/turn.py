@@ -66,7 +66,12 @@ class TimeTurner(Task["HogwartsState"]):
     seat: int
 
     def run(self, g: HogwartsState) -> Outcome:
-        return Decide((self.seat,), "time_turner") if "time_turner" in g.held[self.seat] else Done()
+        # An extra turn counts toward the year's guard (YEAR_ROUNDS): without this a seat that takes the token back
+        # in each extra turn (it is put on a Diagon Alley star, which some walks cross whatever the roll) played on
+        # for ever, since Year.run, which ends the year, never ran again.  Once the year is over, no extra turn.
+        if "time_turner" not in g.held[self.seat] or g.turns + g.extra_turns >= YEAR_ROUNDS * g.players:
+            return Done()
+        return Decide((self.seat,), "time_turner")
 
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:
         return [{"type": "pass"}, {"type": "time_turner"}]
@@ -77,6 +82,7 @@ class TimeTurner(Task["HogwartsState"]):
             return Done()
         g.held[self.seat].remove("time_turner")
         g.log("time_turner", self.seat)
+        g.extra_turns += 1
         return Replace(PlaceUsed(self.seat, "time_turner"), Turn(self.seat))
 
 
@@ -215,7 +221,8 @@ class Year(Task["HogwartsState"]):
         if self.played and self.next_seat == g.first and g.qualified:
             winners = tuple(sorted(g.qualified))
             return GameOver(winners, final_scores(g), f"the Hogwarts Cup: seats {', '.join(map(str, winners))}")
-        if self.played >= YEAR_ROUNDS * g.players and self.next_seat == g.first:  # E34: the school year ends
+        if g.turns + g.extra_turns >= YEAR_ROUNDS * g.players and self.next_seat == g.first:  # E34: the school
+            # year ends (its turns in all: Time-Turner turns count)
             return GameOver((), final_scores(g), f"the year is over after {YEAR_ROUNDS} rounds: nobody won the Cup"
                             + (" (the game is lost)" if g.mode == "solo" else ""))
         seat = self.next_seat
