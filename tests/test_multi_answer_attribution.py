@@ -66,3 +66,65 @@ def test_a_minister_hiding_its_card_in_a_verified_deck_never_gets_an_honest_seat
             continue
         assert p.finished and p.verdict is not None and not p.verdict.clean
         assert p.verdict.culprit in (None, liar[0]), (p.seat, p.verdict)
+
+
+@pytest.mark.crypto("fast")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_peer_that_hears_the_abort_before_the_last_answer_names_the_minister_too(seed: int) -> None:
+    """Seat 3's identity answer reaches seat 0 only after another peer's abort: seat 0 never applies the batch (so
+    it keeps no ``refused_answers``), but its audit holds the same signed answers and knows every face, so it
+    must name the same liar as the peers that applied it (before: ``unfinished`` / ``accusation``, nobody)."""
+    from collections import deque
+
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "fast"}, seed=seed)
+    liar: list[int] = []
+    for p in peers:
+        _hide_the_minister(p, liar)
+    bots = {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)}
+    queue: deque[tuple[int, int, dict[str, Any], bool]] = deque()
+    held: list[tuple[int, int, dict[str, Any], bool]] = []
+
+    def deliver(sender: int, to: int, wire: dict[str, Any], relay: bool) -> None:
+        if to == 0 and sender == 3 and not relay and wire.get("kind") == "action" and not peers[0].auditing:
+            held.append((sender, to, wire, relay))
+        elif relay:
+            peers[to].receive_relayed(wire)
+        else:
+            peers[to].receive(sender, wire)
+
+    for _ in range(100_000):
+        moved = False
+        for ls in peers:
+            if ls.finished:
+                continue
+            assert ls.seat is not None
+            while True:
+                if ls.awaiting_me():
+                    ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions()))
+                for msg in ls.poll():
+                    moved = True
+                    queue.extend((ls.seat, o.seat, ls.wire_for(msg, o.seat), False) for o in peers if o is not ls
+                                 and o.seat is not None)
+                if not ls.awaiting_me():
+                    break
+            forwarded, ls.forward = ls.forward, []
+            queue.extend((ls.seat, o.seat, w, True) for w in forwarded for o in peers if o is not ls
+                         and o.seat is not None)
+        while queue:
+            moved = True
+            deliver(*queue.popleft())
+        if held and peers[0].auditing:
+            moved = True
+            for h in held:
+                deliver(*h)
+            held.clear()
+        if all(p.finished for p in peers):
+            break
+        if not moved:
+            for p in peers:
+                if not p.finished:
+                    p.timeout()
+    assert liar and peers[0].refused_answers == []
+    for p in peers:
+        if p.seat != liar[0]:
+            assert p.verdict is not None and (p.verdict.culprit, p.verdict.code) == (liar[0], "hidden_lie"), p.seat

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
-from p2php.engine.contract import CardId, GameState, IllegalAction, Knowledge, Seat, Show, Slot
+from p2php.engine.contract import CardId, Decide, GameState, IllegalAction, Knowledge, Seat, Show, Slot
 from p2php.session.messages import BadMessage, parse_message
 from p2php.session.pass_digests import pass_digest
 from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, Verdict, short
@@ -101,7 +101,7 @@ def _refused_answers(ls: Lockstep, replayed: GameState, faces: Mapping[Slot, Car
     rules is a lie about a card only its sender saw (a Minister answering ``not_minister``, say)."""
     knowledge = Knowledge(faces, {}, everything=True)
     findings = []
-    for seat, action in ls.refused_answers:
+    for seat, action in ls.refused_answers or _stopped_answers(ls):
         try:
             replayed.check(seat, action, knowledge)
         except IllegalAction as err:
@@ -110,6 +110,22 @@ def _refused_answers(ls: Lockstep, replayed: GameState, faces: Mapping[Slot, Car
         except Exception:  # (a check that fails otherwise is no proof against the seat: never crash)
             continue
     return findings
+
+
+def _stopped_answers(ls: Lockstep) -> list[tuple[Seat, Any]]:
+    """The signed answers we hold to the (unsealed) decision we stopped at, without having applied them: an abort
+    that reached us before the last of them (another peer applied the batch and found it failing) left
+    ``refused_answers`` empty here, and the lie in them unnamed by our audit."""
+    step = ls.step
+    if not isinstance(step, Decide) or step.sealed:
+        return []
+    out = []
+    for seat in step.seats:
+        for msg in ls.processed[seat].values():
+            if msg.kind == "action" and msg.at == (ls.tick, 0) and isinstance(msg.body.get("action"), dict):
+                out.append((seat, msg.body["action"]))
+                break
+    return out
 
 
 def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:
