@@ -444,3 +444,71 @@ async def test_a_seat_that_keeps_dropping_gets_one_redial_at_a_time() -> None:
             await trio.sleep(0.05)
     assert most == 1
     assert runner.calls == 2 and not runner.redialing  # given up, dialled again for the newer drop, linked
+
+
+async def test_a_lower_seat_that_refuses_a_restored_seats_hello_does_not_keep_it_from_coming_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As above, but the cheater is seat 0, the lower seat that the restored seat 1 dials: it answers the rejoin
+    with a refusal instead of staying silent. A refusal ended the restored peer's whole formation (a resume is
+    no rematch: refusals were fatal), ``p2php resume`` failed, and the honest seat 2 named seat 1 ``unreachable``."""
+    from p2php.net.mesh import HandshakeError
+    from p2php.session import runner
+    from p2php.session.handshake import LocalSecrets
+
+    real_checker = runner._hello_checker
+
+    def checker(cfg: Any, options: Any, known: Any) -> Any:
+        check = real_checker(cfg, options, known)
+        if cfg.seat != 0 or known is None:
+            return check
+
+        def refuse_seat_1(seat: int, hello: dict[str, Any]) -> None:
+            if seat == 1:
+                raise HandshakeError("go away", seat)
+            check(seat, hello)
+
+        return refuse_seat_1
+
+    monkeypatch.setattr(runner, "_hello_checker", checker)
+
+    def cfg(seat: int, secrets: Any) -> PeerConfig:
+        return PeerConfig("toy", {}, 3, seat, f"p{seat}", timeout=3.0, resume_timeout=6.0, connect_timeout=2.0,
+                          secrets=secrets, resume_path=tmp_path / f"seat{seat}.resume", linger=1.0)
+
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    results: dict[int, Any] = {}
+    crash = trio.CancelScope()
+
+    def observe(ls: Any, _lines: Any) -> None:
+        if ls.tick >= 3 and ls.awaiting_me() and not crash.cancel_called:
+            crash.cancel()
+
+    async def play(seat: int) -> None:
+        results[seat] = await run_peer(cfg(seat, seeded_secrets(9, seat)), addresses, listeners[seat],
+                                       bot_decider(RandomBot(seat)))
+
+    async def comes_back() -> None:
+        with crash:
+            await run_peer(cfg(1, seeded_secrets(9, 1)), addresses, listeners[1], bot_decider(RandomBot(1)), observe)
+        await listeners[1].aclose()
+        await trio.sleep(0.5)
+        header, ls = restore(tmp_path / "seat1.resume")
+        again = await listen("127.0.0.1", addresses[1][1])
+        try:
+            results[1] = await run_peer(cfg(1, LocalSecrets(master=header["master"])), addresses, again,
+                                        bot_decider(RandomBot(11)), restored=ls)
+        except Exception as err:  # noqa: BLE001 (the restart failing is what this test is about)
+            results[1] = err
+        await again.aclose()
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, 0)
+            nursery.start_soon(comes_back)
+            nursery.start_soon(play, 2)
+    assert crash.cancel_called
+    assert not isinstance(results[1], Exception), str(results[1])[:200]  # (before: MeshError, seat 0 rejected)
+    for seat in (1, 2):
+        verdict = results[seat].lockstep.verdict
+        assert verdict is not None and verdict.culprit in (None, 0), (seat, verdict)

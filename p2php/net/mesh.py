@@ -1123,7 +1123,7 @@ async def open_mesh(
     if higher and listener is None:
         raise ValueError(f"seat {seat} must accept seats {higher} but was given no listener")
     form = _Formation(seat, others, hello, check_hello, handshake_timeout, max_frame, sign, connect, features)
-    form.retry_refusals = retry_refusals
+    form.retry_refusals = retry_refusals or partial  # (a restored peer: one seat's refusal leaves only it missing)
     formed = False
     try:
         if others:
