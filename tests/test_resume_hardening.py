@@ -512,3 +512,19 @@ async def test_a_lower_seat_that_refuses_a_restored_seats_hello_does_not_keep_it
     for seat in (1, 2):
         verdict = results[seat].lockstep.verdict
         assert verdict is not None and verdict.culprit in (None, 0), (seat, verdict)
+
+
+async def test_the_logs_rename_into_place_is_made_durable_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log is fsynced before any message goes out, but it reaches its name by a rename: until its directory
+    is fsynced, a power cut may leave the older log of a seat resumed before under that name (or none), and a seat
+    resumed from it answers again what it already sent. The directory is fsynced after the rename."""
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    await _play_with_logs(tmp_path)
+    assert "file" in synced and "dir" in synced, synced[:5]
