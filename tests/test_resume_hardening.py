@@ -528,3 +528,47 @@ async def test_the_logs_rename_into_place_is_made_durable_too(tmp_path: Path, mo
     monkeypatch.setattr(os, "fsync", fsync)
     await _play_with_logs(tmp_path)
     assert "file" in synced and "dir" in synced, synced[:5]
+
+
+@pytest.mark.parametrize("slow", [2, 5])
+async def test_a_slow_fsync_of_ours_never_names_a_seat_whose_message_came_meanwhile(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slow: int) -> None:
+    """Seat 0's disk takes 2.5 s for one fsync (timeout 1 s). The fsync runs in a worker thread, so seat 0's clock
+    ran on while its loop read nothing: seat 1's message for the same point came in time and waited unread, and
+    seat 0 named seat 1 ``silent`` at once after the fsync (slow=5: "no action message in time"). A loop blocked by
+    a synchronous write never counted that time (RunningClock); the worker's wait must not either."""
+    import time
+
+    real_flush = resume.ResumeLog.flush
+    real_create = resume.ResumeLog.create.__func__  # type: ignore[attr-defined]
+    seats: dict[int, int] = {}
+    count = [0]
+
+    def create(cls: Any, cfg: Any, ls: Any, addresses: Any) -> Any:
+        log = real_create(cls, cfg, ls, addresses)
+        seats[id(log)] = cfg.seat
+        return log
+
+    def flush(self: Any, durable: bool = False) -> None:
+        real_flush(self, durable)
+        if durable and seats.get(id(self)) == 0:
+            count[0] += 1
+            if count[0] == slow:
+                time.sleep(2.5)  # (in the worker thread, as a slow disk's fsync)
+
+    monkeypatch.setattr(resume.ResumeLog, "create", classmethod(create))
+    monkeypatch.setattr(resume.ResumeLog, "flush", flush)
+    listeners = [await listen("127.0.0.1", 0) for _ in range(2)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(2)}
+    results: dict[int, Any] = {}
+
+    async def one(seat: int) -> None:
+        cfg = PeerConfig("toy", {}, 2, seat, f"p{seat}", timeout=1.0, secrets=seeded_secrets(4, seat),
+                         resume_path=tmp_path / f"seat{seat}.resume", linger=1.0)
+        results[seat] = await run_peer(cfg, addresses, listeners[seat], bot_decider(RandomBot(seat)))
+
+    async with trio.open_nursery() as nursery:
+        for seat in range(2):
+            nursery.start_soon(one, seat)
+    verdict = results[0].lockstep.verdict
+    assert verdict is not None and verdict.culprit != 1, verdict

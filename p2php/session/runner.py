@@ -738,7 +738,11 @@ class _Runner:
             # Write ahead: a message reaches the log, and the disk, before the network, so a peer that
             # dies in between (or whose machine does) comes back knowing what it sent (and relays it on sync).
             if out:  # (an fsync takes milliseconds: in a worker thread, the loop runs on meanwhile)
+                began = self.clock.now()
                 await trio.to_thread.run_sync(partial(self.log.flush, durable=True))
+                # But we read nothing meanwhile: that wait is ours, as a stalled loop's is (RunningClock), so no
+                # deadline of another seat runs on it (its message may be waiting for us, in time, unread).
+                self.clock.stalled += max(0.0, self.clock.now() - began)
             else:
                 self.log.flush()
         for msg in out:
