@@ -594,3 +594,17 @@ def test_a_lobby_hosts_table_of_thousands_of_seats_is_refused_at_once() -> None:
     with pytest.raises(LobbyError, match="cannot play"):
         session.receive({"lobby": "table", "v": PROTOCOL_VERSION, "game": "uno", "options": {}, "players": 2900,
                          "host": "h", "seats": seats})
+
+
+def test_a_long_clashing_name_keeps_its_seat_wherever_it_is_cut() -> None:
+    """Two hellos with the same name of NAME characters: Table.name added " (seat N)" past NAME, and the terminal's
+    clean() (cut at NAME) took it off again: both seats read "AAAA…(+9 chars)", the clash shown as one name."""
+    from p2php.session.handshake import Table
+    from p2php.terminal import clean
+    from p2php.text import NAME
+
+    for name in ("A" * NAME, "B" * (NAME - 5), "é" * (NAME + 30)):
+        table = Table("toy", {}, ({"name": name}, {"name": name}))
+        shown = [clean(table.name(s)) for s in range(2)]
+        assert shown[0] != shown[1], shown
+        assert all(text.endswith(f"(seat {s})") for s, text in enumerate(shown)), shown

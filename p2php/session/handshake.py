@@ -145,7 +145,9 @@ class Table:
         shown = self._shown(seat)
         key = _name_key(shown)
         if any(other != seat and _name_key(self._shown(other)) == key for other in range(self.players)):
-            return f"{shown} (seat {seat})"
+            suffix = f" (seat {seat})"
+            room = NAME - len(suffix)  # the seat must survive every later cut at NAME (the terminal's clean())
+            return (shown if len(shown) <= room else shown[: room - 1] + "…") + suffix
         return shown
 
     def _shown(self, seat: int) -> str:
