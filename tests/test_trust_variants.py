@@ -987,3 +987,20 @@ def test_owner_instances_allows_exactly_max_copies() -> None:
     assert sorted(ids) == [12, 13, 14]
     with pytest.raises(ValueError):
         owner_instances([4, 4, 4, 4], 3, DetRng(b"x"))
+
+
+def test_forged_relays_are_forgiven_up_to_the_bound_and_the_next_names_the_link() -> None:
+    """§3.5: an honest peer relays only messages whose signatures it checked; ``MAX_BAD_RELAYS`` frames that are
+    no signed message of the table are dropped (a few could be anything), the next names the seat that sent them."""
+    from p2php.session.records import MAX_BAD_RELAYS, FaultCode
+
+    peers = make_peers("toy", 3, {}, seed=46)
+    forged = {"from": 2, "seq": 0, "prev": peers[0].session_id, "at": [0, 0], "state": bytes(32), "seen": [],
+              "kind": "shuffle", "body": {"cards": []}, "sig": bytes(64)}
+    for _ in range(MAX_BAD_RELAYS):
+        peers[0].relayed_by(1, forged)
+    assert peers[0].fault is None
+    peers[0].relayed_by(2, forged)  # another link's count is its own
+    assert peers[0].fault is None
+    peers[0].relayed_by(1, forged)
+    assert peers[0].fault is not None and peers[0].fault.culprit == 1 and peers[0].fault.code == FaultCode.BAD_MESSAGE
