@@ -33,39 +33,38 @@ def _hide_the_minister(peer: Lockstep, liar: list[int]) -> None:
     peer._send = cheating_send  # type: ignore[method-assign]
 
 
-@pytest.mark.crypto("fast")
-@pytest.mark.parametrize("seed", [1, 2])  # the Minister is seat 2 and seat 1: not the last seat
-def test_a_minister_hiding_its_card_is_named_by_the_fast_audit_never_the_last_seat(seed: int) -> None:
-    """Every answer passed its check, so the decision's failure names nobody at once; the fast deck's audit opens
-    every card and checks the answers again: the Minister's ``not_minister`` was a lie (``hidden_lie``)."""
-    peers = make_peers("hpsha", PLAYERS, {"crypto": "fast"}, seed=seed)
+def _a_hidden_minister(crypto: str, seed: int) -> tuple[int, list[Lockstep]]:
+    """A 4-seat HP Sha game whose Minister (not the last seat, for these seeds) hides its card: its seat, and the
+    honest peers once they finished."""
+    peers = make_peers("hpsha", PLAYERS, {"crypto": crypto}, seed=seed)
     liar: list[int] = []
     for p in peers:
         _hide_the_minister(p, liar)
     run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)})
     assert liar and liar[0] != PLAYERS - 1
-    for p in peers:
-        if p.seat == liar[0]:
-            continue
-        assert p.finished and p.verdict is not None
-        assert p.verdict.culprit == liar[0] and p.verdict.code == "hidden_lie", (p.seat, p.verdict)
+    honest = [p for p in peers if p.seat != liar[0]]
+    assert all(p.finished for p in honest)
+    return liar[0], honest
+
+
+@pytest.mark.crypto("fast")
+@pytest.mark.parametrize("seed", [1, 2])  # the Minister is seat 2 and seat 1: not the last seat
+def test_a_minister_hiding_its_card_is_named_by_the_fast_audit_never_the_last_seat(seed: int) -> None:
+    """Every answer passed its check, so the decision's failure names nobody at once; the fast deck's audit opens
+    every card and checks the answers again: the Minister's ``not_minister`` was a lie (``hidden_lie``)."""
+    liar, honest = _a_hidden_minister("fast", seed)
+    for p in honest:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "hidden_lie"), (p.seat, v)
 
 
 @pytest.mark.crypto("verified")
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_minister_hiding_its_card_in_a_verified_deck_never_gets_an_honest_seat_named(seed: int) -> None:
     """A verified deck's audit opens no unplayed card, so the lie stays unproven: nobody is named (§10.3)."""
-    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=seed)
-    liar: list[int] = []
-    for p in peers:
-        _hide_the_minister(p, liar)
-    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)})
-    assert liar and liar[0] != PLAYERS - 1
-    for p in peers:
-        if p.seat == liar[0]:
-            continue
-        assert p.finished and p.verdict is not None and not p.verdict.clean
-        assert p.verdict.culprit in (None, liar[0]), (p.seat, p.verdict)
+    liar, honest = _a_hidden_minister("verified", seed)
+    for p in honest:
+        assert p.verdict is not None and not p.verdict.clean and p.verdict.culprit in (None, liar), (p.seat, p.verdict)
 
 
 @pytest.mark.crypto("fast")

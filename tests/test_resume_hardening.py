@@ -293,22 +293,10 @@ async def test_own_messages_reach_the_disk_before_the_network(tmp_path: Path, mo
                 assert last >= 0 and mine[last] == "disk", (seat, i, mine[max(0, i - 5): i + 1])
 
 
-async def test_a_seat_that_never_dials_a_restored_seat_again_does_not_keep_it_from_coming_back(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seat 1's process dies and comes back; seat 2 (a cheater: the higher seat of the pair dials) never dials it
-    again. The restored peer's mesh waited for a link to every seat: it never formed, and seat 0 named the honest
-    seat 1 ``unreachable``. Now it forms with seat 0 alone, seat 2's link down from the start, and nobody names
-    an honest seat."""
-    from p2php.session import runner
+async def _seat_1_crashes_and_comes_back(tmp_path: Path) -> dict[int, Any]:
+    """A 3-seat toy table over loopback whose seat 1 crashes at its turn (tick 3) and comes back from its resume
+    log: each seat's result (seat 1's second run's, or the exception that ended it)."""
     from p2php.session.handshake import LocalSecrets
-
-    real_redial = runner._Runner._redial
-
-    async def cheater_never_redials(self: Any, seat: int) -> None:
-        if self.ls.seat != 2:
-            await real_redial(self, seat)
-
-    monkeypatch.setattr(runner._Runner, "_redial", cheater_never_redials)
 
     def cfg(seat: int, secrets: Any) -> PeerConfig:
         return PeerConfig("toy", {}, 3, seat, f"p{seat}", timeout=3.0, resume_timeout=6.0, connect_timeout=2.0,
@@ -334,8 +322,11 @@ async def test_a_seat_that_never_dials_a_restored_seat_again_does_not_keep_it_fr
         await trio.sleep(0.5)
         header, ls = restore(tmp_path / "seat1.resume")
         again = await listen("127.0.0.1", addresses[1][1])
-        results[1] = await run_peer(cfg(1, LocalSecrets(master=header["master"])), addresses, again,
-                                    bot_decider(RandomBot(11)), restored=ls)
+        try:
+            results[1] = await run_peer(cfg(1, LocalSecrets(master=header["master"])), addresses, again,
+                                        bot_decider(RandomBot(11)), restored=ls)
+        except Exception as err:  # noqa: BLE001 (a restart that fails is what a test may be about)
+            results[1] = err
         await again.aclose()
 
     with trio.fail_after(60):
@@ -344,6 +335,25 @@ async def test_a_seat_that_never_dials_a_restored_seat_again_does_not_keep_it_fr
             nursery.start_soon(comes_back)
             nursery.start_soon(play, 2)
     assert crash.cancel_called
+    return results
+
+
+async def test_a_seat_that_never_dials_a_restored_seat_again_does_not_keep_it_from_coming_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 1's process dies and comes back; seat 2 (a cheater: the higher seat of the pair dials) never dials it
+    again. The restored peer's mesh waited for a link to every seat: it never formed, and seat 0 named the honest
+    seat 1 ``unreachable``. Now it forms with seat 0 alone, seat 2's link down from the start, and nobody names
+    an honest seat."""
+    from p2php.session import runner
+
+    real_redial = runner._Runner._redial
+
+    async def cheater_never_redials(self: Any, seat: int) -> None:
+        if self.ls.seat != 2:
+            await real_redial(self, seat)
+
+    monkeypatch.setattr(runner._Runner, "_redial", cheater_never_redials)
+    results = await _seat_1_crashes_and_comes_back(tmp_path)
     for seat in (0, 1):
         verdict = results[seat].lockstep.verdict
         assert verdict is not None and verdict.culprit in (None, 2), (seat, verdict)
@@ -453,7 +463,6 @@ async def test_a_lower_seat_that_refuses_a_restored_seats_hello_does_not_keep_it
     no rematch: refusals were fatal), ``p2php resume`` failed, and the honest seat 2 named seat 1 ``unreachable``."""
     from p2php.net.mesh import HandshakeError
     from p2php.session import runner
-    from p2php.session.handshake import LocalSecrets
 
     real_checker = runner._hello_checker
 
@@ -470,44 +479,7 @@ async def test_a_lower_seat_that_refuses_a_restored_seats_hello_does_not_keep_it
         return refuse_seat_1
 
     monkeypatch.setattr(runner, "_hello_checker", checker)
-
-    def cfg(seat: int, secrets: Any) -> PeerConfig:
-        return PeerConfig("toy", {}, 3, seat, f"p{seat}", timeout=3.0, resume_timeout=6.0, connect_timeout=2.0,
-                          secrets=secrets, resume_path=tmp_path / f"seat{seat}.resume", linger=1.0)
-
-    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
-    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
-    results: dict[int, Any] = {}
-    crash = trio.CancelScope()
-
-    def observe(ls: Any, _lines: Any) -> None:
-        if ls.tick >= 3 and ls.awaiting_me() and not crash.cancel_called:
-            crash.cancel()
-
-    async def play(seat: int) -> None:
-        results[seat] = await run_peer(cfg(seat, seeded_secrets(9, seat)), addresses, listeners[seat],
-                                       bot_decider(RandomBot(seat)))
-
-    async def comes_back() -> None:
-        with crash:
-            await run_peer(cfg(1, seeded_secrets(9, 1)), addresses, listeners[1], bot_decider(RandomBot(1)), observe)
-        await listeners[1].aclose()
-        await trio.sleep(0.5)
-        header, ls = restore(tmp_path / "seat1.resume")
-        again = await listen("127.0.0.1", addresses[1][1])
-        try:
-            results[1] = await run_peer(cfg(1, LocalSecrets(master=header["master"])), addresses, again,
-                                        bot_decider(RandomBot(11)), restored=ls)
-        except Exception as err:  # noqa: BLE001 (the restart failing is what this test is about)
-            results[1] = err
-        await again.aclose()
-
-    with trio.fail_after(60):
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(play, 0)
-            nursery.start_soon(comes_back)
-            nursery.start_soon(play, 2)
-    assert crash.cancel_called
+    results = await _seat_1_crashes_and_comes_back(tmp_path)
     assert not isinstance(results[1], Exception), str(results[1])[:200]  # (before: MeshError, seat 0 rejected)
     for seat in (1, 2):
         verdict = results[seat].lockstep.verdict
