@@ -80,12 +80,11 @@ def test_options() -> None:
     opts = GAME.parse_options({})
     assert opts == {
         "deck": "base", "rounds": 0, "scoring": "positive", "stacking": "off", "target": 500,
-        "voldemort_faces": "1,5,0", "reverse2": "reverse", "max_turns": 50_000,
+        "voldemort_faces": "1,5,0", "reverse2": "reverse",
     }
     assert GAME.parse_options({"target": "300", "deck": "all"})["target"] == 300
     for bad in ({"deck": "mega"}, {"stacking": "maybe"}, {"colour": "red"}, {"target": "x"},
-                {"voldemort_faces": "1,2"}, {"target": 0}, {"rounds": -1}, {"reverse2": "twice"},
-                {"max_turns": 0}):
+                {"voldemort_faces": "1,2"}, {"target": 0}, {"rounds": -1}, {"reverse2": "twice"}):
         with pytest.raises(OptionError):
             GAME.new_state(2, bad)
     with pytest.raises(OptionError):

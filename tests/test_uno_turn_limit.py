@@ -8,12 +8,11 @@ joint reshuffles), cycling through 15 states.
 
 from __future__ import annotations
 
-import pytest
-
-from p2php.engine.contract import GameOver, OptionError
+from p2php.engine.contract import GameOver
 from p2php.engine.local import LocalTable
 from p2php.engine.registry import get_game
 from p2php.games.uno.cards import DRAW_TWO, SKIP, WILD_DRAW_FOUR
+from p2php.games.uno.state import MAX_TURNS
 
 HONEST = 1
 
@@ -36,9 +35,11 @@ def _cheater(st, seat, legal, prompt, kn):
     return legal[0]
 
 
-def _play(options, decisions):
+def _play(max_turns, decisions):
     game = get_game("uno")
-    table = LocalTable(game.new_state(3, game.parse_options(options)), seed=0)
+    state = game.new_state(3, game.parse_options({}))
+    state.max_turns = max_turns  # (a constant, MAX_TURNS; lowered so that the test is short)
+    table = LocalTable(state, seed=0)
     honest = game.make_bot("random", f"0/{HONEST}")
     for d in range(decisions):
         step = table.run_chance()
@@ -55,19 +56,18 @@ def _play(options, decisions):
 
 
 def test_a_coalition_cannot_keep_the_game_going_past_the_turn_limit() -> None:
-    limited = {"max_turns": "400"} if "max_turns" in get_game("uno").options else {}
-    used, over, state = _play(limited, 5000)
+    used, over, state = _play(400, 5000)
     assert over is not None, f"not over after {used} decisions: hands {[len(h) for h in state.hands]}"
     assert state.turns == 400
     assert "turn limit" in over.summary
     assert state.last_round is not None and state.last_round["blocked"]
 
 
-def test_the_turn_limit_is_on_by_default_and_at_least_one() -> None:
+def test_the_turn_limit_is_a_constant_not_an_option() -> None:
+    """Not an option: an option enters every table's hello, and so every session id (and every seeded game)."""
     game = get_game("uno")
-    assert int(game.parse_options({})["max_turns"]) > 0
-    with pytest.raises(OptionError):
-        game.new_state(2, {"max_turns": "0"})
+    assert "max_turns" not in game.options
+    assert game.new_state(2, game.parse_options({})).max_turns == MAX_TURNS > 0
 
 
 def test_an_honest_game_is_not_cut_short() -> None:

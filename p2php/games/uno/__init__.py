@@ -4,7 +4,7 @@ Options: ``deck`` = base (108) | hat (+4 Sorting Hat) | voldemort (+4 Voldemort)
 magic (+Howler, Invisibility, Moody, Resurrection Stone) | all (120);
 ``stacking`` = off | on; ``scoring`` = positive | negative; ``target`` (500);
 ``voldemort_faces`` = "1,5,0" | "1,2,3"; ``rounds`` (0: play to the target;
-N > 0: exactly N rounds, best total wins); ``max_turns`` (50 000, rule 23).  2–10 players.
+N > 0: exactly N rounds, best total wins).  2–10 players.
 
 Actions (plain dicts):
 
@@ -153,7 +153,7 @@ Decisions where the rulebook is silent or ambiguous (besides those of uno-data.m
     (ties share the win).  With ``rounds=N`` the game ends after N rounds whatever the
     scores (target ignored); highest (positive) / lowest (negative) total wins, ties
     share.
-23. Guard, not a rule: ``max_turns`` (default 50 000) turns in all end the game.  The
+23. Guard, not a rule: 50 000 turns in all (``state.MAX_TURNS``) end the game.  The
     round in play is scored as a blocked one (rule 21) and the game ends whatever the
     scores.  UNO itself has no end that play cannot put off: seats that always answer
     the next player with a Draw Two / Skip / Wild Draw Four, with the draw pile down
@@ -172,7 +172,7 @@ from p2php.engine.contract import Bot, CardId, Game, OptionError, OptionSpec
 from p2php.engine.registry import register
 from p2php.games.uno.bots import EagerRandomBot, HeuristicBot
 from p2php.games.uno.cards import DECKS, deck
-from p2php.games.uno.state import MAX_TURNS, UnoState
+from p2php.games.uno.state import UnoState
 
 __all__ = ["EagerRandomBot", "HeuristicBot", "UnoGame", "UnoState", "GAME"]
 
@@ -192,8 +192,6 @@ class UnoGame(Game):
         "rounds": OptionSpec(0, None, "0: play to the target; N: stop after N rounds"),
         "reverse2": OptionSpec("reverse", ("reverse", "skip"),
                                "two players: a Reverse only turns the direction (the rulebook), or acts as Skip"),
-        "max_turns": OptionSpec(MAX_TURNS, None, "turn limit: the round in play is scored as blocked and the game "
-                                                 "ends after this many turns"),
     }
     # "eager": random, but draws only when it must (RLCard's UNO rules) — for benchmarks.
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic", "eager")
@@ -204,8 +202,6 @@ class UnoGame(Game):
             raise OptionError("option target: must be at least 1")
         if int(opts["rounds"]) < 0:
             raise OptionError("option rounds: must be 0 or more")
-        if int(opts["max_turns"]) < 1:
-            raise OptionError("option max_turns: must be at least 1")
         return opts
 
     def new_state(self, players: int, options: Mapping[str, object]) -> UnoState:

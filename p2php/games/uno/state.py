@@ -46,7 +46,8 @@ from p2php.games.uno.matching import KEYS, PLAY_TYPES, dumpable_table
 from p2php.games.uno.round import Match
 
 MAX_TURNS = 50_000
-"""Default of the option ``max_turns``: turns in all before the game ends (rule 23 of the package notes)."""
+"""Turns in all before the game ends (a guard, rule 23 of the package notes). A constant, not an option: an
+option would enter every table's hello, and so every session id."""
 
 
 @cache
@@ -67,7 +68,7 @@ class UnoState(GameState):
         self.negative = options["scoring"] == "negative"
         self.target = int(options["target"])
         self.rounds_limit = int(options["rounds"])
-        self.max_turns = int(options.get("max_turns", MAX_TURNS))
+        self.max_turns = MAX_TURNS
         self.turns = 0  # turns begun in the whole game (the guard of rule 23)
         self.voldemort_values = tuple(int(x) for x in str(options["voldemort_faces"]).split(","))
         self.dumpable: tuple[bool, ...] = dumpable_table(d, self.voldemort_values)
