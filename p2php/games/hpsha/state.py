@@ -94,6 +94,13 @@ _LISTENING_OF: tuple[dict[str, tuple[str, ...]], ...] = tuple(
 point, never iterated, so the set's order does not matter."""
 
 
+def _as_dealt(flags: dict[str, Any], turn_no: int) -> bool:
+    """Are a seat's character skills as dealt (no 唐克斯's 易容 borrow, no 费尔奇's 禁闭 this turn: its
+    ``skills_off`` keeps the turn number, only that turn's is in force)? Then, without creatures, :meth:`skills`
+    is the character's own tuple and :meth:`hooked` and :meth:`listening` may use its tables directly."""
+    return "borrowed" not in flags and flags.get("skills_off") != turn_no
+
+
 class HpshaState(TaskGame):
     """One game of Harry Potter Sha in progress (public information only)."""
 
@@ -225,11 +232,7 @@ class HpshaState(TaskGame):
         if c < 0:
             return ()
         if not self.creatures:
-            f = self.flags[seat]
-            if "borrowed" not in f and f.get("skills_off") != self.turn_no:  # the common case, as _own_skills
-                # decides it (禁闭's skills_off keeps its turn number: only that turn's is in force)
-                return _SKILLS_OF[c]
-            return self._own_skills(seat)
+            return _SKILLS_OF[c] if _as_dealt(self.flags[seat], self.turn_no) else self._own_skills(seat)
         own = self._own_skills(seat)
         if self.char[seat] >= 0:
             extra: tuple[Skill, ...] = (_creatures.SALAMANDER,) if self.cr.get("lit") else ()
@@ -257,10 +260,8 @@ class HpshaState(TaskGame):
         character's skills unchanged only those that implement it, else all of them (the same answers:
         a skill without the hook gives the default)."""
         c = self.char[seat]
-        if c >= 0 and not self.creatures:  # skills()'s common case, tested here without the call
-            f = self.flags[seat]
-            if "borrowed" not in f and f.get("skills_off") != self.turn_no:
-                return _HOOKED[hook][c]
+        if c >= 0 and not self.creatures and _as_dealt(self.flags[seat], self.turn_no):  # skills()'s common case
+            return _HOOKED[hook][c]
         own = self.skills(seat)
         if c >= 0 and own is _SKILLS_OF[c]:
             return _HOOKED[hook][c]
@@ -315,8 +316,7 @@ class HpshaState(TaskGame):
         for s in seats:
             if not can[s]:
                 continue
-            f = flags[s]
-            if "borrowed" not in f and f.get("skills_off") != turn_no:  # skills()'s common case: its table
+            if _as_dealt(flags[s], turn_no):  # skills()'s common case: its table
                 for key in _LISTENING_OF[char[s]].get(point, ()):  # (char[s] >= 0: all_skills(s) listens)
                     out.append((s, key))
             else:
