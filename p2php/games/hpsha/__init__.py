@@ -55,7 +55,8 @@ Setup and turns
     face up) down to the hand limit = current HP (never below 0).
  7. The deck is reshuffled from the discard pile as soon as it is empty after a
     draw/reveal (or before one).  Deck and pile both empty: draw what there is.
- 8. Guards, not rules: ``max_turns`` (default 1000) ends the game with no winner;
+ 8. Guards, not rules: ``max_turns`` (default 1000, at most 10 000: the host's
+    options bind every seat) ends the game with no winner;
     a play phase allows at most 200 actions (a lone 复制成双 could cycle a
     one-card deck forever).
  9. Extra phases (纳威's 遗忘 is the rulebook's one source): a skill grants one with
@@ -440,6 +441,12 @@ from p2php.games.hpsha.state import HpshaState
 __all__ = ["GAME", "HpshaGame", "HpshaState"]
 
 
+MAX_TURNS_LIMIT = 10_000
+"""The highest turn limit a table may set.  The host's ``max_turns`` binds every seat; unbounded, a host and
+one ally could keep the others at a table that never ends (a game here lasts tens of turns; 1 000 is the
+default)."""
+
+
 class HpshaGame(Game):
     """Harry Potter Sha for 4–10 players (hidden identities)."""
 
@@ -448,15 +455,16 @@ class HpshaGame(Game):
     max_players: ClassVar[int] = 10
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "roles": OptionSpec("standard", ("standard", "alt"), "role-table row: standard | alt (4, 6, 8 players)"),
-        "max_turns": OptionSpec(1000, None, "turn limit: the game ends with no winner after this many turns"),
+        "max_turns": OptionSpec(1000, None, f"turn limit, 1 to {MAX_TURNS_LIMIT}: the game ends with no winner after "
+                                            "this many turns"),
         "creatures": OptionSpec(0, None, f"magical creatures in play, 0 (off) to {len(PLAYED)} ({', '.join(PLAYED)})"),
     }
     bot_kinds: ClassVar[tuple[str, ...]] = ("random", "heuristic")
 
     def _opts(self, options: Mapping[str, object]) -> dict[str, str | int | bool]:
         opts = self.parse_options(dict(options))
-        if int(opts["max_turns"]) < 1:
-            raise OptionError("option max_turns: must be at least 1")
+        if not 1 <= int(opts["max_turns"]) <= MAX_TURNS_LIMIT:
+            raise OptionError(f"option max_turns: 1 to {MAX_TURNS_LIMIT}")
         if not 0 <= int(opts["creatures"]) <= len(PLAYED):
             raise OptionError(f"option creatures: 0 to {len(PLAYED)} (the creatures played: {', '.join(PLAYED)})")
         return opts

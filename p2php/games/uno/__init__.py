@@ -157,7 +157,9 @@ Decisions where the rulebook is silent or ambiguous (besides those of uno-data.m
     round in play is scored as a blocked one (rule 21) and the game ends whatever the
     scores.  UNO itself has no end that play cannot put off: seats that always answer
     the next player with a Draw Two / Skip / Wild Draw Four, with the draw pile down
-    to one card, make the victim draw a card for every card it plays, for ever.
+    to one card, make the victim draw a card for every card it plays, for ever.  The
+    host's ``target`` (at most 100 000) and ``rounds`` (at most 1 000) are bounded
+    too: the host's options bind every seat.
 24. No jump-in and no playing several cards at once except Voldemort's dump.  The
     engine needs no joint randomness: all chance comes from shuffles.
 """
@@ -177,6 +179,14 @@ from p2php.games.uno.state import UnoState
 __all__ = ["EagerRandomBot", "HeuristicBot", "UnoGame", "UnoState", "GAME"]
 
 
+TARGET_LIMIT = 100_000
+"""The highest ``target`` a table may set: a host's option binds every seat, and a made-up target of 10**18
+would only hand the game to the turn guard (``state.MAX_TURNS``); 200 times the rulebook's 500 is room enough."""
+
+ROUNDS_LIMIT = 1_000
+"""The most ``rounds`` a table may ask for, for the same reason."""
+
+
 class UnoGame(Game):
     """UNO Harry Potter edition."""
 
@@ -187,9 +197,9 @@ class UnoGame(Game):
         "deck": OptionSpec("base", DECKS, "base (108) | hat | voldemort | magic (112 each) | all (120)"),
         "stacking": OptionSpec("off", ("off", "on"), "a Draw Two may answer a Draw Two"),
         "scoring": OptionSpec("positive", ("positive", "negative"), "who scores at the end of a round"),
-        "target": OptionSpec(500, None, "score that ends the game"),
+        "target": OptionSpec(500, None, f"score that ends the game, 1 to {TARGET_LIMIT}"),
         "voldemort_faces": OptionSpec("1,5,0", ("1,5,0", "1,2,3"), "numbers Voldemort discards"),
-        "rounds": OptionSpec(0, None, "0: play to the target; N: stop after N rounds"),
+        "rounds": OptionSpec(0, None, f"0: play to the target; N (up to {ROUNDS_LIMIT}): stop after N rounds"),
         "reverse2": OptionSpec("reverse", ("reverse", "skip"),
                                "two players: a Reverse only turns the direction (the rulebook), or acts as Skip"),
     }
@@ -198,10 +208,10 @@ class UnoGame(Game):
 
     def _opts(self, options: Mapping[str, object]) -> dict[str, str | int | bool]:
         opts = self.parse_options(dict(options))
-        if int(opts["target"]) < 1:
-            raise OptionError("option target: must be at least 1")
-        if int(opts["rounds"]) < 0:
-            raise OptionError("option rounds: must be 0 or more")
+        if not 1 <= int(opts["target"]) <= TARGET_LIMIT:
+            raise OptionError(f"option target: 1 to {TARGET_LIMIT}")
+        if not 0 <= int(opts["rounds"]) <= ROUNDS_LIMIT:
+            raise OptionError(f"option rounds: 0 to {ROUNDS_LIMIT}")
         return opts
 
     def new_state(self, players: int, options: Mapping[str, object]) -> UnoState:
