@@ -203,3 +203,29 @@ def test_an_own_deck_uses_random_copy_numbers_so_an_opened_copy_tells_no_count()
         copies_seen |= {i - first[card_of(i).number] for i in ids}
     assert any(ids != lowest for ids in lists), "every read gave copies 0..count-1: an opened copy tells the count"
     assert max(copies_seen) >= 24, copies_seen  # a Lesson's 60 ids are all in use, not only its first 12 or so
+
+
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+async def test_a_rematch_deals_an_own_deck_with_fresh_copy_numbers(crypto: str) -> None:
+    """The copy numbers were drawn once, when the deck file was read, and every rematch at the table dealt the
+    same ones: each game's opened copies added to what an opponent knew of the list. A rematch draws them afresh
+    (``Game.private_decks_again``): the same cards, other ids, a clean game and audit."""
+    from p2php.games.tcg.ids import card_of
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+
+    lists = {s: GAME.read_private_deck(random_deck_text(s + 3), s, {})[0] for s in (0, 1)}
+    options: dict[str, Any] = {"crypto": crypto}
+    for s in (0, 1):
+        options.update(GAME.read_private_deck(random_deck_text(s + 3), s, {})[1])
+    bots = [bot_decider(RandomBot(f"rematch/{s}")) for s in (0, 1)]
+    first = await run_local_table("tcg", 2, bots, options, seed="own", private_decks=lists)
+    again = await run_local_table("tcg", 2, bots, options, seed="own/again", private_decks=lists,
+                                  rematch_of=[r.lockstep for r in first])
+    for results in (first, again):
+        assert all(r.lockstep.verdict is not None and r.lockstep.verdict.clean for r in results)
+    for s in (0, 1):
+        before, after = first[s].lockstep.private_decks[f"deck{s}"], again[s].lockstep.private_decks[f"deck{s}"]
+        assert before == lists[s][f"deck{s}"]
+        assert sorted(card_of(i).number for i in after) == sorted(card_of(i).number for i in before)
+        assert after != before, "the rematch dealt the same copy numbers"

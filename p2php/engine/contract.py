@@ -395,6 +395,16 @@ class Game(ABC):
         """
         return frozenset()
 
+    def private_decks_again(self, decks: Mapping[str, list[CardId]], options: Mapping[str, object],
+                            seat: Seat) -> dict[str, list[CardId]]:
+        """``seat``'s own secret lists for a rematch, from the ended game's (default: the same lists).
+
+        A game whose secret list carries more than the cards themselves draws that part afresh here: a trading-card
+        deck's copy numbers, drawn at random so that an opened "copy 11" says nothing of how many copies the deck
+        holds, would otherwise be the same in every game at the table, and each rematch would tell an opponent more.
+        """
+        return {purpose: list(cards) for purpose, cards in decks.items()}
+
     def private_decks(self, options: Mapping[str, object], seat: Seat) -> dict[str, list[CardId]]:
         """The secret deck lists ``seat`` brings when its player names none, by purpose (``{}``: none).
 

@@ -83,7 +83,7 @@ class ResumeLog:
             "timeout": cfg.timeout,
             "resume_timeout": cfg.resume_timeout,
             "bot": cfg.bot,
-            "private_decks": cfg.private_decks,
+            "private_decks": ls.private_decks,  # a rematch's own (its copy numbers drawn afresh), not cfg's
             "addresses": [list(addresses[s]) for s in range(ls.players)],
         }
         if cfg.online is not None:

@@ -256,7 +256,9 @@ async def run_peer(
     else:
         table = Table(game.name, options, tuple(hello if s == cfg.seat else mesh.hello_of(s)
                                                 for s in range(cfg.players)))
-        ls = Lockstep(game, table, cfg.seat, cfg.secrets, cfg.private_decks)
+        decks = cfg.private_decks if cfg.rematch is None else game.private_decks_again(cfg.private_decks, options,
+                                                                                       cfg.seat)
+        ls = Lockstep(game, table, cfg.seat, cfg.secrets, decks)
     runner = _Runner(cfg, ls, mesh, addresses, hello, _hello_checker(cfg, options, ls.table.hellos),
                      decide, observe, start)
     await runner.run(listener, rejoining=restored is not None)

@@ -23,7 +23,17 @@ from p2php.games.tcg.bots import HeuristicBot
 from p2php.games.tcg.cards import card_by_name, card_by_number
 from p2php.games.tcg.decklist import STARTER_DECKS, DeckError, DeckList, parse_deck, starter_deck, validate
 from p2php.games.tcg.effects import unimplemented
-from p2php.games.tcg.ids import BLOCK, PLAYERS, card_of, counts_of, first_version, instance_ids, own_deck_ids, seat_of
+from p2php.games.tcg.ids import (
+    BLOCK,
+    PLAYERS,
+    card_of,
+    counts_of,
+    first_version,
+    instance_ids,
+    own_deck_ids,
+    redrawn_copies,
+    seat_of,
+)
 from p2php.games.tcg.state import TcgState
 from p2php.games.tcg.triggers import TRIGGERS
 from p2php.games.tcg.turn import Match
@@ -144,6 +154,15 @@ class TcgGame(Game):
             raise OptionError(problem)
         return ({f"deck{seat}": own_deck_ids(seat, deck)},
                 {f"deck{seat}": OWN, f"character{seat}": deck.character.name, "format": wanted})
+
+    def private_decks_again(self, decks: Mapping[str, list[CardId]], options: Mapping[str, object],
+                            seat: Seat) -> dict[str, list[CardId]]:
+        """A rematch deals a seat's own deck with fresh copy numbers (§7.8): the ended game opened some of them."""
+        again = {purpose: list(cards) for purpose, cards in decks.items()}
+        purpose = f"deck{seat}"
+        if purpose in again and str(options.get(purpose)) == OWN and not options.get(f"decklist{seat}"):
+            again[purpose] = redrawn_copies(seat, again[purpose])
+        return again
 
     def seat_options(self, seat: Seat) -> frozenset[str]:
         """A seat's deck and starting Character: what a joiner who brings its own deck sets in the lobby."""

@@ -20,7 +20,7 @@ from p2php.games.tcg.cards import BASE_SET, Card, CardType, card_by_number
 from p2php.games.tcg.decklist import DeckList
 
 __all__ = ["BLOCK", "COPIES", "LESSON_COPIES", "PLAYERS", "card_of", "counts_of", "first_version", "instance_ids",
-           "own_deck_ids", "seat_of"]
+           "own_deck_ids", "redrawn_copies", "seat_of"]
 
 COPIES = 4
 LESSON_COPIES = 60
@@ -78,6 +78,16 @@ def own_deck_ids(seat: int, deck: DeckList, rng: random.Random | None = None) ->
     counts: Counter[int] = Counter()
     for card, count in deck.entries:
         counts[first_version(card.number)] += count
+    return _drawn_copies(seat, counts, rng)
+
+
+def redrawn_copies(seat: int, cards: Sequence[int], rng: random.Random | None = None) -> list[int]:
+    """The same cards as the instance ids ``cards`` of ``seat``'s own deck, with their copy numbers drawn afresh
+    (a rematch: the ended game opened some, and the same numbers again would add to what they told)."""
+    return _drawn_copies(seat, Counter(card_of(c).number for c in cards), rng)
+
+
+def _drawn_copies(seat: int, counts: Counter[int], rng: random.Random | None) -> list[int]:
     draw = rng if rng is not None else random.SystemRandom()
     first = _layout()[0]
     out: list[int] = []
