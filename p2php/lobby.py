@@ -45,7 +45,7 @@ from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.invite import InviteError, parse_locator
 from p2php.net.ratelimit import TokenBucket
 from p2php.net.transport import Listener, Stream
-from p2php.text import NAME, quote, safe, seats_named
+from p2php.text import NAME, lookalike_key, quote, safe, seats_named
 
 LOBBY_FRAME = 64 * 1024
 """Largest lobby frame body (bytes)."""
@@ -238,9 +238,11 @@ class Table:
         if not free:
             taken = ", ".join(s.name for s in self.seated())
             raise Refusal(RefusalCode.FULL, f"the table is full ({self.players}/{self.players}: {taken})")
-        if any(s.name.casefold() == name.casefold() for s in self.seated()):
+        alike = next((s.name for s in self.seated() if lookalike_key(s.name) == lookalike_key(name)), None)
+        if alike is not None:  # "Аnn" with a Cyrillic "А" would read as Ann's seat on every screen
+            taken = "is already taken" if alike.casefold() == name.casefold() else f"looks like {quote(alike, 40)}"
             raise Refusal(RefusalCode.NAME,
-                          f"the name {name!r} is already taken at this table; pick another with --name")
+                          f"the name {quote(name, 40)} {taken} at this table; pick another with --name")
         seat = self.seats[free[0]]
         seat.name, seat.kind, seat.ip, seat.port, seat.conn = name, kind, ip, port, conn
         seat.ready = ready or kind == BOT

@@ -30,7 +30,7 @@ import reprlib
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["LINE", "NAME", "is_control", "quote", "safe", "seats_named"]
+__all__ = ["LINE", "NAME", "is_control", "lookalike_key", "quote", "safe", "seats_named"]
 
 NAME = 48
 """Characters of a remote name shown where names are listed: lobby names are at most 24, and a name the
@@ -157,3 +157,28 @@ def seats_named(text: str, seats: Iterable[int]) -> list[int]:
     """The seats a message names as ``seat N`` (a whole number: "seat 1" is not "seat 10"), in order."""
     named = {int(n) for n in re.findall(r"\bseat (\d+)\b", text)}
     return [s for s in seats if s in named]
+
+
+_LOOKALIKE = str.maketrans({
+    # Cyrillic and Greek letters drawn like Latin ones (after casefold, so capitals are covered as well: "В"
+    # becomes "в", drawn like "B"), and Latin letters and digits people mistake for each other.
+    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "н": "h", "і": "l", "ї": "l", "ј": "j", "к": "k",
+    "м": "m", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "ԁ": "d", "ԛ": "q",
+    "ԝ": "w", "ӏ": "l", "ѡ": "w", "ү": "y", "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "l", "κ": "k",
+    "μ": "m", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ζ": "z", "ϲ": "c", "ϳ": "j",
+    "ı": "l", "i": "l", "1": "l", "|": "l", "0": "o", "ɡ": "g", "ɑ": "a",
+})
+
+
+def lookalike_key(name: str) -> str:
+    """What two names are told apart by, for people: ``Ann`` and ``аnn`` (a Cyrillic ``а``), ``Hermi0ne`` and
+    ``hermione``, ``Ｒon`` (a full-width letter) and ``Ron``, ``Dráco`` and ``Draco`` have one key.
+
+    Compatibility forms folded (NFKD), accents dropped, case folded, then the letters and digits that are drawn
+    alike mapped to one (``rn`` read as ``m``, ``vv`` as ``w``).  Meant for "may these two be taken for one
+    another?", where saying yes too often costs only a seat number shown beside a name; not a full Unicode
+    confusables skeleton (UTS #39), which would need its data tables.
+    """
+    folded = unicodedata.normalize("NFKD", name)
+    folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold().translate(_LOOKALIKE)
+    return folded.replace("rn", "m").replace("vv", "w")

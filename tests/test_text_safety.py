@@ -608,3 +608,26 @@ def test_a_long_clashing_name_keeps_its_seat_wherever_it_is_cut() -> None:
         shown = [clean(table.name(s)) for s in range(2)]
         assert shown[0] != shown[1], shown
         assert all(text.endswith(f"(seat {s})") for s, text in enumerate(shown)), shown
+
+
+def test_a_name_drawn_like_another_is_shown_with_its_seat_and_refused_in_the_lobby() -> None:
+    """A hello named "Аnn" with a Cyrillic "А" (or "Hermi0ne", a full-width "Ｒon", an accented "Dráco") passed the
+    clash check, which compared case only: its moves read as the real Ann's on every screen. Now every seat shows
+    both with their seats, and a lobby refuses the second name; a name that only looks different stays plain."""
+    from p2php import PROTOCOL_VERSION
+    from p2php.engine.registry import get_game
+    from p2php.lobby import HOST, Refusal
+    from p2php.lobby import Table as LobbyTable
+    from p2php.session.handshake import Table
+
+    for real, fake in (("Ann", "\u0410nn"), ("Hermione", "Hermi0ne"), ("Ron", "\uff32on"), ("Draco", "Dra\u0301co"),
+                       ("Bill", "BIll"), ("Moody", "rnoody")):
+        table = Table("toy", {}, ({"name": real}, {"name": fake}, {"name": "Luna"}))
+        assert [table.name(s) for s in range(3)] == [f"{real} (seat 0)", f"{fake} (seat 1)", "Luna"]
+        lobby = LobbyTable(get_game("uno"), {}, 3, real)
+        lobby.seat_local(real, HOST, 7000, ready=True)
+        with pytest.raises(Refusal, match="looks like|already taken"):
+            lobby.join(1, {"lobby": "join", "v": PROTOCOL_VERSION, "name": fake, "port": 7001}, "10.0.0.2",
+                       "10.0.0.2")
+    table = Table("toy", {}, ({"name": "Ann"}, {"name": "Anne"}))
+    assert [table.name(s) for s in range(2)] == ["Ann", "Anne"]

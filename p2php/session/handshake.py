@@ -21,7 +21,7 @@ from p2php.canonical import digest, encode
 from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity, usable_box_key
 from p2php.errors import P2phpError, RefusalCode
-from p2php.text import NAME, quote, safe
+from p2php.text import NAME, lookalike_key, quote, safe
 
 CHAIN_LENGTH = 1024
 """Randomness draws one hash chain holds (one per Randomness step); a longer game renews the chain (§8)."""
@@ -158,9 +158,10 @@ _SEAT_SUFFIX = re.compile(r"(?:\s*\(seat \d+\))+\s*$")
 
 
 def _name_key(shown: str) -> str:
-    """What two names are compared by: case, outer spaces and a made-up ``(seat N)`` of their own aside (a seat
-    calling itself "ann (seat 0)" reads as seat 0's ann, so it clashes with "ann" too)."""
-    return _SEAT_SUFFIX.sub("", shown).strip().casefold()
+    """What two names are compared by: case, outer spaces, letters drawn alike (:func:`~p2php.text.lookalike_key`:
+    "Ann" and "Аnn" with a Cyrillic "А") and a made-up ``(seat N)`` of their own aside (a seat calling itself
+    "ann (seat 0)" reads as seat 0's ann, so it clashes with "ann" too)."""
+    return lookalike_key(_SEAT_SUFFIX.sub("", shown).strip())
 
 
 def check_hello(
