@@ -14,6 +14,7 @@ plain-data tasks; asking a seat), ``moves`` (draw, reshuffle, reveal, show, take
 ``gear`` (the points equipment attaches to) and ``equipment`` (each wand and armour
 card as an effect), ``words`` / ``words_en`` / ``words_zh`` (the log's events in
 English and Chinese, outside the hashed state),
+``remask`` (a hand mixed into fresh slots before a random pick),
 ``triggers`` (timing points, skills, hooks), ``characters`` (the
 first five characters), ``chars_students`` (the other students), ``chars_staff`` (the Hogwarts
 staff), ``chars_adults`` (the Dark Mark and
@@ -100,7 +101,16 @@ Cards
 19. 除你武器 / 钻心剜骨 / 统统石化 have no range limit (literal, §15.25).  Hand cards
     are taken "at random" by joint Randomness; the user chooses the zone (no
     question when there is one option).  A hidden card taken into a hand is shown
-    privately to its new holder only.
+    privately to its new holder only.  Before any random hand pick (these, 仁爱, 诘难,
+    the creatures' ♣), a hand holding a card whose face a seat other than its holder
+    may know — opened in it (勇气, 预言, 明置, 亲和, 阴谋, 贪吃, an equipment card
+    obtained), obtained from another hand, seen by 禁闭 or a deck peek — is mixed
+    face down into fresh slots (``remask``: a Reshuffle per deck family, then a Deal
+    to its holder), so nobody learns which card went, and an opened card is hidden
+    again as 展示 says (§8.15; a 明置 card too, our choice).  Only groups of two or
+    more cards with such a face are mixed; the opened cards join the largest of
+    them; 禁闭's sealed cards mix only among themselves and stay sealed; 解危's card
+    and 预言's card under judgement keep their slots.
 20. 灵魂出窍: B must be within A's attack range; if B is no longer in range when A
     is asked, A simply cannot attack.  A's 爆破咒 does not count toward any limit.
     A refusing → the user takes A's random hand card or an equipped card.
@@ -417,7 +427,8 @@ C15. 马人 (our choice throughout; "executor: none" — it makes no difference 
     is keeps it, and it takes a seat right after that character, before its next living player: a place
     counted by every distance across that gap, both ways (HpshaState.raw_distance).  明置: its holder, once
     per turn in its own play phase, may place a hand card face up — shown to everyone, it stays in the hand
-    — to look at the top 3 deck cards alone and put them back in any order.  It returns when its holder dies.
+    (face down again when a random pick mixes that hand, decision 19) — to look at the top 3 deck cards alone
+    and put them back in any order.  It returns when its holder dies.
 C16. 火龙 (our choice throughout): the 12th pack card is read as the 龙蛋 dragon egg, and the dragon card itself
     stands for it, kept by the character whose turn it is (no deck card is set aside).  Before every turn
     (with its TURN_START; a flipped-away turn has none) the character whose turn it is turns over the deck

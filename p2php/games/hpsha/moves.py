@@ -38,6 +38,7 @@ from p2php.rng import DetRng
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
 
+from p2php.games.hpsha.remask import RemaskHandTask, remask_groups
 from p2php.games.hpsha.tasks import AskChoice, Task, as_int
 
 # ----------------------------------------------------------------------------- deck
@@ -216,10 +217,15 @@ class RandomHandCardTask(Task):
     owner: int
     purpose: str = "random hand card"
     result: int = -1
+    mixed: bool = False  # the hand was re-masked first if it had to be (remask.py)
 
     def run(self, st: HpshaState) -> Outcome:
         if not st.hands[self.owner]:
             return Done(-1)
+        if not self.mixed:
+            self.mixed = True
+            if remask_groups(st, self.owner):  # a face someone else knows: the pick must not tell which card
+                return Push(RemaskHandTask(self.owner))
         return Randomness(self.purpose)
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:

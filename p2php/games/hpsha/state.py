@@ -10,6 +10,7 @@ idempotent, cheap read.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import hashlib
 from collections.abc import Iterable, Mapping
@@ -26,6 +27,7 @@ from p2php.engine.contract import (
     GameOver,
     Knowledge,
     Randomness,
+    Reshuffle,
     Reveal,
     Seat,
     Show,
@@ -127,6 +129,11 @@ class HpshaState(TaskGame):
         self.set_aside: list[int] = []
         self.pub: dict[int, int] = {}
         self.hands: list[list[int]] = [[] for _ in range(players)]
+        # who may know a hidden face besides its holder (remask.py): slot -> seats that saw it (a Show's viewer,
+        # a hand it left); opened faces are in pub.  And [first slot, family] of every deck and hand re-mask,
+        # by first slot: a family is a deck and its reshuffles (one joint key), named by its first slot.
+        self.seen: dict[int, list[int]] = {}
+        self.blocks: list[list[int]] = []
         self.equip: list[dict[str, int]] = [{} for _ in range(players)]
         self.judge: list[list[list[Any]]] = [[] for _ in range(players)]  # [slot, kind] oldest first
         # seats
@@ -361,6 +368,21 @@ class HpshaState(TaskGame):
     def public(self) -> Knowledge:
         return self.public_view()
 
+    def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
+        """:meth:`TaskGame.advance`, noting each deck's family and who a Show let see a hidden face (remask.py)."""
+        step = self.stack.settle(self)
+        super().advance(faces, random)
+        t = type(step)
+        if t is Shuffle:
+            assert isinstance(step, Shuffle)
+            bisect.insort(self.blocks, [step.first_slot, step.first_slot])
+        elif t is Show:
+            assert isinstance(step, Show)
+            viewer, own = step.viewer, self.hands[step.viewer]
+            for s in step.slots:  # a card just obtained, shown to its new holder, is no news
+                if s not in self.pub and (viewer != step.owner or s not in own):
+                    self._saw(s, viewer)
+
     def characters_changed(self) -> None:
         self._listen = {}
         self._listeners = {}
@@ -460,6 +482,8 @@ class HpshaState(TaskGame):
         zone, seat = where
         if zone == "hand":
             self.hands[seat].remove(slot)
+            if slot not in self.pub:  # its face stays known to the hand it leaves
+                self._saw(slot, seat)
         elif zone == "judge":
             self.judge[seat] = [e for e in self.judge[seat] if e[0] != slot]
         elif zone == "discard":
@@ -474,6 +498,41 @@ class HpshaState(TaskGame):
     def to_discard(self, slot: int) -> None:
         self.take(slot)
         self.discard.append(slot)
+        self.seen.pop(slot, None)  # face up from now on (the pile is open)
+
+    def _saw(self, slot: int, seat: int) -> None:
+        """``seat`` may know the face of hidden ``slot`` (see ``seen``)."""
+        who = self.seen.get(slot)
+        if who is None:
+            self.seen[slot] = [seat]
+        elif seat not in who:
+            bisect.insort(who, seat)
+
+    def family(self, slot: int) -> int:
+        """The deck family (first slot of its first deck) ``slot`` belongs to (see ``blocks``)."""
+        i = bisect.bisect_right(self.blocks, [slot, 1 << 62]) - 1
+        return self.blocks[i][1] if i >= 0 else -1
+
+    def remasked(self, seat: int, step: Reshuffle) -> None:
+        """A re-mask of ``seat``'s hand cards ``step.slots`` is done (remask.py): the new slots take the old
+        ones' places in the hand (their order says nothing: the Reshuffle shuffled them), nobody knows their
+        faces yet, and 禁闭's seal moves with them."""
+        old, new = step.slots, list(step.new_slots)
+        hidden = [s for s in old if s not in self.pub]
+        family = self.family(hidden[0]) if hidden else step.first_slot  # face-up cards only: a new deck
+        bisect.insort(self.blocks, [step.first_slot, family])
+        hand, flags = self.hands[seat], self.flags[seat]
+        at = {s: i for i, s in enumerate(hand)}
+        for s, n in zip(sorted(old, key=at.__getitem__), new, strict=True):
+            hand[at[s]] = n
+        for s in old:
+            self.pub.pop(s, None)
+            self.seen.pop(s, None)
+            sealed = flags.pop(f"sealed:{s}", None)
+            if sealed == self.turn_no:  # a group of sealed cards only (remask_groups): each new one is sealed
+                for n in new:
+                    flags[f"sealed:{n}"] = sealed
+        self.say("remask", seat, len(old))
 
     def to_hand(self, seat: int, slot: int) -> None:
         self.take(slot)
@@ -698,6 +757,8 @@ class HpshaState(TaskGame):
             pending = ["reveal", list(p.slots)]
         elif isinstance(p, Show):
             pending = ["show", list(p.slots), p.owner, p.viewer]
+        elif isinstance(p, Reshuffle):
+            pending = ["reshuffle", list(p.slots), p.first_slot, p.purpose]
         elif isinstance(p, Randomness):
             pending = ["random", p.purpose]
         elif isinstance(p, GameOver):
@@ -713,7 +774,7 @@ class HpshaState(TaskGame):
             "turn_no": self.turn_no, "bombarda_used": self.bombarda_used,
             "plays_this_phase": self.plays_this_phase, "impeded": self.impeded,
             "skip": self.skip, "extra_phases": self.extra_phases, "event_no": self.event_no,
-            "event_digest": self.event_digest,
+            "event_digest": self.event_digest, "seen": self.seen, "blocks": self.blocks,
         }
         if self.creatures:  # absent when off: games without creatures hash as they always did
             snap["creatures"] = self.creatures
@@ -734,7 +795,7 @@ class HpshaState(TaskGame):
             value = snap[key]
             if key in _PLAIN_PARTS:
                 fast[key] = value
-            elif key in ("pub", "roles"):
+            elif key in ("pub", "roles", "seen"):
                 fast[key] = dict(sorted(value.items()))
             elif key in ("equip", "flags"):
                 fast[key] = [dict(sorted(d.items())) for d in value]
@@ -751,5 +812,6 @@ _PLAIN_PARTS = frozenset({
     "n", "alt_roles", "max_turns", "next_slot", "uid", "deck", "discard", "processing", "set_aside", "hands",
     "judge", "alive", "hp", "max_hp", "char", "face_down", "identity_slot", "minister", "current", "phase",
     "turn_no", "bombarda_used", "plays_this_phase", "impeded", "skip", "extra_phases", "event_no", "event_digest",
+    "blocks",
 })
 """Snapshot parts that are canonical as they stand (plain lists and scalars, no dicts, no tuples of dicts)."""

@@ -33,6 +33,7 @@ EN: dict[str, Callable[..., str]] = {
     "discards": lambda w, s, c: f"{w.who(s)} discards {w.cards(c)}",
     "discarded": lambda w, why, c: f"{w.frag(why)}: {w.cards(c)} discarded",
     "reshuffle": lambda w, n: f"the discard pile ({n} cards) is shuffled into a new deck",
+    "remask": lambda w, s, n: f"{w.who(s)}'s hand ({n} cards) is mixed face down before a random pick",
     "takes": lambda w, s, c: f"{w.who(s)} takes {w.cards(c)}",
     "obtains": lambda w, s, c: f"{w.who(s)} obtains {w.cards(c)}",
     "picks": lambda w, ch, c, o, src:

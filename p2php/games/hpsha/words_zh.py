@@ -39,6 +39,7 @@ ZH: dict[str, Callable[..., str]] = {
     "discards": lambda w, s, c: f"{w.who(s)}弃置{w.cards(c)}",
     "discarded": lambda w, why, c: f"{w.frag(why)}：{w.cards(c)}被弃置",
     "reshuffle": lambda w, n: f"弃牌堆（{n}张）洗成新的牌堆",
+    "remask": lambda w, s, n: f"{w.who(s)}的手牌（{n}张）在随机抽取前重新洗混",
     "takes": lambda w, s, c: f"{w.who(s)}获得{w.cards(c)}",
     "obtains": lambda w, s, c: f"{w.who(s)}获得{w.cards(c)}",
     "picks": lambda w, ch, c, o, src:

@@ -1,0 +1,151 @@
+"""A card taken "at random" from an HP Sha hand must not be recognised by its slot (protocol.md §10.4).
+
+Before a random pick from a hand holding a card whose face a seat other than the holder may know (opened in
+the hand, taken from another hand, seen in a look), the hand is re-masked: a Reshuffle into fresh slots per
+deck family, then one Deal of the new slots to the holder (``p2php/games/hpsha/remask.py``).  Through the
+real protocol, in both decks: after 摄神取念 takes one of Neville's two opened 勇气 cards, no seat but the taker
+and the old holder (who knows what it lost), and no spectator, knows the card the taker got; the audits are
+clean and every peer ends with the same state hash (``Scenario.finish``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from p2php.engine.contract import Reshuffle
+from p2php.games.hpsha.moves import DrawTask, ReshuffleTask
+from p2php.testing.hpsha import Scenario
+
+CRYPTO = ("fast", "verified")
+
+
+def courage_won(crypto: str, extra: int = 0, seed: int = 0) -> tuple[Scenario, list[int]]:
+    """Neville (seat 0) wins 勇气's 拼点 against Snape (seat 1): both cards (opened) are in his hand.  His
+    other cards are discarded (face up, a test edit) but ``extra`` hidden ones.  Returns the opened slots."""
+    sc = Scenario(["neville", "snape", "hagrid", "mcgonagall"],
+                  hands={0: [("stupefy", "♠", 13)], 1: [("crucio", "♣", 1), "legilimens"]},
+                  options={"crypto": crypto}, seed=seed, mode="protocol")
+    st = sc.state
+    st.hp[0] = 1
+    sc.decide()
+    mine, theirs = sc.slot(0, "stupefy"), sc.slot(1, "crucio")
+    sc.act(0, {"type": "invoke", "target": 1}, "skill:courage")
+    sc.table.act([(0, {"type": "duel", "slot": mine}), (1, {"type": "duel", "slot": theirs})])
+    sc.step()
+    hidden = [s for s in st.hands[0] if s not in (mine, theirs)]
+    for s in hidden[extra:]:
+        sc.open(s)
+        st.to_discard(s)
+    assert mine in sc.table.public and theirs in sc.table.public
+    return sc, [mine, theirs]
+
+
+def legilimens_on_neville(sc: Scenario) -> tuple[list[int], int]:
+    """Snape uses 摄神取念 on Neville, who has nothing but hand cards: returns the steps' kinds since the use and
+    the slot Snape took."""
+    st = sc.state
+    sc.pass_until(1, "play")
+    before = set(st.hands[1]) - {sc.slot(1, "legilimens")}
+    events = len(sc.table.peers[0].events)
+    sc.use(1, "legilimens", [0])
+    for _ in range(10):
+        d = sc.decide()
+        if d.prompt != "respond:counter":
+            break
+        sc.table.act([(s, {"type": "pass"}) for s in d.seats])
+    sc.step()
+    kinds = [type(e.step).__name__ for e in sc.table.peers[0].events[events:]]
+    (taken,) = [s for s in st.hands[1] if s not in before]
+    return kinds, taken
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_nobody_else_learns_which_opened_card_legilimens_took(crypto: str) -> None:
+    sc, opened = courage_won(crypto)
+    kinds, taken = legilimens_on_neville(sc)
+    st = sc.state
+    for seat in (2, 3):  # the bystanders know no card of Snape's hand ...
+        assert [s for s in st.hands[1] if sc.table.knowledge(seat).face(s) is not None] == []
+    assert taken not in sc.table.public  # ... nor does a spectator know the one he took
+    assert taken not in opened  # a new slot, not one whose face everyone knew
+    assert "Reshuffle" in kinds and "Deal" in kinds  # the hand was mixed before the Randomness
+    assert kinds.index("Deal") < kinds.index("Randomness")
+    assert sc.table.knowledge(1).face(taken) == sc.table.face_of(taken)  # the taker sees it (Show)
+    assert sc.table.knowledge(0).face(taken) == sc.table.face_of(taken)  # the old holder knows what it lost
+    assert not any(s in opened for h in st.hands for s in h)  # both old slots are spent
+    sc.finish()  # clean audits, equal state hashes
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_a_hand_nobody_else_knows_is_not_remasked(crypto: str) -> None:
+    sc = Scenario(["neville", "snape", "hagrid", "mcgonagall"], hands={1: ["legilimens"]},
+                  options={"crypto": crypto}, mode="protocol")
+    sc.state.hp[0] = 1
+    sc.pass_(0, "skill:courage")
+    from p2php.games.hpsha.remask import remask_groups
+
+    assert remask_groups(sc.state, 0) == []
+    kinds, _taken = legilimens_on_neville(sc)
+    assert "Reshuffle" not in kinds and "Shuffle" not in kinds  # no cost when nothing is known
+    sc.finish()
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_a_hand_of_two_deck_families_is_remasked_per_family(crypto: str) -> None:
+    """After the discard pile became a new deck (its own joint key), Neville holds cards of both decks: each
+    family is mixed by its own Reshuffle (the verified deck refuses a mix), the opened cards join one."""
+    sc, opened = courage_won(crypto, extra=2)
+    st = sc.state
+    first = [s for s in st.hands[0] if s not in opened]
+    assert len(first) == 2
+    st.seen[first[0]] = [2]  # test edit: seat 2 saw one of them (as 禁闭's look or a peek would)
+    pile = len(st.discard)
+    assert pile >= 2
+    st.push(ReshuffleTask())  # the discard pile (Neville's discarded cards) becomes a new deck ...
+    sc.step()
+    fresh = st.deck[-pile:]
+    st.deck[:] = fresh + [s for s in st.deck if s not in fresh]  # ... whose cards he draws next
+    st.push(DrawTask(0, 2))
+    sc.step()
+    second = st.hands[0][-2:]
+    from p2php.games.hpsha.remask import remask_groups
+
+    assert st.family(second[0]) == st.family(second[1]) != st.family(first[0]) == st.family(first[1])
+    assert remask_groups(st, 0) == [first + opened]  # the other family: nobody else knows a face there
+    st.seen[second[1]] = [1, 3]  # test edit: now seats 1 and 3 saw one of the new deck's (a peek, say)
+    groups = remask_groups(st, 0)
+    assert groups == [first + opened, second]  # equal sizes: the opened ones join the older family
+    kinds, taken = legilimens_on_neville(sc)
+    assert kinds.count("Reshuffle") == 2 and kinds.count("Deal") == 1
+    assert not set(first + second + opened) & {s for h in st.hands for s in h}
+    assert taken not in sc.table.public
+    for seat in (2, 3):
+        kn = sc.table.knowledge(seat)
+        assert [s for s in st.hands[0] + st.hands[1] if s not in sc.table.public and kn.face(s) is not None] == []
+    sc.finish()
+
+
+def test_only_exposed_groups_of_two_or_more_are_mixed() -> None:
+    """Engine mode: the plan alone (no crypto).  A lone exposed card of a family is left (a one-slot Reshuffle
+    would hide nothing); opened cards join the largest exposed group; 禁闭's sealed cards mix only together."""
+    from p2php.games.hpsha.remask import remask_groups
+
+    sc = Scenario(["neville", "snape", "hagrid", "mcgonagall"], mode="engine")
+    st = sc.state
+    hand = st.hands[0]
+    assert len(hand) >= 4 and len({st.family(s) for s in hand}) == 1
+    assert remask_groups(st, 0) == []
+    st.seen[hand[0]] = [0]  # only the holder: nothing to hide
+    assert remask_groups(st, 0) == []
+    st.seen[hand[0]] = [0, 3]
+    assert remask_groups(st, 0) == [hand]
+    st.flags[0][f"sealed:{hand[0]}"] = st.turn_no  # sealed alone: a group of one, nothing to mix
+    assert remask_groups(st, 0) == []
+    st.flags[0][f"sealed:{hand[1]}"] = st.turn_no
+    assert remask_groups(st, 0) == [hand[:2]]
+    step = Reshuffle(tuple(hand[:2]), st.alloc(2), "hand0")
+    old = list(hand)
+    st.remasked(0, step)
+    assert hand == [*step.new_slots, *old[2:]]
+    assert all(not st.can_use(0, s) for s in step.new_slots) and all(st.can_use(0, s) for s in old[2:])
+    assert st.family(step.first_slot) == st.family(old[0])  # the re-mask belongs to its inputs' family
