@@ -13,8 +13,9 @@ from __future__ import annotations
 import pytest
 
 from p2php.engine.contract import Reshuffle
-from p2php.games.hpsha.moves import DrawTask, ReshuffleTask
+from p2php.games.hpsha.moves import DrawTask, LookAtHandTask, PickCardTask, ReshuffleTask
 from p2php.testing.hpsha import Scenario
+from p2php.testing.secrecy import SecrecyWatch
 
 CRYPTO = ("fast", "verified")
 
@@ -73,6 +74,12 @@ def test_nobody_else_learns_which_opened_card_legilimens_took(crypto: str) -> No
     assert sc.table.knowledge(1).face(taken) == sc.table.face_of(taken)  # the taker sees it (Show)
     assert sc.table.knowledge(0).face(taken) == sc.table.face_of(taken)  # the old holder knows what it lost
     assert not any(s in opened for h in st.hands for s in h)  # both old slots are spent
+    edited = {s for s in sc.table.public if s in st.discard}  # the test's own openings (sc.open) aside,
+    for seat, ls in enumerate(sc.table.peers):  # no seat knows, or holds the keys of, a slot not granted to it
+        watch = SecrecyWatch()
+        watch.check(seat, ls)
+        wrong = [v for v in watch.violations if not any(f"slot {s}:" in v or f"slot {s} " in v for s in edited)]
+        assert watch.checks == 1 and not wrong, wrong[:3]
     sc.finish()  # clean audits, equal state hashes
 
 
@@ -91,14 +98,17 @@ def test_a_hand_nobody_else_knows_is_not_remasked(crypto: str) -> None:
 
 
 @pytest.mark.parametrize("crypto", CRYPTO)
-def test_a_hand_of_two_deck_families_is_remasked_per_family(crypto: str) -> None:
+@pytest.mark.parametrize("exposed", ["both", "new"])
+def test_a_hand_of_two_deck_families_is_remasked_per_family(crypto: str, exposed: str) -> None:
     """After the discard pile became a new deck (its own joint key), Neville holds cards of both decks: each
-    family is mixed by its own Reshuffle (the verified deck refuses a mix), the opened cards join one."""
+    family is mixed by its own Reshuffle (the verified deck refuses a mix), the opened cards join one (with
+    ``new``: the new deck's, though they came from the first deck)."""
     sc, opened = courage_won(crypto, extra=2)
     st = sc.state
     first = [s for s in st.hands[0] if s not in opened]
     assert len(first) == 2
-    st.seen[first[0]] = [2]  # test edit: seat 2 saw one of them (as 禁闭's look or a peek would)
+    if exposed == "both":
+        st.seen[first[0]] = [2]  # test edit: seat 2 saw one of them (as 禁闭's look or a peek would)
     pile = len(st.discard)
     assert pile >= 2
     st.push(ReshuffleTask())  # the discard pile (Neville's discarded cards) becomes a new deck ...
@@ -111,13 +121,17 @@ def test_a_hand_of_two_deck_families_is_remasked_per_family(crypto: str) -> None
     from p2php.games.hpsha.remask import remask_groups
 
     assert st.family(second[0]) == st.family(second[1]) != st.family(first[0]) == st.family(first[1])
-    assert remask_groups(st, 0) == [first + opened]  # the other family: nobody else knows a face there
+    if exposed == "both":
+        assert remask_groups(st, 0) == [first + opened]  # the new deck's: nobody else knows a face there
     st.seen[second[1]] = [1, 3]  # test edit: now seats 1 and 3 saw one of the new deck's (a peek, say)
     groups = remask_groups(st, 0)
-    assert groups == [first + opened, second]  # equal sizes: the opened ones join the older family
+    if exposed == "both":
+        assert groups == [first + opened, second]  # equal sizes: the opened ones join the older family
+    else:
+        assert groups == [second + opened]  # the first deck's two: nobody else knows them, they stay
     kinds, taken = legilimens_on_neville(sc)
-    assert kinds.count("Reshuffle") == 2 and kinds.count("Deal") == 1
-    assert not set(first + second + opened) & {s for h in st.hands for s in h}
+    assert kinds.count("Reshuffle") == len(groups) and kinds.count("Deal") == 1
+    assert not {s for g in groups for s in g} & {s for h in st.hands for s in h}
     assert taken not in sc.table.public
     for seat in (2, 3):
         kn = sc.table.knowledge(seat)
@@ -149,3 +163,29 @@ def test_only_exposed_groups_of_two_or_more_are_mixed() -> None:
     assert hand == [*step.new_slots, *old[2:]]
     assert all(not st.can_use(0, s) for s in step.new_slots) and all(st.can_use(0, s) for s in old[2:])
     assert st.family(step.first_slot) == st.family(old[0])  # the re-mask belongs to its inputs' family
+
+
+def test_who_may_know_a_hidden_face_is_tracked() -> None:
+    """Engine mode: a card taken from a hand is known to the hand it left; a look (禁闭's) at a hand makes every
+    card of it known to the viewer; the next random pick from such a hand mixes it first."""
+    from p2php.games.hpsha.remask import remask_groups
+
+    sc = Scenario(["neville", "snape", "hagrid", "mcgonagall"], mode="engine")
+    st = sc.state
+    sc.decide()
+    assert remask_groups(st, 1) == [] and remask_groups(st, 2) == []
+    st.push(PickCardTask(1, 2, ["hand"], "obtain", "legilimens"))  # Snape takes one of Hagrid's hidden cards
+    sc.decide()
+    (taken,) = [s for s in st.hands[1] if st.seen.get(s) == [2]]
+    assert remask_groups(st, 1) == [st.hands[1]]  # Hagrid knows it: Snape's hand is mixed before a pick
+    assert remask_groups(st, 2) == []
+    st.push(LookAtHandTask(3, 2))  # McGonagall looks at Hagrid's hand (as 禁闭's option 2 does)
+    sc.decide()
+    assert all(st.seen.get(s) == [3] for s in st.hands[2])
+    assert remask_groups(st, 2) == [st.hands[2]]
+    before = list(st.hands[2])
+    st.push(PickCardTask(1, 2, ["hand"], "discard", "expelliarmus"))
+    sc.decide()
+    assert not set(before) & set(st.hands[2]) and len(st.hands[2]) == len(before) - 1
+    assert remask_groups(st, 2) == [] and not any(s in st.seen for s in st.hands[2])
+    assert "hand (" in sc.log() and "is mixed face down before a random pick" in sc.log()
