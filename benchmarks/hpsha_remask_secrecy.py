@@ -1,7 +1,7 @@
 """Bot games of HP Sha through the real protocol (loopback TCP) with the knowledge check of
-``p2php.testing.secrecy.SecrecyWatch`` at every decision of every seat, counting the hand re-masks (rt4-hand).
+``p2php.testing.secrecy.SecrecyWatch`` at every decision of every seat, counting the hand re-masks (protocol.md §10.4).
 
-    .venv/bin/python tools/rt4/remask_secrecy_games.py fast|verified SEATS DECISIONS SEED
+    .venv/bin/python benchmarks/hpsha_remask_secrecy.py fast|verified SEATS DECISIONS SEED
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import trio
 
 from p2php.engine.contract import Action, Deal, Reshuffle
 from p2php.games.hpsha import GAME
-from p2php.session.lockstep import Lockstep
 from p2php.session.local_net import run_local_table
+from p2php.session.lockstep import Lockstep
 from p2php.session.runner import Decider, LeaveTable, bot_decider
 from p2php.testing.secrecy import SecrecyWatch
 
@@ -31,7 +31,7 @@ def main(crypto: str, seats: int, decisions: int, seed: int) -> None:
 
         return watch.wrap(seat, one)
 
-    deciders = [counted(s, bot_decider(GAME.make_bot("heuristic", f"rt4/{seed}/{s}"))) for s in range(seats)]
+    deciders = [counted(s, bot_decider(GAME.make_bot("heuristic", f"remask/{seed}/{s}"))) for s in range(seats)]
     options = {"crypto": crypto, "creatures": 11}
     results = trio.run(lambda: run_local_table(GAME.name, seats, deciders, options, seed=seed, timeout=120.0))
     verdicts = [r.lockstep.verdict for r in results]

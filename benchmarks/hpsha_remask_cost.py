@@ -1,4 +1,5 @@
-"""Cost of one hand re-mask (rt4-hand): messages and bytes through the real protocol, both decks, 4 and 10 seats.
+"""Cost of one HP Sha hand re-mask (protocol.md §10.4): messages and bytes through the real protocol, both decks,
+4 and 10 seats.
 
 At the first decision a RandomHandCardTask picks a card of the minister's hand (its 4 cards, one deck family),
 once with a fresh hand (the Randomness alone) and once after marking one card as seen by the next seat (a test
@@ -6,7 +7,7 @@ edit: the pick re-masks the hand first, one Reshuffle of the 4 slots + one Deal 
 every peer broadcasts until the next decision are counted, with the bytes of every frame on every link (msgpack
 of the wire form each recipient gets); the difference is the re-mask's cost.
 
-    .venv/bin/python tools/rt4/remask_cost.py
+    .venv/bin/python benchmarks/hpsha_remask_cost.py
 """
 
 from __future__ import annotations
