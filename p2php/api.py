@@ -424,7 +424,10 @@ class Peer:
             action = legal[action]
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise IllegalAction(f"an action is a dict with a string 'type', not {action!r:.80}")
-        if action not in legal:
+        same = _legal_twin(action, legal)
+        if same is not None:
+            action = same  # the engine's own value (``==`` also matches 3.0 or True to 3 or 1)
+        else:
             assert ls.seat is not None
             try:
                 ls.state.check(ls.seat, action, ls.knowledge())
@@ -576,6 +579,21 @@ class Peer:
         self._awaiting = False
         self._events_tx.close()
         self._done.set()
+
+
+def _legal_twin(action: Action, legal: list[Action]) -> Action | None:
+    """The legal action that is ``action`` value for value and type for type (its canonical encoding), or None.
+
+    Python's ``==`` takes ``{"slot": 3.0}`` and ``{"slot": True}`` for ``{"slot": 3}`` and ``{"slot": 1}``: such an
+    action passed as legal without the rules' check, and the runner's own check then raised, ending this peer.
+    """
+    if action not in legal:
+        return None
+    try:
+        wire = encode(action)
+    except Exception:  # a float, say: no canonical form, so not one of the legal actions
+        return None
+    return next((a for a in legal if encode(a) == wire), None)
 
 
 # ----------------------------------------------------------------------------- ways to sit down

@@ -388,3 +388,38 @@ async def test_the_host_removes_a_joiner_by_seat_and_the_table_fills_again() -> 
     assert outcome["removed"] == "squat"
     for who in ("host", "guest"):
         assert isinstance(outcome[who], api.Finished) and outcome[who].clean, outcome[who]
+
+
+
+@pytest.mark.parametrize(("game", "twisted"), [
+    ("uno", lambda a: {**a, "slot": float(a["slot"])} if a["type"] == "play" else None),  # a float for a slot
+    ("hogwarts", lambda a: {**a, "sheet": True} if a.get("sheet") == 1 else None),  # true for 1
+])
+async def test_a_legal_action_with_a_float_or_a_bool_for_its_number_is_refused_not_played(
+        game: str, twisted: Callable[[api.Action], api.Action | None]) -> None:
+    """``{"slot": 3.0}`` (a JSON client that keeps numbers as floats) and ``True`` for 1 equal a legal action under
+    Python's ``==``: they were sent on without the rules' check, which the runner then raised, ending this peer
+    (``Failed``: no verdict, no transcript; the others waited ``resume_timeout`` and ended ``unreachable``)."""
+    async with api.local_table(game, bots=2, options={"rounds": 1} if game == "uno" else {}, seed=3,
+                               timeout=5) as peer:
+        tried = False
+        async for event in peer.events():
+            if isinstance(event, api.YourTurn):
+                bad = next((b for b in map(twisted, event.legal) if b is not None), None)
+                if bad is not None and not tried:
+                    tried = True
+                    assert bad in event.legal  # (equal under ==)
+                    with pytest.raises(api.IllegalAction):
+                        await peer.submit(bad)
+                    assert peer.is_my_turn()  # the turn stays open
+                    await peer.submit(0)
+                    if game == "hogwarts":
+                        break
+                else:
+                    await peer.submit(0)
+        assert tried
+        if game == "hogwarts":  # a long game: one more step is enough to show the peer lives on
+            assert isinstance(await peer.next_event(), api.StepResolved)
+            return
+        result = await peer.wait()
+    assert isinstance(event, api.Finished) and event.clean and result.lockstep.verdict is not None
