@@ -311,6 +311,26 @@ async def test_idle_connections_without_the_key_hold_at_most_max_waiting_places(
         nursery.cancel_scope.cancel()
 
 
+async def test_a_websocket_command_holding_a_raw_line_separator_is_one_command() -> None:
+    """JavaScript's JSON.stringify leaves U+2028, U+2029 and U+0085 raw inside strings (a pasted chat line, a name):
+    the bridge split its messages at them (str.splitlines), so such a command got two "not JSON" errors and no reply
+    of its own."""
+    from p2php.bridge import ws
+
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(ws.serve, "127.0.0.1", 0)
+        client = await ws.connect("127.0.0.1", port)
+        assert json.loads(await client.receive_text() or "")["event"] == "ready"
+        await client.send_text('{"op": "settings", "id": "one\u2028two\u0085three"}\n{"op": "games", "id": 2}')
+        with trio.fail_after(10):
+            first = json.loads(await client.receive_text() or "")
+            second = json.loads(await client.receive_text() or "")
+        assert first["event"] == "ok" and first["id"] == "one\u2028two\u0085three"
+        assert second["event"] == "games" and second["id"] == 2
+        await client.aclose()
+        nursery.cancel_scope.cancel()
+
+
 def test_ws_bridge_command_announces_its_url_and_answers() -> None:
     proc = subprocess.Popen([*BRIDGE, "--ws", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)

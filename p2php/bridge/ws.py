@@ -249,7 +249,7 @@ async def connect(host: str, port: int, path: str = "/", origin: str | None = No
 
 async def _lines(ws: WebSocket) -> AsyncIterator[str]:
     while (text := await ws.receive_text()) is not None:
-        for line in text.splitlines():
+        for line in text.split("\n"):  # not splitlines(): JSON strings may hold U+2028, U+0085 ... raw
             yield line
 
 
