@@ -54,6 +54,7 @@ from p2php.engine.contract import Action, Deal, Decide, IllegalAction, Reveal, S
 from p2php.engine.contract import GameOver as EngineResult
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
+from p2php.net.framing import body_values
 from p2php.net.mesh import listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript as _transcript
@@ -97,6 +98,8 @@ __all__ = [
     "LinkChanged",
     "MAX_BOT_DELAY",
     "LobbyNews",
+    "MAX_ACTION_BYTES",
+    "MAX_ACTION_VALUES",
     "NotStarted",
     "NotYourTurn",
     "Peer",
@@ -127,6 +130,11 @@ __all__ = [
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds this peer waits for another before naming it (the others' setting bounds *our* thinking time)."""
+MAX_ACTION_VALUES = 4096
+MAX_ACTION_BYTES = 64 * 1024
+"""An action :meth:`Peer.submit` sends that is not one of the legal ones holds at most this many msgpack values and
+bytes: its message must fit a frame (65 536 values, 4 MiB) with its keys and envelope, when relayed too. The rules
+ignore keys they do not use, so an embedder's stray field could be any size."""
 
 
 # ----------------------------------------------------------------------------- errors
@@ -431,7 +439,10 @@ class Peer:
             assert ls.seat is not None
             try:
                 ls.state.check(ls.seat, action, ls.knowledge())
-                encode(action)
+                wire = encode(action)
+                if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
+                    raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} "
+                                        f"bytes: this one cannot be sent (a field the rules do not use?)")
             except IllegalAction:
                 raise
             except NotCanonical as err:

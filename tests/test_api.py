@@ -423,3 +423,22 @@ async def test_a_legal_action_with_a_float_or_a_bool_for_its_number_is_refused_n
             return
         result = await peer.wait()
     assert isinstance(event, api.Finished) and event.clean and result.lockstep.verdict is not None
+
+
+@pytest.mark.parametrize("stray", [[0] * 70_000, "y" * (5 << 20)])
+async def test_an_action_with_a_huge_field_the_rules_ignore_is_refused_not_sent(stray: object) -> None:
+    """The rules ignore keys they do not use, so a legal action plus a stray field passed the check; a field of 70 000
+    values (a 140 kB bridge line) or 5 MB made a message no frame holds, and the peer's own send raised, ending it
+    (``Failed``; the other seats waited ``resume_timeout`` and ended ``unreachable``)."""
+    async with api.local_table("toy", bots=2, seed=2, timeout=5) as peer:
+        tried = False
+        async for event in peer.events():
+            if isinstance(event, api.YourTurn):
+                if not tried:
+                    tried = True
+                    with pytest.raises(api.IllegalAction, match="at most"):
+                        await peer.submit({**event.legal[0], "x": stray})
+                    assert peer.is_my_turn()
+                await peer.submit(0)
+        result = await peer.wait()
+    assert tried and isinstance(event, api.Finished) and event.clean and result.lockstep.verdict is not None
