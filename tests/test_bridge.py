@@ -488,3 +488,42 @@ def test_an_event_with_remote_line_separators_stays_one_line_of_json() -> None:
     line = dumps({"event": "chat", "text": text})
     assert line.splitlines() == [line]
     assert json.loads(line)["text"] == text
+
+
+@pytest.mark.parametrize("again", [False, True])
+async def test_a_leave_read_with_the_command_that_starts_a_table_leaves_that_table(again: bool) -> None:
+    """One WebSocket message may hold several commands, read with no pause between them: a leave right behind a
+    demo (or a rematch) ran before the table's task had its peer, so it told nothing (or the last game's peer) to
+    leave and then waited for the new game to end, reading no command: the client's answers went unread and the
+    others named its seat ``silent``."""
+    out: list[dict[str, Any]] = []
+    replied = trio.Event()
+
+    def emit(event: dict[str, Any]) -> None:
+        out.append(event)
+        if event.get("op") == "leave" or event["event"] == "game_over" and not again:
+            replied.set()
+
+    demo = json.dumps({"op": "demo", "game": "toy", "bots": 2, "seed": 4, "timeout": 2})
+
+    async def lines() -> Any:
+        if again:  # a first game, played to its end (the bots answer for us: index 0 whenever asked)
+            yield demo
+            while not any(e["event"] == "game_over" for e in out):
+                await trio.sleep(0.01)
+                while sum(e["event"] == "your_turn" for e in out) > sum(e.get("op") == "act" for e in out):
+                    yield json.dumps({"op": "act", "index": 0})
+                    await trio.sleep(0.01)
+            del out[:]
+        yield json.dumps({"op": "rematch"}) if again else demo
+        yield '{"op": "leave", "id": "L"}'  # no checkpoint between the two: as a message's lines are read
+        with trio.fail_after(10):
+            await replied.wait()
+        yield '{"op": "quit"}'
+
+    with trio.fail_after(30):
+        await BridgeSession(emit).run(lines())
+    kinds = [e["event"] for e in out]
+    assert "game_over" not in kinds and "your_turn" not in kinds, out
+    assert out[-1] == {"event": "bye"} and out[-2] == {"event": "ok", "op": "leave", "id": "L"}
+    assert out[-3] == {"event": "failed", "message": "you left the table"}

@@ -315,6 +315,8 @@ class BridgeSession:
         self._emit = emit
         self.peer: api.Peer | None = None
         self._table_scope: trio.CancelScope | None = None
+        self._table_peer: api.Peer | None = None  # the running table's peer, once its task has one (self.peer may
+        # still be the last table's: a rematch is made from it)
         self._table_done: trio.Event | None = None
         self._game_over = False  # the running table already sent game_over (it may still be closing its links)
         self._lang: str | None = None  # settings: names in one language (None: as the game prints them)
@@ -399,14 +401,18 @@ class BridgeSession:
         done = trio.Event()
         self._table_done = done
         self._game_over = False
-        self._nursery.start_soon(self._table, cm, op, ident, done)
+        # Made here, not in the task: a leave read before the task runs (the next line of one WebSocket message)
+        # must stop this table, not the last one's peer, then wait for this one to end for good.
+        self._table_scope, self._table_peer = trio.CancelScope(), None
+        self._nursery.start_soon(self._table, cm, op, ident, done, self._table_scope)
         self.emit({"event": "ok", "op": op}, ident)
 
-    async def _table(self, cm: AbstractAsyncContextManager[api.Peer], op: str, ident: Any, done: trio.Event) -> None:
+    async def _table(self, cm: AbstractAsyncContextManager[api.Peer], op: str, ident: Any, done: trio.Event,
+                     scope: trio.CancelScope) -> None:
         try:
-            with trio.CancelScope() as self._table_scope:
+            with scope:
                 async with cm as peer:
-                    self.peer = peer
+                    self.peer = self._table_peer = peer
                     async for event in peer.events():
                         if isinstance(event, api.Started):
                             self._game = event.game
@@ -427,6 +433,8 @@ class BridgeSession:
         except Exception as err:  # the table failed to start: tell the client, keep the bridge
             self.error(str(err), op, ident)
         finally:
+            if scope.cancelled_caught:  # a leave before this task ran (its peer had not started)
+                self.emit({"event": "failed", "message": "you left the table"})
             done.set()
 
     def _transcript(self, cmd: Mapping[str, Any]) -> str | None:
@@ -501,8 +509,8 @@ class BridgeSession:
     async def _op_leave(self, cmd: Mapping[str, Any], ident: Any) -> None:
         if not self.playing:
             raise BadCommand("no table is running")
-        if self.peer is not None:
-            self.peer.leave()  # on our turn a signed leave ("game_over", code "left"), else the stream "failed"
+        if self._table_peer is not None:
+            self._table_peer.leave()  # on our turn a signed leave ("game_over", code "left"), else the stream "failed"
         elif self._table_scope is not None:
             self._table_scope.cancel()
         assert self._table_done is not None
