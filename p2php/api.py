@@ -37,6 +37,7 @@ the public log, and the cards dealt or shown to it.
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -438,7 +439,8 @@ class Peer:
         else:
             assert ls.seat is not None
             try:
-                ls.state.check(ls.seat, action, ls.knowledge())
+                action = copy.deepcopy(action)  # what is checked is what is sent: the runner reads it later, and the
+                ls.state.check(ls.seat, action, ls.knowledge())  # caller may reuse its dict once submit returned
                 wire = encode(action)
                 if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
                     raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} "

@@ -442,3 +442,18 @@ async def test_an_action_with_a_huge_field_the_rules_ignore_is_refused_not_sent(
                 await peer.submit(0)
         result = await peer.wait()
     assert tried and isinstance(event, api.Finished) and event.clean and result.lockstep.verdict is not None
+
+
+async def test_an_action_dict_the_caller_changes_after_submit_is_not_what_is_played() -> None:
+    """``submit`` hands the action to the runner, which plays it a few scheduling rounds later: an embedder that
+    cleared or reused its dict once ``submit`` returned had the runner play the changed dict, unchecked, and the
+    runner's own check then raised, ending the peer (``Failed``)."""
+    async with api.local_table("toy", bots=2, seed=7, timeout=5) as peer:
+        mine: dict[str, Any] = {}
+        async for event in peer.events():
+            if isinstance(event, api.YourTurn):
+                mine.update(event.legal[0], note="a field the rules ignore, so not one of the legal actions")
+                await peer.submit(mine)
+                mine.clear()
+        result = await peer.wait()
+    assert isinstance(event, api.Finished) and event.clean and result.lockstep.verdict is not None
