@@ -96,6 +96,22 @@ async def test_the_page_gets_each_games_help(nursery: trio.Nursery) -> None:
     assert (await _get(port, _req("/help/../server.json")))[0] == 404
 
 
+async def test_an_upgrade_without_websocket_headers_is_closed_not_logged(nursery: trio.Nursery,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """Any program on the machine, without the key: each such request logged a 22-line traceback as a failure of
+    ours (stderr without end, one request at a time)."""
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
+    bare = b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n"
+    for _ in range(3):
+        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        async with stream:
+            await stream.send_all(bare)
+            with trio.fail_after(5):
+                assert await stream.receive_some() == b""
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    assert (await _get(port, _req("/")))[0] == 200  # and the server serves on
+
+
 def test_static_names_stay_inside_the_package() -> None:
     assert static_file("/") is not None and static_file("/index.html?x=1") is not None
     assert static_file("/../__init__.py") is None and static_file("/server.py") is None

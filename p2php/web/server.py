@@ -27,6 +27,7 @@ from typing import Any
 
 import h11
 import trio
+from wsproto.utilities import RemoteProtocolError
 
 from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, new_key, run_session, waiting_room
 from p2php.net.admission import Admission, host_of
@@ -200,8 +201,8 @@ async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in
                     return
                 body, kind = found
                 await _respond(stream, conn, 200, body, kind, port, head=head)
-        except (h11.ProtocolError, OSError, trio.BrokenResourceError, trio.ClosedResourceError):
-            return
+        except (h11.ProtocolError, RemoteProtocolError, OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+            return  # (wsproto's: an upgrade without its WebSocket headers, from anyone: not a bug of ours to log)
 
 
 async def serve(host: str, port: int, *, key: str, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
