@@ -438,13 +438,18 @@ class Peer:
             action = same  # the engine's own value (``==`` also matches 3.0 or True to 3 or 1)
         else:
             assert ls.seat is not None
+            known = {key for a in legal if a.get("type") == action["type"] for key in a}
             try:
                 action = copy.deepcopy(action)  # what is checked is what is sent: the runner reads it later, and the
-                ls.state.check(ls.seat, action, ls.knowledge())  # caller may reuse its dict once submit returned
-                wire = encode(action)
+                wire = encode(action)  # caller may reuse its dict once submit returned
                 if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
                     raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} "
                                         f"bytes: this one cannot be sent (a field the rules do not use?)")
+                if known and (stray := [k for k in action if k not in known]):
+                    # The rules of some games ignore fields they do not read; sent, a stray field would be signed into
+                    # the public record of every seat and transcript (a sloppy client's own hand, say).
+                    raise IllegalAction(f"field {str(stray[0])[:40]!r} is in no legal {action['type'][:40]!r} action")
+                ls.state.check(ls.seat, action, ls.knowledge())
             except IllegalAction:
                 raise
             except NotCanonical as err:

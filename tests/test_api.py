@@ -450,10 +450,33 @@ async def test_an_action_dict_the_caller_changes_after_submit_is_not_what_is_pla
     runner's own check then raised, ending the peer (``Failed``)."""
     async with api.local_table("toy", bots=2, seed=7, timeout=5) as peer:
         mine: dict[str, Any] = {}
+        bids = 0
         async for event in peer.events():
             if isinstance(event, api.YourTurn):
-                mine.update(event.legal[0], note="a field the rules ignore, so not one of the legal actions")
-                await peer.submit(mine)
-                mine.clear()
+                if event.legal[0]["type"] == "bid":  # the toy's rules take true for 1: not one of the legal actions
+                    bids += 1
+                    mine.update(type="bid", n=True)
+                    await peer.submit(mine)
+                    mine.clear()
+                else:
+                    await peer.submit(0)
         result = await peer.wait()
-    assert isinstance(event, api.Finished) and event.clean and result.lockstep.verdict is not None
+    assert bids and isinstance(event, api.Finished) and event.clean and result.lockstep.verdict is not None
+
+
+async def test_a_field_no_legal_action_carries_is_refused_not_broadcast() -> None:
+    """The toy's rules (like HP Sha's and Hogwarts') ignore fields they do not read: a client that sent its pick with
+    context of its own (here its hand) had the field signed into the public record of every seat and transcript."""
+    async with api.local_table("toy", bots=2, seed=7, timeout=5) as peer:
+        tried = False
+        async for event in peer.events():
+            if isinstance(event, api.YourTurn):
+                if not tried:
+                    tried = True
+                    with pytest.raises(api.IllegalAction, match="my_hand"):
+                        await peer.submit({**event.legal[0], "my_hand": str(event.view)})
+                await peer.submit(0)
+            elif isinstance(event, api.StepResolved):
+                assert not any("my_hand" in action for _, action in event.actions)
+        result = await peer.wait()
+    assert tried and isinstance(event, api.Finished) and event.clean and result.lockstep.verdict is not None
