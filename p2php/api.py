@@ -68,6 +68,8 @@ from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
 from p2php.session.rematch import REMATCH_WAIT, Rematch, again_seed
 from p2php.session.runner import (
+    MAX_ACTION_BYTES,
+    MAX_ACTION_VALUES,
     MAX_BOT_DELAY,
     Decider,
     LeaveTable,
@@ -131,11 +133,6 @@ __all__ = [
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds this peer waits for another before naming it (the others' setting bounds *our* thinking time)."""
-MAX_ACTION_VALUES = 4096
-MAX_ACTION_BYTES = 64 * 1024
-"""An action :meth:`Peer.submit` sends that is not one of the legal ones holds at most this many msgpack values and
-bytes: its message must fit a frame (65 536 values, 4 MiB) with its keys and envelope, when relayed too. The rules
-ignore keys they do not use, so an embedder's stray field could be any size."""
 
 
 # ----------------------------------------------------------------------------- errors

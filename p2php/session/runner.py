@@ -27,10 +27,11 @@ from typing import Any
 
 import trio
 
-from p2php.canonical import encode
-from p2php.engine.contract import Action, Decide
+from p2php.canonical import NotCanonical, encode
+from p2php.engine.contract import Action, Decide, IllegalAction
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
+from p2php.net.framing import body_values
 from p2php.net.mesh import (
     COMPACT,
     DEFLATE,
@@ -272,6 +273,16 @@ async def run_peer(
                       runner.frames_sent, runner.left, dict(runner.mesh.frame_bytes))
 
 
+MAX_ACTION_VALUES = 4096
+MAX_ACTION_BYTES = 64 * 1024
+"""Our own action holds at most this many msgpack values and bytes: its message must fit a frame (65 536 values,
+4 MiB) with its keys and envelope, relayed too. A game's rules ignore keys they do not read, so a decider's stray
+field could be any size: signed and recorded before the frame refused it, it ended this peer with no verdict."""
+
+MAX_OWN_REFUSALS = 8
+"""Actions of our own decider refused for one decision before this peer leaves the table: a player (or a client
+embedding the peer) is asked again after a refusal; a decider that answers nothing else would ask for ever."""
+
 MAX_SYNC_BYTES = 32 * 1024 * 1024
 """Bytes of relays sent in answer to ``sync`` requests of one seat, all its connections together (a whole game is
 a few MB, and a seat that comes back holds most of it): a seat that linked again and again, each time saying it
@@ -391,6 +402,7 @@ class _Runner:
         self.redialing: set[int] = set()  # seats a redial of ours is dialling now
         self.watchers = Watchers(mesh, cfg.spectator_linger)
         self.deciding = False
+        self.own_refused: tuple[Any, int] = (None, 0)  # (decision point, our decider's actions refused there)
         self.left = False  # our player left the table (LeaveTable from the decider)
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
         self.clock = RunningClock()  # deadlines count only the time our own loop ran on time
@@ -544,6 +556,27 @@ class _Runner:
         first = self.deadlines.next_deadline(self._down())
         return 3600.0 if first is None else first - now
 
+    def _act(self, action: Action) -> None:
+        """Send our decider's ``action``; one the rules refuse, or too large to send, is logged and the decider asked
+        again (the main loop restarts it), and after :data:`MAX_OWN_REFUSALS` for one decision we leave the table.
+        Raised, the refusal ended this peer with no verdict and no transcript, and the others named us silent or
+        unreachable (an embedder's float for a slot number, say, or a field of 70 000 values)."""
+        ls = self.ls
+        try:
+            wire = encode(action)
+            if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
+                raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes")
+            ls.act(action)
+        except (IllegalAction, NotCanonical) as err:
+            point = (ls.tick, ls.phase)
+            refused = self.own_refused[1] + 1 if self.own_refused[0] == point else 1
+            self.own_refused = (point, refused)
+            log.warning("seat %s: our own action was refused (%s); %s", ls.seat, safe(str(err), 200),
+                        "leaving the table" if refused >= MAX_OWN_REFUSALS else "asking again")
+            if refused >= MAX_OWN_REFUSALS and not self.left:
+                self.left = True
+                ls.leave()
+
     def _expire(self) -> None:
         """Name the seats whose own deadline passed; a seat whose link is down is unreachable, not silent."""
         now = self.clock.now()
@@ -566,7 +599,7 @@ class _Runner:
         if isinstance(event, tuple) and event[0] == "act":
             self.deciding = False
             if ls.awaiting_me():
-                ls.act(event[1])
+                self._act(event[1])
         elif isinstance(event, tuple) and event[0] == "leave":
             if self.left or ls.finished:
                 return

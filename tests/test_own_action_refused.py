@@ -1,0 +1,50 @@
+"""Our own decider's action that the rules refuse, or that cannot be sent, is asked for again, never raised.
+
+The runner played a decider's action with ``Lockstep.act``, whose refusal ended the peer with no verdict and no
+transcript; the other seats then waited ``resume_timeout`` and named it unreachable. An embedder reached it through
+``Peer.submit`` with a float for a slot number, a field of 70 000 values the rules ignore, or a dict it changed after
+submitting (red-team rt4-embed). The API now checks those itself; the runner no longer trusts that it did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from p2php.bots import RandomBot
+from p2php.session.local_net import run_local_table
+from p2php.session.lockstep import Lockstep
+from p2php.session.runner import MAX_OWN_REFUSALS, bot_decider
+
+
+def _clumsy(bad: list[Any], seed: int) -> Any:
+    """A decider that first answers each of ``bad`` (at its first decision), then as a random bot."""
+    bot = bot_decider(RandomBot(seed))
+    left = list(bad)
+
+    async def decide(ls: Lockstep) -> Any:
+        if left:
+            return left.pop(0)
+        return await bot(ls)
+
+    return decide
+
+
+async def test_a_refused_or_oversized_own_action_is_asked_again_and_the_game_ends_clean() -> None:
+    bad = [{"type": "play", "slot": 10**6}, {"type": "no such move"}, {"type": "pass", "x": [0] * 70_000},
+           {"type": "pass", "f": 1.5}]
+    deciders = [_clumsy(bad, 0), bot_decider(RandomBot(1)), bot_decider(RandomBot(2))]
+    results = await run_local_table("toy", 3, deciders, seed=3, timeout=10.0)
+    assert len(results) == 3
+    for r in results:
+        assert r.lockstep.verdict is not None and r.lockstep.verdict.clean, r.lockstep.verdict
+
+
+async def test_a_decider_that_answers_nothing_legal_leaves_the_table() -> None:
+    """It leaves (a signed leave, verdict ``left``) rather than ask for ever; the others end the game at once."""
+    deciders = [_clumsy([{"type": "no such move"}] * MAX_OWN_REFUSALS, 0), bot_decider(RandomBot(1)),
+                bot_decider(RandomBot(2))]
+    results = await run_local_table("toy", 3, deciders, seed=3, timeout=10.0)
+    assert len(results) == 3 and results[0].left
+    for r in results:
+        verdict = r.lockstep.verdict
+        assert verdict is not None and verdict.code == "left" and verdict.culprit == 0, verdict
