@@ -527,3 +527,23 @@ async def test_a_leave_read_with_the_command_that_starts_a_table_leaves_that_tab
     assert "game_over" not in kinds and "your_turn" not in kinds, out
     assert out[-1] == {"event": "bye"} and out[-2] == {"event": "ok", "op": "leave", "id": "L"}
     assert out[-3] == {"event": "failed", "message": "you left the table"}
+
+
+@pytest.mark.parametrize("how", ["quit", "end of input"])
+async def test_quitting_or_dropping_the_bridge_amid_a_game_leaves_it_with_a_signed_leave(how: str) -> None:
+    """A ``quit``, or the client's input ending (a closed page, a dropped WebSocket), amid a game cancelled the peer
+    outright: it told nobody, and the other seats waited ``resume_timeout`` and ended the game ``unreachable``. Now
+    the bridge leaves first: every seat ends at once naming ours ``left``."""
+    out: list[dict[str, Any]] = []
+
+    async def lines() -> Any:
+        yield json.dumps({"op": "demo", "game": "toy", "bots": 2, "seed": 5})
+        await wait_for(out, "your_turn")
+        if how == "quit":
+            yield '{"op": "quit"}'
+
+    with trio.fail_after(30):
+        await BridgeSession(out.append).run(lines())
+    over = [e for e in out if e["event"] == "game_over"]
+    assert over and over[0]["code"] == "left" and over[0]["culprit"] == 0, out[-4:]
+    assert out[-1] == {"event": "bye"}

@@ -286,6 +286,8 @@ def _online() -> Any:
 
 CLOSING_WAIT = 30.0
 """Seconds a rematch asked right after ``game_over`` waits for the ended table to close its links."""
+LEAVING_WAIT = 10.0
+"""Seconds a bridge that quits (or whose client went away) amid a game waits for its signed leave to end the table."""
 
 
 def _localizer(game: str, lang: str | None) -> Callable[[str], str] | None:
@@ -352,6 +354,7 @@ class BridgeSession:
                     await self.handle(line)
                     if self.quit:
                         break
+                await self._leave_on_close()
                 nursery.cancel_scope.cancel()
         finally:
             aclose = getattr(lines, "aclose", None)  # an async generator we stopped early: finalize it now
@@ -359,6 +362,16 @@ class BridgeSession:
                 with trio.CancelScope(shield=True):
                     await aclose()
         self.emit({"event": "bye"})
+
+    async def _leave_on_close(self) -> None:
+        """On ``quit`` or the end of the input (a closed page, a dropped WebSocket) amid a game, leave it with the
+        signed leave (the others end at once, naming this seat ``left``), waiting up to :data:`LEAVING_WAIT` for the
+        table to close. Cancelled outright, the peer told nobody: the others waited ``resume_timeout`` and ended
+        the game ``unreachable``."""
+        if self.playing and self._table_peer is not None and self._table_done is not None:
+            self._table_peer.leave()
+            with trio.move_on_after(LEAVING_WAIT):
+                await self._table_done.wait()
 
     async def handle(self, line: str) -> None:
         """Carry out one command line; every failure becomes an ``error`` event."""
