@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cache, partial
 from importlib import resources
 from typing import Any
 
@@ -72,14 +72,22 @@ def words_file(target: str) -> bytes | None:
     ``{"en": {"爆破咒 Bombarda": "Bombarda", "爆破咒": "Bombarda", …}, "zh": {"爆破咒 Bombarda": "爆破咒", …}}``: the
     page replaces the longest match first, so a person reads one language (empty maps for a game with one).
     """
-    import json
-
     from p2php.engine.registry import game_names
-    from p2php.terminal import Localizer
 
     name = target.split("?", 1)[0].removeprefix("/words/").removesuffix(".json")
     if not target.startswith("/words/") or name not in game_names():
         return None
+    return _words_json(name)
+
+
+@cache
+def _words_json(name: str) -> bytes:
+    """Built once a game: any program on the machine (or a web page, with a no-cors GET) may ask as often as it likes,
+    and each build took milliseconds of the event loop every table of this server shares."""
+    import json
+
+    from p2php.terminal import Localizer
+
     tables = {lang: Localizer(name, lang).table for lang in ("en", "zh")}
     return json.dumps(tables, ensure_ascii=False, sort_keys=True).encode()
 
@@ -90,14 +98,21 @@ def help_file(target: str) -> bytes | None:
     ``{"en": [entry, …], "zh": [entry, …]}``, entries as :mod:`p2php.gamehelp` builds them from the game's data
     (the same the terminal's ``? NAME`` prints); a game without help gives empty lists.
     """
-    import json
-
     from p2php.engine.registry import game_names
-    from p2php.gamehelp import help_tables
 
     name = target.split("?", 1)[0].removeprefix("/help/").removesuffix(".json")
     if not target.startswith("/help/") or name not in game_names():
         return None
+    return _help_json(name)
+
+
+@cache
+def _help_json(name: str) -> bytes:
+    """Built once a game, as :func:`_words_json` (a Hogwarts build took ~10 ms of the shared event loop)."""
+    import json
+
+    from p2php.gamehelp import help_tables
+
     return json.dumps(help_tables(name), ensure_ascii=False, sort_keys=True).encode()
 
 
