@@ -21,6 +21,7 @@ Each fault is reported as ``message N (seat S, KIND at T.P): reason``, where
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -82,9 +83,15 @@ def to_data(ls: Lockstep) -> dict[str, Any]:
 
 
 def save(ls: Lockstep, path: str | Path) -> Path:
+    """Write ``ls``'s transcript to the file ``path``. A path that cannot name a file (``.``, ``/``, a directory)
+    is an :class:`OSError`, as any other unwritable path is, so callers that say so in one line and keep the
+    result do the same here (before, ``--transcript .`` raised ValueError after the game: a traceback, no
+    verdict shown, the record lost)."""
     path = Path(path)
+    if path.name in ("", ".", "..") or path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "it is a directory, not a file", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(msgpack.packb(to_data(ls), use_bin_type=True))
     tmp.replace(path)  # never leave a half-written transcript behind
     return path
