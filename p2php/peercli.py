@@ -12,6 +12,7 @@ import argparse
 import shutil
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from p2php.net.invite import looks_like_invite
 from p2php.net.mesh import MeshError, listen
 from p2php.session.handshake import LocalSecrets
 from p2php.session.modes import parse_table_options
+from p2php.session.netplay import run_trio
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, check_delay, run_peer, slowed
 from p2php.text import LINE, NAME, safe
 
@@ -134,7 +136,7 @@ def cmd_peer(args: argparse.Namespace) -> int:
         except ValueError as err:
             raise UsageError(f"--bot-delay: {err}") from None
         decide = slowed(_decider(game.name, cfg.bot, args.seed, args.seat), delay)
-    code: int = trio.run(_run, cfg, addresses, decide)
+    code: int = run_trio(partial(_run, cfg, addresses, decide))
     return code
 
 
@@ -171,9 +173,9 @@ def cmd_resume(args: argparse.Namespace) -> int:
     online = header.get("online")
     if online is not None:
         cfg.online = online
-        code: int = trio.run(_run_online, cfg, addresses, decide, ls, online)
+        code: int = run_trio(partial(_run_online, cfg, addresses, decide, ls, online))
     else:
-        code = trio.run(_run, cfg, addresses, decide, ls)
+        code = run_trio(partial(_run, cfg, addresses, decide, ls))
     return code
 
 

@@ -80,7 +80,7 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
     must still see a plain KeyboardInterrupt (clean "interrupted" exit) and plain
     errors (clean messages) rather than print a group's traceback.
 
-    Ctrl-C is taken as a signal and cancels everything at once: trio's own
+    Ctrl-C (and SIGTERM) is taken as a signal and cancels everything at once: trio's own
     KeyboardInterrupt may be held back until the main task wakes, which a table
     waiting for a timeout would delay by that whole timeout.
     """
@@ -91,7 +91,9 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
         async with trio.open_nursery() as nursery:
 
             async def watch() -> None:
-                with trio.open_signal_receiver(signal.SIGINT) as signals:
+                # SIGTERM (``kill``, a shutdown) too: else the process died at once, the terminal's flow control
+                # (``flow_control_off``) never given back.
+                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                     async for _ in signals:
                         interrupted.append(True)
                         nursery.cancel_scope.cancel()
