@@ -323,12 +323,15 @@ class ResumeWriter:
         aside = self.path.with_name(self.path.name + ".incomplete")
         with contextlib.suppress(OSError):  # a log that was being made when it failed
             self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)
+        where = f"what was logged is in {safe(str(aside), 200)}"
         try:
             if self.path.exists():
                 os.replace(self.path, aside)
         except OSError:
-            with contextlib.suppress(OSError):
+            try:
                 self.path.unlink()
+                where = "it was removed"
+            except OSError:  # a file system gone read-only: say so, never that the log was moved
+                where = "it could not be set aside either: do not resume from it"
         log.warning("the resume log %s cannot be written (%s): this seat plays on without it and cannot resume "
-                    "this game; what was logged is in %s", safe(str(self.path), 200),
-                    safe(err.strerror or str(err), 100), safe(str(aside), 200))
+                    "this game; %s", safe(str(self.path), 200), safe(err.strerror or str(err), 100), where)

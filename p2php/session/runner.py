@@ -68,6 +68,14 @@ Observer = Callable[[Lockstep, list[str]], None]
 RELINK_TIMEOUT = 10.0
 """Seconds a move of a working link onto a better path may take before the old link simply stays."""
 
+REJOIN_HOLD = 5.0
+"""Longest wait (seconds; at most half the ``timeout``) of a peer rebuilt from its resume log before it makes a
+message of its own: until a linked seat's ``sync`` has said which of our messages it holds, none says more than we
+hold (each linked seat's own is taken as it comes; the first one alone, if it says no more, ends the wait).
+A log may lack what we sent (a disk that failed and could not even set the log aside, a disk that said it had
+written what it had not): our own later messages, relayed back, then take their points, where a message made anew
+would be a second version of one of them (the others would convict us of equivocation)."""
+
 
 @dataclass
 class PeerConfig:
@@ -416,6 +424,9 @@ class _Runner:
         self.own_duty: tuple[tuple[int, int] | None, float] = (None, 0.0)  # what we owe now, and since when
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout: "behind", or rejoined
         self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)
+        self.hold_until: float | None = None  # rebuilt from a log: make nothing of ours until then (REJOIN_HOLD)
+        self.hold_from = 0.0
+        self.held_mine: dict[int, int] = {}  # rejoining: seat -> the highest number of ours its sync says it holds
         self.chat = ChatDesk(ls.table, ls.seat, self.sign)
         if ls.seat is not None:  # on links that agreed to it (§5.4)
             mesh.compactor = partial(compact_frame, players=ls.players, previous=partial(ls.held_copy, ls.seat))
@@ -440,12 +451,16 @@ class _Runner:
                 nursery.start_soon(partial(mesh.serve_rejoins, listener, self.hello, self.check,
                                            spectators=self.cfg.spectators, sign=self.sign))
             if rejoining:
+                self.hold_from = self.clock.now()
+                self.hold_until = self.hold_from + min(REJOIN_HOLD, self.cfg.timeout / 2)
                 for seat in mesh.seats:
                     await self._sync(seat)
             linger_until: float | None = None
             seats_done = False
             while True:
-                await self._flush()
+                holding = self._holding()
+                if not holding:
+                    await self._flush()
                 mesh.set_progress(None if ls.auditing else [ls.tick, ls.phase])
                 if ls.finished:
                     now = trio.current_time()
@@ -455,10 +470,13 @@ class _Runner:
                     seats_done = self.fins >= set(mesh.seats) - self._gone() or now >= linger_until
                     if seats_done and not self.watchers.coming_back(now):
                         break
-                if ls.awaiting_me() and not self.deciding:
+                if ls.awaiting_me() and not self.deciding and not holding:
                     self.deciding = True
                     nursery.start_soon(self._run_decider, merged_in.clone())
-                if linger_until is None:
+                if holding:
+                    assert self.hold_until is not None
+                    wait = self.hold_until - self.clock.now()
+                elif linger_until is None:
                     wait = self._wait()
                 elif seats_done:  # only a spectator is waited for
                     wait = self.watchers.wait_until() - trio.current_time()
@@ -468,7 +486,7 @@ class _Runner:
                 with trio.move_on_after(max(wait, 0.0)) as scope:
                     event = await merged.receive()
                 if scope.cancelled_caught:
-                    if not ls.finished:
+                    if not ls.finished and not holding:
                         self._expire()
                     continue
                 self._time_own_duty()  # (before what came is taken in: an abort stops the clock)
@@ -504,6 +522,21 @@ class _Runner:
                 await out.send(("leave", None))
                 return
             await out.send(("act", action))
+
+    def _holding(self) -> bool:
+        """Rebuilt from a log: whether our own messages still wait for the others to hand ours back (REJOIN_HOLD).
+        The wait is ours, as a stalled loop's is (RunningClock): no deadline of another seat runs on it."""
+        if self.hold_until is None:
+            return False
+        now, mine = self.clock.now(), self.ls.known_seq(self.ls.seat)  # type: ignore[arg-type]
+        # Every seat got each of our messages at once (broadcast): the first sync in, if none says more, tells us
+        # we hold all of ours. Waiting for every linked seat's could make us late for a seat's fresh deadline.
+        told = bool(self.held_mine) and all(n <= mine for n in self.held_mine.values())
+        if now < self.hold_until and not told and not self.ls.finished:
+            return True
+        self.clock.stalled += max(0.0, min(now, self.hold_until) - self.hold_from)
+        self.hold_until = None
+        return False
 
     def _awaited(self) -> dict[int, Any]:
         """Seat -> the message it owes us now (our own seat excluded: others time us)."""
@@ -613,6 +646,8 @@ class _Runner:
             if "chat" in frame:
                 self._heard_chat(event.seat, frame["chat"])
             elif "sync" in frame:
+                if self.hold_until is not None and ls.seat is not None:
+                    self.held_mine[event.seat] = self._sync_entries(frame["sync"]).get(ls.seat, -1)
                 await self._answer_sync(event.seat, frame["sync"])
                 if self._holds_more(frame["sync"]) and event.seat not in self.asked:
                     # It holds messages we lack (a link of ours was replaced while our mesh was still
