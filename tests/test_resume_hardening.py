@@ -72,6 +72,23 @@ def test_a_real_log_restores_and_a_torn_last_record_is_dropped(logged: Path, tmp
     restore(torn)
 
 
+@pytest.mark.parametrize("zeros", [1, 4096])
+def test_a_log_whose_tail_a_power_cut_left_as_zero_bytes_restores(logged: Path, tmp_path: Path, zeros: int) -> None:
+    """Some file systems bring a file back after a power cut with its new length but zero bytes where its last,
+    unsynced, writes were (red-team rt4-faults). Those are records the seat received (its own are fsynced before
+    they are sent): drop them, as a torn record. Before, the whole log was refused ("record N: not a map") and the
+    seat could not come back."""
+    raw = (logged / "seat0.resume").read_bytes()
+    cut = tmp_path / "zeros.resume"
+    cut.write_bytes(raw + b"\0" * zeros)
+    _, records = resume.read(cut)
+    assert len(records) == len(resume.read(logged / "seat0.resume")[1])
+    restore(cut)
+    cut.write_bytes(raw + b"\0" * zeros + b"\x81")  # not only zeros after the last record: still refused
+    with pytest.raises(ResumeError):
+        restore(cut)
+
+
 def _items(path: Path) -> tuple[dict[str, Any], list[Any]]:
     unpacker = msgpack.Unpacker(raw=False)
     unpacker.feed(path.read_bytes())

@@ -120,7 +120,8 @@ class ResumeLog:
 
 
 def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The header and the records of a resume log (a torn last record is dropped).
+    """The header and the records of a resume log (a torn last record, or a tail of zero bytes, is dropped:
+    what a crash or a power cut leaves after the last ``fsync``; our own messages are all before it).
 
     Every value is checked by the network's frame rules before it is built (see
     :class:`p2php.session.transcript.Spans`) and the header's fields by type; a
@@ -145,6 +146,8 @@ def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         except ValueError as err:
             if _is_torn(raw, start):
                 break  # the process died while writing its last record
+            if raw.count(0, start) == len(raw) - start:
+                break  # a power cut: the file's new length reached the disk, its last (unsynced) bytes did not
             raise ResumeError(f"{path}: record {len(records)}: {err}") from None
     return header, records
 
