@@ -67,6 +67,13 @@ async def _play(cfg: PeerConfig, addresses: dict[int, tuple[str, int]], listener
     try:
         result = await run_peer(cfg, addresses, listener, decide, LogPrinter(sys.stdout, True), restored=restored)
     except MeshError as err:
+        if restored is not None and restored.finished:  # a finished game's log: the others may all be gone
+            from p2php.terminal import summary_lines
+
+            print(f"the game in this log is over; no seat to rejoin ({safe(err, 200)})")
+            for line in summary_lines(restored):
+                print(line)
+            return 0 if restored.verdict is not None and restored.verdict.clean else 1
         _err(err)
         return 3
     return _report(result)
@@ -164,6 +171,15 @@ def cmd_resume(args: argparse.Namespace) -> int:
     addresses = {s: (str(a[0]), int(a[1])) for s, a in enumerate(header["addresses"])}
     bot = None if args.human else (args.bot or header.get("bot"))
     print(f"resumed seat {seat} at step {ls.tick}: {len(ls.transcript)} logged messages re-verified")
+    if ls.finished and args.transcript:  # the log is the record: its transcript now, whatever the network does
+        from p2php.session import transcript
+
+        try:
+            transcript.save(ls, args.transcript)
+        except OSError as err:
+            _err(f"cannot save the transcript to {args.transcript}: {err.strerror or err}")
+        else:
+            print(f"the game in this log is over: transcript saved: {safe(args.transcript, LINE)}")
     cfg = PeerConfig(ls.table.game, ls.table.options, ls.players, seat, str(header.get("name") or ""),
                      timeout=float(header.get("timeout", 30.0)), resume_timeout=float(header.get("resume_timeout", 60)),
                      secrets=LocalSecrets(master=header["master"]), bot=bot,

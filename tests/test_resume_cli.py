@@ -49,3 +49,23 @@ def test_kill_and_resume_a_peer_process(tmp_path: Path) -> None:
     check = subprocess.run([*P2PHP, "verify", str(tmp_path / "seat1.p2php")], capture_output=True, text=True,
                            timeout=120)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_p2php_resume_of_a_finished_games_log_gives_its_verdict_and_transcript(tmp_path: Path) -> None:
+    """The log is the record when the transcript could not be saved at the end (a full disk, a bad path): ``p2php
+    resume LOG --transcript FILE`` gives it back (red-team rt4-faults). Before, it waited for the gone seats and
+    ended "no connection with seat(s) [0]" (exit 3), no transcript written."""
+    addresses = ",".join(f"127.0.0.1:{p}" for p in _ports(2))
+    procs = [subprocess.Popen([*P2PHP, "peer", "uno", "--seat", str(seat), "--addresses", addresses, "--seed", "3",
+                               "--resume-log", str(tmp_path / f"seat{seat}.resume")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seat in range(2)]
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0 and "audit: clean" in out, out[-1500:] + err[-1500:]
+    saved = tmp_path / "seat1.p2php"
+    resumed = subprocess.run([*P2PHP, "resume", str(tmp_path / "seat1.resume"), "--transcript", str(saved)],
+                             capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
+    assert "the game in this log is over" in resumed.stdout and "audit: clean" in resumed.stdout
+    check = subprocess.run([*P2PHP, "verify", str(saved)], capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stdout + check.stderr
