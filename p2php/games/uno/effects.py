@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING
 
-from p2php.engine.tasks import Call, Done, Outcome, Replace
+from p2php.engine.tasks import Call, Done, Outcome, Replace, stage_names
 from p2php.games.uno.base import Effect, NextTurn, RoundOver, UnoTask, turn_passes_to
 from p2php.games.uno.cards import (
     DRAW_TWO,
@@ -109,10 +109,10 @@ class Attack(Effect):
         return g.after(self.player)
 
     def run(self, g: UnoState) -> Outcome:
-        if self.stage is Attack.Stage.START:
+        if self.stage is AttackStage.START:
             if not self.window(g):
                 return Replace(*self.accept(g))
-            self.stage = Attack.Stage.REPLY
+            self.stage = AttackStage.REPLY
             return Call(self.respond(g), into="reply")
         reply = self.reply
         assert reply is not None
@@ -195,7 +195,7 @@ class WildDrawFourEffect(Attack):
     def challenged(self, g: UnoState) -> Outcome:
         g.event(("challenge", self.victim, self.player))
         if self.hand:
-            self.stage = Attack.Stage.VERDICT
+            self.stage = AttackStage.VERDICT
             return Call(ChallengeWindow(self.player, self.victim, self.colour_before, self.hand), into="verdict")
         g.event(("verdict", self.player, True))  # the player held nothing else: legal, publicly
         return self.judged(g, True)
@@ -206,7 +206,7 @@ class WildDrawFourEffect(Attack):
         return Replace(Draw(self.player, 4), NextTurn(self.victim))
 
     def run(self, g: UnoState) -> Outcome:
-        if self.stage is Attack.Stage.VERDICT:
+        if self.stage is AttackStage.VERDICT:
             return self.judged(g, self.verdict)
         return super().run(g)
 
@@ -294,12 +294,12 @@ class CheckOut(UnoTask):
     stone: Play | None = None
 
     def run(self, g: UnoState) -> Outcome:
-        if self.stage is CheckOut.Stage.START:
+        if self.stage is CheckOutStage.START:
             if g.hands[self.seat]:
                 return Replace(self.effect)
             if not g.stone_possible(self.seat):
                 return Done(RoundOver(self.seat, self.effect))
-            self.stage = CheckOut.Stage.STONE
+            self.stage = CheckOutStage.STONE
             return Call(StoneWindow(self.seat), into="stone")
         if self.stone is None:
             return Done(RoundOver(self.seat, self.effect))
@@ -345,7 +345,7 @@ class PlayCard(UnoTask):
             g.colour = d.colour[card]
         g.empty_draws = 0
         g.event(("play", seat, card, g.colour, p.target, dumped, int(self.mode)))
-        effect = self.effect(g, k, prev_colour, tuple(hand))
+        effect = self.effect(g, k, prev_colour, hand)
         if before >= 2 and len(hand) <= 1:
             if p.uno:
                 g.event(("uno", seat))
@@ -357,8 +357,9 @@ class PlayCard(UnoTask):
             return turn_passes_to(g.after(seat))
         return Replace(effect)  # what CheckOut would do with a hand that is not empty
 
-    def effect(self, g: UnoState, k: int, prev_colour: int, hand: tuple[int, ...]) -> Effect:
-        """The effect of the card just played."""
+    def effect(self, g: UnoState, k: int, prev_colour: int, hand: list[int]) -> Effect:
+        """The effect of the card just played (``hand``: the player's hand now; only a Wild Draw Four keeps
+        a copy, for a challenge, so the commonest plays copy nothing)."""
         seat, target = self.play.seat, self.play.target
         mode = self.mode
         if mode is Mode.INVISIBILITY:
@@ -376,7 +377,7 @@ class PlayCard(UnoTask):
         if k == SKIP:
             return SkipEffect(seat, g.after(seat))
         if k == WILD_DRAW_FOUR:
-            return WildDrawFourEffect(seat, g.after(seat), prev_colour, hand)
+            return WildDrawFourEffect(seat, g.after(seat), prev_colour, tuple(hand))
         if k == SORTING_HAT:
             return SortingHatEffect(seat, target)
         if k == HOWLER:
@@ -384,3 +385,8 @@ class PlayCard(UnoTask):
         if k == MOODY and target >= 0:
             return MoodyEffect(seat, target)
         return NextPlayer(seat)  # Wild, Voldemort, Moody/Invisibility/Stone played as a Wild
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+AttackStage = stage_names(Attack.Stage)
+CheckOutStage = stage_names(CheckOut.Stage)

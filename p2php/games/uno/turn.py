@@ -14,7 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
-from p2php.engine.tasks import Call, Done, Outcome
+from p2php.engine.tasks import Call, Done, Outcome, stage_names
 from p2php.games.uno.base import FaceOf, RoundOver, UnoTask, decide, not_allowed, turn_passes_to
 from p2php.games.uno.cards import WILD
 from p2php.games.uno.effects import PlayCard
@@ -49,7 +49,7 @@ class Turn(UnoTask):
 
     def run(self, g: UnoState) -> Outcome:
         seat = self.seat
-        if self.stage is Turn.Stage.ASK:
+        if self.stage is TurnStage.ASK:
             if not self.counted:
                 if g.turns >= g.max_turns:  # the guard: the round ends as a blocked one, and the game with it
                     return Done(RoundOver(-1, None))
@@ -57,11 +57,11 @@ class Turn(UnoTask):
                 self.counted = True
             g.current = seat
             return _decides(g.n)[0][seat]
-        if self.stage is Turn.Stage.OFFER:
+        if self.stage is TurnStage.OFFER:
             return _decides(g.n)[1][seat]
         if self.drawn:
             g.empty_draws = 0
-            self.stage = Turn.Stage.OFFER
+            self.stage = TurnStage.OFFER
             return _decides(g.n)[1][seat]
         g.empty_draws += 1  # a draw that gave nothing ends the turn; n in a row block the round
         if g.empty_draws >= g.n:
@@ -74,7 +74,7 @@ class Turn(UnoTask):
 
     def legal(self, g: UnoState, seat: Seat, knowledge: Knowledge) -> list[Action]:
         acts: list[Action] = []
-        if self.stage is Turn.Stage.ASK:
+        if self.stage is TurnStage.ASK:
             add_plays(acts, g, seat, _TURN_PLAYS, knowledge)
             acts.append({"type": "draw"})
         else:
@@ -89,7 +89,7 @@ class Turn(UnoTask):
         size = len(action)
         typ = action.get("type")
         if size == 1:
-            return typ == ("draw" if self.stage is Turn.Stage.ASK else "keep")
+            return typ == ("draw" if self.stage is TurnStage.ASK else "keep")
         if size != 2 or typ != "play":
             return False
         slot = action.get("slot")
@@ -101,10 +101,10 @@ class Turn(UnoTask):
     def validate(self, g: UnoState, seat: Seat, action: Action, face_of: FaceOf) -> None:
         typ = action["type"]
         if typ == "play":
-            if self.stage is not Turn.Stage.ASK and action.get("slot") != self.drawn_slot:
+            if self.stage is not TurnStage.ASK and action.get("slot") != self.drawn_slot:
                 raise IllegalAction("after drawing, only the card just drawn may be played")
             validate_play(g, seat, action, face_of, Mode.TURN)
-        elif typ != ("draw" if self.stage is Turn.Stage.ASK else "keep"):
+        elif typ != ("draw" if self.stage is TurnStage.ASK else "keep"):
             raise not_allowed(g, action)
 
     def answer(self, g: UnoState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
@@ -113,10 +113,14 @@ class Turn(UnoTask):
         if typ == "play":  # PlayCard never waits: run it at once, in the turn's place
             return PlayCard(Play.of(seat, action, faces)).run(g)
         if typ == "draw":
-            self.stage = Turn.Stage.DREW
+            self.stage = TurnStage.DREW
             return Call(Draw(seat, 1), into="drawn")
         g.event(("keep", seat))
         return turn_passes_to(g.after(seat))
 
     def info(self, g: UnoState) -> dict[str, Any] | None:
-        return {"drawn_slot": self.drawn_slot} if self.stage is Turn.Stage.OFFER else None
+        return {"drawn_slot": self.drawn_slot} if self.stage is TurnStage.OFFER else None
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+TurnStage = stage_names(Turn.Stage)

@@ -15,7 +15,7 @@ from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Deal, IllegalAction, Knowledge, Seat, Show, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, stage_names
 from p2php.games.uno.base import FaceOf, UnoTask, decide, not_allowed
 from p2php.games.uno.cards import COLOUR_INDEX, COLOURS, NUMBER
 from p2php.games.uno.matching import Mode, Play, add_plays, validate_play
@@ -129,12 +129,12 @@ class ChallengeWindow(UnoTask):
     stage: Stage = Stage.SHOW
 
     def run(self, g: UnoState) -> Outcome:
-        if self.stage is ChallengeWindow.Stage.SHOW:
+        if self.stage is ChallengeWindowStage.SHOW:
             return Show(self.hand, self.player, self.victim)
         return decide((self.player,), "verdict")
 
     def received(self, g: UnoState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        self.stage = ChallengeWindow.Stage.VERDICT
+        self.stage = ChallengeWindowStage.VERDICT
         return CONTINUE
 
     def truth(self, g: UnoState, face_of: FaceOf) -> bool | None:
@@ -251,7 +251,7 @@ class SortingDraw(UnoTask):
     stage: Stage = Stage.DRAW
 
     def run(self, g: UnoState) -> Outcome:
-        if self.stage is SortingDraw.Stage.ASK:
+        if self.stage is SortingDrawStage.ASK:
             return decide((self.target,), "sorting")
         pile = g.pile
         if not pile:
@@ -263,7 +263,7 @@ class SortingDraw(UnoTask):
         g.hands[self.target].append(slot)
         g.event(("draw", self.target, 1))
         self.slot = slot
-        self.stage = SortingDraw.Stage.ASK
+        self.stage = SortingDrawStage.ASK
         return CONTINUE
 
     def gryffindor(self, g: UnoState, card: CardId) -> bool:
@@ -294,7 +294,7 @@ class SortingDraw(UnoTask):
     def answer(self, g: UnoState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
         if action["type"] != "sorted":
-            self.stage = SortingDraw.Stage.DRAW
+            self.stage = SortingDrawStage.DRAW
             return CONTINUE
         card = faces[self.slot]
         g.pub[self.slot] = card
@@ -304,7 +304,7 @@ class SortingDraw(UnoTask):
         return Done()
 
     def info(self, g: UnoState) -> dict[str, Any] | None:
-        if self.stage is not SortingDraw.Stage.ASK:
+        if self.stage is not SortingDrawStage.ASK:
             return None
         return {"sorting": self.target, "slot": self.slot}
 
@@ -333,3 +333,8 @@ class FirstColour(UnoTask):
 
     def info(self, g: UnoState) -> dict[str, Any] | None:
         return {"first_card": g.deck.names[g.discard[-1]]} if g.discard else None
+
+
+# Each task's stages as plain names for its methods (p2php.engine.tasks.stage_names: faster reads).
+ChallengeWindowStage = stage_names(ChallengeWindow.Stage)
+SortingDrawStage = stage_names(SortingDraw.Stage)
