@@ -245,6 +245,11 @@ class OptionSpec:
 class GameState(ABC):
     """Public state of one game in progress.  Mutable; :meth:`clone` to branch."""
 
+    apply_checks: ClassVar[bool] = False
+    """Does :meth:`apply` validate every answer in full itself (with the opened faces and the public ones)?
+    Then an engine-only table that picked an answer from its seat's own :meth:`legal_actions` list need not
+    :meth:`check` it first (``check`` accepts every listed action: the contract); a peer always checks."""
+
     @abstractmethod
     def step(self) -> Step:
         """What happens next."""

@@ -153,7 +153,7 @@ class LocalTable:
 
         :meth:`play` leaves it out when every answer is an action object of its seat's own
         ``legal_actions`` list (as the bots picked it) and the game's ``apply`` checks every answer
-        again through its task (:func:`_rechecks`): ``check`` accepts every listed action (the contract;
+        again (:func:`_rechecks`): ``check`` accepts every listed action (the contract;
         the conformance kit tries each with the seat's, the auditor's and the public view), so nothing
         unchecked reaches the rules."""
         state, faces = self.state, self.faces
@@ -199,10 +199,11 @@ class LocalTable:
 
 
 def _rechecks(state: GameState) -> bool:
-    """Does ``state``'s ``apply`` check every answer again, as :class:`TaskGame`'s does (asking the task)?
+    """Does ``state``'s ``apply`` check every answer again: :class:`TaskGame`'s does (asking the task), and a
+    game with its own ``apply`` says so with :attr:`~p2php.engine.contract.GameState.apply_checks` (UNO's)?
 
-    Then a listed answer checked before ``apply`` is checked twice for nothing.  A game with its own
-    ``check`` (UNO's) may keep what ``check`` saw for ``apply`` to skip, so there :meth:`LocalTable.play`
-    checks every answer first, as :meth:`LocalTable.act` does."""
+    Then a listed answer checked before ``apply`` is checked twice for nothing."""
     cls = type(state)
-    return isinstance(state, TaskGame) and cls.check is TaskGame.check and cls.apply is TaskGame.apply
+    if isinstance(state, TaskGame):
+        return cls.check is TaskGame.check and cls.apply is TaskGame.apply
+    return cls.apply_checks

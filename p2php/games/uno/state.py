@@ -58,6 +58,8 @@ def _all_cards(size: int) -> tuple[int, ...]:
 class UnoState(GameState):
     """Public state of a game of UNO Harry Potter."""
 
+    apply_checks = True  # apply() validates every answer again (the memo of check() only spares it the work)
+
     def __init__(self, players: int, options: Mapping[str, Any]) -> None:
         self.n = players
         self.options: dict[str, Any] = dict(options)
@@ -238,17 +240,22 @@ class UnoState(GameState):
             raise IllegalAction("no decision is pending")
         seats = step.seats
         checked = self._checked
-        if len(answers) == 1 == len(seats):
-            # Fast path: the one awaited answer, which check() passed in this state with these faces.
+        if len(answers) == 1 == len(seats) and answers[0][0] == seats[0]:
+            # Fast paths for the one awaited answer: check() passed it in this state with these faces, or
+            # (no check() came first: an engine-only table skips it for a listed action) the top task's
+            # quick yes holds with the faces it opened.
             seat, action = answers[0]
             memo = checked.get(seat)
-            if memo is not None and memo[0] is action and seat == seats[0]:
+            if memo is not None and memo[0] is action:
                 opened, known = memo[1], memo[2]
                 if not opened or (
                     len(opened) == 1 and action.get("slot") == opened[0] and faces.get(opened[0]) == known[0]
                 ):
                     self._answer(answers, faces)
                     return
+            elif self._passes_opened(seat, action, faces):
+                self._answer(answers, faces)
+                return
         if len(answers) > len(seats):
             raise IllegalAction(f"{len(answers)} answers to a decision of {len(seats)} seat(s)")
         pub = self.pub
@@ -280,6 +287,15 @@ class UnoState(GameState):
         if len(answers) < len(seats):
             return  # a prefix is only validated (the session uses this to find a culprit)
         self._answer(answers, faces)
+
+    def _passes_opened(self, seat: Seat, action: Action, faces: Mapping[Slot, CardId]) -> bool:
+        """The top task's :meth:`~.base.UnoTask.passes` for an answer no check() saw, judged with the faces it
+        opened alone (every one of them given; a face it does not open is unknown here, so the quick yes
+        cannot lean on it).  ``False`` leaves the answer to the full validation."""
+        for slot in self.reveals(seat, action):
+            if slot not in faces:
+                return False  # the full validation names the missing face
+        return self._top().passes(self, seat, action, faces.get)
 
     def _answer(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
         """Carry out validated answers."""
