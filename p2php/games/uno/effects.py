@@ -31,7 +31,7 @@ from p2php.games.uno.cards import (
     WILD,
     WILD_DRAW_FOUR,
 )
-from p2php.games.uno.matching import Mode, Play
+from p2php.games.uno.matching import Mode, ModeNames, Play
 from p2php.games.uno.moves import Draw, RevealHands
 from p2php.games.uno.windows import CatchWindow, ChallengeWindow, Reply, Respond, SortingDraw, StoneUno, StoneWindow
 
@@ -122,8 +122,8 @@ class Attack(Effect):
             return self.challenged(g)
         assert reply.play is not None
         if reply.kind == "invisibility":
-            return Replace(PlayCard(reply.play, Mode.INVISIBILITY, resume=self.resume_seat(g)))
-        return Replace(PlayCard(reply.play, Mode.STACK, stacked=self.stacked_total()))
+            return Replace(PlayCard(reply.play, ModeNames.INVISIBILITY, resume=self.resume_seat(g)))
+        return Replace(PlayCard(reply.play, ModeNames.STACK, stacked=self.stacked_total()))
 
     def challenged(self, g: UnoState) -> Outcome:
         raise AssertionError("only a Wild Draw Four can be challenged")
@@ -303,7 +303,7 @@ class CheckOut(UnoTask):
             return Call(StoneWindow(self.seat), into="stone")
         if self.stone is None:
             return Done(RoundOver(self.seat, self.effect))
-        return Replace(PlayCard(self.stone, Mode.STONE, went_out=self.seat, then=self.effect))
+        return Replace(PlayCard(self.stone, ModeNames.STONE, went_out=self.seat, then=self.effect))
 
 
 @dataclass
@@ -362,9 +362,9 @@ class PlayCard(UnoTask):
         a copy, for a challenge, so the commonest plays copy nothing)."""
         seat, target = self.play.seat, self.play.target
         mode = self.mode
-        if mode is Mode.INVISIBILITY:
+        if mode is ModeNames.INVISIBILITY:
             return Resume(self.resume)
-        if mode is Mode.STONE:
+        if mode is ModeNames.STONE:
             assert self.then is not None
             return StoneEffect(seat, self.went_out, self.then)
         if k == NUMBER:

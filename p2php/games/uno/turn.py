@@ -18,7 +18,7 @@ from p2php.engine.tasks import Call, Done, Outcome, stage_names
 from p2php.games.uno.base import FaceOf, RoundOver, UnoTask, decide, not_allowed, turn_passes_to
 from p2php.games.uno.cards import WILD
 from p2php.games.uno.effects import PlayCard
-from p2php.games.uno.matching import Mode, Play, add_plays, playable, validate_play
+from p2php.games.uno.matching import Mode, ModeNames, Play, add_plays, playable, validate_play
 from p2php.games.uno.moves import Draw
 
 if TYPE_CHECKING:
@@ -96,14 +96,14 @@ class Turn(UnoTask):
         if type(slot) is not int or (slot != self.drawn_slot if self.drawn else slot not in g.hands[seat]):
             return False
         card = face_of(slot)
-        return card is not None and g.deck.kind[card] < WILD and playable(g, card, Mode.TURN)
+        return card is not None and g.deck.kind[card] < WILD and playable(g, card, ModeNames.TURN)
 
     def validate(self, g: UnoState, seat: Seat, action: Action, face_of: FaceOf) -> None:
         typ = action["type"]
         if typ == "play":
             if self.stage is not TurnStage.ASK and action.get("slot") != self.drawn_slot:
                 raise IllegalAction("after drawing, only the card just drawn may be played")
-            validate_play(g, seat, action, face_of, Mode.TURN)
+            validate_play(g, seat, action, face_of, ModeNames.TURN)
         elif typ != ("draw" if self.stage is TurnStage.ASK else "keep"):
             raise not_allowed(g, action)
 

@@ -18,7 +18,7 @@ from p2php.engine.contract import Action, CardId, Deal, IllegalAction, Knowledge
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Replace, stage_names
 from p2php.games.uno.base import FaceOf, UnoTask, decide, not_allowed
 from p2php.games.uno.cards import COLOUR_INDEX, COLOURS, NUMBER
-from p2php.games.uno.matching import Mode, Play, add_plays, validate_play
+from p2php.games.uno.matching import Mode, ModeNames, Play, add_plays, validate_play
 from p2php.games.uno.moves import Draw, refill
 
 if TYPE_CHECKING:
@@ -75,9 +75,9 @@ class Respond(UnoTask):
         return decide((self.against,), "respond:" + self.effect)
 
     def _modes(self) -> list[tuple[Mode, str]]:
-        modes = [(Mode.INVISIBILITY, "invisibility")]
+        modes = [(ModeNames.INVISIBILITY, "invisibility")]
         if self.stack:
-            modes.append((Mode.STACK, "play"))
+            modes.append((ModeNames.STACK, "play"))
         return modes
 
     def legal(self, g: UnoState, seat: Seat, knowledge: Knowledge) -> list[Action]:
@@ -92,9 +92,9 @@ class Respond(UnoTask):
         if typ == "accept" or (typ == "challenge" and self.challenge):
             return
         if typ == "invisibility":
-            validate_play(g, seat, action, face_of, Mode.INVISIBILITY)
+            validate_play(g, seat, action, face_of, ModeNames.INVISIBILITY)
         elif typ == "play" and self.stack:
-            validate_play(g, seat, action, face_of, Mode.STACK)
+            validate_play(g, seat, action, face_of, ModeNames.STACK)
         else:
             raise not_allowed(g, action)
 
@@ -186,14 +186,14 @@ class StoneWindow(UnoTask):
 
     def legal(self, g: UnoState, seat: Seat, knowledge: Knowledge) -> list[Action]:
         acts: list[Action] = []
-        add_plays(acts, g, seat, ((Mode.STONE, "stone"),), knowledge)
+        add_plays(acts, g, seat, ((ModeNames.STONE, "stone"),), knowledge)
         acts.append({"type": "pass"})
         return acts
 
     def validate(self, g: UnoState, seat: Seat, action: Action, face_of: FaceOf) -> None:
         typ = action["type"]
         if typ == "stone":
-            validate_play(g, seat, action, face_of, Mode.STONE)
+            validate_play(g, seat, action, face_of, ModeNames.STONE)
         elif typ != "pass":
             raise not_allowed(g, action)
 
