@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from p2php.canonical import hash_value
 from p2php.engine.contract import (
     Action,
     CardId,
@@ -306,6 +307,17 @@ class UnoState(GameState):
     # ------------------------------------------------------------------ contract: views
 
     def snapshot(self) -> Any:
+        return self._snapshot(plain(self.events))
+
+    def state_hash(self) -> bytes:
+        """``hash_value(self.snapshot())``, without making the events plain first: a peer hashes the state after
+        every step, and making the events plain was a third of it. Every event is a tuple of ints, strings and
+        bools (Voldemort's discards a tuple of ints), which the canonical encoding packs exactly as the lists
+        :func:`~p2php.engine.tasks.plain` makes of them."""
+        return hash_value(self._snapshot(self.events))
+
+    def _snapshot(self, events: list[Any]) -> dict[str, Any]:
+        """The snapshot with ``events`` as given (plain, or the event tuples themselves for the hash)."""
         return {
             "players": self.n,
             "options": dict(self.options),
@@ -325,7 +337,7 @@ class UnoState(GameState):
             "empty_draws": self.empty_draws,
             "turns": self.turns,
             "stack": self.stack.snapshot(),
-            "events": plain(self.events),
+            "events": events,
             "last_round": self.last_round,
             "over": self.result is not None,
         }
