@@ -547,3 +547,31 @@ async def test_quitting_or_dropping_the_bridge_amid_a_game_leaves_it_with_a_sign
     over = [e for e in out if e["event"] == "game_over"]
     assert over and over[0]["code"] == "left" and over[0]["culprit"] == 0, out[-4:]
     assert out[-1] == {"event": "bye"}
+
+
+async def test_the_commands_of_one_message_let_the_rest_of_the_process_run_between_them() -> None:
+    """A WebSocket message's commands were run back to back: 1 000 ``settings`` (or ``save``s) in one message held
+    every other session and table of the process for 1–3 s (rt4-embed). ``paced`` now checkpoints at each."""
+    from p2php.bridge.session import paced
+
+    ticks = 0
+
+    async def other_table() -> None:
+        nonlocal ticks
+        while True:
+            await trio.sleep(0)
+            ticks += 1
+
+    async def one_message() -> Any:
+        for _ in range(300):
+            yield json.dumps({"op": "settings", "auto_forced": True})
+
+    out: list[dict[str, Any]] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(other_table)
+        await trio.sleep(0)
+        before = ticks
+        await BridgeSession(out.append).run(paced(one_message(), lambda: 0))
+        nursery.cancel_scope.cancel()
+    assert sum(e.get("op") == "settings" for e in out) == 300
+    assert ticks - before >= 250, ticks - before

@@ -117,6 +117,9 @@ async def paced(lines: AsyncIterator[str], unread: Callable[[], int], limit: int
     async for line in lines:
         while unread() >= limit:
             await trio.sleep(pause)
+        # One WebSocket message may hold a thousand commands, read with no pause between them: without a checkpoint
+        # each, every other session and table of the process waited for them all (1–3 s of `save`s or `settings`).
+        await trio.lowlevel.checkpoint()
         yield line
 
 
