@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 
 import pytest
@@ -15,24 +13,14 @@ import pytest
 termios = pytest.importorskip("termios")
 pty = pytest.importorskip("pty")
 
-P2PHP = [sys.executable, "-m", "p2php.cli"]
-
-
-def _ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [int(s.getsockname()[1]) for s in socks]
-    for s in socks:
-        s.close()
-    return ports
+from cli_helpers import P2PHP, free_ports  # noqa: E402
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_seat_stopped_mid_game_says_one_line_and_gives_the_terminal_back(sig: signal.Signals) -> None:
     """Before: Ctrl-C printed a 60-line exception-group traceback (exit 1: ``p2php peer`` and ``resume`` ran
     ``trio.run``, not ``run_trio``); SIGTERM killed the seat at once (exit -15) with IXON still off."""
-    addresses = ",".join(f"127.0.0.1:{p}" for p in _ports(2))
+    addresses = ",".join(f"127.0.0.1:{p}" for p in free_ports(2))
     master, slave = pty.openpty()
     attrs = termios.tcgetattr(slave)
     attrs[0] |= termios.IXON

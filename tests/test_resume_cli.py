@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-P2PHP = [sys.executable, "-m", "p2php.cli"]
-
-
-def _ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [int(s.getsockname()[1]) for s in socks]
-    for s in socks:
-        s.close()
-    return ports
+from cli_helpers import P2PHP, free_ports
 
 
 def test_kill_and_resume_a_peer_process(tmp_path: Path) -> None:
-    addresses = ",".join(f"127.0.0.1:{p}" for p in _ports(3))
+    addresses = ",".join(f"127.0.0.1:{p}" for p in free_ports(3))
     procs = []
     for seat in range(3):
         procs.append(subprocess.Popen(
@@ -55,7 +43,7 @@ def test_p2php_resume_of_a_finished_games_log_gives_its_verdict_and_transcript(t
     """The log is the record when the transcript could not be saved at the end (a full disk, a bad path): ``p2php
     resume LOG --transcript FILE`` gives it back (red-team rt4-faults). Before, it waited for the gone seats and
     ended "no connection with seat(s) [0]" (exit 3), no transcript written."""
-    addresses = ",".join(f"127.0.0.1:{p}" for p in _ports(2))
+    addresses = ",".join(f"127.0.0.1:{p}" for p in free_ports(2))
     procs = [subprocess.Popen([*P2PHP, "peer", "uno", "--seat", str(seat), "--addresses", addresses, "--seed", "3",
                                "--resume-log", str(tmp_path / f"seat{seat}.resume")],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for seat in range(2)]
