@@ -32,7 +32,8 @@ Increment 2 (the engine, on the shared task stack; one concept per module):
   rooms, duels), ``cards_flow`` (action cards, exams, cards put back), ``events``, ``battle`` (enemy cards,
   alone or as a group), ``pvp`` (the underage dice duel), ``defeat``, ``mission_flow``, ``start_cards``,
   ``search`` (Accio, Felix Felicis), ``rules`` (public facts: who fights whom, the goal), ``terms`` (the
-  data's effect terms), ``bots``, ``view`` (observations, the terminal's lines).
+  data's effect terms), ``bots``, ``view`` (observations, the terminal's lines), ``reseal`` (a worn card
+  re-locked, E37), ``remask`` (a hand mixed into fresh slots before a random pick from it, E38).
 
 Increment 3 (the Quidditch match, rules §15, data §5, C-25, C-37–C-40):
 
@@ -182,6 +183,22 @@ E37. A face-down card a hand held and put back under its deck (a Death Eater's u
      Reshuffle of that one slot into the deck's reseal slots, counted down from the top of its span; the
      searches' blocks count up), which tells nobody anything (``reseal``; found by the knowledge check of
      ``benchmarks/hogwarts_loopback.py`` at 4 peers).
+E38. A card taken from a hand at random -- the underage duel's prize card, the qualified battle's two, an enemy's
+     ``reveal:discard``, Rookwood's ``spy`` in the Return (V8) -- is picked by its slot, and a slot says which card
+     it is to whoever knew its face there: every seat, for a card that came round face up (E3) or a mission card
+     shown and kept (E33); a card's old holder, for a card taken from its hand or a worn card dealt again (E37
+     re-locks its key, not what its old holder knows); a Death Eater's player, for a hand Rookwood's spy showed
+     it (E28).  So before such a pick, a hand holding such a card among those the pick may take is mixed face
+     down into fresh slots: a Reshuffle per deck and joint key (a deck's shuffle and its reshuffles; a search of
+     a deck whose cards were all face up starts a new key), the deck's opened cards joining one, taken from the
+     top of the deck's span below the reseal slots, then one Deal of the new slots to the holder (``remask``;
+     ``HogwartsState.seen`` keeps who was dealt or shown a hand-deck card, ``blocks`` the reshuffles under a new
+     key).  Nobody but the taker and the old holder then knows the card taken; an opened card is face down
+     again.  Which deck the card came from stays public (card backs), so a known card alone of its deck in the
+     hand is still recognised, as at a table; a mission's cards on show keep their slots while it is attempted
+     (they go under after its battle).  Only groups of two or more cards with such a face are mixed (cost: one
+     re-mask of 4 cards at 4 seats, +15 messages / 18.6 KB fast, +7 / 21.7 KB verified;
+     ``benchmarks/hogwarts_remask_cost.py``).
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 

@@ -56,6 +56,7 @@ from .cards import EnemyCard, HandCard
 from .defeat import defeat
 from .dice import Roll
 from .ids import deck_of_slot, instance
+from .remask import mix_first
 from .terms import amount, parse, terms_of
 
 if TYPE_CHECKING:
@@ -238,6 +239,7 @@ class Battle(Task["HogwartsState"]):
     dodge: str = ""  # "asked" (dice = [hitting dice, loss]), "rolled" (dice = the dodge dice)
     counter: list[int] = field(default_factory=list)  # the enemy's counter-roll, drawn with the attack's dice
     after: int = 0  # the after-ability being resolved
+    mixed: bool = False  # the hands were re-masked before reveal:discard's pick if they had to be (E38)
     fled: bool = False
 
     def card(self, g: HogwartsState) -> EnemyCard:
@@ -302,6 +304,11 @@ class Battle(Task["HogwartsState"]):
         if self.stage is S.REVEAL:
             return self.reveal(g, enemy)
         if self.stage is S.DISCARD:
+            if not self.mixed:
+                self.mixed = True
+                mix = mix_first(g, [s for s in self.participants if len(g.hand[s]) > 1])
+                if mix is not None:
+                    return mix
             return Randomness("discard")
         if self.stage is S.BEFORE:
             for args in terms_of(enemy.abilities, "before:lose"):

@@ -28,6 +28,7 @@ from p2php.rng import DetRng
 
 from .battle import CLOAK, escape_actions, place_actions
 from .dice import SIDES
+from .remask import mix_first
 from .state import MAX_TOKENS
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ class PlayerBattle(Task["HogwartsState"]):
     stolen: int = -1
     offered: int = 0  # how many Cloak holders have been asked (mover first)
     escaper: int = -1
+    mixed: bool = False  # the loser's hand was re-masked before the pick if it had to be (remask.py, E38)
 
     def run(self, g: HogwartsState) -> Outcome:
         S = PlayerBattle.Stage
@@ -91,6 +93,11 @@ class PlayerBattle(Task["HogwartsState"]):
                 return self.finish(g)
             return Decide((self.winner,), "prize")
         if self.stage is S.STEAL:
+            if not self.mixed:
+                self.mixed = True
+                mix = mix_first(g, [self.loser])
+                if mix is not None:
+                    return mix
             return Randomness("steal")
         if self.stage is S.SHOW:
             return Show((self.stolen,), self.winner, self.winner)

@@ -25,6 +25,7 @@ from p2php.rng import DetRng
 
 from .defeat import defeat
 from .pvp import TRUCE_TURNS
+from .remask import mix_first
 from .state import MAX_TOKENS
 from .versus import ESCAPED, Versus
 
@@ -56,6 +57,7 @@ class QualifiedPlayerBattle(Task["HogwartsState"]):
     opponent: int = -1
     side: int = ESCAPED  # the winning side
     stolen: list[int] = field(default_factory=list)
+    mixed: bool = False  # the loser's hand was re-masked before the pick if it had to be (remask.py, E38)
 
     @property
     def winner(self) -> int:
@@ -80,6 +82,11 @@ class QualifiedPlayerBattle(Task["HogwartsState"]):
         if self.stage is S.PRIZE:
             return Decide((self.winner,), "prize")
         if self.stage is S.STEAL:
+            if not self.mixed:
+                self.mixed = True
+                mix = mix_first(g, [self.loser])
+                if mix is not None:
+                    return mix
             return Randomness("steal")
         return Show(tuple(self.stolen), self.winner, self.winner)
 

@@ -25,7 +25,7 @@ from .ids import SPAN, deck_first_slot, deck_of_slot, shuffle_of
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["reseal", "resealed", "reseal_room"]
+__all__ = ["reseal", "resealed", "reseal_room", "top_slots"]
 
 
 def reseal(g: HogwartsState, slots: Sequence[Slot]) -> Reshuffle | Reveal | None:
@@ -55,6 +55,14 @@ def resealed(g: HogwartsState, step: Step) -> None:
 
 def next_reseal_slot(g: HogwartsState, deck: str) -> Slot:
     return deck_first_slot(deck) + SPAN - 1 - g.resealed.get(deck, 0)
+
+
+def top_slots(g: HogwartsState, deck: str, k: int) -> Slot | None:
+    """The first of ``k`` fresh slots of ``deck``'s span, right below those taken from its top so far (reseals,
+    hand re-masks: ``HogwartsState.resealed`` counts them), or ``None`` if they would reach its latest search
+    block (the searches count up, ``search.below_reseals``)."""
+    first = deck_first_slot(deck) + SPAN - g.resealed.get(deck, 0) - k
+    return first if shuffle_of(first) > g.reshuffles.get(deck, 0) else None
 
 
 def reseal_room(g: HogwartsState, deck: str) -> bool:

@@ -10,17 +10,18 @@ the snapshot, so the state hash never depends on an iteration order.
 
 from __future__ import annotations
 
+import bisect
 import copy
 from collections.abc import Mapping
 from typing import Any
 
-from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
+from p2php.engine.contract import Action, CardId, Deal, Knowledge, Reshuffle, Reveal, Seat, Show, Slot
 from p2php.engine.taskgame import TaskGame
 from p2php.engine.tasks import Task, TaskStack
 
 from .board import Graph
 from .data import graph, load
-from .ids import DECKS, MISSIONS, deck_of_slot, instance
+from .ids import DECKS, HAND_DECKS, MISSIONS, deck_first_slot, deck_of_slot, instance
 from .sheets import StudentSheet
 from .tables import HogwartsData
 
@@ -62,7 +63,12 @@ class HogwartsState(TaskGame):
         self.supply = {"powder": POWDER_SUPPLY, "portal": PORTAL_SUPPLY}
         self.reshuffles: dict[str, int] = {}  # deck -> reshuffles so far (after a search, search.py)
         self.worn: dict[Slot, bool] = {}  # face-down deck cards a hand held: re-locked before a Deal (reseal.py)
-        self.resealed: dict[str, int] = {}  # deck -> its cards re-locked so far (reseal.py)
+        self.resealed: dict[str, int] = {}  # deck -> slots taken from the top of its span (reseal.py, remask.py)
+        # who may know a hidden hand-deck card's face (remask.py): slot -> the seats it was dealt or shown to (a
+        # worn card's re-lock keeps them); and [first slot, count, family] of every reshuffle whose joint key is
+        # not its deck's first shuffle's (a family: a deck's shuffle and its reshuffles, named by its first slot)
+        self.seen: dict[Slot, list[Seat]] = {}
+        self.blocks: list[list[int]] = []
         self.truces: list[list[int]] = []  # [a, b, turns a still owes, turns b still owes] (C-34)
         self.turn = -1
         self.turns = 0  # turns begun
@@ -146,6 +152,72 @@ class HogwartsState(TaskGame):
         if slot not in self.pub:
             self.worn[slot] = True
 
+    def family(self, slot: Slot) -> int:
+        """The first slot of the shuffle whose joint key ``slot`` is under (public: see ``blocks``)."""
+        i = bisect.bisect_right(self.blocks, [slot, 1 << 62]) - 1
+        if i >= 0 and slot < self.blocks[i][0] + self.blocks[i][1]:
+            return self.blocks[i][2]
+        return deck_first_slot(deck_of_slot(slot))
+
+    def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
+        """:meth:`TaskGame.advance`, noting who may know a hand-deck card's face and each reshuffle's family."""
+        step = self.stack.settle(self)
+        t = type(step)
+        family = -1
+        if t is Reshuffle:
+            assert isinstance(step, Reshuffle)
+            hidden = [s for s in step.slots if s not in self.pub]
+            family = self.family(hidden[0]) if hidden else step.first_slot  # face-up inputs only: a new key
+        super().advance(faces, random)
+        seen = self.seen
+        if t is Deal:
+            assert isinstance(step, Deal)
+            for slot, seat in step.to:
+                if deck_of_slot(slot) in HAND_DECKS and slot not in self.pub:
+                    self._saw(slot, seat)
+        elif t is Show:
+            assert isinstance(step, Show)
+            for slot in step.slots:
+                if deck_of_slot(slot) in HAND_DECKS and slot not in self.pub:
+                    self._saw(slot, step.viewer)
+        elif t is Reshuffle:
+            assert isinstance(step, Reshuffle)
+            if family != deck_first_slot(deck_of_slot(step.first_slot)):
+                bisect.insort(self.blocks, [step.first_slot, step.count, family])
+            if step.count == 1:  # one card re-locked (a worn card, E37): whoever knew its face still does
+                who = seen.pop(step.slots[0], None)
+                if who is not None:
+                    seen[step.first_slot] = who
+            else:
+                for slot in step.slots:
+                    seen.pop(slot, None)
+        elif t is Reveal:
+            assert isinstance(step, Reveal)
+            for slot in step.slots:
+                seen.pop(slot, None)
+
+    def _saw(self, slot: Slot, seat: Seat) -> None:
+        who = self.seen.get(slot)
+        if who is None:
+            self.seen[slot] = [seat]
+        elif seat not in who:
+            bisect.insort(who, seat)
+
+    def remasked(self, seat: Seat, step: Reshuffle) -> None:
+        """A re-mask of ``seat``'s hand cards ``step.slots`` is done (remask.py): the new slots take the old ones'
+        places in the hand (their order says nothing: the Reshuffle shuffled them), taken from the top of the
+        deck's span; an opened card's face is no longer public where it now lies."""
+        old, new = step.slots, list(step.new_slots)
+        hand = self.hand[seat]
+        at = {s: i for i, s in enumerate(hand)}
+        for s, n in zip(sorted(old, key=at.__getitem__), new, strict=True):
+            hand[at[s]] = n
+        deck = deck_of_slot(step.first_slot)
+        self.resealed[deck] = self.resealed.get(deck, 0) + len(old)
+        for s in old:
+            self.pub.pop(s, None)
+        self.log("remask", seat, deck, len(old))
+
     def discard_from_hand(self, seat: Seat, slot: Slot) -> None:
         self.hand[seat].remove(slot)
         self.under(slot)
@@ -190,7 +262,8 @@ class HogwartsState(TaskGame):
                 "tokens": sorted(self.tokens.items()), "deck": sorted(self.deck.items()),
                 "supply": sorted(self.supply.items()),
                 "reshuffles": sorted(self.reshuffles.items()), "worn": sorted(self.worn),
-                "resealed": sorted(self.resealed.items()), "truces": self.truces, "turn": self.turn,
+                "resealed": sorted(self.resealed.items()), "seen": sorted(self.seen.items()), "blocks": self.blocks,
+                "truces": self.truces, "turn": self.turn,
                 "turns": self.turns, "extra_turns": self.extra_turns, "fallen": self.fallen, "ended": self.ended,
                 "qualified": self.qualified, "events": self.events, "death_eaters": self.death_eaters,
                 "matches": self.matches, "defeats": self.defeats, "team": self.team,
@@ -209,6 +282,8 @@ class HogwartsState(TaskGame):
         new.reshuffles = dict(self.reshuffles)
         new.worn = dict(self.worn)
         new.resealed = dict(self.resealed)
+        new.seen = {k: list(v) for k, v in self.seen.items()}
+        new.blocks = [list(b) for b in self.blocks]
         new.options = dict(self.options)
         new.pub = dict(self.pub)
         new.stack = self.stack.clone()

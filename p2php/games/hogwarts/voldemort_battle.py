@@ -33,6 +33,7 @@ from .battle import BATTLE_CARDS, MIN_RES, hand_card
 from .cards import HandCard
 from .dice import Roll
 from .ids import deck_of_slot
+from .remask import mix_first
 from .state import MAX_LP, START
 from .terms import amount, parse
 from .voldemort_rules import VOLDEMORT_BACK, campaign, eater_sheet, is_voldemort
@@ -147,6 +148,7 @@ class SheetBattle(Task["HogwartsState"]):
     hitting: int = 0
     reroll: list[bool] = field(default_factory=lambda: [False, False])  # Ron's reroll_once used, per side
     asked: bool = False  # Ron was asked about this roll
+    mixed: bool = False  # the spied hand was re-masked before the spy's pick if it had to be (remask.py, E38)
 
     # ---- who may play what
     def limit_left(self, g: HogwartsState, side: int, use: str) -> bool:
@@ -178,6 +180,12 @@ class SheetBattle(Task["HogwartsState"]):
         if self.stage is S.START:
             return self.start(g)
         if self.stage is S.SPY:
+            if not self.mixed:
+                self.mixed = True
+                victims = [seat_of(self.fighters[1 - s]) for s in (0, 1) if stats(g, self.fighters[s])[2] == "spy"]
+                mix = mix_first(g, [v for v in victims if v is not None], BATTLE_CARDS)
+                if mix is not None:
+                    return mix
             return Randomness("spy")
         if self.stage is S.DEFEND:
             if self.playable(g, side, "defence"):

@@ -1,0 +1,101 @@
+"""Cost of one A Year at Hogwarts hand re-mask (E38, protocol.md §10.4): messages and bytes through the real
+protocol, both decks, 4 and 9 seats.
+
+At the first turn seat 1 holds 4 spell cards (a test edit: it draws 4 and puts its other cards under), one of
+them marked as known to seat 0 (as after a steal); :class:`~p2php.games.hogwarts.remask.RemaskHand` then mixes
+them: one Reshuffle of the 4 slots + one Deal to the holder, what a random pick from that hand is preceded by.
+The messages every peer broadcasts until the next decision are counted, with the bytes of every frame on every
+link (msgpack of the wire form each recipient gets).  The pick's own Randomness is not counted: it is paid with or
+without the re-mask.
+
+    .venv/bin/python benchmarks/hogwarts_remask_cost.py
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import msgpack
+
+from p2php.engine.contract import CardId, Shuffle
+from p2php.engine.tasks import Task, TaskStack
+from p2php.games.hogwarts.decks import Draw
+from p2php.games.hogwarts.game import GAME
+from p2php.games.hogwarts.ids import deck_of_slot
+from p2php.games.hogwarts.remask import RemaskHand, remask_groups
+from p2php.games.hogwarts.state import HogwartsState
+from p2php.testing.protocol import ProtocolTable
+from p2php.testing.scenario import Scenario
+
+READS = frozenset({"student", "ability", "card_of", "figures_at", "in_truce", "public", "waiting", "asking",
+                   "family"})
+CARDS = 4
+
+
+class Table(Scenario):
+    state: HogwartsState
+    wrap = (Task, TaskStack)
+
+    def __init__(self, players: int, crypto: str) -> None:
+        super().__init__(GAME, players, {"crypto": crypto}, 0, "protocol", reads=READS)
+        for seat in range(players):
+            self.act(seat, {"type": "character", "sheet": seat + 1}, "character")
+        self.step()
+
+    def arrange(self, step: Shuffle) -> list[CardId]:
+        return list(step.cards)
+
+
+def measure(n: int, crypto: str) -> tuple[int, int, int, float, list[int], dict[str, int]]:
+    t = Table(n, crypto)
+    g = t.state
+    t.decide()
+    g.stack.push(Draw(1, "spell", CARDS))
+    t.step()
+    for s in [int(x) for x in g.hand[1] if deck_of_slot(x) != "spell"][:]:
+        g.discard_from_hand(1, s)
+    spells = [int(x) for x in g.hand[1] if deck_of_slot(x) == "spell"]
+    for s in spells[:-CARDS]:
+        g.discard_from_hand(1, s)
+    hand = list(g.hand[1])
+    g.seen[hand[0]] = [0, 1]  # test edit: seat 0 knows one of them (it took it from seat 1 and lost it back)
+    groups = [len(grp) for grp in remask_groups(g, 1)]
+    count = {"msgs": 0, "frames": 0, "bytes": 0}
+    kinds: dict[str, int] = {}
+    table = t.table
+    assert isinstance(table, ProtocolTable)
+    orig = ProtocolTable._collect
+
+    def collect(self: ProtocolTable, ls: Any) -> None:
+        for msg in ls.poll():
+            count["msgs"] += 1
+            kinds[msg.kind] = kinds.get(msg.kind, 0) + 1
+            for other in self.peers:
+                if other is not ls and other.seat is not None:
+                    wire = ls.wire_for(msg, other.seat)
+                    count["bytes"] += len(msgpack.packb(wire, use_bin_type=True))
+                    count["frames"] += 1
+                    self._queues[other.seat].append((ls.seat, wire))
+                    self.frames += 1
+
+    t.decide()
+    g.stack.push(RemaskHand(1))
+    ProtocolTable._collect = collect  # type: ignore[method-assign]
+    t0 = time.perf_counter()
+    try:
+        t.step()
+    finally:
+        ProtocolTable._collect = orig  # type: ignore[method-assign]
+    dt = time.perf_counter() - t0
+    assert not set(hand) & set(g.hand[1]) and len(g.hand[1]) == len(hand)
+    t.finish()
+    return count["msgs"], count["frames"], count["bytes"], dt, groups, kinds
+
+
+if __name__ == "__main__":
+    for crypto in ("fast", "verified"):
+        for n in (4, 9):
+            msgs, frames, size, dt, groups, kinds = measure(n, crypto)
+            print(f"crypto={crypto:8} n={n}: one re-mask of {groups} cards: +{msgs} messages, +{frames} frames, "
+                  f"+{size} bytes on all links, {dt * 1000:.0f} ms (all peers in one process) {kinds}", flush=True)
