@@ -1,12 +1,14 @@
-"""Cost of one A Year at Hogwarts hand re-mask (E38, protocol.md §10.4): messages and bytes through the real
-protocol, both decks, 4 and 9 seats.
+"""Cost of one A Year at Hogwarts hand re-mask (E38, protocol.md §10.4), and of the reshuffle before a search's
+look (E39): messages and bytes through the real protocol, both decks, 4 and 9 seats.
 
 At the first turn seat 1 holds 4 spell cards (a test edit: it draws 4 and puts its other cards under), one of
 them marked as known to seat 0 (as after a steal); :class:`~p2php.games.hogwarts.remask.RemaskHand` then mixes
 them: one Reshuffle of the 4 slots + one Deal to the holder, what a random pick from that hand is preceded by.
 The messages every peer broadcasts until the next decision are counted, with the bytes of every frame on every
 link (msgpack of the wire form each recipient gets).  The pick's own Randomness is not counted: it is paid with or
-without the re-mask.
+without the re-mask.  A search (Accio) of the potion deck is then measured from the deck's choice to the take,
+with a deck nobody else knows (the look alone) and with one card in it that came round face up (E3: the deck is
+reshuffled first, E39).
 
     .venv/bin/python benchmarks/hogwarts_remask_cost.py
 """
@@ -20,10 +22,11 @@ import msgpack
 
 from p2php.engine.contract import CardId, Shuffle
 from p2php.engine.tasks import Task, TaskStack
-from p2php.games.hogwarts.decks import Draw
+from p2php.games.hogwarts.decks import Draw, OpenTop
 from p2php.games.hogwarts.game import GAME
 from p2php.games.hogwarts.ids import deck_of_slot
 from p2php.games.hogwarts.remask import RemaskHand, remask_groups
+from p2php.games.hogwarts.search import SearchDeck
 from p2php.games.hogwarts.state import HogwartsState
 from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import Scenario
@@ -45,6 +48,56 @@ class Table(Scenario):
 
     def arrange(self, step: Shuffle) -> list[CardId]:
         return list(step.cards)
+
+
+class Counter:
+    """Counts what every peer broadcasts while in use: messages, frames and bytes on all links, message kinds."""
+
+    def __init__(self) -> None:
+        self.count = {"msgs": 0, "frames": 0, "bytes": 0}
+        self.kinds: dict[str, int] = {}
+        self.orig = ProtocolTable._collect
+
+    def __enter__(self) -> Counter:
+        count, kinds = self.count, self.kinds
+
+        def collect(table: ProtocolTable, ls: Any) -> None:
+            for msg in ls.poll():
+                count["msgs"] += 1
+                kinds[msg.kind] = kinds.get(msg.kind, 0) + 1
+                for other in table.peers:
+                    if other is not ls and other.seat is not None:
+                        wire = ls.wire_for(msg, other.seat)
+                        count["bytes"] += len(msgpack.packb(wire, use_bin_type=True))
+                        count["frames"] += 1
+                        table._queues[other.seat].append((ls.seat, wire))
+                        table.frames += 1
+
+        ProtocolTable._collect = collect  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        ProtocolTable._collect = self.orig  # type: ignore[method-assign]
+
+
+def measure_search(n: int, crypto: str, exposed: bool) -> tuple[int, int, int, int]:
+    t = Table(n, crypto)
+    g = t.state
+    t.decide()
+    if exposed:
+        slot = int(g.deck["potion"][0])
+        g.stack.push(OpenTop("potion"))
+        t.step()
+        g.under(slot)
+        t.decide()
+    size = len(g.deck["potion"])
+    g.stack.push(SearchDeck(1, ["potion"]))
+    t.expect(1, "search_deck")
+    with Counter() as c:  # from the deck's choice to the take (the look, and the reshuffle before it if any)
+        t.table.act([(1, {"type": "deck", "deck": "potion"})])
+        t.decide()
+    t.finish()
+    return c.count["msgs"], c.count["frames"], c.count["bytes"], size
 
 
 def measure(n: int, crypto: str) -> tuple[int, int, int, float, list[int], dict[str, int]]:
@@ -99,3 +152,7 @@ if __name__ == "__main__":
             msgs, frames, size, dt, groups, kinds = measure(n, crypto)
             print(f"crypto={crypto:8} n={n}: one re-mask of {groups} cards: +{msgs} messages, +{frames} frames, "
                   f"+{size} bytes on all links, {dt * 1000:.0f} ms (all peers in one process) {kinds}", flush=True)
+            base, mixed = measure_search(n, crypto, False), measure_search(n, crypto, True)
+            print(f"crypto={crypto:8} n={n}: a search's look at {base[3]} cards: {base[0]} messages, {base[2]} bytes; "
+                  f"reshuffled first ({mixed[3]} cards, one face up): +{mixed[0] - base[0]} messages, "
+                  f"+{mixed[1] - base[1]} frames, +{mixed[2] - base[2]} bytes on all links", flush=True)

@@ -165,12 +165,17 @@ def test_a_hand_holding_cards_of_two_joint_keys_of_one_deck_is_mixed_per_key(cry
         g.discard_from_hand(2, s)  # ... and put under face up: the potion deck is now these three alone
     t.decide()
     g.deck["potion"] = list(ups)  # test edit: the face-down cards are out of play
+    face = t.table.face_of(ups[0])
     t.push(SearchDeck(2, ["potion"]))
     t.act(2, {"type": "deck", "deck": "potion"}, "search_deck")
-    t.act(2, {"type": "take", "slot": ups[0]}, "search_take")
+    t.decide()  # the face-up cards are mixed first (E39): the first reshuffle has no face-down input
+    mine = next(s for s in g.deck["potion"] if t.table.knowledge(2).face(s) == face)
+    t.act(2, {"type": "take", "slot": mine}, "search_take")
     t.step()
     fresh = list(g.deck["potion"])
-    assert len(fresh) == 2 and g.family(fresh[1]) == fresh[0] and g.blocks == [[fresh[0], 2, fresh[0]]]
+    key = g.blocks[0][0]
+    assert len(fresh) == 2 and g.family(fresh[0]) == g.family(fresh[1]) == key != deck_first_slot("potion")
+    assert g.blocks == [[key, 3, key], [fresh[0], 2, key]]
     t.push(Draw(1, "potion", 2))  # seat 1 draws both: face down, of the new key
     t.step()
     mine = [int(s) for s in g.hand[1] if deck_of_slot(s) == "potion" and s not in fresh]
@@ -235,3 +240,49 @@ def test_a_mission_s_cards_on_show_keep_their_slots() -> None:
     assert remask_groups(g, 0) == []  # on show: nothing else is known
     g.seen[spells[0]] = [0, 2]
     assert remask_groups(g, 0) == [spells]
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+@pytest.mark.parametrize("kind", ["face up", "worn"])
+def test_a_searched_card_is_not_recognised_by_its_slot(crypto: str, kind: str) -> None:
+    """E39: Accio takes a card of a deck by its slot.  A deck holding a card another seat knows -- one that came
+    round face up (E3), or a worn one its old holder put under (E37) -- is reshuffled before the look, so taking
+    that card tells them nothing; a deck nobody else knows is looked through as it lies."""
+    t = T(crypto=crypto)
+    g = t.state
+    t.decide()
+    if kind == "face up":
+        slot, knower = int(g.deck["potion"][0]), 2
+        t.push(OpenTop("potion"))
+        t.step()
+        g.under(slot)
+    else:
+        slot, knower = next(int(s) for s in g.hand[1] if deck_of_slot(s) == "potion"), 1
+        g.discard_from_hand(1, slot)
+    face = t.table.face_of(slot)
+    held = set(g.hand[0])
+    before = len(t.table.peers[0].events)  # type: ignore[union-attr]
+    t.push(SearchDeck(0, ["potion"]))
+    t.act(0, {"type": "deck", "deck": "potion"}, "search_deck")
+    t.decide()
+    assert slot not in g.deck["potion"]  # mixed before the look
+    mine = next(s for s in g.deck["potion"] if t.table.knowledge(0).face(s) == face)
+    t.act(0, {"type": "take", "slot": mine}, "search_take")
+    t.step()
+    (taken,) = [s for s in g.hand[0] if s not in held]
+    assert t.table.knowledge(knower).face(taken) is None and taken not in t.table.public
+    assert t.table.knowledge(0).face(taken) == face
+    steps = [type(e.step).__name__ for e in t.table.peers[0].events[before:]]  # type: ignore[union-attr]
+    assert steps.count("Reshuffle") == 2 and g.reshuffles == {"potion": 2}
+    no_breach(t)
+    t.finish()
+
+
+def test_a_deck_nobody_else_knows_is_searched_as_it_lies() -> None:
+    t = T(mode="engine")
+    g = t.state
+    t.push(SearchDeck(0, ["potion"]))
+    t.act(0, {"type": "deck", "deck": "potion"}, "search_deck")
+    t.act(0, {"type": "take", "slot": int(g.deck["potion"][0])}, "search_take")  # the old slot: no re-mix
+    t.step()
+    assert g.reshuffles == {"potion": 1}

@@ -199,6 +199,12 @@ E38. A card taken from a hand at random -- the underage duel's prize card, the q
      (they go under after its battle).  Only groups of two or more cards with such a face are mixed (cost: one
      re-mask of 4 cards at 4 seats, +15 messages / 18.6 KB fast, +7 / 21.7 KB verified;
      ``benchmarks/hogwarts_remask_cost.py``).
+E39. A search (Accio, Felix Felicis, E18) takes its card by its slot, so when the deck holds a card whose face a
+     seat other than the searcher knows (one that came round face up, E3; a worn card its old holder put under,
+     E37), the deck is reshuffled into its next block before the look, and the take then says nothing of which
+     card it was (``search``).  A deck nobody else knows is looked through as it lies; without room for both
+     blocks (never in practice) the look is as before.  Cost: one reshuffle of the deck (26 cards at 4 seats:
+     +12 messages / 25.8 KB fast, +4 / 58.9 KB verified).
 
 Refused or skipped in this increment (never played wrongly, just not offered):
 

@@ -4,7 +4,11 @@ one of the listed decks, take 1 card of your choice into your hand, then the dec
 The look is a :class:`~p2php.engine.contract.Show` of every slot of the deck to the searching seat alone; the
 card taken keeps its face secret from the others (they learn only which deck it came from); the rest of the
 deck becomes a new face-down deck through a :class:`~p2php.engine.contract.Reshuffle` in the deck's next
-slot block, so the look tells nobody where any card now lies.
+slot block, so the look tells nobody where any card now lies.  The card is taken by its slot, so when the deck
+holds a card whose face a seat other than the searcher knows -- one that came round face up (E3), a worn card
+its old holder put under (E37; ``HogwartsState.seen``) -- the deck is first reshuffled into its next block too
+(E39), or the slot taken would tell them which card it is (found by red-team rt4-hogw); without room for two
+blocks the look is as before.
 
 Decisions (ours): a deck is offered only if it holds a card, has been reshuffled fewer than 99 times (its
 slot span) and every face-down card in it is of its latest shuffle.  A card taken into a hand before a
@@ -38,10 +42,17 @@ def searchable(g: HogwartsState, decks: Sequence[str]) -> list[str]:
             and below_reseals(g, d)]
 
 
-def below_reseals(g: HogwartsState, deck: str) -> bool:
-    """Whether the deck's next reshuffle block lies wholly below its reseal slots (counted down from the top of
-    its span, reseal.py), so that the two never meet."""
-    return (g.reshuffles.get(deck, 0) + 2) * BLOCK <= SPAN - g.resealed.get(deck, 0)
+def below_reseals(g: HogwartsState, deck: str, blocks: int = 1) -> bool:
+    """Whether the deck's next ``blocks`` reshuffle blocks lie wholly below its reseal slots (counted down from
+    the top of its span, reseal.py), so that the two never meet."""
+    after = g.reshuffles.get(deck, 0) + blocks
+    return after <= MAX_RESHUFFLES and (after + 1) * BLOCK <= SPAN - g.resealed.get(deck, 0)
+
+
+def known_to_others(g: HogwartsState, deck: str, seat: int) -> bool:
+    """Whether a card of ``deck`` (two or more) has a face a seat other than ``seat`` knows (E39)."""
+    cards = g.deck[deck]
+    return len(cards) > 1 and any(s in g.pub or any(x != seat for x in g.seen.get(s, ())) for s in cards)
 
 
 def one_key(g: HogwartsState, deck: str) -> bool:
@@ -62,6 +73,7 @@ class SearchDeck(Task["HogwartsState"]):
     decks: list[str]
     stage: Stage = Stage.CHOOSE
     deck: str = ""
+    mixed: bool = False  # the deck was reshuffled before the look if another seat knew a face in it (E39)
 
     def run(self, g: HogwartsState) -> Outcome:
         S = SearchDeck.Stage
@@ -70,11 +82,18 @@ class SearchDeck(Task["HogwartsState"]):
                 return Done()
             return Decide((self.seat,), "search_deck")
         if self.stage is S.LOOK:
+            if not self.mixed:
+                self.mixed = True
+                if known_to_others(g, self.deck, self.seat) and below_reseals(g, self.deck, 2):
+                    return self.reshuffle(g)
             return Show(tuple(g.deck[self.deck]), self.seat, self.seat)
         if self.stage is S.TAKE:
             return Decide((self.seat,), "search_take")
         if not g.deck[self.deck]:
             return Done()
+        return self.reshuffle(g)
+
+    def reshuffle(self, g: HogwartsState) -> Reshuffle:
         g.reshuffles[self.deck] = g.reshuffles.get(self.deck, 0) + 1
         return Reshuffle(tuple(g.deck[self.deck]), deck_first_slot(self.deck, g.reshuffles[self.deck]),
                          purpose=f"{self.deck}_search")
@@ -104,4 +123,4 @@ class SearchDeck(Task["HogwartsState"]):
             return CONTINUE
         assert isinstance(step, Reshuffle)
         g.deck[self.deck] = list(step.new_slots)
-        return Done()
+        return CONTINUE if self.stage is SearchDeck.Stage.LOOK else Done()
