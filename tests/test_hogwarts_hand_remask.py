@@ -17,6 +17,7 @@ from test_hogwarts_rules import READS as RULE_READS
 
 from p2php.engine.contract import CardId, Deal, Randomness, Reshuffle, Shuffle
 from p2php.engine.tasks import Task, TaskStack
+from p2php.games.hogwarts.cards_flow import ReturnCards
 from p2php.games.hogwarts.decks import Draw, OpenTop
 from p2php.games.hogwarts.game import GAME
 from p2php.games.hogwarts.ids import SPAN, deck_first_slot, deck_of_slot
@@ -286,3 +287,37 @@ def test_a_deck_nobody_else_knows_is_searched_as_it_lies() -> None:
     t.act(0, {"type": "take", "slot": int(g.deck["potion"][0])}, "search_take")  # the old slot: no re-mix
     t.step()
     assert g.reshuffles == {"potion": 1}
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_a_card_put_back_by_choice_is_not_recognised_by_its_slot(crypto: str) -> None:
+    """ReturnCards (a lost duel, an event) names the slot put back: a hand holding a card that came round face up
+    is re-masked first, and the card goes under face down, unknown to the others."""
+    t = T(crypto=crypto)
+    g = t.state
+    up = t.open_and_draw(1, "spell")
+    face = t.table.face_of(up)
+    t.push(ReturnCards(1, 1))
+    d = t.decide()
+    assert up not in g.hand[1]  # mixed before the choice
+    mine = next(s for s in g.hand[1] if t.table.knowledge(1).face(s) == face)
+    t.act(1, {"type": "return", "slot": mine}, d.prompt)
+    t.step()
+    assert g.deck["spell"][-1] == mine and mine not in t.table.public and mine in g.worn
+    assert t.table.knowledge(2).face(mine) is None and t.table.knowledge(0).face(mine) is None
+    no_breach(t)
+    t.finish()
+
+
+def test_rookwood_s_choice_after_his_look_is_made_in_a_re_masked_hand() -> None:
+    """Engine mode: the spy's player names the card put under by its slot, so a hand holding a card that came round
+    face up is re-masked before the look (E38): the look shows fresh slots."""
+    t = T(mode="engine")
+    g = t.state
+    up = t.open_and_draw(0, "spell")
+    t.decide()
+    g.stack.push(Versus([0, -1], [0, 2], 0, ROOKWOOD, 6, []))
+    assert t.decide().prompt == "spy"
+    assert up not in g.hand[0] and not any(s in g.pub for s in g.hand[0] if deck_of_slot(s) == "spell")
+    assert all(2 in g.seen[s] for s in g.hand[0])
+    assert {a["slot"] for a in t.legal(2)} == set(g.hand[0])

@@ -198,7 +198,9 @@ E38. A card taken from a hand at random -- the underage duel's prize card, the q
      hand is still recognised, as at a table; a mission's cards on show keep their slots while it is attempted
      (they go under after its battle).  Only groups of two or more cards with such a face are mixed (cost: one
      re-mask of 4 cards at 4 seats, +15 messages / 18.6 KB fast, +7 / 21.7 KB verified;
-     ``benchmarks/hogwarts_remask_cost.py``).
+     ``benchmarks/hogwarts_remask_cost.py``).  A card put back by its holder's choice (``ReturnCards``: a lost
+     duel, an event) and the card Rookwood's player picks after his look (E28) are named by their slots too: the
+     hand is re-masked the same way before that choice (before the look), unless all its cards go.
 E39. A search (Accio, Felix Felicis, E18) takes its card by its slot, so when the deck holds a card whose face a
      seat other than the searcher knows (one that came round face up, E3; a worn card its old holder put under,
      E37), the deck is reshuffled into its next block before the look, and the take then says nothing of which

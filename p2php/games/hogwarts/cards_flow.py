@@ -12,6 +12,7 @@ from p2php.engine.tasks import CONTINUE, Call, Done, Outcome, Task
 
 from .decks import OpenTop
 from .ids import deck_of_slot, instance
+from .remask import mix_first
 from .terms import amount, parse
 
 if TYPE_CHECKING:
@@ -118,15 +119,22 @@ class Exam(Task["HogwartsState"]):
 
 @dataclass
 class ReturnCards(Task["HogwartsState"]):
-    """``seat`` puts ``n`` cards of its choice from its hand under their decks, face down (all if fewer)."""
+    """``seat`` puts ``n`` cards of its choice from its hand under their decks, face down (all if fewer).  The
+    choice names a slot, so a hand holding a card another seat knows is re-masked first (E38, ``remask``)."""
 
     seat: int
     n: int
     returned: list[int] = field(default_factory=list)
+    mixed: bool = False
 
     def run(self, g: HogwartsState) -> Outcome:
         if len(self.returned) >= self.n or not g.hand[self.seat]:
             return Done()
+        if not self.mixed and len(g.hand[self.seat]) > self.n:  # (returning all says nothing of which)
+            self.mixed = True
+            mix = mix_first(g, [self.seat])
+            if mix is not None:
+                return mix
         return Decide((self.seat,), "return_card")
 
     def legal(self, g: HogwartsState, seat: Seat, knowledge: Knowledge) -> list[Action]:

@@ -10,8 +10,9 @@ hand-deck slot, the seats it was dealt or shown to; ``pub`` the opened faces.
 
 So before each random pick from a hand -- the underage duel's prize card (``pvp``), the qualified battle's two
 (``pvp_qualified``), an enemy's ``reveal:discard`` (``battle``), Rookwood's ``spy`` in the Return
-(``voldemort_battle``) -- a hand holding such a card among those the pick may take is mixed with the engine's
-steps (:class:`RemaskHand`):
+(``voldemort_battle``) -- and before a choice that names a hand slot for the others to see -- a card put back
+face down (``cards_flow.ReturnCards``), the card Rookwood's player puts under after his look (``versus``) -- a
+hand holding such a card among those the pick may take is mixed with the engine's steps (:class:`RemaskHand`):
 
 * a :class:`~p2php.engine.contract.Reshuffle` per group into fresh slots of the deck's span, taken from its top
   below the reseals' (``reseal.top_slots``: the searches' blocks count up from the bottom, so nothing collides),

@@ -56,6 +56,7 @@ from .battle import (
 from .cards import HandCard
 from .dice import Roll
 from .ids import deck_of_slot
+from .remask import mix_first
 from .state import MAX_LP
 from .terms import amount, parse
 
@@ -111,6 +112,7 @@ class Versus(Task["HogwartsState"]):
     dodging: bool = False
     winner: int = ESCAPED
     escaper: int = -1
+    mixed: bool = False  # the spied hand was re-masked before the spy's look if it had to be (E38)
 
     # ---- the sides
     def sheet_of(self, g: HogwartsState, side: int) -> DeathEaterSheet | None:
@@ -208,6 +210,11 @@ class Versus(Task["HogwartsState"]):
         S = Versus.Stage
         side = self.current
         if self.stage is S.START:
+            if not self.mixed and self.ability(g, 1) == "spy" and g.hand[self.seats[0]]:
+                self.mixed = True  # the spy's choice names a slot: a hand another seat knows is re-masked (E38)
+                mix = mix_first(g, [self.seats[0]])
+                if mix is not None:
+                    return mix
             return self.start(g)
         if self.stage is S.SPY:
             return Decide((self.deciders[1],), "spy")
