@@ -7,7 +7,7 @@ deck becomes a new face-down deck through a :class:`~p2php.engine.contract.Reshu
 slot block, so the look tells nobody where any card now lies.  The card is taken by its slot, so when the deck
 holds a card whose face a seat other than the searcher knows -- one that came round face up (E3), a worn card
 its old holder put under (E37; ``HogwartsState.seen``) -- the deck is first reshuffled into its next block too
-(E39), or the slot taken would tell them which card it is (found by red-team rt4-hogw); without room for two
+(E39), or the slot taken would tell them which card it is; without room for two
 blocks the look is as before.
 
 Decisions (ours): a deck is offered only if it holds a card, has been reshuffled fewer than 99 times (its
