@@ -26,12 +26,9 @@ def _bot(seat: int, salt: str = "") -> Any:
     return bot_decider(get_game("uno").make_bot("random", f"{seat}{salt}"))
 
 
-async def test_a_seat_resumed_from_a_log_that_lacks_its_last_moves_takes_them_back_and_is_not_an_equivocator(
-        tmp_path: Path) -> None:
+async def _play_with_a_stale_log(tmp_path: Path) -> dict[int, Any]:
     """Seat 1's log is as it was when seat 1 was about to act at step 40 or later; seat 1 then played on to step 45
-    and its machine restarted. Resumed (a new bot seed, as ``p2php resume`` gives, or a person choosing again), it
-    waits until the others have handed its own later messages back (their ``sync`` says they hold them) before it
-    makes one. Before, it chose anew at once, and every seat — its own included — convicted it of equivocation."""
+    and its machine restarted; it resumes from that log (a new bot seed, as ``p2php resume`` gives). The results."""
     log = tmp_path / "seat1.resume"
     listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
@@ -57,18 +54,66 @@ async def test_a_seat_resumed_from_a_log_that_lacks_its_last_moves_takes_them_ba
         log.write_bytes(stale[0])
         header, ls = restore(log)
         assert ls.awaiting_me()  # the log ends where seat 1 was to act: it did, but the log does not say so
+        resumed.append(True)
         again = await listen("127.0.0.1", addresses[1][1])
         results[1] = await run_peer(_cfg(1, tmp_path, LocalSecrets(master=header["master"])), addresses, again,
                                     _bot(1, "again"), restored=ls)
         await again.aclose()
 
+    resumed.clear()
     with trio.fail_after(90):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(play, 0)
             nursery.start_soon(seat_1)
             nursery.start_soon(play, 2)
+    return results
+
+
+resumed: list[bool] = []
+"""Set once seat 1 resumes (for a test that changes how the others answer it)."""
+
+
+async def test_a_seat_resumed_from_a_log_that_lacks_its_last_moves_takes_them_back_and_is_not_an_equivocator(
+        tmp_path: Path) -> None:
+    """Resumed, seat 1 waits until the others have handed its own later messages back (their ``sync`` says they
+    hold them) before it makes one. Before, it chose anew at once, and every seat — its own included — convicted
+    it of equivocation."""
+    results = await _play_with_a_stale_log(tmp_path)
     verdicts = [results[s].lockstep.verdict for s in range(3)]
     assert all(v is not None and v.clean for v in verdicts), verdicts
+
+
+async def test_one_early_sync_that_says_less_does_not_end_the_hold(tmp_path: Path, monkeypatch: Any) -> None:
+    """Seat 2 (a cheater, or a seat that never got seat 1's last move) answers seat 1's rejoin at once with a sync
+    that says it holds none of seat 1's messages, and relays nothing; honest seat 0 answers 1 s later (a slower
+    link; the hold is 2.5 s here). Before, that first sync ended the hold: seat 1 chose anew and seat 0, which held
+    the move seat 1 had made, named it equivocation (review of the rejoin hold)."""
+    from p2php.session import runner as runner_mod
+
+    orig_sync, orig_answer = runner_mod._Runner._sync, runner_mod._Runner._answer_sync
+
+    async def sync(self: Any, seat: int) -> None:
+        if resumed and seat == 1 and self.ls.seat == 2:  # "I hold none of seat 1's"
+            self.asked.add(seat)
+            await self.mesh.send(seat, {"sync": [[s, -1 if s == 1 else self.ls.sync_seq(s)] for s in range(3)]})
+            return
+        if resumed and seat == 1 and self.ls.seat == 0:
+            await trio.sleep(1.0)
+        await orig_sync(self, seat)
+
+    async def answer(self: Any, seat: int, have: Any) -> None:
+        if resumed and seat == 1 and self.ls.seat == 2:
+            self.synced.add(seat)  # relays nothing back
+            return
+        if resumed and seat == 1 and self.ls.seat == 0:
+            await trio.sleep(1.0)
+        await orig_answer(self, seat, have)
+
+    monkeypatch.setattr(runner_mod._Runner, "_sync", sync)
+    monkeypatch.setattr(runner_mod._Runner, "_answer_sync", answer)
+    results = await _play_with_a_stale_log(tmp_path)
+    v0 = results[0].lockstep.verdict
+    assert v0 is not None and v0.culprit != 1, v0
 
 
 def test_a_log_that_cannot_be_set_aside_is_not_said_to_be(tmp_path: Path, monkeypatch: Any, caplog: Any) -> None:

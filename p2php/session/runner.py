@@ -70,8 +70,8 @@ RELINK_TIMEOUT = 10.0
 
 REJOIN_HOLD = 5.0
 """Longest wait (seconds; at most half the ``timeout``) of a peer rebuilt from its resume log before it makes a
-message of its own: until a linked seat's ``sync`` has said which of our messages it holds, none says more than we
-hold (each linked seat's own is taken as it comes; the first one alone, if it says no more, ends the wait).
+message of its own: until every linked seat's ``sync`` has said which of our messages it holds and none says more
+than we hold (one seat's alone is not enough: it may lack what another holds, or lie).
 A log may lack what we sent (a disk that failed and could not even set the log aside, a disk that said it had
 written what it had not): our own later messages, relayed back, then take their points, where a message made anew
 would be a second version of one of them (the others would convict us of equivocation)."""
@@ -529,9 +529,12 @@ class _Runner:
         if self.hold_until is None:
             return False
         now, mine = self.clock.now(), self.ls.known_seq(self.ls.seat)  # type: ignore[arg-type]
-        # Every seat got each of our messages at once (broadcast): the first sync in, if none says more, tells us
-        # we hold all of ours. Waiting for every linked seat's could make us late for a seat's fresh deadline.
-        told = bool(self.held_mine) and all(n <= mine for n in self.held_mine.values())
+        # Every linked seat's sync, not the first one in: a seat that lacks our last messages (it never got them, or
+        # a cheater says so) would end the wait while another holds them, and our new message would equivocate. The
+        # wait stays bounded (hold_until) and is our own stall, so no seat's deadline runs on it.
+        linked = set(self.mesh.seats) - self.down.keys() - self._gone()
+        told = (bool(self.held_mine) and linked <= self.held_mine.keys()
+                and all(n <= mine for n in self.held_mine.values()))
         if now < self.hold_until and not told and not self.ls.finished:
             return True
         self.clock.stalled += max(0.0, min(now, self.hold_until) - self.hold_from)
