@@ -255,9 +255,10 @@ class Table:
         return seat
 
     def bot_name(self) -> str:
-        """The first ``botN`` name not yet taken."""
-        taken = {s.name.casefold() for s in self.seated()}
-        return next(f"bot{i}" for i in range(1, self.players + 2) if f"bot{i}" not in taken)
+        """The first ``botN`` name not yet taken, nor drawn like a taken one (a host or joiner named "Boti" or
+        "botl" would have every ``bot1`` refused: :meth:`_take` compares names by :func:`lookalike_key`)."""
+        taken = {lookalike_key(s.name) for s in self.seated()}
+        return next(f"bot{i}" for i in range(1, self.players + 2) if lookalike_key(f"bot{i}") not in taken)
 
     def join(self, conn: int, frame: Mapping[str, Any], ip: str | None, source: str = "") -> int:
         """Seat a remote person from their ``join`` frame; the seat, or :class:`Refusal`.

@@ -631,3 +631,16 @@ def test_a_name_drawn_like_another_is_shown_with_its_seat_and_refused_in_the_lob
                        "10.0.0.2")
     table = Table("toy", {}, ({"name": "Ann"}, {"name": "Anne"}))
     assert [table.name(s) for s in range(2)] == ["Ann", "Anne"]
+
+
+def test_a_bot_name_is_not_drawn_like_a_seated_name() -> None:
+    """Review of 2be9970: the lobby refuses a name drawn like a seated one, but bot_name skipped only exact (case
+    folded) names, so a host named "Boti", or a joiner named "botl", had every bot the host added refused."""
+    from p2php.engine.registry import get_game
+    from p2php.lobby import BOT, HOST, Table
+
+    for name in ("Boti", "botl", "BOT1"):
+        table = Table(get_game("uno"), {}, 3, name)
+        table.seat_local(name, HOST, 4001, ready=True)
+        assert table.seat_local(table.bot_name(), BOT, 4002, ready=True) == 1
+        assert table.seat_local(table.bot_name(), BOT, 4003, ready=True) == 2
