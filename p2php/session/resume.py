@@ -121,7 +121,8 @@ class ResumeLog:
 
 def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The header and the records of a resume log (a torn last record, or a tail of zero bytes, is dropped:
-    what a crash or a power cut leaves after the last ``fsync``; our own messages are all before it).
+    what a crash or a power cut leaves after the last ``fsync``; our own messages are all before it -- also another
+    seat's last record whose end lies in those zeros).
 
     Every value is checked by the network's frame rules before it is built (see
     :class:`p2php.session.transcript.Spans`) and the header's fields by type; a
@@ -139,16 +140,24 @@ def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         raise ResumeError(f"{path}: not a p2php resume log")
     _check_header(path, header)
     records: list[dict[str, Any]] = []
+    zeros = len(raw.rstrip(b"\0"))  # where the file's last run of zero bytes begins
+    end = spans.pos  # the end of the last whole record
     while not spans.done:
         start = spans.pos
         try:
             records.append(spans.frame())
+            end = spans.pos
         except ValueError as err:
             if _is_torn(raw, start):
                 break  # the process died while writing its last record
-            if raw.count(0, start) == len(raw) - start:
-                break  # a power cut: the file's new length reached the disk, its last (unsynced) bytes did not
+            if start >= zeros or _is_torn(raw[:zeros], start):
+                # A power cut: the file's new length reached the disk, its last (unsynced) bytes did not -- from this
+                # record on, or from within it (the page holding its start was written back, the next one not).
+                break
             raise ResumeError(f"{path}: record {len(records)}: {err}") from None
+    last = records[-1] if records else {}
+    if zeros < end < len(raw) and isinstance(last.get("from"), int) and last.get("from") != header.get("seat"):
+        records.pop()  # another seat's message whose end may be such zeros (it is relayed again); ours are fsynced
     return header, records
 
 
