@@ -45,7 +45,7 @@ from p2php.net.framing import FrameDecoder, FrameError, encode_frame
 from p2php.net.invite import InviteError, parse_locator
 from p2php.net.ratelimit import TokenBucket
 from p2php.net.transport import Listener, Stream
-from p2php.text import NAME, lookalike_key, quote, safe, seats_named
+from p2php.text import NAME, lookalike_keys, quote, safe, seats_named
 
 LOBBY_FRAME = 64 * 1024
 """Largest lobby frame body (bytes)."""
@@ -238,7 +238,8 @@ class Table:
         if not free:
             taken = ", ".join(s.name for s in self.seated())
             raise Refusal(RefusalCode.FULL, f"the table is full ({self.players}/{self.players}: {taken})")
-        alike = next((s.name for s in self.seated() if lookalike_key(s.name) == lookalike_key(name)), None)
+        keys = lookalike_keys(name)
+        alike = next((s.name for s in self.seated() if lookalike_keys(s.name) & keys), None)
         if alike is not None:  # "Аnn" with a Cyrillic "А" would read as Ann's seat on every screen
             taken = "is already taken" if alike.casefold() == name.casefold() else f"looks like {quote(alike, 40)}"
             raise Refusal(RefusalCode.NAME,
@@ -255,10 +256,10 @@ class Table:
         return seat
 
     def bot_name(self) -> str:
-        """The first ``botN`` name not yet taken, nor drawn like a taken one (a host or joiner named "Boti" or
-        "botl" would have every ``bot1`` refused: :meth:`_take` compares names by :func:`lookalike_key`)."""
-        taken = {lookalike_key(s.name) for s in self.seated()}
-        return next(f"bot{i}" for i in range(1, self.players + 2) if lookalike_key(f"bot{i}") not in taken)
+        """The first ``botN`` name not yet taken, nor drawn like a taken one (a host or joiner named "botl" would
+        have every ``bot1`` refused: :meth:`_take` compares names by :func:`lookalike_keys`)."""
+        taken = frozenset().union(*(lookalike_keys(s.name) for s in self.seated()))
+        return next(f"bot{i}" for i in range(1, self.players + 2) if not lookalike_keys(f"bot{i}") & taken)
 
     def join(self, conn: int, frame: Mapping[str, Any], ip: str | None, source: str = "") -> int:
         """Seat a remote person from their ``join`` frame; the seat, or :class:`Refusal`.

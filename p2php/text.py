@@ -30,7 +30,7 @@ import reprlib
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["LINE", "NAME", "is_control", "lookalike_key", "quote", "safe", "seats_named"]
+__all__ = ["LINE", "NAME", "is_control", "lookalike_keys", "quote", "safe", "seats_named"]
 
 NAME = 48
 """Characters of a remote name shown where names are listed: lobby names are at most 24, and a name the
@@ -159,26 +159,28 @@ def seats_named(text: str, seats: Iterable[int]) -> list[int]:
     return [s for s in seats if s in named]
 
 
-_LOOKALIKE = str.maketrans({
-    # Cyrillic and Greek letters drawn like Latin ones (after casefold, so capitals are covered as well: "В"
-    # becomes "в", drawn like "B"), and Latin letters and digits people mistake for each other.
-    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "н": "h", "і": "l", "ї": "l", "ј": "j", "к": "k",
-    "м": "m", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "ԁ": "d", "ԛ": "q",
-    "ԝ": "w", "ӏ": "l", "ѡ": "w", "ү": "y", "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "l", "κ": "k",
-    "μ": "m", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "ζ": "z", "ϲ": "c", "ϳ": "j",
-    "ı": "l", "i": "l", "1": "l", "|": "l", "0": "o", "ɡ": "g", "ɑ": "a",
+_DRAWN_ALIKE = str.maketrans({
+    # Cyrillic and Greek letters drawn like Latin ones, each to the Latin letter of the same case; the strokes a
+    # sans-serif font draws alike (capital I, small l, one, bar) to one; and zero, O and o to o.
+    **dict.fromkeys("АΑ", "A"), **dict.fromkeys("ВΒ", "B"), "С": "C", **dict.fromkeys("ЕΕ", "E"), "Һ": "H",
+    **dict.fromkeys("НΗ", "H"), **dict.fromkeys("ЈϳͿ", "J"), **dict.fromkeys("КΚ", "K"), **dict.fromkeys("МΜ", "M"),
+    "Ν": "N", **dict.fromkeys("РΡ", "P"), "Ԛ": "Q", "Ѕ": "S", **dict.fromkeys("ТΤ", "T"), "Ԝ": "W",
+    **dict.fromkeys("ХΧ", "X"), **dict.fromkeys("ҮΥ", "Y"), "Ζ": "Z",
+    **dict.fromkeys("аɑ", "a"), "ϲ": "c", "с": "c", "ԁ": "d", "е": "e", "ɡ": "g", "һ": "h", **dict.fromkeys("іıι", "i"),
+    "ј": "j", "р": "p", "ρ": "p", "ԛ": "q", "ѕ": "s", "υ": "u", "ν": "v", "ԝ": "w", "х": "x", "χ": "x", "у": "y",
+    **dict.fromkeys("Il1|ІӀӏΙ", "l"), **dict.fromkeys("0OoОоΟο", "o"),
 })
 
 
-def lookalike_key(name: str) -> str:
-    """What two names are told apart by, for people: ``Ann`` and ``аnn`` (a Cyrillic ``а``), ``Hermi0ne`` and
-    ``hermione``, ``Ｒon`` (a full-width letter) and ``Ron``, ``Dráco`` and ``Draco`` have one key.
+def lookalike_keys(name: str) -> frozenset[str]:
+    """What two names are told apart by, for people: two names may be taken for one another if they share a key.
 
-    Compatibility forms folded (NFKD), accents dropped, case folded, then the letters and digits that are drawn
-    alike mapped to one (``rn`` read as ``m``, ``vv`` as ``w``).  Meant for "may these two be taken for one
-    another?", where saying yes too often costs only a seat number shown beside a name; not a full Unicode
-    confusables skeleton (UTS #39), which would need its data tables.
+    Two keys: the name with compatibility forms folded (NFKC: a full-width ``Ｒon`` is ``Ron``) and case folded
+    (``ANN`` is ``ann``); and its skeleton, case kept, with the letters drawn alike mapped to one (``Аnn`` with a
+    Cyrillic ``А`` is ``Ann``, ``Hermi0ne`` is ``Hermione``, ``BIll`` and ``Bi1l`` are ``Bill``, but ``Ian`` is not
+    ``Lan``). Accents are kept (``Hà`` and ``Hạ``, ``ゆうじ`` and ``ゆうし`` are two names), and so are ``rn`` and
+    ``m``. Not a full Unicode confusables skeleton (UTS #39), which would need its data tables; a lobby refuses a
+    name that shares a key with a seated one, so each mapping here is one a reader would really mistake.
     """
-    folded = unicodedata.normalize("NFKD", name)
-    folded = "".join(c for c in folded if not unicodedata.combining(c)).casefold().translate(_LOOKALIKE)
-    return folded.replace("rn", "m").replace("vv", "w")
+    nfkc = unicodedata.normalize("NFKC", name)
+    return frozenset({"case:" + nfkc.casefold(), "drawn:" + nfkc.translate(_DRAWN_ALIKE)})

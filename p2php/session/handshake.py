@@ -21,7 +21,7 @@ from p2php.canonical import digest, encode
 from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity, usable_box_key
 from p2php.errors import P2phpError, RefusalCode
-from p2php.text import NAME, lookalike_key, quote, safe
+from p2php.text import NAME, lookalike_keys, quote, safe
 
 CHAIN_LENGTH = 1024
 """Randomness draws one hash chain holds (one per Randomness step); a longer game renews the chain (§8)."""
@@ -143,8 +143,8 @@ class Table:
         against the name its seat took in the lobby): a name another seat's hello also gives (case and outer
         spaces aside) is shown with its seat, ``ann (seat 1)``, so nobody's moves read as another's."""
         shown = self._shown(seat)
-        key = _name_key(shown)
-        if any(other != seat and _name_key(self._shown(other)) == key for other in range(self.players)):
+        keys = _name_keys(shown)
+        if any(other != seat and _name_keys(self._shown(other)) & keys for other in range(self.players)):
             suffix = f" (seat {seat})"
             room = NAME - len(suffix)  # the seat must survive every later cut at NAME (the terminal's clean())
             return (shown if len(shown) <= room else shown[: room - 1] + "…") + suffix
@@ -157,11 +157,11 @@ class Table:
 _SEAT_SUFFIX = re.compile(r"(?:\s*\(seat \d+\))+\s*$")
 
 
-def _name_key(shown: str) -> str:
-    """What two names are compared by: case, outer spaces, letters drawn alike (:func:`~p2php.text.lookalike_key`:
-    "Ann" and "Аnn" with a Cyrillic "А") and a made-up ``(seat N)`` of their own aside (a seat calling itself
-    "ann (seat 0)" reads as seat 0's ann, so it clashes with "ann" too)."""
-    return lookalike_key(_SEAT_SUFFIX.sub("", shown).strip())
+def _name_keys(shown: str) -> frozenset[str]:
+    """What two names are compared by (they clash if they share a key): case, outer spaces, letters drawn alike
+    (:func:`~p2php.text.lookalike_keys`: "Ann" and "Аnn" with a Cyrillic "А") and a made-up ``(seat N)`` of their
+    own aside (a seat calling itself "ann (seat 0)" reads as seat 0's ann, so it clashes with "ann" too)."""
+    return lookalike_keys(_SEAT_SUFFIX.sub("", shown).strip())
 
 
 def check_hello(
