@@ -11,6 +11,9 @@ whether they failed (``killed``), passed (``survived``) or hung (``timeout``).
     python benchmarks/mutation.py --list --module p2php/canonical.py   # the mutants, without running
     python benchmarks/mutation.py --rescore out.json               # re-apply the exclusion file to a saved run
     python benchmarks/mutation.py --only p2php/session/decks.py:239:20:continue->break   # one mutant
+    python benchmarks/mutation.py --module p2php/net/libp2p_host.py --lines 133-167 \
+        --tests tests/test_libp2p_abuse.py::test_hole_punching_reads_each_part_of_an_address_at_its_exact_bounds
+                                    # some lines' mutants, against one test first (survivors: again without --tests)
 
 Mutation operators: comparison swaps (``<``/``<=``, ``>``/``>=``, ``==``/``!=``,
 ``in``/``not in``, ``is``/``is not``), ``and``/``or``, removing a ``not``,
@@ -130,6 +133,9 @@ TARGETS: dict[str, list[str]] = {
     ],
     "p2php/net/invite.py": ["tests/test_invite.py", "tests/test_online.py"],
     "p2php/net/libp2p_host.py": ["tests/test_libp2p.py", "tests/test_libp2p_abuse.py"],
+    # not test_online_links.py (75 s alone) nor test_online_nat.py (network namespaces, root only)
+    "p2php/net/libp2p.py": ["tests/test_libp2p.py", "tests/test_libp2p_abuse.py", "tests/test_online.py"],
+    "p2php/net/online.py": ["tests/test_online.py", "tests/test_libp2p.py"],
     "p2php/piped_output.py": ["tests/test_piped_output.py"],
     "p2php/net/admission.py": ["tests/test_net_admission.py", "tests/test_net_mesh.py", "tests/test_lobby.py"],
     "p2php/canonical.py": [
@@ -397,6 +403,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the (sampled) mutants and exit")
     ap.add_argument("--only", action="append", metavar="ID",
                     help="run just this mutant id (repeatable; its module is implied); see --list")
+    ap.add_argument("--lines", action="append", metavar="A-B",
+                    help="only mutants on these source lines (repeatable; with --module)")
+    ap.add_argument("--tests", action="append", metavar="TEST",
+                    help="run these test files or node ids instead of the module's TARGETS (repeatable): a quick "
+                         "first pass; run what survives it again without --tests before calling it a survivor")
     ap.add_argument("--rescore", type=Path, metavar="JSON",
                     help="re-apply the exclusion file to a saved --json report and print it (no test runs)")
     args = ap.parse_args(argv)
@@ -429,6 +440,10 @@ def main(argv: list[str] | None = None) -> int:
             every = sorted(rng.sample(every, args.limit), key=lambda x: x.index)
         if only:
             every = [mu for mu in every if mu.id in only]
+        if args.lines:
+            spans = [tuple(int(x) for x in span.split("-", 1)) if "-" in span else (int(span), int(span))
+                     for span in args.lines]
+            every = [mu for mu in every if any(a <= mu.line <= b for a, b in spans)]
         plan[m] = every
     if args.list:
         for m in modules:
@@ -440,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     log = sys.stderr
     try:
         trees = [make_tree(base, rev) for _ in range(max(1, args.jobs))]
-        tests = {m: [t for t in TARGETS[m] if (trees[0] / t).exists()] for m in modules}
+        tests = {m: args.tests or [t for t in TARGETS[m] if (trees[0] / t).exists()] for m in modules}
         free: list[Path] = list(trees)
         lock = threading.Lock()
 
