@@ -153,6 +153,21 @@ def test_hole_punching_dials_public_addresses_and_local_ones_only_for_a_peer_see
     assert kinds == ["loopback", "private", "public", None]
 
 
+def test_hole_punching_reads_each_part_of_an_address_at_its_exact_bounds() -> None:
+    """The edges of :func:`dcutr_dialable` and :func:`ip_kind` that the test above leaves open (mutation run of
+    2026-12-07): the port's two ends, a 7-part address whose fifth part is not ``p2p``, IPv4 seen through a
+    dual-stack socket (``::ffff:a.b.c.d``, as a remote IP can be), and 0.0.0.0/8 beyond 0.0.0.0 itself."""
+    public = {"public"}
+    assert dcutr_dialable("/ip4/203.0.113.7/tcp/1", public) and dcutr_dialable("/ip4/203.0.113.7/tcp/65535", public)
+    assert not dcutr_dialable("/ip4/203.0.113.7/tcp/65536", public)
+    assert not dcutr_dialable("/ip4/203.0.113.7/tcp/80/tls/ws", public)  # 7 parts, not /p2p/ID
+    assert dcutr_dialable("/ip4/203.0.113.7/tcp/80/p2p/12D3KooWAg32d38pkErNFDRWQtUqRgCVtY5u73w46rzxmu8RxNDs", public)
+    mapped = [ip_kind(f"::ffff:{v4}") for v4 in ("8.8.8.8", "192.168.1.5", "127.0.0.1")]
+    assert mapped == ["public", "private", "loopback"]  # the IPv4 address's kind, not "reserved" (::/8)
+    assert ip_kind("0.1.2.3") is None and ip_kind("0.0.0.0") is None
+    assert dcutr_dialable("/ip4/192.168.1.20/tcp/80", {ip_kind("::ffff:192.168.1.5") or ""})
+
+
 async def _hop(host: Any, relay: Any, kind: str, peer: bytes | None) -> tuple[int, Any]:
     """One HOP message (RESERVE or CONNECT) to ``relay``: the status it answers, and the stream (kept open)."""
     circuit = _lib("libp2p.relay.circuit_v2")
