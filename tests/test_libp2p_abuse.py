@@ -441,3 +441,32 @@ async def test_a_stop_from_a_peer_that_is_not_our_relay_is_refused() -> None:
             await stream.send_all(b"through our relay")
             assert await accepted.receive_some(64) == b"through our relay"
         nursery.cancel_scope.cancel()
+
+
+async def test_punch_counts_hold_limit_events_a_window_and_forget_quiet_peers(autojump_clock: Any) -> None:
+    """:func:`_within`, which counts DCUtR sessions answered and dials made per peer (mutation run of 2026-12-07):
+    ``limit`` events in any PUNCH_WINDOW, the oldest counted until exactly PUNCH_WINDOW later; and past 256 peers,
+    those quiet for a whole window are forgotten, so peer ids made up without end hold no memory for good."""
+    within = p2p_host._within
+    times: dict[Any, list[float]] = {}
+    assert [within(times, "mate", 3) for _ in range(4)] == [True, True, True, False]
+    await trio.sleep(p2p_host.PUNCH_WINDOW - 0.5)
+    assert not within(times, "mate", 3)
+    await trio.sleep(0.5)  # exactly a window after the first three
+    assert within(times, "mate", 3) and within(times, "mate", 3) and within(times, "mate", 3)
+    assert not within(times, "mate", 3)
+    times.clear()
+    for peer in range(256):
+        assert within(times, peer, 3)
+    await trio.sleep(p2p_host.PUNCH_WINDOW)
+    assert within(times, "new", 3) and len(times) == 257  # 256 peers: nobody is forgotten yet
+    assert within(times, "newer", 3) and set(times) == {"new", "newer"}  # past 256: the quiet ones are
+    times.clear()
+    assert within(times, "busy", 1)
+    for peer in range(256):
+        assert within(times, peer, 1)
+    await trio.sleep(p2p_host.PUNCH_WINDOW - 10)
+    assert within(times, "busy", 2)  # busy: one event a window ago (less 10 s), one now
+    await trio.sleep(20)
+    assert within(times, "newest", 1) and "busy" in times  # its latest event is 20 s old: it is not quiet
+    assert not within(times, "busy", 1)
