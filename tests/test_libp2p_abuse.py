@@ -470,3 +470,57 @@ async def test_punch_counts_hold_limit_events_a_window_and_forget_quiet_peers(au
     await trio.sleep(20)
     assert within(times, "newest", 1) and "busy" in times  # its latest event is 20 s old: it is not quiet
     assert not within(times, "busy", 1)
+
+
+async def _dcutr_open(host: Any, target: Any, addrs: list[str]) -> Any:
+    """A DCUtR stream to ``target`` whose CONNECT (listing ``addrs``) is sent (if it can be); nothing read yet."""
+    dcutr = _lib("libp2p.relay.circuit_v2.dcutr")
+    utils = _lib("libp2p.relay.circuit_v2.utils")
+    punch = _lib("libp2p.relay.circuit_v2.pb.dcutr_pb2").HolePunch
+    multiaddr = _lib("multiaddr")
+    stream = await host.new_stream(target, [dcutr.PROTOCOL_ID])
+    with contextlib.suppress(Exception):  # (refused already: reset, which reading it then says)
+        await utils.write_delimited_msg(stream, punch(type=punch.CONNECT,
+                                                      ObsAddrs=[multiaddr.Multiaddr(a).to_bytes() for a in addrs]))
+    return stream
+
+
+async def _dcutr_answer(stream: Any, seconds: float) -> str:
+    """What the other end does next on a DCUtR ``stream`` within ``seconds``: ``"connect"`` (it answered, the
+    session runs), ``"refused"`` (reset or ended) or ``"nothing"``."""
+    dcutr = _lib("libp2p.relay.circuit_v2.dcutr")
+    punch = _lib("libp2p.relay.circuit_v2.pb.dcutr_pb2").HolePunch
+    with trio.move_on_after(seconds):
+        try:
+            msg = await dcutr.read_dcutr_msg(stream, punch)
+        except Exception:  # noqa: BLE001 - reset, or ended
+            return "refused"
+        return "connect" if msg.type == punch.CONNECT else "refused"
+    return "nothing"
+
+
+async def test_a_new_dcutr_session_replaces_the_one_before_and_only_one_waits_to_be_admitted() -> None:
+    """One session a peer at a time (mutation run of 2026-12-07): a table-mate's second session ends its first one
+    (reset, so the peer learns it at once); and a peer not yet admitted has one session waiting, a second one
+    refused at once, so a stranger cannot hold any number of them for ADMIT_WAIT each."""
+    async with trio.open_nursery() as nursery:
+        seat, mate, address = await _seat_and_stranger(nursery)
+        with trio.fail_after(10):
+            await mate.transport.dial(_lib("multiaddr").Multiaddr(f"{address}/p2p-circuit/p2p/{seat.name}"))
+        target = seat.host.get_id()
+        waiting = await _dcutr_open(mate.host, target, [])  # not a seat yet: waits to be admitted
+        await trio.sleep(0.3)
+        second = await _dcutr_open(mate.host, target, [])
+        assert await _dcutr_answer(second, 1.0) == "refused"  # at once: one session of it waits already
+        seat.seats.add(mate.name)  # the table starts: the waiting session is admitted
+        assert await _dcutr_answer(waiting, p2p_host.ADMIT_WAIT) == "connect"
+        replacing = await _dcutr_open(mate.host, target, [])
+        assert await _dcutr_answer(replacing, 2.0) == "connect"
+        assert await _dcutr_answer(waiting, 2.0) == "refused"  # replaced: reset, not left waiting for its SYNC
+        third = await _dcutr_open(mate.host, target, [])
+        assert await _dcutr_answer(third, 2.0) == "connect"  # the window's PUNCH_ANSWERS-th
+        assert await _dcutr_answer(replacing, 2.0) == "refused"
+        over = await _dcutr_open(mate.host, target, [])
+        assert await _dcutr_answer(over, 2.0) == "refused"
+        assert await _dcutr_answer(third, 1.0) == "nothing"  # a refused session replaces nothing
+        nursery.cancel_scope.cancel()
