@@ -524,3 +524,22 @@ async def test_a_new_dcutr_session_replaces_the_one_before_and_only_one_waits_to
         assert await _dcutr_answer(over, 2.0) == "refused"
         assert await _dcutr_answer(third, 1.0) == "nothing"  # a refused session replaces nothing
         nursery.cancel_scope.cancel()
+
+
+async def test_a_dcutr_session_refused_after_its_wait_leaves_nothing_behind() -> None:
+    """A session from a peer that does not become one we may punch with is refused after ADMIT_WAIT, and nothing
+    of it is kept (mutation run of 2026-12-07): peer ids cost nothing, so a kept one a stranger would be memory
+    for good; and the same peer may wait again (a seat whose first tries came before our table started)."""
+    async with trio.open_nursery() as nursery:
+        seat, mate, address = await _seat_and_stranger(nursery)
+        with trio.fail_after(10):
+            await mate.transport.dial(_lib("multiaddr").Multiaddr(f"{address}/p2p-circuit/p2p/{seat.name}"))
+        target = seat.host.get_id()
+        early = await _dcutr_open(mate.host, target, [])
+        assert await _dcutr_answer(early, p2p_host.ADMIT_WAIT + 1.0) == "refused"
+        assert seat.dcutr._waiting == set()
+        again = await _dcutr_open(mate.host, target, [])
+        await trio.sleep(0.3)
+        seat.seats.add(mate.name)
+        assert await _dcutr_answer(again, p2p_host.ADMIT_WAIT) == "connect"
+        nursery.cancel_scope.cancel()
