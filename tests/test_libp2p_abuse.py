@@ -535,6 +535,7 @@ async def test_a_dcutr_session_refused_after_its_wait_leaves_nothing_behind() ->
         with trio.fail_after(10):
             await mate.transport.dial(_lib("multiaddr").Multiaddr(f"{address}/p2p-circuit/p2p/{seat.name}"))
         target = seat.host.get_id()
+        assert await seat.dcutr.initiate_hole_punch(mate.host.get_id()) is False  # nor do we start one with it
         early = await _dcutr_open(mate.host, target, [])
         assert await _dcutr_answer(early, p2p_host.ADMIT_WAIT + 1.0) == "refused"
         assert seat.dcutr._waiting == set()
@@ -542,4 +543,8 @@ async def test_a_dcutr_session_refused_after_its_wait_leaves_nothing_behind() ->
         await trio.sleep(0.3)
         seat.seats.add(mate.name)
         assert await _dcutr_answer(again, p2p_host.ADMIT_WAIT) == "connect"
+        peer, dcutr = mate.host.get_id(), seat.dcutr
+        with dcutr._choosing(peer, []), dcutr._choosing(peer, []):  # two steps at once, then none: nothing kept
+            assert len(dcutr._chosen[peer]) == 2
+        assert peer not in dcutr._chosen
         nursery.cancel_scope.cancel()
