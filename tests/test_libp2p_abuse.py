@@ -544,6 +544,11 @@ async def test_a_dcutr_session_refused_after_its_wait_leaves_nothing_behind() ->
         seat.seats.add(mate.name)
         assert await _dcutr_answer(again, p2p_host.ADMIT_WAIT) == "connect"
         peer, dcutr = mate.host.get_id(), seat.dcutr
+        punch = _lib("libp2p.relay.circuit_v2.pb.dcutr_pb2").HolePunch
+        wrong = await mate.host.new_stream(target, [_lib("libp2p.relay.circuit_v2.dcutr").PROTOCOL_ID])
+        await _lib("libp2p.relay.circuit_v2.utils").write_delimited_msg(wrong, punch(type=punch.SYNC))
+        assert await _dcutr_answer(wrong, 2.0) == "refused"  # a session that begins wrong ends (replacing "again")
+        assert await _poll(lambda: peer not in dcutr._answering, 2.0)  # and is forgotten
         with dcutr._choosing(peer, []):  # two steps at once, then one, then none: nothing kept
             with dcutr._choosing(peer, []):
                 assert len(dcutr._chosen[peer]) == 2
