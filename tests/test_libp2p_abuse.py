@@ -549,6 +549,11 @@ async def test_a_dcutr_session_refused_after_its_wait_leaves_nothing_behind() ->
         await _lib("libp2p.relay.circuit_v2.utils").write_delimited_msg(wrong, punch(type=punch.SYNC))
         assert await _dcutr_answer(wrong, 2.0) == "refused"  # a session that begins wrong ends (replacing "again")
         assert await _poll(lambda: peer not in dcutr._answering, 2.0)  # and is forgotten
+        multiaddr = _lib("multiaddr")
+        named = ["/ip4/203.0.113.1/tcp/1", "/ip4/203.0.113.1/tcp/1", "/ip4/10.0.0.1/tcp/2"] + [
+            f"/ip4/203.0.113.{i}/tcp/{i}" for i in range(2, 9)]  # a duplicate, a LAN address, then 7 more
+        with dcutr._choosing(peer, [multiaddr.Multiaddr(a) for a in named]):  # a step dials PUNCH_ADDRS at most
+            assert dcutr._chosen[peer] == [frozenset([named[0], *named[3:3 + PUNCH_ADDRS - 1]])]
         with dcutr._choosing(peer, []):  # two steps at once, then one, then none: nothing kept
             with dcutr._choosing(peer, []):
                 assert len(dcutr._chosen[peer]) == 2
