@@ -5,6 +5,7 @@ Skipped as a whole where py-libp2p (the ``p2php[internet]`` extra) is not instal
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -334,3 +335,31 @@ async def test_per_host_limits_count_a_direct_libp2p_stream_by_its_ip_not_its_pe
         assert remote_address(server) == (a.name, a.name)
         await client.aclose()
         await server.aclose()
+
+
+async def test_a_hello_read_in_pieces_is_still_checked_and_a_stream_ended_before_its_proof_is_refused_at_once() -> None:
+    """Mutation run of 2026-12-07: the hello check of §3.6 waits for the whole first frame however the reader slices
+    it (a good hello passes, another seat's key fails); and a stream whose proof ends early is refused at once,
+    not after BINDING_TIMEOUT spent re-reading its end."""
+    async with two_nodes() as (a, b):
+        for key, ok in ((a.sign_key, True), (seeded_secrets(SEED, 2).identity.public.sign_key, False)):
+            client, server = await _pair(a, b)
+            hello = encode_frame({"hello": 4, "seat": 0, "sign_key": key})
+            await client.send_all(hello)
+            got = b""
+            with trio.fail_after(5):
+                try:
+                    while len(got) < len(hello):
+                        got += await server.receive_some(7)
+                except trio.BrokenResourceError as exc:
+                    assert not ok and "another key than its hello" in str(exc)
+                    continue
+            assert ok and got == hello
+        raw = await a.host.new_stream(b.host.get_id(), [PROTOCOL_ID])
+        await raw.write(binding_proof(a.secrets, a.peer_id)[:BINDING_SIZE // 2])
+        await raw.close_write()
+        start = trio.current_time()
+        with trio.move_on_after(5), contextlib.suppress(Exception):  # b's proof, then its reset (or end)
+            while await raw.read(4096):
+                pass
+        assert trio.current_time() - start < 2, "a stream that ended before its proof was held"
