@@ -560,3 +560,23 @@ async def test_a_dcutr_session_refused_after_its_wait_leaves_nothing_behind() ->
             assert len(dcutr._chosen[peer]) == 1
         assert peer not in dcutr._chosen
         nursery.cancel_scope.cancel()
+
+
+async def test_a_relay_takes_twice_its_per_ip_limits_in_inbound_connections_from_one_ip(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """§3.6: a relay holds at least twice its per-IP reservation and circuit limits in inbound connections from one
+    IP, so an operator who raises those (many people behind one address) is not stopped by INBOUND_PER_IP first
+    (mutation run of 2026-12-07: with the defaults, 2 x 8 = 16 = INBOUND_PER_IP hid the factor)."""
+    asked: list[int] = []
+    real = p2p_libp2p.new_host
+
+    def noted(key_pair: Any, inbound_per_ip: int = p2p_host.INBOUND_PER_IP) -> Any:
+        asked.append(inbound_per_ip)
+        return real(key_pair, inbound_per_ip=inbound_per_ip)
+
+    monkeypatch.setattr(p2p_libp2p, "new_host", noted)
+    for limits in (RelayLimitsSpec(), RelayLimitsSpec(per_ip=11), RelayLimitsSpec(circuits_per_ip=13)):
+        async with trio.open_nursery() as nursery:
+            await _relay(nursery, limits)
+            nursery.cancel_scope.cancel()
+    assert asked == [p2p_host.INBOUND_PER_IP, 22, 26]
