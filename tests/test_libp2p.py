@@ -342,7 +342,7 @@ async def test_a_hello_read_in_pieces_is_still_checked_and_a_stream_ended_before
     it (a good hello passes, another seat's key fails); and a stream whose proof ends early is refused at once,
     not after BINDING_TIMEOUT spent re-reading its end."""
     async with two_nodes() as (a, b):
-        for key, ok in ((a.sign_key, True), (seeded_secrets(SEED, 2).identity.public.sign_key, False)):
+        for key, ok in ((seeded_secrets(SEED, 2).identity.public.sign_key, False), (a.sign_key, True)):
             client, server = await _pair(a, b)
             hello = encode_frame({"hello": 4, "seat": 0, "sign_key": key})
             await client.send_all(hello)
@@ -355,8 +355,17 @@ async def test_a_hello_read_in_pieces_is_still_checked_and_a_stream_ended_before
                     assert not ok and "another key than its hello" in str(exc)
                     continue
             assert ok and got == hello
+        proof, hello = binding_proof(a.secrets, a.peer_id), encode_frame({"hello": 4, "seat": 0, "sign_key": key})
+        raw = await a.host.new_stream(b.host.get_id(), [PROTOCOL_ID])  # the proof in two pieces, the hello right after
+        await raw.write(proof[:BINDING_SIZE // 2])
+        await trio.sleep(0.2)
+        await raw.write(proof[BINDING_SIZE // 2:] + hello)
+        with trio.fail_after(5):
+            assert b.listener is not None
+            server = await b.listener.accept()
+            assert await server.receive_some(len(hello)) == hello  # read up to the proof's end, not into the hello
         raw = await a.host.new_stream(b.host.get_id(), [PROTOCOL_ID])
-        await raw.write(binding_proof(a.secrets, a.peer_id)[:BINDING_SIZE // 2])
+        await raw.write(proof[:BINDING_SIZE // 2])
         await raw.close_write()
         start = trio.current_time()
         with trio.move_on_after(5), contextlib.suppress(Exception):  # b's proof, then its reset (or end)
