@@ -580,3 +580,16 @@ async def test_a_relay_takes_twice_its_per_ip_limits_in_inbound_connections_from
             await _relay(nursery, limits)
             nursery.cancel_scope.cancel()
     assert asked == [p2p_host.INBOUND_PER_IP, 22, 26]
+
+
+def test_a_relays_default_limits_are_protocol_mds() -> None:
+    """§3.6's numbers (mutation run of 2026-12-07: a default per-IP limit of 7, which refuses the 8th seat of one
+    household, passed every test): 8 reservations from one IP of 64, 8 circuits to one peer from one IP of 64, an
+    hour each; and a limit that is not a positive whole number is refused."""
+    limits = RelayLimitsSpec()
+    assert (limits.per_ip, limits.reservations, limits.circuits_per_ip, limits.circuits) == (8, 64, 8, 64)
+    assert (limits.seconds, limits.reservation_ttl, limits.data) == (3600, 3600, 1 << 30)
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises(ValueError, match="positive whole number"):
+            RelayLimitsSpec(per_ip=bad)  # type: ignore[arg-type]
+    assert RelayLimitsSpec(per_ip=1).per_ip == 1
