@@ -50,6 +50,11 @@ async def _relay(nursery: trio.Nursery, limits: RelayLimitsSpec | None = None) -
     return relay, f"{relay.get_transport_addrs()[0]}/p2p/{relay.get_id()}"
 
 
+def _relay_protocol(relay: Any) -> Any:
+    """The circuit relay v2 service a relay host (from :func:`_relay`) runs: its HOP handler's own object."""
+    return relay.get_mux().handlers[_lib("libp2p.relay.circuit_v2").PROTOCOL_ID].__self__
+
+
 async def _seat_and_stranger(nursery: trio.Nursery) -> tuple[Libp2pNode, Libp2pNode, str]:
     """A seat that hole-punches (it listens and holds a reservation, as every OnlineSeat with a relay does) and a
     stranger connected to it through the relay, as anyone with the seat's locator (an invite) can be."""
@@ -216,6 +221,7 @@ async def test_a_peer_reserves_only_for_itself_so_one_connection_cannot_take_eve
             with trio.fail_after(10):
                 await nursery.start(seat.run)  # gets a reservation
             assert set(statuses) == {PERMISSION_DENIED}
+            assert not _relay_protocol(relay).resource_manager.has_reservation(evil.get_id())  # refused: nothing held
             assert (await _hop(evil, relay.get_id(), "RESERVE", evil.get_id().to_bytes()))[0] == OK  # its own
         nursery.cancel_scope.cancel()
 
@@ -229,6 +235,8 @@ async def test_one_ip_holds_at_most_per_ip_reservations_while_its_peers_stay_con
 
         async with _hosts(3, relay, address) as (first, second, third):
             assert [await reserve(h) for h in (first, second, third)] == [OK, OK, RESOURCE_LIMIT_EXCEEDED]
+            manager = _relay_protocol(relay).resource_manager
+            assert not manager.has_reservation(third.get_id())  # refused: nothing reserved behind the status
             assert await reserve(first) == OK  # renewing is no new reservation
             await relay.get_network().close_peer(second.get_id())  # a reservation lasts as long as its connection
             with trio.fail_after(5):
@@ -255,6 +263,13 @@ async def test_one_ip_cannot_hold_every_circuit_to_a_seat(monkeypatch: pytest.Mo
                                 if stream.muxed_conn.peer_id in theirs else real(stream))
             held = [await _hop(strangers[i % 2], relay.get_id(), "CONNECT", seat.peer_id) for i in range(16)]
             assert [status for status, _ in held].count(OK) == 4
+            for _, stream in held:  # circuits that end give their places back, and nothing of them is kept
+                with contextlib.suppress(Exception):
+                    await stream.reset()
+            counts = _relay_protocol(relay)._circuits_from
+            assert await _poll(lambda: not counts, 5), counts
+            again = [await _hop(strangers[0], relay.get_id(), "CONNECT", seat.peer_id) for _ in range(4)]
+            assert [status for status, _ in again] == [OK] * 4
             with trio.fail_after(20):
                 stream = await mate.open(seat.peer_id, [], via_relay=address)
                 assert seat.listener is not None
@@ -432,6 +447,8 @@ async def test_a_stop_from_a_peer_that_is_not_our_relay_is_refused() -> None:
                 except Exception:  # noqa: BLE001 - refused
                     pass
             assert status is None, f"the seat answered a stranger's STOP with status {status}"
+            with trio.fail_after(10), pytest.raises(Exception):  # noqa: B017,PT011 - a seat is no relay (no HOP)
+                await _hop(stranger, seat.host.get_id(), "RESERVE", None)
         mate = Libp2pNode(LocalSecrets(), listen=None, relay=address)
         await nursery.start(mate.run)
         with trio.fail_after(20):  # our relay's STOP still comes in
