@@ -243,6 +243,32 @@ async def test_one_ip_holds_at_most_per_ip_reservations_while_its_peers_stay_con
                 while relay.get_network().connections.get(second.get_id()):
                     await trio.sleep(0.05)
             assert await reserve(third) == OK
+            # and whom reservations came from is forgotten with them (peer ids cost nothing)
+            assert set(_relay_protocol(relay)._reserved_from) == {first.get_id(), third.get_id()}
+        nursery.cancel_scope.cancel()
+
+
+async def test_per_ip_limits_count_only_that_ips_reservations_and_circuits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation run of 2026-12-07: with every host on 127.0.0.1, a per-IP limit and a limit on everyone were one.
+    Here two strangers come from 198.51.100.7 (as in the circuit test), a seat from 127.0.0.1; per_ip=2 and
+    circuits_per_ip=1, the smallest limits."""
+    async with trio.open_nursery() as nursery:
+        relay, address = await _relay(nursery, RelayLimitsSpec(per_ip=2, circuits_per_ip=1))
+        seat = Libp2pNode(LocalSecrets(), listen=None, relay=address)
+        await nursery.start(seat.run)  # its reservation, from 127.0.0.1
+        async with _hosts(2, relay, address) as strangers:
+            theirs = {h.get_id() for h in strangers}
+            real = p2p_libp2p._source_of
+            monkeypatch.setattr(p2p_libp2p, "_source_of", lambda stream: "198.51.100.7"
+                                if stream.muxed_conn.peer_id in theirs else real(stream))
+            reserved = [(await _hop(h, relay.get_id(), "RESERVE", None))[0] for h in strangers]
+            assert reserved == [OK, OK]  # the seat's reservation is another IP's
+            circuits = [await _hop(h, relay.get_id(), "CONNECT", seat.peer_id) for h in strangers]
+            assert [status for status, _ in circuits] == [OK, RESOURCE_LIMIT_EXCEEDED]  # one to the seat from that IP
+            await circuits[0][1].reset()  # that circuit ends: its place is free again, nothing of it kept
+            counts = _relay_protocol(relay)._circuits_from
+            assert await _poll(lambda: not counts, 5), counts
+            assert (await _hop(strangers[1], relay.get_id(), "CONNECT", seat.peer_id))[0] == OK
         nursery.cancel_scope.cancel()
 
 
