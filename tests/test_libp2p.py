@@ -372,3 +372,32 @@ async def test_a_hello_read_in_pieces_is_still_checked_and_a_stream_ended_before
             while await raw.read(4096):
                 pass
         assert trio.current_time() - start < 2, "a stream that ended before its proof was held"
+
+
+async def test_what_a_node_notes_of_its_streams_and_a_stream_it_cannot_take_is_reset(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation run of 2026-12-07: a mesh stream we open makes its peer one we may hole-punch with (a lobby stream
+    does not), the newest MAX_NOTED of them (a peer dialled again is one of them once); an accepted mesh stream's
+    carriage is noted; and a stream that arrives once our listener is closed is reset, not left open."""
+    import p2php.net.libp2p as p2p_libp2p
+
+    peer_id = _lib("libp2p.peer.id").ID
+    ed25519 = _lib("libp2p.crypto.ed25519")
+    async with two_nodes() as (a, b):
+        client, server = await _pair(a, b)
+        assert a.may_punch(b.host.get_id()) and b.carried.get(a.name) == "direct"
+        assert not b.may_punch(a.host.get_id())  # it accepted a stream: that is not a seat of its table
+        made_up = [peer_id.from_pubkey(ed25519.create_new_key_pair().public_key) for _ in range(3)]
+        with contextlib.suppress(ConnectionRefusedError), trio.fail_after(5):
+            await a.open(made_up[0].to_bytes(), [], protocol=p2p_libp2p.LOBBY_PROTOCOL_ID)
+        assert not a.may_punch(made_up[0])
+        monkeypatch.setattr(p2p_libp2p, "MAX_NOTED", 2)
+        for peer in (made_up[0], made_up[1], made_up[2], made_up[2]):  # the newest two: 1 and 2 (2 twice: one)
+            with contextlib.suppress(ConnectionRefusedError), trio.fail_after(5):
+                await a.open(peer.to_bytes(), [])
+        assert [a.may_punch(p) for p in made_up] == [False, True, True]
+        assert b.listener is not None
+        await b.listener.aclose()
+        with trio.fail_after(3), pytest.raises((ConnectionRefusedError, trio.BrokenResourceError)):
+            stream = await a.open(b.peer_id, b.addrs())
+            await stream.receive_some(10)  # b reset it (else: open, unread, until its end)
