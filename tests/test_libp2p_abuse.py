@@ -636,3 +636,25 @@ def test_a_relays_default_limits_are_protocol_mds() -> None:
         with pytest.raises(ValueError, match="positive whole number"):
             RelayLimitsSpec(per_ip=bad)  # type: ignore[arg-type]
     assert RelayLimitsSpec(per_ip=1).per_ip == 1
+
+
+async def test_an_ip_whose_connections_come_and_go_gets_its_places_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutation run of 2026-12-07: the per-IP count of inbound connections goes down when one ends (else an IP that
+    connected INBOUND_PER_IP times in its life is refused for good), and an IP with none left is forgotten (else
+    every /64 that ever connected is kept). A relay taking 2 a IP here, connected to 6 times one after another."""
+    monkeypatch.setattr(p2p_libp2p, "INBOUND_PER_IP", 2)
+    multiaddr = _lib("multiaddr")
+    peerinfo = _lib("libp2p.peer.peerinfo")
+    async with trio.open_nursery() as nursery:
+        relay, address = await _relay(nursery, RelayLimitsSpec(per_ip=1, circuits_per_ip=1))
+        held = inspect.getclosurevars(relay.get_network()._handle_inbound_connection).nonlocals["held"]
+        stranger = new_host(None)
+        async with stranger.run(listen_addrs=[]):
+            for _ in range(6):
+                with trio.fail_after(10):
+                    await stranger.connect(peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(address)))
+                assert await _poll(lambda: _muxed_conns(relay, stranger.get_id()), 10)
+                await stranger.get_network().close_peer(relay.get_id())
+                assert await _poll(lambda: not _muxed_conns(relay, stranger.get_id()), 10)
+            assert await _poll(lambda: not held, 10), held
+        nursery.cancel_scope.cancel()
