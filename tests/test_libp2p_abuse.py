@@ -658,3 +658,30 @@ async def test_an_ip_whose_connections_come_and_go_gets_its_places_back(monkeypa
                 assert await _poll(lambda: not _muxed_conns(relay, stranger.get_id()), 10)
             assert await _poll(lambda: not held, 10), held
         nursery.cancel_scope.cancel()
+
+
+async def test_a_peer_may_send_exactly_what_it_was_granted_and_not_a_byte_more() -> None:
+    """The window bound's exact edge (mutation run of 2026-12-07): a DATA frame that brings what waits unread to
+    exactly every window granted (plus the spare one) keeps the connection; one byte more closes it."""
+    identify = _lib("libp2p.identity.identify.identify")
+    multiaddr = _lib("multiaddr")
+    peerinfo = _lib("libp2p.peer.peerinfo")
+    async with trio.open_nursery() as nursery:
+        relay, address = await _relay(nursery)
+        stranger = new_host(None)
+        async with stranger.run(listen_addrs=[]):
+            await stranger.connect(peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(address)))
+            stream = await stranger.new_stream(relay.get_id(), [identify.ID])
+            (muxed,) = _muxed_conns(relay, stranger.get_id())
+            await trio.sleep(0.5)  # (identify's own exchange over)
+            ours = stream.muxed_stream
+            for extra in (0, 1):
+                granted = sum(s.target_recv_window for s in muxed.streams.values()) + p2p_host._DEFAULT_WINDOW
+                room = min(granted, p2p_host.MAX_BUFFERED) - _buffered(muxed)
+                size = room + extra if extra else room
+                header = struct.pack(">BBHII", 0, 0, 0, ours.stream_id, size)
+                with contextlib.suppress(Exception):
+                    await ours.conn._write_frame(header + bytes(size))
+                closed = await _poll(muxed.event_closed.is_set, 2.0)
+                assert closed == bool(extra), (extra, size, _buffered(muxed))
+        nursery.cancel_scope.cancel()
