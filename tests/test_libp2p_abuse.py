@@ -287,8 +287,18 @@ async def test_one_ip_cannot_hold_every_circuit_to_a_seat(monkeypatch: pytest.Mo
             real = p2p_libp2p._source_of
             monkeypatch.setattr(p2p_libp2p, "_source_of", lambda stream: "198.51.100.7"
                                 if stream.muxed_conn.peer_id in theirs else real(stream))
+            base = _lib("libp2p.relay.circuit_v2.protocol").CircuitV2Protocol
+            served, library = [0], base._handle_connect
+
+            async def counted(self: Any, stream: Any, msg: Any) -> None:  # circuits the library goes on to make
+                served[0] += 1
+                await library(self, stream, msg)
+
+            monkeypatch.setattr(base, "_handle_connect", counted)
             held = [await _hop(strangers[i % 2], relay.get_id(), "CONNECT", seat.peer_id) for i in range(16)]
             assert [status for status, _ in held].count(OK) == 4
+            await trio.sleep(1.0)  # (a refusal resets its stream 0.5 s after the status)
+            assert served[0] == 4  # a refused CONNECT goes no further (no STOP to the seat behind the status)
             for _, stream in held:  # circuits that end give their places back, and nothing of them is kept
                 with contextlib.suppress(Exception):
                     await stream.reset()
