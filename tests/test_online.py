@@ -238,3 +238,35 @@ def test_the_invite_names_the_lobby_and_only_the_options_that_differ_from_the_de
     assert (read.peer, read.addrs, read.relays) == (peer, ("/ip4/127.0.0.1/tcp/40123",), (relay,))
     assert (read.table, read.game, read.players) == (table.table_id, "uno", 3)
     assert dict(read.options) == {"rounds": 1}
+
+
+async def test_a_seat_answers_hole_punching_from_the_seats_it_watches_and_is_told_links_formed_before() -> None:
+    """Mutation run of 2026-12-07 (online.py): ``watch_links`` makes the table's seats the peers our node may
+    hole-punch with (protocol.md §3.6) and tells at once how links formed before it are carried; a seat serves
+    no lobby unless asked, punches only when asked and with a relay and a listen address; and a seat that listens
+    nowhere needs a relay."""
+    import trio
+
+    from p2php.net.invite import Locator
+    from p2php.net.online import OnlineSeat
+    from p2php.session.handshake import LocalSecrets
+
+    with pytest.raises(ValueError, match="needs a relay"):
+        OnlineSeat(LocalSecrets(), None, listen=None)
+    seat, other, third = (OnlineSeat(LocalSecrets(), None, listen="/ip4/127.0.0.1/tcp/0") for _ in range(3))
+    assert not seat.node.serves_lobby
+    relay = f"/ip4/127.0.0.1/tcp/1/p2p/{other.peer}"
+    punches = [OnlineSeat(LocalSecrets(), r, listen=lis, punch=p).node.punch
+               for r, lis, p in ((relay, "/ip4/127.0.0.1/tcp/0", True), (relay, None, True),
+                                 (relay, "/ip4/127.0.0.1/tcp/0", False))]
+    assert [seat.node.punch, *punches] == [False, True, False, False]  # DCUtR only with a relay and a listen address
+    where = {1: Locator(other.peer, ("/ip4/127.0.0.1/tcp/1",), ()).text(),
+             2: Locator(third.peer, ("/ip4/127.0.0.1/tcp/2",), ()).text()}
+    seat.node.carried[other.peer] = "direct"  # a link formed before we watched
+    told: list[tuple[int, str]] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(seat.watch_links, where, lambda s, how: told.append((s, how)))
+        await trio.sleep(0.1)
+        assert seat.node.seats == {other.peer, third.peer}
+        assert told == [(1, "direct")]
+        nursery.cancel_scope.cancel()
