@@ -245,6 +245,8 @@ async def test_a_seat_answers_hole_punching_from_the_seats_it_watches_and_is_tol
     hole-punch with (protocol.md §3.6) and tells at once how links formed before it are carried; a seat serves
     no lobby unless asked, punches only when asked and with a relay and a listen address; and a seat that listens
     nowhere needs a relay."""
+    from functools import partial
+
     import trio
 
     from p2php.net.invite import Locator
@@ -270,3 +272,12 @@ async def test_a_seat_answers_hole_punching_from_the_seats_it_watches_and_is_tol
         assert seat.node.seats == {other.peer, third.peer}
         assert told == [(1, "direct")]
         nursery.cancel_scope.cancel()
+    # a relayed link that could move onto a punched connection: the runner is asked to relink it once a stream
+    relinked: list[int] = []
+    seat.node.streams[other.peer] = object()  # type: ignore[assignment]
+    seat.node.better_path = lambda peer: peer == other.peer  # type: ignore[method-assign]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(partial(seat.watch_links, where, lambda s, how: None, relinked.append, every=0.01))
+        await trio.sleep(0.2)
+        nursery.cancel_scope.cancel()
+    assert relinked == [1]
