@@ -369,9 +369,9 @@ class HpshaState(TaskGame):
         return self.public_view()
 
     def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
-        """:meth:`TaskGame.advance`, noting each deck's family and who a Show let see a hidden face (remask.py)."""
+        """:meth:`TaskGame.advance`, noting each deck's family and who a Show let see a hidden face (remask.py) first:
+        the advance runs on into the next tasks, and one of them may plan a re-mask from what is noted here."""
         step = self.stack.settle(self)
-        super().advance(faces, random)
         t = type(step)
         if t is Shuffle:
             assert isinstance(step, Shuffle)
@@ -382,6 +382,7 @@ class HpshaState(TaskGame):
             for s in step.slots:  # a card just obtained, shown to its new holder, is no news
                 if s not in self.pub and (viewer != step.owner or s not in own):
                     self._saw(s, viewer)
+        super().advance(faces, random)
 
     def characters_changed(self) -> None:
         self._listen = {}
