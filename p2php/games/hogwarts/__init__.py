@@ -196,7 +196,9 @@ E38. A card taken from a hand at random -- the underage duel's prize card, the q
      key).  Nobody but the taker and the old holder then knows the card taken; an opened card is face down
      again.  Which deck the card came from stays public (card backs), so a known card alone of its deck in the
      hand is still recognised, as at a table; a mission's cards on show keep their slots while it is attempted
-     (they go under after its battle).  Only groups of two or more cards with such a face are mixed (cost: one
+     (they go under after its battle).  A re-masked card stays known to every seat that knew a face of its group
+     (every seat, for an opened card): the others may leave or show, so the hand is mixed again before its next
+     pick.  Only groups of two or more cards with such a face are mixed (cost: one
      re-mask of 4 cards at 4 seats, +15 messages / 18.6 KB fast, +7 / 21.7 KB verified;
      ``benchmarks/hogwarts_remask_cost.py``).  A card put back by its holder's choice (``ReturnCards``: a lost
      duel, an event) and the card Rookwood's player picks after his look (E28) are named by their slots too: the

@@ -206,8 +206,16 @@ class HogwartsState(TaskGame):
     def remasked(self, seat: Seat, step: Reshuffle) -> None:
         """A re-mask of ``seat``'s hand cards ``step.slots`` is done (remask.py): the new slots take the old ones'
         places in the hand (their order says nothing: the Reshuffle shuffled them), taken from the top of the
-        deck's span; an opened card's face is no longer public where it now lies."""
+        deck's span; an opened card's face is no longer public where it now lies.  Whoever knew a face of the group
+        (every seat, for an opened card) knows it is one of the new slots, and learns which by elimination as the
+        others show or leave: each new slot keeps them all in ``seen``, so the next pick mixes the hand again."""
         old, new = step.slots, list(step.new_slots)
+        who = {x for s in old for x in self.seen.get(s, ())}
+        if any(s in self.pub for s in old):
+            who.update(range(self.players))
+        for n in new:
+            if who:
+                self.seen[n] = sorted(who)
         hand = self.hand[seat]
         at = {s: i for i, s in enumerate(hand)}
         for s, n in zip(sorted(old, key=at.__getitem__), new, strict=True):
