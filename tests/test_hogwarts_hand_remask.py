@@ -24,7 +24,7 @@ from p2php.games.hogwarts.ids import SPAN, deck_first_slot, deck_of_slot
 from p2php.games.hogwarts.mission_flow import MissionAttempt
 from p2php.games.hogwarts.pvp import PlayerBattle
 from p2php.games.hogwarts.remask import RemaskHand, remask_groups
-from p2php.games.hogwarts.search import SearchDeck
+from p2php.games.hogwarts.search import SearchDeck, searchable
 from p2php.games.hogwarts.state import HogwartsState
 from p2php.games.hogwarts.versus import Versus
 from p2php.testing.scenario import Scenario
@@ -348,5 +348,32 @@ def test_a_card_known_by_elimination_after_a_re_mask_is_mixed_again_before_the_n
     w3, _l3, taken, kinds = t.duel(2, 0)
     assert w3 == 2 and kinds[-3:] == ["Reshuffle", "Deal", "Randomness"] and left not in g.hand[0] + [taken]
     assert t.table.knowledge(1).face(taken) is None
+    no_breach(t)
+    t.finish()
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_a_card_put_back_from_a_re_masked_hand_leaves_its_deck_searchable(crypto: str) -> None:
+    """The card put back lies in a slot at the top of the deck's span, under the deck's joint key: the deck may
+    still be searched (E18), and the search's Reshuffle takes it with the others (before: no search of the deck
+    until that card was drawn again)."""
+    t = T(crypto=crypto)
+    g = t.state
+    t.open_and_draw(1, "spell")
+    t.push(ReturnCards(1, 1))
+    d = t.decide()
+    back = next(int(s) for s in g.hand[1] if deck_of_slot(s) == "spell")
+    t.act(1, {"type": "return", "slot": back}, d.prompt)
+    t.step()
+    assert g.deck["spell"][-1] == back >= deck_first_slot("spell") + SPAN - 10  # re-masked: a top slot
+    assert searchable(g, ["spell"]) == ["spell"]
+    t.push(SearchDeck(0, ["spell"]))
+    t.act(0, {"type": "deck", "deck": "spell"}, "search_deck")
+    assert t.decide().prompt == "search_take"
+    assert back not in g.deck["spell"] and g.reshuffles == {"spell": 1}  # E39: seat 1 knows the card put back
+    took = int(g.deck["spell"][0])
+    t.act(0, {"type": "take", "slot": took}, "search_take")
+    t.step()
+    assert took in g.hand[0] and g.reshuffles == {"spell": 2} and searchable(g, ["spell"]) == ["spell"]
     no_breach(t)
     t.finish()

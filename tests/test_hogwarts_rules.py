@@ -534,12 +534,17 @@ def test_life_cells_heal_up_to_14_and_hagrid_s_hut_gives_a_potion_and_a_spell() 
     assert [(x.deck, x.n) for x in effect_tasks(g, 0) if isinstance(x, Draw)] == [("spell", 2)]
 
 
-def test_a_deck_holding_a_face_down_card_of_an_older_shuffle_is_not_searched() -> None:
-    """The session reshuffles face-down cards of one joint key at a time (search.py's decision)."""
+def test_a_deck_holding_face_down_cards_of_two_joint_keys_is_not_searched() -> None:
+    """The session reshuffles face-down cards of one joint key at a time (search.py's decision); a deck's shuffle
+    and its reshuffles share one (a card of an older shuffle is no obstacle), a reshuffle of face-up cards alone
+    starts a new one (``HogwartsState.family``)."""
     t = Table(2, mode="engine")
     g = t.state
     assert searchable(g, ["potion", "spell"]) == ["potion", "spell"]
-    g.reshuffles["potion"] = 1  # as if searched once: the deck's face-down cards are now of shuffle 0
+    g.reshuffles["potion"] = 1  # as if searched once: the deck's face-down cards are of shuffle 0, same key
+    assert searchable(g, ["potion", "spell"]) == ["potion", "spell"]
+    other = int(g.deck["potion"][0])
+    g.blocks = [[other, 1, other]]  # as if that card were under a new key
     assert searchable(g, ["potion", "spell"]) == ["spell"]
     for slot in g.deck["potion"]:  # face up, a card of an older shuffle is no obstacle
         g.pub[slot] = t.table.faces[slot]

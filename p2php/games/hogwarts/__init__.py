@@ -99,8 +99,11 @@ E17. Joint randomness is asked per roll that follows a decision, never earlier: 
     decision between its rolls) comes from one draw, and so do an attack's dice with the enemy's
     counter-roll when no re-roll or Dodge is to be asked: fewer draws, fewer rounds (a session's hash chains
     renew themselves, so a game may draw as often as it needs; ``benchmarks/hogwarts_sweep.py`` counts them).
-E18. Accio and Felix Felicis search a deck only while every face-down card in it is of its latest shuffle
-    (the session reshuffles face-down cards of one joint key at a time; ``search``).
+E18. Accio and Felix Felicis search a deck only while every face-down card in it is under one joint key (the
+    session reshuffles face-down cards of one key at a time; a deck's shuffle, its reshuffles, re-locks and
+    hand re-masks share one, a reshuffle of face-up cards alone starts a new one: ``HogwartsState.family``;
+    ``search``).  By shuffle block, a card put back from a re-masked hand (E38, a top-of-span slot) barred
+    every search of its deck until drawn again.
 E19. Quidditch: a player's own sheet's house is offered first; the match is the pitch's whole cell effect
     (after Cho's card), and the challenger's turn goes on to its mission step (``quidditch``).
 E20. Phase 1: picking up the loose Quaffle is automatic for the side to move; each piece may be placed once

@@ -11,11 +11,12 @@ its old holder put under (E37; ``HogwartsState.seen``) -- the deck is first resh
 blocks the look is as before.
 
 Decisions (ours): a deck is offered only if it holds a card, has been reshuffled fewer than 99 times (its
-slot span) and every face-down card in it is of its latest shuffle.  A card taken into a hand before a
-search and put back unseen afterwards is under the old shuffle's joint key; the session cannot reshuffle
-face-down cards of two keys together (it refuses, "the reshuffle mixes face-down cards of decks ..."), and
-a reshuffle whose face-down card was older than some of its face-up ones once failed to open (reported to
-the core), so such a deck waits until that card has been drawn again or opened.
+slot span) and every face-down card in it is under one joint key (``HogwartsState.family``): the session
+cannot reshuffle face-down cards of two keys together (it refuses, "the reshuffle mixes face-down cards of
+decks ..."), so such a deck waits until those cards have been drawn again or opened.  A deck's shuffle and its
+reshuffles share one key (a reshuffle of face-up cards alone starts a new one), so a card of an older shuffle,
+or one put back from a re-masked hand (E38), is no obstacle (tests/test_hogwarts_hand_remask.py opens such a mix
+in both decks).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 from p2php.engine.contract import Action, CardId, Decide, Knowledge, Reshuffle, Seat, Show, Slot, Step
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
 
-from .ids import BLOCK, MAX_RESHUFFLES, SPAN, deck_first_slot, shuffle_of
+from .ids import BLOCK, MAX_RESHUFFLES, SPAN, deck_first_slot
 
 if TYPE_CHECKING:
     from .state import HogwartsState
@@ -56,9 +57,11 @@ def known_to_others(g: HogwartsState, deck: str, seat: int) -> bool:
 
 
 def one_key(g: HogwartsState, deck: str) -> bool:
-    """Whether every face-down card of ``deck`` is of its latest shuffle (so one Reshuffle may take them)."""
-    latest = g.reshuffles.get(deck, 0)
-    return all(shuffle_of(s) == latest for s in g.deck[deck] if s not in g.pub)
+    """Whether every face-down card of ``deck`` is under one joint key (``HogwartsState.family``: a deck's shuffle
+    and its reshuffles, re-locks and hand re-masks share it), so one Reshuffle may take them.  (By the block a
+    slot lies in, a card put back from a re-masked hand -- a top-of-span slot -- barred every search of its deck
+    until drawn again.)"""
+    return len({g.family(s) for s in g.deck[deck] if s not in g.pub}) <= 1
 
 
 @dataclass
