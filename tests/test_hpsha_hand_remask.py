@@ -187,5 +187,24 @@ def test_who_may_know_a_hidden_face_is_tracked() -> None:
     st.push(PickCardTask(1, 2, ["hand"], "discard", "expelliarmus"))
     sc.decide()
     assert not set(before) & set(st.hands[2]) and len(st.hands[2]) == len(before) - 1
-    assert remask_groups(st, 2) == [] and not any(s in st.seen for s in st.hands[2])
+    # McGonagall still knows which cards Hagrid holds, only not in which new slot: she would learn it by
+    # elimination as he plays them, so each new slot keeps her, and the next pick mixes the hand again.
+    assert all(st.seen.get(s) == [3] for s in st.hands[2])
+    assert remask_groups(st, 2) == ([st.hands[2]] if len(st.hands[2]) >= 2 else [])
     assert "hand (" in sc.log() and "is mixed face down before a random pick" in sc.log()
+
+
+def test_a_remasked_group_stays_known_to_whoever_knew_one_of_its_faces() -> None:
+    """After a re-mask, every seat still knows an opened card is one of the new slots, and learns which by
+    elimination once the others are played (the review of Hogwarts' E38): each new slot keeps who knew a face of
+    the group, so the next random pick from the hand mixes it again."""
+    from p2php.games.hpsha.remask import remask_groups
+
+    sc, opened = courage_won("fast", extra=1)
+    legilimens_on_neville(sc)
+    st = sc.state
+    assert len(st.hands[0]) == 2 and not set(st.hands[0]) & set(opened)
+    for s in st.hands[0]:
+        assert st.seen.get(s) == [0, 1, 2, 3], (s, st.seen.get(s))
+    assert remask_groups(st, 0) == [list(st.hands[0])]
+    sc.finish()

@@ -516,9 +516,13 @@ class HpshaState(TaskGame):
 
     def remasked(self, seat: int, step: Reshuffle) -> None:
         """A re-mask of ``seat``'s hand cards ``step.slots`` is done (remask.py): the new slots take the old
-        ones' places in the hand (their order says nothing: the Reshuffle shuffled them), nobody knows their
-        faces yet, and 禁闭's seal moves with them."""
+        ones' places in the hand (their order says nothing: the Reshuffle shuffled them), and 禁闭's seal moves
+        with them.  Whoever knew a face of the group (every seat, for an opened card) knows it is one of the new
+        slots, and learns which by elimination as the others are played or leave: each new slot keeps them all in
+        ``seen``, so the next pick from the hand mixes it again (the review of Hogwarts' E38 found the leak)."""
         old, new = step.slots, list(step.new_slots)
+        who = sorted({x for s in old for x in self.seen.get(s, ())}
+                     | (set(range(self.n)) if any(s in self.pub for s in old) else set()))
         hidden = [s for s in old if s not in self.pub]
         family = self.family(hidden[0]) if hidden else step.first_slot  # face-up cards only: a new deck
         bisect.insort(self.blocks, [step.first_slot, family])
@@ -533,6 +537,9 @@ class HpshaState(TaskGame):
             if sealed == self.turn_no:  # a group of sealed cards only (remask_groups): each new one is sealed
                 for n in new:
                     flags[f"sealed:{n}"] = sealed
+        for n in new:
+            if who:
+                self.seen[n] = list(who)
         self.say("remask", seat, len(old))
 
     def to_hand(self, seat: int, slot: int) -> None:
