@@ -247,9 +247,9 @@ def test_a_terminal_is_written_directly(monkeypatch: pytest.MonkeyPatch) -> None
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs F_SETPIPE_SZ (Linux) to make a small pipe")
 def test_a_seat_whose_output_pipe_nobody_reads_plays_its_game_to_a_clean_end() -> None:
     """Seat 0 prints into a 4 kB pipe nobody reads until the game is over (a whole game prints ~30 kB)."""
-    from test_resume_cli import _ports  # type: ignore[import-not-found]
+    from cli_helpers import free_ports  # type: ignore[import-not-found]
 
-    addresses = ",".join(f"127.0.0.1:{p}" for p in _ports(2))
+    addresses = ",".join(f"127.0.0.1:{p}" for p in free_ports(2))
     read_end, write_end = os.pipe()
     fcntl.fcntl(write_end, 1031, 4096)  # F_SETPIPE_SZ
     common = ["uno", "--addresses", addresses, "--seed", "5", "--timeout", "5", "--resume-timeout", "5"]

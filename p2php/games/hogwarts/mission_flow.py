@@ -24,6 +24,7 @@ from .ids import deck_of_slot
 from .mission_cards import card_choices, part_for, shown_fit, still_needed
 from .missions import Mission
 from .modes import shows_mission_cards, team_of
+from .remask import keeps_cards_on_show
 from .rules import can_attempt, mission_of, missions_here
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class HandIn(Task["HogwartsState"]):
         return CONTINUE
 
 
+@keeps_cards_on_show
 @dataclass
 class MissionAttempt(Task["HogwartsState"]):
     class Stage(Enum):

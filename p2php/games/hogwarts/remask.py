@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from p2php.engine.contract import CardId, Deal, Reshuffle, Slot, Step
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task
@@ -42,14 +42,26 @@ from .reseal import top_slots
 if TYPE_CHECKING:
     from .state import HogwartsState
 
-__all__ = ["RemaskHand", "mix_first", "remask_groups"]
+__all__ = ["RemaskHand", "keeps_cards_on_show", "mix_first", "remask_groups"]
+
+T = TypeVar("T")
+
+
+_SHOWING: list[type] = []
+"""Task classes that hold cards on show by their slots (``shown``): a mission being attempted (mission_flow.py
+registers it with :func:`keeps_cards_on_show`; imported here, it would close an import cycle through battle.py)."""
+
+
+def keeps_cards_on_show(cls: type[T]) -> type[T]:
+    """Class decorator: ``cls``'s tasks hold cards on show in ``shown``, which keep their slots while it runs."""
+    _SHOWING.append(cls)
+    return cls
 
 
 def _on_show(g: HogwartsState) -> set[Slot]:
     """The mission cards shown for a mission being attempted (their slots are its record of them)."""
-    from .mission_flow import MissionAttempt  # mission_flow -> battle -> remask
-
-    return {s for task in g.stack if isinstance(task, MissionAttempt) for s in task.shown}
+    showing = tuple(_SHOWING)
+    return {s for task in g.stack if isinstance(task, showing) for s in task.shown}  # type: ignore[attr-defined]
 
 
 def remask_groups(g: HogwartsState, seat: int, decks: Sequence[str] = HAND_DECKS) -> list[list[Slot]]:

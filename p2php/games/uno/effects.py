@@ -122,8 +122,8 @@ class Attack(Effect):
             return self.challenged(g)
         assert reply.play is not None
         if reply.kind == "invisibility":
-            return Replace(PlayCard(reply.play, ModeNames.INVISIBILITY, resume=self.resume_seat(g)))
-        return Replace(PlayCard(reply.play, ModeNames.STACK, stacked=self.stacked_total()))
+            return Replace(PlayCard(reply.play, Mode.INVISIBILITY, resume=self.resume_seat(g)))
+        return Replace(PlayCard(reply.play, Mode.STACK, stacked=self.stacked_total()))
 
     def challenged(self, g: UnoState) -> Outcome:
         raise AssertionError("only a Wild Draw Four can be challenged")
