@@ -29,12 +29,13 @@ the deck's span (never in practice: 9 900 slots between the searches and the top
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from p2php.engine.contract import CardId, Deal, Reshuffle, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Task
+from p2php.engine.contract import Reshuffle, Slot
+from p2php.engine.remask import HandRemask
+from p2php.engine.tasks import Outcome, Push, Task
 
 from .ids import HAND_DECKS, deck_of_slot
 from .reseal import top_slots
@@ -107,44 +108,25 @@ def remask_groups(g: HogwartsState, seat: int, decks: Sequence[str] = HAND_DECKS
 def mix_first(g: HogwartsState, seats: Sequence[int], decks: Sequence[str] = HAND_DECKS) -> Outcome | None:
     """Before a random pick from the hands of ``seats`` (among their cards of ``decks``): the re-masks it needs
     (``None``: none)."""
-    tasks: list[Task[HogwartsState]] = [RemaskHand(s, list(decks)) for s in seats if remask_groups(g, s, decks)]
+    tasks: list[Task[HogwartsState]] = [RemaskHand(s, decks=list(decks)) for s in seats if remask_groups(g, s, decks)]
     return Push(*tasks) if tasks else None
 
 
 @dataclass
-class RemaskHand(Task["HogwartsState"]):
+class RemaskHand(HandRemask["HogwartsState"]):
     """Mix ``seat``'s hand cards of ``decks`` into fresh slots (one Reshuffle per group of :func:`remask_groups`),
-    then deal the new slots to ``seat`` (one Deal)."""
+    then deal the new slots to ``seat`` (one Deal): the kit's :class:`~p2php.engine.remask.HandRemask`, the fresh
+    slots from the top of the deck's span (none left: the group stays as it is)."""
 
-    seat: int
     decks: list[str] = field(default_factory=lambda: list(HAND_DECKS))
-    groups: list[list[int]] = field(default_factory=list)
-    new: list[int] = field(default_factory=list)
-    planned: bool = False
-    dealt: bool = False
 
-    def run(self, g: HogwartsState) -> Outcome:
-        if not self.planned:
-            self.planned = True
-            self.groups = remask_groups(g, self.seat, self.decks)
-        while self.groups:
-            group = self.groups[0]
-            deck = deck_of_slot(group[0])
-            first = top_slots(g, deck, len(group))
-            if first is None:  # no room left in the deck's span: left as it is
-                self.groups.pop(0)
-                continue
-            return Reshuffle(tuple(group), first, purpose=f"{deck}_hand")
-        if self.new and not self.dealt:
-            return Deal(tuple((s, self.seat) for s in self.new))
-        return Done()
+    def plan(self, g: HogwartsState) -> list[list[Slot]]:
+        return remask_groups(g, self.seat, self.decks)
 
-    def received(self, g: HogwartsState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        if isinstance(step, Deal):
-            self.dealt = True
-            return CONTINUE
-        assert isinstance(step, Reshuffle)
-        self.groups.pop(0)
+    def fresh_slots(self, g: HogwartsState, group: list[Slot]) -> tuple[Slot, str] | None:
+        deck = deck_of_slot(group[0])
+        first = top_slots(g, deck, len(group))
+        return None if first is None else (first, f"{deck}_hand")
+
+    def mixed(self, g: HogwartsState, step: Reshuffle) -> None:
         g.remasked(self.seat, step)
-        self.new.extend(step.new_slots)
-        return CONTINUE

@@ -29,13 +29,11 @@ The cost is paid only when somebody other than the holder may know a face in tha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from p2php.engine.contract import CardId, Deal, Reshuffle, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome
-from p2php.games.hpsha.tasks import Task
+from p2php.engine.contract import Reshuffle, Slot
+from p2php.engine.remask import HandRemask
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -95,33 +93,15 @@ def remask_groups(st: HpshaState, seat: int) -> list[list[int]]:
 
 
 @dataclass
-class RemaskHandTask(Task):
+class RemaskHandTask(HandRemask["HpshaState"]):
     """Mix ``seat``'s hand into fresh slots (one Reshuffle per group of :func:`remask_groups`), then deal the
-    new slots to ``seat`` (one Deal)."""
+    new slots to ``seat`` (one Deal): the kit's :class:`~p2php.engine.remask.HandRemask`."""
 
-    seat: int
-    groups: list[list[int]] = field(default_factory=list)
-    new: list[int] = field(default_factory=list)
-    planned: bool = False
-    dealt: bool = False
+    def plan(self, st: HpshaState) -> list[list[Slot]]:
+        return remask_groups(st, self.seat)
 
-    def run(self, st: HpshaState) -> Outcome:
-        if not self.planned:
-            self.planned = True
-            self.groups = remask_groups(st, self.seat)
-        if self.groups:
-            group = self.groups[0]
-            return Reshuffle(tuple(group), st.alloc(len(group)), f"hand{self.seat}")
-        if self.new and not self.dealt:
-            return Deal(tuple((s, self.seat) for s in self.new))
-        return Done()
+    def fresh_slots(self, st: HpshaState, group: list[Slot]) -> tuple[Slot, str]:
+        return st.alloc(len(group)), f"hand{self.seat}"
 
-    def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
-        if isinstance(step, Deal):
-            self.dealt = True
-            return CONTINUE
-        assert isinstance(step, Reshuffle)
-        self.groups.pop(0)
+    def mixed(self, st: HpshaState, step: Reshuffle) -> None:
         st.remasked(self.seat, step)
-        self.new.extend(step.new_slots)
-        return CONTINUE
