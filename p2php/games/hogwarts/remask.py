@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from p2php.engine.contract import Reshuffle, Slot
-from p2php.engine.remask import HandRemask
+from p2php.engine.remask import HandRemask, mixing_groups
 from p2php.engine.tasks import Outcome, Push, Task
 
 from .ids import HAND_DECKS, deck_of_slot
@@ -87,22 +87,7 @@ def remask_groups(g: HogwartsState, seat: int, decks: Sequence[str] = HAND_DECKS
         hidden.setdefault(key, []).append(s)
         if any(x != seat for x in seen.get(s, ())):
             exposed.add(key)
-    groups: list[list[Slot]] = []
-    for deck in sorted({k[0] for k in hidden} | set(opened)):
-        keys = sorted(k for k in hidden if k[0] == deck)
-        up = opened.get(deck, [])
-        target: tuple[str, int] | None = None
-        if up and keys:  # the opened cards join the largest group that is mixed anyway, else the largest
-            pool = [k for k in keys if k in exposed] or keys
-            target = max(pool, key=lambda k: (len(hidden[k]), -k[1]))
-            exposed.add(target)
-        for k in keys:
-            group = hidden[k] + (up if k == target else [])
-            if k in exposed and len(group) >= 2:
-                groups.append(group)
-        if up and target is None and len(up) >= 2:  # only opened cards of this deck: a shuffle of them
-            groups.append(list(up))
-    return groups
+    return mixing_groups(hidden, opened, exposed)
 
 
 def mix_first(g: HogwartsState, seats: Sequence[int], decks: Sequence[str] = HAND_DECKS) -> Outcome | None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from p2php.engine.contract import Action, CardId, Deal, Knowledge, Reshuffle, Reveal, Seat, Show, Slot
+from p2php.engine.remask import knowers, note_seen, put_in_place
 from p2php.engine.taskgame import TaskGame
 from p2php.engine.tasks import Task, TaskStack
 
@@ -174,12 +175,12 @@ class HogwartsState(TaskGame):
             assert isinstance(step, Deal)
             for slot, seat in step.to:
                 if deck_of_slot(slot) in HAND_DECKS and slot not in self.pub:
-                    self._saw(slot, seat)
+                    note_seen(seen, slot, seat)
         elif t is Show:
             assert isinstance(step, Show)
             for slot in step.slots:
                 if deck_of_slot(slot) in HAND_DECKS and slot not in self.pub:
-                    self._saw(slot, step.viewer)
+                    note_seen(seen, slot, step.viewer)
         elif t is Reshuffle:
             assert isinstance(step, Reshuffle)
             if family != deck_first_slot(deck_of_slot(step.first_slot)):
@@ -196,13 +197,6 @@ class HogwartsState(TaskGame):
             for slot in step.slots:
                 seen.pop(slot, None)
 
-    def _saw(self, slot: Slot, seat: Seat) -> None:
-        who = self.seen.get(slot)
-        if who is None:
-            self.seen[slot] = [seat]
-        elif seat not in who:
-            bisect.insort(who, seat)
-
     def remasked(self, seat: Seat, step: Reshuffle) -> None:
         """A re-mask of ``seat``'s hand cards ``step.slots`` is done (remask.py): the new slots take the old ones'
         places in the hand (their order says nothing: the Reshuffle shuffled them), taken from the top of the
@@ -210,16 +204,11 @@ class HogwartsState(TaskGame):
         (every seat, for an opened card) knows it is one of the new slots, and learns which by elimination as the
         others show or leave: each new slot keeps them all in ``seen``, so the next pick mixes the hand again."""
         old, new = step.slots, list(step.new_slots)
-        who = {x for s in old for x in self.seen.get(s, ())}
-        if any(s in self.pub for s in old):
-            who.update(range(self.players))
+        who = knowers(self.seen, self.pub, old, self.players)
         for n in new:
             if who:
-                self.seen[n] = sorted(who)
-        hand = self.hand[seat]
-        at = {s: i for i, s in enumerate(hand)}
-        for s, n in zip(sorted(old, key=at.__getitem__), new, strict=True):
-            hand[at[s]] = n
+                self.seen[n] = list(who)
+        put_in_place(self.hand[seat], old, new)
         deck = deck_of_slot(step.first_slot)
         self.resealed[deck] = self.resealed.get(deck, 0) + len(old)
         for s in old:

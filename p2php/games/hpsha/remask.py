@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from p2php.engine.contract import Reshuffle, Slot
-from p2php.engine.remask import HandRemask
+from p2php.engine.remask import HandRemask, mixing_groups
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -74,22 +74,7 @@ def remask_groups(st: HpshaState, seat: int) -> list[list[int]]:
         hidden.setdefault(key, []).append(s)
         if any(x != seat for x in seen.get(s, ())):
             exposed.add(key)
-    groups: list[list[int]] = []
-    for sealed in (False, True):
-        keys = sorted(k for k in hidden if k[0] == sealed)
-        up = opened.get(sealed, [])
-        target: tuple[bool, int] | None = None
-        if up and keys:  # the opened cards join the largest group that is mixed anyway, else the largest
-            pool = [k for k in keys if k in exposed] or keys
-            target = max(pool, key=lambda k: (len(hidden[k]), -k[1]))
-            exposed.add(target)
-        for k in keys:
-            group = hidden[k] + (up if k == target else [])
-            if k in exposed and len(group) >= 2:
-                groups.append(group)
-        if up and target is None and len(up) >= 2:  # only opened cards: a Shuffle of them
-            groups.append(list(up))
-    return groups
+    return mixing_groups(hidden, opened, exposed)
 
 
 @dataclass

@@ -35,6 +35,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.engine.remask import knowers, note_seen, put_in_place
 from p2php.engine.taskgame import TaskGame
 from p2php.engine.tasks import CONTINUE, Outcome, TaskStack
 from p2php.games.hpsha import characters as _characters  # noqa: F401  (registers the skills)
@@ -381,7 +382,7 @@ class HpshaState(TaskGame):
             viewer, own = step.viewer, self.hands[step.viewer]
             for s in step.slots:  # a card just obtained, shown to its new holder, is no news
                 if s not in self.pub and (viewer != step.owner or s not in own):
-                    self._saw(s, viewer)
+                    note_seen(self.seen, s, viewer)
         super().advance(faces, random)
 
     def characters_changed(self) -> None:
@@ -484,7 +485,7 @@ class HpshaState(TaskGame):
         if zone == "hand":
             self.hands[seat].remove(slot)
             if slot not in self.pub:  # its face stays known to the hand it leaves
-                self._saw(slot, seat)
+                note_seen(self.seen, slot, seat)
         elif zone == "judge":
             self.judge[seat] = [e for e in self.judge[seat] if e[0] != slot]
         elif zone == "discard":
@@ -501,14 +502,6 @@ class HpshaState(TaskGame):
         self.discard.append(slot)
         self.seen.pop(slot, None)  # face up from now on (the pile is open)
 
-    def _saw(self, slot: int, seat: int) -> None:
-        """``seat`` may know the face of hidden ``slot`` (see ``seen``)."""
-        who = self.seen.get(slot)
-        if who is None:
-            self.seen[slot] = [seat]
-        elif seat not in who:
-            bisect.insort(who, seat)
-
     def family(self, slot: int) -> int:
         """The deck family (first slot of its first deck) ``slot`` belongs to (see ``blocks``)."""
         i = bisect.bisect_right(self.blocks, [slot, 1 << 62]) - 1
@@ -521,15 +514,12 @@ class HpshaState(TaskGame):
         slots, and learns which by elimination as the others are played or leave: each new slot keeps them all in
         ``seen``, so the next pick from the hand mixes it again (the review of Hogwarts' E38 found the leak)."""
         old, new = step.slots, list(step.new_slots)
-        who = sorted({x for s in old for x in self.seen.get(s, ())}
-                     | (set(range(self.n)) if any(s in self.pub for s in old) else set()))
+        who = knowers(self.seen, self.pub, old, self.n)
         hidden = [s for s in old if s not in self.pub]
         family = self.family(hidden[0]) if hidden else step.first_slot  # face-up cards only: a new deck
         bisect.insort(self.blocks, [step.first_slot, family])
-        hand, flags = self.hands[seat], self.flags[seat]
-        at = {s: i for i, s in enumerate(hand)}
-        for s, n in zip(sorted(old, key=at.__getitem__), new, strict=True):
-            hand[at[s]] = n
+        flags = self.flags[seat]
+        put_in_place(self.hands[seat], old, new)
         for s in old:
             self.pub.pop(s, None)
             self.seen.pop(s, None)
