@@ -16,9 +16,8 @@ reshuffled first, E39).
 from __future__ import annotations
 
 import time
-from typing import Any
 
-import msgpack
+from wire_counter import Counter
 
 from p2php.engine.contract import CardId, Shuffle
 from p2php.engine.tasks import Task, TaskStack
@@ -28,7 +27,6 @@ from p2php.games.hogwarts.ids import deck_of_slot
 from p2php.games.hogwarts.remask import RemaskHand, remask_groups
 from p2php.games.hogwarts.search import SearchDeck
 from p2php.games.hogwarts.state import HogwartsState
-from p2php.testing.protocol import ProtocolTable
 from p2php.testing.scenario import Scenario
 
 READS = frozenset({"student", "ability", "card_of", "figures_at", "in_truce", "public", "waiting", "asking",
@@ -48,36 +46,6 @@ class Table(Scenario):
 
     def arrange(self, step: Shuffle) -> list[CardId]:
         return list(step.cards)
-
-
-class Counter:
-    """Counts what every peer broadcasts while in use: messages, frames and bytes on all links, message kinds."""
-
-    def __init__(self) -> None:
-        self.count = {"msgs": 0, "frames": 0, "bytes": 0}
-        self.kinds: dict[str, int] = {}
-        self.orig = ProtocolTable._collect
-
-    def __enter__(self) -> Counter:
-        count, kinds = self.count, self.kinds
-
-        def collect(table: ProtocolTable, ls: Any) -> None:
-            for msg in ls.poll():
-                count["msgs"] += 1
-                kinds[msg.kind] = kinds.get(msg.kind, 0) + 1
-                for other in table.peers:
-                    if other is not ls and other.seat is not None:
-                        wire = ls.wire_for(msg, other.seat)
-                        count["bytes"] += len(msgpack.packb(wire, use_bin_type=True))
-                        count["frames"] += 1
-                        table._queues[other.seat].append((ls.seat, wire))
-                        table.frames += 1
-
-        ProtocolTable._collect = collect  # type: ignore[method-assign]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        ProtocolTable._collect = self.orig  # type: ignore[method-assign]
 
 
 def measure_search(n: int, crypto: str, exposed: bool) -> tuple[int, int, int, int]:
@@ -114,36 +82,15 @@ def measure(n: int, crypto: str) -> tuple[int, int, int, float, list[int], dict[
     hand = list(g.hand[1])
     g.seen[hand[0]] = [0, 1]  # test edit: seat 0 knows one of them (it took it from seat 1 and lost it back)
     groups = [len(grp) for grp in remask_groups(g, 1)]
-    count = {"msgs": 0, "frames": 0, "bytes": 0}
-    kinds: dict[str, int] = {}
-    table = t.table
-    assert isinstance(table, ProtocolTable)
-    orig = ProtocolTable._collect
-
-    def collect(self: ProtocolTable, ls: Any) -> None:
-        for msg in ls.poll():
-            count["msgs"] += 1
-            kinds[msg.kind] = kinds.get(msg.kind, 0) + 1
-            for other in self.peers:
-                if other is not ls and other.seat is not None:
-                    wire = ls.wire_for(msg, other.seat)
-                    count["bytes"] += len(msgpack.packb(wire, use_bin_type=True))
-                    count["frames"] += 1
-                    self._queues[other.seat].append((ls.seat, wire))
-                    self.frames += 1
-
     t.decide()
     g.stack.push(RemaskHand(1))
-    ProtocolTable._collect = collect  # type: ignore[method-assign]
-    t0 = time.perf_counter()
-    try:
+    with Counter() as c:
+        t0 = time.perf_counter()
         t.step()
-    finally:
-        ProtocolTable._collect = orig  # type: ignore[method-assign]
     dt = time.perf_counter() - t0
     assert not set(hand) & set(g.hand[1]) and len(g.hand[1]) == len(hand)
     t.finish()
-    return count["msgs"], count["frames"], count["bytes"], dt, groups, kinds
+    return c.count["msgs"], c.count["frames"], c.count["bytes"], dt, groups, c.kinds
 
 
 if __name__ == "__main__":

@@ -13,13 +13,11 @@ of the wire form each recipient gets); the difference is the re-mask's cost.
 from __future__ import annotations
 
 import time
-from typing import Any
 
-import msgpack
+from wire_counter import Counter
 
 from p2php.games.hpsha.moves import RandomHandCardTask
 from p2php.testing.hpsha import Scenario
-from p2php.testing.protocol import ProtocolTable
 
 CHARS = ["harry", "hermione", "ron", "neville", "ginny", "luna", "snape", "hagrid", "mcgonagall", "dumbledore"]
 
@@ -30,39 +28,17 @@ def measure(n: int, crypto: str, task: str) -> tuple[int, int, int, float, int, 
     st = sc.state
     m = st.minister
     hand = list(st.hands[m])
-    count = {"msgs": 0, "frames": 0, "bytes": 0}
-    kinds: dict[str, int] = {}
-    table = sc.table
-    assert isinstance(table, ProtocolTable)
-    orig = ProtocolTable._collect
-
-    def collect(self: ProtocolTable, ls: Any) -> None:
-        msgs = ls.poll()
-        for msg in msgs:
-            count["msgs"] += 1
-            kinds[msg.kind] = kinds.get(msg.kind, 0) + 1
-            for other in self.peers:
-                if other is not ls and other.seat is not None:
-                    wire = ls.wire_for(msg, other.seat)
-                    count["bytes"] += len(msgpack.packb(wire, use_bin_type=True))
-                    count["frames"] += 1
-                    self._queues[other.seat].append((ls.seat, wire))
-                    self.frames += 1
-
     if task == "remask":  # seat m+1 saw one of the minister's cards: the pick re-masks the hand first
         st.seen[hand[0]] = [(m + 1) % n]
     st.push(RandomHandCardTask(m, "measure"))  # else a fresh hand: no re-mask, the Randomness alone
-    ProtocolTable._collect = collect  # type: ignore[method-assign]
-    t0 = time.perf_counter()
-    try:
+    with Counter() as c:
+        t0 = time.perf_counter()
         sc.step()
-    finally:
-        ProtocolTable._collect = orig  # type: ignore[method-assign]
     dt = time.perf_counter() - t0
     if task == "remask":
         assert not set(hand) & set(st.hands[m])
     sc.finish()
-    return count["msgs"], count["frames"], count["bytes"], dt, len(hand), kinds
+    return c.count["msgs"], c.count["frames"], c.count["bytes"], dt, len(hand), c.kinds
 
 
 if __name__ == "__main__":
