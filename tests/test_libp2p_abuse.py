@@ -188,6 +188,15 @@ async def _hop(host: Any, relay: Any, kind: str, peer: bytes | None) -> tuple[in
     return answer.status, stream
 
 
+async def _identify_stream(relay: Any, stranger: Any) -> tuple[Any, Any]:
+    """A stranger's identify stream to the relay (which answers it and never reads it again), and the relay's side of
+    their connection."""
+    identify = _lib("libp2p.identity.identify.identify")
+    stream = await stranger.new_stream(relay.get_id(), [identify.ID])
+    (muxed,) = _muxed_conns(relay, stranger.get_id())
+    return stream, muxed
+
+
 @contextlib.asynccontextmanager
 async def _hosts(count: int, relay: Any, address: str) -> Any:
     """``count`` bare py-libp2p hosts, each connected to the relay."""
@@ -369,16 +378,10 @@ async def test_a_stream_sent_past_the_windows_we_granted_closes_the_connection_a
     buffered it. A stranger opened an identify stream, which the relay answers and never reads again, and wrote
     raw DATA frames ignoring the window: 256 MiB sent, 256 MiB held by the relay, the connection still up (a
     seat's mesh stream waiting in the lobby's backlog did the same). Here it sends more than MAX_BUFFERED."""
-    identify = _lib("libp2p.identity.identify.identify")
-    multiaddr = _lib("multiaddr")
-    peerinfo = _lib("libp2p.peer.peerinfo")
     async with trio.open_nursery() as nursery:
         relay, address = await _relay(nursery)
-        stranger = new_host(None)
-        async with stranger.run(listen_addrs=[]):
-            await stranger.connect(peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(address)))
-            stream = await stranger.new_stream(relay.get_id(), [identify.ID])
-            (muxed,) = _muxed_conns(relay, stranger.get_id())
+        async with _hosts(1, relay, address) as (stranger,):
+            stream, muxed = await _identify_stream(relay, stranger)
             read, peak = type(muxed)._read_data_body, [0]
 
             async def counted(length: int) -> bytes:  # the most the relay ever held, frame by frame
@@ -673,16 +676,10 @@ async def test_an_ip_whose_connections_come_and_go_gets_its_places_back(monkeypa
 async def test_a_peer_may_send_exactly_what_it_was_granted_and_not_a_byte_more() -> None:
     """The window bound's exact edge (mutation run of 2026-12-07): a DATA frame that brings what waits unread to
     exactly every window granted (plus the spare one) keeps the connection; one byte more closes it."""
-    identify = _lib("libp2p.identity.identify.identify")
-    multiaddr = _lib("multiaddr")
-    peerinfo = _lib("libp2p.peer.peerinfo")
     async with trio.open_nursery() as nursery:
         relay, address = await _relay(nursery)
-        stranger = new_host(None)
-        async with stranger.run(listen_addrs=[]):
-            await stranger.connect(peerinfo.info_from_p2p_addr(multiaddr.Multiaddr(address)))
-            stream = await stranger.new_stream(relay.get_id(), [identify.ID])
-            (muxed,) = _muxed_conns(relay, stranger.get_id())
+        async with _hosts(1, relay, address) as (stranger,):
+            stream, muxed = await _identify_stream(relay, stranger)
             await trio.sleep(0.5)  # (identify's own exchange over)
             ours = stream.muxed_stream
             for extra in (0, 1):
