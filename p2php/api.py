@@ -55,7 +55,6 @@ from p2php.engine.contract import Action, Deal, Decide, IllegalAction, Reveal, S
 from p2php.engine.contract import GameOver as EngineResult
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
-from p2php.net.framing import body_values
 from p2php.net.mesh import listen, listener_port
 from p2php.net.ports import LOBBY_PORT
 from p2php.session import transcript as _transcript
@@ -76,6 +75,7 @@ from p2php.session.runner import (
     PeerConfig,
     PeerResult,
     bot_decider,
+    check_action_size,
     check_delay,
     run_peer,
     slowed,
@@ -438,10 +438,7 @@ class Peer:
             known = {key for a in legal if a.get("type") == action["type"] for key in a}
             try:
                 action = copy.deepcopy(action)  # what is checked is what is sent: the runner reads it later, and the
-                wire = encode(action)  # caller may reuse its dict once submit returned
-                if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
-                    raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} "
-                                        f"bytes: this one cannot be sent (a field the rules do not use?)")
+                check_action_size(action)  # caller may reuse its dict once submit returned
                 if known and (stray := [k for k in action if k not in known]):
                     # The rules of some games ignore fields they do not read; sent, a stray field would be signed into
                     # the public record of every seat and transcript (a sloppy client's own hand, say).

@@ -287,6 +287,15 @@ MAX_ACTION_BYTES = 64 * 1024
 4 MiB) with its keys and envelope, relayed too. A game's rules ignore keys they do not read, so a decider's stray
 field could be any size: signed and recorded before the frame refused it, it ended this peer with no verdict."""
 
+def check_action_size(action: Action) -> None:
+    """:class:`IllegalAction` for an action past :data:`MAX_ACTION_VALUES` or :data:`MAX_ACTION_BYTES`
+    (:class:`~p2php.canonical.NotCanonical` for one that has no canonical form, a float say)."""
+    wire = encode(action)
+    if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
+        raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes: "
+                            "this one cannot be sent (a field the rules do not use?)")
+
+
 MAX_OWN_REFUSALS = 8
 """Actions of our own decider refused for one decision before this peer leaves the table: a player (or a client
 embedding the peer) is asked again after a refusal; a decider that answers nothing else would ask for ever."""
@@ -599,9 +608,7 @@ class _Runner:
         unreachable (an embedder's float for a slot number, say, or a field of 70 000 values)."""
         ls = self.ls
         try:
-            wire = encode(action)
-            if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
-                raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes")
+            check_action_size(action)
             ls.act(action)
         except (IllegalAction, NotCanonical) as err:
             point = (ls.tick, ls.phase)
