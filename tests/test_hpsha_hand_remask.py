@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2php.engine.contract import Reshuffle
+from p2php.engine.contract import Reshuffle, Reveal
 from p2php.games.hpsha.moves import DrawTask, LookAtHandTask, PickCardTask, ReshuffleTask
 from p2php.testing.hpsha import Scenario
 from p2php.testing.secrecy import SecrecyWatch
@@ -208,3 +208,41 @@ def test_a_remasked_group_stays_known_to_whoever_knew_one_of_its_faces() -> None
         assert st.seen.get(s) == [0, 1, 2, 3], (s, st.seen.get(s))
     assert remask_groups(st, 0) == [list(st.hands[0])]
     sc.finish()
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_rescue_cannot_pick_a_card_whose_face_is_known(crypto: str) -> None:
+    """解危 picks blind, by slot (decision 28): Neville's hand holds 勇气's two opened cards, so Hermione (seat 2)
+    could pick the red one's slot and be sure of the recovery (red-team rt5-secrecy: 30 of 30 seeded games).  The
+    hand is now re-masked first and the card shown is the one at the place she picked: not the opened card's
+    slot, which is spent."""
+    from p2php.games.hpsha.damage import DamageTask
+
+    sc = Scenario(["neville", "snape", "hermione", "mcgonagall"],
+                  hands={0: [("stupefy", "♠", 13)], 1: [("crucio", "♦", 1), "legilimens"]},
+                  options={"crypto": crypto}, mode="protocol")
+    st = sc.state
+    st.hp[0] = 1
+    sc.decide()
+    mine, theirs = sc.slot(0, "stupefy"), sc.slot(1, "crucio")
+    sc.act(0, {"type": "invoke", "target": 1}, "skill:courage")
+    sc.table.act([(0, {"type": "duel", "slot": mine}), (1, {"type": "duel", "slot": theirs})])
+    sc.step()
+    assert theirs in st.hands[0] and theirs in sc.table.public  # the red card, opened in Neville's hand
+    st.push(DamageTask(-1, 0, 1, "walnut"))
+    for _ in range(20):
+        d = sc.decide()
+        if d.prompt == "skill:rescue":
+            break
+        sc.table.act([(s, sc._default(s, d.prompt)) for s in d.seats])
+    events = len(sc.table.peers[0].events)
+    sc.act(2, {"type": "invoke", "slot": theirs}, "skill:rescue")
+    sc.step()
+    steps = [e.step for e in sc.table.peers[0].events[events:]]
+    kinds = [type(s).__name__ for s in steps]
+    assert "Reshuffle" in kinds and kinds.index("Deal") < kinds.index("Reveal")  # mixed before the show
+    mixed = next(s for s in steps if isinstance(s, Reshuffle))
+    (shown,) = next(s for s in steps if isinstance(s, Reveal)).slots
+    assert shown != theirs and theirs not in st.hands[0]  # a fresh slot: the opened one is spent
+    assert shown in mixed.new_slots and shown not in st.hands[0]  # the card at her place, gone to Hermione
+    assert shown in st.hands[2] or not st.alive[0]

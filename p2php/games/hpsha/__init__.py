@@ -146,7 +146,10 @@ Characters: the first five (all 25 have their skills; see also the blocks below)
 28. 聪颖 also triggers for 咒立停 and 呼神护卫 Hermione uses.  解危: Hermione picks one
     of the dying character's hand slots blind; it is opened to all; she obtains it
     after the dying state wherever it went (even if the character died), and it is
-    kept out of reshuffles meanwhile.
+    kept out of reshuffles meanwhile.  A slot is not blind when another seat may
+    know its face (an opened 勇气 card, a card she gave or saw: rule 19's list), so
+    such a hand is re-masked first as before a random pick (rule 19's groups), and
+    the card shown is the one then at the place she picked (red-team rt5).
 29. 捉弄: each seat with a replacing skill is asked once per judgement, in order
     from the current player; the played card becomes the judgement card and the
     old one is discarded.  嘲哂: Draco's card must differ in suit from every card

@@ -22,11 +22,12 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Reveal, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import LoseHpTask
 from p2php.games.hpsha.data import CARDS, Card, is_instant
 from p2php.games.hpsha.moves import DrawTask
+from p2php.games.hpsha.remask import RemaskHandTask, remask_groups
 from p2php.games.hpsha.skillkit import OpensChosenCard
 from p2php.games.hpsha.tasks import Task, as_int
 from p2php.games.hpsha.triggers import Skill, register_skills
@@ -121,14 +122,28 @@ class Rescue(Skill):
 
 @dataclass
 class RescueTask(Task):
-    """解危's show (a Reveal of one hand card), the red test, and the promise of the card."""
+    """解危's show (a Reveal of one hand card), the red test, and the promise of the card.
+
+    Hermione picks blind, but by slot: so when another seat may know a face in the hand (an opened card, one
+    she gave or saw), the hand is first re-masked as before a random pick (remask.py) and the card shown is the
+    one now at the place she picked, a card of that place's group nobody can steer to (decision 28)."""
 
     hermione: int
     who: int
     slot: int
     uid: int
+    mixed: bool = False  # the hand was re-masked first if it had to be
+    at: int = -1  # the place in the hand Hermione picked, while the hand is re-masked
 
     def run(self, st: HpshaState) -> Outcome:
+        if not self.mixed:
+            self.mixed = True
+            hand = st.hands[self.who]
+            if self.slot in hand and remask_groups(st, self.who):
+                self.at = hand.index(self.slot)
+                return Push(RemaskHandTask(self.who))
+        if self.at >= 0:
+            self.slot, self.at = st.hands[self.who][self.at], -1
         if self.slot not in st.pub:
             return Reveal((self.slot,))
         card = st.card(self.slot)
