@@ -400,6 +400,14 @@ class Peer:
             return []
         return self.lockstep.legal_actions()
 
+    def forced_in_public(self) -> bool:
+        """Whether the decision this seat is asked now has one legal action whatever cards the seat holds
+        (:meth:`~p2php.engine.contract.GameState.forced_in_public`): then answering it at once tells nobody
+        anything.  One forced by the seat's own cards is not: answered at once, where a choice waits for a
+        person, it tells every seat what the hand lacks (protocol.md §10.4)."""
+        ls = self.lockstep
+        return self._awaiting and ls.seat is not None and ls.state.forced_in_public(ls.seat)
+
     def view(self) -> dict[str, Any]:
         """The game's observation for this seat now (hand, public table ...), as the game defines it."""
         ls = self.lockstep

@@ -396,7 +396,10 @@ class TerminalUI:
     :func:`want_colour`; ``tty`` None means "redraw progress in place if
     ``out`` is a TTY"; ``auto_forced`` answers decisions that have a single
     legal action by themselves (Harry Potter Sha asks every seat in every
-    response window; a person should not have to type "1" for each).
+    response window; a person should not have to type "1" for each), when the
+    game says every seat would have that one action whatever its cards
+    (``GameState.forced_in_public``): answered at once only when the hand has
+    no card for it, a window would tell every seat what the hand lacks.
     """
 
     def __init__(self, out: TextIO | None = None, ask: Callable[[str], str] | None = None,
@@ -622,7 +625,7 @@ class TerminalUI:
         """Ask the person until they give a valid choice (Quit on q, end of input or Ctrl-C)."""
         assert ls.seat is not None
         legal = self.choices(ls, ls.legal_actions())
-        if len(legal) == 1 and self.auto_forced:
+        if len(legal) == 1 and self.auto_forced and ls.state.forced_in_public(ls.seat):
             label = safe(self._loc(ls, _strip_self(action_label(ls, legal[0]), ls.seat)), LINE)
             self.write(self.paint(f"▶ {self._name(ls, ls.seat)}: {label}  (your only choice)", "dim"))
             return legal[0]

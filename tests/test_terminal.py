@@ -259,3 +259,35 @@ def test_uno_hands_read_sorted() -> None:
     named = [h["name"] for h in obs["hand"]]
     assert named.index("blue 1") < named.index("blue 2") < named.index("Wild")
     assert t.state.observation(None, Knowledge({}, {}))["hand_counts"] == [7, 7]
+
+
+async def test_a_decision_forced_by_the_hand_is_not_answered_at_once() -> None:
+    """``auto_forced`` (the terminal's default) answers by itself only a decision in which every seat would have
+    that one action, whatever its cards (``GameState.forced_in_public``).  An UNO turn with no matching card (only
+    ``draw``) or a drawn card that does not match (only ``keep``) is forced by the hand: answered at once, where a
+    choice waits for the person, it told every other seat what the hand lacked -- every time (red-team rt5:
+    ``redteam/auto_forced_timing.py``, 90 of 90 such decisions guessed right in 3 UNO games, 243 of 243 in 3 HP Sha
+    games, from the answer's delay alone)."""
+    import io
+
+    import trio
+
+    from p2php.bots import RandomBot
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+    from p2php.terminal import TerminalUI
+
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return "1"
+
+    out = io.StringIO()
+    ui = TerminalUI(out=out, ask=ask, lang="en", colour=False, tty=False)
+    assert ui.auto_forced
+    with trio.fail_after(60):
+        await run_local_table("uno", 2, [ui.decide, bot_decider(RandomBot(1))], options={"rounds": 1}, seed=3,
+                              observe=ui.observe)
+    assert "your only choice" not in out.getvalue()
+    assert any("Choose 1–1 (Enter = 1)" in p for p in prompts)  # the forced ones were asked like the others

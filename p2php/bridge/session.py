@@ -433,7 +433,8 @@ class BridgeSession:
                         if isinstance(event, api.Started):
                             self._game = event.game
                             self._localizer = _localizer(event.game, self._lang)
-                        if isinstance(event, api.YourTurn) and self._auto_forced and len(event.legal) == 1:
+                        if (isinstance(event, api.YourTurn) and self._auto_forced and len(event.legal) == 1
+                                and peer.forced_in_public()):  # not when forced by the hand: §10.4
                             try:
                                 await peer.submit(0)  # forced: answered here, the step event tells what happened
                                 continue

@@ -279,6 +279,16 @@ class GameState(ABC):
         """Slots that ``action`` opens to everyone (e.g. the card being played)."""
         return ()
 
+    def forced_in_public(self, seat: Seat) -> bool:
+        """Whether ``seat``'s pending decision has one legal action whatever faces the seat holds.
+
+        A UI that answers a forced decision by itself (the terminal's and the bridge's ``auto_forced``) answers
+        only these.  A decision forced by the seat's own cards (a 咒立停 window while the hand holds none, an UNO
+        card drawn that does not match) answered at once, where one with a choice waits for a person, tells every
+        seat by the time it took what the hand lacks (protocol.md §10.4, "Side channels").  Default: ``False``.
+        """
+        return False
+
     @abstractmethod
     def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
         """Apply the answers to the current :class:`Decide`, in order.

@@ -102,6 +102,9 @@ class TaskGame(GameState):
             return ()
         return self.stack.top.reveals(self, seat, action)
 
+    def forced_in_public(self, seat: Seat) -> bool:
+        return seat in self.waiting() and self.stack.top.forced_in_public(self, seat)
+
     def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
         stack, pub = self.stack, self.pub
         seats = self.waiting()

@@ -248,6 +248,11 @@ class Task(Generic[G]):
         """Slots that ``action`` opens to everyone."""
         return ()
 
+    def forced_in_public(self, game: G, seat: Seat) -> bool:
+        """Whether ``seat`` has one legal answer here whatever faces it holds (see
+        :meth:`~p2php.engine.contract.GameState.forced_in_public`).  Default: ``False``."""
+        return False
+
     def answer(self, game: G, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         """Apply checked answers to this task's Decide."""
         raise IllegalAction("no decision is pending")

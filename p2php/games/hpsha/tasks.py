@@ -248,6 +248,9 @@ class AskChoice(Task):
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "choose", "value": v} for v in self.options]
 
+    def forced_in_public(self, st: HpshaState, seat: Seat) -> bool:
+        return len(self.options) == 1  # the options are public
+
     def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((_seat, action),) = answers
         return Done(action["value"])
