@@ -37,3 +37,23 @@ def test_p2php_peer_and_resume_seed_their_bots_secretly_unless_told(monkeypatch:
         assert seen[0] != seen[1] and not seen[0].endswith("/1"), seen
     else:
         assert seen == ["5/1", "5/1"]
+
+
+def test_the_bots_of_an_online_table_are_seeded_secretly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``host_online_table(bots=N)`` seated its bots with the public seed ``online/<seat>`` (red-team rt5:
+    ``redteam/online_bot_seed.py`` -- a joiner foretold 14 of 14 Wild Draw Four challenges of the UNO bot)."""
+    pytest.importorskip("libp2p")
+    from p2php.session import online_table
+
+    game = get_game("uno")
+    seen: list[str] = []
+    real = game.make_bot
+
+    def make_bot(kind: str, seed: Any) -> Any:
+        seen.append(str(seed))
+        return real(kind, seed)
+
+    monkeypatch.setattr(game, "make_bot", make_bot)
+    online_table.host_bot("uno", "heuristic", 1)
+    online_table.host_bot("uno", "heuristic", 1)
+    assert seen[0] != seen[1] and "online" not in seen[0] and not seen[0].endswith("/1"), seen

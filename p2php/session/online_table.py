@@ -17,6 +17,7 @@ from typing import Any
 import trio
 
 from p2php import api
+from p2php.bots import bot_seed
 from p2php.engine.registry import get_game
 from p2php.lobby import BOT, HOST, HostLobby, JoinSession, LobbyError, Table, TableView, format_table
 from p2php.lobby import join_table as lobby_join
@@ -24,9 +25,16 @@ from p2php.net.invite import InviteError, Locator, parse_invite
 from p2php.net.online import OnlineSeat
 from p2php.session.handshake import LocalSecrets
 from p2php.session.online_play import check_relay, table_invite
-from p2php.session.runner import PeerConfig, PeerResult, run_peer
+from p2php.session.runner import Decider, PeerConfig, PeerResult, run_peer
 
 __all__ = ["host_online_table", "join_online_table"]
+
+
+def host_bot(game: str, kind: str | None, seat: int, delay: float = 0.0) -> Decider:
+    """The decider of a bot the host seats at its online table: a fresh secret seed (``bot_seed``), for a bot's
+    choices are a function of its seed and its hand, and strangers play at this table (red-team rt5: the public
+    ``online/<seat>`` let a joiner foretell, say, every Wild Draw Four challenge of an UNO bot)."""
+    return api._bot(game, kind, bot_seed(None, seat), delay)
 
 
 def host_online_table(
@@ -73,7 +81,7 @@ def host_online_table(
                 cfg = PeerConfig(game_name, opts, players, index, table.names()[index], timeout=timeout,
                                  secrets=secrets, connect=seat.dial, online=seat.settings(),
                                  **(peer._hooks() if index == 0 else {}))
-                decide = peer._decide if index == 0 else api._bot(game_name, bot, f"online/{index}", bot_delay)
+                decide = peer._decide if index == 0 else host_bot(game_name, bot, index, bot_delay)
                 own = {**addresses, index: (seat.locator().text(), seat.port())}
                 mine[index] = await run_peer(cfg, own, seat.listener, decide, peer._observe if index == 0 else None)
 
