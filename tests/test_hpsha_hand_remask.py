@@ -246,3 +246,37 @@ def test_rescue_cannot_pick_a_card_whose_face_is_known(crypto: str) -> None:
     assert shown != theirs and theirs not in st.hands[0]  # a fresh slot: the opened one is spent
     assert shown in mixed.new_slots and shown not in st.hands[0]  # the card at her place, gone to Hermione
     assert shown in st.hands[2] or not st.alive[0]
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_detention_seals_fresh_slots_when_another_seat_knows_a_face(crypto: str) -> None:
+    """禁闭 (option 2) seals half of the source's hand by slot, publicly (H12).  Neville's hand holds 勇气's two
+    opened cards, so every seat learnt whether the ♦A card Filch sealed was that one (red-team rt5-secrecy: 30 of
+    30 seeded games).  The hand is now re-masked before Filch's look: the slots he seals are fresh ones."""
+    from p2php.games.hpsha.damage import DamageTask
+
+    sc = Scenario(["neville", "snape", "filch", "mcgonagall"],
+                  hands={0: [("stupefy", "♠", 13)], 1: [("crucio", "♦", 1), "legilimens"], 2: ["geminio"]},
+                  options={"crypto": crypto}, mode="protocol")
+    st = sc.state
+    sc.decide()
+    mine, theirs = sc.slot(0, "stupefy"), sc.slot(1, "crucio")
+    sc.act(0, {"type": "invoke", "target": 1}, "skill:courage")
+    sc.table.act([(0, {"type": "duel", "slot": mine}), (1, {"type": "duel", "slot": theirs})])
+    sc.step()
+    opened = [mine, theirs]
+    assert all(s in st.hands[0] and s in sc.table.public for s in opened)
+    st.push(DamageTask(0, 2, 1, "bombarda"))
+    for _ in range(20):
+        d = sc.decide()
+        if d.prompt == "skill:detention":
+            break
+        sc.table.act([(s, sc._default(s, d.prompt)) for s in d.seats])
+    events = len(sc.table.peers[0].events)
+    sc.act(2, next(a for a in sc.legal(2) if a.get("option") == 2), "skill:detention")
+    d = sc.decide()
+    assert d.prompt == "skill:detention"
+    kinds = [type(e.step).__name__ for e in sc.table.peers[0].events[events:]]
+    assert "Reshuffle" in kinds and kinds.index("Deal") < kinds.index("Show")  # mixed before Filch's look
+    assert not any(s in st.hands[0] for s in opened)  # the opened slots are spent: the seals name fresh ones
+    assert all(a["value"] not in opened for a in sc.legal(2))

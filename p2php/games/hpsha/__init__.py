@@ -213,7 +213,9 @@ H12. 禁闭: after the damage (DAMAGE_AFTER, any dying resolved), once per damag
     ⌊n/2⌋ of those slots one at a time (which slots is public, their faces stay hidden); this
     turn they cannot be used or played (conversions, 羽毛笔 and a 拼点 — it plays a card —
     included, unless a 拼点 finds no other hand card) but may be discarded, given, revealed
-    or shown (※).
+    or shown (※).  Since the slots are public, a hand holding a card whose face another seat
+    may know (rule 19's list) is re-masked before the look, as before a random pick, or every
+    seat would learn whether that very card was sealed (red-team rt5).
 
 The students (``chars_students``: 罗恩, 纳威, 金妮, 弗雷德&乔治, 克拉布&高尔, 卢娜)
  Checked against 001 and 000: the two agree, and the digest renders them faithfully (its

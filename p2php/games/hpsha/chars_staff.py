@@ -40,6 +40,7 @@ from p2php.games.hpsha.damage import DamageTask
 from p2php.games.hpsha.data import CARDS, EQUIPMENT, KINDS, Card, is_instant
 from p2php.games.hpsha.moves import DiscardCardsTask, DrawTask, LookAtHandTask, PickCardTask, PointDuelTask
 from p2php.games.hpsha.play import UseCardTask
+from p2php.games.hpsha.remask import RemaskHandTask, remask_groups
 from p2php.games.hpsha.skillkit import OpensChosenCard, mark_used, named_targets, own_cards, used_this_turn
 from p2php.games.hpsha.tasks import AskCard, CardGiven, Task, as_slots
 from p2php.games.hpsha.triggers import Skill, register_skills
@@ -599,6 +600,7 @@ class DetentionTask(Task):
     k: int = 0
     chosen: list[int] = field(default_factory=list)
     seen: list[int] | None = None  # the source's hand as Filch saw it
+    mixed: bool = False  # the source's hand was re-masked before the look, if it had to be
     stage: Stage = field(default=Stage.DISCARD, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
@@ -614,6 +616,10 @@ class DetentionTask(Task):
                 return Done()
             if not st.alive[self.source]:
                 return Done()
+            if not self.mixed:  # the seals are public by slot: a face another seat knows must not tell (H12)
+                self.mixed = True
+                if remask_groups(st, self.source):
+                    return Push(RemaskHandTask(self.source))
             self.stage = DetentionTask.Stage.LOOKED
             return Call(LookAtHandTask(self.seat, self.source), into="seen")
         if self.stage is DetentionTask.Stage.LOOKED:
