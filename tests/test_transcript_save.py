@@ -38,3 +38,43 @@ def test_a_file_path_still_saves(ended: Lockstep, tmp_path: Path) -> None:
     saved = transcript.save(ended, tmp_path / "sub" / "seat0.p2php")
     assert saved.is_file() and not saved.with_name("seat0.p2php.tmp").exists()
     assert transcript.verify(saved).ok
+
+
+def test_a_saved_transcript_is_on_the_disk_before_and_after_its_rename(
+        ended: Lockstep, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The transcript reaches its name by a rename: its bytes must be on the disk before it (else a power cut may
+    leave the name on an empty file), and the rename itself needs an ``fsync`` of the directory (else a power cut
+    may leave no transcript, or the older one, under the name). Before, neither was synced (red-team rt5-disk)."""
+    import os
+    import stat
+
+    events: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        events.append("fsync dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "fsync file")
+        real_fsync(fd)
+
+    def replace(src: object, dst: object) -> None:
+        events.append("rename")
+        real_replace(src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    saved = transcript.save(ended, tmp_path / "seat0.p2php")
+    assert events == ["fsync file", "rename", "fsync dir"], events
+    assert transcript.verify(saved).ok
+
+
+def test_a_transcript_whose_disk_fails_leaves_no_tmp(
+        ended: Lockstep, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+    import os
+
+    def fsync(_fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(OSError):
+        transcript.save(ended, tmp_path / "seat0.p2php")
+    assert not list(tmp_path.iterdir())

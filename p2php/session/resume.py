@@ -32,6 +32,7 @@ import msgpack
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
+from p2php.session.durable import sync_directory
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
@@ -101,7 +102,7 @@ class ResumeLog:
                 log.append(frame)
         log.flush(durable=True)
         tmp.replace(cfg.resume_path)  # the open handle follows the file
-        _sync_directory(cfg.resume_path.parent)  # the rename too: else a power cut may bring the older log back
+        sync_directory(cfg.resume_path.parent)  # the rename too: else a power cut may bring the older log back
         return log
 
     def append(self, record: dict[str, Any]) -> None:
@@ -269,23 +270,6 @@ def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, A
     if sealed is not None and sealed.get("tick") == ls.tick and isinstance(sealed.get("action"), dict):
         ls.restore_sealed(ls.tick, sealed["action"])
     return ls
-
-
-def _sync_directory(path: Path) -> None:
-    """``fsync`` a directory, so that a rename in it survives a power cut (POSIX; a no-op where a directory cannot
-    be opened, as on Windows). Without it, the log renamed over an older one (a seat resumed twice) could come
-    back as that older log, which lacks what the seat sent since: resumed from it, the seat would answer those
-    points again, differently, and be named an equivocator."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class ResumeWriter:

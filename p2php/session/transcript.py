@@ -35,6 +35,7 @@ from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
 from p2php.net.framing import MAX_FRAME, MAX_VALUES, FrameError, TooManyValues, decode_counted
+from p2php.session.durable import replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.messages import BadMessage, parse_message
@@ -91,9 +92,9 @@ def save(ls: Lockstep, path: str | Path) -> Path:
     if path.name in ("", ".", "..") or path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "it is a directory, not a file", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(msgpack.packb(to_data(ls), use_bin_type=True))
-    tmp.replace(path)  # never leave a half-written transcript behind
+    # Whole or not at all, and on the disk once saved: the file fsynced before its rename, the rename by an fsync
+    # of its directory (before, a power cut soon after could leave no transcript, or an empty one, under the name).
+    replace_durably(path, msgpack.packb(to_data(ls), use_bin_type=True))
     return path
 
 
