@@ -21,13 +21,17 @@ one is a :class:`ResumeError` with a one-line reason, never anything else.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import os
+import threading
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgpack
+import trio
 
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game
@@ -53,10 +57,18 @@ class ResumeError(P2phpError, ValueError):
 
 
 class ResumeLog:
-    """Append-only msgpack stream: one header, then one record per message."""
+    """Append-only msgpack stream: one header, then one record per message.
+
+    Safe to share between the game's thread and a worker thread: :meth:`append` only queues the record (packed at
+    once), and :meth:`flush` writes the queue, in order, under a lock (one writer at a time, records never
+    interleaved), so the game never waits on the disk while a worker writes and ``fsync``s (:class:`ResumeWriter`).
+    """
 
     def __init__(self, file: BinaryIO) -> None:
         self._file = file
+        self._queue: list[bytes] = []  # records appended, not written yet (in order)
+        self._queue_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # the file: one writer at a time
 
     @classmethod
     def create(cls, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> ResumeLog:
@@ -106,18 +118,58 @@ class ResumeLog:
         return log
 
     def append(self, record: dict[str, Any]) -> None:
-        self._file.write(msgpack.packb(record, use_bin_type=True))
+        """Queue ``record`` for the next :meth:`flush` (any thread; never touches the file)."""
+        packed = msgpack.packb(record, use_bin_type=True)
+        with self._queue_lock:
+            self._queue.append(packed)
+
+    @property
+    def queued(self) -> bool:
+        """Whether records wait for a :meth:`flush`."""
+        return bool(self._queue)
 
     def flush(self, durable: bool = False) -> None:
-        """Hand what was appended to the system; ``durable``: and wait until it is on the disk (``fsync``). Our own
-        messages must be, before they are sent: a log that lost them in a power cut would have the resumed seat
-        answer those points again, differently, and be named an equivocator."""
-        self._file.flush()
-        if durable:
-            os.fsync(self._file.fileno())
+        """Write what was appended, in order, and hand it to the system; ``durable``: and wait until it is on the
+        disk (``fsync``). Our own messages should be before they are sent (:class:`ResumeWriter` waits a bounded
+        time): a log that lost them in a power cut lacks what the seat sent. Any thread, one writer at a time."""
+        with self._write_lock:
+            self._write_queue()
+            self._file.flush()
+            if durable:
+                os.fsync(self._file.fileno())
 
-    def close(self) -> None:
-        self._file.close()
+    def flush_if_free(self) -> bool:
+        """:meth:`flush` (not durable) unless another thread is writing (then nothing): whether it was done."""
+        if not self._write_lock.acquire(blocking=False):
+            return False
+        try:
+            self._write_queue()
+            self._file.flush()
+        finally:
+            self._write_lock.release()
+        return True
+
+    def close(self, block: bool = True, durable: bool = False) -> None:
+        """Write what was appended and close the file (any thread; after a :meth:`flush` running in another);
+        ``durable``: ``fsync`` it first. ``block=False``: if another thread is writing, leave the file as it is (to
+        be closed when collected)."""
+        if not self._write_lock.acquire(blocking=block):
+            return
+        try:
+            self._write_queue()
+            if durable:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+        finally:
+            try:
+                self._file.close()
+            finally:
+                self._write_lock.release()
+
+    def _write_queue(self) -> None:
+        with self._queue_lock:
+            queue, self._queue = self._queue, []
+        self._file.writelines(queue)
 
 
 def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -272,8 +324,36 @@ def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, A
     return ls
 
 
+# trio renamed ``cancellable`` to ``abandon_on_cancel`` (0.23); support both (as p2php.bridge.stdio does).
+_ABANDON = {("abandon_on_cancel" if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
+             else "cancellable"): True}
+
+
+async def _in_thread(step: Callable[[], object]) -> None:
+    """``step`` in a worker thread, left to finish alone if we are cancelled (a write of the log is never cut)."""
+    run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
+    await run_sync(step, **_ABANDON)
+
+
+SYNC_WAIT = 0.25
+"""Of ``timeout``: how long a message of our own waits for the log's ``fsync`` before it is sent all the same.
+
+Before, it waited for the whole ``fsync``: one slower than ``timeout`` (an SD card or a USB stick with much unwritten
+data) made the others name this honest seat ``silent`` (red-team rt5-disk). Sending before the ``fsync`` is done is
+safe since a seat rebuilt from its log makes nothing of its own until every linked seat's ``sync`` has said which of
+its messages it holds (the runner's REJOIN_HOLD): a message the log lost in a crash is handed back, never answered
+again. A normal ``fsync`` (milliseconds) is still waited for in full."""
+
+CLOSE_WAIT = 60.0
+"""Seconds the end of a game waits for a slow disk to finish the resume log (a step still running, then the rest)."""
+
+
 class ResumeWriter:
     """Appends to the resume log every message this peer accepts or sends.
+
+    The log is written and ``fsync``ed by :meth:`run`, a task of the runner's that does each step in a worker thread
+    (one at a time, in order): the game's loop never waits on the disk, but for :meth:`sync`, which waits for the
+    ``fsync`` at most a bounded time (:data:`SYNC_WAIT`).
 
     A log that cannot be written (a full disk, a path that cannot be made) must not stop the game: the peer plays
     on without it, and the log is moved aside (``….incomplete``) so ``p2php resume`` cannot start from a log that
@@ -286,6 +366,11 @@ class ResumeWriter:
         self.path = cfg.resume_path
         self.ls = ls
         self.file: ResumeLog | None = None
+        self.late_syncs = 0  # syncs not done within the wait of :meth:`sync` (the message was sent all the same)
+        self._asked = 0  # durable flushes asked for (:meth:`sync`)
+        self._synced = 0  # the last of them done
+        self._wake = trio.Event()  # a step is wanted (set: the worker runs one)
+        self._done = trio.Event()  # set when the worker ends a step (then replaced)
         try:
             self.file = ResumeLog.create(cfg, ls, addresses)
         except OSError as err:
@@ -294,28 +379,90 @@ class ResumeWriter:
         ls.record = self.append
 
     def append(self, record: dict[str, Any]) -> None:
-        self._write(lambda log: log.append(record))
-
-    def flush(self, durable: bool = False) -> None:
-        self._write(lambda log: log.flush(durable))
-
-    def close(self) -> None:
-        self._write(ResumeLog.close)
-
-    def _write(self, step: Callable[[ResumeLog], None]) -> None:
-        """One step on the log, if it is still written; the first that fails ends it (see the class)."""
         if self.file is not None:
+            self.file.append(record)
+
+    def flush(self) -> None:
+        """Hand what was appended to the system: at once, or by the worker if it is writing (an ``fsync`` of a
+        slow disk, say), never waiting for it."""
+        file = self.file
+        if file is None or not file.queued:
+            return
+        try:
+            if not file.flush_if_free():
+                self._wake.set()
+        except OSError as err:
+            self._give_up(err)
+
+    async def sync(self, within: float) -> bool:
+        """Have what was appended written and ``fsync``ed (by the worker); wait for it at most ``within`` seconds:
+        whether it was done (or the log given up) by then. The ``fsync`` runs on after a wait that ends first."""
+        if self.file is None:
+            return True
+        self._asked += 1
+        asked = self._asked
+        self._wake.set()
+        with trio.move_on_after(within):
+            while self.file is not None and self._synced < asked:
+                await self._done.wait()
+        if self.file is None or self._synced >= asked:
+            return True
+        if not self.late_syncs:
+            log.warning("the disk of the resume log %s is slow (an fsync took more than %.1f s): this seat sends its "
+                        "messages before they are on the disk, and a resume of it waits for the others to hand "
+                        "them back", safe(str(self.path), 200), within)
+        self.late_syncs += 1
+        return False
+
+    async def run(self) -> None:
+        """The worker: each step (write what was appended; ``fsync`` too when a :meth:`sync` asked) in a thread, one
+        at a time, until the log is given up or the task is cancelled (a step then still running finishes alone,
+        and :meth:`aclose` waits for it)."""
+        while self.file is not None:
+            await self._wake.wait()
+            self._wake = trio.Event()  # (a wake that comes during this step asks for the next)
+            file, asked = self.file, self._asked
+            if file is None:
+                break
+            durable = asked > self._synced
             try:
-                step(self.file)
+                await _in_thread(partial(file.flush, durable))
             except OSError as err:
-                self._give_up(err)
+                if self.file is file:
+                    self._give_up(err)
+            else:
+                if durable:
+                    self._synced = asked
+            done, self._done = self._done, trio.Event()
+            done.set()
+        self._done.set()
+
+    async def aclose(self, within: float = CLOSE_WAIT) -> None:
+        """Write what is left, ``fsync`` and close the log (in a thread, after a step the worker left running): the
+        log is whole, and on the disk, when the game ends. Wait for it at most ``within`` seconds (a disk that hangs
+        must not hold the end of the game for good), then leave it to finish alone, with a warning."""
+        file = self.file
+        if file is None:
+            return
+        with trio.move_on_after(within) as scope:
+            try:
+                await _in_thread(partial(file.close, durable=True))
+            except OSError as err:
+                if self.file is file:
+                    self._give_up(err)
+                return
+        self.file = None
+        if scope.cancelled_caught:
+            log.warning("the disk of the resume log %s did not finish writing it within %.0f s: it may lack its last "
+                        "records (a resume of this seat gets them back from the others)", safe(str(self.path), 200),
+                        within)
 
     def _give_up(self, err: OSError) -> None:
         self.ls.record = None
         file, self.file = self.file, None
         if file is not None:
             with contextlib.suppress(OSError):
-                file.close()
+                file.close(block=False)  # (a write another thread still runs keeps the file open)
         aside = self.path.with_name(self.path.name + ".incomplete")
         with contextlib.suppress(OSError):  # a log that was being made when it failed
             self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)

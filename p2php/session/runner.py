@@ -53,7 +53,7 @@ from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
 from p2php.session.rematch import Rematch
-from p2php.session.resume import ResumeWriter
+from p2php.session.resume import SYNC_WAIT, ResumeWriter
 from p2php.session.watchers import Watchers
 from p2php.text import safe
 
@@ -450,6 +450,8 @@ class _Runner:
         async with mesh, trio.open_nursery() as nursery:
             nursery.start_soon(self._pump, merged_in.clone())
             nursery.start_soon(self.clock.run)
+            if self.log is not None:
+                nursery.start_soon(self.log.run)
             if self.cfg.leave is not None:
                 nursery.start_soon(self._watch_leave, self.cfg.leave, merged_in.clone())
             if self.cfg.relinks is not None:
@@ -504,7 +506,7 @@ class _Runner:
             self.received = sum(mesh.bytes_received.values())
             nursery.cancel_scope.cancel()
         if self.log is not None:
-            self.log.close()
+            await self.log.aclose()
 
     async def _pump(self, out: trio.MemorySendChannel[Any]) -> None:
         async with out:
@@ -817,9 +819,11 @@ class _Runner:
         if self.log is not None:
             # Write ahead: a message reaches the log, and the disk, before the network, so a peer that
             # dies in between (or whose machine does) comes back knowing what it sent (and relays it on sync).
-            if out:  # (an fsync takes milliseconds: in a worker thread, the loop runs on meanwhile)
+            # An fsync takes milliseconds, and runs in a worker thread; a slow disk's is waited for at most
+            # SYNC_WAIT of our timeout, and then runs on while we send (else the others named us silent).
+            if out:
                 began = self.clock.now()
-                await trio.to_thread.run_sync(partial(self.log.flush, durable=True))
+                await self.log.sync(self.cfg.timeout * SYNC_WAIT)
                 # But we read nothing meanwhile: that wait is ours, as a stalled loop's is (RunningClock), so no
                 # deadline of another seat runs on it (its message may be waiting for us, in time, unread).
                 self.clock.stalled += max(0.0, self.clock.now() - began)

@@ -1,0 +1,153 @@
+"""A slow disk never gets an honest seat named (red-team rt5-disk).
+
+A seat with a resume log writes each message of its own to the log, and the log to the disk (``fsync``), before
+it sends it. Before, the send waited for the whole ``fsync``: one slower than ``timeout`` (an SD card or a USB stick
+with much unwritten data) made the other seats name this honest seat ``silent``. Now the send waits for the
+``fsync`` at most :data:`p2php.session.resume.SYNC_WAIT` of ``timeout`` (the ``fsync`` runs on in a worker
+thread): a seat rebuilt from a log that lacks a message it sent makes nothing of its own until the others hand it
+back (REJOIN_HOLD, protocol.md §3.5).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from p2php.bots import RandomBot
+from p2php.net.mesh import listen, listener_port
+from p2php.session import resume
+from p2php.session.memory import seeded_secrets
+from p2php.session.runner import PeerConfig, bot_decider, run_peer
+
+SLOW = 3.0  # seconds one fsync of seat 0's log takes
+TIMEOUT = 2.0
+
+
+def _slow_fsync_of(monkeypatch: pytest.MonkeyPatch, name: str, slow: float) -> list[float]:
+    """Make every ``fsync`` of the file called ``name`` (once renamed into place) take ``slow`` seconds; the
+    times they began are returned (the list fills as the game runs)."""
+    real = os.fsync
+    began: list[float] = []
+
+    def fsync(fd: int) -> None:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if target.endswith(os.sep + name):
+            began.append(time.monotonic())
+            time.sleep(slow)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    return began
+
+
+async def _two_seats(tmp: Path, players: int = 2) -> dict[int, Any]:
+    listeners = [await listen("127.0.0.1", 0) for _ in range(players)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(players)}
+    results: dict[int, Any] = {}
+
+    async def one(seat: int) -> None:
+        cfg = PeerConfig("toy", {}, players, seat, f"p{seat}", timeout=TIMEOUT, resume_timeout=10.0,
+                         secrets=seeded_secrets(7, seat), resume_path=tmp / f"seat{seat}.resume", linger=1.0)
+        results[seat] = await run_peer(cfg, addresses, listeners[seat], bot_decider(RandomBot(seat)))
+        await listeners[seat].aclose()
+
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            for seat in range(players):
+                nursery.start_soon(one, seat)
+    return results
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds a file descriptor's path in /proc")
+async def test_an_fsync_slower_than_the_timeout_never_names_the_seat_silent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 0's log takes 3 s per fsync, ``timeout`` is 2 s. Before, seat 1 named honest seat 0 ``silent`` ("no
+    action message in time")."""
+    began = _slow_fsync_of(monkeypatch, "seat0.resume", SLOW)
+    results = await _two_seats(tmp_path)
+    assert began  # the slow fsyncs did happen
+    for seat in range(2):
+        verdict = results[seat].lockstep.verdict
+        assert verdict is not None and verdict.clean, (seat, verdict)
+    # The log is whole and in order at the end: it rebuilds seat 0 with every message of the game.
+    header, ls = resume.restore(tmp_path / "seat0.resume")
+    assert header["seat"] == 0
+    assert len(ls.transcript) == len(results[0].lockstep.transcript)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds a file descriptor's path in /proc")
+async def test_a_slow_fsync_that_then_fails_sets_the_log_aside_as_before(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The worker's fsync takes 3 s and then fails (EIO): the seat plays on without its log, which is set aside, and
+    one warning says so, as for a full disk (the game's loop had long sent the message)."""
+    import errno
+
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        if target.endswith(os.sep + "seat0.resume"):
+            time.sleep(SLOW)
+            raise OSError(errno.EIO, "Input/output error")
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    results = await _two_seats(tmp_path)
+    for seat in range(2):
+        verdict = results[seat].lockstep.verdict
+        assert verdict is not None and verdict.clean, (seat, verdict)
+    assert not (tmp_path / "seat0.resume").exists() and (tmp_path / "seat0.resume.incomplete").exists()
+    said = [r.getMessage() for r in caplog.records if "cannot be written" in r.getMessage()]
+    assert len(said) == 1 and "Input/output error" in said[0], said
+
+
+def test_records_appended_while_a_worker_writes_and_fsyncs_stay_whole_and_in_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The game's thread appends while a worker thread writes and fsyncs (slowly): one writer at a time, every record
+    whole, in the order appended."""
+    import threading
+
+    import msgpack
+
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        time.sleep(0.002)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    path = tmp_path / "log"
+    file = open(path, "wb")  # noqa: SIM115 (the log owns it)
+    log = resume.ResumeLog(file)
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            log.flush(durable=True)
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for n in range(5000):
+        log.append({"n": n, "pad": b"x" * (n % 300)})
+        if n % 7 == 0:
+            log.flush_if_free()
+    stop.set()
+    for thread in threads:
+        thread.join()
+    log.close(durable=True)
+    with open(path, "rb") as back:
+        got = list(msgpack.Unpacker(back, raw=False))
+    assert [r["n"] for r in got] == list(range(5000))
+    assert all(r["pad"] == b"x" * (r["n"] % 300) for r in got)
