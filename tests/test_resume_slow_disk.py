@@ -151,3 +151,17 @@ def test_records_appended_while_a_worker_writes_and_fsyncs_stay_whole_and_in_ord
         got = list(msgpack.Unpacker(back, raw=False))
     assert [r["n"] for r in got] == list(range(5000))
     assert all(r["pad"] == b"x" * (r["n"] % 300) for r in got)
+
+
+def test_a_log_given_up_while_a_workers_step_starts_takes_nothing_more(tmp_path: Path) -> None:
+    """The game's thread may give the log up (a write of its own failed) just before a worker's step takes the
+    lock: that step must do nothing, not raise ValueError (a closed file), which would end the honest peer."""
+    path = tmp_path / "log"
+    log = resume.ResumeLog(open(path, "wb"))  # noqa: SIM115 (the log owns it)
+    log.append({"n": 0})
+    log.close(block=False)  # as ResumeWriter._give_up does
+    log.append({"n": 1})
+    log.flush(durable=True)
+    assert log.flush_if_free()
+    log.close(durable=True)
+    assert path.read_bytes() == b"\x81\xa1n\x00"

@@ -133,6 +133,8 @@ class ResumeLog:
         disk (``fsync``). Our own messages should be before they are sent (:class:`ResumeWriter` waits a bounded
         time): a log that lost them in a power cut lacks what the seat sent. Any thread, one writer at a time."""
         with self._write_lock:
+            if self._file.closed:
+                return
             self._write_queue()
             self._file.flush()
             if durable:
@@ -143,8 +145,9 @@ class ResumeLog:
         if not self._write_lock.acquire(blocking=False):
             return False
         try:
-            self._write_queue()
-            self._file.flush()
+            if not self._file.closed:
+                self._write_queue()
+                self._file.flush()
         finally:
             self._write_lock.release()
         return True
@@ -157,7 +160,7 @@ class ResumeLog:
             return
         try:
             self._write_queue()
-            if durable:
+            if durable and not self._file.closed:
                 self._file.flush()
                 os.fsync(self._file.fileno())
         finally:
@@ -167,9 +170,12 @@ class ResumeLog:
                 self._write_lock.release()
 
     def _write_queue(self) -> None:
+        """(Under the write lock.) A log closed meanwhile — given up by the game's thread while a worker's step was
+        starting — takes nothing more."""
         with self._queue_lock:
             queue, self._queue = self._queue, []
-        self._file.writelines(queue)
+        if not self._file.closed:
+            self._file.writelines(queue)
 
 
 def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
