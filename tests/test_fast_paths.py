@@ -347,3 +347,30 @@ def test_stage_names_are_the_members() -> None:
                     assert getattr(value, member.name) is member
                 seen += 1
     assert seen >= 20
+
+
+@pytest.mark.parametrize(("game", "players", "seeds"), [("hpsha", 5, 4), ("hpsha", 10, 1), ("tcg", 2, 3),
+                                                        ("hogwarts", 4, 2)])
+def test_play_with_listed_answers_matches_checked_play(game: str, players: int, seeds: int) -> None:
+    """``LocalTable.play`` hands its bots' listed answers to ``apply_listed`` (no checks again); stepping the
+    same game with ``act`` (every answer checked, then ``apply``) gives the same log and state hash."""
+    from p2php.engine.contract import Decide, GameOver
+    from p2php.engine.local import LocalTable, default_decks
+    from p2php.engine.registry import get_game
+
+    g = get_game(game)
+    opts = g.parse_options({})
+    decks = default_decks(g, players, opts)
+    for seed in range(seeds):
+        fast = LocalTable(g.new_state(players, opts), seed=seed, private_decks=decks)
+        over = fast.play({s: g.make_bot("random", f"{seed}/{s}") for s in range(players)})
+        slow = LocalTable(g.new_state(players, opts), seed=seed, private_decks=decks)
+        bots = {s: g.make_bot("random", f"{seed}/{s}") for s in range(players)}
+        while not isinstance(step := slow.run_chance(), GameOver):
+            assert isinstance(step, Decide)
+            answers = []
+            for seat in step.seats:
+                k = slow.knowledge(seat)
+                answers.append((seat, bots[seat].choose(slow.state, seat, k, slow.state.legal_actions(seat, k))))
+            slow.act(answers)
+        assert (step, slow.log, slow.state.state_hash()) == (over, fast.log, fast.state.state_hash())

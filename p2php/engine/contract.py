@@ -300,6 +300,14 @@ class GameState(ABC):
         call must validate the given answers (it need not leave a usable state).
         """
 
+    def apply_listed(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        """:meth:`apply` for answers that are each an action object of its seat's own :meth:`legal_actions`
+        list at this step, one per asked seat, with every face they open: a bot's picks at an engine-only table
+        (:meth:`~p2php.engine.local.LocalTable.play`).  A game whose ``apply`` checks what ``check`` has already
+        accepted may skip that here (``check`` accepts every listed action: the contract); by default it is
+        ``apply``.  A peer never calls it: another seat's answer is never known to be listed."""
+        self.apply(answers, faces)
+
     @abstractmethod
     def advance(self, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> None:
         """Complete the current non-:class:`Decide` step (faces for a Reveal, bytes for Randomness)."""

@@ -154,8 +154,8 @@ class LocalTable:
         :meth:`play` leaves it out when every answer is an action object of its seat's own
         ``legal_actions`` list (as the bots picked it) and the game's ``apply`` checks every answer
         again (:func:`_rechecks`): ``check`` accepts every listed action (the contract;
-        the conformance kit tries each with the seat's, the auditor's and the public view), so nothing
-        unchecked reaches the rules."""
+        the conformance kit tries each with the seat's, the auditor's and the public view).  Such answers
+        go to ``apply_listed``, which may skip those checks too (a :class:`TaskGame` does)."""
         state, faces = self.state, self.faces
         opened: dict[Slot, CardId] = {}
         for seat, action in answers:
@@ -165,7 +165,10 @@ class LocalTable:
                 opened[slot] = faces[slot]
         if opened:
             self.public.update(opened)
-        state.apply(answers, opened)
+        if precheck:
+            state.apply(answers, opened)
+        else:
+            state.apply_listed(answers, opened)
         self.log.append(("actions", list(answers)))
 
     def play(self, bots: Mapping[Seat, Bot] | None = None, max_steps: int = 1_000_000) -> GameOver:
