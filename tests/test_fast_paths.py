@@ -260,9 +260,10 @@ def test_hpsha_skill_tables_match_the_definition(players: int, options: dict[str
 
 @pytest.mark.parametrize(("players", "options"), [(6, {}), (8, {"creatures": 11})])
 def test_hpsha_target_ok_matches_targets_for(players: int, options: dict[str, Any]) -> None:
-    """``target_ok`` answers ``targets in targets_for(...)`` for every kind and many target lists."""
+    """``target_ok`` answers ``targets in targets_for(...)`` for every kind and many target lists; ``targets_for``
+    with ``range_memo``'s kept answers lists what it lists asking ``in_range`` each time."""
     from p2php.games.hpsha.data import KINDS
-    from p2php.games.hpsha.play import NOT_IN_PLAY, target_ok, targets_for
+    from p2php.games.hpsha.play import NOT_IN_PLAY, range_memo, target_ok, targets_for
 
     compared = 0
     for i, st in enumerate(_hpsha_states(players, options, 2)):
@@ -280,6 +281,7 @@ def test_hpsha_target_ok_matches_targets_for(players: int, options: dict[str, An
                 if kind in NOT_IN_PLAY:
                     continue
                 listed = targets_for(st, user, kind)
+                assert targets_for(st, user, kind, range_memo(st)) == listed  # play_actions' kept in_range answers
                 for targets in tries:
                     assert target_ok(st, user, kind, targets) == (targets in listed), (kind, user, targets)
                     compared += 1

@@ -42,6 +42,7 @@ Nothing here knows a game: ``G`` is whatever the game passes to its tasks
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from enum import Enum
@@ -70,7 +71,8 @@ G = TypeVar("G")
 E = TypeVar("E", bound=Enum)
 
 __all__ = [
-    "CONTINUE", "Call", "Done", "Outcome", "Push", "Replace", "Task", "TaskStack", "offered", "plain", "stage_names",
+    "CONTINUE", "Call", "Done", "Outcome", "Push", "Replace", "Task", "TaskStack", "ask_one", "offered", "plain",
+    "stage_names",
 ]
 
 
@@ -84,6 +86,15 @@ def stage_names(stage: type[E]) -> type[E]:
     that those reads keep their type.
     """
     return cast("type[E]", type(f"{stage.__qualname__}Names", (), dict(stage.__members__)))
+
+
+@functools.lru_cache(maxsize=4096)
+def ask_one(seat: Seat, prompt: str) -> Decide:
+    """``Decide((seat,), prompt)``, one shared object per seat and prompt (the last 4096 asked).
+
+    A Decide is immutable, so tasks may share one; making one (a frozen dataclass's ``__init__``)
+    costs ~1 µs on CPython 3.11, and a task that asks one seat does it at nearly every decision."""
+    return Decide((seat,), prompt)
 
 
 def offered(action: Action, legal: Sequence[Action]) -> bool:
@@ -370,7 +381,7 @@ class TaskStack(Generic[G]):
         pending = self.pending
         if pending is not None:
             return pending
-        tasks = self._tasks
+        tasks, intos = self._tasks, self._into
         while True:
             if not tasks:
                 raise RuntimeError("the task stack ran empty: a game needs a last task (its GameOver)")
@@ -378,9 +389,16 @@ class TaskStack(Generic[G]):
             out = task.run(game)
             if out is CONTINUE:  # the commonest outcome: run the top task (maybe a pushed one) again
                 continue
-            if type(out) in _STEP_TYPES and tasks[-1] is task:
-                self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
-                return out  # type: ignore[return-value]
+            if tasks[-1] is task:  # nothing was pushed over it: the next commonest outcomes, without _follow
+                if type(out) in _STEP_TYPES:
+                    self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
+                    return out  # type: ignore[return-value]
+                if type(out) is Done:  # as _follow does it for the top task
+                    tasks.pop()
+                    into = intos.pop()
+                    if into:
+                        setattr(tasks[-1], into, out.result)
+                    continue
             self._follow(game, out, task)
             if self.pending is not None:
                 return self.pending

@@ -32,8 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Task
+from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Seat, Slot
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Task, ask_one
 
 __all__ = ["Effect", "Listeners", "TimingPoint"]
 
@@ -45,7 +45,8 @@ class Listeners(Protocol):
     """What a game's state tells a :class:`TimingPoint`."""
 
     def listening(self, point: str) -> list[tuple[Seat, str]]:
-        """``(owner, effect key)`` of every effect listening at ``point``, in the order they resolve."""
+        """``(owner, effect key)`` of every effect listening at ``point``, in the order they resolve: a new
+        list, which the point takes over (it takes the pairs off it one by one)."""
         ...
 
     def effect(self, key: str) -> Effect[Any]:
@@ -119,7 +120,7 @@ class TimingPoint(Task[L]):
 
     point: str
     ctx: Context
-    cands: list[list[Any]] = field(default_factory=list)  # [owner, key] still to consider
+    cands: list[Any] = field(default_factory=list)  # (owner, key) still to consider (a snapshot has [owner, key])
     asking: list[Any] = field(default_factory=list)  # [owner, key] being offered now
     started: bool = False
 
@@ -127,21 +128,25 @@ class TimingPoint(Task[L]):
         point, ctx = self.point, self.ctx  # no effect rebinds them: effects edit ctx in place
         if not self.started:
             self.started = True
-            self.cands = [[seat, key] for seat, key in game.listening(point)]
+            self.cands = game.listening(point)  # its pairs as they are: plain() makes each a list, as [seat, key] was
         cands, may_respond = self.cands, game.may_respond
         while cands:
             seat, key = cands.pop(0)
             effect = game.effect(key)
-            if may_respond(seat):
+            if not may_respond(seat):
+                continue
+            if type(effect).witness is not Effect.witness:  # most effects keep no book across points
                 effect.witness(game, seat, point, ctx)
-            if not may_respond(seat) or not effect.available(game, seat, point, ctx):
+                if not may_respond(seat):
+                    continue
+            if not effect.available(game, seat, point, ctx):
                 continue
             if effect.compulsory or effect.automatic(game, seat, point, ctx):
                 game.announce(seat, key, False)
                 effect.invoke(game, seat, point, ctx, {}, {})
                 return CONTINUE  # what it pushed runs first; then the next listener
             self.asking = [seat, key]
-            return Decide((seat,), f"skill:{key}")
+            return ask_one(seat, f"skill:{key}")
         return Done(ctx)
 
     def _offered(self, game: L) -> Effect[Any]:

@@ -28,7 +28,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Replace, stage_names
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, Replace, ask_one, stage_names
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.creature_marks import acromantula_passes, salamander_wakes
 from p2php.games.hpsha.creatures import CreatureSetupTask, DeckTopEffectTask
@@ -430,7 +430,7 @@ class DiscardPhaseTask(Task):
             if self.discarded:
                 st.say("discards", self.seat, st.ids(self.discarded))
             return Done(self.discarded)
-        return Decide((self.seat,), "discard")
+        return ask_one(self.seat, "discard")
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "discard", "slots": [s]} for s in st.hands[seat]]

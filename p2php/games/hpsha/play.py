@@ -18,13 +18,13 @@ Play-phase actions:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import TYPE_CHECKING, Any
 
-from p2php.engine.contract import Action, CardId, Decide, IllegalAction, Knowledge, Seat, Slot
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, stage_names
+from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Seat, Slot
+from p2php.engine.tasks import CONTINUE, Done, Outcome, Push, ask_one, stage_names
 from p2php.games.hpsha import gear as gp
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.creature_marks import slot_closed
@@ -59,9 +59,13 @@ def has_cards(st: HpshaState, t: int, zones: str) -> bool:
     )
 
 
-def targets_for(st: HpshaState, user: int, kind: str) -> list[list[int]]:
-    """Every legal target list for using ``kind`` in ``user``'s play phase (empty: not usable)."""
-    reach = st.in_range
+def targets_for(st: HpshaState, user: int, kind: str, reach: Callable[[int, int], bool] | None = None
+                ) -> list[list[int]]:
+    """Every legal target list for using ``kind`` in ``user``'s play phase (empty: not usable).
+
+    ``reach`` answers ``st.in_range`` (by default it is that), e.g. from :func:`range_memo`."""
+    if reach is None:
+        reach = st.in_range
     others = [s for s in st.order_from(user) if s != user]
     if kind == "bombarda":
         return [[t] for t in others if reach(user, t)] if bombarda_allowed(st, user) else []
@@ -143,11 +147,28 @@ _ONE_TARGET = frozenset({"bombarda", "expelliarmus", "legilimens", "crucio", "bi
 """The kinds whose target lists :func:`targets_for` gives as ``[t]``, one per other character allowed."""
 
 
+def range_memo(st: HpshaState) -> Callable[[int, int], bool]:
+    """``st.in_range``, each answer kept, while ``st`` does not change: listing the play actions asks the
+    same pairs for several kinds (爆破咒, 摄神取念, 障碍重重, and 穿心咒's every pair), each a distance with
+    every modifier."""
+    memo: dict[tuple[int, int], bool] = {}
+    in_range = st.in_range
+
+    def reach(a: int, b: int) -> bool:
+        got = memo.get((a, b))
+        if got is None:
+            got = memo[(a, b)] = in_range(a, b)
+        return got
+
+    return reach
+
+
 def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
     acts: list[Action] = []
     if st.plays_this_phase >= MAX_PLAYS:
         return [{"type": "end"}]
     cache: dict[str, list[list[int]]] = {}
+    reach = range_memo(st)
     plain_cards = not st.hooked(seat, "treat_as")  # then as_card(seat, f) is CARDS[f]
     face = kn.face
     for s in st.hands[seat]:
@@ -158,19 +179,19 @@ def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
         if kind in NOT_IN_PLAY:
             continue
         if kind not in cache:
-            cache[kind] = targets_for(st, seat, kind)
+            cache[kind] = targets_for(st, seat, kind, reach)
         for tg in cache[kind]:
             acts.append({"type": "use", "kind": kind, "slots": [s], "targets": tg})
     for sk in st.skills(seat):
         if sk.view_as and sk.view_as not in NOT_IN_PLAY:
-            tgs = targets_for(st, seat, sk.view_as)
+            tgs = targets_for(st, seat, sk.view_as, reach)
             for group in sk.view_as_sets(st, seat, kn):
                 if not all(st.can_use(seat, s) for s in group):
                     continue
                 for tg in tgs:
                     acts.append({"type": "use", "kind": sk.view_as, "slots": group, "targets": tg, "skill": sk.key})
     if "quill" in granted(st, seat) and bombarda_allowed(st, seat):
-        in_range = [t for t in st.order_from(seat) if st.in_range(seat, t)]
+        in_range = [t for t in st.order_from(seat) if reach(seat, t)]
         for s in st.hands[seat]:
             if not st.can_use(seat, s):
                 continue
@@ -259,7 +280,7 @@ class PlayPhaseTask(Task):
             st.bombarda_used = 0
             st.plays_this_phase = 0
             self.stage = PlayPhaseTaskStage.PLAYING
-        return Decide((self.seat,), "play")
+        return ask_one(self.seat, "play")
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return play_actions(st, seat, kn)

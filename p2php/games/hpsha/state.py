@@ -75,7 +75,7 @@ _pack = msgpack.Packer(use_bin_type=True).pack
 _SKILLS_OF: tuple[tuple[Skill, ...], ...] = tuple(SKILLS_BY_CHARACTER.get(c.key, ()) for c in CHARACTERS)
 
 _HOOKS = ("treat_as", "uncounterable", "prevents_damage", "prevents_damage_from", "skips_phase", "hand_limit",
-          "spell_void", "damage_source", "locks_equipment", "play_offers")
+          "spell_void", "damage_source", "locks_equipment", "play_offers", "view_as_sets")
 """Skill hooks whose default answer is "no effect": a skill that does not override one may be skipped."""
 
 

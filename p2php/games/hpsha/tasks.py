@@ -23,13 +23,12 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from p2php.engine.contract import (
     Action,
     CardId,
-    Decide,
     IllegalAction,
     Knowledge,
     Seat,
     Slot,
 )
-from p2php.engine.tasks import CONTINUE, Done, Outcome, stage_names
+from p2php.engine.tasks import CONTINUE, Done, Outcome, ask_one, stage_names
 from p2php.engine.tasks import Task as KitTask
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import (
@@ -138,7 +137,7 @@ class AskCard(Task):
         if self.stage is AskCardStage.ASK:
             if not st.alive[self.seat]:
                 return Done(None)
-            return Decide((self.seat,), self.prompt)
+            return ask_one(self.seat, self.prompt)
         if self.stage is AskCardStage.GIVEN:
             self.stage = AskCardStage.DONE
             r = self.result
@@ -170,7 +169,7 @@ class AskCard(Task):
                     out.append({"type": "card", "slots": [s]})
         k = self._kind()
         if k:
-            for sk in st.skills(seat):
+            for sk in st.hooked(seat, "view_as_sets"):
                 if sk.view_as == k:
                     for group in sk.view_as_sets(st, seat, kn):
                         if self.mode == "discard" or all(st.can_use(seat, s) for s in group):
@@ -243,7 +242,7 @@ class AskChoice(Task):
     options: list[Any]
 
     def run(self, st: HpshaState) -> Outcome:
-        return Decide((self.seat,), self.prompt)
+        return ask_one(self.seat, self.prompt)
 
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         return [{"type": "choose", "value": v} for v in self.options]
