@@ -227,7 +227,7 @@ def test_an_abort_naming_every_message_cannot_make_honest_audits_unreadable() ->
     within a quarter of the bound."""
     from p2php.net.framing import MAX_VALUES, decode_counted, encode_frame
 
-    peers = make_peers("uno", 3, {"crypto": "fast", "rounds": 1}, seed=2)
+    peers = make_peers("uno", 3, {"crypto": "fast", "rounds": 1}, seed=1)  # (v9 deals: a game longer than 400 rounds)
     with pytest.raises(RuntimeError):  # stopped mid-game
         run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, max_rounds=400)
     held = [m for m in peers[2].transcript if m.kind != "shuffle"]

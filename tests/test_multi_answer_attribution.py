@@ -9,6 +9,7 @@ decision was named, whoever lied (before: an honest seat 3 convicted, ``illegal_
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -48,7 +49,7 @@ def _a_hidden_minister(crypto: str, seed: int) -> tuple[int, list[Lockstep]]:
 
 
 @pytest.mark.crypto("fast")
-@pytest.mark.parametrize("seed", [1, 2])  # the Minister is seat 2 and seat 1: not the last seat
+@pytest.mark.parametrize("seed", [1, 2])  # the Minister is seat 0 and seat 1 (v9 deals): not the last seat
 def test_a_minister_hiding_its_card_is_named_by_the_fast_audit_never_the_last_seat(seed: int) -> None:
     """Every answer passed its check, so the decision's failure names nobody at once; the fast deck's audit opens
     every card and checks the answers again: the Minister's ``not_minister`` was a lie (``hidden_lie``)."""
@@ -59,9 +60,9 @@ def test_a_minister_hiding_its_card_is_named_by_the_fast_audit_never_the_last_se
 
 
 @pytest.mark.crypto("verified")
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [1, 2])  # the Minister is seat 0 and seat 1 (v9 deals)
 def test_a_minister_hiding_its_card_in_a_verified_deck_never_gets_an_honest_seat_named(seed: int) -> None:
-    """A verified deck's audit opens no unplayed card, so the lie stays unproven: nobody is named (§10.3)."""
+    """Never an honest seat (the witness opened by the audits names the liar: the next test)."""
     liar, honest = _a_hidden_minister("verified", seed)
     for p in honest:
         assert p.verdict is not None and not p.verdict.clean and p.verdict.culprit in (None, liar), (p.seat, p.verdict)
@@ -73,9 +74,21 @@ def test_a_peer_that_hears_the_abort_before_the_last_answer_names_the_minister_t
     """Seat 3's identity answer reaches seat 0 only after another peer's abort: seat 0 never applies the batch (so
     it keeps no ``refused_answers``), but its audit holds the same signed answers and knows every face, so it
     must name the same liar as the peers that applied it (before: ``unfinished`` / ``accusation``, nobody)."""
+    _abort_before_the_last_answer("fast", seed)
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_verified_peer_that_hears_the_abort_before_the_last_answer_names_the_minister_too(seed: int) -> None:
+    """The same delivery order in a verified deck: seat 0 stopped before it applied the batch, yet the liar's audit,
+    signed at the decision, opens its witness there too (v9)."""
+    _abort_before_the_last_answer("verified", seed)
+
+
+def _abort_before_the_last_answer(crypto: str, seed: int) -> None:
     from collections import deque
 
-    peers = make_peers("hpsha", PLAYERS, {"crypto": "fast"}, seed=seed)
+    peers = make_peers("hpsha", PLAYERS, {"crypto": crypto}, seed=seed)
     liar: list[int] = []
     for p in peers:
         _hide_the_minister(p, liar)
@@ -130,13 +143,13 @@ def test_a_peer_that_hears_the_abort_before_the_last_answer_names_the_minister_t
 
 
 @pytest.mark.crypto("fast")
-@pytest.mark.parametrize("liar", [0, 1, 3])  # seed 1: the Minister is seat 2
+@pytest.mark.parametrize("liar", [0, 1, 3])  # seed 3: the Minister is seat 2 (v9 deals)
 def test_a_seat_revealing_an_identity_that_is_not_the_ministers_is_named_at_once(liar: int) -> None:
     """The other way round: a seat that is not the Minister reveals its identity card beside the real Minister's.
     The first batch that fails once the faces it opened are known ends with that seat's answer (a shorter batch
     for seats 0 and 1; for the last seat, its own answer checked with the faces): that seat is named at once,
     ``illegal_action``, whatever its place in the decision."""
-    peers = make_peers("hpsha", PLAYERS, {"crypto": "fast"}, seed=1)
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "fast"}, seed=3)
     cheat = peers[liar]
     act = cheat.act
 
@@ -152,3 +165,115 @@ def test_a_seat_revealing_an_identity_that_is_not_the_ministers_is_named_at_once
         if p.seat != liar:
             assert p.finished and p.verdict is not None
             assert (p.verdict.culprit, p.verdict.code) == (liar, "illegal_action"), (p.seat, p.verdict)
+
+
+# ----------------------------------------------------------------------------- a verified deck's witness (§6.4, v9)
+
+
+def _verified_liar(seed: int, audit: str = "honest") -> tuple[int, list[Lockstep]]:
+    """A verified HP Sha game whose Minister hides its card, and whose audit is then ``honest`` (its witness
+    share, as the reference makes it), ``none`` (leaves the witness out), ``wrong`` (another slot's share in its
+    place) or ``later`` (signed at the next tick, as if it had passed the decision)."""
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=seed)
+    liar: list[int] = []
+    for p in peers:
+        _hide_the_minister(p, liar)
+        if audit == "none":
+            p._own_witness = lambda p=p: {} if p.seat in liar else Lockstep._own_witness(p)  # type: ignore[method-assign]
+        elif audit == "wrong":
+            def wrong(p: Lockstep = p) -> dict[str, list[Any]]:
+                out = Lockstep._own_witness(p)
+                if p.seat in liar and out:
+                    assert p.vdeck is not None and p.seat is not None
+                    other = p.state.identity_slot[(p.seat + 1) % PLAYERS]
+                    share = p.vdeck.own_items([other], phase="witness")["shares"][0][1]
+                    out = {**out, "shares": [[slot, share] for slot, _ in out["shares"]]}
+                return out
+            p._own_witness = wrong  # type: ignore[method-assign]
+        elif audit == "later":
+            send = p._send
+
+            def later(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
+                if kind == "audit" and p.seat in liar:
+                    p.tick += 1
+                    try:
+                        return send(kind, {k: v for k, v in body.items() if k not in ("shares", "proofs")})
+                    finally:
+                        p.tick -= 1
+                return send(kind, body)
+
+            p._send = later  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)})
+    assert liar
+    honest = [p for p in peers if p.seat != liar[0]]
+    assert all(p.finished for p in honest)
+    return liar[0], honest
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_verified_minister_hiding_its_card_is_named_by_its_own_witness_share(seed: int) -> None:
+    """Every seat that answered the decision opens, in its audit, the cards its answer's check needs (its own
+    identity card): the Minister's opens to the Minister, so its ``not_minister`` is named ``hidden_lie`` by
+    every honest peer (before: unattributed), and a spectator's replay of the record agrees."""
+    liar, honest = _verified_liar(seed)
+    for p in honest:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "hidden_lie"), (p.seat, v)
+    audits = [m for m in honest[0].transcript if m.kind == "audit"]
+    assert len(audits) == PLAYERS and all(len(m.body.get("shares", [])) == 1 for m in audits)
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("audit", ["none", "wrong"])
+def test_a_verified_liar_that_keeps_its_witness_back_is_named_bad_audit(audit: str) -> None:
+    """Its witness follows from its own signed answer, so leaving it out, or proving another slot's share in its
+    place, names it (``bad_audit``) at every honest peer: no way out but withholding the whole audit."""
+    liar, honest = _verified_liar(1, audit)
+    for p in honest:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "bad_audit"), (p.seat, v)
+
+
+@pytest.mark.crypto("verified")
+def test_a_verified_liar_that_signs_its_audit_at_a_later_tick_is_not_named_but_nobody_else_is() -> None:
+    """What is left (protocol.md §10.4): an audit signed past the decision owes no witness (an honest seat that
+    passed it on answers we never got would owe none), so the liar ends unattributed, as before the fix."""
+    liar, honest = _verified_liar(1, "later")
+    for p in honest:
+        v = p.verdict
+        assert v is not None and not v.clean and v.culprit is None, (p.seat, v)
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_groundless_abort_at_the_identity_decision_convicts_no_honest_seat(seed: int) -> None:
+    """The accuser lies: every seat answers honestly, then seat 3 aborts naming the Minister (``hidden_lie``).
+    Every answerer opens its witness; the Minister's opens to the Minister, so its ``reveal_identity`` passes
+    and nobody is named (an unconfirmed ``accusation``); the honest seats' identities are what the audit
+    shows, the price of a game that ended at that decision."""
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=seed)
+    accuser = peers[PLAYERS - 1]
+    send = accuser._send
+    done: list[bool] = []
+
+    def accuse(kind: str, body: dict[str, Any]) -> Any:
+        msg = send(kind, body)
+        if kind == "action" and not done:
+            done.append(True)
+            victim = 0 if accuser.seat != 0 else 1
+            from p2php.session.records import Fault, FaultCode, FaultError
+            with contextlib.suppress(FaultError):
+                accuser._raise_fault(Fault(victim, "lied about its identity card", (accuser.tick, 0),
+                                           FaultCode.HIDDEN_LIE))
+        return msg
+
+    accuser._send = accuse  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)})
+    assert done
+    for p in peers[:-1]:
+        v = p.verdict
+        assert v is not None and not v.clean and v.culprit is None and v.code == "accusation", (p.seat, v)
+        answered = {m.sender for m in p.transcript if m.kind == "action"}
+        opened = {m.sender for m in p.transcript if m.kind == "audit" and m.body.get("shares")}
+        assert len(answered) >= 2 and opened == answered, (p.seat, answered, opened)  # each answer's witness opened

@@ -43,12 +43,12 @@ async def _play_with_a_stale_log(tmp_path: Path) -> dict[int, Any]:
             crash.cancel()
 
     async def play(seat: int) -> None:
-        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(9, seat)), addresses, listeners[seat],
+        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(1, seat)), addresses, listeners[seat],
                                        _bot(seat))
 
     async def seat_1() -> None:
         with crash:
-            await run_peer(_cfg(1, tmp_path, seeded_secrets(9, 1)), addresses, listeners[1], _bot(1), observe)
+            await run_peer(_cfg(1, tmp_path, seeded_secrets(1, 1)), addresses, listeners[1], _bot(1), observe)
         await listeners[1].aclose()
         assert stale and crash.cancel_called
         log.write_bytes(stale[0])

@@ -614,7 +614,7 @@ def test_a_game_longer_than_its_hash_chains_renews_them_and_ends_clean(monkeypat
     """§8 renewal: with 3 reveals a chain, a Hogwarts game's dice need many chains per seat (how many depends on
     the game the seed deals, which changes with the session id, hence with the protocol version)."""
     monkeypatch.setattr(handshake, "CHAIN_LENGTH", 3)
-    peers = make_peers("hogwarts", 2, {"crypto": "fast"}, seed=1)
+    peers = make_peers("hogwarts", 2, {"crypto": "fast"}, seed=2)  # (v9 deals: 39 chain values)
     run_in_memory(peers, {s: get_game("hogwarts").make_bot("heuristic", str(s)) for s in range(2)})
     assert all(p.verdict is not None and p.verdict.clean for p in peers), [p.verdict for p in peers]
     assert len({p.verdict.state_hash for p in peers if p.verdict}) == 1
@@ -776,14 +776,16 @@ def test_a_hello_with_a_low_order_box_key_is_refused(u: int) -> None:
     assert refused.value.code is RefusalCode.KEYS
 
 
-@pytest.mark.parametrize("old", [4, 5, 6, 7])
+@pytest.mark.parametrize("old", [4, 5, 6, 7, 8])
 def test_an_older_hello_is_refused_with_one_clear_line(old: int) -> None:
-    """§11 Why version 5 … 8: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
+    """§11 Why version 5 … 9: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
     (which a later peer would read as malformed shares, naming an honest seat), v6 peers Terelius–Wikström shuffle
     proofs (malformed Bayer–Groth proofs to a v7 peer), v7 peers a fast pass's points in every copy (a v8 peer
-    would read an intermediate pass with points in its body as one without its digest), so a v8 peer refuses them."""
-    assert PROTOCOL_VERSION == 8
-    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 8") as refused:
+    would read an intermediate pass with points in its body as one without its digest), v8 peers a verified audit
+    without the witness shares a v9 peer requires (it would name the honest v8 seat ``bad_audit``), so a v9 peer
+    refuses them."""
+    assert PROTOCOL_VERSION == 9
+    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 9") as refused:
         _check(dict(_hello(), hello=old))
     assert refused.value.code is RefusalCode.VERSION and "\n" not in str(refused.value)
 

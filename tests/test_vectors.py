@@ -1,4 +1,4 @@
-"""Known-answer vectors for every normative encoding and derivation of the protocol (version 8).
+"""Known-answer vectors for every normative encoding and derivation of the protocol (version 9).
 
 Each expected value below was computed once from the reference code (``p2php/`` at
 the commit that added this file) and is hard-coded: a change to any of these
@@ -545,16 +545,16 @@ def _hellos() -> tuple[list[handshake.LocalSecrets], list[dict[str, object]]]:
 
 
 def test_hello_and_session_id() -> None:
-    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 8); session_id = D("p2php/session/v1", …)."""
-    assert PROTOCOL_VERSION == 8
+    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 9); session_id = D("p2php/session/v1", …)."""
+    assert PROTOCOL_VERSION == 9
     _, hellos = _hellos()
-    assert hellos[0]["hello"] == 8
+    assert hellos[0]["hello"] == 9
     assert hellos[0]["anchor"] == H("69c13864bb76641cffc2707752811af3342f8ba3f668bf2628b7468dc0fbd753")
-    assert hellos[0]["sig"] == H("c8ec75cfbb7ed7e847577aa19bb3d512913c7e4c1325322c6f8a76690258f338"
-        "ddf9852ac7677fcb890c7c13a430951ee07b311276636303a9740fffd504f800")
+    assert hellos[0]["sig"] == H("cf63fec736d043b2c20b003418f956f91c839d7f3fa059673225c3a4bb28d6a0"
+        "37979c884c3214b683b8cc4fb2d065d0c5c00fbc7456c531d90314d6775bb904")
     for s, hello in enumerate(hellos):
         handshake.check_hello(hello, seat=s, players=2, game="uno", options={})
-    session_id = H("3bfac70d64b4075d2a1252ffcab74658118d2ce583caae6383a0755e02abfb8b")
+    session_id = H("415f62ee3cf415858adf6d93b2352aad94ab2aa144fb6a7b771e47a81347ef33")
     assert handshake.Table("uno", {}, tuple(hellos)).session_id == session_id
 
 
@@ -563,16 +563,16 @@ def test_safety_code() -> None:
     _, hellos = _hellos()
     table = handshake.Table("uno", {}, tuple(hellos))
     assert digest(b"p2php/safety/v1", table.session_id, hellos[0]["sign_key"], hellos[1]["sign_key"]) == H(
-        "332841993e8fce8fdf4df8a43f3ea8d97fd0337965b2a64888b09de585dcd1c9")
-    assert table.safety_code == "GMUE-DGJ6-R7HI-7X2N-7CSD"
+        "71fe6b4db0b6ddcf08b9b052cc0e80385c08af6cf2ba28c4688907c639ec890d")
+    assert table.safety_code == "OH7G-WTNQ-W3O4-6CFZ-WBJM"
 
 
 # Seat 1 dials seat 0: dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01, X25519 private keys
 # 32 bytes 03 (dialer) and 32 bytes 04 (acceptor).
 DIAL_KX = H("5dfedd3b6bd47f6fa28ee15d969d5bb0ea53774d488bdaf9df1c6e0124b3ef22")
 ACCEPT_KX = H("ac01b2209e86354fb853237b5de0f4fab13c7fcbf433a61c019369617fecf10b")
-DIAL_SIG = H("c355c90ea7d0441da320e0a9eebf3f8d4774cb4963af8999e26318b1359be10a"
-             "9e93803f46a819751addda9a951d8193ef41a8bac9d9787ce078b8f944865202")
+DIAL_SIG = H("402378a2f1c26aaecc534fa06178072e51f408a623aee01559525c35003e036c"
+             "153d49bab8d4155fe8beda146ed3d8692d52dce5d78717b61ecf3527cabf5e09")
 
 
 def test_link_proof() -> None:
@@ -584,11 +584,11 @@ def test_link_proof() -> None:
     assert KeyExchange(b"\x03" * 32).public == DIAL_KX and KeyExchange(b"\x04" * 32).public == ACCEPT_KX
     dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
     accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
-    assert dial == H("c4f0d2774edad6ed83baa0ad3e837030ab37851b0345f0716bb133f64ee44617")
-    assert accept == H("47d679f7352fdba27b5e8ebd3803f3160bf3645621d4a6fc3432a74424bbe913")
+    assert dial == H("2f9f76f57d560bed5a98cf30ef05650ad1812ee3bd0e0d4dce200e92ce89ab91")
+    assert accept == H("a6799299dee8bd7ce3ccdc11a00664d28f5222e42909e3037af022231a9164ba")
     assert secrets[1].identity.sign(dial) == DIAL_SIG
-    assert secrets[0].identity.sign(accept) == H("c2db01ceba7d1054e385395ce6cc8533d86d84cd90d8eb935dad5aa7a193c0fb"
-        "c1057bbc529c123ba090f2833ba36b8c6e80b8c2dfd4069ec2a6505428a8e10b")
+    assert secrets[0].identity.sign(accept) == H("b07cad09418216e8e252ad9e1e241931503c5efd2c9a7d50ca57fb46928b550d"
+        "a308bd33656771866c5e4709390de83e6dd2446da6f0be4fac4578496fc8720e")
     assert check_proof(hellos[1], DIAL_SIG, dial)
     assert not check_proof(hellos[0], DIAL_SIG, dial)  # another seat's key
     assert not check_proof(hellos[1], DIAL_SIG, accept)  # reflected as the other role
@@ -615,12 +615,12 @@ def test_link_keys_and_frame_tags() -> None:
     transcript = encode(hellos[1]) + encode(hellos[0]) + bytes(32) + b"\x01" * 32 + DIAL_KX + ACCEPT_KX
     keys = HKDF(hashes.SHA256(), 64, digest(b"p2php/link-keys/v1", transcript), b"p2php/link-keys/v1").derive(z)
     k_da, k_ad = keys[:32], keys[32:]
-    assert k_da == H("36d1f38ccf39d92d6923b1d5899cae64cfd3819550954495bbc52ef7c9f8ed09")
-    assert k_ad == H("a172eee7a28e59448f8f159a81aafa80e15010687cb3207bcded9d06ca3a923c")
+    assert k_da == H("84afb76f8b0d04691706c10749d9dbfba9b8ee42bc956f173520a9da8694e6bd")
+    assert k_ad == H("c9ca5cd4c4ed8e7e250b32e246e5c09e083bec574888585106310c5ecb15f3a6")
     frame = encode_frame({"hb": 1, "at": None})  # a heartbeat, as the mesh sends it (not canonical)
     body = frame[4:]
     tags = [hmac.new(k_da, n.to_bytes(8, "big") + body, hashlib.sha256).digest()[:16] for n in (0, 1)]
-    assert tags == [H("13b57b6ecfbf39060d3bbb7644fc494e"), H("47602cf2c6badd30a9e0bc7b29882dad")]
+    assert tags == [H("e6c07b7dcd0532ed24aa587261aa09e7"), H("270db87626a02668416099999f41764f")]
 
     dialer = KeyExchange(b"\x03" * 32)
     link = LinkProof.of(hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX, dialer=True)

@@ -85,7 +85,7 @@ BAD_CARD: Final = "bad_card"  # a slot that opened to no card of the book
 BAD_SECRET_DECK: Final = "bad_secret_deck"  # a secret deck not drawn from its pool (its selection pass fails)
 
 #: The phases of :func:`deck_context`: what a proof is for, hashed into its context.
-PHASES: Final = frozenset({"key", "pass", "open", "hand"})
+PHASES: Final = frozenset({"key", "pass", "open", "hand", "witness"})
 
 SEED_SIZE: Final = 32
 

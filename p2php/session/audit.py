@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Decide, GameState, IllegalAction, Knowledge, Seat, Show, Slot
+from p2php.session import witness
 from p2php.session.messages import BadMessage, parse_message
 from p2php.session.pass_digests import pass_digest
-from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, Verdict, short
+from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, FaultError, Verdict, short
 from p2php.session.replay import ReplayFault, replay_events
 
 if TYPE_CHECKING:
@@ -138,6 +139,7 @@ def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:
     """
     assert ls.vdeck is not None
     held = ls.vdeck.check_held_passes()  # we stopped mid-shuffle: the passes we hold are checked first (§6.8)
+    held += _verified_witness(ls)  # we stopped at a decision: its answers' witnesses, opened by their audits
     if ls.fault is not None:
         return held
     try:
@@ -147,6 +149,60 @@ def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:
     if replayed.state_hash() != ls.state.state_hash():
         return [*held, Fault(None, "replay gives a different final state", end, FaultCode.DESYNC)]
     return held
+
+
+def _verified_witness(ls: Lockstep) -> list[Fault]:
+    """A verified deck stopped at a decision: each answer checked again with its witness opened (§6.4, v9).
+
+    Every seat that answered the decision we stopped at and stopped there too (its audit is signed at that tick)
+    owes, in its audit, its proven shares of its answer's witness (:mod:`p2php.session.witness`): exactly those
+    slots, else ``bad_audit``. The slots every seat's share now opens are true faces, so an answer the engine's
+    check refuses with them was a lie about a card (``hidden_lie``) — a Minister's ``not_minister``, say. A seat
+    whose audit says it stopped at another tick (it may have passed the decision on answers we never got) owes
+    nothing here, and an answer whose witness stays shut proves nothing.
+    """
+    assert ls.vdeck is not None
+    step = ls.step
+    if not isinstance(step, Decide):
+        return []
+    tick = ls.tick
+    state, public = witness.decision_start(ls)
+    answers = [(seat, a) for seat in dict.fromkeys(step.seats)
+               if (a := witness.answer_at(ls, seat, tick, state)) is not None]
+    if not answers:
+        return []
+    findings: list[Fault] = []
+    extra: dict[Slot, dict[Seat, Any]] = {}
+    asked: list[Slot] = []
+    for seat, action in answers:
+        audit = next((m for m in ls.processed[seat].values() if m.kind == "audit"), None)
+        body = ls.audit_bodies.get(seat)
+        if audit is None or body is None or body.get("invalid") or audit.at[0] != tick:
+            continue
+        duty = witness.witness_slots(ls, state, public, seat, action)
+        asked += duty
+        try:
+            for slot, share in ls.vdeck.witness_shares(seat, audit, duty):
+                extra.setdefault(slot, {})[seat] = share
+        except FaultError as err:
+            findings.append(err.fault)
+    opened: dict[Slot, CardId] = {}
+    for slot in dict.fromkeys(asked):
+        card = ls.vdeck.open_witness(slot, extra.get(slot, {}))
+        if card is not None:
+            opened[slot] = card
+    if not opened:
+        return findings
+    knowledge = Knowledge({**public, **ls.public_faces, **opened})
+    for seat, action in answers:
+        try:
+            state.check(seat, action, knowledge)
+        except IllegalAction as err:
+            findings.append(Fault(seat, f"step {tick}: {short(action)} was not legal: {short(err)} (the cards its "
+                                  "check needs, opened by the audits)", (tick, 0), FaultCode.HIDDEN_LIE))
+        except Exception:  # (a check that fails otherwise is no proof against the seat: never crash)
+            continue
+    return findings
 
 
 def _verdict(ls: Lockstep, findings: list[Fault], final_hash: bytes) -> Verdict:

@@ -26,10 +26,12 @@ from typing import Any
 
 from p2php.canonical import encode
 from p2php.engine.contract import (
+    Decide,
     GameOver,
     Seat,
 )
 from p2php.net.framing import MAX_VALUES, body_values
+from p2php.session import witness
 from p2php.session.audit import run_audit
 from p2php.session.base import LockstepBase
 from p2php.session.messages import (
@@ -140,12 +142,29 @@ class Ending(LockstepBase):
             self.result = self._step
         if self.secrets is not None and self.seat is not None and not self._have_own("audit"):
             if self.vdeck is not None:  # a verified deck releases no secret: every step was proven when made (§6.4)
-                self._send("audit", {"boxes": [], "evidence": self._evidence()})
+                # ... but the witness of our answer to the decision we stopped at, if any (§6.4, v9)
+                self._send("audit", {"boxes": [], "evidence": self._evidence(), **self._own_witness()})
             else:
                 self._send(
                     "audit",
                     {"decks": self.secrets.decks_secret, "boxes": self._own_box_keys(), "evidence": self._evidence()},
                 )
+
+    def _own_witness(self) -> dict[str, list[Any]]:
+        """A verified audit's witness shares (§6.4): when we stopped at a decision we had answered, our proven
+        shares of the hidden slots its check asks the face of, so that a lie about them can be proven. The
+        audit is signed at this point, so its tick and state are the proofs' context."""
+        assert self.vdeck is not None and self.seat is not None
+        if not isinstance(self._step, Decide):
+            return {}
+        own = list(self.processed[self.seat].values()) + list(self.inbox[self.seat])
+        action = next((m.body["action"] for m in own if m.kind == "action" and m.at[0] == self.tick
+                       and isinstance(m.body.get("action"), dict)), None)
+        if action is None:
+            return {}
+        state, public = witness.decision_start(self)  # type: ignore[arg-type]  # always a Lockstep
+        slots = witness.witness_slots(self, state, public, self.seat, action)  # type: ignore[arg-type]
+        return self.vdeck.own_items(slots, phase="witness")
 
     def _have_own(self, kind: str) -> bool:
         assert self.seat is not None

@@ -276,9 +276,10 @@ class VerifiedDeck:
 
     # ------------------------------------------------------------------ shares
 
-    def own_items(self, slots: list[Slot]) -> dict[str, list[Any]]:
+    def own_items(self, slots: list[Slot], phase: str = "open") -> dict[str, list[Any]]:
         """Our shares of ``slots`` with their batch proofs: ``{"shares": [[slot, pt33], …], "proofs": [bin64, …]}``,
-        the fields of a ``keys`` or ``action`` body and the content of a ``show`` box (§6.4); ``{}`` for no slot."""
+        the fields of a ``keys`` or ``action`` body and the content of a ``show`` box (§6.4); ``{}`` for no slot.
+        ``phase="witness"``: the witness shares of an ``audit`` body (B.10), proven under the audit's own context."""
         ls = self.ls
         assert ls.seat is not None
         if not slots:
@@ -288,7 +289,7 @@ class VerifiedDeck:
         proofs: list[bytes] = []
         for root, members in groups.items():
             cts = [ct for _, _, _, ct in members]
-            ctxs = [self.ctx(rec, "open", index, ls.seat) for _, rec, index, _ in members]
+            ctxs = [self.ctx(rec, phase, index, ls.seat) for _, rec, index, _ in members]
             ds, proof = vd.make_shares(ctxs, self.secrets(root), cts)
             shares.update((slot, d.encode()) for (slot, _, _, _), d in zip(members, ds, strict=True))
             proofs.append(proof)
@@ -330,11 +331,13 @@ class VerifiedDeck:
 
     def _checked(self, seat: Seat, msg: Message, duty: list[Slot],
                  release: tuple[list[tuple[Slot, bytes]], list[bytes]], private: bool,
-                 when: tuple[int, bytes] | None = None) -> list[tuple[Slot, Point]]:
+                 when: tuple[int, bytes] | None = None, phase: str = "open",
+                 code: FaultCode | None = None) -> list[tuple[Slot, Point]]:
         """``seat``'s shares checked against its duty and their batch proofs (no side effect): ``[(slot, x·a)]``.
 
-        ``when``: the tick and state hash the shares were made at, if not now (an audit judging a show)."""
-        code = FaultCode.BAD_SHOW if private else FaultCode.BAD_KEY
+        ``when``: the tick and state hash the shares were made at, if not now (an audit judging a show or the
+        witness shares of an audit, ``phase="witness"``)."""
+        code = code or (FaultCode.BAD_SHOW if private else FaultCode.BAD_KEY)
         pairs, proofs = release
         slots = [s for s, _ in pairs]
         if slots != duty:
@@ -350,7 +353,7 @@ class VerifiedDeck:
             for (root, members), proof in zip(groups.items(), proofs, strict=True):
                 ds = [vd.share_point(raw[slot], seat=seat, slot=slot) for slot, _, _, _ in members]
                 if not own:  # our own shares (made here, or logged by us before a resume): decoded, no proof run
-                    vd.check_shares([self.ctx(rec, "open", index, seat, when) for _, rec, index, _ in members],
+                    vd.check_shares([self.ctx(rec, phase, index, seat, when) for _, rec, index, _ in members],
                                     self.ls.decks[root].y_shares[seat], [ct for _, _, _, ct in members], ds, proof,
                                     seat=seat, slots=[slot for slot, _, _, _ in members])
                 checked.update((slot, d) for (slot, _, _, _), d in zip(members, ds, strict=True))
@@ -372,6 +375,30 @@ class VerifiedDeck:
         except FaultError as err:
             return err.fault
         return None
+
+    def witness_shares(self, seat: Seat, msg: Message, duty: list[Slot]) -> list[tuple[Slot, Point]]:
+        """The witness shares of ``seat``'s verified ``audit`` ``msg`` (§6.4, B.10), checked: its ``shares`` must
+        list exactly ``duty`` and each batch proof hold under ``ctx(witness, j, seat)`` at the audit's own tick and
+        state. Anything else is ``bad_audit`` naming ``seat``: the audit is its signed message, and the duty follows
+        from its own signed answer, so the check is the same at every peer, spectator and verifier."""
+        release = share_lists(msg.body)
+        if release is None:
+            raise FaultError(Fault(seat, "its audit's witness shares are malformed", msg.at, FaultCode.BAD_AUDIT))
+        checked = self._checked(seat, msg, duty, release, False, (msg.at[0], msg.state), "witness",
+                                FaultCode.BAD_AUDIT)
+        return checked
+
+    def open_witness(self, slot: Slot, extra: Mapping[Seat, Point]) -> CardId | None:
+        """The card of ``slot`` from every seat's checked share (public ones plus an audit's ``extra``), or ``None``
+        when some seat's share is missing or the point is no card (nothing is proven then)."""
+        shares = {**self.shares.get(slot, {}), **extra}
+        if len(shares) != self.ls.players:
+            return None
+        _, _, ct = self._slot(slot)
+        try:
+            return vd.open_slot(self.book, ct, shares, self.ls.players, slot=slot)
+        except vd.DeckFault:
+            return None
 
     # ------------------------------------------------------------------ opening
 
