@@ -459,6 +459,10 @@ def _judge_fault(ls: Lockstep) -> Fault | None:
         confirmed = _confirm_show(ls, accuser, accused)
         if confirmed is not None:
             return confirmed
+    if fault.code == FaultCode.ILLEGAL_ACTION and ls.vdeck is not None:
+        confirmed = _confirm_lie(ls, accuser, accused, fault)
+        if confirmed is not None:
+            return confirmed
     return Fault(None, f"{fault.reason} — an accusation by seat {accuser} against seat {accused} "
                  "that our own checks and the audit do not confirm", fault.at, FaultCode.ACCUSATION)
 
@@ -498,6 +502,75 @@ def _confirm_show(ls: Lockstep, viewer: Seat, sender: Seat) -> Fault | None:
         return None
     return Fault(sender, f"{found.reason} (private show {show.seq} to seat {viewer}, opened with the key its abort "
                  "published)", show.at, FaultCode.BAD_SHOW)
+
+
+def _confirm_lie(ls: Lockstep, viewer: Seat, sender: Seat, fault: Fault) -> Fault | None:
+    """A verified ``illegal_action`` abort, judged by its ``box`` (§6.4, v9): the message key of the accused's
+    private show that told the viewer the faces its check refused the accused's action on.
+
+    If the key opens the accused's signed show, its proven shares, with the public ones, open those cards: the true
+    faces, since every share is proven and only the accused chose what it sealed. The accused's signed action at the
+    abort's tick is then checked again with them, on the state that step began in: refused, it convicts the
+    accused. A box that opens nothing, an action that passes, or no box leave the viewer's word unconfirmed; a box
+    whose content fails its own check convicts the accused of a bad show (it is its signed message)."""
+    assert ls.vdeck is not None
+    # The abort we took the fault from, then any other abort naming the same seat for the same step (the liar's own
+    # abort may have come first, or another viewer's): each box is a proof anyone can check, whoever sent it.
+    aborts = [m for m in ls.abort_messages if m.sender == viewer]
+    aborts += [m for m in ls.abort_messages if m.sender != viewer and m.body.get("culprit") == sender
+               and m.body.get("code") == FaultCode.ILLEGAL_ACTION.value and m.at[0] == fault.at[0]]
+    for abort in aborts[:MAX_BOXES_TRIED]:
+        found = _confirm_lie_box(ls, abort.sender, sender, fault, abort.body.get("box"))
+        if found is not None:
+            return found
+    return None
+
+
+MAX_BOXES_TRIED = 8
+"""At most this many aborts' boxes are tried for one accusation (an honest table sends one per viewer)."""
+
+
+def _confirm_lie_box(ls: Lockstep, viewer: Seat, sender: Seat, fault: Fault, box: Any) -> Fault | None:
+    """:func:`_confirm_lie` for one abort's ``box``."""
+    assert ls.vdeck is not None
+    if not (isinstance(box, list) and len(box) == 2 and isinstance(box[0], int) and not isinstance(box[0], bool)
+            and isinstance(box[1], bytes) and len(box[1]) == 32):
+        return None
+    show = ls.processed.get(sender, {}).get(box[0])
+    if show is None or show.kind != "show" or show.body.get("to") != viewer or not isinstance(show.body.get("box"),
+                                                                                              bytes):
+        return None
+    tick = fault.at[0]
+    if tick > ls.tick:  # (we never reached that step: we hold no state to check the action on)
+        return None
+    state, public = witness.decision_start(ls, tick)
+    action = witness.answer_at(ls, sender, tick, state)  # signed against the state we rebuilt, or nothing
+    duty = _show_duty(ls, _shows(ls), sender, show.at[0])
+    if action is None or duty is None or show.at[0] >= tick:
+        return None
+    try:
+        items = decode(channel.open_sealed(box[1], show.body["box"], ls.session_id))
+    except Exception:
+        return None
+    found = ls.vdeck.box_fault(sender, show, duty, items)
+    if found is not None:
+        return Fault(sender, f"{found.reason} (private show {show.seq} to seat {viewer}, opened with the key its abort "
+                     "published)", show.at, FaultCode.BAD_SHOW)
+    shown = ls.vdeck.box_shares(sender, show, duty, items)
+    opened = {}
+    for slot, share in shown:
+        card = ls.vdeck.open_witness(slot, {sender: share})
+        if card is not None:
+            opened[slot] = card
+    try:
+        state.check(sender, action, Knowledge({**public, **ls.public_faces, **opened}))
+    except IllegalAction as err:
+        return Fault(sender, f"illegal action {short(action)}: {short(err)} (with the cards of its private show "
+                     f"{show.seq} to seat {viewer}, opened with the key that seat's abort published)", fault.at,
+                     FaultCode.ILLEGAL_ACTION)
+    except Exception:  # (a check that fails otherwise is no proof against the seat: never crash)
+        return None
+    return None
 
 
 def _judge_equivocation(ls: Lockstep) -> list[Fault]:

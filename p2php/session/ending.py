@@ -54,6 +54,11 @@ MAX_EVIDENCE_BYTES = 1 << 20
 """Signed copies carried in one abort or audit: a cheater's big messages cannot make ours unsendable."""
 
 
+BOX_CODES = (FaultCode.BAD_SHOW, FaultCode.ILLEGAL_ACTION)
+"""Verified aborts that carry the message key of the accused's private show (§6.4): a bad show, or an action whose
+check failed on faces that show told us (v9)."""
+
+
 class Ending(LockstepBase):
     """Faults, abort, audit round and timeouts (a part of ``Lockstep``)."""
 
@@ -74,7 +79,7 @@ class Ending(LockstepBase):
                     {"culprit": -1 if fault.culprit is None else fault.culprit, "reason": bounded(fault.reason),
                      "code": str(fault.code), "at": list(fault.at), "evidence": self._evidence(),
                      "claims": [[s.seat, s.seq, s.claimer, s.claimed] for s in self.suspicions][:64],
-                     **({"box": self.show_box} if self.show_box is not None and fault.code == FaultCode.BAD_SHOW
+                     **({"box": self.show_box} if self.show_box is not None and fault.code in BOX_CODES
                         else {})},
                 )
         self._start_audit()

@@ -47,6 +47,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.session import witness
 from p2php.session.compact import CompactBook, CompactFrame, parse_compact, rebuild
 from p2php.session.decks import DERIVED, DeckSteps
 from p2php.session.ending import Ending
@@ -1014,6 +1015,7 @@ class Lockstep(DeckSteps, Ending):
                 try:
                     self.state.check(seat, action, knowledge)
                 except IllegalAction as err:
+                    self.show_box = self._lie_box(seat, action)
                     raise FaultError(Fault(seat, f"illegal action {short(action)}: {short(err)}", msg.at,
                                            FaultCode.ILLEGAL_ACTION)) from err
                 except Exception as err:  # malformed action data must not crash us
@@ -1045,6 +1047,25 @@ class Lockstep(DeckSteps, Ending):
                                    FaultCode.ILLEGAL_ACTION)) from err
         self.events.append(Event(self.tick, step, answers=list(answers), faces=faces, lines=lines))
         self._next_tick()
+
+    def _lie_box(self, seat: Seat, action: Action) -> list[Any] | None:
+        """Verified: ``[seq, message key]`` of ``seat``'s private show to us that told us a face its refused
+        ``action``'s check needs (the latest such), for our abort (§6.4, v9): with it every peer opens that box,
+        whose proven shares open those cards, and checks the action again itself. ``None``: no such show."""
+        if self.vdeck is None or self.seat is None:
+            return None
+        try:
+            needed = set(witness.witness_slots(self, self.state, self.public_faces, seat, action))
+        except Exception:  # (never crash on a cheater's action)
+            return None
+        ticks = {e.tick for e in self.events if isinstance(e.step, Show) and e.step.viewer == self.seat
+                 and needed & set(e.step.slots)}
+        shows = [m for m in self.processed[seat].values() if m.kind == "show" and m.at[0] in ticks
+                 and m.body.get("to") == self.seat]
+        if not shows:
+            return None
+        show = max(shows, key=lambda m: m.seq)
+        return [show.seq, self._box_key(seat, self.seat, show.seq)]
 
     def _safe_reveals(self, seat: Seat, action: Action, msg: Message) -> list[Slot]:
         try:

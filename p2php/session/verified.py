@@ -400,6 +400,10 @@ class VerifiedDeck:
         except vd.DeckFault:
             return None
 
+    def box_shares(self, seat: Seat, msg: Message, duty: list[Slot], items: object) -> list[tuple[Slot, Point]]:
+        """The checked shares in the opened box of ``seat``'s private show ``msg`` (one :meth:`box_fault` passed)."""
+        return self._checked(seat, msg, duty, _box_items(items, seat, msg), True, (msg.at[0], msg.state))
+
     # ------------------------------------------------------------------ opening
 
     def open(self, slot: Slot, extra: Mapping[Seat, Point] | None = None) -> CardId:

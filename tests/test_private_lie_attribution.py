@@ -1,0 +1,126 @@
+"""A lie that only the viewer of a private show can see is named by every honest peer (verified deck, v9).
+
+UNO: a player challenged on a Wild Draw Four shows its hand to the challenger alone (``Show``), then says whether the
+play was legal (``verdict``). A false verdict fails the challenger's check, which names the liar; the other seats
+cannot see the hand, so before v9 they took the challenger's abort for an unconfirmed accusation (nobody named). The
+abort now carries the message key of the liar's show (as a ``bad_show`` abort does, protocol.md §6.4): every peer
+opens the liar's own signed box, whose proven shares open the hand, and checks the verdict itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from p2php.bots import RandomBot
+from p2php.engine.contract import IllegalAction
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+from p2php.session.records import FaultCode
+
+PLAYERS = 3
+SEED = 0  # v9 deals: seat 2 is challenged on a Wild Draw Four
+
+
+def _lying_verdict(peers: list[Lockstep], quiet: bool) -> list[int]:
+    """Every peer flips its first verdict (the first one made is the liar); ``quiet``: the liar's own client does not
+    abort on its own lie (a real cheater would not), it simply stops checking its own answers."""
+    liar: list[int] = []
+    for p in peers:
+        send = p._send
+
+        def lying(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
+            if kind == "action" and body["action"].get("type") == "verdict" and not liar:
+                liar.append(p.seat or 0)
+                body = {**body, "action": {"type": "verdict", "legal": not body["action"]["legal"]}}
+            return send(kind, body)
+
+        p._send = lying  # type: ignore[method-assign]
+        if quiet:
+            check = p.state.check
+
+            def own_unchecked(seat: int, action: Any, kn: Any, p: Lockstep = p, check: Any = check) -> None:
+                if seat == p.seat and seat in liar:
+                    return
+                check(seat, action, kn)
+
+            p.state.check = own_unchecked  # type: ignore[method-assign]
+    return liar
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("quiet", [False, True], ids=["self-checking", "quiet"])
+def test_a_false_verdict_seen_only_by_the_challenger_is_named_by_every_honest_peer(quiet: bool) -> None:
+    peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=SEED)
+    liar = _lying_verdict(peers, quiet)
+    run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
+    assert liar
+    for p in peers:
+        if p.seat != liar[0]:
+            v = p.verdict
+            assert v is not None and (v.culprit, v.code) == (liar[0], "illegal_action"), (p.seat, v)
+    boxes = [m for m in peers[(liar[0] + 1) % PLAYERS].transcript if m.kind == "abort" and "box" in m.body]
+    assert boxes and all(m.body["code"] == "illegal_action" and m.body["culprit"] == liar[0] for m in boxes)
+
+
+@pytest.mark.crypto("verified")
+def test_a_challenger_that_lies_about_an_honest_verdict_is_not_believed() -> None:
+    """The accuser lies: the verdict is true, yet the challenger aborts naming the player ``illegal_action``, with the
+    real key of its (honest) show. The opened hand proves the verdict right: nobody is named (``accusation``)."""
+    peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=SEED)
+    accusers: list[int] = []
+    busy: list[bool] = []
+    for p in peers:
+        check = p.state.check
+
+        def false_refusal(seat: int, action: Any, kn: Any, p: Lockstep = p, check: Any = check) -> None:
+            check(seat, action, kn)
+            if action.get("type") == "verdict" and seat != p.seat and not accusers and not busy:
+                busy.append(True)  # (_lie_box runs the check again)
+                try:
+                    box = p._lie_box(seat, action)
+                finally:
+                    busy.clear()
+                if box:  # the viewer of the show: its box key is real
+                    accusers.append(p.seat or 0)
+                    raise IllegalAction("invented: the verdict was true")
+
+        p.state.check = false_refusal  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
+    assert accusers
+    accuser = peers[accusers[0]]
+    assert accuser.fault is not None and accuser.fault.code == FaultCode.ILLEGAL_ACTION and accuser.show_box
+    for p in peers:
+        if p.seat != accusers[0]:
+            v = p.verdict
+            assert v is not None and not v.clean and v.culprit is None and v.code == "accusation", (p.seat, v)
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("seed", [10, 37])
+def test_a_verified_show_of_the_wrong_slot_is_named_by_every_seat(seed: int) -> None:
+    """protocol.md §10.6 said a show of the wrong slots was named by its viewer alone: no longer so (red-team
+    rt5-attrib). The owner proves its own share of another card of its hand: the viewer names it and publishes the
+    box key, which opens the owner's signed box for everyone (``bad_show``)."""
+    from p2php.engine.contract import Show
+
+    peers = make_peers("toy", PLAYERS, {"crypto": "verified"}, seed=seed)
+    cheats: list[int] = []
+    for p in peers:
+        assert p.vdeck is not None
+        items = p.vdeck.own_items
+
+        def other_slot(slots: list[int], *phase: str, items: Any = items, p: Lockstep = p) -> Any:
+            if isinstance(p.step, Show) and slots and not cheats:
+                cheats.append(p.seat or 0)
+                return items([s for s in p.state.hands[p.seat] if s not in slots][:1], *phase)
+            return items(slots, *phase)
+
+        p.vdeck.own_items = other_slot  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)})
+    assert cheats
+    for p in peers:
+        if p.seat != cheats[0]:
+            v = p.verdict
+            assert v is not None and (v.culprit, v.code) == (cheats[0], "bad_show"), (p.seat, v)
