@@ -62,6 +62,8 @@ class ResumeLog:
     Safe to share between the game's thread and a worker thread: :meth:`append` only queues the record (packed at
     once), and :meth:`flush` writes the queue, in order, under a lock (one writer at a time, records never
     interleaved), so the game never waits on the disk while a worker writes and ``fsync``s (:class:`ResumeWriter`).
+    The ``fsync`` is not under that lock (a lock of its own, which :meth:`close` takes too): while a slow one runs,
+    the game's thread can still hand the system what it appended, before a message of its own leaves.
     """
 
     def __init__(self, file: BinaryIO) -> None:
@@ -69,6 +71,7 @@ class ResumeLog:
         self._queue: list[bytes] = []  # records appended, not written yet (in order)
         self._queue_lock = threading.Lock()
         self._write_lock = threading.Lock()  # the file: one writer at a time
+        self._sync_lock = threading.Lock()  # one fsync at a time, never of a closed file (taken before _write_lock)
 
     @classmethod
     def create(cls, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> ResumeLog:
@@ -137,8 +140,10 @@ class ResumeLog:
                 return
             self._write_queue()
             self._file.flush()
-            if durable:
-                os.fsync(self._file.fileno())
+        if durable:  # (the write lock is free meanwhile: the game's thread can hand the system more records)
+            with self._sync_lock:
+                if not self._file.closed:
+                    os.fsync(self._file.fileno())
 
     def flush_if_free(self) -> bool:
         """:meth:`flush` (not durable) unless another thread is writing (then nothing): whether it was done."""
@@ -156,18 +161,23 @@ class ResumeLog:
         """Write what was appended and close the file (any thread; after a :meth:`flush` running in another);
         ``durable``: ``fsync`` it first. ``block=False``: if another thread is writing, leave the file as it is (to
         be closed when collected)."""
-        if not self._write_lock.acquire(blocking=block):
+        if not self._sync_lock.acquire(blocking=block):
             return
         try:
-            self._write_queue()
-            if durable and not self._file.closed:
-                self._file.flush()
-                os.fsync(self._file.fileno())
-        finally:
+            if not self._write_lock.acquire(blocking=block):
+                return
             try:
-                self._file.close()
+                self._write_queue()
+                if durable and not self._file.closed:
+                    self._file.flush()
+                    os.fsync(self._file.fileno())
             finally:
-                self._write_lock.release()
+                try:
+                    self._file.close()
+                finally:
+                    self._write_lock.release()
+        finally:
+            self._sync_lock.release()
 
     def _write_queue(self) -> None:
         """(Under the write lock.) A log closed meanwhile — given up by the game's thread while a worker's step was
@@ -413,6 +423,15 @@ class ResumeWriter:
                 await self._done.wait()
         if self.file is None or self._synced >= asked:
             return True
+        # Late: the fsync runs on, but what was appended reaches the system before the message leaves (the write
+        # lock is not held through an fsync), so a crash of this process, a kill or a Ctrl-C, loses none of it:
+        # only a power cut can, and a local record (a sealed answer's) nobody else holds is not lost by less.
+        file = self.file
+        try:
+            await _in_thread(file.flush)
+        except OSError as err:
+            if self.file is file:
+                self._give_up(err)
         if not self.late_syncs:
             log.warning("the disk of the resume log %s is slow (an fsync took more than %.1f s): this seat sends its "
                         "messages before they are on the disk, and a resume of it waits for the others to hand "
