@@ -22,7 +22,7 @@ from p2php.bots import RandomBot
 from p2php.net.mesh import listen, listener_port
 from p2php.session import resume
 from p2php.session.memory import seeded_secrets
-from p2php.session.runner import PeerConfig, bot_decider, run_peer
+from p2php.session.runner import PeerConfig, bot_decider, run_peer, slowed
 
 SLOW = 3.0  # seconds one fsync of seat 0's log takes
 TIMEOUT = 2.0
@@ -212,3 +212,61 @@ async def test_a_late_sync_still_hands_every_record_to_the_system_before_the_sen
         assert verdict is not None and verdict.clean, (seat, verdict)
     assert any(late) and lacking  # slow fsyncs were given up on, and sends followed
     assert all(n <= 0 for n in lacking), lacking  # (counted from the second sync on; the file never lags)
+
+
+async def test_a_log_that_lost_a_sealed_answers_local_record_still_reveals_it(tmp_path: Path) -> None:
+    """A slow disk's fsync runs on while a message of ours is sent (SYNC_WAIT): a power cut then may take the log's
+    tail, with the local record of a sealed answer whose commitment went out. The others hand the commitment back
+    on rejoin, but nobody else holds the answer: the rebuilt seat never revealed it, and seat 0 named the honest
+    seat 1 ``silent`` (red-team review of a1a8eb6: ``redteam/slow_disk_sealed_resume.py``, 3 of 5 runs with 2 s
+    fsyncs and a crash after the commitment). It now finds the answer among its legal actions, the one that opens
+    its commitment with its nonce."""
+    import msgpack
+
+    from p2php.session.handshake import LocalSecrets
+    from p2php.session.lockstep import Lockstep
+
+    options = {"sealed": True}
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+    results: dict[int, Any] = {}
+    crash = trio.CancelScope()
+    path = tmp_path / "seat1.resume"
+
+    def cfg(seat: int, secrets: LocalSecrets) -> PeerConfig:
+        return PeerConfig("toy", options, 3, seat, f"p{seat}", timeout=TIMEOUT, resume_timeout=20.0,
+                          secrets=secrets, resume_path=tmp_path / f"seat{seat}.resume", linger=1.0)
+
+    def observe(ls: Lockstep, _: list[str]) -> None:
+        # Seat 0 holds seat 1's commitment (seat 2, slower, has not committed: no answer is revealed yet).
+        held = list(ls.inbox[1]) + [m for m in ls.transcript if m.sender == 1]
+        if any(m.kind == "commit" for m in held) and not crash.cancel_called:
+            crash.cancel()  # seat 1's process dies
+
+    async def play(seat: int) -> None:
+        results[seat] = await run_peer(cfg(seat, seeded_secrets(9, seat)), addresses, listeners[seat],
+                                       slowed(bot_decider(RandomBot(seat)), 0.5 * seat),
+                                       observe if seat == 0 else None)
+
+    async def victim() -> None:
+        with crash:
+            await run_peer(cfg(1, seeded_secrets(9, 1)), addresses, listeners[1], bot_decider(RandomBot(1)))
+        assert crash.cancelled_caught
+        await listeners[1].aclose()
+        header, records = resume.read(path)
+        cut = next(i for i, r in enumerate(records) if r.get("local") == "sealed")
+        # The power cut: the tail from the local record on (never fsynced) is gone.
+        path.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in [header, *records[:cut]]))
+        header, ls = resume.restore(path)
+        relisten = await listen("127.0.0.1", addresses[1][1])
+        results[1] = await run_peer(cfg(1, LocalSecrets(master=header["master"])), addresses, relisten,
+                                    bot_decider(RandomBot(11)), restored=ls)
+        await relisten.aclose()
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, 0)
+            nursery.start_soon(victim)
+            nursery.start_soon(play, 2)
+    verdicts = [results[s].lockstep.verdict for s in range(3)]
+    assert all(v is not None and v.clean for v in verdicts), verdicts

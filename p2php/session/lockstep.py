@@ -416,6 +416,31 @@ class Lockstep(DeckSteps, Ending):
         nonce = digest(tags.SEAL_NONCE, self.secrets.master, self.session_id, tick.to_bytes(8, "big"))
         self._sealed = (action, nonce)
 
+    def _recover_sealed(self) -> tuple[Action, bytes] | None:
+        """Resume: our commitment to a sealed answer is held (the others handed it back) but not the answer, whose
+        local record the log lost (a power cut while a slow disk's ``fsync`` ran on, §3.5): the answer is the legal
+        action that opens it with our nonce, found by trying each. ``None``: no such action (nor a commitment)."""
+        step = self._step
+        commitment = self._commits.get(self.seat) if self.seat is not None else None
+        if (commitment is None or self.secrets is None or self.replaying_log or self.phase != 1
+                or not isinstance(step, Decide) or not step.sealed):
+            return None
+        assert self.seat is not None
+        nonce = digest(tags.SEAL_NONCE, self.secrets.master, self.session_id, self.tick.to_bytes(8, "big"))
+        context = self._seal_context(self.seat)
+        try:
+            legal = self.state.legal_actions(self.seat, self.knowledge())
+        except Exception:  # (a game's legal list failing here must not end the peer: we only look)
+            return None
+        for action in legal:
+            try:
+                value = encode(action)
+            except NotCanonical:
+                continue
+            if beacon.check_commit(commitment, context, value, nonce):
+                return action, nonce
+        return None
+
     def known_seq(self, seat: Seat) -> int:
         """The highest message number of ``seat`` we hold (processed or queued), or -1."""
         q = self.inbox[seat]
@@ -807,6 +832,8 @@ class Lockstep(DeckSteps, Ending):
         if kind is None or kind == "commit":
             return False
         if kind == "action":
+            if self._sealed is None:
+                self._sealed = self._recover_sealed()
             if self._sealed is None:
                 return False  # the local decider must answer first
             action, nonce = self._sealed
