@@ -280,3 +280,44 @@ def test_detention_seals_fresh_slots_when_another_seat_knows_a_face(crypto: str)
     assert "Reshuffle" in kinds and kinds.index("Deal") < kinds.index("Show")  # mixed before Filch's look
     assert not any(s in st.hands[0] for s in opened)  # the opened slots are spent: the seals name fresh ones
     assert all(a["value"] not in opened for a in sc.legal(2))
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_rescue_draws_the_place_when_a_known_face_cannot_be_remasked(crypto: str) -> None:
+    """A card whose face Hermione knows (a test edit: she gave it, say) is Neville's only card of the first deck, the
+    others came from the discard pile reshuffled into a new deck: a one-card family group is not re-masked, so she
+    named its slot and got it, every time (review of 16e4f42: ``redteam/rescue_lone_family.py``, 6 of 6). The place
+    is now drawn with joint randomness: the card shown is not hers to name."""
+    from p2php.games.hpsha.damage import DamageTask
+    from p2php.games.hpsha.remask import remask_groups
+
+    sc = Scenario(["neville", "snape", "hermione", "mcgonagall"],
+                  hands={0: [("geminio", "♥", 7), "expelliarmus", "legilimens"]},
+                  options={"crypto": crypto}, mode="protocol")
+    st = sc.state
+    sc.decide()
+    red = sc.slot(0, "geminio")
+    for s in [s for s in st.hands[0] if s != red]:
+        sc.open(s)
+        st.to_discard(s)
+    pile = len(st.discard)
+    st.push(ReshuffleTask())
+    sc.step()
+    fresh = st.deck[-pile:]
+    st.deck[:] = fresh + [s for s in st.deck if s not in fresh]
+    st.push(DrawTask(0, 2))
+    sc.step()
+    st.seen[red] = [0, 2]
+    assert remask_groups(st, 0) == []  # alone of its family: nothing to mix
+    st.hp[0] = 1
+    st.push(DamageTask(-1, 0, 1, "walnut"))
+    for _ in range(30):
+        d = sc.decide()
+        if d.prompt == "skill:rescue":
+            break
+        sc.table.act([(s, sc._default(s, d.prompt)) for s in d.seats])
+    events = len(sc.table.peers[0].events)
+    sc.act(2, {"type": "invoke", "slot": red}, "skill:rescue")
+    sc.step()
+    kinds = [type(e.step).__name__ for e in sc.table.peers[0].events[events:]]
+    assert "Randomness" in kinds and kinds.index("Randomness") < kinds.index("Reveal"), kinds

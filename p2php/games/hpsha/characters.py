@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Reveal, Slot, Step
+from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Randomness, Reveal, Slot, Step
 from p2php.engine.tasks import CONTINUE, Done, Outcome, Push
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import LoseHpTask
@@ -31,6 +31,7 @@ from p2php.games.hpsha.remask import RemaskHandTask, remask_groups
 from p2php.games.hpsha.skillkit import OpensChosenCard
 from p2php.games.hpsha.tasks import Task, as_int
 from p2php.games.hpsha.triggers import Skill, register_skills
+from p2php.rng import DetRng
 
 if TYPE_CHECKING:
     from p2php.games.hpsha.state import HpshaState
@@ -126,7 +127,9 @@ class RescueTask(Task):
 
     Hermione picks blind, but by slot: so when another seat may know a face in the hand (an opened card, one
     she gave or saw), the hand is first re-masked as before a random pick (remask.py) and the card shown is the
-    one now at the place she picked, a card of that place's group nobody can steer to (decision 28)."""
+    one now at the place she picked, a card of that place's group nobody can steer to (decision 28).  A known face
+    no re-mask can hide (alone of its deck family in the hand, or a card that keeps its slot) would still be hers
+    to name: then the place is drawn with joint randomness instead, as a blind pick's odds are (red-team review)."""
 
     hermione: int
     who: int
@@ -134,14 +137,21 @@ class RescueTask(Task):
     uid: int
     mixed: bool = False  # the hand was re-masked first if it had to be
     at: int = -1  # the place in the hand Hermione picked, while the hand is re-masked
+    draw: bool = False  # a known face no re-mask hides: the place is drawn (Randomness), not hers
 
     def run(self, st: HpshaState) -> Outcome:
         if not self.mixed:
             self.mixed = True
             hand = st.hands[self.who]
-            if self.slot in hand and remask_groups(st, self.who):
-                self.at = hand.index(self.slot)
-                return Push(RemaskHandTask(self.who))
+            if self.slot in hand:
+                groups = remask_groups(st, self.who)
+                mixed = {s for g in groups for s in g}
+                if any(s not in mixed and _known_to_another(st, self.who, s) for s in hand):
+                    self.draw = True  # (the card drawn is opened to all: no re-mask needed)
+                    return Randomness("rescue")
+                if groups:
+                    self.at = hand.index(self.slot)
+                    return Push(RemaskHandTask(self.who))
         if self.at >= 0:
             self.slot, self.at = st.hands[self.who][self.at], -1
         if self.slot not in st.pub:
@@ -155,7 +165,15 @@ class RescueTask(Task):
         return Done()
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        if isinstance(step, Randomness):
+            hand = st.hands[self.who]
+            self.slot = hand[DetRng(random).below(len(hand))]
         return CONTINUE  # the card is open now: the red test
+
+
+def _known_to_another(st: HpshaState, seat: int, slot: int) -> bool:
+    """Whether a seat other than ``seat`` may know the face of ``seat``'s hand card ``slot`` (remask.py's test)."""
+    return slot in st.pub or any(x != seat for x in st.seen.get(slot, ()))
 
 
 # ----------------------------------------------------------------------------- Draco Malfoy
