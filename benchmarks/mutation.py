@@ -143,6 +143,18 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_crypto_identity_channel.py", "tests/test_session_cheats.py", "tests/test_trust_variants.py",
         "tests/test_trust_corners.py",
     ],
+    "p2php/session/resume.py": [
+        "tests/test_resume_stale_log.py", "tests/test_resume.py", "tests/test_resume_hardening.py",
+        "tests/test_resume_cli.py",
+    ],
+    "p2php/session/transcript.py": [
+        "tests/test_verify_hardening.py", "tests/test_transcript_save.py", "tests/test_attacks.py",
+        "tests/test_session_network.py", "tests/test_memory_network.py", "tests/test_reshuffle.py",
+        "tests/test_resume_hardening.py",
+    ],
+    "p2php/engine/remask.py": ["tests/test_hpsha_hand_remask.py", "tests/test_hogwarts_hand_remask.py"],
+    "p2php/games/hpsha/remask.py": ["tests/test_hpsha_hand_remask.py"],
+    "p2php/games/hogwarts/remask.py": ["tests/test_hogwarts_hand_remask.py"],
 }
 
 PYTEST_ARGS = ["-x", "-q", "-p", "no:cacheprovider"]

@@ -237,10 +237,19 @@ def test_a_mission_s_cards_on_show_keep_their_slots() -> None:
     up = t.open_and_draw(0, "spell")
     spells = [s for s in g.hand[0] if deck_of_slot(s) == "spell" and s != up]
     assert len(spells) == 4 and remask_groups(g, 0) == [[*spells, up]]  # the opened card joins the hidden ones
+    g.hand[0].remove(up)
+    g.hand[0].insert(0, up)  # test edit: the opened card first in the hand, the hidden ones after it
+    assert remask_groups(g, 0) == [[*spells, up]]
     g.stack.push(MissionAttempt(0, shown=[up]))
     assert remask_groups(g, 0) == []  # on show: nothing else is known
     g.seen[spells[0]] = [0, 2]
     assert remask_groups(g, 0) == [spells]
+    # Cards on show anywhere in the hand keep their slots, and the cards after them in the hand are still mixed
+    # (mutation run T: with the skip made a stop, the hand's cards after the first one on show were never mixed).
+    g.stack.pop()
+    g.stack.push(MissionAttempt(0, shown=[spells[0], up]))
+    g.seen[spells[1]] = [0, 2]
+    assert remask_groups(g, 0) == [spells[1:]]
 
 
 @pytest.mark.parametrize("crypto", CRYPTO)

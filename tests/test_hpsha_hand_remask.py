@@ -321,3 +321,47 @@ def test_rescue_draws_the_place_when_a_known_face_cannot_be_remasked(crypto: str
     sc.step()
     kinds = [type(e.step).__name__ for e in sc.table.peers[0].events[events:]]
     assert "Randomness" in kinds and kinds.index("Randomness") < kinds.index("Reveal"), kinds
+def test_a_card_set_aside_or_revealed_by_prophecy_keeps_its_slot() -> None:
+    """Engine mode: 解危's card (set aside) and 预言's revealed card keep their slots through a re-mask (they are
+    named by their slots later); the rest of the hand is mixed as if they were not in it (mutation run T)."""
+    from p2php.games.hpsha.remask import remask_groups
+
+    sc = Scenario(["neville", "snape", "hagrid", "mcgonagall"], mode="engine")
+    st = sc.state
+    hand = st.hands[0]
+    assert len(hand) >= 4 and len({st.family(s) for s in hand}) == 1
+    st.seen[hand[0]] = [0, 3]
+    st.seen[hand[1]] = [2]
+    assert remask_groups(st, 0) == [hand]
+    st.set_aside.append(hand[0])  # 解危's card
+    assert remask_groups(st, 0) == [hand[1:]]
+    st.set_aside.append(hand[-1])
+    assert remask_groups(st, 0) == [hand[1:-1]]
+    st.set_aside.clear()
+    st.set_aside.append(st.hands[1][0])  # another seat's card set aside pins nothing here
+    assert remask_groups(st, 0) == [hand]
+    st.set_aside.clear()
+    sc.open(hand[1])  # 预言's card: revealed, kept for the judgement's result
+    st.flags[0]["prophecy"] = hand[1]
+    assert remask_groups(st, 0) == [[s for s in hand if s != hand[1]]]
+    st.flags[0].pop("prophecy")
+    assert remask_groups(st, 0) == [[s for s in hand if s != hand[1]] + [hand[1]]]  # an opened card joins
+
+
+def test_sealed_cards_and_the_others_are_two_groups_the_unsealed_first() -> None:
+    """Engine mode: 禁闭's sealed cards (this turn) and the hand's other cards are mixed apart, each group when
+    a face of it is known, in a fixed order (the unsealed group first) that every peer computes alike."""
+    from p2php.games.hpsha.remask import remask_groups
+
+    sc = Scenario(["neville", "snape", "hagrid", "mcgonagall"], mode="engine")
+    st = sc.state
+    hand = st.hands[0]
+    assert len(hand) >= 4
+    for s in hand[:2]:
+        st.flags[0][f"sealed:{s}"] = st.turn_no
+    st.seen[hand[0]] = [3]
+    assert remask_groups(st, 0) == [hand[:2]]
+    st.seen[hand[2]] = [1]
+    assert remask_groups(st, 0) == [hand[2:], hand[:2]]
+    st.flags[0][f"sealed:{hand[0]}"] = st.turn_no - 1  # sealed in an earlier turn: not sealed now
+    assert remask_groups(st, 0) == [[hand[0], *hand[2:]]]
