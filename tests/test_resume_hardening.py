@@ -586,3 +586,237 @@ async def test_a_slow_fsync_of_ours_never_names_a_seat_whose_message_came_meanwh
             nursery.start_soon(one, seat)
     verdict = results[0].lockstep.verdict
     assert verdict is not None and verdict.culprit != 1, verdict
+
+
+# ----------------------------------------------------------------------------- each refusal for its reason (run T)
+
+
+def _header_set(**fields: Any) -> Callable[[Path, Path], Path]:
+    return _header_change(lambda h: h.update(fields))
+
+
+def _address(seat: int, value: Any) -> Callable[[Path, Path], Path]:
+    return _header_change(lambda h: h["addresses"].__setitem__(seat, value))
+
+
+ONLINE = {"relay": "/ip4/127.0.0.1/tcp/4001/p2p/QmRelay", "port": 4002, "advertise": ["203.0.113.5"],
+          "relay_only": False}
+
+REASONS: dict[str, tuple[Callable[[Path, Path], Path], str]] = {
+    "empty file": (CRAFTED["empty file"], "not a resume log (the file is empty)"),
+    "header not a map": (CRAFTED["header not a map"], "not a resume log (its header: not a map)"),
+    "a transcript": (_header_set(format="p2php-transcript"), "not a p2php resume log"),
+    "no format": (_header_change(lambda h: h.pop("format")), "not a p2php resume log"),
+    "version 2": (_header_set(version=2), "not a p2php resume log"),
+    "game an int": (_header_set(game=7), "damaged header: 'game' is not a string"),
+    "options a list": (CRAFTED["options a list"], "damaged header: 'options' is not a map"),
+    "hellos empty": (_header_set(hellos=[]), "damaged header: 'hellos' is not a list of hellos"),
+    "hellos not a list": (CRAFTED["hellos not a list"], "damaged header: 'hellos' is not a list of hellos"),
+    "a hello not a map": (CRAFTED["a hello not a map"], "damaged header: 'hellos' is not a list of hellos"),
+    "seat a string": (CRAFTED["seat a string"], "damaged header: 'seat' is not one of the 2 seats"),
+    "seat True": (_header_set(seat=True), "damaged header: 'seat' is not one of the 2 seats"),
+    "seat 2": (_header_set(seat=2), "damaged header: 'seat' is not one of the 2 seats"),
+    "seat -1": (_header_set(seat=-1), "damaged header: 'seat' is not one of the 2 seats"),
+    "master 31 bytes": (CRAFTED["master 31 bytes"], "damaged header: 'master' is not 32 bytes"),
+    "master 33 bytes": (_header_change(lambda h: h.update(master=h["master"] + b"\0")),
+                        "damaged header: 'master' is not 32 bytes"),
+    "master a string": (CRAFTED["master a string"], "damaged header: 'master' is not 32 bytes"),
+    "name an int": (_header_set(name=5), "damaged header: 'name' is not a string"),
+    "bot an int": (_header_set(bot=5), "damaged header: 'bot' is not a string"),
+    "timeout a string": (CRAFTED["timeout a string"], "damaged header: 'timeout' is not a positive number"),
+    "timeout 0": (_header_set(timeout=0), "damaged header: 'timeout' is not a positive number"),
+    "timeout nan": (_header_set(timeout=float("nan")), "damaged header: 'timeout' is not a positive number"),
+    "timeout True": (_header_set(timeout=True), "damaged header: 'timeout' is not a positive number"),
+    "resume_timeout -1": (_header_set(resume_timeout=-1.0),
+                          "damaged header: 'resume_timeout' is not a positive number"),
+    "private decks wrong": (CRAFTED["private decks wrong"], "damaged header: 'private_decks' is not a map"),
+    "private decks a list": (_header_set(private_decks=[[1]]), "damaged header: 'private_decks' is not a map"),
+    "private deck of a bool": (_header_set(private_decks={"d": [True]}),
+                               "damaged header: 'private_decks' is not a map"),
+    "addresses missing": (CRAFTED["addresses missing"], "damaged header: 'addresses' is not one [host, port]"),
+    "addresses one short": (_header_change(lambda h: h["addresses"].pop()),
+                            "damaged header: 'addresses' is not one [host, port]"),
+    "address port a string": (CRAFTED["address port a string"],
+                              "damaged header: 'addresses' is not one [host, port]"),
+    "address port 65536": (_address(1, ["127.0.0.1", 65536]), "damaged header: 'addresses' is not one [host, port]"),
+    "address port -1": (_address(0, ["127.0.0.1", -1]), "damaged header: 'addresses' is not one [host, port]"),
+    "address of three": (_address(0, ["127.0.0.1", 1, 2]), "damaged header: 'addresses' is not one [host, port]"),
+    "address host an int": (_address(0, [127, 1]), "damaged header: 'addresses' is not one [host, port]"),
+    "online relay an int": (_header_set(online={**ONLINE, "relay": 5}), "damaged header: 'online' is not"),
+    "online port missing": (_header_set(online={"relay": None}), "damaged header: 'online' is not"),
+    "online port 65536": (_header_set(online={**ONLINE, "port": 65536}), "damaged header: 'online' is not"),
+    "online port -1": (_header_set(online={**ONLINE, "port": -1}), "damaged header: 'online' is not"),
+    "online advertise a string": (_header_set(online={**ONLINE, "advertise": "1.2.3.4"}),
+                                  "damaged header: 'online' is not"),
+    "online advertise 65 chars": (_header_set(online={**ONLINE, "advertise": ["1" * 65]}),
+                                  "damaged header: 'online' is not"),
+    "online relay_only a string": (_header_set(online={**ONLINE, "relay_only": "yes"}),
+                                   "damaged header: 'online' is not"),
+    "online a list": (_header_set(online=[1]), "damaged header: 'online' is not"),
+    "someone else's master": (CRAFTED["someone else's master"], "the secret in this log is not seat 1's"),
+    "a record that fails verification": (CRAFTED["a record that fails verification"],
+                                         "record 3: a logged message does not verify"),
+    "a record not a map": (CRAFTED["a record not a map"], "record 2: not a map"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REASONS))
+def test_a_crafted_log_is_refused_for_its_own_reason(logged: Path, tmp_path: Path, case: str) -> None:
+    """Each check says what it found, not a later step's accident: a header field the type checks let through
+    would reach ``p2php resume`` (its bot, name, timeouts, addresses, libp2p settings) after the restore."""
+    make, reason = REASONS[case]
+    path = make(logged / "seat1.resume", tmp_path / "crafted.resume")
+    with pytest.raises(ResumeError) as info:
+        restore(path)
+    assert str(info.value).startswith(f"{path}: {reason}"), str(info.value)
+
+
+@pytest.mark.parametrize("change", [
+    {"addresses": [["127.0.0.1", 0], ["::1", 65535]]},
+    {"online": {"relay": None, "port": 0}},
+    {"online": {**ONLINE, "port": 65535, "advertise": ["1" * 64], "relay_only": True}},
+    {"bot": None, "name": "", "timeout": 0.5, "resume_timeout": 1},
+    {"private_decks": {"d": [1, 2, 3]}},
+], ids=["ports at their ends", "online minimal", "online at its bounds", "plain values", "private decks"])
+def test_a_header_at_the_bounds_of_its_checks_restores(logged: Path, tmp_path: Path, change: dict[str, Any]) -> None:
+    path = _header_change(lambda h: h.update(change))(logged / "seat1.resume", tmp_path / "edge.resume")
+    header, ls = restore(path)
+    assert {k: header[k] for k in change} == change and ls.seat == 1 and ls.transcript
+
+
+class _Crash(Exception):
+    pass
+
+
+def _sealed_game(tmp_path: Path, edit: Callable[[dict[str, Any]], None] = lambda r: None) -> tuple[list[Any], Path]:
+    """A 3-seat sealed-bid toy game in memory whose seat 0 dies right after committing its sealed bid (before it
+    reveals it): the peers (seat 0's as it died) and its resume log (``edit`` changes the log's ``sealed``
+    record)."""
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.session.memory import make_peers, run_in_memory
+
+    peers = make_peers("toy", 3, {"sealed": True}, seed=11)
+    live = peers[0]
+    records: list[dict[str, Any]] = []
+    live.record = records.append
+    act = live.act
+
+    def act_then_die(action: Any) -> None:
+        act(action)
+        if live._sealed is not None:
+            raise _Crash
+
+    live.act = act_then_die  # type: ignore[method-assign]
+    with pytest.raises(_Crash):
+        run_in_memory(peers, {s: RandomBot(110 + s) for s in range(3)})
+    (sealed,) = [r for r in records if r.get("local") == "sealed"]
+    assert sealed["tick"] == live.tick
+    edit(sealed)
+    header = {"format": resume.FORMAT, "version": resume.VERSION, "game": "toy", "options": live.table.options,
+              "seat": 0, "name": "p0", "master": live.secrets.master, "hellos": list(live.table.hellos),
+              "timeout": 30.0, "resume_timeout": 30.0, "bot": "random", "private_decks": None,
+              "addresses": [["127.0.0.1", 9000 + s] for s in range(3)]}
+    path = tmp_path / "seat0.resume"
+    path.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in [header, *records]))
+    return peers, path
+
+
+def _sealed_log(tmp_path: Path, edit: Callable[[dict[str, Any]], None] = lambda r: None) -> tuple[Any, Path]:
+    peers, path = _sealed_game(tmp_path, edit)
+    return peers[0], path
+
+
+def test_a_seat_that_dies_after_committing_a_sealed_choice_reveals_that_choice_when_resumed(tmp_path: Path) -> None:
+    """The sealed choice (and its nonce) is logged before the commit leaves: the resumed seat reveals what it
+    committed to, never a new answer that would not open its commitment (mutation run T)."""
+    live, path = _sealed_log(tmp_path)
+    _, restored = restore(path)
+    assert restored.tick == live.tick and restored._sealed == live._sealed
+    assert not restored.awaiting_me()  # no second answer is asked for
+
+
+@pytest.mark.parametrize("edit", [lambda r: r.update(tick=r["tick"] - 1), lambda r: r.update(action=[1])],
+                         ids=["another tick", "not an action"])
+def test_a_sealed_record_of_another_point_or_not_an_action_is_not_restored(
+        tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    live, path = _sealed_log(tmp_path, edit)
+    _, restored = restore(path)
+    assert restored.tick == live.tick and restored._sealed is None
+
+
+def test_a_log_whose_replay_faults_our_own_seat_is_refused(tmp_path: Path) -> None:
+    """A log that makes our own seat a culprit (here: the state hash of its last beacon altered, re-signed with its
+    own key) is refused -- resuming would only have the seat named -- with the replay's reason."""
+    from p2php.session.messages import signing_bytes
+
+    live, path = _sealed_log(tmp_path)
+    header, records = _items(path)
+    i = max(i for i, r in enumerate(records) if r.get("from") == 0 and r.get("kind") == "beacon")
+    records[i]["state"] = b"\x01" * 32
+    records[i]["sig"] = live.secrets.identity.sign(signing_bytes(live.session_id,
+                                                                 {k: v for k, v in records[i].items() if k != "sig"}))
+    with pytest.raises(ResumeError, match="replaying the log faults our own seat: "):
+        restore(_write(tmp_path / "bad.resume", header, records))
+
+
+def test_a_flush_hands_the_records_to_the_system_and_only_a_durable_one_waits_for_the_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a flush promises (mutation run T): every record appended is in the file for any reader after it (a
+    process killed then loses nothing), and ``durable`` adds an fsync of the file, which only our own messages
+    wait for (an fsync per message received would cost milliseconds each)."""
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    path = tmp_path / "log"
+    with open(path, "wb") as file:
+        log = resume.ResumeLog(file)
+        log.append({"a": 1})
+        log.append({"b": 2})
+        log.flush()
+        assert path.read_bytes() == msgpack.packb({"a": 1}) + msgpack.packb({"b": 2})
+        assert synced == []
+        log.append({"c": 3})
+        log.flush(durable=True)
+        assert path.read_bytes().endswith(msgpack.packb({"c": 3})) and synced == [file.fileno()]
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open descriptors in /proc")
+def test_syncing_the_logs_directory_leaves_no_descriptor_open(tmp_path: Path) -> None:
+    before = _open_fds()
+    for _ in range(20):
+        resume._sync_directory(tmp_path)
+    resume._sync_directory(tmp_path / "missing")  # cannot be opened: nothing to do
+    assert _open_fds() == before
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts open descriptors in /proc")
+def test_a_log_whose_file_cannot_be_opened_for_writing_leaves_no_descriptor_and_no_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """``os.open`` succeeded, then making the file object failed: the descriptor is closed (a seat resumed many
+    times must not run out of them), the half-made log removed, the seat plays on without it, said once."""
+    import errno
+
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.session.memory import make_peers
+
+    ls = make_peers("toy", 2, seed=1)[0]
+    cfg = PeerConfig("toy", {}, 2, 0, "p0", resume_path=tmp_path / "seat0.resume")
+
+    def no_file(fd: int, mode: str) -> Any:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(os, "fdopen", no_file)
+    before = _open_fds()
+    writer = resume.ResumeWriter(cfg, ls, {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
+    assert _open_fds() == before
+    assert writer.file is None and ls.record is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(said) == 1 and "Too many open files" in said[0] and "cannot resume" in said[0]
+

@@ -78,3 +78,61 @@ def test_a_transcript_whose_disk_fails_leaves_no_tmp(
     with pytest.raises(OSError):
         transcript.save(ended, tmp_path / "seat0.p2php")
     assert not list(tmp_path.iterdir())
+
+
+def test_a_saved_transcript_has_protocol_9_4s_layout(ended: Lockstep, tmp_path: Path) -> None:
+    """The file is §9.4's map: format version 1 (a file any release wrote must still be read), ``culprit`` −1 for
+    none, the messages in the order the peer processed them (mutation run T)."""
+    import msgpack
+
+    data = msgpack.unpackb(transcript.save(ended, tmp_path / "t.p2php").read_bytes(), raw=False)
+    assert set(data) == {"format", "version", "seat", "game", "options", "hellos", "messages", "verdict"}
+    assert (data["format"], data["version"], data["seat"], data["game"]) == ("p2php-transcript", 1, 0, "toy")
+    assert data["messages"] == [m.to_wire() for m in ended.transcript]
+    assert data["hellos"] == list(ended.table.hellos)
+    verdict = data["verdict"]
+    assert set(verdict) == {"clean", "culprit", "reason", "code", "seats", "state_hash"}
+    assert verdict["clean"] is True and verdict["culprit"] == -1 and verdict["state_hash"] == ended.verdict.state_hash
+    named = transcript.to_data(ended)
+    assert named["version"] == 1
+
+
+def test_an_empty_file_says_so(tmp_path: Path) -> None:
+    (tmp_path / "empty.p2php").write_bytes(b"")
+    with pytest.raises(transcript.TranscriptError, match="the file is empty"):
+        transcript.load(tmp_path / "empty.p2php")
+
+
+@pytest.mark.parametrize("pad", [120, 121])
+def test_an_entry_shorter_than_a_signed_message_is_refused_before_it_is_decoded(
+        ended: Lockstep, tmp_path: Path, pad: int) -> None:
+    """A hello or message of fewer than ``MIN_ENTRY`` (128) bytes cannot hold a 64-byte signature and 32-byte
+    keys: refused as too short; one of 128 bytes is read, and refused for what it is (mutation run T)."""
+    import msgpack
+
+    entry = {"pad": "a" * pad}
+    assert len(msgpack.packb(entry)) == 7 + pad  # 127 or 128 bytes
+    data = transcript.to_data(ended)
+    data["messages"] = [entry, *data["messages"]]
+    path = tmp_path / "t.p2php"
+    path.write_bytes(msgpack.packb(data, use_bin_type=True))
+    if pad == 120:  # 127 bytes: one short of MIN_ENTRY (128, stated here: the test is of the bound)
+        with pytest.raises(transcript.TranscriptError, match="message 0: 127 bytes, too short to be a signed message"):
+            transcript.verify(path)
+    else:
+        check = transcript.verify(path)
+        assert not check.ok and any(line.startswith("message 0 (seat ?, ? at ?): malformed") for line in check.lines)
+
+
+def test_a_list_of_entries_that_fills_the_rest_of_the_file_exactly_is_read(ended: Lockstep, tmp_path: Path) -> None:
+    """The bound on a list's length is the bytes after its header over ``MIN_ENTRY``: a list of 128-byte entries
+    that ends the file is at that bound, and is read (each entry then refused for what it is)."""
+    import msgpack
+
+    data = {k: v for k, v in transcript.to_data(ended).items() if k != "messages"}
+    data["messages"] = [{"pad": "a" * 121} for _ in range(3)]  # last in the map: nothing after its entries
+    path = tmp_path / "t.p2php"
+    path.write_bytes(msgpack.packb(data, use_bin_type=True))
+    assert path.read_bytes().endswith(msgpack.packb(data["messages"])[1:])
+    check = transcript.verify(path)
+    assert not check.ok and check.lines[-1] == "refused: 3 of 3 messages do not verify on their own"

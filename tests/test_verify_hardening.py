@@ -128,6 +128,9 @@ def test_a_missing_message_puts_the_next_one_out_of_place(honest: dict[str, Any]
     assert not check.ok
     lines = _fault_lines(check, _label(data, j))
     assert lines and "out of place" in lines[0], check.lines
+    # refused by the check of each message on its own, before any replay (mutation run T)
+    assert check.spectator is None and check.lines[-1] == f"refused: 1 of {len(data['messages'])} messages do not " \
+        "verify on their own", check.lines
 
 
 def test_an_illegal_action_is_named_with_its_seat(honest: dict[str, Any], tmp_path: Path) -> None:
@@ -139,6 +142,8 @@ def test_an_illegal_action_is_named_with_its_seat(honest: dict[str, Any], tmp_pa
     assert lines and "illegal action" in lines[0], check.lines
     seat = data["messages"][i]["from"]
     assert check.spectator is not None and check.spectator.verdict is not None
+    fault = check.spectator.fault
+    assert fault is not None and lines[0] == f"{_label(data, i)}: {fault.reason}"  # its own message: the bare reason
     assert check.spectator.verdict.culprit == seat
     assert any("recorded verdict (clean) differs" in line for line in check.lines), check.lines
 
@@ -354,3 +359,120 @@ def test_control_characters_in_reported_text_are_escaped(honest: dict[str, Any],
     check = transcript.verify(_write(data, tmp_path / "t.p2php"))
     assert not check.ok
     assert all(ch.isprintable() for line in check.lines for ch in line), check.lines
+
+
+# ----------------------------------------------------------------------------- what the report says (mutation run T)
+
+
+def test_bytes_after_a_whole_transcript_refuse_the_file(honest: dict[str, Any], tmp_path: Path) -> None:
+    path = _write(honest, tmp_path / "t.p2php")
+    path.write_bytes(path.read_bytes() + b"\x01\x02")
+    assert "2 stray byte(s) after the transcript" in _one_line_error(path)
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    (lambda d: d.update(format="p2php-resume"), "not a p2php transcript"),
+    (lambda d: d.pop("format"), "not a p2php transcript"),
+    (lambda d: d.update(version=2), "transcript version 2 is not supported"),
+    (lambda d: d.pop("hellos"), "field 'hellos' missing or malformed"),
+    (lambda d: d.update(messages={"0": 1}), "field 'messages' missing or malformed"),
+    (lambda d: d.update(game=7), "field 'game' missing or malformed"),
+    (lambda d: d.update(options=[]), "field 'options' missing or malformed"),
+])
+def test_a_file_that_is_not_a_transcript_of_this_version_says_which(honest: dict[str, Any], tmp_path: Path,
+                                                                    change: Callable[[dict[str, Any]], Any],
+                                                                    says: str) -> None:
+    data = copy.deepcopy(honest)
+    change(data)
+    assert says in _one_line_error(_write(data, tmp_path / "t.p2php"))
+
+
+def test_many_bad_messages_are_listed_up_to_a_bound_then_counted(honest: dict[str, Any], tmp_path: Path) -> None:
+    """Remote text is never echoed unbounded: the first 20 faulty messages are named, in file order, the rest
+    counted, and the total said last."""
+    data = copy.deepcopy(honest)
+    n = len(data["messages"])
+    data["messages"] += [{**copy.deepcopy(data["messages"][-1]), "sig": bytes(64)} for _ in range(25)]
+    bad = list(range(n, n + 25))
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok and check.spectator is None
+    named = [line for line in check.lines if "signature does not verify" in line]
+    assert named == [f"{_label(data, i)}: signature does not verify (not signed by seat "
+                     f"{data['messages'][i]['from']}, or altered)" for i in bad[:transcript.MAX_REPORTED]]
+    assert transcript.MAX_REPORTED == 20
+    assert check.lines[-2:] == ["… and 5 more", f"refused: 25 of {len(data['messages'])} messages do not verify "
+                                "on their own"]
+    del data["messages"][-1]  # 24: still more than the bound
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert check.lines[-2] == "… and 4 more"
+    del data["messages"][-4:]  # 20: every one named, nothing counted
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert sum("signature does not verify" in line for line in check.lines) == 20
+    assert not any(line.startswith("… and") for line in check.lines), check.lines[-3:]
+
+
+def test_a_message_from_a_seat_not_at_the_table_is_named_and_the_others_still_checked(
+        honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    data["messages"][1]["from"] = 5
+    data["messages"][3]["sig"] = bytes(64)
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    problems = [line for line in check.lines if line.startswith("message ")]
+    assert problems == [f"{_label(data, 1)}: from seat 5, which is not at this table",
+                        f"{_label(data, 3)}: signature does not verify (not signed by seat "
+                        f"{data['messages'][3]['from']}, or altered)"]
+
+
+def test_a_recorded_state_hash_other_than_the_replays_is_refused(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    data["verdict"] = {**data["verdict"], "state_hash": b"\x01" * 32}
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    assert "the peer's recorded state hash differs from the replay" in check.lines
+    assert check.lines[-1] == "audit: clean"  # the replay's own verdict, still said
+    data["verdict"] = {**data["verdict"], "state_hash": None}  # a peer that recorded none: nothing to compare
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert check.ok, check.lines
+
+
+def test_a_recorded_verdict_naming_seat_0_is_quoted_as_naming_seat_0(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    data["verdict"] = {**data["verdict"], "clean": False, "culprit": 0, "reason": "cheated"}
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert "the peer's recorded verdict (seat 0: cheated) differs from the replay's" in check.lines, check.lines
+    data["verdict"] = {**data["verdict"], "culprit": -1}
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert "the peer's recorded verdict (unattributed: cheated) differs from the replay's" in check.lines
+
+
+def test_a_transcript_cut_mid_game_says_it_ends_before_the_game(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    data["messages"] = data["messages"][: len(data["messages"]) // 2]
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok
+    assert check.lines[-1] == "the transcript ends before the game does", check.lines
+
+
+@pytest.mark.parametrize("limit", [1, 2, 40, 400])
+def test_one_line_is_at_most_its_limit_and_says_it_was_cut(limit: int) -> None:
+    for text in ("x" * (limit + 1), "\x1b" * (limit + 1), "é" * (10 * limit), "a\nb" * limit):
+        out = transcript.one_line(text, limit)
+        assert len(out) == limit and out.endswith("…") and out.isprintable(), (text[:20], out)
+    assert transcript.one_line("x" * limit, limit) == "x" * limit  # at the limit: whole
+    assert transcript.one_line("\x1b[2K") == "\\x1b[2K"
+
+
+def test_a_badly_signed_hello_refuses_the_transcript(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    data["hellos"][1]["name"] = "mallory"
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok and check.spectator is None
+    assert len(check.lines) == 1 and check.lines[0].startswith("handshake: "), check.lines
+
+
+def test_a_label_says_what_of_a_message_can_be_read() -> None:
+    assert transcript.label(3, "not a map") == "message 3"
+    assert transcript.label(4, {"from": 1, "kind": "action", "at": [2, 0]}) == "message 4 (seat 1, action at 2.0)"
+    assert transcript.label(5, {"from": True, "kind": 7, "at": [True, 0]}) == "message 5 (seat ?, ? at ?)"
+    long = transcript.label(6, {"from": 0, "kind": "x" * 40, "at": [1, 2, 3]})
+    assert long == f"message 6 (seat 0, {'x' * 15}… at ?)"
