@@ -820,3 +820,34 @@ def test_a_log_whose_file_cannot_be_opened_for_writing_leaves_no_descriptor_and_
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(said) == 1 and "Too many open files" in said[0] and "cannot resume" in said[0]
 
+
+@pytest.mark.parametrize("resumes", [1, 2, 3])
+def test_a_seat_resumed_again_before_it_reveals_its_sealed_choice_still_reveals_it(tmp_path: Path,
+                                                                                   resumes: int) -> None:
+    """Seat 0 dies right after committing its sealed bid, is resumed, and dies again (``resumes`` − 1 times)
+    before revealing it; each resume writes a new log from the restored peer (``ResumeLog.create``). The log a
+    resume wrote lacked the sealed choice (only ``act`` logged it): resumed from it, the seat could never reveal,
+    and the others named the honest seat 0 ``went silent (no action message in time)``. The game is played to
+    its end in memory, seat 0's messages the others lack relayed to them as a sync does (mutation run T)."""
+    from p2php.session.memory import run_in_memory
+
+    peers, path = _sealed_game(tmp_path)
+    committed = peers[0]._sealed
+    for n in range(resumes):
+        _, back = restore(path)
+        assert back._sealed == committed and not back.awaiting_me(), n
+        if n < resumes - 1:
+            cfg = PeerConfig("toy", back.table.options, 3, 0, "p0", resume_path=tmp_path / f"again{n}.resume")
+            resume.ResumeLog.create(cfg, back, {s: ("127.0.0.1", 9000 + s) for s in range(3)}).close()
+            path = tmp_path / f"again{n}.resume"
+    for record in resume.read(path)[1]:
+        if record.get("from") == 0:
+            for other in peers[1:]:
+                other.receive_relayed(record)
+    for msg in back.outbox:
+        for other in peers[1:]:
+            other.receive(0, back.wire_for(msg, other.seat))
+    peers[0] = back
+    run_in_memory(peers, {s: RandomBot(120 + s) for s in range(3)})
+    for p in peers:
+        assert p.verdict is not None and p.verdict.clean, (p.seat, p.verdict)

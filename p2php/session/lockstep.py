@@ -410,6 +410,11 @@ class Lockstep(DeckSteps, Ending):
         if self.compact.pending:
             self._retry_compact()  # a compact frame may have waited for this message
 
+    def sealed_choice(self) -> Action | None:
+        """Our committed, not yet revealed answer of this tick's sealed decision (``None``: none): what a resume log
+        made now must keep, as :meth:`act` logged it, for a seat resumed again before it reveals it."""
+        return None if self._sealed is None else self._sealed[0]
+
     def restore_sealed(self, tick: int, action: Action) -> None:
         """Resume: our committed, not yet revealed answer of a sealed decision."""
         assert self.secrets is not None

@@ -115,6 +115,9 @@ class ResumeLog:
         for frames in ls.parked.values():
             for frame in frames:
                 log.append(frame)
+        sealed = ls.sealed_choice()
+        if sealed is not None:  # resumed again before revealing it: without it, the seat could never reveal
+            log.append({"local": "sealed", "tick": ls.tick, "action": sealed})
         log.flush(durable=True)
         tmp.replace(cfg.resume_path)  # the open handle follows the file
         sync_directory(cfg.resume_path.parent)  # the rename too: else a power cut may bring the older log back
