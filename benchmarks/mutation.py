@@ -152,7 +152,9 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_session_network.py", "tests/test_memory_network.py", "tests/test_reshuffle.py",
         "tests/test_resume_hardening.py",
     ],
-    "p2php/engine/remask.py": ["tests/test_hpsha_hand_remask.py", "tests/test_hogwarts_hand_remask.py"],
+    "p2php/engine/remask.py": [
+        "tests/test_remask_kit.py", "tests/test_hpsha_hand_remask.py", "tests/test_hogwarts_hand_remask.py",
+    ],
     "p2php/games/hpsha/remask.py": ["tests/test_hpsha_hand_remask.py"],
     "p2php/games/hogwarts/remask.py": ["tests/test_hogwarts_hand_remask.py"],
 }
