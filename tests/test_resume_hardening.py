@@ -851,3 +851,20 @@ def test_a_seat_resumed_again_before_it_reveals_its_sealed_choice_still_reveals_
     run_in_memory(peers, {s: RandomBot(120 + s) for s in range(3)})
     for p in peers:
         assert p.verdict is not None and p.verdict.clean, (p.seat, p.verdict)
+
+
+def test_the_warning_of_a_log_that_cannot_be_made_cuts_its_path(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """The path in the one warning is cut at 200 characters, with a note of what was cut (mutation run T)."""
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.session.memory import make_peers
+    from p2php.text import safe
+
+    (tmp_path / "a-file").write_text("not a directory")
+    path = tmp_path / "a-file" / ("x" * 250 + ".resume")
+    ls = make_peers("toy", 2, seed=1)[0]
+    resume.ResumeWriter(PeerConfig("toy", {}, 2, 0, "p0", resume_path=path), ls,
+                        {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
+    (said,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert said.startswith(f"the resume log {safe(str(path), 200)} cannot be written"), said

@@ -476,3 +476,23 @@ def test_a_label_says_what_of_a_message_can_be_read() -> None:
     assert transcript.label(5, {"from": True, "kind": 7, "at": [True, 0]}) == "message 5 (seat ?, ? at ?)"
     long = transcript.label(6, {"from": 0, "kind": "x" * 40, "at": [1, 2, 3]})
     assert long == f"message 6 (seat 0, {'x' * 15}… at ?)"
+
+
+def test_a_fault_seen_on_another_seats_message_is_shown_on_the_culprits_message_not_its_abort(
+        honest: dict[str, Any], tmp_path: Path) -> None:
+    """Seat 0's illegal bid is found only when seat 1's bid closes the step; seat 0 then signs an abort at the same
+    point. The report shows the fault on seat 0's bid -- the message that is the fault -- not on seat 1's bid, nor
+    on seat 0's abort at that point (mutation run T)."""
+    i = _first(honest, "action")
+    data = _forge(honest, i, lambda m: m["body"]["action"].update(n=7))
+    at = data["messages"][i]["at"]
+    j = next(k for k in range(i + 1, len(data["messages"])) if data["messages"][k]["at"] == at)
+    assert data["messages"][j]["from"] != data["messages"][i]["from"]
+    abort = copy.deepcopy(data["messages"][i])
+    abort.update(kind="abort", body={"culprit": 1 - abort["from"], "reason": "cheated", "at": at, "evidence": [],
+                                     "claims": []})
+    data["messages"].insert(j + 1, abort)
+    data = _forge(data, j + 1, lambda m: None)
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    shown = [line for line in check.lines if line.startswith("message ")]
+    assert shown == [f"{_label(data, i)}: illegal action {{'n': 7, 'type': 'bid'}}: bid 0, 1 or 2"], check.lines
