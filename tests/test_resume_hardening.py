@@ -868,3 +868,51 @@ def test_the_warning_of_a_log_that_cannot_be_made_cuts_its_path(tmp_path: Path,
                         {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
     (said,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert said.startswith(f"the resume log {safe(str(path), 200)} cannot be written"), said
+
+
+def test_a_log_that_breaks_the_rebuild_in_an_unforeseen_way_is_still_one_resume_error(
+        logged: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2php.session.lockstep import Lockstep
+
+    def broken(self: Lockstep, frame: Any) -> bool:
+        raise KeyError("\x1b[2J" + "k" * 400)
+
+    monkeypatch.setattr(Lockstep, "receive_relayed", broken)
+    with pytest.raises(ResumeError) as info:
+        restore(logged / "seat1.resume")
+    text = str(info.value)
+    assert text.startswith(f"{logged / 'seat1.resume'}: cannot rebuild the peer from this log: KeyError: ")
+    assert "\x1b" not in text and len(text) < 400, text
+
+
+def test_a_log_that_fails_mid_game_is_closed_and_its_error_said_within_bounds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """The first write that fails ends the log: its file is closed (no descriptor kept for the rest of the game), set
+    aside, and the warning quotes the system's error cut at 100 characters (mutation run T)."""
+    import errno
+
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.session.memory import make_peers
+    from p2php.text import safe
+
+    ls = make_peers("toy", 2, seed=1)[0]
+    path = tmp_path / "seat0.resume"
+    writer = resume.ResumeWriter(PeerConfig("toy", {}, 2, 0, "p0", resume_path=path), ls,
+                                 {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
+    assert writer.file is not None and ls.record == writer.append
+    file = writer.file._file
+    why = "disk on fire " * 12
+
+    def fail(self: Any, record: dict[str, Any]) -> None:
+        raise OSError(errno.EIO, why)
+
+    monkeypatch.setattr(resume.ResumeLog, "append", fail)
+    writer.append({"x": 1})
+    assert file.closed and writer.file is None and ls.record is None
+    assert not path.exists() and path.with_name("seat0.resume.incomplete").exists()
+    (said,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert f"({safe(why, 100)})" in said, said
+    writer.append({"y": 2})  # nothing more is tried
+    writer.flush(durable=True)
+    writer.close()

@@ -136,3 +136,31 @@ def test_a_list_of_entries_that_fills_the_rest_of_the_file_exactly_is_read(ended
     assert path.read_bytes().endswith(msgpack.packb(data["messages"])[1:])
     check = transcript.verify(path)
     assert not check.ok and check.lines[-1] == "refused: 3 of 3 messages do not verify on their own"
+
+
+def test_a_file_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(transcript.TranscriptError, match="No such file or directory"):
+        transcript.verify(tmp_path / "missing.p2php")
+
+
+def test_hellos_with_sixteen_fields_or_more_are_read(tmp_path: Path) -> None:
+    """Unknown hello fields are tolerated (protocol.md, versioning): a hello of a later version with 16 fields or
+    more is a map16 in msgpack, read like any other (mutation run T)."""
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.engine.registry import get_game
+    from p2php.session.handshake import Table, make_hello
+    from p2php.session.memory import seeded_secrets
+    from p2php.session.modes import parse_table_options
+
+    game = get_game("toy")
+    options = parse_table_options(game, {})
+    secrets = [seeded_secrets(5, s) for s in range(2)]
+    extra = {f"later{k}": k for k in range(6)}
+    hellos = [make_hello(secrets[s], s, 2, "toy", options, f"p{s}", extra) for s in range(2)]
+    assert all(len(h) >= 16 for h in hellos)
+    table = Table("toy", options, tuple(hellos))
+    peers = [Lockstep(game, table, s, secrets[s]) for s in range(2)]
+    run_in_memory(peers, {s: RandomBot(s) for s in range(2)})
+    check = transcript.verify(transcript.save(peers[0], tmp_path / "t.p2php"))
+    assert check.ok, check.lines

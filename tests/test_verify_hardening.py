@@ -210,6 +210,9 @@ def test_a_signed_message_after_the_audit_is_replayed_not_ignored(honest: dict[s
     assert not any("never processed" in line for line in check.lines), check.lines
     assert any(line.startswith(_label(data, len(data["messages"]) - 1) + ": ") for line in check.lines), check.lines
     assert check.spectator is not None and check.spectator.verdict is not None
+    fault = check.spectator.fault  # shown on the abort, whose signer is not the one it names: in the table's words
+    assert fault is not None and fault.culprit != data["messages"][-1]["from"]
+    assert f"{_label(data, len(data['messages']) - 1)}: {fault.describe(check.spectator.table)}" in check.lines
     assert not check.spectator.verdict.clean
 
 
@@ -378,6 +381,7 @@ def test_bytes_after_a_whole_transcript_refuse_the_file(honest: dict[str, Any], 
     (lambda d: d.update(messages={"0": 1}), "field 'messages' missing or malformed"),
     (lambda d: d.update(game=7), "field 'game' missing or malformed"),
     (lambda d: d.update(options=[]), "field 'options' missing or malformed"),
+    (lambda d: d.update(hellos=""), "field 'hellos' missing or malformed"),
 ])
 def test_a_file_that_is_not_a_transcript_of_this_version_says_which(honest: dict[str, Any], tmp_path: Path,
                                                                     change: Callable[[dict[str, Any]], Any],
@@ -414,11 +418,11 @@ def test_many_bad_messages_are_listed_up_to_a_bound_then_counted(honest: dict[st
 def test_a_message_from_a_seat_not_at_the_table_is_named_and_the_others_still_checked(
         honest: dict[str, Any], tmp_path: Path) -> None:
     data = copy.deepcopy(honest)
-    data["messages"][1]["from"] = 5
+    data["messages"][1]["from"] = 2  # the first seat number past the table's two
     data["messages"][3]["sig"] = bytes(64)
     check = transcript.verify(_write(data, tmp_path / "t.p2php"))
     problems = [line for line in check.lines if line.startswith("message ")]
-    assert problems == [f"{_label(data, 1)}: from seat 5, which is not at this table",
+    assert problems == [f"{_label(data, 1)}: from seat 2, which is not at this table",
                         f"{_label(data, 3)}: signature does not verify (not signed by seat "
                         f"{data['messages'][3]['from']}, or altered)"]
 
@@ -496,3 +500,46 @@ def test_a_fault_seen_on_another_seats_message_is_shown_on_the_culprits_message_
     check = transcript.verify(_write(data, tmp_path / "t.p2php"))
     shown = [line for line in check.lines if line.startswith("message ")]
     assert shown == [f"{_label(data, i)}: illegal action {{'n': 7, 'type': 'bid'}}: bid 0, 1 or 2"], check.lines
+
+
+def test_a_message_that_cannot_be_hashed_is_named_malformed(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    i = _first(data, "action")
+    data["messages"][i]["body"]["x"] = 1.5  # a float: no canonical encoding, so no signing digest or hash
+    check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+    assert not check.ok and check.spectator is None
+    named = [line for line in check.lines if line.startswith(_label(data, i))]
+    assert len(named) == 1 and named[0].startswith(f"{_label(data, i)}: malformed: "), check.lines
+
+
+def test_a_replay_that_fails_is_reported_never_passed(honest: dict[str, Any], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from p2php.session.lockstep import Lockstep
+
+    def broken(self: Lockstep) -> list[Any]:
+        raise RuntimeError("engine bug")
+
+    monkeypatch.setattr(Lockstep, "poll", broken)
+    check = transcript.verify(_write(honest, tmp_path / "t.p2php"))
+    assert not check.ok and check.spectator is None
+    assert check.lines[-1] == "the replay failed: RuntimeError: engine bug"
+
+
+def test_a_message_of_exactly_the_frame_limit_is_read(honest: dict[str, Any], tmp_path: Path) -> None:
+    """The frame limit is ``MAX_FRAME`` bytes: a message of exactly that many is read (it then fails its
+    signature, having been padded), one byte more is refused as a whole (mutation run T)."""
+    from p2php.net.framing import MAX_FRAME
+
+    for size, refused in ((MAX_FRAME, False), (MAX_FRAME + 1, True)):
+        data = copy.deepcopy(honest)
+        i = _first(data, "action")
+        data["messages"][i]["body"]["junk"] = "x" * 70_000
+        over = len(msgpack.packb(data["messages"][i], use_bin_type=True)) - size
+        data["messages"][i]["body"]["junk"] = "x" * (70_000 - over)
+        assert len(msgpack.packb(data["messages"][i], use_bin_type=True)) == size
+        path = _write(data, tmp_path / "t.p2php")
+        if refused:
+            assert "frame limit" in _one_line_error(path)
+        else:
+            check = transcript.verify(path)
+            assert any(line.startswith(f"{_label(data, i)}: signature does not verify") for line in check.lines)
