@@ -543,3 +543,41 @@ def test_a_message_of_exactly_the_frame_limit_is_read(honest: dict[str, Any], tm
         else:
             check = transcript.verify(path)
             assert any(line.startswith(f"{_label(data, i)}: signature does not verify") for line in check.lines)
+
+
+def test_a_fault_whose_culprit_sent_only_its_audit_at_that_point_is_shown_on_that_audit(
+        honest: dict[str, Any], tmp_path: Path) -> None:
+    """The placement rule alone (``_fault_line``): a fault of seat 0 at the audit point, found on seat 1's audit,
+    is shown on seat 0's own message there -- its audit, when it sent nothing else at that point -- with the bare
+    reason, not on seat 1's message (mutation run T)."""
+    from p2php.session.records import Fault, FaultCode
+
+    check = transcript.verify(_write(honest, tmp_path / "t.p2php"))
+    assert check.spectator is not None and check.spectator.fault_from is None
+    frames = honest["messages"]
+    end = frames[-1]["at"]
+    mine = next(i for i, f in enumerate(frames) if f["from"] == 0 and f["kind"] == "audit")
+    theirs = next(i for i, f in enumerate(frames) if f["from"] == 1 and f["kind"] == "audit")
+    assert frames[mine]["at"] == frames[theirs]["at"] == end
+    fault = Fault(0, "its audit does not open its deal", (end[0], end[1]), FaultCode.BAD_KEY)
+    line = transcript._fault_line(check.spectator, frames, fault, theirs)
+    assert line == f"{_label(honest, mine)}: its audit does not open its deal"
+
+
+def test_a_message_the_replay_never_processed_fails_the_file_even_with_a_clean_verdict(
+        honest: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule alone: whatever the verdict, a message of the file the replay did not process is named and the file
+    does not pass (a replay that forgets one, here made to, must never yield ``ok``) (mutation run T)."""
+    real = transcript._replay
+
+    def forgetting(*args: Any, **kwargs: Any) -> Any:
+        spectator, fault_at, finished_at = real(*args, **kwargs)
+        del spectator.transcript[2]
+        return spectator, fault_at, finished_at
+
+    monkeypatch.setattr(transcript, "_replay", forgetting)
+    check = transcript.verify(_write(honest, tmp_path / "t.p2php"))
+    assert check.spectator is not None and check.spectator.verdict is not None and check.spectator.verdict.clean
+    assert not check.ok
+    assert f"{_label(honest, 2)}: the replay never processed it (it is out of place, or comes after the end of the " \
+        "audit)" in check.lines
