@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import stat
@@ -17,6 +18,7 @@ from p2php import cli
 from p2php.bots import RandomBot
 from p2php.net.mesh import listen, listener_port
 from p2php.session import resume
+from p2php.session.durable import sync_directory
 from p2php.session.memory import seeded_secrets
 from p2php.session.resume import ResumeError, restore
 from p2php.session.runner import PeerConfig, bot_decider, run_peer
@@ -789,8 +791,8 @@ def _open_fds() -> int:
 def test_syncing_the_logs_directory_leaves_no_descriptor_open(tmp_path: Path) -> None:
     before = _open_fds()
     for _ in range(20):
-        resume._sync_directory(tmp_path)
-    resume._sync_directory(tmp_path / "missing")  # cannot be opened: nothing to do
+        sync_directory(tmp_path)
+    sync_directory(tmp_path / "missing")  # cannot be opened: nothing to do
     assert _open_fds() == before
 
 
@@ -916,3 +918,39 @@ def test_a_log_that_fails_mid_game_is_closed_and_its_error_said_within_bounds(
     writer.append({"y": 2})  # nothing more is tried
     writer.flush(durable=True)
     writer.close()
+
+
+def test_a_new_log_is_renamed_into_place_closed_as_windows_requires(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows refuses to rename a file that is open: the log was renamed into place with its handle still open, so
+    there every seat gave its resume log up at the start (review rt5). Now the ``.tmp`` is written, ``fsync``ed and
+    closed, renamed, and opened again to append: what the game appends follows the header, and the log reads back."""
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.session.memory import make_peers
+
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc/self/fd here to see which files are open")
+    ls = make_peers("toy", 2, seed=1)[0]
+    path = tmp_path / "seat0.resume"
+    real_replace = Path.replace
+    open_when_renamed: list[bool] = []
+
+    def replace(self: Path, target: Any) -> Path:
+        targets = []
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                targets.append(os.readlink(f"/proc/self/fd/{fd}"))
+        open_when_renamed.append(str(self) in targets)
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", replace)
+    writer = resume.ResumeWriter(PeerConfig("toy", {}, 2, 0, "p0", resume_path=path), ls,
+                                 {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
+    assert open_when_renamed == [False]
+    assert writer.file is not None
+    writer.append({"local": "probe", "n": 1})
+    writer.flush()
+    writer.file.close()
+    header, records = resume.read(path)
+    assert header["seat"] == 0 and records[-1] == {"local": "probe", "n": 1}

@@ -83,7 +83,7 @@ class ResumeLog:
         try:
             if hasattr(os, "fchmod"):
                 os.fchmod(fd, 0o600)  # a stale .tmp left by an older version keeps its mode otherwise
-            file = os.fdopen(fd, "wb")  # kept open for the whole game
+            file = os.fdopen(fd, "wb")  # closed for the rename, then opened again to append
         except BaseException:
             os.close(fd)
             raise
@@ -118,10 +118,16 @@ class ResumeLog:
         sealed = ls.sealed_choice()
         if sealed is not None:  # resumed again before revealing it: without it, the seat could never reveal
             log.append({"local": "sealed", "tick": ls.tick, "action": sealed})
-        log.flush(durable=True)
-        tmp.replace(cfg.resume_path)  # the open handle follows the file
+        log.close(durable=True)
+        # Renamed closed (Windows refuses to rename an open file), then opened again to append for the whole game.
+        tmp.replace(cfg.resume_path)
         sync_directory(cfg.resume_path.parent)  # the rename too: else a power cut may bring the older log back
-        return log
+        fd = os.open(cfg.resume_path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+        try:
+            return cls(os.fdopen(fd, "ab"))
+        except BaseException:
+            os.close(fd)
+            raise
 
     def append(self, record: dict[str, Any]) -> None:
         """Queue ``record`` for the next :meth:`flush` (any thread; never touches the file)."""
