@@ -366,6 +366,16 @@ class Lockstep(DeckSteps, Ending):
         self.parked.setdefault(author, []).append(frame)
         self._parked_bytes[author] = self._parked_bytes.get(author, 0) + _size(frame)
         self._check_flood(author)
+        if msg.kind == "abort" and self.compact.pending.get(author):
+            # The gap may be a compact frame of its author held for a tick we have not reached (a seat ahead of
+            # us sent its next message before it stopped): the abort must stop us now, not once we reach that
+            # tick (we may be waiting for a seat that dropped, and the author's audit deadline for us runs).
+            self._retry_compact()
+
+    def _stop_parked(self, author: Seat, seq: int) -> bool:
+        """Whether an abort of ``author`` numbered after ``seq`` waits for the gap to be filled (an audit alone
+        is the end of a game we will reach: its compact frames wait, as in any game)."""
+        return any(m.seq > seq and m.kind == "abort" for m in self._parked_at.get(author, {}).values())
 
     def _check_flood(self, sender: Seat) -> None:
         """Queued, parked and relayed messages all count; after a flood nothing more is kept.
@@ -573,6 +583,9 @@ class Lockstep(DeckSteps, Ending):
         if copy is not None:
             state: bytes | None = copy.state  # a copy of one we hold (a relay came first): a duplicate, or proof
         elif frame.at[0] > self.tick and not self.auditing:
+            if self._stop_parked(sender, frame.seq):
+                self._want_full(sender, frame.seq)  # its full form carries its state: take it now (see _park)
+                return True
             return False  # its tick has not come: our state hash for it is not known yet
         else:
             state = self._state_hash if frame.at[0] == self.tick and not self.auditing else None

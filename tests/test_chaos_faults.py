@@ -1,0 +1,25 @@
+"""Combined faults found by ``benchmarks/chaos_soak.py`` (every seat honest), each as one deterministic case."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import trio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "chaos_repro"))
+
+from repro_lost_lock import lost_lock_table  # noqa: E402
+
+
+def test_an_abort_parked_behind_a_compact_frame_for_a_later_tick_still_stops_us() -> None:
+    """Seat 0 dies after its last lock pass reached seat 1 only (chaos seed 3). Seat 1 plays on to step 2.0, then
+    ends the game since seat 2 is behind; seat 2 still waits for seat 0 (link down: ``resume_timeout``, longer than
+    the audit's ``timeout``). Seat 1's abort must stop seat 2 at once, though it came after seat 1's keys message,
+    a compact frame seat 2 cannot rebuild before it reaches step 2. Before, the abort stayed parked behind it,
+    seat 2 sent its audit only when seat 0's resume timeout ran out, and seat 1 had named it ``refused_audit``."""
+    verdicts = trio.run(lost_lock_table, 3.0, 12.0, lambda line: None)
+    assert set(verdicts) == {1, 2}
+    for seat, v in verdicts.items():
+        assert v is not None and v.culprit is None, (seat, v.culprit, v.reason)
+        assert v.code == "unreachable" and v.seats == (0,), (seat, v.code, v.reason)
