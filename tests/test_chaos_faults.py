@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 import trio
@@ -23,3 +24,16 @@ def test_an_abort_parked_behind_a_compact_frame_for_a_later_tick_still_stops_us(
     for seat, v in verdicts.items():
         assert v is not None and v.culprit is None, (seat, v.culprit, v.reason)
         assert v.code == "unreachable" and v.seats == (0,), (seat, v.code, v.reason)
+
+
+def test_a_seat_still_waiting_for_a_dropped_seat_is_given_its_resume_timeout_for_its_audit() -> None:
+    """Seat 0 dies after its last action of the game reached seat 1 only (the toy game, seeded). Seat 1 ends the
+    game and audits; seat 2 still waits for that action (seat 0's link is down: ``resume_timeout``), so its audit
+    comes only then, and its heartbeats say it still plays. Before, seat 1 named it ``refused_audit`` a ``timeout``
+    into the audit; now its audit is due a ``timeout`` after the down seat's ``resume_timeout``."""
+    import toygame  # noqa: F401  (registers "toy")
+
+    verdicts = trio.run(partial(lost_lock_table, 3.0, 12.0, lambda line: None, game="toy", on_kind="action", nth=2))
+    assert set(verdicts) == {1, 2}
+    for seat, v in verdicts.items():
+        assert v is not None and v.culprit is None, (seat, v.culprit, v.reason)

@@ -596,6 +596,31 @@ class _Runner:
         self.deadlines.grace(seat, now)
         return True
 
+    def _held_up_audit(self, seat: int, now: float, down: dict[int, float]) -> bool:
+        """Whether ``seat``'s audit is given until ``timeout`` after the last down seat's ``resume_timeout`` (once).
+
+        In our audit, ``seat`` still plays by its heartbeat while another seat's link is down: it may be waiting
+        for that seat's last message, which reached us (not it) before the drop (a killed process), and it gives
+        that seat ``resume_timeout`` from the drop, as we do. Its audit comes when that runs out; named at our
+        ``timeout`` instead, an honest seat was convicted ``refused_audit`` (chaos soak). A seat that does not
+        audit by then is named as before.
+        """
+        beat = self.mesh.beats.get(seat)
+        if (not self.ls.auditing or seat in down or (seat, "held_up") in self.graced
+                or not (isinstance(beat, list) and len(beat) == 2
+                        and all(isinstance(x, int) and not isinstance(x, bool) for x in beat))):
+            return False
+        drops = [t for s, t in down.items() if s >= 0 and s != seat]
+        if not drops:
+            return False
+        until = max(drops) + self.cfg.resume_timeout
+        if until <= now:
+            return False
+        self.graced.add((seat, "held_up"))
+        self.deadlines.update(self._awaited(), now)
+        self.deadlines.grace(seat, until)  # due from then: late a timeout after it
+        return True
+
     def _wait(self) -> float:
         """Seconds until the first awaited message is late (a long time if none is awaited)."""
         now = self.clock.now()
@@ -635,6 +660,8 @@ class _Runner:
                     late.remove(seat)
                     continue
                 behind.add(seat)
+            elif seat >= 0 and self._held_up_audit(seat, now, down):
+                late.remove(seat)
         if late:
             self.ls.timeout([s for s in late if s >= 0], frozenset(s for s in late if s in down),
                             frozenset(behind))
