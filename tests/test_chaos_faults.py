@@ -10,6 +10,7 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "chaos_repro"))
 
+from repro_audit_kill import audit_kill_table  # noqa: E402
 from repro_lost_lock import lost_lock_table  # noqa: E402
 
 
@@ -37,3 +38,14 @@ def test_a_seat_still_waiting_for_a_dropped_seat_is_given_its_resume_timeout_for
     assert set(verdicts) == {1, 2}
     for seat, v in verdicts.items():
         assert v is not None and v.culprit is None, (seat, v.culprit, v.reason)
+
+
+def test_a_seat_killed_in_the_audit_and_resumed_after_the_others_linger_still_ends_clean(tmp_path: Path) -> None:
+    """Seat 0 dies after its audit went out and before the others' came in (chaos seed 105); it comes back from its
+    log 4 s later, after the others' 2 s linger, within the 20 s ``resume_timeout``. Before, the others (clean) had
+    gone and the resumed seat ended "no connection with seat(s) [1, 2]" with no verdict; now they wait for it."""
+    out = trio.run(audit_kill_table, tmp_path, 4.0, lambda line: None)
+    assert set(out) == {0, 1, 2}
+    for seat, v in out.items():
+        assert not isinstance(v, str), (seat, v)
+        assert v is not None and v.clean, (seat, v)

@@ -478,6 +478,7 @@ class _Runner:
                     if linger_until is None:
                         linger_until = now + self.cfg.linger
                     await self._send_fin()
+                    linger_until = max(linger_until, self._coming_back(now))
                     seats_done = self.fins >= set(mesh.seats) - self._gone() or now >= linger_until
                     if seats_done and not self.watchers.coming_back(now):
                         break
@@ -823,6 +824,16 @@ class _Runner:
                     return
                 self.sync_sent[seat] = self.sync_sent.get(seat, 0) + size
                 await self.mesh.send(seat, frame)
+
+    def _coming_back(self, now: float) -> float:
+        """Until when (``trio`` time) a seat whose link dropped before it said it finished may still come back: its
+        drop plus ``resume_timeout``, as it was told. After our verdict we keep serving it that long, not only
+        ``linger``: it may be a process that died in the audit, resuming from its log, and it needs our audit to end
+        its own game (before: it came back after our ``linger`` to nobody, and ended with no verdict nor transcript
+        though the game was clean everywhere else; chaos soak seed 105)."""
+        gone, clock = self._gone() | self.fins, self.clock.now()
+        back = [t + self.cfg.resume_timeout - clock for s, t in self.down.items() if s not in gone]
+        return now + max(back, default=0.0)
 
     def _gone(self) -> set[int]:
         """Seats our verdict names as silent or unreachable: nobody to linger for."""

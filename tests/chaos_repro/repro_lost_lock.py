@@ -34,8 +34,6 @@ def _track(self: Any, *args: Any, **kw: Any) -> None:
     _CONNS.append(self)
 
 
-fp._Connection.__init__ = _track  # type: ignore[method-assign]  # (to reset the dead seat's connections)
-
 
 async def lost_lock_table(timeout: float, resume_timeout: float, say: Any = print, game: str = "uno",
                           on_kind: str = "lock", nth: int = 1) -> dict[int, Any]:
@@ -78,14 +76,19 @@ async def lost_lock_table(timeout: float, resume_timeout: float, say: Any = prin
             if c.proxy is proxies[(2, 0)]:
                 c._abort()  # its connections reset: the held frame is lost
 
-    async with trio.open_nursery() as outer:
-        for p in proxies.values():
-            await outer.start(p.run)
-        async with trio.open_nursery() as n:
-            n.start_soon(killer)
-            for s in range(players):
-                n.start_soon(one, s)
-        outer.cancel_scope.cancel()
+    fp._Connection.__init__ = _track  # type: ignore[method-assign]  # (to reset the dead seat's connections)
+    try:
+        async with trio.open_nursery() as outer:
+            for p in proxies.values():
+                await outer.start(p.run)
+            async with trio.open_nursery() as n:
+                n.start_soon(killer)
+                for s in range(players):
+                    n.start_soon(one, s)
+            outer.cancel_scope.cancel()
+    finally:
+        fp._Connection.__init__ = _init  # type: ignore[method-assign]
+        _CONNS.clear()
     return verdicts
 
 
