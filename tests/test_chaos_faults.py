@@ -20,8 +20,10 @@ def test_an_abort_parked_behind_a_compact_frame_for_a_later_tick_still_stops_us(
     the audit's ``timeout``). Seat 1's abort must stop seat 2 at once, though it came after seat 1's keys message,
     a compact frame seat 2 cannot rebuild before it reaches step 2. Before, the abort stayed parked behind it,
     seat 2 sent its audit only when seat 0's resume timeout ran out, and seat 1 had named it ``refused_audit``."""
-    verdicts = trio.run(lost_lock_table, 3.0, 12.0, lambda line: None)
+    stopped_by: dict[int, int | None] = {}
+    verdicts = trio.run(partial(lost_lock_table, 3.0, 12.0, lambda line: None, stopped_by=stopped_by))
     assert set(verdicts) == {1, 2}
+    assert stopped_by[2] == 1  # seat 1's abort stopped seat 2 (not its own wait for seat 0, resume_timeout later)
     for seat, v in verdicts.items():
         assert v is not None and v.culprit is None, (seat, v.culprit, v.reason)
         assert v.code == "unreachable" and v.seats == (0,), (seat, v.code, v.reason)

@@ -36,8 +36,10 @@ def _track(self: Any, *args: Any, **kw: Any) -> None:
 
 
 async def lost_lock_table(timeout: float, resume_timeout: float, say: Any = print, game: str = "uno",
-                          on_kind: str = "lock", nth: int = 1) -> dict[int, Any]:
-    """Play the table; seat -> its verdict (seat 0, killed, has none). ``game="toy"``, ``on_kind="action"``,
+                          on_kind: str = "lock", nth: int = 1, stopped_by: dict[int, Any] | None = None
+                          ) -> dict[int, Any]:
+    """Play the table; seat -> its verdict (seat 0, killed, has none); ``stopped_by``, if given, gets seat -> the
+    seat whose abort stopped it (None: its own deadline). ``game="toy"``, ``on_kind="action"``,
     ``nth=2``: seat 0's last action of the game (seeded secrets 3) reaches seat 1 only."""
     players = 3
     listeners = [await listen(LOOPBACK, 0) for _ in range(players)]
@@ -48,6 +50,7 @@ async def lost_lock_table(timeout: float, resume_timeout: float, say: Any = prin
     proxies = {k: FaultProxy(real[k[1]], p, name=f"{k[0]}->{k[1]}") for k, p in plans.items()}
     deciders = toy_deciders(players, 3) if game == "toy" else game_deciders(game, players, 3)
     verdicts: dict[int, Any] = {}
+    faults_from: dict[int, Any] = {}  # seat -> whose abort stopped it (None: its own finding)
     kill = trio.CancelScope()
     t0 = time.perf_counter()
 
@@ -59,7 +62,8 @@ async def lost_lock_table(timeout: float, resume_timeout: float, say: Any = prin
         addresses = {s: proxies[(seat, s)].address if s < seat else real[s] for s in range(players)}
         with kill if seat == 0 else trio.CancelScope():
             try:
-                verdicts[seat] = (await run_peer(cfg, addresses, listeners[seat], deciders[seat])).lockstep.verdict
+                ls = (await run_peer(cfg, addresses, listeners[seat], deciders[seat])).lockstep
+                verdicts[seat], faults_from[seat] = ls.verdict, ls.fault_from
             finally:
                 await listeners[seat].aclose()
         v = verdicts.get(seat)
@@ -89,6 +93,8 @@ async def lost_lock_table(timeout: float, resume_timeout: float, say: Any = prin
     finally:
         fp._Connection.__init__ = _init  # type: ignore[method-assign]
         _CONNS.clear()
+    if stopped_by is not None:
+        stopped_by.update(faults_from)
     return verdicts
 
 
