@@ -190,9 +190,27 @@ def _plan(rng: random.Random, players: int, span: float, config: str) -> list[tu
             a, b = rng.sample(range(players), 2)
             length = rng.uniform(0.2, 3.0) if kind in ("drop", "stall") else rng.uniform(0.02, 0.3)
             events.append((at, kind, (a, b, length)))
+            if kind == "delay":  # for a few seconds: all game long, an HP Sha game outlasts any bound
+                events.append((at + rng.uniform(2.0, 6.0), "undelay", (a, b, 0.0)))
     if rng.random() < 0.5:
         events.append((rng.uniform(0.0, 1.0), "spectator", (rng.randrange(players),)))
     return sorted(events)
+
+
+def _seat_ports(n: int, rng: random.Random) -> list[int]:
+    """``n`` free ports below the kernel's ephemeral range, where no proxy's or dialer's port can take one before a
+    resumed seat listens on it again."""
+    ports: list[int] = []
+    while len(ports) < n:
+        port = rng.randrange(20000, 32000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        if port not in ports:
+            ports.append(port)
+    return ports
 
 
 async def _verify(path: Path) -> str | None:
@@ -226,14 +244,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
     run.plan = [f"{at:.2f}s {kind}{args}" for at, kind, args in plan]
     work.mkdir(parents=True, exist_ok=True)
     start = trio.current_time()
-    socks = []
-    for _ in range(players):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        socks.append(s)
-    real = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
+    real = _seat_ports(players, rng)
     async with trio.open_nursery() as nursery:
         links: dict[tuple[int, int], Link] = {}
         for a in range(players):
@@ -314,7 +325,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                         kill(s, "rematch set-up")
                         return
                     await trio.sleep(0.01)
-            elif kind in ("reset", "drop", "stall", "delay"):
+            elif kind in ("reset", "drop", "stall", "delay", "undelay"):
                 a, b, length = args
                 now = trio.current_time()
                 for link in (links[(a, b)], links[(b, a)]):
@@ -326,7 +337,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                     elif kind == "stall":
                         link.stall_until = now + length
                     else:
-                        link.delay = length
+                        link.delay = length  # (undelay: 0)
                 run.did.append(f"{now - start:.2f}s {kind} link {a}-{b} ({length:.2f})")
             elif kind == "spectator":
                 (s,) = args
@@ -432,7 +443,7 @@ def main() -> None:
     ap.add_argument("--seeds", default="0-9", help="seeds to play: 0-19, or 3,7,10-12")
     ap.add_argument("--configs", default="uno3,hpsha4,rematch", help=f"from {', '.join(CONFIGS)}")
     ap.add_argument("--crypto", default="fast,verified", help="deck protocols to draw from")
-    ap.add_argument("--bound", type=float, default=150.0, help="seconds a seed's processes have to end")
+    ap.add_argument("--bound", type=float, default=240.0, help="seconds a seed's processes have to end")
     ap.add_argument("--timeout", type=float, default=5.0, help="each seat's --timeout")
     ap.add_argument("--resume-timeout", type=float, default=20.0, help="each seat's --resume-timeout")
     ap.add_argument("--keep", default=None, help="keep every seed's logs, transcripts and outputs here")
