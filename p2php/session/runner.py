@@ -831,7 +831,9 @@ class _Runner:
         ``linger``: it may be a process that died in the audit, resuming from its log, and it needs our audit to end
         its own game (before: it came back after our ``linger`` to nobody, and ended with no verdict nor transcript
         though the game was clean everywhere else; chaos soak seed 105)."""
-        gone, clock = self._gone() | self.fins, self.clock.now()
+        v = self.ls.verdict
+        left = {v.culprit} if v is not None and v.culprit is not None and v.code == "left" else set()
+        gone, clock = self._gone() | self.fins | left, self.clock.now()  # (a seat that left is not coming back)
         back = [t + self.cfg.resume_timeout - clock for s, t in self.down.items() if s not in gone]
         return now + max(back, default=0.0)
 
