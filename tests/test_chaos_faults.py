@@ -51,3 +51,48 @@ def test_a_seat_killed_in_the_audit_and_resumed_after_the_others_linger_still_en
     for seat, v in out.items():
         assert not isinstance(v, str), (seat, v)
         assert v is not None and v.clean, (seat, v)
+
+
+async def _fast_game_with_logs(tmp: Path) -> None:
+    """A whole three-seat toy game, fast deck, over loopback, each seat keeping a resume log."""
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.bots import RandomBot
+    from p2php.net.mesh import listen, listener_port
+    from p2php.session.memory import seeded_secrets
+    from p2php.session.runner import PeerConfig, bot_decider, run_peer
+
+    listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
+
+    async def one(seat: int) -> None:
+        cfg = PeerConfig("toy", {"crypto": "fast"}, 3, seat, f"p{seat}", timeout=10.0, secrets=seeded_secrets(4, seat),
+                         resume_path=tmp / f"seat{seat}.resume")
+        result = await run_peer(cfg, addresses, listeners[seat], bot_decider(RandomBot(seat)))
+        assert result.lockstep.verdict is not None and result.lockstep.verdict.clean
+        await listeners[seat].aclose()
+
+    async with trio.open_nursery() as nursery:
+        for seat in range(3):
+            nursery.start_soon(one, seat)
+
+
+def test_the_log_a_resumed_seat_writes_can_be_resumed_again(tmp_path: Path) -> None:
+    """A resumed seat writes its log anew from what it restored (``ResumeLog.create``). A fast deck's intermediate
+    pass reaches only the next passer with its points, which that seat let go once it had taken the pass; so the new
+    log held those passes without their points, and a second resume stopped at the first one (chaos seed 139: the
+    twice-resumed seat came back "at step 0: 0 logged messages", waited for points the finished seats no longer
+    sent, and named an honest seat ``silent``)."""
+    from p2php.session.resume import ResumeLog, restore
+    from p2php.session.runner import PeerConfig
+
+    trio.run(_fast_game_with_logs, tmp_path)
+    for seat in range(3):
+        header, ls = restore(tmp_path / f"seat{seat}.resume")
+        assert ls.finished
+        again = tmp_path / f"again{seat}.resume"
+        cfg = PeerConfig("toy", ls.table.options, 3, seat, f"p{seat}", secrets=ls.secrets, resume_path=again)
+        ResumeLog.create(cfg, ls, {s: (str(a[0]), int(a[1])) for s, a in enumerate(header["addresses"])}).close()
+        _, twice = restore(again)
+        assert (twice.tick, twice.phase, len(twice.transcript)) == (ls.tick, ls.phase, len(ls.transcript)), seat
+        assert twice.finished and twice.verdict is not None and twice.verdict.clean

@@ -159,6 +159,7 @@ class Lockstep(DeckSteps, Ending):
         self._compact_again = False
         self._my_seq = 0
         self.attachments = {}  # (seat, seq) -> a fast pass's points that travel beside it (v8, §6.4)
+        self.spent_points = {}  # (seat, seq) -> another seat's pass points we took: kept for our resume log only
         # Cards.
         self.decks = []
         self.slot_deck = {}

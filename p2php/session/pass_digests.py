@@ -42,6 +42,7 @@ class PassDigests(LockstepBase):
     """Which passes keep their points in the body, who gets them otherwise, and the points we hold."""
 
     attachments: dict[tuple[Seat, int], bytes]
+    spent_points: dict[tuple[Seat, int], bytes]
 
     # ---- the schedule of a fast deck's passes
 
@@ -124,7 +125,12 @@ class PassDigests(LockstepBase):
         key = (msg.sender, msg.seq)
         if msg.sender == self.seat:
             return self.attachments.get(key)
-        return self.attachments.pop(key, None)
+        att = self.attachments.pop(key, None)
+        if att is not None and (self.record is not None or self.replaying_log):
+            # A seat with a resume log keeps them for it: the log a resume writes anew holds every message with its
+            # points, else a second resume could not take the pass again (it stopped at that step; chaos seed 139)
+            self.spent_points[key] = att
+        return att
 
     # ---- wire forms
 
@@ -145,7 +151,7 @@ class PassDigests(LockstepBase):
     def logged_wire(self, msg: Message) -> dict[str, Any]:
         """``msg`` as our resume log keeps it: with every point we hold for it."""
         wire = msg.to_wire()
-        att = self.attachments.get((msg.sender, msg.seq))
+        att = self.attachments.get((msg.sender, msg.seq)) or self.spent_points.get((msg.sender, msg.seq))
         if att is not None:
             wire[ATT] = att
         return wire
