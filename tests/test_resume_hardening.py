@@ -906,18 +906,19 @@ def test_a_log_that_fails_mid_game_is_closed_and_its_error_said_within_bounds(
     file = writer.file._file
     why = "disk on fire " * 12
 
-    def fail(self: Any, record: dict[str, Any]) -> None:
+    def fail(self: Any) -> None:
         raise OSError(errno.EIO, why)
 
-    monkeypatch.setattr(resume.ResumeLog, "append", fail)
+    monkeypatch.setattr(resume.ResumeLog, "_write_queue", fail)  # (an append only queues: the write fails)
     writer.append({"x": 1})
+    writer.flush()
     assert file.closed and writer.file is None and ls.record is None
     assert not path.exists() and path.with_name("seat0.resume.incomplete").exists()
     (said,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert f"({safe(why, 100)})" in said, said
     writer.append({"y": 2})  # nothing more is tried
-    writer.flush(durable=True)
-    writer.close()
+    writer.flush()
+    trio.run(writer.aclose)
 
 
 def test_a_new_log_is_renamed_into_place_closed_as_windows_requires(tmp_path: Path,
