@@ -9,6 +9,7 @@ opens the liar's own signed box, whose proven shares open the hand, and checks t
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
@@ -124,3 +125,36 @@ def test_a_verified_show_of_the_wrong_slot_is_named_by_every_seat(seed: int) -> 
         if p.seat != cheats[0]:
             v = p.verdict
             assert v is not None and (v.culprit, v.code) == (cheats[0], "bad_show"), (p.seat, v)
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("own_abort", ["nobody", "another"])
+def test_a_liar_whose_own_abort_arrives_first_is_still_named_by_the_box(own_abort: str) -> None:
+    """The liar sends an abort of its own right behind its false verdict (naming nobody, or the third seat): the third
+    seat stops on that abort, which it cannot confirm, and before the fix never opened the challenger's box, which
+    came second (verdict: unfinished / accusation, the liar unnamed; review of 6c2ed3f,
+    redteam/liar_races_abort.py). Every boxed ``illegal_action`` abort is a proof, whichever abort came first."""
+    from p2php.session.records import Fault, FaultError
+
+    peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=SEED)
+    liar = _lying_verdict(peers, quiet=True)
+    for p in peers:
+        send = p._send
+
+        def abort_behind(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
+            msg = send(kind, body)
+            if kind == "action" and body["action"].get("type") == "verdict" and p.seat in liar:
+                assert p.seat is not None
+                culprit = None if own_abort == "nobody" else (p.seat + 1) % PLAYERS
+                with contextlib.suppress(FaultError):
+                    p._raise_fault(Fault(culprit, "groundless", (p.tick, p.phase),
+                                         FaultCode.INTERNAL if culprit is None else FaultCode.BAD_MESSAGE))
+            return msg
+
+        p._send = abort_behind  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
+    assert liar
+    for p in peers:
+        if p.seat != liar[0]:
+            v = p.verdict
+            assert v is not None and (v.culprit, v.code) == (liar[0], "illegal_action"), (p.seat, v)

@@ -38,10 +38,13 @@ __all__ = ["Verdict", "run_audit"]  # Verdict lives in records; re-exported here
 def run_audit(ls: Lockstep) -> Verdict:
     findings: list[Fault] = []
     end = (ls.tick + 1, 0)
+    judged: Fault | None = None
     if ls.fault is not None:
         judged = _judge_fault(ls)
         if judged is not None:
             findings.append(judged)
+    if ls.vdeck is not None and (judged is None or judged.culprit is None):
+        findings.extend(_boxed_lies(ls))  # the abort that stopped us named nobody we can confirm: the others' boxes
     findings.extend(f for f in ls.later_faults if f.culprit is None or f.code not in TIMING_CODES)
     proven = _judge_equivocation(ls)
     if proven:
@@ -528,6 +531,30 @@ def _confirm_lie(ls: Lockstep, viewer: Seat, sender: Seat, fault: Fault) -> Faul
 
 MAX_BOXES_TRIED = 8
 """At most this many aborts' boxes are tried for one accusation (an honest table sends one per viewer)."""
+
+
+def _boxed_lies(ls: Lockstep) -> list[Fault]:
+    """Verified: every ``illegal_action`` abort we hold that carries a ``box``, whichever abort stopped us (§6.4).
+
+    The fault we judge is the first abort that reached us; a liar that sends an abort of its own right behind its
+    lie (naming nobody, or another seat) made that one its own, and the viewer's boxed abort, which came second, was
+    never opened. A box is a proof anyone can check (the accused's signed show and action, proven shares), so it
+    convicts whichever abort carried it. At most :data:`MAX_BOXES_TRIED` boxes are opened."""
+    tried = 0
+    for abort in ls.abort_messages:
+        body = abort.body
+        culprit = body.get("culprit")
+        if (body.get("code") != FaultCode.ILLEGAL_ACTION.value or "box" not in body or not isinstance(culprit, int)
+                or isinstance(culprit, bool) or not 0 <= culprit < ls.players or culprit == abort.sender):
+            continue
+        if tried >= MAX_BOXES_TRIED:
+            break
+        tried += 1
+        fault = Fault(culprit, "illegal action", abort.at, FaultCode.ILLEGAL_ACTION)
+        found = _confirm_lie_box(ls, abort.sender, culprit, fault, body["box"])
+        if found is not None:
+            return [found]
+    return []
 
 
 def _confirm_lie_box(ls: Lockstep, viewer: Seat, sender: Seat, fault: Fault, box: Any) -> Fault | None:
