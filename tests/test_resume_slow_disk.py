@@ -270,3 +270,41 @@ async def test_a_log_that_lost_a_sealed_answers_local_record_still_reveals_it(tm
             nursery.start_soon(play, 2)
     verdicts = [results[s].lockstep.verdict for s in range(3)]
     assert all(v is not None and v.clean for v in verdicts), verdicts
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds a file descriptor's path in /proc")
+async def test_a_late_sync_waits_a_bounded_time_for_a_slow_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that throttles its writers (an SD card or a USB stick with much unwritten data) holds the write()
+    itself, not only the fsync: every write of seat 0's records takes 3 s, ``timeout`` is 2. A late sync hands what
+    was appended to the system before the message leaves, and waited for the worker's write, and its own, without
+    a bound: up to 3.1 s per message, and seat 1 named honest seat 0 ``silent`` (review of 41bf2ab:
+    ``redteam/r3/slow_write_late_sync.py``). That wait is bounded now (``within`` again), the write running on."""
+    real_write = resume.ResumeLog._write_queue
+
+    def write_queue(self: resume.ResumeLog) -> None:
+        try:
+            target = os.readlink(f"/proc/self/fd/{self._file.fileno()}")
+        except (OSError, ValueError):
+            target = ""
+        if self._queue and target.endswith(os.sep + "seat0.resume"):
+            time.sleep(SLOW)  # the write() blocks
+        real_write(self)
+
+    real_sync = resume.ResumeWriter.sync
+    waits: list[float] = []
+
+    async def sync(self: resume.ResumeWriter, within: float) -> bool:
+        began = time.monotonic()
+        ok = await real_sync(self, within)
+        if self.path.name == "seat0.resume":
+            waits.append(time.monotonic() - began)
+        return ok
+
+    monkeypatch.setattr(resume.ResumeLog, "_write_queue", write_queue)
+    monkeypatch.setattr(resume.ResumeWriter, "sync", sync)
+    results = await _two_seats(tmp_path)
+    for seat in range(2):
+        verdict = results[seat].lockstep.verdict
+        assert verdict is not None and verdict.clean, (seat, verdict)
+    assert waits and max(waits) < 2 * resume.SYNC_WAIT * TIMEOUT + 0.5, waits
