@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2php.engine.contract import Reshuffle, Reveal
+from p2php.engine.contract import Reshuffle
 from p2php.games.hpsha.moves import DrawTask, LookAtHandTask, PickCardTask, ReshuffleTask
 from p2php.testing.hpsha import Scenario
 from p2php.testing.secrecy import SecrecyWatch
@@ -214,8 +214,9 @@ def test_a_remasked_group_stays_known_to_whoever_knew_one_of_its_faces() -> None
 def test_rescue_cannot_pick_a_card_whose_face_is_known(crypto: str) -> None:
     """解危 picks blind, by slot (decision 28): Neville's hand holds 勇气's two opened cards, so Hermione (seat 2)
     could pick the red one's slot and be sure of the recovery (red-team rt5-secrecy: 30 of 30 seeded games).  The
-    hand is now re-masked first and the card shown is the one at the place she picked: not the opened card's
-    slot, which is spent."""
+    place is now drawn with joint randomness (before the review of 3daf63b the hand was re-masked and the card
+    shown was the one at the place she picked, a card of that place's group), with no re-mask: the card drawn is
+    opened to all."""
     from p2php.games.hpsha.damage import DamageTask
 
     sc = Scenario(["neville", "snape", "hermione", "mcgonagall"],
@@ -235,17 +236,15 @@ def test_rescue_cannot_pick_a_card_whose_face_is_known(crypto: str) -> None:
         if d.prompt == "skill:rescue":
             break
         sc.table.act([(s, sc._default(s, d.prompt)) for s in d.seats])
-    events = len(sc.table.peers[0].events)
+    events, hand = len(sc.table.peers[0].events), list(st.hands[0])
     sc.act(2, {"type": "invoke", "slot": theirs}, "skill:rescue")
     sc.step()
     steps = [e.step for e in sc.table.peers[0].events[events:]]
     kinds = [type(s).__name__ for s in steps]
-    assert "Reshuffle" in kinds and kinds.index("Deal") < kinds.index("Reveal")  # mixed before the show
-    mixed = next(s for s in steps if isinstance(s, Reshuffle))
-    (shown,) = next(s for s in steps if isinstance(s, Reveal)).slots
-    assert shown != theirs and theirs not in st.hands[0]  # a fresh slot: the opened one is spent
-    assert shown in mixed.new_slots and shown not in st.hands[0]  # the card at her place, gone to Hermione
-    assert shown in st.hands[2] or not st.alive[0]
+    assert "Randomness" in kinds and "Reshuffle" not in kinds, kinds  # the place is drawn, not hers
+    assert "Reveal" not in kinds or kinds.index("Randomness") < kinds.index("Reveal")
+    (shown,) = st.set_aside  # the card drawn, shown and set aside for Hermione (hers after the dying state)
+    assert shown in hand and [[2, shown]] in st.after_dying.values()
 
 
 @pytest.mark.parametrize("crypto", CRYPTO)
@@ -321,6 +320,8 @@ def test_rescue_draws_the_place_when_a_known_face_cannot_be_remasked(crypto: str
     sc.step()
     kinds = [type(e.step).__name__ for e in sc.table.peers[0].events[events:]]
     assert "Randomness" in kinds and kinds.index("Randomness") < kinds.index("Reveal"), kinds
+
+
 def test_a_card_set_aside_or_revealed_by_prophecy_keeps_its_slot() -> None:
     """Engine mode: 解危's card (set aside) and 预言's revealed card keep their slots through a re-mask (they are
     named by their slots later); the rest of the hand is mixed as if they were not in it (mutation run T)."""
@@ -365,3 +366,48 @@ def test_sealed_cards_and_the_others_are_two_groups_the_unsealed_first() -> None
     assert remask_groups(st, 0) == [hand[2:], hand[:2]]
     st.flags[0][f"sealed:{hand[0]}"] = st.turn_no - 1  # sealed in an earlier turn: not sealed now
     assert remask_groups(st, 0) == [[hand[0], *hand[2:]]]
+
+
+@pytest.mark.parametrize("crypto", CRYPTO)
+def test_rescue_draws_the_place_when_a_remask_group_holds_known_faces(crypto: str) -> None:
+    """Neville holds two red first-deck cards Hermione knows (a test edit: she gave them, say) and three cards drawn
+    from the discard pile reshuffled into a new deck.  A re-mask mixes per family and keeps each group's places:
+    the pair was mixed (both known), the three left alone, so the place she named (a red one's) chose the pair and
+    the card shown was one she knew, both red: a sure recovery, where a blind pick of 5 finds one with odds 2/5
+    (review of 3daf63b: ``redteam/r3/rescue_group_steer.py``, 20 of 20 seeded games, both decks).  The place is
+    now drawn with joint randomness whenever a face in the hand is known to another seat."""
+    from p2php.games.hpsha.damage import DamageTask
+    from p2php.games.hpsha.remask import remask_groups
+
+    sc = Scenario(["neville", "snape", "hermione", "mcgonagall"],
+                  hands={0: [("geminio", "♥", 7), ("bombarda", "♥", 10), "expelliarmus", "legilimens"]},
+                  options={"crypto": crypto}, mode="protocol")
+    st = sc.state
+    sc.decide()
+    reds = [sc.slot(0, "geminio"), sc.slot(0, "bombarda")]
+    for s in [s for s in st.hands[0] if s not in reds]:
+        sc.open(s)
+        st.to_discard(s)
+    pile = len(st.discard)
+    st.push(ReshuffleTask())
+    sc.step()
+    fresh = st.deck[-pile:]
+    st.deck[:] = fresh + [s for s in st.deck if s not in fresh]
+    st.push(DrawTask(0, 3))
+    sc.step()
+    for r in reds:
+        st.seen[r] = [0, 2]
+    assert remask_groups(st, 0) == [reds] and len(st.hands[0]) == 5  # only the known pair would be mixed
+    st.hp[0] = 1
+    st.push(DamageTask(-1, 0, 1, "walnut"))
+    for _ in range(30):
+        d = sc.decide()
+        if d.prompt == "skill:rescue":
+            break
+        sc.table.act([(s, sc._default(s, d.prompt)) for s in d.seats])
+    events = len(sc.table.peers[0].events)
+    sc.act(2, {"type": "invoke", "slot": reds[0]}, "skill:rescue")
+    sc.step()
+    kinds = [type(e.step).__name__ for e in sc.table.peers[0].events[events:]]
+    assert "Reshuffle" not in kinds, kinds  # no re-mask whose groups she could choose between
+    assert "Randomness" in kinds and kinds.index("Randomness") < kinds.index("Reveal"), kinds

@@ -148,11 +148,10 @@ Characters: the first five (all 25 have their skills; see also the blocks below)
     after the dying state wherever it went (even if the character died), and it is
     kept out of reshuffles meanwhile.  A slot is not blind when another seat may
     know its face (an opened 勇气 card, a card she gave or saw: rule 19's list), so
-    such a hand is re-masked first as before a random pick (rule 19's groups), and
-    the card shown is the one then at the place she picked (red-team rt5).  A known
-    face no re-mask can hide (alone of its deck family in the hand, or a card that
-    keeps its slot) would still be hers to name: then the place is drawn with joint
-    randomness instead (a Randomness), the odds of a blind pick (red-team review).
+    in such a hand the place is drawn with joint randomness instead (a Randomness),
+    the odds of a blind pick (red-team rt5 and reviews: a re-mask first mixed per
+    deck family and kept each group's places, so the place she named chose the
+    group, and a group of faces she knew was hers to pick from).
 29. 捉弄: each seat with a replacing skill is asked once per judgement, in order
     from the current player; the played card becomes the judgement card and the
     old one is discarded.  嘲哂: Draco's card must differ in suit from every card

@@ -22,12 +22,11 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from p2php.engine.contract import Action, CardId, IllegalAction, Knowledge, Randomness, Reveal, Slot, Step
-from p2php.engine.tasks import CONTINUE, Done, Outcome, Push
+from p2php.engine.tasks import CONTINUE, Done, Outcome
 from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.damage import LoseHpTask
 from p2php.games.hpsha.data import CARDS, Card, is_instant
 from p2php.games.hpsha.moves import DrawTask
-from p2php.games.hpsha.remask import RemaskHandTask, remask_groups
 from p2php.games.hpsha.skillkit import OpensChosenCard
 from p2php.games.hpsha.tasks import Task, as_int
 from p2php.games.hpsha.triggers import Skill, register_skills
@@ -126,34 +125,27 @@ class RescueTask(Task):
     """解危's show (a Reveal of one hand card), the red test, and the promise of the card.
 
     Hermione picks blind, but by slot: so when another seat may know a face in the hand (an opened card, one
-    she gave or saw), the hand is first re-masked as before a random pick (remask.py) and the card shown is the
-    one now at the place she picked, a card of that place's group nobody can steer to (decision 28).  A known face
-    no re-mask can hide (alone of its deck family in the hand, or a card that keeps its slot) would still be hers
-    to name: then the place is drawn with joint randomness instead, as a blind pick's odds are (red-team review)."""
+    she gave or saw), the place is drawn with joint randomness instead, a blind pick's odds (decision 28).  A
+    re-mask would not do: it mixes per deck family and keeps each group's places, so the place she named chose the
+    group, and a group of faces she knew (two red cards she gave) was a sure recovery (review of 3daf63b); a known
+    face alone of its family, or one that keeps its slot, was not mixed at all (review of 16e4f42)."""
 
     hermione: int
     who: int
     slot: int
     uid: int
-    mixed: bool = False  # the hand was re-masked first if it had to be
-    at: int = -1  # the place in the hand Hermione picked, while the hand is re-masked
-    draw: bool = False  # a known face no re-mask hides: the place is drawn (Randomness), not hers
+    mixed: bool = False  # whether the place must be drawn was decided
+    draw: bool = False  # a face in the hand another seat may know: the place is drawn (Randomness), not hers
 
     def run(self, st: HpshaState) -> Outcome:
         if not self.mixed:
             self.mixed = True
             hand = st.hands[self.who]
-            if self.slot in hand:
-                groups = remask_groups(st, self.who)
-                mixed = {s for g in groups for s in g}
-                if any(s not in mixed and _known_to_another(st, self.who, s) for s in hand):
-                    self.draw = True  # (the card drawn is opened to all: no re-mask needed)
-                    return Randomness("rescue")
-                if groups:
-                    self.at = hand.index(self.slot)
-                    return Push(RemaskHandTask(self.who))
-        if self.at >= 0:
-            self.slot, self.at = st.hands[self.who][self.at], -1
+            if self.slot in hand and any(_known_to_another(st, self.who, s) for s in hand):
+                # Any known face: a re-mask mixes per deck family, and the place she names picks the family
+                # group, so a group of faces she knows was hers to choose (both red: a sure recovery).
+                self.draw = True  # (the card drawn is opened to all: no re-mask needed)
+                return Randomness("rescue")
         if self.slot not in st.pub:
             return Reveal((self.slot,))
         card = st.card(self.slot)
