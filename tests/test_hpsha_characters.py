@@ -133,6 +133,48 @@ def test_hermione_obtains_the_shown_card_even_if_the_character_dies() -> None:
     assert not st.alive[3] and bind in st.hands[1]
 
 
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+@pytest.mark.parametrize("seed", [1, 3])
+def test_a_second_rescue_cannot_show_the_card_the_first_set_aside(crypto: str, seed: int) -> None:
+    """Two 解危 at one dying: Tonks's 易容 copy first, then Hermione's. The card the first shows is set aside but
+    stays in the hand list until the dying state ends; it was offered again, and 3daf63b's draw (a public face in
+    the hand) took it: the one red card healed Neville twice, -1 to 1, in seeds 1 and 3 of 6, both decks (review of
+    3daf63b: ``redteam/r3/rescue_twice_same_card.py``). It is no longer offered nor drawn."""
+    from p2php.games.hpsha.damage import DamageTask
+    from p2php.games.hpsha.triggers import SKILLS_BY_CHARACTER
+
+    sc = Scenario(["neville", "tonks", "hermione", "mcgonagall"],
+                  hands={0: [("geminio", "♥", 7), ("stupefy", "♠", 13), ("crucio", "♣", 1)]},
+                  options={"crypto": crypto}, seed=seed, mode="protocol")
+    st = sc.state
+    sc.decide()
+    red = sc.slot(0, "geminio")
+    herm = next(i for i, c in enumerate(CHARACTERS) if c.key == "hermione")
+    pos = next(i for i, sk in enumerate(SKILLS_BY_CHARACTER["hermione"]) if sk.key == "rescue")
+    st.flags[1]["borrowed"], st.flags[1]["disguise_seat"] = herm * 10 + pos, 2  # as DisguiseTask sets them
+    st.characters_changed()
+    st.hp[0] = 1
+    st.push(DamageTask(-1, 0, 2, "walnut"))  # HP -1: dying
+    rescues = 0
+    for _ in range(40):
+        d = sc.decide()
+        if "rescue" in d.prompt:
+            (seat,) = d.seats
+            offers = [a["slot"] for a in sc.legal(seat) if a.get("type") == "invoke"]
+            if rescues:
+                assert red not in offers and red in st.hands[0]  # set aside, still in the list: not offered
+            sc.table.act([(seat, {"type": "invoke", "slot": red if red in offers else offers[0]})])
+            rescues += 1
+            if rescues == 2:
+                sc.step()
+                break
+        else:
+            sc.table.act([(s, sc._default(s, d.prompt)) for s in d.seats])
+    assert rescues == 2
+    shown = [line for line in st.log if "解危" in line and "Geminio" in line and " shows " in line]
+    assert len(shown) == 1, shown  # the red card was shown once: one recovery from it
+
+
 # ----------------------------------------------------------------------------- Draco Malfoy
 
 

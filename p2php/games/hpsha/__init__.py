@@ -151,7 +151,9 @@ Characters: the first five (all 25 have their skills; see also the blocks below)
     in such a hand the place is drawn with joint randomness instead (a Randomness),
     the odds of a blind pick (red-team rt5 and reviews: a re-mask first mixed per
     deck family and kept each group's places, so the place she named chose the
-    group, and a group of faces she knew was hers to pick from).
+    group, and a group of faces she knew was hers to pick from).  A card an
+    earlier 解危 of the same dying state showed (set aside, Tonks's 易容 copy
+    and Hermione's both asked) cannot be shown again: it healed twice.
 29. 捉弄: each seat with a replacing skill is asked once per judgement, in order
     from the current player; the played card becomes the judgement card and the
     old one is discarded.  嘲哂: Draco's card must differ in suit from every card

@@ -109,10 +109,10 @@ class Rescue(Skill):
 
     def available(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any]) -> bool:
         who = int(ctx["who"])
-        return who != seat and bool(st.hands[who])
+        return who != seat and bool(_pickable(st, who))
 
     def offers(self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], kn: Knowledge) -> list[Action]:
-        return [{"type": "invoke", "slot": s} for s in st.hands[int(ctx["who"])]]
+        return [{"type": "invoke", "slot": s} for s in _pickable(st, int(ctx["who"]))]
 
     def invoke(
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, faces: dict[Slot, CardId]
@@ -140,7 +140,7 @@ class RescueTask(Task):
     def run(self, st: HpshaState) -> Outcome:
         if not self.mixed:
             self.mixed = True
-            hand = st.hands[self.who]
+            hand = _pickable(st, self.who)
             if self.slot in hand and any(_known_to_another(st, self.who, s) for s in hand):
                 # Any known face: a re-mask mixes per deck family, and the place she names picks the family
                 # group, so a group of faces she knows was hers to choose (both red: a sure recovery).
@@ -158,9 +158,16 @@ class RescueTask(Task):
 
     def received(self, st: HpshaState, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
         if isinstance(step, Randomness):
-            hand = st.hands[self.who]
+            hand = _pickable(st, self.who)
             self.slot = hand[DetRng(random).below(len(hand))]
         return CONTINUE  # the card is open now: the red test
+
+
+def _pickable(st: HpshaState, seat: int) -> list[int]:
+    """``seat``'s hand cards 解危 may show: not one an earlier 解危 of this dying state set aside (it stays in the
+    hand list until then, shown and promised: showing it again healed twice with one card, review of 3daf63b)."""
+    aside = st.set_aside
+    return [s for s in st.hands[seat] if s not in aside] if aside else list(st.hands[seat])
 
 
 def _known_to_another(st: HpshaState, seat: int, slot: int) -> bool:
