@@ -157,6 +157,8 @@ async def _table_with_a_broken_spectator(spectator_linger: float, come_back: boo
         bot = bot_decider(get_game("uno").make_bot("heuristic", seat))
 
         async def decide(ls: Lockstep) -> Any:
+            if seat == 0 and started.is_set():
+                await broke.wait()  # the game goes on past the break, however short the deal's round
             if seat == 0 and broke.is_set() and "waited" not in at:
                 at["waited"] = trio.current_time()
                 await trio.sleep(then_wait)
