@@ -41,7 +41,7 @@ def test_p2php_peer_and_resume_seed_their_bots_secretly_unless_told(monkeypatch:
 
 def test_the_bots_of_an_online_table_are_seeded_secretly(monkeypatch: pytest.MonkeyPatch) -> None:
     """``host_online_table(bots=N)`` seated its bots with the public seed ``online/<seat>`` (red-team rt5:
-    ``redteam/online_bot_seed.py`` -- a joiner foretold 14 of 14 Wild Draw Four challenges of the UNO bot)."""
+    a joiner foretold 14 of 14 Wild Draw Four challenges of the UNO bot)."""
     pytest.importorskip("libp2p")
     from p2php.session import online_table
 

@@ -139,7 +139,7 @@ def test_a_second_rescue_cannot_show_the_card_the_first_set_aside(crypto: str, s
     """Two 解危 at one dying: Tonks's 易容 copy first, then Hermione's. The card the first shows is set aside but
     stays in the hand list until the dying state ends; it was offered again, and 3daf63b's draw (a public face in
     the hand) took it: the one red card healed Neville twice, -1 to 1, in seeds 1 and 3 of 6, both decks (review of
-    3daf63b: ``redteam/r3/rescue_twice_same_card.py``). It is no longer offered nor drawn."""
+    3daf63b). It is no longer offered nor drawn."""
     from p2php.games.hpsha.damage import DamageTask
     from p2php.games.hpsha.triggers import SKILLS_BY_CHARACTER
 

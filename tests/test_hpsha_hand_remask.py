@@ -285,7 +285,7 @@ def test_detention_seals_fresh_slots_when_another_seat_knows_a_face(crypto: str)
 def test_rescue_draws_the_place_when_a_known_face_cannot_be_remasked(crypto: str) -> None:
     """A card whose face Hermione knows (a test edit: she gave it, say) is Neville's only card of the first deck, the
     others came from the discard pile reshuffled into a new deck: a one-card family group is not re-masked, so she
-    named its slot and got it, every time (review of 16e4f42: ``redteam/rescue_lone_family.py``, 6 of 6). The place
+    named its slot and got it, every time (review of 16e4f42, 6 of 6). The place
     is now drawn with joint randomness: the card shown is not hers to name."""
     from p2php.games.hpsha.damage import DamageTask
     from p2php.games.hpsha.remask import remask_groups
@@ -374,7 +374,7 @@ def test_rescue_draws_the_place_when_a_remask_group_holds_known_faces(crypto: st
     from the discard pile reshuffled into a new deck.  A re-mask mixes per family and keeps each group's places:
     the pair was mixed (both known), the three left alone, so the place she named (a red one's) chose the pair and
     the card shown was one she knew, both red: a sure recovery, where a blind pick of 5 finds one with odds 2/5
-    (review of 3daf63b: ``redteam/r3/rescue_group_steer.py``, 20 of 20 seeded games, both decks).  The place is
+    (review of 3daf63b, 20 of 20 seeded games, both decks).  The place is
     now drawn with joint randomness whenever a face in the hand is known to another seat."""
     from p2php.games.hpsha.damage import DamageTask
     from p2php.games.hpsha.remask import remask_groups

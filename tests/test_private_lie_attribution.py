@@ -132,8 +132,8 @@ def test_a_verified_show_of_the_wrong_slot_is_named_by_every_seat(seed: int) -> 
 def test_a_liar_whose_own_abort_arrives_first_is_still_named_by_the_box(own_abort: str) -> None:
     """The liar sends an abort of its own right behind its false verdict (naming nobody, or the third seat): the third
     seat stops on that abort, which it cannot confirm, and before the fix never opened the challenger's box, which
-    came second (verdict: unfinished / accusation, the liar unnamed; review of 6c2ed3f,
-    redteam/liar_races_abort.py). Every boxed ``illegal_action`` abort is a proof, whichever abort came first."""
+    came second (verdict: unfinished / accusation, the liar unnamed; review of 6c2ed3f).
+    Every boxed ``illegal_action`` abort is a proof, whichever abort came first."""
     from p2php.session.records import Fault, FaultError
 
     peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=SEED)

@@ -175,7 +175,7 @@ async def test_a_late_sync_still_hands_every_record_to_the_system_before_the_sen
     not lose a message the seat sent, nor the local record of a sealed answer, which no other seat can hand back.
     Before, the worker held the file's lock through its fsync, so the records waited in the process's memory: with
     3 s fsyncs and ``timeout`` 2, ten of seat 0's own messages were sent while the file lacked them (red-team
-    review of a1a8eb6: ``redteam/slow_disk_unlogged_send.py``)."""
+    review of a1a8eb6)."""
     import msgpack
 
     _slow_fsync_of(monkeypatch, "seat0.resume", SLOW)
@@ -218,7 +218,7 @@ async def test_a_log_that_lost_a_sealed_answers_local_record_still_reveals_it(tm
     """A slow disk's fsync runs on while a message of ours is sent (SYNC_WAIT): a power cut then may take the log's
     tail, with the local record of a sealed answer whose commitment went out. The others hand the commitment back
     on rejoin, but nobody else holds the answer: the rebuilt seat never revealed it, and seat 0 named the honest
-    seat 1 ``silent`` (red-team review of a1a8eb6: ``redteam/slow_disk_sealed_resume.py``, 3 of 5 runs with 2 s
+    seat 1 ``silent`` (red-team review of a1a8eb6, 3 of 5 runs with 2 s
     fsyncs and a crash after the commitment). It now finds the answer among its legal actions, the one that opens
     its commitment with its nonce."""
     import msgpack
@@ -278,8 +278,8 @@ async def test_a_late_sync_waits_a_bounded_time_for_a_slow_write(
     """A disk that throttles its writers (an SD card or a USB stick with much unwritten data) holds the write()
     itself, not only the fsync: every write of seat 0's records takes 3 s, ``timeout`` is 2. A late sync hands what
     was appended to the system before the message leaves, and waited for the worker's write, and its own, without
-    a bound: up to 3.1 s per message, and seat 1 named honest seat 0 ``silent`` (review of 41bf2ab:
-    ``redteam/r3/slow_write_late_sync.py``). That wait is bounded now (``within`` again), the write running on."""
+    a bound: up to 3.1 s per message, and seat 1 named honest seat 0 ``silent`` (review of 41bf2ab).
+    That wait is bounded now (``within`` again), the write running on."""
     real_write = resume.ResumeLog._write_queue
 
     def write_queue(self: resume.ResumeLog) -> None:

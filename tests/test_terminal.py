@@ -266,7 +266,7 @@ async def test_a_decision_forced_by_the_hand_is_not_answered_at_once() -> None:
     that one action, whatever its cards (``GameState.forced_in_public``).  An UNO turn with no matching card (only
     ``draw``) or a drawn card that does not match (only ``keep``) is forced by the hand: answered at once, where a
     choice waits for the person, it told every other seat what the hand lacked -- every time (red-team rt5:
-    ``redteam/auto_forced_timing.py``, 90 of 90 such decisions guessed right in 3 UNO games, 243 of 243 in 3 HP Sha
+    90 of 90 such decisions guessed right in 3 UNO games, 243 of 243 in 3 HP Sha
     games, from the answer's delay alone)."""
     import io
 
