@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -96,3 +97,26 @@ def test_the_log_a_resumed_seat_writes_can_be_resumed_again(tmp_path: Path) -> N
         _, twice = restore(again)
         assert (twice.tick, twice.phase, len(twice.transcript)) == (ls.tick, ls.phase, len(ls.transcript)), seat
         assert twice.finished and twice.verdict is not None and twice.verdict.clean
+
+
+def test_a_seat_that_drops_again_after_our_verdict_does_not_extend_our_linger() -> None:
+    """A cheater that never sends fin and drops its link over and over (its runner redialling) must not hold a
+    finished honest peer for good: its first drop after our verdict fixes how long we serve it
+    (redteam/r4/flap_after_finish.py: seat 0 still there 39 s after its verdict, linger 1 s, resume_timeout 5 s)."""
+    from types import SimpleNamespace
+
+    from p2php.session.runner import _Runner
+
+    clock = SimpleNamespace(t=1.0)
+    r: Any = object.__new__(_Runner)
+    r.ls = SimpleNamespace(verdict=None, fault=None)
+    r.fins, r.back_by, r.down = set(), {}, {1: 0.0}
+    r.cfg = SimpleNamespace(resume_timeout=5.0)
+    r.clock = SimpleNamespace(now=lambda: clock.t)
+    assert r._coming_back(100.0) == 104.0  # (trio time 100 is clock 1): served until clock 5
+    del r.down[1]  # it rejoined
+    for drop in (4.0, 8.0, 12.0):  # and dropped again, and again
+        r.down[1] = drop
+        clock.t = drop + 0.5
+        assert r._coming_back(100.0 + drop - 0.5) <= 104.0 + 1e-9
+        del r.down[1]

@@ -432,6 +432,7 @@ class _Runner:
         self.fin_sent = False
         self.own_duty: tuple[tuple[int, int] | None, float] = (None, 0.0)  # what we owe now, and since when
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout: "behind", or rejoined
+        self.back_by: dict[int, float] = {}  # finished: seat -> until when (clock) we serve it, fixed at its first drop
         self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)
         self.hold_until: float | None = None  # rebuilt from a log: make nothing of ours until then (REJOIN_HOLD)
         self.hold_from = 0.0
@@ -834,7 +835,11 @@ class _Runner:
         v = self.ls.verdict
         left = {v.culprit} if v is not None and v.culprit is not None and v.code == "left" else set()
         gone, clock = self._gone() | self.fins | left, self.clock.now()  # (a seat that left is not coming back)
-        back = [t + self.cfg.resume_timeout - clock for s, t in self.down.items() if s not in gone]
+        # Once a seat: the first drop we see after our verdict fixes how long we serve it. A seat that rejoins and
+        # drops again gets no more (before: a cheater that never sent fin and dropped its link every few seconds,
+        # its runner redialling, held an honest finished peer for good; redteam/r4/flap_after_finish.py).
+        back = [self.back_by.setdefault(s, t + self.cfg.resume_timeout) - clock
+                for s, t in self.down.items() if s not in gone]
         return now + max(back, default=0.0)
 
     def _gone(self) -> set[int]:
