@@ -120,3 +120,16 @@ def test_a_seat_that_drops_again_after_our_verdict_does_not_extend_our_linger() 
         clock.t = drop + 0.5
         assert r._coming_back(100.0 + drop - 0.5) <= 104.0 + 1e-9
         del r.down[1]
+
+
+def test_a_seat_held_up_by_a_cheater_that_keeps_our_link_up_is_not_named_refused_audit() -> None:
+    """Seat 0 sends its last action to seat 1 only, cuts its link to seat 2 and refuses its redials, but keeps its
+    link to seat 1 up. Seat 2 waits ``resume_timeout`` for it; seat 1 sees no link down, so 12f973e's grace did not
+    apply and seat 1 named the honest seat 2 ``refused_audit`` a ``timeout`` into its audit. Now seat 1 sends the
+    late seat its sync, it asks back, and gets seat 0's last action relayed."""
+    from repro_withhold_keep_link import table
+
+    verdicts = trio.run(partial(table, 3.0, 12.0, lambda line: None))
+    assert set(verdicts) == {0, 1, 2}
+    for seat, v in verdicts.items():
+        assert v is not None and v.culprit != 2, (seat, v.culprit, v.code, v.reason)

@@ -432,6 +432,7 @@ class _Runner:
         self.fin_sent = False
         self.own_duty: tuple[tuple[int, int] | None, float] = (None, 0.0)  # what we owe now, and since when
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout: "behind", or rejoined
+        self.sync_now: list[int] = []  # seats to send our sync to at once (a seat held up in our audit)
         self.back_by: dict[int, float] = {}  # finished: seat -> until when (clock) we serve it, fixed at its first drop
         self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)
         self.hold_until: float | None = None  # rebuilt from a log: make nothing of ours until then (REJOIN_HOLD)
@@ -501,6 +502,9 @@ class _Runner:
                 if scope.cancelled_caught:
                     if not ls.finished and not holding:
                         self._expire()
+                    sync_now, self.sync_now = self.sync_now, []
+                    for seat in sync_now:
+                        await self._sync(seat)
                     continue
                 self._time_own_duty()  # (before what came is taken in: an abort stops the clock)
                 await self._handle(event, nursery)
@@ -623,6 +627,27 @@ class _Runner:
         self.deadlines.grace(seat, until)  # due from then: late a timeout after it
         return True
 
+    def _sync_held_up(self, seat: int, now: float, down: dict[int, float]) -> bool:
+        """Whether ``seat``, late with its audit while its heartbeat says it still plays, is sent our ``sync`` and
+        given one more ``timeout`` (once).
+
+        It may wait for a message we hold and it never got: a cheater that sent its last message to us only and cut
+        its link to that seat, keeping ours up, left no link down here, so :meth:`_held_up_audit` gave nothing, and
+        the honest seat, waiting ``resume_timeout`` for the cheater, was named ``refused_audit``
+        (redteam/r4/withhold_keep_link.py). Our sync shows it we hold more; it asks, and we relay what it lacks."""
+        beat = self.mesh.beats.get(seat)
+        if (not self.ls.auditing or seat in down or (seat, "held_up_sync") in self.graced
+                or not (isinstance(beat, list) and len(beat) == 2
+                        and all(isinstance(x, int) and not isinstance(x, bool) for x in beat))):
+            return False
+        self.graced.add((seat, "held_up_sync"))
+        self.synced.discard(seat)  # its sync back is answered on this connection once more
+        self.asked.discard(seat)
+        self.sync_now.append(seat)
+        self.deadlines.update(self._awaited(), now)
+        self.deadlines.grace(seat, now)  # (a longer grace of _held_up_audit, called next, replaces it)
+        return True
+
     def _wait(self) -> float:
         """Seconds until the first awaited message is late (a long time if none is awaited)."""
         now = self.clock.now()
@@ -662,7 +687,7 @@ class _Runner:
                     late.remove(seat)
                     continue
                 behind.add(seat)
-            elif seat >= 0 and self._held_up_audit(seat, now, down):
+            elif seat >= 0 and (self._sync_held_up(seat, now, down) | self._held_up_audit(seat, now, down)):
                 late.remove(seat)
         if late:
             self.ls.timeout([s for s in late if s >= 0], frozenset(s for s in late if s in down),
