@@ -102,7 +102,7 @@ def test_the_log_a_resumed_seat_writes_can_be_resumed_again(tmp_path: Path) -> N
 def test_a_seat_that_drops_again_after_our_verdict_does_not_extend_our_linger() -> None:
     """A cheater that never sends fin and drops its link over and over (its runner redialling) must not hold a
     finished honest peer for good: its first drop after our verdict fixes how long we serve it
-    (redteam/r4/flap_after_finish.py: seat 0 still there 39 s after its verdict, linger 1 s, resume_timeout 5 s)."""
+    (review rt5: seat 0 still there 39 s after its verdict, linger 1 s, resume_timeout 5 s)."""
     from types import SimpleNamespace
 
     from p2php.session.runner import _Runner

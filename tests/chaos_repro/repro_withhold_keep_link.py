@@ -5,7 +5,7 @@ last-action) to seat 1 only, resets its link to seat 2 and refuses seat 2's redi
 up (it even audits there). Seat 2 waits resume_timeout for seat 0, as it must; seat 1 has no down link, so it
 gives seat 2 no grace and names the honest seat 2 refused_audit a timeout into its audit.
 
-    PYTHONPATH=tests:tests/chaos_repro .venv/bin/python redteam/r4/withhold_keep_link.py [timeout resume_timeout]
+    PYTHONPATH=tests .venv/bin/python tests/chaos_repro/repro_withhold_keep_link.py [timeout resume_timeout]
 """
 from __future__ import annotations
 
