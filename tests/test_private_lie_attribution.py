@@ -158,3 +158,44 @@ def test_a_liar_whose_own_abort_arrives_first_is_still_named_by_the_box(own_abor
         if p.seat != liar[0]:
             v = p.verdict
             assert v is not None and (v.culprit, v.code) == (liar[0], "illegal_action"), (p.seat, v)
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("junk", [8, 9])
+def test_a_liar_flooding_junk_boxed_aborts_is_still_named_by_the_challengers_box(junk: int) -> None:
+    """The liar sends, right behind its false verdict, ``junk`` aborts of its own naming the third seat
+    ``illegal_action``, each with a box that opens nothing. Only the first abort of each sender is tried, so the
+    challenger's box is opened: the third seat, and ``p2php verify`` of its record, name the liar (before: 8 junk boxes
+    used the budget up, the liar unnamed there, ``accusation``; redteam/liar_floods_boxes.py, mutation run U)."""
+    import tempfile
+    from pathlib import Path
+
+    from p2php.session import transcript
+
+    peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=SEED)
+    liar = _lying_verdict(peers, quiet=True)
+    for p in peers:
+        send = p._send
+
+        def flood(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
+            msg = send(kind, body)
+            if kind == "action" and body["action"].get("type") == "verdict" and p.seat in liar:
+                assert p.seat is not None
+                for i in range(junk):
+                    send("abort", {"culprit": (p.seat + 1) % PLAYERS, "reason": "groundless", "code": "illegal_action",
+                                   "at": [p.tick, p.phase], "evidence": [], "claims": [], "box": [i, bytes(32)]})
+            return msg
+
+        p._send = flood  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
+    assert liar
+    for p in peers:
+        if p.seat == liar[0]:
+            continue
+        assert sum(m.kind == "abort" and m.sender == liar[0] for m in p.transcript) == junk
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar[0], "illegal_action"), (p.seat, v)
+        with tempfile.TemporaryDirectory() as d:
+            result = transcript.verify(transcript.save(p, Path(d) / "game.p2php"))
+        assert result.spectator is not None and result.spectator.verdict is not None
+        assert (result.spectator.verdict.culprit, result.spectator.verdict.code) == (liar[0], "illegal_action")

@@ -539,17 +539,20 @@ def _boxed_lies(ls: Lockstep) -> list[Fault]:
     The fault we judge is the first abort that reached us; a liar that sends an abort of its own right behind its
     lie (naming nobody, or another seat) made that one its own, and the viewer's boxed abort, which came second, was
     never opened. A box is a proof anyone can check (the accused's signed show and action, proven shares), so it
-    convicts whichever abort carried it. At most :data:`MAX_BOXES_TRIED` boxes are opened."""
-    tried = 0
+    convicts whichever abort carried it. At most :data:`MAX_BOXES_TRIED` boxes are opened, and one per sender: an
+    honest seat sends one abort, and a liar's own aborts with junk boxes must not use the budget up before the
+    viewer's (redteam/liar_floods_boxes.py)."""
+    tried: set[Seat] = set()
     for abort in ls.abort_messages:
         body = abort.body
         culprit = body.get("culprit")
         if (body.get("code") != FaultCode.ILLEGAL_ACTION.value or "box" not in body or not isinstance(culprit, int)
-                or isinstance(culprit, bool) or not 0 <= culprit < ls.players or culprit == abort.sender):
+                or isinstance(culprit, bool) or not 0 <= culprit < ls.players or culprit == abort.sender
+                or abort.sender in tried):
             continue
-        if tried >= MAX_BOXES_TRIED:
+        if len(tried) >= MAX_BOXES_TRIED:
             break
-        tried += 1
+        tried.add(abort.sender)
         fault = Fault(culprit, "illegal action", abort.at, FaultCode.ILLEGAL_ACTION)
         found = _confirm_lie_box(ls, abort.sender, culprit, fault, body["box"])
         if found is not None:
