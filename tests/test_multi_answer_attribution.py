@@ -277,3 +277,90 @@ def test_a_groundless_abort_at_the_identity_decision_convicts_no_honest_seat(see
         answered = {m.sender for m in p.transcript if m.kind == "action"}
         opened = {m.sender for m in p.transcript if m.kind == "audit" and m.body.get("shares")}
         assert len(answered) >= 2 and opened == answered, (p.seat, answered, opened)  # each answer's witness opened
+
+
+def _held_back_bogus(crypto: str, game: str, players: int, seed: int) -> list[Lockstep]:
+    """The last seat's first action is one every peer's check refuses (``no_such_action``); its copy to seat 0 is
+    held back until seat 0 audits, so seat 0 stops on another seat's abort and reads the action in its audit."""
+    from collections import deque
+
+    peers = make_peers(game, players, {"crypto": crypto}, seed=seed)
+    cheat = peers[players - 1]
+    send = cheat._send
+    done: list[bool] = []
+
+    def bogus(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "action" and not done:
+            done.append(True)
+            body = {**body, "action": {"type": "no_such_action"}}
+        return send(kind, body)
+
+    cheat._send = bogus  # type: ignore[method-assign]
+    bots = {s: RandomBot(seed * 10 + s) for s in range(players)}
+    queue: deque[tuple[int, int, dict[str, Any], bool]] = deque()
+    held: list[tuple[int, int, dict[str, Any], bool]] = []
+
+    def deliver(sender: int, to: int, wire: dict[str, Any], relay: bool) -> None:
+        if to == 0 and sender == players - 1 and not relay and wire.get("kind") == "action" \
+                and not peers[0].auditing:
+            held.append((sender, to, wire, relay))
+        elif relay:
+            peers[to].receive_relayed(wire)
+        else:
+            peers[to].receive(sender, wire)
+
+    for _ in range(100_000):
+        moved = False
+        for ls in peers:
+            if ls.finished:
+                continue
+            assert ls.seat is not None
+            while True:
+                if ls.awaiting_me():
+                    ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions()))
+                for msg in ls.poll():
+                    moved = True
+                    queue.extend((ls.seat, o.seat, ls.wire_for(msg, o.seat), False) for o in peers if o is not ls
+                                 and o.seat is not None)
+                if not ls.awaiting_me():
+                    break
+            forwarded, ls.forward = ls.forward, []
+            queue.extend((ls.seat, o.seat, w, True) for w in forwarded for o in peers if o is not ls
+                         and o.seat is not None)
+        while queue:
+            moved = True
+            deliver(*queue.popleft())
+        if held and peers[0].auditing:
+            moved = True
+            for h in held:
+                deliver(*h)
+            held.clear()
+        if all(p.finished for p in peers):
+            break
+        if not moved:
+            for p in peers:
+                if not p.finished:
+                    p.timeout()
+    assert done
+    return peers
+
+
+@pytest.mark.crypto("verified")
+def test_a_verified_peer_that_reads_a_publicly_illegal_answer_after_the_abort_names_its_sender(tmp_path: Any) -> None:
+    """UNO, verified: the last seat plays an action every check refuses, its copy to seat 0 held back until seat 0
+    audits. Seat 0 stopped on another seat's abort (no box: no private show is involved) and no witness opens; its
+    audit still checks the answers it holds to the step it stopped at, so it names the sender ``hidden_lie``, as the
+    fast deck's audit does, and so does ``p2php verify`` of its record (before: ``accusation``, the cheater unnamed
+    there; redteam/public_lie_overtaken.py, mutation run U)."""
+    from p2php.session import transcript
+
+    peers = _held_back_bogus("verified", "uno", 3, 1)
+    zero = peers[0]
+    assert zero.fault is not None and zero.fault_from not in (None, 0)
+    for p in peers[:-1]:
+        v = p.verdict
+        assert v is not None and v.culprit == 2 and v.code in ("illegal_action", "hidden_lie"), (p.seat, v)
+    assert zero.verdict is not None and zero.verdict.code == "hidden_lie"
+    result = transcript.verify(transcript.save(zero, tmp_path / "seat0.p2php"))
+    assert result.spectator is not None and result.spectator.verdict is not None, result.lines
+    assert (result.spectator.verdict.culprit, result.spectator.verdict.code) == (2, "hidden_lie"), result.lines

@@ -194,8 +194,8 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
         card = ls.vdeck.open_witness(slot, extra.get(slot, {}))
         if card is not None:
             opened[slot] = card
-    if not opened:
-        return findings
+    # Checked even when nothing opened: an answer refused on the public faces alone (every peer's check refuses it)
+    # that reached us only after another seat's abort is named here, as the fast deck's audit names it.
     knowledge = Knowledge({**public, **ls.public_faces, **opened})
     for seat, action in answers:
         try:
