@@ -80,13 +80,23 @@ SESSION_TESTS = [
 TARGETS: dict[str, list[str]] = {
     "p2php/session/audit.py": [
         *SESSION_TESTS, "tests/test_session_verified.py", "tests/test_multi_answer_attribution.py",
+        "tests/test_private_lie_attribution.py", "tests/test_witness_verify.py",
     ],
     "p2php/session/decks.py": SESSION_TESTS,
+    "p2php/session/witness.py": [
+        "tests/test_multi_answer_attribution.py", "tests/test_private_lie_attribution.py",
+        "tests/test_session_verified.py", "tests/test_trust_variants.py", "tests/test_verify_hardening.py",
+        "tests/test_witness_verify.py",
+    ],
     "p2php/session/lockstep.py": [
         *SESSION_TESTS, "tests/test_resume.py", "tests/test_compact_wire.py", "tests/test_compact_attacks.py",
-        "tests/test_multi_answer_attribution.py", "tests/test_attacks.py",
+        "tests/test_multi_answer_attribution.py", "tests/test_attacks.py", "tests/test_private_lie_attribution.py",
+        "tests/test_witness_verify.py",
     ],
-    "p2php/session/ending.py": [*SESSION_TESTS, "tests/test_resume.py", "tests/test_session_verified.py"],
+    "p2php/session/ending.py": [
+        *SESSION_TESTS, "tests/test_resume.py", "tests/test_session_verified.py", "tests/test_witness_verify.py",
+        "tests/test_multi_answer_attribution.py", "tests/test_private_lie_attribution.py",
+    ],
     "p2php/session/messages.py": SESSION_TESTS,
     "p2php/session/handshake.py": [*SESSION_TESTS, "tests/test_net_mesh.py"],
     "p2php/session/records.py": SESSION_TESTS,

@@ -1,0 +1,446 @@
+"""v9's trust code seen from a record: ``p2php verify`` names whom the table named, with the same code (mutation run U).
+
+The witness shares of a verified audit (p2php/session/witness.py) and the ``box`` of an ``illegal_action`` abort are
+proofs anyone can check, so a verifier holding only the signed record reaches the honest peers' verdict: the liar,
+its code, never an honest seat. Also the witness module's own edges: the slots it asks for, in order, once each, at
+most :data:`~p2php.session.witness.MAX_WITNESS`, never a spent slot, nor anything that is no slot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_multi_answer_attribution import _verified_liar
+from test_private_lie_attribution import PLAYERS as UNO_PLAYERS
+from test_private_lie_attribution import SEED as UNO_SEED
+from test_private_lie_attribution import _lying_verdict
+
+from p2php.bots import RandomBot
+from p2php.engine.contract import IllegalAction
+from p2php.session import transcript, witness
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+from p2php.session.records import Fault, FaultCode, FaultError
+
+
+def _verify(peer: Lockstep, tmp_path: Path) -> transcript.Verification:
+    result = transcript.verify(transcript.save(peer, tmp_path / f"seat{peer.seat}.p2php"))
+    assert result.spectator is not None and result.spectator.verdict is not None, result.lines
+    return result
+
+
+def _named(result: transcript.Verification) -> tuple[int | None, str]:
+    v = result.spectator.verdict if result.spectator is not None else None
+    assert v is not None
+    return v.culprit, v.code
+
+
+# ------------------------------------------------------------------------------------------ the witness shares
+
+
+@pytest.mark.crypto("verified")
+def test_verify_names_the_hidden_minister_from_its_own_witness_share(tmp_path: Path) -> None:
+    """HP Sha, verified: the Minister answers ``not_minister``; every honest peer names it ``hidden_lie`` at the
+    identity decision, and so does ``p2php verify`` of each honest record, which agrees with the stored verdict."""
+    liar, honest = _verified_liar(1)
+    for p in honest:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "hidden_lie"), (p.seat, v)
+        assert "opened by the audits" in v.reason and f"step {p.tick}:" in v.reason, v
+        result = _verify(p, tmp_path)
+        assert _named(result) == (liar, "hidden_lie"), result.lines
+        assert not result.ok
+        assert not any("recorded verdict" in line for line in result.lines), result.lines
+        assert result.lines[-1].startswith(f"audit: seat {liar} "), result.lines
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("audit", ["none", "wrong"])
+def test_verify_names_a_witness_kept_back_bad_audit(audit: str, tmp_path: Path) -> None:
+    liar, honest = _verified_liar(1, audit)
+    for p in honest:
+        result = _verify(p, tmp_path)
+        assert _named(result) == (liar, "bad_audit"), result.lines
+        assert not any("recorded verdict" in line for line in result.lines), result.lines
+
+
+@pytest.mark.crypto("verified")
+def test_verify_of_an_audit_signed_later_names_nobody(tmp_path: Path) -> None:
+    _, honest = _verified_liar(1, "later")
+    for p in honest:
+        result = _verify(p, tmp_path)
+        culprit, _ = _named(result)
+        assert culprit is None and not result.ok, result.lines
+
+
+# -------------------------------------------------------------------------------------------- the abort's box
+
+
+def _uno_liar(own_abort: str | None) -> tuple[int, list[Lockstep]]:
+    peers = make_peers("uno", UNO_PLAYERS, {"crypto": "verified"}, seed=UNO_SEED)
+    liar = _lying_verdict(peers, quiet=own_abort is not None)
+    if own_abort is not None:
+        for p in peers:
+            send = p._send
+
+            def abort_behind(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
+                msg = send(kind, body)
+                if kind == "action" and body["action"].get("type") == "verdict" and p.seat in liar:
+                    assert p.seat is not None
+                    culprit = None if own_abort == "nobody" else (p.seat + 1) % UNO_PLAYERS
+                    with contextlib.suppress(FaultError):
+                        p._raise_fault(Fault(culprit, "groundless", (p.tick, p.phase),
+                                             FaultCode.INTERNAL if culprit is None else FaultCode.BAD_MESSAGE))
+                return msg
+
+            p._send = abort_behind  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(UNO_SEED * 10 + s) for s in range(UNO_PLAYERS)})
+    assert liar
+    return liar[0], [p for p in peers if p.seat != liar[0]]
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("own_abort", [None, "nobody", "another"])
+def test_verify_names_the_false_verdict_by_the_challengers_box(own_abort: str | None, tmp_path: Path) -> None:
+    """UNO, verified: the challenged player lies in its verdict after showing its hand to the challenger alone (and,
+    with ``own_abort``, sends a groundless abort of its own right behind it). Exactly one abort carries a ``box``:
+    the challenger's, naming the liar ``illegal_action`` with the key of the liar's show to it; every honest peer and
+    ``p2php verify`` of each honest record name the liar, ``illegal_action``, from that box."""
+    liar, honest = _uno_liar(own_abort)
+    for p in honest:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "illegal_action"), (p.seat, v)
+        boxed = [m for m in p.transcript if m.kind == "abort" and "box" in m.body]
+        assert len(boxed) == 1, boxed
+        challenger = boxed[0].sender
+        assert boxed[0].body["culprit"] == liar and boxed[0].body["code"] == "illegal_action"
+        seq, key = boxed[0].body["box"]
+        show = next(m for m in p.transcript if m.sender == liar and m.seq == seq)
+        assert show.kind == "show" and show.body["to"] == challenger and isinstance(key, bytes) and len(key) == 32
+        if p.seat != challenger:
+            assert f"private show {seq} to seat {challenger}" in v.reason, v
+        result = _verify(p, tmp_path)
+        assert _named(result) == (liar, "illegal_action"), result.lines
+        assert not any("recorded verdict" in line for line in result.lines), result.lines
+        spectator = result.spectator
+        assert spectator is not None and spectator.verdict is not None
+        assert f"private show {seq} to seat {challenger}" in spectator.verdict.reason, spectator.verdict
+
+
+@pytest.mark.crypto("verified")
+def test_verify_of_a_challenger_lying_about_a_true_verdict_names_nobody(tmp_path: Path) -> None:
+    """The accuser's box opens the player's hand, which proves the verdict right: no peer, nor ``p2php verify``,
+    names the player; the challenger's word stays an ``accusation``."""
+    peers = make_peers("uno", UNO_PLAYERS, {"crypto": "verified"}, seed=UNO_SEED)
+    accusers: list[int] = []
+    busy: list[bool] = []
+    for p in peers:
+        check = p.state.check
+
+        def false_refusal(seat: int, action: Any, kn: Any, p: Lockstep = p, check: Any = check) -> None:
+            check(seat, action, kn)
+            if action.get("type") == "verdict" and seat != p.seat and not accusers and not busy:
+                busy.append(True)
+                try:
+                    box = p._lie_box(seat, action)
+                finally:
+                    busy.clear()
+                if box:
+                    accusers.append(p.seat or 0)
+                    raise IllegalAction("invented: the verdict was true")
+
+        p.state.check = false_refusal  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(UNO_SEED * 10 + s) for s in range(UNO_PLAYERS)})
+    assert accusers
+    for p in peers:
+        if p.seat == accusers[0]:
+            continue
+        result = _verify(p, tmp_path)
+        assert _named(result) == (None, "accusation"), result.lines
+
+
+# ---------------------------------------------------------------------------------------- the witness module
+
+
+class _Asking:
+    """A state whose check asks the face of each slot in ``slots`` (in order), then refuses or raises."""
+
+    def __init__(self, slots: list[Any], end: BaseException | None = None) -> None:
+        self.slots = slots
+        self.end = end
+
+    def check(self, seat: int, action: Any, knowledge: Any) -> None:
+        for s in self.slots:
+            knowledge.face(s)
+        if self.end is not None:
+            raise self.end
+
+
+class _Table:
+    def __init__(self, deck: int, spent: set[int]) -> None:
+        self.slot_deck = dict.fromkeys(range(deck), 0)
+        self._spent = spent
+
+
+def test_witness_slots_are_the_hidden_live_slots_asked_in_order_once_each() -> None:
+    ls: Any = _Table(200, {7})
+    public = {3: 11}
+    asked = [5, 3, 5, 7, True, "9", 9, 1000, -1, 2]
+    for end in (None, IllegalAction("no"), ValueError("broken")):
+        assert witness.witness_slots(ls, _Asking(asked, end), public, 0, {}) == [5, 9, 2]  # type: ignore[arg-type]
+
+
+def test_witness_slots_are_at_most_max_witness() -> None:
+    ls: Any = _Table(200, set())
+    many = list(range(witness.MAX_WITNESS + 5))
+    assert witness.MAX_WITNESS == 64
+    assert witness.witness_slots(ls, _Asking(many), {}, 0, {}) == many[:64]  # type: ignore[arg-type]
+    assert witness.witness_slots(ls, _Asking(many[:64]), {}, 0, {}) == many[:64]  # type: ignore[arg-type]
+
+
+def test_the_recorder_knows_public_faces_and_records_only_hidden_slots() -> None:
+    rec = witness.WitnessRecorder({1: 10})
+    assert rec.face(1) == 10 and rec.face(2) is None and rec.face(2) is None and rec.asked == [2]
+    assert rec.public == {1: 10} and not rec.everything
+
+
+class _State:
+    def __init__(self, h: bytes) -> None:
+        self.h = h
+
+    def state_hash(self) -> bytes:
+        return self.h
+
+
+def test_answer_at_is_the_seats_action_at_that_tick_signed_against_that_state() -> None:
+    from types import SimpleNamespace as NS
+
+    def msg(kind: str, tick: int, action: Any, state: bytes = b"s") -> Any:
+        return NS(kind=kind, at=(tick, 0), body={"action": action}, state=state)
+
+    ls: Any = NS(processed={0: {1: msg("show", 4, {"a": 0}), 2: msg("action", 3, {"a": 1}),
+                                3: msg("action", 4, "not a dict"), 4: msg("action", 4, {"a": 2})},
+                            1: {1: msg("action", 4, {"b": 1}, state=b"other")}})
+    assert witness.answer_at(ls, 0, 4) == {"a": 2}
+    assert witness.answer_at(ls, 0, 3) == {"a": 1}
+    assert witness.answer_at(ls, 0, 5) is None
+    assert witness.answer_at(ls, 0, 4, _State(b"s")) == {"a": 2}  # type: ignore[arg-type]
+    assert witness.answer_at(ls, 1, 4) == {"b": 1}
+    assert witness.answer_at(ls, 1, 4, _State(b"s")) is None  # type: ignore[arg-type]  # signed against another state
+    assert witness.answer_at(ls, 1, 4, _State(b"other")) == {"b": 1}  # type: ignore[arg-type]
+
+
+@pytest.mark.crypto("verified")
+def test_decision_start_is_the_state_and_public_faces_before_that_step() -> None:
+    """Rebuilt from the resolved steps before the tick: at the tick we stopped at it is our state, and the faces
+    public then are exactly those the earlier steps opened (a face opened at or after the tick is not in it)."""
+    _, honest = _uno_liar(None)
+    p = honest[0]
+    state, public = witness.decision_start(p)
+    assert state.state_hash() == p.state.state_hash()
+    assert public == {s: f for e in p.events for s, f in e.faces.items()} and public
+    opened = [e.tick for e in p.events if e.faces]
+    tick = opened[-1]
+    state, public = witness.decision_start(p, tick)
+    assert public == {s: f for e in p.events if e.tick < tick for s, f in e.faces.items()}
+    assert not set(next(e for e in p.events if e.tick == tick).faces) <= set(public)
+    assert state.state_hash() != p.state.state_hash()
+
+
+# ------------------------------------------------------------------------------------------ the abort's box key
+
+
+@pytest.mark.crypto("fast")
+def test_a_fast_deck_abort_carries_no_box() -> None:
+    """The box of an ``illegal_action`` abort is a verified deck's (§6.4, v9): in a fast deck the challenger still
+    names the liar, and no abort carries a message key."""
+    peers = make_peers("uno", UNO_PLAYERS, {"crypto": "fast"}, seed=UNO_SEED)
+    liar = _lying_verdict(peers, quiet=False)
+    run_in_memory(peers, {s: RandomBot(UNO_SEED * 10 + s) for s in range(UNO_PLAYERS)})
+    assert liar
+    aborts = [m for p in peers for m in p.transcript if m.kind == "abort"]
+    assert any(m.body["code"] == "illegal_action" and m.body["culprit"] == liar[0] for m in aborts)
+    assert all(p.show_box is None for p in peers) and not any("box" in m.body for m in aborts)
+
+
+@pytest.mark.crypto("verified")
+def test_the_box_is_the_key_of_the_liars_show_to_us_at_a_tick_that_showed_the_needed_cards() -> None:
+    """``_lie_box`` picks, among the accused's shows, only one sent to us at a step whose show held a slot the
+    action's check needs: a later show of the accused (to another seat, at another step) is never the box."""
+    from types import SimpleNamespace as NS
+
+    liar, honest = _uno_liar(None)
+    challenger = next(p for p in honest if p.show_box is not None)
+    assert challenger.seat is not None
+    action = witness.answer_at(challenger, liar, challenger.tick)
+    assert action is not None
+    box = challenger._lie_box(liar, action)
+    assert box == challenger.show_box
+    seq = box[0]
+    other = next(s for s in range(UNO_PLAYERS) if s not in (liar, challenger.seat))
+    later = [NS(kind="show", at=(0, 0), body={"to": challenger.seat}, seq=seq + 100),
+             NS(kind="show", at=(challenger.tick, 0), body={"to": other}, seq=seq + 101),
+             NS(kind="action", at=(challenger.tick, 0), body={"to": challenger.seat}, seq=seq + 102)]
+    for fake in later:
+        challenger.processed[liar][fake.seq] = fake  # type: ignore[assignment]
+    try:
+        assert challenger._lie_box(liar, action) == box
+    finally:
+        for fake in later:
+            del challenger.processed[liar][fake.seq]
+
+
+@pytest.mark.crypto("verified")
+def test_our_witness_is_that_of_our_own_answer_at_the_tick_we_stopped_at() -> None:
+    """``_own_witness``: the slots of our answer to the decision we stopped at (an honest HP Sha seat's
+    ``not_minister``: its own identity card), not those of an action of ours at another step."""
+    from types import SimpleNamespace as NS
+
+    _, honest = _verified_liar(1)
+    p = honest[0]
+    assert p.seat is not None
+    slots = [s for s, _ in p._own_witness()["shares"]]
+    assert slots == [p.state.identity_slot[p.seat]]
+    fake = NS(kind="action", at=(p.tick - 1, 0), body={"action": {"type": "no such action"}}, seq=-1, sender=p.seat)
+    before = p.processed[p.seat]
+    p.processed[p.seat] = {-1: fake, **before}  # type: ignore[dict-item]
+    try:
+        assert [s for s, _ in p._own_witness()["shares"]] == slots
+    finally:
+        p.processed[p.seat] = before
+
+
+# ------------------------------------------------------------------------------- boxes that are no proof, and timing
+
+
+def _junk_boxes(crypto: str) -> tuple[list[Lockstep], list[Any]]:
+    """Seat 2, after its first action, sends aborts naming seat 0 ``illegal_action`` at its tick, each with a box of
+    another wrong shape (or a key to a message that is no show of seat 0 to seat 2)."""
+    peers = make_peers("uno", UNO_PLAYERS, {"crypto": crypto}, seed=UNO_SEED)
+    cheat = peers[2]
+    send = cheat._send
+    boxes: list[Any] = [5, "box", [1], [1, bytes(32), 0], [True, bytes(32)], [0, b"short"], [0, "k" * 32],
+                        [0, bytes(32)], [10**6, bytes(32)]]
+    done: list[bool] = []
+
+    def flood(kind: str, body: dict[str, Any]) -> Any:
+        msg = send(kind, body)
+        if kind == "action" and not done:
+            done.append(True)
+            for box in boxes:
+                send("abort", {"culprit": 0, "reason": "junk box", "code": "illegal_action",
+                               "at": [cheat.tick, cheat.phase], "evidence": [], "claims": [], "box": box})
+        return msg
+
+    cheat._send = flood  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(UNO_SEED * 10 + s) for s in range(UNO_PLAYERS)})
+    assert done
+    return peers, boxes
+
+
+@pytest.mark.crypto("verified")
+def test_aborts_with_boxes_that_are_no_proof_never_crash_an_audit_nor_name_the_accused(tmp_path: Path) -> None:
+    """Each box is refused by its shape (not a pair, a bool for a number, a key of another length or type) or by what
+    it points at (no message, a message of seat 0 that is no show to seat 2): the honest seats finish, never name
+    seat 0, and ``p2php verify`` of their records agrees."""
+    peers, boxes = _junk_boxes("verified")
+    for p in peers[:2]:
+        assert p.finished and p.verdict is not None, p.seat
+        assert p.fault is not None and p.fault_from == 2 and p.fault.culprit == 0
+        assert sum(m.kind == "abort" and m.sender == 2 for m in p.transcript) == len(boxes)
+        assert p.verdict.culprit != 0 and p.verdict.code == "accusation", (p.seat, p.verdict)
+        result = _verify(p, tmp_path)
+        assert _named(result) == (None, "accusation"), result.lines
+
+
+@pytest.mark.crypto("fast")
+def test_a_box_in_a_fast_decks_abort_is_ignored() -> None:
+    """A fast deck opens no box (its audit opens every card): a boxed abort there is an accusation like any other."""
+    peers, _ = _junk_boxes("fast")
+    for p in peers[:2]:
+        assert p.finished and p.verdict is not None, p.seat
+        assert p.verdict.culprit != 0, (p.seat, p.verdict)
+
+
+def _run_holding(peers: list[Lockstep], hold: Any, seed: int) -> None:
+    """``run_in_memory``, but a direct message ``hold(sender, to, wire)`` picks reaches ``to`` only once it audits."""
+    from collections import deque
+
+    bots = {s: RandomBot(seed * 10 + s) for s in range(len(peers))}
+    queue: deque[tuple[int, int, dict[str, Any], bool]] = deque()
+    held: list[tuple[int, int, dict[str, Any], bool]] = []
+
+    def deliver(sender: int, to: int, wire: dict[str, Any], relay: bool) -> None:
+        if not relay and not peers[to].auditing and hold(sender, to, wire):
+            held.append((sender, to, wire, relay))
+        elif relay:
+            peers[to].receive_relayed(wire)
+        else:
+            peers[to].receive(sender, wire)
+
+    for _ in range(100_000):
+        moved = False
+        for ls in peers:
+            if ls.finished:
+                continue
+            assert ls.seat is not None
+            while True:
+                if ls.awaiting_me():
+                    ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions()))
+                for msg in ls.poll():
+                    moved = True
+                    queue.extend((ls.seat, o.seat, ls.wire_for(msg, o.seat), False) for o in peers if o is not ls
+                                 and o.seat is not None)
+                if not ls.awaiting_me():
+                    break
+            forwarded, ls.forward = ls.forward, []
+            queue.extend((ls.seat, o.seat, w, True) for w in forwarded for o in peers if o is not ls
+                         and o.seat is not None)
+        while queue:
+            moved = True
+            deliver(*queue.popleft())
+        for h in [h for h in held if peers[h[1]].auditing]:
+            moved = True
+            held.remove(h)
+            deliver(*h)
+        if all(p.finished for p in peers):
+            break
+        if not moved:
+            for p in peers:
+                if not p.finished:
+                    p.timeout()
+
+
+@pytest.mark.crypto("verified")
+def test_a_third_seat_that_hears_the_challengers_abort_before_the_lie_names_the_liar(tmp_path: Path) -> None:
+    """The liar's false verdict reaches the third seat only once it audits: it stopped on the challenger's abort at the
+    very step of the verdict (its own tick), read the verdict in its audit round, opened the box and names the liar,
+    as does ``p2php verify`` of its record."""
+    peers = make_peers("uno", UNO_PLAYERS, {"crypto": "verified"}, seed=UNO_SEED)
+    liar = _lying_verdict(peers, quiet=True)
+
+    def hold(sender: int, to: int, wire: dict[str, Any]) -> bool:
+        return bool(liar) and sender == liar[0] and to != sender and wire.get("kind") == "action" \
+            and to == next(s for s in range(UNO_PLAYERS) if s != liar[0] and peers[s].show_box is None
+                           and s != _challenger(peers, liar[0]))
+
+    _run_holding(peers, hold, UNO_SEED)
+    assert liar
+    third = peers[next(s for s in range(UNO_PLAYERS) if s not in (liar[0], _challenger(peers, liar[0])))]
+    assert third.fault is not None and third.fault_from == _challenger(peers, liar[0])
+    assert third.fault.at[0] == third.tick
+    v = third.verdict
+    assert v is not None and (v.culprit, v.code) == (liar[0], "illegal_action"), v
+    result = _verify(third, tmp_path)
+    assert _named(result) == (liar[0], "illegal_action"), result.lines
+
+
+def _challenger(peers: list[Lockstep], liar: int) -> int:
+    """The seat the liar showed its hand to (in UNO's Wild Draw Four challenge: the seat after it in play order)."""
+    shows = [m for p in peers for m in p.transcript if m.kind == "show" and m.sender == liar]
+    to = {m.body["to"] for m in shows}
+    assert len(to) == 1, to
+    return int(to.pop())
