@@ -187,8 +187,23 @@ def test_a_liar_flooding_junk_boxed_aborts_is_still_named_by_the_challengers_box
             return msg
 
         p._send = flood  # type: ignore[method-assign]
-    run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
+    from p2php.session import audit
+
+    tried: list[int] = []
+    confirm = audit._confirm_lie_box
+
+    def counted(*args: Any) -> Any:
+        tried.append(args[1])
+        return confirm(*args)
+
+    audit._confirm_lie_box = counted  # type: ignore[assignment]
+    try:
+        run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
+    finally:
+        audit._confirm_lie_box = confirm  # type: ignore[assignment]
     assert liar
+    # The third seat's audit: the liar's abort it judged (its boxes, at most MAX_BOXES_TRIED), then one box a sender.
+    assert 0 < tried.count(liar[0]) <= audit.MAX_BOXES_TRIED + 1 and len(tried) <= audit.MAX_BOXES_TRIED + PLAYERS
     for p in peers:
         if p.seat == liar[0]:
             continue

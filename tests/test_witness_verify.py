@@ -322,8 +322,8 @@ def _junk_boxes(crypto: str) -> tuple[list[Lockstep], list[Any]]:
     peers = make_peers("uno", UNO_PLAYERS, {"crypto": crypto}, seed=UNO_SEED)
     cheat = peers[2]
     send = cheat._send
-    boxes: list[Any] = [5, "box", [1], [1, bytes(32), 0], [True, bytes(32)], [0, b"short"], [0, "k" * 32],
-                        [0, bytes(32)], [10**6, bytes(32)]]
+    boxes: list[Any] = [[10**6, bytes(32)], 5, [1], [1, bytes(32), 0], [True, bytes(32)], [0, b"short"],
+                        [0, "k" * 32], [0, bytes(32)]]  # (at most MAX_BOXES_TRIED of one sender are tried)
     done: list[bool] = []
 
     def flood(kind: str, body: dict[str, Any]) -> Any:
@@ -362,7 +362,7 @@ def test_a_box_in_a_fast_decks_abort_is_ignored() -> None:
     peers, _ = _junk_boxes("fast")
     for p in peers[:2]:
         assert p.finished and p.verdict is not None, p.seat
-        assert p.verdict.culprit != 0, (p.seat, p.verdict)
+        assert p.verdict.culprit in (None, 2) and p.verdict.code != "internal", (p.seat, p.verdict)  # the audit ran
 
 
 def _run_holding(peers: list[Lockstep], hold: Any, seed: int) -> None:
