@@ -37,6 +37,7 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 P2PHP = [sys.executable, "-m", "p2php.cli"]
 SEAT = [sys.executable, str(ROOT / "benchmarks" / "chaos_seat.py")]
+SLOW = [sys.executable, str(ROOT / "benchmarks" / "chaos_slowdisk.py")]  # p2php.cli with a slow os.fsync
 BAD_VERIFY = ("differs from the replay", "never processed", "the replay failed", "ends before the game",
               "records no verdict", "Traceback", "does not read", "not a transcript")
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}  # every process runs this tree's p2php, whatever is installed
@@ -128,13 +129,15 @@ class Proc:
     killed: int = 0
     codes: list[int] = field(default_factory=list)
     ended: trio.Event = field(default_factory=trio.Event)
+    env: dict[str, str] = field(default_factory=dict)
 
     async def start(self, argv: list[str] | None = None) -> None:
         self.runs += 1
         self.ended = trio.Event()
         path = self.out.with_name(f"{self.out.name}.{self.runs}")
         with open(path, "wb") as f:
-            self.proc = await trio.lowlevel.open_process(argv or self.argv, stdout=f, stderr=f, cwd=ROOT, env=ENV)
+            self.proc = await trio.lowlevel.open_process(argv or self.argv, stdout=f, stderr=f, cwd=ROOT,
+                                                         env={**ENV, **self.env})
 
     async def wait(self) -> int:
         assert self.proc is not None
@@ -171,10 +174,31 @@ class Run:
     verdicts: dict[str, str] = field(default_factory=dict)
 
 
-def _plan(rng: random.Random, players: int, span: float, config: str) -> list[tuple[float, str, tuple[Any, ...]]]:
+EXTRA = ("slowdisk", "kill_twice", "spectator_relink", "kill_audit2", "kill_away")
+
+
+def _plan(rng: random.Random, players: int, span: float, config: str, extra: random.Random | None = None,
+          kinds: tuple[str, ...] = EXTRA, resume_timeout: float = 20.0) -> list[tuple[float, str, tuple[Any, ...]]]:
     events: list[tuple[float, str, tuple[Any, ...]]] = []
     if config == "rematch":
         return [(0.0, "kill_in_rematch", (rng.randrange(players), rng.uniform(0.0, 0.6)))]
+    if extra is not None:  # --extra: the fault kinds added later, drawn apart (the plans of old seeds unchanged)
+        for _ in range(extra.randint(1, 2)):
+            kind = extra.choice(kinds)
+            if kind == "slowdisk":  # the seat's fsync sleeps this long all game (its resumes too)
+                events.append((0.0, kind, (extra.randrange(players), extra.choice([0.3, 1.0, 2.0]))))
+            elif kind == "kill_twice":  # killed, resumed, killed again soon after its resume, resumed again
+                events.append((extra.uniform(0.3, span), kind, (extra.randrange(players), extra.uniform(0.1, 2.0),
+                                                                 extra.uniform(0.0, 1.5), extra.uniform(0.1, 2.0))))
+            elif kind == "spectator_relink":  # a spectator whose link a proxy resets again and again
+                events.append((extra.uniform(0.0, 1.0), kind, (extra.randrange(players), extra.randint(2, 8),
+                                                               extra.uniform(0.2, 2.0))))
+            elif kind == "kill_away":  # away about the others' resume_timeout (or for good): the game stops mid-way
+                late = extra.choice([None, resume_timeout + extra.uniform(-4.0, 10.0)])
+                events.append((extra.uniform(0.3, span), kind, (extra.randrange(players), late)))
+            else:  # two seats killed at once as the audit starts
+                a, b = extra.sample(range(players), 2)
+                events.append((0.0, kind, (a, b, extra.uniform(0.1, 3.0), extra.uniform(0.1, 3.0))))
     kinds = ["kill", "kill", "kill2", "kill_audit", "reset", "drop", "stall", "delay"]
     for _ in range(rng.randint(1, 3)):
         kind = rng.choice(kinds)
@@ -234,13 +258,15 @@ def _audit_line(text: str) -> str | None:
 
 
 async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: float, work: Path,
-                   timeout: float, resume_timeout: float) -> Run:
+                   timeout: float, resume_timeout: float, extra: str = "") -> Run:
     rng = random.Random(f"chaos:{seed}")
     config = rng.choice(configs)
     crypto = rng.choice(cryptos)
     game, players, options, bot_delay, span = CONFIGS[config]
     run = Run(seed, config, crypto)
-    plan = _plan(rng, players, span, config)
+    plan = _plan(rng, players, span, config, random.Random(f"chaos-extra:{seed}") if extra else None,
+                 tuple(extra.split(",")) if extra else EXTRA, resume_timeout)
+    slow = {args[0]: args[1] for _, kind, args in plan if kind == "slowdisk"}
     run.plan = [f"{at:.2f}s {kind}{args}" for at, kind, args in plan]
     work.mkdir(parents=True, exist_ok=True)
     start = trio.current_time()
@@ -260,18 +286,21 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                 argv = [*SEAT, game, str(s), str(players), addrs, str(work), str(seed),
                         *(f"{k}={v}" for k, v in {**options, "crypto": crypto}.items())]
             else:
-                argv = [*P2PHP, "peer", game, "--seat", str(s), "--addresses", addrs, "--seed", str(seed),
+                argv = [*(SLOW if s in slow else P2PHP), "peer", game, "--seat", str(s), "--addresses", addrs,
+                        "--seed", str(seed),
                         *opts, "--timeout", str(timeout), "--resume-timeout", str(resume_timeout),
                         "--bot-delay", str(bot_delay), "--resume-log", str(work / f"seat{s}.resume"),
                         "--transcript", str(work / f"seat{s}.p2php")]
-            procs.append(Proc(f"seat{s}", argv, work / f"seat{s}.out"))
+            procs.append(Proc(f"seat{s}", argv, work / f"seat{s}.out",
+                              env={"P2PHP_CHAOS_FSYNC_SLEEP": str(slow[s])} if s in slow else {}))
         spectator: Proc | None = None
         resumes: set[int] = set()
+        away: dict[int, float | None] = {}  # kill_away: back this late (None: never)
 
         async def resume(s: int, after: float) -> None:
             await procs[s].wait()
             await trio.sleep(after)
-            await procs[s].start([*P2PHP, "resume", str(work / f"seat{s}.resume"),
+            await procs[s].start([*(SLOW if s in slow else P2PHP), "resume", str(work / f"seat{s}.resume"),
                                   "--transcript", str(work / f"seat{s}.p2php")])
             resumes.add(s)
             run.did.append(f"{trio.current_time() - start:.2f}s resumed seat {s}")
@@ -292,13 +321,67 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
         async def event(at: float, kind: str, args: tuple[Any, ...]) -> None:
             nonlocal spectator
             await trio.sleep_until(start + at)
-            if kind in ("kill", "kill2"):  # a process killed before its log exists never sat down: not this test
-                while not all((work / f"seat{s}.resume").exists() for s in args[:1 if kind == "kill" else 2]):
+            if kind in ("kill", "kill2", "kill_twice", "kill_away"):  # killed with no log yet: it never sat down
+                while not all((work / f"seat{s}.resume").exists() for s in args[:2 if kind == "kill2" else 1]):
                     await trio.sleep(0.01)
             if kind == "kill":
                 s, after = args
                 if kill(s, "kill"):
                     await resume(s, after)
+            elif kind == "kill_twice":
+                s, after, gap, after2 = args
+                if kill(s, "kill_twice"):
+                    await procs[s].wait()
+                    await trio.sleep(after)
+                    await procs[s].start([*(SLOW if s in slow else P2PHP), "resume", str(work / f"seat{s}.resume"),
+                                          "--transcript", str(work / f"seat{s}.p2php")])
+                    resumes.add(s)
+                    run.did.append(f"{trio.current_time() - start:.2f}s resumed seat {s} (first)")
+                    await trio.sleep(gap)
+                    if kill(s, "kill_twice, again"):
+                        await resume(s, after2)
+                    else:
+                        await life(s)
+            elif kind == "kill_away":
+                s, late = args
+                if kill(s, "kill_away"):
+                    away[s] = late
+                    if late is not None:
+                        await resume(s, late)
+            elif kind == "kill_audit2":
+                a, b, da, db = args
+                logs = [work / f"seat{x}.resume" for x in (a, b)]
+                while not (procs[a].ended.is_set() or procs[b].ended.is_set()):
+                    if all(lg.exists() for lg in logs) and any(AUDIT_MARK in lg.read_bytes()[-200_000:] for lg in logs):
+                        ka, kb = kill(a, "audit started, two"), kill(b, "audit started, two")
+                        async with trio.open_nursery() as n:
+                            if ka:
+                                n.start_soon(resume, a, da)
+                            if kb:
+                                n.start_soon(resume, b, db)
+                        return
+                    await trio.sleep(0.01)
+            elif kind == "spectator_relink":
+                s, times, every = args
+                proxy = Link(-1, s, real[s])
+                await nursery.start(proxy.serve)
+                spectator = Proc("spectator", [*P2PHP, "watch", f"127.0.0.1:{proxy.port}"], work / "spectator.out")
+                await spectator.start()
+                run.did.append(f"{trio.current_time() - start:.2f}s spectator on seat {s} through a proxy")
+
+                async def relinks() -> None:
+                    for _ in range(times):
+                        await trio.sleep(every)
+                        await proxy.reset()
+                        run.did.append(f"{trio.current_time() - start:.2f}s spectator's link reset")
+                async with trio.open_nursery() as n:
+                    n.start_soon(relinks)
+                    code = await spectator.wait()
+                    n.cancel_scope.cancel()
+                spectator.codes.append(code)
+                spectator.ended.set()
+            elif kind == "slowdisk":
+                run.did.append(f"0.00s seat {args[0]}'s fsync sleeps {args[1]} s")
             elif kind == "kill2":
                 a, b, da, db = args
                 ka, kb = kill(a, "kill2"), kill(b, "kill2")
@@ -385,12 +468,17 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             continue
         line = _audit_line(p.last_text())
         run.verdicts[str(s)] = line or f"(no verdict; exit codes {p.codes})"
+        if s in away and away[s] is None:  # killed for good: nothing of its own to check but its log
+            line = ""
+        elif s in away and line is None:  # back after the others gave it up: it may find nobody, but must end
+            run.verdicts[str(s)] += " (back late)"
+            line = ""
         if line is None:
             run.problems.append(f"seat {s} ended without a verdict (exit codes {p.codes}): "
                                 + " | ".join(p.last_text().strip().splitlines()[-2:]))
         elif line.startswith("audit: seat"):
             run.problems.append(f"seat {s} names a seat: {line}")
-        problem = await _verify(work / f"seat{s}.p2php")
+        problem = await _verify(work / f"seat{s}.p2php") if line else None
         if problem:
             run.problems.append(f"seat {s}: {problem}")
         log = work / f"seat{s}.resume"
@@ -425,7 +513,7 @@ async def soak(args: argparse.Namespace) -> list[Run]:
     for seed in _seeds(args.seeds):
         t0 = time.perf_counter()
         run = await run_seed(seed, args.configs.split(","), args.crypto.split(","), args.bound, base / f"seed{seed}",
-                             args.timeout, args.resume_timeout)
+                             args.timeout, args.resume_timeout, args.extra)
         runs.append(run)
         if not args.json:
             status = "OK" if not run.problems else "FAIL"
@@ -447,6 +535,11 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=5.0, help="each seat's --timeout")
     ap.add_argument("--resume-timeout", type=float, default=20.0, help="each seat's --resume-timeout")
     ap.add_argument("--keep", default=None, help="keep every seed's logs, transcripts and outputs here")
+    ap.add_argument("--extra", nargs="?", const=",".join(EXTRA), default="",
+                    help="add the later fault kinds (all, or those listed): slowdisk (a slow fsync, "
+                    "chaos_slowdisk.py), kill_twice (a seat killed again soon after its resume), spectator_relink (a "
+                    "spectator's link reset again and again), kill_audit2 (two seats killed as the audit starts), "
+                    "kill_away (a seat away about --resume-timeout, or for good)")
     ap.add_argument("--json", action="store_true", help="one JSON object at the end")
     args = ap.parse_args()
     runs = trio.run(soak, args)
