@@ -295,6 +295,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                               env={"P2PHP_CHAOS_FSYNC_SLEEP": str(slow[s])} if s in slow else {}))
         spectator: Proc | None = None
         resumes: set[int] = set()
+        killed: set[int] = set()  # killed and not started again yet
         away: dict[int, float | None] = {}  # kill_away: back this late (None: never)
 
         async def resume(s: int, after: float) -> None:
@@ -302,6 +303,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             await trio.sleep(after)
             await procs[s].start([*(SLOW if s in slow else P2PHP), "resume", str(work / f"seat{s}.resume"),
                                   "--transcript", str(work / f"seat{s}.p2php")])
+            killed.discard(s)
             resumes.add(s)
             run.did.append(f"{trio.current_time() - start:.2f}s resumed seat {s}")
             await life(s)
@@ -313,7 +315,12 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                 procs[s].ended.set()
 
         def kill(s: int, why: str) -> bool:
-            ok = (config == "rematch" or (work / f"seat{s}.resume").exists()) and procs[s].kill()
+            # (not a seat killed already and not yet resumed: a second kill in the instant before the first one's
+            # death is seen started two resumes of one seat, the second unable to listen)
+            ok = (s not in killed and (config == "rematch" or (work / f"seat{s}.resume").exists())
+                  and procs[s].kill())
+            if ok:
+                killed.add(s)
             run.did.append(f"{trio.current_time() - start:.2f}s {'killed' if ok else 'missed (ended)'} seat {s} "
                            f"({why})")
             return ok
@@ -335,6 +342,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                     await trio.sleep(after)
                     await procs[s].start([*(SLOW if s in slow else P2PHP), "resume", str(work / f"seat{s}.resume"),
                                           "--transcript", str(work / f"seat{s}.p2php")])
+                    killed.discard(s)
                     resumes.add(s)
                     run.did.append(f"{trio.current_time() - start:.2f}s resumed seat {s} (first)")
                     await trio.sleep(gap)
