@@ -133,3 +133,21 @@ def test_a_seat_held_up_by_a_cheater_that_keeps_our_link_up_is_not_named_refused
     assert set(verdicts) == {0, 1, 2}
     for seat, v in verdicts.items():
         assert v is not None and v.culprit != 2, (seat, v.culprit, v.code, v.reason)
+
+
+def test_a_log_holding_our_own_abort_at_a_step_that_never_completes_restores_in_the_audit() -> None:
+    """Chaos seed 4005 (``--extra``): seat 2 died at the set-up, before its
+    deckkey; seat 3 aborted naming it unreachable, sent its audit and was killed. Its log (this file, kept as it was
+    at the kill) holds its deckkey, seats 0 and 1's, its abort and its audit. Before, the abort sat in our own queue
+    behind our deckkey, held by the step seat 2 never completes: restore gave step 0 with nothing processed, not
+    auditing, and the resumed seat never sent its audit again; seats 0 and 1 named it refused_audit."""
+    import pytest
+
+    pytest.importorskip("coincurve")
+    from p2php.session.resume import restore
+
+    _, ls = restore(Path(__file__).resolve().parent / "chaos_repro" / "setup_abort_seat3.resume")
+    assert ls.auditing
+    assert ls.fault is not None and ls.fault.culprit == 2 and ls.fault.code == "unreachable", ls.fault
+    assert len(ls.transcript) == 5  # all five logged messages processed
+    assert not [m for m in ls.outbox if m.kind == "audit"]  # the logged audit is ours already: not made again

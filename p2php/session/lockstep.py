@@ -833,7 +833,15 @@ class Lockstep(DeckSteps, Ending):
         """
         waiting: set[Seat] | None = None  # worked out only when some queue starts with an audit
         for seat, queue in self.inbox.items():
-            if seat == self.seat or not queue:
+            if not queue:
+                continue
+            if seat == self.seat:
+                # Our own abort is in our queue only when our resume log is read back: it stopped us then, so it
+                # stops us now (else a step that never completes, the set-up's deckkey of a seat that died,
+                # held it and every later message of ours, and we came back before our audit, never to send it).
+                if any(m.kind == "abort" for m in queue):
+                    self._start_audit()
+                    return True
                 continue
             if queue[0].kind == "audit" and waiting is None:
                 waiting = set(self.waiting_for())
