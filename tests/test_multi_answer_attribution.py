@@ -351,7 +351,7 @@ def test_a_verified_peer_that_reads_a_publicly_illegal_answer_after_the_abort_na
     audits. Seat 0 stopped on another seat's abort (no box: no private show is involved) and no witness opens; its
     audit still checks the answers it holds to the step it stopped at, so it names the sender ``hidden_lie``, as the
     fast deck's audit does, and so does ``p2php verify`` of its record (before: ``accusation``, the cheater unnamed
-    there; redteam/public_lie_overtaken.py, mutation run U)."""
+    there; mutation run U)."""
     from p2php.session import transcript
 
     peers = _held_back_bogus("verified", "uno", 3, 1)

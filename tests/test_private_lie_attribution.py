@@ -166,7 +166,7 @@ def test_a_liar_flooding_junk_boxed_aborts_is_still_named_by_the_challengers_box
     """The liar sends, right behind its false verdict, ``junk`` aborts of its own naming the third seat
     ``illegal_action``, each with a box that opens nothing. Only the first abort of each sender is tried, so the
     challenger's box is opened: the third seat, and ``p2php verify`` of its record, name the liar (before: 8 junk boxes
-    used the budget up, the liar unnamed there, ``accusation``; redteam/liar_floods_boxes.py, mutation run U)."""
+    used the budget up, the liar unnamed there, ``accusation``; mutation run U)."""
     import tempfile
     from pathlib import Path
 
