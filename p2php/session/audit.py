@@ -541,7 +541,7 @@ def _boxed_lies(ls: Lockstep) -> list[Fault]:
     never opened. A box is a proof anyone can check (the accused's signed show and action, proven shares), so it
     convicts whichever abort carried it. At most :data:`MAX_BOXES_TRIED` boxes are opened, and one per sender: an
     honest seat sends one abort, and a liar's own aborts with junk boxes must not use the budget up before the
-    viewer's (redteam/liar_floods_boxes.py)."""
+    viewer's (mutation run U)."""
     tried: set[Seat] = set()
     for abort in ls.abort_messages:
         body = abort.body

@@ -634,7 +634,8 @@ class _Runner:
         It may wait for a message we hold and it never got: a cheater that sent its last message to us only and cut
         its link to that seat, keeping ours up, left no link down here, so :meth:`_held_up_audit` gave nothing, and
         the honest seat, waiting ``resume_timeout`` for the cheater, was named ``refused_audit``
-        (redteam/r4/withhold_keep_link.py). Our sync shows it we hold more; it asks, and we relay what it lacks."""
+        (review rt5; tests/chaos_repro/repro_withhold_keep_link.py). Our sync shows it we hold more; it asks, and we
+        relay what it lacks."""
         beat = self.mesh.beats.get(seat)
         if (not self.ls.auditing or seat in down or (seat, "held_up_sync") in self.graced
                 or not (isinstance(beat, list) and len(beat) == 2
@@ -862,7 +863,7 @@ class _Runner:
         gone, clock = self._gone() | self.fins | left, self.clock.now()  # (a seat that left is not coming back)
         # Once a seat: the first drop we see after our verdict fixes how long we serve it. A seat that rejoins and
         # drops again gets no more (before: a cheater that never sent fin and dropped its link every few seconds,
-        # its runner redialling, held an honest finished peer for good; redteam/r4/flap_after_finish.py).
+        # its runner redialling, held an honest finished peer for good; review rt5).
         back = [self.back_by.setdefault(s, t + self.cfg.resume_timeout) - clock
                 for s, t in self.down.items() if s not in gone]
         return now + max(back, default=0.0)
