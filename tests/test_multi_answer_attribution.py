@@ -13,6 +13,7 @@ import contextlib
 from typing import Any
 
 import pytest
+from held_delivery import run_holding
 
 from p2php.bots import RandomBot
 from p2php.session.lockstep import Lockstep
@@ -86,56 +87,12 @@ def test_a_verified_peer_that_hears_the_abort_before_the_last_answer_names_the_m
 
 
 def _abort_before_the_last_answer(crypto: str, seed: int) -> None:
-    from collections import deque
 
     peers = make_peers("hpsha", PLAYERS, {"crypto": crypto}, seed=seed)
     liar: list[int] = []
     for p in peers:
         _hide_the_minister(p, liar)
-    bots = {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)}
-    queue: deque[tuple[int, int, dict[str, Any], bool]] = deque()
-    held: list[tuple[int, int, dict[str, Any], bool]] = []
-
-    def deliver(sender: int, to: int, wire: dict[str, Any], relay: bool) -> None:
-        if to == 0 and sender == 3 and not relay and wire.get("kind") == "action" and not peers[0].auditing:
-            held.append((sender, to, wire, relay))
-        elif relay:
-            peers[to].receive_relayed(wire)
-        else:
-            peers[to].receive(sender, wire)
-
-    for _ in range(100_000):
-        moved = False
-        for ls in peers:
-            if ls.finished:
-                continue
-            assert ls.seat is not None
-            while True:
-                if ls.awaiting_me():
-                    ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions()))
-                for msg in ls.poll():
-                    moved = True
-                    queue.extend((ls.seat, o.seat, ls.wire_for(msg, o.seat), False) for o in peers if o is not ls
-                                 and o.seat is not None)
-                if not ls.awaiting_me():
-                    break
-            forwarded, ls.forward = ls.forward, []
-            queue.extend((ls.seat, o.seat, w, True) for w in forwarded for o in peers if o is not ls
-                         and o.seat is not None)
-        while queue:
-            moved = True
-            deliver(*queue.popleft())
-        if held and peers[0].auditing:
-            moved = True
-            for h in held:
-                deliver(*h)
-            held.clear()
-        if all(p.finished for p in peers):
-            break
-        if not moved:
-            for p in peers:
-                if not p.finished:
-                    p.timeout()
+    run_holding(peers, lambda sender, to, wire: to == 0 and sender == 3 and wire.get("kind") == "action", seed)
     assert liar and peers[0].refused_answers == []
     for p in peers:
         if p.seat != liar[0]:
@@ -282,7 +239,6 @@ def test_a_groundless_abort_at_the_identity_decision_convicts_no_honest_seat(see
 def _held_back_bogus(crypto: str, game: str, players: int, seed: int) -> list[Lockstep]:
     """The last seat's first action is one every peer's check refuses (``no_such_action``); its copy to seat 0 is
     held back until seat 0 audits, so seat 0 stops on another seat's abort and reads the action in its audit."""
-    from collections import deque
 
     peers = make_peers(game, players, {"crypto": crypto}, seed=seed)
     cheat = peers[players - 1]
@@ -296,51 +252,8 @@ def _held_back_bogus(crypto: str, game: str, players: int, seed: int) -> list[Lo
         return send(kind, body)
 
     cheat._send = bogus  # type: ignore[method-assign]
-    bots = {s: RandomBot(seed * 10 + s) for s in range(players)}
-    queue: deque[tuple[int, int, dict[str, Any], bool]] = deque()
-    held: list[tuple[int, int, dict[str, Any], bool]] = []
-
-    def deliver(sender: int, to: int, wire: dict[str, Any], relay: bool) -> None:
-        if to == 0 and sender == players - 1 and not relay and wire.get("kind") == "action" \
-                and not peers[0].auditing:
-            held.append((sender, to, wire, relay))
-        elif relay:
-            peers[to].receive_relayed(wire)
-        else:
-            peers[to].receive(sender, wire)
-
-    for _ in range(100_000):
-        moved = False
-        for ls in peers:
-            if ls.finished:
-                continue
-            assert ls.seat is not None
-            while True:
-                if ls.awaiting_me():
-                    ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions()))
-                for msg in ls.poll():
-                    moved = True
-                    queue.extend((ls.seat, o.seat, ls.wire_for(msg, o.seat), False) for o in peers if o is not ls
-                                 and o.seat is not None)
-                if not ls.awaiting_me():
-                    break
-            forwarded, ls.forward = ls.forward, []
-            queue.extend((ls.seat, o.seat, w, True) for w in forwarded for o in peers if o is not ls
-                         and o.seat is not None)
-        while queue:
-            moved = True
-            deliver(*queue.popleft())
-        if held and peers[0].auditing:
-            moved = True
-            for h in held:
-                deliver(*h)
-            held.clear()
-        if all(p.finished for p in peers):
-            break
-        if not moved:
-            for p in peers:
-                if not p.finished:
-                    p.timeout()
+    run_holding(peers, lambda sender, to, wire: to == 0 and sender == players - 1 and wire.get("kind") == "action",
+                seed)
     assert done
     return peers
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from held_delivery import run_holding
 from test_multi_answer_attribution import _verified_liar
 from test_private_lie_attribution import PLAYERS as UNO_PLAYERS
 from test_private_lie_attribution import SEED as UNO_SEED
@@ -365,55 +366,6 @@ def test_a_box_in_a_fast_decks_abort_is_ignored() -> None:
         assert p.verdict.culprit in (None, 2) and p.verdict.code != "internal", (p.seat, p.verdict)  # the audit ran
 
 
-def _run_holding(peers: list[Lockstep], hold: Any, seed: int) -> None:
-    """``run_in_memory``, but a direct message ``hold(sender, to, wire)`` picks reaches ``to`` only once it audits."""
-    from collections import deque
-
-    bots = {s: RandomBot(seed * 10 + s) for s in range(len(peers))}
-    queue: deque[tuple[int, int, dict[str, Any], bool]] = deque()
-    held: list[tuple[int, int, dict[str, Any], bool]] = []
-
-    def deliver(sender: int, to: int, wire: dict[str, Any], relay: bool) -> None:
-        if not relay and not peers[to].auditing and hold(sender, to, wire):
-            held.append((sender, to, wire, relay))
-        elif relay:
-            peers[to].receive_relayed(wire)
-        else:
-            peers[to].receive(sender, wire)
-
-    for _ in range(100_000):
-        moved = False
-        for ls in peers:
-            if ls.finished:
-                continue
-            assert ls.seat is not None
-            while True:
-                if ls.awaiting_me():
-                    ls.act(bots[ls.seat].choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions()))
-                for msg in ls.poll():
-                    moved = True
-                    queue.extend((ls.seat, o.seat, ls.wire_for(msg, o.seat), False) for o in peers if o is not ls
-                                 and o.seat is not None)
-                if not ls.awaiting_me():
-                    break
-            forwarded, ls.forward = ls.forward, []
-            queue.extend((ls.seat, o.seat, w, True) for w in forwarded for o in peers if o is not ls
-                         and o.seat is not None)
-        while queue:
-            moved = True
-            deliver(*queue.popleft())
-        for h in [h for h in held if peers[h[1]].auditing]:
-            moved = True
-            held.remove(h)
-            deliver(*h)
-        if all(p.finished for p in peers):
-            break
-        if not moved:
-            for p in peers:
-                if not p.finished:
-                    p.timeout()
-
-
 @pytest.mark.crypto("verified")
 def test_a_third_seat_that_hears_the_challengers_abort_before_the_lie_names_the_liar(tmp_path: Path) -> None:
     """The liar's false verdict reaches the third seat only once it audits: it stopped on the challenger's abort at the
@@ -427,7 +379,7 @@ def test_a_third_seat_that_hears_the_challengers_abort_before_the_lie_names_the_
             and to == next(s for s in range(UNO_PLAYERS) if s != liar[0] and peers[s].show_box is None
                            and s != _challenger(peers, liar[0]))
 
-    _run_holding(peers, hold, UNO_SEED)
+    run_holding(peers, hold, UNO_SEED)
     assert liar
     third = peers[next(s for s in range(UNO_PLAYERS) if s not in (liar[0], _challenger(peers, liar[0])))]
     assert third.fault is not None and third.fault_from == _challenger(peers, liar[0])
