@@ -18,7 +18,7 @@ from p2php.bots import RandomBot
 from p2php.engine.contract import IllegalAction
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
-from p2php.session.records import FaultCode
+from p2php.session.records import Fault, FaultCode, FaultError
 
 PLAYERS = 3
 SEED = 0  # v9 deals: seat 2 is challenged on a Wild Draw Four
@@ -127,6 +127,31 @@ def test_a_verified_show_of_the_wrong_slot_is_named_by_every_seat(seed: int) -> 
             assert v is not None and (v.culprit, v.code) == (cheats[0], "bad_show"), (p.seat, v)
 
 
+def uno_liar(own_abort: str | None) -> tuple[int, list[Lockstep]]:
+    """A verified UNO table whose challenged player lies in its verdict (``own_abort``: and sends an abort of its own
+    right behind it, naming ``"nobody"`` or ``"another"`` seat), played to the end: the liar and the other peers."""
+    peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=SEED)
+    liar = _lying_verdict(peers, quiet=own_abort is not None)
+    if own_abort is not None:
+        for p in peers:
+            send = p._send
+
+            def abort_behind(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
+                msg = send(kind, body)
+                if kind == "action" and body["action"].get("type") == "verdict" and p.seat in liar:
+                    assert p.seat is not None
+                    culprit = None if own_abort == "nobody" else (p.seat + 1) % PLAYERS
+                    with contextlib.suppress(FaultError):
+                        p._raise_fault(Fault(culprit, "groundless", (p.tick, p.phase),
+                                             FaultCode.INTERNAL if culprit is None else FaultCode.BAD_MESSAGE))
+                return msg
+
+            p._send = abort_behind  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
+    assert liar
+    return liar[0], [p for p in peers if p.seat != liar[0]]
+
+
 @pytest.mark.crypto("verified")
 @pytest.mark.parametrize("own_abort", ["nobody", "another"])
 def test_a_liar_whose_own_abort_arrives_first_is_still_named_by_the_box(own_abort: str) -> None:
@@ -134,30 +159,10 @@ def test_a_liar_whose_own_abort_arrives_first_is_still_named_by_the_box(own_abor
     seat stops on that abort, which it cannot confirm, and before the fix never opened the challenger's box, which
     came second (verdict: unfinished / accusation, the liar unnamed; review of 6c2ed3f).
     Every boxed ``illegal_action`` abort is a proof, whichever abort came first."""
-    from p2php.session.records import Fault, FaultError
-
-    peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=SEED)
-    liar = _lying_verdict(peers, quiet=True)
-    for p in peers:
-        send = p._send
-
-        def abort_behind(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
-            msg = send(kind, body)
-            if kind == "action" and body["action"].get("type") == "verdict" and p.seat in liar:
-                assert p.seat is not None
-                culprit = None if own_abort == "nobody" else (p.seat + 1) % PLAYERS
-                with contextlib.suppress(FaultError):
-                    p._raise_fault(Fault(culprit, "groundless", (p.tick, p.phase),
-                                         FaultCode.INTERNAL if culprit is None else FaultCode.BAD_MESSAGE))
-            return msg
-
-        p._send = abort_behind  # type: ignore[method-assign]
-    run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
-    assert liar
-    for p in peers:
-        if p.seat != liar[0]:
-            v = p.verdict
-            assert v is not None and (v.culprit, v.code) == (liar[0], "illegal_action"), (p.seat, v)
+    liar, others = uno_liar(own_abort)
+    for p in others:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "illegal_action"), (p.seat, v)
 
 
 @pytest.mark.crypto("verified")
@@ -193,7 +198,8 @@ def test_a_liar_flooding_junk_boxed_aborts_is_still_named_by_the_challengers_box
     confirm = audit._confirm_lie_box
 
     def counted(*args: Any) -> Any:
-        tried.append(args[1])
+        if args[0].seat not in liar:  # (the liar's own audit, stopped by its own aborts, is not what is counted)
+            tried.append(args[1])
         return confirm(*args)
 
     audit._confirm_lie_box = counted  # type: ignore[assignment]

@@ -8,7 +8,6 @@ most :data:`~p2php.session.witness.MAX_WITNESS`, never a spent slot, nor anythin
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,13 @@ from held_delivery import run_holding
 from test_multi_answer_attribution import _verified_liar
 from test_private_lie_attribution import PLAYERS as UNO_PLAYERS
 from test_private_lie_attribution import SEED as UNO_SEED
-from test_private_lie_attribution import _lying_verdict
+from test_private_lie_attribution import _lying_verdict, uno_liar
 
 from p2php.bots import RandomBot
 from p2php.engine.contract import IllegalAction
 from p2php.session import transcript, witness
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
-from p2php.session.records import Fault, FaultCode, FaultError
 
 
 def _verify(peer: Lockstep, tmp_path: Path) -> transcript.Verification:
@@ -80,29 +78,6 @@ def test_verify_of_an_audit_signed_later_names_nobody(tmp_path: Path) -> None:
 # -------------------------------------------------------------------------------------------- the abort's box
 
 
-def _uno_liar(own_abort: str | None) -> tuple[int, list[Lockstep]]:
-    peers = make_peers("uno", UNO_PLAYERS, {"crypto": "verified"}, seed=UNO_SEED)
-    liar = _lying_verdict(peers, quiet=own_abort is not None)
-    if own_abort is not None:
-        for p in peers:
-            send = p._send
-
-            def abort_behind(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
-                msg = send(kind, body)
-                if kind == "action" and body["action"].get("type") == "verdict" and p.seat in liar:
-                    assert p.seat is not None
-                    culprit = None if own_abort == "nobody" else (p.seat + 1) % UNO_PLAYERS
-                    with contextlib.suppress(FaultError):
-                        p._raise_fault(Fault(culprit, "groundless", (p.tick, p.phase),
-                                             FaultCode.INTERNAL if culprit is None else FaultCode.BAD_MESSAGE))
-                return msg
-
-            p._send = abort_behind  # type: ignore[method-assign]
-    run_in_memory(peers, {s: RandomBot(UNO_SEED * 10 + s) for s in range(UNO_PLAYERS)})
-    assert liar
-    return liar[0], [p for p in peers if p.seat != liar[0]]
-
-
 @pytest.mark.crypto("verified")
 @pytest.mark.parametrize("own_abort", [None, "nobody", "another"])
 def test_verify_names_the_false_verdict_by_the_challengers_box(own_abort: str | None, tmp_path: Path) -> None:
@@ -110,7 +85,7 @@ def test_verify_names_the_false_verdict_by_the_challengers_box(own_abort: str | 
     with ``own_abort``, sends a groundless abort of its own right behind it). Exactly one abort carries a ``box``:
     the challenger's, naming the liar ``illegal_action`` with the key of the liar's show to it; every honest peer and
     ``p2php verify`` of each honest record name the liar, ``illegal_action``, from that box."""
-    liar, honest = _uno_liar(own_abort)
+    liar, honest = uno_liar(own_abort)
     for p in honest:
         v = p.verdict
         assert v is not None and (v.culprit, v.code) == (liar, "illegal_action"), (p.seat, v)
@@ -238,7 +213,7 @@ def test_answer_at_is_the_seats_action_at_that_tick_signed_against_that_state() 
 def test_decision_start_is_the_state_and_public_faces_before_that_step() -> None:
     """Rebuilt from the resolved steps before the tick: at the tick we stopped at it is our state, and the faces
     public then are exactly those the earlier steps opened (a face opened at or after the tick is not in it)."""
-    _, honest = _uno_liar(None)
+    _, honest = uno_liar(None)
     p = honest[0]
     state, public = witness.decision_start(p)
     assert state.state_hash() == p.state.state_hash()
@@ -273,7 +248,7 @@ def test_the_box_is_the_key_of_the_liars_show_to_us_at_a_tick_that_showed_the_ne
     action's check needs: a later show of the accused (to another seat, at another step) is never the box."""
     from types import SimpleNamespace as NS
 
-    liar, honest = _uno_liar(None)
+    liar, honest = uno_liar(None)
     challenger = next(p for p in honest if p.show_box is not None)
     assert challenger.seat is not None
     action = witness.answer_at(challenger, liar, challenger.tick)
