@@ -839,7 +839,12 @@ class Lockstep(DeckSteps, Ending):
                 # Our own abort is in our queue only when our resume log is read back: it stopped us then, so it
                 # stops us now (else a step that never completes, the set-up's deckkey of a seat that died,
                 # held it and every later message of ours, and we came back before our audit, never to send it).
-                if any(m.kind == "abort" for m in queue):
+                own = next((m for m in queue if m.kind == "abort"), None)
+                if own is not None:
+                    if self.fault is None:
+                        # ... with the fault it carried, our own finding as it was (not the first abort in seat
+                        # order, nor an accusation of ours to confirm: review 5)
+                        self.fault = self._own_abort_fault(own)
                     self._start_audit()
                     return True
                 continue
@@ -850,6 +855,21 @@ class Lockstep(DeckSteps, Ending):
                 self._start_audit()
                 return True
         return False
+
+    def _own_abort_fault(self, own: Message) -> Fault:
+        """The fault our own abort (read back from our log) carried, as we found it."""
+        body = own.body
+        culprit, reason, code = body.get("culprit"), body.get("reason"), body.get("code")
+        at: Any = body.get("at")
+        try:
+            parsed = FaultCode(str(code))
+        except ValueError:
+            parsed = FaultCode.BAD_MESSAGE
+        ok_at = isinstance(at, list) and len(at) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                             for x in at)
+        return Fault(culprit if isinstance(culprit, int) and not isinstance(culprit, bool)
+                     and 0 <= culprit < self.players else None,
+                     reason if isinstance(reason, str) else "", (at[0], at[1]) if ok_at else own.at, parsed)
 
     def _produce_own(self) -> bool:
         """Send the local seat's message for this point, if one is due and automatic."""

@@ -332,14 +332,23 @@ def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, A
                   dict(header.get("private_decks") or {}))
     sealed: dict[str, Any] | None = None
     ls.replaying_log = True  # every message of the game waits at once until the poll below: no flood bounds
+    # Our own abort stopped us where we were when we sent it: the others' messages logged after it (a late one of
+    # the seat it named, another seat's abort) are read only once the rebuilt peer has stopped there too, else they
+    # took it past that point (to messages of ours it never sent) or made another abort its fault (review 5).
+    mine = next((n for n, r in enumerate(records) if r.get("from") == seat and r.get("kind") == "abort"), None)
+    first = records if mine is None else records[:mine + 1] + [r for r in records[mine + 1:] if r.get("from") == seat]
+    later = [] if mine is None else [r for r in records[mine + 1:] if r.get("from") != seat]
     try:
-        for number, record in enumerate(records):
-            if record.get("local") == "sealed":
-                sealed = record
-            elif not ls.receive_relayed(record):
-                raise ResumeError(f"{path}: record {number}: a logged message does not verify (the log was "
-                                  "altered?)")
-        ls.outbox = ls.poll()  # messages due now go out once the links are up again
+        out = []
+        for part in (first, later):
+            for record in part:
+                if record.get("local") == "sealed":
+                    sealed = record
+                elif not ls.receive_relayed(record):
+                    raise ResumeError(f"{path}: record {records.index(record)}: a logged message does not verify "
+                                      "(the log was altered?)")
+            out += ls.poll()
+        ls.outbox = out  # messages due now go out once the links are up again
     finally:
         ls.replaying_log = False
     if ls.fault is not None and ls.fault.culprit == seat:
