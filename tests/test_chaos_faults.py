@@ -151,3 +151,17 @@ def test_a_log_holding_our_own_abort_at_a_step_that_never_completes_restores_in_
     assert ls.fault is not None and ls.fault.culprit == 2 and ls.fault.code == "unreachable", ls.fault
     assert len(ls.transcript) == 5  # all five logged messages processed
     assert not [m for m in ls.outbox if m.kind == "audit"]  # the logged audit is ours already: not made again
+
+
+def test_a_restored_seat_does_not_wait_for_a_seat_still_away_before_it_plays(tmp_path: Path) -> None:
+    """Seats 1 and 2 die at the set-up (chaos ``--extra`` seed 5004); seat 2 comes back at once, seat 1 8 s later
+    (past the 2 s ``timeout``, inside the 15 s ``resume_timeout``). Before, the restored seat 2 waited the whole
+    ``connect_timeout`` for seat 1 before its mesh formed, while seat 0, linked to it, gave it one ``timeout`` for
+    its beacon and named the honest seat silent; now it forms a ``timeout`` / 4 after its first link."""
+    from repro_rejoin_away import rejoin_away_table
+
+    out = trio.run(rejoin_away_table, tmp_path, 8.0, lambda line: None)
+    assert set(out) == {0, 1, 2}
+    for seat, v in out.items():
+        assert not isinstance(v, str), (seat, v)
+        assert v is not None and v.culprit is None, (seat, v.culprit, v.reason)

@@ -852,6 +852,7 @@ class _Formation:
         # (a running peer's listener is open to anyone: every refused stranger kept a line for good)
         self.fatal: str | None = None
         self.done = trio.Event()
+        self.linked = trio.Event()  # a first link is up, or the formation is done (``partial_wait`` counts from it)
 
     def judge(self, expect: int | None, hello: dict[str, Any], host: str = "?") -> int:
         """The seat ``hello`` claims, if acceptable on this connection (from ``host``, a
@@ -957,6 +958,7 @@ class _Formation:
             self.strays.append(f"seat {seat} connected again; its older connection was closed")
         self.peers[seat] = peer
         self.failures.pop(seat, None)
+        self.linked.set()
         if set(self.peers) == self.expected:
             self.done.set()
         return True
@@ -980,6 +982,7 @@ class _Formation:
                     if not self.retry_refusals:
                         self.fatal = f"seat {seat} at {host}:{port}: handshake failed: {exc}"
                         self.done.set()
+                        self.linked.set()
                         return
                     self.failures[seat] = f"handshake with {host}:{port} refused: {exc}"
                 except _HANDSHAKE_FAILURES as exc:
@@ -1097,6 +1100,7 @@ async def open_mesh(
     retry_refusals: bool = False,
     features: tuple[str, ...] = WIRE_FEATURES,
     partial: bool = False,
+    partial_wait: float | None = None,
 ) -> Mesh:
     """Connect ``seat`` to every other seat of ``peers``; raise MeshError if that fails.
 
@@ -1114,6 +1118,10 @@ async def open_mesh(
     did, if any did, and every missing seat's link starts down (a :class:`PeerError` first thing), so the runner
     redials a lower seat and waits for a higher one to dial in, as after any drop: one seat that never dials us
     again must not keep us from coming back to the others (it is then the one whose link stays down).
+    ``partial_wait`` (with ``partial``): once a first link is up, the others get only this long more. That seat
+    holds a link to us with no heartbeat and no message of ours: it gave us its ``timeout`` from the moment the link
+    came, so waiting out ``connect_timeout`` for a seat that is away (killed too, back later) got us named silent
+    (chaos soak ``--extra`` seed 5004).
     """
     if hello.get("seat") != seat or isinstance(hello.get("seat"), bool):
         raise ValueError(f"hello must contain 'seat': {seat}, got {hello.get('seat')!r}")
@@ -1135,7 +1143,12 @@ async def open_mesh(
                     assert listener is not None  # checked above
                     nursery.start_soon(form.accept, listener, nursery)
                 with trio.move_on_after(connect_timeout):
-                    await form.done.wait()
+                    if partial and partial_wait is not None:
+                        await form.linked.wait()
+                        with trio.move_on_after(partial_wait):
+                            await form.done.wait()
+                    else:
+                        await form.done.wait()
                 nursery.cancel_scope.cancel()
         missing = sorted(others - set(form.peers))
         formed = form.fatal is None and (not missing or (partial and bool(form.peers)))

@@ -258,7 +258,7 @@ async def run_peer(
         cfg.seat, dict(addresses), listener, hello, accept_hello, connect_timeout=cfg.connect_timeout,
         sign=cfg.secrets.identity.sign, connect=cfg.connect, retry_refusals=cfg.rematch is not None,
         features=tuple(f for f in WIRE_FEATURES if (cfg.compact or f != COMPACT) and (cfg.deflate or f != DEFLATE)),
-        partial=restored is not None,
+        partial=restored is not None, partial_wait=min(cfg.connect_timeout, cfg.timeout / 4),
     )
     if restored is not None:
         ls = restored
