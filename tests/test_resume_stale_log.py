@@ -18,7 +18,7 @@ from p2php.session.runner import PeerConfig, bot_decider, run_peer
 
 
 def _cfg(seat: int, tmp: Path, secrets: LocalSecrets) -> PeerConfig:
-    return PeerConfig("uno", {"rounds": 1, "crypto": "fast"}, 3, seat, f"p{seat}", timeout=5.0, resume_timeout=20.0,
+    return PeerConfig("uno", {"rounds": 1, "crypto": "fast"}, 3, seat, f"p{seat}", timeout=10.0, resume_timeout=20.0,
                       secrets=secrets, resume_path=tmp / f"seat{seat}.resume", linger=2.0)
 
 
