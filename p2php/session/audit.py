@@ -24,7 +24,7 @@ from p2php.canonical import decode
 from p2php.crypto import channel, deck, group
 from p2php.engine.contract import CardId, Decide, GameState, IllegalAction, Knowledge, Seat, Show, Slot
 from p2php.session import witness
-from p2php.session.messages import BadMessage, parse_message
+from p2php.session.messages import BadMessage, Message, parse_message
 from p2php.session.pass_digests import pass_digest
 from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, FaultError, Verdict, short
 from p2php.session.replay import ReplayFault, replay_events
@@ -481,12 +481,8 @@ def _confirm_show(ls: Lockstep, viewer: Seat, sender: Seat) -> Fault | None:
     assert ls.vdeck is not None
     abort = next((m for m in ls.abort_messages if m.sender == viewer), None)
     box = abort.body.get("box") if abort is not None else None
-    if not (isinstance(box, list) and len(box) == 2 and isinstance(box[0], int) and not isinstance(box[0], bool)
-            and isinstance(box[1], bytes) and len(box[1]) == 32):
-        return None
-    show = ls.processed.get(sender, {}).get(box[0])
-    if show is None or show.kind != "show" or show.body.get("to") != viewer or not isinstance(show.body.get("box"),
-                                                                                              bytes):
+    show = _boxed_show(ls, viewer, sender, box)
+    if box is None or show is None:
         return None
     try:
         payload = channel.open_sealed(box[1], show.body["box"], ls.session_id)
@@ -560,15 +556,24 @@ def _boxed_lies(ls: Lockstep) -> list[Fault]:
     return []
 
 
-def _confirm_lie_box(ls: Lockstep, viewer: Seat, sender: Seat, fault: Fault, box: Any) -> Fault | None:
-    """:func:`_confirm_lie` for one abort's ``box``."""
-    assert ls.vdeck is not None
+def _boxed_show(ls: Lockstep, viewer: Seat, sender: Seat, box: Any) -> Message | None:
+    """The private show an abort's ``box`` (``[seq, key]``) points at: ``sender``'s sealed show to ``viewer`` with
+    that number, or None when the box is malformed or points at anything else (then it proves nothing)."""
     if not (isinstance(box, list) and len(box) == 2 and isinstance(box[0], int) and not isinstance(box[0], bool)
             and isinstance(box[1], bytes) and len(box[1]) == 32):
         return None
     show = ls.processed.get(sender, {}).get(box[0])
     if show is None or show.kind != "show" or show.body.get("to") != viewer or not isinstance(show.body.get("box"),
                                                                                               bytes):
+        return None
+    return show
+
+
+def _confirm_lie_box(ls: Lockstep, viewer: Seat, sender: Seat, fault: Fault, box: Any) -> Fault | None:
+    """:func:`_confirm_lie` for one abort's ``box``."""
+    assert ls.vdeck is not None
+    show = _boxed_show(ls, viewer, sender, box)
+    if show is None:
         return None
     tick = fault.at[0]
     if tick > ls.tick:  # (we never reached that step: we hold no state to check the action on)
