@@ -346,6 +346,13 @@ class RunningClock:
             self.tick()
 
 
+def _is_game_point(beat: Any) -> bool:
+    """Whether a heartbeat's progress is a game point ``[tick, phase]`` (the seat still plays), not ``None`` (in its
+    audit) nor anything a peer may have sent instead."""
+    return (isinstance(beat, list) and len(beat) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in beat))
+
+
 class Deadlines:
     """When each awaited message became due, and so when its seat is late (sans-IO: ``now`` is given).
 
@@ -388,8 +395,7 @@ class Deadlines:
         given one more timeout, in which its own deadline names the real culprit.
         """
         owed = [what for (s, what), _ in self.due.items() if s == seat and isinstance(what, tuple)]
-        return (bool(owed) and isinstance(beat, list) and len(beat) == 2
-                and all(isinstance(x, int) and not isinstance(x, bool) for x in beat) and tuple(beat) < owed[0])
+        return bool(owed) and _is_game_point(beat) and tuple(beat) < owed[0]
 
     def grace(self, seat: int, now: float) -> None:
         for key in [k for k in self.due if k[0] == seat]:
@@ -611,10 +617,8 @@ class _Runner:
         ``timeout`` instead, an honest seat was convicted ``refused_audit`` (chaos soak). A seat that does not
         audit by then is named as before.
         """
-        beat = self.mesh.beats.get(seat)
         if (not self.ls.auditing or seat in down or (seat, "held_up") in self.graced
-                or not (isinstance(beat, list) and len(beat) == 2
-                        and all(isinstance(x, int) and not isinstance(x, bool) for x in beat))):
+                or not _is_game_point(self.mesh.beats.get(seat))):
             return False
         drops = [t for s, t in down.items() if s >= 0 and s != seat]
         if not drops:
@@ -636,10 +640,8 @@ class _Runner:
         the honest seat, waiting ``resume_timeout`` for the cheater, was named ``refused_audit``
         (review rt5; tests/chaos_repro/repro_withhold_keep_link.py). Our sync shows it we hold more; it asks, and we
         relay what it lacks."""
-        beat = self.mesh.beats.get(seat)
         if (not self.ls.auditing or seat in down or (seat, "held_up_sync") in self.graced
-                or not (isinstance(beat, list) and len(beat) == 2
-                        and all(isinstance(x, int) and not isinstance(x, bool) for x in beat))):
+                or not _is_game_point(self.mesh.beats.get(seat))):
             return False
         self.graced.add((seat, "held_up_sync"))
         self.synced.discard(seat)  # its sync back is answered on this connection once more
