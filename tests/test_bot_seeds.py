@@ -19,9 +19,8 @@ def test_a_bot_with_no_seed_given_gets_a_fresh_secret_one() -> None:
     assert bot_seed(7, 1) == "7/1"  # a given seed (tests, demos) stays reproducible
 
 
-@pytest.mark.parametrize("given", [None, 5])
-def test_p2php_peer_and_resume_seed_their_bots_secretly_unless_told(monkeypatch: pytest.MonkeyPatch,
-                                                                    given: int | None) -> None:
+def _seeds_of_uno_bots(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The seeds UNO's bots are made with from now on (the list fills as they are made)."""
     game = get_game("uno")
     seen: list[str] = []
     real = game.make_bot
@@ -31,6 +30,13 @@ def test_p2php_peer_and_resume_seed_their_bots_secretly_unless_told(monkeypatch:
         return real(kind, seed)
 
     monkeypatch.setattr(game, "make_bot", make_bot)
+    return seen
+
+
+@pytest.mark.parametrize("given", [None, 5])
+def test_p2php_peer_and_resume_seed_their_bots_secretly_unless_told(monkeypatch: pytest.MonkeyPatch,
+                                                                    given: int | None) -> None:
+    seen = _seeds_of_uno_bots(monkeypatch)
     peercli._decider("uno", "random", given, 1)
     peercli._decider("uno", "random", given, 1)
     if given is None:
@@ -45,15 +51,7 @@ def test_the_bots_of_an_online_table_are_seeded_secretly(monkeypatch: pytest.Mon
     pytest.importorskip("libp2p")
     from p2php.session import online_table
 
-    game = get_game("uno")
-    seen: list[str] = []
-    real = game.make_bot
-
-    def make_bot(kind: str, seed: Any) -> Any:
-        seen.append(str(seed))
-        return real(kind, seed)
-
-    monkeypatch.setattr(game, "make_bot", make_bot)
+    seen = _seeds_of_uno_bots(monkeypatch)
     online_table.host_bot("uno", "heuristic", 1)
     online_table.host_bot("uno", "heuristic", 1)
     assert seen[0] != seen[1] and "online" not in seen[0] and not seen[0].endswith("/1"), seen
