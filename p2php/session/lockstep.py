@@ -428,9 +428,13 @@ class Lockstep(DeckSteps, Ending):
 
     def restore_sealed(self, tick: int, action: Action) -> None:
         """Resume: our committed, not yet revealed answer of a sealed decision."""
+        self._sealed = (action, self._seal_nonce(tick))
+
+    def _seal_nonce(self, tick: int) -> bytes:
+        """Our nonce for the sealed answer of ``tick``: derived from our master secret, so a resumed seat (and one
+        whose log lost the answer) opens its own commitment again with it."""
         assert self.secrets is not None
-        nonce = digest(tags.SEAL_NONCE, self.secrets.master, self.session_id, tick.to_bytes(8, "big"))
-        self._sealed = (action, nonce)
+        return digest(tags.SEAL_NONCE, self.secrets.master, self.session_id, tick.to_bytes(8, "big"))
 
     def _recover_sealed(self) -> tuple[Action, bytes] | None:
         """Resume: our commitment to a sealed answer is held (the others handed it back) but not the answer, whose
@@ -442,7 +446,7 @@ class Lockstep(DeckSteps, Ending):
                 or not isinstance(step, Decide) or not step.sealed):
             return None
         assert self.seat is not None
-        nonce = digest(tags.SEAL_NONCE, self.secrets.master, self.session_id, self.tick.to_bytes(8, "big"))
+        nonce = self._seal_nonce(self.tick)
         context = self._seal_context(self.seat)
         try:
             legal = self.state.legal_actions(self.seat, self.knowledge())
@@ -722,8 +726,7 @@ class Lockstep(DeckSteps, Ending):
         assert self.seat is not None and self.secrets is not None
         self.state.check(self.seat, action, self.knowledge())
         if isinstance(self._step, Decide) and self._step.sealed:
-            nonce = digest(tags.SEAL_NONCE, self.secrets.master, self.session_id,
-                           self.tick.to_bytes(8, "big"))
+            nonce = self._seal_nonce(self.tick)
             self._sealed = (action, nonce)
             if self.record is not None:
                 self.record({"local": "sealed", "tick": self.tick, "action": action})
