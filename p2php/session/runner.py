@@ -70,8 +70,9 @@ RELINK_TIMEOUT = 10.0
 
 REJOIN_HOLD = 5.0
 """Longest wait (seconds; at most half the ``timeout``) of a peer rebuilt from its resume log before it makes a
-message of its own: until every linked seat's ``sync`` has said which of our messages it holds and none says more
-than we hold (one seat's alone is not enough: it may lack what another holds, or lie).
+message of its own: until every other seat not known gone — linked now or not — has said in its ``sync`` which of our
+messages it holds and none says more than we hold (one seat's alone is not enough: it may lack what another holds,
+or lie; a seat whose link is still down may be the one that holds them).
 A log may lack what we sent (a disk that failed and could not even set the log aside, a disk that said it had
 written what it had not): our own later messages, relayed back, then take their points, where a message made anew
 would be a second version of one of them (the others would convict us of equivocation)."""
@@ -444,6 +445,7 @@ class _Runner:
         self.hold_until: float | None = None  # rebuilt from a log: make nothing of ours until then (REJOIN_HOLD)
         self.hold_from = 0.0
         self.held_mine: dict[int, int] = {}  # rejoining: seat -> the highest number of ours its sync says it holds
+        self.handed: dict[int, int] = {}  # seat -> the highest number of ours it holds or we relayed to it (its sync)
         self.chat = ChatDesk(ls.table, ls.seat, self.sign)
         if ls.seat is not None:  # on links that agreed to it (§5.4)
             mesh.compactor = partial(compact_frame, players=ls.players, previous=partial(ls.held_copy, ls.seat))
@@ -552,12 +554,14 @@ class _Runner:
         if self.hold_until is None:
             return False
         now, mine = self.clock.now(), self.ls.known_seq(self.ls.seat)  # type: ignore[arg-type]
-        # Every linked seat's sync, not the first one in: a seat that lacks our last messages (it never got them, or
-        # a cheater says so) would end the wait while another holds them, and our new message would equivocate. The
-        # wait stays bounded (hold_until) and is our own stall, so no seat's deadline runs on it.
-        linked = set(self.mesh.seats) - self.down.keys() - self._gone()
-        told = (bool(self.held_mine) and linked <= self.held_mine.keys()
-                and all(n <= mine for n in self.held_mine.values()))
+        # Every seat's sync, not the first one in: a seat that lacks our last messages (it never got them, or a
+        # cheater says so) would end the wait while another holds them, and our new message would equivocate. Nor
+        # only the seats linked now: a seat whose link is down (it came back slower than our formation's wait, or
+        # dropped again) may be the one that holds them (red-team rt6-hold: seat 2's sync ended the hold while
+        # seat 0, still dialling in, held our last move; seat 0 named us equivocation). Only a seat known gone is
+        # not waited for. The wait stays bounded (hold_until) and is our own stall, so no seat's deadline runs on it.
+        awaited = set(self.mesh.seats) - self._gone()
+        told = (awaited <= self.held_mine.keys() and all(n <= mine for n in self.held_mine.values()))
         if now < self.hold_until and not told and not self.ls.finished:
             return True
         self.clock.stalled += max(0.0, min(now, self.hold_until) - self.hold_from)
@@ -718,12 +722,18 @@ class _Runner:
                 if self.hold_until is not None and ls.seat is not None:
                     self.held_mine[event.seat] = self._sync_entries(frame["sync"]).get(ls.seat, -1)
                 await self._answer_sync(event.seat, frame["sync"])
+                if ls.seat is not None:  # (what our answer relayed of ours, or it says it holds)
+                    self.handed[event.seat] = max(self._sync_entries(frame["sync"]).get(ls.seat, -1),
+                                                  ls.known_seq(ls.seat))
                 if self._holds_more(frame["sync"]) and event.seat not in self.asked:
                     # It holds messages we lack (a link of ours was replaced while our mesh was still
                     # forming, say, so we never saw it drop): ask for them in turn.
                     await self._sync(event.seat)
             elif "relay" in frame:
+                mine = -1 if ls.seat is None else ls.known_seq(ls.seat)
                 ls.relayed_by(event.seat, frame["relay"])
+                if ls.seat is not None and ls.known_seq(ls.seat) > mine:
+                    await self._hand_on_mine()
             elif "fin" in frame:
                 self.fins.add(event.seat)
             elif len(frame) == 1 and FRAME in frame:
@@ -853,6 +863,28 @@ class _Runner:
                     return
                 self.sync_sent[seat] = self.sync_sent.get(seat, 0) + size
                 await self.mesh.send(seat, frame)
+
+    async def _hand_on_mine(self) -> None:
+        """Messages of our own that came back relayed (rebuilt from a log that lacked them: §3.5, the rejoin hold)
+        go on to every linked seat whose ``sync`` said it lacks them: we answered that sync before we held them
+        (once per connection), and no other seat relays to it on a link that never dropped. Before, a seat that had
+        missed our last message (our machine died between two sends) waited for it in vain while we waited for its
+        next one, and named us ``silent`` (red-team rt6-hold). Within the seat's sync budget
+        (:data:`MAX_SYNC_BYTES`)."""
+        seat = self.ls.seat
+        assert seat is not None
+        mine = self.ls.known_seq(seat)
+        for other, has in sorted(self.handed.items()):
+            if has >= mine or other in self.down or other not in self.mesh.seats:
+                continue  # (a seat whose link is down syncs again when it is back)
+            self.handed[other] = mine
+            for wire in self.ls.messages_after(seat, has, to=other):
+                frame = {"relay": wire}
+                size = len(encode(frame))
+                if self.sync_sent.get(other, 0) + size > MAX_SYNC_BYTES:
+                    break
+                self.sync_sent[other] = self.sync_sent.get(other, 0) + size
+                await self.mesh.send(other, frame)
 
     def _coming_back(self, now: float) -> float:
         """Until when (``trio`` time) a seat whose link dropped before it said it finished may still come back: its
