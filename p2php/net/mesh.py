@@ -710,18 +710,23 @@ class Mesh:
         """
         while True:
             await trio.sleep(HEARTBEAT_EVERY)
-            beat = encode_frame({"hb": 1, "at": self._progress}, self.max_frame)
-            now = trio.current_time()
-            for peer in list(self._peers.values()):
-                if peer.reason is not None:
-                    continue
-                if now - peer.heard > DEAD_AFTER:
-                    peer.end(f"no heartbeat for {DEAD_AFTER:.0f} s")
-                else:
-                    peer.queue(beat)
-            for peer in list(self._spectators.values()):  # so a spectator can tell a quiet table from a dead link
-                if peer.reason is None:
-                    peer.queue(beat, SPECTATOR_QUEUE_BYTES)
+            self._beat()
+
+    def _beat(self) -> None:
+        """One heartbeat to every link (a function of its own, so no connection outlives it in a loop variable while
+        the next beat is awaited: a spectator gone since, its queue with it, was kept up to 2 s)."""
+        beat = encode_frame({"hb": 1, "at": self._progress}, self.max_frame)
+        now = trio.current_time()
+        for peer in list(self._peers.values()):
+            if peer.reason is not None:
+                continue
+            if now - peer.heard > DEAD_AFTER:
+                peer.end(f"no heartbeat for {DEAD_AFTER:.0f} s")
+            else:
+                peer.queue(beat)
+        for peer in list(self._spectators.values()):  # so a spectator can tell a quiet table from a dead link
+            if peer.reason is None:
+                peer.queue(beat, SPECTATOR_QUEUE_BYTES)
 
     async def _serve(self, seat: int, peer: _Peer) -> None:
         with peer.scope:
