@@ -67,12 +67,30 @@ def test_verify_names_a_witness_kept_back_bad_audit(audit: str, tmp_path: Path) 
 
 
 @pytest.mark.crypto("verified")
-def test_verify_of_an_audit_signed_later_names_nobody(tmp_path: Path) -> None:
-    _, honest = _verified_liar(1, "later")
+@pytest.mark.parametrize("how", ["later", "withheld"])
+def test_verify_names_a_liar_whose_witness_never_opens_by_the_others(how: str, tmp_path: Path) -> None:
+    """Its audit signed at a later tick (owing no witness there) or withheld whole: the answers were refused
+    together and the other answers are proven legal by their witnesses, so ``p2php verify`` of every honest record
+    names the liar ``hidden_lie``, as the seats do (before: nobody, while the seats named ``refused_audit`` or
+    nobody; red-team rt6-verify)."""
+    liar, honest = _verified_liar(1, "later") if how == "later" else _verified_liar(1, lost=("liar",))
     for p in honest:
         result = _verify(p, tmp_path)
-        culprit, _ = _named(result)
-        assert culprit is None and not result.ok, result.lines
+        assert _named(result) == (liar, "hidden_lie"), result.lines
+        assert not any("recorded" in line for line in result.lines), result.lines
+
+
+@pytest.mark.crypto("verified")
+def test_verify_of_an_honest_seats_lost_audit_names_nobody(tmp_path: Path) -> None:
+    """The control: an honest Minister whose audit never came is named by the seats' deadline only; a record
+    proves no deadline, so ``p2php verify`` names nobody, and never ``hidden_lie``."""
+    minister, peers = _verified_liar(1, lost=("liar",), lie=False)
+    for p in peers:
+        if p.seat == minister:
+            continue
+        assert p.verdict is not None and (p.verdict.culprit, p.verdict.code) == (minister, "refused_audit")
+        result = _verify(p, tmp_path)
+        assert _named(result) == (None, "refused_audit"), result.lines
 
 
 # -------------------------------------------------------------------------------------------- the abort's box

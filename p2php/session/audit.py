@@ -196,16 +196,47 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
             opened[slot] = card
     # Checked even when nothing opened: an answer refused on the public faces alone (every peer's check refuses it)
     # that reached us only after another seat's abort is named here, as the fast deck's audit names it.
-    knowledge = Knowledge({**public, **ls.public_faces, **opened})
+    known = {**public, **ls.public_faces, **opened}
+    proven: set[Seat] = set()
     for seat, action in answers:
+        recorder = witness.WitnessRecorder(known)  # (a Knowledge of these faces that notes any other slot asked)
         try:
-            state.check(seat, action, knowledge)
+            state.check(seat, action, recorder)
         except IllegalAction as err:
             findings.append(Fault(seat, f"step {tick}: {short(action)} was not legal: {short(err)} (the cards its "
                                   "check needs, opened by the audits)", (tick, 0), FaultCode.HIDDEN_LIE))
+            continue
         except Exception:  # (a check that fails otherwise is no proof against the seat: never crash)
             continue
+        if not recorder.asked:
+            proven.add(seat)  # legal with every face its check asks for: legal whatever it holds
+    if not findings:
+        findings += _the_one_unproven(ls, tick, proven)
     return findings
+
+
+def _the_one_unproven(ls: Lockstep, tick: int, proven: set[Seat]) -> list[Fault]:
+    """The decision we stopped at failed only when its answers were applied together (``refused_answers``: every
+    answer passed its check with the faces known then), and every answer but one is proven legal with every face
+    its check asks for, opened by its sender's witness shares: the one left broke the rules (§6.4, v9).
+
+    Answers that are each legal with the true faces apply together (the engine's rule, §9.2), so one of the refused
+    answers is not; the others are proven legal by signed answers and proven shares alone, so it is that one. No
+    clock and no peer's word is needed: a verifier of the record names it as the seats do. An honest seat whose
+    audit was late or lost is never named so: its answer is legal, so another answer must be the one that is not,
+    and that answer is proven legal only if its witness opened — a contradiction. Two answers without an opened
+    witness name nobody. This names a liar that withholds its whole audit, or signs it at a later tick (owing no
+    witness there), which the seats otherwise name ``refused_audit`` or nobody (red-team rt6-verify)."""
+    refused = ls.refused_answers
+    if not refused or len({seat for seat, _ in refused}) != len(refused):
+        return []
+    unproven = [(seat, action) for seat, action in refused if seat not in proven]
+    if len(unproven) != 1:
+        return []
+    seat, action = unproven[0]
+    return [Fault(seat, f"step {tick}: {short(action)} was not legal: the decision's answers were refused together "
+                  "and every other answer is proven legal by its opened witness, while its own stays shut (no "
+                  "audit of it at this step)", (tick, 0), FaultCode.HIDDEN_LIE)]
 
 
 def _verdict(ls: Lockstep, findings: list[Fault], final_hash: bytes) -> Verdict:
