@@ -119,9 +119,40 @@ def test_verify_names_the_false_verdict_by_the_challengers_box(own_abort: str | 
         result = _verify(p, tmp_path)
         assert _named(result) == (liar, "illegal_action"), result.lines
         assert not any("recorded verdict" in line for line in result.lines), result.lines
+        # The challenger stopped on its own check, before it applied the verdict, which the replay applies: its
+        # recorded state is the one the step began in, said so, never a mismatch (before: "the peer's recorded
+        # state hash differs from the replay" on the challenger's record; red-team rt6-verify).
+        assert not any("state hash differs" in line for line in result.lines), result.lines
+        if p.seat == challenger:
+            assert any(line.startswith(f"the peer's recorded state is the one step {v_tick(p)} began in")
+                       for line in result.lines), result.lines
         spectator = result.spectator
         assert spectator is not None and spectator.verdict is not None
         assert f"private show {seq} to seat {challenger}" in spectator.verdict.reason, spectator.verdict
+
+
+def v_tick(p: Lockstep) -> int:
+    """The step of ``p``'s own abort."""
+    return next(m.at[0] for m in p.transcript if m.kind == "abort" and m.sender == p.seat)
+
+
+@pytest.mark.crypto("verified")
+def test_a_recorded_state_that_is_neither_the_replays_nor_its_stop_is_still_a_mismatch(tmp_path: Path) -> None:
+    """The challenger's record with another state hash written in (or its own abort's step's state, but in the
+    third seat's record, which holds no abort of its own there): ``p2php verify`` reports the mismatch."""
+    import msgpack
+
+    liar, honest = uno_liar(None)
+    challenger = next(p for p in honest if p.show_box is not None)
+    third = next(p for p in honest if p is not challenger)
+    start = witness.decision_start(challenger, v_tick(challenger))[0].state_hash()
+    for p, fake in ((challenger, bytes(32)), (third, start)):
+        path = transcript.save(p, tmp_path / f"seat{p.seat}.p2php")
+        data = msgpack.unpackb(path.read_bytes(), raw=False)
+        data["verdict"]["state_hash"] = fake
+        path.write_bytes(msgpack.packb(data, use_bin_type=True))
+        result = transcript.verify(path)
+        assert "the peer's recorded state hash differs from the replay" in result.lines, (p.seat, result.lines)
 
 
 @pytest.mark.crypto("verified")
@@ -248,7 +279,7 @@ def test_decision_start_is_the_state_and_public_faces_before_that_step() -> None
 
 
 @pytest.mark.crypto("fast")
-def test_a_fast_deck_abort_carries_no_box() -> None:
+def test_a_fast_deck_abort_carries_no_box(tmp_path: Path) -> None:
     """The box of an ``illegal_action`` abort is a verified deck's (§6.4, v9): in a fast deck the challenger still
     names the liar, and no abort carries a message key."""
     peers = make_peers("uno", UNO_PLAYERS, {"crypto": "fast"}, seed=UNO_SEED)
@@ -258,6 +289,12 @@ def test_a_fast_deck_abort_carries_no_box() -> None:
     aborts = [m for p in peers for m in p.transcript if m.kind == "abort"]
     assert any(m.body["code"] == "illegal_action" and m.body["culprit"] == liar[0] for m in aborts)
     assert all(p.show_box is None for p in peers) and not any("box" in m.body for m in aborts)
+    for p in peers:  # the challenger stopped before it applied the verdict: no spurious state mismatch either
+        if p.seat != liar[0]:
+            result = transcript.verify(transcript.save(p, tmp_path / f"seat{p.seat}.p2php"))
+            assert result.spectator is not None and result.spectator.verdict is not None, result.lines
+            assert result.spectator.verdict.culprit == liar[0], result.lines
+            assert not any("state hash differs" in line for line in result.lines), (p.seat, result.lines)
 
 
 @pytest.mark.crypto("verified")

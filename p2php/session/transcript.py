@@ -35,6 +35,7 @@ from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
 from p2php.net.framing import MAX_FRAME, MAX_VALUES, FrameError, TooManyValues, decode_counted
+from p2php.session import witness
 from p2php.session.durable import replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import Lockstep
@@ -383,6 +384,24 @@ def _verdict_text(stored: dict[str, Any]) -> str:
     return f"unattributed: {reason}"
 
 
+def _stopped_by_own_abort(spectator: Lockstep, frames: list[dict[str, Any]], seat: Any, recorded: Any) -> int | None:
+    """The step the recording seat's own (first) abort stands at, if its recorded state hash is the state that step
+    began in: a seat that stops on its own check (the viewer of a private show, refusing a lie about the cards it
+    saw) stops before it applies the step, which the replay, unable to make that check, applies. ``None``: no such
+    abort, or another state."""
+    if not isinstance(seat, int) or isinstance(seat, bool) or not isinstance(recorded, bytes):
+        return None
+    at = next((f.get("at") for f in frames if f.get("from") == seat and f.get("kind") == "abort"), None)
+    if not (isinstance(at, list) and at and isinstance(at[0], int) and not isinstance(at[0], bool)
+            and 0 <= at[0] <= spectator.tick):
+        return None
+    try:
+        state, _ = witness.decision_start(spectator, at[0])
+        return at[0] if state.state_hash() == recorded else None
+    except Exception:  # a verifier reports, it never crashes on a file
+        return None
+
+
 def verify(path: str | Path) -> Verification:
     """Re-check a transcript from scratch; ``ok`` only if everything holds."""
     data = load(path)
@@ -448,8 +467,13 @@ def _verify(data: dict[str, Any]) -> tuple[list[str], bool, Lockstep | None]:
         ok = False
     else:
         if stored.get("state_hash") not in (None, verdict.state_hash):
-            lines.append("the peer's recorded state hash differs from the replay")
-            ok = False
+            stopped = _stopped_by_own_abort(spectator, frames, data.get("seat"), stored.get("state_hash"))
+            if stopped is not None:
+                lines.append(f"the peer's recorded state is the one step {stopped} began in: its own abort stopped it "
+                             "there, before it applied the step (on a check the replay cannot make)")
+            else:
+                lines.append("the peer's recorded state hash differs from the replay")
+                ok = False
         culprit = -1 if verdict.culprit is None else verdict.culprit
         if stored.get("clean") is not verdict.clean or stored.get("culprit") != culprit:
             code = stored.get("code")
