@@ -129,6 +129,46 @@ def test_a_different_message_with_an_old_number_is_equivocation() -> None:
         assert p.verdict.code == "equivocation", p.verdict
 
 
+def test_verify_of_an_equivocation_record_names_the_equivocator(tmp_path: Any) -> None:
+    """The proof is two signed messages with one number; a record's ``messages`` hold the version processed only, so
+    a transcript carries both in ``equivocations`` (§9.4) and ``p2php verify`` of each honest record names the
+    equivocator as the seats did (before: seat 0's record named nobody, ``accusation``, seat 2's ``illegal_action``;
+    red-team rt6-verify). A copy in that field that its author did not sign, or that is no message, proves nothing
+    and never crashes the verifier."""
+    import msgpack
+
+    from p2php.session import transcript
+
+    peers = make_peers("toy", 3, {}, seed=4)
+    sent: list[dict[str, Any]] = []
+
+    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and recipient == 2 and frame["kind"] == "action" and not sent:
+            sent.append(frame)
+            other = dict(frame, body={**frame["body"], "action": {"type": "bid", "n": 99}})
+            resign(peers, other)
+            return other
+        return frame
+
+    run(peers, tamper=tamper)
+    for p in (peers[0], peers[2]):
+        path = transcript.save(p, tmp_path / f"seat{p.seat}.p2php")
+        result = transcript.verify(path)
+        v = result.spectator.verdict if result.spectator is not None else None
+        assert v is not None and (v.culprit, v.code) == (1, "equivocation"), (p.seat, result.lines)
+        assert not any("recorded verdict" in line for line in result.lines), result.lines
+        data = msgpack.unpackb(path.read_bytes(), raw=False)
+        proofs = data["equivocations"]
+        assert len(proofs) == 2 and {w["seq"] for w in proofs} == {proofs[0]["seq"]}, proofs
+        forged = [dict(w, body={**w["body"], "action": {"type": "bid", "n": 98}}) for w in proofs]  # sig now wrong
+        for junk in (forged[:1], [5, "x", {"from": 1}, []], "not a list", [{**proofs[0], "from": 7}]):
+            data["equivocations"] = junk
+            path.write_bytes(msgpack.packb(data, use_bin_type=True))
+            result = transcript.verify(path)
+            v = result.spectator.verdict if result.spectator is not None else None
+            assert v is not None and not (v.culprit == 1 and v.code == "equivocation"), (p.seat, junk, result.lines)
+
+
 @pytest.mark.crypto("fast")
 def test_a_last_lock_pass_with_a_point_off_the_curve_is_named_by_every_seat_at_the_audit() -> None:
     """The deck's last lock pass hides a value that is no curve point in a slot nobody opens, so no seat
