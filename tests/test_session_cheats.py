@@ -319,6 +319,31 @@ def test_a_peer_whose_state_differs_is_named_a_desync(crypto: str) -> None:
         assert v is not None and v.culprit == 1 and v.code == "desync" and "state hash" in v.reason, v
 
 
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+def test_verify_of_a_desync_record_names_the_desynced_seat(crypto: str, tmp_path: Any) -> None:
+    """The same table: ``p2php verify`` of each honest record names seat 1 ``desync``, as the seats did. Its message
+    naming another state is in each record, but a replay that got an abort first (it still waited for another seat
+    at that point) read it in the audit round unchecked (before: nobody named there, ``accusation``, in 3 of the 4
+    records; red-team rt6-verify): the audit now checks the state of every message of the step it stopped at, and
+    a ``desync`` abort against the message at the point it names."""
+    import hashlib
+
+    from p2php.session import transcript
+
+    if crypto == "verified":
+        pytest.importorskip("coincurve")
+    peers = make_peers("toy", 3, {"crypto": crypto}, seed=8)
+    engine = peers[1].state
+    real = engine.state_hash
+    engine.state_hash = lambda: hashlib.sha256(b"other rules" + real()).digest()  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    for p in (peers[0], peers[2]):
+        result = transcript.verify(transcript.save(p, tmp_path / f"seat{p.seat}.p2php"))
+        v = result.spectator.verdict if result.spectator is not None else None
+        assert v is not None and (v.culprit, v.code) == (1, "desync"), (p.seat, result.lines)
+        assert not any("recorded verdict" in line for line in result.lines), result.lines
+
+
 def test_withheld_key_names_the_silent_peer() -> None:
     stopped = []
 

@@ -46,6 +46,7 @@ def run_audit(ls: Lockstep) -> Verdict:
     if ls.vdeck is not None and (judged is None or judged.culprit is None):
         findings.extend(_boxed_lies(ls))  # the abort that stopped us named nobody we can confirm: the others' boxes
     findings.extend(f for f in ls.later_faults if f.culprit is None or f.code not in TIMING_CODES)
+    findings.extend(_late_desyncs(ls))
     proven = _judge_equivocation(ls)
     if proven:
         # A dispute we raised ourselves ("seat s saw another message than we did") was provisional:
@@ -499,6 +500,22 @@ def _judge_fault(ls: Lockstep) -> Fault | None:
             return confirmed
     return Fault(None, f"{fault.reason} — an accusation by seat {accuser} against seat {accused} "
                  "that our own checks and the audit do not confirm", fault.at, FaultCode.ACCUSATION)
+
+
+def _late_desyncs(ls: Lockstep) -> list[Fault]:
+    """Messages of the step we stopped at that we read only in the audit round (unchecked there), whose ``state`` is
+    not the state this step began in: their authors desynced (§5.1), as the seat that took them in play found. One
+    fault a seat; an author whose message is at a later step (it passed ours) is never judged here."""
+    out: list[Fault] = []
+    named: set[Seat] = set()
+    for seat, msgs in ls.processed.items():
+        for msg in msgs.values():
+            if (seat not in named and msg.at[0] == ls.tick and msg.kind not in ("abort", "audit")
+                    and msg.state != ls._state_hash):
+                named.add(seat)
+                out.append(Fault(seat, f"state hash differs from ours at step {ls.tick} (desync; its signed "
+                                 f"{msg.kind} message {msg.seq})", msg.at, FaultCode.DESYNC))
+    return out
 
 
 def _confirm_show(ls: Lockstep, viewer: Seat, sender: Seat) -> Fault | None:
