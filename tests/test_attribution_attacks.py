@@ -268,3 +268,42 @@ def test_the_copy_of_a_parked_pass_that_brings_its_points_takes_the_place_of_one
     assert lock and "att" in lock[0]
     for peer in peers:
         assert peer.verdict.clean, (peer.seat, peer.verdict)
+
+
+@pytest.mark.parametrize("what", ["seen", "body"])
+def test_verify_of_a_record_names_the_author_of_a_signed_message_refused_by_its_shape(what: str, tmp_path: Any) -> None:
+    """Such a message is refused on arrival, so the record's ``messages`` never hold it: a transcript keeps it in
+    ``refused`` (§9.4) and ``p2php verify`` of each honest record names its author ``bad_message``, as the seats did
+    (before: nobody, ``accusation``; red-team rt6-verify). A copy there that its author did not sign proves nothing."""
+    import msgpack
+
+    from p2php.session import transcript
+    from p2php.session.messages import MAX_UNKNOWN_BODY
+
+    peers = make_peers("toy", 3, {}, seed=3)
+    padded: list[int] = []
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and frame.get("kind") == "action" and padded in ([], [frame["seq"]]):
+            padded[:] = [frame["seq"]]
+            if what == "seen":
+                return signed_by(peers[1], {**frame, "seen": [[2, 10**12, bytes(32)], [2, 10**12 + 1, bytes(32)]]})
+            return signed_by(peers[1], {**frame, "body": {**frame["body"], "zz": bytes(MAX_UNKNOWN_BODY + 1)}})
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    for peer in (peers[0], peers[2]):
+        assert (peer.verdict.culprit, peer.verdict.code) == (1, "bad_message"), peer.verdict
+        path = transcript.save(peer, tmp_path / f"seat{peer.seat}.p2php")
+        result = transcript.verify(path)
+        v = result.spectator.verdict if result.spectator is not None else None
+        assert v is not None and (v.culprit, v.code) == (1, "bad_message"), (peer.seat, result.lines)
+        assert not any("recorded verdict" in line for line in result.lines), result.lines
+        data = msgpack.unpackb(path.read_bytes(), raw=False)
+        assert len(data["refused"]) == 1 and data["refused"][0]["from"] == 1
+        for junk in ([{**data["refused"][0], "seq": data["refused"][0]["seq"] + 1}], ["x", 5], {"a": 1}):
+            data["refused"] = junk  # (a changed number: the signature no longer verifies)
+            path.write_bytes(msgpack.packb(data, use_bin_type=True))
+            result = transcript.verify(path)
+            v = result.spectator.verdict if result.spectator is not None else None
+            assert v is not None and v.culprit is None, (peer.seat, junk, result.lines)

@@ -87,8 +87,8 @@ def test_a_saved_transcript_has_protocol_9_4s_layout(ended: Lockstep, tmp_path: 
 
     data = msgpack.unpackb(transcript.save(ended, tmp_path / "t.p2php").read_bytes(), raw=False)
     assert set(data) == {"format", "version", "seat", "game", "options", "hellos", "messages", "equivocations",
-                         "verdict"}
-    assert data["equivocations"] == []  # (optional, rt6: both versions of each message held twice)
+                         "refused", "verdict"}
+    assert data["equivocations"] == [] and data["refused"] == []  # (optional, rt6: proofs the messages cannot hold)
     assert (data["format"], data["version"], data["seat"], data["game"]) == ("p2php-transcript", 1, 0, "toy")
     assert data["messages"] == [m.to_wire() for m in ended.transcript]
     assert data["hellos"] == list(ended.table.hellos)

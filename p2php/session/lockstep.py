@@ -100,6 +100,30 @@ class _Unsigned(BadMessage):
     """A signature that does not verify: the connection's seat sent garbage (a relay: dropped)."""
 
 
+class _SignedRefused(BadMessage):
+    """A message its author signed, refused by its shape (:func:`signed_shape_fault`): a proof anyone can check."""
+
+
+MAX_REFUSED_KEPT = 1
+"""Signed messages refused by their shape that a peer keeps for its transcript (§9.4): the first (one frame, at
+most 4 MiB: a cheater padding many cannot grow the record)."""
+
+
+def signed_shape_fault(msg: Message, players: int) -> str | None:
+    """Why a validly signed ``msg`` is refused on arrival by its own shape (§5.1, §6.4), or None: more than
+    :data:`MAX_UNKNOWN_BODY` bytes of body fields no kind has, or ``seen`` heads that are not other seats, each once,
+    in ascending order. Only the message is looked at, so a verifier of a record reaches the same answer."""
+    unknown = {k: v for k, v in msg.body.items() if k not in BODY_FIELDS}
+    if unknown and len(encode(unknown)) > MAX_UNKNOWN_BODY:
+        return f"message {msg.seq}: more than {MAX_UNKNOWN_BODY} bytes of body fields no message has"
+    others = [o for o, _, _ in msg.seen]
+    if others != sorted(set(others)) or any(not 0 <= o < players or o == msg.sender for o in others):
+        # (§5.1; each head is kept until we process the message it names: a cheater's made-up heads grew
+        # that store, and the work of every message after, without bound)
+        return f"message {msg.seq}: 'seen' must list other seats, each once, in ascending order"
+    return None
+
+
 class Lockstep(DeckSteps, Ending):
     """One peer's lockstep state machine (or a spectator's, with ``seat=None``).
 
@@ -198,6 +222,7 @@ class Lockstep(DeckSteps, Ending):
         self.forward = []  # signed messages of other seats to pass on to everyone (see ending.py)
         self._forwarded = set()
         self.equivocations = {}  # (seat, seq) -> other signed versions than the one we hold
+        self.refused = []  # signed messages refused by their shape (signed_shape_fault), kept for the transcript
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
         self.flooded: set[Seat] = set()
         self._parked_bytes: dict[Seat, int] = {}
@@ -680,14 +705,11 @@ class Lockstep(DeckSteps, Ending):
                 raise _Held()  # a copy of one we hold, whose signature we checked: relayed copies cost no more
         if not verified and not self.publics[s].verify(msg.sig, msg.signing_digest(self.session_id)):
             raise _Unsigned(f"message {msg.seq}: signature does not verify")
-        unknown = {k: v for k, v in msg.body.items() if k not in BODY_FIELDS}
-        if unknown and len(encode(unknown)) > MAX_UNKNOWN_BODY:
-            raise BadMessage(f"message {msg.seq}: more than {MAX_UNKNOWN_BODY} bytes of body fields no message has")
-        others = [o for o, _, _ in msg.seen]
-        if others != sorted(set(others)) or any(not 0 <= o < self.players or o == s for o in others):
-            # (§5.1; each head is kept until we process the message it names: a cheater's made-up heads grew
-            # that store, and the work of every message after, without bound)
-            raise BadMessage(f"message {msg.seq}: 'seen' must list other seats, each once, in ascending order")
+        shape = signed_shape_fault(msg, self.players)
+        if shape is not None:
+            if len(self.refused) < MAX_REFUSED_KEPT and msg.to_wire() not in self.refused:
+                self.refused.append(msg.to_wire())  # its signature verified: the proof, for our transcript (§9.4)
+            raise _SignedRefused(shape)
         if msg.seq < expected_seq:  # (a copy of what we hold returned above)
             held = self._held(s, msg.seq)
             if not held:

@@ -38,7 +38,7 @@ from p2php.net.framing import MAX_FRAME, MAX_VALUES, FrameError, TooManyValues, 
 from p2php.session import witness
 from p2php.session.durable import replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
-from p2php.session.lockstep import Lockstep
+from p2php.session.lockstep import MAX_REFUSED_KEPT, Lockstep, signed_shape_fault
 from p2php.session.messages import BadMessage, parse_message
 from p2php.session.modes import parse_table_options
 from p2php.session.records import TIMING_CODES, Fault
@@ -74,6 +74,7 @@ def to_data(ls: Lockstep) -> dict[str, Any]:
         "hellos": list(ls.table.hellos),
         "messages": [m.to_wire() for m in ls.transcript],
         "equivocations": _equivocation_proofs(ls),
+        "refused": list(ls.refused),
         "verdict": None if verdict is None else {
             "clean": verdict.clean,
             "culprit": -1 if verdict.culprit is None else verdict.culprit,
@@ -362,8 +363,28 @@ def _equivocations(table: Table, proofs: Any) -> dict[tuple[int, int], list[dict
     return out
 
 
+def _refused_faults(table: Table, refused: Any) -> list[Fault]:
+    """The file's ``refused`` (§9.4): each of its first :data:`MAX_REFUSED_KEPT` entries that is a message its
+    author signed and that the arrival check refuses by its shape alone names its author (``bad_message``), as it
+    did at the seat; anything else proves nothing and is dropped."""
+    out: list[Fault] = []
+    for wire in refused[:MAX_REFUSED_KEPT] if isinstance(refused, list) else []:
+        try:
+            msg = parse_message(wire)
+            if not 0 <= msg.sender < table.players or not table.public(msg.sender).verify(
+                    msg.sig, msg.signing_digest(table.session_id)):
+                continue
+            reason = signed_shape_fault(msg, table.players)
+        except (BadMessage, NotCanonical, ValueError, TypeError):
+            continue
+        if reason is not None:
+            out.append(Fault(msg.sender, f"bad message: {reason} (signed, kept by the record)", msg.at))
+    return out
+
+
 def _replay(game: Game, table: Table, frames: list[dict[str, Any]],
-            hold_from: int | None = None, proofs: Any = None) -> tuple[Lockstep, int | None, int | None]:
+            hold_from: int | None = None, proofs: Any = None,
+            refused: Any = None) -> tuple[Lockstep, int | None, int | None]:
     """Feed the messages to a spectator in file order: ``(spectator, first fault at, finished at)``.
 
     With ``hold_from``, messages from that index on are all delivered before the
@@ -372,6 +393,7 @@ def _replay(game: Game, table: Table, frames: list[dict[str, Any]],
     """
     spectator = Lockstep(game, table)
     spectator.equivocations.update(_equivocations(table, proofs))  # weighed by its audit as a seat's own (§9.4)
+    spectator.later_faults.extend(_refused_faults(table, refused))  # and these as its own findings
     fault_at: int | None = None
     finished_at: int | None = None
     last = len(frames) - 1
@@ -472,10 +494,11 @@ def _verify(data: dict[str, Any]) -> tuple[list[str], bool, Lockstep | None]:
         return lines, False, None
 
     try:
-        proofs = data.get("equivocations")
-        spectator, fault_at, finished_at = _replay(game, table, frames, proofs=proofs)
+        proofs, refused = data.get("equivocations"), data.get("refused")
+        spectator, fault_at, finished_at = _replay(game, table, frames, proofs=proofs, refused=refused)
         if finished_at is not None and finished_at < len(frames) - 1:
-            spectator, fault_at, finished_at = _replay(game, table, frames, hold_from=finished_at, proofs=proofs)
+            spectator, fault_at, finished_at = _replay(game, table, frames, hold_from=finished_at, proofs=proofs,
+                                                       refused=refused)
         if not spectator.finished:
             spectator.timeout()  # whoever's audit secrets are missing refused the audit
     except Exception as err:  # a verifier reports, it never crashes on a file
