@@ -61,7 +61,7 @@ async def _table(stranger: Any, rematch_of: list[Lockstep] | None = None) -> lis
                          rematch=None if rematch_of is None else Rematch.of(rematch_of[s]))
         done[s] = (await run_peer(cfg, addresses, listeners[s], bot_decider(RandomBot(s)))).lockstep
 
-    with trio.fail_after(60):
+    with trio.fail_after(180):
         async with trio.open_nursery() as nursery:
             for s in range(PLAYERS):
                 nursery.start_soon(seat, s)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -170,8 +171,13 @@ async def _table_with_a_broken_spectator(spectator_linger: float, come_back: boo
 
     async def spectate() -> None:
         await started.wait()
-        with trio.move_on_after(0.2):  # then our link breaks, mid-game
-            await watch("127.0.0.1", addresses[0][1])
+        shown = trio.Event()
+        with trio.CancelScope() as link:
+            async with trio.open_nursery() as watching:
+                watching.start_soon(partial(watch, "127.0.0.1", addresses[0][1], observe=lambda _: shown.set()))
+                await shown.wait()  # seat 0 has us (it relayed its record), however slow the machine
+                await trio.sleep(0.2)
+                link.cancel()  # then our link breaks, mid-game
         at["broke"] = trio.current_time()
         broke.set()
         if come_back:
