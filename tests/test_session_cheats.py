@@ -568,3 +568,33 @@ def test_stacked_decks_run_through_the_real_protocol_and_audit_clean() -> None:
     assert all(p.verdict is not None and p.verdict.clean for p in peers)
     # reversed deck: slot j holds card 11 - j, and every peer opened the same faces
     assert all(p.public_faces[s] == 11 - s for p in peers for s in p.public_faces)
+
+
+def test_verify_of_a_record_that_hides_an_equivocation_never_names_its_other_receiver_desync(tmp_path: Any) -> None:
+    """Seat 1 signs two legal bids (seat 2 gets the other), then writes a record of seat 0's view that stops on its
+    own abort before seat 2's play and leaves the second bid out: the replay reads seat 2's play in the audit round,
+    whose state (reached with the other bid) differs from the replay's. Its ``seen`` heads name that other bid, as
+    in play (where they are compared before the state): seat 2 is never named ``desync`` (red-team rv6-verify:
+    before, ``p2php verify`` of that file named seat 2, honest)."""
+    import msgpack
+    from adversarial.tampers import equivocating_split
+
+    from p2php.session import transcript
+
+    peers = make_peers("toy", 3, {}, seed=1)
+    run(peers, tamper=equivocating_split(peers))
+    zero, one = peers[0], peers[1]
+    bid = next(m for m in zero.transcript if m.sender == 1 and m.kind == "action")
+    t = bid.at[0] + 1
+    play = next(m for m in zero.transcript if m.sender == 2 and m.kind == "action" and m.at == (t, 0))
+    abort = next(m for m in one.transcript if m.sender == 1 and m.kind == "abort")
+    assert abort.prev == bid.msg_hash and abort.at[0] == t
+    data = transcript.to_data(zero)
+    data.update(seat=1, equivocations=[], refused=[], verdict=None, messages=[
+        *(m.to_wire() for m in zero.transcript if m.at[0] < t and m.kind not in ("abort", "audit")),
+        abort.to_wire(), play.to_wire()])
+    path = tmp_path / "crafted.p2php"
+    path.write_bytes(msgpack.packb(data, use_bin_type=True))
+    result = transcript.verify(path)
+    v = result.spectator.verdict if result.spectator is not None else None
+    assert v is not None and v.culprit != 2, result.lines

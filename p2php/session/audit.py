@@ -511,11 +511,25 @@ def _late_desyncs(ls: Lockstep) -> list[Fault]:
     for seat, msgs in ls.processed.items():
         for msg in msgs.values():
             if (seat not in named and msg.at[0] == ls.tick and msg.kind not in ("abort", "audit")
-                    and msg.state != ls._state_hash):
+                    and msg.state != ls._state_hash and not _saw_another_version(ls, msg)):
                 named.add(seat)
                 out.append(Fault(seat, f"state hash differs from ours at step {ls.tick} (desync; its signed "
                                  f"{msg.kind} message {msg.seq})", msg.at, FaultCode.DESYNC))
     return out
+
+
+def _saw_another_version(ls: Lockstep, msg: Message) -> bool:
+    """Whether ``msg`` names, in its ``seen`` heads, another version of a message than the copy we hold: its author
+    then played on inputs we never got (another seat's equivocation, unproven here), so a state that differs from
+    ours proves nothing against it. A message taken in play is judged so too: its heads are compared before its
+    state (``Lockstep._take``), a mismatch an unattributed dispute (red-team rv6-verify: a cheater that split its
+    bid and stopped us before the other version's receiver's next message, then kept the proof out of its record,
+    had that honest seat named ``desync`` by ``p2php verify``)."""
+    for other, seq, h in msg.seen:
+        held = ls._held(other, seq) if 0 <= other < ls.players and other != msg.sender else []
+        if held and held[0].msg_hash != h:
+            return True
+    return False
 
 
 def _confirm_show(ls: Lockstep, viewer: Seat, sender: Seat) -> Fault | None:
