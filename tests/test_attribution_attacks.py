@@ -307,3 +307,37 @@ def test_verify_of_a_record_names_the_author_of_a_signed_message_refused_by_its_
             result = transcript.verify(path)
             v = result.spectator.verdict if result.spectator is not None else None
             assert v is not None and v.culprit is None, (peer.seat, junk, result.lines)
+
+
+@pytest.mark.parametrize("field", ["refused", "equivocations"])
+def test_a_message_packed_with_one_byte_values_never_makes_an_honest_record_unreadable(field: str,
+                                                                                       tmp_path: Any) -> None:
+    """Seat 1 packs a signed message with ~65 000 one-byte values (a frame the network accepts): refused by its
+    shape (``refused``), or as the other version of its bid, sent to seat 2 alone (``equivocations``). A record keeps
+    in those fields only what its reader affords (at most a value per 4 bytes, under ``MAX_VALUES`` a field): seat
+    0's honest record stays readable by ``p2php verify`` (red-team rv6-verify; before, ``load`` refused it: "the
+    file holds more values than a record of its size can")."""
+    from p2php.net.framing import MAX_VALUES, decode_counted
+    from p2php.session import transcript
+
+    peers = make_peers("toy", 3, {}, seed=3 if field == "refused" else 4)
+    done: list[int] = []
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender != 1 or frame.get("kind") != "action" or receiver in done or (field != "refused" and receiver != 2):
+            return frame
+        done.append(receiver)
+        if field == "refused":
+            body = {**frame["body"], "pad": [0] * (MAX_VALUES - 40)}
+        else:
+            body = {**frame["body"], "action": {**frame["body"]["action"], "x": [0] * 65000}}
+        out = signed_by(peers[1], {**frame, "body": body})
+        assert decode_counted(msgpack.packb(out, use_bin_type=True))[1] <= MAX_VALUES  # what a network frame holds
+        return out
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    assert peers[0].verdict is not None and peers[0].verdict.culprit == 1, peers[0].verdict
+    path = transcript.save(peers[0], tmp_path / "seat0.p2php")
+    result = transcript.verify(path)  # (before: TranscriptError)
+    assert result.spectator is not None and result.spectator.verdict is not None, result.lines
+    assert result.spectator.verdict.culprit in (None, 1), result.lines

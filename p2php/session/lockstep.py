@@ -47,6 +47,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
+from p2php.net.framing import MAX_VALUES, FrameError, body_values
 from p2php.session import witness
 from p2php.session.compact import CompactBook, CompactFrame, parse_compact, rebuild
 from p2php.session.decks import DERIVED, DeckSteps
@@ -107,6 +108,25 @@ class _SignedRefused(BadMessage):
 MAX_REFUSED_KEPT = 1
 """Signed messages refused by their shape that a peer keeps for its transcript (§9.4): the first (one frame, at
 most 4 MiB: a cheater padding many cannot grow the record)."""
+
+
+RECORD_VALUES = MAX_VALUES - 64
+"""Values the ``refused`` or the ``equivocations`` field of a transcript holds at most, all its messages together: a
+reader decodes each of those fields as one value under :data:`MAX_VALUES` (§9.4)."""
+
+
+def record_values(wire_bytes: bytes) -> int | None:
+    """The values a signed message's encoded wire form costs a transcript reader, or None if a record must not keep
+    it: more than :data:`RECORD_VALUES`, or more than one value for every 4 bytes — the budget a reader has for a
+    whole file (``transcript.Spans``), which a genuine record, at 7 bytes a value or more, stays within. A cheater's
+    message packed with one-byte values (a frame the network accepts: 65 535 values in 65 KB), kept in ``refused``
+    or ``equivocations``, made every honest record of the table unreadable by ``p2php verify`` (red-team
+    rv6-verify)."""
+    try:
+        n = body_values(wire_bytes)
+    except FrameError:
+        return None
+    return n if n <= RECORD_VALUES and 4 * n <= len(wire_bytes) else None
 
 
 def signed_shape_fault(msg: Message, players: int) -> str | None:
@@ -707,7 +727,8 @@ class Lockstep(DeckSteps, Ending):
             raise _Unsigned(f"message {msg.seq}: signature does not verify")
         shape = signed_shape_fault(msg, self.players)
         if shape is not None:
-            if len(self.refused) < MAX_REFUSED_KEPT and msg.to_wire() not in self.refused:
+            if (len(self.refused) < MAX_REFUSED_KEPT and msg.to_wire() not in self.refused
+                    and record_values(msg.wire_bytes) is not None):  # (one a reader of the record can afford)
                 self.refused.append(msg.to_wire())  # its signature verified: the proof, for our transcript (§9.4)
             raise _SignedRefused(shape)
         if msg.seq < expected_seq:  # (a copy of what we hold returned above)

@@ -30,7 +30,7 @@ from typing import Any
 
 import msgpack
 
-from p2php.canonical import NotCanonical
+from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
@@ -38,7 +38,7 @@ from p2php.net.framing import MAX_FRAME, MAX_VALUES, FrameError, TooManyValues, 
 from p2php.session import witness
 from p2php.session.durable import replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
-from p2php.session.lockstep import MAX_REFUSED_KEPT, Lockstep, signed_shape_fault
+from p2php.session.lockstep import MAX_REFUSED_KEPT, RECORD_VALUES, Lockstep, record_values, signed_shape_fault
 from p2php.session.messages import BadMessage, parse_message
 from p2php.session.modes import parse_table_options
 from p2php.session.records import TIMING_CODES, Fault
@@ -95,10 +95,20 @@ def _equivocation_proofs(ls: Lockstep) -> list[dict[str, Any]]:
     ``messages`` list, holding only the version processed, cannot carry (before, a seat that named an equivocator
     left a record whose replay named nobody; red-team rt6-verify)."""
     out: list[dict[str, Any]] = []
+    total = 0
     for (seat, seq), wires in sorted(ls.equivocations.items()):
+        group: list[dict[str, Any]] = []
         for wire in [m.to_wire() for m in ls._held(seat, seq)] + list(wires):
-            if wire not in out and len(out) < MAX_EQUIVOCATIONS:
-                out.append(wire)
+            if wire not in out and wire not in group:
+                group.append(wire)
+        # Only what a reader can afford (rv6-verify: a version packed with one-byte values, or many versions
+        # together over MAX_VALUES, made the whole record unreadable); a proof is a pair, kept whole or not at all.
+        counts = [record_values(encode(wire)) for wire in group]
+        if (len(out) + len(group) > MAX_EQUIVOCATIONS or None in counts
+                or total + sum(c or 0 for c in counts) > RECORD_VALUES):
+            continue
+        total += sum(c or 0 for c in counts)
+        out += group
     return out
 
 
