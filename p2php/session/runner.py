@@ -426,6 +426,9 @@ class _Runner:
         self.redialing: set[int] = set()  # seats a redial of ours is dialling now
         self.watchers = Watchers(mesh, cfg.spectator_linger)
         self.deciding = False
+        self.held_decision: tuple[int, int, int] | None = None  # (tick, phase, our last number) a decider asked
+        # during the rejoin hold was asked at: its answer is for that point only
+        self.held_action: Action | None = None  # its answer, made (signed) once the hold ends if still at that point
         self.own_refused: tuple[Any, int] = (None, 0)  # (decision point, our decider's actions refused there)
         self.left = False  # our player left the table (LeaveTable from the decider)
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
@@ -480,6 +483,11 @@ class _Runner:
             seats_done = False
             while True:
                 holding = self._holding()
+                if not holding and self.held_action is not None:
+                    action, self.held_action = self.held_action, None
+                    if self.held_decision == self._decision_key() and ls.awaiting_me():
+                        self._act(action)
+                    self.held_decision = None
                 if not holding:
                     await self._flush()
                 mesh.set_progress(None if ls.auditing else [ls.tick, ls.phase])
@@ -492,8 +500,13 @@ class _Runner:
                     seats_done = self.fins >= set(mesh.seats) - self._gone() or now >= linger_until
                     if seats_done and not self.watchers.coming_back(now):
                         break
-                if ls.awaiting_me() and not self.deciding and not holding:
+                # The player decides during the hold too (a person thinks meanwhile, a bot's answer waits): only
+                # its message waits. The hold and the formation's wait come out of the time the seat waiting for our
+                # move gives us (its timeout from our link's return): a person who took 4 s of a 10 s timeout was
+                # named silent when a third seat was away and the hold ran its full 5 s (review rv6-hold).
+                if ls.awaiting_me() and not self.deciding and self.held_action is None:
                     self.deciding = True
+                    self.held_decision = self._decision_key() if holding else None
                     nursery.start_soon(self._run_decider, merged_in.clone())
                 if holding:
                     assert self.hold_until is not None
@@ -547,6 +560,11 @@ class _Runner:
                 await out.send(("leave", None))
                 return
             await out.send(("act", action))
+
+    def _decision_key(self) -> tuple[int, int, int]:
+        """Where we are, with the last number of ours we hold: a decision asked during the rejoin hold is answered at
+        the same key, or our own message for it came back relayed meanwhile (§3.5) and the answer is dropped."""
+        return self.ls.tick, self.ls.phase, self.ls.known_seq(self.ls.seat)  # type: ignore[arg-type]
 
     def _holding(self) -> bool:
         """Rebuilt from a log: whether our own messages still wait for the others to hand ours back (REJOIN_HOLD).
@@ -704,7 +722,15 @@ class _Runner:
         ls = self.ls
         if isinstance(event, tuple) and event[0] == "act":
             self.deciding = False
-            if ls.awaiting_me():
+            if self.held_decision is not None:  # asked during the hold: for that point only
+                if self.held_decision != self._decision_key() or not ls.awaiting_me():
+                    self.held_decision = None  # our own message for it came back: asked again if we still owe one
+                elif self.hold_until is not None:
+                    self.held_action = event[1]  # made once the hold ends (the main loop)
+                else:
+                    self.held_decision = None
+                    self._act(event[1])
+            elif ls.awaiting_me():
                 self._act(event[1])
         elif isinstance(event, tuple) and event[0] == "leave":
             if self.left or ls.finished:
