@@ -33,7 +33,7 @@ def _bot(seat: int) -> Any:
     return bot_decider(get_game("uno").make_bot("random", f"{seat}"))
 
 
-async def test_a_seat_away_does_not_eat_the_resumed_seats_move_time(tmp_path: Path) -> None:
+async def _play(tmp_path: Path, think: float) -> None:
     log = tmp_path / "seat1.resume"
     listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
@@ -62,7 +62,7 @@ async def test_a_seat_away_does_not_eat_the_resumed_seats_move_time(tmp_path: Pa
         assert ls.awaiting_me()
         again = await listen("127.0.0.1", addresses[1][1])
         results[1] = await run_peer(_cfg(1, tmp_path, LocalSecrets(master=header["master"])), addresses, again,
-                                    slowed(_bot(1), THINK), restored=ls)
+                                    slowed(_bot(1), think), restored=ls)
         await again.aclose()
 
     async def seat_2() -> None:
@@ -75,3 +75,26 @@ async def test_a_seat_away_does_not_eat_the_resumed_seats_move_time(tmp_path: Pa
             nursery.start_soon(seat_2)
     said = {s: (v.code, v.culprit, v.reason[:70]) if (v := results[s].lockstep.verdict) else None for s in (1, 2)}
     assert all(v is not None and v[1] != 1 for v in said.values()), said  # the away seat 0 is named, never seat 1
+
+
+async def test_a_seat_away_does_not_eat_the_resumed_seats_move_time(tmp_path: Path) -> None:
+    """The person at seat 1 thinks 4 s: before, it was asked only after the hold, which ran its whole 5 s for away
+    seat 0's sync after the formation's 2.5 s, and seat 2 named seat 1 ``silent``."""
+    await _play(tmp_path, THINK)
+
+
+async def test_a_slow_new_log_does_not_lengthen_the_hold(tmp_path: Path, monkeypatch: Any) -> None:
+    """Seat 1's new log takes 3 s to reach its disk (its ``fsync``, as tests/test_resume_slow_disk.py). Before, the
+    hold counted from then, not from the mesh's forming: seat 2 got the move 10.5 s after seat 1's link came back and
+    named it ``silent`` (its ``timeout`` 10 s)."""
+    from p2php.session import runner as runner_mod
+
+    run = runner_mod._Runner.run
+
+    async def slow_run(self: Any, listener: Any, rejoining: bool) -> None:
+        if rejoining:  # its new log made durable, in its own process (here one event loop runs every seat)
+            await trio.sleep(3.0)
+        await run(self, listener, rejoining)
+
+    monkeypatch.setattr(runner_mod._Runner, "run", slow_run)
+    await _play(tmp_path, 0.0)

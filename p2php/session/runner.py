@@ -444,7 +444,9 @@ class _Runner:
         self.graced: set[tuple[int, Any]] = set()  # (seat, point) given one more timeout: "behind", or rejoined
         self.sync_now: list[int] = []  # seats to send our sync to at once (a seat held up in our audit)
         self.back_by: dict[int, float] = {}  # finished: seat -> until when (clock) we serve it, fixed at its first drop
-        self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)
+        self.formed_wall = trio.current_time()  # our mesh formed (the rejoin hold counts from here, §3.5)
+        self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)  # (a resume: the whole log
+        # written anew and made durable here, an fsync a slow disk may take seconds over)
         self.hold_until: float | None = None  # rebuilt from a log: make nothing of ours until then (REJOIN_HOLD)
         self.hold_from = 0.0
         self.held_mine: dict[int, int] = {}  # rejoining: seat -> the highest number of ours its sync says it holds
@@ -475,8 +477,12 @@ class _Runner:
                 nursery.start_soon(partial(mesh.serve_rejoins, listener, self.hello, self.check,
                                            spectators=self.cfg.spectators, sign=self.sign))
             if rejoining:
+                # From our mesh's forming, as the others' wait for us runs: not after our new log's fsync too (a
+                # disk that took 3 s over it, with a seat away, had the seat waiting for our move name us silent;
+                # review rv6-hold).
+                spent = max(0.0, trio.current_time() - self.formed_wall)
                 self.hold_from = self.clock.now()
-                self.hold_until = self.hold_from + min(REJOIN_HOLD, self.cfg.timeout / 2)
+                self.hold_until = self.hold_from + max(0.0, min(REJOIN_HOLD, self.cfg.timeout / 2) - spent)
                 for seat in mesh.seats:
                     await self._sync(seat)
             linger_until: float | None = None
