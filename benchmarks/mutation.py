@@ -162,6 +162,10 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_session_network.py", "tests/test_memory_network.py", "tests/test_reshuffle.py",
         "tests/test_resume_hardening.py",
     ],
+    "p2php/session/netplay.py": [  # p2php host / join / discover: real processes on loopback, and in-process tables
+        "tests/test_netplay.py", "tests/test_text_safety.py", "tests/test_discovery.py", "tests/test_crypto_mode.py",
+        "tests/test_join_discover.py", "tests/test_lobby_cli.py", "tests/test_table_life.py",
+    ],
     "p2php/engine/remask.py": [
         "tests/test_remask_kit.py", "tests/test_hpsha_hand_remask.py", "tests/test_hogwarts_hand_remask.py",
     ],
