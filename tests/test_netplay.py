@@ -536,3 +536,106 @@ async def test_a_table_this_p2php_cannot_play_is_refused_in_one_line_exit_3(
     assert code == 3
     assert out.err.startswith("p2php: the table plays uno rounds=many, which this p2php cannot play: "), out.err
     assert out.err.count("\n") == 1 and "seat 0" not in out.out  # the table is not shown
+
+
+# ----------------------------------------------------------------------------- failures a seat meets, rematches
+
+
+async def test_a_network_fault_at_a_seat_is_one_line_exit_3_and_anything_else_is_raised(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    for fault in (OSError("connection reset by peer"), trio.BrokenResourceError("gone")):
+        async def broken(*args: Any, fault: BaseException = fault, **kwargs: Any) -> Any:
+            raise fault
+
+        monkeypatch.setattr(netplay, "run_peer", broken)
+        places, addresses = await _seats(1)
+        args = _host_args("--auto")
+        code = await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann\x1b", "bob"], addresses, places,
+                                         None, netplay._ui(args))
+        err = capsys.readouterr().err
+        assert code == 3 and err == f"p2php: network error at seat 0 (ann\\x1b): {fault}\n", err
+
+    async def bug(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(netplay, "run_peer", bug)
+    places, addresses = await _seats(1)
+    with pytest.raises(BaseException) as raised:  # a traceback to report, never "a network error"
+        await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann", "bob"], addresses, places, None,
+                                  netplay._ui(args))
+    leaf = netplay._first_leaf(raised.value)  # as run_trio raises it to the CLI
+    assert isinstance(leaf, RuntimeError) and str(leaf) == "a bug of ours"
+    assert capsys.readouterr().err == ""
+
+
+async def test_a_bad_bot_delay_is_a_usage_error_naming_the_flag() -> None:
+    with pytest.raises(UsageError, match="^--bot-delay: a bot delay is a number of seconds"):
+        await netplay.host_game(_host_args("--bots", "1", "--auto", "--bot-delay", "-1"))
+
+
+async def test_a_discovery_port_in_use_is_said_and_the_table_opens_anyway(monkeypatch: pytest.MonkeyPatch,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import errno
+
+    async def taken(bind: str, port: int) -> Any:
+        raise OSError(errno.EADDRINUSE, "Address already in use")
+
+    monkeypatch.setattr(netplay, "open_responder", taken)
+    args = build_parser().parse_args(["host", "toy", "--port", "0", "--bind", "127.0.0.1", "--discovery-port",
+                                      "7799", "--bots", "1", "--auto"])
+    with trio.fail_after(60):
+        assert await netplay.host_game(args) == 0
+    out = capsys.readouterr().out
+    assert "(discovery is off: cannot use UDP port 7799: Address already in use)" in out
+    assert "(or find it with: p2php discover)" not in out and "audit: clean" in out
+
+
+async def test_a_rematch_that_cannot_listen_again_says_so_exit_3(monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import errno
+
+    async def taken(bind: str, port: int) -> Any:
+        raise OSError(errno.EADDRINUSE, "Address already in use")
+
+    answers = iter(["y"])
+
+    def person(prompt: str = "") -> str:
+        return next(answers) if "Play again" in prompt else "1"
+
+    monkeypatch.setattr("builtins.input", person)
+    places, addresses = await _seats(2)
+    monkeypatch.setattr(netplay, "listen", taken)
+    args = _host_args()
+    with trio.fail_after(60):
+        code = await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann", "bob"], addresses, places, 0,
+                                         netplay._ui(args))
+    out = capsys.readouterr()
+    assert code == 3 and "audit: clean" in out.out and "Rematch: waiting up to" in out.out
+    assert out.err == "p2php: cannot listen again for the rematch: Address already in use\n"
+
+
+async def test_a_seeded_rematch_gives_its_bots_new_seeds(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--seed``: the first game's bots play as they always did, a rematch's bots differently (never a replay)."""
+    from p2php import bots
+
+    seeds: list[tuple[Any, int]] = []
+
+    def bot_seed(seed: Any, seat: int) -> Any:
+        seeds.append((seed, seat))
+        return bots.bot_seed(seed, seat)
+
+    answers = iter(["y", "n"])
+
+    def person(prompt: str = "") -> str:
+        return next(answers) if "Play again" in prompt else "1"
+
+    monkeypatch.setattr(netplay, "bot_seed", bot_seed)
+    monkeypatch.setattr("builtins.input", person)
+    places, addresses = await _seats(2)
+    args = _host_args("--seed", "7")
+    with trio.fail_after(60):
+        code = await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann", "bob"], addresses, places, 0,
+                                         netplay._ui(args))
+    assert code == 0 and capsys.readouterr().out.count("audit: clean") == 2
+    assert seeds == [("7", 1), ("7/rematch1", 1)]
