@@ -639,3 +639,80 @@ async def test_a_seeded_rematch_gives_its_bots_new_seeds(monkeypatch: pytest.Mon
                                          netplay._ui(args))
     assert code == 0 and capsys.readouterr().out.count("audit: clean") == 2
     assert seeds == [("7", 1), ("7/rematch1", 1)]
+
+
+async def test_a_fault_at_one_of_this_machines_seats_ends_its_other_seats_at_once(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The host's bot seat meets a network error: the host's own seat is not left waiting for its timeout."""
+    async def run_peer(cfg: Any, *args: Any, **kwargs: Any) -> Any:
+        if cfg.seat == 1:
+            raise OSError("connection reset by peer")
+        await trio.sleep(3600)
+
+    monkeypatch.setattr(netplay, "run_peer", run_peer)
+    places, addresses = await _seats(2)
+    args = _host_args("--auto")
+    with trio.fail_after(10):
+        code = await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann", "bob"], addresses, places, None,
+                                         netplay._ui(args))
+    assert code == 3 and capsys.readouterr().err == "p2php: network error at seat 1 (bob): connection reset by peer\n"
+
+
+async def test_the_discovery_socket_is_closed_when_the_table_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hosts on one machine share the UDP port: a socket left open there would take queries nobody answers."""
+    closed: list[bool] = []
+
+    class Responder:
+        def close(self) -> None:
+            closed.append(True)
+
+    async def responder(bind: str, port: int) -> Any:
+        return Responder()
+
+    async def serve(sock: Any, summary: Any) -> None:
+        await trio.sleep_forever()
+
+    monkeypatch.setattr(netplay, "open_responder", responder)
+    monkeypatch.setattr(netplay, "serve_discovery", serve)
+    args = build_parser().parse_args(["host", "toy", "--port", "0", "--bind", "127.0.0.1", "--discovery-port",
+                                      "7799", "--bots", "1", "--auto"])
+    with trio.fail_after(60):
+        assert await netplay.host_game(args) == 0
+    assert closed == [True]
+
+
+async def test_a_hosts_resume_log_says_where_its_own_seat_listens(tmp_path: Any) -> None:
+    from p2php.session import resume
+
+    log = tmp_path / "host.log"
+    args = _host_args("--bots", "1", "--auto", "--resume-log", str(log))
+    with trio.fail_after(60):
+        assert await netplay.host_game(args) == 0
+    header, _ = resume.read(log)
+    own, bot = header["addresses"]
+    assert own[0] == "127.0.0.1" and isinstance(own[1], int) and own[1] > 0 and bot[0] == "127.0.0.1"
+
+
+async def test_the_person_at_a_lan_table_chats_and_hears_the_others(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The chat hooks go to the person's seat (host and joiner here, both people): a line typed after ">" is
+    printed at the other one."""
+    port = _free_port()
+    said: list[str] = []
+
+    def person(prompt: str = "") -> str:
+        if prompt.startswith("Press Enter when ready"):
+            return ""
+        if "Play again" in prompt:
+            return "n"
+        if not said:
+            said.append(prompt)
+            return "> hello table"
+        return "1"
+
+    monkeypatch.setattr("builtins.input", person)
+    host = _host_args("--port", str(port), "--ready")
+    guest = build_parser().parse_args(["join", f"127.0.0.1:{port}", "--name", "bob", "--bind", "127.0.0.1"])
+    assert await _host_and_join(host, guest) == (0, 0)
+    out = capsys.readouterr().out
+    assert "» hana (seat 0): hello table" in out, out[-3000:]
