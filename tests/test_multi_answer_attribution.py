@@ -328,3 +328,81 @@ def test_a_verified_peer_that_reads_a_publicly_illegal_answer_after_the_abort_na
     result = transcript.verify(transcript.save(zero, tmp_path / "seat0.p2php"))
     assert result.spectator is not None and result.spectator.verdict is not None, result.lines
     assert (result.spectator.verdict.culprit, result.spectator.verdict.code) == (2, "hidden_lie"), result.lines
+
+
+def _minister_after_a_strange_audit(audit: str) -> tuple[int, list[Lockstep]]:
+    """Seed 2: the hiding Minister is seat 1; seat 0, which answered the same decision before it, sends an audit
+    signed at the next tick (``later``: it owes no witness) or proving another slot's share (``wrong``)."""
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=2)
+    liar: list[int] = []
+    for p in peers:
+        _hide_the_minister(p, liar)
+        if p.seat != 0:
+            continue
+        if audit == "wrong":
+            def wrong(p: Lockstep = p) -> dict[str, list[Any]]:
+                out = Lockstep._own_witness(p)
+                assert p.vdeck is not None and out
+                other = p.state.identity_slot[1]
+                share = p.vdeck.own_items([other], phase="witness")["shares"][0][1]
+                return {**out, "shares": [[slot, share] for slot, _ in out["shares"]]}
+            p._own_witness = wrong  # type: ignore[method-assign]
+        else:
+            send = p._send
+
+            def later(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
+                if kind == "audit":
+                    p.tick += 1
+                    try:
+                        return send(kind, {k: v for k, v in body.items() if k not in ("shares", "proofs")})
+                    finally:
+                        p.tick -= 1
+                return send(kind, body)
+
+            p._send = later  # type: ignore[method-assign]
+    run_in_memory(peers, {s: RandomBot(20 + s) for s in range(PLAYERS)})
+    assert liar == [1]
+    return 1, [p for p in peers if p.seat not in (0, 1)]
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("audit", ["later", "wrong"])
+def test_the_minister_is_named_whatever_the_audit_of_a_seat_that_answered_before_it(audit: str) -> None:
+    """Two answerers of one decision (mutation run U): the first one's audit owing nothing (signed later) must not
+    stop the check of the second's witness: seats 2 and 3 name the Minister ``hidden_lie``. With the first one's
+    witness wrong, both are cheaters found at the same step, (2, 0): the first found, seat 0's ``bad_audit``, is
+    named (never an honest seat)."""
+    liar, others = _minister_after_a_strange_audit(audit)
+    for p in others:
+        v = p.verdict
+        expected = (liar, "hidden_lie") if audit == "later" else (0, "bad_audit")
+        assert v is not None and (v.culprit, v.code) == expected, (p.seat, v)
+
+
+@pytest.mark.crypto("verified")
+def test_a_check_that_fails_otherwise_for_one_answer_does_not_stop_the_check_of_the_next(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 2 (the hiding Minister is seat 1): the audit's check of seat 0's answer raises something other than
+    IllegalAction (no proof against seat 0, skipped): seat 1's answer, next, is still checked and named."""
+    from p2php.session import witness
+
+    start = witness.decision_start
+
+    def decision_start(ls: Lockstep, *args: Any) -> Any:
+        state, public = start(ls, *args)
+        check = state.check
+
+        def failing(seat: int, action: Any, knowledge: Any) -> None:
+            if seat == 0:
+                raise RuntimeError("an engine fault")
+            check(seat, action, knowledge)
+
+        state.check = failing
+        return state, public
+
+    monkeypatch.setattr(witness, "decision_start", decision_start)
+    liar, honest = _verified_liar(2)
+    assert liar == 1
+    for p in honest:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "hidden_lie"), (p.seat, v)

@@ -127,10 +127,11 @@ def test_a_verified_show_of_the_wrong_slot_is_named_by_every_seat(seed: int) -> 
             assert v is not None and (v.culprit, v.code) == (cheats[0], "bad_show"), (p.seat, v)
 
 
-def uno_liar(own_abort: str | None) -> tuple[int, list[Lockstep]]:
+def uno_liar(own_abort: str | None, seed: int = SEED) -> tuple[int, list[Lockstep]]:
     """A verified UNO table whose challenged player lies in its verdict (``own_abort``: and sends an abort of its own
-    right behind it, naming ``"nobody"`` or ``"another"`` seat), played to the end: the liar and the other peers."""
-    peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=SEED)
+    right behind it, naming ``"nobody"`` or ``"another"`` seat), played to the end: the liar and the other peers.
+    ``seed`` 0: the liar is seat 2; 1: seat 0."""
+    peers = make_peers("uno", PLAYERS, {"crypto": "verified"}, seed=seed)
     liar = _lying_verdict(peers, quiet=own_abort is not None)
     if own_abort is not None:
         for p in peers:
@@ -147,7 +148,7 @@ def uno_liar(own_abort: str | None) -> tuple[int, list[Lockstep]]:
                 return msg
 
             p._send = abort_behind  # type: ignore[method-assign]
-    run_in_memory(peers, {s: RandomBot(SEED * 10 + s) for s in range(PLAYERS)})
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(PLAYERS)})
     assert liar
     return liar[0], [p for p in peers if p.seat != liar[0]]
 
@@ -160,6 +161,18 @@ def test_a_liar_whose_own_abort_arrives_first_is_still_named_by_the_box(own_abor
     came second (verdict: unfinished / accusation, the liar unnamed; review of 6c2ed3f).
     Every boxed ``illegal_action`` abort is a proof, whichever abort came first."""
     liar, others = uno_liar(own_abort)
+    for p in others:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "illegal_action"), (p.seat, v)
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("own_abort", ["nobody", "another"])
+def test_a_liar_at_seat_0_whose_own_abort_arrives_first_is_still_named_by_the_box(own_abort: str) -> None:
+    """As above with the liar at seat 0 (seed 1): seat 0 is a seat like any other to the box's check (mutation run
+    U: ``0 <= culprit`` made ``0 < culprit`` passed every test, the liar being seat 2 in all of them)."""
+    liar, others = uno_liar(own_abort, seed=1)
+    assert liar == 0
     for p in others:
         v = p.verdict
         assert v is not None and (v.culprit, v.code) == (liar, "illegal_action"), (p.seat, v)
