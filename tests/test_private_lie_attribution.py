@@ -233,3 +233,35 @@ def test_a_liar_flooding_junk_boxed_aborts_is_still_named_by_the_challengers_box
             result = transcript.verify(transcript.save(p, Path(d) / "game.p2php"))
         assert result.spectator is not None and result.spectator.verdict is not None
         assert (result.spectator.verdict.culprit, result.spectator.verdict.code) == (liar[0], "illegal_action")
+
+
+def test_the_boxed_aborts_tried_are_at_most_8_one_per_sender_in_the_order_processed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """protocol.md §6.4: at most 8 boxes, one per sender (its first such abort), the first confirmed a finding —
+    a bound that binds only at a table of 9 or 10 seats (mutation run U), so checked here on the aborts alone."""
+    from types import SimpleNamespace
+
+    from p2php.session import audit
+
+    players = 10
+    aborts = [SimpleNamespace(sender=s, at=(5, 0), body={"code": "illegal_action", "culprit": (s + 1) % players,
+                                                          "box": [s, bytes(32)]})
+              for s in [0, 0, *range(1, players)]]  # seat 0 sends two
+    tried: list[int] = []
+    proven: dict[int, Fault] = {}
+
+    def confirm(ls: Any, viewer: int, sender: int, fault: Fault, box: Any) -> Fault | None:
+        tried.append(viewer)
+        return proven.get(viewer)
+
+    monkeypatch.setattr(audit, "_confirm_lie_box", confirm)
+    ls: Any = SimpleNamespace(players=players, abort_messages=aborts)
+    assert audit._boxed_lies(ls) == []
+    assert tried == list(range(8))
+    proven[7] = Fault(8, "illegal action", (5, 0), FaultCode.ILLEGAL_ACTION)
+    proven[8] = Fault(9, "illegal action", (5, 0), FaultCode.ILLEGAL_ACTION)
+    tried.clear()
+    assert audit._boxed_lies(ls) == [proven[7]] and tried == list(range(8))
+    del proven[7]
+    tried.clear()
+    assert audit._boxed_lies(ls) == [] and tried == list(range(8))  # the ninth sender's box is never opened
