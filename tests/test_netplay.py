@@ -317,7 +317,8 @@ async def test_a_host_with_every_other_seat_a_bot_plays_at_once(capsys: pytest.C
         assert await netplay.host_game(_host_args("--players", "2", "--bots", "1", "--auto")) == 0
     out = capsys.readouterr().out
     assert "Table open: toy for 2 players" in out and "Forming the mesh: hana (seat 0), " in out, out[-2000:]
-    assert "audit: clean" in out
+    assert "\ndealing: " in out and "audit: clean" in out  # the crypto notice
+    assert "seat 0  hana (host)  ready  ← you" in out and "(bot)  ready  ← you" not in out
 
 
 async def test_the_host_closes_its_table_with_q_exit_0(monkeypatch: pytest.MonkeyPatch,
@@ -412,11 +413,12 @@ async def test_a_table_that_cannot_form_names_the_seat_and_person_it_could_not_r
     addresses[1] = ("127.0.0.1", listener_port(gone))
     await gone.aclose()
     args = _host_args("--auto", "--connect-timeout", "1")
+    start = time.monotonic()
     with trio.fail_after(60):
         code = await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann", "bob"], addresses, places, None,
                                          netplay._ui(args))
     out = capsys.readouterr()
-    assert code == 3
+    assert code == 3 and time.monotonic() - start < 15  # --connect-timeout 1, not the rematch's wait
     assert out.err.startswith(f"p2php: the game could not start: no connection with seat 1 (bob at "
                               f"127.0.0.1:{addresses[1][1]})"), out.err
     assert out.err.count("\n") == 1 and "audit" not in out.out
@@ -676,7 +678,7 @@ async def test_the_discovery_socket_is_closed_when_the_table_starts(monkeypatch:
     monkeypatch.setattr(netplay, "serve_discovery", serve)
     args = build_parser().parse_args(["host", "toy", "--port", "0", "--bind", "127.0.0.1", "--discovery-port",
                                       "7799", "--bots", "1", "--auto"])
-    with trio.fail_after(60):
+    with trio.fail_after(20):
         assert await netplay.host_game(args) == 0
     assert closed == [True]
 
@@ -716,3 +718,17 @@ async def test_the_person_at_a_lan_table_chats_and_hears_the_others(monkeypatch:
     assert await _host_and_join(host, guest) == (0, 0)
     out = capsys.readouterr().out
     assert "» hana (seat 0): hello table" in out, out[-3000:]
+
+
+async def test_a_hosts_bots_play_at_the_bot_delay_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    delays: list[float] = []
+    slowed = netplay.slowed
+
+    def recorded(decide: Any, delay: float) -> Any:
+        delays.append(delay)
+        return slowed(decide, 0.0)
+
+    monkeypatch.setattr(netplay, "slowed", recorded)
+    with trio.fail_after(60):
+        assert await netplay.host_game(_host_args("--bots", "1", "--auto", "--bot-delay", "0.25")) == 0
+    assert delays == [0.25, 0.25]  # the host's own seat (--auto) and its bot
