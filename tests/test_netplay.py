@@ -323,13 +323,13 @@ async def test_a_host_with_every_other_seat_a_bot_plays_at_once(capsys: pytest.C
 
 async def test_the_host_closes_its_table_with_q_exit_0(monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    prompts = _keyboard(monkeypatch, ["what", "k 1", "k", "q"])
+    prompts = _keyboard(monkeypatch, ["what", "k 1", "k1", "k", "q"])
     with trio.fail_after(30):
         assert await netplay.host_game(_host_args("--players", "2")) == 0
     out = capsys.readouterr().out
-    assert len(prompts) == 4
+    assert len(prompts) == 5
     assert "  type Enter (ready), b (fill empty seats with bots), k N (remove the joiner at seat N) or q" in out
-    assert "  seat 1 has no joiner to remove" in out
+    assert out.count("  seat 1 has no joiner to remove") == 2
     assert out.count("  type Enter (ready)") == 2  # "what" and a bare "k"
     assert "The table is closed: the host closed the table" in out
 
@@ -734,3 +734,31 @@ async def test_a_hosts_bots_play_at_the_bot_delay_asked(monkeypatch: pytest.Monk
     with trio.fail_after(60):
         assert await netplay.host_game(_host_args("--bots", "1", "--auto", "--bot-delay", "0.25")) == 0
     assert delays == [0.25, 0.25]  # the host's own seat (--auto) and its bot
+
+
+async def test_the_host_removes_a_joiner_with_k_n(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import threading
+
+    seated = threading.Event()
+    host_prompts: list[str] = []
+
+    def person(prompt: str = "") -> str:
+        if prompt == "Press Enter when ready (q to leave): ":  # the joiner, seated: it waits to be removed
+            seated.set()
+            time.sleep(5)
+            return ""
+        host_prompts.append(prompt)
+        if len(host_prompts) == 1:
+            assert seated.wait(20)
+            return "k 1"
+        return "q"
+
+    monkeypatch.setattr("builtins.input", person)
+    port = _free_port()
+    host = _host_args("--port", str(port), "--players", "2")
+    guest = build_parser().parse_args(["join", f"127.0.0.1:{port}", "--name", "bob", "--bind", "127.0.0.1"])
+    assert await _host_and_join(host, guest) == (0, 3)
+    out = capsys.readouterr()
+    assert "  removed bob: that address may not sit down again" in out.out
+    assert "p2php: " in out.err and "the host removed you from this table" in out.err
