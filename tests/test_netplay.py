@@ -691,6 +691,7 @@ async def test_a_hosts_resume_log_says_where_its_own_seat_listens(tmp_path: Any)
     with trio.fail_after(60):
         assert await netplay.host_game(args) == 0
     header, _ = resume.read(log)
+    assert header["seat"] == 0 and header["name"] == "hana"  # the host's own seat keeps the log, not its bot
     own, bot = header["addresses"]
     assert own[0] == "127.0.0.1" and isinstance(own[1], int) and own[1] > 0 and bot[0] == "127.0.0.1"
 
