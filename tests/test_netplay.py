@@ -73,6 +73,21 @@ def test_a_keyboard_interrupt_inside_the_table_is_a_plain_keyboard_interrupt() -
     assert type(caught.value) is KeyboardInterrupt
 
 
+def test_a_ctrl_c_wins_over_an_error_raised_while_the_table_is_cancelled() -> None:
+    """The person pressed Ctrl-C: the exit is "interrupted", not the error some cleanup raised on the way out."""
+    async def fails_on_the_way_out() -> int:
+        os.kill(os.getpid(), signal.SIGINT)
+        try:
+            await trio.sleep(30)
+        finally:
+            raise ValueError("raised while cancelled")
+        return 0
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        netplay.run_trio(fails_on_the_way_out)
+    assert type(caught.value) is KeyboardInterrupt
+
+
 def test_first_leaf_prefers_a_keyboard_interrupt_at_any_depth() -> None:
     err = ValueError("first")
     assert netplay._first_leaf(err) is err
@@ -337,7 +352,7 @@ async def test_the_host_closes_its_table_with_q_exit_0(monkeypatch: pytest.Monke
 async def test_the_hosts_input_ending_closes_the_table_exit_3(monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     prompts = _keyboard(monkeypatch, [None])
-    with trio.fail_after(30):
+    with trio.fail_after(15):
         assert await netplay.host_game(_host_args("--players", "2")) == 3
     out = capsys.readouterr()
     assert len(prompts) == 1
