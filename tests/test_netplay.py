@@ -778,3 +778,27 @@ async def test_the_host_removes_a_joiner_with_k_n(monkeypatch: pytest.MonkeyPatc
     out = capsys.readouterr()
     assert "  removed bob: that address may not sit down again" in out.out
     assert "p2php: " in out.err and "the host removed you from this table" in out.err
+
+
+async def test_an_online_seats_link_watcher_runs_tells_and_hands_its_relinks_to_the_runner() -> None:
+    told: list[tuple[int, str]] = []
+    seen: list[Any] = []
+
+    async def watch_links(others: Any, tell: Any, relink: Any) -> None:
+        seen.append(dict(others))
+        tell(1, "direct")
+        relink(1)
+        await trio.sleep_forever()
+
+    lan = netplay.Place(None, 0)  # type: ignore[arg-type]
+    online = netplay.Place(None, 0, watch_links=watch_links)  # type: ignore[arg-type]
+    with trio.fail_after(10):
+        async with trio.open_nursery() as nursery:
+            assert netplay._watch_links(nursery, trio.CancelScope(), lan, {1: "x"}, told.append) is None
+            scope = trio.CancelScope()
+            relinks = netplay._watch_links(nursery, scope, online, {1: "/p2p/peer1"},
+                                           lambda s, how: told.append((s, how)))
+            assert relinks is not None
+            assert await relinks.receive() == 1
+            assert told == [(1, "direct")] and seen == [{1: "/p2p/peer1"}]
+            scope.cancel()  # the runner's end: the watcher stops, the nursery closes
