@@ -76,6 +76,7 @@ def test_a_keyboard_interrupt_inside_the_table_is_a_plain_keyboard_interrupt() -
 def test_a_ctrl_c_wins_over_an_error_raised_while_the_table_is_cancelled() -> None:
     """The person pressed Ctrl-C: the exit is "interrupted", not the error some cleanup raised on the way out."""
     async def fails_on_the_way_out() -> int:
+        await trio.sleep(0.2)  # run_trio's watcher has started
         os.kill(os.getpid(), signal.SIGINT)
         try:
             await trio.sleep(30)
