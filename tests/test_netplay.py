@@ -334,6 +334,7 @@ async def test_a_host_with_every_other_seat_a_bot_plays_at_once(capsys: pytest.C
     out = capsys.readouterr().out
     assert "Table open: toy for 2 players" in out and "Forming the mesh: hana (seat 0), " in out, out[-2000:]
     assert "\ndealing: " in out and "audit: clean" in out  # the crypto notice
+    assert "p2php discover" not in out  # --discovery-port 0: discovery is off, and not offered
     assert "seat 0  hana (host)  ready  ← you" in out and "(bot)  ready  ← you" not in out
 
 
