@@ -804,3 +804,52 @@ async def test_an_online_seats_link_watcher_runs_tells_and_hands_its_relinks_to_
             assert await relinks.receive() == 1
             assert told == [(1, "direct")] and seen == [{1: "/p2p/peer1"}]
             scope.cancel()  # the runner's end: the watcher stops, the nursery closes
+
+
+async def test_a_joiner_whose_deck_the_starting_table_does_not_carry_refuses_it_exit_3(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``join --deck``: a host that starts the table without our deck's options (deck1=own, our character) — an old
+    or hostile host that ignored our ``deck`` frame — is refused in one line before any game forms."""
+    from functools import partial
+
+    from p2php.games.tcg.game import GAME
+    from p2php.net.framing import FrameDecoder, encode_frame
+    from p2php.session.modes import parse_table_options
+    from p2php.testing.tcg import random_deck_text
+
+    deck = tmp_path / "ann.deck"
+    deck.write_text(random_deck_text(22))
+    options = parse_table_options(GAME, {"format": "constructed"})
+    got: list[Any] = []
+
+    async def fake_host(stream: trio.SocketStream) -> None:
+        decoder = FrameDecoder()
+        seats = [{"seat": 0, "name": "hana", "kind": "host", "ready": True},
+                 {"seat": 1, "name": "ann", "kind": "human", "ready": False}]
+        for frame in ({"lobby": "welcome", "v": PROTOCOL_VERSION, "seat": 1},
+                      {"lobby": "table", "v": PROTOCOL_VERSION, "game": "tcg", "options": options, "players": 2,
+                       "host": "hana", "seats": seats}):
+            await stream.send_all(encode_frame(frame))
+        while len(got) < 3:  # hello, deck, ready
+            frame = decoder.next_frame()
+            if frame is None:
+                decoder.receive_data(await stream.receive_some(65536))
+                continue
+            got.append(frame)
+        await stream.send_all(encode_frame({"lobby": "start", "v": PROTOCOL_VERSION,
+                                            "addresses": [[None, 9], [None, 10]]}))
+        await trio.sleep(5)
+
+    with trio.fail_after(20):
+        async with trio.open_nursery() as nursery:
+            listeners = await nursery.start(partial(trio.serve_tcp, fake_host, 0, host="127.0.0.1"))
+            port = listeners[0].socket.getsockname()[1]
+            args = build_parser().parse_args(["join", f"127.0.0.1:{port}", "--name", "ann", "--ready",
+                                              "--bind", "127.0.0.1", "--deck", str(deck)])
+            code = await netplay.join_game(args)
+            nursery.cancel_scope.cancel()
+    out = capsys.readouterr()
+    assert [f.get("lobby") for f in got][1:] == ["deck", "ready"], got
+    assert code == 3 and "The game starts" not in out.out
+    assert out.err.startswith("p2php: the host's table does not carry your deck: ") and "deck1=own" in out.err
+    assert out.err.count("\n") == 1
