@@ -688,7 +688,10 @@ async def test_the_discovery_socket_is_closed_when_the_table_starts(monkeypatch:
     async def responder(bind: str, port: int) -> Any:
         return Responder()
 
+    served: list[Any] = []
+
     async def serve(sock: Any, summary: Any) -> None:
+        served.append((sock, summary()))
         await trio.sleep_forever()
 
     monkeypatch.setattr(netplay, "open_responder", responder)
@@ -698,6 +701,8 @@ async def test_the_discovery_socket_is_closed_when_the_table_starts(monkeypatch:
     with trio.fail_after(20):
         assert await netplay.host_game(args) == 0
     assert closed == [True]
+    assert len(served) == 1 and isinstance(served[0][0], Responder)  # discovery was answered while the lobby ran
+    assert served[0][1] is None or served[0][1]["game"] == "toy"
 
 
 async def test_a_hosts_resume_log_says_where_its_own_seat_listens(tmp_path: Any) -> None:
@@ -853,3 +858,22 @@ async def test_a_joiner_whose_deck_the_starting_table_does_not_carry_refuses_it_
     assert code == 3 and "The game starts" not in out.out
     assert out.err.startswith("p2php: the host's table does not carry your deck: ") and "deck1=own" in out.err
     assert out.err.count("\n") == 1
+
+
+async def test_an_online_seats_link_watcher_is_stopped_when_its_game_ends() -> None:
+    stopped: list[bool] = []
+
+    async def watch_links(others: Any, tell: Any, relink: Any) -> None:
+        try:
+            await trio.sleep_forever()
+        finally:
+            stopped.append(True)
+
+    places, addresses = await _seats(2)
+    for place in places.values():
+        place.watch_links = watch_links
+    args = _host_args("--auto")
+    with trio.fail_after(30):
+        code = await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann", "bob"], addresses, places, None,
+                                         netplay._ui(args))
+    assert code == 0 and stopped == [True, True]
