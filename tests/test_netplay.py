@@ -862,8 +862,10 @@ async def test_a_joiner_whose_deck_the_starting_table_does_not_carry_refuses_it_
 
 async def test_an_online_seats_link_watcher_is_stopped_when_its_game_ends() -> None:
     stopped: list[bool] = []
+    watched: list[Any] = []
 
     async def watch_links(others: Any, tell: Any, relink: Any) -> None:
+        watched.append(dict(others))
         try:
             await trio.sleep_forever()
         finally:
@@ -877,3 +879,4 @@ async def test_an_online_seats_link_watcher_is_stopped_when_its_game_ends() -> N
         code = await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann", "bob"], addresses, places, None,
                                          netplay._ui(args))
     assert code == 0 and stopped == [True, True]
+    assert sorted(map(sorted, watched)) == [[0], [1]]  # each seat watches its links to the others, never itself
