@@ -880,3 +880,15 @@ async def test_an_online_seats_link_watcher_is_stopped_when_its_game_ends() -> N
                                          netplay._ui(args))
     assert code == 0 and stopped == [True, True]
     assert sorted(map(sorted, watched)) == [[0], [1]]  # each seat watches its links to the others, never itself
+
+
+async def test_a_joiner_with_auto_is_ready_at_once_and_its_bot_plays(monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    port = _free_port()
+    prompts = _keyboard(monkeypatch, [])
+    host = _host_args("--port", str(port), "--auto")
+    guest = build_parser().parse_args(["join", f"127.0.0.1:{port}", "--name", "bob", "--bind", "127.0.0.1",
+                                       "--auto"])
+    assert await _host_and_join(host, guest) == (0, 0)
+    assert prompts == []  # nobody was asked anything: not ready, not a move, not a rematch
+    assert capsys.readouterr().out.count("audit: clean") == 2
