@@ -166,3 +166,10 @@ def test_hellos_with_sixteen_fields_or_more_are_read(tmp_path: Path) -> None:
     run_in_memory(peers, {s: RandomBot(s) for s in range(2)})
     check = transcript.verify(transcript.save(peers[0], tmp_path / "t.p2php"))
     assert check.ok, check.lines
+
+
+def test_a_transcript_saves_into_folders_that_do_not_exist_yet(ended: Lockstep, tmp_path: Path) -> None:
+    """``--transcript games/2026/today.p2php``: every missing folder is made (mutation run V: only one level was
+    tried)."""
+    saved = transcript.save(ended, tmp_path / "games" / "2026" / "seat0.p2php")
+    assert saved.is_file() and transcript.verify(saved).ok

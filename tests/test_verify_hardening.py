@@ -581,3 +581,22 @@ def test_a_message_the_replay_never_processed_fails_the_file_even_with_a_clean_v
     assert not check.ok
     assert f"{_label(honest, 2)}: the replay never processed it (it is out of place, or comes after the end of the " \
         "audit)" in check.lines
+
+
+@pytest.mark.parametrize(("raw", "says"), [
+    (b"\x81\x01\x02", "a top-level key is not a string"),
+    (b"\x81\xa6format\xc1", "field 'format': not valid msgpack at byte 8: FormatError"),
+])
+def test_a_garbage_file_is_refused_for_its_own_reason(tmp_path: Path, raw: bytes, says: str) -> None:
+    """Not only one line (test_garbage_files_are_a_clear_error) but the right one (mutation run V)."""
+    path = tmp_path / "g.p2php"
+    path.write_bytes(raw)
+    assert _one_line_error(path).endswith(says)
+
+
+def test_a_recorded_verdicts_reason_is_quoted_up_to_120_characters(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = copy.deepcopy(honest)
+    for reason, quoted in (("r" * 120, "r" * 120), ("r" * 121, "r" * 119 + "…")):
+        data["verdict"] = {**data["verdict"], "clean": False, "culprit": 1, "reason": reason}
+        check = transcript.verify(_write(data, tmp_path / "t.p2php"))
+        assert f"the peer's recorded verdict (seat 1: {quoted}) differs from the replay's" in check.lines, check.lines
