@@ -173,3 +173,36 @@ def test_a_transcript_saves_into_folders_that_do_not_exist_yet(ended: Lockstep, 
     tried)."""
     saved = transcript.save(ended, tmp_path / "games" / "2026" / "seat0.p2php")
     assert saved.is_file() and transcript.verify(saved).ok
+
+
+@pytest.mark.parametrize("fields", [15, 16])
+def test_hellos_of_exactly_15_and_16_fields_are_read(tmp_path: Path, fields: int) -> None:
+    """15 fields: the largest fixmap (0x8f), 16: the smallest map16; both are maps (mutation run V: 0x8f left out of
+    the map headers refused a 15-field hello)."""
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.engine.registry import get_game
+    from p2php.session.handshake import Table, make_hello
+    from p2php.session.memory import seeded_secrets
+    from p2php.session.modes import parse_table_options
+
+    game = get_game("toy")
+    options = parse_table_options(game, {})
+    secrets = [seeded_secrets(5, s) for s in range(2)]
+    base = len(make_hello(secrets[0], 0, 2, "toy", options, "p0", {}))
+    extra = {f"later{k}": k for k in range(fields - base)}
+    hellos = [make_hello(secrets[s], s, 2, "toy", options, f"p{s}", extra) for s in range(2)]
+    assert all(len(h) == fields for h in hellos)
+    table = Table("toy", options, tuple(hellos))
+    peers = [Lockstep(game, table, s, secrets[s]) for s in range(2)]
+    run_in_memory(peers, {s: RandomBot(s) for s in range(2)})
+    check = transcript.verify(transcript.save(peers[0], tmp_path / "t.p2php"))
+    assert check.ok, check.lines
+
+
+def test_a_spectators_record_says_seat_minus_1(ended: Lockstep) -> None:
+    import copy
+
+    watcher = copy.copy(ended)
+    watcher.seat = None
+    assert transcript.to_data(watcher)["seat"] == -1 and transcript.to_data(ended)["seat"] == ended.seat
