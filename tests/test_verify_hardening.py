@@ -586,6 +586,8 @@ def test_a_message_the_replay_never_processed_fails_the_file_even_with_a_clean_v
 @pytest.mark.parametrize(("raw", "says"), [
     (b"\x81\x01\x02", "a top-level key is not a string"),
     (b"\x81\xa6format\xc1", "field 'format': not valid msgpack at byte 8: FormatError"),
+    *((msgpack.packb({"format": "p2php-transcript", "version": 1, "hellos": {str(i): i for i in range(n)}}),
+       "field 'hellos' missing or malformed") for n in (14, 15, 16)),  # a map where the list goes, fixmap or not
 ])
 def test_a_garbage_file_is_refused_for_its_own_reason(tmp_path: Path, raw: bytes, says: str) -> None:
     """Not only one line (test_garbage_files_are_a_clear_error) but the right one (mutation run V)."""
