@@ -862,24 +862,26 @@ async def test_a_joiner_whose_deck_the_starting_table_does_not_carry_refuses_it_
 
 async def test_an_online_seats_link_watcher_is_stopped_when_its_game_ends() -> None:
     stopped: list[bool] = []
-    watched: list[Any] = []
+    watched: dict[int, Any] = {}
 
-    async def watch_links(others: Any, tell: Any, relink: Any) -> None:
-        watched.append(dict(others))
-        try:
-            await trio.sleep_forever()
-        finally:
-            stopped.append(True)
+    def watcher(seat: int) -> Any:
+        async def watch_links(others: Any, tell: Any, relink: Any) -> None:
+            watched[seat] = sorted(others)
+            try:
+                await trio.sleep_forever()
+            finally:
+                stopped.append(True)
+        return watch_links
 
     places, addresses = await _seats(2)
-    for place in places.values():
-        place.watch_links = watch_links
+    for seat, place in places.items():
+        place.watch_links = watcher(seat)
     args = _host_args("--auto")
     with trio.fail_after(30):
         code = await netplay._play_seats(args, "toy", _toy_options(), 2, ["ann", "bob"], addresses, places, None,
                                          netplay._ui(args))
     assert code == 0 and stopped == [True, True]
-    assert sorted(map(sorted, watched)) == [[0], [1]]  # each seat watches its links to the others, never itself
+    assert watched == {0: [1], 1: [0]}  # each seat watches its links to the others, never itself
 
 
 async def test_a_joiner_with_auto_is_ready_at_once_and_its_bot_plays(monkeypatch: pytest.MonkeyPatch,
