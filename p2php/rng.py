@@ -24,6 +24,15 @@ T = TypeVar("T")
 
 _LIMIT = 1 << 64
 _WORDS = struct.Struct(">4Q").unpack  # a block's four 8-byte words, big-endian
+_BOUNDS = tuple(_LIMIT - (_LIMIT % n) if n else 0 for n in range(1025))
+"""``below(n)``'s rejection bound for each ``n`` up to 1024 (a 64-bit word at or above it is drawn again)."""
+
+
+def _words_of(seed: bytes, counter: int, blocks: int) -> tuple[int, ...]:
+    """The 8-byte words of ``blocks`` stream blocks from block ``counter`` on, in order."""
+    sha256 = hashlib.sha256
+    return struct.unpack(f">{4 * blocks}Q", b"".join([sha256(seed + c.to_bytes(8, "big")).digest()
+                                                       for c in range(counter, counter + blocks)]))
 
 
 class DetRng:
@@ -93,24 +102,39 @@ class DetRng:
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher–Yates shuffle in place (from the last index down)."""
-        # below(i + 1) for each i, with the word stream read inline: a shuffle of a whole deck is the
-        # commonest use, and the same words are drawn in the same order as below() would.
-        seed, sha256, words, pos = self._seed, hashlib.sha256, self._words, self._pos
-        for i in range(len(items) - 1, 0, -1):
+        # below(i + 1) for each i, drawing the same words in the same order as below() would: the words a
+        # shuffle of m items needs (m - 1, and one more per rejection, about never) are made at once, the
+        # blocks hashed in one list and unpacked in one call, and the generator is left where it would be.
+        m = len(items)
+        if m < 2:
+            return
+        pos, counter, seed = self._pos, self._counter, self._seed
+        stream = list(self._words[pos:])  # what is left of the current block (nothing when pos == 4)
+        have = len(stream)
+        made = -(-(m - 1 - have) // 4) if m - 1 > have else 0  # new blocks
+        if made:
+            stream += _words_of(seed, counter, made)
+        bounds, nb, idx = _BOUNDS, len(_BOUNDS), 0
+        for i in range(m - 1, 0, -1):
             n = i + 1
-            bound = _LIMIT - (_LIMIT % n)
-            while True:
-                if pos == 4:
-                    words = _WORDS(sha256(seed + self._counter.to_bytes(8, "big")).digest())
-                    self._counter += 1
-                    pos = 0
-                x = words[pos]
-                pos += 1
-                if x < bound:
-                    break
+            bound = bounds[n] if n < nb else _LIMIT - (_LIMIT % n)
+            x = stream[idx]
+            idx += 1
+            while x >= bound:  # rejected (probability n / 2**64): the next word, and a block more for the rest
+                stream += _words_of(seed, counter + made, 1)
+                made += 1
+                x = stream[idx]
+                idx += 1
             j = x % n
             items[i], items[j] = items[j], items[i]
-        self._words, self._pos = words, pos
+        if idx <= have:
+            self._pos = pos + idx
+            return
+        used = idx - have  # words taken from new blocks: the last one opened holds the next word
+        opened = -(-used // 4)
+        self._counter = counter + opened
+        self._words = tuple(stream[have + 4 * (opened - 1): have + 4 * opened])
+        self._pos = used - 4 * (opened - 1)
 
     def permutation(self, n: int) -> list[int]:
         """A uniformly random permutation of ``range(n)``."""

@@ -376,3 +376,35 @@ def test_play_with_listed_answers_matches_checked_play(game: str, players: int, 
                 answers.append((seat, bots[seat].choose(slow.state, seat, k, slow.state.legal_actions(seat, k))))
             slow.act(answers)
         assert (step, slow.log, slow.state.state_hash()) == (over, fast.log, fast.state.state_hash())
+
+
+def _reference_shuffle(rng: DetRng, items: list[int]) -> None:
+    """The definition: below(i + 1) for each i from the last index down."""
+    for i in range(len(items) - 1, 0, -1):
+        j = rng.below(i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+@pytest.mark.parametrize("rejecting", [False, True])
+def test_shuffle_leaves_the_generator_where_below_would(monkeypatch: pytest.MonkeyPatch, rejecting: bool) -> None:
+    """shuffle() makes its words in bulk: the same items, and the same words, counter and position after it,
+    from every position in a block, for sizes around block edges, past the bound table, and (``rejecting``:
+    a bound of about 2**63, so half the words are drawn again) through the one-by-one path's rejections."""
+    import p2php.rng as rng_module
+
+    if rejecting:
+        limit = (1 << 63) + 12345
+        monkeypatch.setattr(rng_module, "_LIMIT", limit)
+        monkeypatch.setattr(rng_module, "_BOUNDS", tuple(limit - (limit % n) if n else 0 for n in range(1025)))
+    for seed in range(6):
+        for before in range(6):
+            for size in (2, 3, 4, 5, 6, 9, 13, 52, 108, 1024, 1025, 1500):
+                a, b = DetRng(seed), DetRng(seed)
+                for _ in range(before):
+                    assert a.below(10) == b.below(10)
+                items, expected = list(range(size)), list(range(size))
+                a.shuffle(items)
+                _reference_shuffle(b, expected)
+                assert items == expected
+                assert (a._counter, a._words, a._pos) == (b._counter, b._words, b._pos)
+                assert a.bytes(9) == b.bytes(9)
