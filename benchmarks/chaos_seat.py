@@ -1,6 +1,6 @@
 """One seat of ``chaos_soak.py``'s rematch tables: a game through :mod:`p2php.api`, then its rematch.
 
-    python benchmarks/chaos_seat.py GAME SEAT PLAYERS ADDR,ADDR,... OUTDIR SEED [KEY=VALUE ...]
+    python benchmarks/chaos_seat.py [--slowdisk] GAME SEAT PLAYERS ADDR,ADDR,... OUTDIR SEED [KEY=VALUE ...]
 
 Plays the seat with the game's seeded heuristic bot, saves ``OUTDIR/seatN.g0.p2php``, asks for a
 rematch at once and plays it too (``seatN.g1.p2php``). Prints one JSON line per milestone (``started``,
@@ -47,6 +47,11 @@ async def _play(peer: api.Peer, game_no: int, bot: Any) -> bool:
 
 
 async def main(argv: list[str]) -> int:
+    slowdisk = argv[:1] == ["--slowdisk"]  # chaos_soak's slowdisk: every fsync sleeps, and the game keeps a resume log
+    if slowdisk:
+        import chaos_slowdisk  # noqa: F401  (patches os.fsync of this process)
+
+        argv = argv[1:]
     game, seat, players, addrs, out, seed, *opts = argv
     addresses = {s: (a.rpartition(":")[0], int(a.rpartition(":")[2])) for s, a in enumerate(addrs.split(","))}
     options: dict[str, Any] = {}
@@ -58,7 +63,8 @@ async def main(argv: list[str]) -> int:
     secrets = LocalSecrets(master=random.Random(f"chaos-master:{seed}:{seat}").randbytes(32))
     async with api.start_peer(game, players=int(players), seat=int(seat), addresses=addresses, options=options,
                               name=f"seat{seat}", timeout=5.0, connect_timeout=20.0, secrets=secrets,
-                              transcript_path=outdir / f"seat{seat}.g0.p2php") as peer:
+                              transcript_path=outdir / f"seat{seat}.g0.p2php",
+                              resume_log=outdir / f"seat{seat}.g0.resume" if slowdisk else None) as peer:
         if not await _play(peer, 0, bot):
             return 1
         _say(event="rematch", game=1)

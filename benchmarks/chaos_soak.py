@@ -181,7 +181,10 @@ def _plan(rng: random.Random, players: int, span: float, config: str, extra: ran
           kinds: tuple[str, ...] = EXTRA, resume_timeout: float = 20.0) -> list[tuple[float, str, tuple[Any, ...]]]:
     events: list[tuple[float, str, tuple[Any, ...]]] = []
     if config == "rematch":
-        return [(0.0, "kill_in_rematch", (rng.randrange(players), rng.uniform(0.0, 0.6)))]
+        events = [(0.0, "kill_in_rematch", (rng.randrange(players), rng.uniform(0.0, 0.6)))]
+        if extra is not None and "slowdisk" in kinds:  # a slow fsync on one seat: its game's resume log, transcripts
+            events.append((0.0, "slowdisk", (extra.randrange(players), extra.choice([0.3, 1.0, 2.0]))))
+        return sorted(events)
     if extra is not None:  # --extra: the fault kinds added later, drawn apart (the plans of old seeds unchanged)
         for _ in range(extra.randint(1, 2)):
             kind = extra.choice(kinds)
@@ -285,6 +288,8 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             if config == "rematch":
                 argv = [*SEAT, game, str(s), str(players), addrs, str(work), str(seed),
                         *(f"{k}={v}" for k, v in {**options, "crypto": crypto}.items())]
+                if s in slow:  # (chaos_seat.py then slows its fsync, and keeps a resume log for the first game)
+                    argv.insert(len(SEAT), "--slowdisk")
             else:
                 argv = [*(SLOW if s in slow else P2PHP), "peer", game, "--seat", str(s), "--addresses", addrs,
                         "--seed", str(seed),
