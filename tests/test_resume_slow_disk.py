@@ -308,3 +308,27 @@ async def test_a_late_sync_waits_a_bounded_time_for_a_slow_write(
         verdict = results[seat].lockstep.verdict
         assert verdict is not None and verdict.clean, (seat, verdict)
     assert waits and max(waits) < 2 * resume.SYNC_WAIT * TIMEOUT + 0.5, waits
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds a file descriptor's path in /proc")
+def test_a_slow_disk_as_the_log_is_made_never_stops_the_seat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 0's disk is slow as its resume log is made: the ``fsync`` of ``seat0.resume.tmp`` and of its folder take
+    6 s each; ``timeout`` 2, ``resume_timeout`` 5; each seat in a thread (a trio loop) of its own. Before, the log was
+    made in the game's loop: seat 0 stood still 12 s, and seat 1 ended the game "could not reach seat 0" (seat 0:
+    "seat 1 says seat 0 went silent") though both were honest and running (red-team rt6-faults,
+    ``tests/chaos_repro/repro_slow_create.py``). The log is made by the writer's worker thread now."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "chaos_repro"))
+    from repro_slow_create import slow_create_table, slow_creation
+
+    (tmp_path / "s0").mkdir()
+    fsync, slowed = slow_creation(tmp_path / "s0", 6.0)
+    monkeypatch.setattr(os, "fsync", fsync)
+    verdicts = slow_create_table(tmp_path, 2.0, 5.0, lambda line: None)
+    assert slowed == ["seat0.resume.tmp", "s0"]
+    for seat in range(2):
+        assert verdicts[seat] is not None and verdicts[seat].clean, (seat, verdicts[seat])
+    header, ls = resume.restore(tmp_path / "s0" / "seat0.resume")  # whole, with every message of the game
+    assert header["seat"] == 0 and ls.finished
+

@@ -66,8 +66,9 @@ class ResumeLog:
     the game's thread can still hand the system what it appended, before a message of its own leaves.
     """
 
-    def __init__(self, file: BinaryIO) -> None:
-        self._file = file
+    def __init__(self, file: BinaryIO | None, make: Callable[[ResumeLog], BinaryIO] | None = None) -> None:
+        self._file = file  # None: still to be made (``make``, by the first writer), or a make that failed
+        self._make = make
         self._queue: list[bytes] = []  # records appended, not written yet (in order)
         self._queue_lock = threading.Lock()
         self._write_lock = threading.Lock()  # the file: one writer at a time
@@ -75,18 +76,15 @@ class ResumeLog:
 
     @classmethod
     def create(cls, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> ResumeLog:
+        """The log of ``ls``'s seat, at ``cfg.resume_path``: its header and every message held so far are packed and
+        queued at once (what the seat holds now, in order), but nothing touches the disk until the first
+        :meth:`flush` or :meth:`close`, which makes the file: written to ``….tmp`` (mode 0600), ``fsync``ed, renamed
+        into place and the rename made durable. A :class:`ResumeWriter` does that in its worker thread: a slow disk's
+        ``fsync``s (two of them) never stop the game's loop (red-team rt6-faults: 2 x 6 s made the others give an
+        honest, running seat up as unreachable). An :class:`OSError` of that making is raised by the call that made
+        it."""
         assert cfg.resume_path is not None and ls.secrets is not None
-        cfg.resume_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cfg.resume_path.with_name(cfg.resume_path.name + ".tmp")
-        # The log holds this seat's secrets: owner-only from the first byte (0600).
-        fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
-        try:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fd, 0o600)  # a stale .tmp left by an older version keeps its mode otherwise
-            file = os.fdopen(fd, "wb")  # closed for the rename, then opened again to append
-        except BaseException:
-            os.close(fd)
-            raise
+        path = cfg.resume_path
         header = {
             "format": FORMAT,
             "version": VERSION,
@@ -104,8 +102,7 @@ class ResumeLog:
         }
         if cfg.online is not None:
             header["online"] = dict(cfg.online)
-        file.write(msgpack.packb(header, use_bin_type=True))
-        log = cls(file)
+        log = cls(None, partial(_make_log, path, msgpack.packb(header, use_bin_type=True)))
         # Everything held before the log was opened (all of it, when resuming again).
         for msg in ls.transcript:
             log.append(ls.logged_wire(msg))
@@ -118,16 +115,19 @@ class ResumeLog:
         sealed = ls.sealed_choice()
         if sealed is not None:  # resumed again before revealing it: without it, the seat could never reveal
             log.append({"local": "sealed", "tick": ls.tick, "action": sealed})
-        log.close(durable=True)
-        # Renamed closed (Windows refuses to rename an open file), then opened again to append for the whole game.
-        tmp.replace(cfg.resume_path)
-        sync_directory(cfg.resume_path.parent)  # the rename too: else a power cut may bring the older log back
-        fd = os.open(cfg.resume_path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
-        try:
-            return cls(os.fdopen(fd, "ab"))
-        except BaseException:
-            os.close(fd)
-            raise
+        return log
+
+    @property
+    def made(self) -> bool:
+        """Whether the file is in place (or given up): no :meth:`flush` has to make it any more."""
+        return self._make is None
+
+    def _ready(self) -> bool:
+        """(Under the write lock.) Whether there is an open file to write to; a log still to be made is made now."""
+        if self._file is None and self._make is not None:
+            make, self._make = self._make, None  # (made once: a make that failed leaves no file, and raises)
+            self._file = make(self)
+        return self._file is not None and not self._file.closed
 
     def append(self, record: dict[str, Any]) -> None:
         """Queue ``record`` for the next :meth:`flush` (any thread; never touches the file)."""
@@ -145,8 +145,9 @@ class ResumeLog:
         disk (``fsync``). Our own messages should be before they are sent (:class:`ResumeWriter` waits a bounded
         time): a log that lost them in a power cut lacks what the seat sent. Any thread, one writer at a time."""
         with self._write_lock:
-            if self._file.closed:
+            if not self._ready():
                 return
+            assert self._file is not None
             self._write_queue()
             self._file.flush()
         if durable:  # (the write lock is free meanwhile: the game's thread can hand the system more records)
@@ -155,11 +156,12 @@ class ResumeLog:
                     os.fsync(self._file.fileno())
 
     def flush_if_free(self) -> bool:
-        """:meth:`flush` (not durable) unless another thread is writing (then nothing): whether it was done."""
-        if not self._write_lock.acquire(blocking=False):
+        """:meth:`flush` (not durable) unless another thread is writing, or the file is still to be made (then
+        nothing: making it ``fsync``s): whether it was done."""
+        if self._make is not None or not self._write_lock.acquire(blocking=False):
             return False
         try:
-            if not self._file.closed:
+            if self._file is not None and not self._file.closed:
                 self._write_queue()
                 self._file.flush()
         finally:
@@ -176,13 +178,18 @@ class ResumeLog:
             if not self._write_lock.acquire(blocking=block):
                 return
             try:
-                self._write_queue()
-                if durable and not self._file.closed:
-                    self._file.flush()
-                    os.fsync(self._file.fileno())
+                # (block=False, a log given up: one still to be made is never made)
+                if (self._ready() if block else self._file is not None and not self._file.closed):
+                    assert self._file is not None
+                    self._write_queue()
+                    if durable:
+                        self._file.flush()
+                        os.fsync(self._file.fileno())
             finally:
                 try:
-                    self._file.close()
+                    self._make = None
+                    if self._file is not None:
+                        self._file.close()
                 finally:
                     self._write_lock.release()
         finally:
@@ -193,8 +200,41 @@ class ResumeLog:
         starting — takes nothing more."""
         with self._queue_lock:
             queue, self._queue = self._queue, []
-        if not self._file.closed:
+        if self._file is not None and not self._file.closed:
             self._file.writelines(queue)
+
+
+def _make_log(path: Path, header: bytes, log: ResumeLog) -> BinaryIO:
+    """(Under ``log``'s write lock, in the thread of its first writer.) Make the file of :meth:`ResumeLog.create`:
+    ``header`` and what ``log`` queued, in ``path.tmp`` (0600), ``fsync``ed, renamed to ``path`` (durably); the file
+    opened again to append to. An :class:`OSError` leaves what it made to :meth:`ResumeWriter._give_up`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    # The log holds this seat's secrets: owner-only from the first byte (0600).
+    fd = os.open(tmp, os.O_CREAT | os.O_WRONLY | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o600)
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, 0o600)  # a stale .tmp left by an older version keeps its mode otherwise
+        file = os.fdopen(fd, "wb")  # closed for the rename, then opened again to append
+    except BaseException:
+        os.close(fd)
+        raise
+    with file:
+        file.write(header)
+        with log._queue_lock:
+            queue, log._queue = log._queue, []
+        file.writelines(queue)  # (what is appended meanwhile, during the fsync, goes to the file opened again)
+        file.flush()
+        os.fsync(file.fileno())
+    # Renamed closed (Windows refuses to rename an open file), then opened again to append for the whole game.
+    tmp.replace(path)
+    sync_directory(path.parent)  # the rename too: else a power cut may bring the older log back
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+    try:
+        return os.fdopen(fd, "ab")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -385,9 +425,9 @@ CLOSE_WAIT = 60.0
 class ResumeWriter:
     """Appends to the resume log every message this peer accepts or sends.
 
-    The log is written and ``fsync``ed by :meth:`run`, a task of the runner's that does each step in a worker thread
-    (one at a time, in order): the game's loop never waits on the disk, but for :meth:`sync`, which waits for the
-    ``fsync`` at most a bounded time (:data:`SYNC_WAIT`).
+    The log is made (its first step), written and ``fsync``ed by :meth:`run`, a task of the runner's that does each
+    step in a worker thread (one at a time, in order): the game's loop never waits on the disk, but for :meth:`sync`,
+    which waits for the ``fsync`` at most a bounded time (:data:`SYNC_WAIT`).
 
     A log that cannot be written (a full disk, a path that cannot be made) must not stop the game: the peer plays
     on without it, and the log is moved aside (``….incomplete``) so ``p2php resume`` cannot start from a log that
@@ -411,6 +451,18 @@ class ResumeWriter:
             self._give_up(err)
             return
         ls.record = self.append
+        self._wake.set()  # the worker's first step makes the file (its fsyncs off the game's loop)
+
+    def make(self) -> None:
+        """Make the log's file now, in this thread, as the worker's first step does (for a caller with no worker);
+        a failure gives the log up, as there."""
+        file = self.file
+        if file is None or file.made:
+            return
+        try:
+            file.flush()
+        except OSError as err:
+            self._give_up(err)
 
     def append(self, record: dict[str, Any]) -> None:
         if self.file is not None:
