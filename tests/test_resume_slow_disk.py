@@ -332,3 +332,91 @@ def test_a_slow_disk_as_the_log_is_made_never_stops_the_seat(tmp_path: Path, mon
     header, ls = resume.restore(tmp_path / "s0" / "seat0.resume")  # whole, with every message of the game
     assert header["seat"] == 0 and ls.finished
 
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds a file descriptor's path in /proc")
+async def test_a_cancelled_game_still_writes_and_fsyncs_the_rest_of_its_log(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedding app cancels ``run_peer`` (or Ctrl-C) mid-game, while seat 0's disk is slow to write (every
+    write of its log by the worker takes 0.5 s: records pile up in the process's memory meanwhile). Before, the
+    cancel skipped the writer's ``aclose``: the records still queued were never written (lost with the process),
+    and none of the log had its last ``fsync`` (red-team rt6-faults). Now a shielded, bounded close writes and
+    ``fsync``s the rest."""
+    import threading
+
+    from p2php.session.lockstep import Lockstep
+
+    real_write, real_create, real_fsync = resume.ResumeLog._write_queue, resume.ResumeLog.create, os.fsync
+    appended: dict[int, int] = {}  # id of seat 0's log -> records appended to it
+    logs: list[resume.ResumeLog] = []
+    events: list[str] = []  # "write" (records written to seat 0's log) and "fsync" (of it), in order
+
+    def create(cfg: PeerConfig, ls: Lockstep, addresses: Any) -> resume.ResumeLog:
+        made = real_create(cfg, ls, addresses)
+        if ls.seat == 0:
+            logs.append(made)
+        return made
+
+    writing = threading.Event()  # the worker is in one of its slow writes
+
+    def write_queue(self: resume.ResumeLog) -> None:
+        mine = self in logs and bool(self._queue)
+        real_write(self)
+        if mine:
+            events.append("write")
+            if threading.current_thread() is not threading.main_thread():
+                writing.set()
+                time.sleep(1.5)  # the worker's write blocks (a disk that throttles its writers), the queue taken
+                writing.clear()
+
+    def fsync(fd: int) -> None:
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            target = ""
+        real_fsync(fd)
+        if target.endswith(os.sep + "seat0.resume"):
+            events.append("fsync")
+
+    real_append = resume.ResumeLog.append
+
+    def append(self: resume.ResumeLog, record: dict[str, Any]) -> None:
+        real_append(self, record)
+        if self in logs:
+            appended[id(self)] = appended.get(id(self), 0) + 1
+
+    monkeypatch.setattr(resume.ResumeLog, "create", create)
+    monkeypatch.setattr(resume.ResumeLog, "_write_queue", write_queue)
+    monkeypatch.setattr(resume.ResumeLog, "append", append)
+    monkeypatch.setattr(os, "fsync", fsync)
+    listeners = [await listen("127.0.0.1", 0) for _ in range(2)]
+    addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(2)}
+    table = trio.CancelScope()
+    seen: list[Lockstep] = []
+    queued_at_cancel: list[int] = []
+
+    def observe(ls: Lockstep, _: list[str]) -> None:
+        seen[:] = [ls]
+
+    async def cancel() -> None:  # the app gives the game up mid-game, while records wait for the worker's write
+        while not (seen and len(seen[0].transcript) >= 4 and writing.is_set() and logs[0].queued):
+            await trio.sleep(0.002)
+        queued_at_cancel.append(len(logs[0]._queue))
+        table.cancel()
+
+    async def one(seat: int) -> None:
+        cfg = PeerConfig("toy", {}, 2, seat, f"p{seat}", timeout=TIMEOUT, resume_timeout=10.0,
+                         secrets=seeded_secrets(7, seat), resume_path=tmp_path / f"seat{seat}.resume", linger=1.0)
+        await run_peer(cfg, addresses, listeners[seat], bot_decider(RandomBot(seat)), observe if seat == 0 else None)
+
+    with trio.fail_after(60), table:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(cancel)
+            for seat in range(2):
+                nursery.start_soon(one, seat)
+    assert table.cancelled_caught and queued_at_cancel[0] > 0
+    (log,) = logs
+    # What is on file now is what a process that exits now keeps (its worker threads end with it: a Ctrl-C).
+    _, records = resume.read(tmp_path / "seat0.resume")
+    assert len(records) == appended[id(log)], (len(records), appended[id(log)])  # nothing was left in memory
+    assert events and events[-1] == "fsync", events[-5:]  # and the last write was fsynced

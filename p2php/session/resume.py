@@ -421,6 +421,10 @@ again. A normal ``fsync`` (milliseconds) is still waited for in full."""
 CLOSE_WAIT = 60.0
 """Seconds the end of a game waits for a slow disk to finish the resume log (a step still running, then the rest)."""
 
+CANCEL_CLOSE_WAIT = 5.0
+"""Seconds a game that is cancelled (the app gives it up, a Ctrl-C) or fails waits for the same, shielded from the
+cancel: its process may end at once after, and its worker threads with it."""
+
 
 class ResumeWriter:
     """Appends to the resume log every message this peer accepts or sends.
