@@ -816,7 +816,7 @@ def test_a_log_whose_file_cannot_be_opened_for_writing_leaves_no_descriptor_and_
     monkeypatch.setattr(os, "fdopen", no_file)
     before = _open_fds()
     writer = resume.ResumeWriter(cfg, ls, {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
-    writer.make()  # (the worker's first step, in a game)
+    writer.write_now()  # (the worker's first step, in a game)
     assert _open_fds() == before
     assert writer.file is None and ls.record is None
     assert sorted(p.name for p in tmp_path.iterdir()) == []
@@ -868,7 +868,7 @@ def test_the_warning_of_a_log_that_cannot_be_made_cuts_its_path(tmp_path: Path,
     path = tmp_path / "a-file" / ("x" * 250 + ".resume")
     ls = make_peers("toy", 2, seed=1)[0]
     resume.ResumeWriter(PeerConfig("toy", {}, 2, 0, "p0", resume_path=path), ls,
-                        {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)}).make()  # (the worker's first step, in a game)
+                        {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)}).write_now()  # (the worker's first step)
     (said,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert said.startswith(f"the resume log {safe(str(path), 200)} cannot be written"), said
 
@@ -903,7 +903,7 @@ def test_a_log_that_fails_mid_game_is_closed_and_its_error_said_within_bounds(
     path = tmp_path / "seat0.resume"
     writer = resume.ResumeWriter(PeerConfig("toy", {}, 2, 0, "p0", resume_path=path), ls,
                                  {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
-    writer.make()  # (the worker's first step, in a game)
+    writer.write_now()  # (the worker's first step, in a game)
     assert writer.file is not None and ls.record == writer.append
     file = writer.file._file
     assert file is not None
@@ -914,7 +914,7 @@ def test_a_log_that_fails_mid_game_is_closed_and_its_error_said_within_bounds(
 
     monkeypatch.setattr(resume.ResumeLog, "_write_queue", fail)  # (an append only queues: the write fails)
     writer.append({"x": 1})
-    writer.flush()
+    writer.write_now()  # (the worker's step, in a game)
     assert file.closed and writer.file is None and ls.record is None
     assert not path.exists() and path.with_name("seat0.resume.incomplete").exists()
     (said,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
@@ -951,7 +951,7 @@ def test_a_new_log_is_renamed_into_place_closed_as_windows_requires(tmp_path: Pa
     monkeypatch.setattr(Path, "replace", replace)
     writer = resume.ResumeWriter(PeerConfig("toy", {}, 2, 0, "p0", resume_path=path), ls,
                                  {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
-    writer.make()  # (the worker's first step, in a game)
+    writer.write_now()  # (the worker's first step, in a game)
     assert open_when_renamed == [False]
     assert writer.file is not None
     writer.append({"local": "probe", "n": 1})

@@ -420,3 +420,26 @@ async def test_a_cancelled_game_still_writes_and_fsyncs_the_rest_of_its_log(
     _, records = resume.read(tmp_path / "seat0.resume")
     assert len(records) == appended[id(log)], (len(records), appended[id(log)])  # nothing was left in memory
     assert events and events[-1] == "fsync", events[-5:]  # and the last write was fsynced
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds a file descriptor's path in /proc")
+def test_a_throttled_write_never_holds_the_games_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every write() of seat 0's log takes 4 s (a disk that throttles its writers), ``timeout`` 2; each seat in a
+    thread (a trio loop) of its own, as two processes are. Before, the game's loop wrote what it appended itself when
+    no worker was writing (``flush_if_free``): it stood still 4 s in that write, and seat 1 named the honest seat 0
+    ``refused_audit`` (red-team rt6-faults, ``tests/chaos_repro/repro_slow_write.py``; the test above runs both
+    seats in one loop, so a loop held in a write held both and was never seen)."""
+    import sys
+    import threading
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "chaos_repro"))
+    from repro_slow_create import slow_create_table
+    from repro_slow_write import slow_writes
+
+    loops: set[threading.Thread] = set()
+    held: list[str] = []
+    monkeypatch.setattr(resume.ResumeLog, "_write_queue", slow_writes("seat0.resume", 4.0, held, loops))
+    verdicts = slow_create_table(tmp_path, 2.0, 10.0, lambda line: None, loops=loops)
+    assert held and "game loop" not in held, held
+    for seat in range(2):
+        assert verdicts[seat] is not None and verdicts[seat].clean, (seat, verdicts[seat])

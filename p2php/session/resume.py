@@ -63,7 +63,8 @@ class ResumeLog:
     once), and :meth:`flush` writes the queue, in order, under a lock (one writer at a time, records never
     interleaved), so the game never waits on the disk while a worker writes and ``fsync``s (:class:`ResumeWriter`).
     The ``fsync`` is not under that lock (a lock of its own, which :meth:`close` takes too): while a slow one runs,
-    the game's thread can still hand the system what it appended, before a message of its own leaves.
+    another worker can still hand the system what was appended, before a message of its own leaves. (The game's
+    thread itself never writes: :meth:`ResumeWriter.flush`.)
     """
 
     def __init__(self, file: BinaryIO | None, make: Callable[[ResumeLog], BinaryIO] | None = None) -> None:
@@ -457,11 +458,11 @@ class ResumeWriter:
         ls.record = self.append
         self._wake.set()  # the worker's first step makes the file (its fsyncs off the game's loop)
 
-    def make(self) -> None:
-        """Make the log's file now, in this thread, as the worker's first step does (for a caller with no worker);
-        a failure gives the log up, as there."""
+    def write_now(self) -> None:
+        """Do a step of the worker now, in this thread (for a caller with no worker): make the log's file if it is
+        still to be made, and write what was appended; a failure gives the log up, as there."""
         file = self.file
-        if file is None or file.made:
+        if file is None:
             return
         try:
             file.flush()
@@ -473,16 +474,13 @@ class ResumeWriter:
             self.file.append(record)
 
     def flush(self) -> None:
-        """Hand what was appended to the system: at once, or by the worker if it is writing (an ``fsync`` of a
-        slow disk, say), never waiting for it."""
-        file = self.file
-        if file is None or not file.queued:
-            return
-        try:
-            if not file.flush_if_free():
-                self._wake.set()
-        except OSError as err:
-            self._give_up(err)
+        """Have the worker hand what was appended to the system, never waiting for it. Never in the game's thread:
+        a disk that throttles its writers (much unwritten data) holds the write() itself, and 4 s writes with
+        ``timeout`` 2 had the other seat name this honest seat ``refused_audit`` (red-team rt6-faults,
+        ``tests/chaos_repro/repro_slow_write.py``). A message of our own is written before it leaves all the same
+        (:meth:`sync`, a bounded wait)."""
+        if self.file is not None and self.file.queued:
+            self._wake.set()
 
     async def sync(self, within: float) -> bool:
         """Have what was appended written and ``fsync``ed (by the worker); wait for it at most ``within`` seconds:

@@ -57,7 +57,7 @@ def _free_port() -> int:
 
 
 def slow_create_table(tmp: Path, timeout: float = 2.0, resume_timeout: float = 5.0,
-                      say: Any = print) -> dict[int, Any]:
+                      say: Any = print, loops: set[threading.Thread] | None = None) -> dict[int, Any]:
     """Play the table, each seat in a thread of its own (its own trio loop: a seat that stands still does not stop
     the other); seat -> its verdict (seat 0's folder is the slow one)."""
     players = 2
@@ -66,6 +66,8 @@ def slow_create_table(tmp: Path, timeout: float = 2.0, resume_timeout: float = 5
     t0 = time.perf_counter()
 
     async def one(seat: int) -> None:
+        if loops is not None:
+            loops.add(threading.current_thread())  # (this seat's trio loop runs in it)
         folder = tmp / f"s{seat}"
         listener = await listen("127.0.0.1", addresses[seat][1])
         cfg = PeerConfig("toy", {}, players, seat, f"p{seat}", timeout=timeout, resume_timeout=resume_timeout,
