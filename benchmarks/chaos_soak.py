@@ -190,6 +190,8 @@ def _plan(rng: random.Random, players: int, span: float, config: str, extra: ran
             kind = extra.choice(kinds)
             if kind == "slowdisk":  # the seat's fsync sleeps this long all game (its resumes too)
                 events.append((0.0, kind, (extra.randrange(players), extra.choice([0.3, 1.0, 2.0]))))
+            elif kind == "slowwrite":  # (only when listed) each write of the seat's resume log sleeps this long
+                events.append((0.0, kind, (extra.randrange(players), extra.choice([1.0, 3.0, 6.0]))))
             elif kind == "kill_twice":  # killed, resumed, killed again soon after its resume, resumed again
                 events.append((extra.uniform(0.3, span), kind, (extra.randrange(players), extra.uniform(0.1, 2.0),
                                                                  extra.uniform(0.0, 1.5), extra.uniform(0.1, 2.0))))
@@ -270,6 +272,8 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
     plan = _plan(rng, players, span, config, random.Random(f"chaos-extra:{seed}") if extra else None,
                  tuple(extra.split(",")) if extra else EXTRA, resume_timeout)
     slow = {args[0]: args[1] for _, kind, args in plan if kind == "slowdisk"}
+    slow_write = {args[0]: args[1] for _, kind, args in plan if kind == "slowwrite"}
+    slow.update({s: slow.get(s, 0.0) for s in slow_write})
     run.plan = [f"{at:.2f}s {kind}{args}" for at, kind, args in plan]
     work.mkdir(parents=True, exist_ok=True)
     start = trio.current_time()
@@ -297,7 +301,8 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                         "--bot-delay", str(bot_delay), "--resume-log", str(work / f"seat{s}.resume"),
                         "--transcript", str(work / f"seat{s}.p2php")]
             procs.append(Proc(f"seat{s}", argv, work / f"seat{s}.out",
-                              env={"P2PHP_CHAOS_FSYNC_SLEEP": str(slow[s])} if s in slow else {}))
+                              env={"P2PHP_CHAOS_FSYNC_SLEEP": str(slow[s]),
+                                   "P2PHP_CHAOS_WRITE_SLEEP": str(slow_write.get(s, 0.0))} if s in slow else {}))
         spectator: Proc | None = None
         resumes: set[int] = set()
         killed: set[int] = set()  # killed and not started again yet
@@ -395,6 +400,8 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                 spectator.ended.set()
             elif kind == "slowdisk":
                 run.did.append(f"0.00s seat {args[0]}'s fsync sleeps {args[1]} s")
+            elif kind == "slowwrite":
+                run.did.append(f"0.00s seat {args[0]}'s resume log writes sleep {args[1]} s")
             elif kind == "kill2":
                 a, b, da, db = args
                 ka, kb = kill(a, "kill2"), kill(b, "kill2")
@@ -555,7 +562,8 @@ def main() -> None:
                     help="add the later fault kinds (all, or those listed): slowdisk (a slow fsync, "
                     "chaos_slowdisk.py), kill_twice (a seat killed again soon after its resume), spectator_relink (a "
                     "spectator's link reset again and again), kill_audit2 (two seats killed as the audit starts), "
-                    "kill_away (a seat away about --resume-timeout, or for good)")
+                    "kill_away (a seat away about --resume-timeout, or for good); slowwrite (each write of a seat's "
+                    "resume log sleeps: a disk that throttles its writers) only when listed")
     ap.add_argument("--json", action="store_true", help="one JSON object at the end")
     args = ap.parse_args()
     runs = trio.run(soak, args)
