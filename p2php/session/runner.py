@@ -462,16 +462,17 @@ class _Runner:
     async def run(self, listener: Listener | None, rejoining: bool) -> None:
         try:
             await self._run(listener, rejoining)
+            if self.log is not None:
+                await self.log.aclose()
         except BaseException:
-            # Cancelled (the app gave the game up, a Ctrl-C) or failed: the log's last records, still in memory or
-            # in a worker's write the process ends with, are written and fsynced all the same, a bounded wait
-            # shielded from the cancel (before, they were left: red-team rt6-faults, 4 of 5 records of a slow disk)
+            # Cancelled (the app gave the game up, a Ctrl-C; in the end's close too) or failed: the log's last
+            # records, still in memory or in a worker's write the process ends with, are written and fsynced all the
+            # same, a bounded wait shielded from the cancel (before, they were left: red-team rt6-faults, 4 of 5
+            # records of a slow disk)
             if self.log is not None:
                 with trio.CancelScope(shield=True):
                     await self.log.aclose(CANCEL_CLOSE_WAIT)
             raise
-        if self.log is not None:
-            await self.log.aclose()
 
     async def _run(self, listener: Listener | None, rejoining: bool) -> None:
         ls, mesh = self.ls, self.mesh
