@@ -18,6 +18,7 @@ from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.session.resume import restore
 from p2php.session.runner import PeerConfig, bot_decider, run_peer, slowed
+from tests.log_cut import LogCut
 
 TIMEOUT = 10.0
 THINK = 4.0
@@ -39,11 +40,13 @@ async def _play(tmp_path: Path, think: float) -> None:
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
     results: dict[int, Any] = {}
     power = [trio.CancelScope(), trio.CancelScope()]  # seats 0 and 1 together
-    snap: list[bytes] = []
+    snap: list[int] = []
+    counter = LogCut()
 
     def observe(ls: Lockstep, _lines: Any) -> None:
+        counter.watch(ls)
         if ls.tick >= 20 and ls.awaiting_me() and not snap:
-            snap.append(log.read_bytes())
+            snap.append(counter.mark(ls))
             power[0].cancel()
             power[1].cancel()
 
@@ -57,7 +60,7 @@ async def _play(tmp_path: Path, think: float) -> None:
             await run_peer(_cfg(1, tmp_path, seeded_secrets(2, 1)), addresses, listeners[1], _bot(1), observe)
         await listeners[1].aclose()
         assert snap
-        log.write_bytes(snap[0])
+        counter.cut(log, snap[0])
         header, ls = restore(log)
         assert ls.awaiting_me()
         again = await listen("127.0.0.1", addresses[1][1])

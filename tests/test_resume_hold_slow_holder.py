@@ -22,6 +22,7 @@ from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.session.resume import restore
 from p2php.session.runner import PeerConfig, bot_decider, run_peer
+from tests.log_cut import LogCut
 
 TIMEOUT = 10.0
 SLOW_DIAL = 3.5
@@ -44,7 +45,8 @@ async def _play(tmp_path: Path, monkeypatch: Any, slow_dial: float) -> tuple[dic
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
     results: dict[int, Any] = {}
     crash = trio.CancelScope()
-    stale: list[bytes] = []
+    stale: list[int] = []
+    counter = LogCut()
     cut: dict[str, Any] = {"armed": False, "message": None}
 
     orig_broadcast = Mesh.broadcast
@@ -62,8 +64,9 @@ async def _play(tmp_path: Path, monkeypatch: Any, slow_dial: float) -> tuple[dic
     monkeypatch.setattr(Mesh, "broadcast", broadcast)
 
     def observe(ls: Lockstep, _lines: Any) -> None:
+        counter.watch(ls)
         if ls.tick >= 30 and ls.awaiting_me() and len(ls.legal_actions()) > 1 and not stale:
-            stale.append(log.read_bytes())  # what the disk will hold: not the message about to be made
+            stale.append(counter.mark(ls))  # what the disk will hold: not the message about to be made
             cut["armed"] = True
 
     async def slow_to_seat_0(host: str, port: int) -> trio.abc.HalfCloseableStream:
@@ -93,7 +96,7 @@ async def _play(tmp_path: Path, monkeypatch: Any, slow_dial: float) -> tuple[dic
             await run_peer(_cfg(1, tmp_path, seeded_secrets(1, 1)), addresses, listeners[1], decide_first, observe)
         await listeners[1].aclose()
         assert stale and cut["message"] is not None
-        log.write_bytes(stale[0])
+        counter.cut(log, stale[0])
         header, ls = restore(log)
         assert ls.awaiting_me()  # the log ends where seat 1 was to send: it did (to seat 0), the log does not say so
         again = await listen("127.0.0.1", addresses[1][1])

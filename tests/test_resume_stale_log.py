@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import trio
 
 from p2php.engine.registry import get_game
@@ -14,8 +13,9 @@ from p2php.net.mesh import listen, listener_port
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
-from p2php.session.resume import read, restore
+from p2php.session.resume import restore
 from p2php.session.runner import PeerConfig, bot_decider, run_peer
+from tests.log_cut import LogCut
 
 
 def _cfg(seat: int, tmp: Path, secrets: LocalSecrets) -> PeerConfig:
@@ -35,21 +35,13 @@ async def _play_with_a_stale_log(tmp_path: Path) -> dict[int, Any]:
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
     results: dict[int, Any] = {}
     crash = trio.CancelScope()
-    stale: list[int] = []  # records logged when seat 1 was about to act at step 40 or later
-    logged = [0]  # records logged since the first observe
+    stale: list[int] = []  # the log as it stood when seat 1 was about to act at step 40 or later
+    counter = LogCut()
 
     def observe(ls: Lockstep, _lines: Any) -> None:
-        if not logged[0] and ls.record is not None and not hasattr(ls.record, "counted"):
-            record = ls.record
-
-            def counted(rec: dict[str, Any]) -> None:
-                logged[0] += 1
-                record(rec)
-
-            counted.counted = True  # type: ignore[attr-defined]
-            ls.record = counted
+        counter.watch(ls)
         if ls.tick >= 40 and ls.awaiting_me() and not stale:
-            stale.append(logged[0])  # what the disk still holds: not the move about to be made
+            stale.append(counter.mark(ls))  # what the disk still holds: not the move about to be made
         if ls.tick >= 45 and not crash.cancel_called:
             crash.cancel()
 
@@ -62,10 +54,7 @@ async def _play_with_a_stale_log(tmp_path: Path) -> dict[int, Any]:
             await run_peer(_cfg(1, tmp_path, seeded_secrets(1, 1)), addresses, listeners[1], _bot(1), observe)
         await listeners[1].aclose()
         assert stale and crash.cancel_called
-        # (the log's worker writes it behind the game: cut it to what it held then, rather than copy the file then)
-        header, records = read(log)
-        before = len(records) - logged[0]  # logged before the first observe
-        log.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in [header, *records[:before + stale[0]]]))
+        counter.cut(log, stale[0])
         header, ls = restore(log)
         assert ls.awaiting_me()  # the log ends where seat 1 was to act: it did, but the log does not say so
         resumed.append(True)
