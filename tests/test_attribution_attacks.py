@@ -341,3 +341,64 @@ def test_a_message_packed_with_one_byte_values_never_makes_an_honest_record_unre
     result = transcript.verify(path)  # (before: TranscriptError)
     assert result.spectator is not None and result.spectator.verdict is not None, result.lines
     assert result.spectator.verdict.culprit in (None, 1), result.lines
+
+
+def test_an_accepted_message_packed_with_one_byte_values_never_makes_an_honest_record_unreadable(
+        tmp_path: Any) -> None:
+    """Seat 1 sends every seat an action carrying ~65 000 one-byte values (in its ``action`` map, which the engine
+    ignores: a frame the network accepts). Before, the seats accepted it, and every honest record held it in
+    ``messages``: ``p2php verify`` refused each transcript ("the file holds more values than a record of its size
+    can") and ``resume.read`` each resume log, and so would a spectator's (red-team rt6-dense). A message denser
+    than a reader affords, one value per ``VALUE_BYTES`` bytes, is refused on arrival (§5.2 check 6): its author is
+    named ``bad_message`` and every record stays readable."""
+    from p2php.net.framing import MAX_VALUES, decode_counted
+    from p2php.session import resume, transcript
+
+    peers = make_peers("toy", 3, {}, seed=3)
+    logs: dict[int, list[bytes]] = {0: [], 2: []}
+    for s in logs:
+        peers[s].record = lambda wire, s=s: logs[s].append(msgpack.packb(wire, use_bin_type=True))
+    done: list[int] = []
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender != 1 or frame.get("kind") != "action" or receiver in done:
+            return frame
+        done.append(receiver)
+        body = {**frame["body"], "action": {**frame["body"]["action"], "x": [0] * 65000}}
+        out = signed_by(peers[1], {**frame, "body": body})
+        assert decode_counted(msgpack.packb(out, use_bin_type=True))[1] <= MAX_VALUES  # what a network frame holds
+        return out
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    assert sorted(done) == [0, 2]
+    for peer in (peers[0], peers[2]):
+        assert peer.seat is not None and peer.secrets is not None
+        v = peer.verdict
+        assert v is not None and (v.culprit, v.code) == (1, "bad_message") and "values in" in v.reason, v
+        path = transcript.save(peer, tmp_path / f"seat{peer.seat}.p2php")
+        result = transcript.verify(path)  # (before: TranscriptError)
+        assert result.spectator is not None and result.spectator.verdict is not None, result.lines
+        assert result.spectator.verdict.culprit in (None, 1), result.lines
+        header = {"format": "p2php-resume", "version": 1, "game": peer.table.game, "options": peer.table.options,
+                  "seat": peer.seat, "name": "x", "master": peer.secrets.master, "hellos": list(peer.table.hellos),
+                  "timeout": 5.0, "resume_timeout": 5.0, "bot": None, "private_decks": {},
+                  "addresses": [["127.0.0.1", 1] for _ in range(3)]}
+        log = tmp_path / f"seat{peer.seat}.resume"
+        log.write_bytes(msgpack.packb(header, use_bin_type=True) + b"".join(logs[peer.seat]))
+        assert len(resume.read(log)[1]) == len(logs[peer.seat])  # (before: ResumeError)
+
+
+def test_the_density_limit_of_a_message_is_one_value_for_every_4_bytes() -> None:
+    """§5.2 check 6 at its edge: a wire form of exactly one value per ``VALUE_BYTES`` bytes passes, one more value
+    does not; every honest message of the games spends 7 bytes or more on each (rt6-dense)."""
+    from p2php.canonical import encode
+    from p2php.net.framing import VALUE_BYTES, body_values
+    from p2php.session.lockstep import too_dense
+
+    for k in range(200):
+        wire = encode({"a": [0] * k, "b": b"\0" * 40})
+        n = body_values(wire)
+        assert (too_dense(wire) is None) == (VALUE_BYTES * n <= len(wire)), k
+    peers = make_peers("toy", 3, {}, seed=5)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    assert all(7 * body_values(m.wire_bytes) <= len(m.wire_bytes) for m in peers[0].transcript)

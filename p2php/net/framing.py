@@ -45,6 +45,14 @@ event loop and 330 MiB, enough for an outsider's hello or a cheater's chat frame
 deadlines. A game's own messages hold a few hundred (a verified pass of N cards about N + 40); an abort or an audit
 carrying signed copies as evidence holds up to a quarter of it (``p2php.session.ending``)."""
 
+VALUE_BYTES = 4
+"""Bytes a signed message spends at least on each value (§3.1's count) of its wire form, else a seat refuses it
+(§5.2 check 6, ``p2php.session.lockstep.too_dense``): the budget a transcript or resume log reader has for a whole
+file (``p2php.session.transcript.Spans``), so that a record can hold every message a seat accepts. An honest
+message spends 7 bytes or more on each (the densest: an action and its keys, about 7.4); a cheater's accepted action
+packed with 65 000 one-byte values made every honest record of the table unreadable by ``p2php verify`` and every
+honest resume log unusable (red-team rt6-dense)."""
+
 HANDSHAKE_FRAME = 256 * 1024
 """Largest frame before a link is authenticated (its hellos and handshake): anyone can open a connection and send
 one. A hello is a few KiB, but it carries the table's options, and a trading-card table's deck lists may be long."""

@@ -30,7 +30,7 @@ from p2php.engine.contract import (
     GameOver,
     Seat,
 )
-from p2php.net.framing import MAX_VALUES, body_values
+from p2php.net.framing import MAX_VALUES, VALUE_BYTES, body_values
 from p2php.session import witness
 from p2php.session.audit import run_audit
 from p2php.session.base import LockstepBase
@@ -119,7 +119,9 @@ class Ending(LockstepBase):
                     continue
                 data = encode(wire)
                 size, count = len(data), body_values(data) + 1  # (+1: its place in the evidence list)
-                if size > budget or count > values:
+                if size > budget or count > values or VALUE_BYTES * count > size:
+                    # (the last: a copy at the density limit, a cheater's, would make our abort or audit denser
+                    # than a seat accepts, §5.2 check 6, and us named bad_message; rt6-dense)
                     continue
                 budget, values = budget - size, values - count
                 out.append(wire)

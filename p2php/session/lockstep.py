@@ -47,7 +47,7 @@ from p2php.engine.contract import (
     Slot,
     Step,
 )
-from p2php.net.framing import MAX_VALUES, FrameError, body_values
+from p2php.net.framing import MAX_VALUES, VALUE_BYTES, FrameError, body_values
 from p2php.session import witness
 from p2php.session.compact import CompactBook, CompactFrame, parse_compact, rebuild
 from p2php.session.decks import DERIVED, DeckSteps
@@ -110,6 +110,16 @@ MAX_REFUSED_KEPT = 1
 most 4 MiB: a cheater padding many cannot grow the record)."""
 
 
+def too_dense(wire_bytes: bytes) -> int | None:
+    """The values of a message's encoded wire form if it holds more than one for every :data:`VALUE_BYTES` bytes
+    (a reader of a record could not afford it), else None."""
+    try:
+        n = body_values(wire_bytes)
+    except FrameError:
+        return len(wire_bytes)  # (a canonical encoding always walks)
+    return n if VALUE_BYTES * n > len(wire_bytes) else None
+
+
 RECORD_VALUES = MAX_VALUES - 64
 """Values the ``refused`` or the ``equivocations`` field of a transcript holds at most, all its messages together: a
 reader decodes each of those fields as one value under :data:`MAX_VALUES` (§9.4)."""
@@ -126,13 +136,14 @@ def record_values(wire_bytes: bytes) -> int | None:
         n = body_values(wire_bytes)
     except FrameError:
         return None
-    return n if n <= RECORD_VALUES and 4 * n <= len(wire_bytes) else None
+    return n if n <= RECORD_VALUES and VALUE_BYTES * n <= len(wire_bytes) else None
 
 
 def signed_shape_fault(msg: Message, players: int) -> str | None:
     """Why a validly signed ``msg`` is refused on arrival by its own shape (§5.1, §6.4), or None: more than
-    :data:`MAX_UNKNOWN_BODY` bytes of body fields no kind has, or ``seen`` heads that are not other seats, each once,
-    in ascending order. Only the message is looked at, so a verifier of a record reaches the same answer."""
+    :data:`MAX_UNKNOWN_BODY` bytes of body fields no kind has, ``seen`` heads that are not other seats, each once,
+    in ascending order, or more than one value for every :data:`VALUE_BYTES` bytes of its wire form
+    (:func:`too_dense`). Only the message is looked at, so a verifier of a record reaches the same answer."""
     unknown = {k: v for k, v in msg.body.items() if k not in BODY_FIELDS}
     if unknown and len(encode(unknown)) > MAX_UNKNOWN_BODY:
         return f"message {msg.seq}: more than {MAX_UNKNOWN_BODY} bytes of body fields no message has"
@@ -141,6 +152,11 @@ def signed_shape_fault(msg: Message, players: int) -> str | None:
         # (§5.1; each head is kept until we process the message it names: a cheater's made-up heads grew
         # that store, and the work of every message after, without bound)
         return f"message {msg.seq}: 'seen' must list other seats, each once, in ascending order"
+    dense = too_dense(msg.wire_bytes)
+    if dense is not None:
+        # (§5.2 check 6: a record of it, a transcript or a resume log, could not be read; rt6-dense)
+        return (f"message {msg.seq}: {dense} values in {len(msg.wire_bytes)} bytes, more than one for every "
+                f"{VALUE_BYTES} bytes")
     return None
 
 
@@ -243,6 +259,7 @@ class Lockstep(DeckSteps, Ending):
         self._forwarded = set()
         self.equivocations = {}  # (seat, seq) -> other signed versions than the one we hold
         self.refused = []  # signed messages refused by their shape (signed_shape_fault), kept for the transcript
+        self._refused_forwarded = False  # the first of them went to every seat (§5.2)
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
         self.flooded: set[Seat] = set()
         self._parked_bytes: dict[Seat, int] = {}
@@ -730,6 +747,12 @@ class Lockstep(DeckSteps, Ending):
             if (len(self.refused) < MAX_REFUSED_KEPT and msg.to_wire() not in self.refused
                     and record_values(msg.wire_bytes) is not None):  # (one a reader of the record can afford)
                 self.refused.append(msg.to_wire())  # its signature verified: the proof, for our transcript (§9.4)
+            if not self._refused_forwarded and body_values(msg.wire_bytes) + 2 <= MAX_VALUES:
+                # The first one goes to every seat as a relay (§5.2): each refuses it by the same check and names
+                # its author. A version too dense for a record, sent to one seat alone while the others got
+                # another (an equivocation no record can prove), left them naming nobody (rt6-dense).
+                self._refused_forwarded = True
+                self._forward(msg.to_wire())
             raise _SignedRefused(shape)
         if msg.seq < expected_seq:  # (a copy of what we hold returned above)
             held = self._held(s, msg.seq)

@@ -34,7 +34,7 @@ from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
-from p2php.net.framing import MAX_FRAME, MAX_VALUES, FrameError, TooManyValues, decode_counted
+from p2php.net.framing import MAX_FRAME, MAX_VALUES, VALUE_BYTES, FrameError, TooManyValues, decode_counted
 from p2php.session import witness
 from p2php.session.durable import replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
@@ -167,7 +167,8 @@ class Spans:
         self.raw = raw
         # Values the whole file may hold (one object each when decoded): a genuine record spends 7 bytes or more
         # on each, a file of one-byte values cost 71 bytes of memory per byte read.
-        self.values_left = max(MAX_VALUES, len(raw) // 4)
+        # A seat accepts no message denser than that (lockstep.too_dense, §5.2), so no honest record is refused.
+        self.values_left = max(MAX_VALUES, len(raw) // VALUE_BYTES)
         self._unpacker = msgpack.Unpacker(raw=False, max_buffer_size=max(1, len(raw)))
         self._unpacker.feed(raw)
 
