@@ -402,3 +402,29 @@ def test_the_density_limit_of_a_message_is_one_value_for_every_4_bytes() -> None
     peers = make_peers("toy", 3, {}, seed=5)
     run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
     assert all(7 * body_values(m.wire_bytes) <= len(m.wire_bytes) for m in peers[0].transcript)
+
+
+@pytest.mark.parametrize("pad", ["dense", "many"])
+def test_a_hello_packed_with_values_is_refused_before_it_can_make_a_record_unreadable(pad: str) -> None:
+    """A seat's signed hello carrying 65 000 one-byte values in a field no hello has (tolerated, §4.3; a handshake
+    frame holds it), or 11 000 values of 18 bytes: before, every hello was accepted and every honest record of the
+    table, a clean game's too, was unreadable by ``p2php verify`` (the first; the second, with another seat's
+    like it, a resume log's header over the frame rule's count). Refused now (red-team rt6-dense)."""
+    from p2php import tags
+    from p2php.canonical import digest, encode
+    from p2php.engine.registry import get_game
+    from p2php.session.handshake import HandshakeRefused, check_hello, make_hello
+    from p2php.session.memory import seeded_secrets
+    from p2php.session.modes import parse_table_options
+
+    game = get_game("toy")
+    opts = parse_table_options(game, {})
+    secrets = [seeded_secrets(3, s) for s in range(3)]
+    hellos = [make_hello(secrets[s], s, 3, game.name, opts, f"peer{s}") for s in range(3)]
+    for s, hello in enumerate(hellos):
+        check_hello(hello, seat=s, players=3, game=game.name, options=opts)
+    bad = {k: v for k, v in hellos[1].items() if k != "sig"}
+    bad["x"] = [0] * 65000 if pad == "dense" else [b"\1" * 16] * 11000
+    bad["sig"] = secrets[1].identity.sign(digest(tags.HELLO, encode(bad)))
+    with pytest.raises(HandshakeRefused, match="values in"):
+        check_hello(bad, seat=1, players=3, game=game.name, options=opts)

@@ -21,6 +21,7 @@ from p2php.canonical import digest, encode
 from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity, usable_box_key
 from p2php.errors import P2phpError, RefusalCode
+from p2php.net.framing import MAX_VALUES, VALUE_BYTES, body_values
 from p2php.text import NAME, lookalike_keys, quote, safe
 
 CHAIN_LENGTH = 1024
@@ -199,6 +200,16 @@ def check_hello(
         raise HandshakeRefused(RefusalCode.KEYS, f"{who}: box_key is a point of small order (no shared secret)")
     if hello["chain"] < 1 or hello["chain"] > 1 << 20:
         raise HandshakeRefused(RefusalCode.KEYS, f"{who}: bad chain length")
+    # What a record of the table affords (§4.3, rt6-dense): a transcript reader's budget is a value per 4 bytes of the
+    # file, and a resume log's header holds every hello in one frame. A hello packed with one-byte values in a field
+    # no hello has (tolerated) made every honest record of a clean game unreadable by p2php verify.
+    wire = encode(hello)
+    values = body_values(wire)
+    most = MAX_VALUES // 2 // max(players, 1)
+    if VALUE_BYTES * values > len(wire) or values > most:
+        raise HandshakeRefused(RefusalCode.MALFORMED, f"{who}: {values} values in {len(wire)} bytes (a hello holds at "
+                               f"most one for every {VALUE_BYTES} bytes, and {most} at a "
+                               f"table of {players})")
     unsigned = {k: v for k, v in hello.items() if k != "sig"}
     pub = PublicIdentity(sign_key=hello["sign_key"], box_key=hello["box_key"])
     if not pub.verify(hello["sig"], digest(tags.HELLO, encode(unsigned))):
