@@ -9,7 +9,8 @@ agree: what one offers the other accepts, and what one does not offer the other 
 and, at each decision, for each asked seat with that seat's own knowledge:
 
 1. every legal action passes ``check``, as it is and as it arrives from the wire (canonical
-   form: keys sorted, tuples made lists);
+   form: keys sorted, tuples made lists), and is not too dense for the wire (a long list of small
+   ints would make its seat's honest message one that every seat refuses: :mod:`p2php.testing.density`);
 2. candidate *cheats* are made by mutating legal actions -- another slot (one the seat knows,
    one of another seat's hand, a face-down deck slot, a public slot, a slot never dealt), another
    seat (another, out of range, itself), a key added, removed or renamed, a value of another type
@@ -62,6 +63,7 @@ from p2php.engine.contract import (
 )
 from p2php.engine.local import LocalTable, default_decks
 from p2php.errors import P2phpError
+from p2php.testing.density import density_fault, shown
 
 __all__ = ["AgreementError", "AgreementReport", "Disagreement", "candidates", "check_agreement", "unordered"]
 
@@ -389,7 +391,8 @@ def check_agreement(
     ``max_decisions``.  ``same(state, action)`` (default: the action itself) is compared by canonical
     encoding to tell whether an accepted candidate is one of the legal actions.  With ``apply``, each
     accepted illegal candidate is applied on a clone (and told a spelling or a cheat).  Raises
-    :class:`AgreementError` if a legal action fails ``check``; returns what was found otherwise.
+    :class:`AgreementError` if a legal action fails ``check`` or is too dense for the wire; returns what was
+    found otherwise.
     """
     ident: Callable[[GameState, Action], Any] = same or (lambda _st, a: a)
     counts = list(players) if players is not None else sorted({game.min_players, game.max_players})
@@ -449,6 +452,10 @@ def _decide(st: GameState, tb: LocalTable, where: tuple[str, int, int, int, str,
             except Exception as err:
                 raise AgreementError(f"{name}, {players} players, seed {seed}, decision {n} ({prompt}): seat "
                                      f"{seat}'s legal {form} fails check: {type(err).__name__}: {err}") from err
+        dense = density_fault(action)
+        if dense is not None:
+            raise AgreementError(f"{name}, {players} players, seed {seed}, decision {n} ({prompt}): seat {seat}'s "
+                                 f"legal {shown(action)} is too dense for the wire: {dense}")
         report.legal_checked += 1
     known = {encode(ident(st, a)) for a in offered}
     by_type: dict[Any, list[Action]] = {}

@@ -7,7 +7,8 @@ every decision, what the session layer relies on:
 * the pending step is stable (``step()`` and ``state_hash()`` twice give the same);
 * every asked seat has legal actions, and each passes ``check`` with the seat's own
   knowledge, the auditor's (every face known) and the public view (what a peer who
-  does not know the face validates with); ``describe`` gives a line for each;
+  does not know the face validates with); ``describe`` gives a line for each; none is too dense
+  for the wire (:mod:`p2php.testing.density`: every seat would refuse its honest message);
 * ``snapshot`` and every seat's (and a spectator's) ``observation`` are canonical data;
 * determinism: the same seed and the same actions give the same state hash at every step;
 * ``clone`` is independent, and the clone given the same answers reaches the same hash.
@@ -25,6 +26,7 @@ from p2php.canonical import encode
 from p2php.engine.contract import Action, Decide, Game, GameOver, GameState, Knowledge, RandomBot, Seat
 from p2php.engine.local import LocalTable, default_decks
 from p2php.errors import P2phpError
+from p2php.testing.density import density_fault, shown
 
 
 class ConformanceError(P2phpError, AssertionError):
@@ -67,6 +69,9 @@ def _check_decision(where: str, st: GameState, tb: LocalTable, step: Decide) -> 
                     raise _fail(where, f"seat {seat}'s legal {action} fails check with {name} view: {err}") from err
             if not isinstance(st.describe(seat, action, {}), str):
                 raise _fail(where, f"describe() of {action} is not a string")
+            dense = density_fault(action)
+            if dense is not None:
+                raise _fail(where, f"seat {seat}'s legal {shown(action)} is too dense for the wire: {dense}")
 
 
 def _check_views(where: str, st: GameState, tb: LocalTable, players: int) -> None:
