@@ -7,4 +7,4 @@ mental-poker cryptography (:mod:`p2php.crypto`).
 """
 
 __version__ = "0.1.0"
-PROTOCOL_VERSION = 9
+PROTOCOL_VERSION = 10

@@ -61,7 +61,7 @@ def test_a_minister_hiding_its_card_is_named_by_the_fast_audit_never_the_last_se
 
 
 @pytest.mark.crypto("verified")
-@pytest.mark.parametrize("seed", [1, 2])  # the Minister is seat 0 and seat 1 (v9 deals)
+@pytest.mark.parametrize("seed", [1, 2])  # the Minister is seat 1 and seat 2 (v10 deals)
 def test_a_minister_hiding_its_card_in_a_verified_deck_never_gets_an_honest_seat_named(seed: int) -> None:
     """Never an honest seat (the witness opened by the audits names the liar: the next test)."""
     liar, honest = _a_hidden_minister("verified", seed)
@@ -331,9 +331,9 @@ def test_a_verified_peer_that_reads_a_publicly_illegal_answer_after_the_abort_na
 
 
 def _minister_after_a_strange_audit(audit: str) -> tuple[int, list[Lockstep]]:
-    """Seed 2: the hiding Minister is seat 1; seat 0, which answered the same decision before it, sends an audit
-    signed at the next tick (``later``: it owes no witness) or proving another slot's share (``wrong``)."""
-    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=2)
+    """Seed 5: the hiding Minister is seat 1 (v10 deals); seat 0, which answered the same decision before it, sends
+    an audit signed at the next tick (``later``: it owes no witness) or proving another slot's share (``wrong``)."""
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=5)
     liar: list[int] = []
     for p in peers:
         _hide_the_minister(p, liar)
@@ -382,8 +382,8 @@ def test_the_minister_is_named_whatever_the_audit_of_a_seat_that_answered_before
 @pytest.mark.crypto("verified")
 def test_a_check_that_fails_otherwise_for_one_answer_does_not_stop_the_check_of_the_next(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seed 2 (the hiding Minister is seat 1): the audit's check of seat 0's answer raises something other than
-    IllegalAction (no proof against seat 0, skipped): seat 1's answer, next, is still checked and named."""
+    """Seed 5 (the hiding Minister is seat 1, v10 deals): the audit's check of seat 0's answer raises something other
+    than IllegalAction (no proof against seat 0, skipped): seat 1's answer, next, is still checked and named."""
     from p2php.session import witness
 
     start = witness.decision_start
@@ -401,7 +401,7 @@ def test_a_check_that_fails_otherwise_for_one_answer_does_not_stop_the_check_of_
         return state, public
 
     monkeypatch.setattr(witness, "decision_start", decision_start)
-    liar, honest = _verified_liar(2)
+    liar, honest = _verified_liar(5)
     assert liar == 1
     for p in honest:
         v = p.verdict

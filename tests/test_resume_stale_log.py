@@ -29,7 +29,8 @@ def _bot(seat: int, salt: str = "") -> Any:
 
 async def _play_with_a_stale_log(tmp_path: Path) -> dict[int, Any]:
     """Seat 1's log is as it was when seat 1 was about to act at step 40 or later; seat 1 then played on to step 45
-    and its machine restarted; it resumes from that log (a new bot seed, as ``p2php resume`` gives). The results."""
+    and its machine restarted; it resumes from that log (a new bot seed, as ``p2php resume`` gives). The results.
+    (Secrets seeded 5 since v10: v10's seed-1 game had seat 1 send nothing of step 45 before its crash.)"""
     log = tmp_path / "seat1.resume"
     listeners = [await listen("127.0.0.1", 0) for _ in range(3)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(3)}
@@ -46,12 +47,12 @@ async def _play_with_a_stale_log(tmp_path: Path) -> dict[int, Any]:
             crash.cancel()
 
     async def play(seat: int) -> None:
-        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(1, seat)), addresses, listeners[seat],
+        results[seat] = await run_peer(_cfg(seat, tmp_path, seeded_secrets(5, seat)), addresses, listeners[seat],
                                        _bot(seat))
 
     async def seat_1() -> None:
         with crash:
-            await run_peer(_cfg(1, tmp_path, seeded_secrets(1, 1)), addresses, listeners[1], _bot(1), observe)
+            await run_peer(_cfg(1, tmp_path, seeded_secrets(5, 1)), addresses, listeners[1], _bot(1), observe)
         await listeners[1].aclose()
         assert stale and crash.cancel_called
         counter.cut(log, stale[0])

@@ -776,16 +776,17 @@ def test_a_hello_with_a_low_order_box_key_is_refused(u: int) -> None:
     assert refused.value.code is RefusalCode.KEYS
 
 
-@pytest.mark.parametrize("old", [4, 5, 6, 7, 8])
+@pytest.mark.parametrize("old", [4, 5, 6, 7, 8, 9])
 def test_an_older_hello_is_refused_with_one_clear_line(old: int) -> None:
-    """§11 Why version 5 … 9: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
+    """§11 Why version 5 … 10: v4 peers send list passes and 32-byte commitments, v5 peers a proof per share
     (which a later peer would read as malformed shares, naming an honest seat), v6 peers Terelius–Wikström shuffle
     proofs (malformed Bayer–Groth proofs to a v7 peer), v7 peers a fast pass's points in every copy (a v8 peer
     would read an intermediate pass with points in its body as one without its digest), v8 peers a verified audit
-    without the witness shares a v9 peer requires (it would name the honest v8 seat ``bad_audit``), so a v9 peer
-    refuses them."""
-    assert PROTOCOL_VERSION == 9
-    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 9") as refused:
+    without the witness shares a v9 peer requires (it would name the honest v8 seat ``bad_audit``), v9 peers accept
+    and quote a message denser than a value per 4 bytes (a v10 peer would name the honest v9 seat ``bad_message``
+    for its abort's evidence), so a v10 peer refuses them."""
+    assert PROTOCOL_VERSION == 10
+    with pytest.raises(HandshakeRefused, match=f"protocol version {old}, we speak 10") as refused:
         _check(dict(_hello(), hello=old))
     assert refused.value.code is RefusalCode.VERSION and "\n" not in str(refused.value)
 

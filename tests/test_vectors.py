@@ -1,4 +1,4 @@
-"""Known-answer vectors for every normative encoding and derivation of the protocol (version 9).
+"""Known-answer vectors for every normative encoding and derivation of the protocol (version 10).
 
 Each expected value below was computed once from the reference code (``p2php/`` at
 the commit that added this file) and is hard-coded: a change to any of these
@@ -545,16 +545,16 @@ def _hellos() -> tuple[list[handshake.LocalSecrets], list[dict[str, object]]]:
 
 
 def test_hello_and_session_id() -> None:
-    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 9); session_id = D("p2php/session/v1", …)."""
-    assert PROTOCOL_VERSION == 9
+    """§4.2, §4.4: hellos of masters 01…, 02… ("uno", no options, version 10); session_id = D("p2php/session/v1", …)."""
+    assert PROTOCOL_VERSION == 10
     _, hellos = _hellos()
-    assert hellos[0]["hello"] == 9
+    assert hellos[0]["hello"] == 10
     assert hellos[0]["anchor"] == H("69c13864bb76641cffc2707752811af3342f8ba3f668bf2628b7468dc0fbd753")
-    assert hellos[0]["sig"] == H("cf63fec736d043b2c20b003418f956f91c839d7f3fa059673225c3a4bb28d6a0"
-        "37979c884c3214b683b8cc4fb2d065d0c5c00fbc7456c531d90314d6775bb904")
+    assert hellos[0]["sig"] == H("142da85ff8ef0f391b2c3520f228dacc9b8e2bdccd479115beb17829311ad414"
+        "e65ee240b9a9f24fec763394c6431762de1ae69f9a5e168235731c811edb890c")
     for s, hello in enumerate(hellos):
         handshake.check_hello(hello, seat=s, players=2, game="uno", options={})
-    session_id = H("415f62ee3cf415858adf6d93b2352aad94ab2aa144fb6a7b771e47a81347ef33")
+    session_id = H("d5e49bc5842d81b5b648e8917b4abac30ac119817f9bd41c560195a81c9891c1")
     assert handshake.Table("uno", {}, tuple(hellos)).session_id == session_id
 
 
@@ -563,16 +563,16 @@ def test_safety_code() -> None:
     _, hellos = _hellos()
     table = handshake.Table("uno", {}, tuple(hellos))
     assert digest(b"p2php/safety/v1", table.session_id, hellos[0]["sign_key"], hellos[1]["sign_key"]) == H(
-        "71fe6b4db0b6ddcf08b9b052cc0e80385c08af6cf2ba28c4688907c639ec890d")
-    assert table.safety_code == "OH7G-WTNQ-W3O4-6CFZ-WBJM"
+        "9773ef9a46ce38819eee0c228233334ae27a48d38e577fe8b4b882a93f2090ea")
+    assert table.safety_code == "S5Z6-7GSG-ZY4I-DHXO-BQRI"
 
 
 # Seat 1 dials seat 0: dialer challenge 32 zero bytes, acceptor challenge 32 bytes 01, X25519 private keys
 # 32 bytes 03 (dialer) and 32 bytes 04 (acceptor).
 DIAL_KX = H("5dfedd3b6bd47f6fa28ee15d969d5bb0ea53774d488bdaf9df1c6e0124b3ef22")
 ACCEPT_KX = H("ac01b2209e86354fb853237b5de0f4fab13c7fcbf433a61c019369617fecf10b")
-DIAL_SIG = H("402378a2f1c26aaecc534fa06178072e51f408a623aee01559525c35003e036c"
-             "153d49bab8d4155fe8beda146ed3d8692d52dce5d78717b61ecf3527cabf5e09")
+DIAL_SIG = H("19e09093b1929f0839a2a032a04b63816c47d5f1af8b8c0c52eb709f187979b9"
+             "c8915f9d5cb21ab1977fdbc25a75882d07935200e946c3f56813d4037aad1602")
 
 
 def test_link_proof() -> None:
@@ -584,11 +584,11 @@ def test_link_proof() -> None:
     assert KeyExchange(b"\x03" * 32).public == DIAL_KX and KeyExchange(b"\x04" * 32).public == ACCEPT_KX
     dial = link_proof_bytes(b"dial", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
     accept = link_proof_bytes(b"accept", hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX)
-    assert dial == H("2f9f76f57d560bed5a98cf30ef05650ad1812ee3bd0e0d4dce200e92ce89ab91")
-    assert accept == H("a6799299dee8bd7ce3ccdc11a00664d28f5222e42909e3037af022231a9164ba")
+    assert dial == H("561d79e8cd4b169dd3e3fa59ea86b369e97d0defdc3d5420564129a18f571d4d")
+    assert accept == H("949f1239bde6cfb34cc30caad3c39c7ec228e3e78cae715376a1d405435ba219")
     assert secrets[1].identity.sign(dial) == DIAL_SIG
-    assert secrets[0].identity.sign(accept) == H("b07cad09418216e8e252ad9e1e241931503c5efd2c9a7d50ca57fb46928b550d"
-        "a308bd33656771866c5e4709390de83e6dd2446da6f0be4fac4578496fc8720e")
+    assert secrets[0].identity.sign(accept) == H("017c976bc2cf9efa265c0ee525542d0e8a28eae16944439a1ce71bd309c49c9d"
+        "9b532d0478cf020c504bf846e90358749b5a480cf2508c648021108dfc17730b")
     assert check_proof(hellos[1], DIAL_SIG, dial)
     assert not check_proof(hellos[0], DIAL_SIG, dial)  # another seat's key
     assert not check_proof(hellos[1], DIAL_SIG, accept)  # reflected as the other role
@@ -615,12 +615,12 @@ def test_link_keys_and_frame_tags() -> None:
     transcript = encode(hellos[1]) + encode(hellos[0]) + bytes(32) + b"\x01" * 32 + DIAL_KX + ACCEPT_KX
     keys = HKDF(hashes.SHA256(), 64, digest(b"p2php/link-keys/v1", transcript), b"p2php/link-keys/v1").derive(z)
     k_da, k_ad = keys[:32], keys[32:]
-    assert k_da == H("84afb76f8b0d04691706c10749d9dbfba9b8ee42bc956f173520a9da8694e6bd")
-    assert k_ad == H("c9ca5cd4c4ed8e7e250b32e246e5c09e083bec574888585106310c5ecb15f3a6")
+    assert k_da == H("4cd9d815d6bad4240cf56457f74b5119b3ba3293b930f8f6fce4d99df618e328")
+    assert k_ad == H("9d1d617b957d551e61b4a6dcdd80bfde414e4790bce66aacb9b5627d3d079f43")
     frame = encode_frame({"hb": 1, "at": None})  # a heartbeat, as the mesh sends it (not canonical)
     body = frame[4:]
     tags = [hmac.new(k_da, n.to_bytes(8, "big") + body, hashlib.sha256).digest()[:16] for n in (0, 1)]
-    assert tags == [H("e6c07b7dcd0532ed24aa587261aa09e7"), H("270db87626a02668416099999f41764f")]
+    assert tags == [H("116fa0eca8ad5356ff62b3a0ec97f5a5"), H("7066b5baf8f23263642e4a57bd9899e6")]
 
     dialer = KeyExchange(b"\x03" * 32)
     link = LinkProof.of(hellos[1], hellos[0], bytes(32), b"\x01" * 32, DIAL_KX, ACCEPT_KX, dialer=True)
