@@ -429,6 +429,7 @@ class _Runner:
         self.held_decision: tuple[int, int, int] | None = None  # (tick, phase, our last number) a decider asked
         # during the rejoin hold was asked at: its answer is for that point only
         self.held_action: Action | None = None  # its answer, made (signed) once the hold ends if still at that point
+        self.held_leave = False  # our player left during the rejoin hold: its abort is made once the hold ends
         self.own_refused: tuple[Any, int] = (None, 0)  # (decision point, our decider's actions refused there)
         self.left = False  # our player left the table (LeaveTable from the decider)
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
@@ -509,6 +510,10 @@ class _Runner:
                     if self.held_decision == self._decision_key() and ls.awaiting_me():
                         self._act(action)
                     self.held_decision = None
+                if not holding and self.held_leave:
+                    self.held_leave = False
+                    if not ls.finished:
+                        ls.leave()
                 if not holding:
                     await self._flush()
                 mesh.set_progress(None if ls.auditing else [ls.tick, ls.phase])
@@ -525,7 +530,7 @@ class _Runner:
                 # its message waits. The hold and the formation's wait come out of the time the seat waiting for our
                 # move gives us (its timeout from our link's return): a person who took 4 s of a 10 s timeout was
                 # named silent when a third seat was away and the hold ran its full 5 s (review rv6-hold).
-                if ls.awaiting_me() and not self.deciding and self.held_action is None:
+                if ls.awaiting_me() and not self.deciding and self.held_action is None and not self.held_leave:
                     self.deciding = True
                     self.held_decision = self._decision_key() if holding else None
                     nursery.start_soon(self._run_decider, merged_in.clone())
@@ -755,6 +760,11 @@ class _Runner:
             if self.left or ls.finished:
                 return
             self.left = True
+            if self.hold_until is not None:
+                # Our abort is a message of our own, numbered after the last our log holds: made in the hold, it took
+                # the number of a move the log lost that the others hold, and they named us equivocation (rv6-faults)
+                self.held_leave = True
+                return
             ls.leave()
         elif isinstance(event, tuple) and event[0] == "say":
             await self._say(event[1])
