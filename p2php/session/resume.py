@@ -74,6 +74,7 @@ class ResumeLog:
         self._queue_lock = threading.Lock()
         self._write_lock = threading.Lock()  # the file: one writer at a time
         self._sync_lock = threading.Lock()  # one fsync at a time, never of a closed file (taken before _write_lock)
+        self._folder: Path | None = None  # a new log renamed into place, its folder not fsynced yet
 
     @classmethod
     def create(cls, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> ResumeLog:
@@ -155,6 +156,7 @@ class ResumeLog:
             with self._sync_lock:
                 if not self._file.closed:
                     os.fsync(self._file.fileno())
+                    self._sync_folder()
 
     def flush_if_free(self) -> bool:
         """:meth:`flush` (not durable) unless another thread is writing, or the file is still to be made (then
@@ -186,6 +188,7 @@ class ResumeLog:
                     if durable:
                         self._file.flush()
                         os.fsync(self._file.fileno())
+                        self._sync_folder()
             finally:
                 try:
                     self._make = None
@@ -195,6 +198,12 @@ class ResumeLog:
                     self._write_lock.release()
         finally:
             self._sync_lock.release()
+
+    def _sync_folder(self) -> None:
+        """(Under the sync lock, after the file's ``fsync``.) A new log's rename made durable, once."""
+        folder, self._folder = self._folder, None
+        if folder is not None:
+            sync_directory(folder)
 
     def _write_queue(self) -> None:
         """(Under the write lock.) A log closed meanwhile — given up by the game's thread while a worker's step was
@@ -220,18 +229,30 @@ def _make_log(path: Path, header: bytes, log: ResumeLog) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+    # A new game's log (no older one at ``path``) is renamed into place before its fsyncs, which the first durable
+    # flush does, under no write lock (:meth:`ResumeLog.flush`): the seat's messages leave after a bounded wait, and a
+    # kill during a slow disk's fsyncs left only the .tmp, no log, and the records appended meanwhile in memory
+    # (review rv6-faults: 3 s fsyncs, timeout 2, two messages sent before the log existed; `p2php resume` said "No
+    # such file"). A power cut before them may leave it empty or torn (no worse than none). A resume's (an older
+    # log in place) is renamed only once fsynced: it must never replace a whole older log with one a power cut
+    # left empty.
+    fresh = not path.exists()
     with file:
         file.write(header)
         with log._queue_lock:
             queue, log._queue = log._queue, []
         file.writelines(queue)  # (what is appended meanwhile, during the fsync, goes to the file opened again)
         file.flush()
-        os.fsync(file.fileno())
+        if not fresh:
+            os.fsync(file.fileno())
     # Renamed closed (Windows refuses to rename an open file), then opened again to append for the whole game.
     tmp.replace(path)
-    sync_directory(path.parent)  # the rename too: else a power cut may bring the older log back
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
     try:
+        if fresh:
+            log._folder = path.parent  # (its fsync, and the file's, by the first durable flush)
+        else:
+            sync_directory(path.parent)  # the rename too: else a power cut may bring the older log back
         return os.fdopen(fd, "ab")
     except BaseException:
         os.close(fd)
