@@ -446,8 +446,8 @@ class _Runner:
         self.sync_now: list[int] = []  # seats to send our sync to at once (a seat held up in our audit)
         self.back_by: dict[int, float] = {}  # finished: seat -> until when (clock) we serve it, fixed at its first drop
         self.formed_wall = trio.current_time()  # our mesh formed (the rejoin hold counts from here, §3.5)
-        self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)  # (a resume: the whole log
-        # written anew and made durable here, an fsync a slow disk may take seconds over)
+        self.log = None if cfg.resume_path is None else ResumeWriter(cfg, ls, addresses)  # (packed here; its
+        # worker thread makes the file, and a resume's whole log, off the game's loop: §3.5)
         self.hold_until: float | None = None  # rebuilt from a log: make nothing of ours until then (REJOIN_HOLD)
         self.hold_from = 0.0
         self.held_mine: dict[int, int] = {}  # rejoining: seat -> the highest number of ours its sync says it holds
