@@ -110,8 +110,8 @@ def test_a_replayed_message_is_a_harmless_duplicate_and_the_withheld_one_is_miss
     assert all(p.verdict is not None and p.verdict.code == "silent" for p in peers[1:])
 
 
-def test_a_different_message_with_an_old_number_is_equivocation() -> None:
-    """Two validly signed messages with one number: a proof anyone can check, the author is named."""
+def _equivocating_table() -> list[Any]:
+    """A toy table of 3 played to its end where seat 1 signs its first bid twice: 99 to seat 2, the real one to 0."""
     peers = make_peers("toy", 3, {}, seed=4)
     sent: list[dict[str, Any]] = []
 
@@ -124,6 +124,12 @@ def test_a_different_message_with_an_old_number_is_equivocation() -> None:
         return frame
 
     run(peers, tamper=tamper)
+    return peers
+
+
+def test_a_different_message_with_an_old_number_is_equivocation() -> None:
+    """Two validly signed messages with one number: a proof anyone can check, the author is named."""
+    peers = _equivocating_table()
     for p in (peers[0], peers[2]):
         assert p.verdict is not None and p.verdict.culprit == 1, p.verdict
         assert p.verdict.code == "equivocation", p.verdict
@@ -139,18 +145,7 @@ def test_verify_of_an_equivocation_record_names_the_equivocator(tmp_path: Any) -
 
     from p2php.session import transcript
 
-    peers = make_peers("toy", 3, {}, seed=4)
-    sent: list[dict[str, Any]] = []
-
-    def tamper(sender: int, recipient: int, frame: dict[str, Any]) -> dict[str, Any]:
-        if sender == 1 and recipient == 2 and frame["kind"] == "action" and not sent:
-            sent.append(frame)
-            other = dict(frame, body={**frame["body"], "action": {"type": "bid", "n": 99}})
-            resign(peers, other)
-            return other
-        return frame
-
-    run(peers, tamper=tamper)
+    peers = _equivocating_table()
     for p in (peers[0], peers[2]):
         path = transcript.save(p, tmp_path / f"seat{p.seat}.p2php")
         result = transcript.verify(path)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -911,13 +911,19 @@ class _Runner:
         self.synced.add(seat)
         asked = self._sync_entries(have)
         for author, seq in sorted(asked.items()):
-            for wire in self.ls.messages_after(author, seq, to=seat):
-                frame = {"relay": wire}
-                size = len(encode(frame))
-                if self.sync_sent.get(seat, 0) + size > MAX_SYNC_BYTES:
-                    return
-                self.sync_sent[seat] = self.sync_sent.get(seat, 0) + size
-                await self.mesh.send(seat, frame)
+            if not await self._relay(seat, self.ls.messages_after(author, seq, to=seat)):
+                return
+
+    async def _relay(self, seat: int, wires: Iterable[Any]) -> bool:
+        """Relay ``wires`` to ``seat`` while its byte budget (:data:`MAX_SYNC_BYTES`) lasts; False once it ran out."""
+        for wire in wires:
+            frame = {"relay": wire}
+            size = len(encode(frame))
+            if self.sync_sent.get(seat, 0) + size > MAX_SYNC_BYTES:
+                return False
+            self.sync_sent[seat] = self.sync_sent.get(seat, 0) + size
+            await self.mesh.send(seat, frame)
+        return True
 
     async def _hand_on_mine(self) -> None:
         """Messages of our own that came back relayed (rebuilt from a log that lacked them: §3.5, the rejoin hold)
@@ -933,13 +939,7 @@ class _Runner:
             if has >= mine or other in self.down or other not in self.mesh.seats:
                 continue  # (a seat whose link is down syncs again when it is back)
             self.handed[other] = mine
-            for wire in self.ls.messages_after(seat, has, to=other):
-                frame = {"relay": wire}
-                size = len(encode(frame))
-                if self.sync_sent.get(other, 0) + size > MAX_SYNC_BYTES:
-                    break
-                self.sync_sent[other] = self.sync_sent.get(other, 0) + size
-                await self.mesh.send(other, frame)
+            await self._relay(other, self.ls.messages_after(seat, has, to=other))
 
     def _coming_back(self, now: float) -> float:
         """Until when (``trio`` time) a seat whose link dropped before it said it finished may still come back: its
