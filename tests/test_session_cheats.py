@@ -294,12 +294,8 @@ def test_equivocation_is_named() -> None:
         assert p.verdict.culprit == 0, p.verdict
 
 
-@pytest.mark.parametrize("crypto", ["fast", "verified"])
-def test_a_peer_whose_state_differs_is_named_a_desync(crypto: str) -> None:
-    """Every message names the state hash its sender made it at; a peer whose engine reached another state (a
-    client on other rules, or one that lies about the state) is named at its first message, not played on.
-    Without the check a fast table played such a game to a clean verdict (a verified one named the seat, but for
-    a bad key: the state is in its proofs' context)."""
+def _desynced_table(crypto: str) -> list[Any]:
+    """A toy table of 3 played to its end where seat 1's engine reaches other states (its hashes differ)."""
     import hashlib
 
     if crypto == "verified":
@@ -309,6 +305,16 @@ def test_a_peer_whose_state_differs_is_named_a_desync(crypto: str) -> None:
     real = engine.state_hash
     engine.state_hash = lambda: hashlib.sha256(b"other rules" + real()).digest()  # type: ignore[method-assign]
     run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    return peers
+
+
+@pytest.mark.parametrize("crypto", ["fast", "verified"])
+def test_a_peer_whose_state_differs_is_named_a_desync(crypto: str) -> None:
+    """Every message names the state hash its sender made it at; a peer whose engine reached another state (a
+    client on other rules, or one that lies about the state) is named at its first message, not played on.
+    Without the check a fast table played such a game to a clean verdict (a verified one named the seat, but for
+    a bad key: the state is in its proofs' context)."""
+    peers = _desynced_table(crypto)
     for p in (peers[0], peers[2]):
         v = p.verdict
         assert v is not None and v.culprit == 1 and v.code == "desync" and "state hash" in v.reason, v
@@ -321,17 +327,9 @@ def test_verify_of_a_desync_record_names_the_desynced_seat(crypto: str, tmp_path
     at that point) read it in the audit round unchecked (before: nobody named there, ``accusation``, in 3 of the 4
     records; red-team rt6-verify): the audit now checks the state of every message of the step it stopped at, and
     a ``desync`` abort against the message at the point it names."""
-    import hashlib
-
     from p2php.session import transcript
 
-    if crypto == "verified":
-        pytest.importorskip("coincurve")
-    peers = make_peers("toy", 3, {"crypto": crypto}, seed=8)
-    engine = peers[1].state
-    real = engine.state_hash
-    engine.state_hash = lambda: hashlib.sha256(b"other rules" + real()).digest()  # type: ignore[method-assign]
-    run_in_memory(peers, {s: RandomBot(s) for s in range(3)})
+    peers = _desynced_table(crypto)
     for p in (peers[0], peers[2]):
         result = transcript.verify(transcript.save(p, tmp_path / f"seat{p.seat}.p2php"))
         v = result.spectator.verdict if result.spectator is not None else None
