@@ -774,12 +774,12 @@ class _Runner:
             if "chat" in frame:
                 self._heard_chat(event.seat, frame["chat"])
             elif "sync" in frame:
+                ours = -1 if ls.seat is None else self._sync_entries(frame["sync"]).get(ls.seat, -1)
                 if self.hold_until is not None and ls.seat is not None:
-                    self.held_mine[event.seat] = self._sync_entries(frame["sync"]).get(ls.seat, -1)
+                    self.held_mine[event.seat] = ours
                 await self._answer_sync(event.seat, frame["sync"])
                 if ls.seat is not None:  # (what our answer relayed of ours, or it says it holds)
-                    self.handed[event.seat] = max(self._sync_entries(frame["sync"]).get(ls.seat, -1),
-                                                  ls.known_seq(ls.seat))
+                    self.handed[event.seat] = max(ours, ls.known_seq(ls.seat))
                 if self._holds_more(frame["sync"]) and event.seat not in self.asked:
                     # It holds messages we lack (a link of ours was replaced while our mesh was still
                     # forming, say, so we never saw it drop): ask for them in turn.
