@@ -119,11 +119,6 @@ class ResumeLog:
             log.append({"local": "sealed", "tick": ls.tick, "action": sealed})
         return log
 
-    @property
-    def made(self) -> bool:
-        """Whether the file is in place (or given up): no :meth:`flush` has to make it any more."""
-        return self._make is None
-
     def _ready(self) -> bool:
         """(Under the write lock.) Whether there is an open file to write to; a log still to be made is made now."""
         if self._file is None and self._make is not None:
