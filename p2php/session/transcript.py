@@ -39,7 +39,7 @@ from p2php.session import witness
 from p2php.session.durable import replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import MAX_REFUSED_KEPT, RECORD_VALUES, Lockstep, record_values, signed_shape_fault
-from p2php.session.messages import BadMessage, parse_message
+from p2php.session.messages import BadMessage, Message, parse_message
 from p2php.session.modes import parse_table_options
 from p2php.session.records import TIMING_CODES, Fault
 
@@ -356,17 +356,25 @@ def _check_messages(table: Table, frames: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
+def _signed_message(table: Table, wire: Any) -> Message | None:
+    """``wire`` as a message of one of ``table``'s seats whose signature verifies, else None (it proves nothing)."""
+    try:
+        msg = parse_message(wire)
+        if 0 <= msg.sender < table.players and table.public(msg.sender).verify(
+                msg.sig, msg.signing_digest(table.session_id)):
+            return msg
+    except (BadMessage, NotCanonical, ValueError, TypeError):
+        pass
+    return None
+
+
 def _equivocations(table: Table, proofs: Any) -> dict[tuple[int, int], list[dict[str, Any]]]:
     """The file's ``equivocations`` (§9.4): the signed messages among its first :data:`MAX_EQUIVOCATIONS` entries
     (a copy whose signature fails, or that is not a message of a seat, is dropped: it proves nothing)."""
     out: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for wire in proofs[:MAX_EQUIVOCATIONS] if isinstance(proofs, list) else []:
-        try:
-            msg = parse_message(wire)
-            if not 0 <= msg.sender < table.players or not table.public(msg.sender).verify(
-                    msg.sig, msg.signing_digest(table.session_id)):
-                continue
-        except (BadMessage, NotCanonical, ValueError, TypeError):
+        msg = _signed_message(table, wire)
+        if msg is None:
             continue
         copies = out.setdefault((msg.sender, msg.seq), [])
         if wire not in copies:
@@ -380,11 +388,10 @@ def _refused_faults(table: Table, refused: Any) -> list[Fault]:
     did at the seat; anything else proves nothing and is dropped."""
     out: list[Fault] = []
     for wire in refused[:MAX_REFUSED_KEPT] if isinstance(refused, list) else []:
+        msg = _signed_message(table, wire)
+        if msg is None:
+            continue
         try:
-            msg = parse_message(wire)
-            if not 0 <= msg.sender < table.players or not table.public(msg.sender).verify(
-                    msg.sig, msg.signing_digest(table.session_id)):
-                continue
             reason = signed_shape_fault(msg, table.players)
         except (BadMessage, NotCanonical, ValueError, TypeError):
             continue
