@@ -22,11 +22,12 @@ needs no language option and every peer's engine stays byte-identical.
 
 from __future__ import annotations
 
-import inspect
+import contextlib
 import os
 import re
 import shutil
 import sys
+import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
@@ -779,26 +780,91 @@ def terminal_decider(
     return TerminalUI(out, ask, lang).decide
 
 
+class _Waiting:
+    """A read waiting for the person's next line: the reading thread hands the line to it through trio."""
+
+    def __init__(self, prompt: str) -> None:
+        self.prompt = prompt
+        self.token = trio.lowlevel.current_trio_token()
+        self.done = trio.Event()
+        self.line: str | None = None
+        self.error: BaseException | None = None
+
+    def give(self, line: str | None, error: BaseException | None) -> None:  # (in trio's thread)
+        self.line, self.error = line, error
+        self.done.set()
+
+
+class _LineSource:
+    """One input (``input()``, or a test's ``ask``) and the one thread that reads it: at most one read of it is in
+    flight whatever the reads waiting on it (§ read_line)."""
+
+    def __init__(self, reader: Callable[[str], str]) -> None:
+        self.reader = reader
+        self.waiting: _Waiting | None = None  # the read that takes the next line
+        self.busy = False  # the thread is in ``reader`` (or about to be)
+
+    def run(self, prompt: str) -> None:
+        while True:
+            line: str | None = None
+            error: BaseException | None = None
+            try:
+                line = self.reader(prompt)
+            except (EOFError, KeyboardInterrupt):
+                pass
+            except BaseException as err:  # handed to the read, which raises it
+                error = err
+            with _SOURCES_LOCK:
+                waiting, self.waiting = self.waiting, None
+            if waiting is not None:  # else the question it was typed for was withdrawn: dropped (read_line)
+                with contextlib.suppress(trio.RunFinishedError):
+                    waiting.token.run_sync_soon(waiting.give, line, error)
+            with _SOURCES_LOCK:
+                if self.waiting is None:
+                    self.busy = False
+                    _SOURCES.pop(self.reader, None)
+                    return
+                prompt = self.waiting.prompt
+
+
+_SOURCES: dict[Callable[[str], str], _LineSource] = {}
+_SOURCES_LOCK = threading.Lock()
+
+
 async def read_line(prompt: str, ask: Callable[[str], str] | None = None) -> str | None:
     """One line from the person (None at end of input), without blocking trio; cancellable.
 
-    Cancelling (Ctrl-C, or the game ending under the prompt) abandons the
-    reading thread instead of waiting for Enter; it is a daemon and dies with
-    the process.  Every caller reads again only after the previous read returned,
-    so an abandoned thread is never racing a live one for the same line.
+    ``input()`` (or ``ask``) blocks and cannot be interrupted, so it runs in a worker thread, and one thread at most
+    reads an input: a read cancelled (a question withdrawn in the rejoin hold, Ctrl-C, the game ending under the
+    prompt) leaves it reading, and the line it brings goes to the read that waits when it comes -- the next question,
+    asked meanwhile (its prompt is shown again). Before, each read had its own thread: the abandoned one took the
+    next line typed and lost it, and the next question waited for another (rt7-stale). A line that comes while no
+    read waits was typed for the withdrawn question: it is dropped, not kept for the next one, which may be a
+    different question where the same number means a different move. Nothing is read while no read waits (the
+    rest of a paste stays in the terminal's buffer): one line at most is held.
     """
     reader = ask or input
-    kwargs: dict[str, Any] = {}
-    params = inspect.signature(trio.to_thread.run_sync).parameters
-    if "abandon_on_cancel" in params:
-        kwargs["abandon_on_cancel"] = True
-    elif "cancellable" in params:
-        kwargs["cancellable"] = True
+    waiting = _Waiting(prompt)
+    with _SOURCES_LOCK:
+        source = _SOURCES.setdefault(reader, _LineSource(reader))
+        if source.waiting is not None:
+            raise RuntimeError("two reads of one input at once")
+        source.waiting = waiting
+        start, source.busy = not source.busy, True
+    if start:
+        threading.Thread(target=source.run, args=(prompt,), daemon=True, name="p2php read_line").start()
+    elif reader is input:  # the thread shows the withdrawn question's prompt: show this one's
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
     try:
-        line: str = await trio.to_thread.run_sync(reader, prompt, **kwargs)
-    except (EOFError, KeyboardInterrupt):
-        return None
-    return line
+        await waiting.done.wait()
+    finally:
+        with _SOURCES_LOCK:
+            if source.waiting is waiting:
+                source.waiting = None
+    if waiting.error is not None:
+        raise waiting.error
+    return waiting.line
 
 
 def print_lines(lines: Iterable[str], out: TextIO | None = None) -> None:

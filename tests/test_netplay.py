@@ -766,18 +766,25 @@ async def test_the_host_removes_a_joiner_with_k_n(monkeypatch: pytest.MonkeyPatc
     seated = threading.Event()
     host_prompts: list[str] = []
 
-    def person(prompt: str = "") -> str:
-        if prompt == "Press Enter when ready (q to leave): ":  # the joiner, seated: it waits to be removed
-            seated.set()
-            time.sleep(5)
-            return ""
+    def joiner(prompt: str = "") -> str:  # seated: it waits to be removed
+        seated.set()
+        time.sleep(5)
+        return ""
+
+    def host_person(prompt: str = "") -> str:
         host_prompts.append(prompt)
         if len(host_prompts) == 1:
             assert seated.wait(20)
             return "k 1"
         return "q"
 
-    monkeypatch.setattr("builtins.input", person)
+    # Two people in one process: each reads its own input (one input is read by one thread at a time, §read_line).
+    read_line = netplay.read_line
+
+    async def routed(prompt: str, ask: Any = None) -> str | None:
+        return await read_line(prompt, joiner if prompt == "Press Enter when ready (q to leave): " else host_person)
+
+    monkeypatch.setattr(netplay, "read_line", routed)
     port = _free_port()
     host = _host_args("--port", str(port), "--players", "2")
     guest = build_parser().parse_args(["join", f"127.0.0.1:{port}", "--name", "bob", "--bind", "127.0.0.1"])
