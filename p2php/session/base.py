@@ -79,6 +79,8 @@ class LockstepBase:
     refused: list[dict[str, Any]]
     suspicions_closed: bool
     later_faults: list[Fault]
+    rejoin_hold: bool  # resumed, our own messages wait (§3.5): a fault found meanwhile is raised once it ends
+    held_faults: list[Fault]  # faults found in the rejoin hold, in order
     released_at: dict[tuple[Slot, Seat], int]
     refused_answers: list[tuple[Seat, Action]]  # a decision's answers that failed only together (the audit decides)
     finished: bool

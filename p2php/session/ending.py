@@ -68,6 +68,14 @@ class Ending(LockstepBase):
         A fault we find ourselves after we stopped is kept too (``later_faults``): it
         is our own observation, and the audit weighs it like the first.
         """
+        if self.rejoin_hold and self.fault is None and not self.auditing:
+            # Resumed, in the rejoin hold (§3.5): our abort (and audit) is a message of our own, numbered after the
+            # last our log holds, where a lost message of ours that the others hold may stand: made now, a fault
+            # found on receipt (a cheater's bad frame) had every seat name us equivocation (rt7-stale). Raised once
+            # the hold ends (end_rejoin_hold), as our player's leave is.
+            if fault not in self.held_faults and len(self.held_faults) < 64:
+                self.held_faults.append(fault)
+            return
         if (self.fault is not None or self.auditing) and fault not in self.later_faults \
                 and len(self.later_faults) < 64:
             self.later_faults.append(fault)
@@ -83,6 +91,14 @@ class Ending(LockstepBase):
                         else {})},
                 )
         self._start_audit()
+
+    def end_rejoin_hold(self) -> None:
+        """The rejoin hold is over (our lost messages handed back, or its time up): the faults found in it are
+        raised now, the first one making our abort."""
+        self.rejoin_hold = False
+        held, self.held_faults = self.held_faults, []
+        for fault in held:
+            self._raise_fault(fault)
 
     def leave(self) -> None:
         """Our player leaves: an abort naming ourselves (``left``), so every peer ends at once, knows who left and

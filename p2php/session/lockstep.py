@@ -269,6 +269,8 @@ class Lockstep(DeckSteps, Ending):
         self.released_at = {}  # (slot, seat) -> tick its key became public (the audit re-derives show duties)
         self.refused_answers = []
         self.later_faults = []  # our own findings after we stopped (see Ending._raise_fault)
+        self.rejoin_hold = False
+        self.held_faults = []
         self.finished = False
         self.result = None
 

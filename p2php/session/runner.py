@@ -499,6 +499,7 @@ class _Runner:
                 spent = max(0.0, trio.current_time() - self.formed_wall)
                 self.hold_from = self.clock.now()
                 self.hold_until = self.hold_from + max(0.0, min(REJOIN_HOLD, self.cfg.timeout / 2) - spent)
+                ls.rejoin_hold = True  # a fault found on receipt meanwhile waits for the hold's end (§3.5)
                 for seat in mesh.seats:
                     await self._sync(seat)
             linger_until: float | None = None
@@ -608,6 +609,7 @@ class _Runner:
             return True
         self.clock.stalled += max(0.0, min(now, self.hold_until) - self.hold_from)
         self.hold_until = None
+        self.ls.end_rejoin_hold()  # (before anything of ours is made: a fault found in the hold makes our abort now)
         return False
 
     def _awaited(self) -> dict[int, Any]:
