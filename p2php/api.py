@@ -571,7 +571,13 @@ class Peer:
         prompt = step.prompt if isinstance(step, Decide) else ""
         self._awaiting = True
         self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt))
-        action: Action = await self._actions_rx.receive()
+        try:
+            action: Action = await self._actions_rx.receive()
+        finally:
+            # Withdrawn (cancelled: a question asked in the rejoin hold for a point a message of ours, handed back,
+            # answered since, §3.5): no answer is taken for it any more. A submit then waited in the channel and
+            # answered the next, different question the moment it was asked (rt7-stale).
+            self._awaiting = False
         if action is _LEAVE:
             raise LeaveTable()
         return action

@@ -418,7 +418,7 @@ class TerminalUI:
         self.coded = False  # the safety code was shown
         self.status = ""  # the progress line on screen (TTY)
         self.announced: set[int] = set()  # shuffles already announced (non-TTY), by tick
-        self.asking = False  # a prompt is open: no progress line may overwrite it
+        self.prompts_open = 0  # prompts open (asking): two for a moment, a withdrawn one not yet run to its end
         self.carried: dict[int, tuple[str, str]] = {}  # online: seat -> (escaped name, how its link is carried)
         self.say: Callable[[str], None] | None = None  # sends a chat line (set where the table has people)
         self.names: tuple[str, ...] = ()  # the seats' names, for chat lines (set with ``say``)
@@ -580,6 +580,11 @@ class TerminalUI:
         lines.append(p("Your hand", "bold") + f" ({len(hand)}): " + ", ".join(p.card(str(h)) for h in hand))
         return lines
 
+    @property
+    def asking(self) -> bool:
+        """A prompt is open: no progress line may overwrite it."""
+        return self.prompts_open > 0
+
     def prompt_text(self, ls: Lockstep) -> str:
         step = ls.step
         prompt = step.prompt if isinstance(step, Decide) else ""
@@ -635,11 +640,11 @@ class TerminalUI:
         hint = (f"Choose 1–{n}" + (" (Enter = 1)" if n == 1 else "") + ", v to view again, ? NAME for help"
                 + (", > text to chat" if self.say is not None else "") + ", q to quit: ")
         while True:
-            self.asking = True
+            self.prompts_open += 1
             try:
                 line = await read_line(self.paint(hint, "bold"), self.ask)
             finally:
-                self.asking = False
+                self.prompts_open -= 1  # (not a flag: a withdrawn question's end cleared the next one's, rt7-stale)
             if line is None:
                 raise Quit()
             if self.say is not None and line.lstrip().startswith(">"):
@@ -847,9 +852,8 @@ async def read_line(prompt: str, ask: Callable[[str], str] | None = None) -> str
     waiting = _Waiting(prompt)
     with _SOURCES_LOCK:
         source = _SOURCES.setdefault(reader, _LineSource(reader))
-        if source.waiting is not None:
-            raise RuntimeError("two reads of one input at once")
-        source.waiting = waiting
+        source.waiting = waiting  # (a read still waiting is one being cancelled -- the withdrawn question's decider,
+        # not yet run since it was cancelled: the newest question is the one the person sees, and takes the line)
         start, source.busy = not source.busy, True
     if start:
         threading.Thread(target=source.run, args=(prompt,), daemon=True, name="p2php read_line").start()

@@ -1,7 +1,5 @@
 """A decision asked during the rejoin hold for a point the seat had already answered (rv6-faults).
 
-(The leave test: the player leaves as soon as it is asked, in the hold.)
-
 Two seats. Seat 1 moves at tick A, seat 0 answers, and seat 1 owes its next move when its machine dies; its log lacks
 everything from its move at A on (a power cut; tests/log_cut.py). Resumed, it is at A, awaiting itself: the hold
 starts, and the player is asked at once -- about A, which seat 0 hands back within a fraction of a second. The
@@ -10,6 +8,8 @@ again, about the point actually owed: 2 x THINK after the link came back."""
 
 from __future__ import annotations
 
+import io
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.session.resume import restore
 from p2php.session.runner import LeaveTable, PeerConfig, bot_decider, run_peer, slowed
+from p2php.terminal import TerminalUI
 from tests.log_cut import LogCut
 
 TIMEOUT = 10.0
@@ -39,7 +40,19 @@ def _bot(seat: int) -> Any:
     return bot_decider(get_game("uno").make_bot("random", f"{seat}"))
 
 
-async def _play(tmp_path: Path, leave: bool) -> dict[int, Any]:
+async def test_a_stale_ask_in_the_hold_does_not_eat_the_owed_moves_time(tmp_path: Path) -> None:
+    await _play(tmp_path, leave=False)
+
+
+async def test_a_person_asked_the_withdrawn_question_answers_the_owed_one(tmp_path: Path) -> None:
+    """A person at a terminal (TerminalUI, its lines from a pipe): the question about A is withdrawn while they think,
+    and the line they type once asked about the owed point answers it. Before read_line's shared reader (rt7-stale)
+    the withdrawn question's reading thread, still in ``input()``, took that line and lost it; the owed question
+    waited for another, and the person was named silent."""
+    await _play(tmp_path, leave=False, person=True)
+
+
+async def _play(tmp_path: Path, leave: bool, person: bool = False) -> dict[int, Any]:
     log = tmp_path / "seat1.resume"
     listeners = [await listen("127.0.0.1", 0) for _ in range(2)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(2)}
@@ -68,17 +81,47 @@ async def _play(tmp_path: Path, leave: bool) -> dict[int, Any]:
         header, ls = restore(log)
         assert ls.awaiting_me() and ls.tick == marks[0][0]
         again = await listen("127.0.0.1", addresses[1][1])
-        inner = slowed(_bot(1), THINK)
+        inner, fast = slowed(_bot(1), THINK), _bot(1)
         t0 = time.monotonic()
+        if person:
+            typed, keys = os.pipe()
+            lines, keyboard = os.fdopen(typed, "r"), os.fdopen(keys, "w")
+
+            def ask(_prompt: str) -> str:
+                line = lines.readline()
+                if not line:
+                    raise EOFError
+                return str(line.rstrip("\n"))
+
+            ui = TerminalUI(out=io.StringIO(), ask=ask, lang="en", colour=False, tty=False)
+
+            async def person_at_keyboard() -> None:  # types "1" once a question has been open for half a second
+                answered = -1
+                while True:
+                    await trio.sleep(0.05)
+                    if not ui.asking or answered == len(asked):
+                        continue
+                    seen = len(asked)
+                    await trio.sleep(0.5)
+                    if ui.asking and len(asked) == seen:
+                        keyboard.write("1\n")
+                        keyboard.flush()
+                        answered = seen
 
         async def decide(ls: Lockstep) -> Any:
             asked.append((time.monotonic() - t0, ls.tick, ls.phase))
             if leave:
                 raise LeaveTable()
-            return await inner(ls)
+            if person:
+                return await ui.decide(ls)
+            return await (inner if len(asked) <= 2 else fast)(ls)  # (the moves after it: at once)
 
-        results[1] = await run_peer(_cfg(1, tmp_path, LocalSecrets(master=header["master"])), addresses, again,
-                                    decide, restored=ls)
+        async with trio.open_nursery() as typing:
+            if person:
+                typing.start_soon(person_at_keyboard)
+            results[1] = await run_peer(_cfg(1, tmp_path, LocalSecrets(master=header["master"])), addresses, again,
+                                        decide, restored=ls)
+            typing.cancel_scope.cancel()
         await again.aclose()
 
     with trio.fail_after(150):

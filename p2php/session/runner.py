@@ -430,6 +430,8 @@ class _Runner:
         # during the rejoin hold was asked at: its answer is for that point only
         self.held_action: Action | None = None  # its answer, made (signed) once the hold ends if still at that point
         self.held_leave = False  # our player left during the rejoin hold: its abort is made once the hold ends
+        self.decider_scope: trio.CancelScope | None = None  # the decider running now
+        self.decider_run = 0  # its number: an answer of an earlier, cancelled one is dropped
         self.own_refused: tuple[Any, int] = (None, 0)  # (decision point, our decider's actions refused there)
         self.left = False  # our player left the table (LeaveTable from the decider)
         self.deadlines = Deadlines(cfg.timeout, cfg.resume_timeout)
@@ -531,10 +533,20 @@ class _Runner:
                 # its message waits. The hold and the formation's wait come out of the time the seat waiting for our
                 # move gives us (its timeout from our link's return): a person who took 4 s of a 10 s timeout was
                 # named silent when a third seat was away and the hold ran its full 5 s (review rv6-hold).
+                if self.deciding and self.held_decision is not None and self.held_decision != self._decision_key():
+                    # Asked in the hold at a point our own message, handed back, has answered since: ask again now,
+                    # not after the player's answer to it (a bot slowed to 6 s of a 10 s timeout, asked twice, was
+                    # named silent; review rv6-faults)
+                    if self.decider_scope is not None:
+                        self.decider_scope.cancel()
+                    self.decider_run += 1
+                    self.deciding = False
+                    self.held_decision = None
                 if ls.awaiting_me() and not self.deciding and self.held_action is None and not self.held_leave:
                     self.deciding = True
                     self.held_decision = self._decision_key() if holding else None
-                    nursery.start_soon(self._run_decider, merged_in.clone())
+                    self.decider_run += 1
+                    nursery.start_soon(self._run_decider, merged_in.clone(), self.decider_run)
                 if holding:
                     assert self.hold_until is not None
                     wait = self.hold_until - self.clock.now()
@@ -577,14 +589,16 @@ class _Runner:
             async for line in lines:
                 await out.send(("say", line))
 
-    async def _run_decider(self, out: trio.MemorySendChannel[Any]) -> None:
+    async def _run_decider(self, out: trio.MemorySendChannel[Any], run: int) -> None:
         async with out:
-            try:
-                action = await self.decide(self.ls)
-            except LeaveTable:
-                await out.send(("leave", None))
-                return
-            await out.send(("act", action))
+            with trio.CancelScope() as scope:
+                self.decider_scope = scope
+                try:
+                    action = await self.decide(self.ls)
+                except LeaveTable:
+                    await out.send(("leave", None))
+                    return
+                await out.send(("act", action, run))
 
     def _decision_key(self) -> tuple[int, int, int]:
         """Where we are, with the last number of ours we hold: a decision asked during the rejoin hold is answered at
@@ -747,6 +761,8 @@ class _Runner:
     async def _handle(self, event: Any, nursery: trio.Nursery) -> None:
         ls = self.ls
         if isinstance(event, tuple) and event[0] == "act":
+            if event[2] != self.decider_run:
+                return  # a decider cancelled since (asked at a point answered meanwhile): a newer one runs
             self.deciding = False
             if self.held_decision is not None:  # asked during the hold: for that point only
                 if self.held_decision != self._decision_key() or not ls.awaiting_me():
