@@ -309,6 +309,51 @@ def test_verify_of_a_record_names_the_author_of_a_signed_message_refused_by_its_
             assert v is not None and v.culprit is None, (peer.seat, junk, result.lines)
 
 
+def test_a_message_refused_by_its_shape_is_named_at_the_seats_step_by_verify_too(
+        tmp_path: Any) -> None:
+    """Two cheaters: seat 2 plays an action every check refuses (``illegal_action`` at its message's point, 4.0);
+    once the game stopped, seat 1 sends a message signed at 0.0 and padded with junk body fields (refused by its
+    shape). The seat names its author at its own step when it came (4.0, after seat 2's fault: seat 2 is named);
+    a verifier of the record named it at the message's signed point (0.0: seat 1), another cheater than the seat
+    (red-team rt7-verify). It now takes the seat's step from the seat's own signed abort or audit in the record:
+    seat 0 and ``p2php verify`` of its record name seat 2 alike."""
+    from p2php.session import transcript
+    from p2php.session.messages import MAX_UNKNOWN_BODY
+
+    peers = make_peers("toy", 3, {}, seed=3)
+    cheat = peers[2]
+    send = cheat._send
+    bogus: list[int] = []
+
+    def lying_send(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "action" and not bogus:
+            bogus.append(cheat.tick)
+            body = {**body, "action": {"type": "no_such_action"}}
+        return send(kind, body)
+
+    cheat._send = lying_send  # type: ignore[method-assign]
+    padded: set[int] = set()
+
+    def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any]:
+        if sender == 1 and frame.get("kind") == "audit" and receiver not in padded:
+            padded.add(receiver)
+            junk = signed_by(peers[1], {**frame, "at": [0, 0],
+                                        "body": {**frame["body"], "zz": bytes(MAX_UNKNOWN_BODY + 1)}})
+            peers[receiver].receive(1, junk)  # refused by its shape, after seat 2's fault stopped the game
+        return frame
+
+    run_in_memory(peers, {s: RandomBot(s) for s in range(3)}, tamper=tamper)
+    assert bogus and padded
+    zero = peers[0]
+    assert any(f.culprit == 1 and f.code.value == "bad_message" for f in zero.later_faults), zero.later_faults
+    v = zero.verdict
+    assert v is not None and (v.culprit, v.code) == (2, "illegal_action"), v
+    result = transcript.verify(transcript.save(zero, tmp_path / "seat0.p2php"))
+    replayed = result.spectator.verdict if result.spectator is not None else None
+    assert replayed is not None and (replayed.culprit, replayed.code) == (2, "illegal_action"), result.lines
+    assert not any("recorded verdict" in line for line in result.lines), result.lines
+
+
 @pytest.mark.parametrize("field", ["refused", "equivocations"])
 def test_a_message_packed_with_one_byte_values_never_makes_an_honest_record_unreadable(field: str,
                                                                                        tmp_path: Any) -> None:

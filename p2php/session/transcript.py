@@ -382,10 +382,16 @@ def _equivocations(table: Table, proofs: Any) -> dict[tuple[int, int], list[dict
     return out
 
 
-def _refused_faults(table: Table, refused: Any) -> list[Fault]:
+def _refused_faults(table: Table, refused: Any, frames: list[dict[str, Any]] | None = None,
+                    seat: Any = None) -> list[Fault]:
     """The file's ``refused`` (§9.4): each of its first :data:`MAX_REFUSED_KEPT` entries that is a message its
     author signed and that the arrival check refuses by its shape alone names its author (``bad_message``), as it
-    did at the seat; anything else proves nothing and is dropped."""
+    did at the seat; anything else proves nothing and is dropped.
+
+    It is named at the recording seat's step (:func:`_seat_step`), where the seat named it, not at the message's
+    own signed ``at`` (which its author chooses): between two cheaters, a verifier then names the one the seat
+    named (red-team rt7-verify: a message signed at 0.0, sent once another cheater's fault had stopped the game,
+    was named first by ``p2php verify``, last by the seat)."""
     out: list[Fault] = []
     for wire in refused[:MAX_REFUSED_KEPT] if isinstance(refused, list) else []:
         msg = _signed_message(table, wire)
@@ -396,13 +402,42 @@ def _refused_faults(table: Table, refused: Any) -> list[Fault]:
         except (BadMessage, NotCanonical, ValueError, TypeError):
             continue
         if reason is not None:
-            out.append(Fault(msg.sender, f"bad message: {reason} (signed, kept by the record)", msg.at))
+            at = _seat_step(table, frames or [], seat, msg.sender)
+            out.append(Fault(msg.sender, f"bad message: {reason} (signed, kept by the record)",
+                             msg.at if at is None else at))
     return out
+
+
+def _seat_step(table: Table, frames: list[dict[str, Any]], seat: Any, author: int) -> tuple[int, int] | None:
+    """The step at which the recording ``seat`` refused a message of ``author`` by its shape, from its own signed
+    messages in the record, or None (a spectator's record: it sends nothing). The first refusal stops a seat: its
+    abort names ``author`` (``bad_message``) and carries the step in its ``at``; one that came after the seat
+    stopped was found at the point it stopped at (its step stays there through the audit round), where its own
+    ``abort`` or ``audit`` is signed. Only the order of findings follows from it: the author is named by its own
+    signature whatever the step."""
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < table.players:
+        return None
+    stops: dict[str, Message] = {}
+    for frame in frames:
+        if frame.get("from") != seat or frame.get("kind") not in ("abort", "audit") or frame.get("kind") in stops:
+            continue
+        try:
+            stops[frame["kind"]] = parse_message(frame)
+        except (BadMessage, NotCanonical, ValueError, TypeError):
+            continue
+    abort = stops.get("abort")
+    if abort is not None and abort.body.get("culprit") == author and abort.body.get("code") == "bad_message":
+        at = abort.body.get("at")
+        if (isinstance(at, list) and len(at) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in at)):
+            return at[0], at[1]
+    stop = abort or stops.get("audit")
+    return None if stop is None else stop.at
 
 
 def _replay(game: Game, table: Table, frames: list[dict[str, Any]],
             hold_from: int | None = None, proofs: Any = None,
-            refused: Any = None) -> tuple[Lockstep, int | None, int | None]:
+            refused: Any = None, seat: Any = None) -> tuple[Lockstep, int | None, int | None]:
     """Feed the messages to a spectator in file order: ``(spectator, first fault at, finished at)``.
 
     With ``hold_from``, messages from that index on are all delivered before the
@@ -411,7 +446,7 @@ def _replay(game: Game, table: Table, frames: list[dict[str, Any]],
     """
     spectator = Lockstep(game, table)
     spectator.equivocations.update(_equivocations(table, proofs))  # weighed by its audit as a seat's own (§9.4)
-    spectator.later_faults.extend(_refused_faults(table, refused))  # and these as its own findings
+    spectator.later_faults.extend(_refused_faults(table, refused, frames, seat))  # and these as its own findings
     fault_at: int | None = None
     finished_at: int | None = None
     last = len(frames) - 1
@@ -513,10 +548,12 @@ def _verify(data: dict[str, Any]) -> tuple[list[str], bool, Lockstep | None]:
 
     try:
         proofs, refused = data.get("equivocations"), data.get("refused")
-        spectator, fault_at, finished_at = _replay(game, table, frames, proofs=proofs, refused=refused)
+        recorder = data.get("seat")
+        spectator, fault_at, finished_at = _replay(game, table, frames, proofs=proofs, refused=refused,
+                                                   seat=recorder)
         if finished_at is not None and finished_at < len(frames) - 1:
             spectator, fault_at, finished_at = _replay(game, table, frames, hold_from=finished_at, proofs=proofs,
-                                                       refused=refused)
+                                                       refused=refused, seat=recorder)
         if not spectator.finished:
             spectator.timeout()  # whoever's audit secrets are missing refused the audit
     except Exception as err:  # a verifier reports, it never crashes on a file
