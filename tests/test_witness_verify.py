@@ -8,6 +8,7 @@ most :data:`~p2php.session.witness.MAX_WITNESS`, never a spent slot, nor anythin
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,78 @@ def test_verify_of_an_honest_seats_lost_audit_names_nobody(tmp_path: Path) -> No
         assert p.verdict is not None and (p.verdict.culprit, p.verdict.code) == (minister, "refused_audit")
         result = _verify(p, tmp_path)
         assert _named(result) == (None, "refused_audit"), result.lines
+
+
+def _stopped_before_the_batch(seed: int, lie: bool = True) -> tuple[int, list[Lockstep]]:
+    """HP Sha, verified: seat 3's identity answer to seat 0 is held until seat 0 audits, so seat 0 stops on another
+    seat's abort before it applies the decision's answers and reads seat 3's in its audit round; the Minister's
+    audit never leaves it. ``lie``: the Minister answers ``not_minister`` (the seats that applied the batch find it
+    refused together and abort, naming nobody); else seat 3 (not the Minister for these seeds) aborts, groundless,
+    once it answered, and the Minister reveals its card honestly."""
+    from test_multi_answer_attribution import PLAYERS, _hide_the_minister
+
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=seed)
+    minister: list[int] = []
+    for p in peers:
+        if lie:
+            _hide_the_minister(p, minister)
+        send, poll = p._send, p.poll
+
+        def noting(kind: str, body: dict[str, Any], p: Lockstep = p, send: Any = send) -> Any:
+            if kind == "action" and body["action"].get("type") == "reveal_identity":
+                minister.append(p.seat or 0)
+            msg = send(kind, body)
+            if not lie and p.seat == PLAYERS - 1 and kind == "action" and not p.auditing:
+                from p2php.session.records import Fault, FaultCode, FaultError
+                with contextlib.suppress(FaultError):
+                    p._raise_fault(Fault(0, "lied about its identity card", (p.tick, 0), FaultCode.HIDDEN_LIE))
+            return msg
+
+        def withholding(p: Lockstep = p, poll: Any = poll) -> list[Any]:
+            return [m for m in poll() if not (p.seat in minister and m.kind == "audit")]
+
+        if not lie:
+            p._send = noting  # type: ignore[method-assign]
+        p.poll = withholding  # type: ignore[method-assign]
+    run_holding(peers, lambda sender, to, wire: to == 0 and sender == PLAYERS - 1 and wire.get("kind") == "action",
+                seed)
+    assert minister and minister[0] != PLAYERS - 1 and peers[0].refused_answers == []
+    return minister[0], [p for p in peers if p.seat != minister[0]]
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_liar_that_withholds_its_audit_at_a_decision_stopped_before_its_answers_is_named(
+        seed: int, tmp_path: Path) -> None:
+    """Seat 0 never applied the batch (an abort came before the last answer), so it held no ``refused_answers`` to
+    eliminate from: it named the Minister ``refused_audit`` (a judgement of time) and ``p2php verify`` of its record
+    nobody, while the seats that applied it named ``hidden_lie`` (red-team rt7-verify). Every input of the
+    elimination is signed and in the record: each seat's answer, the batch the engine refuses when applied as the
+    others did, and every other answer's witness opened by its audit. Seat 0 and a verifier of any honest record now
+    name it ``hidden_lie`` too."""
+    liar, honest = _stopped_before_the_batch(seed)
+    for p in honest:
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar, "hidden_lie"), (p.seat, v)
+        assert _named(_verify(p, tmp_path)) == (liar, "hidden_lie"), p.seat
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_honest_ministers_lost_audit_at_a_decision_stopped_before_its_answers_names_no_liar(
+        seed: int, tmp_path: Path) -> None:
+    """The control: every answer is honest (the Minister reveals its card), seat 3 aborts groundlessly once it
+    answered, seat 0 stops before it applies the batch, and the Minister's audit never comes. The batch applies
+    (nothing was refused together), so no honest peer, nor a verifier of its record, names anyone ``hidden_lie``:
+    not the Minister, whose witness stays shut (who is named otherwise is a matter of time: ``silent``,
+    ``refused_audit``)."""
+    minister, peers = _stopped_before_the_batch(seed, lie=False)
+    for p in peers:
+        if p.seat == 3:
+            continue  # the accuser (its own verdict is its own business)
+        v = p.verdict
+        assert v is not None and v.code != "hidden_lie", (p.seat, v)
+        assert _named(_verify(p, tmp_path))[1] != "hidden_lie", p.seat
 
 
 # -------------------------------------------------------------------------------------------- the abort's box

@@ -212,11 +212,52 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
         if not recorder.asked:
             proven.add(seat)  # legal with every face its check asks for: legal whatever it holds
     if not findings:
-        findings += _the_one_unproven(ls, tick, proven)
+        refused = ls.refused_answers or _refused_together(ls, tick, step, answers, {**public, **ls.public_faces})
+        findings += _the_one_unproven(ls, tick, proven, refused)
     return findings
 
 
-def _the_one_unproven(ls: Lockstep, tick: int, proven: set[Seat]) -> list[Fault]:
+def _refused_together(ls: Lockstep, tick: int, step: Decide, answers: list[tuple[Seat, Any]],
+                      public: Mapping[Slot, CardId]) -> list[tuple[Seat, Any]]:
+    """The answers of the (unsealed) decision we stopped at, if we never applied them (another seat's abort came
+    before the last of them, so ``refused_answers`` is empty here) and applying them now, as every peer that got
+    them all did, refuses them together — the condition under which that peer kept them in ``refused_answers``
+    (``Lockstep._on_decide``, ``_first_bad_answer``): every seat of the decision answered once, against the state
+    it began in (signed answers, all in our record); no answer opens a card (so the apply needs no face we lack);
+    the whole batch fails; no proper prefix fails; and the last answer passes its check on the faces public then.
+    Else nothing. Every input is a signed message or follows from them, so a verifier of the record finds the same
+    (red-team rt7-verify: seat 0, stopped by the abort of a seat that had applied the batch, named the Minister that
+    withheld its audit ``refused_audit``, and ``p2php verify`` of its record nobody, while the others named it
+    ``hidden_lie``)."""
+    seats = list(dict.fromkeys(step.seats))
+    if step.sealed or [seat for seat, _ in answers] != seats or len(answers) < 2:
+        return []
+    try:
+        start, _ = witness.decision_start(ls, tick)
+        if any(start.reveals(seat, action) for seat, action in answers):
+            return []
+        start.apply(answers, {})
+    except IllegalAction:
+        pass  # refused together: the prefixes next
+    except Exception:  # (an apply that fails otherwise proves nothing: never crash)
+        return []
+    else:
+        return []
+    try:
+        for k in range(1, len(answers)):
+            trial, _ = witness.decision_start(ls, tick)
+            try:
+                trial.apply(answers[:k], {})
+            except IllegalAction:
+                return []  # a prefix fails: the peers that applied it named its last seat at once (illegal_action)
+        trial, _ = witness.decision_start(ls, tick)
+        trial.check(answers[-1][0], answers[-1][1], Knowledge(public))
+    except Exception:  # (refused on its own, or a check that fails otherwise: not the elimination's case)
+        return []
+    return list(answers)
+
+
+def _the_one_unproven(ls: Lockstep, tick: int, proven: set[Seat], refused: list[tuple[Seat, Any]]) -> list[Fault]:
     """The decision we stopped at failed only when its answers were applied together (``refused_answers``: every
     answer passed its check with the faces known then), and every answer but one is proven legal with every face
     its check asks for, opened by its sender's witness shares: the one left broke the rules (§6.4, v9).
@@ -227,8 +268,9 @@ def _the_one_unproven(ls: Lockstep, tick: int, proven: set[Seat]) -> list[Fault]
     audit was late or lost is never named so: its answer is legal, so another answer must be the one that is not,
     and that answer is proven legal only if its witness opened — a contradiction. Two answers without an opened
     witness name nobody. This names a liar that withholds its whole audit, or signs it at a later tick (owing no
-    witness there), which the seats otherwise name ``refused_audit`` or nobody (red-team rt6-verify)."""
-    refused = ls.refused_answers
+    witness there), which the seats otherwise name ``refused_audit`` or nobody (red-team rt6-verify). ``refused``:
+    the answers refused together, ours (``refused_answers``) or, if we stopped before we applied them, the same
+    found again from the signed answers (:func:`_refused_together`)."""
     if not refused or len({seat for seat, _ in refused}) != len(refused):
         return []
     unproven = [(seat, action) for seat, action in refused if seat not in proven]
