@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from example_games import load_tiny_game
 
-from p2php.engine.contract import Game, OptionError
+from p2php.engine.contract import Game, IllegalAction, OptionError
 from p2php.engine.registry import get_game
 from p2php.testing.conformance import ConformanceError, check_game
 
@@ -54,6 +56,33 @@ def test_a_broken_game_is_named() -> None:
     with pytest.raises(ConformanceError, match=r"broken-toy, 2 players, seed 0, decision \d+: seat \d's legal"):
         check_game(BrokenGame(), (2,), range(1))
 
+
+
+def test_a_game_whose_legal_answers_fail_together_is_refused() -> None:
+    """The audit names a liar by elimination (protocol.md §6.4): when a decision's answers fail together and all but
+    one are proven legal, the one left lied. That holds only if answers each legal alone apply together; a toy game
+    whose ``apply`` refuses two bids of 2 at its every-seat decision (each legal alone) breaks it, and would get an
+    honest seat named ``hidden_lie`` (one whose audit was lost). The conformance check refuses it in one line."""
+    from toygame import ToyGame, ToyState  # type: ignore[import-not-found]
+
+    class Exclusive(ToyState):  # type: ignore[misc]
+        def apply(self, answers: Any, faces: Any) -> None:
+            if self.phase == "bid" and sum(1 for _, a in answers if a.get("n") == 2) > 1:
+                raise IllegalAction("at most one seat may bid 2")
+            super().apply(answers, faces)
+
+    class ExclusiveGame(ToyGame):  # type: ignore[misc]
+        name = "exclusive-toy"
+
+        def new_state(self, players: int, options: object) -> Exclusive:
+            return Exclusive(players, options)
+
+    with pytest.raises(ConformanceError) as info:
+        check_game(ExclusiveGame(), (2,), range(1))
+    line = str(info.value)
+    assert "\n" not in line and line.startswith("exclusive-toy, 2 players, seed 0, decision "), line
+    assert "answers each legal alone fail together at 'bid'" in line and "at most one seat may bid 2" in line, line
+    check_game(ToyGame(), (2, 4), range(2))  # the toy game itself passes (its bids always apply together)
 
 
 def test_the_toy_game_plays_at_every_player_count_it_claims() -> None:

@@ -11,13 +11,19 @@ every decision, what the session layer relies on:
   for the wire (:mod:`p2php.testing.density`: every seat would refuse its honest message);
 * ``snapshot`` and every seat's (and a spectator's) ``observation`` are canonical data;
 * determinism: the same seed and the same actions give the same state hash at every step;
-* ``clone`` is independent, and the clone given the same answers reaches the same hash.
+* ``clone`` is independent, and the clone given the same answers reaches the same hash;
+* answers that are each legal apply together: at a decision that asks several seats, each legal action of each
+  seat (up to :data:`TOGETHER_PER_SEAT`), beside the other seats' answers, and a few random sets of legal answers
+  are applied on a clone, and ``apply`` must take every set. The audit names a liar by elimination on this rule
+  (protocol.md §6.4): when a decision's answers fail together, all but one are proven legal, so the one left
+  lied — a game whose legal answers can fail together would get an honest seat named so.
 
 A failure raises :class:`ConformanceError` naming the game, players, seed and decision.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -98,6 +104,45 @@ def _check_clone(where: str, st: GameState, tb: LocalTable, answers: list[tuple[
         raise _fail(where, "the clone given the same answers reached another state")
 
 
+TOGETHER_PER_SEAT = 8
+"""Legal actions of each seat tried beside the others' answers at a decision that asks several seats."""
+
+TOGETHER_RANDOM = 4
+"""Random sets of legal answers (one for each asked seat) tried besides, at such a decision."""
+
+
+def _check_together(where: str, st: GameState, tb: LocalTable, step: Decide,
+                    answers: list[tuple[Seat, Action]]) -> None:
+    """Answers each legal alone must apply together (the engine contract the audit's elimination rests on)."""
+    seats = [seat for seat, _ in answers]
+    if len(set(seats)) < 2:
+        return
+    legal = {seat: st.legal_actions(seat, tb.knowledge(seat)) for seat in set(seats)}
+    rng = random.Random(f"together/{where}")
+    sets: list[list[tuple[Seat, Action]]] = []
+    for i, seat in enumerate(seats):
+        offered = legal[seat]
+        tried = offered if len(offered) <= TOGETHER_PER_SEAT else rng.sample(offered, TOGETHER_PER_SEAT)
+        sets += [[*answers[:i], (seat, action), *answers[i + 1:]] for action in tried]
+    sets += [[(seat, rng.choice(legal[seat])) for seat in seats] for _ in range(TOGETHER_RANDOM)]
+    seen: set[bytes] = set()
+    for together in sets:
+        key = encode([[seat, action] for seat, action in together])
+        if key in seen:
+            continue
+        seen.add(key)
+        twin = st.clone()
+        try:
+            opened = {slot: tb.faces[slot] for seat, a in together for slot in twin.reveals(seat, a)}
+            twin.apply(together, opened)
+        except Exception as err:
+            what = "; ".join(f"seat {seat} {shown(action, 60)}" for seat, action in together)
+            why = " ".join(str(err).split())[:200]
+            raise _fail(where, f"answers each legal alone fail together at {step.prompt!r} ({what}): "
+                        f"{type(err).__name__}: {why} (legal answers must apply together: the audit names a "
+                        "liar by elimination on it, protocol.md §6.4)") from err
+
+
 def _answers(st: GameState, tb: LocalTable, step: Decide, seed: int, n: int) -> list[tuple[Seat, Action]]:
     answers = []
     for seat in step.seats:
@@ -138,6 +183,8 @@ def play_checked(
             _check_decision(where, st, tb, step)
             _check_views(where, st, tb, players)
         answers = _answers(st, tb, step, seed, n)
+        if n % every == 0:
+            _check_together(where, st, tb, step, answers)
         try:
             if n % clone_every == clone_every - 1:
                 _check_clone(where, st, tb, answers)
