@@ -100,6 +100,32 @@ def _abort_before_the_last_answer(crypto: str, seed: int) -> None:
 
 
 @pytest.mark.crypto("fast")
+def test_a_fast_minister_that_withholds_its_audit_is_named_by_the_deadline_only(tmp_path: Any) -> None:
+    """Fast deck: the Minister answers ``not_minister``, then its audit never comes. Without its secret no face
+    opens, and the elimination the verified deck uses is not sound here (a pass between the withholder's two passes
+    cannot be recomputed, so a cheater there could have dealt a deal with no Minister, and an honest seat whose audit
+    was lost would be the one unproven: protocol.md §10.4, rt7-verify). So the seats name it ``refused_audit`` and
+    a verifier of their records nobody — never ``hidden_lie``, never an honest seat."""
+    from p2php.session import transcript
+
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "fast"}, seed=1)
+    liar: list[int] = []
+    for p in peers:
+        _hide_the_minister(p, liar)
+    run_in_memory(peers, {s: RandomBot(10 + s) for s in range(PLAYERS)},
+                  tamper=lambda s, r, f: None if liar and s == liar[0] and f.get("kind") == "audit" else f)
+    assert liar
+    for p in peers:
+        if p.seat == liar[0]:
+            continue
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (liar[0], "refused_audit"), (p.seat, v)
+        result = transcript.verify(transcript.save(p, tmp_path / f"seat{p.seat}.p2php"))
+        replayed = result.spectator.verdict if result.spectator is not None else None
+        assert replayed is not None and replayed.culprit is None, result.lines
+
+
+@pytest.mark.crypto("fast")
 @pytest.mark.parametrize("liar", [0, 1, 3])  # seed 3: the Minister is seat 2 (v9 deals)
 def test_a_seat_revealing_an_identity_that_is_not_the_ministers_is_named_at_once(liar: int) -> None:
     """The other way round: a seat that is not the Minister reveals its identity card beside the real Minister's.
