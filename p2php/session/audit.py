@@ -212,12 +212,12 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
         if not recorder.asked:
             proven.add(seat)  # legal with every face its check asks for: legal whatever it holds
     if not findings:
-        refused = ls.refused_answers or _refused_together(ls, tick, step, answers, {**public, **ls.public_faces})
+        refused = ls.refused_answers or _refused_together(state, step, answers, {**public, **ls.public_faces})
         findings += _the_one_unproven(ls, tick, proven, refused)
     return findings
 
 
-def _refused_together(ls: Lockstep, tick: int, step: Decide, answers: list[tuple[Seat, Any]],
+def _refused_together(state: GameState, step: Decide, answers: list[tuple[Seat, Any]],
                       public: Mapping[Slot, CardId]) -> list[tuple[Seat, Any]]:
     """The answers of the (unsealed) decision we stopped at, if we never applied them (another seat's abort came
     before the last of them, so ``refused_answers`` is empty here) and applying them now, as every peer that got
@@ -232,11 +232,11 @@ def _refused_together(ls: Lockstep, tick: int, step: Decide, answers: list[tuple
     seats = list(dict.fromkeys(step.seats))
     if step.sealed or [seat for seat, _ in answers] != seats or len(answers) < 2:
         return []
-    try:
-        start, _ = witness.decision_start(ls, tick)
-        if any(start.reveals(seat, action) for seat, action in answers):
+    try:  # (each trial on a clone of ``state``, the state the decision began in: a failed apply may leave it half
+        # changed, and ``state`` is not ours to change)
+        if any(state.reveals(seat, action) for seat, action in answers):
             return []
-        start.apply(answers, {})
+        state.clone().apply(answers, {})
     except IllegalAction:
         pass  # refused together: the prefixes next
     except Exception:  # (an apply that fails otherwise proves nothing: never crash)
@@ -245,13 +245,11 @@ def _refused_together(ls: Lockstep, tick: int, step: Decide, answers: list[tuple
         return []
     try:
         for k in range(1, len(answers)):
-            trial, _ = witness.decision_start(ls, tick)
             try:
-                trial.apply(answers[:k], {})
+                state.clone().apply(answers[:k], {})
             except IllegalAction:
                 return []  # a prefix fails: the peers that applied it named its last seat at once (illegal_action)
-        trial, _ = witness.decision_start(ls, tick)
-        trial.check(answers[-1][0], answers[-1][1], Knowledge(public))
+        state.check(answers[-1][0], answers[-1][1], Knowledge(public))
     except Exception:  # (refused on its own, or a check that fails otherwise: not the elimination's case)
         return []
     return list(answers)
