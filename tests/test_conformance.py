@@ -58,17 +58,21 @@ def test_a_broken_game_is_named() -> None:
 
 
 
-def test_a_game_whose_legal_answers_fail_together_is_refused() -> None:
+@pytest.mark.parametrize(("players", "rule"), [(2, "two"), (3, "every")])
+def test_a_game_whose_legal_answers_fail_together_is_refused(players: int, rule: str) -> None:
     """The audit names a liar by elimination (protocol.md §6.4): when a decision's answers fail together and all but
     one are proven legal, the one left lied. That holds only if answers each legal alone apply together; a toy game
-    whose ``apply`` refuses two bids of 2 at its every-seat decision (each legal alone) breaks it, and would get an
-    honest seat named ``hidden_lie`` (one whose audit was lost). The conformance check refuses it in one line."""
+    whose ``apply`` refuses the bids when two seats (``two``) or every seat (``every``, 3 seats: one set in 27, which
+    varying one seat's answer beside random ones rarely meets) bid 2, each legal alone, breaks it, and would get an
+    honest seat named ``hidden_lie`` (one whose audit was lost; ``redteam/gap4_contract_breach.py`` in rt7-verify).
+    The conformance check refuses it in one line."""
     from toygame import ToyGame, ToyState  # type: ignore[import-not-found]
 
     class Exclusive(ToyState):  # type: ignore[misc]
         def apply(self, answers: Any, faces: Any) -> None:
-            if self.phase == "bid" and sum(1 for _, a in answers if a.get("n") == 2) > 1:
-                raise IllegalAction("at most one seat may bid 2")
+            twos = sum(1 for _, a in answers if a.get("n") == 2)
+            if self.phase == "bid" and twos > 1 and (rule == "two" or twos == self.players == len(answers)):
+                raise IllegalAction("these seats may not all bid 2")
             super().apply(answers, faces)
 
     class ExclusiveGame(ToyGame):  # type: ignore[misc]
@@ -78,11 +82,11 @@ def test_a_game_whose_legal_answers_fail_together_is_refused() -> None:
             return Exclusive(players, options)
 
     with pytest.raises(ConformanceError) as info:
-        check_game(ExclusiveGame(), (2,), range(1))
+        check_game(ExclusiveGame(), (players,), range(1))
     line = str(info.value)
-    assert "\n" not in line and line.startswith("exclusive-toy, 2 players, seed 0, decision "), line
-    assert "answers each legal alone fail together at 'bid'" in line and "at most one seat may bid 2" in line, line
-    check_game(ToyGame(), (2, 4), range(2))  # the toy game itself passes (its bids always apply together)
+    assert "\n" not in line and line.startswith(f"exclusive-toy, {players} players, seed 0, decision "), line
+    assert "answers each legal alone fail together at 'bid'" in line and "may not all bid 2" in line, line
+    check_game(ToyGame(), (players,), range(2))  # the toy game itself passes (its bids always apply together)
 
 
 def test_the_toy_game_plays_at_every_player_count_it_claims() -> None:

@@ -12,9 +12,10 @@ every decision, what the session layer relies on:
 * ``snapshot`` and every seat's (and a spectator's) ``observation`` are canonical data;
 * determinism: the same seed and the same actions give the same state hash at every step;
 * ``clone`` is independent, and the clone given the same answers reaches the same hash;
-* answers that are each legal apply together: at a decision that asks several seats, each legal action of each
-  seat (up to :data:`TOGETHER_PER_SEAT`), beside the other seats' answers, and a few random sets of legal answers
-  are applied on a clone, and ``apply`` must take every set. The audit names a liar by elimination on this rule
+* answers that are each legal apply together: at a decision that asks several seats, every set of legal answers
+  (one for each seat) when there are at most :data:`TOGETHER_ALL`, else each legal action of each seat (up to
+  :data:`TOGETHER_PER_SEAT`) beside the other seats' answers, every seat giving the same answer, and a few random
+  sets, is applied on a clone, and ``apply`` must take every set. The audit names a liar by elimination on this rule
   (protocol.md §6.4): when a decision's answers fail together, all but one are proven legal, so the one left
   lied — a game whose legal answers can fail together would get an honest seat named so.
 
@@ -23,6 +24,8 @@ A failure raises :class:`ConformanceError` naming the game, players, seed and de
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -104,11 +107,14 @@ def _check_clone(where: str, st: GameState, tb: LocalTable, answers: list[tuple[
         raise _fail(where, "the clone given the same answers reached another state")
 
 
-TOGETHER_PER_SEAT = 8
-"""Legal actions of each seat tried beside the others' answers at a decision that asks several seats."""
+TOGETHER_ALL = 256
+"""At a decision that asks several seats, every set of legal answers is applied when there are at most this many."""
 
-TOGETHER_RANDOM = 4
-"""Random sets of legal answers (one for each asked seat) tried besides, at such a decision."""
+TOGETHER_PER_SEAT = 8
+"""Else: legal actions of each seat tried beside the others' answers ..."""
+
+TOGETHER_RANDOM = 16
+"""... and random sets of legal answers (one for each asked seat) tried besides."""
 
 
 def _check_together(where: str, st: GameState, tb: LocalTable, step: Decide,
@@ -120,11 +126,17 @@ def _check_together(where: str, st: GameState, tb: LocalTable, step: Decide,
     legal = {seat: st.legal_actions(seat, tb.knowledge(seat)) for seat in set(seats)}
     rng = random.Random(f"together/{where}")
     sets: list[list[tuple[Seat, Action]]] = []
-    for i, seat in enumerate(seats):
-        offered = legal[seat]
-        tried = offered if len(offered) <= TOGETHER_PER_SEAT else rng.sample(offered, TOGETHER_PER_SEAT)
-        sets += [[*answers[:i], (seat, action), *answers[i + 1:]] for action in tried]
-    sets += [[(seat, rng.choice(legal[seat])) for seat in seats] for _ in range(TOGETHER_RANDOM)]
+    if math.prod(len(legal[seat]) for seat in seats) <= TOGETHER_ALL:
+        sets = [list(zip(seats, chosen, strict=True)) for chosen in itertools.product(*(legal[s] for s in seats))]
+    else:
+        for i, seat in enumerate(seats):
+            offered = legal[seat]
+            tried = offered if len(offered) <= TOGETHER_PER_SEAT else rng.sample(offered, TOGETHER_PER_SEAT)
+            sets += [[*answers[:i], (seat, action), *answers[i + 1:]] for action in tried]
+        offered_to = [{encode(a): a for a in legal[seat]} for seat in seats]  # the same answer from every seat
+        sets += [[(seat, offered_to[0][key]) for seat in seats] for key in offered_to[0]
+                 if all(key in o for o in offered_to)][:TOGETHER_PER_SEAT]
+        sets += [[(seat, rng.choice(legal[seat])) for seat in seats] for _ in range(TOGETHER_RANDOM)]
     seen: set[bytes] = set()
     for together in sets:
         key = encode([[seat, action] for seat, action in together])
