@@ -89,6 +89,33 @@ def test_a_game_whose_legal_answers_fail_together_is_refused(players: int, rule:
     check_game(ToyGame(), (players,), range(2))  # the toy game itself passes (its bids always apply together)
 
 
+def test_a_game_that_refuses_a_prefix_of_legal_answers_is_refused() -> None:
+    """``apply`` given a prefix of the answers must only validate them (engine/contract.py): the session applies
+    prefixes to find the seat whose answer fails (§6.6). A toy game whose ``apply`` refuses an incomplete batch
+    ("every seat must bid") got, when a liar's answer failed the whole batch, the first seat named
+    ``illegal_action`` at once, whoever lied (rt7-verify, ``redteam/gap4_prefix_breach.py``). The conformance check
+    refuses it in one line; a complete batch alone would pass."""
+    from toygame import ToyGame, ToyState  # type: ignore[import-not-found]
+
+    class Whole(ToyState):  # type: ignore[misc]
+        def apply(self, answers: Any, faces: Any) -> None:
+            if self.phase == "bid" and len(answers) < self.players:
+                raise IllegalAction("every seat must bid")
+            super().apply(answers, faces)
+
+    class WholeGame(ToyGame):  # type: ignore[misc]
+        name = "whole-toy"
+
+        def new_state(self, players: int, options: object) -> Whole:
+            return Whole(players, options)
+
+    with pytest.raises(ConformanceError) as info:
+        check_game(WholeGame(), (3,), range(1))
+    line = str(info.value)
+    assert "\n" not in line and "legal answers fail as a prefix of the answers at 'bid'" in line, line
+    assert "every seat must bid" in line, line
+
+
 def test_the_toy_game_plays_at_every_player_count_it_claims() -> None:
     from toygame import ToyGame
 

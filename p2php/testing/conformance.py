@@ -15,9 +15,12 @@ every decision, what the session layer relies on:
 * answers that are each legal apply together: at a decision that asks several seats, every set of legal answers
   (one for each seat) when there are at most :data:`TOGETHER_ALL`, else each legal action of each seat (up to
   :data:`TOGETHER_PER_SEAT`) beside the other seats' answers, every seat giving the same answer, and a few random
-  sets, is applied on a clone, and ``apply`` must take every set. The audit names a liar by elimination on this rule
-  (protocol.md §6.4): when a decision's answers fail together, all but one are proven legal, so the one left
-  lied — a game whose legal answers can fail together would get an honest seat named so.
+  sets, is applied on a clone, and ``apply`` must take every set and every proper prefix of it. The audit names a
+  liar by elimination on this rule (protocol.md §6.4): when a decision's answers fail together, all but one are
+  proven legal, so the one left lied — a game whose legal answers can fail together would get an honest seat
+  named so. And the session applies prefixes to find the seat whose answer fails (§6.6: a partial call must only
+  validate the answers it is given) — a game that refuses a prefix of legal answers for being one got the first
+  seat named ``illegal_action`` at once, whoever lied.
 
 A failure raises :class:`ConformanceError` naming the game, players, seed and decision.
 """
@@ -139,20 +142,27 @@ def _check_together(where: str, st: GameState, tb: LocalTable, step: Decide,
         sets += [[(seat, rng.choice(legal[seat])) for seat in seats] for _ in range(TOGETHER_RANDOM)]
     seen: set[bytes] = set()
     for together in sets:
-        key = encode([[seat, action] for seat, action in together])
-        if key in seen:
-            continue
-        seen.add(key)
-        twin = st.clone()
-        try:
-            opened = {slot: tb.faces[slot] for seat, a in together for slot in twin.reveals(seat, a)}
-            twin.apply(together, opened)
-        except Exception as err:
-            what = "; ".join(f"seat {seat} {shown(action, 60)}" for seat, action in together)
-            why = " ".join(str(err).split())[:200]
-            raise _fail(where, f"answers each legal alone fail together at {step.prompt!r} ({what}): "
-                        f"{type(err).__name__}: {why} (legal answers must apply together: the audit names a "
-                        "liar by elimination on it, protocol.md §6.4)") from err
+        for k in range(1, len(together) + 1):  # every prefix too: the session applies prefixes to find a culprit
+            part = together[:k]
+            key = encode([[seat, action] for seat, action in part])
+            if key in seen:
+                continue
+            seen.add(key)
+            twin = st.clone()
+            try:
+                opened = {slot: tb.faces[slot] for seat, a in part for slot in twin.reveals(seat, a)}
+                twin.apply(part, opened)
+            except Exception as err:
+                what = "; ".join(f"seat {seat} {shown(action, 60)}" for seat, action in part)
+                why = " ".join(str(err).split())[:200]
+                if k < len(together):
+                    raise _fail(where, f"legal answers fail as a prefix of the answers at {step.prompt!r} ({what}): "
+                                f"{type(err).__name__}: {why} (apply given a prefix must only validate it: the "
+                                "session applies prefixes to name the seat whose answer fails, protocol.md §6.6)"
+                                ) from err
+                raise _fail(where, f"answers each legal alone fail together at {step.prompt!r} ({what}): "
+                            f"{type(err).__name__}: {why} (legal answers must apply together: the audit names a "
+                            "liar by elimination on it, protocol.md §6.4)") from err
 
 
 def _answers(st: GameState, tb: LocalTable, step: Decide, seed: int, n: int) -> list[tuple[Seat, Action]]:
