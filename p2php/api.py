@@ -1096,7 +1096,8 @@ def _split_address(address: str | tuple[str, int]) -> tuple[str, int]:
 
 @dataclass(frozen=True)
 class TranscriptInfo:
-    """What a saved transcript says about its game, without re-verifying it."""
+    """What a saved transcript says about its game, without re-verifying it (``data``: the file's fields; its
+    ``hellos`` and ``messages`` are read-only sequences, each entry decoded when it is read)."""
 
     game: str
     options: dict[str, Any]

@@ -74,6 +74,32 @@ def test_a_real_log_restores_and_a_torn_last_record_is_dropped(logged: Path, tmp
     restore(torn)
 
 
+def test_reading_a_log_at_the_density_limit_costs_a_few_times_its_size(logged: Path, tmp_path: Path) -> None:
+    """Every record was kept decoded: 18 bytes of objects for each byte of a log of one value per 4 bytes (red-team
+    rt7-reader; a damaged or planted log is read before a record is checked). Kept as the file's bytes now."""
+    import tracemalloc
+
+    honest = (logged / "seat0.resume").read_bytes()
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(honest)
+    unpacker.skip()
+    k = 1000
+    pad = 3 * k + 1
+    entry = b"\x82\xa1p\xc6" + pad.to_bytes(4, "big") + b"\0" * pad + b"\xa1e\xdd" + k.to_bytes(4, "big") + b"\x80" * k
+    path = tmp_path / "dense.resume"
+    path.write_bytes(honest[:unpacker.tell()] + entry * ((256 * 1024) // len(entry)))
+    tracemalloc.start()
+    try:
+        _, records = resume.read(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(records) == (256 * 1024) // len(entry) and records[0]["e"] == [{}] * k
+    assert peak < 4 * path.stat().st_size, (peak, path.stat().st_size)
+    with pytest.raises(ResumeError, match="record 0: a logged message does not verify"):
+        restore(path)
+
+
 @pytest.mark.parametrize("zeros", [1, 4096])
 def test_a_log_whose_tail_a_power_cut_left_as_zero_bytes_restores(logged: Path, tmp_path: Path, zeros: int) -> None:
     """Some file systems bring a file back after a power cut with its new length but zero bytes where its last,

@@ -330,6 +330,54 @@ def test_a_file_of_millions_of_tiny_values_is_refused_before_they_are_built(hone
         assert why in text and time.process_time() - started < 2, (text, time.process_time() - started)
 
 
+def _dense_entry(k: int) -> bytes:
+    """A map of ``k + 4`` values in exactly ``4 (k + 4)`` bytes, the reader's density limit: ``k`` empty maps
+    (a byte each, 64 bytes of memory each once built) and a blob that pays for them."""
+    pad = 3 * k + 1
+    return (b"\x82\xa1p\xc6" + pad.to_bytes(4, "big") + b"\0" * pad
+            + b"\xa1e\xdd" + k.to_bytes(4, "big") + b"\x80" * k)
+
+
+def _peak_memory(read: Callable[[], Any]) -> tuple[Any, int]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        return read(), tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_reading_a_file_at_the_density_limit_costs_a_few_times_its_size(honest: dict[str, Any],
+                                                                         tmp_path: Path) -> None:
+    """Every hello and message was kept decoded: 18 bytes of objects for each byte of a file of one value per 4
+    bytes (a 32 MiB file took 666 MiB to refuse, one of 256 MiB would take 5.3 GB), and every read reserved 256 MiB
+    for the bytes (red-team rt7-reader). They are kept as the file's bytes, each decoded when it is read."""
+    entry = _dense_entry(1000)
+    count = (256 * 1024) // len(entry)
+    packed = msgpack.packb({**honest, "messages": []}, use_bin_type=True)
+    head, tail = packed.split(b"\xa8messages\x90", 1)
+    raw = head + b"\xa8messages\xdd" + count.to_bytes(4, "big") + entry * count + tail
+    path = tmp_path / "dense.p2php"
+    path.write_bytes(raw)
+    data, peak = _peak_memory(lambda: transcript.load(path))
+    assert len(data["messages"]) == count and data["messages"][0]["e"] == [{}] * 1000
+    assert peak < 4 * len(raw), (peak, len(raw))  # (before: 260 MiB for this 256 kB file, 4.6 MiB of it kept)
+    check = transcript.verify(path)
+    assert not check.ok and check.lines[-1] == f"refused: {count} of {count} messages do not verify on their own"
+
+
+def test_messages_read_back_as_the_file_holds_them(honest: dict[str, Any], tmp_path: Path) -> None:
+    data = transcript.load(_write(honest, tmp_path / "t.p2php"))
+    frames = data["messages"]
+    assert frames == honest["messages"] and list(frames) == honest["messages"] and data["hellos"] == honest["hellos"]
+    assert frames[-1] == honest["messages"][-1] and frames[1:3] == honest["messages"][1:3]
+    with pytest.raises(IndexError):
+        frames[len(frames)]
+    extra = {**honest, "unknown": [1, 2], "format": transcript.FORMAT}
+    assert "unknown" not in transcript.load(_write(extra, tmp_path / "x.p2php"))  # read by the rules, then dropped
+
+
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
     path = tmp_path / "huge.p2php"
     with open(path, "wb") as f:

@@ -25,7 +25,8 @@ import inspect
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from array import array
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -40,7 +41,7 @@ from p2php.session.durable import sync_directory
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
-from p2php.session.transcript import Spans, one_line, read_bounded
+from p2php.session.transcript import Frames, Spans, one_line, read_bounded
 from p2php.text import safe
 
 if TYPE_CHECKING:
@@ -254,14 +255,16 @@ def _make_log(path: Path, header: bytes, log: ResumeLog) -> BinaryIO:
         raise
 
 
-def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def read(path: str | Path) -> tuple[dict[str, Any], Sequence[dict[str, Any]]]:
     """The header and the records of a resume log (a torn last record, or a tail of zero bytes, is dropped:
     what a crash or a power cut leaves after the last ``fsync``; our own messages are all before it -- also another
     seat's last record whose end lies in those zeros).
 
     Every value is checked by the network's frame rules before it is built (see
     :class:`p2php.session.transcript.Spans`) and the header's fields by type; a
-    log that breaks either is a :class:`ResumeError`.
+    log that breaks either is a :class:`ResumeError`. The records are kept as the file's bytes, each decoded
+    when it is read (:class:`~p2php.session.transcript.Frames`): decoded at once, a log at the reader's density
+    limit held 18 bytes of objects for each of its bytes (red-team rt7-reader).
     """
     raw = read_bounded(path, ResumeError, "resume log")
     if not raw:
@@ -274,14 +277,13 @@ def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if header.get("format") != FORMAT or header.get("version") != VERSION:
         raise ResumeError(f"{path}: not a p2php resume log")
     _check_header(path, header)
-    records: list[dict[str, Any]] = []
+    bounds = array("Q", [spans.pos])  # record i is raw[bounds[i]:bounds[i + 1]]
     zeros = len(raw.rstrip(b"\0"))  # where the file's last run of zero bytes begins
-    end = spans.pos  # the end of the last whole record
     while not spans.done:
         start = spans.pos
         try:
-            records.append(spans.frame())
-            end = spans.pos
+            spans.frame()  # decoded by the rules, then dropped
+            bounds.append(spans.pos)
         except ValueError as err:
             if _is_torn(raw, start):
                 break  # the process died while writing its last record
@@ -289,10 +291,13 @@ def read(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                 # A power cut: the file's new length reached the disk, its last (unsynced) bytes did not -- from this
                 # record on, or from within it (the page holding its start was written back, the next one not).
                 break
-            raise ResumeError(f"{path}: record {len(records)}: {err}") from None
+            raise ResumeError(f"{path}: record {len(bounds) - 1}: {err}") from None
+    records = Frames(raw, bounds)
     last = records[-1] if records else {}
+    end = bounds[-1]  # the end of the last whole record
     if zeros < end < len(raw) and isinstance(last.get("from"), int) and last.get("from") != header.get("seat"):
-        records.pop()  # another seat's message whose end may be such zeros (it is relayed again); ours are fsynced
+        records = Frames(raw, bounds[:-1])  # another seat's message whose end may be such zeros (it is relayed
+        # again); ours are fsynced
     return header, records
 
 
@@ -374,7 +379,7 @@ def restore(path: str | Path) -> tuple[dict[str, Any], Lockstep]:
                           f"{type(err).__name__}: {one_line(err, 200)}") from None
 
 
-def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, Any]]) -> Lockstep:
+def _restore(path: str | Path, header: dict[str, Any], records: Sequence[dict[str, Any]]) -> Lockstep:
     game = get_game(header["game"])
     options = parse_table_options(game, header["options"])
     hellos = header["hellos"]
@@ -393,8 +398,12 @@ def _restore(path: str | Path, header: dict[str, Any], records: list[dict[str, A
     # the seat it named, another seat's abort) are read only once the rebuilt peer has stopped there too, else they
     # took it past that point (to messages of ours it never sent) or made another abort its fault (review 5).
     mine = next((n for n, r in enumerate(records) if r.get("from") == seat and r.get("kind") == "abort"), None)
-    first = records if mine is None else records[:mine + 1] + [r for r in records[mine + 1:] if r.get("from") == seat]
-    later = [] if mine is None else [r for r in records[mine + 1:] if r.get("from") != seat]
+    first: Sequence[dict[str, Any]] = records
+    later: list[dict[str, Any]] = []
+    if mine is not None:
+        rest = records[mine + 1:]
+        first = [*records[:mine + 1], *(r for r in rest if r.get("from") == seat)]
+        later = [r for r in rest if r.get("from") != seat]
     try:
         out = []
         for part in (first, later):

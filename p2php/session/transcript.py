@@ -22,11 +22,13 @@ Each fault is reported as ``message N (seat S, KIND at T.P): reason``, where
 from __future__ import annotations
 
 import errno
+import os
 import re
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import msgpack
 
@@ -34,7 +36,15 @@ from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
-from p2php.net.framing import MAX_FRAME, MAX_VALUES, VALUE_BYTES, FrameError, TooManyValues, decode_counted
+from p2php.net.framing import (
+    MAX_FRAME,
+    MAX_VALUES,
+    VALUE_BYTES,
+    FrameError,
+    TooManyValues,
+    decode_counted,
+    decode_frame_body,
+)
 from p2php.session import witness
 from p2php.session.durable import replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
@@ -140,13 +150,21 @@ def one_line(text: object, limit: int = _LINE) -> str:
 
 
 def read_bounded(path: str | Path, error: Callable[[str], Exception], what: str) -> bytes:
-    """The bytes of ``path``, refusing (with ``error``) a file larger than :data:`MAX_FILE`."""
+    """The bytes of ``path``, refusing (with ``error``) a file larger than :data:`MAX_FILE`.
+
+    Read for the size the file has, not for :data:`MAX_FILE`: ``read(MAX_FILE + 1)`` reserved 256 MiB of address
+    space for every file, a 10 kB one too (a verifier under ``ulimit -v`` failed on it; red-team rt7-reader)."""
     try:
         with open(path, "rb") as file:
-            raw = file.read(MAX_FILE + 1)
+            size = os.fstat(file.fileno()).st_size
+            raw = b""
+            if size <= MAX_FILE:  # (a larger one is refused unread)
+                raw = file.read(size + 1)
+                if len(raw) > size:  # it grew meanwhile (or has no size, a pipe): the rest, up to the limit
+                    raw += file.read(MAX_FILE + 1 - len(raw))
     except OSError as err:
         raise error(f"{path}: {one_line(err.strerror or err)}") from None
-    if len(raw) > MAX_FILE:
+    if size > MAX_FILE or len(raw) > MAX_FILE:
         raise error(f"{path}: larger than {MAX_FILE // (1024 * 1024)} MiB, too big for a {what}")
     return raw
 
@@ -234,6 +252,59 @@ class Spans:
         return decoded
 
 
+class Frames(Sequence[dict[str, Any]]):
+    """The hellos or messages of a file, kept as the file's bytes and decoded afresh each time one is read.
+
+    Decoded at once, a file at the reader's density limit (a value per 4 bytes, a list of empty maps padded by a
+    blob) held 18 bytes of objects for each byte of it, on top of the bytes: 666 MiB for a 32 MiB file, 5.3 GB for
+    one of 256 MiB (red-team rt7-reader). The reader still decodes every entry once, by the frame rules, before
+    accepting the file (:meth:`Spans.frame`); it keeps only where each one lies.
+    """
+
+    __slots__ = ("_raw", "_bounds")
+
+    def __init__(self, raw: bytes, bounds: array[int]) -> None:
+        self._raw = raw
+        self._bounds = bounds  # entry i is raw[bounds[i]:bounds[i + 1]]
+
+    def __len__(self) -> int:
+        return len(self._bounds) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError("entry index out of range")
+        index %= n
+        return decode_frame_body(self._raw[self._bounds[index]:self._bounds[index + 1]])
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Frames):
+            return list(self) == list(other)
+        return isinstance(other, list | tuple) and len(other) == len(self) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} entries of {self._bounds[-1] - self._bounds[0] if len(self) else 0} bytes>"
+
+
+_FIELDS = frozenset({"format", "version", "seat", "game", "options", "hellos", "messages", "equivocations",
+                     "refused", "verdict"})
+"""The top-level fields a transcript has (§9.4): any other is read by the rules, then dropped (each is at most
+:data:`~p2php.net.framing.MAX_VALUES` values, but a file may hold many)."""
+
+
 def _read_structure(raw: bytes) -> dict[str, Any]:
     """The top-level map of a transcript; ``ValueError`` says what breaks the rules."""
     if not raw:
@@ -249,25 +320,28 @@ def _read_structure(raw: bytes) -> dict[str, Any]:
         if not isinstance(key, str):
             raise ValueError("a top-level key is not a string")
         if key in ("hellos", "messages") and not spans.done and raw[spans.pos] in _ARRAY_HEADERS:
-            items = []
             count = spans.header("array")
             if count > (len(raw) - spans.pos) // MIN_ENTRY:
                 raise ValueError(f"{key} declares {count} entries, more than the file can hold ({MIN_ENTRY} bytes "
                                  "each at least)")
+            bounds = array("Q", [spans.pos])
             for i in range(count):
                 try:
                     start = spans.pos
-                    items.append(spans.frame())
+                    spans.frame()  # decoded by the rules, then dropped: kept as its bytes (Frames)
                     if spans.pos - start < MIN_ENTRY:
                         raise ValueError(f"{spans.pos - start} bytes, too short to be a signed {key[:-1]}")
                 except ValueError as err:
                     raise ValueError(f"{key[:-1]} {i}: {err}") from None
-            data[key] = items
+                bounds.append(spans.pos)
+            data[key] = Frames(raw, bounds)
         else:
             try:
-                data[key] = spans.value()
+                value = spans.value()
             except ValueError as err:
                 raise ValueError(f"field {one_line(key, 40)!r}: {err}") from None
+            if key in _FIELDS:  # (another one is dropped)
+                data[key] = value
     if not spans.done:
         raise ValueError(f"{len(raw) - spans.pos} stray byte(s) after the transcript")
     return data
@@ -284,7 +358,7 @@ def load(path: str | Path) -> dict[str, Any]:
         raise TranscriptError(f"{path}: not a p2php transcript")
     if data.get("version") != VERSION:
         raise TranscriptError(f"{path}: transcript version {one_line(data.get('version'), 40)} is not supported")
-    for key, kind in (("hellos", list), ("messages", list), ("game", str), ("options", dict)):
+    for key, kind in (("hellos", Frames), ("messages", Frames), ("game", str), ("options", dict)):
         if not isinstance(data.get(key), kind):
             raise TranscriptError(f"{path}: field {key!r} missing or malformed")
     return data
@@ -317,7 +391,7 @@ def label(index: int, frame: Any) -> str:
 _ENVELOPE = re.compile(r"^message( \d+)?( from seat -?\d+)?: ")  # parse_message's own prefix
 
 
-def _check_messages(table: Table, frames: list[dict[str, Any]]) -> list[str]:
+def _check_messages(table: Table, frames: Sequence[dict[str, Any]]) -> list[str]:
     """Every message on its own: its shape, its author's signature, its place in its author's chain."""
     problems: list[str] = []
     publics = [table.public(s) for s in range(table.players)]
@@ -382,7 +456,7 @@ def _equivocations(table: Table, proofs: Any) -> dict[tuple[int, int], list[dict
     return out
 
 
-def _refused_faults(table: Table, refused: Any, frames: list[dict[str, Any]] | None = None,
+def _refused_faults(table: Table, refused: Any, frames: Sequence[dict[str, Any]] | None = None,
                     seat: Any = None) -> list[Fault]:
     """The file's ``refused`` (§9.4): each of its first :data:`MAX_REFUSED_KEPT` entries that is a message its
     author signed and that the arrival check refuses by its shape alone names its author (``bad_message``), as it
@@ -408,7 +482,7 @@ def _refused_faults(table: Table, refused: Any, frames: list[dict[str, Any]] | N
     return out
 
 
-def _seat_step(table: Table, frames: list[dict[str, Any]], seat: Any, author: int) -> tuple[int, int] | None:
+def _seat_step(table: Table, frames: Sequence[dict[str, Any]], seat: Any, author: int) -> tuple[int, int] | None:
     """The step at which the recording ``seat`` refused a message of ``author`` by its shape, from its own signed
     messages in the record, or None (a spectator's record: it sends nothing). The first refusal stops a seat: its
     abort names ``author`` (``bad_message``) and carries the step in its ``at``; one that came after the seat
@@ -435,7 +509,7 @@ def _seat_step(table: Table, frames: list[dict[str, Any]], seat: Any, author: in
     return None if stop is None else stop.at
 
 
-def _replay(game: Game, table: Table, frames: list[dict[str, Any]],
+def _replay(game: Game, table: Table, frames: Sequence[dict[str, Any]],
             hold_from: int | None = None, proofs: Any = None,
             refused: Any = None, seat: Any = None) -> tuple[Lockstep, int | None, int | None]:
     """Feed the messages to a spectator in file order: ``(spectator, first fault at, finished at)``.
@@ -461,7 +535,7 @@ def _replay(game: Game, table: Table, frames: list[dict[str, Any]],
     return spectator, fault_at, finished_at
 
 
-def _fault_line(spectator: Lockstep, frames: list[dict[str, Any]], fault: Fault, fault_at: int | None) -> str:
+def _fault_line(spectator: Lockstep, frames: Sequence[dict[str, Any]], fault: Fault, fault_at: int | None) -> str:
     """The replay's fault, on the message that shows it."""
     table = spectator.table
     index: int | None = None
@@ -495,7 +569,8 @@ def _verdict_text(stored: dict[str, Any]) -> str:
     return f"unattributed: {reason}"
 
 
-def _stopped_by_own_abort(spectator: Lockstep, frames: list[dict[str, Any]], seat: Any, recorded: Any) -> int | None:
+def _stopped_by_own_abort(spectator: Lockstep, frames: Sequence[dict[str, Any]], seat: Any,
+                          recorded: Any) -> int | None:
     """The step the recording seat's own (first) abort stands at, if its recorded state hash is the state that step
     began in: a seat that stops on its own check (the viewer of a private show, refusing a lie about the cards it
     saw) stops before it applies the step, which the replay, unable to make that check, applies. ``None``: no such
@@ -536,7 +611,7 @@ def _verify(data: dict[str, Any]) -> tuple[list[str], bool, Lockstep | None]:
     # What the people at the table saw: a record of another table reads the same otherwise.
     seats = ", ".join(f"{seat} {table.name(seat)}" for seat in range(len(hellos)))
     lines.append(one_line(f"table: seats {seats}; safety code {table.safety_code}"))
-    frames: list[dict[str, Any]] = data["messages"]
+    frames: Sequence[dict[str, Any]] = data["messages"]
 
     problems = _check_messages(table, frames)
     if problems:
