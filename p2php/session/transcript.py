@@ -22,6 +22,7 @@ Each fault is reported as ``message N (seat S, KIND at T.P): reason``, where
 from __future__ import annotations
 
 import errno
+import io
 import os
 import re
 from array import array
@@ -187,8 +188,10 @@ class Spans:
         # on each, a file of one-byte values cost 71 bytes of memory per byte read.
         # A seat accepts no message denser than that (lockstep.too_dense, §5.2), so no honest record is refused.
         self.values_left = max(MAX_VALUES, len(raw) // VALUE_BYTES)
-        self._unpacker = msgpack.Unpacker(raw=False, max_buffer_size=max(1, len(raw)))
-        self._unpacker.feed(raw)
+        # Read from the bytes themselves, a chunk at a time: its buffer holds the value being walked, not a second
+        # copy of the file (``feed(raw)`` copied it whole; rt7-reader).
+        self._unpacker = msgpack.Unpacker(io.BytesIO(raw), raw=False, max_buffer_size=max(1, len(raw)),
+                                          read_size=min(max(1, len(raw)), 1 << 20))
 
     @property
     def pos(self) -> int:
