@@ -166,6 +166,77 @@ def test_an_honest_ministers_lost_audit_at_a_decision_stopped_before_its_answers
         assert _named(_verify(p, tmp_path))[1] != "hidden_lie", p.seat
 
 
+def _show_toy() -> str:
+    """A toy game (tests/toygame.py's) whose bid asks the face of the bidder's first card, with an optional ``show``
+    field that ``reveals`` refuses unless it is a card of the bidder's hand, and that ``check`` never looks at: a
+    game ``check_game`` passes (no listed action has the field). Registered once, as ``toy-show``."""
+    from toygame import ToyGame, ToyState  # type: ignore[import-not-found]
+
+    from p2php.engine.registry import register
+
+    class ShowState(ToyState):  # type: ignore[misc]
+        def legal_actions(self, seat: int, knowledge: Any) -> list[dict[str, Any]]:
+            if self.phase == "bid":
+                f = knowledge.face(self.hands[seat][0])
+                return [{"type": "bid", "n": k} for k in range(1 + (2 if f is None else min(2, f % 6)))]
+            return list(super().legal_actions(seat, knowledge))
+
+        def check(self, seat: int, action: dict[str, Any], knowledge: Any) -> None:
+            super().check(seat, action, knowledge)
+            f = knowledge.face(self.hands[seat][0]) if self.phase == "bid" else None
+            if f is not None and action["n"] > f % 6:
+                raise IllegalAction("bid above your first card")
+
+        def reveals(self, seat: int, action: dict[str, Any]) -> tuple[int, ...]:
+            if self.phase == "bid" and "show" in action:
+                if type(action["show"]) is not int or action["show"] not in self.hands[seat]:
+                    raise IllegalAction("show one of your own cards")
+                return (action["show"],)
+            return tuple(super().reveals(seat, action))
+
+    class ShowGame(ToyGame):  # type: ignore[misc]
+        name = "toy-show"
+
+        def new_state(self, players: int, options: Any) -> ShowState:
+            return ShowState(players, self.parse_options(dict(options)))
+
+    register(ShowGame())
+    return "toy-show"
+
+
+@pytest.mark.crypto("verified")
+def test_an_answer_whose_reveals_fail_never_gets_an_honest_seats_lost_audit_named(tmp_path: Path) -> None:
+    """Seat 3 bids with ``"show": "x"``, which passes the game's check but not its ``reveals``: the seats that got
+    it named seat 3 ``illegal_action`` at once (``Lockstep._safe_reveals``), never kept the batch as refused
+    together. Seat 1 stopped on their abort before it got seat 3's answer, and seat 0's audit never reached it (a
+    dropped link). Rebuilding the batch, seat 1 took the ``reveals`` refusal for a batch refused together, so the
+    elimination named the one answer left unproven, honest seat 0's, ``hidden_lie`` — at seat 1 and in ``p2php
+    verify`` of its record (rv7-verify; before rt7: ``refused_audit``, a judgement of time, and nobody)."""
+    peers = make_peers(_show_toy(), 4, {"crypto": "verified"}, seed=1)
+    cheater, stopped = peers[3], peers[1]
+    send = cheater._send
+
+    def crafted(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "action" and cheater.state.phase == "bid":  # type: ignore[attr-defined]
+            body = {**body, "action": {**body["action"], "show": "x"}}
+        return send(kind, body)
+
+    cheater._send = crafted  # type: ignore[method-assign]
+    for name in ("receive", "receive_relayed"):
+        orig = getattr(stopped, name)
+
+        def dropping(*args: Any, orig: Any = orig) -> Any:
+            return None if args[-1].get("from") == 0 and args[-1].get("kind") == "audit" else orig(*args)
+
+        setattr(stopped, name, dropping)
+    run_holding(peers, lambda sender, to, wire: to == 1 and sender == 3 and wire.get("kind") == "action", 1)
+    assert stopped.refused_answers == [] and all(p.verdict is not None for p in peers)
+    assert [(p.verdict.culprit, p.verdict.code) for p in (peers[0], peers[2])] == [(3, "illegal_action")] * 2
+    v = stopped.verdict  # (the lost audit is named by the deadline only, as the test above says: not a conviction)
+    assert v is not None and v.code != "hidden_lie" and (v.culprit != 0 or v.code == "refused_audit"), v
+    assert _named(_verify(stopped, tmp_path))[0] != 0
+
+
 # -------------------------------------------------------------------------------------------- the abort's box
 
 

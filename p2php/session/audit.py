@@ -232,10 +232,15 @@ def _refused_together(state: GameState, step: Decide, answers: list[tuple[Seat, 
     seats = list(dict.fromkeys(step.seats))
     if step.sealed or [seat for seat, _ in answers] != seats or len(answers) < 2:
         return []
-    try:  # (each trial on a clone of ``state``, the state the decision began in: a failed apply may leave it half
-        # changed, and ``state`` is not ours to change)
+    try:
         if any(state.reveals(seat, action) for seat, action in answers):
             return []
+    except Exception:  # (an answer whose reveals fail, IllegalAction too: every peer that got it named its seat at
+        # once, ``Lockstep._safe_reveals``, and never kept the batch; taken for a refusal together, it got an honest
+        # seat whose audit was lost named ``hidden_lie`` by the elimination: rv7-verify)
+        return []
+    try:  # (each trial on a clone of ``state``, the state the decision began in: a failed apply may leave it half
+        # changed, and ``state`` is not ours to change)
         state.clone().apply(answers, {})
     except IllegalAction:
         pass  # refused together: the prefixes next
