@@ -57,3 +57,35 @@ def test_a_body_without_canonical_form_is_still_refused() -> None:
     msg: Message = parse_message(frame)
     with pytest.raises(NotCanonical, match="float"):
         _ = msg.signed_bytes
+
+
+def test_the_values_counted_from_the_body_alone_equal_the_whole_walk() -> None:
+    """``lockstep.wire_values`` walks the encoded body only; it must count what the walk of the whole wire form
+    counts (``too_dense``'s verdict rests on it), at the nesting limit and past it too."""
+    from p2php.net.framing import MAX_DEPTH, FrameError, body_values
+    from p2php.session.lockstep import too_dense, wire_values
+
+    def nested(levels: int) -> object:
+        value: object = 1
+        for i in range(levels):
+            value = [value] if i % 2 else {"k": value}
+        return value
+
+    rng = random.Random(17)
+    bodies: list[dict[str, object]] = [_frame(rng)["body"] for _ in range(200)]  # type: ignore[misc]
+    bodies += [{"deep": nested(levels)} for levels in range(MAX_DEPTH - 4, MAX_DEPTH + 2)]
+    bodies += [{"action": {1: "x"}}, {"keys": [[i, rng.randbytes(32)] for i in range(40)]}, {"a": [[1]] * 500}, {}]
+    walked = refused = 0
+    for body in bodies:
+        frame = _frame(rng)
+        frame["body"] = body
+        msg = parse_message(frame)
+        try:
+            whole = body_values(msg.wire_bytes)
+        except FrameError:  # (body_values never raises: it says 0 for a body it refuses)
+            raise AssertionError("unreachable") from None
+        assert wire_values(msg) == whole
+        assert too_dense(msg.wire_bytes, wire_values(msg)) == too_dense(msg.wire_bytes)
+        walked += 1
+        refused += whole == 0
+    assert walked == len(bodies) and refused >= 3  # the bodies nested past the limit and the int-keyed map

@@ -151,9 +151,10 @@ def _bin_run(size: int) -> re.Pattern[bytes]:
     return re.compile(b"(?:" + re.escape(bytes([0xC4, size])) + b".{%d})*" % size, re.DOTALL)
 
 
-def _structure_ok(body: bytes, budget: int) -> int:
+def _structure_ok(body: bytes, budget: int, depth: int = 0) -> int:
     """The values ``body`` holds when it is certainly inside the wire contract (at most ``budget`` of them), else
-    -1: :func:`_check_structure`'s walk, inlined.
+    -1: :func:`_check_structure`'s walk, inlined. ``depth``: containers around ``body`` in the value it is part of
+    (:func:`nested_values`), which count against :data:`MAX_DEPTH` as the walk of that whole value counts them.
 
     The same rules in one tight loop, without naming what is wrong: on -1 the exact walk runs again to say
     what (only a bad frame pays twice). Bounds are checked once per container and at the end, not per scalar:
@@ -167,6 +168,7 @@ def _structure_ok(body: bytes, budget: int) -> int:
     lefts: list[int] = []  # items still to come in each open container
     maps: list[bool] = []  # whether that container is a map
     fast = _FAST
+    max_depth = MAX_DEPTH - depth
     while owed:
         if pos >= end:
             return -1
@@ -203,7 +205,7 @@ def _structure_ok(body: bytes, budget: int) -> int:
                         pos += n
                     is_map = kind == "map"
             if container:
-                if len(lefts) >= MAX_DEPTH:
+                if len(lefts) >= max_depth:
                     return -1
                 items = 2 * n if is_map else n
                 owed += items
@@ -219,7 +221,7 @@ def _structure_ok(body: bytes, budget: int) -> int:
                     pos += done * step
                     owed -= done
                     items -= done
-                elif items and not is_map and len(lefts) + 1 < MAX_DEPTH and pos < end and body[pos] in b"\x92\x93":
+                elif items and not is_map and len(lefts) + 1 < max_depth and pos < end and body[pos] in b"\x92\x93":
                     # Entries that are small [int, (int,) bin32/33] tuples (seen heads, keys, shares): one C match
                     # each instead of three or four turns of this loop. Such a tuple is one item of this array.
                     match = _TUPLE.match
@@ -308,6 +310,13 @@ def body_values(body: bytes) -> int:
     """The values an encoded map (a frame body, or a message's wire form) counts against :data:`MAX_VALUES`, for a
     writer that must stay under it: the readers' own walk, so the two never count differently."""
     return max(_structure_ok(body, 1 << 62), 0)
+
+
+def nested_values(body: bytes, depth: int) -> int:
+    """:func:`body_values` of an encoded map, as the walk of a value that holds it ``depth`` containers deep counts
+    it (its own items and everything inside them), or -1 where that walk would refuse the whole value for something
+    inside it (the map is always valid msgpack here: nothing outside it changes the verdict but its depth)."""
+    return _structure_ok(body, 1 << 62, depth)
 
 
 def frame_values(frame: bytes) -> int:
