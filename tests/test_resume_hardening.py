@@ -100,6 +100,20 @@ def test_reading_a_log_at_the_density_limit_costs_a_few_times_its_size(logged: P
         restore(path)
 
 
+def test_an_altered_record_holding_a_nan_is_named_by_its_number(logged: Path, tmp_path: Path) -> None:
+    """The records are decoded afresh each time they are read (rt7-reader), and a NaN equals no fresh copy of
+    itself: ``records.index(record)`` found no such record, and the log was refused as "ValueError: " instead of
+    naming the record that does not verify (rv7-reader, ``rv7/nan_record.py``)."""
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed((logged / "seat0.resume").read_bytes())
+    header, *records = unpacker
+    records[3] = {**records[3], "junk": float("nan"), "sig": b"\0" * 64}  # no longer signed by its author
+    path = tmp_path / "nan.resume"
+    path.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in [header, *records]))
+    with pytest.raises(ResumeError, match="record 3: a logged message does not verify"):
+        restore(path)
+
+
 @pytest.mark.parametrize("zeros", [1, 4096])
 def test_a_log_whose_tail_a_power_cut_left_as_zero_bytes_restores(logged: Path, tmp_path: Path, zeros: int) -> None:
     """Some file systems bring a file back after a power cut with its new length but zero bytes where its last,

@@ -26,7 +26,7 @@ import logging
 import os
 import threading
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -398,20 +398,22 @@ def _restore(path: str | Path, header: dict[str, Any], records: Sequence[dict[st
     # the seat it named, another seat's abort) are read only once the rebuilt peer has stopped there too, else they
     # took it past that point (to messages of ours it never sent) or made another abort its fault (review 5).
     mine = next((n for n, r in enumerate(records) if r.get("from") == seat and r.get("kind") == "abort"), None)
-    first: Sequence[dict[str, Any]] = records
-    later: list[dict[str, Any]] = []
+    # Each record with its number: a record is decoded afresh each time it is read, so ``records.index`` of one
+    # holding a NaN found no equal copy (a ValueError instead of the record's number; rv7-reader).
+    first: Iterable[tuple[int, dict[str, Any]]] = enumerate(records)
+    later: list[tuple[int, dict[str, Any]]] = []
     if mine is not None:
-        rest = records[mine + 1:]
-        first = [*records[:mine + 1], *(r for r in rest if r.get("from") == seat)]
-        later = [r for r in rest if r.get("from") != seat]
+        rest = list(enumerate(records[mine + 1:], mine + 1))
+        first = [*enumerate(records[:mine + 1]), *((n, r) for n, r in rest if r.get("from") == seat)]
+        later = [(n, r) for n, r in rest if r.get("from") != seat]
     try:
         out = []
         for part in (first, later):
-            for record in part:
+            for n, record in part:
                 if record.get("local") == "sealed":
                     sealed = record
                 elif not ls.receive_relayed(record):
-                    raise ResumeError(f"{path}: record {records.index(record)}: a logged message does not verify "
+                    raise ResumeError(f"{path}: record {n}: a logged message does not verify "
                                       "(the log was altered?)")
             out += ls.poll()
         ls.outbox = out  # messages due now go out once the links are up again
