@@ -4,6 +4,7 @@ hostile files refused with one clear line (issue 7)."""
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -384,6 +385,31 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path)
         f.truncate(transcript.MAX_FILE + 1)  # sparse: nothing is really written
     text = _one_line_error(path)
     assert "256 MiB" in text, text
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="a named pipe")
+def test_a_transcript_from_a_pipe_is_read_for_its_size(honest: dict[str, Any], tmp_path: Path) -> None:
+    """A pipe (``cat t.p2php | p2php verify /dev/stdin``) has no size: the rest of it was read with one
+    ``read(MAX_FILE + 1 - 1)``, which reserves 256 MiB for a 10 kB file (under ``ulimit -v 300000`` a traceback
+    ending in MemoryError, where the same file on disk verifies; rv7-reader). It is read a chunk at a time."""
+    import threading
+
+    raw = msgpack.packb(honest, use_bin_type=True)
+    fifo = tmp_path / "pipe.p2php"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "wb") as f:
+            f.write(raw)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        data, peak = _peak_memory(lambda: transcript.load(fifo))
+    finally:
+        writer.join()
+    assert len(data["messages"]) == len(honest["messages"])
+    assert peak < 8 * 1024 * 1024, peak  # (before: 268 435 456 and more)
 
 
 @pytest.mark.parametrize("raw", [b"", b"\x05", b"\x82\xa6format", b"\xdd\xff\xff\xff\xff", b"\x81\x01\x02",

@@ -68,6 +68,7 @@ MAX_REPORTED = 20
 """Faulty messages listed one by one before the rest are only counted."""
 
 _LINE = 400  # longest line of a report (remote text is quoted, never at length)
+_CHUNK = 1 << 20  # bytes read at a time from a file of no size (a pipe)
 
 
 class TranscriptError(P2phpError, ValueError):
@@ -161,8 +162,16 @@ def read_bounded(path: str | Path, error: Callable[[str], Exception], what: str)
             raw = b""
             if size <= MAX_FILE:  # (a larger one is refused unread)
                 raw = file.read(size + 1)
-                if len(raw) > size:  # it grew meanwhile (or has no size, a pipe): the rest, up to the limit
-                    raw += file.read(MAX_FILE + 1 - len(raw))
+                if len(raw) > size:  # it grew meanwhile (or has no size, a pipe): the rest, up to the limit, a
+                    # chunk at a time (one read(MAX_FILE) reserved 256 MiB for a 10 kB pipe too; rv7-reader)
+                    chunks, got = [raw], len(raw)
+                    while got <= MAX_FILE and (chunk := file.read(min(_CHUNK, MAX_FILE + 1 - got))):
+                        chunks.append(chunk)
+                        got += len(chunk)
+                    if got > MAX_FILE:
+                        size = got  # refused below, never joined
+                    else:
+                        raw = b"".join(chunks)
     except OSError as err:
         raise error(f"{path}: {one_line(err.strerror or err)}") from None
     if size > MAX_FILE or len(raw) > MAX_FILE:
