@@ -335,6 +335,13 @@ def decode_counted(body: bytes, budget: int = MAX_VALUES) -> tuple[dict[str, Any
     a reader that bounds the values of many bodies together: a compressed run, a transcript)."""
     body = bytes(body)
     values = _check_structure(body, budget)
+    return decode_checked(body), values
+
+
+def decode_checked(body: bytes) -> dict[str, Any]:
+    """Decode a body :func:`decode_counted` accepted before, its bytes unchanged (a reader that keeps a file's bytes
+    and decodes an entry each time it is read, :class:`p2php.session.transcript.Frames`): the same dict, without the
+    rules' walk in Python again (rv7-reader: a verifier reads each message five times or more)."""
     try:
         # The scan bounded every count already; these limits, strict_map_key and
         # the ext_hook are a second line of defence should the two ever disagree.
@@ -353,8 +360,9 @@ def decode_counted(body: bytes, budget: int = MAX_VALUES) -> tuple[dict[str, Any
         )
     except Exception as exc:  # hostile bytes must never escape as anything but FrameError
         raise FrameError(f"body is not valid msgpack: {exc}") from exc
-    assert isinstance(obj, dict)  # guaranteed by _check_structure
-    return obj, values
+    if not isinstance(obj, dict):  # guaranteed by _check_structure
+        raise FrameError("top-level value is not a map")
+    return obj
 
 
 def _refuse_ext(code: int, data: bytes) -> Any:

@@ -43,8 +43,8 @@ from p2php.net.framing import (
     VALUE_BYTES,
     FrameError,
     TooManyValues,
+    decode_checked,
     decode_counted,
-    decode_frame_body,
 )
 from p2php.session import witness
 from p2php.session.durable import replace_durably
@@ -295,7 +295,7 @@ class Frames(Sequence[dict[str, Any]]):
         if not -n <= index < n:
             raise IndexError("entry index out of range")
         index %= n
-        return decode_frame_body(self._raw[self._bounds[index]:self._bounds[index + 1]])
+        return decode_checked(self._raw[self._bounds[index]:self._bounds[index + 1]])  # accepted at load
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return (self[i] for i in range(len(self)))
