@@ -578,6 +578,12 @@ class Peer:
             # answered since, §3.5): no answer is taken for it any more. A submit then waited in the channel and
             # answered the next, different question the moment it was asked (rt7-stale).
             self._awaiting = False
+            # A submit (or leave) made after the cancel and before this end ran found the turn still open: its
+            # action waits in the channel, where the next question took it at once (rv7-stale). An answer for the
+            # withdrawn question is dropped; a leave stands (the runner makes it, as a leave out of turn).
+            with contextlib.suppress(trio.WouldBlock):
+                if self._actions_rx.receive_nowait() is _LEAVE:
+                    self._leave.set()
         if action is _LEAVE:
             raise LeaveTable()
         return action

@@ -4,11 +4,13 @@ and answer the next, different question the moment it is asked, before the embed
 
 from __future__ import annotations
 
+import contextlib
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 import trio
+import trio.testing
 
 from p2php.api import NotYourTurn, Peer
 
@@ -42,3 +44,48 @@ async def test_an_answer_to_a_withdrawn_turn_does_not_answer_the_next() -> None:
     with trio.move_on_after(0.5):  # question B: waits for its own answer
         got.append(await peer._decide(ls))
     assert got == [], got
+
+
+async def test_an_answer_submitted_as_the_turn_is_withdrawn_does_not_answer_the_next() -> None:
+    """The withdrawal (the runner cancelling the decider) and the user's click come in the same scheduling round: the
+    submit runs after the cancel and before the cancelled decider has run its end, so the turn still looked open and
+    the action was left in the channel, where the next question took it the moment it was asked (rv7-stale)."""
+    peer = Peer()
+    ls: Any = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])
+    peer._ls = ls
+    scope = trio.CancelScope()
+
+    async def question_a() -> None:
+        with scope:
+            await peer._decide(ls)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(question_a)
+        await trio.testing.wait_all_tasks_blocked()
+        assert peer.is_my_turn()
+        scope.cancel()  # A withdrawn (the runner's loop) ...
+        with contextlib.suppress(NotYourTurn):
+            await peer.submit(0)  # ... and the user's click for A, before the cancelled decider ran again
+    got: list[Any] = []
+    with trio.move_on_after(0.5):  # question B: waits for its own answer
+        got.append(await peer._decide(ls))
+    print("question B got:", got)
+    assert got == [], got
+
+
+async def test_a_leave_made_as_the_turn_is_withdrawn_still_leaves() -> None:
+    peer = Peer()
+    ls: Any = _Stub([{"type": "draw"}])
+    peer._ls = ls
+    scope = trio.CancelScope()
+
+    async def question_a() -> None:
+        with scope:
+            await peer._decide(ls)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(question_a)
+        await trio.testing.wait_all_tasks_blocked()
+        scope.cancel()
+        peer.leave()  # in the same round: the turn still looked open
+    assert peer._leave.is_set()  # the runner makes the leave (out of turn), not the next question
