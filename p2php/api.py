@@ -336,6 +336,7 @@ class Peer:
         self._actions_tx, self._actions_rx = trio.open_memory_channel[Action](1)
         self._ls: Lockstep | None = None
         self._awaiting = False
+        self._turn = 0  # YourTurns asked: a withdrawn one's end leaves a newer one open (_decide)
         self._emitted = 0
         self._result: PeerResult | None = None
         self._failure: str | None = None
@@ -569,6 +570,8 @@ class Peer:
         legal = ls.legal_actions()
         step = ls.step
         prompt = step.prompt if isinstance(step, Decide) else ""
+        self._turn += 1
+        turn = self._turn
         self._awaiting = True
         self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt))
         try:
@@ -577,13 +580,16 @@ class Peer:
             # Withdrawn (cancelled: a question asked in the rejoin hold for a point a message of ours, handed back,
             # answered since, §3.5): no answer is taken for it any more. A submit then waited in the channel and
             # answered the next, different question the moment it was asked (rt7-stale).
-            self._awaiting = False
-            # A submit (or leave) made after the cancel and before this end ran found the turn still open: its
-            # action waits in the channel, where the next question took it at once (rv7-stale). An answer for the
-            # withdrawn question is dropped; a leave stands (the runner makes it, as a leave out of turn).
-            with contextlib.suppress(trio.WouldBlock):
-                if self._actions_rx.receive_nowait() is _LEAVE:
-                    self._leave.set()
+            if self._turn == turn:  # (unless a newer YourTurn is open: trio may run the owed question's decider
+                # before this withdrawn one's end, which cleared its flag; every submit was refused and the seat
+                # named silent, rv7-stale)
+                self._awaiting = False
+                # A submit (or leave) made after the cancel and before this end ran found the turn still open: its
+                # action waits in the channel, where the next question took it at once (rv7-stale). An answer for
+                # the withdrawn question is dropped; a leave stands (the runner makes it, as a leave out of turn).
+                with contextlib.suppress(trio.WouldBlock):
+                    if self._actions_rx.receive_nowait() is _LEAVE:
+                        self._leave.set()
         if action is _LEAVE:
             raise LeaveTable()
         return action

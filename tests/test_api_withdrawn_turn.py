@@ -89,3 +89,36 @@ async def test_a_leave_made_as_the_turn_is_withdrawn_still_leaves() -> None:
         scope.cancel()
         peer.leave()  # in the same round: the turn still looked open
     assert peer._leave.is_set()  # the runner makes the leave (out of turn), not the next question
+
+
+async def test_a_withdrawn_turn_ending_after_the_next_was_asked_leaves_the_next_open() -> None:
+    """The runner cancels the withdrawn decider and starts the owed one in one step; trio may run the new one first.
+    The withdrawn one's end then cleared the new YourTurn's open flag: is_my_turn() was False, every submit raised
+    NotYourTurn, and the seat was named silent (rv7-stale; 3 of 4 runs of test_resume_hold_stale_ask's app case)."""
+    peer = Peer()
+    ls: Any = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])
+    peer._ls = ls
+    scope = trio.CancelScope()
+    got: list[Any] = []
+
+    async def question_a() -> None:
+        with scope:
+            await peer._decide(ls)
+
+    seen: list[bool] = []
+
+    async def user() -> None:
+        await trio.testing.wait_all_tasks_blocked()
+        seen.append(peer.is_my_turn())
+        with contextlib.suppress(NotYourTurn):
+            await peer.submit(1)  # the user answers B
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(question_a)
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.start_soon(user)
+        scope.cancel()  # A withdrawn, and B asked (here, in this task) before A's task has run again
+        with trio.move_on_after(1.0):
+            got.append(await peer._decide(ls))
+    print("B open, is_my_turn():", seen, "B got:", got)
+    assert seen == [True] and got == [{"type": "draw"}], (seen, got)

@@ -8,6 +8,7 @@ again, about the point actually owed: 2 x THINK after the link came back."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import time
@@ -16,6 +17,7 @@ from typing import Any
 
 import trio
 
+from p2php.api import NotYourTurn, Peer
 from p2php.engine.registry import get_game
 from p2php.net.mesh import listen, listener_port
 from p2php.session.handshake import LocalSecrets
@@ -52,7 +54,12 @@ async def test_a_person_asked_the_withdrawn_question_answers_the_owed_one(tmp_pa
     await _play(tmp_path, leave=False, person=True)
 
 
-async def _play(tmp_path: Path, leave: bool, person: bool = False) -> dict[int, Any]:
+async def test_an_app_asked_the_withdrawn_question_answers_the_owed_one(tmp_path: Path) -> None:
+    """An app on the Peer API (a YourTurn answered after half a second): the withdrawn YourTurn takes no answer."""
+    await _play(tmp_path, leave=False, api=True)
+
+
+async def _play(tmp_path: Path, leave: bool, person: bool = False, api: bool = False) -> dict[int, Any]:
     log = tmp_path / "seat1.resume"
     listeners = [await listen("127.0.0.1", 0) for _ in range(2)]
     addresses = {s: ("127.0.0.1", listener_port(listeners[s])) for s in range(2)}
@@ -108,10 +115,25 @@ async def _play(tmp_path: Path, leave: bool, person: bool = False) -> dict[int, 
                         keyboard.flush()
                         answered = seen
 
+        peer = Peer()
+
+        async def embedder() -> None:  # an app on the Peer API: answers a YourTurn open for half a second
+            while True:
+                await trio.sleep(0.05)
+                if not peer.is_my_turn():
+                    continue
+                seen = len(asked)
+                await trio.sleep(0.5)
+                if peer.is_my_turn() and len(asked) == seen:
+                    with contextlib.suppress(NotYourTurn):
+                        await peer.submit(0)
+
         async def decide(ls: Lockstep) -> Any:
             asked.append((time.monotonic() - t0, ls.tick, ls.phase))
             if leave:
                 raise LeaveTable()
+            if api:
+                return await peer._decide(ls)
             if person:
                 return await ui.decide(ls)
             return await (inner if len(asked) <= 2 else fast)(ls)  # (the moves after it: at once)
@@ -119,6 +141,8 @@ async def _play(tmp_path: Path, leave: bool, person: bool = False) -> dict[int, 
         async with trio.open_nursery() as typing:
             if person:
                 typing.start_soon(person_at_keyboard)
+            if api:
+                typing.start_soon(embedder)
             results[1] = await run_peer(_cfg(1, tmp_path, LocalSecrets(master=header["master"])), addresses, again,
                                         decide, restored=ls)
             typing.cancel_scope.cancel()
