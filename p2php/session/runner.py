@@ -546,7 +546,11 @@ class _Runner:
                     self.deciding = True
                     self.held_decision = self._decision_key() if holding else None
                     self.decider_run += 1
-                    nursery.start_soon(self._run_decider, merged_in.clone(), self.decider_run)
+                    # Its scope is made here, not in its task: trio may run our next step first (a frame waiting), and
+                    # a withdrawal then cancelled the previous decider's scope; the stale one asked all the same, beside
+                    # the owed one, and took its answer (rv7-stale, tests/test_resume_hold_late_decider.py)
+                    self.decider_scope = trio.CancelScope()
+                    nursery.start_soon(self._run_decider, merged_in.clone(), self.decider_run, self.decider_scope)
                 if holding:
                     assert self.hold_until is not None
                     wait = self.hold_until - self.clock.now()
@@ -589,10 +593,11 @@ class _Runner:
             async for line in lines:
                 await out.send(("say", line))
 
-    async def _run_decider(self, out: trio.MemorySendChannel[Any], run: int) -> None:
+    async def _run_decider(self, out: trio.MemorySendChannel[Any], run: int, scope: trio.CancelScope) -> None:
         async with out:
-            with trio.CancelScope() as scope:
-                self.decider_scope = scope
+            if scope.cancel_called:
+                return  # withdrawn before its task first ran: nothing is asked
+            with scope:
                 try:
                     action = await self.decide(self.ls)
                 except LeaveTable:
