@@ -808,6 +808,7 @@ class _LineSource:
         self.reader = reader
         self.waiting: _Waiting | None = None  # the read that takes the next line
         self.busy = False  # the thread is in ``reader`` (or about to be)
+        self.reading: str | None = None  # the prompt the thread's ``reader`` shows now (None: between two reads)
 
     def run(self, prompt: str) -> None:
         while True:
@@ -820,7 +821,7 @@ class _LineSource:
             except BaseException as err:  # handed to the read, which raises it
                 error = err
             with _SOURCES_LOCK:
-                waiting, self.waiting = self.waiting, None
+                waiting, self.waiting, self.reading = self.waiting, None, None
             if waiting is not None:  # else the question it was typed for was withdrawn: dropped (read_line)
                 with contextlib.suppress(trio.RunFinishedError):
                     waiting.token.run_sync_soon(waiting.give, line, error)
@@ -829,7 +830,7 @@ class _LineSource:
                     self.busy = False
                     _SOURCES.pop(self.reader, None)
                     return
-                prompt = self.waiting.prompt
+                prompt = self.reading = self.waiting.prompt
 
 
 _SOURCES: dict[Callable[[str], str], _LineSource] = {}
@@ -855,9 +856,13 @@ async def read_line(prompt: str, ask: Callable[[str], str] | None = None) -> str
         source.waiting = waiting  # (a read still waiting is one being cancelled -- the withdrawn question's decider,
         # not yet run since it was cancelled: the newest question is the one the person sees, and takes the line)
         start, source.busy = not source.busy, True
+        if start:
+            source.reading = prompt
+        # (a thread between two reads shows this prompt itself: printed here too, it was shown twice, rv7-stale)
+        shown_by_thread = source.reading is None
     if start:
         threading.Thread(target=source.run, args=(prompt,), daemon=True, name="p2php read_line").start()
-    elif reader is input:  # the thread shows the withdrawn question's prompt: show this one's
+    elif reader is input and not shown_by_thread:  # the thread shows the withdrawn question's prompt: show this one's
         sys.stdout.write(prompt)
         sys.stdout.flush()
     try:

@@ -92,3 +92,19 @@ async def test_reads_one_after_another_and_end_of_input() -> None:
         assert await read_line("3? ", ask) is None
     assert threading.active_count() < 50
     reader.close()
+
+
+def test_piped_stdin_shows_each_prompt_once() -> None:
+    """``p2php … < moves.txt``: each question's prompt is printed once. When the next read came before the reading
+    thread had looked again (a quick "v" or "? NAME" at a prompt, a paste, a script), read_line printed the prompt as
+    if the thread were still in the withdrawn question's ``input()``, and the thread then printed it again: 2 833
+    prompts for 2 001 reads (rv7-stale)."""
+    import subprocess
+    import sys
+
+    script = ("import trio\nfrom p2php.terminal import read_line\n"
+              "async def main():\n    for i in range(301):\n        await read_line(f'<P{i}>')\ntrio.run(main)\n")
+    out = subprocess.run([sys.executable, "-c", script], input="".join(f"{i}\n" for i in range(300)),
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    print("prompts shown:", out.count("<P"), "for 301 reads")
+    assert out.count("<P") == 301
