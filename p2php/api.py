@@ -570,6 +570,11 @@ class Peer:
         legal = ls.legal_actions()
         step = ls.step
         prompt = step.prompt if isinstance(step, Decide) else ""
+        with contextlib.suppress(trio.WouldBlock):  # an answer left in the channel is a withdrawn YourTurn's (submitted
+            # after the runner's cancel, before its decider ran its end; trio may run this one first): it answered this
+            # question the moment it was asked (rv7-stale). A leave stands.
+            if self._actions_rx.receive_nowait() is _LEAVE:
+                raise LeaveTable()
         self._turn += 1
         turn = self._turn
         self._awaiting = True

@@ -122,3 +122,35 @@ async def test_a_withdrawn_turn_ending_after_the_next_was_asked_leaves_the_next_
             got.append(await peer._decide(ls))
     print("B open, is_my_turn():", seen, "B got:", got)
     assert seen == [True] and got == [{"type": "draw"}], (seen, got)
+
+
+async def test_an_answer_submitted_as_the_turn_is_withdrawn_does_not_answer_the_owed_question_asked_first() -> None:
+    """As above, with the owed question's decider started in the same step as the withdrawal (as the runner does):
+    trio may run it before the withdrawn one's end, and the click for A, left in the channel, answered B the moment it
+    was asked (rv7-stale). Twenty tries: trio picks the order at random."""
+    taken = 0
+    for _ in range(20):
+        peer = Peer()
+        ls: Any = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])
+        peer._ls = ls
+        scope = trio.CancelScope()
+        got: list[Any] = []
+
+        async def question_a(peer: Peer = peer, ls: Any = ls, scope: trio.CancelScope = scope) -> None:
+            with scope:
+                await peer._decide(ls)
+
+        async def question_b(peer: Peer = peer, ls: Any = ls, got: list[Any] = got) -> None:
+            with trio.move_on_after(0.2):
+                got.append(await peer._decide(ls))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(question_a)
+            await trio.testing.wait_all_tasks_blocked()
+            scope.cancel()  # A withdrawn and B started, in one step (the runner's) ...
+            nursery.start_soon(question_b)
+            with contextlib.suppress(NotYourTurn):
+                await peer.submit(0)  # ... and the click for A, before either task ran
+        taken += bool(got)
+    print("B took A's click in", taken, "of 20 tries")
+    assert taken == 0
