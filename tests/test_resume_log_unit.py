@@ -585,3 +585,124 @@ def test_a_log_given_up_before_it_was_made_is_never_made(tmp_path: Path) -> None
     log.flush()
     log.flush(durable=True)
     assert not path.exists() and not path.with_name(path.name + ".tmp").exists()
+
+
+def test_a_log_of_format_version_1_is_read(tmp_path: Path) -> None:
+    """The file format is version 1 (logs written by earlier p2php releases restore): a header saying so is read."""
+    path = tmp_path / "v1.resume"
+    path.write_bytes(msgpack.packb({**HEADER, "format": "p2php-resume", "version": 1}, use_bin_type=True))
+    assert resume.read(path)[0]["version"] == 1
+
+
+def test_a_log_is_made_in_a_folder_that_does_not_exist_yet(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "folder" / "seat0.resume"
+    writer = _writer(path)
+    writer.write_now()
+    assert resume.read(path)[0]["seat"] == 0
+
+
+def test_a_log_whose_hellos_were_altered_is_refused_by_the_handshakes_check(tmp_path: Path) -> None:
+    _, path = _played(tmp_path, {})
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(path.read_bytes())
+    header, *records = list(unpacker)
+    header["hellos"][1] = {**header["hellos"][1], "name": "mallory"}  # signed: its signature no longer verifies
+    path.write_bytes(b"".join(msgpack.packb(x, use_bin_type=True) for x in [header, *records]))
+    with pytest.raises(ResumeError):
+        restore(path)
+
+
+async def test_the_log_is_made_at_the_start_without_waiting_on_the_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker makes the log as the game starts (before any message of ours), and making a new game's log
+    costs no fsync: those wait for our first message (a slow disk never holds the start)."""
+    disk = _Disk(monkeypatch)
+    path = tmp_path / "seat0.resume"
+    writer = _writer(path)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer.run)
+        with trio.fail_after(5):
+            while not path.exists():
+                await trio.sleep(0.01)
+        await trio.sleep(0.05)
+        assert disk.synced == []
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_end_of_a_game_waits_for_a_step_still_running_then_writes_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    disk = _Disk(monkeypatch)
+    path = tmp_path / "seat0.resume"
+    writer = _writer(path)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer.run)
+        assert await writer.sync(5.0) is True
+        disk.hold()
+        writer.append({"local": "ours"})
+        assert await writer.sync(0.05) is False  # the worker's fsync hangs
+        writer.append({"local": "last"})
+        threading.Timer(0.2, disk.release).start()  # the disk comes back while the game ends
+        with trio.fail_after(5):
+            await writer.aclose()
+        nursery.cancel_scope.cancel()
+    assert _records(path)[-1] == {"local": "last"}
+    assert disk.file_synced_at(path)[-1] == path.stat().st_size
+
+
+async def test_a_write_that_fails_while_an_fsync_hangs_gives_the_log_up_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Late (the worker's fsync hangs), what we append is handed to the system by the game's wait: if that write
+    fails, the log is given up then -- not resumable -- and the game did not wait for the hung fsync."""
+    import errno
+    import time
+
+    disk = _Disk(monkeypatch)
+    path = tmp_path / "seat0.resume"
+    writer = _writer(path)
+    releaser = threading.Timer(2.0, disk.release)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer.run)
+        assert await writer.sync(5.0) is True
+        disk.hold()
+        writer.append({"local": "ours"})
+        assert await writer.sync(0.05) is False
+        assert disk.inside.wait(5)
+
+        def fail(self: Any) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(resume.ResumeLog, "_write_queue", fail)
+        writer.append({"local": "more"})
+        releaser.start()
+        began = time.monotonic()
+        await writer.sync(0.2)
+        assert time.monotonic() - began < 1.5  # never waited for the hung fsync
+        assert writer.file is None  # given up
+        disk.release()
+        nursery.cancel_scope.cancel()
+    releaser.cancel()
+    with pytest.raises(ResumeError):
+        restore(path)
+
+
+async def test_a_log_given_up_between_a_wake_and_the_workers_step_ends_the_worker_quietly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    writer = _writer(tmp_path / "seat0.resume")
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(writer.run)
+        assert await writer.sync(5.0) is True
+
+        def fail(self: Any) -> None:
+            raise OSError(errno.EIO, "Input/output error")
+
+        writer.append({"local": "theirs"})
+        writer.flush()  # the worker is woken ...
+        monkeypatch.setattr(resume.ResumeLog, "_write_queue", fail)
+        writer.write_now()  # ... and the log given up before its step runs
+        assert writer.file is None
+        writer.write_now()  # nothing more is tried
+        with trio.fail_after(5):
+            await trio.sleep(0.05)  # the worker ends (no error)
+        nursery.cancel_scope.cancel()
