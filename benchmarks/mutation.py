@@ -153,9 +153,9 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_crypto_identity_channel.py", "tests/test_session_cheats.py", "tests/test_trust_variants.py",
         "tests/test_trust_corners.py",
     ],
-    "p2php/session/resume.py": [
-        "tests/test_resume_stale_log.py", "tests/test_resume.py", "tests/test_resume_hardening.py",
-        "tests/test_resume_cli.py",
+    "p2php/session/resume.py": [  # the unit tests first (2 s, no network)
+        "tests/test_resume_log_unit.py", "tests/test_resume_stale_log.py", "tests/test_resume.py",
+        "tests/test_resume_hardening.py", "tests/test_resume_cli.py", "tests/test_resume_own_abort.py",
     ],
     "p2php/session/transcript.py": [
         "tests/test_verify_hardening.py", "tests/test_transcript_save.py", "tests/test_attacks.py",

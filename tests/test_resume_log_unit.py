@@ -608,8 +608,9 @@ def test_a_log_whose_hellos_were_altered_is_refused_by_the_handshakes_check(tmp_
     header, *records = list(unpacker)
     header["hellos"][1] = {**header["hellos"][1], "name": "mallory"}  # signed: its signature no longer verifies
     path.write_bytes(b"".join(msgpack.packb(x, use_bin_type=True) for x in [header, *records]))
-    with pytest.raises(ResumeError):
+    with pytest.raises(ResumeError) as info:
         restore(path)
+    assert str(info.value).endswith("hello from seat 1 ('mallory'): bad signature"), str(info.value)  # not a record's
 
 
 async def test_the_log_is_made_at_the_start_without_waiting_on_the_disk(
@@ -706,3 +707,25 @@ async def test_a_log_given_up_between_a_wake_and_the_workers_step_ends_the_worke
         with trio.fail_after(5):
             await trio.sleep(0.05)  # the worker ends (no error)
         nursery.cancel_scope.cancel()
+
+
+def test_a_log_that_cannot_be_opened_again_after_its_rename_is_given_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log is renamed into place closed, then opened again to append: if that fails (too many open files), the
+    log is given up -- never left in place, silently taking no more records, for ``p2php resume`` to start from."""
+    import errno
+
+    real = os.fdopen
+
+    def fdopen(fd: int, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if mode == "ab":
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real(fd, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    path = tmp_path / "seat0.resume"
+    writer = _writer(path)
+    writer.write_now()
+    assert writer.file is None  # given up: the seat plays on without it
+    with pytest.raises(ResumeError):
+        restore(path)
