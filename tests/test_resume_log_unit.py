@@ -729,3 +729,56 @@ def test_a_log_that_cannot_be_opened_again_after_its_rename_is_given_up(
     assert writer.file is None  # given up: the seat plays on without it
     with pytest.raises(ResumeError):
         restore(path)
+
+
+@pytest.mark.parametrize("later", ["abort_naming_us", "late_message"])
+def test_a_seat_that_stopped_on_its_own_abort_late_in_a_game_is_rebuilt_where_it_stopped(later: str) -> None:
+    """As test_resume_own_abort.py, but the abort comes after two rounds of play (there: at the set-up, before any
+    message of another seat lay between our first record and our abort). The rebuilt peer stops at our abort,
+    waiting for the seat we named only, as the live one did (with the log split at our first record instead, it
+    ended past that point, waiting for seat 0 too)."""
+    from test_resume_own_abort import SEED, _pump
+
+    from p2php.session.memory import seeded_secrets
+    from p2php.session.records import Fault, FaultCode
+    from p2php.session.resume import _restore
+
+    peers = make_peers("uno", 3, {}, seed=SEED)
+    log: list[dict[str, Any]] = []
+    peers[2].record = log.append
+    def play() -> None:
+        for ls in peers:
+            if ls.awaiting_me():
+                ls.act(RandomBot(ls.seat).choose(ls.state, ls.seat, ls.knowledge(), ls.legal_actions()))
+
+    for _ in range(2):  # two rounds of play, everything delivered
+        play()
+        _pump(peers, set(), [])
+    play()
+    held: list[tuple[int, int, Any]] = []
+    hold = {(1, 2)} if later == "late_message" else {(1, 0), (1, 2)}  # then seat 1's messages are held back
+    for _ in range(50):
+        if not _pump(peers, hold, held):
+            break
+    live = peers[2]
+    assert live.waiting_for() == [1]
+    at = (live.tick, live.phase)
+    live.timeout([1])
+    _pump(peers, hold | {(2, 0), (2, 1)}, [])
+    if later == "abort_naming_us":  # the cheater seat 0
+        peers[0]._raise_fault(Fault(2, "no message came from it", (peers[0].tick, peers[0].phase), FaultCode.SILENT))
+        for msg in peers[0].poll():
+            if msg.kind == "abort":
+                live.receive(0, peers[0].wire_for(msg, 2))
+    else:
+        for frm, to, frame in held:
+            if to == 2:
+                live.receive(frm, frame)
+    assert live.fault is not None and live.fault.culprit == 1
+    header = {"game": "uno", "options": {}, "hellos": list(live.table.hellos), "seat": 2,
+              "master": seeded_secrets(SEED, 2).master}
+    ls = _restore("seat2.resume", header, log)
+    assert (ls.tick, ls.phase) == at == (live.tick, live.phase)
+    assert ls.fault is not None and (ls.fault.culprit, ls.fault.code) == (1, FaultCode.SILENT)
+    assert ls.waiting_at_abort == live.waiting_at_abort == [1]
+    assert ls.outbox == []
