@@ -7,7 +7,8 @@ or delayed (a user-space proxy on every link), and a spectator (``p2php watch``)
 plays a game and its rematch through ``p2php.api`` (``benchmarks/chaos_seat.py``) and kills a seat during the
 rematch's set-up. Invariants checked per seed:
 
-* every process ends within ``--bound`` seconds, with no traceback;
+* every process ends within ``--bound`` seconds, with no traceback (a seed with a slow disk: while some seat's
+  resume log or transcript grows at least every ``--bound`` seconds, up to ``SLOW_CAP`` x ``--bound``);
 * no seat's (nor the spectator's) verdict names a seat;
 * every seat's transcript exists and ``p2php verify`` accepts it;
 * every resume log still restores (``p2php.session.resume.restore``).
@@ -42,6 +43,13 @@ BAD_VERIFY = ("differs from the replay", "never processed", "the replay failed",
               "records no verdict", "Traceback", "does not read", "not a transcript")
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}  # every process runs this tree's p2php, whatever is installed
 AUDIT_MARK = b"\xa5audit"  # msgpack "audit": the kind of the audit records, which come only at the end of a log
+SLOW_CAP = 6.0
+"""A seed with a slow disk (``slowdisk``, ``slowwrite``) has this many times ``--bound`` to end, its bound then on
+stillness: it fails once no seat's resume log nor transcript grew for ``--bound`` seconds. Its slow seat holds each
+message of its own until the log's fsync covers it, at most ``SYNC_WAIT`` of ``--timeout`` (twice that for a throttled
+write, protocol.md §3.5), and the others answer only once it is sent: a game of N own messages plays N x 1.25 s longer
+(seed 304, HP Sha verified, seat 2's fsync 2 s: 174 sync waits of 1.25 s, the game 227 s instead of 7.5 s), a verified
+HP Sha game past 240 s, in step, nobody named (``tests/chaos_repro/repro_slow_fsync_game.py``)."""
 
 # (game, players, options, bot delay, span): span is about how long the game lasts unfaulted, where faults land.
 CONFIGS: dict[str, tuple[str, int, dict[str, str], float, float]] = {
@@ -451,7 +459,30 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                 spectator.codes.append(code)
                 spectator.ended.set()
 
-        with trio.move_on_after(bound) as scope:
+        limit = bound * SLOW_CAP if slow else bound
+        scope = trio.CancelScope(deadline=start + limit)
+        still: list[float] = []  # a slow-disk seed: the time it stood still for ``bound``, when it did
+
+        async def watch_progress() -> None:  # (a slow-disk seed's bound: on stillness, see SLOW_CAP)
+            seen: list[tuple[str, int]] = []
+            last = trio.current_time()
+            while True:
+                await trio.sleep(1.0)
+                now = trio.current_time()
+                sizes = []
+                for f in sorted([*work.glob("seat*.resume"), *work.glob("seat*.p2php")]):
+                    with contextlib.suppress(OSError):  # (a log renamed into place meanwhile)
+                        sizes.append((f.name, f.stat().st_size))
+                if sizes != seen:
+                    seen, last = sizes, now
+                elif now - last >= bound:
+                    still.append(now - start)
+                    scope.cancel()
+                    return
+
+        if slow:
+            nursery.start_soon(watch_progress)
+        with scope:
             async with trio.open_nursery() as inner:
                 for s in range(players):
                     await procs[s].start()
@@ -459,9 +490,11 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                 for at, kind, args in plan:
                     inner.start_soon(event, at, kind, args)
         if scope.cancelled_caught:
+            why = (f"{still[0]:.0f} s, nothing logged for the last {bound:.0f} s" if still
+                   else f"{limit:.0f} s" + (f" ({SLOW_CAP:g} x the bound: a slow disk)" if slow else ""))
             for p in [*procs, *([spectator] if spectator else [])]:
                 if p.proc is not None and p.proc.returncode is None:
-                    run.problems.append(f"{p.name} still running after {bound:.0f} s (runs {p.runs})")
+                    run.problems.append(f"{p.name} still running after {why} (runs {p.runs})")
                     p.kill()
         nursery.cancel_scope.cancel()
     run.seconds = round(trio.current_time() - start, 2)
