@@ -72,3 +72,53 @@ async def test_ten_syncs_asked_during_one_slow_fsync_ride_the_next_one(tmp_path:
     assert answered == [True] * 11
     assert len(fsyncs) <= 2 + 1, fsyncs  # (the last: the close's)
     assert fsyncs[1][1] >= 11, fsyncs  # the second fsync covered all ten and the first
+
+
+async def test_a_disk_proven_slower_than_the_wait_no_longer_holds_each_message(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Proposal.) Every fsync 4 x the wait: each message waited the whole wait for nothing (it left before its fsync
+    all the same): a game of N messages took N waits longer (seed 304: 174 x 1.25 s). After LATE_STREAK late syncs
+    in a row, a message waits only for its write; once the disk is fast again, one fsync done in time, the wait is
+    back."""
+    import toygame  # noqa: F401  (registers "toy")
+
+    from p2php.session.memory import make_peers
+
+    ls = make_peers("toy", 2, seed=1)[0]
+    path = tmp_path / "seat0.resume"
+    writer = resume.ResumeWriter(PeerConfig("toy", {}, 2, 0, "p0", resume_path=path), ls,
+                                 {0: ("127.0.0.1", 1), 1: ("127.0.0.1", 2)})
+    writer.write_now()
+    real = os.fsync
+    slow = {"s": 4 * 0.1}
+
+    def fsync(fd: int) -> None:
+        if os.path.samestat(os.fstat(fd), os.stat(path)):
+            time.sleep(slow["s"])
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    waits: list[tuple[float, bool]] = []
+
+    async def message(n: int) -> None:
+        writer.append({"local": "probe", "n": n})
+        began = time.monotonic()
+        ok = await writer.sync(0.1)
+        waits.append((time.monotonic() - began, ok))
+
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(writer.run)
+            for n in range(10):
+                await message(n)
+            slow["s"] = 0.0
+            await trio.sleep(1.0)  # (the fsyncs asked meanwhile end; the next is in time)
+            for n in range(10, 13):
+                await message(n)
+            nursery.cancel_scope.cancel()
+    await writer.aclose()
+    assert all(w >= 0.09 and not ok for w, ok in waits[:getattr(resume, "LATE_STREAK", 3)]), waits
+    assert all(w < 0.05 for w, _ in waits[getattr(resume, "LATE_STREAK", 3):10]), waits  # only the write waited for
+    assert all(ok for _, ok in waits[11:]), waits  # a fast disk: waited for, in time, again
+    _, records = resume.read(path)
+    assert [r["n"] for r in records if r.get("local") == "probe"] == list(range(13))

@@ -446,6 +446,10 @@ safe since a seat rebuilt from its log makes nothing of its own until every link
 its messages it holds (the runner's REJOIN_HOLD): a message the log lost in a crash is handed back, never answered
 again. A normal ``fsync`` (milliseconds) is still waited for in full."""
 
+LATE_STREAK = 3
+"""Syncs late in a row after which a message no longer waits for the fsync (only for its write), until one is done
+in time again."""
+
 CLOSE_WAIT = 60.0
 """Seconds the end of a game waits for a slow disk to finish the resume log (a step still running, then the rest)."""
 
@@ -475,6 +479,8 @@ class ResumeWriter:
         self.late_syncs = 0  # syncs not done within the wait of :meth:`sync` (the message was sent all the same)
         self._asked = 0  # durable flushes asked for (:meth:`sync`)
         self._synced = 0  # the last of them done
+        self._late_streak = 0  # syncs late in a row (an fsync done within SYNC_WAIT of its start ends it)
+        self._within = 0.0
         self._wake = trio.Event()  # a step is wanted (set: the worker runs one)
         self._done = trio.Event()  # set when the worker ends a step (then replaced)
         try:
@@ -515,14 +521,19 @@ class ResumeWriter:
         what was appended is handed to the system, a wait of at most ``within`` more (a slow write runs on too)."""
         if self.file is None:
             return True
+        self._within = within
         self._asked += 1
         asked = self._asked
         self._wake.set()
-        with trio.move_on_after(within):
+        # A disk proven slower than the wait (its last LATE_STREAK syncs late, no fsync within ``within`` since):
+        # waiting again only delays the message, which leaves before its fsync all the same. Only the write is
+        # waited for (below); the worker's fsyncs run on, and one done in time ends the streak.
+        with trio.move_on_after(0 if self._late_streak >= LATE_STREAK else within):
             while self.file is not None and self._synced < asked:
                 await self._done.wait()
         if self.file is None or self._synced >= asked:
             return True
+        self._late_streak += 1
         # Late: the fsync runs on, but what was appended reaches the system before the message leaves (the write
         # lock is not held through an fsync), so a crash of this process, a kill or a Ctrl-C, loses none of it:
         # only a power cut can, and a local record (a sealed answer's) nobody else holds is not lost by less.
@@ -554,6 +565,7 @@ class ResumeWriter:
             if file is None:
                 break
             durable = asked > self._synced
+            began = trio.current_time()
             try:
                 await _in_thread(partial(file.flush, durable))
             except OSError as err:
@@ -562,6 +574,8 @@ class ResumeWriter:
             else:
                 if durable:
                     self._synced = asked
+                    if trio.current_time() - began <= self._within:
+                        self._late_streak = 0
             done, self._done = self._done, trio.Event()
             done.set()
         self._done.set()
