@@ -464,8 +464,16 @@ class Peer:
         await trio.lowlevel.checkpoint()
 
     def save_transcript(self, path: str | Path) -> Path:
-        """Write this peer's signed transcript (complete once the game is over); ``p2php verify`` checks it."""
+        """Write this peer's signed transcript (complete once the game is over); ``p2php verify`` checks it.
+
+        It waits for the disk (a write and two ``fsync``s) in the calling thread: in the loop of a game still
+        running, use :meth:`save_transcript_async`, which never holds the loop."""
         return _transcript.save(self.lockstep, path)
+
+    async def save_transcript_async(self, path: str | Path) -> Path:
+        """:meth:`save_transcript`, the disk's work in a worker thread: a slow disk never holds the game's loop
+        (red-team rt7-loopio: a save mid-game, 2 x 3 s fsyncs, got this honest seat named ``silent``)."""
+        return await _transcript.save_async(self.lockstep, path)
 
     async def wait(self) -> PeerResult:
         """Wait for the end of the game and return what the runner reports (raises :class:`PeerFailed`)."""
@@ -609,7 +617,7 @@ class Peer:
                 self._observe(result.lockstep, [])
                 if transcript_path is not None:
                     try:
-                        _transcript.save(result.lockstep, transcript_path)
+                        await _transcript.save_async(result.lockstep, transcript_path)  # (off the loop)
                     except OSError as err:
                         self._emit(LobbyNews(f"could not save the transcript: {err.strerror or err}"))
                 self._result = result

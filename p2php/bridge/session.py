@@ -605,7 +605,7 @@ class BridgeSession:
 
     async def _op_save(self, cmd: Mapping[str, Any], ident: Any) -> None:
         peer = self._peer()
-        path = peer.save_transcript(Path(_field(cmd, "path", str)))
+        path = await peer.save_transcript_async(Path(_field(cmd, "path", str)))  # (the game's loop: never held)
         self.emit({"event": "saved", "path": str(path), "complete": peer.lockstep.finished}, ident)
 
     async def _op_verify(self, cmd: Mapping[str, Any], ident: Any) -> None:

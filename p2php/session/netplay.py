@@ -355,7 +355,7 @@ async def _play_seats(
     path = getattr(args, "transcript", None)
     if path:
         try:
-            transcript.save(results[shown].lockstep, path)
+            await transcript.save_async(results[shown].lockstep, path)
         except OSError as err:
             _err(f"cannot save the transcript to {path}: {err.strerror or err}")
             return 3

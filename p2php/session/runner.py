@@ -274,7 +274,7 @@ async def run_peer(
     await runner.run(listener, rejoining=restored is not None)
     if cfg.transcript_path is not None:
         try:
-            transcript.save(ls, cfg.transcript_path)
+            await transcript.save_async(ls, cfg.transcript_path)  # (off the loop: a slow disk must not hold it)
         except OSError as err:  # the game is over and its record is in the result: say it, lose nothing more
             log.warning("cannot save the transcript to %s: %s", safe(str(cfg.transcript_path), 200),
                         safe(err.strerror or str(err), 100))

@@ -22,9 +22,11 @@ Each fault is reported as ``message N (seat S, KIND at T.P): reason``, where
 from __future__ import annotations
 
 import errno
+import inspect
 import io
 import os
 import re
+import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any, overload
 
 import msgpack
+import trio
 
 from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import Game, OptionError
@@ -130,12 +133,64 @@ def save(ls: Lockstep, path: str | Path) -> Path:
     result do the same here (before, ``--transcript .`` raised ValueError after the game: a traceback, no
     verdict shown, the record lost)."""
     path = Path(path)
+    _write(path, msgpack.packb(to_data(ls), use_bin_type=True))
+    return path
+
+
+def _write(path: Path, data: bytes) -> None:
     if path.name in ("", ".", "..") or path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "it is a directory, not a file", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     # Whole or not at all, and on the disk once saved: the file fsynced before its rename, the rename by an fsync
     # of its directory (before, a power cut soon after could leave no transcript, or an empty one, under the name).
-    replace_durably(path, msgpack.packb(to_data(ls), use_bin_type=True))
+    replace_durably(path, data)
+
+
+SAVE_WAIT = 60.0
+"""Seconds :func:`save_async` waits for a slow disk to write and ``fsync`` a transcript before it gives up waiting."""
+
+CANCEL_SAVE_WAIT = 5.0
+"""Seconds a cancelled :func:`save_async` still waits for it, shielded (its process may end at once after)."""
+
+# trio renamed ``cancellable`` to ``abandon_on_cancel`` (0.23); support both (as p2php.bridge.stdio does).
+_ABANDON = {("abandon_on_cancel" if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
+             else "cancellable"): True}
+
+
+async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) -> Path:
+    """:func:`save` for a caller in a trio loop: the record is packed here (as it is now), and written, ``fsync``ed
+    and renamed into place (its folder ``fsync``ed) in a worker thread, so a slow disk never holds the loop (red-team
+    rt7-loopio: 2 x 3 s fsyncs held it 6.0 s, and another table played in that loop had its honest seat named
+    ``silent``). Returns once the file is on the disk, or raises its :class:`OSError`; a disk that has not finished
+    within ``within`` seconds is a :class:`TimeoutError` (an OSError; the write runs on, and may still put the whole
+    file in place). Cancelled, it waits for the write at most :data:`CANCEL_SAVE_WAIT` more, shielded (the process
+    may end at once after, its worker threads with it), then lets the cancel through."""
+    path = Path(path)
+    data = msgpack.packb(to_data(ls), use_bin_type=True)
+    done = threading.Event()
+    failed: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            _write(path, data)
+        except BaseException as err:
+            failed.append(err)
+        finally:
+            done.set()
+
+    run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
+    try:
+        with trio.move_on_after(within):
+            await run_sync(work, **_ABANDON)
+    except trio.Cancelled:
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(done.wait, CANCEL_SAVE_WAIT)  # (bounded by its own timeout)
+        raise
+    if failed:
+        raise failed[0]
+    if not done.is_set():
+        raise TimeoutError(errno.ETIMEDOUT, f"the disk did not finish writing it within {within:.0f} s (the write "
+                           "runs on)", str(path))
     return path
 
 
