@@ -109,3 +109,55 @@ async def test_a_cancelled_save_still_waits_a_bounded_time_for_the_disk(
     with trio.move_on_after(SLOW / 4):
         await transcript.save_async(ended, tmp_path / "slow" / "u.p2php")
     assert time.monotonic() - began < SLOW  # bounded
+
+
+@needs_proc
+def test_a_log_given_up_does_its_file_work_off_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Seat 0's log: each fsync takes 0.6 s and fails (EIO), each write of its records and the rename aside take
+    SLOW; ``timeout`` 2 (a sync waits 0.5 s); each seat in a loop (thread) of its own. Before, ``_give_up`` wrote
+    what was queued and renamed the log aside in the game's loop (3 s + 3 s: the other seat named the honest seat
+    ``silent``, ``tests/chaos_repro/repro_give_up_in_loop.py``). Now a worker thread does it, and the game's end
+    waits for it: the log is set aside, one warning says so."""
+    import threading
+
+    from repro_give_up_in_loop import failing_disk, two_loops
+
+    held: list[str] = []
+    loops: set[threading.Thread] = set()
+    for obj, attr, value in failing_disk("seat0.resume", SLOW, held, loops, fsync_wait=0.6):
+        monkeypatch.setattr(obj, attr, value)
+    verdicts, _ = two_loops(tmp_path, 2.0, loops, say=lambda line: None)
+    assert "rename aside in the worker thread" in held, held
+    assert not [h for h in held if "game loop" in h], held
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["seat0.resume.incomplete", "seat1.resume"]
+    said = [r.getMessage() for r in caplog.records if "cannot be written" in r.getMessage()]
+    assert len(said) == 1 and ".incomplete" in said[0], said
+    for seat in range(2):
+        assert verdicts[seat] is not None and verdicts[seat].clean, (seat, verdicts[seat])
+
+
+@needs_proc
+def test_a_write_that_fails_after_a_late_sync_stopped_waiting_gives_the_log_up(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Seat 0's fsyncs take 1 s (``timeout`` 2: a sync waits 0.5 s, then hands the records to the system in a
+    worker, waiting 0.5 s more); the first such late write takes 0.6 s and fails (EIO), its records lost. Before,
+    nobody saw it: the log stayed in place with a hole (``p2php resume`` rebuilt the seat at its start, 0 of 15
+    messages) and no warning (``tests/chaos_repro/repro_late_write_error.py``). Now it gives the log up as an
+    on-time failure does: set aside, one warning."""
+    import threading
+
+    from repro_give_up_in_loop import two_loops
+    from repro_late_write_error import late_write_fails
+
+    loops: set[threading.Thread] = set()
+    failed: list[int] = []
+    for obj, attr, value in late_write_fails("seat0.resume", loops, failed, [], fsync_wait=1.0, write_wait=0.6):
+        monkeypatch.setattr(obj, attr, value)
+    verdicts, _ = two_loops(tmp_path, 2.0, loops, say=lambda line: None)
+    assert failed  # a late write did fail
+    said = [r.getMessage() for r in caplog.records if "cannot be written" in r.getMessage()]
+    assert len(said) == 1 and "Input/output error" in said[0], said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["seat0.resume.incomplete", "seat1.resume"]
+    for seat in range(2):
+        assert verdicts[seat] is not None and verdicts[seat].clean, (seat, verdicts[seat])

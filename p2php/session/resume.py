@@ -483,6 +483,12 @@ class ResumeWriter:
         self._within = 0.0
         self._wake = trio.Event()  # a step is wanted (set: the worker runs one)
         self._done = trio.Event()  # set when the worker ends a step (then replaced)
+        self._closing: ResumeLog | None = None  # a log whose close ran on past aclose's wait (its error still counts)
+        self._aside: threading.Event | None = None  # a given-up log's file work (a worker thread): set when done
+        try:
+            self._token: trio.lowlevel.TrioToken | None = trio.lowlevel.current_trio_token()  # (the game's loop)
+        except RuntimeError:
+            self._token = None
         try:
             self.file = ResumeLog.create(cfg, ls, addresses)
         except OSError as err:
@@ -543,7 +549,7 @@ class ResumeWriter:
         file = self.file
         with trio.move_on_after(within):
             try:
-                await _in_thread(file.flush)
+                await _in_thread(partial(self._reported, file, file.flush))
             except OSError as err:
                 if self.file is file:
                     self._give_up(err)
@@ -566,8 +572,8 @@ class ResumeWriter:
                 break
             durable = asked > self._synced
             began = trio.current_time()
-            try:
-                await _in_thread(partial(file.flush, durable))
+            try:  # (a step the end of the game leaves running still reports its failure: :meth:`_reported`)
+                await _in_thread(partial(self._reported, file, partial(file.flush, durable)))
             except OSError as err:
                 if self.file is file:
                     self._give_up(err)
@@ -586,23 +592,86 @@ class ResumeWriter:
         must not hold the end of the game for good), then leave it to finish alone, with a warning."""
         file = self.file
         if file is None:
+            await self._set_aside_within(within)
             return
         with trio.move_on_after(within) as scope:
             try:
-                await _in_thread(partial(file.close, durable=True))
+                await _in_thread(partial(self._reported, file, partial(file.close, durable=True)))
             except OSError as err:
                 if self.file is file:
                     self._give_up(err)
+                await self._set_aside_within(within)
                 return
         self.file = None
         if scope.cancelled_caught:
+            self._closing = file  # (its OSError, if it comes, still gives the log up: :meth:`_reported`)
             log.warning("the disk of the resume log %s did not finish writing it within %.0f s: it may lack its last "
                         "records (a resume of this seat gets them back from the others)", safe(str(self.path), 200),
                         within)
 
+    def _reported(self, file: ResumeLog, step: Callable[[], object]) -> None:
+        """(In a worker thread.) ``step`` of ``file``, whose :class:`OSError` gives the log up even once nobody waits
+        for it any more: a late sync's write (or the end's close) runs on alone past its bounded wait, and before, its
+        failure was never seen -- the log stayed in place, a hole in it, and no warning (red-team rt7-loopio: a write
+        of 4 records failed 1 s after the wait; ``p2php resume`` took the log and rebuilt the seat at its start). It
+        is handed to the game's loop (its give-up is the loop's, as an on-time failure's is), or given up here if that
+        loop has ended."""
+        try:
+            step()
+        except OSError as err:
+            try:
+                if self._token is None:
+                    raise trio.RunFinishedError
+                self._token.run_sync_soon(self._late_failure, file, err)
+            except trio.RunFinishedError:
+                self._late_failure(file, err)
+            raise
+
+    def _late_failure(self, file: ResumeLog, err: OSError) -> None:
+        """(In the game's loop, between its tasks; or in the worker once the loop ended.) Never raises."""
+        try:
+            if self.file is file or self._closing is file:
+                self._closing = None
+                self._give_up(err)
+        except Exception:  # (a callback of the loop must never raise)
+            log.exception("giving the resume log %s up", safe(str(self.path), 200))
+
+    async def _set_aside_within(self, within: float) -> None:
+        """Wait at most ``within`` seconds for a given-up log's file work (:meth:`_give_up`) to end."""
+        done = self._aside
+        if done is None or done.is_set():
+            return
+        with trio.move_on_after(within):
+            await _in_thread(partial(done.wait, within))
+        if not done.is_set():
+            log.warning("the disk of the resume log %s did not finish setting it aside within %.0f s: do not resume "
+                        "from it", safe(str(self.path), 200), within)
+
     def _give_up(self, err: OSError) -> None:
+        """Play on without the log: nothing more is recorded, and the file work (closing the file, writing what was
+        queued; the log renamed aside, or removed; the warning) is left to a worker thread when a trio loop runs here,
+        waited for by :meth:`aclose`: a disk that fails often hangs too, and that work in the game's loop held it
+        (red-team rt7-loopio: a 3 s write and a 3 s rename after an EIO, 6.0 s, and the other seat named this honest
+        seat ``silent``)."""
         self.ls.record = None
         file, self.file = self.file, None
+        try:
+            trio.lowlevel.current_trio_token()
+        except RuntimeError:  # no loop here (a caller with no worker, or a worker once the loop ended)
+            self._set_aside(file, err)
+            return
+        done = self._aside = threading.Event()
+
+        def work() -> None:
+            try:
+                self._set_aside(file, err)
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="p2php-resume-aside", daemon=True).start()
+
+    def _set_aside(self, file: ResumeLog | None, err: OSError) -> None:
+        """The file work of :meth:`_give_up` (any thread)."""
         if file is not None:
             with contextlib.suppress(OSError):
                 file.close(block=False)  # (a write another thread still runs keeps the file open)
