@@ -161,3 +161,26 @@ def test_a_write_that_fails_after_a_late_sync_stopped_waiting_gives_the_log_up(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["seat0.resume.incomplete", "seat1.resume"]
     for seat in range(2):
         assert verdicts[seat] is not None and verdicts[seat].clean, (seat, verdicts[seat])
+
+
+async def test_resume_peer_rebuilds_the_peer_off_the_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``p2php.api.resume_peer`` reads the log and replays every message of it (``resume.restore``): in the app's
+    loop, a 2-seat UNO game's log (11.9 MB, 28 980 messages) held it 16.5 s
+    (``tests/chaos_repro/repro_restore_in_loop.py``). A worker thread does it now: here a restore that takes SLOW
+    (and then refuses the log) leaves the loop running."""
+    from p2php import api
+    from p2php.session import resume
+
+    def slow_restore(path: Any) -> Any:
+        time.sleep(SLOW)
+        raise resume.ResumeError(f"{path}: not a resume log")
+
+    monkeypatch.setattr(resume, "restore", slow_restore)
+    ticker = Ticker(0.02)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ticker.run)
+        async with api.resume_peer(tmp_path / "seat0.resume") as peer:
+            with pytest.raises(api.PeerFailed, match="not a resume log"):
+                await peer.wait()
+        nursery.cancel_scope.cancel()
+    assert ticker.largest < SLOW / 2, ticker.largest
