@@ -35,7 +35,7 @@ from p2php.engine.contract import Game, OptionError
 from p2php.engine.registry import game_names, get_game, parse_option_pairs
 from p2php.errors import P2phpError, UsageError
 from p2php.net.ports import DISCOVERY_PORT, LOBBY_PORT
-from p2php.piped_output import flow_control_off, unblock_stdout
+from p2php.piped_output import flow_control_off, unblock_stderr, unblock_stdout
 from p2php.session.modes import SESSION_OPTIONS, crypto_mode, crypto_notice
 from p2php.session.owndecks import table_setup
 from p2php.session.runner import Decider, PeerResult, bot_decider, check_delay, slowed
@@ -444,9 +444,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    original = sys.stdout
+    original, original_err = sys.stdout, sys.stderr
     seat = bool(getattr(args, "seat_output", False))
     piped = unblock_stdout() if seat else None  # a seat: never stalled by its reader
+    piped_err = unblock_stderr() if seat else None  # (nor by its warnings' reader)
     try:
         with flow_control_off(sys.stdout) if seat and piped is None else contextlib.nullcontext():
             code: int = args.func(args)
@@ -466,6 +467,9 @@ def main(argv: list[str] | None = None) -> int:
         if piped is not None:
             piped.drain()  # the game is over: now the reader may take its time
             sys.stdout = original
+        if piped_err is not None:
+            piped_err.drain()
+            sys.stderr = original_err
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ try:
 except ImportError:  # (not on Windows)
     termios = None  # type: ignore[assignment]
 
-__all__ = ["HELD", "PipedOutput", "flow_control_off", "unblock_stdout"]
+__all__ = ["HELD", "PipedOutput", "flow_control_off", "unblock_stderr", "unblock_stdout"]
 
 HELD = 8 * 1024 * 1024
 """Characters that may wait for a reader before whole lines are left out (a whole game prints well under 1 MB)."""
@@ -146,6 +146,17 @@ def unblock_stdout() -> PipedOutput | None:
         return None
     sys.stdout = PipedOutput(sys.stdout)
     return sys.stdout
+
+
+def unblock_stderr() -> PipedOutput | None:
+    """:func:`unblock_stdout` for ``sys.stderr``: a seat's warnings are written from its loop too, and an outsider
+    writes them at will (one per connection to the seat's listener whose handshake fails). With stderr a pipe its
+    reader did not drain, 533 such connections filled it and the next warning held the seat's loop 38.9 s: the other
+    seat named the honest seat ``silent`` (red-team rt7-loopio, ``tests/chaos_repro/repro_stderr_unread.py``)."""
+    if isinstance(sys.stderr, PipedOutput) or sys.stderr.isatty():
+        return None
+    sys.stderr = PipedOutput(sys.stderr)
+    return sys.stderr
 
 
 @contextlib.contextmanager

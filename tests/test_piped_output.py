@@ -269,6 +269,56 @@ def test_a_seat_whose_output_pipe_nobody_reads_plays_its_game_to_a_clean_end() -
     assert len(printed) > 4096 and "left out" not in printed
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs F_SETPIPE_SZ (Linux) to make a small pipe")
+def test_a_seat_whose_stderr_pipe_nobody_reads_is_not_stalled_by_an_outsiders_warnings() -> None:
+    """Seat 0's stderr is a 4 kB pipe nobody reads; an outsider opens connection after connection to its listener
+    during play, each a failed handshake and one warning. Before, stdout was guarded but stderr was not: the pipe
+    filled and the next warning held seat 0's loop (in-process, ``tests/chaos_repro/repro_stderr_unread.py``: 533
+    connections, 38.9 s, the honest seat named ``silent``)."""
+    import socket
+
+    from cli_helpers import free_ports  # type: ignore[import-not-found]
+
+    ports = free_ports(2)
+    addresses = ",".join(f"127.0.0.1:{p}" for p in ports)
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, 1031, 4096)  # F_SETPIPE_SZ
+    common = ["uno", "--addresses", addresses, "--seed", "5", "--timeout", "5", "--resume-timeout", "5"]
+    seat0 = subprocess.Popen([*P2PHP, "peer", *common, "--seat", "0"], stdout=subprocess.DEVNULL, stderr=write_end)
+    os.close(write_end)
+    stop = threading.Event()
+    made = [0]
+
+    def outsider() -> None:
+        while not stop.is_set():
+            try:
+                with socket.create_connection(("127.0.0.1", ports[0]), timeout=1.0) as conn:
+                    conn.sendall(b"\xff" * 8)
+                    conn.settimeout(1.0)
+                    conn.recv(1)
+                made[0] += 1
+            except OSError:
+                time.sleep(0.05)
+
+    flood = threading.Thread(target=outsider, daemon=True)
+    try:
+        seat1 = subprocess.Popen([*P2PHP, "peer", *common, "--seat", "1"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        flood.start()
+        out, err = seat1.communicate(timeout=120)
+        stop.set()
+        with os.fdopen(read_end, "rb") as pipe:
+            said = pipe.read().decode()  # now the reader comes
+        assert seat0.wait(30) == 0
+    finally:
+        stop.set()
+        for proc in (seat0, seat1):
+            if proc.poll() is None:
+                proc.kill()
+    assert made[0] > 100 and len(said) > 4096, (made, len(said))
+    assert seat1.returncode == 0 and "audit: clean" in out, out[-2000:] + err[-2000:]
+
+
 def _stopped_terminal() -> tuple[int, Any]:
     """A pseudo-terminal with flow control on whose person pressed Ctrl-S: (its master fd, its slave as a stream)."""
     import pty
