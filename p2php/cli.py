@@ -432,13 +432,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ws", metavar="HOST:PORT", help="serve the same messages on a local WebSocket instead")
     p.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                    help="a web page origin allowed to connect to --ws (browsers' other pages are refused)")
-    p.set_defaults(func=cmd_bridge)
+    p.set_defaults(func=cmd_bridge, warnings_output=True)  # (its seat's warnings: never stalled by stderr's reader)
 
     p = sub.add_parser("web", help="play in the browser: a local page driving your peer (needs p2php[ws])")
     p.add_argument("--port", type=int, default=8080, help="local port of the page (0: any free port)")
     p.add_argument("--bind", default="127.0.0.1", help="address to serve on (default: loopback only)")
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser")
-    p.set_defaults(func=cmd_web)
+    p.set_defaults(func=cmd_web, warnings_output=True)
     return parser
 
 
@@ -447,7 +447,8 @@ def main(argv: list[str] | None = None) -> int:
     original, original_err = sys.stdout, sys.stderr
     seat = bool(getattr(args, "seat_output", False))
     piped = unblock_stdout() if seat else None  # a seat: never stalled by its reader
-    piped_err = unblock_stderr() if seat else None  # (nor by its warnings' reader)
+    # (nor by its warnings' reader: the bridge's and the web page's seats too, whose stdout is theirs)
+    piped_err = unblock_stderr() if seat or getattr(args, "warnings_output", False) else None
     try:
         with flow_control_off(sys.stdout) if seat and piped is None else contextlib.nullcontext():
             code: int = args.func(args)

@@ -319,6 +319,35 @@ def test_a_seat_whose_stderr_pipe_nobody_reads_is_not_stalled_by_an_outsiders_wa
     assert seat1.returncode == 0 and "audit: clean" in out, out[-2000:] + err[-2000:]
 
 
+@pytest.mark.parametrize("command", [["bridge"], ["web", "--no-browser"],
+                                     ["peer", "toy", "--seat", "0", "--addresses", "127.0.0.1:1,127.0.0.1:2"]])
+def test_every_command_that_plays_a_seat_guards_its_stderr(monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    """``p2php bridge`` and ``p2php web`` play seats too (an app reads the bridge's stdout, often not its stderr):
+    their warnings must not stall the seat either (the test above, for ``peer``)."""
+    from p2php import cli, peercli
+
+    class Pipe(StoppedReader):
+        def isatty(self) -> bool:
+            return False
+
+    seen: list[bool] = []
+
+    def run(args: Any) -> int:
+        seen.append(isinstance(sys.stderr, PipedOutput))
+        return 0
+
+    err, out = Pipe(), Pipe()
+    err.reading.set()
+    out.reading.set()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", out)
+    for module, name in ((cli, "cmd_bridge"), (cli, "cmd_web"), (peercli, "cmd_peer")):
+        monkeypatch.setattr(module, name, run)
+    assert cli.main(command) == 0
+    assert seen == [True]
+    assert sys.stderr is err  # (put back)
+
+
 def _stopped_terminal() -> tuple[int, Any]:
     """A pseudo-terminal with flow control on whose person pressed Ctrl-S: (its master fd, its slave as a stream)."""
     import pty
