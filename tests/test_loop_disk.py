@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "chaos_repro"))
 from repro_save_in_loop import Ticker, slow_fsync_under  # noqa: E402
 
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds a file descriptor's path in /proc")
-SLOW = 0.4  # seconds a slowed fsync takes
+SLOW = 0.5  # seconds a slowed fsync takes
 
 
 @needs_proc
@@ -60,7 +60,7 @@ async def test_saving_the_transcript_at_the_end_never_holds_the_loop(
                     table.start_soon(one, seat)
             nursery.cancel_scope.cancel()
     assert slowed == ["seat0.p2php.tmp", "slow"]
-    assert ticker.largest < SLOW / 2, ticker.largest
+    assert ticker.largest < SLOW * 0.6, ticker.largest
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ async def test_save_async_is_durable_and_bounded(ended: Any, tmp_path: Path, mon
         await trio.sleep(2 * SLOW)
         assert transcript.verify(tmp_path / "slow" / "late.p2php").ok
         nursery.cancel_scope.cancel()
-    assert ticker.largest < SLOW / 2, ticker.largest
+    assert ticker.largest < SLOW * 0.6, ticker.largest
 
 
 @needs_proc
@@ -183,4 +183,4 @@ async def test_resume_peer_rebuilds_the_peer_off_the_loop(tmp_path: Path, monkey
             with pytest.raises(api.PeerFailed, match="not a resume log"):
                 await peer.wait()
         nursery.cancel_scope.cancel()
-    assert ticker.largest < SLOW / 2, ticker.largest
+    assert ticker.largest < SLOW * 0.6, ticker.largest
