@@ -184,3 +184,52 @@ async def test_resume_peer_rebuilds_the_peer_off_the_loop(tmp_path: Path, monkey
                 await peer.wait()
         nursery.cancel_scope.cancel()
     assert ticker.largest < SLOW * 0.6, ticker.largest
+
+
+def test_a_save_that_runs_on_never_writes_into_the_next_saves_file(
+        ended: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save past its wait (TimeoutError: "the write runs on") and the next save of the same path (the app saves
+    again; the game's end saves there too) shared ``path.tmp``: the late write landed in the file the next save had
+    renamed into place and said "saved" of -- the transcript then did not load ("stray bytes", review rv7-loopio,
+    ``tests/chaos_repro/rv7_concurrent_saves.py``). Saves of one path are done one after the other."""
+    import builtins
+
+    from p2php.session import durable
+
+    real, stalls = builtins.open, [True]
+
+    class Stalled:  # the first write of a file waits SLOW (a disk that throttles its writers)
+        def __init__(self, file: Any) -> None:
+            self.file = file
+
+        def __enter__(self) -> Any:
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            self.file.close()
+
+        def write(self, data: bytes) -> int:
+            time.sleep(SLOW)
+            return int(self.file.write(data))
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.file, name)
+
+    def stalling_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        opened = real(file, mode, *args, **kwargs)
+        return Stalled(opened) if "w" in mode and stalls and stalls.pop() else opened
+
+    monkeypatch.setattr(durable, "open", stalling_open, raising=False)
+    early = make_peers("toy", 2, seed=1)[0]  # a save mid-game: a shorter record
+    path = tmp_path / "t.p2php"
+
+    async def main() -> None:
+        with pytest.raises(TimeoutError):
+            await transcript.save_async(early, path, within=SLOW / 5)
+        saved = await transcript.save_async(ended, path)
+        assert transcript.verify(saved).ok
+        await trio.sleep(2 * SLOW)  # (the first save's write, had it run on alone)
+
+    trio.run(main)
+    assert transcript.verify(path).ok  # the last save's whole record
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.p2php"]

@@ -137,13 +137,23 @@ def save(ls: Lockstep, path: str | Path) -> Path:
     return path
 
 
+_WRITING: dict[Path, threading.Lock] = {}  # a lock per path saved to: its saves one after the other
+_WRITING_GUARD = threading.Lock()
+
+
 def _write(path: Path, data: bytes) -> None:
     if path.name in ("", ".", "..") or path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "it is a directory, not a file", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Whole or not at all, and on the disk once saved: the file fsynced before its rename, the rename by an fsync
-    # of its directory (before, a power cut soon after could leave no transcript, or an empty one, under the name).
-    replace_durably(path, data)
+    with _WRITING_GUARD:
+        lock = _WRITING.setdefault(path.absolute(), threading.Lock())
+    # One save of a path at a time: a save past its wait runs on (:func:`save_async`), and the next one of that path
+    # wrote the same ``path.tmp`` -- the late write landed in the file the next had renamed into place and said
+    # "saved" of, which then did not load (review rv7-loopio). The last save asked for is the last one written.
+    with lock:
+        # Whole or not at all, and on the disk once saved: the file fsynced before its rename, the rename by an
+        # fsync of its directory (before, a power cut soon after could leave no transcript, or an empty one).
+        replace_durably(path, data)
 
 
 SAVE_WAIT = 60.0
