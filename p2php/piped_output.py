@@ -142,7 +142,7 @@ class PipedOutput(io.TextIOBase):
 def unblock_stdout() -> PipedOutput | None:
     """Put a :class:`PipedOutput` in front of ``sys.stdout`` unless it is a terminal; returns it (None: a terminal,
     or already done). Call :meth:`PipedOutput.drain` before the process ends."""
-    if isinstance(sys.stdout, PipedOutput) or sys.stdout.isatty():
+    if not _pipe_or_file(sys.stdout):
         return None
     sys.stdout = PipedOutput(sys.stdout)
     return sys.stdout
@@ -153,10 +153,22 @@ def unblock_stderr() -> PipedOutput | None:
     writes them at will (one per connection to the seat's listener whose handshake fails). With stderr a pipe its
     reader did not drain, 533 such connections filled it and the next warning held the seat's loop 38.9 s: the other
     seat named the honest seat ``silent`` (red-team rt7-loopio, ``tests/chaos_repro/repro_stderr_unread.py``)."""
-    if isinstance(sys.stderr, PipedOutput) or sys.stderr.isatty():
+    if not _pipe_or_file(sys.stderr):
         return None
     sys.stderr = PipedOutput(sys.stderr)
     return sys.stderr
+
+
+def _pipe_or_file(stream: TextIO | None) -> bool:
+    """Whether ``stream`` is one to put a :class:`PipedOutput` in front of: not a terminal, not one already, and
+    there at all -- closed at the start (``2>&-``) or under ``pythonw``, Python's is None, and asking it
+    ``isatty()`` killed every seat command at once, its traceback nowhere (review rv7-loopio)."""
+    if stream is None or isinstance(stream, PipedOutput):
+        return False
+    try:
+        return not stream.isatty()
+    except (ValueError, OSError):  # (a stream closed under us: left as it is)
+        return False
 
 
 @contextlib.contextmanager

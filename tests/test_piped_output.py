@@ -394,3 +394,12 @@ def test_ctrl_s_in_a_seats_terminal_no_longer_stops_its_output() -> None:
     assert waiting.wait(5.0)
     for fd in (master, master2):
         os.close(fd)
+
+
+def test_a_seat_with_no_stderr_still_runs() -> None:
+    """A seat started with stderr closed (``2>&-``; ``pythonw`` on Windows has none either): Python's ``sys.stderr``
+    is None. ``unblock_stderr`` asked it ``isatty()``: every seat command died at once, exit 1, its traceback
+    nowhere (review rv7-loopio; before the guard of stderr, this refusal said why, exit 2)."""
+    proc = subprocess.run([*P2PHP, "host", "uno", "--option", "bogus=1", "--port", "0", "--discovery-port", "0"],
+                          stdout=subprocess.PIPE, text=True, timeout=60, preexec_fn=lambda: os.close(2))
+    assert proc.returncode == 2 and "unknown option(s) bogus" in proc.stdout, (proc.returncode, proc.stdout)
