@@ -233,3 +233,15 @@ def test_a_save_that_runs_on_never_writes_into_the_next_saves_file(
     trio.run(main)
     assert transcript.verify(path).ok  # the last save's whole record
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.p2php"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="sends itself a SIGINT")
+def test_a_ctrl_c_during_a_save_still_waits_a_bounded_time_for_the_disk() -> None:
+    """A Ctrl-C while ``save_async`` waits for the disk in trio's main task (``p2php peer``: ``run_peer`` saves at the
+    end): trio raises it there as a KeyboardInterrupt, no Cancelled, and the shielded wait was skipped -- the
+    process ended with its worker thread, no transcript, a stray ``.tmp`` (review rv7-loopio)."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent / "chaos_repro" / "rv7_ctrl_c_save.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60).stdout
+    assert "interrupted" in out and "files as the process ends: ['t.p2php']" in out, out

@@ -192,7 +192,7 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
     try:
         with trio.move_on_after(within):
             await run_sync(work, **_ABANDON)
-    except trio.Cancelled:
+    except BaseException:  # (a Ctrl-C too: trio raises it in the main task as a KeyboardInterrupt, no Cancelled)
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(done.wait, CANCEL_SAVE_WAIT)  # (bounded by its own timeout)
         raise
