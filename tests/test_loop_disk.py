@@ -245,3 +245,16 @@ def test_a_ctrl_c_during_a_save_still_waits_a_bounded_time_for_the_disk() -> Non
     script = Path(__file__).resolve().parent / "chaos_repro" / "rv7_ctrl_c_save.py"
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60).stdout
     assert "interrupted" in out and "files as the process ends: ['t.p2php']" in out, out
+
+
+def test_a_log_still_being_set_aside_is_neither_resumed_nor_made_anew() -> None:
+    """A game cancelled while a slow disk renames its given-up log aside (the cancelled game's wait, 5 s, ends first):
+    an app that resumes the seat at once restored it from the log it had said it cannot resume from, and the
+    rename then moved the resumed game's new log aside, the seat unaware (review rv7-loopio). Now the resume is
+    refused; a new game's log at that path is made once the rename is done, and stays in place."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent / "chaos_repro" / "rv7_resume_while_set_aside.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60).stdout
+    assert "restore refused" in out and "is being set aside" in out, out
+    assert "files: ['seat0.resume', 'seat0.resume.incomplete']" in out and "is game 2's: True" in out, out

@@ -21,6 +21,7 @@ one is a :class:`ResumeError` with a one-line reason, never anything else.
 from __future__ import annotations
 
 import contextlib
+import errno
 import inspect
 import logging
 import os
@@ -210,10 +211,27 @@ class ResumeLog:
             self._file.writelines(queue)
 
 
+_SETTING_ASIDE: dict[Path, threading.Event] = {}
+"""Logs a give-up's worker thread is still setting aside (:meth:`ResumeWriter._give_up`), by absolute path: never
+resumed from, nor made anew, until it is done. Before, a game cancelled while a slow disk renamed its given-up log
+aside (its wait, 5 s, ended first) and resumed at once (``api.resume_peer``) restored the seat from the log it had
+said it cannot resume from, and the rename then moved the resumed game's new log aside (review rv7-loopio,
+``tests/chaos_repro/rv7_resume_while_set_aside.py``)."""
+_SETTING_ASIDE_LOCK = threading.Lock()
+
+
+def _being_set_aside(path: str | Path) -> threading.Event | None:
+    with _SETTING_ASIDE_LOCK:
+        return _SETTING_ASIDE.get(Path(path).absolute())
+
+
 def _make_log(path: Path, header: bytes, log: ResumeLog) -> BinaryIO:
     """(Under ``log``'s write lock, in the thread of its first writer.) Make the file of :meth:`ResumeLog.create`:
     ``header`` and what ``log`` queued, in ``path.tmp`` (0600), ``fsync``ed, renamed to ``path`` (durably); the file
     opened again to append to. An :class:`OSError` leaves what it made to :meth:`ResumeWriter._give_up`."""
+    pending = _being_set_aside(path)
+    if pending is not None and not pending.wait(CLOSE_WAIT):  # (an older log of this path: its rename first)
+        raise OSError(errno.EBUSY, "an older log of this path is still being set aside", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     # The log holds this seat's secrets: owner-only from the first byte (0600).
@@ -367,6 +385,9 @@ def restore(path: str | Path) -> tuple[dict[str, Any], Lockstep]:
 
     Raises :class:`ResumeError` (one line) for any log that cannot be used.
     """
+    if _being_set_aside(path) is not None:
+        raise ResumeError(f"{path}: this log was given up after a disk error and is being set aside: this seat "
+                          "cannot resume from it")
     try:
         header, records = read(path)
         return header, _restore(path, header, records)
@@ -661,11 +682,17 @@ class ResumeWriter:
             self._set_aside(file, err)
             return
         done = self._aside = threading.Event()
+        key = self.path.absolute()
+        with _SETTING_ASIDE_LOCK:
+            _SETTING_ASIDE[key] = done  # (no resume from it, no new log there, until it is done)
 
         def work() -> None:
             try:
                 self._set_aside(file, err)
             finally:
+                with _SETTING_ASIDE_LOCK:
+                    if _SETTING_ASIDE.get(key) is done:
+                        del _SETTING_ASIDE[key]
                 done.set()
 
         threading.Thread(target=work, name="p2php-resume-aside", daemon=True).start()
