@@ -258,3 +258,16 @@ def test_a_log_still_being_set_aside_is_neither_resumed_nor_made_anew() -> None:
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60).stdout
     assert "restore refused" in out and "is being set aside" in out, out
     assert "files: ['seat0.resume', 'seat0.resume.incomplete']" in out and "is game 2's: True" in out, out
+
+
+@needs_proc
+def test_a_late_failure_of_the_ends_close_leaves_a_resumed_games_log_in_place() -> None:
+    """The end's close runs past its wait (a cancelled game) and fails later (EIO), after the app resumed the seat
+    (its new log now at the same path): that late failure gives the old log up, and its thread renamed the resumed
+    game's log aside, the seat unaware (review rv7-loopio). Now only the file given up is set aside."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent / "chaos_repro" / "rv7_late_close_failure.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60).stdout
+    assert "the resumed game still logging: True ; files: ['seat0.resume']" in out, out
+    assert "a newer log now at its path is left as it is" in out, out

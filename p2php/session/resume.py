@@ -77,6 +77,7 @@ class ResumeLog:
         self._write_lock = threading.Lock()  # the file: one writer at a time
         self._sync_lock = threading.Lock()  # one fsync at a time, never of a closed file (taken before _write_lock)
         self._folder: Path | None = None  # a new log renamed into place, its folder not fsynced yet
+        self.identity: tuple[int, int] | None = None  # (device, inode) of the file made: what a give-up sets aside
 
     @classmethod
     def create(cls, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> ResumeLog:
@@ -126,6 +127,8 @@ class ResumeLog:
         if self._file is None and self._make is not None:
             make, self._make = self._make, None  # (made once: a make that failed leaves no file, and raises)
             self._file = make(self)
+            made = os.fstat(self._file.fileno())
+            self.identity = (made.st_dev, made.st_ino)
         return self._file is not None and not self._file.closed
 
     def append(self, record: dict[str, Any]) -> None:
@@ -218,6 +221,15 @@ aside (its wait, 5 s, ended first) and resumed at once (``api.resume_peer``) res
 said it cannot resume from, and the rename then moved the resumed game's new log aside (review rv7-loopio,
 ``tests/chaos_repro/rv7_resume_while_set_aside.py``)."""
 _SETTING_ASIDE_LOCK = threading.Lock()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``; None if there is none (or it cannot be told)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _being_set_aside(path: str | Path) -> threading.Event | None:
@@ -653,7 +665,7 @@ class ResumeWriter:
         try:
             if self.file is file or self._closing is file:
                 self._closing = None
-                self._give_up(err)
+                self._give_up(err, file)
         except Exception:  # (a callback of the loop must never raise)
             log.exception("giving the resume log %s up", safe(str(self.path), 200))
 
@@ -668,7 +680,7 @@ class ResumeWriter:
             log.warning("the disk of the resume log %s did not finish setting it aside within %.0f s: do not resume "
                         "from it", safe(str(self.path), 200), within)
 
-    def _give_up(self, err: OSError) -> None:
+    def _give_up(self, err: OSError, of: ResumeLog | None = None) -> None:
         """Play on without the log: nothing more is recorded, and the file work (closing the file, writing what was
         queued; the log renamed aside, or removed; the warning) is left to a worker thread when a trio loop runs here,
         waited for by :meth:`aclose`: a disk that fails often hangs too, and that work in the game's loop held it
@@ -676,10 +688,12 @@ class ResumeWriter:
         seat ``silent``)."""
         self.ls.record = None
         file, self.file = self.file, None
+        given = file if file is not None else of  # (``of``: a log whose close ran on past aclose's wait)
+        identity = None if given is None else given.identity
         try:
             trio.lowlevel.current_trio_token()
         except RuntimeError:  # no loop here (a caller with no worker, or a worker once the loop ended)
-            self._set_aside(file, err)
+            self._set_aside(file, err, identity)
             return
         done = self._aside = threading.Event()
         key = self.path.absolute()
@@ -688,7 +702,7 @@ class ResumeWriter:
 
         def work() -> None:
             try:
-                self._set_aside(file, err)
+                self._set_aside(file, err, identity)
             finally:
                 with _SETTING_ASIDE_LOCK:
                     if _SETTING_ASIDE.get(key) is done:
@@ -697,17 +711,23 @@ class ResumeWriter:
 
         threading.Thread(target=work, name="p2php-resume-aside", daemon=True).start()
 
-    def _set_aside(self, file: ResumeLog | None, err: OSError) -> None:
-        """The file work of :meth:`_give_up` (any thread)."""
+    def _set_aside(self, file: ResumeLog | None, err: OSError, identity: tuple[int, int] | None = None) -> None:
+        """The file work of :meth:`_give_up` (any thread). ``identity``: the file the log was made as; another one
+        at its path now is left as it is -- a late failure of a close that ran on past the end's wait came after
+        the app had resumed the seat, and renamed the resumed game's new log aside (review rv7-loopio,
+        ``tests/chaos_repro/rv7_late_close_failure.py``)."""
         if file is not None:
             with contextlib.suppress(OSError):
                 file.close(block=False)  # (a write another thread still runs keeps the file open)
         aside = self.path.with_name(self.path.name + ".incomplete")
-        with contextlib.suppress(OSError):  # a log that was being made when it failed
-            self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)
+        if identity is None:
+            with contextlib.suppress(OSError):  # a log that was being made when it failed
+                self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)
         where = f"what was logged is in {safe(str(aside), 200)}"
         try:
-            if self.path.exists():
+            if identity is not None and _identity(self.path) not in (identity, None):
+                where = "a newer log now at its path is left as it is"
+            elif self.path.exists():
                 os.replace(self.path, aside)
         except OSError:
             try:
