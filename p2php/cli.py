@@ -465,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"p2php: network error: {safe(err, LINE)}", file=sys.stderr)
         return 3
     finally:
+        from p2php.session.transcript import wait_for_saves
+
+        wait_for_saves()  # a transcript's write past its wait: the process's end would kill it (review rv7-loopio)
         if piped is not None:
             piped.drain()  # the game is over: now the reader may take its time
             sys.stdout = original

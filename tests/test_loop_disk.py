@@ -271,3 +271,43 @@ def test_a_late_failure_of_the_ends_close_leaves_a_resumed_games_log_in_place() 
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60).stdout
     assert "the resumed game still logging: True ; files: ['seat0.resume']" in out, out
     assert "a newer log now at its path is left as it is" in out, out
+
+
+@needs_proc
+def test_a_command_line_seat_ends_only_once_a_save_that_ran_on_is_done(
+        ended: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save past its wait (``run_peer``'s at the end: a warning, "the write runs on") in a command-line seat: the
+    process ended right after, its worker thread with it -- no transcript, a stray ``.tmp``
+    (``tests/chaos_repro/rv7_cli_save_timeout.py``; before save_async, the save waited for the disk). ``p2php``'s
+    ``main`` now waits for such writes before it ends (review rv7-loopio)."""
+    from p2php import cli
+
+    (tmp_path / "slow").mkdir()
+    fsync, _ = slow_fsync_under(tmp_path / "slow", SLOW)
+    monkeypatch.setattr(os, "fsync", fsync)
+    path = tmp_path / "slow" / "t.p2php"
+
+    def seat(args: Any) -> int:
+        async def game() -> None:
+            with pytest.raises(TimeoutError):
+                await transcript.save_async(ended, path, within=SLOW / 5)
+
+        trio.run(game)
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_bridge", seat)
+    assert cli.main(["bridge"]) == 0
+    assert transcript.verify(path).ok
+
+
+def test_a_save_cancelled_before_it_began_is_not_waited_for(ended: Any, tmp_path: Path) -> None:
+    """(The wait above must not wait for a save whose thread never began: a cancel already pending.)"""
+    async def cancelled() -> None:
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await transcript.save_async(ended, tmp_path / "t.p2php")
+
+    trio.run(cancelled)
+    began = time.monotonic()
+    transcript.wait_for_saves()
+    assert time.monotonic() - began < 1.0

@@ -139,6 +139,7 @@ def save(ls: Lockstep, path: str | Path) -> Path:
 
 _WRITING: dict[Path, threading.Lock] = {}  # a lock per path saved to: its saves one after the other
 _WRITING_GUARD = threading.Lock()
+_RUNNING: set[threading.Event] = set()  # saves of save_async not done yet (under _WRITING_GUARD)
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -179,13 +180,19 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
     data = msgpack.packb(to_data(ls), use_bin_type=True)
     done = threading.Event()
     failed: list[BaseException] = []
+    started: list[bool] = []
+    with _WRITING_GUARD:
+        _RUNNING.add(done)
 
     def work() -> None:
+        started.append(True)
         try:
             _write(path, data)
         except BaseException as err:
             failed.append(err)
         finally:
+            with _WRITING_GUARD:
+                _RUNNING.discard(done)
             done.set()
 
     run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
@@ -193,6 +200,10 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
         with trio.move_on_after(within):
             await run_sync(work, **_ABANDON)
     except BaseException:  # (a Ctrl-C too: trio raises it in the main task as a KeyboardInterrupt, no Cancelled)
+        if not started:  # (cancelled before its thread began: none will)
+            with _WRITING_GUARD:
+                _RUNNING.discard(done)
+            raise
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(done.wait, CANCEL_SAVE_WAIT)  # (bounded by its own timeout)
         raise
@@ -202,6 +213,19 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
         raise TimeoutError(errno.ETIMEDOUT, f"the disk did not finish writing it within {within:.0f} s (the write "
                            "runs on)", str(path))
     return path
+
+
+def wait_for_saves() -> None:
+    """Wait until every :func:`save_async` still running is done: a process about to end calls it (``p2php``'s
+    ``main``). A save past its wait runs on in a worker thread, which the process's end kills: a command-line seat's
+    end-of-game save on a disk slower than :data:`SAVE_WAIT` left no transcript, a stray ``.tmp`` (review
+    rv7-loopio, ``tests/chaos_repro/rv7_cli_save_timeout.py``). A Ctrl-C ends the wait."""
+    while True:
+        with _WRITING_GUARD:
+            running = next(iter(_RUNNING), None)
+        if running is None:
+            return
+        running.wait()
 
 
 # ----------------------------------------------------------------------------- reading hostile files
