@@ -591,3 +591,54 @@ def test_verify_of_a_record_that_hides_an_equivocation_never_names_its_other_rec
     result = transcript.verify(path)
     v = result.spectator.verdict if result.spectator is not None else None
     assert v is not None and v.culprit != 2, result.lines
+
+
+def test_verify_of_a_record_whose_late_message_names_a_withheld_message_never_names_its_author_desync(
+        tmp_path: Any) -> None:
+    """Seat 1 signs two bids: A, played on by seat 0 (world A), and B, by seat 2 (world B). In world B it then
+    flips a card at the next step (t, 0), and seat 2 sends its keys at (t, 1): their ``seen`` head for seat 1 names
+    that flip, a message the record never holds (not another version of one it holds), their state the one bid B
+    made. In world A seat 1 goes silent at t and seat 0 names it. Seat 1's record: seat 0's view up to the bid,
+    seat 0's abort, seat 2's keys — each signed by its author. The replay, stopped by the abort before (t, 0), reads
+    seat 2's keys in the audit round: seat 2 is never named ``desync`` (red-team rt7-newcode: before, ``p2php
+    verify`` of that file named seat 2, honest; rv6-verify's guard looked only at a head naming another version)."""
+    import msgpack
+
+    from p2php.session import transcript
+
+    class Seat1(RandomBot):
+        def __init__(self, bid: int) -> None:
+            super().__init__(31)
+            self.bid = bid
+
+        def choose(self, state: Any, seat: int, knowledge: Any, legal: list[Any]) -> Any:
+            if legal[0].get("type") == "bid":
+                return {"type": "bid", "n": self.bid}
+            return next(a for a in legal if a.get("type") == "flip")
+
+    def world(bid: int, silent_from: int | None = None) -> list[Lockstep]:
+        peers = make_peers("toy", 3, {"flips": True}, seed=3)
+
+        def tamper(sender: int, receiver: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+            return None if sender == 1 and silent_from is not None and frame["at"][0] >= silent_from else frame
+
+        run_in_memory(peers, {0: RandomBot(30), 1: Seat1(bid), 2: RandomBot(32)}, tamper=tamper)
+        return peers
+
+    two = world(1)[2]
+    bid = next(m for m in two.transcript if m.sender == 1 and m.kind == "action" and "n" in m.body["action"])
+    t = bid.at[0] + 1
+    keys = next(m for m in two.transcript if m.sender == 2 and m.at == (t, 1))
+    assert any(o == 1 and q == bid.seq + 1 for o, q, _ in keys.seen)  # seat 1's flip, seen by seat 2
+    zero = world(0, silent_from=t)[0]
+    early = [m for m in zero.transcript if m.at[0] < t and m.kind not in ("abort", "audit")]
+    abort = next(m for m in zero.transcript if m.sender == 0 and m.kind == "abort")
+    assert any(m.msg_hash == keys.prev for m in early)  # the two worlds share everything before the bids
+    data = transcript.to_data(zero)
+    data.update(seat=1, equivocations=[], refused=[], verdict=None,
+                messages=[*(m.to_wire() for m in early), abort.to_wire(), keys.to_wire()])
+    path = tmp_path / "crafted.p2php"
+    path.write_bytes(msgpack.packb(data, use_bin_type=True))
+    result = transcript.verify(path)
+    v = result.spectator.verdict if result.spectator is not None else None
+    assert v is not None and v.culprit != 2, result.lines

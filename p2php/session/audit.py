@@ -564,15 +564,20 @@ def _late_desyncs(ls: Lockstep) -> list[Fault]:
 
 
 def _saw_another_version(ls: Lockstep, msg: Message) -> bool:
-    """Whether ``msg`` names, in its ``seen`` heads, another version of a message than the copy we hold: its author
-    then played on inputs we never got (another seat's equivocation, unproven here), so a state that differs from
-    ours proves nothing against it. A message taken in play is judged so too: its heads are compared before its
-    state (``Lockstep._take``), a mismatch an unattributed dispute (red-team rv6-verify: a cheater that split its
-    bid and stopped us before the other version's receiver's next message, then kept the proof out of its record,
-    had that honest seat named ``desync`` by ``p2php verify``)."""
+    """Whether ``msg`` names, in its ``seen`` heads, another version of a message than the copy we hold, or a message
+    we do not hold at all: its author then played on inputs we never got (another seat's equivocation, unproven
+    here: the fork may lie behind a head we cannot compare), so a state that differs from ours proves nothing
+    against it. A message taken in play is judged so too: its heads are compared before its state
+    (``Lockstep._take``), a mismatch an unattributed dispute, and a message we take at a point names no message
+    we lack there (red-team rv6-verify: a cheater that split its bid and stopped us before the other version's
+    receiver's next message, then kept the proof out of its record, had that honest seat named ``desync`` by
+    ``p2php verify``; rt7-newcode: the same with the receiver's message of a later phase of our step, whose head
+    names the cheater's next message, which the record leaves out)."""
     for other, seq, h in msg.seen:
-        held = ls._held(other, seq) if 0 <= other < ls.players and other != msg.sender else []
-        if held and held[0].msg_hash != h:
+        if not 0 <= other < ls.players or other == msg.sender:
+            continue
+        held = ls._held(other, seq)
+        if not held or held[0].msg_hash != h:
             return True
     return False
 
