@@ -642,3 +642,30 @@ def test_verify_of_a_record_whose_late_message_names_a_withheld_message_never_na
     result = transcript.verify(path)
     v = result.spectator.verdict if result.spectator is not None else None
     assert v is not None and v.culprit != 2, result.lines
+
+
+def test_an_equivocator_resigning_one_message_again_and_again_costs_one_proof(tmp_path: Any) -> None:
+    """Seat 1 re-signs its first message with a 1 MiB bin in a body field, 20 times, to seat 0: each version's
+    signature and shape pass, so each is another version of a held number. Seat 0 names seat 1 and keeps one proof:
+    two versions, forwarded once each (red-team rt7-newcode: before, it kept and forwarded all 20 — 90 versions of
+    3 MiB made its transcript 270 MiB, which ``p2php verify`` refuses, over ``MAX_FILE``)."""
+    from p2php.session import transcript
+
+    peers = make_peers("toy", 3, {}, seed=1)
+    first = None
+    for _ in range(6):
+        for ls in peers:
+            for msg in ls.poll():
+                first = first or (msg if msg.sender == 1 else None)
+                for other in peers:
+                    if other is not ls:
+                        other.receive(ls.seat, ls.wire_for(msg, other.seat))
+    assert first is not None
+    zero = peers[0]
+    for i in range(20):
+        wire = first.to_wire()
+        zero.receive(1, signed_by(peers[1], {**wire, "body": {**wire["body"], "proof": bytes([i]) * (1 << 20)}}))
+    assert zero.fault is not None and zero.fault.culprit == 1 and zero.fault.code == "equivocation"
+    assert sum(len(v) for v in zero.equivocations.values()) == 1
+    assert len(zero.forward) == 2
+    assert transcript.save(zero, tmp_path / "seat0.p2php").stat().st_size < 3 << 20

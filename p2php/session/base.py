@@ -76,6 +76,7 @@ class LockstepBase:
     forward: list[dict[str, Any]]
     _forwarded: set[bytes]
     equivocations: dict[tuple[Seat, int], list[dict[str, Any]]]
+    _equivocators: set[Seat]
     refused: list[dict[str, Any]]
     suspicions_closed: bool
     later_faults: list[Fault]

@@ -216,6 +216,8 @@ class Ending(LockstepBase):
             return []
         out = []
         for s in self.suspicions:
+            if s.seat in self._equivocators:
+                continue  # proven an equivocator already: we keep no more of its versions (_record_equivocation)
             held = {m.msg_hash for m in self._held(s.seat, s.seq)}
             held |= {parse_message(w).msg_hash for w in self.equivocations.get((s.seat, s.seq), [])}
             if s.claimed not in held and len(held) < 2:

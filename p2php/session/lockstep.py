@@ -274,6 +274,7 @@ class Lockstep(DeckSteps, Ending):
         self.forward = []  # signed messages of other seats to pass on to everyone (see ending.py)
         self._forwarded = set()
         self.equivocations = {}  # (seat, seq) -> other signed versions than the one we hold
+        self._equivocators = set()  # authors we hold a proof against (_record_equivocation)
         self.refused = []  # signed messages refused by their shape (signed_shape_fault), kept for the transcript
         self._refused_forwarded = False  # the first of them went to every seat (§5.2)
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
@@ -792,12 +793,20 @@ class Lockstep(DeckSteps, Ending):
                 msg.at, FaultCode.OUT_OF_TURN))
 
     def _record_equivocation(self, held: Message, other: Message) -> None:
-        """Two signed versions of one message: keep and forward both, name the author."""
-        copies = self.equivocations.setdefault((held.sender, held.seq), [])
-        if other.to_wire() not in copies:
-            copies.append(other.to_wire())
-        self._forward(held.to_wire())
-        self._forward(other.to_wire())
+        """Two signed versions of one message: keep and forward both, name the author.
+
+        One proof an author is enough: once we hold one, no other version of its messages is kept or forwarded
+        (its other disputes need no evidence: :meth:`open_disputes`). Before, every version was kept and forwarded
+        to every seat: a cheater re-signing one message with a 3 MiB bin 90 times made an honest seat hold and
+        forward 270 MiB, and wrote them into its transcript's ``equivocations`` field, past what ``p2php verify``
+        reads (``MAX_FILE``; red-team rt7-newcode)."""
+        if held.sender not in self._equivocators:
+            self._equivocators.add(held.sender)
+            copies = self.equivocations.setdefault((held.sender, held.seq), [])
+            if other.to_wire() not in copies:
+                copies.append(other.to_wire())
+            self._forward(held.to_wire())
+            self._forward(other.to_wire())
         raise FaultError(Fault(held.sender, f"equivocation: signed two different messages numbered {held.seq}",
                                (0, held.seq), FaultCode.EQUIVOCATION))
 
