@@ -669,3 +669,41 @@ def test_an_equivocator_resigning_one_message_again_and_again_costs_one_proof(tm
     assert sum(len(v) for v in zero.equivocations.values()) == 1
     assert len(zero.forward) == 2
     assert transcript.save(zero, tmp_path / "seat0.p2php").stat().st_size < 3 << 20
+
+
+def test_messages_after_a_seats_own_audit_are_not_kept_nor_forwarded() -> None:
+    """Seat 1 leaves (its abort and its audit), then signs 20 more aborts numbered on, each with a 256 KiB reason,
+    while seat 0 waits in its audit round. A seat that stopped sends its audit and then nothing: each is refused,
+    naming seat 1, and neither kept in seat 0's transcript nor forwarded (red-team rt7-newcode: before, each was
+    processed in the audit round, kept and forwarded to every seat — 90 of 3 MiB made an honest record 270 MiB,
+    which ``p2php verify`` refuses, over ``MAX_FILE``)."""
+    from p2php.session.messages import parse_message, signing_bytes
+
+    peers = make_peers("toy", 3, {}, seed=1)
+    for _ in range(6):
+        for ls in peers:
+            for msg in ls.poll():
+                for other in peers:
+                    if other is not ls:
+                        other.receive(ls.seat, ls.wire_for(msg, other.seat))
+    zero, one = peers[0], peers[1]
+    one.leave()
+    for msg in one.poll():
+        zero.receive(1, one.wire_for(msg, 0))
+    zero.poll()
+    assert zero.auditing and not zero.finished and one.secrets is not None
+    last = max([*one.processed[1].values(), *one.inbox[1]], key=lambda m: m.seq)
+    assert last.kind == "audit"  # (its abort, then its audit)
+    seq, prev = last.seq + 1, last.msg_hash
+    forwarded = len(zero.forward)
+    for _ in range(20):
+        fields = {"from": 1, "seq": seq, "prev": prev, "at": list(last.at), "state": last.state, "seen": [],
+                  "kind": "abort", "body": {"culprit": -1, "reason": "x" * (1 << 18), "code": "left", "at": [0, 0],
+                                            "evidence": [], "claims": []}}
+        wire = {**fields, "sig": one.secrets.identity.sign(signing_bytes(one.session_id, fields))}
+        zero.receive(1, wire)
+        zero.poll()
+        prev, seq = parse_message(wire).msg_hash, seq + 1
+    assert sum(1 for m in zero.transcript if m.sender == 1 and m.kind == "abort") == 1
+    assert len(zero.forward) == forwarded
+    assert any(f.culprit == 1 and "after its own audit" in f.reason for f in zero.later_faults), zero.later_faults

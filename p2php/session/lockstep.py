@@ -275,6 +275,7 @@ class Lockstep(DeckSteps, Ending):
         self._forwarded = set()
         self.equivocations = {}  # (seat, seq) -> other signed versions than the one we hold
         self._equivocators = set()  # authors we hold a proof against (_record_equivocation)
+        self._stopped: dict[Seat, str] = {}  # author -> the last of "abort", "audit" we hold of it
         self.refused = []  # signed messages refused by their shape (signed_shape_fault), kept for the transcript
         self._refused_forwarded = False  # the first of them went to every seat (§5.2)
         self.suspicions_closed = False  # the audit deadline passed: stop waiting for evidence
@@ -483,6 +484,8 @@ class Lockstep(DeckSteps, Ending):
 
     def _accept(self, msg: Message) -> None:
         self.inbox[msg.sender].append(msg)
+        if msg.kind in ("abort", "audit") and self._stopped.get(msg.sender) != "audit":
+            self._stopped[msg.sender] = msg.kind  # its audit, and then nothing, may follow (_check_envelope)
         if msg.sender == self.seat:
             # Our own message coming back (resume): never send another for that point.
             self._own_points.add(msg.at)
@@ -778,6 +781,18 @@ class Lockstep(DeckSteps, Ending):
             if not held:
                 raise _Held()
             self._record_equivocation(held[0], msg)
+        stopped = self._stopped.get(s)
+        if self.seat is not None and self.auditing and (stopped == "audit" or (stopped == "abort"
+                                                                              and msg.kind != "audit")):
+            # A seat that stopped sends its audit and then nothing (§6.8). Before, each further message of a seat
+            # that had stopped (aborts numbered on, each with a 3 MiB reason) was taken in the audit round, kept in
+            # the transcript and forwarded to every seat: 90 made an honest record 270 MiB, which p2php verify
+            # refuses (over MAX_FILE), and cost every other seat as much (red-team rt7-newcode). (A seat's rule, in
+            # its audit round: before, the author's first abort stops us, and what queues behind it is bounded by
+            # the flood rule; a verifier still replays what a file holds, bounded by its size, and reports it; a
+            # spectator gets only what the seats took.)
+            raise FaultError(Fault(s, f"sent message {msg.seq} ({short(msg.kind)}) after its own {stopped}",
+                                   (self.tick, self.phase), FaultCode.OUT_OF_TURN))
         if msg.seq != expected_seq:
             raise Gap()
         prev = self.inbox[s][-1].msg_hash if self.inbox[s] else self.last_hash[s]
