@@ -707,3 +707,16 @@ def test_messages_after_a_seats_own_audit_are_not_kept_nor_forwarded() -> None:
     assert sum(1 for m in zero.transcript if m.sender == 1 and m.kind == "abort") == 1
     assert len(zero.forward) == forwarded
     assert any(f.culprit == 1 and "after its own audit" in f.reason for f in zero.later_faults), zero.later_faults
+
+
+def test_a_field_of_another_kind_padding_a_message_is_named() -> None:
+    """Seat 1 pads every message it signs with 2 KiB of ``reason`` (an abort's field): a field its kind does not
+    have counts as unknown (at most 1 KiB), so it is named ``bad_message`` (red-team rt7-newcode: before, a field
+    of any kind passed, and 200 KiB of it on each of a cheater's messages made a clean 3-seat UNO game's honest
+    records 301 MiB, which ``p2php verify`` refuses, over ``MAX_FILE``)."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        return body if kind in ("abort", "audit") else {**body, "reason": "y" * 2048}
+
+    peers = make_peers("toy", 3, {}, seed=16)
+    cheat(peers[1], alter)
+    assert_named(run(peers), 1, "bytes of body fields no message has")

@@ -55,6 +55,7 @@ from p2php.session.ending import Ending
 from p2php.session.handshake import LocalSecrets, Table, chain_binding
 from p2php.session.messages import (
     BODY_FIELDS,
+    KIND_FIELDS,
     MAX_UNKNOWN_BODY,
     BadMessage,
     Message,
@@ -157,12 +158,15 @@ def record_values(wire_bytes: bytes) -> int | None:
 
 def signed_shape_fault(msg: Message, players: int) -> str | None:
     """Why a validly signed ``msg`` is refused on arrival by its own shape (§5.1, §6.4), or None: more than
-    :data:`MAX_UNKNOWN_BODY` bytes of body fields no kind has, ``seen`` heads that are not other seats, each once,
-    in ascending order, or more than one value for every :data:`VALUE_BYTES` bytes of its wire form
-    (:func:`too_dense`). Only the message is looked at, so a verifier of a record reaches the same answer."""
-    unknown = {k: v for k, v in msg.body.items() if k not in BODY_FIELDS}
+    :data:`MAX_UNKNOWN_BODY` bytes of body fields its kind does not have (:data:`KIND_FIELDS`), ``seen`` heads
+    that are not other seats, each once, in ascending order, or more than one value for every
+    :data:`VALUE_BYTES` bytes of its wire form (:func:`too_dense`). Only the message is looked at, so a verifier
+    of a record reaches the same answer."""
+    known = KIND_FIELDS.get(msg.kind, BODY_FIELDS)
+    unknown = {k: v for k, v in msg.body.items() if k not in known}
     if unknown and len(encode(unknown)) > MAX_UNKNOWN_BODY:
-        return f"message {msg.seq}: more than {MAX_UNKNOWN_BODY} bytes of body fields no message has"
+        return (f"message {msg.seq}: more than {MAX_UNKNOWN_BODY} bytes of body fields no message has of kind "
+                f"{msg.kind}")
     others = [o for o, _, _ in msg.seen]
     if others != sorted(set(others)) or any(not 0 <= o < players or o == msg.sender for o in others):
         # (§5.1; each head is kept until we process the message it names: a cheater's made-up heads grew

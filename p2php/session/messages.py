@@ -36,10 +36,31 @@ BODY_FIELDS = frozenset({
 """Every body field some kind of message has (§6.4). Others are ignored, and may be at most
 :data:`MAX_UNKNOWN_BODY` bytes."""
 
+KIND_FIELDS: dict[str, frozenset[str]] = {
+    "shuffle": frozenset({"cards", "digest"}),
+    "lock": frozenset({"cards", "commits", "digest"}),
+    "keys": frozenset({"keys", "shares", "proofs"}),
+    "commit": frozenset({"commit"}),
+    "action": frozenset({"action", "keys", "shares", "proofs", "nonce"}),
+    "beacon": frozenset({"value", "next"}),
+    "show": frozenset({"to", "box"}),
+    "abort": frozenset({"culprit", "reason", "code", "at", "evidence", "claims", "box"}),
+    "audit": frozenset({"decks", "boxes", "evidence", "shares", "proofs"}),
+    "deckkey": frozenset({"key", "proof"}),
+    "pass": frozenset({"cards", "proof", "digest"}),
+}
+"""The body fields each kind of message has (§6.4, either deck). A field of another kind counts as one no kind has
+(:data:`MAX_UNKNOWN_BODY`): a cheater that padded every message it signed with 200 KiB of ``proof`` and ``reason``
+(fields of other kinds) had them accepted, kept in every honest transcript and resume log, and a clean game's
+records past ``MAX_FILE`` (301 MiB for a 3-seat UNO game), which ``p2php verify`` and ``p2php resume`` refuse
+(red-team rt7-newcode)."""
+
+assert frozenset().union(*KIND_FIELDS.values()) == BODY_FIELDS and set(KIND_FIELDS) == set(KINDS)
+
 MAX_UNKNOWN_BODY = 1024
-"""Bytes of body fields no kind has that a message may carry: a cheater's own signed messages padded with 4 MiB
-of them were kept by every peer for the rest of the game, four copies each, and written to its transcript
-(1 GiB held, and a record too big to verify)."""
+"""Bytes of body fields its kind does not have (:data:`KIND_FIELDS`) that a message may carry: a cheater's own
+signed messages padded with 4 MiB of them were kept by every peer for the rest of the game, four copies each, and
+written to its transcript (1 GiB held, and a record too big to verify)."""
 
 PAIR_SIZE = 97
 """A point and a sigma proof on the wire (``pair97``): a key share (Appendix B.10)."""
