@@ -33,8 +33,8 @@ BODY_FIELDS = frozenset({
     "action", "nonce", "commit", "keys", "shares", "proofs", "to", "box", "cards", "commits", "digest", "key",
     "proof", "value", "next", "culprit", "reason", "code", "at", "evidence", "claims", "boxes", "decks",
 })
-"""Every body field some kind of message has (§6.4). Others are ignored, and may be at most
-:data:`MAX_UNKNOWN_BODY` bytes."""
+"""Every body field some kind of message has (§6.4). A message's fields its own kind does not have
+(:data:`KIND_FIELDS`) are ignored, and may be at most :data:`MAX_UNKNOWN_BODY` bytes."""
 
 KIND_FIELDS: dict[str, frozenset[str]] = {
     "shuffle": frozenset({"cards", "digest"}),
