@@ -64,7 +64,7 @@ def test_a_game_whose_legal_answers_fail_together_is_refused(players: int, rule:
     one are proven legal, the one left lied. That holds only if answers each legal alone apply together; a toy game
     whose ``apply`` refuses the bids when two seats (``two``) or every seat (``every``, 3 seats: one set in 27, which
     varying one seat's answer beside random ones rarely meets) bid 2, each legal alone, breaks it, and would get an
-    honest seat named ``hidden_lie`` (one whose audit was lost; ``redteam/gap4_contract_breach.py`` in rt7-verify).
+    honest seat named ``hidden_lie`` (one whose audit was lost; a demonstration by red-team rt7-verify).
     The conformance check refuses it in one line."""
     from toygame import ToyGame, ToyState  # type: ignore[import-not-found]
 
@@ -93,7 +93,7 @@ def test_a_game_that_refuses_a_prefix_of_legal_answers_is_refused() -> None:
     """``apply`` given a prefix of the answers must only validate them (engine/contract.py): the session applies
     prefixes to find the seat whose answer fails (§6.6). A toy game whose ``apply`` refuses an incomplete batch
     ("every seat must bid") got, when a liar's answer failed the whole batch, the first seat named
-    ``illegal_action`` at once, whoever lied (rt7-verify, ``redteam/gap4_prefix_breach.py``). The conformance check
+    ``illegal_action`` at once, whoever lied (red-team rt7-verify). The conformance check
     refuses it in one line; a complete batch alone would pass."""
     from toygame import ToyGame, ToyState  # type: ignore[import-not-found]
 

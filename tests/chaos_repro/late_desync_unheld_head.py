@@ -17,7 +17,7 @@ from typing import Any
 
 import msgpack
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import toygame  # noqa: E402,F401
 
 from p2php.bots import RandomBot  # noqa: E402

@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import toygame  # noqa: E402,F401
 
 from p2php.bots import RandomBot  # noqa: E402
@@ -32,9 +32,10 @@ def main(game: str = "uno", players: int = 3, crypto: str = "fast", mib: float =
     run_in_memory(peers, {s: RandomBot(10 + s) for s in range(players)})
     zero = peers[0]
     mine = [m for m in zero.transcript if m.sender == 1]
-    print(f"{game} {players} seats {crypto}: {time.perf_counter() - t0:.0f} s; seat 0's verdict: clean={zero.verdict.clean} "
-          f"culprit={zero.verdict.culprit} {zero.verdict.reason[:80]!r}; seat 1's messages in its transcript: {len(mine)}, "
-          f"{sum(len(m.wire_bytes) for m in mine) >> 20} MiB")
+    verdict = zero.verdict
+    print(f"{game} {players} seats {crypto}: {time.perf_counter() - t0:.0f} s; seat 0's verdict: "
+          f"clean={verdict.clean} culprit={verdict.culprit} {verdict.reason[:80]!r}; "
+          f"seat 1's messages in its transcript: {len(mine)}, {sum(len(m.wire_bytes) for m in mine) >> 20} MiB")
     with tempfile.TemporaryDirectory() as tmp:
         path = transcript.save(zero, Path(tmp) / "seat0.p2php")
         print(f"seat 0's transcript: {path.stat().st_size >> 20} MiB")

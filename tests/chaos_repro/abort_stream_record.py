@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import toygame  # noqa: E402,F401
 
 from p2php.canonical import encode  # noqa: E402
@@ -32,7 +32,7 @@ def main(n: int = 90, size: int = 3 << 20) -> None:
     assert zero.auditing and not zero.finished
     last = one.inbox[1][-1] if one.inbox[1] else one.processed[1][max(one.processed[1])]
     seq, prev = last.seq + 1, last.msg_hash
-    for i in range(n):
+    for _ in range(n):
         fields = {"from": 1, "seq": seq, "prev": prev, "at": list(last.at), "state": last.state, "seen": [],
                   "kind": "abort", "body": {"culprit": -1, "reason": "x" * size, "code": "left", "at": [0, 0],
                                             "evidence": [], "claims": []}}
