@@ -89,3 +89,33 @@ def test_the_values_counted_from_the_body_alone_equal_the_whole_walk() -> None:
         walked += 1
         refused += whole == 0
     assert walked == len(bodies) and refused >= 3  # the bodies nested past the limit and the int-keyed map
+
+
+def test_the_body_walk_counts_as_the_whole_walk_on_every_message_a_game_checks(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> None:
+    """Every message ``signed_shape_fault`` judges in real games (compact rebuilds, full-form answers, relays, the
+    audit, and ``p2php verify``'s replay of the record): ``wire_values`` says what the whole walk says. Catches an
+    envelope that gains a field or a value the fixed count (``_ENVELOPE_VALUES``) does not know of (rv7-density)."""
+    from pathlib import Path
+
+    from p2php.engine.contract import RandomBot
+    from p2php.net.framing import body_values
+    from p2php.session import lockstep, transcript
+    from p2php.session.memory import make_peers, run_in_memory
+
+    counted = lockstep.wire_values
+    kinds: set[str] = set()
+
+    def both(msg: Message) -> int:
+        new = counted(msg)
+        assert new == body_values(msg.wire_bytes), (msg.kind, msg.seq, msg.sender)
+        kinds.add(msg.kind)
+        return new
+
+    monkeypatch.setattr(lockstep, "wire_values", both)
+    for options, compact in (({}, True), ({"crypto": "verified"}, False)):
+        peers = make_peers("toy", 3, options, seed=9)
+        run_in_memory(peers, {s: RandomBot(f"9/{s}") for s in range(3)}, compact=compact)
+        assert all(p.verdict is not None and p.verdict.clean for p in peers)
+        assert transcript.verify(transcript.save(peers[0], Path(str(tmp_path)) / f"{compact}.p2php")).ok
+    assert {"keys", "action", "audit", "deckkey", "pass"} <= kinds, kinds
