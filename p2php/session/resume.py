@@ -464,10 +464,16 @@ _ABANDON = {("abandon_on_cancel" if "abandon_on_cancel" in inspect.signature(tri
              else "cancellable"): True}
 
 
-async def _in_thread(step: Callable[[], object]) -> None:
-    """``step`` in a worker thread, left to finish alone if we are cancelled (a write of the log is never cut)."""
+async def _in_thread(step: Callable[[], object], limiter: trio.CapacityLimiter | None = None) -> None:
+    """``step`` in a worker thread, left to finish alone if we are cancelled (a write of the log is never cut).
+
+    Never under trio's default thread limiter (40 tokens, the whole loop's): a thread left to finish alone keeps its
+    token until it does, and a log's hung disk spent them all -- one blocked write per message of ours -- after which
+    every ``to_thread`` of the app's loop (the bridge's stdin reader, another table's log, a transcript's save)
+    waited for good (review rv7b-disk). ``limiter``: the caller's own (one per log, for its writes), else a fresh
+    one."""
     run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
-    await run_sync(step, **_ABANDON)
+    await run_sync(step, limiter=trio.CapacityLimiter(1) if limiter is None else limiter, **_ABANDON)
 
 
 SYNC_WAIT = 0.25
@@ -518,6 +524,7 @@ class ResumeWriter:
         self._done = trio.Event()  # set when the worker ends a step (then replaced)
         self._closing: ResumeLog | None = None  # a log whose close ran on past aclose's wait (its error still counts)
         self._aside: threading.Event | None = None  # a given-up log's file work (a worker thread): set when done
+        self._writes: trio.CapacityLimiter | None = None  # a late sync's write: one thread at a time (see sync)
         try:
             self._token: trio.lowlevel.TrioToken | None = trio.lowlevel.current_trio_token()  # (the game's loop)
         except RuntimeError:
@@ -580,9 +587,13 @@ class ResumeWriter:
         # the worker's write itself, and the lock with it; waiting it out got the honest seat named silent (review
         # of 41bf2ab: 3 s writes, ``timeout`` 2). The write then runs on alone, as the fsync does.
         file = self.file
+        # One such write at a time: ours waits (bounded) for one still running, as its thread waited for the file's
+        # lock; a thread per message, each left blocked behind a hung write, leaked one per message (rv7b-disk).
+        if self._writes is None:
+            self._writes = trio.CapacityLimiter(1)
         with trio.move_on_after(within):
             try:
-                await _in_thread(partial(self._reported, file, file.flush))
+                await _in_thread(partial(self._reported, file, file.flush), self._writes)
             except OSError as err:
                 if self.file is file:
                     self._give_up(err)
