@@ -7,6 +7,7 @@ file operation a running game reaches is done by a worker thread. Each test meas
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -311,3 +312,36 @@ def test_a_save_cancelled_before_it_began_is_not_waited_for(ended: Any, tmp_path
     began = time.monotonic()
     transcript.wait_for_saves()
     assert time.monotonic() - began < 1.0
+
+
+def test_a_save_whose_thread_never_began_is_neither_lost_nor_waited_for_for_good(ended: Any, tmp_path: Path) -> None:
+    """The loop's default thread limiter (40) is spent (by the app's own threads; before dac2006, by a hung resume
+    log's writes): save_async waited for a token, its wait ended first -- "the write runs on" of a write that never
+    began, no transcript though its disk is fine -- and its entry stayed in the saves ``p2php``'s ``main`` waits for
+    at exit: that wait never ended (review rv7b-disk, ``redteam/rv7b_limiter_starved.py``)."""
+    import threading
+
+    path = tmp_path / "t.p2php"
+
+    async def starved() -> None:
+        limiter = trio.to_thread.current_default_thread_limiter()
+        holders = [object() for _ in range(int(limiter.total_tokens))]
+        for holder in holders:
+            limiter.acquire_on_behalf_of_nowait(holder)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await transcript.save_async(ended, path, within=0.5)
+        finally:
+            for holder in holders:
+                limiter.release_on_behalf_of(holder)
+
+    try:
+        trio.run(starved)
+        waiter = threading.Thread(target=transcript.wait_for_saves, daemon=True)
+        waiter.start()
+        waiter.join(3)
+        assert not waiter.is_alive(), "wait_for_saves waits for good for a save that never began"
+        assert transcript.verify(path).ok
+    finally:
+        with transcript._WRITING_GUARD:
+            transcript._RUNNING.clear()  # (the failing case: never waited for by later tests)

@@ -180,12 +180,15 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
     data = msgpack.packb(to_data(ls), use_bin_type=True)
     done = threading.Event()
     failed: list[BaseException] = []
-    started: list[bool] = []
+    state: list[str] = []  # "began" (its thread) or "dropped" (its wait ended first), whichever came first
     with _WRITING_GUARD:
         _RUNNING.add(done)
 
     def work() -> None:
-        started.append(True)
+        with _WRITING_GUARD:
+            if state:  # its wait ended before this thread began: never waited for, so never written
+                return
+            state.append("began")
         try:
             _write(path, data)
         except BaseException as err:
@@ -195,20 +198,34 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
                 _RUNNING.discard(done)
             done.set()
 
+    def never_began() -> bool:
+        """Whether the thread has not begun (and now never writes); then the exit's wait no longer waits for it."""
+        with _WRITING_GUARD:
+            if state:
+                return False
+            state.append("dropped")
+            _RUNNING.discard(done)
+            return True
+
     run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
     try:
+        # Under a limiter of its own: trio's default one (40 threads, the whole loop's) may be spent by others, and
+        # the wait ended while the save waited for a token -- a write that never began, said to run on, and waited
+        # for for good by ``wait_for_saves`` at the process's end (review rv7b-disk).
         with trio.move_on_after(within):
-            await run_sync(work, **_ABANDON)
+            await run_sync(work, limiter=trio.CapacityLimiter(1), **_ABANDON)
     except BaseException:  # (a Ctrl-C too: trio raises it in the main task as a KeyboardInterrupt, no Cancelled)
-        if not started:  # (cancelled before its thread began: none will)
-            with _WRITING_GUARD:
-                _RUNNING.discard(done)
+        if never_began():  # (cancelled before its thread began: it never writes)
             raise
         with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(done.wait, CANCEL_SAVE_WAIT)  # (bounded by its own timeout)
+            await trio.to_thread.run_sync(done.wait, CANCEL_SAVE_WAIT,  # (bounded by its own timeout, and
+                                          limiter=trio.CapacityLimiter(1))  # never by a spent default limiter)
         raise
     if failed:
         raise failed[0]
+    if not done.is_set() and never_began():
+        raise TimeoutError(errno.ETIMEDOUT, f"the disk's worker did not begin writing it within {within:.0f} s",
+                           str(path))
     if not done.is_set():
         raise TimeoutError(errno.ETIMEDOUT, f"the disk did not finish writing it within {within:.0f} s (the write "
                            "runs on)", str(path))
