@@ -465,9 +465,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"p2php: network error: {safe(err, LINE)}", file=sys.stderr)
         return 3
     finally:
-        from p2php.session.transcript import wait_for_saves
+        from p2php.session.transcript import SAVE_WAIT, wait_for_saves
 
-        wait_for_saves()  # a transcript's write past its wait: the process's end would kill it (review rv7-loopio)
+        # A transcript's write past its wait: the process's end would kill it (review rv7-loopio); bounded (rv7b-disk)
+        for path in wait_for_saves():
+            print(f"p2php: the disk did not finish writing the transcript {safe(str(path), 200)} within "
+                  f"{SAVE_WAIT:.0f} s: it may be missing", file=sys.stderr)
         if piped is not None:
             piped.drain()  # the game is over: now the reader may take its time
             sys.stdout = original

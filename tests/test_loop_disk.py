@@ -345,3 +345,38 @@ def test_a_save_whose_thread_never_began_is_neither_lost_nor_waited_for_for_good
     finally:
         with transcript._WRITING_GUARD:
             transcript._RUNNING.clear()  # (the failing case: never waited for by later tests)
+
+
+def test_the_exits_wait_for_a_save_on_a_hung_disk_is_bounded(
+        ended: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A disk that hangs (a network share gone, a FUSE file system stuck): the end-of-game save past its wait runs on
+    and never ends. ``p2php``'s ``main`` waited for it without a bound: the game over, its verdict shown, the process
+    never ended (a script or a tournament harness running ``p2php play`` stood still for good; on Windows a Ctrl-C
+    does not end a wait with no timeout). It waits at most SAVE_WAIT now, then says the transcript may be missing
+    (review rv7b-disk)."""
+    import threading
+
+    from p2php import cli
+
+    hang = threading.Event()
+    monkeypatch.setattr(transcript, "_write", lambda path, data: hang.wait(30))
+    monkeypatch.setattr(transcript, "SAVE_WAIT", 0.5)
+
+    def seat(args: Any) -> int:
+        async def game() -> None:
+            with pytest.raises(TimeoutError):
+                await transcript.save_async(ended, tmp_path / "t.p2php", within=0.1)
+
+        trio.run(game)
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_bridge", seat)
+    ended_main: list[int] = []
+    runner = threading.Thread(target=lambda: ended_main.append(cli.main(["bridge"])), daemon=True)
+    try:
+        runner.start()
+        runner.join(5)
+        assert ended_main == [0], "p2php's main still waits for the hung disk's save"
+    finally:
+        hang.set()
+        runner.join(5)

@@ -27,6 +27,7 @@ import io
 import os
 import re
 import threading
+import time
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -139,7 +140,7 @@ def save(ls: Lockstep, path: str | Path) -> Path:
 
 _WRITING: dict[Path, threading.Lock] = {}  # a lock per path saved to: its saves one after the other
 _WRITING_GUARD = threading.Lock()
-_RUNNING: set[threading.Event] = set()  # saves of save_async not done yet (under _WRITING_GUARD)
+_RUNNING: dict[threading.Event, Path] = {}  # saves of save_async not done yet, and their paths (under _WRITING_GUARD)
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -182,7 +183,7 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
     failed: list[BaseException] = []
     state: list[str] = []  # "began" (its thread) or "dropped" (its wait ended first), whichever came first
     with _WRITING_GUARD:
-        _RUNNING.add(done)
+        _RUNNING[done] = path
 
     def work() -> None:
         with _WRITING_GUARD:
@@ -195,7 +196,7 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
             failed.append(err)
         finally:
             with _WRITING_GUARD:
-                _RUNNING.discard(done)
+                _RUNNING.pop(done, None)
             done.set()
 
     def never_began() -> bool:
@@ -204,7 +205,7 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
             if state:
                 return False
             state.append("dropped")
-            _RUNNING.discard(done)
+            _RUNNING.pop(done, None)
             return True
 
     run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
@@ -232,17 +233,22 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
     return path
 
 
-def wait_for_saves() -> None:
-    """Wait until every :func:`save_async` still running is done: a process about to end calls it (``p2php``'s
-    ``main``). A save past its wait runs on in a worker thread, which the process's end kills: a command-line seat's
-    end-of-game save on a disk slower than :data:`SAVE_WAIT` left no transcript, a stray ``.tmp`` (review
-    rv7-loopio, ``tests/chaos_repro/rv7_cli_save_timeout.py``). A Ctrl-C ends the wait."""
+def wait_for_saves(within: float | None = None) -> list[Path]:
+    """Wait until every :func:`save_async` still running is done, at most ``within`` seconds (:data:`SAVE_WAIT`)
+    in all: a process about to end calls it (``p2php``'s ``main``). A save past its wait runs on in a worker thread,
+    which the process's end kills: a command-line seat's end-of-game save on a disk slower than :data:`SAVE_WAIT`
+    left no transcript, a stray ``.tmp`` (review rv7-loopio, ``tests/chaos_repro/rv7_cli_save_timeout.py``). Bounded:
+    on a disk that hangs, the process never ended (review rv7b-disk). A Ctrl-C ends the wait (short waits: on
+    Windows a wait with no timeout takes no Ctrl-C). Returns the paths of the saves still running."""
+    deadline = time.monotonic() + (SAVE_WAIT if within is None else within)
     while True:
         with _WRITING_GUARD:
             running = next(iter(_RUNNING), None)
-        if running is None:
-            return
-        running.wait()
+            if running is None:
+                return []
+            if time.monotonic() >= deadline:
+                return sorted(set(_RUNNING.values()))
+        running.wait(max(0.0, min(0.5, deadline - time.monotonic())))
 
 
 # ----------------------------------------------------------------------------- reading hostile files
