@@ -326,6 +326,7 @@ class BridgeSession:
         self._game_over = False  # the running table already sent game_over (it may still be closing its links)
         self._lang: str | None = None  # settings: names in one language (None: as the game prints them)
         self._auto_forced = False  # settings: a decision with a single legal action answers itself
+        self._saving: trio.Event | None = None  # a save's task is writing (:meth:`_op_save`): set when it is done
         self._localizer: Callable[[str], str] | None = None
         self._game: str | None = None  # the running table's game (for its names)
         self._nursery: trio.Nursery | None = None
@@ -358,6 +359,8 @@ class BridgeSession:
                     if self.quit:
                         break
                 await self._leave_on_close()
+                if self._saving is not None:  # (a save asked for before quit ends first: save_async is bounded)
+                    await self._saving.wait()
                 nursery.cancel_scope.cancel()
         finally:
             aclose = getattr(lines, "aclose", None)  # an async generator we stopped early: finalize it now
@@ -605,8 +608,29 @@ class BridgeSession:
 
     async def _op_save(self, cmd: Mapping[str, Any], ident: Any) -> None:
         peer = self._peer()
-        path = await peer.save_transcript_async(Path(_field(cmd, "path", str)))  # (the game's loop: never held)
-        self.emit({"event": "saved", "path": str(path), "complete": peer.lockstep.finished}, ident)
+        path = Path(_field(cmd, "path", str))
+        if self._saving is not None and not self._saving.is_set():
+            raise BadCommand("a save is still being written: wait for its saved event")
+        # In a task of its own: the save waits for the disk (up to SAVE_WAIT), and the client's next commands must
+        # not wait behind it -- its move, sent right after, was read only once two 3 s fsyncs were done, past
+        # ``timeout``, and the others named the honest seat silent (review rv7b-disk). One at a time (each holds
+        # its packed record).
+        self._saving = trio.Event()
+        assert self._nursery is not None
+        self._nursery.start_soon(self._save, peer, path, ident, self._saving)
+
+    async def _save(self, peer: api.Peer, path: Path, ident: Any, done: trio.Event) -> None:
+        try:
+            complete = peer.lockstep.finished  # (the record is packed as it is now)
+            saved = await peer.save_transcript_async(path)  # (the game's loop: never held)
+        except OSError as err:
+            self.error(f"{err.strerror or err}", "save", ident)
+        except Exception as err:  # a bug of ours must not end the client's game either
+            self.error(f"internal error: {err!r}", "save", ident)
+        else:
+            self.emit({"event": "saved", "path": str(saved), "complete": complete}, ident)
+        finally:
+            done.set()
 
     async def _op_verify(self, cmd: Mapping[str, Any], ident: Any) -> None:
         check = await trio.to_thread.run_sync(api.verify_transcript, _field(cmd, "path", str))

@@ -1,0 +1,58 @@
+"""The bridge's ``save`` on a slow disk must not hold the client's next commands (review rv7b-disk)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from p2php.bridge.session import BridgeSession
+
+sys.path.insert(0, str(Path(__file__).parent / "chaos_repro"))
+from repro_save_in_loop import slow_fsync_under  # noqa: E402
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds a descriptor's path in /proc")
+
+
+@needs_proc
+async def test_a_save_on_a_slow_disk_never_holds_the_clients_move(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client saves its transcript mid-game (``save``) and sends its move (``act``) at once, as a client that does
+    not wait for each reply does. The save waits for the disk (``save_async``: off the loop, up to SAVE_WAIT), and
+    the bridge read no command meanwhile: the move, unread for the two 3 s ``fsync``s, came after ``timeout`` (2 s)
+    and the bot named the honest seat ``silent``. The save runs beside the commands now."""
+    (tmp_path / "slow").mkdir()
+    fsync, _ = slow_fsync_under(tmp_path / "slow", 3.0)
+    monkeypatch.setattr(os, "fsync", fsync)
+    send, receive = trio.open_memory_channel[str](100)
+    events: list[dict[str, Any]] = []
+    over = trio.Event()
+    turns = [0]
+
+    def emit(event: dict[str, Any]) -> None:
+        event = json.loads(json.dumps(event, default=str))
+        events.append(event)
+        if event.get("event") == "your_turn":
+            turns[0] += 1
+            if turns[0] == 2:
+                send.send_nowait(json.dumps({"op": "save", "path": str(tmp_path / "slow" / "mid.p2php")}))
+            send.send_nowait(json.dumps({"op": "act", "index": 0}))
+        elif event.get("event") in ("game_over", "failed"):
+            over.set()
+            send.send_nowait(json.dumps({"op": "quit"}))
+
+    async def lines() -> Any:
+        async for line in receive:
+            yield line
+
+    send.send_nowait(json.dumps({"op": "demo", "game": "uno", "bots": 1, "seed": 3, "timeout": 2}))
+    with trio.fail_after(120):
+        await BridgeSession(emit).run(lines())
+    ends = [e for e in events if e.get("event") in ("game_over", "failed")]
+    assert ends and ends[0].get("culprit") is None, (ends[0].get("code"), ends[0].get("reason"))
+    assert any(e.get("event") == "saved" for e in events)
