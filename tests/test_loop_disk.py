@@ -380,3 +380,37 @@ def test_the_exits_wait_for_a_save_on_a_hung_disk_is_bounded(
     finally:
         hang.set()
         runner.join(5)
+
+
+def test_saves_on_a_hung_disk_take_a_bounded_number_of_threads(
+        ended: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(With a limiter of their own, saves no longer share trio's 40 threads; they must not take one each without
+    end either: a disk that hangs keeps every thread that writes to it.)"""
+    import threading
+
+    hang = threading.Event()
+    monkeypatch.setattr(transcript, "_write", lambda path, data: hang.wait(30))
+
+    async def many() -> list[str]:
+        out: list[str] = []
+
+        async def one(n: int) -> None:
+            try:
+                await transcript.save_async(ended, tmp_path / f"t{n}.p2php", within=0.5)
+            except TimeoutError as err:
+                out.append(str(err.strerror))
+
+        async with trio.open_nursery() as nursery:
+            for n in range(transcript.SAVE_THREADS + 4):
+                nursery.start_soon(one, n)
+        return out
+
+    before = threading.active_count()
+    try:
+        errors = trio.run(many)
+        assert threading.active_count() - before <= transcript.SAVE_THREADS
+        assert sum("did not begin" in e for e in errors) == 4, errors
+        assert len(transcript.wait_for_saves(0.1)) == transcript.SAVE_THREADS
+    finally:
+        hang.set()
+        assert transcript.wait_for_saves(5) == []

@@ -164,6 +164,25 @@ SAVE_WAIT = 60.0
 CANCEL_SAVE_WAIT = 5.0
 """Seconds a cancelled :func:`save_async` still waits for it, shielded (its process may end at once after)."""
 
+SAVE_THREADS = 8
+"""Worker threads :func:`save_async` uses at most at once, in one trio loop: a thread left writing on a disk that
+hangs keeps its place, and saves past that many are refused (their wait ends before they begin), not one thread more
+each."""
+
+_SAVE_LIMITER: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("p2php_save_limiter")
+
+
+def _save_limiter() -> trio.CapacityLimiter:
+    """The loop's limiter of :data:`SAVE_THREADS`: never trio's default one (40 threads, the whole loop's), which
+    others may have spent (review rv7b-disk)."""
+    try:
+        return _SAVE_LIMITER.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(SAVE_THREADS)
+        _SAVE_LIMITER.set(limiter)
+        return limiter
+
+
 # trio renamed ``cancellable`` to ``abandon_on_cancel`` (0.23); support both (as p2php.bridge.stdio does).
 _ABANDON = {("abandon_on_cancel" if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
              else "cancellable"): True}
@@ -214,7 +233,7 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
         # the wait ended while the save waited for a token -- a write that never began, said to run on, and waited
         # for for good by ``wait_for_saves`` at the process's end (review rv7b-disk).
         with trio.move_on_after(within):
-            await run_sync(work, limiter=trio.CapacityLimiter(1), **_ABANDON)
+            await run_sync(work, limiter=_save_limiter(), **_ABANDON)
     except BaseException:  # (a Ctrl-C too: trio raises it in the main task as a KeyboardInterrupt, no Cancelled)
         if never_began():  # (cancelled before its thread began: it never writes)
             raise
