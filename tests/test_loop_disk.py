@@ -318,7 +318,7 @@ def test_a_save_whose_thread_never_began_is_neither_lost_nor_waited_for_for_good
     """The loop's default thread limiter (40) is spent (by the app's own threads; before dac2006, by a hung resume
     log's writes): save_async waited for a token, its wait ended first -- "the write runs on" of a write that never
     began, no transcript though its disk is fine -- and its entry stayed in the saves ``p2php``'s ``main`` waits for
-    at exit: that wait never ended (review rv7b-disk, ``redteam/rv7b_limiter_starved.py``)."""
+    at exit: that wait never ended (review rv7b-disk, ``tests/chaos_repro/rv7b_limiter_starved.py``)."""
     import threading
 
     path = tmp_path / "t.p2php"

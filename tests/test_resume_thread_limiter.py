@@ -1,5 +1,5 @@
 """A resume log's disk that hangs (or throttles its writers) must not spend the threads of the app's whole loop
-(review rv7b-disk, ``redteam/rv7b_limiter_starved.py``)."""
+(review rv7b-disk, ``tests/chaos_repro/rv7b_limiter_starved.py``)."""
 
 from __future__ import annotations
 

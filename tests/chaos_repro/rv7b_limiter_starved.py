@@ -2,8 +2,12 @@
 each holding a token of trio's default thread limiter (40): after 40 messages every to_thread.run_sync of the whole
 loop waits for good -- the bridge's stdin reader, another table's log, a transcript's save (which then never starts,
 and p2php's main waits for it for good in wait_for_saves)."""
-import sys, threading, time, tempfile
+import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
+
 sys.path.insert(0, "tests")
 import toygame  # noqa
 import trio
@@ -49,6 +53,7 @@ async def main() -> None:
     waiter = threading.Thread(target=transcript.wait_for_saves, daemon=True)
     waiter.start()
     waiter.join(5)
-    print("wait_for_saves (p2php main's exit), disk back, 5 s later:", "STILL WAITING" if waiter.is_alive() else "returned")
+    print("wait_for_saves (p2php main's exit), disk back, 5 s later:",
+          "STILL WAITING" if waiter.is_alive() else "returned")
 
 trio.run(main)

@@ -1,7 +1,10 @@
 """A resume log whose write() hangs (a hung disk): each late sync of ours starts a new write thread, blocked."""
-import sys, threading, time
-from pathlib import Path
+import sys
 import tempfile
+import threading
+import time
+from pathlib import Path
+
 sys.path.insert(0, "tests")
 import toygame  # noqa
 import trio

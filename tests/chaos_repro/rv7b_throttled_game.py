@@ -2,10 +2,16 @@
 disk throttles its writers (every write() of queued records takes 3 s; timeout 2 -- the rt6-faults / 41bf2ab model).
 Samples trio's default thread limiter (40 tokens, the whole loop's) and the latency of an unrelated
 to_thread.run_sync (what the bridge's stdin reader, a transcript save, resume_peer's restore do), for 60 s."""
-import os, sys, tempfile, threading, time
+import os
+import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
+
 sys.path.insert(0, os.getcwd())  # (run from a tree: its p2php)
 import trio
+
 from p2php.bots import RandomBot
 from p2php.net.mesh import listen, listener_port
 from p2php.session import resume
@@ -21,7 +27,8 @@ def write_queue(self):
     except (OSError, ValueError, AttributeError):
         target = ""
     if self._queue and target.endswith("seat0.resume"):
-        SLEPT.append(1); time.sleep(3.0)
+        SLEPT.append(1)
+        time.sleep(3.0)
     real(self)
 
 resume.ResumeLog._write_queue = write_queue
