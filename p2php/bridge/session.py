@@ -633,7 +633,10 @@ class BridgeSession:
             done.set()
 
     async def _op_verify(self, cmd: Mapping[str, Any], ident: Any) -> None:
-        check = await trio.to_thread.run_sync(api.verify_transcript, _field(cmd, "path", str))
+        path = _field(cmd, "path", str)
+        if self._saving is not None:  # a client's verify right after its save checks the file that save writes
+            await self._saving.wait()  # (save_async is bounded): before, "No such file or directory"
+        check = await trio.to_thread.run_sync(api.verify_transcript, path)
         self.emit({"event": "verified", "ok": check.ok, "lines": [cap(x) for x in check.lines],
                    "state_hash": check.state_hash}, ident)
 
