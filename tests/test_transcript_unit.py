@@ -1,0 +1,222 @@
+"""Transcripts one piece at a time, no network (mutation run X: what the streaming reader, ``save_async`` and
+``wait_for_saves``, and the step a refused message is named at had no test for). About a second."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import trio
+
+from p2php.bots import RandomBot
+from p2php.session import transcript
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+
+
+@pytest.fixture(scope="module")
+def ended() -> Lockstep:
+    peers = make_peers("toy", 2, seed=1)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(2)})
+    assert peers[0].verdict is not None
+    return peers[0]
+
+
+@pytest.fixture(scope="module")
+def saved(ended: Lockstep, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return transcript.save(ended, tmp_path_factory.mktemp("saved") / "seat0.p2php")
+
+
+# ----------------------------------------------------------------------------- read_bounded: a file at the limit
+
+
+def _refused(text: str) -> Exception:
+    return transcript.TranscriptError(text)
+
+
+LIMIT = 197  # a small MAX_FILE for these tests
+
+
+def test_a_file_of_exactly_the_limit_is_read_whole_and_one_byte_more_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transcript, "MAX_FILE", LIMIT)
+    path = tmp_path / "f"
+    path.write_bytes(bytes(range(LIMIT)))
+    assert transcript.read_bounded(path, _refused, "transcript") == bytes(range(LIMIT))
+    path.write_bytes(bytes(LIMIT + 1))
+    with pytest.raises(transcript.TranscriptError, match="too big for a transcript"):
+        transcript.read_bounded(path, _refused, "transcript")
+
+
+def _pipe(tmp_path: Path, data: bytes) -> Path:
+    """A named pipe (no size) that ``data`` is written into, then closed."""
+    path = tmp_path / "pipe"
+    os.mkfifo(path)
+
+    def feed() -> None:
+        with open(path, "wb") as out:
+            out.write(data)
+
+    threading.Thread(target=feed, daemon=True).start()
+    return path
+
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+
+
+@needs_fifo
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 20])
+def test_a_pipe_of_exactly_the_limit_is_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   chunk: int) -> None:
+    """Read a chunk at a time (``p2php verify /dev/stdin``): every byte of it, not its first chunk only."""
+    monkeypatch.setattr(transcript, "MAX_FILE", LIMIT)
+    monkeypatch.setattr(transcript, "_CHUNK", chunk)
+    data = bytes(i % 251 for i in range(LIMIT))
+    assert transcript.read_bounded(_pipe(tmp_path, data), _refused, "transcript") == data
+
+
+@needs_fifo
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 20])
+def test_a_pipe_one_byte_over_the_limit_is_refused_not_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           chunk: int) -> None:
+    """A pipe longer than the limit is refused whole, never read as its first MAX_FILE bytes (a record cut short
+    would be verified, or refused for another reason)."""
+    monkeypatch.setattr(transcript, "MAX_FILE", LIMIT)
+    monkeypatch.setattr(transcript, "_CHUNK", chunk)
+    with pytest.raises(transcript.TranscriptError, match="too big for a resume log"):
+        transcript.read_bounded(_pipe(tmp_path, bytes(LIMIT + 1)), _refused, "resume log")
+
+
+def test_a_pipe_a_saved_transcript_comes_through_verifies(saved: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("named pipes")
+    monkeypatch.setattr(transcript, "_CHUNK", 64)
+    assert transcript.verify(_pipe(tmp_path, saved.read_bytes())).ok
+
+
+# ----------------------------------------------------------------------------- Frames: what load() returns
+
+
+def test_the_loaded_messages_read_as_a_list_does(saved: Path) -> None:
+    """``load``'s hellos and messages are decoded a read at a time, and behave as the lists they stand for."""
+    data = transcript.load(saved)
+    messages = data["messages"]
+    listed = list(messages)
+    n = len(listed)
+    assert n > 2 and len(messages) == n
+    assert messages[0] == listed[0] and messages[-1] == listed[-1]
+    assert messages[-n] == listed[0]  # the first, counted from the end
+    assert messages[n - 1] == listed[n - 1]
+    for bad in (n, -n - 1):
+        with pytest.raises(IndexError):
+            messages[bad]
+    assert messages[1:3] == listed[1:3] and messages[::-1] == listed[::-1]
+    assert messages == listed and messages == tuple(listed) and messages != listed[:-1]
+    assert messages != listed[:-1] + [listed[0]] and messages != "not a list"
+    again = transcript.load(saved)["messages"]
+    assert messages == again  # two reads of one file
+    assert messages != data["hellos"]
+    assert repr(messages).startswith(f"<{n} entries of ")
+
+
+# ----------------------------------------------------------------------------- save_async and wait_for_saves
+
+
+def _slow_disk(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    real = transcript.replace_durably
+
+    def slow(path: Path, data: bytes) -> None:
+        time.sleep(seconds)
+        real(path, data)
+
+    monkeypatch.setattr(transcript, "replace_durably", slow)
+
+
+def test_a_save_cancelled_before_it_began_returns_at_once_and_writes_nothing(ended: Lockstep,
+                                                                            tmp_path: Path) -> None:
+    """A cancel already pending: no thread is started, so there is nothing to wait for (CANCEL_SAVE_WAIT, 5 s)."""
+    async def cancelled() -> None:
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await transcript.save_async(ended, tmp_path / "t.p2php")
+
+    began = time.monotonic()
+    trio.run(cancelled)
+    assert time.monotonic() - began < 2.0
+    transcript.wait_for_saves()
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_process_ends_only_once_a_save_that_ran_on_is_on_the_disk_and_waits_idle(
+        ended: Lockstep, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``wait_for_saves`` (``p2php``'s ``main`` at its end) waits for a save past its wait, sleeping, not spinning a
+    core; then the whole transcript is in place."""
+    _slow_disk(monkeypatch, 0.6)
+    path = tmp_path / "t.p2php"
+
+    async def game() -> None:
+        with pytest.raises(TimeoutError, match="runs on"):
+            await transcript.save_async(ended, path, within=0.05)
+
+    trio.run(game)
+    assert not path.exists()  # (still being written)
+    cpu, began = time.thread_time(), time.monotonic()
+    transcript.wait_for_saves()
+    assert time.monotonic() - began > 0.3
+    assert time.thread_time() - cpu < 0.15  # asleep while the disk works
+    assert transcript.verify(path).ok
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.p2php"]
+    began = time.monotonic()
+    transcript.wait_for_saves()  # nothing running: returns at once
+    assert time.monotonic() - began < 0.5
+
+
+# ----------------------------------------------------------------------------- the step a refused message is named at
+
+
+def _frame(sender: int, kind: str, at: list[int], body: dict[str, Any]) -> dict[str, Any]:
+    return {"from": sender, "seq": 0, "prev": bytes(32), "at": at, "state": bytes(32), "seen": [], "kind": kind,
+            "body": body, "sig": bytes(64)}
+
+
+TABLE: Any = SimpleNamespace(players=3)
+
+
+@pytest.mark.parametrize("step", [[0, 5], [3, 0], [0, 0], [4, 1]])
+def test_a_refused_message_is_named_at_the_step_the_seats_abort_says(step: list[int]) -> None:
+    """The recording seat stopped on seat 2's message refused by its shape: the verifier names seat 2 at the step the
+    seat's abort carries (a step 0 or a phase 0 included), not where that abort itself was signed."""
+    frames = [_frame(1, "action", [0, 0], {}),
+              _frame(0, "abort", [6, 2], {"culprit": 2, "code": "bad_message", "at": step})]
+    assert transcript._seat_step(TABLE, frames, 0, 2) == tuple(step)
+
+
+@pytest.mark.parametrize("step", [[1], [1, 2, 3], [-1, 0], [0, -1], [True, 0], ["1", 0], None])
+def test_an_abort_step_that_is_no_step_falls_back_to_where_the_abort_stands(step: Any) -> None:
+    frames = [_frame(0, "abort", [6, 2], {"culprit": 2, "code": "bad_message", "at": step})]
+    assert transcript._seat_step(TABLE, frames, 0, 2) == (6, 2)
+
+
+def test_a_seat_that_stopped_for_another_reason_names_it_where_it_stopped() -> None:
+    """Another culprit, or another code: the refused message was found where the seat stood (its abort, else its
+    audit)."""
+    for body in ({"culprit": 1, "code": "bad_message", "at": [1, 0]}, {"culprit": 2, "code": "silent", "at": [1, 0]}):
+        frames = [_frame(0, "audit", [9, 0], {}), _frame(0, "abort", [7, 1], body)]
+        assert transcript._seat_step(TABLE, frames, 0, 2) == (7, 1)
+    frames = [_frame(1, "abort", [3, 0], {}), _frame(0, "audit", [9, 0], {}), _frame(0, "audit", [10, 0], {})]
+    assert transcript._seat_step(TABLE, frames, 0, 2) == (9, 0)  # its first audit
+    assert transcript._seat_step(TABLE, [_frame(1, "audit", [9, 0], {})], 0, 2) is None
+
+
+@pytest.mark.parametrize("seat", [True, False, -1, 3, "0", None, 1.0])
+def test_a_record_whose_seat_is_no_seat_of_the_table_reads_no_step(seat: Any) -> None:
+    """A spectator's record (seat -1), or a file's seat that is no seat (``True`` is no seat 1, ``False`` no seat
+    0): no seat's abort sets the step (the message's own signed point does)."""
+    frames = [_frame(s, "abort", [5, 0], {"culprit": 2, "code": "bad_message", "at": [2, 0]}) for s in (0, 1)]
+    assert transcript._seat_step(TABLE, frames, seat, 2) is None
