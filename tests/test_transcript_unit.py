@@ -92,12 +92,15 @@ def test_a_pipe_one_byte_over_the_limit_is_refused_not_cut(tmp_path: Path, monke
         transcript.read_bounded(_pipe(tmp_path, bytes(LIMIT + 1)), _refused, "resume log")
 
 
-def test_a_pipe_a_saved_transcript_comes_through_verifies(saved: Path, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    if not hasattr(os, "mkfifo"):
-        pytest.skip("named pipes")
-    monkeypatch.setattr(transcript, "_CHUNK", 64)
-    assert transcript.verify(_pipe(tmp_path, saved.read_bytes())).ok
+@needs_fifo
+@pytest.mark.parametrize("chunk", [None, 64])
+def test_a_saved_transcript_through_a_pipe_verifies(saved: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    chunk: int | None) -> None:
+    """``p2php verify /dev/stdin`` (the default chunk, and a small one)."""
+    if chunk is not None:
+        monkeypatch.setattr(transcript, "_CHUNK", chunk)
+    result = transcript.verify(_pipe(tmp_path, saved.read_bytes()))
+    assert result.ok, result.lines
 
 
 # ----------------------------------------------------------------------------- Frames: what load() returns
@@ -151,6 +154,25 @@ def test_a_save_cancelled_before_it_began_returns_at_once_and_writes_nothing(end
     assert time.monotonic() - began < 2.0
     transcript.wait_for_saves()
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("where", ["a-file/t.p2php", "a-dir"])
+def test_a_save_the_disk_refuses_is_an_oserror(ended: Lockstep, tmp_path: Path, where: str) -> None:
+    """A folder that is a file, a path that is a folder: ``save_async`` raises the OSError (every caller says it in
+    one line), never "saved"; nothing is left running or on the disk."""
+    (tmp_path / "a-file").write_bytes(b"x")
+    (tmp_path / "a-dir").mkdir()
+
+    async def game() -> None:
+        with pytest.raises(OSError):
+            await transcript.save_async(ended, tmp_path / where)
+
+    trio.run(game)
+    began = time.monotonic()
+    transcript.wait_for_saves()
+    assert time.monotonic() - began < 0.5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-dir", "a-file"]
+    assert not list((tmp_path / "a-dir").iterdir())
 
 
 def test_a_process_ends_only_once_a_save_that_ran_on_is_on_the_disk_and_waits_idle(
@@ -214,9 +236,37 @@ def test_a_seat_that_stopped_for_another_reason_names_it_where_it_stopped() -> N
     assert transcript._seat_step(TABLE, [_frame(1, "audit", [9, 0], {})], 0, 2) is None
 
 
+def test_a_malformed_entry_of_the_seat_does_not_hide_its_abort_after_it() -> None:
+    body = {"culprit": 2, "code": "bad_message", "at": [4, 1]}
+    frames = [dict(_frame(0, "audit", [3, 0], {}), sig=b"short"), _frame(0, "abort", [6, 2], body)]
+    assert transcript._seat_step(TABLE, frames, 0, 2) == (4, 1)
+
+
 @pytest.mark.parametrize("seat", [True, False, -1, 3, "0", None, 1.0])
 def test_a_record_whose_seat_is_no_seat_of_the_table_reads_no_step(seat: Any) -> None:
     """A spectator's record (seat -1), or a file's seat that is no seat (``True`` is no seat 1, ``False`` no seat
     0): no seat's abort sets the step (the message's own signed point does)."""
     frames = [_frame(s, "abort", [5, 0], {"culprit": 2, "code": "bad_message", "at": [2, 0]}) for s in (0, 1)]
     assert transcript._seat_step(TABLE, frames, seat, 2) is None
+
+
+# ----------------------------------------------------------------------------- equivocations a record carries
+
+
+def test_junk_before_an_equivocations_proof_does_not_hide_it(tmp_path: Path) -> None:
+    """A record's ``equivocations`` whose first entries prove nothing (no message, a forged copy) and then the two
+    signed versions: ``p2php verify`` names the equivocator as the seat did."""
+    import msgpack
+    from test_session_cheats import _equivocating_table
+
+    peers = _equivocating_table()
+    path = transcript.save(peers[0], tmp_path / "seat0.p2php")
+    data = msgpack.unpackb(path.read_bytes(), raw=False)
+    proofs = data["equivocations"]
+    assert len(proofs) == 2
+    forged = dict(proofs[0], body={**proofs[0]["body"], "action": {"type": "bid", "n": 98}})
+    data["equivocations"] = [5, {"from": 1}, forged, *proofs]
+    path.write_bytes(msgpack.packb(data, use_bin_type=True))
+    result = transcript.verify(path)
+    v = result.spectator.verdict if result.spectator is not None else None
+    assert v is not None and (v.culprit, v.code) == (1, "equivocation"), result.lines
