@@ -270,3 +270,82 @@ def test_junk_before_an_equivocations_proof_does_not_hide_it(tmp_path: Path) -> 
     result = transcript.verify(path)
     v = result.spectator.verdict if result.spectator is not None else None
     assert v is not None and (v.culprit, v.code) == (1, "equivocation"), result.lines
+
+
+# ----------------------------------------------------------------------------- more of the reader and the verifier
+
+
+def test_a_record_larger_than_a_frame_loads(saved: Path, tmp_path: Path) -> None:
+    """A long game's record is larger than one frame (4 MiB): its entries past the first 4 MiB are each a frame's
+    size, and the record loads (here: two fields of 3 MiB no reader knows, written before the hellos)."""
+    import msgpack
+
+    from p2php.net.framing import MAX_FRAME
+
+    data = msgpack.unpackb(saved.read_bytes(), raw=False)
+    big = {"zz1": bytes(3 * MAX_FRAME // 4), "zz2": bytes(3 * MAX_FRAME // 4), **data}
+    path = tmp_path / "big.p2php"
+    path.write_bytes(msgpack.packb(big, use_bin_type=True))
+    loaded = transcript.load(path)
+    assert "zz1" not in loaded and list(loaded["messages"]) == data["messages"]
+
+
+def test_a_cancel_while_the_disk_writes_waits_for_the_whole_file(ended: Lockstep, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cancelled once its thread writes: the save waits for the disk (bounded), so the process that ends right after
+    still has its whole transcript, and no stray ``.tmp``."""
+    _slow_disk(monkeypatch, 0.3)
+    path = tmp_path / "t.p2php"
+
+    async def game() -> None:
+        with trio.move_on_after(0.1) as scope:
+            await transcript.save_async(ended, path)
+        assert scope.cancelled_caught
+
+    trio.run(game)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.p2php"]
+    assert transcript.verify(path).ok
+
+
+def test_a_message_label_quotes_what_it_can_read_and_bounds_it() -> None:
+    """How a refused message is named: its kind cut to 16 characters, its point only when it is two numbers."""
+    frame = {"from": 1, "kind": "k" * 16, "at": [3, 0]}
+    assert transcript.label(7, frame) == f"message 7 (seat 1, {'k' * 16} at 3.0)"
+    assert transcript.label(7, {**frame, "kind": "k" * 17}) == f"message 7 (seat 1, {'k' * 15}… at 3.0)"
+    for at in ([3, 0, 1], [3], "30", [3, "0"], [True, 0], None):
+        assert transcript.label(7, {**frame, "at": at}).endswith(" at ?)"), at
+    assert transcript.label(7, {"from": True, "kind": 5}) == "message 7 (seat ?, ? at ?)"
+    assert transcript.label(7, [1, 2]) == "message 7"
+
+
+def test_every_seats_signed_message_proves_and_a_forged_one_does_not(ended: Lockstep) -> None:
+    """What ``equivocations`` and ``refused`` may prove: a message its author signed, seat 0's too."""
+    table = ended.table
+    wires = [m.to_wire() for m in ended.transcript]
+    assert {w["from"] for w in wires} == {0, 1}
+    for wire in wires:
+        msg = transcript._signed_message(table, wire)
+        assert msg is not None and msg.sender == wire["from"]
+        assert transcript._signed_message(table, dict(wire, seq=wire["seq"] + 1)) is None  # signature fails
+        assert transcript._signed_message(table, dict(wire, **{"from": 2})) is None  # no seat of this table
+
+
+def test_a_refused_message_in_a_record_names_its_author_and_nothing_else_does() -> None:
+    """A record's ``refused`` (§9.4): its first entry (MAX_REFUSED_KEPT), a message its author signed and that is
+    refused by its shape, names that author; an entry that proves nothing (no message, a forged copy, a message
+    refused by nothing) names nobody, and the entries after the first are not read."""
+    from adversarial.tampers import signed_by
+
+    from p2php.session.lockstep import MAX_REFUSED_KEPT
+    from p2php.session.messages import MAX_UNKNOWN_BODY
+
+    assert MAX_REFUSED_KEPT == 1
+    peers = make_peers("toy", 2, seed=1)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(2)})
+    table = peers[0].table
+    one = next(m.to_wire() for m in peers[0].transcript if m.sender == 1 and m.kind == "action")
+    junk = signed_by(peers[1], {**one, "body": {**one["body"], "zz": bytes(MAX_UNKNOWN_BODY + 1)}})
+    faults = transcript._refused_faults(table, [junk, "x"])
+    assert [(f.culprit, f.code.value, f.at) for f in faults] == [(1, "bad_message", tuple(junk["at"]))], faults
+    for refused in ([5, junk], [dict(junk, seq=junk["seq"] + 1)], [one], "not a list", None):
+        assert transcript._refused_faults(table, refused) == [], refused
