@@ -349,3 +349,31 @@ def test_a_refused_message_in_a_record_names_its_author_and_nothing_else_does() 
     assert [(f.culprit, f.code.value, f.at) for f in faults] == [(1, "bad_message", tuple(junk["at"]))], faults
     for refused in ([5, junk], [dict(junk, seq=junk["seq"] + 1)], [one], "not a list", None):
         assert transcript._refused_faults(table, refused) == [], refused
+
+
+# ----------------------------------------------------------------------------- what p2php verify reports
+
+
+def _rewrite(saved: Path, path: Path, **fields: Any) -> Path:
+    import msgpack
+
+    data = msgpack.unpackb(saved.read_bytes(), raw=False)
+    path.write_bytes(msgpack.packb({**data, **fields}, use_bin_type=True))
+    return path
+
+
+@pytest.mark.parametrize("bad", [1, 20, 21, 30])
+def test_a_report_of_many_faulty_messages_lists_20_and_counts_the_rest(saved: Path, tmp_path: Path,
+                                                                        bad: int) -> None:
+    import msgpack
+
+    messages = msgpack.unpackb(saved.read_bytes(), raw=False)["messages"]
+    altered = [dict(m, sig=bytes(64)) for m in (messages * 3)[:bad]]
+    result = transcript.verify(_rewrite(saved, tmp_path / "t.p2php", messages=altered))
+    assert not result.ok
+    listed = [line for line in result.lines if "signature does not verify" in line]
+    assert len(listed) == min(bad, 20), result.lines
+    more = [line for line in result.lines if line.startswith("… and")]
+    assert more == ([f"… and {bad - 20} more"] if bad > 20 else []), result.lines
+    assert result.lines[-1] == f"refused: {bad} of {bad} messages do not verify on their own"
+
