@@ -377,3 +377,30 @@ def test_a_report_of_many_faulty_messages_lists_20_and_counts_the_rest(saved: Pa
     assert more == ([f"… and {bad - 20} more"] if bad > 20 else []), result.lines
     assert result.lines[-1] == f"refused: {bad} of {bad} messages do not verify on their own"
 
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="/dev/zero")
+def test_an_endless_file_of_no_size_is_refused_not_read_forever(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``p2php verify /dev/zero`` (a device, a pipe that never ends): read up to the limit, then refused."""
+    monkeypatch.setattr(transcript, "MAX_FILE", 1 << 20)
+    monkeypatch.setattr(transcript, "_CHUNK", 1 << 16)
+    with pytest.raises(transcript.TranscriptError, match="too big for a transcript"):
+        transcript.load("/dev/zero")
+
+
+def test_a_records_refused_message_is_named_by_the_verifier(tmp_path: Path) -> None:
+    """A record whose ``refused`` holds a message seat 1 signed that is refused by its shape: ``p2php verify`` names
+    seat 1 (``bad_message``) as a seat that received it did."""
+    from adversarial.tampers import signed_by
+
+    from p2php.session.messages import MAX_UNKNOWN_BODY
+
+    peers = make_peers("toy", 2, seed=1)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(2)})
+    saved = transcript.save(peers[0], tmp_path / "seat0.p2php")
+    one = next(m.to_wire() for m in peers[0].transcript if m.sender == 1 and m.kind == "action")
+    junk = signed_by(peers[1], {**one, "body": {**one["body"], "zz": bytes(MAX_UNKNOWN_BODY + 1)}})
+    result = transcript.verify(_rewrite(saved, tmp_path / "t.p2php", refused=[junk]))
+    v = result.spectator.verdict if result.spectator is not None else None
+    assert v is not None and (v.culprit, v.code) == (1, "bad_message"), result.lines
+    assert transcript.verify(_rewrite(saved, tmp_path / "u.p2php", refused=[one])).ok  # a message refused by nothing
