@@ -404,3 +404,26 @@ def test_a_records_refused_message_is_named_by_the_verifier(tmp_path: Path) -> N
     v = result.spectator.verdict if result.spectator is not None else None
     assert v is not None and (v.culprit, v.code) == (1, "bad_message"), result.lines
     assert transcript.verify(_rewrite(saved, tmp_path / "u.p2php", refused=[one])).ok  # a message refused by nothing
+
+
+def test_a_file_cut_short_says_it_is_truncated(saved: Path, tmp_path: Path) -> None:
+    """A copy that stopped early (a full disk, a download cut): the reason says so, with where."""
+    raw = saved.read_bytes()
+    for cut in (1, 5, 40):
+        path = tmp_path / "cut.p2php"
+        path.write_bytes(raw[:-cut])
+        with pytest.raises(transcript.TranscriptError, match=r"the file is truncated \(a value starting at byte \d+ "
+                                                             r"is cut off\)"):
+            transcript.load(path)
+
+
+def test_a_clean_records_report_says_each_thing_checked(ended: Lockstep, saved: Path) -> None:
+    """What ``p2php verify`` tells its person of an honest record, in order: the hellos, the table (its safety
+    code), the messages and steps, the final state (the hash the seat recorded), the audit."""
+    result = transcript.verify(saved)
+    assert result.ok, result.lines
+    assert ended.verdict is not None
+    heads = ["handshake: 2 signed hellos for toy ", "table: seats 0 ", f"messages: {len(ended.transcript)} "
+             "signatures and chains checked, ", f"final state hash: {ended.verdict.state_hash.hex()}", "audit: clean"]
+    assert len(result.lines) == len(heads) and all(
+        line.startswith(head) for line, head in zip(result.lines, heads, strict=True)), result.lines
