@@ -427,3 +427,40 @@ def test_a_clean_records_report_says_each_thing_checked(ended: Lockstep, saved: 
              "signatures and chains checked, ", f"final state hash: {ended.verdict.state_hash.hex()}", "audit: clean"]
     assert len(result.lines) == len(heads) and all(
         line.startswith(head) for line, head in zip(result.lines, heads, strict=True)), result.lines
+
+
+@pytest.fixture(scope="module")
+def four(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    peers = make_peers("toy", 4, seed=1)
+    run_in_memory(peers, {s: RandomBot(s) for s in range(4)})
+    return transcript.save(peers[0], tmp_path_factory.mktemp("four") / "seat0.p2php")
+
+
+@pytest.mark.parametrize("forgotten", [20, 21, 25])
+def test_messages_the_replay_never_processed_are_listed_20_at_most_then_counted(
+        four: Path, monkeypatch: pytest.MonkeyPatch, forgotten: int) -> None:
+    """(A replay made to forget messages, as in test_verify_hardening: the rule alone.)"""
+    path = four
+    real = transcript._replay
+
+    def forgetting(*args: Any, **kwargs: Any) -> Any:
+        spectator, fault_at, finished_at = real(*args, **kwargs)
+        del spectator.transcript[:forgotten]
+        return spectator, fault_at, finished_at
+
+    monkeypatch.setattr(transcript, "_replay", forgetting)
+    result = transcript.verify(path)
+    assert not result.ok
+    never = [line for line in result.lines if "the replay never processed it" in line]
+    assert len(never) == 20, result.lines
+    more = [line for line in result.lines if line.startswith("… and")]
+    assert more == ([f"… and {forgotten - 20} more"] if forgotten > 20 else []), result.lines
+
+
+@pytest.mark.parametrize("raw", [b"\xde\x00", b"\x81\xa6hellos\xdc\x00", b"\x81\xa8messages\xdd\x00\x00"])
+def test_a_file_cut_inside_a_header_is_refused_in_one_line(tmp_path: Path, raw: bytes) -> None:
+    """Never a traceback: a file cut inside the top map's header, or a list's."""
+    path = tmp_path / "cut.p2php"
+    path.write_bytes(raw)
+    with pytest.raises(transcript.TranscriptError):
+        transcript.load(path)
