@@ -464,3 +464,31 @@ def test_a_file_cut_inside_a_header_is_refused_in_one_line(tmp_path: Path, raw: 
     path.write_bytes(raw)
     with pytest.raises(transcript.TranscriptError):
         transcript.load(path)
+
+
+def test_every_message_that_cannot_be_hashed_is_named(saved: Path, tmp_path: Path) -> None:
+    """Two messages carrying a float (no canonical encoding): both are named, and the one after them with a bad
+    signature too -- the check goes on past a malformed message."""
+    import msgpack
+
+    messages = msgpack.unpackb(saved.read_bytes(), raw=False)["messages"]
+    for i in (2, 5):
+        messages[i]["body"]["x"] = 1.5
+    messages[9]["sig"] = bytes(64)
+    result = transcript.verify(_rewrite(saved, tmp_path / "t.p2php", messages=messages))
+    assert not result.ok
+    assert [line.split(" (")[0] for line in result.lines if ": malformed: " in line] == ["message 2", "message 5"]
+    assert any(line.startswith("message 9 ") and "signature does not verify" in line for line in result.lines)
+
+
+def test_a_list_declaring_more_entries_than_the_rest_of_the_file_holds_says_so(tmp_path: Path) -> None:
+    """Counted against the bytes after the list's header (not the whole file): a list late in a file declaring 10
+    entries where 200 bytes are left is refused for that, before any entry is read."""
+    import msgpack
+
+    body = msgpack.packb({"zz": bytes(4000)}, use_bin_type=True)[1:]  # a field no reader knows, first
+    raw = b"\x82" + body + msgpack.packb("hellos") + b"\xdc\x00\x0a" + bytes(200)
+    path = tmp_path / "t.p2php"
+    path.write_bytes(raw)
+    with pytest.raises(transcript.TranscriptError, match="hellos declares 10 entries, more than the file can hold"):
+        transcript.load(path)
