@@ -492,3 +492,19 @@ def test_a_list_declaring_more_entries_than_the_rest_of_the_file_holds_says_so(t
     path.write_bytes(raw)
     with pytest.raises(transcript.TranscriptError, match="hellos declares 10 entries, more than the file can hold"):
         transcript.load(path)
+
+
+def test_an_entry_of_more_values_than_a_frame_may_hold_is_refused_in_one_line(saved: Path, tmp_path: Path) -> None:
+    """A message of 70 000 values in a file large enough for them (its budget is MAX_VALUES a frame): refused for
+    that, in one line, never a traceback."""
+    import msgpack
+
+    from p2php.net.framing import MAX_VALUES
+
+    data = msgpack.unpackb(saved.read_bytes(), raw=False)
+    dense = dict(data["messages"][0], body={"x": [1] * (MAX_VALUES + 5000)})
+    big = {"zz": bytes(300_000), **data, "messages": [dense, *data["messages"][1:]]}
+    path = tmp_path / "t.p2php"
+    path.write_bytes(msgpack.packb(big, use_bin_type=True))
+    with pytest.raises(transcript.TranscriptError, match="message 0: "):
+        transcript.load(path)
