@@ -508,3 +508,21 @@ def test_an_entry_of_more_values_than_a_frame_may_hold_is_refused_in_one_line(sa
     path.write_bytes(msgpack.packb(big, use_bin_type=True))
     with pytest.raises(transcript.TranscriptError, match="message 0: "):
         transcript.load(path)
+
+
+@pytest.mark.parametrize(("copies", "kept"), [(255, 256), (256, 0)])
+def test_a_record_keeps_an_equivocations_proof_whole_up_to_256_copies_or_none(copies: int, kept: int,
+                                                                              tmp_path: Path) -> None:
+    """A cheater that signs hundreds of versions of one message: the record keeps them all while they are at most
+    MAX_EQUIVOCATIONS (256, the processed one included) -- a reader's bound -- else none of them, and it loads."""
+    from adversarial.tampers import signed_by
+    from test_session_cheats import _equivocating_table
+
+    peers = _equivocating_table()
+    zero = peers[0]
+    [(key, wires)] = zero.equivocations.items()
+    base = wires[0]
+    zero.equivocations[key] = [signed_by(peers[1], dict(base, body={**base["body"], "x": i})) for i in range(copies)]
+    proofs = transcript.to_data(zero)["equivocations"]
+    assert len(proofs) == kept
+    assert len(transcript.load(transcript.save(zero, tmp_path / "t.p2php"))["equivocations"]) == kept
