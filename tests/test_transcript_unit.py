@@ -526,3 +526,14 @@ def test_a_record_keeps_an_equivocations_proof_whole_up_to_256_copies_or_none(co
     proofs = transcript.to_data(zero)["equivocations"]
     assert len(proofs) == kept
     assert len(transcript.load(transcript.save(zero, tmp_path / "t.p2php"))["equivocations"]) == kept
+
+
+def test_a_record_saved_before_any_message_loads_with_none(tmp_path: Path) -> None:
+    """A save right after the handshake (the app's mid-game save): no message yet; it loads, and says it ends
+    before the game does."""
+    peers = make_peers("toy", 2, seed=1)
+    path = transcript.save(peers[0], tmp_path / "t.p2php")
+    data = transcript.load(path)
+    assert len(data["messages"]) == 0 and len(data["hellos"]) == 2
+    result = transcript.verify(path)
+    assert not result.ok and result.lines[-1] == "the transcript ends before the game does", result.lines
