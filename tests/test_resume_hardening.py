@@ -103,7 +103,7 @@ def test_reading_a_log_at_the_density_limit_costs_a_few_times_its_size(logged: P
 def test_an_altered_record_holding_a_nan_is_named_by_its_number(logged: Path, tmp_path: Path) -> None:
     """The records are decoded afresh each time they are read (rt7-reader), and a NaN equals no fresh copy of
     itself: ``records.index(record)`` found no such record, and the log was refused as "ValueError: " instead of
-    naming the record that does not verify (rv7-reader, ``rv7/nan_record.py``)."""
+    naming the record that does not verify (review rv7-reader)."""
     unpacker = msgpack.Unpacker(raw=False)
     unpacker.feed((logged / "seat0.resume").read_bytes())
     header, *records = unpacker

@@ -383,7 +383,7 @@ def test_each_entry_is_walked_by_the_rules_once(honest: dict[str, Any], tmp_path
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """An entry is decoded afresh each time it is read (rt7-reader), and verify reads every message five times or
     more (the check, two replays, the unprocessed ones, the fault's line): each read walked the rules again in
-    Python, tripling the CPU of a record of dense signed messages (rv7-reader, ``rv7/cpu_after_audit.py``: 0.31 s
+    Python, tripling the CPU of a record of dense signed messages (review rv7-reader: 0.31 s
     -> 0.90 s for 4 MB). The bytes were accepted by the rules once, at load; a read only decodes them."""
     from p2php.net import framing
 
