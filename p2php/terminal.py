@@ -806,7 +806,7 @@ class _LineSource:
 
     def __init__(self, reader: Callable[[str], str]) -> None:
         self.reader = reader
-        self.waiting: _Waiting | None = None  # the read that takes the next line
+        self.waiting: list[_Waiting] = []  # the reads waiting, oldest first: the newest takes the next line
         self.busy = False  # the thread is in ``reader`` (or about to be)
         self.reading: str | None = None  # the prompt the thread's ``reader`` shows now (None: between two reads)
 
@@ -821,16 +821,17 @@ class _LineSource:
             except BaseException as err:  # handed to the read, which raises it
                 error = err
             with _SOURCES_LOCK:
-                waiting, self.waiting, self.reading = self.waiting, None, None
+                waiting = self.waiting.pop() if self.waiting else None
+                self.reading = None
             if waiting is not None:  # else the question it was typed for was withdrawn: dropped (read_line)
                 with contextlib.suppress(trio.RunFinishedError):
                     waiting.token.run_sync_soon(waiting.give, line, error)
             with _SOURCES_LOCK:
-                if self.waiting is None:
+                if not self.waiting:
                     self.busy = False
                     _SOURCES.pop(self.reader, None)
                     return
-                prompt = self.reading = self.waiting.prompt
+                prompt = self.reading = self.waiting[-1].prompt
 
 
 _SOURCES: dict[Callable[[str], str], _LineSource] = {}
@@ -853,8 +854,10 @@ async def read_line(prompt: str, ask: Callable[[str], str] | None = None) -> str
     waiting = _Waiting(prompt)
     with _SOURCES_LOCK:
         source = _SOURCES.setdefault(reader, _LineSource(reader))
-        source.waiting = waiting  # (a read still waiting is one being cancelled -- the withdrawn question's decider,
-        # not yet run since it was cancelled: the newest question is the one the person sees, and takes the line)
+        source.waiting.append(waiting)  # (a read still waiting is most often one being cancelled -- the withdrawn
+        # question's decider, not yet run since it was cancelled: the newest question is the one the person sees,
+        # and takes the line; one that is not cancelled takes the next line after it, never waits for good: two
+        # people at one input in one process, a test's host and joiner, both asked "Play again?" at once)
         start, source.busy = not source.busy, True
         if start:
             source.reading = prompt
@@ -869,8 +872,8 @@ async def read_line(prompt: str, ask: Callable[[str], str] | None = None) -> str
         await waiting.done.wait()
     finally:
         with _SOURCES_LOCK:
-            if source.waiting is waiting:
-                source.waiting = None
+            if waiting in source.waiting:
+                source.waiting.remove(waiting)
     if waiting.error is not None:
         raise waiting.error
     return waiting.line
