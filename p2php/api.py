@@ -83,6 +83,7 @@ from p2php.session.runner import (
 from p2php.session.spectator import WATCH_PATIENCE, WatchError, keep_watching, watch
 from p2php.session.transcript import TranscriptError
 from p2php.text import NAME, safe
+from p2php.threads import in_thread
 
 if TYPE_CHECKING:
     from p2php.lobby import HostLobby
@@ -960,14 +961,13 @@ def resume_peer(
     table at its old address, gets what it missed relayed by the others, and goes
     on: your code sees :class:`YourTurn` events again as if nothing happened.
     """
-    from p2php.session.resume import _ABANDON, restore
+    from p2php.session.resume import restore
 
     async def play(peer: Peer) -> PeerResult:
         # In a worker thread: it reads the whole log (up to 256 MiB) and replays every message, and in the app's loop
         # it held that loop for the whole of it (red-team rt7-loopio: a 2-seat UNO game's 11.9 MB log, 28 980
         # messages, held it 16.5 s: an app's UI, and any other table it plays, stood still).
-        run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
-        header, ls = await run_sync(restore, log, **_ABANDON)
+        header, ls = await in_thread(restore, log)
         seat = int(header["seat"])
         addresses = {s: (str(a[0]), int(a[1])) for s, a in enumerate(header["addresses"])}
         cfg = PeerConfig(game=ls.table.game, options=ls.table.options, players=ls.players, seat=seat,

@@ -10,29 +10,15 @@ inside a line and a slow reader never stalls the peer's network loop.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import math
 import sys
-from collections.abc import AsyncIterator, Callable
-from functools import partial
-from typing import IO, Any, TypeVar
+from collections.abc import AsyncIterator
+from typing import IO, Any
 
 import trio
 
 from p2php.bridge.session import MAX_LINE, BridgeSession, dumps, paced
-
-T = TypeVar("T")
-
-# trio renamed ``cancellable`` to ``abandon_on_cancel`` (0.23); support both.
-_ABANDON = ("abandon_on_cancel" if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
-            else "cancellable")
-
-
-async def in_thread(fn: Callable[..., T], *args: Any) -> T:
-    """Run a blocking call in a worker thread that is abandoned if we are cancelled."""
-    run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
-    result: T = await run_sync(partial(fn, *args), **{_ABANDON: True})
-    return result
+from p2php.threads import in_thread
 
 
 async def read_lines(stream: IO[bytes]) -> AsyncIterator[str]:

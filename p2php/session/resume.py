@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import inspect
 import logging
 import os
 import threading
@@ -44,6 +43,7 @@ from p2php.session.lockstep import Lockstep
 from p2php.session.modes import parse_table_options
 from p2php.session.transcript import Frames, Spans, one_line, read_bounded
 from p2php.text import safe
+from p2php.threads import in_thread
 
 if TYPE_CHECKING:
     from p2php.session.runner import PeerConfig
@@ -459,11 +459,6 @@ def _restore(path: str | Path, header: dict[str, Any], records: Sequence[dict[st
     return ls
 
 
-# trio renamed ``cancellable`` to ``abandon_on_cancel`` (0.23); support both (as p2php.bridge.stdio does).
-_ABANDON = {("abandon_on_cancel" if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
-             else "cancellable"): True}
-
-
 async def _in_thread(step: Callable[[], object], limiter: trio.CapacityLimiter | None = None) -> None:
     """``step`` in a worker thread, left to finish alone if we are cancelled (a write of the log is never cut).
 
@@ -472,8 +467,7 @@ async def _in_thread(step: Callable[[], object], limiter: trio.CapacityLimiter |
     every ``to_thread`` of the app's loop (the bridge's stdin reader, another table's log, a transcript's save)
     waited for good (review rv7b-disk). ``limiter``: the caller's own (one per log, for its writes), else a fresh
     one."""
-    run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
-    await run_sync(step, limiter=trio.CapacityLimiter(1) if limiter is None else limiter, **_ABANDON)
+    await in_thread(step, limiter=trio.CapacityLimiter(1) if limiter is None else limiter)
 
 
 SYNC_WAIT = 0.25

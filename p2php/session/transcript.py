@@ -22,7 +22,6 @@ Each fault is reported as ``message N (seat S, KIND at T.P): reason``, where
 from __future__ import annotations
 
 import errno
-import inspect
 import io
 import os
 import re
@@ -57,6 +56,7 @@ from p2php.session.lockstep import MAX_REFUSED_KEPT, RECORD_VALUES, Lockstep, re
 from p2php.session.messages import BadMessage, Message, parse_message
 from p2php.session.modes import parse_table_options
 from p2php.session.records import TIMING_CODES, Fault
+from p2php.threads import in_thread
 
 FORMAT = "p2php-transcript"
 VERSION = 1
@@ -183,11 +183,6 @@ def _save_limiter() -> trio.CapacityLimiter:
         return limiter
 
 
-# trio renamed ``cancellable`` to ``abandon_on_cancel`` (0.23); support both (as p2php.bridge.stdio does).
-_ABANDON = {("abandon_on_cancel" if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
-             else "cancellable"): True}
-
-
 async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) -> Path:
     """:func:`save` for a caller in a trio loop: the record is packed here (as it is now), and written, ``fsync``ed
     and renamed into place (its folder ``fsync``ed) in a worker thread, so a slow disk never holds the loop (red-team
@@ -227,13 +222,12 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
             _RUNNING.pop(done, None)
             return True
 
-    run_sync: Any = trio.to_thread.run_sync  # its keyword depends on the trio version
     try:
         # Under a limiter of its own: trio's default one (40 threads, the whole loop's) may be spent by others, and
         # the wait ended while the save waited for a token -- a write that never began, said to run on, and waited
         # for for good by ``wait_for_saves`` at the process's end (review rv7b-disk).
         with trio.move_on_after(within):
-            await run_sync(work, limiter=_save_limiter(), **_ABANDON)
+            await in_thread(work, limiter=_save_limiter())
     except BaseException:  # (a Ctrl-C too: trio raises it in the main task as a KeyboardInterrupt, no Cancelled)
         if never_began():  # (cancelled before its thread began: it never writes)
             raise
