@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from p2php.canonical import decode
-from p2php.crypto import channel, deck, group
+from p2php.canonical import decode, encode
+from p2php.crypto import beacon, channel, deck, group
 from p2php.engine.contract import CardId, Decide, GameState, IllegalAction, Knowledge, Seat, Show, Slot
 from p2php.session import witness
 from p2php.session.messages import BadMessage, Message, parse_message
@@ -118,19 +118,44 @@ def _refused_answers(ls: Lockstep, replayed: GameState, faces: Mapping[Slot, Car
 
 
 def _stopped_answers(ls: Lockstep) -> list[tuple[Seat, Any]]:
-    """The signed answers we hold to the (unsealed) decision we stopped at, without having applied them: an abort
-    that reached us before the last of them (another peer applied the batch and found it failing) left
-    ``refused_answers`` empty here, and the lie in them unnamed by our audit."""
+    """The signed answers we hold to the decision we stopped at, without having applied them: an abort that reached
+    us before the last of them (another peer applied the batch and found it failing) left ``refused_answers`` empty
+    here, and the lie in them unnamed by our audit. At a sealed decision, the phase-1 answers that open their
+    senders' commitments (:func:`_sealed_answer`; before, rt8-verify: none, and a peer stopped there named nobody)."""
     step = ls.step
-    if not isinstance(step, Decide) or step.sealed:
+    if not isinstance(step, Decide):
         return []
     out = []
     for seat in step.seats:
         for msg in ls.processed[seat].values():
-            if msg.kind == "action" and msg.at == (ls.tick, 0) and isinstance(msg.body.get("action"), dict):
+            if step.sealed:
+                action = _sealed_answer(ls, seat, msg)
+                if action is not None:
+                    out.append((seat, action))
+                    break
+            elif msg.kind == "action" and msg.at == (ls.tick, 0) and isinstance(msg.body.get("action"), dict):
                 out.append((seat, msg.body["action"]))
                 break
     return out
+
+
+def _sealed_answer(ls: Lockstep, seat: Seat, msg: Message) -> dict[str, Any] | None:
+    """``msg``'s action if it is ``seat``'s phase-1 answer to the sealed decision we stopped at and its ``nonce``
+    opens the commitment of ``seat``'s signed phase-0 ``commit`` (§6.4), else None. One that does not open it was
+    named ``bad_commit`` at once by every peer that took it, which never applied the batch: it is no answer here."""
+    action = msg.body.get("action")
+    if msg.kind != "action" or msg.at != (ls.tick, 1) or not isinstance(action, dict):
+        return None
+    commit = next((m.body.get("commit") for m in ls.processed[seat].values()
+                   if m.kind == "commit" and m.at == (ls.tick, 0)), None)
+    nonce = msg.body.get("nonce")
+    if not isinstance(commit, bytes) or not isinstance(nonce, bytes):
+        return None
+    try:
+        opened = beacon.check_commit(commit, ls._seal_context(seat), encode(action), nonce)
+    except Exception:  # (an action that does not encode opens nothing: never crash)
+        return None
+    return action if opened else None
 
 
 def _replay_verified(ls: Lockstep, end: tuple[int, int]) -> list[Fault]:
@@ -173,6 +198,7 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
     state, public = witness.decision_start(ls)
     answers = [(seat, a) for seat in dict.fromkeys(step.seats)
                if (a := witness.answer_at(ls, seat, tick, state)) is not None]
+    sealed = dict(_stopped_answers(ls)) if step.sealed else None  # (the answers that open their commitments)
     if not answers:
         return []
     findings: list[Fault] = []
@@ -212,14 +238,16 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
         if not recorder.asked:
             proven.add(seat)  # legal with every face its check asks for: legal whatever it holds
     if not findings:
-        refused = ls.refused_answers or _refused_together(state, step, answers, {**public, **ls.public_faces})
+        opened_answers = answers if sealed is None else [(seat, a) for seat, a in answers if sealed.get(seat) == a]
+        refused = ls.refused_answers or _refused_together(state, step, opened_answers,
+                                                          {**public, **ls.public_faces})
         findings += _the_one_unproven(ls, tick, proven, refused)
     return findings
 
 
 def _refused_together(state: GameState, step: Decide, answers: list[tuple[Seat, Any]],
                       public: Mapping[Slot, CardId]) -> list[tuple[Seat, Any]]:
-    """The answers of the (unsealed) decision we stopped at, if we never applied them (another seat's abort came
+    """The answers of the decision we stopped at, if we never applied them (another seat's abort came
     before the last of them, so ``refused_answers`` is empty here) and applying them now, as every peer that got
     them all did, refuses them together — the condition under which that peer kept them in ``refused_answers``
     (``Lockstep._on_decide``, ``_first_bad_answer``): every seat of the decision answered once, against the state
@@ -228,9 +256,12 @@ def _refused_together(state: GameState, step: Decide, answers: list[tuple[Seat, 
     Else nothing. Every input is a signed message or follows from them, so a verifier of the record finds the same
     (red-team rt7-verify: seat 0, stopped by the abort of a seat that had applied the batch, named the Minister that
     withheld its audit ``refused_audit``, and ``p2php verify`` of its record nobody, while the others named it
-    ``hidden_lie``)."""
+    ``hidden_lie``). At a sealed decision ``answers`` holds only those whose nonce opens their sender's signed
+    commitment (:func:`_sealed_answer`), as a peer that applied the batch checked them (before, rt8-verify: a sealed
+    decision was never taken here, and the peer stopped before its answers, like a verifier of its record, named a
+    liar that withheld its audit ``refused_audit`` or nobody, while the peers that applied them named it)."""
     seats = list(dict.fromkeys(step.seats))
-    if step.sealed or [seat for seat, _ in answers] != seats or len(answers) < 2:
+    if [seat for seat, _ in answers] != seats or len(answers) < 2:
         return []
     try:
         if any(state.reveals(seat, action) for seat, action in answers):
