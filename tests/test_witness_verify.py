@@ -570,3 +570,29 @@ def _challenger(peers: list[Lockstep], liar: int) -> int:
     to = {m.body["to"] for m in shows}
     assert len(to) == 1, to
     return int(to.pop())
+
+
+@pytest.mark.crypto("verified")
+def test_a_proven_liar_comes_before_a_seat_whose_answer_was_lost_at_the_same_decision(tmp_path: Path) -> None:
+    """HP Sha, verified: the Minister (seat 1 for seed 1) answers ``not_minister`` and sends its audit, whose witness
+    share proves the lie; seat 2's honest answer is lost on every link. Seats 0 and 3 time seat 2 out (``silent``, at
+    the decision's point, as the lie): the proven lie now comes first there, so they name the liar ``hidden_lie``, as
+    ``p2php verify`` of their records does (before: the honest seat whose answer a dropped link lost, ``silent``;
+    red-team rt8-verify)."""
+    from test_multi_answer_attribution import PLAYERS, _hide_the_minister
+
+    peers = make_peers("hpsha", PLAYERS, {"crypto": "verified"}, seed=1)
+    liar: list[int] = []
+    for p in peers:
+        _hide_the_minister(p, liar)
+
+    def lose(sender: int, to: int, frame: dict[str, Any]) -> dict[str, Any] | None:
+        answer = frame.get("body", {}).get("action", {}) if frame.get("kind") == "action" else {}
+        return None if sender == 2 and answer.get("type") in ("not_minister", "reveal_identity") else frame
+
+    run_in_memory(peers, {s: RandomBot(10 + s) for s in range(PLAYERS)}, tamper=lose)
+    assert liar == [1]
+    for p in (peers[0], peers[3]):
+        v = p.verdict
+        assert v is not None and (v.culprit, v.code) == (1, "hidden_lie"), (p.seat, v)
+        assert _named(_verify(p, tmp_path)) == (1, "hidden_lie"), p.seat

@@ -317,9 +317,14 @@ def _the_one_unproven(ls: Lockstep, tick: int, proven: set[Seat], refused: list[
 
 
 def _verdict(ls: Lockstep, findings: list[Fault], final_hash: bytes) -> Verdict:
-    """The first named deviation in game order; else the unreachable seats; else unattributed or clean."""
+    """The first named deviation in game order; else the unreachable seats; else unattributed or clean.
+
+    At one point any other finding (one its signed messages prove, or its own count: ``flood``, ``left``) comes
+    before a judgement of time (``silent``, ``refused_audit``): a seat whose answer a dropped link lost was named
+    ``silent`` at the decision, ahead of the liar its audit's witness proved there, which ``p2php verify`` of the
+    same record named (red-team rt8-verify)."""
     named = sorted((f for f in findings if f.culprit is not None and f.code != FaultCode.UNREACHABLE),
-                   key=lambda f: f.at)
+                   key=lambda f: (f.at, f.code in TIMING_CODES))
     if named:
         first = named[0]
         return Verdict(False, first.culprit, first.reason, final_hash, first.code.value)
