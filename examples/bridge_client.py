@@ -74,7 +74,9 @@ def play(demo: dict[str, Any], to_bridge: IO[str], from_bridge: IO[str]) -> int:
             turns += 1
             index = pick(event["legal"])
             print(f"> our turn: {event['labels'][index]}")
-            send({"op": "act", "index": index})
+            # Echo the question's number: were this question withdrawn before our answer came (the bridge then asks
+            # the next one at once), the answer is refused instead of played on a question we never looked at.
+            send({"op": "act", "index": index, "turn": event["turn"]})
         elif kind == "game_over":
             print(event["text"])
             code = 0 if event["clean"] else 1

@@ -111,6 +111,7 @@ __all__ = [
     "PeerFailed",
     "PeerResult",
     "Started",
+    "StaleTurn",
     "StepResolved",
     "TableOpen",
     "TranscriptCheck",
@@ -153,6 +154,10 @@ class NotStarted(ApiError):
 
 class NotYourTurn(IllegalAction):
     """``submit`` was called while the game does not wait for this seat."""
+
+
+class StaleTurn(NotYourTurn):
+    """``submit(..., turn=N)`` for a question that is not the open one (withdrawn or answered): nothing was played."""
 
 
 class PeerFailed(ApiError):
@@ -241,12 +246,20 @@ class StepResolved:
 
 @dataclass(frozen=True)
 class YourTurn:
-    """The game waits for this seat: answer with :meth:`Peer.submit` (an action or its index)."""
+    """The game waits for this seat: answer with :meth:`Peer.submit` (an action or its index).
+
+    ``turn`` is this question's number: 1, 2, 3 ... for this peer, each question a larger one (a question the peer
+    answers by itself, or one withdrawn, uses a number too).  A question can be withdrawn before it is answered (asked
+    in the rejoin hold at a point answered since, §3.5): the next one is then asked at once, and an answer the app
+    meant for the withdrawn one would be taken for it.  ``submit(action, turn=event.turn)`` is refused instead
+    (:class:`StaleTurn`), so the app answers each question it was shown and no other.
+    """
 
     legal: list[Action]
     labels: list[str]
     view: dict[str, Any]
     prompt: str
+    turn: int = 0
 
 
 @dataclass(frozen=True)
@@ -396,6 +409,19 @@ class Peer:
         """True between a :class:`YourTurn` event and the matching :meth:`submit`."""
         return self._awaiting
 
+    @property
+    def turn(self) -> int | None:
+        """The open question's number (its :class:`YourTurn`'s ``turn``), or None when the game does not wait for
+        this seat."""
+        return self._turn if self._awaiting else None
+
+    def check_turn(self, turn: int) -> None:
+        """Raise :class:`StaleTurn` unless question ``turn`` is the open one (what :meth:`submit` checks first)."""
+        if self._awaiting and turn == self._turn:
+            return
+        now = f"question {self._turn} is open" if self._awaiting else f"no question is open (the last was {self._turn})"
+        raise StaleTurn(f"that answer is for question {turn}, but {now}: it was not played")
+
     def legal_actions(self) -> list[Action]:
         """The legal actions now, or ``[]`` when the game does not wait for this seat."""
         if not self._awaiting:
@@ -423,14 +449,18 @@ class Peer:
         ls = self.lockstep
         return ls.game.card_name(card, ls.options)
 
-    async def submit(self, action: Action | int) -> None:
+    async def submit(self, action: Action | int, *, turn: int | None = None) -> None:
         """Answer the pending :class:`YourTurn` with an action (or its index in ``legal``).
 
         Raises :class:`NotYourTurn` if the game does not wait for this seat, and
         :class:`~p2php.engine.contract.IllegalAction` (with the rules' reason) if
         the action is not allowed; in both cases nothing is sent and the turn stays open.
+        With ``turn`` (the :class:`YourTurn`'s number) it raises :class:`StaleTurn` unless that question is the open
+        one: without it, an answer meant for a question withdrawn meanwhile answers the next one.
         """
         ls = self.lockstep
+        if turn is not None:
+            self.check_turn(turn)
         if not self._awaiting:
             raise NotYourTurn("it is not your turn: wait for a YourTurn event")
         legal = ls.legal_actions()
@@ -587,7 +617,7 @@ class Peer:
         self._turn += 1
         turn = self._turn
         self._awaiting = True
-        self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt))
+        self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt, turn))
         try:
             action: Action = await self._actions_rx.receive()
         finally:

@@ -5,6 +5,7 @@ and answer the next, different question the moment it is asked, before the embed
 from __future__ import annotations
 
 import contextlib
+import json
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytest
 import trio
 import trio.testing
 
-from p2php.api import NotYourTurn, Peer
+from p2php.api import NotYourTurn, Peer, StaleTurn, YourTurn
+from p2php.bridge import BridgeSession, event_json
 
 
 class _Stub:
@@ -154,3 +156,72 @@ async def test_an_answer_submitted_as_the_turn_is_withdrawn_does_not_answer_the_
         taken += bool(got)
     print("B took A's click in", taken, "of 20 tries")
     assert taken == 0
+
+
+async def _withdrawn_then_next(peer: Peer, ls: Any, nursery: trio.Nursery,
+                               got: list[Any]) -> tuple[YourTurn, YourTurn]:
+    """Question A asked and read by the app, then withdrawn and B asked (the runner's step); both YourTurns."""
+    scope = trio.CancelScope()
+
+    async def question_a() -> None:
+        with scope:
+            await peer._decide(ls)
+
+    async def question_b() -> None:
+        got.append(await peer._decide(ls))
+
+    nursery.start_soon(question_a)
+    await trio.testing.wait_all_tasks_blocked()
+    a = peer._events_rx.receive_nowait()
+    scope.cancel()
+    nursery.start_soon(question_b)
+    await trio.testing.wait_all_tasks_blocked()
+    b = peer._events_rx.receive_nowait()
+    assert isinstance(a, YourTurn) and isinstance(b, YourTurn)
+    return a, b
+
+
+async def test_an_app_answer_echoing_a_withdrawn_turns_number_is_refused_and_the_next_stays_open() -> None:
+    """The app read A, chose, and submits after B was asked (it has not read B yet): with A's number the answer is
+    refused (both numbers named), B stays open and takes the answer made for it. Without the number it answered B."""
+    peer = Peer()
+    ls: Any = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])
+    peer._ls = ls
+    got: list[Any] = []
+    async with trio.open_nursery() as nursery:
+        a, b = await _withdrawn_then_next(peer, ls, nursery, got)
+        assert b.turn > a.turn >= 1 and peer.turn == b.turn
+        with pytest.raises(StaleTurn, match=f"question {a.turn}, but question {b.turn} is open"):
+            await peer.submit(0, turn=a.turn)
+        await trio.testing.wait_all_tasks_blocked()
+        assert got == [] and peer.is_my_turn() and peer.turn == b.turn
+        await peer.submit(1, turn=b.turn)
+    assert got == [{"type": "draw"}] and peer.turn is None
+    with pytest.raises(StaleTurn, match=f"no question is open \\(the last was {b.turn}\\)"):
+        await peer.submit(0, turn=b.turn)
+
+
+async def test_a_bridge_act_echoing_a_withdrawn_turns_number_is_refused_and_the_next_stays_open() -> None:
+    """The same through the bridge's act: the your_turn events carry the numbers; an act for A that arrives once B is
+    asked gets one error line naming both and is not played; B's own act is."""
+    peer = Peer()
+    ls: Any = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])
+    peer._ls = ls
+    out: list[dict[str, Any]] = []
+    session = BridgeSession(out.append)
+    session.peer = peer
+    got: list[Any] = []
+    async with trio.open_nursery() as nursery:
+        a, b = await _withdrawn_then_next(peer, ls, nursery, got)
+        shown = [event_json(a), event_json(b)]
+        assert [e["turn"] for e in shown] == [a.turn, b.turn]
+        await session.handle(json.dumps({"op": "act", "index": 0, "turn": a.turn}))
+        await trio.testing.wait_all_tasks_blocked()
+        assert len(out) == 1 and out[0]["event"] == "error" and out[0]["op"] == "act", out
+        assert f"question {a.turn}" in out[0]["message"] and f"question {b.turn}" in out[0]["message"]
+        assert got == [] and peer.is_my_turn()
+        await session.handle(json.dumps({"op": "legal"}))
+        assert out[1]["turn"] == b.turn and out[1]["your_turn"]
+        await session.handle(json.dumps({"op": "act", "index": 1, "turn": b.turn}))
+    assert out[2] == {"event": "ok", "op": "act", "action": {"type": "draw"}, "turn": b.turn}, out
+    assert got == [{"type": "draw"}]

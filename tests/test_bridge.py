@@ -68,7 +68,7 @@ class Bridge:
 def test_stdio_bridge_plays_a_full_game_and_survives_bad_input(tmp_path: Path) -> None:
     bridge = Bridge()
     ready = bridge.next()
-    assert ready["event"] == "ready" and ready["bridge"] == 1 and "uno" in ready["games"]
+    assert ready["event"] == "ready" and ready["bridge"] == 2 and "uno" in ready["games"]
     bridge.send({"op": "legal", "id": 1})
     early = bridge.next()
     assert early == {"event": "error", "message": early["message"], "op": "legal", "id": 1}
@@ -130,6 +130,38 @@ def test_stdio_bridge_plays_a_full_game_and_survives_bad_input(tmp_path: Path) -
     code, stderr = bridge.close()
     assert code == 0 and "Traceback" not in stderr
     assert api.verify_transcript(path).ok
+
+
+def test_stdio_bridge_refuses_an_answer_for_another_question_than_the_open_one() -> None:
+    """Every your_turn carries a number; an act echoing another number (a question withdrawn meanwhile, its next one
+    asked at once; or one already answered) is refused naming both and not played: the open question stays open.
+    Before, the bridge could not tell, and an answer meant for one question was played on the next (its index 0
+    another move). An act without the number works as before."""
+    bridge = Bridge()
+    bridge.next()
+    bridge.send({"op": "demo", "game": "uno", "bots": 1, "options": {"rounds": 1, "crypto": "fast"}, "seed": 5})
+    first = bridge.until("your_turn")
+    assert isinstance(first["turn"], int) and first["turn"] >= 1
+    bridge.send({"op": "act", "index": len(first["legal"]) - 1, "turn": first["turn"]})
+    ok = bridge.until("ok")
+    assert ok["op"] == "act" and ok["turn"] == first["turn"]
+    second = bridge.until("your_turn")
+    assert second["turn"] > first["turn"]
+    bridge.send({"op": "act", "index": 0, "turn": first["turn"], "id": "late"})  # an answer for the first question
+    refused = bridge.next()
+    assert refused["event"] == "error" and refused["id"] == "late", refused
+    message = refused["message"]
+    assert "\n" not in message and f"question {first['turn']}" in message and f"question {second['turn']}" in message
+    bridge.send({"op": "legal"})
+    legal = bridge.until("legal")
+    assert legal["your_turn"] and legal["turn"] == second["turn"] and legal["legal"] == second["legal"]  # still open
+    bridge.send({"op": "act", "index": len(second["legal"]) - 1})  # no number: as before
+    ok = bridge.until("ok")
+    assert ok["turn"] == second["turn"] and ok["action"] == second["legal"][-1]
+    bridge.send({"op": "quit"})
+    assert bridge.until("bye") == {"event": "bye"}
+    code, stderr = bridge.close()
+    assert code == 0, stderr
 
 
 def test_stdio_bridge_ends_cleanly_at_end_of_input_even_mid_game() -> None:

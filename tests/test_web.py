@@ -199,13 +199,40 @@ def _launch(pw: Any) -> Any:
         "--disable-component-update", "--disable-sync"])
 
 
-def _opened(browser: Any, url: str, errors: list[str]) -> Any:
-    """A new page at ``url``, connected to its server; its script errors go into ``errors``."""
+def _opened(browser: Any, url: str, errors: list[str], frames: list[tuple[str, str]] | None = None) -> Any:
+    """A new page at ``url``, connected to its server; its script errors go into ``errors``, and its WebSocket's
+    text frames into ``frames`` (``("sent" | "received", text)``) when given."""
     page = browser.new_page()
     page.on("pageerror", lambda err: errors.append(str(err)))
+    if frames is not None:
+        def watch(ws: Any) -> None:
+            ws.on("framesent", lambda payload: frames.append(("sent", str(payload))))
+            ws.on("framereceived", lambda payload: frames.append(("received", str(payload))))
+
+        page.on("websocket", watch)
     page.goto(url)
     page.wait_for_selector("#status.ok", timeout=30_000)
     return page
+
+
+def _every_act_echoes_the_question_shown(frames: list[tuple[str, str]]) -> None:
+    """Each click's act carries the number of the last your_turn the page was sent (so one for a question withdrawn
+    meanwhile is refused by the bridge, not played on the next one), and none was refused."""
+    import json
+
+    shown: int | None = None
+    acts = 0
+    for way, text in frames:
+        for line in text.splitlines():
+            obj = json.loads(line)
+            if way == "received" and obj.get("event") == "your_turn":
+                shown = obj["turn"]
+            elif way == "received" and obj.get("event") == "error":
+                assert obj.get("op") != "act", obj
+            elif way == "sent" and obj.get("op") == "act":
+                acts += 1
+                assert isinstance(obj.get("turn"), int) and obj["turn"] == shown, (obj, shown)
+    assert acts > 0
 
 
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
@@ -216,7 +243,8 @@ def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
     with _p2php_web() as url, sync_api.sync_playwright() as pw:
         browser = _launch(pw)
         errors: list[str] = []
-        page = _opened(browser, url, errors)
+        frames: list[tuple[str, str]] = []
+        page = _opened(browser, url, errors, frames)
         page.select_option("#game", "uno")
         page.fill("#bots", "1")
         page.fill("#options", "rounds=1 crypto=fast")
@@ -238,6 +266,7 @@ def test_a_person_plays_uno_in_chromium_to_a_clean_end() -> None:
         assert page.is_visible("#over"), "the game did not end in time"
         assert "audit: clean" in page.text_content("#over")
         assert clicks > 0 and not errors, errors
+        _every_act_echoes_the_question_shown(frames)
         page.screenshot(path=os.environ.get("P2PHP_WEB_SCREENSHOT", "/tmp/p2php-web.png"))
         browser.close()
 

@@ -40,8 +40,9 @@ from p2php.net.ports import LOBBY_PORT
 from p2php.session.runner import check_seconds
 from p2php.session.transcript import TranscriptError
 
-BRIDGE_VERSION = 1
-"""Version of the bridge's JSON messages (independent of the peer protocol's)."""
+BRIDGE_VERSION = 2
+"""Version of the bridge's JSON messages (independent of the peer protocol's). 2: ``your_turn``'s ``turn``, which
+``act`` may echo (a version-1 bridge ignores it, so a client that relies on it checks ``ready``'s ``bridge``)."""
 MAX_LINE = 1 << 20
 """Longest command line accepted (bytes); longer ones are refused with an error event."""
 MAX_NAME = 64
@@ -161,8 +162,8 @@ def event_json(event: api.PeerEvent) -> dict[str, Any]:
 
 def _event_fields(event: api.PeerEvent) -> dict[str, Any]:
     if isinstance(event, api.YourTurn):
-        return {"event": "your_turn", "legal": event.legal, "labels": event.labels, "view": event.view,
-                "prompt": event.prompt}
+        return {"event": "your_turn", "turn": event.turn, "legal": event.legal, "labels": event.labels,
+                "view": event.view, "prompt": event.prompt}
     if isinstance(event, api.StepResolved):
         return {"event": "step", "tick": event.tick, "kind": event.kind, "lines": [cap(x) for x in event.lines],
                 "actions": [{"seat": s, "action": a} for s, a in event.actions],
@@ -575,6 +576,11 @@ class BridgeSession:
 
     async def _op_act(self, cmd: Mapping[str, Any], ident: Any) -> None:
         peer = self._peer()
+        # The your_turn's number, echoed: an answer for a question withdrawn meanwhile (the next one was asked at once)
+        # is refused, not taken for the open one, whose index 2 may be another move (docs/bridge.md, `act`).
+        turn: int | None = _field(cmd, "turn", int, None)
+        if turn is not None:
+            peer.check_turn(turn)
         if not peer.is_my_turn():
             raise BadCommand("it is not your turn: wait for a your_turn event")
         legal = peer.legal_actions()
@@ -587,8 +593,9 @@ class BridgeSession:
             wanted = _field(cmd, "action", dict)
             key = _same(wanted)
             action = next((a for a in legal if _same(a) == key), wanted)
-        await peer.submit(action)
-        self.emit({"event": "ok", "op": "act", "action": action}, ident)
+        answered = peer.turn
+        await peer.submit(action, turn=turn)
+        self.emit({"event": "ok", "op": "act", "action": action, "turn": answered}, ident)
 
     async def _op_chat(self, cmd: Mapping[str, Any], ident: Any) -> None:
         peer = self._peer()
@@ -599,12 +606,13 @@ class BridgeSession:
     async def _op_legal(self, cmd: Mapping[str, Any], ident: Any) -> None:
         peer = self._peer()
         legal = peer.legal_actions()
-        self.emit({"event": "legal", "your_turn": peer.is_my_turn(), "legal": legal,
+        self.emit({"event": "legal", "your_turn": peer.is_my_turn(), "turn": peer.turn, "legal": legal,
                    "labels": [peer.label(a) for a in legal]}, ident)
 
     async def _op_view(self, cmd: Mapping[str, Any], ident: Any) -> None:
         peer = self._peer()
-        self.emit({"event": "view", "seat": peer.seat, "your_turn": peer.is_my_turn(), "view": peer.view()}, ident)
+        self.emit({"event": "view", "seat": peer.seat, "your_turn": peer.is_my_turn(), "turn": peer.turn,
+                   "view": peer.view()}, ident)
 
     async def _op_save(self, cmd: Mapping[str, Any], ident: Any) -> None:
         peer = self._peer()

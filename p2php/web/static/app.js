@@ -296,7 +296,8 @@ function promptWords(prompt) {
 
 function act(index) {
   if (!state.turn) return;
-  send({ op: "act", index });
+  // The question's number, echoed: a click for a question withdrawn meanwhile is refused, not played on the next one.
+  send({ op: "act", index, turn: state.turn.turn });
   state.turn = null;
   $("actions").replaceChildren();
   $("prompt").textContent = "";
