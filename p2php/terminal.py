@@ -391,6 +391,11 @@ def _hpsha_prompt(prompt: str) -> str:
 class TerminalUI:
     """One seat played by a person in this terminal (see the module docstring).
 
+    Each menu's header ends with the question's number (``#7``); a line may start with it (``#7 2``) and is then
+    taken only by that question: a line read is handed to the question open when it comes (:func:`read_line`), so a
+    choice typed for a question withdrawn meanwhile (the rejoin hold, protocol.md §3.5) answers the next one unless
+    it names its question. A line without it (piped input) works as before.
+
     ``out`` is where everything is printed; ``ask(prompt)`` reads one line
     (``input`` by default, run in a thread so the peer keeps serving the
     network); ``lang`` picks "zh" or "en" names; ``colour`` None means
@@ -419,6 +424,7 @@ class TerminalUI:
         self.status = ""  # the progress line on screen (TTY)
         self.announced: set[int] = set()  # shuffles already announced (non-TTY), by tick
         self.prompts_open = 0  # prompts open (asking): two for a moment, a withdrawn one not yet run to its end
+        self.questions = 0  # menus shown: each question's number (#N in its header; a line may start with it)
         self.carried: dict[int, tuple[str, str]] = {}  # online: seat -> (escaped name, how its link is carried)
         self.say: Callable[[str], None] | None = None  # sends a chat line (set where the table has people)
         self.names: tuple[str, ...] = ()  # the seats' names, for chat lines (set with ``say``)
@@ -613,7 +619,7 @@ class TerminalUI:
     def menu(self, ls: Lockstep, legal: list[Action]) -> list[str]:
         return [f"  {self.paint(f'{i:>2}', 'bold')}. {self.label(ls, action)}" for i, action in enumerate(legal, 1)]
 
-    def show_turn(self, ls: Lockstep, legal: list[Action]) -> None:
+    def show_turn(self, ls: Lockstep, legal: list[Action], number: int = 0) -> None:
         assert ls.seat is not None
         p = self.paint
         self.write()
@@ -623,7 +629,8 @@ class TerminalUI:
         if self.carried:
             self.write(p(carried_line(self.carried), "dim"))
         what = safe(self.prompt_text(ls), 200) or "your decision"
-        self.write(p(f"▶ {self._name(ls, ls.seat)} (seat {ls.seat}): {what}", "yellow", "bold"))
+        mark = f"  #{number}" if number else ""
+        self.write(p(f"▶ {self._name(ls, ls.seat)} (seat {ls.seat}): {what}{mark}", "yellow", "bold"))
         for line in self.menu(ls, legal):
             self.write(line)
 
@@ -635,7 +642,9 @@ class TerminalUI:
             label = safe(self._loc(ls, _strip_self(action_label(ls, legal[0]), ls.seat)), LINE)
             self.write(self.paint(f"▶ {self._name(ls, ls.seat)}: {label}  (your only choice)", "dim"))
             return legal[0]
-        self.show_turn(ls, legal)
+        self.questions += 1
+        number = self.questions
+        self.show_turn(ls, legal, number)
         n = len(legal)
         hint = (f"Choose 1–{n}" + (" (Enter = 1)" if n == 1 else "") + ", v to view again, ? NAME for help"
                 + (", > text to chat" if self.say is not None else "") + ", q to quit: ")
@@ -647,6 +656,12 @@ class TerminalUI:
                 self.prompts_open -= 1  # (not a flag: a withdrawn question's end cleared the next one's, rt7-stale)
             if line is None:
                 raise Quit()
+            if (meant := _QUESTION.match(line)) is not None:  # "#7 2": 2, if question 7 is still the one open
+                if int(meant[1]) != number:  # typed for a question withdrawn meanwhile (§3.5): not played here
+                    self.write(self.paint(f"  that answer is for question #{safe(meant[1], 12)}, but question "
+                                          f"#{number} is open (above): not played", "red"))
+                    continue
+                line = meant[2]
             if self.say is not None and line.lstrip().startswith(">"):
                 self.send_chat(line.lstrip()[1:])
                 continue
@@ -660,7 +675,7 @@ class TerminalUI:
             if raw == "" and n == 1:
                 return legal[0]
             if raw in ("v", "view", "?", "h", "help"):
-                self.show_turn(ls, legal)
+                self.show_turn(ls, legal, number)
                 continue
             if raw.isdigit() and 1 <= int(raw) <= n:
                 return legal[int(raw) - 1]
@@ -776,6 +791,10 @@ def progress_text(ls: Lockstep) -> str | None:
     if isinstance(step, Decide) and waiting:
         return f"waiting for {names} to decide…"
     return None
+
+
+_QUESTION = re.compile(r"\s*#\s*(\d{1,12})\s*(.*)\Z", re.DOTALL)
+"""A line that names its question: ``#7 2`` answers 2 to question 7 only (the number a menu's header shows)."""
 
 
 def terminal_decider(

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
 
@@ -292,3 +293,60 @@ async def test_a_decision_forced_by_the_hand_is_not_answered_at_once() -> None:
                               observe=ui.observe)
     assert "your only choice" not in out.getvalue()
     assert any("Choose 1–1 (Enter = 1)" in p for p in prompts)  # the forced ones were asked like the others
+
+
+async def test_a_line_naming_a_withdrawn_question_is_not_played_on_the_next() -> None:
+    """A line is handed to the question open when it comes (read_line): typed for question A, withdrawn meanwhile
+    (the rejoin hold), it answered B -- "2" there may be another move. Each menu's header shows its number (#N); a
+    line that starts with another number is refused in one line and B stays open; one with B's number, or none
+    (piped input), answers B."""
+    import io
+
+    import trio
+
+    from p2php.bots import RandomBot
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+    from p2php.terminal import TerminalUI
+
+    typed, keys = os.pipe()
+    lines, keyboard = os.fdopen(typed, "r"), os.fdopen(keys, "w")
+
+    def ask(_prompt: str) -> str:
+        line = lines.readline()
+        if not line:
+            raise EOFError
+        return str(line.rstrip("\n"))
+
+    out = io.StringIO()
+    ui = TerminalUI(out=out, ask=ask, lang="en", colour=False, tty=False)
+    answers: list[Any] = []
+
+    async def decide(ls: Any) -> Any:
+        if answers:
+            return ui.choices(ls, ls.legal_actions())[0]
+        with trio.move_on_after(0.3):  # question #1, withdrawn while the person thinks
+            await ui.decide(ls)
+        async with trio.open_nursery() as nursery:
+            async def person() -> None:
+                await trio.sleep(0.2)
+                keyboard.write("#1 2\n")  # the choice made for #1, arriving once #2 is asked
+                keyboard.flush()
+                await trio.sleep(0.5)
+                keyboard.write("#2 1\n")
+                keyboard.flush()
+
+            nursery.start_soon(person)
+            answers.append(await ui.decide(ls))  # question #2
+        answers.append(ui.choices(ls, ls.legal_actions())[0])
+        return answers[0]
+
+    with trio.fail_after(60):
+        await run_local_table("uno", 2, [decide, bot_decider(RandomBot(1))], options={"rounds": 1}, seed=3)
+    text = out.getvalue()
+    headers = [x for x in text.splitlines() if x.startswith("▶")]
+    assert headers[0].endswith("#1") and headers[1].endswith("#2"), headers
+    assert "that answer is for question #1, but question #2 is open (above): not played" in text, text[-2000:]
+    assert answers[0] == answers[1], answers  # #2 took the line typed for it, not the one for #1
+    keyboard.close()
+    lines.close()
