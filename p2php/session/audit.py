@@ -121,13 +121,21 @@ def _stopped_answers(ls: Lockstep) -> list[tuple[Seat, Any]]:
     """The signed answers we hold to the decision we stopped at, without having applied them: an abort that reached
     us before the last of them (another peer applied the batch and found it failing) left ``refused_answers`` empty
     here, and the lie in them unnamed by our audit. At a sealed decision, the phase-1 answers that open their
-    senders' commitments (:func:`_sealed_answer`; before, rt8-verify: none, and a peer stopped there named nobody)."""
+    senders' commitments (:func:`_sealed_answer`; before, rt8-verify: none, and a peer stopped there named nobody).
+
+    Only an answer signed against the state this step began in (its ``state`` is ours, as
+    :func:`witness.answer_at` asks): one its sender signed in another state (another seat's equivocation, whose proof
+    a record may leave out, led it there) is checked on the state its sender saw, or not at all (red-team
+    rv8-verify: a Wild whose colour its player equivocated, and the honest seat that followed the colour it was
+    told, named ``hidden_lie`` by ``p2php verify`` of a record without the unsigned ``equivocations`` field)."""
     step = ls.step
     if not isinstance(step, Decide):
         return []
     out = []
     for seat in step.seats:
         for msg in ls.processed[seat].values():
+            if msg.state != ls._state_hash:
+                continue
             if step.sealed:
                 action = _sealed_answer(ls, seat, msg)
                 if action is not None:
