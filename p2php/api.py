@@ -142,6 +142,23 @@ DEFAULT_TIMEOUT = 30.0
 
 
 _LEAVE: Action = {"type": "__leave__"}
+
+
+class _Answer:
+    """A submitted action on its way to the decider: ``done`` once the question took it (``taken``) or dropped it
+    (withdrawn as it came, §3.5), so :meth:`Peer.submit` returns, or raises :class:`StaleTurn`, only then."""
+
+    __slots__ = ("action", "done", "taken")
+
+    def __init__(self, action: Action) -> None:
+        self.action = action
+        self.taken = False
+        self.done = trio.Event()
+
+    def settle(self, taken: bool) -> None:
+        if not self.done.is_set():
+            self.taken = taken
+            self.done.set()
 """What :meth:`Peer.leave` puts where the decider waits for an action (never sent: the decider raises instead)."""
 
 class ApiError(P2phpError):
@@ -347,7 +364,7 @@ class Peer:
 
     def __init__(self) -> None:
         self._events_tx, self._events_rx = trio.open_memory_channel[PeerEvent](math.inf)
-        self._actions_tx, self._actions_rx = trio.open_memory_channel[Action](1)
+        self._actions_tx, self._actions_rx = trio.open_memory_channel[Any](1)  # an _Answer, or _LEAVE
         self._ls: Lockstep | None = None
         self._awaiting = False
         self._turn = 0  # YourTurns asked: a withdrawn one's end leaves a newer one open (_decide)
@@ -456,7 +473,8 @@ class Peer:
         :class:`~p2php.engine.contract.IllegalAction` (with the rules' reason) if
         the action is not allowed; in both cases nothing is sent and the turn stays open.
         With ``turn`` (the :class:`YourTurn`'s number) it raises :class:`StaleTurn` unless that question is the open
-        one: without it, an answer meant for a question withdrawn meanwhile answers the next one.
+        one: without it, an answer meant for a question withdrawn meanwhile answers the next one. It returns once the
+        question took the answer; a question withdrawn as it came drops it, and it raises :class:`StaleTurn`.
         """
         ls = self.lockstep
         if turn is not None:
@@ -491,8 +509,14 @@ class Peer:
             except Exception as err:  # malformed data must not reach the protocol
                 raise IllegalAction(f"malformed action {action!r:.80}: {err}") from None
         self._awaiting = False
-        self._actions_tx.send_nowait(action)
-        await trio.lowlevel.checkpoint()
+        asked, answer = self._turn, _Answer(action)
+        self._actions_tx.send_nowait(answer)
+        # Returns once the question took it: a question withdrawn in the same round (the runner cancelled its decider
+        # before that ran again) drops it, and the bridge's `ok` then named a move never played (rv8-qid).
+        await answer.done.wait()
+        if not answer.taken:
+            now = f"question {self._turn} is open" if self._awaiting else "no question is open"
+            raise StaleTurn(f"question {asked} was withdrawn before it took your answer ({now}): it was not played")
 
     def save_transcript(self, path: str | Path) -> Path:
         """Write this peer's signed transcript (complete once the game is over); ``p2php verify`` checks it.
@@ -612,15 +636,25 @@ class Peer:
         with contextlib.suppress(trio.WouldBlock):  # an answer left in the channel is a withdrawn YourTurn's (submitted
             # after the runner's cancel, before its decider ran its end; trio may run this one first): it answered this
             # question the moment it was asked (rv7-stale). A leave stands.
-            if self._actions_rx.receive_nowait() is _LEAVE:
+            stale = self._actions_rx.receive_nowait()
+            if stale is _LEAVE:
                 raise LeaveTable()
+            stale.settle(False)
         self._turn += 1
         turn = self._turn
         self._awaiting = True
         self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt, turn))
+        got: Any = None
         try:
-            action: Action = await self._actions_rx.receive()
+            got = await self._actions_rx.receive()
+            if got is not _LEAVE:
+                # Withdrawn as the answer came (handed to this task, which the runner cancelled before it ran): the
+                # runner drops it (its send is cancelled), so it is not taken; no checkpoint otherwise (rv8-qid).
+                await trio.lowlevel.checkpoint_if_cancelled()
+                got.settle(True)
         finally:
+            if isinstance(got, _Answer):
+                got.settle(False)  # (cancelled before taken; nothing once taken)
             # Withdrawn (cancelled: a question asked in the rejoin hold for a point a message of ours, handed back,
             # answered since, §3.5): no answer is taken for it any more. A submit then waited in the channel and
             # answered the next, different question the moment it was asked (rt7-stale).
@@ -632,10 +666,14 @@ class Peer:
                 # action waits in the channel, where the next question took it at once (rv7-stale). An answer for
                 # the withdrawn question is dropped; a leave stands (the runner makes it, as a leave out of turn).
                 with contextlib.suppress(trio.WouldBlock):
-                    if self._actions_rx.receive_nowait() is _LEAVE:
+                    left = self._actions_rx.receive_nowait()
+                    if left is _LEAVE:
                         self._leave.set()
-        if action is _LEAVE:
+                    else:
+                        left.settle(False)
+        if got is _LEAVE:
             raise LeaveTable()
+        action: Action = got.action
         return action
 
     async def _run(self, play: _Play, transcript_path: Path | None) -> None:
@@ -659,6 +697,10 @@ class Peer:
         if self._failure is not None:
             self._emit(Failed(self._failure))
         self._awaiting = False
+        with contextlib.suppress(trio.WouldBlock):  # (no decider runs any more: a submit waiting on it returns)
+            left = self._actions_rx.receive_nowait()
+            if isinstance(left, _Answer):
+                left.settle(False)
         self._events_tx.close()
         self._done.set()
 

@@ -225,3 +225,63 @@ async def test_a_bridge_act_echoing_a_withdrawn_turns_number_is_refused_and_the_
         await session.handle(json.dumps({"op": "act", "index": 1, "turn": b.turn}))
     assert out[2] == {"event": "ok", "op": "act", "action": {"type": "draw"}, "turn": b.turn}, out
     assert got == [{"type": "draw"}]
+
+
+async def _act_as_withdrawn(order: str) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Question A asked by the runner's own decider task, its act read by a bridge in the round the runner withdraws
+    A and asks B; what the runner got from A's decider, and the bridge's replies to the act."""
+    from p2php.session.runner import _Runner
+
+    peer = Peer()
+    ls: Any = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])
+    peer._ls = ls
+    out: list[dict[str, Any]] = []
+    session = BridgeSession(out.append)
+    session.peer = peer
+    runner: Any = SimpleNamespace(decide=peer._decide, ls=ls)
+    to_runner, from_deciders = trio.open_memory_channel[Any](16)
+    async with trio.open_nursery() as nursery:
+        scope_a = trio.CancelScope()
+        nursery.start_soon(_Runner._run_decider, runner, to_runner.clone(), 1, scope_a)
+        await trio.testing.wait_all_tasks_blocked()
+        a = peer._events_rx.receive_nowait()
+        assert isinstance(a, YourTurn)
+        act = json.dumps({"op": "act", "index": 1, "turn": a.turn})
+
+        def withdraw() -> None:  # the runner's loop: A withdrawn and B asked, in one step
+            scope_a.cancel()
+            nursery.start_soon(_Runner._run_decider, runner, to_runner.clone(), 2, trio.CancelScope())
+
+        if order == "cancel first":
+            withdraw()
+            await session.handle(act)  # the act for A, read before A's task ran its end
+        else:
+            async def runner_loop() -> None:
+                withdraw()
+
+            nursery.start_soon(runner_loop)  # runs in the round that A's task, handed the act's action, runs in
+            await session.handle(act)
+        await trio.testing.wait_all_tasks_blocked()
+        nursery.cancel_scope.cancel()
+    got = []
+    with contextlib.suppress(trio.WouldBlock):
+        while True:
+            got.append(from_deciders.receive_nowait())
+    return got, [o for o in out if o.get("op") == "act"]
+
+
+@pytest.mark.parametrize("order", ["cancel first", "act first"])
+async def test_a_bridge_act_for_a_question_withdrawn_in_the_same_round_gets_no_ok(order: str) -> None:
+    """The runner withdraws question A (cancels its decider) in the round a client's act for A, echoing A's number, is
+    read: A was still the open question, so the act passed the number check. The bridge replied `ok` with the action,
+    though A's end dropped it (or the runner's cancelled send did) and nothing was played (rv8-qid: 20 of 20 and 14
+    of 20 tries). Now `ok` comes once the question took the answer; else one error line, and B stays open."""
+    for _ in range(10):
+        got, replies = await _act_as_withdrawn(order)
+        played = [g for g in got if g[0] == "act" and g[2] == 1]
+        assert len(replies) == 1, replies
+        if replies[0]["event"] == "ok":
+            assert played == [("act", {"type": "draw"}, 1)], (replies, got)
+        else:
+            assert played == [] and "\n" not in replies[0]["message"], (replies, got)
+            assert "was not played" in replies[0]["message"], replies
