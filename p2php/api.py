@@ -434,10 +434,13 @@ class Peer:
 
     def check_turn(self, turn: int) -> None:
         """Raise :class:`StaleTurn` unless question ``turn`` is the open one (what :meth:`submit` checks first)."""
+        if not isinstance(turn, int) or isinstance(turn, bool):  # ("7" or 7.0 were refused as "question 7", True taken)
+            raise StaleTurn(f"a question's number is an int (YourTurn.turn), not {safe(repr(turn), 40)}")
         if self._awaiting and turn == self._turn:
             return
         now = f"question {self._turn} is open" if self._awaiting else f"no question is open (the last was {self._turn})"
-        raise StaleTurn(f"that answer is for question {turn}, but {now}: it was not played")
+        shown = turn if abs(turn) < 10**18 else "(a number of more than 18 digits)"  # (str() of 5000 digits raises)
+        raise StaleTurn(f"that answer is for question {shown}, but {now}: it was not played")
 
     def legal_actions(self) -> list[Action]:
         """The legal actions now, or ``[]`` when the game does not wait for this seat."""

@@ -285,3 +285,32 @@ async def test_a_bridge_act_for_a_question_withdrawn_in_the_same_round_gets_no_o
         else:
             assert played == [] and "\n" not in replies[0]["message"], (replies, got)
             assert "was not played" in replies[0]["message"], replies
+
+
+async def test_a_turn_that_is_no_question_number_is_refused_in_one_short_line() -> None:
+    """``submit(..., turn=)`` with a string, float or bool, or an int too large to print: StaleTurn in one short line
+    (before: "7" and 7.0 were refused as "question 7, but question 7 is open", True answered question 1, a 5000-digit
+    int raised ValueError, and the bridge echoed up to 2 000 of the digits a client sent)."""
+    peer = Peer()
+    ls: Any = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])
+    peer._ls = ls
+    out: list[dict[str, Any]] = []
+    session = BridgeSession(out.append)
+    session.peer = peer
+    got: list[Any] = []
+    async with trio.open_nursery() as nursery:
+        async def question() -> None:
+            got.append(await peer._decide(ls))
+
+        nursery.start_soon(question)
+        await trio.testing.wait_all_tasks_blocked()
+        assert peer.turn == 1
+        for bad in ("1", 1.0, True, 10**5000, -(10**30)):
+            with pytest.raises(StaleTurn) as refused:
+                await peer.submit(0, turn=bad)  # type: ignore[arg-type]
+            assert len(str(refused.value)) < 120 and "\n" not in str(refused.value), refused.value
+        await session.handle('{"op": "act", "index": 0, "turn": ' + "9" * 4300 + "}")
+        assert out[-1]["event"] == "error" and len(out[-1]["message"]) < 120, out[-1]
+        assert got == [] and peer.turn == 1
+        await peer.submit(1, turn=1)
+    assert got == [{"type": "draw"}]
