@@ -29,6 +29,7 @@ from typing import Any
 
 import trio
 
+from p2php import piped_output
 from p2php.bots import default_kind
 from p2php.console import LogPrinter, seconds
 from p2php.engine.contract import Game, OptionError
@@ -474,8 +475,9 @@ def main(argv: list[str] | None = None) -> int:
         if piped is not None:
             piped.drain()  # the game is over: now the reader may take its time
             sys.stdout = original
-        if piped_err is not None:
-            piped_err.drain()
+        # Warnings: bounded (an app that reads our stdout only never reads them, and the process never ended);
+        # past the wait it stays in front of stderr, so no write at the exit waits for that reader either.
+        if piped_err is not None and piped_err.drain(piped_output.ERR_DRAIN):
             sys.stderr = original_err
 
 

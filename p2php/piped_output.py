@@ -25,10 +25,15 @@ try:
 except ImportError:  # (not on Windows)
     termios = None  # type: ignore[assignment]
 
-__all__ = ["HELD", "PipedOutput", "flow_control_off", "unblock_stderr", "unblock_stdout"]
+__all__ = ["ERR_DRAIN", "HELD", "PipedOutput", "flow_control_off", "unblock_stderr", "unblock_stdout"]
 
 HELD = 8 * 1024 * 1024
 """Characters that may wait for a reader before whole lines are left out (a whole game prints well under 1 MB)."""
+
+ERR_DRAIN = 10.0
+"""Seconds a command's end waits for its stderr's reader to take what is left (:meth:`PipedOutput.drain`): a reader
+that never reads (an app that reads a seat's stdout only) held the process at its end for good (red-team rt8-disk).
+What it has not taken by then is left out (nothing more can be said on that stream)."""
 
 
 class PipedOutput(io.TextIOBase):

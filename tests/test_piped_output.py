@@ -348,6 +348,39 @@ def test_every_command_that_plays_a_seat_guards_its_stderr(monkeypatch: pytest.M
     assert sys.stderr is err  # (put back)
 
 
+def test_a_seat_whose_stderr_reader_never_reads_still_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An app that reads a seat's stdout and never its stderr: once the pipe was full (an outsider's failed
+    connections write a warning each), ``main``'s end waited for that reader for good and the process never ended.
+    It waits :data:`~p2php.piped_output.ERR_DRAIN` seconds at most, and stays in front of stderr after it."""
+    from p2php import cli, peercli, piped_output
+
+    class Pipe(StoppedReader):
+        def isatty(self) -> bool:
+            return False
+
+    def run(args: Any) -> int:
+        print("p2php: a warning nobody reads", file=sys.stderr)
+        return 0
+
+    err, out = Pipe(), Pipe()
+    out.reading.set()  # (stdout is read; stderr never is)
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(peercli, "cmd_peer", run)
+    monkeypatch.setattr(piped_output, "ERR_DRAIN", 0.3, raising=False)
+    ended: list[int] = []
+    main = threading.Thread(target=lambda: ended.append(cli.main(["peer", "toy", "--seat", "0", "--addresses",
+                                                                   "127.0.0.1:1,127.0.0.1:2"])), daemon=True)
+    began = time.monotonic()
+    main.start()
+    main.join(10)
+    try:
+        assert ended == [0] and time.monotonic() - began < 5, ended
+        assert isinstance(sys.stderr, PipedOutput)  # (left in front: a late write never waits for that reader)
+    finally:
+        err.reading.set()  # (its writer thread ends)
+
+
 def _stopped_terminal() -> tuple[int, Any]:
     """A pseudo-terminal with flow control on whose person pressed Ctrl-S: (its master fd, its slave as a stream)."""
     import pty
