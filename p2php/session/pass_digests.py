@@ -150,11 +150,11 @@ class PassDigests(LockstepBase):
 
     def logged_wire(self, msg: Message) -> dict[str, Any]:
         """``msg`` as our resume log keeps it: with every point we hold for it."""
-        wire = msg.to_wire()
-        att = self.attachments.get((msg.sender, msg.seq)) or self.spent_points.get((msg.sender, msg.seq))
-        if att is not None:
-            wire[ATT] = att
-        return wire
+        return wire_with_points(msg, self.logged_points(msg))
+
+    def logged_points(self, msg: Message) -> Any:
+        """The points our resume log keeps with ``msg`` (None: none): what :meth:`logged_wire` adds."""
+        return self.attachments.get((msg.sender, msg.seq)) or self.spent_points.get((msg.sender, msg.seq))
 
     def deliveries(self, msg: Message, seats: list[int]) -> list[tuple[dict[str, Any], list[int]]]:
         """The wire forms of our ``msg`` and who gets each: the next passer its points, everyone else not."""
@@ -165,3 +165,11 @@ class PassDigests(LockstepBase):
         rest = [s for s in seats if s != to]
         out = [({**plain, ATT: self.attachments[(msg.sender, msg.seq)]}, [to])]
         return out + [(plain, rest)] if rest else out
+
+
+def wire_with_points(msg: Message, points: Any) -> dict[str, Any]:
+    """``msg``'s wire form with ``points`` (:meth:`PassDigests.logged_points`; None: none), as a resume log keeps it."""
+    wire = msg.to_wire()
+    if points is not None:
+        wire[ATT] = points
+    return wire

@@ -40,7 +40,9 @@ from p2php.errors import P2phpError
 from p2php.session.durable import sync_directory
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello
 from p2php.session.lockstep import Lockstep
+from p2php.session.messages import Message
 from p2php.session.modes import parse_table_options
+from p2php.session.pass_digests import wire_with_points
 from p2php.session.transcript import Frames, Spans, one_line, read_bounded
 from p2php.text import safe
 from p2php.threads import in_thread
@@ -73,6 +75,8 @@ class ResumeLog:
         self._file = file  # None: still to be made (``make``, by the first writer), or a make that failed
         self._make = make
         self._queue: list[bytes] = []  # records appended, not written yet (in order)
+        self._held: list[bytes | tuple[Message, Any]] = []  # (a log still to be made) records before the queue's:
+        # a message and its points still to be packed (by :meth:`_pack_held`), or a record packed
         self._queue_lock = threading.Lock()
         self._write_lock = threading.Lock()  # the file: one writer at a time
         self._sync_lock = threading.Lock()  # one fsync at a time, never of a closed file (taken before _write_lock)
@@ -81,13 +85,13 @@ class ResumeLog:
 
     @classmethod
     def create(cls, cfg: PeerConfig, ls: Lockstep, addresses: Mapping[int, tuple[str, int]]) -> ResumeLog:
-        """The log of ``ls``'s seat, at ``cfg.resume_path``: its header and every message held so far are packed and
-        queued at once (what the seat holds now, in order), but nothing touches the disk until the first
-        :meth:`flush` or :meth:`close`, which makes the file: written to ``….tmp`` (mode 0600), ``fsync``ed, renamed
-        into place and the rename made durable. A :class:`ResumeWriter` does that in its worker thread: a slow disk's
-        ``fsync``s (two of them) never stop the game's loop (red-team rt6-faults: 2 x 6 s made the others give an
-        honest, running seat up as unreachable). An :class:`OSError` of that making is raised by the call that made
-        it."""
+        """The log of ``ls``'s seat, at ``cfg.resume_path``: its header and every message held so far are taken at once
+        (what the seat holds now, in order; the messages packed when the file is made, in its thread), but nothing
+        touches the disk until the first :meth:`flush` or :meth:`close`, which makes the file: written to ``….tmp``
+        (mode 0600), ``fsync``ed, renamed into place and the rename made durable. A :class:`ResumeWriter` does that in
+        its worker thread: a slow disk's ``fsync``s (two of them) never stop the game's loop (red-team rt6-faults:
+        2 x 6 s made the others give an honest, running seat up as unreachable). An :class:`OSError` of that making is
+        raised by the call that made it."""
         assert cfg.resume_path is not None and ls.secrets is not None
         path = cfg.resume_path
         header = {
@@ -108,19 +112,28 @@ class ResumeLog:
         if cfg.online is not None:
             header["online"] = dict(cfg.online)
         log = cls(None, partial(_make_log, path, msgpack.packb(header, use_bin_type=True)))
-        # Everything held before the log was opened (all of it, when resuming again).
+        # Everything held before the log was opened (all of it, when resuming again): taken here, as it is now, but
+        # a message (immutable) is packed by the thread that makes the file: a resumed seat's whole log was packed
+        # in the game's loop, 256 ms for 28 980 messages (red-team rt8-disk). The rest (few) is packed here.
+        held = log._held
         for msg in ls.transcript:
-            log.append(ls.logged_wire(msg))
+            held.append((msg, ls.logged_points(msg)))
         for queue in ls.inbox.values():
             for msg in queue:
-                log.append(ls.logged_wire(msg))
+                held.append((msg, ls.logged_points(msg)))
         for frames in ls.parked.values():
             for frame in frames:
-                log.append(frame)
+                held.append(msgpack.packb(frame, use_bin_type=True))
         sealed = ls.sealed_choice()
         if sealed is not None:  # resumed again before revealing it: without it, the seat could never reveal
-            log.append({"local": "sealed", "tick": ls.tick, "action": sealed})
+            held.append(msgpack.packb({"local": "sealed", "tick": ls.tick, "action": sealed}, use_bin_type=True))
         return log
+
+    def _pack_held(self) -> list[bytes]:
+        """(In the thread that makes the file, before it takes the queue.) The records :meth:`create` took, packed."""
+        held, self._held = self._held, []
+        return [item if isinstance(item, bytes) else msgpack.packb(wire_with_points(*item), use_bin_type=True)
+                for item in held]
 
     def _ready(self) -> bool:
         """(Under the write lock.) Whether there is an open file to write to; a log still to be made is made now."""
@@ -265,6 +278,7 @@ def _make_log(path: Path, header: bytes, log: ResumeLog) -> BinaryIO:
     fresh = not path.exists()
     with file:
         file.write(header)
+        file.writelines(log._pack_held())  # (before the queue: appended after them)
         with log._queue_lock:
             queue, log._queue = log._queue, []
         file.writelines(queue)  # (what is appended meanwhile, during the fsync, goes to the file opened again)
