@@ -31,6 +31,7 @@ from wsproto.utilities import RemoteProtocolError
 
 from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, new_key, run_session, waiting_room
 from p2php.net.admission import Admission, host_of
+from p2php.threads import in_thread
 
 __all__ = ["MAX_REQUEST", "STATIC_TYPES", "help_file", "new_key", "serve", "static_file", "words_file"]
 
@@ -151,6 +152,31 @@ async def _respond(stream: trio.abc.Stream, conn: h11.Connection, status: int, b
     await stream.send_all(out)
 
 
+def _found(target: str) -> tuple[bytes, str] | None:
+    """(In a worker thread.) The body and content type of a file request, or None: its file is read (and a game's
+    words or help built, the first time) off the loop that plays every page's table -- a read on a slow disk (one
+    spun down, a USB stick) held it: 0.5 s reads made a page load of 9 files hold it 4.5 s, 1.5 s at a time
+    (red-team rt8-disk)."""
+    words = words_file(target) or help_file(target)
+    return (words, "application/json; charset=utf-8") if words is not None else static_file(target)
+
+
+FILE_THREADS = 2
+"""Worker threads that read files for requests at once, in one loop (a disk that hangs keeps them; the requests
+after wait for one, at most their :data:`~p2php.bridge.ws.HANDSHAKE_TIMEOUT`)."""
+
+_FILES: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("p2php_web_files")
+
+
+def _files_limiter() -> trio.CapacityLimiter:
+    try:
+        return _FILES.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(FILE_THREADS)
+        _FILES.set(limiter)
+        return limiter
+
+
 def _is_upgrade(request: h11.Request) -> bool:
     headers = {k.lower(): v.lower() for k, v in request.headers}
     return b"websocket" in headers.get(b"upgrade", b"") and b"upgrade" in headers.get(b"connection", b"")
@@ -208,8 +234,7 @@ async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in
                     await _respond(stream, conn, 405, b"only GET\n", "text/plain; charset=utf-8", port,
                                    extra=[(b"allow", b"GET, HEAD")])
                     return
-                words = words_file(target) or help_file(target)
-                found = (words, "application/json; charset=utf-8") if words is not None else static_file(target)
+                found = await in_thread(_found, target, limiter=_files_limiter())  # (bounded: the scope above)
                 head = request.method == b"HEAD"
                 if found is None:
                     await _respond(stream, conn, 404, b"not found\n", "text/plain; charset=utf-8", port, head=head)
