@@ -56,3 +56,49 @@ async def test_a_save_on_a_slow_disk_never_holds_the_clients_move(
     ends = [e for e in events if e.get("event") in ("game_over", "failed")]
     assert ends and ends[0].get("culprit") is None, (ends[0].get("code"), ends[0].get("reason"))
     assert any(e.get("event") == "saved" for e in events)
+
+
+async def test_a_long_verify_never_holds_the_clients_move(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same with ``verify``: a long record's check (a 2-seat UNO game's 28 980 messages: 17 s of CPU) held every
+    command after it, and the client's move, sent right after, came past ``timeout``: the bot named the honest seat
+    ``silent`` (red-team rt8-disk). Here a check that takes 6 s, ``timeout`` 2. It runs beside the commands now."""
+    import time
+
+    from p2php import api
+
+    real = api.verify_transcript
+
+    def slow_verify(path: Any) -> Any:
+        time.sleep(6.0)
+        return real(path)
+
+    monkeypatch.setattr(api, "verify_transcript", slow_verify)
+    send, receive = trio.open_memory_channel[str](100)
+    events: list[dict[str, Any]] = []
+    turns = [0]
+    saved = tmp_path / "first.p2php"
+
+    def emit(event: dict[str, Any]) -> None:
+        event = json.loads(json.dumps(event, default=str))
+        events.append(event)
+        if event.get("event") == "your_turn":
+            turns[0] += 1
+            if turns[0] == 1:
+                send.send_nowait(json.dumps({"op": "save", "path": str(saved)}))
+            if turns[0] == 2:
+                send.send_nowait(json.dumps({"op": "verify", "path": str(saved)}))
+            send.send_nowait(json.dumps({"op": "act", "index": 0}))
+        elif event.get("event") in ("game_over", "failed"):
+            send.send_nowait(json.dumps({"op": "quit"}))
+
+    async def lines() -> Any:
+        async for line in receive:
+            yield line
+
+    send.send_nowait(json.dumps({"op": "demo", "game": "uno", "bots": 1, "seed": 3, "timeout": 2}))
+    with trio.fail_after(120):
+        await BridgeSession(emit).run(lines())
+    ends = [e for e in events if e.get("event") in ("game_over", "failed")]
+    assert ends and ends[0].get("clean") is True, (ends[0].get("code"), ends[0].get("reason"))
+    verified = [e for e in events if e.get("event") == "verified"]
+    assert len(verified) == 1 and verified[0]["ok"] is False  # (an incomplete record: it says so, after 6 s)
