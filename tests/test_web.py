@@ -416,3 +416,15 @@ def test_help_and_words_are_built_once_a_game_not_at_every_request() -> None:
     for get, target in ((help_file, "/help/hogwarts.json"), (words_file, "/words/hpsha.json")):
         first = get(target)
         assert first is not None and get(target + "?again") is first
+
+
+def test_ctrl_c_stops_the_page_server_without_a_traceback() -> None:
+    """"Ctrl-C to stop", it says: the KeyboardInterrupt left ``trio.run`` in an exception group, not caught, and the
+    command ended with its traceback and exit 1 (red-team rt8-disk)."""
+    import signal
+    import threading
+
+    from p2php.web import main
+
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    assert main(port=0, open_browser=False) == 0

@@ -38,8 +38,10 @@ def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -
             if open_browser:
                 webbrowser.open(url)
 
+    from p2php.session.netplay import run_trio  # (a Ctrl-C out of the nursery's exception group: one line, exit 0)
+
     try:
-        trio.run(run)
+        run_trio(run)
     except KeyboardInterrupt:
         return 0
     except OSError as err:
