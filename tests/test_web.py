@@ -428,3 +428,29 @@ def test_ctrl_c_stops_the_page_server_without_a_traceback() -> None:
 
     threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
     assert main(port=0, open_browser=False) == 0
+
+
+def test_a_browser_that_runs_in_the_foreground_gets_the_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``p2php web`` opened the page with ``webbrowser.open`` in the server's loop: a console browser (``BROWSER=w3m``,
+    lynx; Python waits for its process) held that loop until it ended, and the page it asked for never came (curl as
+    the browser: status 000 after its 5 s, red-team rt8-disk). A worker thread opens it now."""
+    import signal
+    import urllib.request
+    import webbrowser
+
+    from p2php.web import main
+
+    got: list[object] = []
+
+    def foreground_browser(url: str) -> bool:  # (as a GenericBrowser: returns when the browser ends)
+        try:
+            with urllib.request.urlopen(url.split("#")[0], timeout=2) as page:
+                got.append(page.status)
+        except OSError as err:
+            got.append(err)
+        os.kill(os.getpid(), signal.SIGINT)  # (the person's Ctrl-C: main returns 0)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", foreground_browser)
+    assert main(port=0) == 0
+    assert got == [200], got

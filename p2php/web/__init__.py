@@ -14,6 +14,8 @@ from functools import partial
 
 import trio
 
+from p2php.threads import in_thread
+
 __all__ = ["main"]
 
 
@@ -35,8 +37,9 @@ def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -
             bound = await nursery.start(partial(serve, host, port, key=key))
             url = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{bound}/#key={key}"
             print(f"p2php web: open {url} (Ctrl-C to stop)", flush=True)
-            if open_browser:
-                webbrowser.open(url)
+            if open_browser:  # (a worker thread: a console browser, w3m or lynx, runs until it ends, and it held this
+                # loop, which then never served it the page; red-team rt8-disk)
+                nursery.start_soon(partial(in_thread, webbrowser.open, url))
 
     from p2php.session.netplay import run_trio  # (a Ctrl-C out of the nursery's exception group: one line, exit 0)
 
