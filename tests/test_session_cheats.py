@@ -720,3 +720,21 @@ def test_a_field_of_another_kind_padding_a_message_is_named() -> None:
     peers = make_peers("toy", 3, {}, seed=16)
     cheat(peers[1], alter)
     assert_named(run(peers), 1, "bytes of body fields no message has")
+
+
+@pytest.mark.parametrize(("crypto", "kind", "field"), [
+    ("fast", "action", "nonce"), ("verified", "action", "nonce"), ("fast", "action", "shares"),
+    ("fast", "keys", "proofs"), ("fast", "audit", "shares"), ("verified", "audit", "decks"),
+])
+def test_a_field_its_deck_never_sends_padding_a_message_is_named(crypto: str, kind: str, field: str) -> None:
+    """Seat 1 pads its messages of ``kind`` with 2 KiB of ``field``, a field of that kind its deck never sends or
+    reads (an unsealed answer's ``nonce``, a fast deck's ``shares``, a verified audit's ``decks``): it counts as
+    unknown in that deck, and a ``nonce`` must be 32 bytes, so it is named ``bad_message`` (red-team rt8-red:
+    before, accepted and ignored, and 0.5 MiB of ``nonce`` on each of a cheater's actions made a clean 3-seat fast
+    UNO game's honest records 432 MiB, which ``p2php verify`` refuses, over ``MAX_FILE``)."""
+    def alter(k: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {**body, field: b"\x00" * 2048} if k == kind and field not in body else body
+
+    peers = make_peers("toy", 3, {"crypto": crypto}, seed=16)
+    cheat(peers[1], alter)
+    assert_named(run(peers), 1, "bad message")

@@ -55,6 +55,8 @@ from p2php.session.ending import Ending
 from p2php.session.handshake import LocalSecrets, Table, chain_binding
 from p2php.session.messages import (
     BODY_FIELDS,
+    DECK_FIELDS,
+    FIXED_SIZE,
     KIND_FIELDS,
     MAX_UNKNOWN_BODY,
     BadMessage,
@@ -156,17 +158,22 @@ def record_values(wire_bytes: bytes) -> int | None:
     return n if n <= RECORD_VALUES and VALUE_BYTES * n <= len(wire_bytes) else None
 
 
-def signed_shape_fault(msg: Message, players: int) -> str | None:
+def signed_shape_fault(msg: Message, players: int, crypto: str) -> str | None:
     """Why a validly signed ``msg`` is refused on arrival by its own shape (§5.1, §6.4), or None: more than
-    :data:`MAX_UNKNOWN_BODY` bytes of body fields its kind does not have (:data:`KIND_FIELDS`), ``seen`` heads
+    :data:`MAX_UNKNOWN_BODY` bytes of body fields its kind does not have in the table's ``crypto`` deck
+    (:data:`DECK_FIELDS`), a ``nonce`` or ``digest`` of another size than :data:`FIXED_SIZE`'s, ``seen`` heads
     that are not other seats, each once, in ascending order, or more than one value for every
     :data:`VALUE_BYTES` bytes of its wire form (:func:`too_dense`). Only the message is looked at, so a verifier
     of a record reaches the same answer."""
-    known = KIND_FIELDS.get(msg.kind, BODY_FIELDS)
+    known = DECK_FIELDS.get(crypto, KIND_FIELDS).get(msg.kind, BODY_FIELDS)
     unknown = {k: v for k, v in msg.body.items() if k not in known}
     if unknown and len(encode(unknown)) > MAX_UNKNOWN_BODY:
         return (f"message {msg.seq}: more than {MAX_UNKNOWN_BODY} bytes of body fields no message has of kind "
-                f"{msg.kind}")
+                f"{msg.kind} in a {crypto} deck")
+    for field, size in FIXED_SIZE.items():
+        value = msg.body.get(field)
+        if field in known and field in msg.body and not (isinstance(value, bytes) and len(value) == size):
+            return f"message {msg.seq}: its {field!r} must be {size} bytes"
     others = [o for o, _, _ in msg.seen]
     if others != sorted(set(others)) or any(not 0 <= o < players or o == msg.sender for o in others):
         # (§5.1; each head is kept until we process the message it names: a cheater's made-up heads grew
@@ -768,7 +775,7 @@ class Lockstep(DeckSteps, Ending):
                 raise _Held()  # a copy of one we hold, whose signature we checked: relayed copies cost no more
         if not verified and not self.publics[s].verify(msg.sig, msg.signing_digest(self.session_id)):
             raise _Unsigned(f"message {msg.seq}: signature does not verify")
-        shape = signed_shape_fault(msg, self.players)
+        shape = signed_shape_fault(msg, self.players, self.crypto)
         if shape is not None:
             if (len(self.refused) < MAX_REFUSED_KEPT and msg.to_wire() not in self.refused
                     and record_values(msg.wire_bytes) is not None):  # (one a reader of the record can afford)

@@ -57,6 +57,25 @@ records past ``MAX_FILE`` (301 MiB for a 3-seat UNO game), which ``p2php verify`
 
 assert frozenset().union(*KIND_FIELDS.values()) == BODY_FIELDS and set(KIND_FIELDS) == set(KINDS)
 
+DECK_FIELDS: dict[str, dict[str, frozenset[str]]] = {
+    "fast": {**KIND_FIELDS, "keys": frozenset({"keys"}), "action": frozenset({"action", "keys", "nonce"}),
+             "audit": frozenset({"decks", "boxes", "evidence"})},
+    "verified": {**KIND_FIELDS, "keys": frozenset({"shares", "proofs"}),
+                 "action": frozenset({"action", "shares", "proofs", "nonce"}),
+                 "audit": frozenset({"boxes", "evidence", "shares", "proofs"}), "pass": frozenset({"cards", "proof"})},
+}
+""":data:`KIND_FIELDS` for each deck (§5.2 check 6): a field of the message's kind that its deck never sends counts
+as unknown too. A fast deck's ``keys`` and ``action`` carry no ``shares`` or ``proofs`` and its ``audit`` none either,
+a verified deck's no ``keys``, ``decks`` or pass ``digest``: those were read by nobody, so a cheater that padded every
+message it signed with 3 MiB of one had them accepted, kept in every honest record, and a clean game's records past
+``MAX_FILE`` (432 MiB for a 3-seat fast UNO game with 0.5 MiB a message), as rt7-newcode's fields of other kinds
+did (red-team rt8-red)."""
+
+FIXED_SIZE: dict[str, int] = {"nonce": 32, "digest": 32}
+"""Body fields of one size whenever they are present (§6.4): a sealed answer's nonce, a fast pass's digest. A kind
+may carry them where nothing reads them (an unsealed decision's ``nonce``, a fast last pass's ``digest``), so their
+size is checked on arrival with the shape (§5.2 check 6), not by the step that reads them (rt8-red)."""
+
 MAX_UNKNOWN_BODY = 1024
 """Bytes of body fields its kind does not have (:data:`KIND_FIELDS`) that a message may carry: a cheater's own
 signed messages padded with 4 MiB of them were kept by every peer for the rest of the game, four copies each, and

@@ -54,7 +54,7 @@ from p2php.session.durable import replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import MAX_REFUSED_KEPT, RECORD_VALUES, Lockstep, record_values, signed_shape_fault
 from p2php.session.messages import BadMessage, Message, parse_message
-from p2php.session.modes import parse_table_options
+from p2php.session.modes import crypto_mode, parse_table_options
 from p2php.session.records import TIMING_CODES, Fault
 from p2php.threads import in_thread
 
@@ -637,7 +637,7 @@ def _refused_faults(table: Table, refused: Any, frames: Sequence[dict[str, Any]]
         if msg is None:
             continue
         try:
-            reason = signed_shape_fault(msg, table.players)
+            reason = signed_shape_fault(msg, table.players, crypto_mode(table.options))
         except (BadMessage, NotCanonical, ValueError, TypeError):
             continue
         if reason is not None:
