@@ -64,11 +64,10 @@ from p2php.session.chat import ChatDropped, ChatLine, normalise
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Event as _StepEvent
 from p2php.session.lockstep import Lockstep
+from p2php.session.messages import MAX_ACTION_BYTES, MAX_ACTION_VALUES
 from p2php.session.modes import parse_table_options
 from p2php.session.rematch import REMATCH_WAIT, Rematch, again_seed
 from p2php.session.runner import (
-    MAX_ACTION_BYTES,
-    MAX_ACTION_VALUES,
     MAX_BOT_DELAY,
     Decider,
     LeaveTable,

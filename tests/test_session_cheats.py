@@ -738,3 +738,18 @@ def test_a_field_its_deck_never_sends_padding_a_message_is_named(crypto: str, ki
     peers = make_peers("toy", 3, {"crypto": crypto}, seed=16)
     cheat(peers[1], alter)
     assert_named(run(peers), 1, "bad message")
+
+
+def test_an_action_past_the_action_bound_is_named() -> None:
+    """Seat 1 adds a 70 000-byte key the rules do not read to each action it signs (the toy game's check, as HP
+    Sha's, takes it): an action past ``MAX_ACTION_BYTES``, which no honest peer signs (its own bound), is named
+    ``bad_message`` on arrival (red-team rt8-red: before, accepted, and 3.5 MiB of it in each action of an HP Sha
+    cheater made a clean 4-seat game's honest records 283 MiB, which ``p2php verify`` refuses, over ``MAX_FILE``)."""
+    def alter(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        if kind != "action" or "nonce" in body:
+            return body
+        return {**body, "action": {**body["action"], "zz": "y" * 70_000}}
+
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=16)
+    cheat(peers[1], alter)
+    assert_named(run(peers), 1, "an action holds at most")

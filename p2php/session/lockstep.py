@@ -58,6 +58,8 @@ from p2php.session.messages import (
     DECK_FIELDS,
     FIXED_SIZE,
     KIND_FIELDS,
+    MAX_ACTION_BYTES,
+    MAX_ACTION_VALUES,
     MAX_UNKNOWN_BODY,
     BadMessage,
     Message,
@@ -161,7 +163,8 @@ def record_values(wire_bytes: bytes) -> int | None:
 def signed_shape_fault(msg: Message, players: int, crypto: str) -> str | None:
     """Why a validly signed ``msg`` is refused on arrival by its own shape (§5.1, §6.4), or None: more than
     :data:`MAX_UNKNOWN_BODY` bytes of body fields its kind does not have in the table's ``crypto`` deck
-    (:data:`DECK_FIELDS`), a ``nonce`` or ``digest`` of another size than :data:`FIXED_SIZE`'s, ``seen`` heads
+    (:data:`DECK_FIELDS`), a ``nonce`` or ``digest`` of another size than :data:`FIXED_SIZE`'s, an action past
+    :data:`MAX_ACTION_BYTES` or :data:`MAX_ACTION_VALUES`, ``seen`` heads
     that are not other seats, each once, in ascending order, or more than one value for every
     :data:`VALUE_BYTES` bytes of its wire form (:func:`too_dense`). Only the message is looked at, so a verifier
     of a record reaches the same answer."""
@@ -184,6 +187,13 @@ def signed_shape_fault(msg: Message, players: int, crypto: str) -> str | None:
         # (§5.2 check 6: a record of it, a transcript or a resume log, could not be read; rt6-dense)
         return (f"message {msg.seq}: {dense} values in {len(msg.wire_bytes)} bytes, more than one for every "
                 f"{VALUE_BYTES} bytes")
+    if msg.kind == "action" and "action" in msg.body:
+        action = encode(msg.body["action"])
+        if len(action) > MAX_ACTION_BYTES or body_values(action) > MAX_ACTION_VALUES:
+            # (the bound on our own actions, runner.check_action_size: a key the rules do not read passes a game's
+            # check, so a cheater's stray 3.5 MiB in each action was kept in every honest record; rt8-red)
+            return (f"message {msg.seq}: an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} "
+                    "bytes")
     return None
 
 

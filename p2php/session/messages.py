@@ -71,6 +71,16 @@ message it signed with 3 MiB of one had them accepted, kept in every honest reco
 ``MAX_FILE`` (432 MiB for a 3-seat fast UNO game with 0.5 MiB a message), as rt7-newcode's fields of other kinds
 did (red-team rt8-red)."""
 
+MAX_ACTION_VALUES = 4096
+MAX_ACTION_BYTES = 64 * 1024
+"""An action (the ``action`` field of an ``action`` message) holds at most this many msgpack values and bytes: our
+own, since its message must fit a frame (65 536 values, 4 MiB) with its keys and envelope, relayed too, and a
+game's rules ignore keys they do not read, so a decider's stray field could be any size (signed and recorded before
+the frame refused it, it ended this peer with no verdict); another seat's, on arrival (§5.2 check 6), since no
+honest peer signs a larger one: HP Sha's checks take an action with a key they do not read, and a cheater that put
+3.5 MiB of one in each action its own check of the rules took had them kept in every honest record, a clean 4-seat
+game's 283 MiB, which ``p2php verify`` refuses (red-team rt8-red)."""
+
 FIXED_SIZE: dict[str, int] = {"nonce": 32, "digest": 32}
 """Body fields of one size whenever they are present (§6.4): a sealed answer's nonce, a fast pass's digest. A kind
 may carry them where nothing reads them (an unsealed decision's ``nonce``, a fast last pass's ``digest``), so their

@@ -51,6 +51,7 @@ from p2php.session.chat import ChatDesk, ChatDropped, ChatLine, ChatRefused
 from p2php.session.compact import FRAME, FULL, WANT, compact_frame
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
+from p2php.session.messages import MAX_ACTION_BYTES, MAX_ACTION_VALUES
 from p2php.session.modes import parse_table_options
 from p2php.session.rematch import Rematch
 from p2php.session.resume import CANCEL_CLOSE_WAIT, SYNC_WAIT, ResumeWriter
@@ -282,11 +283,6 @@ async def run_peer(
                       runner.frames_sent, runner.left, dict(runner.mesh.frame_bytes))
 
 
-MAX_ACTION_VALUES = 4096
-MAX_ACTION_BYTES = 64 * 1024
-"""Our own action holds at most this many msgpack values and bytes: its message must fit a frame (65 536 values,
-4 MiB) with its keys and envelope, relayed too. A game's rules ignore keys they do not read, so a decider's stray
-field could be any size: signed and recorded before the frame refused it, it ended this peer with no verdict."""
 
 def check_action_size(action: Action) -> None:
     """:class:`IllegalAction` for an action past :data:`MAX_ACTION_VALUES` or :data:`MAX_ACTION_BYTES`
