@@ -753,3 +753,44 @@ def test_an_action_past_the_action_bound_is_named() -> None:
     peers = make_peers("toy", 3, {"crypto": "fast"}, seed=16)
     cheat(peers[1], alter)
     assert_named(run(peers), 1, "an action holds at most")
+
+
+def test_a_randomness_reveal_of_another_size_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 1's hello declares a hash chain of one value, and each reveal is a 20 000-byte value whose hash it
+    announced as its anchor (so the chain check passes): a ``value`` is 32 bytes, so it is named ``bad_message``
+    (red-team rt8-red: before, accepted, and 0.5 MB at each of 725 draws made a clean 4-seat Hogwarts game's honest
+    records 348 MiB, which ``p2php verify`` refuses, over ``MAX_FILE``)."""
+    from p2php import tags
+    from p2php.canonical import digest, encode
+    from p2php.crypto import beacon
+    from p2php.session import handshake, memory
+
+    master = memory.seeded_secrets(16, 1).master
+
+    class BigChain:
+        length = 1
+
+        def __init__(self, binding: bytes, renewal: int) -> None:
+            self.big = renewal.to_bytes(4, "big") * 5000
+            self.anchor = beacon._step(binding, self.big)
+
+        def value(self, i: int) -> bytes:
+            return self.big
+
+    real_chain, real_hello = handshake.LocalSecrets.chain, handshake.make_hello
+
+    def chain(self: Any, binding: bytes, renewal: int = 0) -> Any:
+        return BigChain(binding, renewal) if self.master == master else real_chain(self, binding, renewal)
+
+    def make_hello(secrets: Any, *a: Any, **kw: Any) -> Any:
+        hello = real_hello(secrets, *a, **kw)
+        if secrets.master != master:
+            return hello
+        hello = {**{k: v for k, v in hello.items() if k != "sig"}, "chain": 1}
+        return {**hello, "sig": secrets.identity.sign(digest(tags.HELLO, encode(hello)))}
+
+    monkeypatch.setattr(handshake.LocalSecrets, "chain", chain)
+    monkeypatch.setattr(memory, "make_hello", make_hello)
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=16)
+    assert peers[0].table.hellos[1]["chain"] == 1
+    assert_named(run(peers), 1, "'value' must be 32 bytes")

@@ -163,8 +163,8 @@ def record_values(wire_bytes: bytes) -> int | None:
 def signed_shape_fault(msg: Message, players: int, crypto: str) -> str | None:
     """Why a validly signed ``msg`` is refused on arrival by its own shape (§5.1, §6.4), or None: more than
     :data:`MAX_UNKNOWN_BODY` bytes of body fields its kind does not have in the table's ``crypto`` deck
-    (:data:`DECK_FIELDS`), a ``nonce`` or ``digest`` of another size than :data:`FIXED_SIZE`'s, an action past
-    :data:`MAX_ACTION_BYTES` or :data:`MAX_ACTION_VALUES`, ``seen`` heads
+    (:data:`DECK_FIELDS`), a ``nonce``, ``digest`` or ``value`` of another size than :data:`FIXED_SIZE`'s, an
+    action past :data:`MAX_ACTION_BYTES` or :data:`MAX_ACTION_VALUES`, ``seen`` heads
     that are not other seats, each once, in ascending order, or more than one value for every
     :data:`VALUE_BYTES` bytes of its wire form (:func:`too_dense`). Only the message is looked at, so a verifier
     of a record reaches the same answer."""

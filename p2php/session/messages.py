@@ -81,10 +81,14 @@ honest peer signs a larger one: HP Sha's checks take an action with a key they d
 3.5 MiB of one in each action its own check of the rules took had them kept in every honest record, a clean 4-seat
 game's 283 MiB, which ``p2php verify`` refuses (red-team rt8-red)."""
 
-FIXED_SIZE: dict[str, int] = {"nonce": 32, "digest": 32}
-"""Body fields of one size whenever they are present (§6.4): a sealed answer's nonce, a fast pass's digest. A kind
-may carry them where nothing reads them (an unsealed decision's ``nonce``, a fast last pass's ``digest``), so their
-size is checked on arrival with the shape (§5.2 check 6), not by the step that reads them (rt8-red)."""
+FIXED_SIZE: dict[str, int] = {"nonce": 32, "digest": 32, "value": 32}
+"""Body fields of one size whenever they are present (§6.4): a sealed answer's nonce, a fast pass's digest, a
+randomness reveal. A kind may carry them where nothing reads them (an unsealed decision's ``nonce``, a fast last
+pass's ``digest``), so their size is checked on arrival with the shape (§5.2 check 6), not by the step that reads
+them; and a reveal's hash chain bound only the hash of its ``value``: a seat whose hello declares a chain of one
+value (allowed, 1 .. 2^20) revealed at each draw a value of its choosing, of any size, whose hash it had announced
+as its next anchor -- 0.5 MB at each of 725 draws of a Hogwarts game, a clean game's honest records 348 MiB, which
+``p2php verify`` refuses (rt8-red)."""
 
 MAX_UNKNOWN_BODY = 1024
 """Bytes of body fields its kind does not have (:data:`KIND_FIELDS`) that a message may carry: a cheater's own
