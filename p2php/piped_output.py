@@ -25,15 +25,20 @@ try:
 except ImportError:  # (not on Windows)
     termios = None  # type: ignore[assignment]
 
-__all__ = ["ERR_DRAIN", "HELD", "PipedOutput", "flow_control_off", "unblock_stderr", "unblock_stdout"]
+__all__ = ["ERR_DRAIN", "HELD", "PIECE", "PipedOutput", "flow_control_off", "unblock_stderr", "unblock_stdout"]
 
 HELD = 8 * 1024 * 1024
 """Characters that may wait for a reader before whole lines are left out (a whole game prints well under 1 MB)."""
 
 ERR_DRAIN = 10.0
-"""Seconds a command's end waits for its stderr's reader to take what is left (:meth:`PipedOutput.drain`): a reader
-that never reads (an app that reads a seat's stdout only) held the process at its end for good (red-team rt8-disk).
-What it has not taken by then is left out (nothing more can be said on that stream)."""
+"""Seconds a command's end waits for its stderr's reader to take more of what is left (:meth:`PipedOutput.drain`):
+a reader that never reads (an app that reads a seat's stdout only) held the process at its end for good (red-team
+rt8-disk). One that reads on, however slowly, is waited for (a bound on the whole wait left out the last lines of a
+live 20 KB/s reader: 749 warnings and the command's own error line; review rv8-disk). What a reader has not taken
+once it took nothing for that long is left out (nothing more can be said on that stream)."""
+
+PIECE = 16 * 1024
+"""Characters handed to the reader at a time (a batch may be megabytes): what :meth:`PipedOutput.drain` sees it take."""
 
 
 class PipedOutput(io.TextIOBase):
@@ -52,6 +57,7 @@ class PipedOutput(io.TextIOBase):
         self._mid_line = False  # the last text left out did not end its line (resume at a line's start only)
         self._open_line = False  # the last text queued did not end its line (it is ended before lines are left out)
         self._read_on = False  # the reader took a batch since lines began to be left out (so it is reading again)
+        self._taken = 0  # pieces the reader took (:meth:`drain` waits on while it takes them)
         self._broken: OSError | None = None
         self._thread = threading.Thread(target=self._run, name="p2php stdout", daemon=True)
         self._thread.start()
@@ -105,15 +111,29 @@ class PipedOutput(io.TextIOBase):
         """Nothing to do: the thread flushes after every batch (:meth:`drain` waits for it)."""
 
     def drain(self, timeout: float | None = None) -> bool:
-        """Wait until everything written so far has reached ``raw`` (or failed to); False if ``timeout`` passed.
+        """Wait until everything written so far has reached ``raw`` (or failed to); False once ``raw``'s reader took
+        nothing for ``timeout`` seconds (a reader that reads on is waited for).
 
         Lines still being left out are said first (the output ends here: the reader has all the time it needs)."""
         with self._changed:
             if self._skipping and self._broken is None:
                 self._skipping = False
                 self._queue(("\n" if self._open_line else "") + self._notice())
-            return self._changed.wait_for(lambda: (not self._waiting and not self._writing)
-                                          or self._broken is not None, timeout)
+
+            taken = [self._taken]  # (what the reader had taken when this wait began)
+
+            def done() -> bool:
+                return (not self._waiting and not self._writing) or self._broken is not None
+
+            def done_or_read() -> bool:
+                return done() or self._taken != taken[0]
+
+            while True:
+                taken[0] = self._taken
+                if not self._changed.wait_for(done_or_read, timeout):
+                    return False
+                if done():
+                    return True
 
     def _run(self) -> None:
         while True:
@@ -123,7 +143,11 @@ class PipedOutput(io.TextIOBase):
                 self._waiting.clear()
                 self._writing = True
             try:
-                self._write(batch)
+                for start in range(0, len(batch), PIECE):  # (a piece at a time: drain sees the reader read on)
+                    self._write(batch[start:start + PIECE])
+                    with self._changed:
+                        self._taken += 1
+                        self._changed.notify_all()
             except (OSError, ValueError) as exc:  # the reader is gone (or the stream closed): stop for good
                 with self._changed:
                     self._broken = exc if isinstance(exc, OSError) else BrokenPipeError(str(exc))

@@ -381,6 +381,45 @@ def test_a_seat_whose_stderr_reader_never_reads_still_ends(monkeypatch: pytest.M
         err.reading.set()  # (its writer thread ends)
 
 
+def test_a_seat_whose_stderr_reader_reads_slowly_gets_every_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """:data:`~p2php.piped_output.ERR_DRAIN` bounds a wait in which the reader takes nothing, not the whole wait: a
+    live reader slower than it (a log shipper, a GUI adding each line to a widget) lost the last lines, the command's
+    own error line with them (review rv8-disk: 749 of 4000 warnings and that line, a 20 KB/s reader)."""
+    from p2php import cli, peercli, piped_output
+    from p2php.errors import P2phpError
+
+    class Slow:
+        encoding = "utf-8"
+
+        def __init__(self) -> None:
+            self.got: list[str] = []
+
+        def write(self, text: str) -> int:
+            time.sleep(len(text) / 200_000)  # 200 K characters a second, but reading
+            self.got.append(text)
+            return len(text)
+
+        def flush(self) -> None:
+            pass
+
+        def isatty(self) -> bool:
+            return False
+
+    def run(args: Any) -> int:
+        for i in range(4000):  # 320 K characters: 1.6 s of reading
+            print(f"p2php: warning {i:04}: " + "x" * 59, file=sys.stderr)
+        raise P2phpError("the last line")
+
+    err, out = Slow(), Slow()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(peercli, "cmd_peer", run)
+    monkeypatch.setattr(piped_output, "ERR_DRAIN", 0.5)
+    assert cli.main(["peer", "toy", "--seat", "0", "--addresses", "127.0.0.1:1,127.0.0.1:2"]) == 2
+    got = "".join(err.got)
+    assert got.count("xxx\n") == 4000 and got.endswith("p2php: the last line\n"), got[-200:]
+
+
 def _stopped_terminal() -> tuple[int, Any]:
     """A pseudo-terminal with flow control on whose person pressed Ctrl-S: (its master fd, its slave as a stream)."""
     import pty
