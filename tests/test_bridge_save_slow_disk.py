@@ -102,3 +102,25 @@ async def test_a_long_verify_never_holds_the_clients_move(tmp_path: Path, monkey
     assert ends and ends[0].get("clean") is True, (ends[0].get("code"), ends[0].get("reason"))
     verified = [e for e in events if e.get("event") == "verified"]
     assert len(verified) == 1 and verified[0]["ok"] is False  # (an incomplete record: it says so, after 6 s)
+
+
+async def test_quit_waits_for_a_verify_that_never_ends_a_bounded_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``quit`` (or the end of the input) waits for a verify still running, for its answer, but not for good: a path
+    that never answers (a FIFO nobody writes; a hung network mount) held the bridge at its end for good (review
+    rv8-disk). Past :data:`~p2php.bridge.session.VERIFY_QUIT_WAIT` the verify's answer is an error, then ``bye``."""
+    from p2php.bridge import session
+
+    fifo = tmp_path / "record.p2php"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(session, "VERIFY_QUIT_WAIT", 0.5, raising=False)
+    events: list[dict[str, Any]] = []
+
+    async def lines() -> Any:
+        yield json.dumps({"op": "verify", "path": str(fifo), "id": 7})
+        yield json.dumps({"op": "quit"})
+
+    with trio.fail_after(10):
+        await BridgeSession(events.append).run(lines())
+    assert [e["event"] for e in events] == ["ready", "error", "bye"], events
+    assert events[1]["op"] == "verify" and events[1]["id"] == 7

@@ -58,6 +58,11 @@ MAX_ID = 200
 Emit = Callable[[dict[str, Any]], None]
 """Queues one outgoing JSON object (never blocks: the transport's writer drains the queue)."""
 
+VERIFY_QUIT_WAIT = 60.0
+"""Seconds ``quit`` (or the end of the input) waits for a ``verify`` still running, for its answer: a path that never
+answers (a FIFO nobody writes, a hung network mount) held the bridge at its end for good (review rv8-disk). Past it,
+the verify's answer is an ``error`` and its worker thread is left."""
+
 OPS = ("demo", "host", "join", "start", "act", "legal", "view", "save", "verify", "games", "leave", "quit", "chat",
        "rematch", "host_online", "join_online", "settings", "remove")
 LANGS = ("en", "zh")
@@ -330,6 +335,7 @@ class BridgeSession:
         self._auto_forced = False  # settings: a decision with a single legal action answers itself
         self._saving: trio.Event | None = None  # a save's task is writing (:meth:`_op_save`): set when it is done
         self._verifying: trio.Event | None = None  # a verify's task is checking (:meth:`_op_verify`): set when done
+        self._verify_id: Any = None  # that verify's id
         self._localizer: Callable[[str], str] | None = None
         self._game: str | None = None  # the running table's game (for its names)
         self._nursery: trio.Nursery | None = None
@@ -364,8 +370,12 @@ class BridgeSession:
                 await self._leave_on_close()
                 if self._saving is not None:  # (a save asked for before quit ends first: save_async is bounded)
                     await self._saving.wait()
-                if self._verifying is not None:  # (and a verify: its answer, as when it held the commands)
-                    await self._verifying.wait()
+                if self._verifying is not None:  # (and a verify: its answer, as when it held the commands; bounded)
+                    with trio.move_on_after(VERIFY_QUIT_WAIT):
+                        await self._verifying.wait()
+                    if not self._verifying.is_set():
+                        self.error(f"verify: not done within {VERIFY_QUIT_WAIT:.0f} s of quit; left unfinished",
+                                   "verify", self._verify_id)
                 nursery.cancel_scope.cancel()
         finally:
             aclose = getattr(lines, "aclose", None)  # an async generator we stopped early: finalize it now
@@ -651,7 +661,7 @@ class BridgeSession:
         # In a task of its own, as a save: a long record's check takes long (a 2-seat UNO game's 28 980 messages,
         # 17 s of CPU), and the bridge read no command meanwhile: the client's move, sent right after, came past
         # ``timeout`` and the others named the honest seat silent (red-team rt8-disk).
-        self._verifying = trio.Event()
+        self._verifying, self._verify_id = trio.Event(), ident
         assert self._nursery is not None
         self._nursery.start_soon(self._verify, path, ident, self._verifying)
 
