@@ -475,3 +475,32 @@ def test_a_seat_with_no_stderr_still_runs() -> None:
     proc = subprocess.run([*P2PHP, "host", "uno", "--option", "bogus=1", "--port", "0", "--discovery-port", "0"],
                           stdout=subprocess.PIPE, text=True, timeout=60, preexec_fn=lambda: os.close(2))
     assert proc.returncode == 2 and "unknown option(s) bogus" in proc.stdout, (proc.returncode, proc.stdout)
+
+
+def test_an_app_that_reads_stdout_then_stderr_gets_every_warning_at_once() -> None:
+    """The common sequential reader (``out = p.stdout.read(); err = p.stderr.read()``) reads stderr only once stdout
+    ends, which was at the process's exit: after :data:`~p2php.piped_output.ERR_DRAIN`, which then left out all but
+    the pipe's 64 kB (review rv8-disk: 65 536 of 240 000 bytes, after 10.8 s). A seat's stdout ends once written."""
+    child = (
+        "import sys\n"
+        "from p2php import cli, peercli\n"
+        "def run(args):\n"
+        "    for i in range(3000):\n"
+        "        print(f'p2php: warning {i:04}: ' + 'x' * 59, file=sys.stderr)\n"
+        "    print('the verdict', flush=True)\n"
+        "    return 0\n"
+        "peercli.cmd_peer = run\n"
+        "sys.argv = ['p2php', 'peer', 'toy', '--seat', '0', '--addresses', '127.0.0.1:1,127.0.0.1:2']\n"
+        "sys.exit(cli.main())\n"
+    )
+    began = time.monotonic()
+    p = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out = p.stdout.read()  # type: ignore[union-attr]
+        err = p.stderr.read()  # type: ignore[union-attr]
+        assert p.wait(30) == 0
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert out == b"the verdict\n"
+    assert err.count(b"x\n") == 3000 and time.monotonic() - began < 5, (len(err), time.monotonic() - began)
