@@ -56,6 +56,9 @@ CONFIGS: dict[str, tuple[str, int, dict[str, str], float, float]] = {
     "uno3": ("uno", 3, {"rounds": "1"}, 0.05, 4.0),
     "hpsha4": ("hpsha", 4, {}, 0.0, 6.0),
     "rematch": ("uno", 3, {"rounds": "1"}, 0.0, 3.0),
+    "uno2": ("uno", 2, {"rounds": "1"}, 0.05, 3.0),
+    "uno4": ("uno", 4, {"rounds": "1"}, 0.05, 5.0),
+    "hpsha5": ("hpsha", 5, {}, 0.0, 7.0),
 }
 
 
@@ -311,7 +314,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             procs.append(Proc(f"seat{s}", argv, work / f"seat{s}.out",
                               env={"P2PHP_CHAOS_FSYNC_SLEEP": str(slow[s]),
                                    "P2PHP_CHAOS_WRITE_SLEEP": str(slow_write.get(s, 0.0))} if s in slow else {}))
-        spectator: Proc | None = None
+        spectators: list[Proc] = []  # (each its own output: a seed may draw a spectator and a relinked one)
         resumes: set[int] = set()
         killed: set[int] = set()  # killed and not started again yet
         away: dict[int, float | None] = {}  # kill_away: back this late (None: never)
@@ -344,7 +347,6 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             return ok
 
         async def event(at: float, kind: str, args: tuple[Any, ...]) -> None:
-            nonlocal spectator
             await trio.sleep_until(start + at)
             if kind in ("kill", "kill2", "kill_twice", "kill_away"):  # killed with no log yet: it never sat down
                 while not all((work / f"seat{s}.resume").exists() for s in args[:2 if kind == "kill2" else 1]):
@@ -391,7 +393,9 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                 s, times, every = args
                 proxy = Link(-1, s, real[s])
                 await nursery.start(proxy.serve)
-                spectator = Proc("spectator", [*P2PHP, "watch", f"127.0.0.1:{proxy.port}"], work / "spectator.out")
+                spectator = Proc("spectator_relink", [*P2PHP, "watch", f"127.0.0.1:{proxy.port}"],
+                                 work / "spectator_relink.out")
+                spectators.append(spectator)
                 await spectator.start()
                 run.did.append(f"{trio.current_time() - start:.2f}s spectator on seat {s} through a proxy")
 
@@ -453,6 +457,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             elif kind == "spectator":
                 (s,) = args
                 spectator = Proc("spectator", [*P2PHP, "watch", f"127.0.0.1:{real[s]}"], work / "spectator.out")
+                spectators.append(spectator)
                 await spectator.start()
                 run.did.append(f"{trio.current_time() - start:.2f}s spectator on seat {s}")
                 code = await spectator.wait()
@@ -492,7 +497,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
         if scope.cancelled_caught:
             why = (f"{still[0]:.0f} s, nothing logged for the last {bound:.0f} s" if still
                    else f"{limit:.0f} s" + (f" ({SLOW_CAP:g} x the bound: a slow disk)" if slow else ""))
-            for p in [*procs, *([spectator] if spectator else [])]:
+            for p in [*procs, *spectators]:
                 if p.proc is not None and p.proc.returncode is None:
                     run.problems.append(f"{p.name} still running after {why} (runs {p.runs})")
                     p.kill()
@@ -544,14 +549,14 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                 # by design; its record is its transcript, checked above)
                 if not (s in away and "faults our own seat" in str(err)):
                     run.problems.append(f"seat {s}: resume log does not restore: {err}")
-    if spectator is not None:
+    for spectator in spectators:
         text = spectator.text()
         line = _audit_line(text)
-        run.verdicts["spectator"] = line or f"(no verdict; exit codes {spectator.codes})"
+        run.verdicts[spectator.name] = line or f"(no verdict; exit codes {spectator.codes})"
         if "Traceback" in text:
-            run.problems.append("spectator crashed")
+            run.problems.append(f"{spectator.name} crashed")
         if line is not None and line.startswith("audit: seat"):
-            run.problems.append(f"spectator names a seat: {line}")
+            run.problems.append(f"{spectator.name} names a seat: {line}")
     return run
 
 

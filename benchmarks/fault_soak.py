@@ -25,7 +25,15 @@ import trio
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # the harness and the toy game
 
 import toygame  # noqa: E402,F401  (registers "toy")
-from adversarial.faultproxy import TableRun, game_deciders, random_links, run_faulted_table, toy_deciders  # noqa: E402
+from adversarial.faultproxy import (  # noqa: E402
+    FAULT_KINDS,
+    SPOIL_KINDS,
+    TableRun,
+    game_deciders,
+    random_links,
+    run_faulted_table,
+    toy_deciders,
+)
 from machine_info import machine  # noqa: E402
 
 # (game, players, options, span): span is about how long the game lasts unfaulted, the window for timed faults.
@@ -48,7 +56,8 @@ async def _one(seed: int, name: str, args: argparse.Namespace) -> TableRun:
     if args.crypto:
         options = {**options, "crypto": args.crypto}
     deciders = toy_deciders(players, seed) if game == "toy" else game_deciders(game, players, seed)
-    links = random_links(seed, players, span=span, timeout=args.timeout, max_faults=args.max_faults)
+    links = random_links(seed, players, span=span, timeout=args.timeout, max_faults=args.max_faults,
+                         kinds=tuple(args.kinds.split(",")))
     return await run_faulted_table(game, players, deciders, options, links=links, seed=seed,
                                    timeout=args.timeout, resume_timeout=args.resume_timeout,
                                    deadline=args.deadline)
@@ -182,6 +191,8 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=5.0, help="PeerConfig.timeout")
     ap.add_argument("--resume-timeout", type=float, default=10.0, help="PeerConfig.resume_timeout")
     ap.add_argument("--max-faults", type=int, default=3, help="faults per link at most")
+    ap.add_argument("--kinds", default=",".join(FAULT_KINDS),
+                    help=f"fault kinds drawn, from {', '.join(FAULT_KINDS + SPOIL_KINDS)}")
     ap.add_argument("--deadline", type=float, default=120.0, help="a table still running then is 'unfinished'")
     ap.add_argument("--crypto", choices=("fast", "verified"), default=None,
                     help="the deck protocol of every table (default: the library's)")

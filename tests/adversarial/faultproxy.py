@@ -167,7 +167,7 @@ TRIGGER_KINDS = ("shuffle", "lock", "keys", "action", "show", "beacon", "commit"
 CHUNK_HEAD = 512
 """Random plans split only the first 512 bytes of each frame (see :attr:`Shaping.chunk_head`)."""
 
-_WEIGHTS = {"reset": 4, "skewed_reset": 2, "blackhole": 2, "stall_up": 1, "stall_down": 1}
+_WEIGHTS = {"reset": 4, "skewed_reset": 2, "blackhole": 2, "stall_up": 1, "stall_down": 1, "corrupt": 1, "tamper": 1}
 
 
 def random_plan(rng: random.Random, *, span: float, timeout: float, max_faults: int = 3,
@@ -196,7 +196,7 @@ def random_plan(rng: random.Random, *, span: float, timeout: float, max_faults: 
             duration = rng.uniform(0.05, 1.5)
         elif kind != "reset":
             duration = rng.uniform(0.05, timeout * 0.4)
-        if rng.random() < 0.5:
+        if kind not in SPOIL_KINDS and rng.random() < 0.5:  # (a spoil fault changes a frame: on_kind only)
             return Fault(kind, rng.uniform(0.0, span), duration)
         return Fault(kind, duration=duration, on_kind=rng.choice(TRIGGER_KINDS),
                      direction=rng.choice(("up", "down", "any")), nth=rng.randint(1, 3))
