@@ -203,6 +203,10 @@ def _plan(rng: random.Random, players: int, span: float, config: str, extra: ran
                 events.append((0.0, kind, (extra.randrange(players), extra.choice([0.3, 1.0, 2.0]))))
             elif kind == "slowwrite":  # (only when listed) each write of the seat's resume log sleeps this long
                 events.append((0.0, kind, (extra.randrange(players), extra.choice([1.0, 3.0, 6.0]))))
+            elif kind == "slowkill":  # (only when listed) a seat whose log writes are throttled, killed mid-game:
+                s = extra.randrange(players)  # what its log had not written yet is handed back in its rejoin hold
+                events.append((0.0, "slowwrite", (s, extra.choice([0.5, 1.0, 3.0]))))
+                events.append((extra.uniform(0.3, span), "kill", (s, extra.uniform(0.1, 2.0))))
             elif kind == "kill_twice":  # killed, resumed, killed again soon after its resume, resumed again
                 events.append((extra.uniform(0.3, span), kind, (extra.randrange(players), extra.uniform(0.1, 2.0),
                                                                  extra.uniform(0.0, 1.5), extra.uniform(0.1, 2.0))))
