@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
 import math
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -260,15 +261,20 @@ class StepResolved:
     random: bytes = b""
 
 
+_QUESTION_NUMBERS = itertools.count(1)  # YourTurn.turn: one count for every peer of the process, never reused
+
+
 @dataclass(frozen=True)
 class YourTurn:
     """The game waits for this seat: answer with :meth:`Peer.submit` (an action or its index).
 
-    ``turn`` is this question's number: 1, 2, 3 ... for this peer, each question a larger one (a question the peer
-    answers by itself, or one withdrawn, uses a number too).  A question can be withdrawn before it is answered (asked
-    in the rejoin hold at a point answered since, §3.5): the next one is then asked at once, and an answer the app
-    meant for the withdrawn one would be taken for it.  ``submit(action, turn=event.turn)`` is refused instead
-    (:class:`StaleTurn`), so the app answers each question it was shown and no other.
+    ``turn`` is this question's number: each question a larger one than any asked before in this process, by any
+    peer (a question the peer answers by itself, or one withdrawn, uses a number too), so an answer a slow app meant
+    for a question of an earlier table (a rematch, the bridge's next game) is no number of this one.  A question can
+    be withdrawn before it is answered (asked in the rejoin hold at a point answered since, §3.5): the next one is
+    then asked at once, and an answer the app meant for the withdrawn one would be taken for it.
+    ``submit(action, turn=event.turn)`` is refused instead (:class:`StaleTurn`), so the app answers each question it
+    was shown and no other.
     """
 
     legal: list[Action]
@@ -366,7 +372,7 @@ class Peer:
         self._actions_tx, self._actions_rx = trio.open_memory_channel[Any](1)  # an _Answer, or _LEAVE
         self._ls: Lockstep | None = None
         self._awaiting = False
-        self._turn = 0  # YourTurns asked: a withdrawn one's end leaves a newer one open (_decide)
+        self._turn = 0  # the last YourTurn's number: a withdrawn one's end leaves a newer one open (_decide)
         self._emitted = 0
         self._result: PeerResult | None = None
         self._failure: str | None = None
@@ -642,8 +648,7 @@ class Peer:
             if stale is _LEAVE:
                 raise LeaveTable()
             stale.settle(False)
-        self._turn += 1
-        turn = self._turn
+        self._turn = turn = next(_QUESTION_NUMBERS)
         self._awaiting = True
         self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt, turn))
         got: Any = None

@@ -304,13 +304,29 @@ async def test_a_turn_that_is_no_question_number_is_refused_in_one_short_line() 
 
         nursery.start_soon(question)
         await trio.testing.wait_all_tasks_blocked()
-        assert peer.turn == 1
+        asked = peer.turn
+        assert asked is not None and asked >= 1
         for bad in ("1", 1.0, True, 10**5000, -(10**30)):
             with pytest.raises(StaleTurn) as refused:
                 await peer.submit(0, turn=bad)  # type: ignore[arg-type]
             assert len(str(refused.value)) < 120 and "\n" not in str(refused.value), refused.value
         await session.handle('{"op": "act", "index": 0, "turn": ' + "9" * 4300 + "}")
         assert out[-1]["event"] == "error" and len(out[-1]["message"]) < 120, out[-1]
-        assert got == [] and peer.turn == 1
-        await peer.submit(1, turn=1)
+        assert got == [] and peer.turn == asked
+        await peer.submit(1, turn=asked)
     assert got == [{"type": "draw"}]
+
+
+async def test_a_new_tables_questions_never_reuse_an_earlier_tables_numbers() -> None:
+    """Each table of a bridge session has its own Peer: an answer a slow client sent for the last game's question
+    (echoing its number) must not match the next game's first question (before: every Peer counted from 1)."""
+    numbers: list[int | None] = []
+    for _table in range(2):
+        peer = Peer()
+        peer._ls = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])  # type: ignore[assignment]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(peer._decide, peer._ls)
+            await trio.testing.wait_all_tasks_blocked()
+            numbers.append(peer.turn)
+            await peer.submit(0, turn=peer.turn)
+    assert None not in numbers and numbers[1] > numbers[0], numbers  # type: ignore[operator]
