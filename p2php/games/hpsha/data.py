@@ -152,6 +152,10 @@ def _build_deck() -> tuple[Card, ...]:
 
 CARDS: tuple[Card, ...] = _build_deck()
 GAME_CARDS = len(CARDS)  # 104
+KIND_FACES: dict[str, frozenset[int]] = {k: frozenset(c.id for c in CARDS if c.kind == k)
+                                         for k in {c.kind for c in CARDS}}
+"""Card name -> the ids of the game cards of that name (``face in KIND_FACES[k]``: ``CARDS[face].kind == k``,
+``None`` included)."""
 
 # ----------------------------------------------------------------------------- identities
 

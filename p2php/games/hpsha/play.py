@@ -152,12 +152,20 @@ def range_memo(st: HpshaState) -> Callable[[int, int], bool]:
     same pairs for several kinds (爆破咒, 摄神取念, 障碍重重, and 穿心咒's every pair), each a distance with
     every modifier."""
     memo: dict[tuple[int, int], bool] = {}
-    in_range = st.in_range
+    ranges: dict[int, int] = {}  # each attacker's attack range, asked once (in_range asks it per target)
+    alive, distance, attack_range = st.alive, st.distance, st.attack_range
 
     def reach(a: int, b: int) -> bool:
         got = memo.get((a, b))
-        if got is None:
-            got = memo[(a, b)] = in_range(a, b)
+        if got is None:  # st.in_range(a, b), its terms in the same order
+            got = 0 <= b < len(alive) and a != b and alive[b]
+            if got:
+                dist = distance(a, b)
+                r = ranges.get(a)
+                if r is None:
+                    r = ranges[a] = attack_range(a)
+                got = dist <= r
+            memo[(a, b)] = got
         return got
 
     return reach

@@ -275,6 +275,14 @@ class HpshaState(TaskGame):
             return _HOOKED[hook][c]
         return own
 
+    def hooks_of(self, seat: int, first: str, second: str) -> tuple[tuple[Skill, ...], tuple[Skill, ...]]:
+        """``(hooked(seat, first), hooked(seat, second))``, deciding the common case once (a window asks both
+        of every seat)."""
+        c = self.char[seat]
+        if c >= 0 and not self.creatures and _as_dealt(self.flags[seat], self.turn_no):
+            return _HOOKED[first][c], _HOOKED[second][c]
+        return self.hooked(seat, first), self.hooked(seat, second)
+
     def all_skills(self, seat: int) -> tuple[Skill, ...]:
         """Every skill of the seat's character, even while it cannot activate them (continuous
         effects already in force, such as 擅飞's distances or 巨力's range, go on)."""

@@ -34,6 +34,7 @@ from p2php.games.hpsha import triggers as tp
 from p2php.games.hpsha.data import (
     BASIC,
     CARDS,
+    KIND_FACES,
     Card,
     kind_label,
 )
@@ -153,26 +154,25 @@ class AskCard(Task):
     def legal(self, st: HpshaState, seat: Seat, kn: Knowledge) -> list[Action]:
         out: list[Action] = [{"type": "pass"}] if self.optional else []
         spec, any_use = self.spec, self.mode == "discard"
-        plain_cards = not st.hooked(seat, "treat_as")  # then as_card(seat, f) is CARDS[f]
+        treat, view = st.hooks_of(seat, "treat_as", "view_as_sets")
         face = kn.face
-        if plain_cards and spec.startswith("kind:"):  # the commonest ask (a window's): spec_ok's first test
-            want = spec[5:]
+        want = spec[5:] if spec.startswith("kind:") else ""
+        if want and not treat:  # the commonest ask (a window's), no card counting as another: by card name
+            ids = KIND_FACES.get(want, ())
             for s in st.hands[seat]:
-                f = face(s)
-                if f is not None and CARDS[f].kind == want and (any_use or st.can_use(seat, s)):
+                if face(s) in ids and (any_use or st.can_use(seat, s)):
                     out.append({"type": "card", "slots": [s]})
         else:
             for s in st.hands[seat]:
                 f = face(s)
-                if f is not None and spec_ok(spec, CARDS[f] if plain_cards else st.as_card(seat, f)) and (
+                if f is not None and spec_ok(spec, st.as_card(seat, f) if treat else CARDS[f]) and (
                         any_use or st.can_use(seat, s)):
                     out.append({"type": "card", "slots": [s]})
-        k = self._kind()
-        if k:
-            for sk in st.hooked(seat, "view_as_sets"):
-                if sk.view_as == k:
+        if want:
+            for sk in view:
+                if sk.view_as == want:
                     for group in sk.view_as_sets(st, seat, kn):
-                        if self.mode == "discard" or all(st.can_use(seat, s) for s in group):
+                        if any_use or all(st.can_use(seat, s) for s in group):
                             out.append({"type": "card", "slots": group, "skill": sk.key})
         if not out:  # a compulsory answer with nothing known (spectator view): offer every hand card
             out = [{"type": "card", "slots": [s]} for s in st.hands[seat]]
@@ -220,6 +220,9 @@ class AskCard(Task):
 
     def answer(self, st: HpshaState, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
         ((seat, action),) = answers
+        if self.optional and action.get("type") == "pass":  # the commonest answer (a window's): _validate's first test
+            self.stage = AskCardStage.DONE
+            return Done(self.result)
         slots, skill = self._validate(st, seat, action, st.pub.get)
         if not slots:  # a pass: what stages GIVEN and DONE would do at once (no point fires, no result)
             self.stage = AskCardStage.DONE
