@@ -163,7 +163,7 @@ class AffinityTask(Task):
             st.to_processing(s)
             self.targets = st.order_from(b)
             self.stage = AffinityTask.Stage.USE
-            return st.fire(tp.CARD_MOVED, {"owner": self.giver, "to": b, "slots": [s], "how": "give"})
+            return st.fire_last(tp.CARD_MOVED, {"owner": self.giver, "to": b, "slots": [s], "how": "give"})
         if self.stage is AffinityTask.Stage.USE:
             self.stage = AffinityTask.Stage.DONE
             return Push(UseCardTask(self.receiver, "aguamenti", [self.slot], self.targets, "affinity"))

@@ -143,7 +143,7 @@ class ChessMoveTask(Task):
             st.equip[to][zone] = x
         st.say("chess", seat, st.ids([x]), frm, to)
         if zone != "judge":
-            return st.fire(tp.CARD_MOVED, {"owner": frm, "to": to, "slots": [x], "how": "move"})
+            return st.fire_last(tp.CARD_MOVED, {"owner": frm, "to": to, "slots": [x], "how": "move"})
         return CONTINUE
 
 
@@ -444,7 +444,7 @@ class EarlyDiscardTask(Task):
         if self.stage is EarlyDiscardTask.Stage.START:
             st.phase = "discard"
             self.stage = EarlyDiscardTask.Stage.DISCARD
-            return st.fire(tp.PHASE_START, {"who": self.seat, "phase": "discard"})
+            return st.fire_last(tp.PHASE_START, {"who": self.seat, "phase": "discard"})
         if self.stage is EarlyDiscardTask.Stage.DISCARD:
             self.stage = EarlyDiscardTask.Stage.END
             if st.alive[self.seat]:
@@ -454,7 +454,8 @@ class EarlyDiscardTask(Task):
             self.discarded = list(self.discarded or [])
             self.stage = EarlyDiscardTask.Stage.DONE
             if st.alive[self.seat]:
-                return st.fire(tp.PHASE_END, {"who": self.seat, "phase": "discard", "discarded": list(self.discarded)})
+                return st.fire_last(tp.PHASE_END, {"who": self.seat, "phase": "discard",
+                                                   "discarded": list(self.discarded)})
             return CONTINUE
         st.phase = self.before
         return Done()

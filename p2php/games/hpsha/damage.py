@@ -122,7 +122,7 @@ class DamageTask(Task):
             if self.caused is not None and "amount" in self.caused:
                 self.amount = max(0, int(self.caused["amount"]))
             self.stage = S.REDUCED
-            return st.fire(tp.DAMAGE_RECEIVED, self._ctx())
+            return st.fire_last(tp.DAMAGE_RECEIVED, self._ctx())
         if self.stage is S.REDUCED:
             self.stage = S.AFTER
             if not st.alive[tgt]:
@@ -137,7 +137,7 @@ class DamageTask(Task):
         if self.stage is S.AFTER:
             self.stage = S.BITE if st.creatures else S.DONE
             if self.amount > 0:
-                return st.fire(tp.DAMAGE_AFTER, self._ctx())
+                return st.fire_last(tp.DAMAGE_AFTER, self._ctx())
             return CONTINUE
         if self.stage is S.BITE:  # 狼人 Werewolf (creatures.py)
             self.stage = S.DONE
@@ -212,14 +212,14 @@ class DyingTask(Task):
         S = DyingTaskStage
         if self.stage is S.ABOUT:
             self.stage = S.ENTER
-            return st.fire(tp.DYING_BEFORE, {"who": who, "killer": self.killer})
+            return st.fire_last(tp.DYING_BEFORE, {"who": who, "killer": self.killer})
         if self.stage is S.ENTER:
             if not st.alive[who] or st.hp[who] >= 1:
                 return Done()
             self.uid = st.new_uid()
             st.say("dying", who, st.hp[who])
             self.stage = S.ORDER
-            return st.fire(tp.ENTER_DYING, {"who": who, "uid": self.uid})
+            return st.fire_last(tp.ENTER_DYING, {"who": who, "uid": self.uid})
         if self.stage is S.ORDER:
             self.order = st.order_from(st.current_or_first())
             self.stage = S.ASK
@@ -293,7 +293,7 @@ class DeathTask(Task):
                 st.stack.reset([GameEndTask()])
                 return CONTINUE
             self.stage = S.DISCARD
-            return st.fire(tp.DEATH, {"who": who, "killer": self.killer})
+            return st.fire_last(tp.DEATH, {"who": who, "killer": self.killer})
         if self.stage is S.DISCARD:
             self.stage = S.REWARDS
             cards = list(st.hands[who]) + list(st.equip[who].values()) + [s for s, _k in st.judge[who]]

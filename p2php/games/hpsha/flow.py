@@ -332,7 +332,7 @@ class TurnTask(Task):
                 if egg >= 0:  # 火龙 Dragon: the turn's character turns over a card for the egg
                     st.push(DeckTopEffectTask("dragon", egg))
             self.stage = S.PHASE
-            return st.fire(tp.TURN_START, {"who": seat})
+            return st.fire_last(tp.TURN_START, {"who": seat})
         if self.stage is S.NEXT_PHASE:  # on to the next phase in the same run (as CONTINUE would)
             self.pi += 1
             self.stage = S.PHASE
@@ -342,18 +342,18 @@ class TurnTask(Task):
             if self.pi >= len(PHASES):
                 self.stage = S.EXTRA
                 st.phase = "end"
-                return st.fire(tp.TURN_END, {"who": seat})
+                return st.fire_last(tp.TURN_END, {"who": seat})
             ph = PHASES[self.pi]
             if self.before != self.pi:  # "before the phase begins" (PHASE_BEFORE): a skill may still skip it
                 self.before = self.pi
-                return st.fire(tp.PHASE_BEFORE, {"who": seat, "phase": ph})
+                return st.fire_last(tp.PHASE_BEFORE, {"who": seat, "phase": ph})
             if st.skips(seat, ph):
                 st.say("skips", seat, ph)
                 self.pi += 1
                 return CONTINUE
             st.phase = ph
             self.stage = S.BODY
-            return st.fire(tp.PHASE_START, {"who": seat, "phase": ph})
+            return st.fire_last(tp.PHASE_START, {"who": seat, "phase": ph})
         if self.stage is S.BODY:
             self.stage = S.PHASE_END
             self.discards = None
@@ -365,7 +365,7 @@ class TurnTask(Task):
             self.discarded = list(self.discards) if ph == "discard" and self.discards else []
             self.stage = S.NEXT_PHASE
             if st.alive[seat]:
-                return st.fire(tp.PHASE_END, {"who": seat, "phase": ph, "discarded": self.discarded})
+                return st.fire_last(tp.PHASE_END, {"who": seat, "phase": ph, "discarded": self.discarded})
             return CONTINUE
         if self.stage is S.EXTRA:  # the turn is over: extra phases granted for after it, one by one
             due = [e for e in st.extra_phases if e[0] == seat]
@@ -379,7 +379,7 @@ class TurnTask(Task):
             st.skip = []
             st.say("extra_phase", seat, self.extra)
             self.stage = S.EXTRA_BODY
-            return st.fire(tp.PHASE_START, {"who": seat, "phase": self.extra, "extra": True})
+            return st.fire_last(tp.PHASE_START, {"who": seat, "phase": self.extra, "extra": True})
         if self.stage is S.EXTRA_BODY:
             self.stage = S.EXTRA_END
             self.discards = None

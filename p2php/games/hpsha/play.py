@@ -365,7 +365,7 @@ class UseCardTask(Task):
                 if old is None:
                     return Done()
                 self.stage = UseCardTaskStage.REPLACED  # the replaced card leaves the equipment area
-                return st.fire(tp.CARD_MOVED, {"owner": user, "to": -1, "slots": [old], "how": "replace"})
+                return st.fire_last(tp.CARD_MOVED, {"owner": user, "to": -1, "slots": [old], "how": "replace"})
             why = st.spell_void(user, kind, self.targets[0], st.colour_of(self.slots)) if is_delayed(kind) else ""
             if why:  # 伏地魔's 黑暗: used, but no effect — it never enters the judgement area
                 st.say("void", kind, self.targets[0], why)
@@ -378,7 +378,7 @@ class UseCardTask(Task):
             if kind == "bombarda":
                 st.bombarda_used += 1
             self.stage = UseCardTaskStage.TARGETS
-            return st.fire(tp.CARD_USED, {"user": user, "kind": kind, "targets": list(self.targets)})
+            return st.fire_last(tp.CARD_USED, {"user": user, "kind": kind, "targets": list(self.targets)})
         if self.stage is UseCardTaskStage.TARGETS:
             self.stage = UseCardTaskStage.EFFECT
             for t in reversed(self.targets):  # pushed in reverse: the first target's point resolves first
@@ -399,7 +399,7 @@ class UseCardTask(Task):
             return CONTINUE
         if self.stage is UseCardTaskStage.RESOLVED:
             self.stage = UseCardTaskStage.DISCARD
-            return st.fire(tp.CARD_RESOLVED, {"user": user, "kind": kind, "targets": list(self.targets)})
+            return st.fire_last(tp.CARD_RESOLVED, {"user": user, "kind": kind, "targets": list(self.targets)})
         if self.stage is UseCardTaskStage.DISCARD:
             for s in self.slots:
                 if s in st.processing:

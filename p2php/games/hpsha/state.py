@@ -38,6 +38,7 @@ from p2php.engine.contract import (
 from p2php.engine.remask import knowers, note_seen, put_in_place
 from p2php.engine.taskgame import TaskGame
 from p2php.engine.tasks import CONTINUE, Outcome, TaskStack
+from p2php.engine.timing import Effect
 from p2php.games.hpsha import characters as _characters  # noqa: F401  (registers the skills)
 from p2php.games.hpsha import chars_adults as _chars_adults  # (registers the Dark Mark's and the Order's skills)
 from p2php.games.hpsha import chars_staff as _chars_staff  # noqa: F401  (registers the staff's skills)
@@ -315,6 +316,29 @@ class HpshaState(TaskGame):
                                                   for sk in self.all_skills(s))
         if listening:
             self.stack.push(TriggerTask(point, ctx), into)
+        return CONTINUE
+
+    def fire_last(self, point: str, ctx: dict[str, Any]) -> Outcome:
+        """:meth:`fire` (no ``into``) for a task that returns this outcome at once, changing nothing after.
+
+        The trigger task would then run next, on this very state: its listeners are read now, and when none
+        applies (each one's seat dead, its public condition unmet, none keeping a book through ``witness``)
+        no task is pushed, as the one pushed would end at once, seen by no step and giving its ctx to nobody.
+        Else it is pushed with the listeners read, as its first run would have read them (it asks the
+        conditions again: ``available`` only reads the state).  Most points of a turn find nobody's skill
+        applies; a trigger task costs a few µs to make, push, run and pop.
+        """
+        listening = self._listen.get(point)
+        if listening is None:
+            return self.fire(point, ctx)  # fire() decides (and keeps) whether anyone listens at all
+        if listening:
+            cands, alive = self.listening(point), self.alive
+            for seat, key in cands:
+                if alive[seat]:
+                    effect = SKILLS[key]
+                    if type(effect).witness is not Effect.witness or effect.available(self, seat, point, ctx):
+                        self.stack.push(TriggerTask(point, ctx, cands, started=True))
+                        break
         return CONTINUE
 
     # ---- what the kit's TimingPoint asks (p2php.engine.timing.Listeners)

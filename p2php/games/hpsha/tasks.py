@@ -144,7 +144,7 @@ class AskCard(Task):
             r = self.result
             if r is not None and self.mode != "discard":
                 point = tp.CARD_USED if self.mode == "use" else tp.CARD_PLAYED
-                return st.fire(point, {"user": self.seat, "kind": r["kind"], "targets": [self.target]})
+                return st.fire_last(point, {"user": self.seat, "kind": r["kind"], "targets": [self.target]})
             return CONTINUE
         return Done(self.result)
 

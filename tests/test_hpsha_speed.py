@@ -1,0 +1,126 @@
+"""HP Sha's speed paths (issue 16) against their definitions, over seeded games step by step.
+
+``HpshaState.fire_last`` skips the trigger task nobody's skill answers and ``AskCard.legal`` lists a card
+name's answers from ``KIND_FACES``: each game is played once as the tree has it and once with the plain
+definition in their place (``fire``; the generic ``spec_ok`` loop), and every state hash, legal list and
+answer must be the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+
+from p2php.engine.contract import Decide, GameOver, Knowledge
+from p2php.engine.local import LocalTable, default_decks
+from p2php.engine.registry import get_game
+from p2php.games.hpsha.data import CARDS
+from p2php.games.hpsha.state import HpshaState
+from p2php.games.hpsha.tasks import AskCard, spec_ok
+
+GAME = get_game("hpsha")
+
+
+def _trace(players: int, bot: str, seed: int, options: dict[str, Any] | None = None) -> list[str]:
+    """Every step's state hash, legal lists and answers of one seeded game."""
+    options = options or {}
+    table = LocalTable(GAME.new_state(players, options), seed=seed,
+                       private_decks=default_decks(GAME, players, options))
+    bots = {s: GAME.make_bot(bot, f"{seed}/{s}") for s in range(players)}
+    state, out = table.state, []
+    while True:
+        step = state.step()
+        if isinstance(step, GameOver):
+            out.append(repr(step))
+            return out
+        if isinstance(step, Decide):
+            answers = []
+            for seat in step.seats:
+                known = table.knowledge(seat)
+                legal = state.legal_actions(seat, known)
+                out.append(repr(legal))
+                answers.append((seat, bots[seat].choose(state, seat, known, legal)))
+            out.append(repr(answers))
+            table.act(answers)
+        else:
+            table.fulfil(step)
+        out.append(hashlib.sha256(state.state_hash()).hexdigest())
+
+
+def _plain_legal(self: AskCard, st: HpshaState, seat: int, kn: Knowledge) -> list[Any]:
+    """AskCard.legal's definition: every hand card whose face (as it counts now) meets the spec, then the
+    view-as groups."""
+    out: list[Any] = [{"type": "pass"}] if self.optional else []
+    for s in st.hands[seat]:
+        f = kn.face(s)
+        if f is not None and spec_ok(self.spec, st.as_card(seat, f)) and (
+                self.mode == "discard" or st.can_use(seat, s)):
+            out.append({"type": "card", "slots": [s]})
+    k = self._kind()
+    if k:
+        for sk in st.skills(seat):
+            if sk.view_as == k:
+                for group in sk.view_as_sets(st, seat, kn):
+                    if self.mode == "discard" or all(st.can_use(seat, s) for s in group):
+                        out.append({"type": "card", "slots": group, "skill": sk.key})
+    if not out:
+        out = [{"type": "card", "slots": [s]} for s in st.hands[seat]]
+    return out
+
+
+CASES = [(4, "random", 1), (4, "heuristic", 2), (10, "random", 3), (10, "heuristic", 4), (7, "random", 5)]
+
+
+@pytest.mark.parametrize(("players", "bot", "seed"), CASES)
+def test_fire_last_is_fire(players: int, bot: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = _trace(players, bot, seed)
+    monkeypatch.setattr(HpshaState, "fire_last", lambda self, point, ctx: self.fire(point, ctx))
+    assert _trace(players, bot, seed) == fast
+
+
+@pytest.mark.parametrize(("players", "bot", "seed"), CASES)
+def test_ask_card_legal_is_its_definition(players: int, bot: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = _trace(players, bot, seed)
+    monkeypatch.setattr(AskCard, "legal", _plain_legal)
+    assert _trace(players, bot, seed) == fast
+
+
+def test_fire_last_skips_only_a_task_that_would_do_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counted over a game: fire_last pushes fewer trigger tasks than fire (else it saves nothing), and the
+    game is the same (above)."""
+    pushed = {"n": 0}
+    real_fire = HpshaState.fire
+
+    def counting(self: HpshaState, point: str, ctx: dict[str, Any], into: str = "") -> Any:
+        before = len(self.stack)
+        out = real_fire(self, point, ctx, into)
+        pushed["n"] += len(self.stack) - before
+        return out
+
+    monkeypatch.setattr(HpshaState, "fire", counting)
+    monkeypatch.setattr(HpshaState, "fire_last", lambda self, point, ctx: self.fire(point, ctx))
+    _trace(10, "random", 3)
+    every = pushed["n"]
+    monkeypatch.undo()
+    from p2php.games.hpsha import windows
+
+    made = {"n": 0}
+    real_init = windows.TriggerTask.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        made["n"] += 1
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(windows.TriggerTask, "__init__", init)
+    _trace(10, "random", 3)
+    assert 0 < made["n"] < every
+
+
+def test_kind_faces_is_the_card_table() -> None:
+    from p2php.games.hpsha.data import KIND_FACES
+
+    for card in CARDS:
+        assert card.id in KIND_FACES[card.kind]
+    assert sum(len(ids) for ids in KIND_FACES.values()) == len(CARDS)
