@@ -32,6 +32,9 @@ class TriggerTask(TimingPoint["HpshaState"]):
 
 # ----------------------------------------------------------------------------- response windows
 
+_ASKS = {want: (f"respond:{want}", f"kind:{want}") for want in ("counter", "patronus")}
+"""A window's AskCard prompt and spec by what it wants (the same strings, made once)."""
+
 
 @dataclass
 class WindowTask(Task):
@@ -76,8 +79,11 @@ class WindowTask(Task):
             self.responder = self.order.pop(0)
             self.stage = WindowTaskStage.RESPONDED
             self.response = None
-            return Call(AskCard(self.responder, f"respond:{self.want}", f"kind:{self.want}", "use",
-                                target=self.on, note=["n_against_on", self.subject, self.on]), into="response")
+            prompt, spec = _ASKS.get(self.want) or (f"respond:{self.want}", f"kind:{self.want}")
+            # st.stack.push: Call(task, into) would do the same (the task above this one), by way of _follow
+            st.stack.push(AskCard(self.responder, prompt, spec, "use", target=self.on,
+                                  note=["n_against_on", self.subject, self.on]), "response")
+            return CONTINUE
         if self.stage is WindowTaskStage.RESPONDED:
             got = self.response
             if got is None:
@@ -157,7 +163,7 @@ class JudgeTask(Task):
         stage = self.stage
         if stage is JudgeTaskStage.BEFORE:
             self.stage = JudgeTaskStage.REVEAL
-            return st.fire(tp.JUDGE_BEFORE, {"who": self.seat, "why": self.why})
+            return st.fire_last(tp.JUDGE_BEFORE, {"who": self.seat, "why": self.why})
         if stage is JudgeTaskStage.REVEAL:
             self.stage = JudgeTaskStage.REVEALED
             return Call(RevealTopTask(1), into="revealed")
@@ -195,7 +201,7 @@ class JudgeTask(Task):
             self.stage = JudgeTaskStage.RESULT
         if self.stage is JudgeTaskStage.RESULT:
             self.stage = JudgeTaskStage.DISCARD
-            return st.fire(tp.JUDGE_RESULT, {"who": self.seat, "why": self.why, "slot": self.slot,
+            return st.fire_last(tp.JUDGE_RESULT, {"who": self.seat, "why": self.why, "slot": self.slot,
                                              "card": st.pub[self.slot]})
         face = st.pub[self.slot]
         st.processing.remove(self.slot)
