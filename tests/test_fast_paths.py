@@ -351,9 +351,11 @@ def test_stage_names_are_the_members() -> None:
     assert seen >= 20
 
 
-@pytest.mark.parametrize(("game", "players", "seeds"), [("hpsha", 5, 4), ("hpsha", 10, 1), ("tcg", 2, 3),
-                                                        ("hogwarts", 4, 2)])
-def test_play_with_listed_answers_matches_checked_play(game: str, players: int, seeds: int) -> None:
+@pytest.mark.parametrize(("game", "players", "seeds", "options"),
+                         [("hpsha", 5, 4, {}), ("hpsha", 10, 1, {}), ("tcg", 2, 3, {}), ("hogwarts", 4, 2, {}),
+                          ("uno", 2, 6, {"rounds": "2"}), ("uno", 4, 3, {"rounds": "2"})])
+def test_play_with_listed_answers_matches_checked_play(game: str, players: int, seeds: int,
+                                                       options: dict[str, str]) -> None:
     """``LocalTable.play`` hands its bots' listed answers to ``apply_listed`` (no checks again); stepping the
     same game with ``act`` (every answer checked, then ``apply``) gives the same log and state hash."""
     from p2php.engine.contract import Decide, GameOver
@@ -361,7 +363,7 @@ def test_play_with_listed_answers_matches_checked_play(game: str, players: int, 
     from p2php.engine.registry import get_game
 
     g = get_game(game)
-    opts = g.parse_options({})
+    opts = g.parse_options(options)
     decks = default_decks(g, players, opts)
     for seed in range(seeds):
         fast = LocalTable(g.new_state(players, opts), seed=seed, private_decks=decks)

@@ -486,3 +486,13 @@ def test_wild_names_the_colour() -> None:
     assert t.top() == "Wild" and t.colour() == "green" and t.awaiting == (1,)
     playable = {t.name(a["slot"]) for a in t.legal(1) if a["type"] == "play"}
     assert "green 8" in playable and "red 8" not in playable  # only the named colour matches a Wild
+
+
+def test_apply_listed_needs_a_pending_decision() -> None:
+    """``UnoState.apply_listed`` skips the answers' validation, not the question whether one is awaited."""
+    from p2php.engine.local import LocalTable
+
+    table = LocalTable(GAME.new_state(2, GAME.parse_options({"rounds": "1"})), seed=1)
+    assert not isinstance(table.state.step(), Decide)  # the cut for the dealer: a chance step
+    with pytest.raises(IllegalAction):
+        table.state.apply_listed([(0, {"type": "draw"})], {})
