@@ -109,7 +109,15 @@ class LocalTable:
 
     def fulfil(self, step: Shuffle | Reshuffle | Deal | Reveal | Show | Randomness) -> None:
         """Carry out one non-decision step, as the peers' protocol would."""
-        if isinstance(step, Reshuffle):
+        if type(step) is Deal:  # the commonest chance step (every draw): first, without the isinstance chain
+            private = self.private
+            for slot, seat in step.to:
+                seen = private.get(seat)
+                if seen is None:
+                    seen = private[seat] = {}
+                seen[slot] = self.faces[slot]
+            self.state.advance()
+        elif isinstance(step, Reshuffle):
             # The chance sees it as a Shuffle of the faces now in the slots (which is how a stacked test asks).
             cards = [self.faces[slot] for slot in step.slots]
             as_shuffle = Shuffle(tuple(cards), step.first_slot, step.purpose)

@@ -381,14 +381,24 @@ class TaskStack(Generic[G]):
         pending = self.pending
         if pending is not None:
             return pending
+        return self._run(game, None, CONTINUE)
+
+    def _run(self, game: G, task: Task[G] | None, out: Outcome) -> Step:
+        """Carry out ``out``, returned by ``task`` (``None``, ``CONTINUE``: nothing yet), then run the top task
+        until one needs a contract step; cache and return it.
+
+        One loop for the outcome of an answer or of a chance step and for the runs after it: an engine-only
+        table comes here once for every decision and every draw, and the outcome handed in is usually one of the
+        fast paths below (a turn's ``Done``, a draw's ``Call``, a ``CONTINUE``), as any run's is."""
         tasks, intos = self._tasks, self._into
         while True:
-            if not tasks:
-                raise RuntimeError("the task stack ran empty: a game needs a last task (its GameOver)")
-            task = tasks[-1]
-            out = task.run(game)
             if out is CONTINUE:  # the commonest outcome: run the top task (maybe a pushed one) again
+                if not tasks:
+                    raise RuntimeError("the task stack ran empty: a game needs a last task (its GameOver)")
+                task = tasks[-1]
+                out = task.run(game)
                 continue
+            assert task is not None  # only CONTINUE comes without its task
             if tasks[-1] is task:  # nothing was pushed over it: the next commonest outcomes, without _follow
                 if type(out) in _STEP_TYPES:
                     self.pending = out  # type: ignore[assignment]  # the set holds exactly the Step types
@@ -398,10 +408,17 @@ class TaskStack(Generic[G]):
                     into = intos.pop()
                     if into:
                         setattr(tasks[-1], into, out.result)
+                    out = CONTINUE
+                    continue
+                if type(out) is Call and out.into in task._names():  # as _follow does it: a round calling a turn
+                    tasks.append(out.task)
+                    intos.append(out.into)
+                    out = CONTINUE
                     continue
             self._follow(game, out, task)
             if self.pending is not None:
                 return self.pending
+            out = CONTINUE
 
     def answer(self, game: G, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Step:
         """Give checked answers to the pending Decide's task, then run on to the next step."""
@@ -410,8 +427,7 @@ class TaskStack(Generic[G]):
         task = self._tasks[-1]
         out = task.answer(game, answers, faces)  # a refusal leaves the step pending
         self.pending = None
-        self._follow(game, out, task)
-        return self.settle(game)
+        return self._run(game, task, out)
 
     def advance(self, game: G, faces: Mapping[Slot, CardId] | None = None, random: bytes = b"") -> Step:
         """The pending chance step is done: hand its result to its task, then run on."""
@@ -421,8 +437,7 @@ class TaskStack(Generic[G]):
         task = self._tasks[-1]
         out = task.received(game, step, faces or {}, random)  # a refusal leaves the step pending
         self.pending = None
-        self._follow(game, out, task)
-        return self.settle(game)
+        return self._run(game, task, out)
 
     def _where(self, task: Task[G], out: Outcome) -> int:
         """The position of ``task``, which returned ``out`` (usually the top)."""
