@@ -119,3 +119,16 @@ def test_nobody_is_waited_for_when_every_spectator_got_the_end_or_none_came() ->
     watchers.left(SpectatorLeft(0, "spectator left"), 1.0)
     assert not watchers.coming_back(1.0)
     assert watchers.relayed == {}  # a gone link is forgotten
+
+
+def test_a_resumed_seat_waits_for_the_spectator_of_the_process_that_died_until_a_link_of_its_own_gets_the_end() -> None:
+    watchers, mesh = _watchers(linger=10.0)
+    watchers.resumed(50.0)  # no link of ours yet: the dead process's spectator is coming back
+    assert watchers.coming_back(50.0) and watchers.coming_back(59.9) and not watchers.coming_back(60.0)
+    mesh.up.add(0)
+    done = _table(3, finished=True)
+    watchers.joined(0, done)
+    watchers.relay(done)
+    mesh.up.discard(0)
+    watchers.left(SpectatorLeft(0, "spectator left"), 51.0)  # our first link hung up with the end: it returned
+    assert not watchers.coming_back(51.0)

@@ -498,6 +498,7 @@ class _Runner:
                 self.hold_from = self.clock.now()
                 self.hold_until = self.hold_from + max(0.0, min(REJOIN_HOLD, self.cfg.timeout / 2) - spent)
                 ls.rejoin_hold = True  # a fault found on receipt meanwhile waits for the hold's end (§3.5)
+                self.watchers.resumed(trio.current_time())
                 for seat in mesh.seats:
                     await self._sync(seat)
             linger_until: float | None = None

@@ -29,7 +29,12 @@ from p2php.text import safe
 
 
 class WatchError(P2phpError):
-    """Watching failed; the message says why, for a person to read."""
+    """Watching failed; the message says why, for a person to read. ``held``: the record a link that ended in the
+    audit held (its verdict, should no later link show the end: see :func:`keep_watching`)."""
+
+    def __init__(self, message: str, held: Lockstep | None = None) -> None:
+        super().__init__(message)
+        self.held = held
 
 
 async def _read(stream: trio.abc.ReceiveStream, decoder: FrameDecoder) -> dict[str, Any] | None:
@@ -130,7 +135,9 @@ async def watch(host: str, port: int, name: str = "spectator",
     if not ls.finished:
         if not ls.auditing:  # mid-game: it crashed, or resumes; naming the seats we wait for would blame honest ones
             raise WatchError(f"the peer hung up before the game ended (step {ls.tick})")
-        ls.timeout()  # the table had stopped (an audit or abort came) and the peer is done: close with what we hold
+        if ls.fault is None:  # the game ended and the peer hung up in the reveals: it died, and may resume
+            raise WatchError(f"the watched seat left before the record's end (step {ls.tick})", held=ls)
+        ls.timeout()  # an abort came and the peer is done: its verdict is the abort's; close with what we hold
     return ls
 
 
@@ -175,8 +182,9 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
     link the next one starts, and ``tell`` gets one line for each failure that reads differently from the last.
 
     Raises the last :class:`WatchError` once links have failed without showing a new event for ``patience``
-    seconds, or, before any link showed one, once ``tries`` links failed over ``first_patience`` seconds (a link
-    that shows more starts the count again).
+    seconds (but if a link ended in the audit, returns its record with that audit closed on what it holds), or,
+    before any link showed one, once ``tries`` links failed over ``first_patience`` seconds (a link that shows
+    more starts the count again).
     """
     shown = 0  # the most events any link showed
 
@@ -188,6 +196,7 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
     misses = 0
     failing_since: float | None = None  # the first failure since a link last showed something new
     said = ""
+    held: Lockstep | None = None  # the record of the last link that ended in the audit
     while True:
         before = shown
         try:
@@ -199,6 +208,10 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
             misses += 1
             failing_since = now if failing_since is None else failing_since
             waited = now - failing_since
+            held = err.held or held
+            if waited >= patience and held is not None:
+                held.timeout()  # the watched seat never came back with the end: close the audit with what we hold
+                return held
             if waited >= patience or (shown == 0 and misses >= tries and waited >= first_patience):
                 raise
             if str(err) != said:

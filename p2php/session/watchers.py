@@ -43,6 +43,12 @@ class Watchers:
             self.missed, self.missed_at = spectator, now
         self.got_end_queued.discard(spectator)
 
+    def resumed(self, now: float) -> None:
+        """We resumed: a spectator of the process that died missed the end, most likely, and links again; the
+        first link of ours counts as its return (a resumed seat that knew of no spectator was gone before one's
+        next link, and the spectator, its audit open, could not tell how the game ended)."""
+        self.missed, self.missed_at = max(self.missed, 0), now
+
     def chat(self, chat: dict[str, Any]) -> None:
         for spectator in self.relayed:
             self.mesh.send_spectator(spectator, {"chat": chat})
