@@ -100,6 +100,33 @@ def test_reading_a_log_at_the_density_limit_costs_a_few_times_its_size(logged: P
         restore(path)
 
 
+def test_restoring_a_log_whose_first_record_is_our_own_abort_costs_a_few_times_its_size(
+        logged: Path, tmp_path: Path) -> None:
+    """The records after our own abort (read after the rebuilt peer stopped there, review 5) were decoded into one
+    list before the first was checked: a planted log at the density limit whose first record says it is our abort
+    held 20 bytes of objects for each byte of it, 5 GB for one of 256 MiB (red-team rt8-red2)."""
+    import tracemalloc
+
+    honest = (logged / "seat0.resume").read_bytes()
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(honest)
+    unpacker.skip()
+    k = 1000
+    pad = 3 * k + 1
+    entry = b"\x82\xa1p\xc6" + pad.to_bytes(4, "big") + b"\0" * pad + b"\xa1e\xdd" + k.to_bytes(4, "big") + b"\x80" * k
+    path = tmp_path / "abort_then_dense.resume"
+    path.write_bytes(honest[:unpacker.tell()] + msgpack.packb({"from": 0, "kind": "abort"})
+                     + entry * ((1024 * 1024) // len(entry)))
+    tracemalloc.start()
+    try:
+        with pytest.raises(ResumeError, match="record 0: a logged message does not verify"):
+            restore(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * path.stat().st_size, (peak, path.stat().st_size)
+
+
 def test_an_altered_record_holding_a_nan_is_named_by_its_number(logged: Path, tmp_path: Path) -> None:
     """The records are decoded afresh each time they are read (rt7-reader), and a NaN equals no fresh copy of
     itself: ``records.index(record)`` found no such record, and the log was refused as "ValueError: " instead of
