@@ -643,8 +643,8 @@ class TerminalUI:
             self.write(self.paint(f"▶ {self._name(ls, ls.seat)}: {label}  (your only choice)", "dim"))
             return legal[0]
         self.questions += 1
-        number = self.questions
-        self.show_turn(ls, legal, number)
+        asked = self.questions
+        self.show_turn(ls, legal, asked)
         n = len(legal)
         hint = (f"Choose 1–{n}" + (" (Enter = 1)" if n == 1 else "") + ", v to view again, ? NAME for help"
                 + (", > text to chat" if self.say is not None else "") + ", q to quit: ")
@@ -657,9 +657,9 @@ class TerminalUI:
             if line is None:
                 raise Quit()
             if (meant := _QUESTION.match(line)) is not None:  # "#7 2": 2, if question 7 is still the one open
-                if int(meant[1]) != number:  # typed for a question withdrawn meanwhile (§3.5): not played here
+                if int(meant[1]) != asked:  # typed for a question withdrawn meanwhile (§3.5): not played here
                     self.write(self.paint(f"  that answer is for question #{safe(meant[1], 12)}, but question "
-                                          f"#{number} is open (above): not played", "red"))
+                                          f"#{asked} is open (above): not played", "red"))
                     continue
                 line = meant[2]
             if self.say is not None and line.lstrip().startswith(">"):
@@ -675,10 +675,10 @@ class TerminalUI:
             if raw == "" and n == 1:
                 return legal[0]
             if raw in ("v", "view", "?", "h", "help"):
-                self.show_turn(ls, legal, number)
+                self.show_turn(ls, legal, asked)
                 continue
-            if raw.isdigit() and 1 <= int(raw) <= n:
-                return legal[int(raw) - 1]
+            if (k := number(raw)) is not None and 1 <= k <= n:
+                return legal[k - 1]
             self.write(self.paint(f"  '{safe(raw, 20)}' is not a choice: type a number from 1 to {n}.", "red"))
 
 
@@ -896,6 +896,13 @@ async def read_line(prompt: str, ask: Callable[[str], str] | None = None) -> str
     if waiting.error is not None:
         raise waiting.error
     return waiting.line
+
+
+def number(text: str) -> int | None:
+    """``text`` as a number the person typed (ASCII digits, at most 9), else None. ``str.isdigit`` takes "²" and
+    "①", which ``int`` refuses, and ``int`` refuses more than 4 300 digits: a ValueError took the seat down with a
+    traceback mid-game, or the host's lobby at ``k²`` (red-team rt8-red2)."""
+    return int(text) if re.fullmatch(r"[0-9]{1,9}", text) else None
 
 
 def print_lines(lines: Iterable[str], out: TextIO | None = None) -> None:

@@ -77,13 +77,14 @@ def plain(text: str) -> str:
 def test_uno_under_a_terminal_colours_progress_reasks_and_finishes() -> None:
     # seed 4 (v10 deals): our first view holds 7 cards
     code, out = run_in_pty(["play", "uno", "--bots", "2", "--seed", "4", "--option", "rounds=1"],
-                           ["zebra", "0", "99", "v"])
+                           ["zebra", "0", "99", "²", "v"])
     text = plain(out)
     assert code == 0, text[-3000:]
     assert "\x1b[1m" in out and "\x1b[32m" in out  # colours: bold, and our own moves in green
     assert re.search(r"shuffling 108 cards \(deck\)… pass \d/\d", text)  # the live progress line
     assert "\r\x1b[K" in out  # … redrawn in place
     assert "'zebra' is not a choice" in text and "'0' is not a choice" in text and "'99' is not a choice" in text
+    assert "'²' is not a choice" in text  # str.isdigit takes it, int refused it: a traceback (red-team rt8-red2)
     assert text.count("Your view") >= 2  # "v" shows the view again
     assert "Your hand (7):" in text and "top card:" in text and "▶" in text
     assert "audit: clean" in text and "Traceback" not in text
@@ -161,12 +162,13 @@ def test_the_host_fills_empty_seats_with_bots_then_plays() -> None:
     """A host at the keyboard: 'b' seats bots in the empty seats, Enter starts the game, then it plays."""
     code, out = run_in_pty(["host", "uno", "--players", "3", "--name", "hana", "--port", str(free_port()),
                             "--bind", "127.0.0.1", "--discovery-port", "0", "--option", "rounds=1"],
-                           ["hmm", "k 1", "b", "", "nonsense"])
+                           ["hmm", "k²", "k 1", "b", "", "nonsense"])
     text = plain(out)
     assert code == 0, text[-3000:]
     assert ("type Enter (ready), b (fill empty seats with bots), k N (remove the joiner at seat N) or q (close the "
             "table)") in text
     assert "seat 1 has no joiner to remove" in text
+    assert text.count("type Enter (ready), b (fill empty") == 2  # "k²" too (before: a ValueError took the host down)
     assert "bot1 sits at seat 1 (bot)" in text and "bot2 sits at seat 2 (bot)" in text
     assert "hana is ready" in text and "everyone is ready: the game starts" in text
     assert "audit: clean" in text and "Traceback" not in text
@@ -178,6 +180,13 @@ def test_the_host_fills_empty_seats_with_bots_then_plays() -> None:
 def play(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*P2PHP, "play", *args], input=stdin, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NO_COLOR": "1"})
+
+
+def test_a_line_of_more_digits_than_int_reads_is_not_a_choice() -> None:
+    """5 000 digits: ``int`` refuses more than 4 300, and the seat went down with a traceback (red-team rt8-red2)."""
+    result = play("uno", "--bots", "1", "--seed", "4", "--option", "rounds=1", stdin="1" * 5000 + "\nq\n")
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "is not a choice" in result.stdout
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

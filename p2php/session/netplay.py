@@ -65,7 +65,7 @@ from p2php.session.modes import CRYPTO, SESSION_OPTIONS, crypto_mode, crypto_not
 from p2php.session.owndecks import check_implied, read_deck_text, table_setup
 from p2php.session.rematch import REMATCH_WAIT, Rematch, again_seed
 from p2php.session.runner import Decider, PeerConfig, PeerResult, bot_decider, check_delay, run_peer, slowed
-from p2php.terminal import Quit, TerminalUI, chat_hooks, link_line, read_line, summary_lines
+from p2php.terminal import Quit, TerminalUI, chat_hooks, link_line, number, read_line, summary_lines
 from p2php.text import LINE, NAME, safe
 
 T = TypeVar("T")
@@ -450,9 +450,10 @@ async def host_game(args: argparse.Namespace, places: Places | None = None) -> i
             if command == "":
                 lobby.set_host_ready(0)
                 continue
-            if command.startswith("k") and command[1:].strip().isdigit():
+            seat = number(command[1:].strip()) if command.startswith("k") else None
+            if seat is not None:
                 try:
-                    _say(f"  removed {lobby.remove(int(command[1:].strip()))}: that address may not sit down again")
+                    _say(f"  removed {lobby.remove(seat)}: that address may not sit down again")
                 except LobbyError as err:
                     _say(f"  {err}")
                 continue
