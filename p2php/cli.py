@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import secrets
@@ -468,6 +469,11 @@ def main(argv: list[str] | None = None) -> int:
     piped = unblock_stdout() if seat else None  # a seat: never stalled by its reader
     # (nor by its warnings' reader: the bridge's and the web page's seats too, whose stdout is theirs)
     piped_err = unblock_stderr() if seat or getattr(args, "warnings_output", False) else None
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        # A person's line that is not in the locale's encoding (a Latin-1 terminal's é, a pasted byte) is read with
+        # U+FFFD in its place: under a UTF-8 locale stdin was strict, and the UnicodeDecodeError took the seat down
+        # with a traceback mid-game (red-team rt8-red2)
+        sys.stdin.reconfigure(errors="replace")
     try:
         with flow_control_off(sys.stdout) if seat and piped is None else contextlib.nullcontext():
             code: int = args.func(args)

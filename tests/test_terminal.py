@@ -189,6 +189,16 @@ def test_a_line_of_more_digits_than_int_reads_is_not_a_choice() -> None:
     assert "is not a choice" in result.stdout
 
 
+def test_a_line_not_in_the_locale_encoding_is_not_a_choice() -> None:
+    """A byte that is not UTF-8 (a Latin-1 terminal's é) under a UTF-8 locale, whose stdin is strict (here by
+    PYTHONIOENCODING: C.UTF-8's is not): the UnicodeDecodeError took the seat down with a traceback (rt8-red2)."""
+    result = subprocess.run([*P2PHP, "play", "uno", "--bots", "1", "--seed", "4", "--option", "rounds=1"],
+                            input=b"caf\xe9\nq\n", capture_output=True, timeout=120,
+                            env={**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8:strict"})
+    assert b"Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "'caf\ufffd' is not a choice" in result.stdout.decode(), result.stdout[-2000:]
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_harry_potter_sha_scripted_to_the_end_in_one_language(lang: str) -> None:
     out = play("hpsha", "--bots", "3", "--seed", "5", "--lang", lang, stdin="x\n" + "1\n" * 3000)
