@@ -13,6 +13,7 @@ progress line, redrawn in place, must reach the person the moment they are drawn
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import sys
 import threading
@@ -59,6 +60,7 @@ class PipedOutput(io.TextIOBase):
         self._read_on = False  # the reader took a batch since lines began to be left out (so it is reading again)
         self._taken = 0  # pieces the reader took (:meth:`drain` waits on while it takes them)
         self._broken: OSError | None = None
+        self._failed: OSError | None = None  # the file under it failed (a full disk, EIO): output dropped from then
         self._thread = threading.Thread(target=self._run, name="p2php stdout", daemon=True)
         self._thread.start()
 
@@ -77,8 +79,8 @@ class PipedOutput(io.TextIOBase):
         with self._changed:
             if self._broken is not None:
                 raise BrokenPipeError(*self._broken.args)
-            if not text:
-                return 0
+            if not text or self._failed is not None:
+                return written
             if self._skipping and self._read_on and not self._mid_line and self._held < self._limit // 2:  # caught up
                 self._skipping = False
                 self._queue(self._notice())
@@ -123,7 +125,8 @@ class PipedOutput(io.TextIOBase):
             taken = [self._taken]  # (what the reader had taken when this wait began)
 
             def done() -> bool:
-                return (not self._waiting and not self._writing) or self._broken is not None
+                return ((not self._waiting and not self._writing) or self._broken is not None
+                        or self._failed is not None)
 
             def done_or_read() -> bool:
                 return done() or self._taken != taken[0]
@@ -150,7 +153,15 @@ class PipedOutput(io.TextIOBase):
                         self._changed.notify_all()
             except (OSError, ValueError) as exc:  # the reader is gone (or the stream closed): stop for good
                 with self._changed:
-                    self._broken = exc if isinstance(exc, OSError) else BrokenPipeError(str(exc))
+                    if isinstance(exc, OSError) and exc.errno not in _READER_GONE:
+                        # A file on a full or failing disk: the output is dropped, the seat plays on. As a broken
+                        # pipe, its next line ended the seat at once, exit 0 and not a word, and the other seats
+                        # ended the game without it (red-team rt8-red2: ``p2php peer … > game.log``, ENOSPC)
+                        self._failed = exc
+                        self._waiting.clear()
+                        self._held = 0
+                    else:
+                        self._broken = exc if isinstance(exc, OSError) else BrokenPipeError(str(exc))
                     self._writing = False
                     self._changed.notify_all()
                 return
@@ -166,6 +177,10 @@ class PipedOutput(io.TextIOBase):
         except UnicodeEncodeError:  # a character the reader's encoding lacks: a "?", not a lost batch
             self._raw.write(batch.encode(self.encoding, "replace").decode(self.encoding))
         self._raw.flush()
+
+
+_READER_GONE = frozenset({errno.EPIPE, errno.ECONNRESET, errno.ESHUTDOWN, None})
+"""Errors of a write that say the reader went away (a broken pipe, a closed socket): not a disk's."""
 
 
 def unblock_stdout() -> PipedOutput | None:

@@ -6,6 +6,7 @@ end) blocked on its next line, its event loop with it, and the other seats named
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import subprocess
@@ -233,6 +234,18 @@ def test_a_reader_gone_for_good_is_a_broken_pipe_at_the_next_write() -> None:
     assert out.drain(5)
     with pytest.raises(BrokenPipeError):
         out.write("two\n")
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EIO])
+def test_a_file_on_a_failing_disk_drops_the_output_and_the_seat_plays_on(code: int) -> None:
+    """``p2php peer … > game.log`` on a full disk: a broken pipe before, and the seat ended at its next line, exit 0,
+    not a word said, its game left to the others (red-team rt8-red2)."""
+    reader = StoppedReader(fail=OSError(code, os.strerror(code)))
+    reader.reading.set()
+    out = PipedOutput(reader)  # type: ignore[arg-type]
+    out.write("one\n")
+    assert out.drain(5)
+    assert out.write("two\n") == 4 and out.drain(5)
 
 
 def test_a_terminal_is_written_directly(monkeypatch: pytest.MonkeyPatch) -> None:
