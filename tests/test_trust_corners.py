@@ -401,9 +401,11 @@ def test_early_messages_count_against_flooding_by_number() -> None:
 
 
 def test_early_messages_count_against_flooding_by_bytes() -> None:
-    # Each message is 2 MiB and a few hundred bytes: 15 waiting are under the 32 MiB bound, the 16th is over.
+    # Each message is 2 MiB and a few hundred bytes: 15 waiting are under the 32 MiB bound, the 16th is over. The
+    # 2 MiB ride in ``shares``, a field a verified deck's ``action`` has and that is read only when the message is
+    # processed: in the action itself they would be refused on arrival (past MAX_ACTION_BYTES), never parked.
     peers = make_peers("toy", 3, {}, seed=14)
-    burst = _signed_burst(peers[1], 17, {"action": {"pad": b"p" * (2 * 1024 * 1024)}})  # (a field messages have)
+    burst = _signed_burst(peers[1], 17, {"action": {"type": "pass"}, "shares": [[0, b"p" * (2 * 1024 * 1024)]]})
     for frame in burst[1:16]:
         peers[0].receive(1, frame)
     assert peers[0].fault is None
