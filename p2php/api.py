@@ -64,7 +64,7 @@ from p2php.session.chat import MAX_CHARS as MAX_CHAT
 from p2php.session.chat import ChatDropped, ChatLine, normalise
 from p2php.session.handshake import LocalSecrets
 from p2php.session.lockstep import Event as _StepEvent
-from p2php.session.lockstep import Lockstep
+from p2php.session.lockstep import Lockstep, check_action_size
 from p2php.session.messages import MAX_ACTION_BYTES, MAX_ACTION_VALUES
 from p2php.session.modes import parse_table_options
 from p2php.session.rematch import REMATCH_WAIT, Rematch, again_seed
@@ -75,7 +75,6 @@ from p2php.session.runner import (
     PeerConfig,
     PeerResult,
     bot_decider,
-    check_action_size,
     check_delay,
     run_peer,
     slowed,

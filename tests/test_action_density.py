@@ -82,3 +82,12 @@ def test_the_kit_measures_the_message_every_seat_measures() -> None:
     real = Message(sender=3, seq=40, prev=bytes(32), at=(700, 1), state=bytes(32), seen=((1, 39, bytes(32)),),
                    kind="action", body={"action": ten, "keys": []}, sig=bytes(64))
     assert len(real.wire_bytes) / body_values(real.wire_bytes) > 257 / 43  # a real envelope only adds room
+
+
+def test_an_action_past_the_action_bound_is_refused_by_the_kit() -> None:
+    """A legal action of 70 000 bytes (dense enough) is past ``MAX_ACTION_BYTES``: no seat signs it and every other
+    seat refuses it on arrival, so the kit says so, as it does of a too dense one (review rv8-red; before, the kit
+    passed it, and the game's honest seats were named ``bad_message`` through the in-memory network)."""
+    assert density_fault({"type": "bid", "n": 0, "note": "n" * 70_000}) is not None
+    assert density_fault({"type": "bid", "n": 0, "note": "n" * 60_000}) is None
+    assert "at most 4096 values and 65536 bytes" in str(density_fault({"type": "bid", "x": ["ab" * 4] * 5000}))

@@ -48,3 +48,27 @@ async def test_a_decider_that_answers_nothing_legal_leaves_the_table() -> None:
     for r in results:
         verdict = r.lockstep.verdict
         assert verdict is not None and verdict.code == "left" and verdict.culprit == 0, verdict
+
+
+def test_lockstep_act_refuses_an_action_past_the_bound_before_signing_it() -> None:
+    """``Lockstep.act`` itself refuses an action past ``MAX_ACTION_VALUES`` / ``MAX_ACTION_BYTES`` (the bound every
+    other seat applies on arrival, §5.2 check 6), whatever drives it. Before, only the runner and the API's
+    ``submit`` checked it: a game whose legal action is past the bound, played by honest bots through the in-memory
+    network or the protocol testing kit, had the honest seat's action signed and sent, and every other seat named
+    it ``bad_message`` (review rv8-red)."""
+    import pytest
+
+    from p2php.engine.contract import IllegalAction
+    from p2php.engine.contract import RandomBot as Bot
+    from p2php.session.memory import make_peers, run_in_memory
+
+    class Stray(Bot):  # type: ignore[misc]
+        def choose(self, state: Any, seat: int, knowledge: Any, legal: list[Any]) -> Any:
+            return {**legal[0], "zz": "y" * 70_000}  # a field the toy game's check ignores, as HP Sha's do
+
+    peers = make_peers("toy", 3, {"crypto": "fast"}, seed=16)
+    with pytest.raises(IllegalAction, match="an action holds at most 4096 values and 65536 bytes"):
+        run_in_memory(peers, {0: Stray(0), 1: Stray(1), 2: Stray(2)})
+    for ls in peers:
+        assert ls.fault is None, ls.fault  # nobody was named (before: the sender, bad_message)
+        assert all("zz" not in (m.body.get("action") or {}) for m in ls.poll() if m.kind == "action")

@@ -160,6 +160,19 @@ def record_values(wire_bytes: bytes) -> int | None:
     return n if n <= RECORD_VALUES and VALUE_BYTES * n <= len(wire_bytes) else None
 
 
+def check_action_size(action: Action) -> None:
+    """:class:`IllegalAction` for an action past :data:`MAX_ACTION_VALUES` or :data:`MAX_ACTION_BYTES`
+    (:class:`~p2php.canonical.NotCanonical` for one that has no canonical form, a float say). :meth:`Lockstep.act`
+    applies it, so no seat signs an action every other seat refuses on arrival (:func:`signed_shape_fault`),
+    whatever drives it: before, only the networked runner and the API's ``submit`` did, and a game's legal action
+    past the bound, played through the in-memory network or the protocol testing kit, had its honest seat named
+    ``bad_message`` by the others (review rv8-red)."""
+    wire = encode(action)
+    if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
+        raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes: "
+                            "this one cannot be sent (a field the rules do not use?)")
+
+
 def signed_shape_fault(msg: Message, players: int, crypto: str) -> str | None:
     """Why a validly signed ``msg`` is refused on arrival by its own shape (§5.1, §6.4), or None: more than
     :data:`MAX_UNKNOWN_BODY` bytes of body fields its kind does not have in the table's ``crypto`` deck
@@ -853,6 +866,7 @@ class Lockstep(DeckSteps, Ending):
         if not self.awaiting_me():
             raise IllegalAction("it is not this seat's turn to act")
         assert self.seat is not None and self.secrets is not None
+        check_action_size(action)
         self.state.check(self.seat, action, self.knowledge())
         if isinstance(self._step, Decide) and self._step.sealed:
             nonce = self._seal_nonce(self.tick)

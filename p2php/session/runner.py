@@ -31,7 +31,6 @@ from p2php.canonical import NotCanonical, encode
 from p2php.engine.contract import Action, Decide, IllegalAction
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
-from p2php.net.framing import body_values
 from p2php.net.mesh import (
     COMPACT,
     DEFLATE,
@@ -51,7 +50,6 @@ from p2php.session.chat import ChatDesk, ChatDropped, ChatLine, ChatRefused
 from p2php.session.compact import FRAME, FULL, WANT, compact_frame
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello, make_hello
 from p2php.session.lockstep import Lockstep
-from p2php.session.messages import MAX_ACTION_BYTES, MAX_ACTION_VALUES
 from p2php.session.modes import parse_table_options
 from p2php.session.rematch import Rematch
 from p2php.session.resume import CANCEL_CLOSE_WAIT, SYNC_WAIT, ResumeWriter
@@ -282,15 +280,6 @@ async def run_peer(
     return PeerResult(ls, time.perf_counter() - start, runner.setup_seconds, runner.sent, runner.received,
                       runner.frames_sent, runner.left, dict(runner.mesh.frame_bytes))
 
-
-
-def check_action_size(action: Action) -> None:
-    """:class:`IllegalAction` for an action past :data:`MAX_ACTION_VALUES` or :data:`MAX_ACTION_BYTES`
-    (:class:`~p2php.canonical.NotCanonical` for one that has no canonical form, a float say)."""
-    wire = encode(action)
-    if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
-        raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes: "
-                            "this one cannot be sent (a field the rules do not use?)")
 
 
 MAX_OWN_REFUSALS = 8
@@ -729,8 +718,7 @@ class _Runner:
         unreachable (an embedder's float for a slot number, say, or a field of 70 000 values)."""
         ls = self.ls
         try:
-            check_action_size(action)
-            ls.act(action)
+            ls.act(action)  # (which refuses one past the action bound: check_action_size)
         except (IllegalAction, NotCanonical) as err:
             point = (ls.tick, ls.phase)
             refused = self.own_refused[1] + 1 if self.own_refused[0] == point else 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 from p2php.canonical import encode
 from p2php.engine.contract import Action
 from p2php.net.framing import VALUE_BYTES, body_values
-from p2php.session.messages import Message
+from p2php.session.messages import MAX_ACTION_BYTES, MAX_ACTION_VALUES, Message
 
 __all__ = ["ACTION_VALUE_BYTES", "density_fault", "lean_message_size", "shown"]
 
@@ -53,7 +53,14 @@ def lean_message_size(action: Action) -> tuple[int, int]:
 
 def density_fault(action: Action) -> str | None:
     """Why ``action`` is too dense for the wire (one line), or None if its leanest message spends at least
-    :data:`ACTION_VALUE_BYTES` bytes on each value."""
+    :data:`ACTION_VALUE_BYTES` bytes on each value and it is within the action bound (``MAX_ACTION_VALUES``,
+    ``MAX_ACTION_BYTES``)."""
+    mine = encode(action)
+    if len(mine) > MAX_ACTION_BYTES or body_values(mine) > MAX_ACTION_VALUES:
+        # (no seat signs it, and every other seat names its sender bad_message, §5.2 check 6; review rv8-red)
+        return (f"it holds {body_values(mine)} values in {len(mine)} bytes, and an action holds at most "
+                f"{MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes (protocol.md §5.2 check 6): a seat refuses "
+                "to send it")
     size, values = lean_message_size(action)
     if ACTION_VALUE_BYTES * values <= size:
         return None
