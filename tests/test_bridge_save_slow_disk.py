@@ -20,12 +20,15 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="find
 
 
 @needs_proc
+@pytest.mark.parametrize("verify", [False, True])
 async def test_a_save_on_a_slow_disk_never_holds_the_clients_move(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, verify: bool) -> None:
     """A client saves its transcript mid-game (``save``) and sends its move (``act``) at once, as a client that does
     not wait for each reply does. The save waits for the disk (``save_async``: off the loop, up to SAVE_WAIT), and
     the bridge read no command meanwhile: the move, unread for the two 3 s ``fsync``s, came after ``timeout`` (2 s)
-    and the bot named the honest seat ``silent``. The save runs beside the commands now."""
+    and the bot named the honest seat ``silent``. The save runs beside the commands now. So does a ``verify`` of that
+    file sent between them, which waits for the save: it waited in the command loop, and the move behind it came
+    after ``timeout`` all the same (red-team rt8-red2)."""
     (tmp_path / "slow").mkdir()
     fsync, _ = slow_fsync_under(tmp_path / "slow", 3.0)
     monkeypatch.setattr(os, "fsync", fsync)
@@ -41,6 +44,8 @@ async def test_a_save_on_a_slow_disk_never_holds_the_clients_move(
             turns[0] += 1
             if turns[0] == 2:
                 send.send_nowait(json.dumps({"op": "save", "path": str(tmp_path / "slow" / "mid.p2php")}))
+                if verify:
+                    send.send_nowait(json.dumps({"op": "verify", "path": str(tmp_path / "slow" / "mid.p2php")}))
             send.send_nowait(json.dumps({"op": "act", "index": 0}))
         elif event.get("event") in ("game_over", "failed"):
             over.set()
@@ -55,7 +60,9 @@ async def test_a_save_on_a_slow_disk_never_holds_the_clients_move(
         await BridgeSession(emit).run(lines())
     ends = [e for e in events if e.get("event") in ("game_over", "failed")]
     assert ends and ends[0].get("culprit") is None, (ends[0].get("code"), ends[0].get("reason"))
+    assert "silent" not in ends[0].get("reason", ""), ends[0].get("reason")  # (the bot's abort: unattributed here)
     assert any(e.get("event") == "saved" for e in events)
+    assert any(e.get("event") == "verified" for e in events) == verify
 
 
 async def test_a_long_verify_never_holds_the_clients_move(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
