@@ -40,7 +40,7 @@ from p2php.engine.contract import (
 )
 from p2php.engine.tasks import Task, TaskStack
 
-__all__ = ["TaskGame"]
+__all__ = ["TaskGame", "keys_by_type"]
 
 MIN_RANDOM = 16
 """Bytes of joint randomness a Randomness step needs at least."""
@@ -62,6 +62,12 @@ class TaskGame(GameState):
     before any task sees it. Python takes ``True`` for ``1`` (``True in [1]``, ``[10, 20][True]``), so a cheater's
     ``{"slot": true}`` passed the checks of slot 1 and went on as a bool: a crash further on, or an honest seat
     blamed for what came of it."""
+
+    action_keys: ClassVar[Mapping[str, frozenset[str]]] = {}
+    """Per action ``type``, the keys an answer of that type may carry (``{"play": frozenset({"type", "slot"})}``).
+    An answer with any other key is refused before any task sees it (:meth:`refuse_stray_keys`): a key the rules
+    do not read would be signed into every seat's record (a cheater's megabytes) and make a second encoding of the
+    same move. Empty (the default): the keys of the listed legal actions of the answer's type are the rule."""
 
     _public_view: Knowledge | None = None
     """What :meth:`public_view` hands out while :attr:`pub` stays the same dict."""
@@ -95,7 +101,27 @@ class TaskGame(GameState):
         if not isinstance(action, dict):
             raise IllegalAction(f"an action is a dict, not {type(action).__name__}")
         _refuse_stray_bools(action, self.bool_keys)
-        self.asking(seat).check(self, seat, action, knowledge)
+        task = self.asking(seat)
+        task.check(self, seat, action, knowledge)
+        self.refuse_stray_keys(task, seat, action, knowledge)
+
+    def refuse_stray_keys(self, task: Task[Any], seat: Seat, action: dict[str, Any], knowledge: Knowledge) -> None:
+        """:class:`IllegalAction` for an answer (``task.check`` passed it) with a key its decision does not read.
+
+        A task whose check is :meth:`Task.check`'s own took the answer only if it equals a listed action exactly;
+        else the answer's keys must be among :attr:`action_keys` of its type or, where the game declares none,
+        among the keys of the listed legal actions of its type (as this peer lists them: ``check_game`` checks
+        every listed action with the public view too, so an honest answer passes on every peer)."""
+        if type(task).check is Task.check:
+            return
+        typ = action.get("type")
+        declared = self.action_keys
+        allowed = declared.get(typ) if declared and type(typ) is str else None
+        if allowed is None:
+            allowed = frozenset(k for a in task.legal(self, seat, knowledge) if a.get("type") == typ for k in a)
+        for key in action:
+            if key not in allowed:
+                raise IllegalAction(f"a {str(typ)[:40]!r} answer carries no {str(key)[:40]!r}")
 
     def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
         if not isinstance(action, dict) or seat not in self.waiting():
@@ -124,6 +150,7 @@ class TaskGame(GameState):
             else:
                 _refuse_stray_bools(action, bool_keys)
                 task.check(self, seat, action, known)
+                self.refuse_stray_keys(task, seat, action, known)
             for slot in task.reveals(self, seat, action):
                 if slot not in faces:
                     raise IllegalAction(f"the face of slot {slot} was not opened")
@@ -166,6 +193,14 @@ class TaskGame(GameState):
         if isinstance(step, Randomness) and len(random) < MIN_RANDOM:
             raise IllegalAction(f"randomness too short: {len(random)} bytes, at least {MIN_RANDOM}")
         self.stack.advance(self, faces, random)
+
+
+def keys_by_type(shapes: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """:attr:`TaskGame.action_keys` from ``{type: "the other keys, space-separated"}`` (``"type"`` is added).
+
+    ``keys_by_type({"end": "", "use": "kind slots targets"})`` is ``{"end": {"type"}, "use": {"type", "kind", "slots",
+    "targets"}}``."""
+    return {typ: frozenset({"type", *keys.split()}) for typ, keys in shapes.items()}
 
 
 def _refuse_stray_bools(value: Any, allowed: frozenset[str], key: str = "") -> None:

@@ -9,6 +9,9 @@ every decision, what the session layer relies on:
   knowledge, the auditor's (every face known) and the public view (what a peer who
   does not know the face validates with); ``describe`` gives a line for each; none is too dense
   for the wire (:mod:`p2php.testing.density`: every seat would refuse its honest message);
+* on a :class:`~p2php.engine.taskgame.TaskGame`, a legal action of each type plus a key no answer carries is
+  refused by ``check`` with each of those views (protocol.md §6.4: a key the rules do not read would be signed into
+  every seat's record, and be a second encoding of the same move);
 * ``snapshot`` and every seat's (and a spectator's) ``observation`` are canonical data;
 * determinism: the same seed and the same actions give the same state hash at every step;
 * ``clone`` is independent, and the clone given the same answers reaches the same hash;
@@ -35,8 +38,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from p2php.canonical import encode
-from p2php.engine.contract import Action, Decide, Game, GameOver, GameState, Knowledge, RandomBot, Seat
+from p2php.engine.contract import Action, Decide, Game, GameOver, GameState, IllegalAction, Knowledge, RandomBot, Seat
 from p2php.engine.local import LocalTable, default_decks
+from p2php.engine.taskgame import TaskGame
 from p2php.errors import P2phpError
 from p2php.testing.density import density_fault, shown
 
@@ -84,6 +88,27 @@ def _check_decision(where: str, st: GameState, tb: LocalTable, step: Decide) -> 
             dense = density_fault(action)
             if dense is not None:
                 raise _fail(where, f"seat {seat}'s legal {shown(action)} is too dense for the wire: {dense}")
+        if isinstance(st, TaskGame):
+            _check_stray_key(where, st, seat, legal, views)
+
+
+STRAY = "p2php_stray"
+"""The key :func:`_check_stray_key` adds to a legal action: no game's answer carries it."""
+
+
+def _check_stray_key(where: str, st: GameState, seat: Seat, legal: list[Action],
+                     views: Mapping[str, Knowledge]) -> None:
+    """A legal action of each type plus a key no answer carries must be refused with every view."""
+    for action in {str(a.get("type")): a for a in reversed(legal)}.values():  # the first of each type
+        stray = {**action, STRAY: 0}
+        for name, knowledge in views.items():
+            try:
+                st.check(seat, stray, knowledge)
+            except IllegalAction:
+                continue
+            raise _fail(where, f"seat {seat}'s legal {shown(action)} with a key {STRAY!r} added passes check with "
+                        f"{name} view: declare the keys of each answer type in TaskGame.action_keys "
+                        "(p2php.engine.taskgame.keys_by_type)")
 
 
 def _check_views(where: str, st: GameState, tb: LocalTable, players: int) -> None:

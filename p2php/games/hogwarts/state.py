@@ -17,7 +17,7 @@ from typing import Any
 
 from p2php.engine.contract import Action, CardId, Deal, Knowledge, Reshuffle, Reveal, Seat, Show, Slot
 from p2php.engine.remask import knowers, note_seen, put_in_place
-from p2php.engine.taskgame import TaskGame
+from p2php.engine.taskgame import TaskGame, keys_by_type
 from p2php.engine.tasks import Task, TaskStack
 
 from .board import Graph
@@ -41,6 +41,21 @@ PORTAL_SUPPLY = 10
 
 class HogwartsState(TaskGame):
     """Per-seat lists (index = seat) and the board's tokens; the rules are tasks on :attr:`stack`."""
+
+    action_keys = keys_by_type({  # every answer's keys, by its type (TaskGame.action_keys)
+        "accept": "", "apply": "slot", "buckbeak": "to", "card": "slot", "challenge": "seat", "character": "sheet",
+        "death_eater": "cell", "death_eaters": "cells", "deck": "deck", "dice": "", "dodge": "", "done": "",
+        "eater": "eater", "eater_move": "eater path", "end": "", "escape": "path", "exam": "slot",
+        "exchange": "give take with", "fight": "", "flee": "", "fly": "to", "gift": "what", "go": "cell",
+        "graveyard": "", "house": "house", "intercept": "piece to", "keep": "", "mission": "slot",
+        "move": "mission path roll wait", "no_card": "", "no_defence": "", "no_match": "", "no_mission": "",
+        "no_start": "", "opponent": "seat", "pass": "piece to", "place": "cell piece token",
+        "place_eater": "cell eater", "place_quaffle": "cell", "portal": "", "practice": "",
+        "prize": "token tokens what", "ready": "", "refuse": "", "reroll": "die", "resolve": "slot", "return": "slot",
+        "shoot": "piece", "show": "slots", "spy": "slot", "start": "slot", "stay": "", "step": "piece to",
+        "take": "cell give slot token", "take_hits": "", "throw": "bludger piece target", "time_turner": "",
+        "token": "token",
+    })
 
     stack: TaskStack[HogwartsState]
     bool_keys = frozenset({"wait"})  # a move that stays where it is ("wait": true): the one true/false of the game

@@ -36,7 +36,7 @@ from p2php.engine.contract import (
     Step,
 )
 from p2php.engine.remask import knowers, note_seen, put_in_place
-from p2php.engine.taskgame import TaskGame
+from p2php.engine.taskgame import TaskGame, keys_by_type
 from p2php.engine.tasks import CONTINUE, Outcome, TaskStack
 from p2php.engine.timing import Effect
 from p2php.games.hpsha import characters as _characters  # noqa: F401  (registers the skills)
@@ -107,6 +107,13 @@ def _as_dealt(flags: dict[str, Any], turn_no: int) -> bool:
 
 class HpshaState(TaskGame):
     """One game of Harry Potter Sha in progress (public information only)."""
+
+    action_keys = keys_by_type({  # every answer's keys, by its type (TaskGame.action_keys)
+        "arrange": "order", "card": "skill slots", "choose": "value", "discard": "slots", "duel": "slot", "end": "",
+        "invoke": "option slot target targets", "move": "slot to", "not_minister": "", "pass": "", "pick": "slot",
+        "quill": "slot targets", "reveal_identity": "", "skill": "kind skill slots targets value", "take": "slots",
+        "use": "kind skill slots targets",
+    })
 
     def __init__(self, players: int, options: Mapping[str, Any]) -> None:
         from p2php.games.hpsha.flow import SetupTask

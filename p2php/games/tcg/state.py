@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from p2php.engine.contract import Action, CardId, Knowledge, Seat, Slot
-from p2php.engine.taskgame import TaskGame
+from p2php.engine.taskgame import TaskGame, keys_by_type
 from p2php.engine.tasks import Task, TaskStack
 from p2php.games.tcg.cards import Card, card_by_number
 from p2php.games.tcg.ids import card_of
@@ -38,6 +38,13 @@ def owner_of(slot: Slot) -> Seat:
 
 class TcgState(TaskGame):
     """Zones per seat (lists of slots), the turn, the log; the rules are tasks on :attr:`stack`."""
+
+    action_keys = keys_by_type({  # every answer's keys, by its type (TaskGame.action_keys)
+        "ability": "slot", "creature": "slot", "dean": "", "discard": "slot", "draw": "cards", "end": "", "hand": "",
+        "in_play": "slot", "invoke": "", "item": "slot", "keep": "slot", "lesson": "lesson", "none": "",
+        "once": "card", "play": "slot", "prevent": "", "show": "slot", "skip": "", "solve": "", "stop": "",
+        "take": "slot", "target": "seat slot", "trade": "card",
+    })
 
     stack: TaskStack[TcgState]
 

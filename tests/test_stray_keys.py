@@ -1,0 +1,100 @@
+"""An answer carrying a key its decision does not read is refused by every peer (protocol.md §6.4).
+
+The rules of HP Sha, TCG and Hogwarts once read only the keys they need: a legal answer plus a key ``zz`` passed
+every peer's ``check`` and ``apply``, so a cheater's junk (megabytes of it, a whole game long) was signed into the
+record of every honest seat, and the same move had a second signed encoding. ``TaskGame`` now refuses any key
+outside its game's ``action_keys`` for the answer's type (or, in a game that declares none, outside the keys of the
+listed legal actions of that type).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from p2php.bots import RandomBot
+from p2php.engine.contract import Action, Decide, GameOver, GameState, IllegalAction, Knowledge
+from p2php.engine.local import LocalTable, default_decks
+from p2php.engine.registry import get_game
+from p2php.session import transcript
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory
+
+JUNK = "x" * 2000
+
+
+def _first(name: str, players: int, options: dict[str, Any], typ: str,
+           seeds: range = range(8)) -> tuple[GameState, LocalTable, int, Action]:
+    """The first decision of seeded random games where a seat is offered an action of type ``typ``."""
+    game = get_game(name)
+    opts = game.parse_options(options)
+    for seed in seeds:
+        st = game.new_state(players, opts)
+        tb = LocalTable(st, seed, private_decks=default_decks(game, players, opts))
+        for n in range(3000):
+            step = tb.run_chance()
+            if isinstance(step, GameOver):
+                break
+            assert isinstance(step, Decide)
+            legal = {seat: st.legal_actions(seat, tb.knowledge(seat)) for seat in step.seats}
+            for seat, actions in legal.items():
+                for a in actions:
+                    if a.get("type") == typ:
+                        return st, tb, seat, a
+            tb.act([(seat, RandomBot(f"{seed}/{seat}/{n}").choose(st, seat, tb.knowledge(seat), legal[seat]))
+                    for seat in step.seats])
+    pytest.skip(f"no {typ!r} action offered in {name}'s seeded games")
+
+
+@pytest.mark.parametrize(("name", "players", "options", "typ"), [
+    ("hpsha", 4, {}, "use"), ("hpsha", 10, {}, "pass"), ("hpsha", 4, {}, "discard"),
+    ("tcg", 2, {}, "take"),
+    ("hogwarts", 2, {}, "move"), ("hogwarts", 2, {}, "no_start"),
+])
+def test_a_legal_answer_with_a_stray_key_is_refused_by_every_view(
+        name: str, players: int, options: dict[str, Any], typ: str) -> None:
+    st, tb, seat, action = _first(name, players, options, typ)
+    bad = {**action, "zz": JUNK}
+    for knowledge in (tb.knowledge(seat), Knowledge(dict(tb.public), {}), tb.everything()):
+        st.check(seat, action, knowledge)  # the honest answer passes
+        with pytest.raises(IllegalAction, match="carries no 'zz'"):
+            st.check(seat, bad, knowledge)
+    twin = st.clone()
+    with pytest.raises(IllegalAction, match="carries no 'zz'"):
+        twin.apply([(seat, bad)], {s: tb.faces[s] for s in twin.reveals(seat, bad)})
+
+
+def _cheater(peer: Lockstep, typ: str) -> dict[str, int]:
+    """Make ``peer`` a modified client adding ``zz`` to its first answer of type ``typ``."""
+    send, done = peer._send, {"n": 0}
+
+    def cheating_send(kind: str, body: dict[str, Any]) -> Any:
+        if kind == "action" and body["action"].get("type") == typ and not done["n"]:
+            done["n"] += 1
+            body = {**body, "action": {**body["action"], "zz": JUNK}}
+        return send(kind, body)
+
+    peer._send = cheating_send  # type: ignore[method-assign]
+    return done
+
+
+@pytest.mark.parametrize(("name", "players", "options", "typ", "seed"), [
+    ("hpsha", 4, {}, "use", 3),
+    ("hogwarts", 2, {}, "move", 3),
+])
+def test_a_signed_answer_with_a_stray_key_names_its_sender_and_verify_agrees(
+        name: str, players: int, options: dict[str, Any], typ: str, seed: int, tmp_path: Path) -> None:
+    peers = make_peers(name, players, options, seed=seed)
+    done = _cheater(peers[1], typ)
+    run_in_memory(peers, {s: RandomBot(seed * 10 + s) for s in range(players)})
+    assert done["n"] == 1
+    for p in peers:
+        if p.seat == 1:
+            continue
+        assert p.finished and p.verdict is not None, p.seat
+        assert (p.verdict.culprit, p.verdict.code) == (1, "illegal_action"), (p.seat, p.verdict)
+        result = transcript.verify(transcript.save(p, tmp_path / f"seat{p.seat}.p2php"))
+        v = result.spectator.verdict if result.spectator is not None else None
+        assert v is not None and (v.culprit, v.code) == (1, "illegal_action"), (p.seat, result.lines)
