@@ -514,6 +514,7 @@ class _Runner:
                     linger_until = max(linger_until, self._coming_back(now))
                     seats_done = self.fins >= set(mesh.seats) - self._gone() or now >= linger_until
                     if seats_done and not self.watchers.coming_back(now):
+                        self.watchers.ended()
                         break
                 # The player decides during the hold too (a person thinks meanwhile, a bot's answer waits): only
                 # its message waits. The hold and the formation's wait come out of the time the seat waiting for our

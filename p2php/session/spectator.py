@@ -90,6 +90,7 @@ async def watch(host: str, port: int, name: str = "spectator",
             decoder.authenticate(receive_mac)  # everything after the verdicts carries the link tag
             table_by = trio.current_time() + TABLE_WAIT
             last_relay = trio.current_time()
+            done = False  # the peer said it left with its verdict ({"watch": "end"}): it is not coming back
             while True:
                 if ls is None and trio.current_time() > table_by:
                     raise WatchError("the peer did not show its table in time")
@@ -110,6 +111,9 @@ async def watch(host: str, port: int, name: str = "spectator",
                     desk = ChatDesk(ls.table, None, None)
                     if theirs not in ls.table.hellos:  # the proven key must be one of the table's
                         raise WatchError("the peer's own hello is not one of the table it shows")
+                elif frame.get("watch") == "end" and ls is not None:
+                    done = True  # (whatever follows is not read: the peer hangs up)
+                    break
                 elif "chat" in frame and desk is not None:
                     note = desk.receive(None, frame["chat"], trio.current_time())
                     if note is not None and on_chat is not None:
@@ -135,9 +139,9 @@ async def watch(host: str, port: int, name: str = "spectator",
     if not ls.finished:
         if not ls.auditing:  # mid-game: it crashed, or resumes; naming the seats we wait for would blame honest ones
             raise WatchError(f"the peer hung up before the game ended (step {ls.tick})")
-        if ls.fault is None:  # the game ended and the peer hung up in the reveals: it died, and may resume
+        if ls.fault is None and not done:  # the game ended and the peer hung up in the reveals: it died, may resume
             raise WatchError(f"the watched seat left before the record's end (step {ls.tick})", held=ls)
-        ls.timeout()  # an abort came and the peer is done: its verdict is the abort's; close with what we hold
+        ls.timeout()  # an abort came, or the peer left with its verdict, reveals missing: close with what we hold
     return ls
 
 

@@ -49,6 +49,13 @@ class Watchers:
         next link, and the spectator, its audit open, could not tell how the game ended)."""
         self.missed, self.missed_at = max(self.missed, 0), now
 
+    def ended(self) -> None:
+        """We leave with our verdict: tell each spectator still linked, after the record we relayed, so that one whose
+        record lacks reveals (our audit closed at its deadline) closes its own at once instead of linking again for
+        a seat that is gone (a link ending in the reveals otherwise reads as a seat that died and may resume)."""
+        for spectator in self.relayed:
+            self.mesh.send_spectator(spectator, {"watch": "end"})
+
     def chat(self, chat: dict[str, Any]) -> None:
         for spectator in self.relayed:
             self.mesh.send_spectator(spectator, {"chat": chat})
