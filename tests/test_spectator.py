@@ -416,3 +416,16 @@ async def test_a_watched_peer_that_shows_its_table_and_then_only_heartbeats_past
     assert ahead == "the peer's game went on, but it relayed nothing for 0.6 s"
     level = await _watch_a_hostile_seat([table, *[{"hb": 1, "at": [0, 0]}] * 12], hello, gap=0.1)
     assert level == "the peer hung up before the game ended (step 0)"
+
+
+async def test_a_watched_peer_whose_heartbeats_say_it_audits_while_it_relayed_no_end_is_left(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A heartbeat's ``at`` is None once the peer is in its audit, which an honest peer reaches only after it relayed
+    the game's end: a peer that said None while our record was mid-game and relayed nothing held a spectator for
+    good (``at`` None was never past us)."""
+    from p2php.session import spectator
+
+    monkeypatch.setattr(spectator, "RELAY_LAG", 0.6)
+    table, hello = _real_table()
+    auditing = await _watch_a_hostile_seat([table, *[{"hb": 1, "at": None}] * 30], hello, gap=0.1, quiet=True)
+    assert auditing == "the peer's game went on, but it relayed nothing for 0.6 s"

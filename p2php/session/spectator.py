@@ -146,7 +146,11 @@ async def watch(host: str, port: int, name: str = "spectator",
 
 
 def _ahead(at: Any, ls: Lockstep) -> bool:
-    """Whether a heartbeat's ``at`` (the watched peer's point, ``[tick, phase]``; None in its audit) is past ours."""
+    """Whether a heartbeat's ``at`` (the watched peer's point, ``[tick, phase]``; None in its audit) is past ours: a
+    peer in its audit is past a game we still play (it relayed the game's end before its audit began; one whose
+    heartbeats said None, relaying nothing more, held a spectator mid-game for good)."""
+    if at is None:
+        return not ls.auditing and not ls.finished
     return (isinstance(at, list) and len(at) == 2 and all(type(x) is int for x in at)
             and (at[0], at[1]) > (ls.tick, ls.phase))
 
