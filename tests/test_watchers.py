@@ -124,7 +124,7 @@ def test_nobody_is_waited_for_when_every_spectator_got_the_end_or_none_came() ->
 def test_a_resumed_seat_waits_for_the_spectator_of_the_process_that_died_until_a_link_of_its_own_gets_the_end() -> None:
     watchers, mesh = _watchers(linger=10.0)
     watchers.resumed(50.0)  # no link of ours yet: the dead process's spectator is coming back
-    assert watchers.coming_back(50.0) and watchers.coming_back(59.9) and not watchers.coming_back(60.0)
+    assert watchers.coming_back(50.0) and watchers.coming_back(54.9) and not watchers.coming_back(55.0)
     mesh.up.add(0)
     done = _table(3, finished=True)
     watchers.joined(0, done)
