@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from example_games import load_tiny_game
 
 from p2php.bots import RandomBot
 from p2php.engine.contract import Action, Decide, GameOver, GameState, IllegalAction, Knowledge
@@ -98,3 +99,29 @@ def test_a_signed_answer_with_a_stray_key_names_its_sender_and_verify_agrees(
         result = transcript.verify(transcript.save(p, tmp_path / f"seat{p.seat}.p2php"))
         v = result.spectator.verdict if result.spectator is not None else None
         assert v is not None and (v.culprit, v.code) == (1, "illegal_action"), (p.seat, result.lines)
+
+
+def _face_dependent_snitch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example Snitch game with the documented hidden-face pattern and no ``action_keys``: its decision lists
+    the cards whose faces the given knowledge sees, and its own check skips the face it cannot see."""
+    tiny = load_tiny_game()
+
+    def legal(self: Any, g: Any, seat: int, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "play", "slot": s} for s in g.hands[seat] if knowledge.face(s) is not None]
+
+    def check(self: Any, g: Any, seat: int, action: Action, knowledge: Knowledge) -> None:
+        if set(action) != {"type", "slot"} or action["type"] != "play" or action["slot"] not in g.hands[seat]:
+            raise IllegalAction(f"not a card of seat {seat}: {action}")
+
+    monkeypatch.setattr(tiny.Turn, "legal", legal)
+    monkeypatch.setattr(tiny.Turn, "check", check)
+
+
+def test_a_view_listing_no_action_of_the_type_does_not_refuse_an_honest_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every other peer lists none of a seat's plays (it cannot see their faces): the keys of that empty list
+    refused the honest answer's every key, ``type`` too, and named the honest seat ``illegal_action``."""
+    _face_dependent_snitch(monkeypatch)
+    peers = make_peers("snitch", 3, {}, seed=5)
+    run_in_memory(peers, {s: RandomBot(50 + s) for s in range(3)})
+    assert [(p.finished, p.verdict is not None and p.verdict.culprit) for p in peers] == [(True, None)] * 3

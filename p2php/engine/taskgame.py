@@ -111,14 +111,20 @@ class TaskGame(GameState):
         A task whose check is :meth:`Task.check`'s own took the answer only if it equals a listed action exactly;
         else the answer's keys must be among :attr:`action_keys` of its type or, where the game declares none,
         among the keys of the listed legal actions of its type (as this peer lists them: ``check_game`` checks
-        every listed action with the public view too, so an honest answer passes on every peer)."""
+        every listed action with the public view too, so an honest answer passes on every peer). A view that lists
+        no action of the type (its legal actions need a face it cannot see) does not judge the keys: the seat's own
+        list named them, and every other peer would refuse an honest answer (``check_game`` asks such a game to
+        declare :attr:`action_keys`)."""
         if type(task).check is Task.check:
             return
         typ = action.get("type")
         declared = self.action_keys
         allowed = declared.get(typ) if declared and type(typ) is str else None
         if allowed is None:
-            allowed = frozenset(k for a in task.legal(self, seat, knowledge) if a.get("type") == typ for k in a)
+            listed = [a for a in task.legal(self, seat, knowledge) if a.get("type") == typ]
+            if not listed:  # this view lists no answer of the type (a face it cannot see): it cannot tell its keys
+                return
+            allowed = frozenset(k for a in listed for k in a)
         for key in action:
             if key not in allowed:
                 raise IllegalAction(f"a {str(typ)[:40]!r} answer carries no {str(key)[:40]!r}")
