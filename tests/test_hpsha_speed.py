@@ -124,3 +124,27 @@ def test_kind_faces_is_the_card_table() -> None:
     for card in CARDS:
         assert card.id in KIND_FACES[card.kind]
     assert sum(len(ids) for ids in KIND_FACES.values()) == len(CARDS)
+
+
+def test_used_card_is_the_same_when_fire_last_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """fire_last asks ``available`` before it pushes the trigger task: a stack reader there must find the card
+    being used as it does from the trigger task's run (chars_adults._used_card read below the top, and saw the
+    card used before it, or none)."""
+    from p2php.games.hpsha import triggers as tp
+    from p2php.games.hpsha.chars_adults import _used_card
+    from p2php.games.hpsha.windows import TriggerTask
+
+    real, seen = HpshaState.fire_last, {"n": 0}
+
+    def fire_last(self: HpshaState, point: str, ctx: dict[str, Any]) -> Any:
+        if point in (tp.CARD_USED, tp.CARD_PLAYED):
+            now = _used_card(self)
+            self.stack.push(TriggerTask(point, ctx))
+            assert _used_card(self) == now != ([], "")
+            self.stack.pop()
+            seen["n"] += 1
+        return real(self, point, ctx)
+
+    monkeypatch.setattr(HpshaState, "fire_last", fire_last)
+    _trace(4, "random", 1)
+    assert seen["n"] > 10

@@ -68,9 +68,11 @@ CODE_KIND = {v: k for k, v in KIND_CODE.items()}
 
 
 def _used_card(st: HpshaState) -> tuple[list[int], str]:
-    """At CARD_USED / CARD_PLAYED: the slots and the view-as skill of the card being used.  The
-    trigger task sits right on the task that fired it (a UseCardTask or an answered AskCard)."""
-    for t in reversed(st.stack[:-1]):
+    """At CARD_USED / CARD_PLAYED: the slots and the view-as skill of the card being used: the nearest
+    UseCardTask or answered AskCard, the task that fired the point.  Read from the top, the trigger task
+    (neither) included: ``HpshaState.fire_last`` asks ``available`` before it pushes that task, so a
+    reader that skipped the top (``stack[:-1]``) would skip the firing task itself there."""
+    for t in reversed(st.stack):
         if isinstance(t, UseCardTask):
             return list(t.slots), t.skill
         if isinstance(t, AskCard) and t.result is not None:

@@ -316,6 +316,10 @@ class HpshaState(TaskGame):
 
             self.stage = Stage.CAUSED
             return st.fire(tp.DAMAGE_CAUSED, self.ctx(), into="caused")
+
+        Which one: :meth:`fire_last` when the task returns its outcome at once and reads nothing back (no
+        ``into``); ``fire`` otherwise (an ``into``, a point fired from an effect's ``invoke``, or state
+        changed after it).  ``fire`` is always correct; ``fire_last`` only saves a trigger task.
         """
         listening = self._listen.get(point)
         if listening is None:
@@ -334,6 +338,10 @@ class HpshaState(TaskGame):
         Else it is pushed with the listeners read, as its first run would have read them (it asks the
         conditions again: ``available`` only reads the state).  Most points of a turn find nobody's skill
         applies; a trigger task costs a few µs to make, push, run and pop.
+
+        So a skill's ``available`` is asked here with the firing task on top of the stack, not the trigger
+        task: one that reads the stack must find what it looks for from the top (as ``_used_card`` does),
+        not from below the top; a skill that must see every firing keeps its book in ``witness``.
         """
         listening = self._listen.get(point)
         if listening is None:
