@@ -10,6 +10,7 @@ dark-wizard bounty draws 3 (deck 2–4), then the top creature is turned over; i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -393,3 +394,24 @@ def test_100_seeded_heuristic_games_with_every_creature_finish_with_a_winner() -
         st = GAME.new_state(n, {"creatures": len(PLAYED)})
         r = LocalTable(st, seed).play({s: GAME.make_bot("heuristic", f"{seed}/{s}") for s in range(n)})
         assert r.winners, (seed, r.summary)
+
+
+def test_the_gnomes_loan_returns_at_the_turns_end_at_a_table_where_no_character_listens_there(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A creature's skill is no character's: ``fire`` asked at TURN_END only if some character listened there, so at
+    a table of characters without a turn-end skill (7 players, seed 2003) the borrowed card was never given back
+    (review rv8-hpsha: the Gnome's return never fired)."""
+    from test_hpsha_speed import _trace
+
+    from p2php.games.hpsha import creatures
+
+    returned: list[int] = []
+    real = creatures.GnomeReturn.invoke
+
+    def counted(self: Any, st: Any, seat: int, *rest: Any) -> None:
+        returned.append(seat)
+        real(self, st, seat, *rest)
+
+    monkeypatch.setattr(creatures.GnomeReturn, "invoke", counted)
+    _trace(7, "random", 2003, {"creatures": 11})
+    assert returned, "the gnome's loan was never given back"

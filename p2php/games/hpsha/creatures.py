@@ -540,4 +540,9 @@ CENTAUR = CentaurLook()
 SKILLS[CENTAUR.key] = CENTAUR
 SALAMANDER = SalamanderHeal()
 SKILLS[SALAMANDER.key] = SALAMANDER
+
+ADDED_POINTS: frozenset[str] = frozenset().union(
+    *(sk.points for sk in (GNOME_BORROW, GNOME_RETURN, CENTAUR, SALAMANDER)))
+"""The timing points the skills a creature adds to a seat (``HpshaState.skills``) listen at: no character need
+listen there for them to be asked (the Gnome's return at the end of the borrower's turn)."""
 AFTER_DEATH["selection"] = SelectionTask

@@ -323,8 +323,9 @@ class HpshaState(TaskGame):
         """
         listening = self._listen.get(point)
         if listening is None:
-            listening = self._listen[point] = any(point in sk.points for s in range(self.n)
-                                                  for sk in self.all_skills(s))
+            listening = self._listen[point] = (
+                (self.creatures and point in _creatures.ADDED_POINTS)  # (a creature's skill is no character's)
+                or any(point in sk.points for s in range(self.n) for sk in self.all_skills(s)))
         if listening:
             self.stack.push(TriggerTask(point, ctx), into)
         return CONTINUE
