@@ -294,3 +294,43 @@ def test_a_task_game_refuses_true_or_false_outside_the_keys_its_game_names() -> 
                           ({"type": "x", "wait": [True]}, "'wait'")):
         with pytest.raises(IllegalAction, match=where):
             _refuse_stray_bools(action, frozenset({"wait"}))
+
+
+@dataclass
+class Miscaller(Task[Board]):
+    """Calls a task into a field it lacks (a typo), from ``run``, from ``answer`` or from ``received``."""
+
+    when: str = "run"
+    got: int = 0
+
+    def run(self, game: Board) -> Outcome:
+        if game.log:  # the called task ran: nothing refused the call
+            return Decide((0,), "after")
+        if self.when == "run":
+            return Call(Note("called"), into="gott")
+        return Decide((0,), "go") if self.when == "answer" else Randomness("go")
+
+    def answer(self, game: Board, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> Outcome:
+        return Call(Note("called"), into="gott")
+
+    def received(self, game: Board, step: Step, faces: Mapping[Slot, CardId], random: bytes) -> Outcome:
+        return Call(Note("called"), into="")
+
+
+@pytest.mark.parametrize("when", ["run", "answer", "received"])
+def test_a_call_into_a_field_the_caller_lacks_is_refused_wherever_it_is_returned(when: str) -> None:
+    """The loop takes a top task's ``Call`` itself (not through ``_follow``), and an answer's and a chance step's
+    outcome in the same loop: it refuses a field the caller lacks as ``_follow`` does, and never runs the called
+    task (its result would be set on no field of the snapshot, or dropped)."""
+    board = Board()
+    stack: TaskStack[Board] = TaskStack([Finish(), Miscaller(when)])
+    with pytest.raises(TypeError, match="no field"):
+        if when == "run":
+            stack.settle(board)
+        elif when == "answer":
+            stack.settle(board)
+            stack.answer(board, [(0, {"type": "go"})], {})
+        else:
+            stack.settle(board)
+            stack.advance(board, random=bytes(32))
+    assert board.log == [] and [type(t).__name__ for t in stack] == ["Finish", "Miscaller"]
