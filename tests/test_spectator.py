@@ -429,3 +429,25 @@ async def test_a_watched_peer_whose_heartbeats_say_it_audits_while_it_relayed_no
     table, hello = _real_table()
     auditing = await _watch_a_hostile_seat([table, *[{"hb": 1, "at": None}] * 30], hello, gap=0.1, quiet=True)
     assert auditing == "the peer's game went on, but it relayed nothing for 0.6 s"
+
+
+async def test_a_spectator_closes_its_audit_on_the_fullest_record_a_link_held_not_the_latest(
+        autojump_clock: Any) -> None:
+    """Two links end in the reveals: the second (the watched seat resumed from a log lacking some reveals) holds
+    fewer messages than the first; the verdict is closed on the first. Of equals, the latest is kept."""
+    def record(seqs: list[int]) -> Any:
+        return SimpleNamespace(players=len(seqs), known_seq=lambda seat: seqs[seat], timeout=lambda: None)
+
+    async def check(plan: list[Any]) -> Any:
+        links = iter(plan)
+
+        async def attempt(observe: Callable[[Lockstep], None]) -> Lockstep:
+            raise WatchError("the watched seat left before the record's end", held=next(links, None))
+
+        return await keep_watching(attempt, lambda ls: None, lambda line: None, patience=5)
+
+    full, poor = record([9, 9, 8]), record([9, 5, 5])
+    assert await check([full, poor]) is full
+    assert await check([poor, full]) is full
+    again = record([9, 8, 9])
+    assert await check([full, again]) is again

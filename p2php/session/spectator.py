@@ -190,7 +190,8 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
     link the next one starts, and ``tell`` gets one line for each failure that reads differently from the last.
 
     Raises the last :class:`WatchError` once links have failed without showing a new event for ``patience``
-    seconds (but if a link ended in the audit, returns its record with that audit closed on what it holds), or,
+    seconds (but if a link ended in the audit, returns the record holding the most messages of those links, the
+    latest of equals, with that audit closed on what it holds), or,
     before any link showed one, once ``tries`` links failed over ``first_patience`` seconds (a link that shows
     more starts the count again).
     """
@@ -204,7 +205,7 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
     misses = 0
     failing_since: float | None = None  # the first failure since a link last showed something new
     said = ""
-    held: Lockstep | None = None  # the record of the last link that ended in the audit
+    held: Lockstep | None = None  # the fullest record of a link that ended in the audit (ties: the latest)
     while True:
         before = shown
         try:
@@ -216,7 +217,8 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
             misses += 1
             failing_since = now if failing_since is None else failing_since
             waited = now - failing_since
-            held = err.held or held
+            if err.held is not None and (held is None or _held(err.held) >= _held(held)):
+                held = err.held  # a seat that resumed from a log lacking reveals must not cost us the ones we held
             if waited >= patience and held is not None:
                 held.timeout()  # the watched seat never came back with the end: close the audit with what we hold
                 return held
