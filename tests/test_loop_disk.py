@@ -187,12 +187,16 @@ async def test_resume_peer_rebuilds_the_peer_off_the_loop(tmp_path: Path, monkey
     assert ticker.largest < SLOW * 0.6, ticker.largest
 
 
+@pytest.mark.parametrize("spelling", ["", "dotdot", pytest.param("symlink", marks=pytest.mark.skipif(
+    sys.platform == "win32", reason="makes a symlink"))])
 def test_a_save_that_runs_on_never_writes_into_the_next_saves_file(
-        ended: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        ended: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spelling: str) -> None:
     """A save past its wait (TimeoutError: "the write runs on") and the next save of the same path (the app saves
     again; the game's end saves there too) shared ``path.tmp``: the late write landed in the file the next save had
     renamed into place and said "saved" of -- the transcript then did not load ("stray bytes", review rv7-loopio,
-    ``tests/chaos_repro/rv7_concurrent_saves.py``). Saves of one path are done one after the other."""
+    ``tests/chaos_repro/rv7_concurrent_saves.py``). Saves of one path are done one after the other, however the next
+    spells it (``logs/../logs/``, a symlinked folder: before, their locks were kept by absolute path, red-team
+    rt9-small)."""
     import builtins
 
     from p2php.session import durable
@@ -222,18 +226,23 @@ def test_a_save_that_runs_on_never_writes_into_the_next_saves_file(
 
     monkeypatch.setattr(durable, "open", stalling_open, raising=False)
     early = make_peers("toy", 2, seed=1)[0]  # a save mid-game: a shorter record
-    path = tmp_path / "t.p2php"
+    (tmp_path / "logs").mkdir()
+    path = tmp_path / "logs" / "t.p2php"
+    if spelling == "symlink":
+        (tmp_path / "link").symlink_to(tmp_path / "logs", target_is_directory=True)
+    again = {"": path, "dotdot": tmp_path / "logs" / ".." / "logs" / "t.p2php",
+             "symlink": tmp_path / "link" / "t.p2php"}[spelling]
 
     async def main() -> None:
         with pytest.raises(TimeoutError):
             await transcript.save_async(early, path, within=SLOW / 5)
-        saved = await transcript.save_async(ended, path)
+        saved = await transcript.save_async(ended, again)
         assert transcript.verify(saved).ok
         await trio.sleep(2 * SLOW)  # (the first save's write, had it run on alone)
 
     trio.run(main)
     assert transcript.verify(path).ok  # the last save's whole record
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.p2php"]
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["t.p2php"]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="sends itself a SIGINT")
@@ -248,15 +257,19 @@ def test_a_ctrl_c_during_a_save_still_waits_a_bounded_time_for_the_disk() -> Non
     assert "interrupted" in out and "files as the process ends: ['t.p2php']" in out, out
 
 
-def test_a_log_still_being_set_aside_is_neither_resumed_nor_made_anew() -> None:
+@pytest.mark.parametrize("spelling", ["", "dotdot", pytest.param("symlink", marks=pytest.mark.skipif(
+    sys.platform == "win32", reason="makes a symlink"))])
+def test_a_log_still_being_set_aside_is_neither_resumed_nor_made_anew(spelling: str) -> None:
     """A game cancelled while a slow disk renames its given-up log aside (the cancelled game's wait, 5 s, ends first):
     an app that resumes the seat at once restored it from the log it had said it cannot resume from, and the
     rename then moved the resumed game's new log aside, the seat unaware (review rv7-loopio). Now the resume is
-    refused; a new game's log at that path is made once the rename is done, and stays in place."""
+    refused; a new game's log at that path is made once the rename is done, and stays in place. So too when the
+    resume and the new log spell the path another way (``logs/../logs/``, a symlinked folder): the set-aside was
+    kept by absolute path, and such a spelling got past it (red-team rt9-small)."""
     import subprocess
 
     script = Path(__file__).resolve().parent / "chaos_repro" / "rv7_resume_while_set_aside.py"
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60).stdout
+    out = subprocess.run([sys.executable, str(script), spelling], capture_output=True, text=True, timeout=60).stdout
     assert "restore refused" in out and "is being set aside" in out, out
     assert "files: ['seat0.resume', 'seat0.resume.incomplete']" in out and "is game 2's: True" in out, out
 

@@ -26,6 +26,16 @@ def sync_directory(path: Path) -> None:
         os.close(fd)
 
 
+def path_key(path: str | Path) -> Path:
+    """The one name of the file ``path`` names, however it is spelled (relative, ``logs/../logs/x``, through a
+    symlinked folder), for what is kept by path: its folder resolved (``os.path.realpath``), its name as given, so a
+    file not made yet has it too (and a symlink at the name itself is keyed as the link, which a rename replaces).
+    Before, :meth:`Path.absolute` keys let a second spelling past a log being set aside, and two saves of one file
+    share its ``.tmp`` without sharing its lock."""
+    path = Path(path)
+    return Path(os.path.realpath(path.parent)) / path.name
+
+
 def replace_durably(path: Path, data: bytes) -> None:
     """Put ``data`` at ``path`` whole or not at all, and on the disk: written to ``path.tmp``, ``fsync``ed, renamed
     over ``path``, and the rename made durable (:func:`sync_directory`). An :class:`OSError` leaves no ``.tmp``."""

@@ -38,7 +38,7 @@ import trio
 from p2php.engine.contract import OptionError
 from p2php.engine.registry import get_game
 from p2php.errors import P2phpError
-from p2php.session.durable import sync_directory
+from p2php.session.durable import path_key, sync_directory
 from p2php.session.handshake import HandshakeRefused, LocalSecrets, Table, check_hello
 from p2php.session.lockstep import Lockstep
 from p2php.session.messages import Message
@@ -229,7 +229,8 @@ class ResumeLog:
 
 
 _SETTING_ASIDE: dict[Path, threading.Event] = {}
-"""Logs a give-up's worker thread is still setting aside (:meth:`ResumeWriter._give_up`), by absolute path: never
+"""Logs a give-up's worker thread is still setting aside (:meth:`ResumeWriter._give_up`), by :func:`path_key` (any
+spelling of the path: before, by absolute path, ``logs/../logs/x.resume`` or a symlinked folder got past it): never
 resumed from, nor made anew, until it is done. Before, a game cancelled while a slow disk renamed its given-up log
 aside (its wait, 5 s, ended first) and resumed at once (``api.resume_peer``) restored the seat from the log it had
 said it cannot resume from, and the rename then moved the resumed game's new log aside (review rv7-loopio,
@@ -248,7 +249,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 def _being_set_aside(path: str | Path) -> threading.Event | None:
     with _SETTING_ASIDE_LOCK:
-        return _SETTING_ASIDE.get(Path(path).absolute())
+        return _SETTING_ASIDE.get(path_key(path))
 
 
 def _make_log(path: Path, header: bytes, log: ResumeLog) -> BinaryIO:
@@ -719,7 +720,7 @@ class ResumeWriter:
             self._set_aside(file, err, identity)
             return
         done = self._aside = threading.Event()
-        key = self.path.absolute()
+        key = path_key(self.path)  # (its folders were just walked by the log's writes: no slow disk wait here)
         with _SETTING_ASIDE_LOCK:
             _SETTING_ASIDE[key] = done  # (no resume from it, no new log there, until it is done)
 

@@ -50,7 +50,7 @@ from p2php.net.framing import (
     decode_counted,
 )
 from p2php.session import witness
-from p2php.session.durable import replace_durably
+from p2php.session.durable import path_key, replace_durably
 from p2php.session.handshake import HandshakeRefused, Table, check_hello
 from p2php.session.lockstep import MAX_REFUSED_KEPT, RECORD_VALUES, Lockstep, record_values, signed_shape_fault
 from p2php.session.messages import BadMessage, Message, parse_message
@@ -165,7 +165,7 @@ def save(ls: Lockstep, path: str | Path) -> Path:
     return path
 
 
-_WRITING: dict[Path, threading.Lock] = {}  # a lock per path saved to: its saves one after the other
+_WRITING: dict[Path, threading.Lock] = {}  # a lock per file saved to (path_key: any spelling): its saves in turn
 _WRITING_GUARD = threading.Lock()
 _RUNNING: dict[threading.Event, Path] = {}  # saves of save_async not done yet, and their paths (under _WRITING_GUARD)
 
@@ -175,7 +175,7 @@ def _write(path: Path, data: bytes) -> None:
         raise IsADirectoryError(errno.EISDIR, "it is a directory, not a file", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     with _WRITING_GUARD:
-        lock = _WRITING.setdefault(path.absolute(), threading.Lock())
+        lock = _WRITING.setdefault(path_key(path), threading.Lock())
     # One save of a path at a time: a save past its wait runs on (:func:`save_async`), and the next one of that path
     # wrote the same ``path.tmp`` -- the late write landed in the file the next had renamed into place and said
     # "saved" of, which then did not load (review rv7-loopio). The last save asked for is the last one written.

@@ -2,7 +2,9 @@
 the set-aside ends first), and the app resumes the seat at once (``api.resume_peer``): the log the seat had declared
 unusable is restored from, and the old give-up's thread then renames the NEW game's log aside.
 
-Run: .venv/bin/python tests/chaos_repro/rv7_resume_while_set_aside.py
+Run: .venv/bin/python tests/chaos_repro/rv7_resume_while_set_aside.py [dotdot|symlink]
+(with an argument, the resume and game 2's log spell the path another way: ``logs/../logs/``, a symlinked folder;
+before, the set-aside was kept by absolute path, and such a spelling got past it: red-team rt9-small)
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ def patch_disk(path: Path) -> None:
     resume.os.replace = replace  # type: ignore[attr-defined]
 
 
-async def main(path: Path) -> None:
+async def main(path: Path, other: Path) -> None:
     cfg = PeerConfig("toy", {}, 2, 0, "p0", secrets=seeded_secrets(1, 0), resume_path=path)
     ls = make_peers("toy", 2, seed=1)[0]
     first = resume.ResumeWriter(cfg, ls, ADDRESSES)
@@ -63,12 +65,13 @@ async def main(path: Path) -> None:
         nursery.cancel_scope.cancel()
     # The app resumes the seat at once (api.resume_peer: restore, then a new log at the same path)
     try:
-        header, ls2 = resume.restore(path)
+        header, ls2 = resume.restore(other)
         print("restore of the given-up log: SUCCEEDED (seat", header["seat"], ")")
     except resume.ResumeError as err:
         print("restore refused:", err)
         ls2 = make_peers("toy", 2, seed=2)[0]  # the app starts a new game with the same resume_log path instead
-    second = resume.ResumeWriter(cfg, ls2, ADDRESSES)
+    second = resume.ResumeWriter(PeerConfig("toy", {}, 2, 0, "p0", secrets=seeded_secrets(1, 0), resume_path=other),
+                                 ls2, ADDRESSES)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(second.run)
         await second.sync(1.0)
@@ -85,4 +88,8 @@ async def main(path: Path) -> None:
 
 
 logging.basicConfig(level=logging.WARNING, format="warning: %(message)s", stream=sys.stdout)
-trio.run(main, Path(tempfile.mkdtemp()) / "seat0.resume")
+base = Path(tempfile.mkdtemp())
+(base / "logs").mkdir()
+(base / "link").symlink_to(base / "logs", target_is_directory=True)
+spelled = {"": base / "logs", "dotdot": base / "logs" / ".." / "logs", "symlink": base / "link"}
+trio.run(main, base / "logs" / "seat0.resume", spelled[sys.argv[1] if len(sys.argv) > 1 else ""] / "seat0.resume")
