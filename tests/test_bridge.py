@@ -470,6 +470,28 @@ async def test_a_client_that_sends_and_never_reads_makes_the_bridge_stop_reading
         nursery.cancel_scope.cancel()
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="writes to /dev/full")
+async def test_a_bridge_whose_stdout_fails_reads_its_commands_on() -> None:
+    """Stdout a file on a full disk (ENOSPC): the writer stopped at its first failure, yet the events went on being
+    queued, and once ``MAX_UNREAD`` of them waited ``paced`` read no further command, for good -- a client still
+    sending moves was never read again (red-team rt9-small: 1 001 of 3 001 commands read). The events are dropped
+    now, and every command read."""
+    import io
+
+    from p2php.bridge.session import MAX_UNREAD
+    from p2php.bridge.stdio import serve_stdio
+
+    commands = MAX_UNREAD + 100
+    stdin = io.BytesIO(b'{"op": "settings"}\n' * commands + b'{"op": "quit"}\n')
+    stdout = open("/dev/full", "wb", buffering=0)  # noqa: SIM115 (every write fails: ENOSPC)
+    try:
+        with trio.fail_after(20):
+            await serve_stdio(stdin, stdout)
+    finally:
+        stdout.close()
+    assert stdin.tell() == len(stdin.getvalue())  # read to the end: the quit too
+
+
 async def test_a_bridge_host_removes_a_joiner_before_the_start() -> None:
     """``{"op": "remove", "seat": N}``: the page or program hosting a table sends away one who never gets ready."""
     from p2php.lobby import JoinSession, Refusal

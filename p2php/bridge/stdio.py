@@ -35,7 +35,11 @@ async def read_lines(stream: IO[bytes]) -> AsyncIterator[str]:
 
 
 async def write_lines(events: trio.MemoryReceiveChannel[dict[str, Any]], stream: IO[bytes]) -> None:
-    """Write each queued event as one JSON line and flush it; stop quietly if the reader is gone."""
+    """Write each queued event as one JSON line and flush it; once that fails (the reader is gone, or stdout is a
+    file on a full disk), drop every later event quietly: nobody to tell. Dropped, not left queued: the bridge stops
+    reading commands while :data:`~p2php.bridge.session.MAX_UNREAD` events wait (:func:`paced`), so a client still
+    sending moves was read no more, for good, and named ``silent`` (red-team rt9-small: stdout on /dev/full,
+    1001 of 3001 commands read, the quit and the end of input never)."""
 
     def write(data: bytes) -> None:
         stream.write(data)
@@ -45,8 +49,10 @@ async def write_lines(events: trio.MemoryReceiveChannel[dict[str, Any]], stream:
         line = (dumps(obj) + "\n").encode("utf-8")  # dumps writes anything as UTF-8 (or an error event)
         try:
             await in_thread(write, line)
-        except (OSError, ValueError):
-            return  # the client closed its end of the pipe (a closed file raises ValueError): nobody to tell
+        except (OSError, ValueError):  # the client closed its end of the pipe (a closed file raises ValueError)
+            break
+    async for _ in events:  # (the commands are still read and answered: the answers go nowhere)
+        pass
 
 
 async def serve_stdio(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
