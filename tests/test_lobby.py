@@ -340,7 +340,7 @@ async def test_an_outsider_holding_every_lobby_place_from_one_host_does_not_keep
     """An outsider on another address opens as many connections as the lobby serves before a join, says nothing
     and opens a new one as each is closed. A joiner still sits down at once: its connection takes the place of
     one of the outsider's (without that, every joiner was closed unread until the outsider stopped)."""
-    from tests.adversarial.squatter import Squatter, other_loopback_addresses_work
+    from adversarial.squatter import Squatter, other_loopback_addresses_work
 
     await other_loopback_addresses_work()
     monkeypatch.setattr("p2php.lobby.MAX_CONNECTIONS", 8)  # (64 works the same; 8 keeps the test light)

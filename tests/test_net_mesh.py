@@ -146,7 +146,7 @@ async def raw_peer(port: int, seat: int, hello: dict[str, Any] | None = None,
     if source is None:
         stream = await trio.open_tcp_stream(HOST, port)
     else:
-        from tests.adversarial.squatter import connect_from
+        from adversarial.squatter import connect_from
 
         stream = await connect_from(source, port)
     mine, kx, hello = bytes(32), KeyExchange(), hello or hello_for(seat)
@@ -833,8 +833,9 @@ async def test_an_outsider_holding_every_handshake_place_from_four_hosts_does_no
     forms its mesh with seat 0 at once: its connection, from a host holding no place, takes the oldest place of a
     host holding the most. Without that (a full room closed every newcomer) seat 1 was refused until the mesh's
     deadline."""
+    from adversarial.squatter import Squatter, other_loopback_addresses_work
+
     from p2php.net.mesh import MAX_GREETING, MAX_GREETING_PER_HOST
-    from tests.adversarial.squatter import Squatter, other_loopback_addresses_work
 
     await other_loopback_addresses_work()
     peers, listeners = await table(2)
@@ -868,8 +869,9 @@ async def test_a_full_room_of_spectators_from_one_host_makes_way_for_another_hos
         table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight spectators from one address hold every place; a ninth from it is refused, but one from another
     address joins: the first of the eight leaves, told why. So an outsider cannot hold every place for itself."""
+    from adversarial.squatter import other_loopback_addresses_work
+
     from p2php.net.mesh import MAX_SPECTATORS, SpectatorJoined, SpectatorLeft
-    from tests.adversarial.squatter import other_loopback_addresses_work
 
     await other_loopback_addresses_work()
     monkeypatch.setattr("p2php.net.mesh.SPECTATOR_JOINS", (100, 0.01))  # (the rate of joins has its own test)
