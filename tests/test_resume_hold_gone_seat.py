@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from log_cut import LogCut
 
 from p2php.engine.registry import get_game
 from p2php.net.mesh import listen, listener_port
@@ -18,7 +19,6 @@ from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.session.resume import restore
 from p2php.session.runner import PeerConfig, bot_decider, run_peer, slowed
-from tests.log_cut import LogCut
 
 TIMEOUT = 10.0
 THINK = 4.0

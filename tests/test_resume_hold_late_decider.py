@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 import trio
+from test_resume_hold_stale_ask import _play
 
 from p2php.session import runner as runner_module
-from tests.test_resume_hold_stale_ask import _play
 
 
 @pytest.mark.parametrize("who", ["app", "person"])

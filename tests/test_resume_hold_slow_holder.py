@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from log_cut import LogCut
 
 from p2php.engine.registry import get_game
 from p2php.net.mesh import Mesh, listen, listener_port
@@ -22,7 +23,6 @@ from p2php.session.lockstep import Lockstep
 from p2php.session.memory import seeded_secrets
 from p2php.session.resume import restore
 from p2php.session.runner import PeerConfig, bot_decider, run_peer
-from tests.log_cut import LogCut
 
 TIMEOUT = 10.0
 SLOW_DIAL = 3.5

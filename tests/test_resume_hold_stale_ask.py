@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from log_cut import LogCut
 
 from p2php.api import NotYourTurn, Peer
 from p2php.engine.registry import get_game
@@ -26,7 +27,6 @@ from p2php.session.memory import seeded_secrets
 from p2php.session.resume import restore
 from p2php.session.runner import LeaveTable, PeerConfig, bot_decider, run_peer, slowed
 from p2php.terminal import TerminalUI
-from tests.log_cut import LogCut
 
 TIMEOUT = 10.0
 THINK = 6.0
