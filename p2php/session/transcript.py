@@ -56,7 +56,7 @@ from p2php.session.lockstep import MAX_REFUSED_KEPT, RECORD_VALUES, Lockstep, re
 from p2php.session.messages import BadMessage, Message, parse_message
 from p2php.session.modes import crypto_mode, parse_table_options
 from p2php.session.records import TIMING_CODES, Fault
-from p2php.threads import in_thread
+from p2php.threads import in_thread, loop_limiter
 
 FORMAT = "p2php-transcript"
 VERSION = 1
@@ -196,18 +196,9 @@ SAVE_THREADS = 8
 hangs keeps its place, and saves past that many are refused (their wait ends before they begin), not one thread more
 each."""
 
-_SAVE_LIMITER: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("p2php_save_limiter")
-
-
 def _save_limiter() -> trio.CapacityLimiter:
-    """The loop's limiter of :data:`SAVE_THREADS`: never trio's default one (40 threads, the whole loop's), which
-    others may have spent (review rv7b-disk)."""
-    try:
-        return _SAVE_LIMITER.get()
-    except LookupError:
-        limiter = trio.CapacityLimiter(SAVE_THREADS)
-        _SAVE_LIMITER.set(limiter)
-        return limiter
+    """The loop's limiter of :data:`SAVE_THREADS`, its own (:func:`~p2php.threads.loop_limiter`)."""
+    return loop_limiter("saves", SAVE_THREADS)
 
 
 async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) -> Path:

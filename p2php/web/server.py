@@ -31,7 +31,7 @@ from wsproto.utilities import RemoteProtocolError
 
 from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, new_key, run_session, waiting_room
 from p2php.net.admission import Admission, host_of
-from p2php.threads import in_thread
+from p2php.threads import in_thread, loop_limiter
 
 __all__ = ["MAX_REQUEST", "STATIC_TYPES", "help_file", "new_key", "serve", "static_file", "words_file"]
 
@@ -165,16 +165,8 @@ FILE_THREADS = 2
 """Worker threads that read files for requests at once, in one loop (a disk that hangs keeps them; the requests
 after wait for one, at most their :data:`~p2php.bridge.ws.HANDSHAKE_TIMEOUT`)."""
 
-_FILES: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("p2php_web_files")
-
-
 def _files_limiter() -> trio.CapacityLimiter:
-    try:
-        return _FILES.get()
-    except LookupError:
-        limiter = trio.CapacityLimiter(FILE_THREADS)
-        _FILES.set(limiter)
-        return limiter
+    return loop_limiter("web_files", FILE_THREADS)
 
 
 def _is_upgrade(request: h11.Request) -> bool:
