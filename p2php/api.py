@@ -141,6 +141,7 @@ DEFAULT_TIMEOUT = 30.0
 
 
 _LEAVE: Action = {"type": "__leave__"}
+"""What :meth:`Peer.leave` puts where the decider waits for an action (never sent: the decider raises instead)."""
 
 
 class _Answer:
@@ -158,7 +159,7 @@ class _Answer:
         if not self.done.is_set():
             self.taken = taken
             self.done.set()
-"""What :meth:`Peer.leave` puts where the decider waits for an action (never sent: the decider raises instead)."""
+
 
 class ApiError(P2phpError):
     """A misuse of the embedding API (the message says what to do instead)."""
@@ -640,13 +641,11 @@ class Peer:
         legal = ls.legal_actions()
         step = ls.step
         prompt = step.prompt if isinstance(step, Decide) else ""
-        with contextlib.suppress(trio.WouldBlock):  # an answer left in the channel is a withdrawn YourTurn's (submitted
-            # after the runner's cancel, before its decider ran its end; trio may run this one first): it answered this
-            # question the moment it was asked (rv7-stale). A leave stands.
-            stale = self._actions_rx.receive_nowait()
-            if stale is _LEAVE:
-                raise LeaveTable()
-            stale.settle(False)
+        # An answer left in the channel is a withdrawn YourTurn's (submitted after the runner's cancel, before its
+        # decider ran its end; trio may run this one first): it answered this question the moment it was asked
+        # (rv7-stale). A leave stands.
+        if self._drop_queued_answer():
+            raise LeaveTable()
         self._turn = turn = next(_QUESTION_NUMBERS)
         self._awaiting = True
         self._emit(YourTurn(legal, [_label(ls, a) for a in legal], self.view(), prompt, turn))
@@ -671,16 +670,24 @@ class Peer:
                 # A submit (or leave) made after the cancel and before this end ran found the turn still open: its
                 # action waits in the channel, where the next question took it at once (rv7-stale). An answer for
                 # the withdrawn question is dropped; a leave stands (the runner makes it, as a leave out of turn).
-                with contextlib.suppress(trio.WouldBlock):
-                    left = self._actions_rx.receive_nowait()
-                    if left is _LEAVE:
-                        self._leave.set()
-                    else:
-                        left.settle(False)
+                if self._drop_queued_answer():
+                    self._leave.set()
         if got is _LEAVE:
             raise LeaveTable()
         action: Action = got.action
         return action
+
+    def _drop_queued_answer(self) -> bool:
+        """Take what waits in the actions channel, if anything: an answer (submitted for a question withdrawn
+        meanwhile) is dropped, its :meth:`submit` raising :class:`StaleTurn`; True if it was a leave."""
+        try:
+            queued = self._actions_rx.receive_nowait()
+        except trio.WouldBlock:
+            return False
+        if queued is _LEAVE:
+            return True
+        queued.settle(False)
+        return False
 
     async def _run(self, play: _Play, transcript_path: Path | None) -> None:
         with self._scope:
@@ -703,10 +710,7 @@ class Peer:
         if self._failure is not None:
             self._emit(Failed(self._failure))
         self._awaiting = False
-        with contextlib.suppress(trio.WouldBlock):  # (no decider runs any more: a submit waiting on it returns)
-            left = self._actions_rx.receive_nowait()
-            if isinstance(left, _Answer):
-                left.settle(False)
+        self._drop_queued_answer()  # (no decider runs any more: a submit waiting on it returns)
         self._events_tx.close()
         self._done.set()
 
