@@ -66,6 +66,7 @@ from p2php.session.messages import (
     attachment,
     body_field,
     parse_message,
+    past_action_bound,
     scalar_bytes,
     signing_bytes,
 )
@@ -167,8 +168,7 @@ def check_action_size(action: Action) -> None:
     whatever drives it: before, only the networked runner and the API's ``submit`` did, and a game's legal action
     past the bound, played through the in-memory network or the protocol testing kit, had its honest seat named
     ``bad_message`` by the others (review rv8-red)."""
-    wire = encode(action)
-    if len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES:
+    if past_action_bound(encode(action)):
         raise IllegalAction(f"an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes: "
                             "this one cannot be sent (a field the rules do not use?)")
 
@@ -200,13 +200,10 @@ def signed_shape_fault(msg: Message, players: int, crypto: str) -> str | None:
         # (§5.2 check 6: a record of it, a transcript or a resume log, could not be read; rt6-dense)
         return (f"message {msg.seq}: {dense} values in {len(msg.wire_bytes)} bytes, more than one for every "
                 f"{VALUE_BYTES} bytes")
-    if msg.kind == "action" and "action" in msg.body:
-        action = encode(msg.body["action"])
-        if len(action) > MAX_ACTION_BYTES or body_values(action) > MAX_ACTION_VALUES:
-            # (the bound on our own actions, runner.check_action_size: a key the rules do not read passes a game's
-            # check, so a cheater's stray 3.5 MiB in each action was kept in every honest record; rt8-red)
-            return (f"message {msg.seq}: an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} "
-                    "bytes")
+    if msg.kind == "action" and "action" in msg.body and past_action_bound(encode(msg.body["action"])):
+        # (the bound on our own actions, check_action_size: a key the rules do not read passes a game's check, so a
+        # cheater's stray 3.5 MiB in each action was kept in every honest record; rt8-red)
+        return f"message {msg.seq}: an action holds at most {MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes"
     return None
 
 

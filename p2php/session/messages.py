@@ -25,6 +25,7 @@ import msgpack
 from p2php import tags
 from p2php.canonical import digest, encode
 from p2php.errors import P2phpError
+from p2php.net.framing import body_values
 
 KINDS = ("shuffle", "lock", "keys", "commit", "action", "beacon", "show", "abort", "audit", "deckkey", "pass")
 """Every message kind; ``deckkey`` and ``pass`` exist only in a verified deck (``crypto=verified``, §6.4)."""
@@ -80,6 +81,13 @@ the frame refused it, it ended this peer with no verdict); another seat's, on ar
 honest peer signs a larger one: HP Sha's checks take an action with a key they do not read, and a cheater that put
 3.5 MiB of one in each action its own check of the rules took had them kept in every honest record, a clean 4-seat
 game's 283 MiB, which ``p2php verify`` refuses (red-team rt8-red)."""
+
+def past_action_bound(wire: bytes) -> bool:
+    """Whether an action whose canonical form is ``wire`` holds more than :data:`MAX_ACTION_VALUES` values or
+    :data:`MAX_ACTION_BYTES` bytes: what a seat refuses to sign, another seat's refused on arrival, and the kit's
+    density check reports (one test for the three)."""
+    return len(wire) > MAX_ACTION_BYTES or body_values(wire) > MAX_ACTION_VALUES
+
 
 FIXED_SIZE: dict[str, int] = {"nonce": 32, "digest": 32, "value": 32}
 """Body fields of one size whenever they are present (§6.4): a sealed answer's nonce, a fast pass's digest, a

@@ -21,7 +21,7 @@ from __future__ import annotations
 from p2php.canonical import encode
 from p2php.engine.contract import Action
 from p2php.net.framing import VALUE_BYTES, body_values
-from p2php.session.messages import MAX_ACTION_BYTES, MAX_ACTION_VALUES, Message
+from p2php.session.messages import MAX_ACTION_BYTES, MAX_ACTION_VALUES, Message, past_action_bound
 
 __all__ = ["ACTION_VALUE_BYTES", "density_fault", "lean_message_size", "shown"]
 
@@ -56,7 +56,7 @@ def density_fault(action: Action) -> str | None:
     :data:`ACTION_VALUE_BYTES` bytes on each value and it is within the action bound (``MAX_ACTION_VALUES``,
     ``MAX_ACTION_BYTES``)."""
     mine = encode(action)
-    if len(mine) > MAX_ACTION_BYTES or body_values(mine) > MAX_ACTION_VALUES:
+    if past_action_bound(mine):
         # (no seat signs it, and every other seat names its sender bad_message, §5.2 check 6; review rv8-red)
         return (f"it holds {body_values(mine)} values in {len(mine)} bytes, and an action holds at most "
                 f"{MAX_ACTION_VALUES} values and {MAX_ACTION_BYTES} bytes (protocol.md §5.2 check 6): a seat refuses "
