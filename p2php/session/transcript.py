@@ -196,10 +196,6 @@ SAVE_THREADS = 8
 hangs keeps its place, and saves past that many are refused (their wait ends before they begin), not one thread more
 each."""
 
-def _save_limiter() -> trio.CapacityLimiter:
-    """The loop's limiter of :data:`SAVE_THREADS`, its own (:func:`~p2php.threads.loop_limiter`)."""
-    return loop_limiter("saves", SAVE_THREADS)
-
 
 async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) -> Path:
     """:func:`save` for a caller in a trio loop: the record is taken here (as it is now), and packed, written,
@@ -246,7 +242,7 @@ async def save_async(ls: Lockstep, path: str | Path, within: float = SAVE_WAIT) 
         # the wait ended while the save waited for a token -- a write that never began, said to run on, and waited
         # for for good by ``wait_for_saves`` at the process's end (review rv7b-disk).
         with trio.move_on_after(within):
-            await in_thread(work, limiter=_save_limiter())
+            await in_thread(work, limiter=loop_limiter("saves", SAVE_THREADS))  # (the loop's own pool)
     except BaseException:  # (a Ctrl-C too: trio raises it in the main task as a KeyboardInterrupt, no Cancelled)
         if never_began():  # (cancelled before its thread began: it never writes)
             raise

@@ -165,10 +165,6 @@ FILE_THREADS = 2
 """Worker threads that read files for requests at once, in one loop (a disk that hangs keeps them; the requests
 after wait for one, at most their :data:`~p2php.bridge.ws.HANDSHAKE_TIMEOUT`)."""
 
-def _files_limiter() -> trio.CapacityLimiter:
-    return loop_limiter("web_files", FILE_THREADS)
-
-
 def _is_upgrade(request: h11.Request) -> bool:
     headers = {k.lower(): v.lower() for k, v in request.headers}
     return b"websocket" in headers.get(b"upgrade", b"") and b"upgrade" in headers.get(b"connection", b"")
@@ -226,7 +222,8 @@ async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in
                     await _respond(stream, conn, 405, b"only GET\n", "text/plain; charset=utf-8", port,
                                    extra=[(b"allow", b"GET, HEAD")])
                     return
-                found = await in_thread(_found, target, limiter=_files_limiter())  # (bounded: the scope above)
+                files = loop_limiter("web_files", FILE_THREADS)  # (the loop's own pool; bounded: the scope above)
+                found = await in_thread(_found, target, limiter=files)
                 head = request.method == b"HEAD"
                 if found is None:
                     await _respond(stream, conn, 404, b"not found\n", "text/plain; charset=utf-8", port, head=head)
