@@ -619,7 +619,7 @@ class TerminalUI:
     def menu(self, ls: Lockstep, legal: list[Action]) -> list[str]:
         return [f"  {self.paint(f'{i:>2}', 'bold')}. {self.label(ls, action)}" for i, action in enumerate(legal, 1)]
 
-    def show_turn(self, ls: Lockstep, legal: list[Action], number: int = 0) -> None:
+    def show_turn(self, ls: Lockstep, legal: list[Action], asked: int = 0) -> None:
         assert ls.seat is not None
         p = self.paint
         self.write()
@@ -629,7 +629,7 @@ class TerminalUI:
         if self.carried:
             self.write(p(carried_line(self.carried), "dim"))
         what = safe(self.prompt_text(ls), 200) or "your decision"
-        mark = f"  #{number}" if number else ""
+        mark = f"  #{asked}" if asked else ""  # (the question's number)
         self.write(p(f"▶ {self._name(ls, ls.seat)} (seat {ls.seat}): {what}{mark}", "yellow", "bold"))
         for line in self.menu(ls, legal):
             self.write(line)
