@@ -2,7 +2,8 @@
 holds card 0 (red 0): ``holder`` or ``not_holder``. With 4 seats every card is dealt, so exactly one seat holds it;
 ``check`` asks the faces of the answerer's hand; ``apply`` of a full set refuses one with no or two holders. So a
 holder answering ``not_holder`` passes every other seat's check and the answers fail only together -- HP Sha's
-hidden Minister, at a sealed decision. Registered once, as ``toy-holder``."""
+hidden Minister, at a sealed decision. Registered once, as ``toy-holder``; ``toy-holder-shown``: every answer also
+opens a card of its answerer's; ``toy-holder-next``: of the next seat's."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -70,12 +71,56 @@ class HolderGame(ToyGame):  # type: ignore[misc]
         return HolderState(players, self.parse_options(dict(options)))
 
 
-def ensure() -> str:
+SHOWN = "toy-holder-shown"
+
+
+class ShownHolderState(HolderState):
+    """Every answer also opens the answerer's last hand card: its own share in its signed answer, the others' public
+    since the deal."""
+
+    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        return (self.hands[seat][-1],) if self.phase == "bid" else tuple(super().reveals(seat, action))
+
+
+class ShownHolderGame(HolderGame):
+    name = SHOWN
+
+    def new_state(self, players: int, options: Mapping[str, object]) -> ShownHolderState:
+        self.check_players(players)
+        return ShownHolderState(players, self.parse_options(dict(options)))
+
+
+NEXT = "toy-holder-next"
+
+
+class NextHolderState(HolderState):
+    """Every answer of seats 0 to n-2 opens the next seat's last hand card (that seat's share comes in its ``keys``
+    message of the keys phase), the last seat's its own."""
+
+    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        if self.phase != "bid":
+            return tuple(super().reveals(seat, action))
+        nxt = (seat + 1) % self.players
+        return (self.hands[nxt if nxt != 0 else seat][-1],)
+
+
+class NextHolderGame(HolderGame):
+    name = NEXT
+
+    def new_state(self, players: int, options: Mapping[str, object]) -> NextHolderState:
+        self.check_players(players)
+        return NextHolderState(players, self.parse_options(dict(options)))
+
+
+def ensure(shown: str = "") -> str:
+    """Register ``toy-holder`` (``shown="own"``: ``toy-holder-shown``, every answer opens a card of its answerer's;
+    ``"next"``: ``toy-holder-next``) once; its name."""
+    name, game = {"": (NAME, HolderGame), "own": (SHOWN, ShownHolderGame), "next": (NEXT, NextHolderGame)}[shown]
     try:
-        get_game(NAME)
+        get_game(name)
     except Exception:
-        register(HolderGame())
-    return NAME
+        register(game())
+    return name
 
 
 def hide_the_holder(peer: Any, liar: list[int]) -> None:

@@ -229,9 +229,13 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
         card = ls.vdeck.open_witness(slot, extra.get(slot, {}))
         if card is not None:
             opened[slot] = card
+    opened_answers = answers if sealed is None else [(seat, a) for seat, a in answers if sealed.get(seat) == a]
+    batch = None if ls.refused_answers else _batch_faces(ls, state, step, opened_answers)
     # Checked even when nothing opened: an answer refused on the public faces alone (every peer's check refuses it)
-    # that reached us only after another seat's abort is named here, as the fast deck's audit names it.
-    known = {**public, **ls.public_faces, **opened}
+    # that reached us only after another seat's abort is named here, as the fast deck's audit names it; so is one
+    # refused with the faces the decision's answers open (the peers that applied them opened them, and named its
+    # seat at once), rebuilt from the proven shares in our record (rt10-attrib).
+    known = {**public, **ls.public_faces, **opened, **(batch or {})}
     proven: set[Seat] = set()
     for seat, action in answers:
         recorder = witness.WitnessRecorder(known)  # (a Knowledge of these faces that notes any other slot asked)
@@ -246,41 +250,55 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
         if not recorder.asked:
             proven.add(seat)  # legal with every face its check asks for: legal whatever it holds
     if not findings:
-        opened_answers = answers if sealed is None else [(seat, a) for seat, a in answers if sealed.get(seat) == a]
         refused = ls.refused_answers or _refused_together(state, step, opened_answers,
-                                                          {**public, **ls.public_faces})
+                                                          {**public, **ls.public_faces}, batch)
         findings += _the_one_unproven(ls, tick, proven, refused)
     return findings
 
 
+def _batch_faces(ls: Lockstep, state: GameState, step: Decide,
+                 answers: list[tuple[Seat, Any]]) -> dict[Slot, CardId] | None:
+    """The faces ``answers`` (to the decision we stopped at, signed against the state it began in) open, rebuilt
+    from the proven shares in our record (:func:`_stopped_faces`): ``{}`` when they open none, ``None`` when an
+    answer's ``reveals`` fails or a face cannot be proven."""
+    try:
+        reveals = [list(state.reveals(seat, action)) for seat, action in answers]
+    except Exception:  # (never crash on a cheater's answer)
+        return None
+    return _stopped_faces(ls, step, answers, reveals) if any(reveals) else {}
+
+
 def _refused_together(state: GameState, step: Decide, answers: list[tuple[Seat, Any]],
-                      public: Mapping[Slot, CardId]) -> list[tuple[Seat, Any]]:
+                      public: Mapping[Slot, CardId], faces: dict[Slot, CardId] | None) -> list[tuple[Seat, Any]]:
     """The answers of the decision we stopped at, if we never applied them (another seat's abort came
     before the last of them, so ``refused_answers`` is empty here) and applying them now, as every peer that got
     them all did, refuses them together — the condition under which that peer kept them in ``refused_answers``
     (``Lockstep._on_decide``, ``_first_bad_answer``): every seat of the decision answered once, against the state
-    it began in (signed answers, all in our record); no answer opens a card (so the apply needs no face we lack);
-    the whole batch fails; no proper prefix fails; and the last answer passes its check on the faces public then.
+    it began in (signed answers, all in our record); the faces the answers open, if any (``faces``, from
+    :func:`_batch_faces`), are rebuilt from the shares in our record, each checked against its proof as the peers
+    that applied the batch checked it (``None``: one is missing or fails, undecided); the whole batch fails with
+    them; no proper prefix fails; and the last answer passes its check on the faces public then and those.
     Else nothing. Every input is a signed message or follows from them, so a verifier of the record finds the same
     (red-team rt7-verify: seat 0, stopped by the abort of a seat that had applied the batch, named the Minister that
     withheld its audit ``refused_audit``, and ``p2php verify`` of its record nobody, while the others named it
     ``hidden_lie``). At a sealed decision ``answers`` holds only those whose nonce opens their sender's signed
     commitment (:func:`_sealed_answer`), as a peer that applied the batch checked them (before, rt8-verify: a sealed
     decision was never taken here, and the peer stopped before its answers, like a verifier of its record, named a
-    liar that withheld its audit ``refused_audit`` or nobody, while the peers that applied them named it)."""
+    liar that withheld its audit ``refused_audit`` or nobody, while the peers that applied them named it). An
+    answer that opens a card was never taken here before (rt10-attrib: the peers that applied the batch named the
+    liar, this peer and a verifier of its record did not)."""
     seats = list(dict.fromkeys(step.seats))
     if [seat for seat, _ in answers] != seats or len(answers) < 2:
         return []
-    try:
-        if any(state.reveals(seat, action) for seat, action in answers):
-            return []
-    except Exception:  # (an answer whose reveals fail, IllegalAction too: every peer that got it named its seat at
-        # once, ``Lockstep._safe_reveals``, and never kept the batch; taken for a refusal together, it got an honest
-        # seat whose audit was lost named ``hidden_lie`` by the elimination: rv7-verify)
+    if faces is None:
+        # A share the batch needs is missing or fails its proof: undecided. Or an answer whose reveals fail,
+        # IllegalAction too: every peer that got it named its seat at once, ``Lockstep._safe_reveals``, and never kept
+        # the batch; taken for a refusal together, it got an honest seat whose audit was lost named ``hidden_lie`` by
+        # the elimination: rv7-verify.
         return []
     try:  # (each trial on a clone of ``state``, the state the decision began in: a failed apply may leave it half
         # changed, and ``state`` is not ours to change)
-        state.clone().apply(answers, {})
+        state.clone().apply(answers, faces)
     except IllegalAction:
         pass  # refused together: the prefixes next
     except Exception:  # (an apply that fails otherwise proves nothing: never crash)
@@ -290,13 +308,80 @@ def _refused_together(state: GameState, step: Decide, answers: list[tuple[Seat, 
     try:
         for k in range(1, len(answers)):
             try:
-                state.clone().apply(answers[:k], {})
+                state.clone().apply(answers[:k], faces)
             except IllegalAction:
                 return []  # a prefix fails: the peers that applied it named its last seat at once (illegal_action)
-        state.check(answers[-1][0], answers[-1][1], Knowledge(public))
+        state.check(answers[-1][0], answers[-1][1], Knowledge({**public, **faces}))
     except Exception:  # (refused on its own, or a check that fails otherwise: not the elimination's case)
         return []
     return list(answers)
+
+
+def _stopped_faces(ls: Lockstep, step: Decide, answers: list[tuple[Seat, Any]],
+                   reveals: list[list[Slot]]) -> dict[Slot, CardId] | None:
+    """The faces the answers of the decision we stopped at open (``reveals``, one list an answer), rebuilt as a
+    peer that applied them opened them (``Lockstep._on_decide``): each answer's own shares, in its signed ``action``
+    (its duty: the slots it opens that it held when the decision began), then each other seat's in its ``keys``
+    message of the keys phase (the slots it still held), each checked against its duty and proof at the tick and
+    state it was made in (:meth:`VerifiedDeck.release_shares`), with the shares public before. ``None`` when any
+    is missing or refused, a slot is no live card (``Lockstep._safe_reveals``), or a face would have been a
+    ``bad_card`` (:meth:`VerifiedDeck.peek`): the peers that applied such a batch never kept it refused together,
+    and a face we cannot prove decides nothing."""
+    vdeck = ls.vdeck
+    assert vdeck is not None
+    tick = ls.tick
+
+    def held(seat: Seat, slot: Slot) -> bool:  # at the start of the decision (released now, at this tick: held then)
+        return ls._holds(seat, slot) or ls.released_at.get((slot, seat), -1) >= tick
+
+    try:
+        pending: list[Slot] = []
+        extra: dict[Slot, dict[Seat, Any]] = {}
+        for (seat, action), slots in zip(answers, reveals, strict=True):
+            if any(not isinstance(s, int) or isinstance(s, bool) or s not in ls.slot_deck or s in ls._spent
+                   for s in slots):
+                return None
+            own = [s for s in dict.fromkeys(slots) if held(seat, s)]
+            msg = _answer_message(ls, seat, action, step.sealed)
+            shares = None if msg is None else vdeck.release_shares(seat, msg, own)
+            if shares is None:
+                return None
+            for slot, share in shares:
+                extra.setdefault(slot, {})[seat] = share
+            pending += [s for s in slots if s not in pending]
+        keys_at = (tick, 2 if step.sealed else 1)
+        for seat in range(ls.players):
+            duty = [s for s in pending if held(seat, s) and seat not in extra.get(s, {})]
+            if not duty:
+                continue
+            msg = next((m for m in ls.processed[seat].values() if m.kind == "keys" and m.at == keys_at
+                        and m.state == ls._state_hash), None)
+            shares = None if msg is None else vdeck.release_shares(seat, msg, duty)
+            if shares is None:
+                return None
+            for slot, share in shares:
+                extra.setdefault(slot, {})[seat] = share
+        faces: dict[Slot, CardId] = {}
+        seen: dict[tuple[int, CardId], Slot] = {}
+        for slot in pending:
+            card = vdeck.peek(slot, extra.get(slot, {}), seen)
+            if card is None:
+                return None
+            faces[slot] = card
+    except Exception:  # (a cheater's data that fails otherwise decides nothing: never crash)
+        return None
+    return faces
+
+
+def _answer_message(ls: Lockstep, seat: Seat, action: Any, sealed: bool) -> Message | None:
+    """``seat``'s signed message carrying ``action`` as its answer to the decision we stopped at (its first
+    ``action`` there, as :func:`witness.answer_at` takes it; a sealed decision's in phase 1), signed in the state that
+    decision began in; else None."""
+    msg = next((m for m in ls.processed[seat].values() if m.kind == "action" and m.at[0] == ls.tick
+                and isinstance(m.body.get("action"), dict) and (not sealed or m.at[1] == 1)), None)
+    if msg is None or msg.state != ls._state_hash or msg.body["action"] != action:
+        return None
+    return msg
 
 
 def _the_one_unproven(ls: Lockstep, tick: int, proven: set[Seat], refused: list[tuple[Seat, Any]]) -> list[Fault]:

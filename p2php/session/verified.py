@@ -400,6 +400,33 @@ class VerifiedDeck:
         except vd.DeckFault:
             return None
 
+    def release_shares(self, seat: Seat, msg: Message, duty: list[Slot]) -> list[tuple[Slot, Point]] | None:
+        """The shares of ``seat``'s public release ``msg`` (an ``action`` or ``keys`` body) checked against ``duty``
+        and their batch proofs, as :meth:`accept` checks them at its tick and state (``msg``'s), without storing
+        them; ``None`` when :meth:`accept` would refuse them. For an audit that re-applies a decision it stopped at
+        before it took the answers (§6.4)."""
+        release = share_lists(msg.body)
+        if release is None or set(msg.body) & FAST_FIELDS:
+            return None
+        try:
+            return self._checked(seat, msg, duty, release, False, (msg.at[0], msg.state))
+        except FaultError:
+            return None
+
+    def peek(self, slot: Slot, extra: Mapping[Seat, Point], seen: dict[tuple[int, CardId], Slot]) -> CardId | None:
+        """The card :meth:`open` would give ``slot`` with the public shares and ``extra``, without its side effects;
+        ``None`` when a share is missing or :meth:`open` would refuse it (no card, or a card not in its place: a
+        ``bad_card``). ``seen``: the faces opened before in the same batch (updated)."""
+        card = self.open_witness(slot, extra)
+        if card is None:
+            return None
+        rec, _, _ = self._slot(slot)
+        other = seen.get((rec.number, card), rec.seen_faces.get(card))
+        if other is not None and other != slot or not rec.may_hold(card):
+            return None
+        seen[(rec.number, card)] = slot
+        return card
+
     def box_shares(self, seat: Seat, msg: Message, duty: list[Slot], items: object) -> list[tuple[Slot, Point]]:
         """The checked shares in the opened box of ``seat``'s private show ``msg`` (one :meth:`box_fault` passed)."""
         return self._checked(seat, msg, duty, _box_items(items, seat, msg), True, (msg.at[0], msg.state))
