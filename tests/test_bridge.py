@@ -7,6 +7,7 @@ import queue
 import subprocess
 import sys
 import threading
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -324,8 +325,8 @@ async def test_websocket_bridge_handshakes_refuses_foreign_origins_and_plays() -
 async def test_idle_connections_without_the_key_hold_at_most_max_waiting_places(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Any program on the machine may connect: idle connections that never finished a handshake held every file
-    descriptor of the process (its games could then neither redial nor save a transcript). Past MAX_WAITING, a new
-    one is closed at once; a client let in no longer counts, and a place comes back when its connection ends."""
+    descriptor of the process (its games could then neither redial nor save a transcript). Past MAX_WAITING, the
+    oldest idle one is closed at once; a client let in no longer counts."""
     from adversarial.squatter import fill_the_door
 
     from p2php.bridge import ws
@@ -335,11 +336,34 @@ async def test_idle_connections_without_the_key_hold_at_most_max_waiting_places(
         port = await nursery.start(ws.serve, "127.0.0.1", 0)
         client = await ws.connect("127.0.0.1", port)  # let in: not waiting
         idle = await fill_the_door(port, 4)
-        again = await ws.connect("127.0.0.1", port)  # its place came back
+        again = await ws.connect("127.0.0.1", port)  # in, in the place of the oldest idle one
         assert json.loads(await again.receive_text() or "")["event"] == "ready"
         assert json.loads(await client.receive_text() or "")["event"] == "ready"
         for stream in idle:
             await stream.aclose()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_program_holding_every_place_at_the_door_never_keeps_a_client_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red-team rt10-web: a program on the machine held every place at the door from 127.0.0.1 (the clients' own
+    address), opening a new connection as each was closed: every client was closed at once, for good. A newcomer
+    now takes the place of the oldest idle connection."""
+    from adversarial.squatter import Squatter
+
+    from p2php.bridge import ws
+
+    monkeypatch.setattr(ws, "MAX_WAITING", 4)
+    async with trio.open_nursery() as nursery:
+        key = ws.new_key()
+        port = await nursery.start(partial(ws.serve, "127.0.0.1", 0, key=key))
+        squatter = Squatter(port, ["127.0.0.1"], 4)
+        await nursery.start(squatter.run)
+        for _ in range(3):
+            with trio.fail_after(5):
+                client = await ws.connect("127.0.0.1", port, f"/?key={key}")
+                assert json.loads(await client.receive_text() or "")["event"] == "ready"
+            await client.aclose()
         nursery.cancel_scope.cancel()
 
 

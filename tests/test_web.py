@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -104,6 +105,27 @@ async def test_idle_connections_hold_at_most_max_waiting_places(nursery: trio.Nu
     assert (await _get(port, _req("/")))[0] == 200  # its place came back
     for stream in idle:
         await stream.aclose()
+
+
+async def test_a_program_holding_every_place_at_the_door_never_keeps_the_page_out(
+        nursery: trio.Nursery, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red-team rt10-web: a program on the machine (another user's too) held every place at the door from 127.0.0.1,
+    the browser's own address, opening a new connection as each was closed: the page, its files and its socket were
+    closed at once, for good (0 of 100 loads in 25 s). A newcomer now takes the place of the oldest idle one."""
+    from adversarial.squatter import Squatter
+
+    from p2php.bridge import ws
+
+    monkeypatch.setattr(ws, "MAX_WAITING", 4)
+    port = await nursery.start(partial(serve, "127.0.0.1", 0, key=KEY))
+    squatter = Squatter(port, ["127.0.0.1"], 4)
+    await nursery.start(squatter.run)
+    for _ in range(3):
+        with trio.fail_after(5):
+            assert (await _get(port, _req("/app.js")))[0] == 200
+            page = await connect("127.0.0.1", port, f"/ws?key={KEY}", origin=f"http://127.0.0.1:{port}")
+            assert json.loads(await page.receive_text() or "")["event"] == "ready"
+        await page.aclose()
 
 
 async def test_the_page_gets_each_games_names_in_one_language(nursery: trio.Nursery) -> None:

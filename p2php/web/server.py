@@ -29,7 +29,15 @@ import h11
 import trio
 from wsproto.utilities import RemoteProtocolError
 
-from p2php.bridge.ws import HANDSHAKE_TIMEOUT, WebSocket, answer_handshake, new_key, run_session, waiting_room
+from p2php.bridge.ws import (
+    HANDSHAKE_TIMEOUT,
+    WaitingRoom,
+    WebSocket,
+    answer_handshake,
+    new_key,
+    run_session,
+    waiting_room,
+)
 from p2php.net.admission import Admission, host_of
 from p2php.threads import in_thread, loop_limiter
 
@@ -194,16 +202,21 @@ async def serve_connection(stream: trio.abc.Stream, port: int, key: str, waiting
         if waiting is not None and place is not None:
             waiting.leave(place)
 
+    def showed() -> None:
+        if isinstance(waiting, WaitingRoom) and place is not None:
+            waiting.showed(place)
+
     try:
         with place.scope if place is not None else contextlib.nullcontext():
-            await _serve_connection(stream, port, key, let_in)
+            await _serve_connection(stream, port, key, let_in, showed)
     except Exception:
         log.exception("p2php web: a connection failed")
     finally:
         let_in()
 
 
-async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in: Callable[[], None]) -> None:
+async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in: Callable[[], None],
+                            showed: Callable[[], None] = lambda: None) -> None:
     origins = (f"http://127.0.0.1:{port}", f"http://localhost:{port}")
     async with stream:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
@@ -213,6 +226,7 @@ async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in
                 request = await _read_request(stream, conn)
             if request is None:
                 return
+            showed()  # a whole request: an idle connection makes way for a newcomer before this one does
             target = request.target.decode("latin-1")
             if request.method == b"GET" and target.split("?", 1)[0] == "/ws" and _is_upgrade(request):
                 await _bridge(stream, request, bytes(conn.trailing_data[0]), origins, key, let_in)

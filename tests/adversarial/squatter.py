@@ -79,14 +79,12 @@ class Squatter:
 
 
 async def fill_the_door(port: int, places: int) -> list[trio.SocketStream]:
-    """``places`` idle connections to ``port`` (a server that lets that many wait at its door, then closes a new one
-    at once: checked here); closes the first, so that one place is free again. The other idle ones are returned."""
+    """``places`` idle connections to ``port`` (a server that lets that many wait at its door, then closes the oldest
+    idle one to make way for a new one: checked here). The idle ones still open are returned, the newcomer last."""
     idle = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(places)]
     await trio.sleep(0.2)
     extra = await trio.open_tcp_stream("127.0.0.1", port)
     with trio.fail_after(5):
-        assert await extra.receive_some(100) == b""  # closed at once
-    await extra.aclose()
+        assert await idle[0].receive_some(100) == b""  # closed at once, for the newcomer
     await idle[0].aclose()
-    await trio.sleep(0.2)
-    return idle[1:]
+    return [*idle[1:], extra]
