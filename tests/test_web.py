@@ -392,6 +392,42 @@ def test_the_page_needs_its_key_and_never_takes_another_seats_name_for_yours() -
 
 
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+def test_a_seat_that_calls_itself_seat_0_or_you_never_reads_as_you_in_the_log() -> None:
+    """Red-team rt10-web: a joiner whose hello said "seat 0" had its every move logged as "alice: plays …" (withNames
+    turned the name it chose into seat 0's, yours), and one that said "you" as "you play …", yours in the second
+    person; its link news too. A step line's name is now shown as the page names that seat, never read as game
+    text."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+
+    with _p2php_web() as url, sync_api.sync_playwright() as pw:
+        browser = _launch(pw)
+        errors: list[str] = []
+        page = _opened(browser, url, errors)
+        page.evaluate("""() => {
+            onEvent({event: "started", game: "uno", options: {}, players: 3, seat: 0,
+                     names: ["alice", "seat 0", "you"], safety_code: "AAAA-BBBB-CCCC-DDDD-EEEE"});
+            onEvent({event: "step",
+                     lines: ["seat 0: plays green 6", "you: plays red 5", "alice: plays blue 4 at seat 2"]});
+            onEvent({event: "link", seat: 1, name: "seat 0", up: false, wait: 20});
+        }""")
+        shown = [li.text_content() for li in page.query_selector_all("#log li")]
+        assert shown[1:] == ["seat 0 (seat 1): plays green 6", "you (seat 2): plays red 5",
+                             "alice: plays blue 4 at you (seat 2)",
+                             "seat 0 (seat 1) lost the connection: the table waits up to 20 s for them to come back"
+                             ], shown
+        assert shown[0].startswith("table started: alice, seat 0 (seat 1), you (seat 2);"), shown
+        page.evaluate("""() => {
+            onEvent({event: "started", game: "uno", options: {}, players: 2, seat: 1, names: ["bob", "you"],
+                     safety_code: "AAAA-BBBB-CCCC-DDDD-EEEE"});
+            onEvent({event: "step", lines: ["you: plays red 5", "bob: plays red 6 at seat 1"]});
+        }""")
+        shown = [li.text_content() for li in page.query_selector_all("#log li")]
+        assert shown[-2:] == ["you play red 5", "bob: plays red 6 at you"], shown  # your own seat, named "you"
+        assert not errors, errors
+        browser.close()
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
 def test_a_page_hosting_a_table_sends_away_a_joiner_who_never_gets_ready() -> None:
     """The page's host had no ``k N``: one who sat down and never said ready held the seat for good. The page's
     Remove (the bridge's ``remove``) tells them so, frees the seat, and the page says who was sent away."""

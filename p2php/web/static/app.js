@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { ws: null, games: [], seat: null, names: [], game: null, turn: null, timer: null, lang: "en",
+const state = { ws: null, games: [], seat: null, names: [], rawNames: [], game: null, turn: null, timer: null, lang: "en",
                 timeout: 30, viewAsked: false };
 
 // The game's "中文 English" names, one language at a time (served by p2php web at /words/GAME.json).
@@ -42,11 +42,29 @@ function send(cmd) {
   if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(cmd));
 }
 
+// The game's text of a line: seats by their names, ids by a game's own names (hogwarts.js). Never a line holding a
+// peer's name: withNames turned a remote seat that calls itself "seat 0" into yours (red-team rt10-web).
+function gameText(text) {
+  const words = (window.p2phpLog || {})[state.game];
+  return withNames(words ? words(text) : text).replace(/\byou's\b/g, "your");
+}
+
+// A line of the table: a step's line starts with the name the bridge gives its seat ("NAME: plays red 5"); the page
+// shows that seat by its own name for it (tableNames) and reads only the rest as game text. "you: plays red 5" →
+// "you play red 5" for your own seat alone: another seat may call itself "you".
 function log(text, cls) {
-  const words = (window.p2phpLog || {})[state.game];  // a game's own names for ids in its lines (hogwarts.js)
-  const line = withNames(words ? words(text) : text)  // "you: plays red 5" → "you play red 5"
-    .replace(/^you: ([a-z]+)\b/, (m, verb) => (IMPERATIVE[verb] ? `you ${IMPERATIVE[verb]}` : m))
-    .replace(/\byou's\b/g, "your");
+  const line = String(text);
+  const seats = (state.rawNames || []).map((name, seat) => seat).filter((seat) => line.startsWith(`${state.rawNames[seat]}: `));
+  const seat = seats.sort((a, b) => state.rawNames[b].length - state.rawNames[a].length)[0];
+  if (seat === undefined) { note(gameText(line), cls); return; }
+  const rest = gameText(line.slice(state.rawNames[seat].length + 2));
+  const [verb, ...more] = rest.split(" ");
+  note(seat === state.seat && state.names[seat] === "you" && IMPERATIVE[verb]
+    ? ["you", IMPERATIVE[verb], ...more].join(" ") : `${state.names[seat]}: ${rest}`, cls);
+}
+
+// A line of ours that names seats by the names their peers chose: shown as it is, never read as game text.
+function note(line, cls) {
   const item = el("li", cls || "", line);
   const list = $("log");
   list.appendChild(item);
@@ -242,11 +260,14 @@ function strip(label) {
 // "→ seat 2 Neville Longbottom" → "→ bot2 Neville Longbottom": people are named, not numbered.
 // A name is each peer's own word, checked by nobody: another seat that calls itself "you", or takes your name or
 // another seat's, is shown with its seat number, so nobody's moves or win read as yours.
+// A name that reads as a seat ("seat 0"; the bridge's own " (seat N)" of a clash aside) is shown with its seat too.
 function tableNames(names, own) {
   const key = (name) => String(name).trim().toLowerCase();
+  const seatLike = (name) => /\bseat\s*\d/.test(key(name).replace(/(?:\s*\(seat \d+\))+$/, ""));
   return names.map((name, seat) => {
     if (seat === own) return name;
-    const clash = ["you", "your"].includes(key(name)) || names.some((other, i) => i !== seat && key(other) === key(name));
+    const clash = ["you", "your"].includes(key(name)) || seatLike(name) ||
+      names.some((other, i) => i !== seat && key(other) === key(name));
     return clash ? `${name} (seat ${seat})` : name;
   });
 }
@@ -350,19 +371,20 @@ function onEvent(event) {
     case "games": showGames(event.games || []); break;
     case "started":
       $("seating").hidden = true;
-      state.seat = event.seat; state.names = tableNames(event.names || [], event.seat); state.game = event.game;
+      state.seat = event.seat; state.rawNames = (event.names || []).map(String);
+      state.names = tableNames(state.rawNames, event.seat); state.game = event.game;
       loadWords(event.game);
       if (window.P2Help) window.P2Help.load(event.game);
       $("lobby").hidden = true; $("table").hidden = false; $("over").hidden = true;
       $("table-title").textContent = `${gameTitle(event.game)} · ${event.players} players · you are seat ${event.seat}`;
       $("safety").textContent = `safety code ${event.safety_code}`;
-      log(`table started: ${event.names.join(", ")}; compare the safety code ${event.safety_code}`, "info");
+      note(`table started: ${state.names.join(", ")}; compare the safety code ${event.safety_code}`, "info");
       break;
     case "table_open": log(`table open on port ${event.port}: others join with HOST:${event.port}`, "info"); break;
     case "lobby": log(event.message, "info"); break;
     case "link":
-      log(event.up ? `${event.name} is back`
-        : `${event.name} lost the connection: the table waits up to ${Math.round(event.wait)} s for them to come back`,
+      note(event.up ? `${state.names[event.seat] || event.name} is back` : `${state.names[event.seat] || event.name} ` +
+        `lost the connection: the table waits up to ${Math.round(event.wait)} s for them to come back`,
         event.up ? "info" : "error");
       break;
     case "step":
@@ -399,7 +421,7 @@ function onEvent(event) {
     case "ok":
       if (event.op === "leave") { $("table").hidden = true; $("lobby").hidden = false; }
       if (event.op === "host" || event.op === "host_online") $("seating").hidden = false;  // until the start
-      if (event.op === "remove") log(`${event.name} was sent away`, "info");
+      if (event.op === "remove") note(`${event.name} was sent away`, "info");
       break;
     default: break;
   }
