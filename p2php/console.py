@@ -41,7 +41,7 @@ class LogPrinter:
         while self.done < len(ls.events):
             event = ls.events[self.done]
             self.done += 1
-            for line in event_lines(ls, event):
+            for line in event_lines(ls, event, person=True):
                 if line.startswith("·") and not self.view and "revealed" not in line:
                     continue
                 print(safe(line, LINE), file=self.stream)

@@ -207,7 +207,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             done[1] = 1
             print(safety_line(ls))
         while done[0] < len(ls.events):
-            for line in event_lines(ls, ls.events[done[0]]):
+            for line in event_lines(ls, ls.events[done[0]], person=True):
                 print(safe(line, LINE))
             done[0] += 1
 

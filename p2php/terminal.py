@@ -38,7 +38,7 @@ from p2php.engine.contract import Action, Deal, Decide, Randomness, Reshuffle, R
 from p2php.errors import UsageError
 from p2php.session.lockstep import Event, Lockstep
 from p2php.session.runner import LeaveTable
-from p2php.text import LINE, NAME, safe
+from p2php.text import LINE, NAME, lookalike_keys, safe
 
 if TYPE_CHECKING:
     from p2php.session.handshake import Table
@@ -235,11 +235,36 @@ def _purpose(purpose: str) -> str:
     return purpose.replace("_", " ")
 
 
-def event_lines(ls: Lockstep, event: Event) -> list[str]:
-    """Human lines for one resolved step, from this peer's point of view."""
+_SEAT_LIKE = re.compile(r"\bseat\s*\d", re.IGNORECASE)
+_CLASH_SUFFIX = re.compile(r"(?:\s*\(seat \d+\))+\s*$")
+_YOU = lookalike_keys("you") | lookalike_keys("your")
+
+
+def seen_name(name: str, seat: int, viewer: int | None) -> str:
+    """``seat``'s name (already escaped) as the person at ``viewer`` reads it: another seat whose name reads as the
+    person's own -- "you", "your" (or a look-alike), or a seat ("seat 0"), which the terminal turns into names -- is
+    shown with its seat, as :meth:`~p2php.session.handshake.Table.name` shows a clash (red-team rt10-web: a hello
+    named "seat 0" had every move of its seat listed as "seat 0 plays …", then the person's own, one named "you" as
+    "you draw 2 card(s)")."""
+    if seat == viewer:
+        return name
+    bare = _CLASH_SUFFIX.sub("", name).strip()
+    suffix = f" (seat {seat})"
+    if name.endswith(suffix) or not (lookalike_keys(bare) & _YOU or _SEAT_LIKE.search(bare)):
+        return name
+    room = NAME - len(suffix)
+    return (name if len(name) <= room else name[: room - 1] + "…") + suffix
+
+
+def event_lines(ls: Lockstep, event: Event, *, person: bool = False) -> list[str]:
+    """Human lines for one resolved step, from this peer's point of view (``person``: for the person at this seat,
+    each other seat's name as :func:`seen_name` shows it)."""
     step = event.step
     name = ls.game.card_name
-    who = ls.table.name
+
+    def who(seat: int) -> str:
+        shown = ls.table.name(seat)
+        return seen_name(clean(shown), seat, ls.seat) if person else shown
     if isinstance(step, Decide):
         return [f"{clean(who(seat))}: {safe(_without_seat(line, seat), LINE)}"
                 for (seat, _), line in zip(event.answers, event.lines, strict=False)]
@@ -467,7 +492,7 @@ class TerminalUI:
         while self.done < len(ls.events):
             event = ls.events[self.done]
             self.done += 1
-            for line in event_lines(ls, event):
+            for line in event_lines(ls, event, person=True):
                 self._log_line(ls, line)
         self._progress(ls)
 
@@ -520,7 +545,7 @@ class TerminalUI:
         return [self._loc(ls, line) for line in lines]
 
     def _name(self, ls: Lockstep, seat: int) -> str:
-        return clean(ls.table.name(seat))
+        return seen_name(clean(ls.table.name(seat)), seat, ls.seat)
 
     def _uno_view(self, ls: Lockstep, obs: dict[str, Any]) -> list[str]:
         p = self.paint

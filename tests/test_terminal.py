@@ -369,3 +369,37 @@ async def test_a_line_naming_a_withdrawn_question_is_not_played_on_the_next() ->
     assert answers[0] == answers[1], answers  # #2 took the line typed for it, not the one for #1
     keyboard.close()
     lines.close()
+
+
+async def test_a_seat_named_seat_0_or_you_never_reads_as_the_person() -> None:
+    """Red-team rt10-web: a hello's name is its peer's own word. One that said "seat 0" had its seat's moves listed in
+    the UNO table's "Recent:" line as "seat 0 plays blue draw two" (seat 0 is the person's), one that said "you" as
+    "you draw 2 card(s)", in the second person, and a step line "you: plays …". Each is shown with its seat."""
+    import io
+
+    import trio
+
+    from p2php.bots import RandomBot
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+    from p2php.terminal import TerminalUI
+
+    seen: list[str] = []
+    bot = bot_decider(RandomBot(0))
+
+    async def person(ls: Any) -> Any:
+        seen.extend(TerminalUI(io.StringIO(), colour=False, tty=False).view_lines(ls))
+        return await bot(ls)
+
+    with trio.fail_after(60):
+        results = await run_local_table("uno", 3, [person, bot_decider(RandomBot(1)), bot_decider(RandomBot(2))],
+                                        options={"rounds": 1, "crypto": "fast"}, seed=3,
+                                        names=["alice", "seat 0", "you"])
+    recent = [line.removeprefix("Recent: ") for line in seen if line.startswith("Recent: ")]
+    assert recent and not [r for r in recent if re.search(r"(^|· )(seat 0|you) (?!\(seat)", r)], recent
+    assert any("seat 0 (seat 1) " in r for r in recent) and any("you (seat 2) " in r for r in recent), recent
+    out = io.StringIO()
+    TerminalUI(out, colour=False, tty=False).observe(results[0].lockstep)
+    log = out.getvalue().splitlines()
+    assert any(line.startswith("you (seat 2): ") for line in log), log
+    assert not [line for line in log if line.startswith(("you: ", "seat 0: "))], log
