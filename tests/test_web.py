@@ -504,6 +504,7 @@ def test_a_browser_that_runs_in_the_foreground_gets_the_page(monkeypatch: pytest
     """``p2php web`` opened the page with ``webbrowser.open`` in the server's loop: a console browser (``BROWSER=w3m``,
     lynx; Python waits for its process) held that loop until it ended, and the page it asked for never came (curl as
     the browser: status 000 after its 5 s, red-team rt8-disk). A worker thread opens it now."""
+    import re
     import signal
     import urllib.request
     import webbrowser
@@ -513,6 +514,7 @@ def test_a_browser_that_runs_in_the_foreground_gets_the_page(monkeypatch: pytest
     got: list[object] = []
 
     def foreground_browser(url: str) -> bool:  # (as a GenericBrowser: returns when the browser ends)
+        url = re.search(r'url=([^"]+)"', urllib.request.urlopen(url).read().decode())[1]  # type: ignore[index]
         try:
             with urllib.request.urlopen(url.split("#")[0], timeout=2) as page:
                 got.append(page.status)
@@ -524,3 +526,39 @@ def test_a_browser_that_runs_in_the_foreground_gets_the_page(monkeypatch: pytest
     monkeypatch.setattr(webbrowser, "open", foreground_browser)
     assert main(port=0) == 0
     assert got == [200], got
+
+
+def test_the_browser_is_never_given_the_key_on_its_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red-team rt10-web: webbrowser.open(url) started the browser with ``…/#key=KEY`` in its command line, which every
+    user of the machine reads (``ps``, /proc/PID/cmdline): another user opened a socket with it and had this process
+    write a transcript into this user's private folder. The browser now gets a file only this user may read, which
+    sends it on to the page; the file is gone once the server ends."""
+    import re
+    import signal
+    import stat
+    import urllib.request
+    import webbrowser
+    from pathlib import Path
+
+    from p2php.web import main
+
+    given: list[str] = []
+    seen: list[object] = []
+
+    def browser(url: str) -> bool:
+        given.append(url)
+        path = Path(urllib.request.url2pathname(url.removeprefix("file://")))
+        seen.append((stat.S_IMODE(path.stat().st_mode), stat.S_IMODE(path.parent.stat().st_mode)))
+        target = re.search(r'url=([^"]+)"', path.read_text())[1]  # type: ignore[index]
+        seen.append(target)
+        with urllib.request.urlopen(target.split("#")[0], timeout=2) as page:
+            seen.append(page.status)
+        os.kill(os.getpid(), signal.SIGINT)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", browser)
+    assert main(port=0) == 0
+    assert len(given) == 1 and given[0].startswith("file://") and "key" not in given[0], given
+    assert seen[0] == (0o600, 0o700), seen
+    assert re.fullmatch(r"http://localhost:\d+/#key=[\w-]{22}", str(seen[1])) and seen[2] == 200, seen
+    assert not Path(urllib.request.url2pathname(given[0].removeprefix("file://"))).exists()

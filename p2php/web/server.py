@@ -11,7 +11,9 @@ accepted only from this server's own origin (``http://127.0.0.1:PORT`` or ``http
 page carries a Content-Security-Policy that allows scripts, styles and connections to this origin alone. Any
 program on the machine can reach the port too, though, and send any origin it likes (or none): so the upgrade
 also needs the server's secret **key**, which ``p2php web`` puts in the address it prints and opens
-(``#key=…``, a fragment: browsers never send it in a request, so it appears in no log or ``Referer``), and the
+(``#key=…``, a fragment: browsers never send it in a request, so it appears in no log or ``Referer``; the browser
+is started on a file only this user may read that leads to it, never on the address, which every user of the
+machine would read in the browser's command line: :func:`p2php.web.launch_file`), and the
 page sends it with its upgrade (``/ws?key=…``). Binding anything but loopback lets whoever reaches the port and
 learns the address play your seat: the command warns.
 """
