@@ -104,6 +104,12 @@ class NextHolderState(HolderState):
         return (self.hands[nxt if nxt != 0 else seat][-1],)
 
 
+    def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        super().check(seat, action, knowledge)
+        if self.phase == "bid":
+            knowledge.face(self.reveals(seat, action)[0])  # judged: no face it opens makes an answer illegal
+
+
 class NextHolderGame(HolderGame):
     name = NEXT
 
@@ -112,10 +118,54 @@ class NextHolderGame(HolderGame):
         return NextHolderState(players, self.parse_options(dict(options)))
 
 
+CLAIM = "toy-holder-claim"
+
+
+class ClaimHolderState(HolderState):
+    """The holder answers ``{"type": "holder", "slot": s}`` opening ``s``, its card 0; ``check`` takes any slot of the
+    answerer's hand (the face it opens is checked in ``apply``, as the engine contract allows); ``apply`` of a full
+    set refuses one without exactly one claim, whose opened face is card 0."""
+
+    def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
+        if self.phase == "bid":
+            mine = [s for s in self.hands[seat] if knowledge.face(s) == 0]
+            return [{"type": "holder", "slot": mine[0]}] if mine else [{"type": "not_holder"}]
+        return list(super().legal_actions(seat, knowledge))
+
+    def check(self, seat: Seat, action: Action, knowledge: Knowledge) -> None:
+        if self.phase == "bid" and action.get("type") == "holder":
+            if set(action) != {"type", "slot"} or action["slot"] not in self.hands[seat]:
+                raise IllegalAction("claim a card of your hand")
+            return
+        super().check(seat, action, knowledge)
+
+    def reveals(self, seat: Seat, action: Action) -> tuple[Slot, ...]:
+        if self.phase == "bid":
+            return (action["slot"],) if action.get("type") == "holder" else ()
+        return tuple(super().reveals(seat, action))
+
+    def apply(self, answers: Sequence[tuple[Seat, Action]], faces: Mapping[Slot, CardId]) -> None:
+        if self.phase == "bid" and len(answers) == self.players:
+            claims = [a["slot"] for _, a in answers if a["type"] == "holder"]
+            if len(claims) != 1 or faces[claims[0]] != 0:
+                raise IllegalAction(f"exactly one seat shows card 0, not {[faces[s] for s in claims]}")
+        super().apply([(s, a if a["type"] == "not_holder" else {"type": "holder"}) for s, a in answers], faces)
+
+
+class ClaimHolderGame(HolderGame):
+    name = CLAIM
+
+    def new_state(self, players: int, options: Mapping[str, object]) -> ClaimHolderState:
+        self.check_players(players)
+        return ClaimHolderState(players, self.parse_options(dict(options)))
+
+
 def ensure(shown: str = "") -> str:
     """Register ``toy-holder`` (``shown="own"``: ``toy-holder-shown``, every answer opens a card of its answerer's;
-    ``"next"``: ``toy-holder-next``) once; its name."""
-    name, game = {"": (NAME, HolderGame), "own": (SHOWN, ShownHolderGame), "next": (NEXT, NextHolderGame)}[shown]
+    ``"next"``: ``toy-holder-next``; ``"claim"``: ``toy-holder-claim``, the holder's answer opens its card 0 and its
+    check leaves that face to ``apply``) once; its name."""
+    name, game = {"": (NAME, HolderGame), "own": (SHOWN, ShownHolderGame), "next": (NEXT, NextHolderGame),
+                  "claim": (CLAIM, ClaimHolderGame)}[shown]
     try:
         get_game(name)
     except Exception:

@@ -150,3 +150,45 @@ def test_a_keys_phase_share_missing_leaves_the_decision_undecided(seed: int) -> 
     del ls.processed[keys[0][0]][keys[0][1]]
     assert _batch_faces(ls) is None
     assert not any(f.code == FaultCode.HIDDEN_LIE for f in audit._verified_witness(ls))
+
+
+@pytest.mark.crypto("verified")
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_answer_whose_check_leaves_its_opened_face_to_apply_proves_nothing(seed: int, tmp_path: Path) -> None:
+    """``toy-holder-claim``: the holder's answer opens its card 0, and its check takes any card of its hand (the
+    engine contract lets a check leave the face an answer opens to ``apply``). A non-holder claims card 0 with a card
+    of its own, so the answers fail together; an honest seat answers ``not_holder`` and its audit is lost on every
+    link; seat 0 stops before the batch. The false claim's check passes without asking the face it opens, so it is
+    no proof: nobody is named ``hidden_lie``, at any seat or by a verifier (before, rv10-attrib: the honest seat whose
+    audit was lost, the one answer left unproven, at every seat, seat 0 and every verifier included)."""
+    peers = make_peers(ensure("claim"), 4, {"crypto": "verified"}, seed=seed)
+    roles: dict[str, int] = {}
+
+    def cast() -> None:
+        if not roles:
+            holder = next(q.seat for q in peers if q.seat is not None and 0 in [
+                q.private_faces.get(s) for s in q.state.hands[q.seat]])
+            cheater, lost = [s for s in (1, 2, 3) if s != holder][:2]
+            roles.update(cheater=cheater, lost=lost)
+
+    for p in peers:
+        act, poll = p.act, p.poll
+
+        def claiming(action: Any, p: Lockstep = p, act: Any = act) -> Any:
+            cast()
+            if p.seat == roles["cheater"] and isinstance(action, dict) and action.get("type") == "not_holder":
+                return act({"type": "holder", "slot": p.state.hands[p.seat][0]})
+            return act(action)
+
+        def losing(p: Lockstep = p, poll: Any = poll) -> list[Any]:
+            return [m for m in poll() if not (roles and p.seat == roles["lost"] and m.kind == "audit")]
+
+        p.act = claiming  # type: ignore[method-assign]
+        p.poll = losing  # type: ignore[method-assign]
+    run_holding(peers, lambda sender, to, wire: to == 0 and sender == 3 and wire.get("kind") == "action", seed)
+    assert peers[0].refused_answers == [] and peers[1].refused_answers  # seat 0 stopped before the batch
+    assert _batch_faces(peers[0])  # the faces were rebuilt
+    for p in peers:
+        v = p.verdict
+        assert v is not None and v.code != "hidden_lie", (p.seat, v)
+        assert _verified(p, tmp_path)[1] != "hidden_lie", p.seat

@@ -238,7 +238,7 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
     known = {**public, **ls.public_faces, **opened, **(batch or {})}
     proven: set[Seat] = set()
     for seat, action in answers:
-        recorder = witness.WitnessRecorder(known)  # (a Knowledge of these faces that notes any other slot asked)
+        recorder = _JudgedRecorder(known)  # (a Knowledge of these faces that notes any other slot asked, and all)
         try:
             state.check(seat, action, recorder)
         except IllegalAction as err:
@@ -247,13 +247,39 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
             continue
         except Exception:  # (a check that fails otherwise is no proof against the seat: never crash)
             continue
-        if not recorder.asked:
+        if not recorder.asked and _judged_what_it_opens(state, seat, action, recorder.judged):
             proven.add(seat)  # legal with every face its check asks for: legal whatever it holds
     if not findings:
         refused = ls.refused_answers or _refused_together(state, step, opened_answers,
                                                           {**public, **ls.public_faces}, batch)
         findings += _the_one_unproven(ls, tick, proven, refused)
     return findings
+
+
+class _JudgedRecorder(witness.WitnessRecorder):
+    """A :class:`witness.WitnessRecorder` that also notes every slot the check asked the face of, known or not."""
+
+    __slots__ = ("judged",)
+
+    def __init__(self, public: Mapping[Slot, CardId]) -> None:
+        super().__init__(public)
+        self.judged: list[Slot] = []
+
+    def face(self, slot: Slot) -> CardId | None:
+        self.judged.append(slot)
+        return super().face(slot)
+
+
+def _judged_what_it_opens(state: GameState, seat: Seat, action: Any, judged: list[Slot]) -> bool:
+    """Whether the check of ``seat``'s ``action`` asked the face of every slot the action opens (``reveals``). A
+    check may leave the faces an action opens to ``apply`` (the engine contract), so an answer whose check did not
+    judge them is not proven legal by it: its opened face may be the very one that makes the batch fail (rv10-attrib:
+    a non-holder that claims card 0 with a card of its own, the true holder that claims it too; the honest seat whose
+    audit was lost was the one unproven, and named ``hidden_lie``). ``False`` when ``reveals`` fails."""
+    try:
+        return all(slot in judged for slot in state.reveals(seat, action))
+    except Exception:  # (never crash on a cheater's answer: unproven)
+        return False
 
 
 def _batch_faces(ls: Lockstep, state: GameState, step: Decide,
