@@ -233,8 +233,8 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
     batch = None if ls.refused_answers else _batch_faces(ls, state, step, opened_answers)
     # Checked even when nothing opened: an answer refused on the public faces alone (every peer's check refuses it)
     # that reached us only after another seat's abort is named here, as the fast deck's audit names it; so is one
-    # refused with the faces the decision's answers open (the peers that applied them opened them, and named its
-    # seat at once), rebuilt from the proven shares in our record (rt10-attrib).
+    # refused with the faces the decision's answers open (the peers that applied them opened them, and name its seat
+    # at their audit: at once only when it answered last), rebuilt from the proven shares in our record (rt10-attrib).
     known = {**public, **ls.public_faces, **opened, **(batch or {})}
     proven: set[Seat] = set()
     for seat, action in answers:
