@@ -132,3 +132,11 @@ def test_a_resumed_seat_waits_for_the_spectator_of_the_process_that_died_until_a
     mesh.up.discard(0)
     watchers.left(SpectatorLeft(0, "spectator left"), 51.0)  # our first link hung up with the end: it returned
     assert not watchers.coming_back(51.0)
+
+
+def test_the_table_a_spectator_is_shown_announces_the_seats_waits() -> None:
+    mesh = _Mesh()
+    watchers = Watchers(cast(Mesh, mesh), 10.0, {"timeout": 5.0, "resume_timeout": 20.0, "linger": 1.0})
+    mesh.up.add(0)
+    watchers.joined(0, _table(0))
+    assert mesh.sent[0][0]["waits"] == {"timeout": 5.0, "resume_timeout": 20.0, "linger": 1.0}

@@ -409,7 +409,8 @@ class _Runner:
         self.received = 0
         self.down: dict[int, float] = {}
         self.redialing: set[int] = set()  # seats a redial of ours is dialling now
-        self.watchers = Watchers(mesh, cfg.spectator_linger)
+        self.watchers = Watchers(mesh, cfg.spectator_linger,  # our waits: a spectator bounds its own by them (§3.5)
+                                 {"timeout": cfg.timeout, "resume_timeout": cfg.resume_timeout, "linger": cfg.linger})
         self.deciding = False
         self.held_decision: tuple[int, int, int] | None = None  # (tick, phase, our last number) a decider asked
         # during the rejoin hold was asked at: its answer is for that point only

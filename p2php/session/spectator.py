@@ -11,6 +11,7 @@ need that peer's keys, which only ever travel sealed to their recipient).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -30,11 +31,13 @@ from p2php.text import safe
 
 class WatchError(P2phpError):
     """Watching failed; the message says why, for a person to read. ``held``: the record a link that ended in the
-    audit held (its verdict, should no later link show the end: see :func:`keep_watching`)."""
+    audit held (its verdict, should no later link show the end: see :func:`keep_watching`); ``final``: the watched
+    seat held us in its audit past what its announced waits allow, so watching again is not worth it."""
 
-    def __init__(self, message: str, held: Lockstep | None = None) -> None:
+    def __init__(self, message: str, held: Lockstep | None = None, final: bool = False) -> None:
         super().__init__(message)
         self.held = held
+        self.final = final
 
 
 async def _read(stream: trio.abc.ReceiveStream, decoder: FrameDecoder) -> dict[str, Any] | None:
@@ -91,9 +94,16 @@ async def watch(host: str, port: int, name: str = "spectator",
             table_by = trio.current_time() + TABLE_WAIT
             last_relay = trio.current_time()
             done = False  # the peer said it left with its verdict ({"watch": "end"}): it is not coming back
+            waits = dict(DEFAULT_WAITS)  # the watched seat's, as its table says
+            audit_since: float | None = None  # when our record reached the audit on this link
             while True:
                 if ls is None and trio.current_time() > table_by:
                     raise WatchError("the peer did not show its table in time")
+                if ls is not None and ls.auditing and not ls.finished:
+                    now = trio.current_time()
+                    audit_since = now if audit_since is None else audit_since
+                    if now - audit_since > audit_wait(waits):
+                        raise WatchError(_held_past(audit_wait(waits), waits), held=ls, final=True)
                 try:
                     with trio.fail_after(dead_after):
                         frame = await _read(stream, decoder)
@@ -107,7 +117,7 @@ async def watch(host: str, port: int, name: str = "spectator",
                 if frame.get("watch") == "table":
                     if ls is not None:
                         raise WatchError("the peer showed the table twice")
-                    ls = _table(frame)
+                    ls, waits = _table(frame)
                     desk = ChatDesk(ls.table, None, None)
                     if theirs not in ls.table.hellos:  # the proven key must be one of the table's
                         raise WatchError("the peer's own hello is not one of the table it shows")
@@ -219,6 +229,10 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
             waited = now - failing_since
             if err.held is not None and (held is None or _held(err.held) >= _held(held)):
                 held = err.held  # a seat that resumed from a log lacking reveals must not cost us the ones we held
+            if err.final and held is not None:  # held in the audit past the seat's own waits: no honest seat does
+                tell(str(err))
+                held.timeout()
+                return held
             if waited >= patience and held is not None:
                 held.timeout()  # the watched seat never came back with the end: close the audit with what we hold
                 return held
@@ -230,9 +244,45 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
             await trio.sleep(pause)
 
 
-def _table(frame: dict[str, Any]) -> Lockstep:
-    """The lockstep of the table the peer shows (its hellos checked as a seat checks them), else :class:`WatchError`
-    saying why: the peer is remote, so what it shows is input like any other."""
+def audit_wait(waits: dict[str, float]) -> float:
+    """Seconds a spectator whose record is in the audit waits on one link for the record's end, given the watched
+    seat's waits (§3.5): each seat's audit is due ``timeout`` after the seat's audit began, or ``resume_timeout``
+    after its link dropped; a seat behind a dropped one gets one ``timeout`` more after that, a seat still in the
+    game one more once synced, a dispute open at the end one more; then the seat lingers (``linger``, or
+    ``resume_timeout`` for a seat that dropped before its ``fin``). :data:`AUDIT_MARGIN` covers relays and a loaded
+    machine."""
+    return 4 * waits["timeout"] + 2 * waits["resume_timeout"] + waits["linger"] + AUDIT_MARGIN
+
+
+def _held_past(bound: float, waits: dict[str, float]) -> str:
+    return (f"unattributed: the watched seat held us in its audit for {bound:g} s, past its announced timeout "
+            f"({waits['timeout']:g} s), resume_timeout ({waits['resume_timeout']:g} s) and linger "
+            f"({waits['linger']:g} s) allow; closing the audit with what we hold, naming nobody for what is missing")
+
+
+def _waits(announced: Any) -> dict[str, float]:
+    """The watched seat's waits its table announces, each a number of seconds at most :data:`MAX_WAIT` (the
+    reference's defaults for any it does not give as a finite positive number)."""
+    waits = dict(DEFAULT_WAITS)
+    if isinstance(announced, dict):
+        for name in waits:
+            value = announced.get(name)
+            if not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value) and value > 0:
+                waits[name] = min(float(value), MAX_WAIT)
+    return waits
+
+
+DEFAULT_WAITS = {"timeout": 30.0, "resume_timeout": 60.0, "linger": 10.0}
+"""A seat's waits when its table does not announce them (``PeerConfig``'s defaults)."""
+MAX_WAIT = 3600.0
+"""The longest wait of a watched seat a spectator believes (a cheating seat announcing a year held us a year)."""
+AUDIT_MARGIN = 30.0
+"""Seconds over :func:`audit_wait`'s sum a spectator gives a watched seat in its audit."""
+
+
+def _table(frame: dict[str, Any]) -> tuple[Lockstep, dict[str, float]]:
+    """The lockstep of the table the peer shows (its hellos checked as a seat checks them) and the seat's waits,
+    else :class:`WatchError` saying why: the peer is remote, so what it shows is input like any other."""
     options, hellos = frame.get("options") or {}, frame.get("hellos")
     if not isinstance(options, dict):
         raise WatchError("the peer's table options are not a map")
@@ -243,6 +293,6 @@ def _table(frame: dict[str, Any]) -> Lockstep:
         options = parse_table_options(game, options)
         for seat, hello in enumerate(hellos):
             check_hello(hello, seat=seat, players=len(hellos), game=game.name, options=options)
-        return Lockstep(game, Table(game.name, options, tuple(hellos)))
+        return Lockstep(game, Table(game.name, options, tuple(hellos))), _waits(frame.get("waits"))
     except (P2phpError, ValueError, TypeError, KeyError) as err:
         raise WatchError(f"the peer showed a table we cannot watch: {safe(str(err), 200)}") from None

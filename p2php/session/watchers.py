@@ -24,9 +24,10 @@ after its rejoin at most, not ``linger`` (10 s: fourteen resume tests 2.4–10.4
 class Watchers:
     """The spectators of one seat's table (sans-IO but for the mesh's queues; ``now`` is given)."""
 
-    def __init__(self, mesh: Mesh, linger: float) -> None:
+    def __init__(self, mesh: Mesh, linger: float, waits: dict[str, float] | None = None) -> None:
         self.mesh = mesh
         self.linger = linger
+        self.waits = dict(waits or {})  # our timeout, resume_timeout and linger, told each spectator (§3.5)
         self.relayed: dict[int, int] = {}  # spectator whose link is up -> relay frames queued for it
         self.frames: list[bytes] = []  # the transcript's relay frames, each encoded once
         self.got_end_queued: set[int] = set()  # links that were up when the end was queued for them
@@ -36,8 +37,11 @@ class Watchers:
 
     def joined(self, spectator: int, ls: Lockstep) -> None:
         self.relayed[spectator] = 0
-        self.mesh.send_spectator(spectator, {"watch": "table", "hellos": list(ls.table.hellos),
-                                             "game": ls.table.game, "options": ls.table.options})
+        table: dict[str, Any] = {"watch": "table", "hellos": list(ls.table.hellos), "game": ls.table.game,
+                                 "options": ls.table.options}
+        if self.waits:
+            table["waits"] = self.waits
+        self.mesh.send_spectator(spectator, table)
 
     def left(self, event: SpectatorLeft, now: float) -> None:
         spectator = event.spectator

@@ -1,0 +1,129 @@
+"""A watched seat may keep its spectator in the audit only as long as the waits it announced allow (§3.5)."""
+
+from __future__ import annotations
+
+import contextlib
+from functools import cache
+from typing import Any
+
+import trio
+import trio.testing
+
+from p2php.engine.registry import get_game
+from p2php.net.framing import FrameDecoder, encode_frame
+from p2php.net.linkauth import seal_frame
+from p2php.net.mesh import LinkSetup
+from p2php.session.lockstep import Lockstep
+from p2php.session.memory import make_peers, run_in_memory, seeded_secrets
+from p2php.session.spectator import WatchError, keep_watching, watch
+
+
+@cache
+def _game() -> tuple[Lockstep, tuple[dict[str, Any], ...]]:
+    """Seat 0 of a finished three-seat UNO game (clean), and its record's messages as sent on the wire."""
+    peers = make_peers("uno", 3, {"rounds": 1}, seed=3)
+    run_in_memory(peers, {s: get_game("uno").make_bot("heuristic", s) for s in range(3)})
+    assert all(p.verdict is not None and p.verdict.clean for p in peers)
+    return peers[0], tuple(m.to_wire() for m in peers[0].transcript)
+
+
+async def _watch(waits: dict[str, Any] | None, late_for: float | None) -> tuple[Lockstep | str, list[str], float]:
+    """Watch seat 0 (its key proven, its table real), which relays its whole record but seat 2's audit, then says
+    only heartbeats (``at`` None: in its audit) — until ``late_for`` seconds have passed, when it relays that audit
+    too and leaves (None: never). Returns the record or the error, what the spectator was told, and when it ended."""
+    ls0, wires = _game()
+    audit = next(w for w in wires if w.get("kind") == "audit" and w.get("from") == 2)
+    table: dict[str, Any] = {"watch": "table", "game": "uno", "options": dict(ls0.table.options),
+                             "hellos": list(ls0.table.hellos)}
+    if waits is not None:
+        table["waits"] = waits
+    start = trio.current_time()
+
+    async def seat(theirs: trio.testing.MemoryStream) -> None:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):  # the spectator hung up
+            await serve(theirs)
+
+    async def serve(theirs: trio.testing.MemoryStream) -> None:
+        decoder = FrameDecoder()
+
+        async def read() -> Any:
+            while (frame := decoder.next_frame()) is None:
+                decoder.receive_data(await theirs.receive_some(65536))
+            return frame
+
+        spectator = await read()
+        mine = ls0.table.hellos[0]
+        setup = LinkSetup(mine, spectator, dialer=False, sign=seeded_secrets(3, 0).identity.sign)
+        await theirs.send_all(encode_frame(mine) + encode_frame(setup.challenge()))
+        await theirs.send_all(encode_frame(setup.proof(await read())))
+        await read()
+        await theirs.send_all(encode_frame({"mesh": "ok"}))
+        await read()
+        assert setup.macs is not None
+        for frame in [table, *({"relay": w} for w in wires if w is not audit)]:
+            await theirs.send_all(seal_frame(encode_frame(frame), setup.macs[0]))
+        while late_for is None or trio.current_time() - start < late_for:
+            await trio.sleep(2.0)
+            await theirs.send_all(seal_frame(encode_frame({"hb": 1, "at": None}), setup.macs[0]))
+        await theirs.send_all(seal_frame(encode_frame({"relay": audit}), setup.macs[0]))
+        await trio.sleep_forever()
+
+    said: list[str] = []
+    async with trio.open_nursery() as nursery:
+        async def connect() -> trio.abc.Stream:
+            ours, theirs = trio.testing.memory_stream_pair()
+            nursery.start_soon(seat, theirs)
+            return ours
+
+        async def attempt(show: Any) -> Lockstep:
+            return await watch("seat-0", 0, connect=connect, observe=show)
+
+        result: Lockstep | str
+        with trio.fail_after(24 * 3600):
+            try:
+                result = await keep_watching(attempt, lambda ls: None, said.append)
+            except WatchError as err:
+                result = str(err)
+        nursery.cancel_scope.cancel()
+    return result, said, trio.current_time() - start
+
+
+async def test_a_watched_seat_that_holds_its_spectator_in_the_audit_is_left_once_its_announced_waits_are_past(
+        autojump_clock: Any) -> None:
+    """Heartbeats in its audit, relaying nothing: an honest seat waiting for a seat that resumes, or a cheater
+    holding back a seat's reveals. The spectator waited for ever (a day here, before); now at most what the seat's
+    announced waits allow (4 timeouts, 2 resume_timeouts, its linger, a margin), then it closes its audit with what
+    it holds, naming nobody, and says why."""
+    waits = {"timeout": 2.0, "resume_timeout": 6.0, "linger": 1.0}
+    bound = 4 * 2 + 2 * 6 + 1 + 30
+    ls, said, took = await _watch(waits, None)
+    assert isinstance(ls, Lockstep), ls
+    assert ls.finished and ls.verdict is not None and ls.verdict.culprit is None
+    assert ls.verdict.code == "refused_audit" and "seat 2" in ls.verdict.reason
+    assert bound < took < bound + 3
+    assert said == [f"unattributed: the watched seat held us in its audit for {bound:g} s, past its announced timeout "
+                    "(2 s), resume_timeout (6 s) and linger (1 s) allow; closing the audit with what we hold, naming "
+                    "nobody for what is missing"]
+
+
+async def test_a_seat_announcing_nothing_or_nonsense_gets_the_default_waits_and_no_more_than_an_hour_each(
+        autojump_clock: Any) -> None:
+    for waits, bound in [(None, 4 * 30 + 2 * 60 + 10 + 30), ({"timeout": float("nan"), "resume_timeout": -1,
+                                                               "linger": True}, 4 * 30 + 2 * 60 + 10 + 30),
+                         ({"timeout": 1e300, "resume_timeout": 1e300, "linger": 1e300}, 7 * 3600 + 30)]:
+        ls, _, took = await _watch(waits, None)
+        assert isinstance(ls, Lockstep) and ls.verdict is not None and ls.verdict.culprit is None, ls
+        assert bound < took < bound + 3, (waits, took)
+
+
+async def test_a_spectator_of_an_honest_seat_waiting_within_its_waits_for_a_resumed_seat_gets_the_verdict(
+        autojump_clock: Any) -> None:
+    """The honest case: the seat waits for seat 2's audit (seat 2 resumed just before its resume_timeout ran out)
+    and relays it; its spectator, in the audit all along, gets the table's clean verdict. So with a seat whose
+    waits are long (a resume_timeout of ten minutes), far past the defaults' bound."""
+    for waits, late in [({"timeout": 2.0, "resume_timeout": 6.0, "linger": 1.0}, 2.0 + 6.0 + 2.0),
+                        ({"timeout": 30.0, "resume_timeout": 600.0, "linger": 10.0}, 30.0 + 600.0)]:
+        ls, said, _ = await _watch(waits, late)
+        assert isinstance(ls, Lockstep), ls
+        assert ls.finished and ls.verdict is not None and ls.verdict.clean, (ls.verdict, said)
+        assert ls.verdict.state_hash == _game()[0].verdict.state_hash  # type: ignore[union-attr]
