@@ -755,6 +755,28 @@ async def test_spectators_that_come_and_go_fast_are_refused_until_the_rate_allow
         nursery.cancel_scope.cancel()
 
 
+async def test_a_host_that_spends_its_spectator_joins_leaves_another_hosts_joins_alone(
+        table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One bucket of joins for every host let an outsider sending a hello every 0.1 s take each join as it came back:
+    a friend watching from another address was refused for as long as it tried (red-team rt10-spec)."""
+    from p2php.net.mesh import SpectatorJoined
+
+    monkeypatch.setattr("p2php.net.mesh.SPECTATOR_JOINS", (3, 60.0))
+    peers, listeners = await table(2)
+    meshes = await form([0, 1], peers, listeners)
+    async with meshes[0], meshes[1], trio.open_nursery() as nursery:
+        nursery.start_soon(partial(meshes[0].serve_rejoins, listeners[0], hello_for(0), same_game, spectators=True))
+        for _ in range(3):
+            link, _ = await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)
+            await link.aclose()
+        with pytest.raises(AssertionError, match="joining this peer too fast"):
+            await raw_peer(peers[0][1], -1, SPECTATOR_HELLO)
+        await raw_peer(peers[0][1], -1, SPECTATOR_HELLO, source="127.0.0.2")  # another host: its own joins
+        joined = [e for e in await collect(meshes[0], 7) if isinstance(e, SpectatorJoined)]
+        assert len(joined) == 4
+        nursery.cancel_scope.cancel()
+
+
 async def test_a_link_that_brings_nothing_is_ended_after_dead_after(table: Table,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A peer whose connection stays open but brings nothing (a hung process, a half-open TCP link) is taken as

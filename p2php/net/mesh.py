@@ -75,9 +75,16 @@ MAX_QUEUED_BYTES = 64 * 1024 * 1024
 """Bytes queued for one connection before its peer is dropped as not reading."""
 MAX_SPECTATORS = 8
 SPECTATOR_JOINS = (8, 2.0)
-"""Spectators a peer lets join in a burst, and the seconds after which one more may: each new one is sent the whole
-record, so an outsider that comes and goes as fast as it can must not keep a seat's loop busy (a spectator that
-relinks a second after a break is far below this)."""
+"""Spectators one host (a :func:`~p2php.net.admission.host_key`) may have join a peer in a burst, and the seconds
+after which one more may: each new one is sent the whole record, so an outsider that comes and goes as fast as it
+can must not keep a seat's loop busy. Per host: with one bucket for all, an outsider sending a spectator hello every
+0.1 s took each join as it came back, and a friend watching from another address was refused for as long as it
+tried (red-team rt10-spec)."""
+SPECTATOR_JOINS_ALL = (16, 1.0)
+"""The same for all hosts together: many hosts' joins still cost the seat only so much (so an outsider with two
+addresses or more, or libp2p peer ids, can still keep others waiting)."""
+SPECTATOR_JOIN_HOSTS = 256
+"""Hosts whose join bucket a peer keeps (one not yet full again); past that, a new host is refused for now."""
 SPECTATOR_QUEUE_BYTES = 8 * 1024 * 1024
 SPECTATOR_LINGER = 5.0
 """Seconds a closing mesh waits for its spectators to hang up after their last frames went out."""
@@ -474,7 +481,8 @@ class Mesh:
         self._nursery: trio.Nursery | None = None
         self._spectators: dict[int, _Peer] = {}  # those whose link is up (a gone one is forgotten: they come and go)
         self._spectators_joined = 0
-        self._spectator_joins: TokenBucket | None = None
+        self._spectator_joins: dict[str, TokenBucket] = {}  # by host: a bucket not yet full again
+        self._spectator_joins_all: TokenBucket | None = None
         self._spectator_places = Admission(MAX_SPECTATORS, MAX_SPECTATORS)  # a full room makes way for another host
         self._retired: dict[int, tuple[int, int]] = {}  # bytes of connections that were replaced
         self._progress: Any = None  # where our game stands, told in every heartbeat
@@ -531,10 +539,19 @@ class Mesh:
         if not self._spectator_places.room_for(host):
             return f"this peer already has {MAX_SPECTATORS} spectators"
         now = trio.current_time()
-        if self._spectator_joins is None:
-            self._spectator_joins = TokenBucket(*SPECTATOR_JOINS, now)
-        if not self._spectator_joins.take(now):
+        capacity, refill = SPECTATOR_JOINS
+        for other in [h for h, b in self._spectator_joins.items() if b.full(now)]:
+            del self._spectator_joins[other]  # full again: as good as a new one (so the map stays small)
+        known = host in self._spectator_joins
+        bucket = self._spectator_joins.get(host) or TokenBucket(capacity, refill, now)
+        if self._spectator_joins_all is None:
+            self._spectator_joins_all = TokenBucket(*SPECTATOR_JOINS_ALL, now)
+        # A host's own bucket is asked first and spent last, so a host refused its own joins spends nobody else's.
+        if (not bucket.ready(now) or (not known and len(self._spectator_joins) >= SPECTATOR_JOIN_HOSTS)
+                or not self._spectator_joins_all.take(now)):
             return "spectators are joining this peer too fast: try again in a few seconds"
+        self._spectator_joins[host] = bucket
+        bucket.take(now)
         return None
 
     def spectator_up(self, spectator: int) -> bool:

@@ -15,6 +15,14 @@ class TokenBucket:
         self.tokens = float(capacity)
         self.at = now
 
+    def full(self, now: float) -> bool:
+        """Whether the bucket would hold ``capacity`` tokens at ``now`` (it is then as good as a new one)."""
+        return self.tokens + max(0.0, now - self.at) / self.refill >= self.capacity
+
+    def ready(self, now: float) -> bool:
+        """Whether :meth:`take` would spend a token at ``now`` (nothing changes)."""
+        return self.tokens + max(0.0, now - self.at) / self.refill >= 1.0
+
     def take(self, now: float) -> bool:
         self.tokens = min(float(self.capacity), self.tokens + max(0.0, now - self.at) / self.refill)
         self.at = max(self.at, now)
