@@ -27,10 +27,34 @@ def _game() -> tuple[Lockstep, tuple[dict[str, Any], ...]]:
     return peers[0], tuple(m.to_wire() for m in peers[0].transcript)
 
 
-async def _watch(waits: dict[str, Any] | None, late_for: float | None) -> tuple[Lockstep | str, list[str], float]:
+class _Reset(trio.abc.Stream):
+    """A stream whose end reads as a reset (a broken connection) instead of an end of stream."""
+
+    def __init__(self, inner: trio.abc.Stream) -> None:
+        self.inner = inner
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        if not (data := await self.inner.receive_some(max_bytes)):
+            raise trio.BrokenResourceError("connection reset by peer")
+        return bytes(data)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def _watch(waits: dict[str, Any] | None, late_for: float | None,
+                 gone: str | None = None) -> tuple[Lockstep | str, list[str], float]:
     """Watch seat 0 (its key proven, its table real), which relays its whole record but seat 2's audit, then says
     only heartbeats (``at`` None: in its audit) — until ``late_for`` seconds have passed, when it relays that audit
-    too and leaves (None: never). Returns the record or the error, what the spectator was told, and when it ended."""
+    too and leaves (None: never). ``gone``: instead, the link is reset (``"reset"``) or brings nothing more
+    (``"silent"``) after the relays, and the seat cannot be reached again. Returns the record or the error, what
+    the spectator was told, and when it ended."""
     ls0, wires = _game()
     audit = next(w for w in wires if w.get("kind") == "audit" and w.get("from") == 2)
     table: dict[str, Any] = {"watch": "table", "game": "uno", "options": dict(ls0.table.options),
@@ -62,6 +86,10 @@ async def _watch(waits: dict[str, Any] | None, late_for: float | None) -> tuple[
         assert setup.macs is not None
         for frame in [table, *({"relay": w} for w in wires if w is not audit)]:
             await theirs.send_all(seal_frame(encode_frame(frame), setup.macs[0]))
+        if gone == "reset":
+            await theirs.aclose()
+        if gone is not None:
+            await trio.sleep_forever()
         while late_for is None or trio.current_time() - start < late_for:
             await trio.sleep(2.0)
             await theirs.send_all(seal_frame(encode_frame({"hb": 1, "at": None}), setup.macs[0]))
@@ -70,10 +98,16 @@ async def _watch(waits: dict[str, Any] | None, late_for: float | None) -> tuple[
 
     said: list[str] = []
     async with trio.open_nursery() as nursery:
+        links = 0
+
         async def connect() -> trio.abc.Stream:
+            nonlocal links
+            links += 1
+            if gone is not None and links > 1:
+                raise OSError("Connection refused")  # the seat's machine is gone
             ours, theirs = trio.testing.memory_stream_pair()
             nursery.start_soon(seat, theirs)
-            return ours
+            return _Reset(ours) if gone == "reset" else ours
 
         async def attempt(show: Any) -> Lockstep:
             return await watch("seat-0", 0, connect=connect, observe=show)
@@ -127,3 +161,15 @@ async def test_a_spectator_of_an_honest_seat_waiting_within_its_waits_for_a_resu
         assert isinstance(ls, Lockstep), ls
         assert ls.finished and ls.verdict is not None and ls.verdict.clean, (ls.verdict, said)
         assert ls.verdict.state_hash == _game()[0].verdict.state_hash  # type: ignore[union-attr]
+
+
+async def test_a_link_reset_or_gone_silent_in_the_reveals_leaves_the_spectator_the_record_it_held(
+        autojump_clock: Any) -> None:
+    """The seat is not seen again: as after an end of stream, the spectator closes its audit on the record it held
+    once its patience is out, naming nobody for the missing audit (before: a reset or a silent link dropped that
+    record, and the spectator ended with no verdict)."""
+    for gone in ("reset", "silent"):
+        ls, said, _ = await _watch(None, None, gone)
+        assert isinstance(ls, Lockstep), (gone, ls)
+        assert ls.finished and ls.verdict is not None and ls.verdict.culprit is None, (gone, ls.verdict, said)
+        assert ls.verdict.code == "refused_audit" and "seat 2" in ls.verdict.reason

@@ -108,7 +108,8 @@ async def watch(host: str, port: int, name: str = "spectator",
                     with trio.fail_after(dead_after):
                         frame = await _read(stream, decoder)
                 except trio.TooSlowError:
-                    raise WatchError(f"the peer sent nothing for {dead_after:g} s, not even a heartbeat") from None
+                    raise WatchError(f"the peer sent nothing for {dead_after:g} s, not even a heartbeat",
+                                     held=_in_reveals(ls)) from None
                 if frame is None:
                     break
                 if "hb" in frame and ls is not None and _ahead(frame.get("at"), ls) \
@@ -139,9 +140,9 @@ async def watch(host: str, port: int, name: str = "spectator",
                     if ls.finished:
                         break
         except FrameError as err:
-            raise WatchError(f"the peer sent a bad frame: {err}") from None
-        except (trio.BrokenResourceError, OSError) as err:
-            raise WatchError(f"the connection broke: {err}") from None
+            raise WatchError(f"the peer sent a bad frame: {err}", held=_in_reveals(ls)) from None
+        except (trio.BrokenResourceError, OSError) as err:  # (a reset, in the reveals, is an end like any other)
+            raise WatchError(f"the connection broke: {err}", held=_in_reveals(ls)) from None
         except trio.TooSlowError:
             raise WatchError("the peer did not answer in time") from None
     if ls is None:
@@ -153,6 +154,13 @@ async def watch(host: str, port: int, name: str = "spectator",
             raise WatchError(f"the watched seat left before the record's end (step {ls.tick})", held=ls)
         ls.timeout()  # an abort came, or the peer left with its verdict, reveals missing: close with what we hold
     return ls
+
+
+def _in_reveals(ls: Lockstep | None) -> Lockstep | None:
+    """``ls`` if its game ended and its audit is still open (a link ending now held it: see :func:`keep_watching`;
+    a link reset or gone silent in the reveals dropped it, and a spectator whose seat was not seen again ended with
+    no verdict, where an end of stream left it one), else None."""
+    return ls if ls is not None and ls.auditing and not ls.finished else None
 
 
 def _ahead(at: Any, ls: Lockstep) -> bool:
