@@ -48,13 +48,14 @@ class _Reset(trio.abc.Stream):
         await self.inner.aclose()
 
 
-async def _watch(waits: dict[str, Any] | None, late_for: float | None,
-                 gone: str | None = None) -> tuple[Lockstep | str, list[str], float]:
+async def _watch(waits: dict[str, Any] | None, late_for: float | None, gone: str | None = None,
+                 upto: int | None = None) -> tuple[Lockstep | str, list[str], float]:
     """Watch seat 0 (its key proven, its table real), which relays its whole record but seat 2's audit, then says
     only heartbeats (``at`` None: in its audit) — until ``late_for`` seconds have passed, when it relays that audit
     too and leaves (None: never). ``gone``: instead, the link is reset (``"reset"``) or brings nothing more
     (``"silent"``) after the relays, and the seat cannot be reached again. Returns the record or the error, what
-    the spectator was told, and when it ended."""
+    the spectator was told, and when it ended. ``upto``: relay only that many messages (mid-game), then heartbeats
+    that say nothing of the game going on (``at`` the game's start)."""
     ls0, wires = _game()
     audit = next(w for w in wires if w.get("kind") == "audit" and w.get("from") == 2)
     table: dict[str, Any] = {"watch": "table", "game": "uno", "options": dict(ls0.table.options),
@@ -84,8 +85,11 @@ async def _watch(waits: dict[str, Any] | None, late_for: float | None,
         await theirs.send_all(encode_frame({"mesh": "ok"}))
         await read()
         assert setup.macs is not None
-        for frame in [table, *({"relay": w} for w in wires if w is not audit)]:
+        for frame in [table, *({"relay": w} for w in wires[:upto] if w is not audit)]:
             await theirs.send_all(seal_frame(encode_frame(frame), setup.macs[0]))
+        while upto is not None:
+            await trio.sleep(2.0)
+            await theirs.send_all(seal_frame(encode_frame({"hb": 1, "at": [0, 0]}), setup.macs[0]))
         if gone == "reset":
             await theirs.aclose()
         if gone is not None:
@@ -173,3 +177,13 @@ async def test_a_link_reset_or_gone_silent_in_the_reveals_leaves_the_spectator_t
         assert isinstance(ls, Lockstep), (gone, ls)
         assert ls.finished and ls.verdict is not None and ls.verdict.culprit is None, (gone, ls.verdict, said)
         assert ls.verdict.code == "refused_audit" and "seat 2" in ls.verdict.reason
+
+
+async def test_a_watched_seat_whose_game_stands_still_past_its_announced_waits_is_left(autojump_clock: Any) -> None:
+    """Mid-game, heartbeats that say nothing of the game going on read as a quiet game (someone thinking): a seat
+    that relayed 40 messages and then only such heartbeats held its spectator for good (a day here, before). An
+    honest seat's game moves, or it aborts, within its waits."""
+    waits = {"timeout": 2.0, "resume_timeout": 6.0, "linger": 1.0}
+    said, _, took = await _watch(waits, None, upto=40)
+    assert isinstance(said, str) and said.startswith("unattributed: the watched seat relayed nothing for 51 s at step")
+    assert 51 < took < 54

@@ -104,6 +104,8 @@ async def watch(host: str, port: int, name: str = "spectator",
                     audit_since = now if audit_since is None else audit_since
                     if now - audit_since > audit_wait(waits):
                         raise WatchError(_held_past(audit_wait(waits), waits), held=ls, final=True)
+                elif ls is not None and not ls.finished and trio.current_time() - last_relay > audit_wait(waits):
+                    raise WatchError(_stood_still(audit_wait(waits), waits, ls), final=True)
                 try:
                     with trio.fail_after(dead_after):
                         frame = await _read(stream, decoder)
@@ -237,7 +239,9 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
             waited = now - failing_since
             if err.held is not None and (held is None or _held(err.held) >= _held(held)):
                 held = err.held  # a seat that resumed from a log lacking reveals must not cost us the ones we held
-            if err.final and held is not None:  # held in the audit past the seat's own waits: no honest seat does
+            if err.final:  # held past the seat's own waits: no honest seat does that, so linking again is no use
+                if held is None:
+                    raise
                 tell(str(err))
                 held.timeout()
                 return held
@@ -253,12 +257,14 @@ async def keep_watching(attempt: Callable[[Callable[[Lockstep], None]], Awaitabl
 
 
 def audit_wait(waits: dict[str, float]) -> float:
-    """Seconds a spectator whose record is in the audit waits on one link for the record's end, given the watched
-    seat's waits (§3.5): each seat's audit is due ``timeout`` after the seat's audit began, or ``resume_timeout``
-    after its link dropped; a seat behind a dropped one gets one ``timeout`` more after that, a seat still in the
-    game one more once synced, a dispute open at the end one more; then the seat lingers (``linger``, or
-    ``resume_timeout`` for a seat that dropped before its ``fin``). :data:`AUDIT_MARGIN` covers relays and a loaded
-    machine."""
+    """Seconds a spectator whose record is in the audit waits on one link for the record's end, or mid-game for a
+    new message, given the watched seat's waits (§3.5). Mid-game, a seat's message is due ``timeout`` after it fell
+    due, ``resume_timeout`` from a drop, one ``timeout`` more on its return and one more for a seat behind; then the
+    watched seat's abort comes. In the audit, each seat's audit is due ``timeout`` after the seat's audit began, or
+    ``resume_timeout`` after its link dropped; a seat behind a dropped one gets one ``timeout`` more after that, a
+    seat still in the game one more once synced, a dispute open at the end one more; then the seat lingers
+    (``linger``, or ``resume_timeout`` for a seat that dropped before its ``fin``). :data:`AUDIT_MARGIN` covers
+    relays and a loaded machine."""
     return 4 * waits["timeout"] + 2 * waits["resume_timeout"] + waits["linger"] + AUDIT_MARGIN
 
 
@@ -266,6 +272,12 @@ def _held_past(bound: float, waits: dict[str, float]) -> str:
     return (f"unattributed: the watched seat held us in its audit for {bound:g} s, past its announced timeout "
             f"({waits['timeout']:g} s), resume_timeout ({waits['resume_timeout']:g} s) and linger "
             f"({waits['linger']:g} s) allow; closing the audit with what we hold, naming nobody for what is missing")
+
+
+def _stood_still(bound: float, waits: dict[str, float], ls: Lockstep) -> str:
+    return (f"unattributed: the watched seat relayed nothing for {bound:g} s at step {ls.tick}, past what its "
+            f"announced timeout ({waits['timeout']:g} s), resume_timeout ({waits['resume_timeout']:g} s) and linger "
+            f"({waits['linger']:g} s) allow; stopped watching")
 
 
 def _waits(announced: Any) -> dict[str, float]:
