@@ -125,3 +125,62 @@ def test_a_view_listing_no_action_of_the_type_does_not_refuse_an_honest_answer(
     peers = make_peers("snitch", 3, {}, seed=5)
     run_in_memory(peers, {s: RandomBot(50 + s) for s in range(3)})
     assert [(p.finished, p.verdict is not None and p.verdict.culprit) for p in peers] == [(True, None)] * 3
+
+
+def _find(name: str, players: int, options: dict[str, Any], want: Any, seeds: range = range(4),
+          kind: str = "random") -> tuple[GameState, LocalTable, Decide, dict[int, list[Action]], int, Action]:
+    """The first decision of seeded random games where a seat is offered an action ``want(prompt, action)`` holds."""
+    game = get_game(name)
+    opts = game.parse_options(options)
+    for seed in seeds:
+        st = game.new_state(players, opts)
+        tb = LocalTable(st, seed, private_decks=default_decks(game, players, opts))
+        bots = {seat: game.make_bot(kind, f"{seed}/{seat}") for seat in range(players)}
+        for _n in range(600):
+            step = tb.run_chance()
+            if isinstance(step, GameOver):
+                break
+            assert isinstance(step, Decide)
+            legal = {seat: st.legal_actions(seat, tb.knowledge(seat)) for seat in step.seats}
+            for seat, actions in legal.items():
+                for a in actions:
+                    if want(step.prompt, a):
+                        return st, tb, step, legal, seat, a
+            tb.act([(seat, bots[seat].choose(st, seat, tb.knowledge(seat), legal[seat])) for seat in step.seats])
+    pytest.skip(f"no such decision in {name}'s seeded games")
+
+
+@pytest.mark.parametrize(("name", "players", "options", "want", "alter"), [
+    # a key its type has elsewhere, read by nothing at this decision (any value, up to the 64 KiB of an action)
+    ("hpsha", 5, {}, lambda p, a: p == "skill:affinity" and a["type"] == "card", lambda a: {**a, "skill": JUNK}),
+    ("hpsha", 4, {"creatures": 11}, lambda p, a: p == "skill:sneer" and a["type"] == "invoke",
+     lambda a: {**a, "option": JUNK}),
+    ("hpsha", 5, {}, lambda p, a: a.get("skill") == "affinity", lambda a: {**a, "kind": JUNK}),
+    ("hpsha", 5, {}, lambda p, a: a.get("skill") == "affinity", lambda a: {**a, "slots": [JUNK]}),
+    ("hogwarts", 2, {}, lambda p, a: a["type"] == "move" and "wait" not in a, lambda a: {**a, "wait": JUNK}),
+    # a value the rules read nothing of: seats no one names, a null read as absent
+    ("hpsha", 4, {"creatures": 11}, lambda p, a: a.get("skill") == "chess_mastery",
+     lambda a: {**a, "targets": list(range(2000))}),
+    ("hpsha", 4, {}, lambda p, a: p.startswith("respond") and a["type"] == "card", lambda a: {**a, "skill": None}),
+    ("hpsha", 4, {}, lambda p, a: a["type"] == "use" and "skill" not in a, lambda a: {**a, "skill": None}),
+    # UNO (not a kit game): nulls, and a call no rule reads
+    ("uno", 3, {}, lambda p, a: a["type"] == "play" and set(a) == {"type", "slot"}, lambda a: {**a, "colour": None}),
+    ("uno", 3, {}, lambda p, a: a["type"] == "play" and set(a) == {"type", "slot"}, lambda a: {**a, "dump": None}),
+    ("uno", 3, {"deck": "all"}, lambda p, a: a["type"] == "play" and "colour" in a and "uno" not in a,
+     lambda a: {**a, "uno": True}),
+])
+def test_an_answer_carrying_what_its_decision_reads_nothing_of_is_refused(
+        name: str, players: int, options: dict[str, Any], want: Any, alter: Any) -> None:
+    """Each altered answer was taken by every view and reached the honest answer's state: a second signed form of
+    the move, kept in every record (a cheater filled every honest Hogwarts record 14-fold this way)."""
+    st, tb, step, legal, seat, action = _find(name, players, options, want)
+    bad = alter(action)
+    for knowledge in (tb.knowledge(seat), Knowledge(dict(tb.public), {}), tb.everything()):
+        st.check(seat, action, knowledge)  # the honest answer passes
+        with pytest.raises(IllegalAction):
+            st.check(seat, bad, knowledge)
+    twin = st.clone()
+    answers = [(s, bad if s == seat else legal[s][0]) for s in step.seats]
+    with pytest.raises(IllegalAction):
+        twin.apply(answers, {sl: tb.faces[sl] for s, a in answers for sl in twin.reveals(s, a)})
+

@@ -125,9 +125,9 @@ class Move(Task["HogwartsState"]):
             raise IllegalAction("a move's path is a list of cell ids")
         if path[0] != g.pos[seat]:
             raise IllegalAction(f"a move starts where the figure stands ({g.pos[seat]})")
-        if action.get("wait") is True:
-            if path != [g.pos[seat]] or not may_wait(g, seat) or "mission" in action:
-                raise IllegalAction("waiting is staying on a mission's location in team mode")
+        if "wait" in action:  # true or absent: a "wait" of anything else was read as absent, a second form
+            if action["wait"] is not True or path != [g.pos[seat]] or not may_wait(g, seat) or "mission" in action:
+                raise IllegalAction("waiting (\"wait\": true) is staying on a mission's location in team mode")
             return
         stop_also: frozenset[str] = frozenset()
         if "mission" in action:

@@ -216,7 +216,7 @@ class Sneer(OpensChosenCard):
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, kn: Knowledge
     ) -> None:
         s = as_int(action, "slot")
-        if action.get("type") != "invoke" or s not in st.hands[seat]:
+        if action.get("type") != "invoke" or s not in st.hands[seat] or len(action) != 2:
             raise IllegalAction("嘲哂 Sneer: discard one of your hand cards")
         f = kn.face(s)
         if f is not None and CARDS[f].suit in self._suits(st, ctx):

@@ -527,7 +527,7 @@ class Justice(OpensChosenCard):
         self, st: HpshaState, seat: int, point: str, ctx: dict[str, Any], action: Action, kn: Knowledge
     ) -> None:
         s = as_int(action, "slot")
-        if action.get("type") != "invoke" or s not in st.hands[seat]:
+        if action.get("type") != "invoke" or s not in st.hands[seat] or len(action) != 2:
             raise IllegalAction("司法 Justice: discard one of your hand cards")
         f = kn.face(s)
         if f is not None and not self._suit_ok(st, seat, f):
@@ -594,7 +594,7 @@ class Worry(Skill):
             super().check_offer(st, seat, point, ctx, action, kn)
             return
         s, t = as_int(action, "slot"), as_int(action, "target")
-        if action.get("type") != "invoke" or s not in st.hands[seat]:
+        if action.get("type") != "invoke" or s not in st.hands[seat] or len(action) != 3:
             raise IllegalAction("忧心 Worry: discard one of your red hand cards")
         if not (0 <= t < st.n) or not st.alive[t]:
             raise IllegalAction("忧心 Worry: name a living character")

@@ -109,6 +109,7 @@ class Affinity(Skill):
     names, who uses it at once as 清水如泉 (the receiver is its user, so 聪颖 can trigger)."""
 
     key, zh, en = "affinity", "亲和", "Affinity"
+    play_keys = frozenset({"type", "skill", "targets"})
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
         if used_this_turn(st, seat, self.key):
@@ -174,7 +175,7 @@ class AffinityTask(Task):
 
     def check(self, st: HpshaState, seat: Seat, action: Action, kn: Knowledge) -> None:
         slots = as_slots(action)
-        if action.get("type") != "card" or len(slots) != 1 or slots[0] not in st.hands[seat]:
+        if action.get("type") != "card" or len(slots) != 1 or slots[0] not in st.hands[seat] or len(action) != 2:
             raise IllegalAction("亲和 Affinity: give one of your hand cards")
 
     def reveals(self, st: HpshaState, seat: Seat, action: Action) -> tuple[Slot, ...]:
@@ -314,6 +315,7 @@ class Interrogation(Skill):
     or (even holding one, ※) refuses and Snape discards one of its cards."""
 
     key, zh, en = "interrogation", "诘难", "Interrogation"
+    play_keys = frozenset({"type", "skill", "targets", "value"})
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
         if used_this_turn(st, seat, self.key):
@@ -374,6 +376,7 @@ class GiantStrength(Skill):
     The result is a continuous effect (flags ``gs_turn``/``gs_bonus``, −1 = lost)."""
 
     key, zh, en = "giant_strength", "巨力", "Giant Strength"
+    play_keys = frozenset({"type", "skill", "targets"})
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
         if used_this_turn(st, seat, self.key) or not st.hands[seat]:

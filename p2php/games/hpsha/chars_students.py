@@ -97,6 +97,8 @@ class ChessMastery(Skill):
         s = _one_slot(action)
         if st.hands[seat] != [s]:
             raise IllegalAction("棋艺 Chess Mastery: only your last hand card may be discarded")
+        if action.get("targets") != []:  # it names no one: seats there were read by nothing
+            raise IllegalAction("棋艺 Chess Mastery names no target")
 
     def play_reveals(self, st: HpshaState, seat: int, action: Action) -> tuple[Slot, ...]:
         return st.unopened(as_slots(action))
@@ -466,6 +468,7 @@ class Mischief(Skill):
     修复如初, each once per phase (※)."""
 
     key, zh, en = "mischief", "搞怪", "Mischief"
+    play_keys = frozenset({"type", "skill", "kind", "slots", "targets"})
     AS: ClassVar[dict[str, str]] = {"bind": DIAMOND, "reparo": HEART}
 
     def play_offers(self, st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:

@@ -442,6 +442,8 @@ class CentaurLook(Skill):
             raise IllegalAction("马人 Centaur: its holder, once per turn")
         if len(slots) != 1 or slots[0] not in st.hands[seat]:
             raise IllegalAction("马人 Centaur: place one hand card face up")
+        if action.get("targets") != []:  # it names no one: seats there were read by nothing
+            raise IllegalAction("马人 Centaur names no target")
 
     def play_reveals(self, st: HpshaState, seat: int, action: Action) -> tuple[Slot, ...]:
         return st.unopened(as_slots(action))

@@ -234,6 +234,8 @@ def validate_play(st: HpshaState, seat: int, action: Action, face: Any) -> None:
         psk = next((x for x in st.skills(seat) if x.key == action.get("skill")), None)
         if psk is None:
             raise IllegalAction(f"you have no skill {action.get('skill')!r} to activate now")
+        if not action.keys() <= psk.play_keys:
+            raise IllegalAction(f"{psk.label} reads no {sorted(action.keys() - psk.play_keys)[0][:40]!r}")
         psk.check_play(st, seat, action, face)
         return
     if t != "use":
@@ -248,7 +250,7 @@ def validate_play(st: HpshaState, seat: int, action: Action, face: Any) -> None:
         if not st.can_use(seat, s):
             raise IllegalAction(f"slot {s} is set face down (禁闭): it cannot be used this turn")
     skill = action.get("skill")
-    if skill is None:
+    if "skill" not in action:  # (a null skill was read as none: a second form of the plain use)
         if len(slots) != 1:
             raise IllegalAction("use exactly one card")
         f = face(slots[0])

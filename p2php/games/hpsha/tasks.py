@@ -196,7 +196,7 @@ class AskCard(Task):
             if self.mode != "discard" and not st.can_use(seat, s):
                 raise IllegalAction(f"slot {s} is set face down (禁闭): it cannot be used or played this turn")
         skill = action.get("skill")
-        if skill is not None:
+        if "skill" in action:  # (a null skill was read as none: a second form of the plain card)
             sk = next((x for x in st.skills(seat) if x.key == skill), None)
             if sk is None or not self._kind() or sk.view_as != self._kind():
                 raise IllegalAction(f"skill {skill!r} cannot give {self.spec}")

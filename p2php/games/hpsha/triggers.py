@@ -68,6 +68,9 @@ class Skill(Effect["HpshaState"]):
     key: ClassVar[str] = ""
     zh: ClassVar[str] = ""
     en: ClassVar[str] = ""
+    play_keys: ClassVar[frozenset[str]] = frozenset({"type", "skill", "slots", "targets"})
+    """The keys of this skill's play-phase activation (its :meth:`play_offers`' keys): a key the type allows for
+    another skill (``kind``, ``value``) is read by nothing here, and was signed into every record."""
     compulsory: ClassVar[bool] = False  # 锁定技
     points: ClassVar[frozenset[str]] = frozenset()
     view_as: ClassVar[str] = ""  # kind this skill lets cards be used as ("" = none)

@@ -180,6 +180,8 @@ def validate_play(g: UnoState, seat: Seat, action: Action, face_of: FaceOf, mode
                 raise IllegalAction(f"dump slot {s!r} is not another card in seat {seat}'s hand")
         if len(set(dump)) != len(dump):
             raise IllegalAction("dump lists a slot twice")
+    if "uno" in action and not (len(hand) >= 2 and len(hand) - 1 - len(dump or ()) <= 1):
+        raise IllegalAction("no UNO call is due with this play: leave uno out")  # else read by nothing
     card = face_of(slot)
     if card is None:
         return  # checked by the peers who know the face, and by the audit

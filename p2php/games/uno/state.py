@@ -225,9 +225,11 @@ class UnoState(GameState):
         allowed = KEYS.get(typ) if isinstance(typ, str) else None
         if allowed is None:
             raise IllegalAction(f"unknown action type {typ!r}")
-        for key in action:
+        for key, value in action.items():
             if key not in allowed:
                 raise IllegalAction(f"unexpected field {key!r} in a {typ!r} action")
+            if value is None:  # read as absent: a second signed form of the move without the key
+                raise IllegalAction(f"field {key!r} is null: leave it out")
         self._top().validate(self, seat, action, face_of)
 
     def legal_actions(self, seat: Seat, knowledge: Knowledge) -> list[Action]:
