@@ -184,3 +184,15 @@ def test_an_answer_carrying_what_its_decision_reads_nothing_of_is_refused(
     with pytest.raises(IllegalAction):
         twin.apply(answers, {sl: tb.faces[sl] for s, a in answers for sl in twin.reveals(s, a)})
 
+
+def test_an_answer_applied_to_a_clone_leaves_the_original_as_it_was() -> None:
+    """Hogwarts' Return mode kept its campaign (the Death Eaters, their life points and hands) in a dataclass its
+    bottom task's clone shared: an answer applied to a clone (the audit's trial of a batch) changed the original."""
+    st, tb, step, legal, seat, _ = _find("hogwarts", 2, {"mode": "return_of_voldemort"},
+                                         lambda p, a: p == "trip" and a["type"] == "portal", seeds=range(1),
+                                         kind="heuristic")
+    for action in legal[seat]:
+        before = st.state_hash()
+        twin = st.clone()
+        twin.apply([(seat, action)], {sl: tb.faces[sl] for sl in twin.reveals(seat, action)})
+        assert st.state_hash() == before, action

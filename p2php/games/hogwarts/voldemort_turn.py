@@ -16,6 +16,7 @@ Every game ends: after :data:`MAX_ROUNDS` rounds without a winner it is drawn (n
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum, auto
@@ -258,6 +259,14 @@ class ReturnYear(Task["HogwartsState"]):
     started: bool = False
     next_seat: int = -1
     played: int = 0
+
+    def clone(self) -> ReturnYear:
+        """:meth:`Task.clone` with the campaign copied too (a dataclass, not a container: it was shared, and an
+        answer applied to a clone changed the original's Death Eaters)."""
+        new = super().clone()
+        assert isinstance(new, ReturnYear)
+        new.campaign = copy.deepcopy(self.campaign)
+        return new
 
     def run(self, g: HogwartsState) -> Outcome:
         if not self.started:
