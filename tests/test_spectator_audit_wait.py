@@ -187,3 +187,69 @@ async def test_a_watched_seat_whose_game_stands_still_past_its_announced_waits_i
     said, _, took = await _watch(waits, None, upto=40)
     assert isinstance(said, str) and said.startswith("unattributed: the watched seat relayed nothing for 51 s at step")
     assert 51 < took < 54
+    # Stopped where it owes the move itself: the others time that, by waits no frame tells (each believed up to an
+    # hour, as an announced one is), so it is left then, not sooner.
+    said, _, took = await _watch(waits, None, upto=41)
+    assert isinstance(said, str) and said.startswith("unattributed: the watched seat relayed nothing for 21631 s at "
+                                                     "step 27, its own move"), said
+    assert 21631 < took < 21634
+
+
+async def _watch_a_thinking_seat(autojump_clock: Any, think: float, own: float, others: float) -> tuple[Any, float]:
+    """Real seats on the in-memory network: seat 0 (watched) waits ``own`` seconds for the others' moves, the others
+    give it ``others`` for its own; its player thinks ``think`` seconds over one move. Returns what seat 0's
+    spectator ended with and when."""
+    from p2php.session.runner import PeerConfig, PeerResult, bot_decider, run_peer
+    from p2php.testing.network import MemoryNetwork
+
+    net = MemoryNetwork()
+    listeners = [net.listen() for _ in range(3)]
+    addresses = {s: net.address_of(listeners[s]) for s in range(3)}
+    results: dict[int, PeerResult] = {}
+    ended: dict[str, Any] = {}
+
+    async def play(seat: int) -> None:
+        cfg = PeerConfig("uno", {"rounds": 1}, 3, seat, f"p{seat}", secrets=seeded_secrets(3, seat),
+                         timeout=own if seat == 0 else others, resume_timeout=own if seat == 0 else 60.0,
+                         linger=1.0, connect=net.dial)
+        bot = bot_decider(get_game("uno").make_bot("heuristic", seat))
+        thought = False
+
+        async def decide(ls: Lockstep) -> Any:
+            nonlocal thought
+            if seat == 0 and not thought and ls.tick >= 5:
+                thought = True
+                await trio.sleep(think)
+            return await bot(ls)
+
+        results[seat] = await run_peer(cfg, addresses, listeners[seat], decide)
+
+    async def spectate() -> None:
+        await trio.sleep(0.5)
+
+        async def attempt(show: Any) -> Lockstep:
+            return await watch(*addresses[0], observe=show, connect=lambda: net.dial(*addresses[0]))
+
+        try:
+            ended["ls"] = await keep_watching(attempt, lambda ls: None, lambda line: None)
+        except WatchError as err:
+            ended["ls"] = str(err)
+        ended["at"] = trio.current_time()
+
+    with trio.fail_after(24 * 3600):
+        async with trio.open_nursery() as nursery:
+            for seat in range(3):
+                nursery.start_soon(play, seat)
+            nursery.start_soon(spectate)
+    assert all(r.lockstep.verdict is not None and r.lockstep.verdict.clean for r in results.values())
+    return ended["ls"], results[0].lockstep.verdict.state_hash  # type: ignore[union-attr]
+
+
+async def test_a_spectator_waits_for_the_watched_seats_own_move_as_long_as_the_other_seats_would(
+        autojump_clock: Any) -> None:
+    """The watched seat's own move is timed by the other seats, by their timeouts, not by its own: its player may
+    think as long as they allow (here seat 0 waits 3 s for others, they give it 120 s, it thinks 60 s). Its spectator
+    left that honest game after 4·3 + 2·3 + 1 + 30 = 49 s (before: `relayed nothing for 49 s`); it sees the end."""
+    ls, state_hash = await _watch_a_thinking_seat(autojump_clock, think=60.0, own=3.0, others=120.0)
+    assert isinstance(ls, Lockstep), ls
+    assert ls.verdict is not None and ls.verdict.clean and ls.verdict.state_hash == state_hash

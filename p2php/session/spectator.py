@@ -96,6 +96,7 @@ async def watch(host: str, port: int, name: str = "spectator",
             done = False  # the peer said it left with its verdict ({"watch": "end"}): it is not coming back
             waits = dict(DEFAULT_WAITS)  # the watched seat's, as its table says
             audit_since: float | None = None  # when our record reached the audit on this link
+            watched = -1  # the watched seat's number, once its table is shown
             while True:
                 if ls is None and trio.current_time() > table_by:
                     raise WatchError("the peer did not show its table in time")
@@ -104,8 +105,9 @@ async def watch(host: str, port: int, name: str = "spectator",
                     audit_since = now if audit_since is None else audit_since
                     if now - audit_since > audit_wait(waits):
                         raise WatchError(_held_past(audit_wait(waits), waits), held=ls, final=True)
-                elif ls is not None and not ls.finished and trio.current_time() - last_relay > audit_wait(waits):
-                    raise WatchError(_stood_still(audit_wait(waits), waits, ls), final=True)
+                elif ls is not None and not ls.finished and trio.current_time() - last_relay > (
+                        bound := stand_wait(waits, owes := watched in ls.waiting_for())):
+                    raise WatchError(_stood_still(bound, waits, ls, owes), final=True)
                 try:
                     with trio.fail_after(dead_after):
                         frame = await _read(stream, decoder)
@@ -124,6 +126,7 @@ async def watch(host: str, port: int, name: str = "spectator",
                     desk = ChatDesk(ls.table, None, None)
                     if theirs not in ls.table.hellos:  # the proven key must be one of the table's
                         raise WatchError("the peer's own hello is not one of the table it shows")
+                    watched = ls.table.hellos.index(theirs)
                 elif frame.get("watch") == "end" and ls is not None:
                     done = True  # (whatever follows is not read: the peer hangs up)
                     break
@@ -268,13 +271,24 @@ def audit_wait(waits: dict[str, float]) -> float:
     return 4 * waits["timeout"] + 2 * waits["resume_timeout"] + waits["linger"] + AUDIT_MARGIN
 
 
+def stand_wait(waits: dict[str, float], owes: bool) -> float:
+    """Seconds a spectator waits mid-game on one link for a new message: :func:`audit_wait` of the watched seat's
+    waits, but while that seat owes the move itself (``owes``) the other seats time it, by their own ``timeout`` and
+    ``resume_timeout``, which no frame tells: each is then believed up to :data:`MAX_WAIT`, as an announced one is
+    (a person at a seat that waits 3 s for others may think as long as the others allow)."""
+    return audit_wait({**waits, "timeout": MAX_WAIT, "resume_timeout": MAX_WAIT} if owes else waits)
+
+
 def _held_past(bound: float, waits: dict[str, float]) -> str:
     return (f"unattributed: the watched seat held us in its audit for {bound:g} s, past its announced timeout "
             f"({waits['timeout']:g} s), resume_timeout ({waits['resume_timeout']:g} s) and linger "
             f"({waits['linger']:g} s) allow; closing the audit with what we hold, naming nobody for what is missing")
 
 
-def _stood_still(bound: float, waits: dict[str, float], ls: Lockstep) -> str:
+def _stood_still(bound: float, waits: dict[str, float], ls: Lockstep, owes: bool) -> str:
+    if owes:  # its own move: the other seats' waits, not told, each believed up to MAX_WAIT
+        return (f"unattributed: the watched seat relayed nothing for {bound:g} s at step {ls.tick}, its own move, "
+                f"past what any seats' waits of at most {MAX_WAIT:g} s allow; stopped watching")
     return (f"unattributed: the watched seat relayed nothing for {bound:g} s at step {ls.tick}, past what its "
             f"announced timeout ({waits['timeout']:g} s), resume_timeout ({waits['resume_timeout']:g} s) and linger "
             f"({waits['linger']:g} s) allow; stopped watching")
