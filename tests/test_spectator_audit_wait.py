@@ -144,10 +144,14 @@ async def test_a_watched_seat_that_holds_its_spectator_in_the_audit_is_left_once
                     "nobody for what is missing"]
 
 
-async def test_a_seat_announcing_nothing_or_nonsense_gets_the_default_waits_and_no_more_than_an_hour_each(
+async def test_a_seat_announcing_nothing_or_nonsense_gets_the_most_we_believe_and_no_more_than_an_hour_each(
         autojump_clock: Any) -> None:
-    for waits, bound in [(None, 4 * 30 + 2 * 60 + 10 + 30), ({"timeout": float("nan"), "resume_timeout": -1,
-                                                               "linger": True}, 4 * 30 + 2 * 60 + 10 + 30),
+    """A seat that does not say its waits may have any (one of this protocol version from before ``waits``): each is
+    taken as an hour, what a cheater could announce anyway (before: 30/60/10 s, and a person thinking 290 s at a
+    table of 300 s lost its spectator)."""
+    for waits, bound in [(None, 7 * 3600 + 30), ({"timeout": float("nan"), "resume_timeout": -1,
+                                                   "linger": True}, 7 * 3600 + 30),
+                         ({"timeout": 2.0}, 4 * 2 + 2 * 3600 + 3600 + 30),
                          ({"timeout": 1e300, "resume_timeout": 1e300, "linger": 1e300}, 7 * 3600 + 30)]:
         ls, _, took = await _watch(waits, None)
         assert isinstance(ls, Lockstep) and ls.verdict is not None and ls.verdict.culprit is None, ls
@@ -195,10 +199,11 @@ async def test_a_watched_seat_whose_game_stands_still_past_its_announced_waits_i
     assert 21631 < took < 21634
 
 
-async def _watch_a_thinking_seat(autojump_clock: Any, think: float, own: float, others: float) -> tuple[Any, float]:
+async def _watch_a_thinking_seat(autojump_clock: Any, think: float, own: float, others: float,
+                                 thinker: int = 0) -> tuple[Any, float]:
     """Real seats on the in-memory network: seat 0 (watched) waits ``own`` seconds for the others' moves, the others
-    give it ``others`` for its own; its player thinks ``think`` seconds over one move. Returns what seat 0's
-    spectator ended with and when."""
+    give it ``others`` for its own; the player of seat ``thinker`` thinks ``think`` seconds over one move. Returns
+    what seat 0's spectator ended with and the seats' state hash."""
     from p2php.session.runner import PeerConfig, PeerResult, bot_decider, run_peer
     from p2php.testing.network import MemoryNetwork
 
@@ -217,7 +222,7 @@ async def _watch_a_thinking_seat(autojump_clock: Any, think: float, own: float, 
 
         async def decide(ls: Lockstep) -> Any:
             nonlocal thought
-            if seat == 0 and not thought and ls.tick >= 5:
+            if seat == thinker and not thought and ls.tick >= 5:
                 thought = True
                 await trio.sleep(think)
             return await bot(ls)
@@ -234,7 +239,6 @@ async def _watch_a_thinking_seat(autojump_clock: Any, think: float, own: float, 
             ended["ls"] = await keep_watching(attempt, lambda ls: None, lambda line: None)
         except WatchError as err:
             ended["ls"] = str(err)
-        ended["at"] = trio.current_time()
 
     with trio.fail_after(24 * 3600):
         async with trio.open_nursery() as nursery:
@@ -251,5 +255,19 @@ async def test_a_spectator_waits_for_the_watched_seats_own_move_as_long_as_the_o
     think as long as they allow (here seat 0 waits 3 s for others, they give it 120 s, it thinks 60 s). Its spectator
     left that honest game after 4·3 + 2·3 + 1 + 30 = 49 s (before: `relayed nothing for 49 s`); it sees the end."""
     ls, state_hash = await _watch_a_thinking_seat(autojump_clock, think=60.0, own=3.0, others=120.0)
+    assert isinstance(ls, Lockstep), ls
+    assert ls.verdict is not None and ls.verdict.clean and ls.verdict.state_hash == state_hash
+
+
+async def test_a_spectator_of_a_seat_that_announces_no_waits_does_not_leave_a_person_thinking_within_them(
+        autojump_clock: Any, monkeypatch: Any) -> None:
+    """A seat of the same protocol version from before ``waits`` (simulated: no waits told) at a table of people (each
+    seat waits 300 s, ``p2php host``'s default): seat 1 thinks 290 s. Taking the 30/60/10 s defaults, its spectator
+    left that honest game after 280 s; a table that says nothing of its waits may have any, up to what we believe."""
+    from p2php.session import watchers
+
+    init = watchers.Watchers.__init__
+    monkeypatch.setattr(watchers.Watchers, "__init__", lambda self, mesh, linger, waits=None: init(self, mesh, linger))
+    ls, state_hash = await _watch_a_thinking_seat(autojump_clock, think=290.0, own=300.0, others=300.0, thinker=1)
     assert isinstance(ls, Lockstep), ls
     assert ls.verdict is not None and ls.verdict.clean and ls.verdict.state_hash == state_hash

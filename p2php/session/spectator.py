@@ -94,7 +94,7 @@ async def watch(host: str, port: int, name: str = "spectator",
             table_by = trio.current_time() + TABLE_WAIT
             last_relay = trio.current_time()
             done = False  # the peer said it left with its verdict ({"watch": "end"}): it is not coming back
-            waits = dict(DEFAULT_WAITS)  # the watched seat's, as its table says
+            waits = dict(UNANNOUNCED_WAITS)  # the watched seat's, as its table says
             audit_since: float | None = None  # when our record reached the audit on this link
             watched = -1  # the watched seat's number, once its table is shown
             while True:
@@ -295,9 +295,10 @@ def _stood_still(bound: float, waits: dict[str, float], ls: Lockstep, owes: bool
 
 
 def _waits(announced: Any) -> dict[str, float]:
-    """The watched seat's waits its table announces, each a number of seconds at most :data:`MAX_WAIT` (the
-    reference's defaults for any it does not give as a finite positive number)."""
-    waits = dict(DEFAULT_WAITS)
+    """The watched seat's waits its table announces, each a number of seconds at most :data:`MAX_WAIT` (and that
+    for any it does not give as a finite positive number: a seat of this protocol version from before ``waits`` may
+    wait for people 300 s or more, and a cheater could announce :data:`MAX_WAIT` anyway)."""
+    waits = dict(UNANNOUNCED_WAITS)
     if isinstance(announced, dict):
         for name in waits:
             value = announced.get(name)
@@ -306,10 +307,11 @@ def _waits(announced: Any) -> dict[str, float]:
     return waits
 
 
-DEFAULT_WAITS = {"timeout": 30.0, "resume_timeout": 60.0, "linger": 10.0}
-"""A seat's waits when its table does not announce them (``PeerConfig``'s defaults)."""
 MAX_WAIT = 3600.0
 """The longest wait of a watched seat a spectator believes (a cheating seat announcing a year held us a year)."""
+UNANNOUNCED_WAITS = {"timeout": MAX_WAIT, "resume_timeout": MAX_WAIT, "linger": MAX_WAIT}
+"""A seat's waits when its table does not announce them: the most we believe (its own may be anything; before, the
+``PeerConfig`` defaults, 30/60/10 s, left a person thinking 290 s at a table of 300 s from a seat that did not say)."""
 AUDIT_MARGIN = 30.0
 """Seconds over :func:`audit_wait`'s sum a spectator gives a watched seat in its audit."""
 
