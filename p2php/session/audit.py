@@ -24,7 +24,7 @@ from p2php.canonical import decode, encode
 from p2php.crypto import beacon, channel, deck, group
 from p2php.engine.contract import CardId, Decide, GameState, IllegalAction, Knowledge, Seat, Show, Slot
 from p2php.session import witness
-from p2php.session.messages import BadMessage, Message, parse_message
+from p2php.session.messages import BadMessage, Message, parse_message, share_lists
 from p2php.session.pass_digests import pass_digest
 from p2php.session.records import TIMING_CODES, DeckRecord, Fault, FaultCode, FaultError, Verdict, short
 from p2php.session.replay import ReplayFault, replay_events
@@ -224,6 +224,7 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
                 extra.setdefault(slot, {})[seat] = share
         except FaultError as err:
             findings.append(err.fault)
+    _released_at(ls, tick, asked, extra)
     opened: dict[Slot, CardId] = {}
     for slot in dict.fromkeys(asked):
         card = ls.vdeck.open_witness(slot, extra.get(slot, {}))
@@ -292,6 +293,32 @@ def _batch_faces(ls: Lockstep, state: GameState, step: Decide,
     except Exception:  # (never crash on a cheater's answer)
         return None
     return _stopped_faces(ls, step, answers, reveals) if any(reveals) else {}
+
+
+def _released_at(ls: Lockstep, tick: int, slots: list[Slot], extra: dict[Slot, dict[Seat, Any]]) -> None:
+    """Add to ``extra`` the checked shares of ``slots`` that the seats' signed ``keys`` messages of the decision we
+    stopped at released (a card an answer opens): a peer that took another seat's abort before some of those keys
+    read them only in the audit round, unused, so the witness stayed shut for it while the peers that took them
+    opened it (red-team rt10-red: a Hogwarts seat's defence card that was none, named ``hidden_lie`` by one honest
+    peer, ``accusation`` by the other and by ``p2php verify`` of its record). A share that fails its proof is
+    left out: the message was judged, or not, where it was taken."""
+    assert ls.vdeck is not None
+    wanted = set(slots)
+    for seat, msgs in ls.processed.items():
+        for msg in msgs.values():
+            if msg.kind != "keys" or msg.at[0] != tick:
+                continue
+            release = share_lists(msg.body)
+            if release is None or not wanted.intersection(s for s, _ in release[0]):
+                continue
+            try:
+                checked = ls.vdeck._checked(seat, msg, [s for s, _ in release[0]], release, False,
+                                            (msg.at[0], msg.state))
+            except Exception:  # (a bad share proves nothing here: never crash)
+                continue
+            for slot, share in checked:
+                if slot in wanted:
+                    extra.setdefault(slot, {}).setdefault(seat, share)
 
 
 def _refused_together(state: GameState, step: Decide, answers: list[tuple[Seat, Any]],
