@@ -367,6 +367,31 @@ async def test_a_program_holding_every_place_at_the_door_never_keeps_a_client_ou
         nursery.cancel_scope.cancel()
 
 
+def test_a_connection_just_arrived_is_not_idle_at_the_door() -> None:
+    """Review rv10-web: a program held the door's other places with connections that each sent a whole request and
+    read nothing of the answer (shown: kept); the page's connection, in for the oldest of them, counted idle until
+    its request was read a scheduling round later, and the program's next newcomer took its place (9 of 12 page
+    loads in Chromium never got their socket). A connection is idle once it had FRESH seconds to send a request."""
+    from p2php.bridge import ws
+
+    room = ws.WaitingRoom(3)
+    held = [room.enter("127.0.0.2") for _ in range(3)]
+    for ticket in held:
+        assert ticket is not None
+        room.showed(ticket)  # a whole request each, its answer never read
+    page = room.enter("127.0.0.1")
+    assert page is not None and held[0].evicted
+    assert room.enter("127.0.0.2") is not None  # the program's next, before the page's request is read
+    assert not page.evicted and held[1].evicted
+    now = [0.0]
+    room = ws.WaitingRoom(2, clock=lambda: now[0])
+    quiet, busy = room.enter("127.0.0.1"), room.enter("127.0.0.1")
+    assert quiet is not None and busy is not None
+    room.showed(busy)
+    now[0] = ws.FRESH  # silent for FRESH seconds: idle, it makes way first
+    assert room.enter("127.0.0.1") is not None and quiet.evicted and not busy.evicted
+
+
 async def test_a_websocket_command_holding_a_raw_line_separator_is_one_command() -> None:
     """JavaScript's JSON.stringify leaves U+2028, U+2029 and U+0085 raw inside strings (a pasted chat line, a name):
     the bridge split its messages at them (str.splitlines), so such a command got two "not JSON" errors and no reply
