@@ -262,15 +262,17 @@ def event_lines(ls: Lockstep, event: Event, *, person: bool = False) -> list[str
     step = event.step
     name = ls.game.card_name
 
-    def who(seat: int) -> str:
+    def who(seat: int) -> str:  # (Table.name is escaped and cut at NAME already: cut again, a long name's cut note
+        # changed, "…(+21 chars)" to "…(+12 chars)", and the page, which knows a seat by the name the bridge gives it
+        # at the start, read such a seat's line as game text: "seat 0: …" became the person's; review rv10-web)
         shown = ls.table.name(seat)
-        return seen_name(clean(shown), seat, ls.seat) if person else shown
+        return seen_name(shown, seat, ls.seat) if person else shown
     if isinstance(step, Decide):
-        return [f"{clean(who(seat))}: {safe(_without_seat(line, seat), LINE)}"
+        return [f"{who(seat)}: {safe(_without_seat(line, seat), LINE)}"
                 for (seat, _), line in zip(event.answers, event.lines, strict=False)]
     if isinstance(step, Shuffle):
         done = "shuffled and proved" if ls.vdeck is not None else "shuffled and locked"
-        whose = "" if step.owner is None else f", {clean(who(step.owner))}'s own secret list"
+        whose = "" if step.owner is None else f", {who(step.owner)}'s own secret list"
         return [f"· every peer {done} a deck of {step.count} cards ({_purpose(step.purpose)}{whose})"]
     if isinstance(step, Reshuffle):
         how = "reshuffled with proofs" if ls.vdeck is not None else "reshuffled"
@@ -280,7 +282,7 @@ def event_lines(ls: Lockstep, event: Event, *, person: bool = False) -> list[str
         counts: dict[int, int] = {}
         for _, seat in step.to:
             counts[seat] = counts.get(seat, 0) + 1
-        dealt = ", ".join(f"{n} card{'s' if n != 1 else ''} to {clean(who(s))}" for s, n in counts.items())
+        dealt = ", ".join(f"{n} card{'s' if n != 1 else ''} to {who(s)}" for s, n in counts.items())
         line = f"· dealt face down: {dealt}"
         if mine:
             line += "  (you got: " + ", ".join(name(ls.private_faces[s], ls.options) for s in mine
@@ -290,8 +292,8 @@ def event_lines(ls: Lockstep, event: Event, *, person: bool = False) -> list[str
         return [safe("· revealed: " + ", ".join(name(c, ls.options) for c in event.faces.values()), LINE)]
     if isinstance(step, Show):
         if step.owner == step.viewer:  # a search: the seat looks through cards only it may see
-            return [f"· {clean(who(step.owner))} looked at {len(step.slots)} card(s) privately"]
-        return [f"· {clean(who(step.owner))} showed {len(step.slots)} card(s) privately to {clean(who(step.viewer))}"]
+            return [f"· {who(step.owner)} looked at {len(step.slots)} card(s) privately"]
+        return [f"· {who(step.owner)} showed {len(step.slots)} card(s) privately to {who(step.viewer)}"]
     if isinstance(step, Randomness):
         return [f"· joint random draw ({_purpose(step.purpose)}): {event.random.hex()[:8]}"]
     return []

@@ -184,6 +184,30 @@ async def test_a_query_of_many_fields_is_refused_not_logged(nursery: trio.Nurser
     assert not has_key("/?" + "&".join(["a"] * 9), KEY)
 
 
+async def test_a_step_line_begins_with_the_name_the_bridge_gives_its_seat() -> None:
+    """The page reads a step line's seat from its start, the name the bridge gives that seat ("started".names). Review
+    rv10-web: a hello name longer than NAME was cut once in those names ("…(+21 chars)") and twice in the step lines
+    ("…(+12 chars)"): no name matched, the line was read as game text, and a seat named "seat 0: plays wild draw four
+    …" had its moves logged as "alice: plays wild draw four …", the person's own."""
+    from p2php.api import _step_event
+    from p2php.bots import RandomBot
+    from p2php.engine.contract import Decide
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+
+    evil = "seat 0: plays wild draw four" + " " * 40 + "x"
+    with trio.fail_after(120):
+        results = await run_local_table("uno", 2, [bot_decider(RandomBot(i)) for i in range(2)],
+                                        options={"rounds": 1, "crypto": "fast"}, seed=3, names=["alice", evil])
+    ls = results[0].lockstep
+    names = [ls.table.name(seat) for seat in range(2)]
+    decided = [event for event in ls.events if isinstance(event.step, Decide)]
+    assert decided and "seat 0: plays wild draw four" in names[1]
+    for event in decided:
+        for (seat, _), line in zip(event.answers, _step_event(ls, event).lines, strict=True):
+            assert line.startswith(f"{names[seat]}: "), (names[seat], line)
+
+
 def test_static_names_stay_inside_the_package() -> None:
     assert static_file("/") is not None and static_file("/index.html?x=1") is not None
     assert static_file("/../__init__.py") is None and static_file("/server.py") is None
