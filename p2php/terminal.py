@@ -235,7 +235,10 @@ def _purpose(purpose: str) -> str:
     return purpose.replace("_", " ")
 
 
-_SEAT_LIKE = re.compile(r"\bseat\s*\d", re.IGNORECASE)
+_SEAT_LIKE = re.compile(r"\bseat\s*(?:\d|[ol]+\b)", re.IGNORECASE)
+"""A seat's number after "seat", searched in a name's look-alike keys (:func:`~p2php.text.lookalike_keys`, which
+draw 0 as o and 1 as l): "sеat 0" with a Cyrillic "е" read as "seat 0" and was shown without its seat (review
+rv10-web)."""
 _CLASH_SUFFIX = re.compile(r"(?:\s*\(seat \d+\))+\s*$")
 _YOU = lookalike_keys("you") | lookalike_keys("your")
 
@@ -250,7 +253,8 @@ def seen_name(name: str, seat: int, viewer: int | None) -> str:
         return name
     bare = _CLASH_SUFFIX.sub("", name).strip()
     suffix = f" (seat {seat})"
-    if name.endswith(suffix) or not (lookalike_keys(bare) & _YOU or _SEAT_LIKE.search(bare)):
+    keys = lookalike_keys(bare)
+    if name.endswith(suffix) or not (keys & _YOU or any(_SEAT_LIKE.search(k.partition(":")[2]) for k in keys)):
         return name
     room = NAME - len(suffix)
     return (name if len(name) <= room else name[: room - 1] + "…") + suffix

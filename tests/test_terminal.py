@@ -403,3 +403,15 @@ async def test_a_seat_named_seat_0_or_you_never_reads_as_the_person() -> None:
     log = out.getvalue().splitlines()
     assert any(line.startswith("you (seat 2): ") for line in log), log
     assert not [line for line in log if line.startswith(("you: ", "seat 0: "))], log
+
+
+def test_a_seat_named_like_seat_0_in_other_letters_is_shown_with_its_seat() -> None:
+    """Review rv10-web: "sеat 0" with a Cyrillic "е" (or "seat O", a full-width "seat ０") read as "seat 0" in the log
+    and was shown without its seat; "you" drawn so already was. Names that only contain "seat" stay as they are."""
+    from p2php.terminal import seen_name
+
+    for name in ("s\u0435at 0", "\u0455\u0435\u0430t 0", "seat O", "seat \uff10", "SEAT 1", "seat 12", "y\u043eu"):
+        assert seen_name(name, 1, 0) == f"{name} (seat 1)", name
+    for name in ("Seattle", "Yousef", "seat of power", "seatbelt", "you.", "alice"):
+        assert seen_name(name, 1, 0) == name, name
+    assert seen_name("s\u0435at 0", 0, 0) == "s\u0435at 0"  # the person's own seat is theirs

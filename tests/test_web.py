@@ -464,6 +464,31 @@ def test_a_seat_that_calls_itself_seat_0_or_you_never_reads_as_you_in_the_log() 
 
 
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+def test_a_seat_named_like_seat_0_or_you_in_other_letters_never_reads_as_you() -> None:
+    """Review rv10-web: "sеat 0" with a Cyrillic "е" and "yоu" with a Cyrillic "о" read as "seat 0" and "you" but were
+    shown as they are ("sеat 0: plays green 6", the person being seat 0); the terminal knew "yоu" already. Names that
+    only hold "seat" or "you" (Seattle, Yousef) stay as they are, and a clash the bridge marked is not marked twice."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+
+    with _p2php_web() as url, sync_api.sync_playwright() as pw:
+        browser = _launch(pw)
+        errors: list[str] = []
+        page = _opened(browser, url, errors)
+        page.evaluate("""() => {
+            onEvent({event: "started", game: "uno", options: {}, players: 6, seat: 0,
+                     names: ["alice", "s\u0435at 0", "y\u043eu", "Seattle", "Yousef", "YOU (seat 5)"],
+                     safety_code: "AAAA-BBBB-CCCC-DDDD-EEEE"});
+            onEvent({event: "step", lines: ["s\u0435at 0: plays green 6", "y\u043eu: plays red 5"]});
+        }""")
+        shown = [li.text_content() for li in page.query_selector_all("#log li")]
+        assert shown[0].startswith("table started: alice, s\u0435at 0 (seat 1), y\u043eu (seat 2), Seattle, Yousef, "
+                                   "YOU (seat 5);"), shown
+        assert shown[1:] == ["s\u0435at 0 (seat 1): plays green 6", "y\u043eu (seat 2): plays red 5"], shown
+        assert not errors, errors
+        browser.close()
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
 def test_a_page_hosting_a_table_sends_away_a_joiner_who_never_gets_ready() -> None:
     """The page's host had no ``k N``: one who sat down and never said ready held the seat for good. The page's
     Remove (the bridge's ``remove``) tells them so, frees the seat, and the page says who was sent away."""

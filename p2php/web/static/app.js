@@ -261,12 +261,30 @@ function strip(label) {
 // A name is each peer's own word, checked by nobody: another seat that calls itself "you", or takes your name or
 // another seat's, is shown with its seat number, so nobody's moves or win read as yours.
 // A name that reads as a seat ("seat 0"; the bridge's own " (seat N)" of a clash aside) is shown with its seat too.
+// Letters drawn alike, as p2php.text._DRAWN_ALIKE (to the Latin letter each reads as; 0, O and o to o; I, l, 1 to l).
+const DRAWN_ALIKE = {
+  A: "\u0410\u0391", B: "\u0412\u0392", C: "\u0421", E: "\u0415\u0395", H: "\u04ba\u041d\u0397",
+  J: "\u0408\u03f3\u037f", K: "\u041a\u039a", M: "\u041c\u039c", N: "\u039d", P: "\u0420\u03a1", Q: "\u051a",
+  S: "\u0405", T: "\u0422\u03a4", W: "\u051c", X: "\u0425\u03a7", Y: "\u04ae\u03a5", Z: "\u0396", a: "\u0430\u0251",
+  c: "\u03f2\u0441", d: "\u0501", e: "\u0435", g: "\u0261", h: "\u04bb", i: "\u0456\u0131\u03b9", j: "\u0458",
+  p: "\u0440\u03c1", q: "\u051b", s: "\u0455", u: "\u03c5", v: "\u03bd", w: "\u051d", x: "\u0445\u03c7", y: "\u0443",
+  l: "Il1|\u0406\u04c0\u04cf\u0399", o: "0Oo\u041e\u043e\u039f\u03bf"
+};
+const DRAWN = new Map(Object.entries(DRAWN_ALIKE).flatMap(([to, from]) => Array.from(from, (c) => [c, to])));
+
 function tableNames(names, own) {
   const key = (name) => String(name).trim().toLowerCase();
-  const seatLike = (name) => /\bseat\s*\d/.test(key(name).replace(/(?:\s*\(seat \d+\))+$/, ""));
+  // What a name reads as (review rv10-web: "sеat 0" with a Cyrillic "е", "yоu" with a Cyrillic "о" were not seen as a
+  // seat or as you): case and compatibility forms folded, and letters drawn alike mapped to one, as the terminal does.
+  const reads = (name) => {
+    const folded = String(name).replace(/(?:\s*\(seat \d+\))+\s*$/, "").trim().normalize("NFKC");
+    return [folded.toLowerCase(), Array.from(folded, (c) => DRAWN.get(c) || c).join("").toLowerCase()];
+  };
+  const seatLike = (name) => reads(name).some((text) => /\bseat\s*(?:\d|[ol]+\b)/.test(text));
+  const youLike = (name) => reads(name).some((text) => ["you", "your"].includes(text));
   return names.map((name, seat) => {
-    if (seat === own) return name;
-    const clash = ["you", "your"].includes(key(name)) || seatLike(name) ||
+    if (seat === own || String(name).endsWith(` (seat ${seat})`)) return name;  // (the bridge's own, of a clash)
+    const clash = youLike(name) || seatLike(name) ||
       names.some((other, i) => i !== seat && key(other) === key(name));
     return clash ? `${name} (seat ${seat})` : name;
   });
