@@ -489,6 +489,43 @@ def test_a_seat_named_like_seat_0_or_you_in_other_letters_never_reads_as_you() -
 
 
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+def test_a_seat_named_seat_0_or_you_never_reads_as_you_in_a_deal_shuffle_or_show() -> None:
+    """Review rv10-web: a step's "·" line names its seats mid-line, and the page read it whole as game text: a seat
+    named "seat 0" was yours there ("7 cards to alice, 7 cards to alice, 7 cards to you"; "alice showed 2 card(s)
+    privately"). Each name is shown as the page names its seat; "you's" is "your" for your own seat alone."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+
+    with _p2php_web() as url, sync_api.sync_playwright() as pw:
+        browser = _launch(pw)
+        errors: list[str] = []
+        page = _opened(browser, url, errors)
+        page.evaluate("""() => {
+            onEvent({event: "started", game: "uno", options: {}, players: 3, seat: 0,
+                     names: ["alice", "seat 0", "you"], safety_code: "AAAA-BBBB-CCCC-DDDD-EEEE"});
+            onEvent({event: "step", lines: [
+                "· dealt face down: 7 cards to alice, 7 cards to seat 0, 7 cards to you  (you got: red 5, blue 9)",
+                "· every peer shuffled and locked a deck of 9 cards (deck1, seat 0's own secret list)",
+                "· seat 0 showed 2 card(s) privately to alice", "· you looked at 3 card(s) privately"]});
+        }""")
+        shown = [li.text_content() for li in page.query_selector_all("#log li")]
+        assert shown[1:] == [
+            "· dealt face down: 7 cards to alice, 7 cards to seat 0 (seat 1), 7 cards to you (seat 2)  (you got: red 5,"
+            " blue 9)", "· every peer shuffled and locked a deck of 9 cards (deck1, seat 0 (seat 1)'s own secret list)",
+            "· seat 0 (seat 1) showed 2 card(s) privately to alice",
+            "· you (seat 2) looked at 3 card(s) privately"], shown
+        page.evaluate("""() => {
+            onEvent({event: "started", game: "uno", options: {}, players: 2, seat: 0, names: ["you", "bob"],
+                     safety_code: "AAAA-BBBB-CCCC-DDDD-EEEE"});
+            onEvent({event: "step",
+                     lines: ["· every peer shuffled and locked a deck of 9 cards (deck0, you's own secret list)"]});
+        }""")
+        shown = [li.text_content() for li in page.query_selector_all("#log li")]
+        assert shown[-1] == "· every peer shuffled and locked a deck of 9 cards (deck0, your own secret list)", shown
+        assert not errors, errors
+        browser.close()
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
 def test_a_page_hosting_a_table_sends_away_a_joiner_who_never_gets_ready() -> None:
     """The page's host had no ``k N``: one who sat down and never said ready held the seat for good. The page's
     Remove (the bridge's ``remove``) tells them so, frees the seat, and the page says who was sent away."""

@@ -56,11 +56,29 @@ function log(text, cls) {
   const line = String(text);
   const seats = (state.rawNames || []).map((name, seat) => seat).filter((seat) => line.startsWith(`${state.rawNames[seat]}: `));
   const seat = seats.sort((a, b) => state.rawNames[b].length - state.rawNames[a].length)[0];
-  if (seat === undefined) { note(gameText(line), cls); return; }
+  if (seat === undefined) { note(line.startsWith("· ") ? dotLine(line) : gameText(line), cls); return; }
   const rest = gameText(line.slice(state.rawNames[seat].length + 2));
   const [verb, ...more] = rest.split(" ");
   note(seat === state.seat && state.names[seat] === "you" && IMPERATIVE[verb]
     ? ["you", IMPERATIVE[verb], ...more].join(" ") : `${state.names[seat]}: ${rest}`, cls);
+}
+
+// A step's "·" line (a deal, a shuffle, a look or a show) names its seats mid-line, by the names the bridge gives them:
+// each is shown as the page names that seat, and only the rest read as game text (review rv10-web: withNames turned a
+// seat named "seat 0" into yours, "7 cards to alice, 7 cards to alice, 7 cards to you"). Its names are names already:
+// no "seat N" in it is a seat's number. The deal's "(you got: …)" is yours and names nobody.
+function dotLine(line) {
+  const words = (window.p2phpLog || {})[state.game];
+  const text = (part) => (words ? words(part) : part);
+  const raw = state.rawNames || [];
+  const seats = raw.map((name, seat) => seat).filter((seat) => raw[seat]).sort((a, b) => raw[b].length - raw[a].length);
+  const cut = line.indexOf("  (you got: ");
+  const head = cut < 0 ? line : line.slice(0, cut);
+  const tail = cut < 0 ? "" : text(line.slice(cut));
+  const escape = (name) => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const parts = seats.length ? head.split(new RegExp(`(${seats.map((seat) => escape(raw[seat])).join("|")})`)) : [head];
+  const shown = parts.map((part, i) => (i % 2 ? state.names[raw.indexOf(part)] : text(part))).join("") + tail;
+  return state.names[state.seat] === "you" ? shown.replace(/(^|[^\w])you's\b/g, "$1your") : shown;
 }
 
 // A line of ours that names seats by the names their peers chose: shown as it is, never read as game text.
