@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from p2php.engine import local
 from p2php.engine.contract import Decide, GameOver, Knowledge
 from p2php.engine.local import LocalTable, default_decks
 from p2php.engine.registry import get_game
@@ -148,3 +149,19 @@ def test_used_card_is_the_same_when_fire_last_asks(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(HpshaState, "fire_last", fire_last)
     _trace(4, "random", 1)
     assert seen["n"] > 10
+
+
+def _played(players: int, bot: str, seed: int) -> tuple[str, bytes]:
+    """One seeded game with ``LocalTable.play``: its log and its last state hash."""
+    table = LocalTable(GAME.new_state(players, {}), seed=seed, private_decks=default_decks(GAME, players, {}))
+    table.play({s: GAME.make_bot(bot, f"{seed}/{s}") for s in range(players)})
+    return repr(table.log), table.state.state_hash()
+
+
+@pytest.mark.parametrize(("players", "bot", "seed"), CASES)
+def test_play_asking_the_top_task_is_play(players: int, bot: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``LocalTable.play`` asks a task game's top task directly (``_asks_top``): the same log and state as through
+    ``legal_actions``, ``reveals`` and ``apply_listed`` (fails if the direct path answered another task)."""
+    fast = _played(players, bot, seed)
+    monkeypatch.setattr(local, "_asks_top", lambda state: False)
+    assert _played(players, bot, seed) == fast

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from p2php.bots import Bot, RandomBot
 from p2php.engine.contract import (
@@ -32,6 +32,7 @@ from p2php.engine.contract import (
     Slot,
 )
 from p2php.engine.taskgame import TaskGame
+from p2php.engine.tasks import Task
 from p2php.rng import DetRng
 
 
@@ -179,11 +180,30 @@ class LocalTable:
             state.apply_listed(answers, opened)
         self.log.append(("actions", list(answers)))
 
+    def _act_listed(self, state: TaskGame, task: Task[Any], answers: list[tuple[Seat, Action]]) -> None:
+        """:meth:`_act` without ``precheck`` for a :class:`TaskGame` whose ``reveals`` is the kit's own
+        (:func:`_asks_top`): what it would do, asking the top ``task`` (the one whose Decide the answers are for)
+        directly, without its test that the seats are asked (they are: ``play`` asked them).
+        Every answer is one of its seat's listed actions, so a dict."""
+        faces = self.faces
+        opened: dict[Slot, CardId] = {}
+        for seat, action in answers:
+            for slot in task.reveals(state, seat, action):
+                opened[slot] = faces[slot]
+        if opened:
+            self.public.update(opened)
+            state.apply_listed(answers, opened)
+        else:  # what apply_listed does then (TaskGame's own: _asks_top)
+            state.stack.answer(state, answers, opened)
+        self.log.append(("actions", list(answers)))
+
     def play(self, bots: Mapping[Seat, Bot] | None = None, max_steps: int = 1_000_000) -> GameOver:
         """Play to the end with ``bots`` (random bots for seats not given)."""
         bots = dict(bots or {})
         state, knowledge_of, act = self.state, self.knowledge, self._act
         rechecks = _rechecks(state)
+        tasks = state if isinstance(state, TaskGame) and rechecks and _asks_top(state) else None  # then ask its
+        stack = tasks.stack if tasks is not None else None  # top task directly
         for _ in range(max_steps):
             step = state.step()
             while type(step) is not Decide:  # the chance steps up to the next decision (run_chance, inlined)
@@ -195,17 +215,21 @@ class LocalTable:
                 step = state.step()
             answers = []
             listed = rechecks  # while every answer so far is one of its seat's listed actions
+            task = stack.top if stack is not None else None  # the task asking (step is its pending Decide)
             for seat in step.seats:
                 bot = bots.get(seat)
                 if bot is None:
                     bot = bots[seat] = RandomBot((self.seed, seat).__repr__())
                 knowledge = knowledge_of(seat)
-                legal = state.legal_actions(seat, knowledge)
+                legal = task.legal(state, seat, knowledge) if task is not None else state.legal_actions(seat, knowledge)
                 action = bot.choose(state, seat, knowledge, legal)
                 answers.append((seat, action))
                 if listed and id(action) not in map(id, legal):  # identity, not ==; ~2x faster than any(... is ...)
                     listed = False
-            act(answers, not listed)
+            if tasks is not None and task is not None and listed:
+                self._act_listed(tasks, task, answers)
+            else:
+                act(answers, not listed)
         raise RuntimeError(f"game did not end within {max_steps} steps")
 
 
@@ -218,3 +242,12 @@ def _rechecks(state: GameState) -> bool:
     if isinstance(state, TaskGame):
         return cls.check is TaskGame.check and cls.apply is TaskGame.apply
     return cls.apply_checks
+
+
+def _asks_top(state: GameState) -> bool:
+    """Are ``state``'s ``legal_actions``, ``reveals`` and ``apply_listed`` :class:`TaskGame`'s own, which ask the
+    top task when the seat is asked?  Then :meth:`LocalTable.play` asks the top task itself (it knows the seats
+    are asked): six calls less for most decisions of an engine-only game."""
+    cls = type(state)
+    return cls.legal_actions is TaskGame.legal_actions and cls.reveals is TaskGame.reveals and (
+        cls.apply_listed is TaskGame.apply_listed)
