@@ -312,61 +312,87 @@ class TurnTask(Task):
     stage: Stage = field(default=Stage.START, kw_only=True)
 
     def run(self, st: HpshaState) -> Outcome:
+        """Go through the stages while nothing is pushed: after a timing point where no skill applies
+        (:meth:`HpshaState.fire_last` pushes no trigger task), a skipped phase or a body that pushes nothing, the
+        next stage runs here, as the task stack would run it by running this task again (still its top task).
+        Most of a turn's stages are such: a few runs a turn instead of ~25."""
+        seat, stack = self.seat, st.stack
+        S = TurnTaskStage
+        while True:
+            if self.stage is S.START:
+                st.current = seat
+                st.turn_no += 1
+                st.phase = "start"
+                st.bombarda_used = 0
+                st.impeded = False
+                st.skip = []
+                st.say("turn", st.turn_no, seat, st.hp[seat], st.max_hp[seat])
+                for sk in st.skills(seat):
+                    sk.on_own_turn_start(st, seat)
+                if st.creatures:  # 火蜥蜴 Salamander, 巨蜘蛛 Acromantula
+                    salamander_wakes(st, seat)
+                    if st.flags[seat].get("acromantula"):
+                        st.push(DeckTopEffectTask("acromantula", seat))
+                    egg = next((s for s in range(st.n) if st.flags[s].get("dragon")), -1)
+                    if egg >= 0:  # 火龙 Dragon: the turn's character turns over a card for the egg
+                        st.push(DeckTopEffectTask("dragon", egg))
+                self.stage = S.PHASE
+                st.fire_last(tp.TURN_START, {"who": seat})
+                if stack.top is not self:  # (a skill's or a creature's task pushed too)
+                    return CONTINUE
+            if self.stage is S.NEXT_PHASE:  # on to the next phase in the same run (as CONTINUE would)
+                self.pi += 1
+                self.stage = S.PHASE
+            if self.stage is S.PHASE:
+                if not st.alive[seat]:
+                    return self._done(st)
+                if self.pi >= len(PHASES):
+                    self.stage = S.EXTRA
+                    st.phase = "end"
+                    st.fire_last(tp.TURN_END, {"who": seat})
+                    if stack.top is not self:
+                        return CONTINUE
+                    break
+                ph = PHASES[self.pi]
+                if self.before != self.pi:  # "before the phase begins" (PHASE_BEFORE): a skill may still skip it
+                    self.before = self.pi
+                    st.fire_last(tp.PHASE_BEFORE, {"who": seat, "phase": ph})
+                    if stack.top is not self:
+                        return CONTINUE
+                    continue
+                if st.skips(seat, ph):
+                    st.say("skips", seat, ph)
+                    self.pi += 1
+                    continue
+                st.phase = ph
+                self.stage = S.BODY
+                st.fire_last(tp.PHASE_START, {"who": seat, "phase": ph})
+                if stack.top is not self:
+                    return CONTINUE
+            if self.stage is S.BODY:
+                self.stage = S.PHASE_END
+                self.discards = None
+                if st.alive[seat]:
+                    _push_phase_body(st, seat, PHASES[self.pi])
+                    if stack.top is not self:
+                        return CONTINUE
+                continue
+            if self.stage is S.PHASE_END:
+                ph = PHASES[self.pi]
+                self.discarded = list(self.discards) if ph == "discard" and self.discards else []
+                self.stage = S.NEXT_PHASE
+                if st.alive[seat]:
+                    st.fire_last(tp.PHASE_END, {"who": seat, "phase": ph, "discarded": self.discarded})
+                    if stack.top is not self:
+                        return CONTINUE
+                continue
+            break
+        return self._extra(st)
+
+    def _extra(self, st: HpshaState) -> Outcome:
+        """The stages after the turn's own phases: the extra phases granted for after it (see :meth:`run`)."""
         seat = self.seat
         S = TurnTaskStage
-        if self.stage is S.START:
-            st.current = seat
-            st.turn_no += 1
-            st.phase = "start"
-            st.bombarda_used = 0
-            st.impeded = False
-            st.skip = []
-            st.say("turn", st.turn_no, seat, st.hp[seat], st.max_hp[seat])
-            for sk in st.skills(seat):
-                sk.on_own_turn_start(st, seat)
-            if st.creatures:  # 火蜥蜴 Salamander, 巨蜘蛛 Acromantula
-                salamander_wakes(st, seat)
-                if st.flags[seat].get("acromantula"):
-                    st.push(DeckTopEffectTask("acromantula", seat))
-                egg = next((s for s in range(st.n) if st.flags[s].get("dragon")), -1)
-                if egg >= 0:  # 火龙 Dragon: the turn's character turns over a card for the egg
-                    st.push(DeckTopEffectTask("dragon", egg))
-            self.stage = S.PHASE
-            return st.fire_last(tp.TURN_START, {"who": seat})
-        if self.stage is S.NEXT_PHASE:  # on to the next phase in the same run (as CONTINUE would)
-            self.pi += 1
-            self.stage = S.PHASE
-        if self.stage is S.PHASE:
-            if not st.alive[seat]:
-                return self._done(st)
-            if self.pi >= len(PHASES):
-                self.stage = S.EXTRA
-                st.phase = "end"
-                return st.fire_last(tp.TURN_END, {"who": seat})
-            ph = PHASES[self.pi]
-            if self.before != self.pi:  # "before the phase begins" (PHASE_BEFORE): a skill may still skip it
-                self.before = self.pi
-                return st.fire_last(tp.PHASE_BEFORE, {"who": seat, "phase": ph})
-            if st.skips(seat, ph):
-                st.say("skips", seat, ph)
-                self.pi += 1
-                return CONTINUE
-            st.phase = ph
-            self.stage = S.BODY
-            return st.fire_last(tp.PHASE_START, {"who": seat, "phase": ph})
-        if self.stage is S.BODY:
-            self.stage = S.PHASE_END
-            self.discards = None
-            if st.alive[seat]:
-                _push_phase_body(st, seat, PHASES[self.pi])
-            return CONTINUE
-        if self.stage is S.PHASE_END:
-            ph = PHASES[self.pi]
-            self.discarded = list(self.discards) if ph == "discard" and self.discards else []
-            self.stage = S.NEXT_PHASE
-            if st.alive[seat]:
-                return st.fire_last(tp.PHASE_END, {"who": seat, "phase": ph, "discarded": self.discarded})
-            return CONTINUE
         if self.stage is S.EXTRA:  # the turn is over: extra phases granted for after it, one by one
             due = [e for e in st.extra_phases if e[0] == seat]
             if not due or not st.alive[seat] or st.result is not None:
