@@ -59,14 +59,15 @@ def has_cards(st: HpshaState, t: int, zones: str) -> bool:
     )
 
 
-def targets_for(st: HpshaState, user: int, kind: str, reach: Callable[[int, int], bool] | None = None
-                ) -> list[list[int]]:
+def targets_for(st: HpshaState, user: int, kind: str, reach: Callable[[int, int], bool] | None = None,
+                seen: list[int] | None = None) -> list[list[int]]:
     """Every legal target list for using ``kind`` in ``user``'s play phase (empty: not usable).
 
-    ``reach`` answers ``st.in_range`` (by default it is that), e.g. from :func:`range_memo`."""
+    ``reach`` answers ``st.in_range`` (by default it is that), e.g. from :func:`range_memo`; ``seen`` is the
+    other living seats in turn order from ``user`` when the caller has them (one listing asks for several kinds)."""
     if reach is None:
         reach = st.in_range
-    others = [s for s in st.order_from(user) if s != user]
+    others = [s for s in st.order_from(user) if s != user] if seen is None else seen
     if kind == "bombarda":
         return [[t] for t in others if reach(user, t)] if bombarda_allowed(st, user) else []
     if kind == "tears":
@@ -78,7 +79,7 @@ def targets_for(st: HpshaState, user: int, kind: str, reach: Callable[[int, int]
     if kind == "legilimens":
         return [[t] for t in others if reach(user, t) and has_cards(st, t, "hej")]
     if kind in ("sectumsempra", "stupefy"):
-        return [others] if others else []
+        return [list(others)] if others else []  # (a list of its own, as each call made it)
     if kind == "reparo":
         hurt = [s for s in st.order_from(user) if st.hp[s] < st.max_hp[s]]
         return [hurt] if hurt else []
@@ -177,6 +178,7 @@ def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
         return [{"type": "end"}]
     cache: dict[str, list[list[int]]] = {}
     reach = range_memo(st)
+    others = [s for s in st.order_from(seat) if s != seat]  # (targets_for's, for every kind)
     plain_cards = not st.hooked(seat, "treat_as")  # then as_card(seat, f) is CARDS[f]
     face = kn.face
     for s in st.hands[seat]:
@@ -187,12 +189,12 @@ def play_actions(st: HpshaState, seat: int, kn: Knowledge) -> list[Action]:
         if kind in NOT_IN_PLAY:
             continue
         if kind not in cache:
-            cache[kind] = targets_for(st, seat, kind, reach)
+            cache[kind] = targets_for(st, seat, kind, reach, others)
         for tg in cache[kind]:
             acts.append({"type": "use", "kind": kind, "slots": [s], "targets": tg})
     for sk in st.skills(seat):
         if sk.view_as and sk.view_as not in NOT_IN_PLAY:
-            tgs = targets_for(st, seat, sk.view_as, reach)
+            tgs = targets_for(st, seat, sk.view_as, reach, others)
             for group in sk.view_as_sets(st, seat, kn):
                 if not all(st.can_use(seat, s) for s in group):
                     continue

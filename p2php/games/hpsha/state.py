@@ -730,8 +730,8 @@ class HpshaState(TaskGame):
                     d = sk.distance_override(self, s, a, b, depth)
                     if d is not None:
                         return d
-        if self.equip[a]:  # 隐形斗篷 Cloak: a fixed distance
-            fixed = gear(self, a, gp.DISTANCE, {"to": b, "distance": 0})["distance"]
+        if self.equip[a] and gp.listening(self, a, gp.DISTANCE):  # 隐形斗篷 Cloak: a fixed distance
+            fixed = gear(self, a, gp.DISTANCE, {"to": b, "distance": 0})["distance"]  # (none listening: 0)
             if fixed:
                 return int(fixed)
         d = self.raw_distance(a, b)
