@@ -1,6 +1,7 @@
 """Chaos soak: whole games of real ``p2php`` processes on loopback while seeded faults combine.
 
-Every seat is honest and a bot. Each seed draws a table (UNO 3 seats or HP Sha 4 seats, fast or verified deck)
+Every seat is honest and a bot. Each seed draws a table (UNO 3 seats or HP Sha 4 seats by default; also UNO 2 or 4,
+HP Sha 5, the TCG's two starter decks, A Year at Hogwarts 3 or 4 seats; fast or verified deck)
 and a fault plan mixing: a seat's process SIGKILLed and brought back with ``p2php resume`` after a seeded delay,
 two seats killed at once, a seat killed as the audit starts, links reset, dropped (refused for a while), stalled
 or delayed (a user-space proxy on every link), and a spectator (``p2php watch``) attached. A ``rematch`` seed
@@ -9,7 +10,8 @@ rematch's set-up. Invariants checked per seed:
 
 * every process ends within ``--bound`` seconds, with no traceback (a seed with a slow disk: while some seat's
   resume log or transcript grows at least every ``--bound`` seconds, up to ``SLOW_CAP`` x ``--bound``);
-* no seat's (nor the spectator's) verdict names a seat;
+* no seat's (nor the spectator's) verdict names a seat, and a spectator of a game every seat ended clean got the
+  verdict too;
 * every seat's transcript exists and ``p2php verify`` accepts it;
 * every resume log still restores (``p2php.session.resume.restore``).
 
@@ -29,6 +31,7 @@ import struct
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +62,9 @@ CONFIGS: dict[str, tuple[str, int, dict[str, str], float, float]] = {
     "uno2": ("uno", 2, {"rounds": "1"}, 0.05, 3.0),
     "uno4": ("uno", 4, {"rounds": "1"}, 0.05, 5.0),
     "hpsha5": ("hpsha", 5, {}, 0.0, 7.0),
+    "tcg2": ("tcg", 2, {}, 0.0, 6.0),  # the two starter decks
+    "hogwarts3": ("hogwarts", 3, {}, 0.0, 12.0),  # its default quick underage game
+    "hogwarts4": ("hogwarts", 4, {}, 0.0, 15.0),
 }
 
 
@@ -319,6 +325,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                               env={"P2PHP_CHAOS_FSYNC_SLEEP": str(slow[s]),
                                    "P2PHP_CHAOS_WRITE_SLEEP": str(slow_write.get(s, 0.0))} if s in slow else {}))
         spectators: list[Proc] = []  # (each its own output: a seed may draw a spectator and a relinked one)
+        watching: dict[str, int] = {}  # spectator's name -> the seat it watches
         resumes: set[int] = set()
         killed: set[int] = set()  # killed and not started again yet
         away: dict[int, float | None] = {}  # kill_away: back this late (None: never)
@@ -399,6 +406,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
                 await nursery.start(proxy.serve)
                 spectator = Proc("spectator_relink", [*P2PHP, "watch", f"127.0.0.1:{proxy.port}"],
                                  work / "spectator_relink.out")
+                watching[spectator.name] = s
                 spectators.append(spectator)
                 await spectator.start()
                 run.did.append(f"{trio.current_time() - start:.2f}s spectator on seat {s} through a proxy")
@@ -461,6 +469,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             elif kind == "spectator":
                 (s,) = args
                 spectator = Proc("spectator", [*P2PHP, "watch", f"127.0.0.1:{real[s]}"], work / "spectator.out")
+                watching[spectator.name] = s
                 spectators.append(spectator)
                 await spectator.start()
                 run.did.append(f"{trio.current_time() - start:.2f}s spectator on seat {s}")
@@ -561,6 +570,13 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             run.problems.append(f"{spectator.name} crashed")
         if line is not None and line.startswith("audit: seat"):
             run.problems.append(f"{spectator.name} names a seat: {line}")
+        seats_clean = config != "rematch" and all(run.verdicts.get(str(s)) == "audit: clean" for s in range(players))
+        # Every seat ended clean: a spectator must have been told so too, but for one whose seat was away past the
+        # others' --resume-timeout (kill_away): it may have given that seat up (spectator.WATCH_FIRST_PATIENCE, 15 s,
+        # for a table not seen yet: seed 20004, a spectator from 0.05 s whose seat was killed before it linked).
+        if line is None and seats_clean and watching.get(spectator.name) not in away:
+            run.problems.append(f"{spectator.name} got no verdict (exit codes {spectator.codes}): "
+                                + " | ".join(text.strip().splitlines()[-2:]))
     return run
 
 
@@ -591,6 +607,18 @@ async def soak(args: argparse.Namespace) -> list[Run]:
     return runs
 
 
+def _did_kind(line: str) -> str:
+    """What one line of ``Run.did`` was (``killed``, ``resumed``, ``reset link``, ``spectator`` …), for the tally."""
+    words = line.split()[1:]
+    if words[:1] == ["killed"] or words[:2] == ["missed", "(ended)"] or words[:1] == ["resumed"]:
+        return " ".join(words[:2]) if words[0] == "missed" else words[0]
+    if words[1:2] == ["link"]:
+        return f"{words[0]} link"
+    if words[:1] == ["spectator"] or words[:1] == ["spectator's"]:
+        return " ".join(words[:2]) if words[0] == "spectator's" else "spectator"
+    return "other"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--seeds", default="0-9", help="seeds to play: 0-19, or 3,7,10-12")
@@ -615,6 +643,8 @@ def main() -> None:
                           "configs": dict(sorted({c: sum(r.config == c for r in runs) for c in CONFIGS}.items()))}))
     else:
         print(f"{len(runs)} seeds, {len(bad)} broke an invariant: {[r.seed for r in bad]}")
+        print(f"tables: {dict(sorted(Counter(f'{r.config}/{r.crypto}' for r in runs).items()))}")
+        print(f"events done: {dict(sorted(Counter(_did_kind(d) for r in runs for d in r.did).items()))}")
     sys.exit(1 if bad else 0)
 
 

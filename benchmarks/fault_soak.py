@@ -14,7 +14,9 @@ import argparse
 import json
 import logging
 import random
+import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -44,17 +46,54 @@ CONFIGS = {
     "hpsha4": ("hpsha", 4, {}, 15.0),
     "tcg2": ("tcg", 2, {}, 3.0),
     "hogwarts3": ("hogwarts", 3, {}, 15.0),
+    "hogwarts4": ("hogwarts", 4, {}, 20.0),
 }
+BAD_VERIFY = ("differs from the replay", "never processed", "the replay failed", "ends before the game",
+              "records no verdict", "does not read", "not a transcript")  # as chaos_soak.py's
+
+
+def _verify_records(run: TableRun, work: Path) -> list[str]:
+    """Save every seat's record and check it as ``p2php verify`` does (:func:`p2php.session.transcript.verify`):
+    a record that does not replay, or whose replay names a seat, is a problem; a record of an unattributed end
+    (not ``OK`` by design) is not, if its replay agrees."""
+    from p2php.session import transcript
+
+    problems: list[str] = []
+    for s in run.seats:
+        if s.result is None:
+            continue
+        path = work / f"seat{s.seat}.p2php"
+        try:
+            transcript.save(s.result.lockstep, path)
+            check = transcript.verify(path)
+        except Exception as exc:  # a record that cannot be saved or read back is one of the failures sought
+            problems.append(f"seat {s.seat}: {type(exc).__name__}: {exc}")
+            continue
+        audit = [ln for ln in check.lines if ln.startswith("audit: ")]
+        bad = [ln for ln in check.lines if any(m in ln for m in BAD_VERIFY)]
+        clean = s.verdict is not None and s.verdict.clean
+        if bad or not audit or audit[-1].startswith("audit: seat") or (clean and not check.ok):
+            problems.append(f"seat {s.seat}: verify: {' | '.join((bad or check.lines)[-3:])}")
+    return problems
 
 
 def _config(seed: int, mix: list[str]) -> str:
     return random.Random(f"soak-config:{seed}").choice(mix)
 
 
+def _crypto(seed: int, args: argparse.Namespace) -> str | None:
+    """The seed's deck protocol: ``--crypto``'s, one drawn from the seed when it lists both."""
+    if not args.crypto:
+        return None
+    choices = args.crypto.split(",")
+    return choices[0] if len(choices) == 1 else random.Random(f"soak-crypto:{seed}").choice(choices)
+
+
 async def _one(seed: int, name: str, args: argparse.Namespace) -> TableRun:
     game, players, options, span = CONFIGS[name]
-    if args.crypto:
-        options = {**options, "crypto": args.crypto}
+    crypto = _crypto(seed, args)
+    if crypto:
+        options = {**options, "crypto": crypto}
     deciders = toy_deciders(players, seed) if game == "toy" else game_deciders(game, players, seed)
     links = random_links(seed, players, span=span, timeout=args.timeout, max_faults=args.max_faults,
                          kinds=tuple(args.kinds.split(",")))
@@ -76,10 +115,11 @@ def _race(run: TableRun) -> str:
     return "other"
 
 
-def _blame(seed: int, name: str, run: TableRun) -> dict[str, Any]:
+def _blame(seed: int, name: str, run: TableRun, args: argparse.Namespace) -> dict[str, Any]:
     return {
         "seed": seed,
         "config": name,
+        "crypto": _crypto(seed, args),
         "race": _race(run) if run.named() else None,
         "seconds": round(run.seconds, 2),
         "outcome": run.outcome(),
@@ -101,16 +141,27 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     resets = survived = connections = 0
     blames: list[dict[str, Any]] = []
     unfinished: list[dict[str, Any]] = []
+    unverified: list[dict[str, Any]] = []
+    verified = 0
+    base = Path(tempfile.mkdtemp(prefix="p2php-fault-soak-")) if args.verify else None
     seconds: list[float] = []
     limit = trio.CapacityLimiter(args.parallel)
     done = 0
     start = time.perf_counter()
 
     async def play(seed: int) -> None:
-        nonlocal resets, survived, connections, done
+        nonlocal resets, survived, connections, done, verified
         async with limit:
             name = _config(seed, mix)
             run = await _one(seed, name, args)
+            if base is not None:  # (in a thread: the replay is long, the other tables' timers run meanwhile)
+                work = base / f"seed{seed}"
+                problems = await trio.to_thread.run_sync(_verify_records, run, work)
+                verified += sum(s.result is not None for s in run.seats)
+                if problems:
+                    unverified.append({**_blame(seed, name, run, args), "problems": problems})
+                else:
+                    shutil.rmtree(work, ignore_errors=True)
         outcome = run.outcome()
         outcomes[outcome] += 1
         per_config.setdefault(name, Counter())[outcome] += 1
@@ -122,18 +173,21 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             survived += run.resets
         seconds.append(run.seconds)
         if outcome == "named":
-            blames.append(_blame(seed, name, run))
+            blames.append(_blame(seed, name, run, args))
         elif outcome == "unfinished":
-            unfinished.append(_blame(seed, name, run))
+            unfinished.append(_blame(seed, name, run, args))
         done += 1
         if args.progress:
-            print(f"[{done}/{len(seeds)}] seed {seed} {name}: {outcome} ({run.seconds:.1f}s)", file=sys.stderr)
+            kinds = dict(sum((Counter(p.stats.faults) for p in run.proxies.values()), Counter()))
+            print(f"[{done}/{len(seeds)}] seed {seed} {name}/{_crypto(seed, args) or '-'}: {outcome} "
+                  f"({run.seconds:.1f}s) faults {kinds}", file=sys.stderr, flush=True)
 
     async with trio.open_nursery() as nursery:
         for seed in seeds:
             nursery.start_soon(play, seed)
     blames.sort(key=lambda b: b["seed"])
     unfinished.sort(key=lambda b: b["seed"])
+    unverified.sort(key=lambda b: b["seed"])
     seconds.sort()
     return {
         "runs": len(seeds),
@@ -157,6 +211,10 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "false_blames": blames,
         "false_blame_seeds": [b["seed"] for b in blames],
         "unfinished": unfinished,
+        "records_verified": verified if args.verify else None,
+        "unverified": unverified,
+        "crypto": args.crypto,
+        "kinds": args.kinds,
         "machine": machine(),
     }
 
@@ -180,6 +238,10 @@ def _print(report: dict[str, Any]) -> None:
         print(f"false blame, seed {b['seed']} ({b['config']}, race {b['race'][0]}): {named}")
     for b in report["unfinished"]:
         print(f"unfinished, seed {b['seed']} ({b['config']}): {b['errors']}")
+    if report["records_verified"] is not None:
+        print(f"records verified: {report['records_verified']}, failed: {len(report['unverified'])}")
+    for b in report["unverified"]:
+        print(f"record does not verify, seed {b['seed']} ({b['config']}/{b['crypto']}): {b['problems']}")
 
 
 def main() -> None:
@@ -194,8 +256,10 @@ def main() -> None:
     ap.add_argument("--kinds", default=",".join(FAULT_KINDS),
                     help=f"fault kinds drawn, from {', '.join(FAULT_KINDS + SPOIL_KINDS)}")
     ap.add_argument("--deadline", type=float, default=120.0, help="a table still running then is 'unfinished'")
-    ap.add_argument("--crypto", choices=("fast", "verified"), default=None,
-                    help="the deck protocol of every table (default: the library's)")
+    ap.add_argument("--crypto", choices=("fast", "verified", "fast,verified"), default=None,
+                    help="the deck protocol of every table (default: the library's); both: drawn per seed")
+    ap.add_argument("--verify", action="store_true",
+                    help="save every seat's record and check it as `p2php verify` does (kept only if it fails)")
     ap.add_argument("--progress", action="store_true", help="one line per game on stderr")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
