@@ -1123,6 +1123,7 @@ async def open_mesh(
     features: tuple[str, ...] = WIRE_FEATURES,
     partial: bool = False,
     partial_wait: float | None = None,
+    partial_alone: bool = False,
 ) -> Mesh:
     """Connect ``seat`` to every other seat of ``peers``; raise MeshError if that fails.
 
@@ -1144,6 +1145,9 @@ async def open_mesh(
     holds a link to us with no heartbeat and no message of ours: it gave us its ``timeout`` from the moment the link
     came, so waiting out ``connect_timeout`` for a seat that is away (killed too, back later) got us named silent
     (chaos soak ``--extra`` seed 5004).
+    ``partial_alone`` (with ``partial``): the mesh forms even when no link did, every link down (a restored peer of
+    a game not over, whose every other seat is away too: it waits ``resume_timeout`` for them as after any drop,
+    then ends with a verdict and its record, as a seat never restarted does; before, it ended with neither).
     """
     if hello.get("seat") != seat or isinstance(hello.get("seat"), bool):
         raise ValueError(f"hello must contain 'seat': {seat}, got {hello.get('seat')!r}")
@@ -1173,7 +1177,7 @@ async def open_mesh(
                         await form.done.wait()
                 nursery.cancel_scope.cancel()
         missing = sorted(others - set(form.peers))
-        formed = form.fatal is None and (not missing or (partial and bool(form.peers)))
+        formed = form.fatal is None and (not missing or (partial and (bool(form.peers) or partial_alone)))
     finally:
         with trio.CancelScope(shield=True):
             for peer in form.stale:

@@ -259,6 +259,7 @@ async def run_peer(
         sign=cfg.secrets.identity.sign, connect=cfg.connect, retry_refusals=cfg.rematch is not None,
         features=tuple(f for f in WIRE_FEATURES if (cfg.compact or f != COMPACT) and (cfg.deflate or f != DEFLATE)),
         partial=restored is not None, partial_wait=min(cfg.connect_timeout, cfg.timeout / 4),
+        partial_alone=restored is not None and not restored.finished,
     )
     if restored is not None:
         ls = restored
