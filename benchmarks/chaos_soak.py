@@ -346,6 +346,11 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             if code != -signal.SIGKILL:
                 procs[s].ended.set()
 
+        def gone(s: int) -> bool:
+            """Killed for good (``kill_away``, never back): a watch for its audit would wait out the bound (seed 20003,
+            240 s for an 18 s TCG game, every process long ended)."""
+            return s in away and away[s] is None
+
         def kill(s: int, why: str) -> bool:
             # (not a seat killed already and not yet resumed: a second kill in the instant before the first one's
             # death is seen started two resumes of one seat, the second unable to listen)
@@ -390,7 +395,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             elif kind == "kill_audit2":
                 a, b, da, db = args
                 logs = [work / f"seat{x}.resume" for x in (a, b)]
-                while not (procs[a].ended.is_set() or procs[b].ended.is_set()):
+                while not (procs[a].ended.is_set() or procs[b].ended.is_set() or gone(a) or gone(b)):
                     if all(lg.exists() for lg in logs) and any(AUDIT_MARK in lg.read_bytes()[-200_000:] for lg in logs):
                         ka, kb = kill(a, "audit started, two"), kill(b, "audit started, two")
                         async with trio.open_nursery() as n:
@@ -437,7 +442,7 @@ async def run_seed(seed: int, configs: list[str], cryptos: list[str], bound: flo
             elif kind == "kill_audit":
                 s, after = args
                 log = work / f"seat{s}.resume"
-                while not procs[s].ended.is_set():
+                while not procs[s].ended.is_set() and not gone(s):
                     if log.exists() and AUDIT_MARK in log.read_bytes()[-200_000:]:
                         if kill(s, "audit started"):
                             await resume(s, after)
