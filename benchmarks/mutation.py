@@ -171,6 +171,14 @@ TARGETS: dict[str, list[str]] = {
     ],
     "p2php/games/hpsha/remask.py": ["tests/test_hpsha_hand_remask.py"],
     "p2php/games/hogwarts/remask.py": ["tests/test_hogwarts_hand_remask.py"],
+    "p2php/api.py": ["tests/test_api_withdrawn_turn.py", "tests/test_api.py"],
+    "p2php/bridge/session.py": ["tests/test_bridge.py", "tests/test_bridge_save_slow_disk.py"],
+    "p2php/bridge/stdio.py": ["tests/test_bridge.py", "tests/test_bridge_save_slow_disk.py"],
+    "p2php/terminal.py": ["tests/test_terminal.py"],
+    "p2php/engine/tasks.py": ["tests/test_engine_tasks.py", "tests/test_stray_keys.py"],
+    "p2php/engine/taskgame.py": ["tests/test_stray_keys.py", "tests/test_engine_tasks.py"],
+    "p2php/engine/local.py": ["tests/test_engine_tasks.py", "tests/test_stray_keys.py", "tests/test_fast_paths.py"],
+    "p2php/session/durable.py": ["tests/test_resume_hardening.py", "tests/test_loop_disk.py"],
 }
 
 PYTEST_ARGS = ["-x", "-q", "-p", "no:cacheprovider"]
@@ -354,9 +362,11 @@ def make_tree(base: Path, rev: str | None) -> Path:
         ignore = shutil.ignore_patterns("__pycache__", ".hypothesis")
         shutil.copytree(ROOT / "p2php", tree / "p2php", ignore=ignore)
         shutil.copytree(ROOT / "tests", tree / "tests", ignore=ignore)
+        shutil.copytree(ROOT / "examples", tree / "examples", ignore=ignore)  # (tests load the example games)
         shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
         return tree
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "p2php", "tests", "pyproject.toml"],
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "p2php", "tests", "examples",
+                              "pyproject.toml"],
                              check=True, capture_output=True)
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
     new = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--others", "--exclude-standard", "tests"],

@@ -330,3 +330,124 @@ async def test_a_new_tables_questions_never_reuse_an_earlier_tables_numbers() ->
             numbers.append(peer.turn)
             await peer.submit(0, turn=peer.turn)
     assert None not in numbers and numbers[1] > numbers[0], numbers  # type: ignore[operator]
+
+
+def test_a_stale_turns_number_is_shown_up_to_18_digits() -> None:
+    """``check_turn`` names a stale question's number when it has at most 18 digits (either sign), and says it is
+    longer otherwise (``str`` of 5 000 digits raises): the bound is exact."""
+    peer = Peer()
+    for turn in (10**18 - 1, -(10**18 - 1)):
+        with pytest.raises(StaleTurn, match=f"question {turn}, but no question is open"):
+            peer.check_turn(turn)
+    for turn in (10**18, -(10**18)):
+        with pytest.raises(StaleTurn, match=r"question \(a number of more than 18 digits\)"):
+            peer.check_turn(turn)
+
+
+async def test_a_leave_in_turn_ends_the_question_with_leave_table() -> None:
+    """``leave()`` while a question is open: the decider raises ``LeaveTable`` (the runner sends the signed leave),
+    it returns no action."""
+    from p2php.session.runner import LeaveTable
+
+    peer = Peer()
+    ls: Any = _Stub([{"type": "draw"}])
+    peer._ls = ls
+    raised: list[BaseException] = []
+
+    async def question() -> None:
+        try:
+            await peer._decide(ls)
+        except LeaveTable as err:
+            raised.append(err)
+
+    with trio.fail_after(2):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(question)
+            await trio.testing.wait_all_tasks_blocked()
+            peer.leave()
+    assert len(raised) == 1 and not peer.is_my_turn()
+
+
+async def test_a_leave_made_as_the_turn_is_withdrawn_leaves_when_the_next_is_asked_first() -> None:
+    """A withdrawn, the user's leave in the same round, and B asked (here, in this task) before A's end ran: B ends with
+    ``LeaveTable`` at once instead of dropping the leave and waiting for an answer (the seat would stay)."""
+    from p2php.session.runner import LeaveTable
+
+    peer = Peer()
+    ls: Any = _Stub([{"type": "draw"}])
+    peer._ls = ls
+    scope = trio.CancelScope()
+
+    async def question_a() -> None:
+        with scope:
+            await peer._decide(ls)
+
+    left = False
+    with trio.move_on_after(1.0):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(question_a)
+            await trio.testing.wait_all_tasks_blocked()
+            scope.cancel()
+            peer.leave()  # the turn still looked open: the leave goes in the channel
+            try:
+                await peer._decide(ls)  # B, before A's task ran again
+            except LeaveTable:
+                left = True
+    assert left
+
+
+async def test_a_submit_waiting_when_the_table_ends_returns_stale() -> None:
+    """An answer still in the channel when the peer's run ends (no decider takes it any more) is dropped: its
+    ``submit`` raises ``StaleTurn`` instead of waiting for good."""
+    peer = Peer()
+    ls: Any = _Stub([{"type": "draw"}])
+    peer._ls = ls
+    peer._awaiting = True  # a question open, whose decider is gone with the table
+    refused: list[BaseException] = []
+
+    async def user() -> None:
+        try:
+            await peer.submit(0)
+        except StaleTurn as err:
+            refused.append(err)
+
+    async def play(_peer: Peer) -> Any:
+        raise RuntimeError("the table ended")
+
+    with trio.fail_after(2):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(user)
+            await trio.testing.wait_all_tasks_blocked()
+            await peer._run(play, None)  # type: ignore[arg-type]
+    assert len(refused) == 1 and "was not played" in str(refused[0])
+
+
+async def test_an_answer_handed_to_a_question_withdrawn_before_it_ran_is_not_taken() -> None:
+    """The answer is handed to the waiting question, and the question is withdrawn (its decider cancelled) before its
+    task ran again: the question does not take it, and ``submit`` raises ``StaleTurn`` (not a return, an ``ok`` for a
+    move never played). The order is forced here: the withdrawal comes in the submit's own send."""
+    peer = Peer()
+    ls: Any = _Stub([{"type": "play", "card": 3}, {"type": "draw"}])
+    peer._ls = ls
+    scope = trio.CancelScope()
+    got: list[Any] = []
+
+    async def question_a() -> None:
+        with scope:
+            got.append(await peer._decide(ls))
+
+    real = peer._actions_tx
+
+    class _WithdrawnOnSend:
+        def send_nowait(self, value: Any) -> None:
+            real.send_nowait(value)  # handed to question A's task, rescheduled ...
+            scope.cancel()  # ... and A withdrawn before that task runs
+
+    with trio.fail_after(2):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(question_a)
+            await trio.testing.wait_all_tasks_blocked()
+            peer._actions_tx = _WithdrawnOnSend()  # type: ignore[assignment]
+            with pytest.raises(StaleTurn, match="withdrawn before it took your answer"):
+                await peer.submit(1)
+    assert got == [] and not peer.is_my_turn()

@@ -678,3 +678,36 @@ async def test_the_commands_of_one_message_let_the_rest_of_the_process_run_betwe
         nursery.cancel_scope.cancel()
     assert sum(e.get("op") == "settings" for e in out) == 300
     assert ticks - before >= 250, ticks - before
+
+
+async def test_stdio_bridge_writes_nothing_more_once_a_write_failed() -> None:
+    """Once a write of stdout failed (a full disk, say, that has room again later), every later event is dropped,
+    not written: after a line torn by the failure, a later line would be glued to it in the client's stream."""
+    import errno
+    import math
+
+    from p2php.bridge.stdio import write_lines
+
+    class _Flaky:
+        def __init__(self) -> None:
+            self.calls = 0
+            self.written: list[bytes] = []
+
+        def write(self, data: bytes) -> int:
+            self.calls += 1
+            if self.calls == 1:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.written.append(data)
+            return len(data)
+
+        def flush(self) -> None:
+            pass
+
+    stream = _Flaky()
+    tx, rx = trio.open_memory_channel[dict[str, Any]](math.inf)
+    for n in range(3):
+        tx.send_nowait({"event": "lobby", "message": f"line {n}"})
+    tx.close()
+    with trio.fail_after(5):
+        await write_lines(rx, stream)  # type: ignore[arg-type]
+    assert stream.calls == 1 and stream.written == []

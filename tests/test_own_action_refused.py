@@ -72,3 +72,28 @@ def test_lockstep_act_refuses_an_action_past_the_bound_before_signing_it() -> No
     for ls in peers:
         assert ls.fault is None, ls.fault  # nobody was named (before: the sender, bad_message)
         assert all("zz" not in (m.body.get("action") or {}) for m in ls.poll() if m.kind == "action")
+
+
+def test_an_action_exactly_at_each_bound_is_not_past_it() -> None:
+    """``past_action_bound`` is strict on both bounds: an action of exactly ``MAX_ACTION_BYTES`` bytes or exactly
+    ``MAX_ACTION_VALUES`` values is one an honest seat signs and every other seat takes (refused, its seat would be
+    named ``bad_message`` for a legal action); one more byte or value is past it."""
+    from p2php.canonical import encode
+    from p2php.net.framing import body_values
+    from p2php.session.messages import MAX_ACTION_BYTES, MAX_ACTION_VALUES, past_action_bound
+
+    def padded(n: int) -> bytes:
+        return encode({"type": "x", "pad": b"\0" * n})
+
+    n = MAX_ACTION_BYTES - len(padded(300)) + 300  # (300: a bin16's header, as at the bound)
+    assert len(padded(n)) == MAX_ACTION_BYTES and body_values(padded(n)) < MAX_ACTION_VALUES
+    assert not past_action_bound(padded(n))
+    assert len(padded(n + 1)) == MAX_ACTION_BYTES + 1 and past_action_bound(padded(n + 1))
+
+    def listed(k: int) -> bytes:
+        return encode({"type": "x", "v": [0] * k})
+
+    k = MAX_ACTION_VALUES - body_values(listed(0))
+    assert body_values(listed(k)) == MAX_ACTION_VALUES and len(listed(k)) < MAX_ACTION_BYTES
+    assert not past_action_bound(listed(k))
+    assert body_values(listed(k + 1)) == MAX_ACTION_VALUES + 1 and past_action_bound(listed(k + 1))

@@ -88,3 +88,53 @@ def test_an_honest_holders_lost_audit_at_a_sealed_decision_names_no_liar(seed: i
         result = transcript.verify(transcript.save(p, tmp_path / f"seat{p.seat}.p2php"))
         replayed = result.spectator.verdict if result.spectator is not None else None
         assert replayed is not None and replayed.code != "hidden_lie", result.lines
+
+
+def test_answers_are_refused_together_only_when_every_seat_answered_once_and_two_at_least() -> None:
+    """``_refused_together``'s conditions on the batch, on toy-holder's decision (every answer passes its check, the
+    whole batch fails: no seat says it holds card 0): two seats' answers are a refusal together; a decision of one
+    seat (its answer refused on its own: the peers that applied it named it at once) or a batch that is not every
+    seat's answer once (here one seat's twice) is none, so the elimination never runs on it."""
+    from sealed_holder import HolderGame, HolderState
+
+    from p2php.engine.contract import Decide
+    from p2php.session.audit import _refused_together
+
+    no = {"type": "not_holder"}
+    options = HolderGame().parse_options({})
+
+    def at_the_decision(players: int) -> tuple[HolderState, Decide]:
+        state = HolderState(players, options)
+        state.phase = "bid"  # (no deal: every hand empty, every not_holder passes its check)
+        return state, Decide(tuple(range(players)), "holder", sealed=True)
+
+    state, step = at_the_decision(2)
+    assert _refused_together(state, step, [(0, no), (1, no)], {}, {}) == [(0, no), (1, no)]
+    assert _refused_together(state, step, [(0, no), (0, no)], {}, {}) == []
+    state, step = at_the_decision(1)
+    assert _refused_together(state, step, [(0, no)], {}, {}) == []
+
+
+def test_a_stopped_sealed_answer_is_opened_against_the_commitment_of_its_own_decision() -> None:
+    """``_sealed_answer`` opens a phase-1 answer with the sender's commit of this decision (``(tick, 0)``), not the
+    first commit in its record: at a game's second sealed decision, an earlier decision's commit opens nothing, and
+    the stopped peer would drop every answer (its liar left to ``refused_audit`` or nobody)."""
+    from types import SimpleNamespace
+
+    from p2php.canonical import encode
+    from p2php.crypto import beacon
+    from p2php.session.audit import _sealed_answer
+
+    context = b"seal context of seat 1"
+    action = {"type": "not_holder"}
+    nonce, old_nonce = bytes(range(32)), bytes(32)
+    msg = SimpleNamespace
+    earlier = msg(kind="commit", at=(3, 0), body={"commit": beacon.commit(context, encode({"type": "holder"}),
+                                                                           old_nonce)})
+    own = msg(kind="commit", at=(9, 0), body={"commit": beacon.commit(context, encode(action), nonce)})
+    answer = msg(kind="action", at=(9, 1), body={"action": action, "nonce": nonce})
+    ls: Any = SimpleNamespace(tick=9, processed={1: {4: earlier, 11: own, 12: answer}},
+                              _seal_context=lambda seat: context)
+    assert _sealed_answer(ls, 1, answer) == action
+    ls.processed[1] = {4: earlier, 12: answer}  # no commit of this decision: nothing opens it
+    assert _sealed_answer(ls, 1, answer) is None

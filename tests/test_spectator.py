@@ -451,3 +451,40 @@ async def test_a_spectator_closes_its_audit_on_the_fullest_record_a_link_held_no
     assert await check([poor, full]) is full
     again = record([9, 8, 9])
     assert await check([full, again]) is again
+
+
+def test_a_heartbeat_is_ahead_of_a_record_only_past_its_point_and_null_only_mid_game() -> None:
+    """``_ahead``: a heartbeat's point past ours is ahead; a peer in its audit (``at`` null) is ahead of a record still
+    mid-game, not of one in its audit too or finished (there nothing more may come, and the RELAY_LAG check would end
+    a link that waits for the reveals)."""
+    from types import SimpleNamespace
+
+    from p2php.session.spectator import _ahead
+
+    def record(auditing: bool = False, finished: bool = False) -> Any:
+        return SimpleNamespace(auditing=auditing, finished=finished, tick=5, phase=1)
+
+    assert _ahead(None, record()) is True
+    assert _ahead(None, record(auditing=True)) is False
+    assert _ahead(None, record(finished=True)) is False
+    assert _ahead(None, record(auditing=True, finished=True)) is False
+    assert _ahead([5, 2], record()) and _ahead([6, 0], record())
+    assert not _ahead([5, 1], record()) and not _ahead([4, 9], record()) and not _ahead([5, True], record())
+
+
+async def test_a_record_held_in_the_audit_is_closed_with_what_it_holds_once_patience_runs_out() -> None:
+    """``keep_watching``: when links keep failing past ``patience`` and one ended in the audit (``WatchError.held``),
+    that record's audit is closed (``timeout()``: its verdict on what it holds) and it is returned."""
+    from types import SimpleNamespace
+
+    from p2php.session.spectator import WatchError, keep_watching
+
+    closed: list[bool] = []
+    held: Any = SimpleNamespace(players=2, known_seq=lambda seat: 3, timeout=lambda: closed.append(True))
+
+    async def attempt(observe: Any) -> Any:
+        raise WatchError("the watched seat left before the record's end (step 7)", held=held)
+
+    with trio.fail_after(5):
+        got = await keep_watching(attempt, lambda ls: None, lambda line: None, patience=0.0, pause=0.0)
+    assert got is held and closed == [True]

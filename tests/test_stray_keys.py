@@ -196,3 +196,19 @@ def test_an_answer_applied_to_a_clone_leaves_the_original_as_it_was() -> None:
         twin = st.clone()
         twin.apply([(seat, action)], {sl: tb.faces[sl] for sl in twin.reveals(seat, action)})
         assert st.state_hash() == before, action
+
+
+@pytest.mark.parametrize(("name", "players", "options", "typ"), [("tcg", 2, {}, "take"), ("hogwarts", 2, {}, "move")])
+def test_an_answer_with_only_listed_keys_is_still_checked_by_its_rules(
+        name: str, players: int, options: dict[str, Any], typ: str) -> None:
+    """``TaskGame.check`` asks the task's own check first: an answer whose keys are all listed but whose value no rule
+    allows (a number no legal action of its type has) is refused, by the seat's view and the public one."""
+    st, tb, seat, action = _first(name, players, options, typ)
+    ints = [k for k, v in action.items() if type(v) is int]
+    if not ints:
+        pytest.skip(f"{typ!r} has no number to change")
+    bad = {**action, ints[0]: 10**6}
+    for knowledge in (tb.knowledge(seat), Knowledge(dict(tb.public), {})):
+        st.check(seat, action, knowledge)
+        with pytest.raises(IllegalAction):
+            st.check(seat, bad, knowledge)

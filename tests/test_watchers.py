@@ -140,3 +140,18 @@ def test_the_table_a_spectator_is_shown_announces_the_seats_waits() -> None:
     mesh.up.add(0)
     watchers.joined(0, _table(0))
     assert mesh.sent[0][0]["waits"] == {"timeout": 5.0, "resume_timeout": 20.0, "linger": 1.0}
+
+
+def test_leaving_with_our_verdict_tells_each_linked_spectator_after_the_record() -> None:
+    """``ended()``: each spectator still linked gets ``{"watch": "end"}`` after the record relayed to it (so one whose
+    record lacks reveals closes its audit at once); one that left gets nothing."""
+    watchers, mesh = _watchers()
+    ls = _table(2)
+    mesh.up |= {0, 1}
+    watchers.joined(0, ls)
+    watchers.joined(1, ls)
+    watchers.relay(ls)
+    watchers.left(SpectatorLeft(1, "spectator left"), 5.0)
+    watchers.ended()
+    assert mesh.sent[0][-1] == {"watch": "end"} and mesh.sent[0][1:-1] == watchers.frames
+    assert {"watch": "end"} not in mesh.sent[1]
