@@ -224,7 +224,7 @@ def _verified_witness(ls: Lockstep) -> list[Fault]:
                 extra.setdefault(slot, {})[seat] = share
         except FaultError as err:
             findings.append(err.fault)
-    _released_at(ls, tick, asked, extra)
+    _released_at(ls, step, asked, extra)
     opened: dict[Slot, CardId] = {}
     for slot in dict.fromkeys(asked):
         card = ls.vdeck.open_witness(slot, extra.get(slot, {}))
@@ -295,30 +295,44 @@ def _batch_faces(ls: Lockstep, state: GameState, step: Decide,
     return _stopped_faces(ls, step, answers, reveals) if any(reveals) else {}
 
 
-def _released_at(ls: Lockstep, tick: int, slots: list[Slot], extra: dict[Slot, dict[Seat, Any]]) -> None:
+def _released_at(ls: Lockstep, step: Decide, slots: list[Slot], extra: dict[Slot, dict[Seat, Any]]) -> None:
     """Add to ``extra`` the checked shares of ``slots`` that the seats' signed ``keys`` messages of the decision we
     stopped at released (a card an answer opens): a peer that took another seat's abort before some of those keys
     read them only in the audit round, unused, so the witness stayed shut for it while the peers that took them
     opened it (red-team rt10-red: a Hogwarts seat's defence card that was none, named ``hidden_lie`` by one honest
-    peer, ``accusation`` by the other and by ``p2php verify`` of its record). A share that fails its proof is
-    left out: the message was judged, or not, where it was taken."""
-    assert ls.vdeck is not None
+    peer, ``accusation`` by the other and by ``p2php verify`` of its record). Each seat's one keys message a peer
+    that applied the decision took (:func:`_keys_message`), its slots listed once each, checked as that peer
+    checked it (:meth:`VerifiedDeck.release_shares`); one that fails is left out: the message was judged, or not,
+    where it was taken. Before, every ``keys`` of the tick was proof-checked, each share it listed, at any phase
+    or state: a liar's sixteen queued behind its abort, each listing its witness slot 20 000 times, cost every peer
+    stopped there, and ``p2php verify``, 20 s (red-team rv10-red)."""
+    vdeck = ls.vdeck
+    assert vdeck is not None
     wanted = set(slots)
-    for seat, msgs in ls.processed.items():
-        for msg in msgs.values():
-            if msg.kind != "keys" or msg.at[0] != tick:
-                continue
-            release = share_lists(msg.body)
-            if release is None or not wanted.intersection(s for s, _ in release[0]):
-                continue
-            try:
-                checked = ls.vdeck._checked(seat, msg, [s for s, _ in release[0]], release, False,
-                                            (msg.at[0], msg.state))
-            except Exception:  # (a bad share proves nothing here: never crash)
-                continue
-            for slot, share in checked:
-                if slot in wanted:
-                    extra.setdefault(slot, {}).setdefault(seat, share)
+    for seat in range(ls.players):
+        msg = _keys_message(ls, step, seat)
+        release = None if msg is None else share_lists(msg.body)
+        if msg is None or release is None:
+            continue
+        listed = [s for s, _ in release[0]]
+        if len(set(listed)) != len(listed) or wanted.isdisjoint(listed):
+            continue
+        try:
+            shares = vdeck.release_shares(seat, msg, listed)
+        except Exception:  # (a slot that is no card's proves nothing here: never crash)
+            continue
+        for slot, share in shares or []:
+            if slot in wanted:
+                extra.setdefault(slot, {}).setdefault(seat, share)
+
+
+def _keys_message(ls: Lockstep, step: Decide, seat: Seat) -> Message | None:
+    """``seat``'s signed ``keys`` message of the keys phase of the decision we stopped at, signed in the state that
+    decision began in: the one a peer that applied the decision took (a second would have been ``out_of_turn``, one
+    in another state ``desync``); else None."""
+    keys_at = (ls.tick, 2 if step.sealed else 1)
+    return next((m for m in ls.processed[seat].values() if m.kind == "keys" and m.at == keys_at
+                 and m.state == ls._state_hash), None)
 
 
 def _refused_together(state: GameState, step: Decide, answers: list[tuple[Seat, Any]],
@@ -402,13 +416,11 @@ def _stopped_faces(ls: Lockstep, step: Decide, answers: list[tuple[Seat, Any]],
             for slot, share in shares:
                 extra.setdefault(slot, {})[seat] = share
             pending += [s for s in slots if s not in pending]
-        keys_at = (tick, 2 if step.sealed else 1)
         for seat in range(ls.players):
             duty = [s for s in pending if held(seat, s) and seat not in extra.get(s, {})]
             if not duty:
                 continue
-            msg = next((m for m in ls.processed[seat].values() if m.kind == "keys" and m.at == keys_at
-                        and m.state == ls._state_hash), None)
+            msg = _keys_message(ls, step, seat)
             shares = None if msg is None else vdeck.release_shares(seat, msg, duty)
             if shares is None:
                 return None
