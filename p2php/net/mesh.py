@@ -872,6 +872,7 @@ class _Formation:
         self.failures: dict[int, str] = {}  # last failure per expected seat
         self.strays: deque[str] = deque(maxlen=5)  # the last connections that never named an acceptable seat
         # (a running peer's listener is open to anyone: every refused stranger kept a line for good)
+        self.foreign: set[int] = set()  # seats we dialed whose answer's hello our check_hello refused
         self.fatal: str | None = None
         self.done = trio.Event()
         self.linked = trio.Event()  # a first link is up, or the formation is done (``partial_wait`` counts from it)
@@ -894,6 +895,8 @@ class _Formation:
         try:
             self.check_hello(claimed, hello)
         except HandshakeError:
+            if expect is not None:
+                self.foreign.add(claimed)  # what listens at that seat's address is not that seat (of this table)
             raise
         except Exception as exc:  # a hostile hello must not crash us through check_hello
             log.exception("check_hello raised on seat %d's hello", claimed)
@@ -1147,7 +1150,10 @@ async def open_mesh(
     (chaos soak ``--extra`` seed 5004).
     ``partial_alone`` (with ``partial``): the mesh forms even when no link did, every link down (a restored peer of
     a game not over, whose every other seat is away too: it waits ``resume_timeout`` for them as after any drop,
-    then ends with a verdict and its record, as a seat never restarted does; before, it ended with neither).
+    then ends with a verdict and its record, as a seat never restarted does; before, it ended with neither). Not
+    when a seat we dialed answered with a hello ``check_hello`` refused (the log of another table, say: what listens
+    there is not that seat): the formation fails as before, saying why, at once — waiting alone, the user learned it
+    only after ``resume_timeout``, as ``could not reach`` (a network fault), and the log was closed on that verdict.
     """
     if hello.get("seat") != seat or isinstance(hello.get("seat"), bool):
         raise ValueError(f"hello must contain 'seat': {seat}, got {hello.get('seat')!r}")
@@ -1177,7 +1183,8 @@ async def open_mesh(
                         await form.done.wait()
                 nursery.cancel_scope.cancel()
         missing = sorted(others - set(form.peers))
-        formed = form.fatal is None and (not missing or (partial and (bool(form.peers) or partial_alone)))
+        alone = partial_alone and not form.foreign & set(missing)
+        formed = form.fatal is None and (not missing or (partial and (bool(form.peers) or alone)))
     finally:
         with trio.CancelScope(shield=True):
             for peer in form.stale:
