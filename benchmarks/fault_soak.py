@@ -257,7 +257,8 @@ def main() -> None:
                     help=f"fault kinds drawn, from {', '.join(FAULT_KINDS + SPOIL_KINDS)}")
     ap.add_argument("--deadline", type=float, default=120.0, help="a table still running then is 'unfinished'")
     ap.add_argument("--crypto", choices=("fast", "verified", "fast,verified"), default=None,
-                    help="the deck protocol of every table (default: the library's); both: drawn per seed")
+                    metavar="DECK", help="the deck protocol of every table: fast, verified, or fast,verified (drawn per"
+                    " seed); default: the library's")
     ap.add_argument("--verify", action="store_true",
                     help="save every seat's record and check it as `p2php verify` does (kept only if it fails)")
     ap.add_argument("--progress", action="store_true", help="one line per game on stderr")
