@@ -8,6 +8,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -612,7 +613,6 @@ def test_a_browser_that_runs_in_the_foreground_gets_the_page(monkeypatch: pytest
     """``p2php web`` opened the page with ``webbrowser.open`` in the server's loop: a console browser (``BROWSER=w3m``,
     lynx; Python waits for its process) held that loop until it ended, and the page it asked for never came (curl as
     the browser: status 000 after its 5 s, red-team rt8-disk). A worker thread opens it now."""
-    import re
     import signal
     import urllib.request
     import webbrowser
@@ -622,9 +622,8 @@ def test_a_browser_that_runs_in_the_foreground_gets_the_page(monkeypatch: pytest
     got: list[object] = []
 
     def foreground_browser(url: str) -> bool:  # (as a GenericBrowser: returns when the browser ends)
-        url = re.search(r'url=([^"]+)"', urllib.request.urlopen(url).read().decode())[1]  # type: ignore[index]
         try:
-            with urllib.request.urlopen(url.split("#")[0], timeout=2) as page:
+            with urllib.request.urlopen(url, timeout=2) as page:  # (the launch address leads on to the page)
                 got.append(page.status)
         except OSError as err:
             got.append(err)
@@ -636,37 +635,111 @@ def test_a_browser_that_runs_in_the_foreground_gets_the_page(monkeypatch: pytest
     assert got == [200], got
 
 
-def test_the_browser_is_never_given_the_key_on_its_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+_BROWSER = """
+import json, sys, urllib.error, urllib.request
+class Stay(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+got = {"argv": sys.argv[1:]}
+if "--fetch" in sys.argv:
+    try:
+        urllib.request.build_opener(Stay).open(sys.argv[-1], timeout=5)
+    except urllib.error.HTTPError as answer:
+        got["status"], got["location"] = answer.code, answer.headers.get("location")
+open(sys.argv[1], "w").write(json.dumps(got))
+"""
+
+
+@contextlib.contextmanager
+def _p2php_web_opened(tmp: Path, fetch: bool) -> Iterator[tuple[Any, str, dict[str, Any]]]:
+    """``p2php web`` in a process of its own that opens its page with a browser of ours (``BROWSER``), which
+    records its command line (and, with ``fetch``, what its launch address answers): the process, the address it
+    printed and what that browser got. Its temporary files go in ``tmp/tmp``."""
+    import subprocess
+    import sys
+    import time
+
+    (tmp / "tmp").mkdir()
+    (tmp / "browser.py").write_text(_BROWSER)
+    record = tmp / "browser.json"
+    browser = f"{sys.executable} {tmp / 'browser.py'} {record}{' --fetch' if fetch else ''} %s"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "BROWSER": browser, "TMPDIR": str(tmp / "tmp")}
+    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert server.stdout is not None
+        printed = server.stdout.readline().split("open ", 1)[1].split(" ", 1)[0]
+        deadline = time.monotonic() + 30
+        while not record.exists() or not record.read_text().endswith("}"):
+            assert time.monotonic() < deadline, "the browser was not started"
+            time.sleep(0.05)
+        yield server, printed, json.loads(record.read_text())
+    finally:
+        if server.poll() is None:
+            server.terminate()
+        server.communicate(timeout=10)
+
+
+def test_the_browser_is_never_given_the_key_on_its_command_line(tmp_path: Path) -> None:
     """Red-team rt10-web: webbrowser.open(url) started the browser with ``…/#key=KEY`` in its command line, which every
     user of the machine reads (``ps``, /proc/PID/cmdline): another user opened a socket with it and had this process
-    write a transcript into this user's private folder. The browser now gets a file only this user may read, which
-    sends it on to the page; the file is gone once the server ends."""
+    write a transcript into this user's private folder. Then it got a file in /tmp that led to the page, which the
+    snap browsers of Ubuntu's desktop cannot read ("File not found"), and which a SIGHUP (the terminal closed) left
+    behind with its key (red-team rt10-launch). It gets a one-time launch address now: the first request for it is
+    sent on to the page with the key, a second is refused (410) and the person told on the terminal."""
     import re
+    import select
     import signal
-    import stat
+    import urllib.error
     import urllib.request
-    import webbrowser
-    from pathlib import Path
 
-    from p2php.web import main
+    with _p2php_web_opened(tmp_path, fetch=True) as (server, printed, got):
+        key = printed.split("#key=", 1)[1]
+        try:  # (a thief who read the browser's command line, after the browser)
+            urllib.request.urlopen(got["argv"][-1], timeout=5)
+            second: object = "served"
+        except urllib.error.HTTPError as refused:
+            second = (refused.code, refused.read().decode())
+        ready, _, _ = select.select([server.stderr], [], [], 10)  # (stderr is a pipe: its writer thread says it)
+        told = server.stderr.readline() if ready else ""
+        server.send_signal(signal.SIGHUP)
+        _, err = server.communicate(timeout=10)
+        err = told + err
+    assert os.listdir(tmp_path / "tmp") == [], "the launch left files behind"
+    assert key not in " ".join(got["argv"]), got
+    assert re.fullmatch(r"http://localhost:\d+/launch\?once=[\w-]{22}", got["argv"][-1]), got
+    assert (got["status"], got["location"]) == (303, f"/#key={key}"), got
+    assert isinstance(second, tuple) and second[0] == 410 and "already used" in second[1], second
+    assert "launch address was used twice" in err and key not in err, err
 
-    given: list[str] = []
-    seen: list[object] = []
 
-    def browser(url: str) -> bool:
-        given.append(url)
-        path = Path(urllib.request.url2pathname(url.removeprefix("file://")))
-        seen.append((stat.S_IMODE(path.stat().st_mode), stat.S_IMODE(path.parent.stat().st_mode)))
-        target = re.search(r'url=([^"]+)"', path.read_text())[1]  # type: ignore[index]
-        seen.append(target)
-        with urllib.request.urlopen(target.split("#")[0], timeout=2) as page:
-            seen.append(page.status)
-        os.kill(os.getpid(), signal.SIGINT)
-        return True
+def test_a_launch_address_of_another_token_opens_nothing() -> None:
+    """A guessed or old token, a HEAD, a second use: none hands out the key, and only a second use of the real one
+    tells the person."""
+    from p2php.web.server import Launch
 
-    monkeypatch.setattr(webbrowser, "open", browser)
-    assert main(port=0) == 0
-    assert len(given) == 1 and given[0].startswith("file://") and "key" not in given[0], given
-    assert seen[0] == (0o600, 0o700), seen
-    assert re.fullmatch(r"http://localhost:\d+/#key=[\w-]{22}", str(seen[1])) and seen[2] == 200, seen
-    assert not Path(urllib.request.url2pathname(given[0].removeprefix("file://"))).exists()
+    warned: list[int] = []
+    launch = Launch("KEY", lambda: warned.append(1))
+    assert launch.answer("/launch?once=" + "A" * 22) is None and launch.answer("/launch") is None
+    assert launch.answer("/launch?once=") is None and warned == []
+    assert launch.answer(launch.path()) == (303, b"", [(b"location", b"/#key=KEY")])
+    status, body, extra = launch.answer(launch.path()) or (0, b"", [])
+    assert status == 410 and b"KEY" not in body and not extra and warned == [1]
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")
+def test_chromium_started_on_the_launch_address_plays_and_a_second_use_is_refused(tmp_path: Path) -> None:
+    """The real flow: Chromium given the launch address (as the browser p2php web starts is) lands on the page with
+    its key and connects; the same address in another tab is refused, and the key is nowhere in that answer."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    with _p2php_web_opened(tmp_path, fetch=False) as (_, printed, got), sync_api.sync_playwright() as pw:
+        key = printed.split("#key=", 1)[1]
+        assert key not in " ".join(got["argv"]), got
+        browser = _launch(pw)
+        errors: list[str] = []
+        page = _opened(browser, got["argv"][-1], errors)
+        assert page.url.endswith(f"/#key={key}") and not errors, (page.url, errors)
+        again = browser.new_page()
+        answer = again.goto(got["argv"][-1])
+        assert answer is not None and answer.status == 410 and key not in again.content()
+        browser.close()

@@ -8,14 +8,9 @@ audit never reach the browser, which sees only its own seat's view, like any bri
 
 from __future__ import annotations
 
-import html
-import os
-import shutil
 import sys
-import tempfile
 import webbrowser
 from functools import partial
-from pathlib import Path
 
 import trio
 
@@ -24,29 +19,10 @@ from p2php.threads import in_thread
 __all__ = ["main"]
 
 
-def launch_file(url: str) -> Path:
-    """A page only this user may read that sends the browser on to ``url``, in a fresh folder of its own (mode 0700).
-
-    The browser is started with this file's name on its command line, not ``url``: every user of the machine reads
-    every process's command line (``ps``, ``/proc/PID/cmdline``), and ``url`` holds the key that plays this seat and
-    has this process write files where its user may (red-team rt10-web: another user read it from the browser's
-    command line and had a transcript written into this user's private folder). As Jupyter's redirect file.
-    """
-    folder = Path(tempfile.mkdtemp(prefix="p2php-web-"))  # (0700, made for us alone)
-    path = folder / "open.html"
-    shown = html.escape(url, quote=True)
-    page = (f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={shown}">'
-            f'<title>p2php web</title><p>Opening <a href="{shown}">the p2php page</a>…</p>\n')
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        out.write(page)
-    return path
-
-
 def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -> int:
     """Serve the browser client until Ctrl-C; open it in the default browser unless told not to."""
     try:
-        from p2php.web.server import new_key, serve
+        from p2php.web.server import Launch, new_key, serve
     except ImportError:
         print("p2php: `p2php web` needs the wsproto package: pip install 'p2php[ws]'", file=sys.stderr)
         return 2
@@ -56,18 +32,26 @@ def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -
 
     key = new_key()  # only the page opened at the address printed below plays (p2php.web.server)
 
+    def warn() -> None:
+        print("p2php web: warning: the browser's launch address was used twice: another program on this machine may "
+              "have read it from the browser's command line and taken the key. Stop p2php web (Ctrl-C) and start it "
+              "again.", file=sys.stderr, flush=True)
+
+    # The browser is started on a one-time address, never on the key: every user of the machine reads every
+    # process's command line (ps, /proc/PID/cmdline), and the key plays this seat and has this process write files
+    # where its user may (red-team rt10-web). No file is made for it (snap and flatpak browsers cannot open one in
+    # /tmp, and a killed process leaves it behind: red-team rt10-launch).
+    launch = Launch(key, warn) if open_browser else None
+
     async def run() -> None:
         async with trio.open_nursery() as nursery:
-            bound = await nursery.start(partial(serve, host, port, key=key))
-            url = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{bound}/#key={key}"
+            bound = await nursery.start(partial(serve, host, port, key=key, launch=launch))
+            origin = f"http://{'localhost' if host in ('127.0.0.1', '::1') else host}:{bound}"
+            url = f"{origin}/#key={key}"
             print(f"p2php web: open {url} (Ctrl-C to stop)", flush=True)
-            if open_browser:  # (a worker thread: a console browser, w3m or lynx, runs until it ends, and it held this
-                # loop, which then never served it the page; red-team rt8-disk)
-                opener = launch_file(url)
-                opened.append(opener)
-                nursery.start_soon(partial(in_thread, webbrowser.open, opener.as_uri()))
-
-    opened: list[Path] = []
+            if launch is not None:  # (a worker thread: a console browser, w3m or lynx, runs until it ends, and it held
+                # this loop, which then never served it the page; red-team rt8-disk)
+                nursery.start_soon(partial(in_thread, webbrowser.open, origin + launch.path()))
 
     from p2php.session.netplay import run_trio  # (a Ctrl-C out of the nursery's exception group: one line, exit 0)
 
@@ -78,7 +62,4 @@ def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -
     except OSError as err:
         print(f"p2php: cannot serve on {host}:{port}: {err.strerror or err}", file=sys.stderr)
         return 2
-    finally:
-        for opener in opened:
-            shutil.rmtree(opener.parent, ignore_errors=True)
     return 0

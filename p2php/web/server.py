@@ -10,18 +10,22 @@ directory listing, no file outside the package, one request per connection.
 accepted only from this server's own origin (``http://127.0.0.1:PORT`` or ``http://localhost:PORT``), and every
 page carries a Content-Security-Policy that allows scripts, styles and connections to this origin alone. Any
 program on the machine can reach the port too, though, and send any origin it likes (or none): so the upgrade
-also needs the server's secret **key**, which ``p2php web`` puts in the address it prints and opens
-(``#key=…``, a fragment: browsers never send it in a request, so it appears in no log or ``Referer``; the browser
-is started on a file only this user may read that leads to it, never on the address, which every user of the
-machine would read in the browser's command line: :func:`p2php.web.launch_file`), and the
-page sends it with its upgrade (``/ws?key=…``). Binding anything but loopback lets whoever reaches the port and
-learns the address play your seat: the command warns.
+also needs the server's secret **key**, which ``p2php web`` puts in the address it prints (``#key=…``, a
+fragment: browsers never send it in a request, so it appears in no log or ``Referer``), and the page sends it with
+its upgrade (``/ws?key=…``). The browser ``p2php web`` starts is never given the key, which every user of the
+machine would read in its command line (``ps``, ``/proc/PID/cmdline``): it is given a one-time launch address,
+``/launch?once=TOKEN`` (:class:`Launch`), that this server answers once with a redirect to ``/#key=…`` and then
+forgets, so the browser's command line holds nothing of use once it has loaded the page; a second use is refused,
+in the browser and on the terminal, since it means someone else had the token too. Binding anything but loopback
+lets whoever reaches the port and learns the address play your seat: the command warns.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
+import urllib.parse
 from collections.abc import Callable, Sequence
 from functools import cache, partial
 from importlib import resources
@@ -43,7 +47,7 @@ from p2php.bridge.ws import (
 from p2php.net.admission import Admission, host_of
 from p2php.threads import in_thread, loop_limiter
 
-__all__ = ["MAX_REQUEST", "STATIC_TYPES", "help_file", "new_key", "serve", "static_file", "words_file"]
+__all__ = ["MAX_REQUEST", "Launch", "STATIC_TYPES", "help_file", "new_key", "serve", "static_file", "words_file"]
 
 MAX_REQUEST = 16 * 1024
 """Bytes of request head a connection may send before it is dropped."""
@@ -73,7 +77,7 @@ def static_file(target: str) -> tuple[bytes, str] | None:
     return path.read_bytes(), STATIC_TYPES[suffix]
 
 
-_REASONS = {200: b"OK", 404: b"Not Found", 405: b"Method Not Allowed"}
+_REASONS = {200: b"OK", 303: b"See Other", 404: b"Not Found", 405: b"Method Not Allowed", 410: b"Gone"}
 log = logging.getLogger(__name__)
 
 
@@ -171,6 +175,44 @@ def _found(target: str) -> tuple[bytes, str] | None:
     return (words, "application/json; charset=utf-8") if words is not None else static_file(target)
 
 
+class Launch:
+    """The one-time address the browser is started on: ``/launch?once=TOKEN`` hands the page its key once.
+
+    A browser's command line is read by every user of the machine, so it must hold nothing that plays the seat
+    for long: the first ``GET`` of this address is answered with a redirect to ``/#key=KEY`` (the key in a
+    fragment, never sent back in a request or a ``Referer``) and the token is spent. A later use is refused (410)
+    and ``warn`` is called: whoever came first may have been another user who read the token from that command
+    line before the browser loaded it, so the person is told to stop the server and start it again. (A file only
+    this user may read, as Jupyter's redirect file, is not opened by the snap or flatpak browsers of many Linux
+    desktops, which cannot see /tmp, and is left behind when the process is killed.)
+    """
+
+    def __init__(self, key: str, warn: Callable[[], None] = lambda: None) -> None:
+        self.key = key
+        self.token = new_key()
+        self.spent = False
+        self.warn = warn
+
+    def path(self) -> str:
+        return f"/launch?once={self.token}"
+
+    def answer(self, target: str) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
+        """The status, body and extra headers for ``target`` (a ``GET /launch?…``), or None: not this token."""
+        given = urllib.parse.parse_qs(target.partition("?")[2]).get("once", [""])[0]
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            return None
+        if self.spent:
+            self.warn()
+            return 410, LAUNCH_SPENT, []
+        self.spent = True
+        return 303, b"", [(b"location", f"/#key={self.key}".encode())]
+
+
+LAUNCH_SPENT = (b"This launch address was already used. Another program on this machine may have read it from the "
+                b"browser's command line and taken the key: stop p2php web (Ctrl-C) and start it again, or open the "
+                b"address it printed.\n")
+
+
 FILE_THREADS = 2
 """Worker threads that read files for requests at once, in one loop (a disk that hangs keeps them; the requests
 after wait for one, at most their :data:`~p2php.bridge.ws.HANDSHAKE_TIMEOUT`)."""
@@ -188,7 +230,8 @@ async def _bridge(stream: trio.abc.Stream, request: h11.Request, trailing: bytes
         await run_session(ws)
 
 
-async def serve_connection(stream: trio.abc.Stream, port: int, key: str, waiting: Admission | None = None) -> None:
+async def serve_connection(stream: trio.abc.Stream, port: int, key: str, waiting: Admission | None = None,
+                           launch: Launch | None = None) -> None:
     """One connection: a static file, or the bridge over a WebSocket at ``/ws`` for a page that holds ``key``.
 
     A bug or an input we did not foresee ends this connection only, never the server (and so every other
@@ -210,7 +253,7 @@ async def serve_connection(stream: trio.abc.Stream, port: int, key: str, waiting
 
     try:
         with place.scope if place is not None else contextlib.nullcontext():
-            await _serve_connection(stream, port, key, let_in, showed)
+            await _serve_connection(stream, port, key, let_in, showed, launch)
     except Exception:
         log.exception("p2php web: a connection failed")
     finally:
@@ -218,7 +261,7 @@ async def serve_connection(stream: trio.abc.Stream, port: int, key: str, waiting
 
 
 async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in: Callable[[], None],
-                            showed: Callable[[], None] = lambda: None) -> None:
+                            showed: Callable[[], None] = lambda: None, launch: Launch | None = None) -> None:
     origins = (f"http://127.0.0.1:{port}", f"http://localhost:{port}")
     async with stream:
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_REQUEST)
@@ -238,6 +281,12 @@ async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in
                     await _respond(stream, conn, 405, b"only GET\n", "text/plain; charset=utf-8", port,
                                    extra=[(b"allow", b"GET, HEAD")])
                     return
+                if launch is not None and target.split("?", 1)[0] == "/launch":
+                    answer = launch.answer(target) if request.method == b"GET" else None
+                    if answer is not None:
+                        status, body, extra = answer
+                        await _respond(stream, conn, status, body, "text/plain; charset=utf-8", port, extra=extra)
+                        return
                 files = loop_limiter("web_files", FILE_THREADS)  # (the loop's own pool; bounded: the scope above)
                 found = await in_thread(_found, target, limiter=files)
                 head = request.method == b"HEAD"
@@ -250,15 +299,17 @@ async def _serve_connection(stream: trio.abc.Stream, port: int, key: str, let_in
             return  # (wsproto's: an upgrade without its WebSocket headers, from anyone: not a bug of ours to log)
 
 
-async def serve(host: str, port: int, *, key: str, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+async def serve(host: str, port: int, *, key: str, launch: Launch | None = None,
+                task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Serve the browser client on ``http://host:port/`` forever; ``task_status.started(port)`` gives the port.
 
     Only a page opened at ``http://host:port/#key=KEY`` plays: its WebSocket must carry ``key`` (a secret the
     caller makes, such as :func:`new_key`). Any program on this machine can reach a loopback port, and another
-    user's must not play the seat, nor have the bridge write transcripts where it likes.
+    user's must not play the seat, nor have the bridge write transcripts where it likes. ``launch``: the one-time
+    address the browser is started on (:class:`Launch`), if any.
     """
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
     task_status.started(bound)
     await trio.serve_listeners(partial(serve_connection, port=bound, key=key,
-                                       waiting=waiting_room()), listeners)
+                                       waiting=waiting_room(), launch=launch), listeners)
