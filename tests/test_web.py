@@ -630,7 +630,10 @@ def test_a_browser_that_runs_in_the_foreground_gets_the_page(monkeypatch: pytest
         os.kill(os.getpid(), signal.SIGINT)  # (the person's Ctrl-C: main returns 0)
         return True
 
-    monkeypatch.setattr(webbrowser, "open", foreground_browser)
+    class Foreground:  # (the browser ``webbrowser.get()`` picks: p2php web starts that one only)
+        open = staticmethod(foreground_browser)
+
+    monkeypatch.setattr(webbrowser, "get", lambda using=None: Foreground())
     assert main(port=0) == 0
     assert got == [200], got
 
@@ -711,6 +714,40 @@ def test_the_browser_is_never_given_the_key_on_its_command_line(tmp_path: Path) 
     assert (got["status"], got["location"]) == (303, f"/#key={key}"), got
     assert isinstance(second, tuple) and second[0] == 410 and "already used" in second[1], second
     assert "launch address was used twice" in err and key not in err, err
+
+
+def test_the_launch_address_is_given_to_one_browser_only(tmp_path: Path) -> None:
+    """Red-team rv10-launch: ``webbrowser.open`` tries its browsers in turn until one reports success, so a first
+    one that loaded the launch address and exited non-zero was followed by a second on the same address: refused,
+    and the person warned of a thief that was not there. Only the first browser is started."""
+    import subprocess
+    import sys
+    import time
+
+    browsers = []
+    for name, code in (("first", 1), ("second", 0)):
+        script = tmp_path / name
+        script.write_text(f"#!{sys.executable}\nimport sys, urllib.request\n"
+                          f"open({str(tmp_path / (name + '.ran'))!r}, 'w').write('x')\n"
+                          "urllib.request.urlopen(sys.argv[1], timeout=5)\n"
+                          f"sys.exit({code})\n")
+        script.chmod(0o755)
+        browsers.append(str(script))
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(PYTHONUNBUFFERED="1", BROWSER=os.pathsep.join(browsers))
+    server = subprocess.Popen([sys.executable, "-m", "p2php.cli", "web", "--port", "0"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "first.ran").exists():
+            assert time.monotonic() < deadline, "the browser was not started"
+            time.sleep(0.05)
+        time.sleep(2)  # (the time a second browser would take to be started and load the address)
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=10)
+    assert not (tmp_path / "second.ran").exists(), "a second browser was started on the one-time address"
+    assert "used twice" not in err, err
 
 
 def test_a_launch_address_of_another_token_opens_nothing() -> None:

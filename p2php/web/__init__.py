@@ -19,6 +19,19 @@ from p2php.threads import in_thread
 __all__ = ["main"]
 
 
+def open_once(url: str) -> bool:
+    """Start the first browser ``webbrowser`` knows on ``url``, and no other.
+
+    ``webbrowser.open`` tries each browser it knows in turn until one reports success: a first one that loaded the
+    one-time launch address but exited non-zero was followed by a second on the same address, which was refused and
+    had the person told that someone else had taken the key, though nobody had (red-team rv10-launch).
+    """
+    try:
+        return webbrowser.get().open(url)
+    except webbrowser.Error:  # (no browser at all: the printed address is there)
+        return False
+
+
 def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -> int:
     """Serve the browser client until Ctrl-C; open it in the default browser unless told not to."""
     try:
@@ -51,7 +64,7 @@ def main(port: int = 8080, host: str = "127.0.0.1", open_browser: bool = True) -
             print(f"p2php web: open {url} (Ctrl-C to stop)", flush=True)
             if launch is not None:  # (a worker thread: a console browser, w3m or lynx, runs until it ends, and it held
                 # this loop, which then never served it the page; red-team rt8-disk)
-                nursery.start_soon(partial(in_thread, webbrowser.open, origin + launch.path()))
+                nursery.start_soon(partial(in_thread, open_once, origin + launch.path()))
 
     from p2php.session.netplay import run_trio  # (a Ctrl-C out of the nursery's exception group: one line, exit 0)
 
