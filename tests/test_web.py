@@ -752,7 +752,7 @@ def test_the_launch_address_is_given_to_one_browser_only(tmp_path: Path) -> None
 
 def test_a_launch_address_of_another_token_opens_nothing() -> None:
     """A guessed or old token, a HEAD, a second use: none hands out the key, and only a second use of the real one
-    tells the person."""
+    tells the person, once (whoever holds the spent token cannot flood the terminal)."""
     from p2php.web.server import Launch
 
     warned: list[int] = []
@@ -762,6 +762,7 @@ def test_a_launch_address_of_another_token_opens_nothing() -> None:
     assert launch.answer(launch.path()) == (303, b"", [(b"location", b"/#key=KEY")])
     status, body, extra = launch.answer(launch.path()) or (0, b"", [])
     assert status == 410 and b"KEY" not in body and not extra and warned == [1]
+    assert [launch.answer(launch.path()) for _ in range(100)][-1] == (status, body, extra) and warned == [1]
 
 
 @pytest.mark.skipif(_chromium() is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium)")

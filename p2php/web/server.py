@@ -181,8 +181,9 @@ class Launch:
     A browser's command line is read by every user of the machine, so it must hold nothing that plays the seat
     for long: the first ``GET`` of this address is answered with a redirect to ``/#key=KEY`` (the key in a
     fragment, never sent back in a request or a ``Referer``) and the token is spent. A later use is refused (410)
-    and ``warn`` is called: whoever came first may have been another user who read the token from that command
-    line before the browser loaded it, so the person is told to stop the server and start it again. (A file only
+    and ``warn`` is called, once: whoever came first may have been another user who read the token from that
+    command line before the browser loaded it, so the person is told to stop the server and start it again (one
+    line however often it is used again: whoever holds the spent token cannot flood the terminal with it). (A file only
     this user may read, as Jupyter's redirect file, is not opened by the snap or flatpak browsers of many Linux
     desktops, which cannot see /tmp, and is left behind when the process is killed.)
     """
@@ -191,6 +192,7 @@ class Launch:
         self.key = key
         self.token = new_key()
         self.spent = False
+        self.warned = False
         self.warn = warn
 
     def path(self) -> str:
@@ -202,7 +204,9 @@ class Launch:
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             return None
         if self.spent:
-            self.warn()
+            if not self.warned:
+                self.warned = True
+                self.warn()
             return 410, LAUNCH_SPENT, []
         self.spent = True
         return 303, b"", [(b"location", f"/#key={self.key}".encode())]
