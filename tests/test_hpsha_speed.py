@@ -165,3 +165,34 @@ def test_play_asking_the_top_task_is_play(players: int, bot: str, seed: int, mon
     fast = _played(players, bot, seed)
     monkeypatch.setattr(local, "_asks_top", lambda state: False)
     assert _played(players, bot, seed) == fast
+
+
+def test_play_goes_through_a_replaced_answer_or_listing() -> None:
+    """``LocalTable.play``'s direct path (``_asks_top``) is for the kit's own methods only: a subclass that
+    replaces ``_answer`` (the funnel of ``apply`` and ``apply_listed``, as UNO does) and a state whose instance
+    wraps ``legal_actions`` are still asked at every decision (the direct path skipped both)."""
+    class Counting(HpshaState):
+        answered = 0
+
+        def _answer(self, answers: Any, faces: Any) -> None:
+            type(self).answered += 1
+            super()._answer(answers, faces)
+
+    state = GAME.new_state(4, {})
+    state.__class__ = Counting
+    table = LocalTable(state, seed=1, private_decks=default_decks(GAME, 4, {}))
+    table.play({s: GAME.make_bot("random", f"1/{s}") for s in range(4)})
+    assert Counting.answered == sum(1 for kind, _ in table.log if kind == "actions") > 0
+
+    state = GAME.new_state(4, {})
+    listed = state.legal_actions
+    asked: list[int] = []
+
+    def legal_actions(seat: int, knowledge: Knowledge) -> list[Any]:
+        asked.append(seat)
+        return listed(seat, knowledge)
+
+    state.legal_actions = legal_actions  # type: ignore[method-assign]
+    table = LocalTable(state, seed=1, private_decks=default_decks(GAME, 4, {}))
+    table.play({s: GAME.make_bot("random", f"1/{s}") for s in range(4)})
+    assert len(asked) >= sum(1 for kind, _ in table.log if kind == "actions") > 0

@@ -244,10 +244,16 @@ def _rechecks(state: GameState) -> bool:
     return cls.apply_checks
 
 
+_ASKS_TOP = ("legal_actions", "reveals", "apply_listed", "_answer", "waiting")
+"""What :meth:`LocalTable.play`'s direct path does in their place: ``legal_actions``, ``reveals`` and
+``apply_listed``, and what those three go through (``_answer``, which UNO overrides; ``waiting``)."""
+
+
 def _asks_top(state: GameState) -> bool:
     """Are ``state``'s ``legal_actions``, ``reveals`` and ``apply_listed`` :class:`TaskGame`'s own, which ask the
     top task when the seat is asked?  Then :meth:`LocalTable.play` asks the top task itself (it knows the seats
-    are asked): six calls less for most decisions of an engine-only game."""
-    cls = type(state)
-    return cls.legal_actions is TaskGame.legal_actions and cls.reveals is TaskGame.reveals and (
-        cls.apply_listed is TaskGame.apply_listed)
+    are asked): six calls less for most decisions of an engine-only game.  Not when the class or the state
+    itself (a test's wrapper set on the instance) replaces any of :data:`_ASKS_TOP`: the direct path would skip
+    it."""
+    cls, own = type(state), getattr(state, "__dict__", {})
+    return all(getattr(cls, name) is getattr(TaskGame, name) and name not in own for name in _ASKS_TOP)
