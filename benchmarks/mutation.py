@@ -172,7 +172,9 @@ TARGETS: dict[str, list[str]] = {
     "p2php/games/hpsha/remask.py": ["tests/test_hpsha_hand_remask.py"],
     "p2php/games/hogwarts/remask.py": ["tests/test_hogwarts_hand_remask.py"],
     "p2php/api.py": ["tests/test_api_withdrawn_turn.py", "tests/test_api.py"],
-    "p2php/bridge/session.py": ["tests/test_bridge.py", "tests/test_bridge_save_slow_disk.py"],
+    "p2php/bridge/session.py": [
+        "tests/test_bridge_verify.py", "tests/test_bridge.py", "tests/test_bridge_save_slow_disk.py",
+    ],
     "p2php/bridge/stdio.py": ["tests/test_bridge.py", "tests/test_bridge_save_slow_disk.py"],
     "p2php/terminal.py": ["tests/test_terminal.py"],
     "p2php/engine/tasks.py": ["tests/test_engine_tasks.py", "tests/test_stray_keys.py"],

@@ -517,3 +517,44 @@ def test_an_app_that_reads_stdout_then_stderr_gets_every_warning_at_once() -> No
             p.kill()
     assert out == b"the verdict\n"
     assert err.count(b"x\n") == 3000 and time.monotonic() - began < 5, (len(err), time.monotonic() - began)
+
+
+class _SlowReader:
+    """A reader that takes each piece it is handed ``delay`` seconds after it is written."""
+
+    encoding = "utf-8"
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.got: list[str] = []
+
+    def write(self, text: str) -> int:
+        time.sleep(self.delay)
+        self.got.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_drain_waits_for_a_reader_that_reads_on_and_gives_up_on_one_that_stopped() -> None:
+    """:meth:`PipedOutput.drain` waits while the reader takes piece after piece of one batch (each within
+    ``timeout``, the whole batch well past it: every piece it takes counts as reading on), and returns False, in
+    about ``timeout``, once a reader took nothing for that long."""
+    from p2php.piped_output import PIECE
+
+    slow = _SlowReader(0.2)
+    out = PipedOutput(slow)  # type: ignore[arg-type]
+    out.write("x" * (8 * PIECE))  # one batch of 8 pieces: 1.6 s to take
+    started = time.monotonic()
+    assert out.drain(timeout=1.0)
+    assert time.monotonic() - started > 1.5 and "".join(slow.got) == "x" * (8 * PIECE) and len(slow.got) == 8
+
+    stopped = StoppedReader()
+    out = PipedOutput(stopped)  # type: ignore[arg-type]
+    out.write("y\n")
+    started = time.monotonic()
+    assert not out.drain(timeout=0.3)
+    assert time.monotonic() - started < 2
+    stopped.reading.set()
+    assert out.drain(timeout=5) and stopped.got == ["y\n"]

@@ -9,6 +9,7 @@ listed legal actions of that type).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from p2php.bots import RandomBot
 from p2php.engine.contract import Action, Decide, GameOver, GameState, IllegalAction, Knowledge
 from p2php.engine.local import LocalTable, default_decks
 from p2php.engine.registry import get_game
+from p2php.engine.taskgame import TaskGame
+from p2php.engine.tasks import Outcome, Task, TaskStack
 from p2php.session import transcript
 from p2php.session.lockstep import Lockstep
 from p2php.session.memory import make_peers, run_in_memory
@@ -212,3 +215,48 @@ def test_an_answer_with_only_listed_keys_is_still_checked_by_its_rules(
         st.check(seat, action, knowledge)
         with pytest.raises(IllegalAction):
             st.check(seat, bad, knowledge)
+
+
+@dataclass
+class _TwoTypes(Task["_TwoTypeGame"]):
+    """One decision of seat 0 offering two action types with different keys: ``play`` (a slot) and ``pass``."""
+
+    def run(self, g: _TwoTypeGame) -> Outcome:
+        return Decide((0,), "play or pass")
+
+    def legal(self, g: _TwoTypeGame, seat: int, knowledge: Knowledge) -> list[Action]:
+        return [{"type": "play", "slot": 0}, {"type": "pass"}]
+
+    def check(self, g: _TwoTypeGame, seat: int, action: Action, knowledge: Knowledge) -> None:
+        if action.get("type") not in ("play", "pass") or action.get("slot", 0) != 0:
+            raise IllegalAction(f"not an answer here: {action}")
+
+
+class _TwoTypeGame(TaskGame):
+    """A kit game declaring no ``action_keys``: its allowed keys come from the listed actions of each type."""
+
+    def __init__(self) -> None:
+        self.pub = {}
+        self.stack: TaskStack[_TwoTypeGame] = TaskStack([_TwoTypes()])
+        self.stack.settle(self)
+
+    def observation(self, seat: int | None, knowledge: Knowledge) -> dict[str, Any]:
+        return {}
+
+    def snapshot(self) -> Any:
+        return self.stack.snapshot()
+
+    def clone(self) -> _TwoTypeGame:
+        return self
+
+
+def test_the_keys_an_undeclared_kit_game_allows_are_those_of_the_answers_own_type() -> None:
+    """Without ``action_keys``, an answer's keys are checked against the listed actions of its own type: taken from
+    the other types' instead, the honest ``play`` was refused (``pass`` lists no slot) and a ``pass`` carrying the
+    ``play``'s slot passed."""
+    g = _TwoTypeGame()
+    view = Knowledge({}, {})
+    for honest in ({"type": "play", "slot": 0}, {"type": "pass"}):
+        g.check(0, honest, view)
+    with pytest.raises(IllegalAction, match="carries no 'slot'"):
+        g.check(0, {"type": "pass", "slot": 0}, view)

@@ -371,6 +371,47 @@ async def test_a_line_naming_a_withdrawn_question_is_not_played_on_the_next() ->
     lines.close()
 
 
+async def test_v_shows_the_menu_again_and_only_1_to_n_choose() -> None:
+    """At a question, "v" shows the view and the menu again under the same number; "0" and n+1 are no choice (each
+    refused in one line, the question stays open); "n" picks the last action listed, and "#2 n" at the next question."""
+    import io
+
+    import trio
+
+    from p2php.bots import RandomBot
+    from p2php.session.local_net import run_local_table
+    from p2php.session.runner import bot_decider
+    from p2php.terminal import TerminalUI
+
+    typed: list[str] = []
+
+    def ask(prompt: str) -> str:
+        n = int(re.search(r"Choose 1–(\d+)", prompt)[1])  # type: ignore[index]
+        typed.append(["v", "0", str(n + 1), str(n)][len(typed)] if len(typed) < 4 else f"#2 {n}")
+        return typed[-1]
+
+    out = io.StringIO()
+    ui = TerminalUI(out=out, ask=ask, lang="en", colour=False, tty=False)
+    ui.auto_forced = False
+    picked: list[tuple[Any, Any]] = []
+
+    async def decide(ls: Any) -> Any:
+        if len(picked) == 2:
+            return ui.choices(ls, ls.legal_actions())[0]
+        legal = ui.choices(ls, ls.legal_actions())
+        action = await ui.decide(ls)
+        picked.append((action, legal[-1]))
+        return action
+
+    with trio.fail_after(60):
+        await run_local_table("uno", 2, [decide, bot_decider(RandomBot(1))], options={"rounds": 1}, seed=3)
+    text = out.getvalue()
+    headers = [x for x in text.splitlines() if x.startswith("▶")]
+    assert [h.endswith("#1") for h in headers[:3]] == [True, True, False], headers[:3]  # shown again after "v"
+    assert text.count("is not a choice: type a number from 1 to") == 2, text[-2000:]
+    assert [a == last for a, last in picked] == [True, True], picked
+
+
 async def test_a_seat_named_seat_0_or_you_never_reads_as_the_person() -> None:
     """Red-team rt10-web: a hello's name is its peer's own word. One that said "seat 0" had its seat's moves listed in
     the UNO table's "Recent:" line as "seat 0 plays blue draw two" (seat 0 is the person's), one that said "you" as
