@@ -38,7 +38,7 @@ from p2php.engine.contract import Action, Deal, Decide, Randomness, Reshuffle, R
 from p2php.errors import UsageError
 from p2php.session.lockstep import Event, Lockstep
 from p2php.session.runner import LeaveTable
-from p2php.text import LINE, NAME, lookalike_keys, safe
+from p2php.text import LINE, NAME, lookalike_keys, safe, with_seat
 
 if TYPE_CHECKING:
     from p2php.session.handshake import Table
@@ -252,12 +252,11 @@ def seen_name(name: str, seat: int, viewer: int | None) -> str:
     if seat == viewer:
         return name
     bare = _CLASH_SUFFIX.sub("", name).strip()
-    suffix = f" (seat {seat})"
     keys = lookalike_keys(bare)
-    if name.endswith(suffix) or not (keys & _YOU or any(_SEAT_LIKE.search(k.partition(":")[2]) for k in keys)):
+    marked = name.endswith(f" (seat {seat})")
+    if marked or not (keys & _YOU or any(_SEAT_LIKE.search(k.partition(":")[2]) for k in keys)):
         return name
-    room = NAME - len(suffix)
-    return (name if len(name) <= room else name[: room - 1] + "…") + suffix
+    return with_seat(name, seat)
 
 
 def event_lines(ls: Lockstep, event: Event, *, person: bool = False) -> list[str]:

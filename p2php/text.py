@@ -153,6 +153,15 @@ def quote(value: object, limit: int = 60) -> str:
     return safe(text, limit)
 
 
+def with_seat(name: str, seat: int) -> str:
+    """``name`` (already escaped and cut at :data:`NAME`) with `` (seat N)`` after it, cut first so that it stays within
+    :data:`NAME` characters (the seat must survive every later cut at ``NAME``): how a name that could be taken for
+    another seat's, or for the person's own, is shown."""
+    suffix = f" (seat {seat})"
+    room = NAME - len(suffix)
+    return (name if len(name) <= room else name[: room - 1] + "…") + suffix
+
+
 def seats_named(text: str, seats: Iterable[int]) -> list[int]:
     """The seats a message names as ``seat N`` (a whole number: "seat 1" is not "seat 10"), in order."""
     named = {int(n) for n in re.findall(r"\bseat (\d+)\b", text)}

@@ -22,7 +22,7 @@ from p2php.crypto.beacon import HashChain
 from p2php.crypto.identity import Identity, PublicIdentity, usable_box_key
 from p2php.errors import P2phpError, RefusalCode
 from p2php.net.framing import MAX_VALUES, VALUE_BYTES, body_values
-from p2php.text import NAME, lookalike_keys, quote, safe
+from p2php.text import NAME, lookalike_keys, quote, safe, with_seat
 
 CHAIN_LENGTH = 1024
 """Randomness draws one hash chain holds (one per Randomness step); a longer game renews the chain (§8)."""
@@ -146,9 +146,7 @@ class Table:
         shown = self._shown(seat)
         keys = _name_keys(shown)
         if any(other != seat and _name_keys(self._shown(other)) & keys for other in range(self.players)):
-            suffix = f" (seat {seat})"
-            room = NAME - len(suffix)  # the seat must survive every later cut at NAME (the terminal's clean())
-            return (shown if len(shown) <= room else shown[: room - 1] + "…") + suffix
+            return with_seat(shown, seat)
         return shown
 
     def _shown(self, seat: int) -> str:
