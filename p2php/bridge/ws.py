@@ -222,15 +222,20 @@ def new_key() -> str:
 
 
 def has_key(target: str, key: str) -> bool:
-    """Whether a handshake for ``target`` (``/ws?key=…``) carries ``key`` (its first ``key``; compared in constant
-    time). A query of more than 8 fields carries none: parse_qs raised, and any program or web page (a WebSocket to
+    """Whether a handshake for ``target`` (``/ws?key=…``) carries ``key`` (:func:`carries`)."""
+    return carries(target, "key", key)
+
+
+def carries(target: str, field: str, secret: str) -> bool:
+    """Whether ``target``'s query gives ``secret`` as its first ``field`` (compared in constant time). A query of
+    more than 8 fields carries none: parse_qs raised, and any program or web page (a WebSocket to
     ``/ws?a&a&a&a&a&a&a&a&a``) had a 21-line traceback logged for each such request (red-team rt10-web)."""
     _, _, query = target.partition("?")
     try:
-        given = parse_qs(query, max_num_fields=8).get("key", [""])[0] if query else ""
+        given = parse_qs(query, max_num_fields=8).get(field, [""])[0] if query else ""
     except ValueError:
         return False
-    return hmac.compare_digest(given.encode(), key.encode())
+    return hmac.compare_digest(given.encode(), secret.encode())
 
 
 NO_KEY = "this address lacks its key: use the address p2php printed (it ends with key=...)"

@@ -23,9 +23,7 @@ lets whoever reaches the port and learns the address play your seat: the command
 from __future__ import annotations
 
 import contextlib
-import hmac
 import logging
-import urllib.parse
 from collections.abc import Callable, Sequence
 from functools import cache, partial
 from importlib import resources
@@ -40,6 +38,7 @@ from p2php.bridge.ws import (
     WaitingRoom,
     WebSocket,
     answer_handshake,
+    carries,
     new_key,
     run_session,
     waiting_room,
@@ -200,8 +199,7 @@ class Launch:
 
     def answer(self, target: str) -> tuple[int, bytes, list[tuple[bytes, bytes]]] | None:
         """The status, body and extra headers for ``target`` (a ``GET /launch?…``), or None: not this token."""
-        given = urllib.parse.parse_qs(target.partition("?")[2]).get("once", [""])[0]
-        if not hmac.compare_digest(given.encode(), self.token.encode()):
+        if not carries(target, "once", self.token):
             return None
         if self.spent:
             if not self.warned:
