@@ -279,10 +279,14 @@ def stand_wait(waits: dict[str, float], owes: bool) -> float:
     return audit_wait({**waits, "timeout": MAX_WAIT, "resume_timeout": MAX_WAIT} if owes else waits)
 
 
+def _announced(waits: dict[str, float]) -> str:
+    return (f"announced timeout ({waits['timeout']:g} s), resume_timeout ({waits['resume_timeout']:g} s) and linger "
+            f"({waits['linger']:g} s)")
+
+
 def _held_past(bound: float, waits: dict[str, float]) -> str:
-    return (f"unattributed: the watched seat held us in its audit for {bound:g} s, past its announced timeout "
-            f"({waits['timeout']:g} s), resume_timeout ({waits['resume_timeout']:g} s) and linger "
-            f"({waits['linger']:g} s) allow; closing the audit with what we hold, naming nobody for what is missing")
+    return (f"unattributed: the watched seat held us in its audit for {bound:g} s, past its {_announced(waits)} "
+            "allow; closing the audit with what we hold, naming nobody for what is missing")
 
 
 def _stood_still(bound: float, waits: dict[str, float], ls: Lockstep, owes: bool) -> str:
@@ -290,8 +294,7 @@ def _stood_still(bound: float, waits: dict[str, float], ls: Lockstep, owes: bool
         return (f"unattributed: the watched seat relayed nothing for {bound:g} s at step {ls.tick}, its own move, "
                 f"past what any seats' waits of at most {MAX_WAIT:g} s allow; stopped watching")
     return (f"unattributed: the watched seat relayed nothing for {bound:g} s at step {ls.tick}, past what its "
-            f"announced timeout ({waits['timeout']:g} s), resume_timeout ({waits['resume_timeout']:g} s) and linger "
-            f"({waits['linger']:g} s) allow; stopped watching")
+            f"{_announced(waits)} allow; stopped watching")
 
 
 def _waits(announced: Any) -> dict[str, float]:
