@@ -43,6 +43,7 @@ async def main(path: Path) -> None:
     await transcript.save_async(peers[0], path)
 
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (a Ctrl-C as a person's: not as ignored by a parent)
 path = Path(tempfile.mkdtemp()) / "t.p2php"
 os.fsync = slow_fsync
 began = time.monotonic()
