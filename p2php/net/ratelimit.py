@@ -15,16 +15,20 @@ class TokenBucket:
         self.tokens = float(capacity)
         self.at = now
 
+    def _level(self, now: float) -> float:
+        """The tokens the bucket would hold at ``now`` before its cap (a clock that went back refills nothing)."""
+        return self.tokens + max(0.0, now - self.at) / self.refill
+
     def full(self, now: float) -> bool:
         """Whether the bucket would hold ``capacity`` tokens at ``now`` (it is then as good as a new one)."""
-        return self.tokens + max(0.0, now - self.at) / self.refill >= self.capacity
+        return self._level(now) >= self.capacity
 
     def ready(self, now: float) -> bool:
         """Whether :meth:`take` would spend a token at ``now`` (nothing changes)."""
-        return self.tokens + max(0.0, now - self.at) / self.refill >= 1.0
+        return self._level(now) >= 1.0
 
     def take(self, now: float) -> bool:
-        self.tokens = min(float(self.capacity), self.tokens + max(0.0, now - self.at) / self.refill)
+        self.tokens = min(float(self.capacity), self._level(now))
         self.at = max(self.at, now)
         if self.tokens < 1.0:
             return False
